@@ -1,0 +1,168 @@
+// Builds the Fastify app from configuration: cross-cutting plugins first, then the modules.
+import { randomUUID } from 'node:crypto';
+import cors from '@fastify/cors';
+import helmet from '@fastify/helmet';
+import swagger from '@fastify/swagger';
+import scalar from '@scalar/fastify-api-reference';
+import Fastify, { type FastifyInstance, type FastifyServerOptions } from 'fastify';
+import {
+  jsonSchemaTransform,
+  jsonSchemaTransformObject,
+  serializerCompiler,
+  validatorCompiler,
+} from 'fastify-type-provider-zod';
+import type { Redis } from 'ioredis';
+import type { Config } from './config.ts';
+import type { Database } from './db/index.ts';
+import { registerAuthGuard } from './http/auth.ts';
+import { registerErrorHandling } from './http/errors.ts';
+import { registerRateLimits } from './http/rate-limit.ts';
+import './http/types.ts';
+import { developmentKeyPem, type KeyRing, loadKeyRing } from './modules/auth/keys.ts';
+import { createOidcClient } from './modules/auth/oidc.ts';
+import { authRoutes } from './modules/auth/routes.ts';
+import { createAuthService } from './modules/auth/service.ts';
+import type { Clock } from './modules/context.ts';
+import { systemRoutes } from './modules/system/routes.ts';
+
+export const BODY_LIMIT = 1024 * 1024;
+
+export interface AppOptions {
+  config: Config;
+  database: Database;
+  /** Shared rate-limit counters; the caller owns the connection. */
+  redis?: Redis;
+  /** Key prefix of the rate-limit counters (tests isolate runs with it). */
+  rateLimitNamespace?: string;
+  /** The clock; tests move it instead of sleeping. */
+  now?: Clock;
+  /** Fastify logger options; defaults from config. */
+  logger?: FastifyServerOptions['logger'];
+  /** Signing keys, when already loaded (tests share one to save key generation). */
+  keys?: KeyRing;
+}
+
+export async function buildApp(opts: AppOptions): Promise<FastifyInstance> {
+  const { config, database } = opts;
+  const now = opts.now ?? (() => new Date());
+  const keys =
+    opts.keys ??
+    (await loadKeyRing(
+      config.jwtPrivateKey ?? developmentKeyPem(config.dataDir),
+      config.jwtPreviousPublicKeys,
+    ));
+
+  const app = Fastify({
+    logger: opts.logger ?? loggerOptions(config.logLevel),
+    bodyLimit: BODY_LIMIT,
+    trustProxy: config.trustProxy,
+    genReqId: (req) => {
+      const given = req.headers['x-request-id'];
+      return typeof given === 'string' && /^[A-Za-z0-9._-]{1,64}$/.test(given) ? given : randomUUID();
+    },
+  });
+  app.setValidatorCompiler(validatorCompiler);
+  app.setSerializerCompiler(serializerCompiler);
+  registerErrorHandling(app);
+  app.addHook('onRequest', async (req, reply) => {
+    reply.header('x-request-id', req.id);
+  });
+
+  // Routes registered by third-party plugins (the API reference) are public, and the
+  // reference page needs its own scripts and styles.
+  app.addHook('onRoute', (route) => {
+    if (route.url === '/docs' || route.url.startsWith('/docs/')) {
+      route.config = { ...route.config, auth: 'public' };
+      route.helmet = {
+        contentSecurityPolicy: {
+          directives: {
+            defaultSrc: ["'self'"],
+            scriptSrc: ["'self'", "'unsafe-inline'"],
+            styleSrc: ["'self'", "'unsafe-inline'", 'https:'],
+            imgSrc: ["'self'", 'data:', 'https:'],
+            fontSrc: ["'self'", 'data:', 'https:'],
+            connectSrc: ["'self'"],
+          },
+        },
+      };
+    }
+  });
+  await app.register(helmet, {
+    contentSecurityPolicy: { directives: { defaultSrc: ["'none'"], frameAncestors: ["'none'"] } },
+    // Cross-origin API clients are governed by CORS, not by resource policy.
+    crossOriginResourcePolicy: { policy: 'cross-origin' },
+  });
+  await app.register(cors, {
+    origin: config.corsOrigins === '*' ? '*' : config.corsOrigins.length ? config.corsOrigins : false,
+    methods: ['GET', 'POST', 'PATCH', 'DELETE'],
+    allowedHeaders: ['Authorization', 'Content-Type', 'Idempotency-Key', 'X-Request-Id'],
+    exposedHeaders: ['Retry-After', 'X-Request-Id', 'Idempotent-Replayed'],
+    maxAge: 600,
+  });
+  await app.register(swagger, {
+    openapi: {
+      openapi: '3.1.0',
+      info: {
+        title: 'Portage API',
+        version: '1.0.0',
+        description:
+          'Canadian marketplace: accounts, catalog, cart, checkout, orders. Money is integer cents (CAD); ' +
+          'timestamps are Unix seconds; errors are `{error, code, statusCode}`.',
+      },
+      servers: [{ url: config.publicBaseUrl }],
+      components: {
+        securitySchemes: { bearerAuth: { type: 'http', scheme: 'bearer', bearerFormat: 'JWT' } },
+      },
+    },
+    transform: jsonSchemaTransform,
+    transformObject: jsonSchemaTransformObject,
+  });
+  await app.register(scalar, {
+    routePrefix: '/docs',
+    configuration: { url: '/openapi.json', title: 'Portage API' },
+    logLevel: 'silent',
+  });
+
+  const auth = createAuthService({
+    tokens: { keys, audience: config.publicBaseUrl, ttlSeconds: config.accessTokenTtlSeconds },
+    refreshWindowSeconds: config.refreshWindowSeconds,
+    oidc: config.oidc
+      ? createOidcClient(config.oidc, `${config.publicBaseUrl}/auth/google/callback`)
+      : undefined,
+    redirectOrigins: config.authRedirectOrigins,
+  });
+  registerAuthGuard(app, { db: database.db, now, auth });
+  if (config.rateLimits) {
+    await registerRateLimits(app, { redis: opts.redis, nameSpace: opts.rateLimitNamespace });
+  }
+
+  await app.register(systemRoutes(database));
+  await app.register(authRoutes(auth, keys, config.publicBaseUrl));
+  return app;
+}
+
+const REDACTED_QUERY = /([?&](?:code|state|token|id_token|access_token)=)[^&]*/g;
+
+function loggerOptions(level: string): FastifyServerOptions['logger'] {
+  return {
+    level,
+    redact: {
+      paths: [
+        'req.headers.authorization',
+        'req.headers.cookie',
+        'res.headers["set-cookie"]',
+        '*.password',
+        '*.token',
+        '*.passwordHash',
+      ],
+      censor: '[redacted]',
+    },
+    serializers: {
+      req: (req) => ({
+        method: req.method,
+        url: req.url?.replace(REDACTED_QUERY, '$1[redacted]'),
+        remoteAddress: req.ip,
+      }),
+    },
+  };
+}

@@ -1,0 +1,225 @@
+// The one place where the environment is read. Everything else receives a typed Config.
+import { readFileSync } from 'node:fs';
+import path from 'node:path';
+import { z } from 'zod';
+
+export const APP_ENVS = ['development', 'staging', 'production'] as const;
+export type AppEnv = (typeof APP_ENVS)[number];
+
+export interface OidcConfig {
+  clientId: string;
+  clientSecret: string;
+  issuer: string;
+  authorizationEndpoint: string;
+  tokenEndpoint: string;
+  jwksUri: string;
+}
+
+export interface Config {
+  appEnv: AppEnv;
+  port: number;
+  host: string;
+  dataDir: string;
+  databaseUrl: string | undefined;
+  redisUrl: string | undefined;
+  publicBaseUrl: string;
+  /** PEM (PKCS#8) of the token signing key; undefined in development means "generate in dataDir". */
+  jwtPrivateKey: string | undefined;
+  /** PEMs (SPKI) of retired signing keys whose tokens are still accepted. */
+  jwtPreviousPublicKeys: string[];
+  accessTokenTtlSeconds: number;
+  refreshWindowSeconds: number;
+  rateLimits: boolean;
+  corsOrigins: string[] | '*';
+  logLevel: string;
+  trustProxy: boolean;
+  oidc: OidcConfig | undefined;
+  authRedirectOrigins: string[];
+}
+
+export class ConfigError extends Error {
+  constructor(readonly problems: string[]) {
+    super(`Invalid configuration:\n${problems.map((p) => `- ${p}`).join('\n')}`);
+  }
+}
+
+type Env = Record<string, string | undefined>;
+
+const GOOGLE = {
+  issuer: 'https://accounts.google.com',
+  authorizationEndpoint: 'https://accounts.google.com/o/oauth2/v2/auth',
+  tokenEndpoint: 'https://oauth2.googleapis.com/token',
+  jwksUri: 'https://www.googleapis.com/oauth2/v3/certs',
+};
+
+const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'];
+
+const intIn = (min: number, max: number) =>
+  z
+    .string()
+    .regex(/^\d+$/, 'must be a whole number')
+    .transform(Number)
+    .refine((n) => n >= min && n <= max, `must be between ${min} and ${max}`);
+
+const httpUrl = z.string().refine((v) => {
+  try {
+    const u = new URL(v);
+    return u.protocol === 'http:' || u.protocol === 'https:';
+  } catch {
+    return false;
+  }
+}, 'must be an http(s) URL');
+
+const list = (v: string | undefined) =>
+  (v ?? '')
+    .split(',')
+    .map((s) => s.trim())
+    .filter(Boolean);
+
+/**
+ * Reads and validates the environment. Collects every problem before failing so that an
+ * operator fixes a bad deployment in one pass; throws ConfigError with one line per problem.
+ */
+export function loadConfig(env: Env = process.env): Config {
+  const problems: string[] = [];
+  const pick = <T>(name: string, schema: z.ZodType<T>, fallback: T): T => {
+    const raw = env[name];
+    if (raw === undefined || raw === '') return fallback;
+    const r = schema.safeParse(raw);
+    if (r.success) return r.data;
+    // URLs may hold credentials: never echo them.
+    const shown = /URL/.test(name) ? '' : ` (got "${truncate(raw)}")`;
+    problems.push(`${name}: ${r.error.issues[0]?.message ?? 'invalid'}${shown}`);
+    return fallback;
+  };
+
+  const appEnv = pick(
+    'APP_ENV',
+    z.enum(APP_ENVS, { message: `must be one of ${APP_ENVS.join(', ')}` }),
+    'development',
+  );
+  const deployed = appEnv !== 'development';
+  const port = pick('PORT', intIn(0, 65535), 3000);
+  const host = pick('HOST', z.string().min(1), '127.0.0.1');
+  const dataDir = path.resolve(pick('DATA_DIR', z.string().min(1), './data'));
+  const databaseUrl = pick<string | undefined>(
+    'DATABASE_URL',
+    z.string().regex(/^postgres(ql)?:\/\//, 'must be a postgres:// URL'),
+    undefined,
+  );
+  const redisUrl = pick<string | undefined>(
+    'REDIS_URL',
+    z.string().regex(/^rediss?:\/\//, 'must be a redis:// URL'),
+    undefined,
+  );
+  let publicBaseUrl = pick<string | undefined>('PUBLIC_BASE_URL', httpUrl, undefined);
+  if (!publicBaseUrl) {
+    if (deployed) problems.push(`PUBLIC_BASE_URL: required when APP_ENV=${appEnv}`);
+    publicBaseUrl = `http://localhost:${port}`;
+  }
+  publicBaseUrl = publicBaseUrl.replace(/\/+$/, '');
+
+  let jwtPrivateKey = env.JWT_PRIVATE_KEY || undefined;
+  if (!jwtPrivateKey && env.JWT_PRIVATE_KEY_FILE) {
+    try {
+      jwtPrivateKey = readFileSync(env.JWT_PRIVATE_KEY_FILE, 'utf8');
+    } catch {
+      problems.push(`JWT_PRIVATE_KEY_FILE: cannot read ${env.JWT_PRIVATE_KEY_FILE}`);
+    }
+  }
+  if (jwtPrivateKey && !/-----BEGIN PRIVATE KEY-----/.test(jwtPrivateKey)) {
+    problems.push('JWT_PRIVATE_KEY: must be an RSA private key in PKCS#8 PEM form (BEGIN PRIVATE KEY)');
+  }
+  if (!jwtPrivateKey && deployed) {
+    problems.push(
+      `JWT_PRIVATE_KEY (or JWT_PRIVATE_KEY_FILE): required when APP_ENV=${appEnv}; no default key is used`,
+    );
+  }
+  const jwtPreviousPublicKeys =
+    (env.JWT_PREVIOUS_PUBLIC_KEYS ?? '').match(
+      /-----BEGIN PUBLIC KEY-----[\s\S]+?-----END PUBLIC KEY-----/g,
+    ) ?? [];
+
+  const accessTokenTtlSeconds = pick('ACCESS_TOKEN_TTL_SECONDS', intIn(1, 86_400), 3600);
+  const refreshWindowSeconds = pick('REFRESH_WINDOW_SECONDS', intIn(0, 90 * 86_400), 7 * 86_400);
+  const rateLimits =
+    pick('RATE_LIMITS', z.enum(['on', 'off'], { message: 'must be on or off' }), 'on') === 'on';
+  const corsRaw = env.CORS_ORIGINS?.trim();
+  let corsOrigins: string[] | '*' = [];
+  if (corsRaw === '*') corsOrigins = '*';
+  else {
+    corsOrigins = list(corsRaw);
+    for (const o of corsOrigins)
+      if (!isOrigin(o))
+        problems.push(`CORS_ORIGINS: "${truncate(o)}" is not an origin like https://shop.example.ca`);
+  }
+  const logLevel = pick(
+    'LOG_LEVEL',
+    z.enum(LOG_LEVELS as [string, ...string[]], { message: `must be one of ${LOG_LEVELS.join(', ')}` }),
+    'info',
+  );
+  const trustProxy =
+    pick('TRUST_PROXY', z.enum(['true', 'false'], { message: 'must be true or false' }), 'false') === 'true';
+
+  let oidc: OidcConfig | undefined;
+  const clientId = env.GOOGLE_CLIENT_ID?.trim();
+  if (clientId) {
+    const clientSecret = env.GOOGLE_CLIENT_SECRET?.trim();
+    if (!clientSecret) problems.push('GOOGLE_CLIENT_SECRET: required when GOOGLE_CLIENT_ID is set');
+    const endpoint = (name: string, fallback: string) => {
+      const v = pick(name, httpUrl, fallback);
+      if (deployed && v.startsWith('http:')) problems.push(`${name}: must use https when APP_ENV=${appEnv}`);
+      return v;
+    };
+    oidc = {
+      clientId,
+      clientSecret: clientSecret ?? '',
+      issuer: endpoint('OIDC_ISSUER', GOOGLE.issuer),
+      authorizationEndpoint: endpoint('OIDC_AUTHORIZATION_ENDPOINT', GOOGLE.authorizationEndpoint),
+      tokenEndpoint: endpoint('OIDC_TOKEN_ENDPOINT', GOOGLE.tokenEndpoint),
+      jwksUri: endpoint('OIDC_JWKS_URI', GOOGLE.jwksUri),
+    };
+  }
+  const authRedirectOrigins = list(env.AUTH_REDIRECT_ORIGINS);
+  for (const o of authRedirectOrigins) {
+    if (!isOrigin(o))
+      problems.push(`AUTH_REDIRECT_ORIGINS: "${truncate(o)}" is not an origin like https://app.example.ca`);
+  }
+  if (authRedirectOrigins.length === 0 && isOrigin(new URL(publicBaseUrl).origin)) {
+    authRedirectOrigins.push(new URL(publicBaseUrl).origin);
+  }
+
+  if (problems.length) throw new ConfigError(problems);
+  return {
+    appEnv,
+    port,
+    host,
+    dataDir,
+    databaseUrl,
+    redisUrl,
+    publicBaseUrl,
+    jwtPrivateKey,
+    jwtPreviousPublicKeys,
+    accessTokenTtlSeconds,
+    refreshWindowSeconds,
+    rateLimits,
+    corsOrigins,
+    logLevel,
+    trustProxy,
+    oidc,
+    authRedirectOrigins,
+  };
+}
+
+function isOrigin(v: string): boolean {
+  try {
+    const u = new URL(v);
+    return (u.protocol === 'http:' || u.protocol === 'https:') && u.origin === v.replace(/\/$/, '');
+  } catch {
+    return false;
+  }
+}
+
+function truncate(v: string): string {
+  return v.length > 40 ? `${v.slice(0, 37)}...` : v;
+}

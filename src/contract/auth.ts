@@ -1,0 +1,82 @@
+// Wire schemas of authentication and accounts (spec 4.1 "Authentication endpoints", section 5).
+import { z } from 'zod';
+import { province, recordId, role, unixSeconds } from './common.ts';
+
+const email = z
+  .string()
+  .trim()
+  .max(254, 'must be at most 254 characters')
+  .pipe(z.email({ message: 'must be an email address' }))
+  .transform((e) => e.toLowerCase());
+const password = z
+  .string()
+  .min(8, 'must be at least 8 characters')
+  .max(256, 'must be at most 256 characters');
+const name = z.string().trim().min(1, 'must not be empty').max(100, 'must be at most 100 characters');
+
+export const registerBody = z.object({ email, password, name });
+export const loginBody = z.object({
+  email,
+  password: z.string().min(1, 'must not be empty').max(256, 'must be at most 256 characters'),
+});
+
+export const publicUser = z
+  .object({
+    id: recordId('users'),
+    email: z.string(),
+    name: z.string(),
+    role,
+  })
+  .meta({ id: 'User' });
+
+export const sellerProfile = z.object({ shopName: z.string(), province });
+
+export const me = publicUser
+  .extend({
+    emailVerified: z.boolean(),
+    createdAt: unixSeconds,
+    seller: sellerProfile.nullable(),
+  })
+  .meta({ id: 'Me' });
+
+export const tokenFields = {
+  token: z.string().describe('RS256 JWT; send as `Authorization: Bearer <token>`'),
+  expiresAt: unixSeconds.describe('When the token expires (Unix seconds)'),
+};
+
+export const registerAnswer = z.object({ success: z.literal(true), user: publicUser, ...tokenFields });
+export const loginAnswer = z.object({
+  success: z.literal(true),
+  user: publicUser,
+  ...tokenFields,
+  userId: recordId('users'),
+  role,
+});
+export const refreshAnswer = z.object({ success: z.literal(true), ...tokenFields });
+
+export const becomeSellerBody = z.object({
+  shopName: z.string().trim().min(1, 'must not be empty').max(100, 'must be at most 100 characters'),
+  province,
+});
+export const userWithToken = z.object({ success: z.literal(true), user: publicUser, ...tokenFields });
+
+export const changeRoleBody = z.object({
+  role,
+  shopName: becomeSellerBody.shape.shopName.optional(),
+  province: province.optional(),
+});
+export const userIdParams = z.object({ id: z.string() });
+export const adminUserAnswer = z.object({ success: z.literal(true), user: publicUser });
+
+export const googleStartQuery = z.object({
+  redirectUri: z.string().describe('Where to send the browser back, with `#token=<jwt>` on success'),
+});
+export const googleCallbackQuery = z.object({
+  code: z.string().optional(),
+  state: z.string().optional(),
+  error: z.string().optional(),
+});
+
+export const jwks = z.object({
+  keys: z.array(z.looseObject({ kty: z.string(), kid: z.string(), alg: z.string(), use: z.string() })),
+});

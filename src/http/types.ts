@@ -1,0 +1,17 @@
+// Fastify type extensions shared by the HTTP layer.
+import type { Role } from '../contract/common.ts';
+import type { RequestContext } from '../modules/context.ts';
+import type { LimitGroup } from './rate-limit.ts';
+
+/** Who may call a route: anyone, any signed-in user, or users of the listed roles (admins always). */
+export type RouteAuth = 'public' | 'user' | readonly Role[];
+
+declare module 'fastify' {
+  interface FastifyRequest {
+    ctx: RequestContext;
+  }
+  interface FastifyContextConfig {
+    auth?: RouteAuth;
+    limit?: LimitGroup;
+  }
+}

@@ -1,0 +1,180 @@
+// HTTP adapter of the auth module: parse, call one service function, shape the answer.
+import type { FastifyInstance } from 'fastify';
+import type { ZodTypeProvider } from 'fastify-type-provider-zod';
+import { z } from 'zod';
+import {
+  adminUserAnswer,
+  becomeSellerBody,
+  changeRoleBody,
+  googleCallbackQuery,
+  googleStartQuery,
+  jwks,
+  loginAnswer,
+  loginBody,
+  me,
+  refreshAnswer,
+  registerAnswer,
+  registerBody,
+  userIdParams,
+  userWithToken,
+} from '../../contract/auth.ts';
+import { errorBody, unauthenticated } from '../../contract/errors.ts';
+import { bearerToken } from '../../http/auth.ts';
+import type { KeyRing } from './keys.ts';
+import type { AuthService } from './service.ts';
+
+const errors = {
+  400: errorBody,
+  401: errorBody,
+  403: errorBody,
+  404: errorBody,
+  409: errorBody,
+  429: errorBody,
+};
+const bearer = [{ bearerAuth: [] }];
+
+export function authRoutes(auth: AuthService, keys: KeyRing, publicBaseUrl: string) {
+  return async (fastify: FastifyInstance) => {
+    const app = fastify.withTypeProvider<ZodTypeProvider>();
+
+    app.post(
+      '/auth/register',
+      {
+        config: { auth: 'public', limit: 'auth' },
+        schema: {
+          tags: ['auth'],
+          summary: 'Create a buyer account and sign in',
+          body: registerBody,
+          response: { 201: registerAnswer, ...errors },
+        },
+      },
+      async (req, reply) => reply.code(201).send(await auth.register(req.ctx, req.body)),
+    );
+
+    app.post(
+      '/auth/login',
+      {
+        config: { auth: 'public', limit: 'auth' },
+        schema: {
+          tags: ['auth'],
+          summary: 'Sign in with email and password',
+          description:
+            'Answers both documented forms at once: `user` + `token`, and top-level `userId` + `role`.',
+          body: loginBody,
+          response: { 200: loginAnswer, ...errors },
+        },
+      },
+      async (req) => auth.login(req.ctx, req.body),
+    );
+
+    app.post(
+      '/auth/refresh',
+      {
+        config: { auth: 'public', limit: 'auth' },
+        schema: {
+          tags: ['auth'],
+          summary: 'Exchange a token (expired at most the refresh window ago) for a fresh one',
+          security: bearer,
+          response: { 200: refreshAnswer, ...errors },
+        },
+      },
+      async (req) => {
+        const token = bearerToken(req.headers.authorization);
+        if (!token)
+          throw unauthenticated('AUTH_ERROR: Missing token; send Authorization: Bearer <expired token>');
+        return auth.refresh(req.ctx, token);
+      },
+    );
+
+    app.get(
+      '/me',
+      {
+        config: { auth: 'user' },
+        schema: {
+          tags: ['auth'],
+          summary: 'The signed-in user',
+          security: bearer,
+          response: { 200: me, ...errors },
+        },
+      },
+      async (req) => auth.me(req.ctx),
+    );
+
+    app.post(
+      '/me/seller',
+      {
+        config: { auth: 'user' },
+        schema: {
+          tags: ['auth'],
+          summary: 'Become a seller: open a shop; answers a fresh token with the seller role',
+          security: bearer,
+          body: becomeSellerBody,
+          response: { 200: userWithToken, ...errors },
+        },
+      },
+      async (req) => auth.becomeSeller(req.ctx, req.body),
+    );
+
+    app.patch(
+      '/admin/users/:id',
+      {
+        config: { auth: ['admin'] },
+        schema: {
+          tags: ['admin'],
+          summary: "Change a user's role (the user's older tokens stop working)",
+          security: bearer,
+          params: userIdParams,
+          body: changeRoleBody,
+          response: { 200: adminUserAnswer, ...errors },
+        },
+      },
+      async (req) => auth.changeRole(req.ctx, req.params.id, req.body),
+    );
+
+    app.get(
+      '/auth/google/start',
+      {
+        config: { auth: 'public', limit: 'auth' },
+        schema: {
+          tags: ['auth'],
+          summary: 'Start signing in with the external identity provider (redirects there)',
+          querystring: googleStartQuery,
+          response: { 302: z.null().describe('Redirect to the identity provider'), ...errors },
+        },
+      },
+      async (req, reply) =>
+        reply.redirect(await auth.startExternalLogin(req.ctx, req.query.redirectUri), 302),
+    );
+
+    app.get(
+      '/auth/google/callback',
+      {
+        config: { auth: 'public', limit: 'auth' },
+        schema: {
+          tags: ['auth'],
+          summary: 'Where the identity provider returns; redirects to redirectUri with #token=… or #error=…',
+          querystring: googleCallbackQuery,
+          response: { 302: z.null().describe('Redirect to the redirectUri given at start'), ...errors },
+        },
+      },
+      async (req, reply) => {
+        const search = req.url.includes('?') ? req.url.slice(req.url.indexOf('?')) : '';
+        const callbackUrl = new URL(`${publicBaseUrl}/auth/google/callback${search}`);
+        return reply.redirect(await auth.finishExternalLogin(req.ctx, callbackUrl, req.query), 302);
+      },
+    );
+
+    app.get(
+      '/.well-known/jwks.json',
+      {
+        config: { auth: 'public' },
+        schema: {
+          tags: ['discovery'],
+          summary: 'Public keys that verify this deployment’s tokens',
+          response: { 200: jwks },
+        },
+      },
+      async (_req, reply) => reply.header('cache-control', 'public, max-age=300').send({ keys: keys.jwks }),
+    );
+  };
+}

@@ -1,0 +1,367 @@
+import { eq } from 'drizzle-orm';
+import { decodeJwt, decodeProtectedHeader } from 'jose';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { users } from '../src/modules/auth/tables.ts';
+import { admin, buyer, seller, type TestApp, testApp, uniqueEmail } from './helpers/app.ts';
+import { type TestDatabase, testDatabase } from './helpers/db.ts';
+
+let database: TestDatabase;
+let t: TestApp;
+
+beforeAll(async () => {
+  database = await testDatabase();
+  t = await testApp(database);
+});
+afterAll(async () => {
+  await t?.close();
+  await database?.close();
+});
+
+const invalidToken = { error: 'AUTH_ERROR: Invalid token', code: 'AUTH_ERROR', statusCode: 401 };
+
+describe('POST /auth/register', () => {
+  it('creates a buyer and answers a token for it', async () => {
+    const email = uniqueEmail('reg');
+    const res = await t.api.post('/auth/register', {
+      email: email.toUpperCase(),
+      password: 'hunter2hunter2',
+      name: ' Ann ',
+    });
+    expect(res.status).toBe(201);
+    expect(res.body).toEqual({
+      success: true,
+      user: { id: expect.stringMatching(/^users:[A-Za-z0-9_-]{20}$/), email, name: 'Ann', role: 'buyer' },
+      token: expect.any(String),
+      expiresAt: expect.any(Number),
+    });
+    const claims = decodeJwt(res.body.token);
+    expect(claims).toMatchObject({
+      sub: res.body.user.id,
+      email,
+      role: 'buyer',
+      iss: 'portage',
+      aud: 'http://portage.test',
+    });
+    expect(claims.exp! - claims.iat!).toBe(3600);
+    expect(res.body.expiresAt).toBe(claims.exp);
+    expect(decodeProtectedHeader(res.body.token)).toMatchObject({ alg: 'RS256', kid: t.keys.kid });
+
+    const [row] = await database.db.select().from(users).where(eq(users.id, res.body.user.id));
+    expect(row!.passwordHash).toMatch(/^\$argon2id\$/);
+  });
+
+  it('refuses a taken email, whatever its case, with 409', async () => {
+    const email = uniqueEmail('dup');
+    expect((await t.api.post('/auth/register', { email, password: 'password-1', name: 'A' })).status).toBe(
+      201,
+    );
+    const res = await t.api.post('/auth/register', {
+      email: email.toUpperCase(),
+      password: 'password-2',
+      name: 'B',
+    });
+    expect(res.status).toBe(409);
+    expect(res.body).toEqual({
+      error: `An account with the email ${email} already exists; log in instead`,
+      code: 'CONFLICT',
+      statusCode: 409,
+    });
+  });
+
+  it('creates exactly one account when the same email registers twice at once', async () => {
+    const email = uniqueEmail('race');
+    const answers = await Promise.all(
+      [1, 2, 3].map((n) => t.api.post('/auth/register', { email, password: `password-${n}`, name: 'Racer' })),
+    );
+    expect(answers.map((a) => a.status).sort()).toEqual([201, 409, 409]);
+    const rows = await database.db.select().from(users).where(eq(users.email, email));
+    expect(rows).toHaveLength(1);
+  });
+
+  it('names every invalid field', async () => {
+    const res = await t.api.post('/auth/register', { email: 'not-an-email', password: 'short' });
+    expect(res.status).toBe(400);
+    expect(res.body.code).toBe('VALIDATION_ERROR');
+    expect(res.body.details).toEqual([
+      { field: 'email', message: 'must be an email address' },
+      { field: 'password', message: 'must be at least 8 characters' },
+      { field: 'name', message: 'is required' },
+    ]);
+  });
+
+  it('ignores a role sent by the client: registration always makes a buyer', async () => {
+    const res = await t.api.post('/auth/register', {
+      email: uniqueEmail('sneaky'),
+      password: 'password-1',
+      name: 'Sneaky',
+      role: 'admin',
+    });
+    expect(res.status).toBe(201);
+    expect(res.body.user.role).toBe('buyer');
+  });
+});
+
+describe('POST /auth/login', () => {
+  it('answers both documented forms at once', async () => {
+    const b = await buyer(t.api);
+    const res = await t.api.post('/auth/login', { email: b.email.toUpperCase(), password: b.password });
+    expect(res.status).toBe(200);
+    expect(res.body).toEqual({
+      success: true,
+      user: { id: b.id, email: b.email, name: 'Test buyer', role: 'buyer' },
+      token: expect.any(String),
+      expiresAt: expect.any(Number),
+      userId: b.id,
+      role: 'buyer',
+    });
+    const me = await t.api.as(res.body.token).get('/me');
+    expect(me.body.id).toBe(b.id);
+  });
+
+  it('answers the same for a wrong password and an unknown email', async () => {
+    const b = await buyer(t.api);
+    const wrong = await t.api.post('/auth/login', { email: b.email, password: 'wrong password' });
+    const unknown = await t.api.post('/auth/login', {
+      email: uniqueEmail('nobody'),
+      password: 'wrong password',
+    });
+    const expected = { error: 'AUTH_ERROR: Invalid email or password', code: 'AUTH_ERROR', statusCode: 401 };
+    expect(wrong).toMatchObject({ status: 401, body: expected });
+    expect(unknown).toMatchObject({ status: 401, body: expected });
+  });
+
+  it('takes about the same time for an unknown email as for a wrong password', async () => {
+    const b = await buyer(t.api);
+    const time = async (email: string) => {
+      const start = performance.now();
+      await t.api.post('/auth/login', { email, password: 'wrong password' });
+      return performance.now() - start;
+    };
+    await time(uniqueEmail('warm')); // the dummy hash is made on first use
+    const wrong: number[] = [];
+    const unknown: number[] = [];
+    for (let i = 0; i < 5; i++) {
+      wrong.push(await time(b.email));
+      unknown.push(await time(uniqueEmail('nobody')));
+    }
+    const median = (xs: number[]) => xs.sort((a, z) => a - z)[2]!;
+    // Both spend one Argon2id verification; without the dummy hash an unknown email answers
+    // in well under a tenth of the time.
+    expect(median(unknown)).toBeGreaterThan(median(wrong) * 0.5);
+  });
+
+  it('rejects a missing password with 400', async () => {
+    const res = await t.api.post('/auth/login', { email: uniqueEmail() });
+    expect(res.status).toBe(400);
+    expect(res.body.details).toEqual([{ field: 'password', message: 'is required' }]);
+  });
+});
+
+describe('GET /me', () => {
+  it('answers the signed-in user', async () => {
+    const b = await buyer(t.api);
+    const res = await t.api.as(b).get('/me');
+    expect(res.status).toBe(200);
+    expect(res.body).toEqual({
+      id: b.id,
+      email: b.email,
+      name: 'Test buyer',
+      role: 'buyer',
+      emailVerified: false,
+      createdAt: expect.any(Number),
+      seller: null,
+    });
+  });
+
+  it('is 401 without a token, with a malformed header, or with garbage', async () => {
+    expect((await t.api.get('/me')).body).toEqual({
+      error: 'AUTH_ERROR: Missing token; send Authorization: Bearer <token>',
+      code: 'AUTH_ERROR',
+      statusCode: 401,
+    });
+    expect((await t.api.get('/me', { authorization: 'Basic abc' })).status).toBe(401);
+    const garbage = await t.api.as('not.a.jwt').get('/me');
+    expect(garbage).toMatchObject({ status: 401, body: invalidToken });
+  });
+});
+
+describe('POST /auth/refresh', () => {
+  it('renews a valid token', async () => {
+    const b = await buyer(t.api);
+    const res = await t.api.as(b).post('/auth/refresh');
+    expect(res.status).toBe(200);
+    expect(res.body).toEqual({ success: true, token: expect.any(String), expiresAt: expect.any(Number) });
+    expect((await t.api.as(res.body.token).get('/me')).status).toBe(200);
+  });
+
+  it('renews an expired token up to the end of the refresh window, not a second after', async () => {
+    const d = await testDatabase();
+    const a = await testApp(d);
+    try {
+      const b = await buyer(a.api);
+      a.clock.advance(3600 + 1);
+      expect(await a.api.as(b).get('/me')).toMatchObject({
+        status: 401,
+        body: { error: 'AUTH_ERROR: Token expired', code: 'AUTH_ERROR', statusCode: 401 },
+      });
+      // Expired 7 days ago exactly (minus the second already spent): still renewable.
+      a.clock.advance(7 * 86400 - 2);
+      const renewed = await a.api.as(b).post('/auth/refresh');
+      expect(renewed.status).toBe(200);
+      expect(renewed.body.expiresAt).toBe(Math.floor(a.clock.now().getTime() / 1000) + 3600);
+      expect((await a.api.as(renewed.body).get('/me')).status).toBe(200);
+      // The original token, two seconds later: past the window.
+      a.clock.advance(2);
+      expect(await a.api.as(b).post('/auth/refresh')).toMatchObject({
+        status: 401,
+        body: {
+          error: 'AUTH_ERROR: Token expired too long ago to refresh; log in again',
+          code: 'AUTH_ERROR',
+        },
+      });
+    } finally {
+      await a.close();
+      await d.close();
+    }
+  });
+
+  it('follows REFRESH_WINDOW_SECONDS', async () => {
+    const a = await testApp(database, { env: { REFRESH_WINDOW_SECONDS: '60' } });
+    try {
+      const b = await buyer(a.api);
+      a.clock.advance(3600 + 59);
+      expect((await a.api.as(b).post('/auth/refresh')).status).toBe(200);
+      a.clock.advance(2);
+      expect((await a.api.as(b).post('/auth/refresh')).status).toBe(401);
+    } finally {
+      await a.close();
+    }
+  });
+
+  it('refuses a missing or forged token, and the token of a deleted user', async () => {
+    expect((await t.api.post('/auth/refresh')).status).toBe(401);
+    const b = await buyer(t.api);
+    const [h, p, s] = b.token.split('.');
+    const tampered = `${h}.${p}.${s!.slice(0, -4)}AAAA`;
+    expect(await t.api.as(tampered).post('/auth/refresh')).toMatchObject({ status: 401, body: invalidToken });
+    await database.db.delete(users).where(eq(users.id, b.id));
+    expect(await t.api.as(b).post('/auth/refresh')).toMatchObject({ status: 401, body: invalidToken });
+  });
+});
+
+describe('roles', () => {
+  it('a buyer becomes a seller and gets a fresh token with the new role; the old one stops working', async () => {
+    const b = await buyer(t.api);
+    const res = await t.api.as(b).post('/me/seller', { shopName: 'Maple Goods', province: 'QC' });
+    expect(res.status).toBe(200);
+    expect(res.body).toEqual({
+      success: true,
+      user: { id: b.id, email: b.email, name: 'Test buyer', role: 'seller' },
+      token: expect.any(String),
+      expiresAt: expect.any(Number),
+    });
+    expect(decodeJwt(res.body.token).role).toBe('seller');
+    const me = await t.api.as(res.body.token).get('/me');
+    expect(me.body).toMatchObject({ role: 'seller', seller: { shopName: 'Maple Goods', province: 'QC' } });
+    expect(await t.api.as(b).get('/me')).toMatchObject({ status: 401, body: invalidToken });
+  });
+
+  it('refuses a second shop and an invalid province', async () => {
+    const s = await seller(t.api);
+    expect(await t.api.as(s).post('/me/seller', { shopName: 'Again', province: 'ON' })).toMatchObject({
+      status: 409,
+      body: { error: 'You are already a seller', code: 'CONFLICT', statusCode: 409 },
+    });
+    const b = await buyer(t.api);
+    const bad = await t.api.as(b).post('/me/seller', { shopName: 'X', province: 'ZZ' });
+    expect(bad.status).toBe(400);
+    expect(bad.body.details).toEqual([
+      { field: 'province', message: 'must be one of ON, BC, AB, MB, SK, NS, NB, PE, NL, QC, YT, NT, NU' },
+    ]);
+  });
+
+  it('a buyer calling an admin route is 403 AUTHZ_ERROR', async () => {
+    const b = await buyer(t.api);
+    const res = await t.api.as(b).patch(`/admin/users/${b.id}`, { role: 'admin' });
+    expect(res.status).toBe(403);
+    expect(res.body).toEqual({
+      error: 'AUTHZ_ERROR: This needs the admin role; you are buyer',
+      code: 'AUTHZ_ERROR',
+      statusCode: 403,
+    });
+    expect((await t.api.as(b).get('/me')).body.role).toBe('buyer');
+  });
+
+  it('an admin changes a role; the user signs in again and gets the new role', async () => {
+    const a = await admin(t.api, database);
+    const b = await buyer(t.api);
+    const res = await t.api.as(a).patch(`/admin/users/${b.id}`, { role: 'admin' });
+    expect(res.status).toBe(200);
+    expect(res.body).toEqual({
+      success: true,
+      user: { id: b.id, email: b.email, name: 'Test buyer', role: 'admin' },
+    });
+    // Its older token carried the old role: it is revoked.
+    expect(await t.api.as(b).get('/me')).toMatchObject({ status: 401, body: invalidToken });
+    const login = await t.api.post('/auth/login', { email: b.email, password: b.password });
+    expect(login.body.role).toBe('admin');
+    expect(decodeJwt(login.body.token).role).toBe('admin');
+  });
+
+  it('making someone a seller needs their shop details unless they have a shop', async () => {
+    const a = await admin(t.api, database);
+    const b = await buyer(t.api);
+    const missing = await t.api.as(a).patch(`/admin/users/${b.id}`, { role: 'seller' });
+    expect(missing.status).toBe(400);
+    expect(missing.body.details).toEqual([
+      { field: 'shopName', message: 'required to make this user a seller' },
+      { field: 'province', message: 'required to make this user a seller' },
+    ]);
+    const ok = await t.api
+      .as(a)
+      .patch(`/admin/users/${b.id}`, { role: 'seller', shopName: 'Shop', province: 'BC' });
+    expect(ok.body.user.role).toBe('seller');
+  });
+
+  it('an unknown or malformed user id is 404', async () => {
+    const a = await admin(t.api, database);
+    for (const id of ['users:doesnotexist000000', 'orders:abc', '%27%20or%201%3D1']) {
+      const res = await t.api.as(a).patch(`/admin/users/${id}`, { role: 'buyer' });
+      expect(res.status).toBe(404);
+      expect(res.body.code).toBe('NOT_FOUND');
+    }
+  });
+
+  it('keeps at least one admin, even when two admins demote each other at once', async () => {
+    const d = await testDatabase();
+    const app = await testApp(d);
+    try {
+      const a1 = await admin(app.api, d);
+      const a2 = await admin(app.api, d);
+      const [r1, r2] = await Promise.all([
+        app.api.as(a1).patch(`/admin/users/${a2.id}`, { role: 'buyer' }),
+        app.api.as(a2).patch(`/admin/users/${a1.id}`, { role: 'buyer' }),
+      ]);
+      const statuses = [r1.status, r2.status].sort();
+      // One demotion wins; the other is either refused as the last admin or finds its caller revoked.
+      expect(statuses[0]).toBe(200);
+      expect([401, 409]).toContain(statuses[1]);
+      const admins = await d.db.select().from(users).where(eq(users.role, 'admin'));
+      expect(admins).toHaveLength(1);
+      const last = admins[0]!;
+      const lastToken = last.id === a1.id ? a1 : a2;
+      const self = await app.api
+        .as((await app.api.post('/auth/login', lastToken)).body.token)
+        .patch(`/admin/users/${last.id}`, {
+          role: 'buyer',
+        });
+      expect(self).toMatchObject({
+        status: 409,
+        body: { error: 'This is the last admin; make another user admin first', code: 'CONFLICT' },
+      });
+    } finally {
+      await app.close();
+      await d.close();
+    }
+  });
+});

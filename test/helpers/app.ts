@@ -1,0 +1,157 @@
+// Builds the real app over a real database for tests, with a clock the test can move.
+import { generateKeyPairSync, randomBytes } from 'node:crypto';
+import { mkdtempSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { eq, sql } from 'drizzle-orm';
+import type { FastifyInstance } from 'fastify';
+import type { Redis } from 'ioredis';
+import { buildApp } from '../../src/app.ts';
+import { type Config, loadConfig } from '../../src/config.ts';
+import { type KeyRing, loadKeyRing } from '../../src/modules/auth/keys.ts';
+import { users } from '../../src/modules/auth/tables.ts';
+import type { TestDatabase } from './db.ts';
+
+let testPem: string | undefined;
+/** One RSA key per test process, generated at test time (never committed). */
+export function testKeyPem(): string {
+  testPem ??= generateKeyPairSync('rsa', { modulusLength: 2048 })
+    .privateKey.export({ type: 'pkcs8', format: 'pem' })
+    .toString();
+  return testPem;
+}
+
+export class TestClock {
+  offsetMs = 0;
+  now = () => new Date(Date.now() + this.offsetMs);
+  advance(seconds: number) {
+    this.offsetMs += seconds * 1000;
+  }
+}
+
+export interface TestApp {
+  app: FastifyInstance;
+  config: Config;
+  keys: KeyRing;
+  clock: TestClock;
+  api: Api;
+  close(): Promise<void>;
+}
+
+export async function testApp(
+  database: TestDatabase,
+  opts: { env?: Record<string, string>; redis?: Redis; rateLimitNamespace?: string } = {},
+): Promise<TestApp> {
+  const config = loadConfig({
+    APP_ENV: 'development',
+    DATA_DIR: mkdtempSync(path.join(os.tmpdir(), 'portage-data-')),
+    PUBLIC_BASE_URL: 'http://portage.test',
+    RATE_LIMITS: 'off',
+    LOG_LEVEL: 'silent',
+    JWT_PRIVATE_KEY: testKeyPem(),
+    ...opts.env,
+  });
+  const keys = await loadKeyRing(config.jwtPrivateKey!, config.jwtPreviousPublicKeys);
+  const clock = new TestClock();
+  const app = await buildApp({
+    config,
+    database,
+    keys,
+    now: clock.now,
+    redis: opts.redis,
+    rateLimitNamespace: opts.rateLimitNamespace ?? `portage-test-${randomBytes(4).toString('hex')}:`,
+    logger: false,
+  });
+  await app.ready();
+  return { app, config, keys, clock, api: new Api(app), close: () => app.close() };
+}
+
+export interface Answer {
+  status: number;
+  // biome-ignore lint/suspicious/noExplicitAny: JSON bodies are asserted by the tests
+  body: any;
+  headers: Record<string, string | string[] | number | undefined>;
+}
+
+/** A small HTTP client over Fastify's inject: real routing, hooks, validation and serialisation. */
+export class Api {
+  constructor(
+    private readonly app: FastifyInstance,
+    private readonly token?: string,
+    private readonly ip = '127.0.0.1',
+  ) {}
+
+  as(token: string | { token: string }): Api {
+    return new Api(this.app, typeof token === 'string' ? token : token.token, this.ip);
+  }
+
+  from(ip: string): Api {
+    return new Api(this.app, this.token, ip);
+  }
+
+  get = (url: string, headers: Record<string, string> = {}) => this.send('GET', url, undefined, headers);
+  post = (url: string, body?: unknown, headers: Record<string, string> = {}) =>
+    this.send('POST', url, body, headers);
+  patch = (url: string, body?: unknown, headers: Record<string, string> = {}) =>
+    this.send('PATCH', url, body, headers);
+  delete = (url: string, headers: Record<string, string> = {}) =>
+    this.send('DELETE', url, undefined, headers);
+
+  async send(method: string, url: string, body: unknown, headers: Record<string, string>): Promise<Answer> {
+    const res = await this.app.inject({
+      method: method as 'GET',
+      url,
+      remoteAddress: this.ip,
+      headers: {
+        ...(this.token ? { authorization: `Bearer ${this.token}` } : {}),
+        ...(body !== undefined && typeof body !== 'string' ? { 'content-type': 'application/json' } : {}),
+        ...headers,
+      },
+      payload: body === undefined ? undefined : typeof body === 'string' ? body : JSON.stringify(body),
+    });
+    let parsed: unknown = res.body;
+    try {
+      parsed = JSON.parse(res.body);
+    } catch {}
+    return { status: res.statusCode, body: parsed, headers: res.headers };
+  }
+}
+
+let counter = 0;
+export const uniqueEmail = (label = 'user') =>
+  `${label}.${process.pid}.${Date.now()}.${++counter}@example.ca`;
+
+export interface SignedIn {
+  id: string;
+  email: string;
+  password: string;
+  token: string;
+}
+
+/** Registers a buyer through the API. */
+export async function buyer(api: Api, label = 'buyer'): Promise<SignedIn> {
+  const email = uniqueEmail(label);
+  const password = 'correct horse battery';
+  const res = await api.post('/auth/register', { email, password, name: `Test ${label}` });
+  if (res.status !== 201) throw new Error(`register failed: ${JSON.stringify(res.body)}`);
+  return { id: res.body.user.id, email, password, token: res.body.token };
+}
+
+/** Registers a buyer and opens a shop for them through the API. */
+export async function seller(api: Api, province = 'ON'): Promise<SignedIn> {
+  const b = await buyer(api, 'seller');
+  const res = await api.as(b).post('/me/seller', { shopName: 'Maple Goods', province });
+  if (res.status !== 200) throw new Error(`become seller failed: ${JSON.stringify(res.body)}`);
+  return { ...b, token: res.body.token };
+}
+
+/** An admin: registered through the API, promoted in the database (as the CLI does), signed in. */
+export async function admin(api: Api, database: TestDatabase): Promise<SignedIn> {
+  const b = await buyer(api, 'admin');
+  await database.db
+    .update(users)
+    .set({ role: 'admin', tokenVersion: sql`${users.tokenVersion} + 1` })
+    .where(eq(users.id, b.id));
+  const res = await api.post('/auth/login', { email: b.email, password: b.password });
+  return { ...b, token: res.body.token };
+}
