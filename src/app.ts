@@ -143,7 +143,7 @@ export async function buildApp(opts: AppOptions): Promise<FastifyInstance> {
 
 const REDACTED_QUERY = /([?&](?:code|state|token|id_token|access_token)=)[^&]*/g;
 
-function loggerOptions(level: string): FastifyServerOptions['logger'] {
+export function loggerOptions(level: string): FastifyServerOptions['logger'] {
   return {
     level,
     redact: {

@@ -1,6 +1,7 @@
 // Rate limits per route group (spec section 8 + decisions.md), keyed by user when the
 // caller is signed in and by client address otherwise. Counters live in memory, or in
 // Redis when REDIS_URL is set so that every instance shares them.
+import { createRequire } from 'node:module';
 import rateLimit from '@fastify/rate-limit';
 import type { FastifyInstance } from 'fastify';
 import type { Redis } from 'ioredis';
@@ -21,20 +22,36 @@ export type LimitGroup = keyof typeof LIMITS;
 
 const WINDOW_MS = 60_000;
 
+const require = createRequire(import.meta.url);
+const LocalStore = require('@fastify/rate-limit/store/LocalStore.js');
+const RedisStore = require('@fastify/rate-limit/store/RedisStore.js');
+
+/**
+ * The plugin gives every route a counter of its own (its stores' child() is per route), so
+ * its groupId alone does not make routes share a limit. This store hands every route the
+ * same counters; the key (caller + group) is what separates them.
+ */
+function sharedStore(redis: Redis | undefined, nameSpace: string) {
+  return class SharedStore {
+    // biome-ignore lint/suspicious/noExplicitAny: the plugin's stores are untyped CommonJS
+    private readonly inner: any = redis
+      ? new RedisStore(false, false, redis, nameSpace)
+      : new LocalStore(false, false, 10_000);
+    incr(...args: unknown[]) {
+      return this.inner.incr(...args);
+    }
+    read(...args: unknown[]) {
+      return this.inner.read(...args);
+    }
+    child() {
+      return this;
+    }
+  };
+}
+
 export async function registerRateLimits(app: FastifyInstance, opts: { redis?: Redis; nameSpace?: string }) {
-  await app.register(rateLimit, {
-    global: false,
-    // After authentication (onRequest), so that a signed-in caller is counted as themself.
-    hook: 'preValidation',
-    redis: opts.redis,
-    // Redis unreachable: serve without limits rather than refuse every request (logged by ioredis).
-    skipOnError: true,
-    nameSpace: opts.nameSpace ?? 'portage-rl:',
-    keyGenerator: (req) => req.ctx?.user?.id ?? req.ip,
-    errorResponseBuilder: (_req, ctx) =>
-      rateLimited(`Too many requests; retry in ${ctx.after} (limit ${ctx.max} a minute)`),
-  });
-  // Routes name a group in config.limit; this turns it into the plugin's per-route settings.
+  // Routes name a group in config.limit; this turns it into the plugin's per-route settings
+  // (added before the plugin, whose own onRoute hook reads them).
   app.addHook('onRoute', (route) => {
     const group = route.config?.limit;
     if (!group) return;
@@ -42,5 +59,16 @@ export async function registerRateLimits(app: FastifyInstance, opts: { redis?: R
       ...route.config,
       rateLimit: { max: LIMITS[group], timeWindow: WINDOW_MS, groupId: group },
     };
+  });
+  await app.register(rateLimit, {
+    global: false,
+    // After authentication (onRequest), so that a signed-in caller is counted as themself.
+    hook: 'preValidation',
+    store: sharedStore(opts.redis, opts.nameSpace ?? 'portage-rl:'),
+    // Redis unreachable: serve without limits rather than refuse every request (logged by ioredis).
+    skipOnError: true,
+    keyGenerator: (req) => req.ctx?.user?.id ?? req.ip,
+    errorResponseBuilder: (_req, ctx) =>
+      rateLimited(`Too many requests; retry in ${Math.ceil(ctx.ttl / 1000)} seconds (limit ${ctx.max} a minute)`),
   });
 }

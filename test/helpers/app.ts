@@ -4,7 +4,7 @@ import { mkdtempSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { eq, sql } from 'drizzle-orm';
-import type { FastifyInstance } from 'fastify';
+import type { FastifyInstance, FastifyServerOptions } from 'fastify';
 import type { Redis } from 'ioredis';
 import { buildApp } from '../../src/app.ts';
 import { type Config, loadConfig } from '../../src/config.ts';
@@ -40,7 +40,12 @@ export interface TestApp {
 
 export async function testApp(
   database: TestDatabase,
-  opts: { env?: Record<string, string>; redis?: Redis; rateLimitNamespace?: string } = {},
+  opts: {
+    env?: Record<string, string>;
+    redis?: Redis;
+    rateLimitNamespace?: string;
+    logger?: FastifyServerOptions['logger'];
+  } = {},
 ): Promise<TestApp> {
   const config = loadConfig({
     APP_ENV: 'development',
@@ -60,7 +65,7 @@ export async function testApp(
     now: clock.now,
     redis: opts.redis,
     rateLimitNamespace: opts.rateLimitNamespace ?? `portage-test-${randomBytes(4).toString('hex')}:`,
-    logger: false,
+    logger: opts.logger ?? false,
   });
   await app.ready();
   return { app, config, keys, clock, api: new Api(app), close: () => app.close() };

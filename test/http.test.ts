@@ -1,0 +1,196 @@
+// Cross-cutting HTTP behaviour: one error model, limits on bodies, security headers, CORS,
+// request ids, log redaction and the API reference.
+import { Writable } from 'node:stream';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { loggerOptions } from '../src/app.ts';
+import { buyer, type TestApp, testApp } from './helpers/app.ts';
+import { type TestDatabase, testDatabase } from './helpers/db.ts';
+
+let database: TestDatabase;
+let t: TestApp;
+
+beforeAll(async () => {
+  database = await testDatabase();
+  t = await testApp(database, { env: { CORS_ORIGINS: 'https://shop.example.ca' } });
+});
+afterAll(async () => {
+  await t?.close();
+  await database?.close();
+});
+
+describe('error model', () => {
+  it('an unknown route is a JSON 404', async () => {
+    const res = await t.api.get('/no/such/thing?x=1');
+    expect(res.status).toBe(404);
+    expect(res.body).toEqual({
+      error: 'No route GET /no/such/thing; see /docs for the API',
+      code: 'NOT_FOUND',
+      statusCode: 404,
+    });
+  });
+
+  it('malformed JSON is 400 VALIDATION_ERROR', async () => {
+    const res = await t.api.post('/auth/login', '{"email": "a@b.ca",', { 'content-type': 'application/json' });
+    expect(res.status).toBe(400);
+    expect(res.body).toEqual({ error: 'Request body is not valid JSON', code: 'VALIDATION_ERROR', statusCode: 400 });
+  });
+
+  it('a JSON body with __proto__ is refused', async () => {
+    const res = await t.api.post('/auth/login', '{"email":"a@b.ca","password":"x","__proto__":{"admin":true}}', {
+      'content-type': 'application/json',
+    });
+    expect(res.status).toBe(400);
+    expect(res.body.code).toBe('VALIDATION_ERROR');
+  });
+
+  it('a body over 1 MiB is refused with 413', async () => {
+    const big = JSON.stringify({ email: 'a@b.ca', password: 'x'.repeat(1024 * 1024), name: 'Big' });
+    const res = await t.api.post('/auth/register', big, { 'content-type': 'application/json' });
+    expect(res.status).toBe(413);
+    expect(res.body).toEqual({
+      error: 'Request body is larger than the 1 MiB limit',
+      code: 'VALIDATION_ERROR',
+      statusCode: 413,
+    });
+  });
+
+  it('a body that is not JSON is 415', async () => {
+    const res = await t.api.post('/auth/login', 'email=a', { 'content-type': 'application/x-www-form-urlencoded' });
+    expect(res.status).toBe(415);
+    expect(res.body.code).toBe('VALIDATION_ERROR');
+  });
+
+  it('an unexpected failure is 500 INTERNAL_ERROR with a request id and no stack, SQL or secret', async () => {
+    const d = await testDatabase();
+    const lines: string[] = [];
+    const stream = new Writable({
+      write(chunk, _enc, cb) {
+        lines.push(String(chunk));
+        cb();
+      },
+    });
+    const a = await testApp(d, { logger: { ...(loggerOptions('info') as object), stream } });
+    try {
+      const b = await buyer(a.api);
+      await d.close(); // the database goes away under the running service
+      const res = await a.api.as(b).get('/me');
+      expect(res.status).toBe(500);
+      expect(res.body).toEqual({
+        error: 'Internal server error; quote the request id when reporting it',
+        code: 'INTERNAL_ERROR',
+        statusCode: 500,
+        requestId: res.headers['x-request-id'],
+      });
+      expect(JSON.stringify(res.body)).not.toMatch(/select|users|at .*\.ts|postgres|pglite/i);
+      // The failure is logged with the same request id.
+      const logged = lines.map((l) => JSON.parse(l)).find((l) => l.level === 50);
+      expect(logged).toMatchObject({ reqId: res.headers['x-request-id'], msg: 'unhandled error' });
+      const health = await a.api.get('/health');
+      expect(health.status).toBe(503);
+      expect(health.body).toEqual({
+        status: 'unavailable',
+        error: 'The database does not answer',
+        code: 'INTERNAL_ERROR',
+        statusCode: 503,
+      });
+    } finally {
+      await a.close();
+    }
+  });
+});
+
+describe('logs', () => {
+  it('never contain passwords, tokens or authorization headers', async () => {
+    const lines: string[] = [];
+    const stream = new Writable({
+      write(chunk, _enc, cb) {
+        lines.push(String(chunk));
+        cb();
+      },
+    });
+    const a = await testApp(database, { logger: { ...(loggerOptions('trace') as object), stream } });
+    try {
+      const b = await buyer(a.api);
+      await a.api.post('/auth/login', { email: b.email, password: b.password });
+      await a.api.as(b).get('/me');
+      await a.api.get('/auth/google/callback?code=SECRETCODE&state=SECRETSTATE');
+      const all = lines.join('\n');
+      expect(lines.length).toBeGreaterThan(4);
+      expect(all).not.toContain(b.password);
+      expect(all).not.toContain(b.token);
+      expect(all).not.toContain('SECRETCODE');
+      expect(all).not.toContain('SECRETSTATE');
+      expect(all).toContain('"reqId"');
+    } finally {
+      await a.close();
+    }
+  });
+});
+
+describe('headers', () => {
+  it('sends security headers and a request id on every answer', async () => {
+    const res = await t.api.get('/health');
+    expect(res.headers).toMatchObject({
+      'x-content-type-options': 'nosniff',
+      'x-frame-options': 'SAMEORIGIN',
+      'strict-transport-security': expect.stringContaining('max-age='),
+      'content-security-policy': expect.stringContaining("default-src 'none'"),
+      'x-request-id': expect.stringMatching(/^[0-9a-f-]{36}$/),
+    });
+    expect(res.headers['x-powered-by']).toBeUndefined();
+  });
+
+  it('keeps a sane caller-supplied request id and replaces an unsafe one', async () => {
+    expect((await t.api.get('/health', { 'x-request-id': 'trace-123' })).headers['x-request-id']).toBe('trace-123');
+    const hostile = await t.api.get('/health', { 'x-request-id': 'a\nb"<script>' });
+    expect(hostile.headers['x-request-id']).toMatch(/^[0-9a-f-]{36}$/);
+  });
+
+  it('allows the configured CORS origins only', async () => {
+    const preflight = await t.api.send('OPTIONS', '/auth/login', undefined, {
+      origin: 'https://shop.example.ca',
+      'access-control-request-method': 'POST',
+      'access-control-request-headers': 'content-type,authorization',
+    });
+    expect(preflight.status).toBe(204);
+    expect(preflight.headers['access-control-allow-origin']).toBe('https://shop.example.ca');
+    expect(String(preflight.headers['access-control-allow-headers']).toLowerCase()).toContain('authorization');
+    const other = await t.api.get('/health', { origin: 'https://evil.example' });
+    expect(other.headers['access-control-allow-origin']).toBeUndefined();
+  });
+});
+
+describe('API reference', () => {
+  it('GET /openapi.json documents every route', async () => {
+    const res = await t.api.get('/openapi.json');
+    expect(res.status).toBe(200);
+    expect(res.body.openapi).toBe('3.1.0');
+    const paths = Object.keys(res.body.paths).sort();
+    expect(paths).toEqual(
+      expect.arrayContaining([
+        '/.well-known/jwks.json',
+        '/admin/users/{id}',
+        '/auth/google/callback',
+        '/auth/google/start',
+        '/auth/login',
+        '/auth/refresh',
+        '/auth/register',
+        '/health',
+        '/me',
+        '/me/seller',
+      ]),
+    );
+    expect(res.body.paths['/auth/register'].post.requestBody.content['application/json'].schema.required).toEqual([
+      'email',
+      'password',
+      'name',
+    ]);
+  });
+
+  it('GET /docs serves the reference page to anyone', async () => {
+    const first = await t.api.get('/docs');
+    const res = first.status === 301 ? await t.api.get(String(first.headers.location)) : first;
+    expect(res.status).toBe(200);
+    expect(res.headers['content-type']).toContain('text/html');
+  });
+});

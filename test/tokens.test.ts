@@ -1,0 +1,157 @@
+// The forged-token matrix: every way a token can be wrong answers 401 AUTH_ERROR.
+import { createHmac, createPublicKey, generateKeyPairSync } from 'node:crypto';
+import { eq } from 'drizzle-orm';
+import { decodeJwt, importPKCS8, SignJWT } from 'jose';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { users } from '../src/modules/auth/tables.ts';
+import { buyer, type SignedIn, type TestApp, testApp, testKeyPem } from './helpers/app.ts';
+import { type TestDatabase, testDatabase } from './helpers/db.ts';
+
+let database: TestDatabase;
+let t: TestApp;
+let b: SignedIn;
+
+beforeAll(async () => {
+  database = await testDatabase();
+  t = await testApp(database);
+  b = await buyer(t.api);
+});
+afterAll(async () => {
+  await t?.close();
+  await database?.close();
+});
+
+const b64 = (v: unknown) => Buffer.from(JSON.stringify(v)).toString('base64url');
+const invalid = { error: 'AUTH_ERROR: Invalid token', code: 'AUTH_ERROR', statusCode: 401 };
+
+/** Signs claims like ours, with any key and header. */
+async function sign(claims: Record<string, unknown>, pem = testKeyPem(), kid = t.keys.kid) {
+  const now = Math.floor(Date.now() / 1000);
+  return new SignJWT({ email: b.email, role: 'buyer', ver: 0, ...claims })
+    .setProtectedHeader({ alg: 'RS256', kid })
+    .setSubject((claims.sub as string) ?? b.id)
+    .setIssuer((claims.iss as string) ?? 'portage')
+    .setAudience((claims.aud as string) ?? 'http://portage.test')
+    .setIssuedAt((claims.iat as number) ?? now)
+    .setExpirationTime((claims.exp as number) ?? now + 3600)
+    .sign(await importPKCS8(pem, 'RS256'));
+}
+
+describe('a token is refused when', () => {
+  it('it is well formed and ours (control)', async () => {
+    expect((await t.api.as(await sign({})).get('/me')).status).toBe(200);
+  });
+
+  it('its payload was tampered with (role raised to admin)', async () => {
+    const [h, , s] = b.token.split('.');
+    const payload = { ...decodeJwt(b.token), role: 'admin' };
+    const res = await t.api.as(`${h}.${b64(payload)}.${s}`).get('/me');
+    expect(res).toMatchObject({ status: 401, body: invalid });
+  });
+
+  it('its signature was altered', async () => {
+    const [h, p, s] = b.token.split('.');
+    const flipped = s!.startsWith('A') ? `B${s!.slice(1)}` : `A${s!.slice(1)}`;
+    expect(await t.api.as(`${h}.${p}.${flipped}`).get('/me')).toMatchObject({ status: 401, body: invalid });
+  });
+
+  it('it is signed by another key, even one claiming our kid', async () => {
+    const other = generateKeyPairSync('rsa', { modulusLength: 2048 })
+      .privateKey.export({ type: 'pkcs8', format: 'pem' })
+      .toString();
+    expect(await t.api.as(await sign({}, other)).get('/me')).toMatchObject({ status: 401, body: invalid });
+    expect(await t.api.as(await sign({}, other, 'some-other-kid')).get('/me')).toMatchObject({
+      status: 401,
+      body: invalid,
+    });
+  });
+
+  it('it uses alg "none"', async () => {
+    const [, p] = b.token.split('.');
+    const unsigned = `${b64({ alg: 'none', typ: 'JWT' })}.${p}.`;
+    expect(await t.api.as(unsigned).get('/me')).toMatchObject({ status: 401, body: invalid });
+  });
+
+  it('it is HS256-signed with our public key as the secret (algorithm confusion)', async () => {
+    const publicPem = createPublicKey(testKeyPem()).export({ type: 'spki', format: 'pem' }).toString();
+    const [, p] = b.token.split('.');
+    const header = b64({ alg: 'HS256', typ: 'JWT', kid: t.keys.kid });
+    const mac = createHmac('sha256', publicPem).update(`${header}.${p}`).digest('base64url');
+    expect(await t.api.as(`${header}.${p}.${mac}`).get('/me')).toMatchObject({ status: 401, body: invalid });
+  });
+
+  it('it has expired', async () => {
+    const past = Math.floor(Date.now() / 1000) - 7200;
+    const res = await t.api.as(await sign({ iat: past, exp: past + 3600 })).get('/me');
+    expect(res).toMatchObject({
+      status: 401,
+      body: { error: 'AUTH_ERROR: Token expired', code: 'AUTH_ERROR', statusCode: 401 },
+    });
+  });
+
+  it('it belongs to another deployment (audience) or another issuer', async () => {
+    const staging = await sign({ aud: 'https://staging.portage.example' });
+    expect(await t.api.as(staging).get('/me')).toMatchObject({ status: 401, body: invalid });
+    expect(await t.api.as(staging).post('/auth/refresh')).toMatchObject({ status: 401, body: invalid });
+    expect(await t.api.as(await sign({ iss: 'someone-else' })).get('/me')).toMatchObject({
+      status: 401,
+      body: invalid,
+    });
+  });
+
+  it('another deployment signed it with its own key', async () => {
+    const prod = await testApp(database, {
+      env: {
+        PUBLIC_BASE_URL: 'https://portage.example',
+        JWT_PRIVATE_KEY: generateKeyPairSync('rsa', { modulusLength: 2048 })
+          .privateKey.export({ type: 'pkcs8', format: 'pem' })
+          .toString(),
+      },
+    });
+    try {
+      const login = await prod.api.post('/auth/login', { email: b.email, password: b.password });
+      expect(login.status).toBe(200);
+      expect(await t.api.as(login.body).get('/me')).toMatchObject({ status: 401, body: invalid });
+    } finally {
+      await prod.close();
+    }
+  });
+
+  it('its user no longer exists', async () => {
+    const gone = await buyer(t.api, 'gone');
+    await database.db.delete(users).where(eq(users.id, gone.id));
+    expect(await t.api.as(gone).get('/me')).toMatchObject({ status: 401, body: invalid });
+  });
+
+  it('its claims are incomplete (no role)', async () => {
+    const noRole = await sign({ role: undefined });
+    expect(await t.api.as(noRole).get('/me')).toMatchObject({ status: 401, body: invalid });
+  });
+});
+
+describe('keys', () => {
+  it('publishes the public key with its kid at /.well-known/jwks.json, and nothing private', async () => {
+    const res = await t.api.get('/.well-known/jwks.json');
+    expect(res.status).toBe(200);
+    expect(res.body.keys).toEqual([
+      { kty: 'RSA', n: expect.any(String), e: 'AQAB', kid: t.keys.kid, alg: 'RS256', use: 'sig' },
+    ]);
+  });
+
+  it('still accepts tokens of a retired key listed in JWT_PREVIOUS_PUBLIC_KEYS, and signs with the new one', async () => {
+    const newPem = generateKeyPairSync('rsa', { modulusLength: 2048 })
+      .privateKey.export({ type: 'pkcs8', format: 'pem' })
+      .toString();
+    const oldPublic = createPublicKey(testKeyPem()).export({ type: 'spki', format: 'pem' }).toString();
+    const rotated = await testApp(database, { env: { JWT_PRIVATE_KEY: newPem, JWT_PREVIOUS_PUBLIC_KEYS: oldPublic } });
+    try {
+      expect((await rotated.api.as(b).get('/me')).status).toBe(200);
+      const jwks = await rotated.api.get('/.well-known/jwks.json');
+      expect(jwks.body.keys.map((k: { kid: string }) => k.kid)).toEqual([rotated.keys.kid, t.keys.kid]);
+      const login = await rotated.api.post('/auth/login', { email: b.email, password: b.password });
+      expect(login.body.token.split('.')[0]).not.toBe(b.token.split('.')[0]);
+    } finally {
+      await rotated.close();
+    }
+  });
+});
