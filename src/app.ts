@@ -22,7 +22,9 @@ import { developmentKeyPem, type KeyRing, loadKeyRing } from './modules/auth/key
 import { createOidcClient } from './modules/auth/oidc.ts';
 import { authRoutes } from './modules/auth/routes.ts';
 import { createAuthService } from './modules/auth/service.ts';
+import { catalogRoutes } from './modules/catalog/routes.ts';
 import type { Clock } from './modules/context.ts';
+import { searchRoutes } from './modules/search/routes.ts';
 import { systemRoutes } from './modules/system/routes.ts';
 
 export const BODY_LIMIT = 1024 * 1024;
@@ -138,6 +140,8 @@ export async function buildApp(opts: AppOptions): Promise<FastifyInstance> {
 
   await app.register(systemRoutes(database));
   await app.register(authRoutes(auth, keys, config.publicBaseUrl));
+  await app.register(catalogRoutes);
+  await app.register(searchRoutes);
   return app;
 }
 

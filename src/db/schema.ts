@@ -1,2 +1,4 @@
 // Every table of every module, for the connection and for drizzle-kit.
 export * from '../modules/auth/tables.ts';
+export * from '../modules/catalog/tables.ts';
+export * from '../modules/reviews/tables.ts';

@@ -69,6 +69,8 @@ export async function registerRateLimits(app: FastifyInstance, opts: { redis?: R
     skipOnError: true,
     keyGenerator: (req) => req.ctx?.user?.id ?? req.ip,
     errorResponseBuilder: (_req, ctx) =>
-      rateLimited(`Too many requests; retry in ${Math.ceil(ctx.ttl / 1000)} seconds (limit ${ctx.max} a minute)`),
+      rateLimited(
+        `Too many requests; retry in ${Math.ceil(ctx.ttl / 1000)} seconds (limit ${ctx.max} a minute)`,
+      ),
   });
 }

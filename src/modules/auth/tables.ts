@@ -1,5 +1,15 @@
 import { sql } from 'drizzle-orm';
-import { boolean, check, index, integer, pgTable, primaryKey, text, timestamp } from 'drizzle-orm/pg-core';
+import {
+  boolean,
+  check,
+  index,
+  integer,
+  pgTable,
+  primaryKey,
+  real,
+  text,
+  timestamp,
+} from 'drizzle-orm/pg-core';
 
 export const users = pgTable(
   'users',
@@ -27,6 +37,10 @@ export const sellerProfiles = pgTable('seller_profiles', {
     .references(() => users.id, { onDelete: 'cascade' }),
   shopName: text('shop_name').notNull(),
   province: text('province').notNull(),
+  // Review aggregates over the seller's products, kept by a trigger on reviews.
+  reviewCount: integer('review_count').notNull().default(0),
+  ratingSum: integer('rating_sum').notNull().default(0),
+  rating: real('rating').notNull().default(0),
   createdAt: timestamp('created_at', { withTimezone: true }).notNull().defaultNow(),
 });
 

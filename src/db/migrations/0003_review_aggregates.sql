@@ -1,0 +1,32 @@
+-- Product and seller rating aggregates count published reviews only. They are kept by the
+-- database, in the same transaction as the review change, so they are never stale and
+-- never recomputed on read.
+CREATE OR REPLACE FUNCTION portage_review_aggregates() RETURNS trigger LANGUAGE plpgsql AS $$
+DECLARE
+  d_count int;
+  d_sum int;
+  pid text;
+BEGIN
+  IF TG_OP IN ('UPDATE', 'DELETE') AND OLD.published THEN
+    d_count := -1; d_sum := -OLD.rating; pid := OLD.product_id;
+    UPDATE products SET review_count = review_count + d_count, rating_sum = rating_sum + d_sum,
+      rating = CASE WHEN review_count + d_count > 0 THEN round((rating_sum + d_sum)::numeric / (review_count + d_count), 2) ELSE 0 END
+      WHERE id = pid;
+    UPDATE seller_profiles s SET review_count = s.review_count + d_count, rating_sum = s.rating_sum + d_sum,
+      rating = CASE WHEN s.review_count + d_count > 0 THEN round((s.rating_sum + d_sum)::numeric / (s.review_count + d_count), 2) ELSE 0 END
+      FROM products p WHERE p.id = pid AND s.user_id = p.seller_id;
+  END IF;
+  IF TG_OP IN ('INSERT', 'UPDATE') AND NEW.published THEN
+    d_count := 1; d_sum := NEW.rating; pid := NEW.product_id;
+    UPDATE products SET review_count = review_count + d_count, rating_sum = rating_sum + d_sum,
+      rating = round((rating_sum + d_sum)::numeric / (review_count + d_count), 2)
+      WHERE id = pid;
+    UPDATE seller_profiles s SET review_count = s.review_count + d_count, rating_sum = s.rating_sum + d_sum,
+      rating = round((s.rating_sum + d_sum)::numeric / (s.review_count + d_count), 2)
+      FROM products p WHERE p.id = pid AND s.user_id = p.seller_id;
+  END IF;
+  RETURN NULL;
+END $$;
+--> statement-breakpoint
+CREATE TRIGGER reviews_aggregates AFTER INSERT OR UPDATE OR DELETE ON reviews
+  FOR EACH ROW EXECUTE FUNCTION portage_review_aggregates();

@@ -1,0 +1,131 @@
+// HTTP adapter of the catalog: categories and products.
+import type { FastifyInstance } from 'fastify';
+import type { ZodTypeProvider } from 'fastify-type-provider-zod';
+import {
+  category,
+  categoryList,
+  createCategoryBody,
+  createProductBody,
+  listProductsQuery,
+  productDetail,
+  productIdParams,
+  productList,
+  updateProductBody,
+} from '../../contract/catalog.ts';
+import { errorBody } from '../../contract/errors.ts';
+import * as catalog from './service.ts';
+
+const errors = {
+  400: errorBody,
+  401: errorBody,
+  403: errorBody,
+  404: errorBody,
+  409: errorBody,
+  429: errorBody,
+};
+const security = [{ bearerAuth: [] }];
+const tags = ['catalog'];
+
+export async function catalogRoutes(fastify: FastifyInstance) {
+  const app = fastify.withTypeProvider<ZodTypeProvider>();
+
+  app.get(
+    '/categories',
+    {
+      config: { auth: 'user', limit: 'search' },
+      schema: { tags, summary: 'Every category', security, response: { 200: categoryList, ...errors } },
+    },
+    async (req) => catalog.listCategories(req.ctx),
+  );
+
+  app.post(
+    '/admin/categories',
+    {
+      config: { auth: ['admin'], limit: 'productWrites' },
+      schema: {
+        tags: ['admin'],
+        summary: 'Create a category',
+        security,
+        body: createCategoryBody,
+        response: { 201: category, ...errors },
+      },
+    },
+    async (req, reply) => reply.code(201).send(await catalog.createCategory(req.ctx, req.body)),
+  );
+
+  app.get(
+    '/products',
+    {
+      config: { auth: 'user', limit: 'search' },
+      schema: {
+        tags,
+        summary: 'List products (oldest first); buyers see active products, sellers also all of their own',
+        security,
+        querystring: listProductsQuery,
+        response: { 200: productList, ...errors },
+      },
+    },
+    async (req) => catalog.listProducts(req.ctx, req.query),
+  );
+
+  app.get(
+    '/products/:productId',
+    {
+      config: { auth: 'user', limit: 'search' },
+      schema: {
+        tags,
+        summary: 'Product detail (HTTP and tool fields in one shape)',
+        security,
+        params: productIdParams,
+        response: { 200: productDetail, ...errors },
+      },
+    },
+    async (req) => catalog.getProduct(req.ctx, req.params.productId),
+  );
+
+  app.post(
+    '/products',
+    {
+      config: { auth: ['seller'], limit: 'productWrites' },
+      schema: {
+        tags,
+        summary: "Create a product in the caller's catalog",
+        security,
+        body: createProductBody,
+        response: { 201: productDetail, ...errors },
+      },
+    },
+    async (req, reply) => reply.code(201).send(await catalog.createProduct(req.ctx, req.body)),
+  );
+
+  app.patch(
+    '/products/:productId',
+    {
+      config: { auth: ['seller'], limit: 'productWrites' },
+      schema: {
+        tags,
+        summary: 'Change a product (owning seller)',
+        security,
+        params: productIdParams,
+        body: updateProductBody,
+        response: { 200: productDetail, ...errors },
+      },
+    },
+    async (req) => catalog.updateProduct(req.ctx, req.params.productId, req.body),
+  );
+
+  app.delete(
+    '/products/:productId',
+    {
+      config: { auth: ['seller'], limit: 'productWrites' },
+      schema: {
+        tags,
+        summary: 'Delete a product (soft: status becomes deleted, for good)',
+        security,
+        params: productIdParams,
+        response: { 200: productDetail, ...errors },
+      },
+    },
+    async (req) => catalog.deleteProduct(req.ctx, req.params.productId),
+  );
+}

@@ -1,0 +1,83 @@
+import { sql } from 'drizzle-orm';
+import {
+  boolean,
+  check,
+  customType,
+  doublePrecision,
+  index,
+  integer,
+  jsonb,
+  pgTable,
+  real,
+  text,
+  timestamp,
+} from 'drizzle-orm/pg-core';
+import { users } from '../auth/tables.ts';
+
+const tsvector = customType<{ data: string }>({ dataType: () => 'tsvector' });
+
+export const categories = pgTable(
+  'categories',
+  {
+    id: text('id').primaryKey(),
+    name: text('name').notNull(),
+    slug: text('slug').notNull().unique(),
+    parentId: text('parent_id').references((): never => categories.id as never),
+    createdAt: timestamp('created_at', { withTimezone: true }).notNull().defaultNow(),
+  },
+  (t) => [index('categories_parent_idx').on(t.parentId)],
+);
+
+export const PRODUCT_STATUSES = ['draft', 'active', 'inactive', 'deleted'] as const;
+
+export const products = pgTable(
+  'products',
+  {
+    id: text('id').primaryKey(),
+    sellerId: text('seller_id')
+      .notNull()
+      .references(() => users.id),
+    categoryId: text('category_id').references(() => categories.id),
+    title: text('title').notNull(),
+    description: text('description').notNull().default(''),
+    keywords: text('keywords').array().notNull().default(sql`'{}'::text[]`),
+    imageUrls: text('image_urls').array().notNull().default(sql`'{}'::text[]`),
+    priceCents: integer('price_cents').notNull(),
+    stockQuantity: integer('stock_quantity').notNull().default(0),
+    status: text('status', { enum: PRODUCT_STATUSES }).notNull().default('active'),
+    isDigital: boolean('is_digital').notNull().default(false),
+    isPerishable: boolean('is_perishable').notNull().default(false),
+    weightKg: doublePrecision('weight_kg'),
+    widthCm: doublePrecision('width_cm'),
+    heightCm: doublePrecision('height_cm'),
+    depthCm: doublePrecision('depth_cm'),
+    specifications: jsonb('specifications').$type<Record<string, string>>().notNull().default({}),
+    // Review aggregates, kept by a trigger on reviews (published reviews only).
+    reviewCount: integer('review_count').notNull().default(0),
+    ratingSum: integer('rating_sum').notNull().default(0),
+    rating: real('rating').notNull().default(0),
+    // Units sold in the last 30 days ("popular" sort); kept by the orders module.
+    unitsSold30d: integer('units_sold_30d').notNull().default(0),
+    createdAt: timestamp('created_at', { withTimezone: true }).notNull().defaultNow(),
+    updatedAt: timestamp('updated_at', { withTimezone: true }).notNull().defaultNow(),
+    // Title weighs most, then keywords, then description; English stemming.
+    searchDoc: tsvector('search_doc')
+      .notNull()
+      .generatedAlwaysAs(
+        sql`setweight(to_tsvector('english', title), 'A') || setweight(to_tsvector('english', portage_join_words(keywords)), 'B') || setweight(to_tsvector('english', description), 'C')`,
+      ),
+  },
+  (t) => [
+    check('products_price_positive', sql`${t.priceCents} > 0`),
+    check('products_stock_non_negative', sql`${t.stockQuantity} >= 0`),
+    check('products_status_check', sql`${t.status} in ('draft', 'active', 'inactive', 'deleted')`),
+    check('products_not_digital_and_perishable', sql`not (${t.isDigital} and ${t.isPerishable})`),
+    index('products_seller_idx').on(t.sellerId, t.createdAt, t.id),
+    index('products_active_created_idx').on(t.createdAt, t.id).where(sql`${t.status} = 'active'`),
+    index('products_active_category_price_idx')
+      .on(t.categoryId, t.priceCents)
+      .where(sql`${t.status} = 'active'`),
+    index('products_active_price_idx').on(t.priceCents).where(sql`${t.status} = 'active'`),
+    index('products_search_idx').using('gin', t.searchDoc).where(sql`${t.status} = 'active'`),
+  ],
+);

@@ -1,0 +1,29 @@
+import { sql } from 'drizzle-orm';
+import { boolean, check, index, pgTable, smallint, text, timestamp, unique } from 'drizzle-orm/pg-core';
+import { users } from '../auth/tables.ts';
+import { products } from '../catalog/tables.ts';
+
+export const reviews = pgTable(
+  'reviews',
+  {
+    id: text('id').primaryKey(),
+    productId: text('product_id')
+      .notNull()
+      .references(() => products.id),
+    buyerId: text('buyer_id')
+      .notNull()
+      .references(() => users.id, { onDelete: 'cascade' }),
+    orderId: text('order_id'),
+    rating: smallint('rating').notNull(),
+    title: text('title').notNull().default(''),
+    comment: text('comment').notNull().default(''),
+    verifiedPurchase: boolean('verified_purchase').notNull().default(false),
+    published: boolean('published').notNull().default(true),
+    createdAt: timestamp('created_at', { withTimezone: true }).notNull().defaultNow(),
+  },
+  (t) => [
+    check('reviews_rating_range', sql`${t.rating} between 1 and 5`),
+    unique('reviews_one_per_buyer_product').on(t.productId, t.buyerId),
+    index('reviews_product_published_idx').on(t.productId, t.createdAt).where(sql`${t.published}`),
+  ],
+);

@@ -1,0 +1,24 @@
+// HTTP adapter of product search.
+import type { FastifyInstance } from 'fastify';
+import type { ZodTypeProvider } from 'fastify-type-provider-zod';
+import { searchAnswer, searchQuery } from '../../contract/catalog.ts';
+import { errorBody } from '../../contract/errors.ts';
+import { searchProducts } from './service.ts';
+
+export async function searchRoutes(fastify: FastifyInstance) {
+  const app = fastify.withTypeProvider<ZodTypeProvider>();
+  app.get(
+    '/search/products',
+    {
+      config: { auth: 'user', limit: 'search' },
+      schema: {
+        tags: ['catalog'],
+        summary: 'Full-text product search with filters and facets (active products only)',
+        security: [{ bearerAuth: [] }],
+        querystring: searchQuery,
+        response: { 200: searchAnswer, 400: errorBody, 401: errorBody, 429: errorBody },
+      },
+    },
+    async (req) => searchProducts(req.ctx, req.query),
+  );
+}
