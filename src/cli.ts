@@ -1,14 +1,15 @@
 // The `portage` command: serve | migrate | user create.
+import { randomBytes } from 'node:crypto';
 import { parseArgs } from 'node:util';
 import { Redis } from 'ioredis';
 import pino from 'pino';
 import { buildApp } from './app.ts';
 import { type Config, ConfigError, loadConfig } from './config.ts';
-import { registerBody } from './contract/auth.ts';
+import { becomeSellerBody, registerBody } from './contract/auth.ts';
 import { role as roleSchema } from './contract/common.ts';
 import { AppError } from './contract/errors.ts';
 import { type Database, DataDirInUseError, openDatabase } from './db/index.ts';
-import { developmentKeyPem, loadKeyRing } from './modules/auth/keys.ts';
+import { seedCatalog } from './db/seed.ts';
 import { createAuthService } from './modules/auth/service.ts';
 
 const USAGE = `Usage: portage <command>
@@ -16,7 +17,11 @@ const USAGE = `Usage: portage <command>
 Commands:
   serve                      run the HTTP API (what npm start runs)
   migrate                    apply database migrations and exit
+  seed [--products N] [--seed S]
+                             test accounts for each role (development and staging only)
+                             and a sample Canadian catalog of N products (default 200)
   user create --email E --password P --name N --role buyer|seller|admin
+              [--shop-name S --province P]
                              create an account (e.g. the first admin)
 
 Configuration comes from the environment; see the README.`;
@@ -32,6 +37,8 @@ async function main(argv: string[]): Promise<void> {
       return withDatabase(loadConfig(), async () => {
         console.log('Migrations applied.');
       });
+    case 'seed':
+      return seed(rest);
     case 'user':
       if (rest[0] !== 'create') throw new UsageError(`Unknown command "user ${rest[0] ?? ''}"`);
       return createUser(rest.slice(1));
@@ -105,31 +112,106 @@ async function createUser(args: string[]) {
       password: { type: 'string' },
       name: { type: 'string' },
       role: { type: 'string', default: 'buyer' },
+      'shop-name': { type: 'string' },
+      province: { type: 'string', default: 'ON' },
     },
     strict: true,
   });
   const input = registerBody.safeParse(values);
   const role = roleSchema.safeParse(values.role);
+  const shop = becomeSellerBody.safeParse({
+    shopName: values['shop-name'] ?? `${values.name}'s shop`,
+    province: values.province,
+  });
   const problems = [
     ...(input.success ? [] : input.error.issues.map((i) => `--${i.path.join('.')}: ${i.message}`)),
     ...(role.success ? [] : [`--role: ${role.error.issues[0]?.message}`]),
+    ...(shop.success
+      ? []
+      : shop.error.issues.map(
+          (i) => `--${i.path[0] === 'shopName' ? 'shop-name' : 'province'}: ${i.message}`,
+        )),
   ];
-  if (problems.length || !input.success || !role.success) throw new UsageError(problems.join('\n'));
+  if (problems.length || !input.success || !role.success || !shop.success) {
+    throw new UsageError(problems.join('\n'));
+  }
   const config = loadConfig();
   await withDatabase(config, async (database) => {
-    const keys = await loadKeyRing(config.jwtPrivateKey ?? developmentKeyPem(config.dataDir));
-    const auth = createAuthService({
-      tokens: { keys, audience: config.publicBaseUrl, ttlSeconds: config.accessTokenTtlSeconds },
-      refreshWindowSeconds: config.refreshWindowSeconds,
-      oidc: undefined,
-      redirectOrigins: [],
+    const user = await cliAuth(config).createUser(cliContext(database), {
+      ...input.data,
+      role: role.data,
+      shop: shop.data,
     });
-    const log = pino({ level: 'warn' });
-    const user = await auth.createUser(
-      { db: database.db, now: () => new Date(), log },
-      { ...input.data, role: role.data },
-    );
     console.log(`Created ${user.role} ${user.email} (${user.id})`);
+  });
+}
+
+function cliAuth(config: Config) {
+  return createAuthService({
+    // The command line issues no tokens; the keys are never used.
+    tokens: undefined as never,
+    refreshWindowSeconds: config.refreshWindowSeconds,
+    oidc: undefined,
+    redirectOrigins: [],
+  });
+}
+
+const cliContext = (database: Database) => ({
+  db: database.db,
+  now: () => new Date(),
+  log: pino({ level: 'warn' }),
+});
+
+const TEST_ACCOUNTS = [
+  { role: 'buyer', email: 'buyer@portage.test', name: 'Test Buyer' },
+  { role: 'seller', email: 'seller@portage.test', name: 'Test Seller' },
+  { role: 'admin', email: 'admin@portage.test', name: 'Test Admin' },
+] as const;
+
+async function seed(args: string[]) {
+  const { values } = parseArgs({
+    args,
+    options: { products: { type: 'string', default: '200' }, seed: { type: 'string', default: '1' } },
+    strict: true,
+  });
+  const count = Number(values.products);
+  const seedValue = Number(values.seed);
+  if (!Number.isInteger(count) || count < 0 || count > 10_000_000) {
+    throw new UsageError('--products: must be a whole number from 0 to 10000000');
+  }
+  if (!Number.isInteger(seedValue) || seedValue < 0) throw new UsageError('--seed: must be a whole number');
+  const config = loadConfig();
+  if (config.appEnv === 'production') {
+    throw new UsageError('seed is for development and staging; it never runs with APP_ENV=production');
+  }
+  await withDatabase(config, async (database) => {
+    const auth = cliAuth(config);
+    for (const account of TEST_ACCOUNTS) {
+      const password = randomBytes(12).toString('base64url');
+      try {
+        await auth.createUser(cliContext(database), {
+          ...account,
+          password,
+          shop: { shopName: 'Portage Test Shop', province: 'ON' },
+        });
+        console.log(`${account.role.padEnd(6)} ${account.email}  password: ${password}`);
+      } catch (err) {
+        if (!(err instanceof AppError) || err.code !== 'CONFLICT') throw err;
+        console.log(`${account.role.padEnd(6)} ${account.email}  exists; password unchanged`);
+      }
+    }
+    console.log('Passwords are shown once; only their Argon2id hashes are stored.');
+    const result = await seedCatalog(database.db, {
+      seed: seedValue,
+      count,
+      onProgress: (done) => {
+        if (count >= 50_000 && done % 50_000 === 0) console.log(`  ${done} products...`);
+      },
+    });
+    console.log(
+      `Catalog (seed ${seedValue}): ${result.categories} categories, ${result.sellers} sellers, ` +
+        `${result.productsInserted} new products of ${count} in ${result.seconds.toFixed(1)} s.`,
+    );
   });
 }
 
@@ -149,7 +231,10 @@ main(process.argv.slice(2)).catch((err: unknown) => {
       'portage: cannot reach the database or Redis (connection refused); check DATABASE_URL / REDIS_URL',
     );
   } else {
-    console.error(`portage: ${(err as Error)?.message ?? String(err)}`);
+    // One line: a database error's message carries the whole statement; its cause says why.
+    const e = err as Error & { cause?: Error };
+    const message = (e?.cause?.message ?? e?.message ?? String(err)).split('\n')[0]!.slice(0, 300);
+    console.error(`portage: ${message}`);
   }
   process.exitCode = 1;
 });

@@ -145,13 +145,14 @@ export function loadConfig(env: Env = process.env): Config {
   const rateLimits =
     pick('RATE_LIMITS', z.enum(['on', 'off'], { message: 'must be on or off' }), 'on') === 'on';
   const corsRaw = env.CORS_ORIGINS?.trim();
-  let corsOrigins: string[] | '*' = [];
-  if (corsRaw === '*') corsOrigins = '*';
-  else {
-    corsOrigins = list(corsRaw);
-    for (const o of corsOrigins)
+  let corsOrigins: string[] | '*' = '*';
+  if (corsRaw !== '*') {
+    const given = list(corsRaw);
+    for (const o of given)
       if (!isOrigin(o))
         problems.push(`CORS_ORIGINS: "${truncate(o)}" is not an origin like https://shop.example.ca`);
+    // Browsers send origins without a trailing slash: keep them in that form to compare.
+    corsOrigins = given.map(normalOrigin);
   }
   const logLevel = pick(
     'LOG_LEVEL',
@@ -180,11 +181,12 @@ export function loadConfig(env: Env = process.env): Config {
       jwksUri: endpoint('OIDC_JWKS_URI', GOOGLE.jwksUri),
     };
   }
-  const authRedirectOrigins = list(env.AUTH_REDIRECT_ORIGINS);
-  for (const o of authRedirectOrigins) {
+  const givenRedirectOrigins = list(env.AUTH_REDIRECT_ORIGINS);
+  for (const o of givenRedirectOrigins) {
     if (!isOrigin(o))
       problems.push(`AUTH_REDIRECT_ORIGINS: "${truncate(o)}" is not an origin like https://app.example.ca`);
   }
+  const authRedirectOrigins = givenRedirectOrigins.map(normalOrigin);
   if (authRedirectOrigins.length === 0 && isOrigin(new URL(publicBaseUrl).origin)) {
     authRedirectOrigins.push(new URL(publicBaseUrl).origin);
   }
@@ -218,6 +220,10 @@ function isOrigin(v: string): boolean {
   } catch {
     return false;
   }
+}
+
+function normalOrigin(v: string): string {
+  return isOrigin(v) ? new URL(v).origin : v;
 }
 
 function truncate(v: string): string {

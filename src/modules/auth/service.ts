@@ -77,14 +77,25 @@ export function createAuthService(deps: AuthDeps) {
       return { success: true as const, user: publicUser(user), ...(await issue(ctx, user)) };
     },
 
-    /** Used by the command line: any role, email taken as verified (an operator vouches for it). */
-    async createUser(ctx: RequestContext, input: z.infer<typeof registerBody> & { role: Role }) {
-      const user = await insertUser(ctx, {
-        email: input.email,
-        name: input.name,
-        role: input.role,
-        passwordHash: await hashPassword(input.password),
-        emailVerified: true,
+    /**
+     * Used by the command line and the seed: any role, email taken as verified (an operator
+     * vouches for it). A seller gets their shop in the same transaction.
+     */
+    async createUser(
+      ctx: RequestContext,
+      input: z.infer<typeof registerBody> & { role: Role; shop?: z.infer<typeof becomeSellerBody> },
+    ) {
+      const passwordHash = await hashPassword(input.password);
+      const user = await ctx.db.transaction(async (tx) => {
+        const row = await insertUser(
+          { ...ctx, db: tx },
+          { email: input.email, name: input.name, role: input.role, passwordHash, emailVerified: true },
+        );
+        if (input.role === 'seller') {
+          const shop = input.shop ?? { shopName: `${input.name}'s shop`, province: 'ON' as const };
+          await tx.insert(sellerProfiles).values({ userId: row.id, ...shop });
+        }
+        return row;
       });
       return publicUser(user);
     },
@@ -283,10 +294,16 @@ export function createAuthService(deps: AuthDeps) {
             emailVerified: true,
           })
           .onConflictDoNothing({ target: users.email });
-        // The provider vouched for this email: the account with it is this person's.
+        // The provider vouched for this email: the account with it is this person's. If that
+        // account's email was never verified, whoever set its password may not own the email:
+        // the password is dropped and older tokens revoked (the owner can reset it later).
         const [row] = await tx
           .update(users)
-          .set({ emailVerified: true })
+          .set({
+            emailVerified: true,
+            passwordHash: sql`case when ${users.emailVerified} then ${users.passwordHash} else null end`,
+            tokenVersion: sql`case when ${users.emailVerified} then ${users.tokenVersion} else ${users.tokenVersion} + 1 end`,
+          })
           .where(eq(users.email, email))
           .returning();
         await tx

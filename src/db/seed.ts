@@ -1,0 +1,321 @@
+// Sample data (ratings start at zero: they come from reviews only): a realistic Canadian catalog (sellers in several provinces, categories,
+// perishable and digital items, keywords), deterministic for a given seed, inserted in bulk
+// so that a million products is practical. Seeded records have deterministic ids, so seeding
+// twice with the same seed adds nothing.
+import { createHash } from 'node:crypto';
+import { sql } from 'drizzle-orm';
+import type { Province } from '../contract/common.ts';
+import type { Db } from './index.ts';
+
+/** mulberry32: a small, fast, seedable PRNG. */
+export function prng(seed: number) {
+  let a = seed >>> 0;
+  const next = () => {
+    a = (a + 0x6d2b79f5) >>> 0;
+    let t = a;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+  return {
+    next,
+    int: (min: number, max: number) => min + Math.floor(next() * (max - min + 1)),
+    pick: <T>(xs: readonly T[]): T => xs[Math.floor(next() * xs.length)]!,
+  };
+}
+
+/** A deterministic record key from a seed and a name. */
+const seededKey = (seed: number, name: string) =>
+  createHash('sha256').update(`${seed}:${name}`).digest('base64url').slice(0, 20);
+
+interface CategorySpec {
+  slug: string;
+  name: string;
+  digital?: boolean;
+  perishable?: boolean;
+  nouns: Array<[noun: string, keywords: string[], priceDollars: [number, number], kg: number]>;
+}
+
+export const CATEGORIES: CategorySpec[] = [
+  {
+    slug: 'food-and-drink',
+    name: 'Food & Drink',
+    perishable: true,
+    nouns: [
+      ['Maple Syrup', ['maple', 'syrup', 'breakfast'], [12, 45], 1.2],
+      ['Smoked Salmon', ['salmon', 'fish', 'seafood'], [18, 60], 0.5],
+      ['Aged Cheddar', ['cheese', 'cheddar', 'dairy'], [9, 35], 0.6],
+      ['Butter Tarts', ['tarts', 'baking', 'dessert'], [10, 28], 0.8],
+      ['Wild Blueberry Jam', ['blueberry', 'jam', 'preserves'], [7, 18], 0.4],
+      ['Ice Wine Jelly', ['icewine', 'jelly', 'preserves'], [9, 24], 0.4],
+      ['Sourdough Loaf', ['bread', 'sourdough', 'bakery'], [6, 14], 0.9],
+      ['Wildflower Honey', ['honey', 'wildflower', 'sweet'], [8, 30], 0.7],
+    ],
+  },
+  {
+    slug: 'outdoors',
+    name: 'Outdoors',
+    nouns: [
+      ['Canoe Paddle', ['canoe', 'paddle', 'water'], [60, 220], 1.1],
+      ['Snowshoes', ['snowshoe', 'winter', 'hiking'], [90, 320], 2.4],
+      ['Camping Tent', ['tent', 'camping', 'shelter'], [120, 600], 4.5],
+      ['Sleeping Bag', ['sleeping', 'camping', 'warm'], [70, 400], 1.8],
+      ['Trail Lantern', ['lantern', 'light', 'camping'], [25, 90], 0.7],
+      ['Fishing Rod', ['fishing', 'rod', 'lake'], [40, 260], 1.0],
+    ],
+  },
+  {
+    slug: 'clothing',
+    name: 'Clothing',
+    nouns: [
+      ['Wool Toque', ['toque', 'hat', 'winter'], [18, 55], 0.2],
+      ['Down Parka', ['parka', 'coat', 'winter'], [180, 900], 2.0],
+      ['Flannel Shirt', ['flannel', 'shirt', 'plaid'], [35, 110], 0.5],
+      ['Leather Mittens', ['mittens', 'gloves', 'winter'], [30, 120], 0.3],
+      ['Merino Socks', ['socks', 'merino', 'wool'], [12, 40], 0.2],
+      ['Rain Jacket', ['jacket', 'rain', 'waterproof'], [90, 350], 0.9],
+    ],
+  },
+  {
+    slug: 'home',
+    name: 'Home & Kitchen',
+    nouns: [
+      ['Cedar Cutting Board', ['cutting', 'board', 'kitchen'], [35, 140], 1.6],
+      ['Beeswax Candle', ['candle', 'beeswax', 'light'], [12, 45], 0.4],
+      ['Wool Blanket', ['blanket', 'wool', 'bedding'], [80, 320], 2.2],
+      ['Stoneware Mug', ['mug', 'coffee', 'pottery'], [18, 48], 0.5],
+      ['Cast Iron Skillet', ['skillet', 'cooking', 'iron'], [45, 180], 3.2],
+    ],
+  },
+  {
+    slug: 'sports',
+    name: 'Sports',
+    nouns: [
+      ['Hockey Stick', ['hockey', 'stick', 'ice'], [40, 330], 0.6],
+      ['Figure Skates', ['skates', 'skating', 'ice'], [90, 600], 2.1],
+      ['Curling Broom', ['curling', 'broom', 'ice'], [50, 200], 0.7],
+      ['Lacrosse Stick', ['lacrosse', 'stick', 'field'], [45, 220], 0.6],
+    ],
+  },
+  {
+    slug: 'books',
+    name: 'Books',
+    digital: true,
+    nouns: [
+      ['Field Guide to Birds (e-book)', ['birds', 'guide', 'nature'], [9, 30], 0],
+      ['Canadian History Reader (e-book)', ['history', 'canada', 'reading'], [12, 40], 0],
+      ['Northern Cookbook (e-book)', ['cookbook', 'recipes', 'cooking'], [10, 35], 0],
+      ['Paddling Maps (digital)', ['maps', 'canoe', 'routes'], [8, 25], 0],
+    ],
+  },
+  {
+    slug: 'music',
+    name: 'Music',
+    digital: true,
+    nouns: [
+      ['Fiddle Album (download)', ['fiddle', 'folk', 'album'], [9, 20], 0],
+      ['East Coast Songs (download)', ['songs', 'folk', 'maritime'], [9, 20], 0],
+      ['Prairie Soundscapes (download)', ['ambient', 'nature', 'album'], [7, 18], 0],
+    ],
+  },
+  {
+    slug: 'crafts',
+    name: 'Crafts & Art',
+    nouns: [
+      ['Soapstone Carving', ['carving', 'soapstone', 'art'], [120, 1200], 2.5],
+      ['Hooked Rug', ['rug', 'hooked', 'textile'], [150, 700], 1.8],
+      ['Birch Bark Basket', ['basket', 'birch', 'craft'], [40, 260], 0.4],
+      ['Landscape Print', ['print', 'painting', 'landscape'], [30, 300], 0.3],
+    ],
+  },
+];
+
+// About one product in ten carries each adjective: "handmade" is the broad one-word query.
+const ADJECTIVES = [
+  'Handmade',
+  'Organic',
+  'Rustic',
+  'Classic',
+  'Premium',
+  'Small-batch',
+  'Heritage',
+  'Local',
+  'Artisan',
+  'Vintage',
+];
+const REGIONS: Array<[string, Province]> = [
+  ['Muskoka', 'ON'],
+  ['Niagara', 'ON'],
+  ['Ottawa Valley', 'ON'],
+  ['Laurentians', 'QC'],
+  ['Eastern Townships', 'QC'],
+  ['Okanagan', 'BC'],
+  ['Vancouver Island', 'BC'],
+  ['Kootenay', 'BC'],
+  ['Rocky Mountain', 'AB'],
+  ['Prairie', 'SK'],
+  ['Manitoba Lakes', 'MB'],
+  ['Cape Breton', 'NS'],
+  ['Annapolis Valley', 'NS'],
+  ['Bay of Fundy', 'NB'],
+  ['Island', 'PE'],
+  ['Newfoundland', 'NL'],
+  ['Yukon', 'YT'],
+];
+const PHRASES = [
+  'Made in small runs by a family workshop.',
+  'Built to last through a long Canadian winter.',
+  'A favourite gift from coast to coast to coast.',
+  'Sourced from independent makers and farms.',
+  'Packed with care and shipped from our shop.',
+  'Inspired by cottage weekends and lakeside mornings.',
+  'Every piece is inspected before it leaves.',
+  'Ethically made with traceable materials.',
+];
+
+export const SELLERS: Array<{ name: string; shop: string; province: Province }> = [
+  { name: 'Émilie Tremblay', shop: 'Boutique Laurentides', province: 'QC' },
+  { name: 'Liam MacDonald', shop: 'Cape Breton Makers', province: 'NS' },
+  { name: 'Priya Singh', shop: 'Okanagan Pantry', province: 'BC' },
+  { name: 'Noah Campbell', shop: 'Muskoka Outfitters', province: 'ON' },
+  { name: 'Olivia Chen', shop: 'Toronto Home Goods', province: 'ON' },
+  { name: 'Jacob Wilson', shop: 'Prairie Workshop', province: 'SK' },
+  { name: 'Ava Fraser', shop: 'Rocky Mountain Gear', province: 'AB' },
+  { name: 'Lucas Gagnon', shop: 'Atelier Québec', province: 'QC' },
+  { name: 'Chloé Leblanc', shop: 'Fundy Coast Crafts', province: 'NB' },
+  { name: 'Ethan Thompson', shop: 'Red River Traders', province: 'MB' },
+  { name: 'Sophie Martin', shop: 'Island Preserves', province: 'PE' },
+  { name: 'Mason Roberts', shop: 'Rock Island Music', province: 'NL' },
+];
+
+export interface SeededProduct {
+  id: string;
+  sellerId: string;
+  categoryId: string;
+  title: string;
+  description: string;
+  keywords: string[];
+  imageUrls: string[];
+  priceCents: number;
+  stockQuantity: number;
+  isDigital: boolean;
+  isPerishable: boolean;
+  weightKg: number | null;
+  dims: [number, number, number] | null;
+  unitsSold30d: number;
+  ageSeconds: number;
+}
+
+export const categoryId = (seed: number, slug: string) => `categories:${seededKey(seed, `category:${slug}`)}`;
+export const sellerId = (seed: number, i: number) => `users:${seededKey(seed, `seller:${i}`)}`;
+
+/** The i-th product of the catalog of `seed`: the same inputs always give the same product. */
+export function seededProduct(seed: number, i: number): SeededProduct {
+  const r = prng(seed * 1_000_003 + i);
+  const cat = r.pick(CATEGORIES);
+  const [noun, nounKeywords, [lo, hi], kg] = r.pick(cat.nouns);
+  const adjective = r.pick(ADJECTIVES);
+  const [region] = r.pick(REGIONS);
+  const seller = r.int(0, SELLERS.length - 1);
+  const title = `${adjective} ${noun} from ${region}`;
+  const description = `${adjective} ${noun.toLowerCase()} from ${region}. ${r.pick(PHRASES)} ${r.pick(PHRASES)}`;
+  const perishable = cat.perishable === true && r.next() < 0.7;
+  return {
+    id: `products:${seededKey(seed, `product:${i}`)}`,
+    sellerId: sellerId(seed, seller),
+    categoryId: categoryId(seed, cat.slug),
+    title,
+    description,
+    keywords: [...nounKeywords, region.toLowerCase(), 'canada'],
+    imageUrls: [`https://images.portage.example/${cat.slug}/${i % 500}.jpg`],
+    priceCents: r.int(lo * 100, hi * 100 + 99),
+    stockQuantity: r.int(0, 250),
+    isDigital: cat.digital === true,
+    isPerishable: perishable,
+    weightKg: cat.digital ? null : Math.round(kg * (0.8 + r.next() * 0.4) * 100) / 100,
+    dims: cat.digital ? null : [r.int(5, 120), r.int(2, 80), r.int(2, 60)],
+    unitsSold30d: r.int(0, 500),
+    ageSeconds: r.int(0, 365 * 86_400),
+  };
+}
+
+export interface SeedResult {
+  categories: number;
+  sellers: number;
+  productsInserted: number;
+  seconds: number;
+}
+
+const BATCH = 5_000;
+
+/**
+ * Inserts the sellers, categories and `count` products of the catalog of `seed`. Rows
+ * already there (same seed) are left as they are.
+ */
+export async function seedCatalog(
+  db: Db,
+  opts: { seed: number; count: number; now?: Date; onProgress?: (done: number) => void },
+): Promise<SeedResult> {
+  const started = Date.now();
+  const now = opts.now ?? new Date();
+  for (const [i, s] of SELLERS.entries()) {
+    const id = sellerId(opts.seed, i);
+    const email = `seller${i + 1}.seed${opts.seed}@portage.example`;
+    await db.execute(sql`insert into users (id, email, name, role, email_verified)
+      values (${id}, ${email}, ${s.name}, 'seller', true) on conflict do nothing`);
+    await db.execute(sql`insert into seller_profiles (user_id, shop_name, province)
+      values (${id}, ${s.shop}, ${s.province}) on conflict do nothing`);
+  }
+  for (const c of CATEGORIES) {
+    await db.execute(sql`insert into categories (id, name, slug)
+      values (${categoryId(opts.seed, c.slug)}, ${c.name}, ${c.slug}) on conflict do nothing`);
+  }
+  let inserted = 0;
+  for (let start = 0; start < opts.count; start += BATCH) {
+    const batch = Array.from({ length: Math.min(BATCH, opts.count - start) }, (_, k) =>
+      seededProduct(opts.seed, start + k),
+    );
+    const nowSec = Math.floor(now.getTime() / 1000);
+    const rows = batch.map((p) => ({
+      id: p.id,
+      seller_id: p.sellerId,
+      category_id: p.categoryId,
+      title: p.title,
+      description: p.description,
+      keywords: p.keywords,
+      image_urls: p.imageUrls,
+      price_cents: p.priceCents,
+      stock_quantity: p.stockQuantity,
+      is_digital: p.isDigital,
+      is_perishable: p.isPerishable,
+      weight_kg: p.weightKg,
+      width_cm: p.dims?.[0] ?? null,
+      height_cm: p.dims?.[1] ?? null,
+      depth_cm: p.dims?.[2] ?? null,
+      units_sold: p.unitsSold30d,
+      created: nowSec - p.ageSeconds,
+    }));
+    // One statement and one parameter per batch: the rows travel as a JSON array.
+    const res = (await db.execute(sql`
+      insert into products (id, seller_id, category_id, title, description, keywords, image_urls, price_cents,
+        stock_quantity, status, is_digital, is_perishable, weight_kg, width_cm, height_cm, depth_cm,
+        units_sold_30d, created_at, updated_at)
+      select id, seller_id, category_id, title, description, keywords, image_urls, price_cents, stock_quantity,
+        'active', is_digital, is_perishable, weight_kg, width_cm, height_cm, depth_cm, units_sold,
+        to_timestamp(created), to_timestamp(created)
+      from json_to_recordset(${JSON.stringify(rows)}::json) as t(id text, seller_id text, category_id text,
+        title text, description text, keywords text[], image_urls text[], price_cents int, stock_quantity int,
+        is_digital boolean, is_perishable boolean, weight_kg float8, width_cm float8, height_cm float8,
+        depth_cm float8, units_sold int, created bigint)
+      on conflict (id) do nothing`)) as unknown as { rowCount?: number; affectedRows?: number };
+    inserted += res.rowCount ?? res.affectedRows ?? 0;
+    opts.onProgress?.(start + batch.length);
+  }
+  await db.execute(sql`analyze products`);
+  return {
+    categories: CATEGORIES.length,
+    sellers: SELLERS.length,
+    productsInserted: inserted,
+    seconds: (Date.now() - started) / 1000,
+  };
+}

@@ -1,0 +1,311 @@
+// The `portage` command, run as operators run it: a child process of `node bin/portage.js`.
+import { type ChildProcess, spawn } from 'node:child_process';
+import { mkdtempSync, readdirSync, rmSync } from 'node:fs';
+import net from 'node:net';
+import os from 'node:os';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { decodeJwt } from 'jose';
+import { afterAll, describe, expect, it } from 'vitest';
+import { buildApp } from '../src/app.ts';
+import { loadConfig } from '../src/config.ts';
+import { openDatabase } from '../src/db/index.ts';
+import { loadKeyRing } from '../src/modules/auth/keys.ts';
+import { Api, testApp, testKeyPem, uniqueEmail } from './helpers/app.ts';
+import { testDatabase } from './helpers/db.ts';
+
+const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
+const onPostgres = !!process.env.TEST_DATABASE_URL;
+const TIMEOUT = 60_000;
+const STACK_FRAME = '    at ';
+
+const tempDirs: string[] = [];
+afterAll(() => {
+  for (const dir of tempDirs) rmSync(dir, { recursive: true, force: true });
+});
+
+function freshDataDir(): string {
+  const dir = mkdtempSync(path.join(os.tmpdir(), 'portage-cli-'));
+  tempDirs.push(dir);
+  return dir;
+}
+
+/** Only what the command needs: nothing leaks in from the environment of the test run. */
+function cliEnv(env: Record<string, string>): Record<string, string> {
+  return { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? os.tmpdir(), LOG_LEVEL: 'warn', ...env };
+}
+
+function start(args: string[], env: Record<string, string>): ChildProcess {
+  return spawn(process.execPath, ['bin/portage.js', ...args], {
+    cwd: ROOT,
+    env: cliEnv(env),
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+}
+
+interface Run {
+  code: number | null;
+  signal: NodeJS.Signals | null;
+  stdout: string;
+  stderr: string;
+}
+
+/** Collects a child's output until it exits. */
+function finished(child: ChildProcess): Promise<Run> {
+  let stdout = '';
+  let stderr = '';
+  child.stdout?.setEncoding('utf8').on('data', (s: string) => {
+    stdout += s;
+  });
+  child.stderr?.setEncoding('utf8').on('data', (s: string) => {
+    stderr += s;
+  });
+  return new Promise((resolve, reject) => {
+    child.once('error', reject);
+    child.once('close', (code, signal) => resolve({ code, signal, stdout, stderr }));
+  });
+}
+
+const portage = (args: string[], env: Record<string, string>) => finished(start(args, env));
+
+const lines = (s: string) => s.trimEnd().split('\n');
+
+async function freePort(): Promise<number> {
+  const server = net.createServer();
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as net.AddressInfo;
+  await new Promise<void>((resolve) => server.close(() => resolve()));
+  return port;
+}
+
+const password = 'correct horse battery';
+
+describe('portage user create', () => {
+  it(
+    'creates an admin who can log in as admin',
+    async () => {
+      const dataDir = freshDataDir();
+      const database = onPostgres ? await testDatabase() : undefined;
+      const env = { DATA_DIR: dataDir, ...(database?.url ? { DATABASE_URL: database.url } : {}) };
+      try {
+        const email = uniqueEmail('cli-admin');
+        const created = await portage(
+          ['user', 'create', '--email', email, '--password', password, '--name', 'Ada Admin', '--role', 'admin'],
+          env,
+        );
+        expect(created.stderr).toBe('');
+        expect(created.code).toBe(0);
+        expect(lines(created.stdout)).toEqual([
+          expect.stringMatching(/^Created admin \S+ \(users:[A-Za-z0-9_-]{20}\)$/),
+        ]);
+        expect(created.stdout).toContain(`Created admin ${email} (`);
+        const id = /\((users:[^)]+)\)/.exec(created.stdout)![1];
+
+        // The same email again: refused with the API's message, no stack trace.
+        const again = await portage(
+          ['user', 'create', '--email', email, '--password', password, '--name', 'Twin', '--role', 'buyer'],
+          env,
+        );
+        expect(again.code).toBe(1);
+        expect(lines(again.stderr)).toEqual([
+          `portage: An account with the email ${email} already exists; log in instead`,
+        ]);
+
+        // Log in through the real app over the database the command wrote to.
+        if (database) {
+          const t = await testApp(database);
+          try {
+            await expectAdminLogin(t.api, email, id!);
+          } finally {
+            await t.close();
+          }
+        } else {
+          const config = loadConfig({
+            DATA_DIR: dataDir,
+            JWT_PRIVATE_KEY: testKeyPem(),
+            LOG_LEVEL: 'silent',
+            PUBLIC_BASE_URL: 'http://portage.test',
+            RATE_LIMITS: 'off',
+          });
+          const keys = await loadKeyRing(config.jwtPrivateKey!);
+          const db = await openDatabase({ dataDir });
+          try {
+            const app = await buildApp({ config, database: db, keys, logger: false });
+            try {
+              await expectAdminLogin(new Api(app), email, id!);
+            } finally {
+              await app.close();
+            }
+          } finally {
+            await db.close();
+          }
+        }
+      } finally {
+        await database?.close();
+      }
+    },
+    TIMEOUT,
+  );
+
+  it(
+    'refuses an unknown role with exit code 2 and a usage message',
+    async () => {
+      const dataDir = freshDataDir();
+      const res = await portage(
+        ['user', 'create', '--email', uniqueEmail(), '--password', password, '--name', 'K', '--role', 'king'],
+        { DATA_DIR: dataDir },
+      );
+      expect(res.code).toBe(2);
+      expect(res.stderr).toMatch(/^portage: --role: must be one of buyer, seller, admin\n/);
+      expect(res.stderr).toContain('Usage: portage <command>');
+      expect(res.stderr).not.toContain(STACK_FRAME);
+      expect(res.stdout).toBe('');
+      // Nothing was opened: arguments are checked before the database.
+      expect(readdirSync(dataDir)).toEqual([]);
+    },
+    TIMEOUT,
+  );
+
+  it(
+    'refuses a missing --email with exit code 2, naming the option',
+    async () => {
+      const dataDir = freshDataDir();
+      const res = await portage(['user', 'create', '--password', password, '--name', 'Nobody'], {
+        DATA_DIR: dataDir,
+      });
+      expect(res.code).toBe(2);
+      expect(res.stderr).toMatch(/^portage: --email: /);
+      expect(res.stderr).toContain('Usage: portage <command>');
+      expect(res.stderr).not.toContain(STACK_FRAME);
+      expect(readdirSync(dataDir)).toEqual([]);
+    },
+    TIMEOUT,
+  );
+
+  it(
+    'treats an unknown option or an option without its value as a usage error (exit code 2)',
+    async () => {
+      const dataDir = freshDataDir();
+      for (const args of [
+        ['--email', uniqueEmail(), '--password', password, '--name', 'N', '--bogus'],
+        ['--email'],
+      ]) {
+        const res = await portage(['user', 'create', ...args], { DATA_DIR: dataDir });
+        expect(res.stderr).toMatch(/^portage: /);
+        expect(res.stderr).not.toContain(STACK_FRAME);
+        expect(res.code).toBe(2);
+      }
+    },
+    TIMEOUT,
+  );
+});
+
+describe('portage serve', () => {
+  it(
+    'refuses an invalid configuration with exit code 1, one line per problem and no stack trace',
+    async () => {
+      const dataDir = freshDataDir();
+      const res = await portage(['serve'], { DATA_DIR: dataDir, PORT: 'abc', APP_ENV: 'prod' });
+      expect(res.code).toBe(1);
+      expect(lines(res.stderr)).toEqual([
+        'portage: invalid configuration:',
+        '  APP_ENV: must be one of development, staging, production (got "prod")',
+        '  PORT: must be a whole number (got "abc")',
+      ]);
+      expect(res.stderr).not.toContain(STACK_FRAME);
+      expect(res.stdout).toBe('');
+      expect(readdirSync(dataDir)).toEqual([]);
+    },
+    TIMEOUT,
+  );
+
+  it.skipIf(onPostgres)(
+    'holds its PGlite data directory: a second process is refused until the server stops on SIGTERM',
+    async () => {
+      const dataDir = freshDataDir();
+      const port = await freePort();
+      const server = start(['serve'], { DATA_DIR: dataDir, PORT: String(port) });
+      const serverDone = finished(server);
+      let exited = false;
+      void serverDone.then(() => {
+        exited = true;
+      });
+      try {
+        // Wait until it answers.
+        const deadline = Date.now() + 45_000;
+        for (;;) {
+          if (exited) throw new Error(`portage serve exited early: ${(await serverDone).stderr}`);
+          const ok = await fetch(`http://127.0.0.1:${port}/health`)
+            .then((r) => r.ok)
+            .catch(() => false);
+          if (ok) break;
+          if (Date.now() > deadline) throw new Error('portage serve did not answer /health in time');
+          await new Promise((r) => setTimeout(r, 200));
+        }
+
+        const refused = await portage(['migrate'], { DATA_DIR: dataDir });
+        expect(refused.code).toBe(1);
+        const errLines = lines(refused.stderr);
+        expect(errLines).toHaveLength(1);
+        expect(errLines[0]).toMatch(/^portage: /);
+        expect(errLines[0]).toContain('is in use by another Portage process');
+        expect(errLines[0]).toContain(`(pid ${server.pid})`);
+
+        // Graceful shutdown: exit code 0, lock released.
+        server.kill('SIGTERM');
+        const stopped = await serverDone;
+        expect(stopped.signal).toBeNull();
+        expect(stopped.code).toBe(0);
+        expect(readdirSync(dataDir)).not.toContain('portage.pid');
+
+        const migrated = await portage(['migrate'], { DATA_DIR: dataDir });
+        expect(migrated.stderr).toBe('');
+        expect(migrated.code).toBe(0);
+        expect(lines(migrated.stdout)).toEqual(['Migrations applied.']);
+      } finally {
+        if (!exited) server.kill('SIGKILL');
+      }
+    },
+    TIMEOUT,
+  );
+});
+
+describe('portage', () => {
+  it(
+    'answers an unknown command with exit code 2 and the usage',
+    async () => {
+      const res = await portage(['frobnicate'], { DATA_DIR: freshDataDir() });
+      expect(res.code).toBe(2);
+      expect(res.stderr).toMatch(/^portage: Unknown command "frobnicate"\n/);
+      expect(res.stderr).toContain('Usage: portage <command>');
+      expect(res.stderr).toContain('user create --email E --password P --name N');
+      expect(res.stderr).not.toContain(STACK_FRAME);
+      expect(res.stdout).toBe('');
+    },
+    TIMEOUT,
+  );
+
+  it(
+    'prints the usage on stdout and exits 0 when asked for help',
+    async () => {
+      const res = await portage(['--help'], { DATA_DIR: freshDataDir() });
+      expect(res.code).toBe(0);
+      expect(res.stdout).toMatch(/^Usage: portage <command>\n/);
+      expect(res.stderr).toBe('');
+    },
+    TIMEOUT,
+  );
+});
+
+async function expectAdminLogin(api: Api, email: string, id: string) {
+  const login = await api.post('/auth/login', { email, password });
+  expect(login.status).toBe(200);
+  expect(login.body).toMatchObject({
+    user: { id, email, name: 'Ada Admin', role: 'admin' },
+    userId: id,
+    role: 'admin',
+  });
+  expect(decodeJwt(login.body.token).role).toBe('admin');
+  const me = await api.as(login.body.token).get('/me');
+  expect(me.body).toMatchObject({ id, role: 'admin' });
+}

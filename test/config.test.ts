@@ -1,0 +1,221 @@
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { ConfigError, loadConfig } from '../src/config.ts';
+import { testKeyPem } from './helpers/app.ts';
+
+/** The problems loadConfig reports for env; fails the test when it loads instead. */
+function problemsOf(env: Record<string, string | undefined>): string[] {
+  try {
+    loadConfig(env);
+  } catch (err) {
+    expect(err).toBeInstanceOf(ConfigError);
+    return (err as ConfigError).problems;
+  }
+  throw new Error(`loadConfig accepted ${JSON.stringify(Object.keys(env))}`);
+}
+
+const deployed = (appEnv: string) => ({
+  APP_ENV: appEnv,
+  JWT_PRIVATE_KEY: testKeyPem(),
+  PUBLIC_BASE_URL: 'https://shop.example.ca',
+});
+
+describe('loadConfig', () => {
+  it('answers the documented defaults for an empty environment', () => {
+    expect(loadConfig({})).toEqual({
+      appEnv: 'development',
+      port: 3000,
+      host: '127.0.0.1',
+      dataDir: path.resolve('./data'),
+      databaseUrl: undefined,
+      redisUrl: undefined,
+      publicBaseUrl: 'http://localhost:3000',
+      jwtPrivateKey: undefined,
+      jwtPreviousPublicKeys: [],
+      accessTokenTtlSeconds: 3600,
+      refreshWindowSeconds: 604_800,
+      rateLimits: true,
+      corsOrigins: [],
+      logLevel: 'info',
+      trustProxy: false,
+      oidc: undefined,
+      authRedirectOrigins: ['http://localhost:3000'],
+    });
+  });
+
+  it('treats empty values as unset', () => {
+    expect(loadConfig({ PORT: '', APP_ENV: '', RATE_LIMITS: '', DATABASE_URL: '' })).toMatchObject({
+      port: 3000,
+      appEnv: 'development',
+      rateLimits: true,
+      databaseUrl: undefined,
+    });
+  });
+
+  it('derives the default public URL from PORT and strips a trailing slash from a given one', () => {
+    expect(loadConfig({ PORT: '8080' })).toMatchObject({
+      publicBaseUrl: 'http://localhost:8080',
+      authRedirectOrigins: ['http://localhost:8080'],
+    });
+    expect(loadConfig({ PUBLIC_BASE_URL: 'https://shop.example.ca/' })).toMatchObject({
+      publicBaseUrl: 'https://shop.example.ca',
+      authRedirectOrigins: ['https://shop.example.ca'],
+    });
+  });
+
+  it('reads the values it is given', () => {
+    const config = loadConfig({
+      PORT: '0',
+      HOST: '0.0.0.0',
+      DATA_DIR: '/var/lib/portage',
+      DATABASE_URL: 'postgresql://app:pw@db.internal:5432/portage',
+      REDIS_URL: 'rediss://cache.internal:6380',
+      ACCESS_TOKEN_TTL_SECONDS: '900',
+      REFRESH_WINDOW_SECONDS: '0',
+      RATE_LIMITS: 'off',
+      CORS_ORIGINS: ' https://a.example.ca , https://b.example.ca ',
+      LOG_LEVEL: 'debug',
+      TRUST_PROXY: 'true',
+      AUTH_REDIRECT_ORIGINS: 'https://app.example.ca',
+    });
+    expect(config).toMatchObject({
+      port: 0,
+      host: '0.0.0.0',
+      dataDir: '/var/lib/portage',
+      databaseUrl: 'postgresql://app:pw@db.internal:5432/portage',
+      redisUrl: 'rediss://cache.internal:6380',
+      accessTokenTtlSeconds: 900,
+      refreshWindowSeconds: 0,
+      rateLimits: false,
+      corsOrigins: ['https://a.example.ca', 'https://b.example.ca'],
+      logLevel: 'debug',
+      trustProxy: true,
+      authRedirectOrigins: ['https://app.example.ca'],
+    });
+    expect(loadConfig({ CORS_ORIGINS: '*' }).corsOrigins).toBe('*');
+  });
+
+  it('reports every bad value at once, one line per variable, each naming it', () => {
+    const problems = problemsOf({
+      PORT: 'abc',
+      APP_ENV: 'prod',
+      RATE_LIMITS: 'maybe',
+      LOG_LEVEL: 'loud',
+      CORS_ORIGINS: 'not-a-url',
+    });
+    expect(problems).toHaveLength(5);
+    expect(problems.map((p) => p.split(':')[0]).sort()).toEqual([
+      'APP_ENV',
+      'CORS_ORIGINS',
+      'LOG_LEVEL',
+      'PORT',
+      'RATE_LIMITS',
+    ]);
+    expect(problems).toEqual(
+      expect.arrayContaining([
+        'APP_ENV: must be one of development, staging, production (got "prod")',
+        'PORT: must be a whole number (got "abc")',
+        'RATE_LIMITS: must be on or off (got "maybe")',
+        'LOG_LEVEL: must be one of fatal, error, warn, info, debug, trace, silent (got "loud")',
+        'CORS_ORIGINS: "not-a-url" is not an origin like https://shop.example.ca',
+      ]),
+    );
+    for (const p of problems) expect(p).not.toContain('\n');
+  });
+
+  it('refuses numbers out of range', () => {
+    expect(problemsOf({ PORT: '65536', ACCESS_TOKEN_TTL_SECONDS: '0' })).toEqual([
+      'PORT: must be between 0 and 65535 (got "65536")',
+      'ACCESS_TOKEN_TTL_SECONDS: must be between 1 and 86400 (got "0")',
+    ]);
+  });
+
+  it.each(['staging', 'production'])(
+    'refuses APP_ENV=%s without a signing key and a public URL, and loads with them',
+    (appEnv) => {
+      const problems = problemsOf({ APP_ENV: appEnv });
+      expect(problems).toHaveLength(2);
+      expect(problems).toEqual(
+        expect.arrayContaining([
+          expect.stringMatching(/^JWT_PRIVATE_KEY\b.*required when APP_ENV=/),
+          `PUBLIC_BASE_URL: required when APP_ENV=${appEnv}`,
+        ]),
+      );
+
+      const config = loadConfig(deployed(appEnv));
+      expect(config).toMatchObject({
+        appEnv,
+        jwtPrivateKey: testKeyPem(),
+        publicBaseUrl: 'https://shop.example.ca',
+        authRedirectOrigins: ['https://shop.example.ca'],
+      });
+    },
+  );
+
+  it('reads the signing key from JWT_PRIVATE_KEY_FILE, and names a file it cannot read', () => {
+    const dir = mkdtempSync(path.join(os.tmpdir(), 'portage-config-'));
+    try {
+      const file = path.join(dir, 'key.pem');
+      writeFileSync(file, testKeyPem());
+      const { JWT_PRIVATE_KEY: _, ...env } = deployed('production');
+      expect(loadConfig({ ...env, JWT_PRIVATE_KEY_FILE: file }).jwtPrivateKey).toBe(testKeyPem());
+      const missing = path.join(dir, 'missing.pem');
+      expect(problemsOf({ ...env, JWT_PRIVATE_KEY_FILE: missing })).toContain(
+        `JWT_PRIVATE_KEY_FILE: cannot read ${missing}`,
+      );
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
+  it('refuses a signing key that is not a PKCS#8 PEM', () => {
+    const problems = problemsOf({ JWT_PRIVATE_KEY: 'not a key' });
+    expect(problems).toEqual([
+      'JWT_PRIVATE_KEY: must be an RSA private key in PKCS#8 PEM form (BEGIN PRIVATE KEY)',
+    ]);
+  });
+
+  it('reports an invalid DATABASE_URL or REDIS_URL without echoing its secret', () => {
+    let error: unknown;
+    try {
+      loadConfig({ DATABASE_URL: 'mysql://user:secret@h/db', REDIS_URL: 'http://:hunter2@cache/0' });
+    } catch (err) {
+      error = err;
+    }
+    expect(error).toBeInstanceOf(ConfigError);
+    const { problems, message } = error as ConfigError;
+    expect(problems).toEqual(['DATABASE_URL: must be a postgres:// URL', 'REDIS_URL: must be a redis:// URL']);
+    for (const text of [message, ...problems]) {
+      expect(text).not.toContain('secret');
+      expect(text).not.toContain('hunter2');
+    }
+  });
+
+  it('needs GOOGLE_CLIENT_SECRET with GOOGLE_CLIENT_ID', () => {
+    expect(problemsOf({ GOOGLE_CLIENT_ID: 'client-id' })).toEqual([
+      'GOOGLE_CLIENT_SECRET: required when GOOGLE_CLIENT_ID is set',
+    ]);
+    expect(loadConfig({ GOOGLE_CLIENT_ID: 'client-id', GOOGLE_CLIENT_SECRET: 'shh' }).oidc).toEqual({
+      clientId: 'client-id',
+      clientSecret: 'shh',
+      issuer: 'https://accounts.google.com',
+      authorizationEndpoint: 'https://accounts.google.com/o/oauth2/v2/auth',
+      tokenEndpoint: 'https://oauth2.googleapis.com/token',
+      jwksUri: 'https://www.googleapis.com/oauth2/v3/certs',
+    });
+  });
+
+  it('refuses an http:// OIDC endpoint in production, accepts it in development', () => {
+    const oidc = {
+      GOOGLE_CLIENT_ID: 'client-id',
+      GOOGLE_CLIENT_SECRET: 'shh',
+      OIDC_TOKEN_ENDPOINT: 'http://idp.example.ca/token',
+    };
+    expect(problemsOf({ ...deployed('production'), ...oidc })).toEqual([
+      'OIDC_TOKEN_ENDPOINT: must use https when APP_ENV=production',
+    ]);
+    expect(loadConfig(oidc).oidc?.tokenEndpoint).toBe('http://idp.example.ca/token');
+  });
+});
