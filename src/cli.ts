@@ -40,7 +40,8 @@ async function main(argv: string[]): Promise<void> {
     case 'seed':
       return seed(rest);
     case 'user':
-      if (rest[0] !== 'create') throw new UsageError(`Unknown command "user ${rest[0] ?? ''}"`);
+      if (rest[0] !== 'create')
+        throw new UsageError(`Unknown command "${['user', ...rest.slice(0, 1)].join(' ')}"`);
       return createUser(rest.slice(1));
     case undefined:
     case 'help':
@@ -124,7 +125,12 @@ async function createUser(args: string[]) {
     province: values.province,
   });
   const problems = [
-    ...(input.success ? [] : input.error.issues.map((i) => `--${i.path.join('.')}: ${i.message}`)),
+    ...(input.success
+      ? []
+      : input.error.issues.map(
+          (i) =>
+            `--${i.path.join('.')}: ${/received undefined$/.test(i.message) ? 'is required' : i.message}`,
+        )),
     ...(role.success ? [] : [`--role: ${role.error.issues[0]?.message}`]),
     ...(shop.success
       ? []
@@ -218,8 +224,8 @@ async function seed(args: string[]) {
 main(process.argv.slice(2)).catch((err: unknown) => {
   if (err instanceof ConfigError) {
     console.error(`portage: invalid configuration:\n${err.problems.map((p) => `  ${p}`).join('\n')}`);
-  } else if (err instanceof UsageError) {
-    console.error(`portage: ${err.message}\n\n${USAGE}`);
+  } else if (err instanceof UsageError || (err as { code?: string }).code?.startsWith('ERR_PARSE_ARGS_')) {
+    console.error(`portage: ${(err as Error).message}\n\n${USAGE}`);
     process.exitCode = 2;
     return;
   } else if (err instanceof DataDirInUseError || err instanceof AppError) {

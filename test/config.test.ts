@@ -186,7 +186,10 @@ describe('loadConfig', () => {
     }
     expect(error).toBeInstanceOf(ConfigError);
     const { problems, message } = error as ConfigError;
-    expect(problems).toEqual(['DATABASE_URL: must be a postgres:// URL', 'REDIS_URL: must be a redis:// URL']);
+    expect(problems).toEqual([
+      'DATABASE_URL: must be a postgres:// URL',
+      'REDIS_URL: must be a redis:// URL',
+    ]);
     for (const text of [message, ...problems]) {
       expect(text).not.toContain('secret');
       expect(text).not.toContain('hunter2');

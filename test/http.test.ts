@@ -30,15 +30,25 @@ describe('error model', () => {
   });
 
   it('malformed JSON is 400 VALIDATION_ERROR', async () => {
-    const res = await t.api.post('/auth/login', '{"email": "a@b.ca",', { 'content-type': 'application/json' });
+    const res = await t.api.post('/auth/login', '{"email": "a@b.ca",', {
+      'content-type': 'application/json',
+    });
     expect(res.status).toBe(400);
-    expect(res.body).toEqual({ error: 'Request body is not valid JSON', code: 'VALIDATION_ERROR', statusCode: 400 });
+    expect(res.body).toEqual({
+      error: 'Request body is not valid JSON',
+      code: 'VALIDATION_ERROR',
+      statusCode: 400,
+    });
   });
 
   it('a JSON body with __proto__ is refused', async () => {
-    const res = await t.api.post('/auth/login', '{"email":"a@b.ca","password":"x","__proto__":{"admin":true}}', {
-      'content-type': 'application/json',
-    });
+    const res = await t.api.post(
+      '/auth/login',
+      '{"email":"a@b.ca","password":"x","__proto__":{"admin":true}}',
+      {
+        'content-type': 'application/json',
+      },
+    );
     expect(res.status).toBe(400);
     expect(res.body.code).toBe('VALIDATION_ERROR');
   });
@@ -55,7 +65,9 @@ describe('error model', () => {
   });
 
   it('a body that is not JSON is 415', async () => {
-    const res = await t.api.post('/auth/login', 'email=a', { 'content-type': 'application/x-www-form-urlencoded' });
+    const res = await t.api.post('/auth/login', 'email=a', {
+      'content-type': 'application/x-www-form-urlencoded',
+    });
     expect(res.status).toBe(415);
     expect(res.body.code).toBe('VALIDATION_ERROR');
   });
@@ -141,7 +153,9 @@ describe('headers', () => {
   });
 
   it('keeps a sane caller-supplied request id and replaces an unsafe one', async () => {
-    expect((await t.api.get('/health', { 'x-request-id': 'trace-123' })).headers['x-request-id']).toBe('trace-123');
+    expect((await t.api.get('/health', { 'x-request-id': 'trace-123' })).headers['x-request-id']).toBe(
+      'trace-123',
+    );
     const hostile = await t.api.get('/health', { 'x-request-id': 'a\nb"<script>' });
     expect(hostile.headers['x-request-id']).toMatch(/^[0-9a-f-]{36}$/);
   });
@@ -154,7 +168,9 @@ describe('headers', () => {
     });
     expect(preflight.status).toBe(204);
     expect(preflight.headers['access-control-allow-origin']).toBe('https://shop.example.ca');
-    expect(String(preflight.headers['access-control-allow-headers']).toLowerCase()).toContain('authorization');
+    expect(String(preflight.headers['access-control-allow-headers']).toLowerCase()).toContain(
+      'authorization',
+    );
     const other = await t.api.get('/health', { origin: 'https://evil.example' });
     expect(other.headers['access-control-allow-origin']).toBeUndefined();
   });
@@ -180,11 +196,9 @@ describe('API reference', () => {
         '/me/seller',
       ]),
     );
-    expect(res.body.paths['/auth/register'].post.requestBody.content['application/json'].schema.required).toEqual([
-      'email',
-      'password',
-      'name',
-    ]);
+    expect(
+      res.body.paths['/auth/register'].post.requestBody.content['application/json'].schema.required,
+    ).toEqual(['email', 'password', 'name']);
   });
 
   it('GET /docs serves the reference page to anyone', async () => {

@@ -37,7 +37,9 @@ describe('rate limits', () => {
 
   it('counts every authentication route in one group, per client address', async () => {
     const ip = '203.0.113.20';
-    await t.api.from(ip).post('/auth/register', { email: uniqueEmail('rl'), password: 'password-123', name: 'R' });
+    await t.api
+      .from(ip)
+      .post('/auth/register', { email: uniqueEmail('rl'), password: 'password-123', name: 'R' });
     await t.api.from(ip).post('/auth/refresh');
     await t.api.from(ip).post('/auth/login', { email: uniqueEmail('rl'), password: 'x-password' });
     await t.api.from(ip).get('/auth/google/start?redirectUri=http://portage.test/');
@@ -66,8 +68,16 @@ describe('rate limits', () => {
     const redis1 = new Redis(process.env.REDIS_URL!);
     const redis2 = new Redis(process.env.REDIS_URL!);
     const nameSpace = `portage-test-shared-${randomBytes(4).toString('hex')}:`;
-    const a = await testApp(database, { env: { RATE_LIMITS: 'on' }, redis: redis1, rateLimitNamespace: nameSpace });
-    const b = await testApp(database, { env: { RATE_LIMITS: 'on' }, redis: redis2, rateLimitNamespace: nameSpace });
+    const a = await testApp(database, {
+      env: { RATE_LIMITS: 'on' },
+      redis: redis1,
+      rateLimitNamespace: nameSpace,
+    });
+    const b = await testApp(database, {
+      env: { RATE_LIMITS: 'on' },
+      redis: redis2,
+      rateLimitNamespace: nameSpace,
+    });
     try {
       const ip = '203.0.113.50';
       for (const app of [a, b, a, b, a]) expect((await login(app, ip)).status).toBe(401);

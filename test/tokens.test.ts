@@ -143,7 +143,9 @@ describe('keys', () => {
       .privateKey.export({ type: 'pkcs8', format: 'pem' })
       .toString();
     const oldPublic = createPublicKey(testKeyPem()).export({ type: 'spki', format: 'pem' }).toString();
-    const rotated = await testApp(database, { env: { JWT_PRIVATE_KEY: newPem, JWT_PREVIOUS_PUBLIC_KEYS: oldPublic } });
+    const rotated = await testApp(database, {
+      env: { JWT_PRIVATE_KEY: newPem, JWT_PREVIOUS_PUBLIC_KEYS: oldPublic },
+    });
     try {
       expect((await rotated.api.as(b).get('/me')).status).toBe(200);
       const jwks = await rotated.api.get('/.well-known/jwks.json');

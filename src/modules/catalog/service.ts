@@ -155,12 +155,12 @@ async function loadDetail(ctx: RequestContext, id: string): Promise<Detail | und
   const [r] = await queryRows<DetailRow>(
     ctx.db,
     sql`select p.id, p.title, p.description, p.price_cents, p.image_urls, p.stock_quantity, p.seller_id,
-          p.category_id, p.status, extract(epoch from p.created_at)::bigint as created, p.is_perishable,
+          p.category_id, p.status, floor(extract(epoch from p.created_at))::bigint as created, p.is_perishable,
           p.is_digital, p.weight_kg, p.width_cm, p.height_cm, p.depth_cm, p.keywords, p.specifications,
           p.rating, p.review_count, coalesce(sp.shop_name, u.name) as seller_name,
           coalesce(sp.rating, 0) as seller_rating, coalesce(sp.review_count, 0) as seller_review_count,
           (select coalesce(json_agg(x), '[]'::json) from (
-             select r.rating, r.comment, ru.name as author, extract(epoch from r.created_at)::bigint as "dateCreated"
+             select r.rating, r.comment, ru.name as author, floor(extract(epoch from r.created_at))::bigint as "dateCreated"
                from reviews r join users ru on ru.id = r.buyer_id
               where r.product_id = p.id and r.published
               order by r.created_at desc limit ${REVIEWS_IN_DETAIL}) x) as reviews

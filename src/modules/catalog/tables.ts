@@ -60,11 +60,13 @@ export const products = pgTable(
     unitsSold30d: integer('units_sold_30d').notNull().default(0),
     createdAt: timestamp('created_at', { withTimezone: true }).notNull().defaultNow(),
     updatedAt: timestamp('updated_at', { withTimezone: true }).notNull().defaultNow(),
-    // Title weighs most, then keywords, then description; English stemming.
+    // Title weighs most, then keywords, then description, all English stems; title and
+    // keyword words are also kept as written (weight D) so that a prefix of a word as typed
+    // matches even where the stem is shorter ("runn" -> "running", stem "run").
     searchDoc: tsvector('search_doc')
       .notNull()
       .generatedAlwaysAs(
-        sql`setweight(to_tsvector('english', title), 'A') || setweight(to_tsvector('english', portage_join_words(keywords)), 'B') || setweight(to_tsvector('english', description), 'C')`,
+        sql`setweight(to_tsvector('english', title), 'A') || setweight(to_tsvector('english', portage_join_words(keywords)), 'B') || setweight(to_tsvector('english', description), 'C') || setweight(to_tsvector('simple', title || ' ' || portage_join_words(keywords)), 'D')`,
       ),
   },
   (t) => [

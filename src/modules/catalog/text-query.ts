@@ -4,15 +4,21 @@ import { type SQL, sql } from 'drizzle-orm';
 
 const MAX_WORDS = 12;
 
-/** The tsquery source for `text`, or null when nothing searchable remains. */
-export function tsQuerySource(text: string): string | null {
-  const words = (text.toLowerCase().match(/[\p{L}\p{N}]+/gu) ?? []).slice(0, MAX_WORDS);
-  if (words.length === 0) return null;
-  return words.map((w, i) => (i === words.length - 1 ? `${w}:*` : w)).join(' & ');
+/** The words of `text` that search looks at: letters and digits, lower-cased. */
+export function searchWords(text: string): string[] {
+  return (text.toLowerCase().match(/[\p{L}\p{N}]+/gu) ?? []).slice(0, MAX_WORDS);
 }
 
-/** `to_tsquery('english', …)` for `text` (English stemming), or null. */
+/**
+ * The full-text query for `text`, or null when nothing searchable remains. Every word but
+ * the last must match (English stems: "canoes" finds "canoe"); the last is a prefix, of a
+ * stem or of a word as written, so that "runn" finds "running" although its stem is "run"
+ * (the search vector keeps title and keyword words unstemmed too).
+ */
 export function tsQuery(text: string): SQL | null {
-  const source = tsQuerySource(text);
-  return source === null ? null : sql`to_tsquery('english', ${source})`;
+  const words = searchWords(text);
+  const last = words.pop();
+  if (last === undefined) return null;
+  const prefix = sql`(to_tsquery('english', ${`${last}:*`}) || to_tsquery('simple', ${`${last}:*`}))`;
+  return words.length ? sql`(to_tsquery('english', ${words.join(' & ')}) && ${prefix})` : prefix;
 }

@@ -19,11 +19,22 @@ const PRICE_BUCKETS = ['0-25', '25-50', '50-100', '100-250', '250+'] as const;
 
 function clauseSql(c: Clause): SQL {
   switch (c.field) {
-    case 'categoryId':
-      return sql`category_id in (${sql.join(
-        c.anyOf.map((v) => sql`${v}`),
-        sql`, `,
-      )})`;
+    case 'categoryId': {
+      // `none` is the facet value of products without a category; it filters on them too.
+      const ids = c.anyOf.filter((v) => v !== 'none');
+      const parts = [
+        ...(ids.length
+          ? [
+              sql`category_id in (${sql.join(
+                ids.map((v) => sql`${v}`),
+                sql`, `,
+              )})`,
+            ]
+          : []),
+        ...(ids.length < c.anyOf.length ? [sql`category_id is null`] : []),
+      ];
+      return sql`(${sql.join(parts, sql` or `)})`;
+    }
     case 'sellerId':
       return sql`seller_id in (${sql.join(
         c.anyOf.map((v) => sql`${v}`),
@@ -119,7 +130,7 @@ export async function searchProducts(ctx: RequestContext, q: Query, extra: Claus
           (select json_agg(json_build_object(
              'id', p.id, 'title', p.title, 'description', p.description, 'priceCents', p.price_cents,
              'imageUrls', p.image_urls, 'stockQuantity', p.stock_quantity, 'sellerId', p.seller_id,
-             'categoryId', p.category_id, 'dateCreated', extract(epoch from p.created_at)::bigint,
+             'categoryId', p.category_id, 'dateCreated', floor(extract(epoch from p.created_at))::bigint,
              'isPerishable', p.is_perishable, 'isDigital', p.is_digital, 'rating', p.rating,
              'reviewCount', p.review_count) order by page.pos)
              from page join products p on p.id = page.id) as results`,

@@ -1,0 +1,57 @@
+// The two references the search benchmark compares against, on the same database:
+// - GET /ceiling/:id: a bare Fastify route doing the same primary-key SELECT, no auth;
+// - GET /naive?q=&filters=: the naive search, a GIN-indexed tsvector match ranked by
+//   ts_rank, plus a GROUP BY per facet for the counts.
+
+import { sql } from 'drizzle-orm';
+import Fastify from 'fastify';
+import { openDatabase, queryRows } from '../src/db/index.ts';
+import { tsQuery } from '../src/modules/catalog/text-query.ts';
+
+const database = await openDatabase({
+  databaseUrl: process.env.DATABASE_URL,
+  dataDir: process.env.DATA_DIR,
+});
+const app = Fastify({ logger: false });
+
+app.get('/health', async () => ({ status: 'ok' }));
+
+// The product's columns (not the stored search vector, which no answer carries).
+app.get<{ Params: { id: string } }>('/ceiling/:id', async (req) => {
+  const [row] = await queryRows(
+    database.db,
+    sql`select id, seller_id, category_id, title, description, keywords, image_urls, price_cents, stock_quantity,
+               status, is_digital, is_perishable, weight_kg, width_cm, height_cm, depth_cm, specifications,
+               review_count, rating, created_at from products where id = ${req.params.id}`,
+  );
+  return row ?? {};
+});
+
+app.get<{ Querystring: { q: string; category?: string } }>('/naive', async (req) => {
+  const q = tsQuery(req.query.q)!;
+  const category = req.query.category ? sql`and category_id = ${req.query.category}` : sql``;
+  const where = sql`status = 'active' and search_doc @@ ${q} ${category}`;
+  const results = await queryRows(
+    database.db,
+    sql`select id, title, price_cents, seller_id, ts_rank(search_doc, ${q}) as rank
+          from products where ${where} order by rank desc limit 20`,
+  );
+  const facets = await queryRows(
+    database.db,
+    sql`select category_id, seller_id, is_digital, is_perishable,
+               width_bucket(price_cents, array[2500, 5000, 10000, 25000]) as price_bucket, count(*)
+          from products where ${where}
+         group by grouping sets ((category_id), (seller_id), (is_digital), (is_perishable), (5))`,
+  );
+  return { results, facets };
+});
+
+await app.listen({ port: Number(process.env.PORT ?? 3999), host: '127.0.0.1' });
+console.log('reference server ready');
+const stop = async () => {
+  await app.close();
+  await database.close();
+  process.exit(0);
+};
+process.on('SIGTERM', stop);
+process.on('SIGINT', stop);
