@@ -25,6 +25,7 @@ import { createAuthService } from './modules/auth/service.ts';
 import { catalogRoutes } from './modules/catalog/routes.ts';
 import type { Clock } from './modules/context.ts';
 import { searchRoutes } from './modules/search/routes.ts';
+import { createMemoryIndex, createSearch } from './modules/search/service.ts';
 import { systemRoutes } from './modules/system/routes.ts';
 
 export const BODY_LIMIT = 1024 * 1024;
@@ -141,7 +142,10 @@ export async function buildApp(opts: AppOptions): Promise<FastifyInstance> {
   await app.register(systemRoutes(database));
   await app.register(authRoutes(auth, keys, config.publicBaseUrl));
   await app.register(catalogRoutes);
-  await app.register(searchRoutes);
+  const search = createSearch({ index: config.searchIndex === 'memory' ? createMemoryIndex() : undefined });
+  // The search index loads before the server takes requests (listen waits for ready).
+  app.addHook('onReady', () => search.prepare(database.db));
+  await app.register(searchRoutes(search));
   return app;
 }
 

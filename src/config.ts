@@ -33,6 +33,8 @@ export interface Config {
   corsOrigins: string[] | '*';
   logLevel: string;
   trustProxy: boolean;
+  /** Search engine: the in-process index (memory) or plain SQL. */
+  searchIndex: 'memory' | 'sql';
   oidc: OidcConfig | undefined;
   authRedirectOrigins: string[];
 }
@@ -162,6 +164,12 @@ export function loadConfig(env: Env = process.env): Config {
   const trustProxy =
     pick('TRUST_PROXY', z.enum(['true', 'false'], { message: 'must be true or false' }), 'false') === 'true';
 
+  const searchIndex = pick(
+    'SEARCH_INDEX',
+    z.enum(['memory', 'sql'], { message: 'must be memory or sql' }),
+    'memory',
+  );
+
   let oidc: OidcConfig | undefined;
   const clientId = env.GOOGLE_CLIENT_ID?.trim();
   if (clientId) {
@@ -208,6 +216,7 @@ export function loadConfig(env: Env = process.env): Config {
     corsOrigins,
     logLevel,
     trustProxy,
+    searchIndex,
     oidc,
     authRedirectOrigins,
   };

@@ -12,9 +12,12 @@ let t: TestApp;
 let root: SignedIn;
 let shopper: SignedIn;
 
+// test/search-sql.test.ts runs this same file on the SQL engine.
+const engine = process.env.PORTAGE_TEST_SEARCH_INDEX ?? 'memory';
+
 beforeAll(async () => {
   database = await testDatabase();
-  t = await testApp(database);
+  t = await testApp(database, { env: { SEARCH_INDEX: engine } });
   root = await admin(t.api, database);
   shopper = await buyer(t.api, 'shopper');
 });
@@ -549,6 +552,44 @@ describe('rate limit', () => {
       expect((await asOne.get('/search/products?q=maple')).status).toBe(429);
     } finally {
       await limited.close();
+    }
+  });
+});
+
+describe('freshness across instances', () => {
+  it('a second instance sees a product created, changed and deleted through the first at once', async () => {
+    const other = await testApp(database, { env: { SEARCH_INDEX: engine } });
+    try {
+      const word = uniqueWord();
+      const s = await seller(t.api);
+      const p = await product(s, { title: `Pine ${word} shelf`, priceCents: 4000 });
+      const inOther = (params: Record<string, string>) =>
+        other.api.as(shopper).get(`/search/products?${new URLSearchParams(params)}`);
+      expect((await inOther({ q: word })).body.total).toBe(1);
+
+      // A price change moves it between price filters and facet buckets.
+      expect((await t.api.as(s).patch(`/products/${p.id}`, { priceCents: 30000 })).status).toBe(200);
+      const cheap = await inOther({ q: word, filters: 'priceCents:..5000' });
+      expect(cheap.body.total).toBe(0);
+      const dear = await inOther({ q: word });
+      expect(dear.body.facets.priceRange).toEqual({ '250+': 1 });
+      expect(dear.body.results[0].priceCents).toBe(30000);
+
+      // New words in the title are found; the old ones are gone.
+      const renamed = uniqueWord();
+      await t.api.as(s).patch(`/products/${p.id}`, { title: `Oak ${renamed} shelf` });
+      expect((await inOther({ q: renamed })).body.total).toBe(1);
+      expect((await inOther({ q: word })).body.total).toBe(0);
+
+      // Hidden, then deleted: not found.
+      await t.api.as(s).patch(`/products/${p.id}`, { status: 'inactive' });
+      expect((await inOther({ q: renamed })).body.total).toBe(0);
+      await t.api.as(s).patch(`/products/${p.id}`, { status: 'active' });
+      expect((await inOther({ q: renamed })).body.total).toBe(1);
+      await t.api.as(s).delete(`/products/${p.id}`);
+      expect((await inOther({ q: renamed })).body.total).toBe(0);
+    } finally {
+      await other.close();
     }
   });
 });

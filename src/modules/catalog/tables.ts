@@ -60,6 +60,9 @@ export const products = pgTable(
     unitsSold30d: integer('units_sold_30d').notNull().default(0),
     createdAt: timestamp('created_at', { withTimezone: true }).notNull().defaultNow(),
     updatedAt: timestamp('updated_at', { withTimezone: true }).notNull().defaultNow(),
+    // When the row last changed, by the database's clock (a trigger sets it on every update):
+    // search indexes follow the catalog by reading what changed since they last looked.
+    changedAt: timestamp('changed_at', { withTimezone: true }).notNull().default(sql`clock_timestamp()`),
     // Title weighs most, then keywords, then description, all English stems; title and
     // keyword words are also kept as written (weight D) so that a prefix of a word as typed
     // matches even where the stem is shorter ("runn" -> "running", stem "run").
@@ -80,6 +83,7 @@ export const products = pgTable(
       .on(t.categoryId, t.priceCents)
       .where(sql`${t.status} = 'active'`),
     index('products_active_price_idx').on(t.priceCents).where(sql`${t.status} = 'active'`),
+    index('products_changed_idx').on(t.changedAt),
     index('products_search_idx').using('gin', t.searchDoc).where(sql`${t.status} = 'active'`),
   ],
 );

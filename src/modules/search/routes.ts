@@ -3,9 +3,9 @@ import type { FastifyInstance } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { searchAnswer, searchQuery } from '../../contract/catalog.ts';
 import { errorBody } from '../../contract/errors.ts';
-import { searchProducts } from './service.ts';
+import type { SearchEngine } from './service.ts';
 
-export async function searchRoutes(fastify: FastifyInstance) {
+export const searchRoutes = (engine: SearchEngine) => async (fastify: FastifyInstance) => {
   const app = fastify.withTypeProvider<ZodTypeProvider>();
   app.get(
     '/search/products',
@@ -19,6 +19,6 @@ export async function searchRoutes(fastify: FastifyInstance) {
         response: { 200: searchAnswer, 400: errorBody, 401: errorBody, 429: errorBody },
       },
     },
-    async (req) => searchProducts(req.ctx, req.query),
+    async (req) => engine.search(req.ctx, req.query),
   );
-}
+};

@@ -1,53 +1,130 @@
 // Product search: full text (English stemming, prefix on the last word) over title,
 // keywords and description; the filter grammar; facets counted over the whole result.
+// Two engines answer the same way: the in-process index (default, SEARCH_INDEX=memory)
+// and plain SQL (SEARCH_INDEX=sql), which needs no memory and no start-up load.
 import { type SQL, sql } from 'drizzle-orm';
 import type { z } from 'zod';
 import type { searchAnswer, searchQuery } from '../../contract/catalog.ts';
-import { queryRows } from '../../db/index.ts';
-import { tsQuery } from '../catalog/text-query.ts';
+import { type Db, queryRows } from '../../db/index.ts';
+import { searchWords, tsQuery } from '../catalog/text-query.ts';
 import type { RequestContext } from '../context.ts';
 import { type Clause, parseFilters } from './filters.ts';
+import {
+  FACET_VALUES,
+  type IndexAnswer,
+  type IndexQuery,
+  MemorySearchIndex,
+  type SortKey,
+} from './memory-index.ts';
 
 type Answer = z.infer<typeof searchAnswer>;
 type Query = z.infer<typeof searchQuery>;
 
-/** Category and seller facets list at most this many values (the largest counts). */
-export const FACET_VALUES = 50;
+export type SearchEngine = ReturnType<typeof createSearch>;
 
-/** Dollar ranges of the priceRange facet (decisions.md), as cent bounds. */
+export function createSearch(opts: { index: MemorySearchIndex | undefined }) {
+  const { index } = opts;
+  const stems = new StemCache();
+
+  return {
+    /** Loads the index (start-up); a no-op for the SQL engine. */
+    async prepare(db: Db) {
+      await index?.build(db);
+    },
+
+    async search(ctx: RequestContext, q: Query): Promise<Answer> {
+      const clauses = parseFilters(q.filters);
+      const words = searchWords(q.q);
+      if (q.q.trim() && words.length === 0) return answer(q, emptyAnswer());
+      const sort: SortKey = q.sort ?? (words.length ? 'relevance' : 'newest');
+      let found: IndexAnswer;
+      if (index) {
+        const [, terms] = await Promise.all([index.refresh(ctx.db), stems.terms(ctx.db, words)]);
+        found = index.search({ terms, clauses, sort, limit: q.limit, offset: q.offset });
+      } else {
+        found = await sqlSearch(ctx, q, clauses, sort);
+      }
+      return answer(q, found, await loadResults(ctx, found.ids));
+    },
+  };
+}
+
+export function createMemoryIndex() {
+  return new MemorySearchIndex();
+}
+
+function answer(q: Query, found: IndexAnswer, results: Answer['results'] = []): Answer {
+  return { results, facets: found.facets, total: found.total, limit: q.limit, offset: q.offset };
+}
+
+function emptyAnswer(): IndexAnswer {
+  return {
+    total: 0,
+    ids: [],
+    facets: { categoryId: {}, sellerId: {}, isDigital: {}, isPerishable: {}, priceRange: {} },
+  };
+}
+
+/**
+ * Words to index terms, with PostgreSQL's English stemmer (the one that made the stored
+ * vectors). Every word but the last must be present (a stopword is dropped, as to_tsquery
+ * does); the last is a prefix of a stem or of the word as written.
+ */
+class StemCache {
+  private readonly cache = new Map<string, string[]>();
+
+  async terms(db: Db, words: string[]): Promise<IndexQuery['terms']> {
+    if (words.length === 0) return [];
+    const missing = [...new Set(words.filter((w) => !this.cache.has(w)))];
+    if (missing.length) {
+      const rows = await queryRows<{ w: string; stems: string[] }>(
+        db,
+        sql`select w, coalesce((select array_agg(lexeme) from unnest(to_tsvector('english', w))), '{}') as stems
+              from unnest(array[${sql.join(
+                missing.map((w) => sql`${w}`),
+                sql`, `,
+              )}]::text[]) as w`,
+      );
+      if (this.cache.size > 10_000) this.cache.clear();
+      for (const r of rows) this.cache.set(r.w, r.stems);
+    }
+    const last = words[words.length - 1]!;
+    return [
+      ...words
+        .slice(0, -1)
+        .filter((w) => this.cache.get(w)!.length > 0)
+        .map((w) => ({ exact: this.cache.get(w)! })),
+      { prefixes: [...this.cache.get(last)!, last] },
+    ];
+  }
+}
+
+// ---- the SQL engine ---------------------------------------------------------------------
+
 const PRICE_BUCKETS = ['0-25', '25-50', '50-100', '100-250', '250+'] as const;
 
 function clauseSql(c: Clause): SQL {
+  const anyOf = (column: SQL, values: Array<string | boolean>) =>
+    sql`${column} in (${sql.join(
+      values.map((v) => sql`${v}`),
+      sql`, `,
+    )})`;
   switch (c.field) {
     case 'categoryId': {
       // `none` is the facet value of products without a category; it filters on them too.
       const ids = c.anyOf.filter((v) => v !== 'none');
       const parts = [
-        ...(ids.length
-          ? [
-              sql`category_id in (${sql.join(
-                ids.map((v) => sql`${v}`),
-                sql`, `,
-              )})`,
-            ]
-          : []),
+        ...(ids.length ? [anyOf(sql`category_id`, ids)] : []),
         ...(ids.length < c.anyOf.length ? [sql`category_id is null`] : []),
       ];
       return sql`(${sql.join(parts, sql` or `)})`;
     }
     case 'sellerId':
-      return sql`seller_id in (${sql.join(
-        c.anyOf.map((v) => sql`${v}`),
-        sql`, `,
-      )})`;
+      return anyOf(sql`seller_id`, c.anyOf);
     case 'isDigital':
-    case 'isPerishable': {
-      const column = c.field === 'isDigital' ? sql`is_digital` : sql`is_perishable`;
-      return sql`${column} in (${sql.join(
-        c.anyOf.map((v) => sql`${v}`),
-        sql`, `,
-      )})`;
-    }
+      return anyOf(sql`is_digital`, c.anyOf);
+    case 'isPerishable':
+      return anyOf(sql`is_perishable`, c.anyOf);
     case 'priceCents':
       return sql`(${sql.join(
         c.ranges.map((r) =>
@@ -64,52 +141,42 @@ function clauseSql(c: Clause): SQL {
   }
 }
 
-function orderBy(sort: Query['sort'], hasText: boolean): SQL {
-  switch (sort ?? (hasText ? 'relevance' : 'newest')) {
-    case 'price_asc':
-      return sql`price_cents asc, id asc`;
-    case 'price_desc':
-      return sql`price_cents desc, id asc`;
-    case 'newest':
-      return sql`created_at desc, id asc`;
-    case 'popular':
-      return sql`units_sold_30d desc, rating desc, id asc`;
-    default:
-      return hasText ? sql`rank desc, units_sold_30d desc, id asc` : sql`created_at desc, id asc`;
-  }
-}
+const ORDER: Record<SortKey, SQL> = {
+  relevance: sql`rank desc, units_sold_30d desc, id asc`,
+  price_asc: sql`price_cents asc, id asc`,
+  price_desc: sql`price_cents desc, id asc`,
+  newest: sql`created_at desc, id asc`,
+  popular: sql`units_sold_30d desc, rating desc, id asc`,
+};
 
-interface Row {
+interface SqlRow {
   total: number;
   categories: Record<string, number> | null;
   sellers: Record<string, number> | null;
   fixed: Record<string, number>;
-  results: Array<Record<string, unknown>> | null;
+  ids: string[] | null;
 }
 
-export async function searchProducts(ctx: RequestContext, q: Query, extra: Clause[] = []): Promise<Answer> {
-  const clauses = [...parseFilters(q.filters), ...extra];
+async function sqlSearch(
+  ctx: RequestContext,
+  q: Query,
+  clauses: Clause[],
+  sort: SortKey,
+): Promise<IndexAnswer> {
   const text = q.q.trim() ? tsQuery(q.q) : null;
-  const empty = { results: [], facets: emptyFacets(), total: 0, limit: q.limit, offset: q.offset };
-  if (q.q.trim() && !text) return empty;
-
   const where = sql.join(
     [sql`status = 'active'`, ...(text ? [sql`search_doc @@ ${text}`] : []), ...clauses.map(clauseSql)],
     sql` and `,
   );
-  const rank = text && (q.sort ?? 'relevance') === 'relevance' ? sql`ts_rank(search_doc, ${text})` : sql`0`;
-  // One round trip and one pass over the matches: the matching rows are materialised with
-  // only the small columns that facets and ordering need; the page joins back for the rest.
-  const [row] = await queryRows<Row>(
+  const rank = text && sort === 'relevance' ? sql`ts_rank(search_doc, ${text})` : sql`0`;
+  // One round trip and one pass over the matches: they are materialised with only the
+  // small columns that facets and ordering need.
+  const [row] = await queryRows<SqlRow>(
     ctx.db,
     sql`with m as materialized (
           select id, category_id, seller_id, price_cents, is_digital, is_perishable, rating,
                  units_sold_30d, created_at, ${rank} as rank
             from products where ${where}
-        ),
-        page as (
-          select id, row_number() over (order by ${orderBy(q.sort, text !== null)}) as pos
-            from m order by ${orderBy(q.sort, text !== null)} limit ${q.limit} offset ${q.offset}
         )
         select
           (select count(*)::int from m) as total,
@@ -127,37 +194,16 @@ export async function searchProducts(ctx: RequestContext, q: Query, extra: Claus
              'p2', count(*) filter (where price_cents >= 5000 and price_cents < 10000),
              'p3', count(*) filter (where price_cents >= 10000 and price_cents < 25000),
              'p4', count(*) filter (where price_cents >= 25000)) from m) as fixed,
-          (select json_agg(json_build_object(
-             'id', p.id, 'title', p.title, 'description', p.description, 'priceCents', p.price_cents,
-             'imageUrls', p.image_urls, 'stockQuantity', p.stock_quantity, 'sellerId', p.seller_id,
-             'categoryId', p.category_id, 'dateCreated', floor(extract(epoch from p.created_at))::bigint,
-             'isPerishable', p.is_perishable, 'isDigital', p.is_digital, 'rating', p.rating,
-             'reviewCount', p.review_count) order by page.pos)
-             from page join products p on p.id = page.id) as results`,
+          (select array_agg(id) from (
+             select id from m order by ${ORDER[sort]} limit ${q.limit} offset ${q.offset}) p) as ids`,
   );
-  if (!row) return empty;
-  const total = row.total;
-  const fixed = row.fixed;
+  if (!row) return emptyAnswer();
+  const { total, fixed } = row;
+  const nonZero = (o: Record<string, number>) =>
+    Object.fromEntries(Object.entries(o).filter(([, n]) => n > 0));
   return {
-    results: (row.results ?? []).map((r) => {
-      const imageUrls = r.imageUrls as string[];
-      return {
-        id: r.id as string,
-        title: r.title as string,
-        description: r.description as string,
-        priceCents: r.priceCents as number,
-        imageUrl: imageUrls[0] ?? null,
-        imageUrls,
-        stockQuantity: r.stockQuantity as number,
-        sellerId: r.sellerId as string,
-        categoryId: r.categoryId as string | null,
-        dateCreated: Number(r.dateCreated),
-        isPerishable: r.isPerishable as boolean,
-        isDigital: r.isDigital as boolean,
-        rating: Number(r.rating),
-        reviewCount: r.reviewCount as number,
-      };
-    }),
+    total,
+    ids: row.ids ?? [],
     facets: {
       categoryId: row.categories ?? {},
       sellerId: row.sellers ?? {},
@@ -165,14 +211,60 @@ export async function searchProducts(ctx: RequestContext, q: Query, extra: Claus
       isPerishable: nonZero({ true: fixed.perishable!, false: total - fixed.perishable! }),
       priceRange: nonZero(Object.fromEntries(PRICE_BUCKETS.map((b, i) => [b, fixed[`p${i}`]!]))),
     },
-    total,
-    limit: q.limit,
-    offset: q.offset,
   };
 }
 
-const nonZero = (o: Record<string, number>) => Object.fromEntries(Object.entries(o).filter(([, n]) => n > 0));
+// ---- results ------------------------------------------------------------------------------
 
-function emptyFacets(): Answer['facets'] {
-  return { categoryId: {}, sellerId: {}, isDigital: {}, isPerishable: {}, priceRange: {} };
+interface ResultRow {
+  id: string;
+  title: string;
+  description: string;
+  price_cents: number;
+  image_urls: string[];
+  stock_quantity: number;
+  seller_id: string;
+  category_id: string | null;
+  created: string;
+  is_perishable: boolean;
+  is_digital: boolean;
+  rating: number;
+  review_count: number;
+}
+
+/** The page's products, in the page's order. */
+async function loadResults(ctx: RequestContext, ids: string[]): Promise<Answer['results']> {
+  if (ids.length === 0) return [];
+  const rows = await queryRows<ResultRow>(
+    ctx.db,
+    sql`select id, title, description, price_cents, image_urls, stock_quantity, seller_id, category_id,
+               floor(extract(epoch from created_at))::bigint as created, is_perishable, is_digital, rating, review_count
+          from products where id in (${sql.join(
+            ids.map((id) => sql`${id}`),
+            sql`, `,
+          )})`,
+  );
+  const byId = new Map(rows.map((r) => [r.id, r]));
+  return ids.flatMap((id) => {
+    const r = byId.get(id);
+    if (!r) return [];
+    return [
+      {
+        id: r.id,
+        title: r.title,
+        description: r.description,
+        priceCents: r.price_cents,
+        imageUrl: r.image_urls[0] ?? null,
+        imageUrls: r.image_urls,
+        stockQuantity: r.stock_quantity,
+        sellerId: r.seller_id,
+        categoryId: r.category_id,
+        dateCreated: Number(r.created),
+        isPerishable: r.is_perishable,
+        isDigital: r.is_digital,
+        rating: Number(r.rating),
+        reviewCount: r.review_count,
+      },
+    ];
+  });
 }
