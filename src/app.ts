@@ -133,6 +133,7 @@ export async function buildApp(opts: AppOptions): Promise<FastifyInstance> {
       ? createOidcClient(config.oidc, `${config.publicBaseUrl}/auth/google/callback`)
       : undefined,
     redirectOrigins: config.authRedirectOrigins,
+    authCacheMs: config.authCacheMs,
   });
   registerAuthGuard(app, { db: database.db, now, auth });
   if (config.rateLimits) {

@@ -33,6 +33,8 @@ export interface Config {
   corsOrigins: string[] | '*';
   logLevel: string;
   trustProxy: boolean;
+  /** How long an instance may trust what it last read of a token's user (ms). */
+  authCacheMs: number;
   /** Search engine: the in-process index (memory) or plain SQL. */
   searchIndex: 'memory' | 'sql';
   oidc: OidcConfig | undefined;
@@ -164,6 +166,7 @@ export function loadConfig(env: Env = process.env): Config {
   const trustProxy =
     pick('TRUST_PROXY', z.enum(['true', 'false'], { message: 'must be true or false' }), 'false') === 'true';
 
+  const authCacheMs = pick('AUTH_CACHE_MS', intIn(0, 60_000), 1000);
   const searchIndex = pick(
     'SEARCH_INDEX',
     z.enum(['memory', 'sql'], { message: 'must be memory or sql' }),
@@ -216,6 +219,7 @@ export function loadConfig(env: Env = process.env): Config {
     corsOrigins,
     logLevel,
     trustProxy,
+    authCacheMs,
     searchIndex,
     oidc,
     authRedirectOrigins,

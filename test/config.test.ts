@@ -40,6 +40,7 @@ describe('loadConfig', () => {
       corsOrigins: [],
       logLevel: 'info',
       trustProxy: false,
+      authCacheMs: 1000,
       searchIndex: 'memory',
       oidc: undefined,
       authRedirectOrigins: ['http://localhost:3000'],

@@ -123,6 +123,31 @@ describe('a token is refused when', () => {
     expect(await t.api.as(gone).get('/me')).toMatchObject({ status: 401, body: invalid });
   });
 
+  it('its user was deleted by hand after the token was used: within AUTH_CACHE_MS (1 s)', async () => {
+    const gone = await buyer(t.api, 'gone-later');
+    expect((await t.api.as(gone).get('/me')).status).toBe(200);
+    await database.db.delete(users).where(eq(users.id, gone.id));
+    // This instance may trust what it read of the user for AUTH_CACHE_MS; then it reads again.
+    t.clock.advance(1);
+    try {
+      expect(await t.api.as(gone).get('/me')).toMatchObject({ status: 401, body: invalid });
+    } finally {
+      t.clock.advance(-1);
+    }
+  });
+
+  it('AUTH_CACHE_MS=0 reads the user on every request', async () => {
+    const strict = await testApp(database, { env: { AUTH_CACHE_MS: '0' } });
+    try {
+      const gone = await buyer(strict.api, 'gone-strict');
+      expect((await strict.api.as(gone).get('/me')).status).toBe(200);
+      await database.db.delete(users).where(eq(users.id, gone.id));
+      expect(await strict.api.as(gone).get('/me')).toMatchObject({ status: 401, body: invalid });
+    } finally {
+      await strict.close();
+    }
+  });
+
   it('its claims are incomplete (no role)', async () => {
     const noRole = await sign({ role: undefined });
     expect(await t.api.as(noRole).get('/me')).toMatchObject({ status: 401, body: invalid });

@@ -21,7 +21,15 @@ export interface AuthDeps {
   oidc: OidcClient | undefined;
   /** Origins that /auth/google/start may send the browser back to. */
   redirectOrigins: string[];
+  /**
+   * How long (ms) an instance may trust what it last read of a user when checking a token.
+   * Changes made through this service take effect at once; others (another instance, or
+   * a row deleted by hand) within this time. 0 reads the user on every request.
+   */
+  authCacheMs?: number;
 }
+
+const AUTH_CACHE_MAX = 50_000;
 
 const OIDC_LOGIN_TTL_MS = 10 * 60 * 1000;
 const OIDC_PROVIDER = 'google';
@@ -39,6 +47,9 @@ export type AuthService = ReturnType<typeof createAuthService>;
 
 export function createAuthService(deps: AuthDeps) {
   const issue = (ctx: RequestContext, u: UserRow) => signAccessToken(deps.tokens, u, ctx.now());
+  const known = new Map<string, { user: AuthUser; tokenVersion: number; until: number }>();
+  /** After a change to a user's role or tokens: this instance reads the user afresh. */
+  const forget = (userId: string) => known.delete(userId);
 
   const findUser = async (ctx: RequestContext, id: string) =>
     isRecordId('users', id) ? (await ctx.db.select().from(users).where(eq(users.id, id)))[0] : undefined;
@@ -60,10 +71,37 @@ export function createAuthService(deps: AuthDeps) {
   return {
     /** Resolves a bearer token to its user: valid signature and claims, user still exists, not revoked. */
     async authenticate(ctx: RequestContext, token: string): Promise<AuthUser> {
-      const claims = await verifyAccessToken(deps.tokens, token, ctx.now());
-      const user = await findUser(ctx, claims.sub);
-      if (!user || user.tokenVersion !== claims.ver) throw unauthenticated();
-      return { id: user.id, email: user.email, role: user.role };
+      const now = ctx.now();
+      const claims = await verifyAccessToken(deps.tokens, token, now);
+      let entry = known.get(claims.sub);
+      if (!entry || entry.until <= now.getTime()) {
+        const [row] = isRecordId('users', claims.sub)
+          ? await ctx.db
+              .select({
+                id: users.id,
+                email: users.email,
+                role: users.role,
+                tokenVersion: users.tokenVersion,
+              })
+              .from(users)
+              .where(eq(users.id, claims.sub))
+          : [];
+        if (!row) {
+          known.delete(claims.sub);
+          throw unauthenticated();
+        }
+        entry = {
+          user: { id: row.id, email: row.email, role: row.role },
+          tokenVersion: row.tokenVersion,
+          until: now.getTime() + (deps.authCacheMs ?? 0),
+        };
+        if (deps.authCacheMs) {
+          if (known.size >= AUTH_CACHE_MAX) known.clear();
+          known.set(row.id, entry);
+        }
+      }
+      if (entry.tokenVersion !== claims.ver) throw unauthenticated();
+      return entry.user;
     },
 
     async register(ctx: RequestContext, input: z.infer<typeof registerBody>) {
@@ -153,6 +191,7 @@ export function createAuthService(deps: AuthDeps) {
           });
         return updated;
       });
+      forget(user.id); // after the commit: a concurrent read cannot cache the old version
       return { success: true as const, user: publicUser(user), ...(await issue(ctx, user)) };
     },
 
@@ -202,6 +241,7 @@ export function createAuthService(deps: AuthDeps) {
           .returning();
         return row!;
       });
+      forget(updated.id);
       return { success: true as const, user: publicUser(updated) };
     },
 
@@ -312,6 +352,7 @@ export function createAuthService(deps: AuthDeps) {
           .onConflictDoNothing();
         return row!;
       });
+      forget(user.id);
       const { token, expiresAt } = await issue(ctx, user);
       return back({ token, expiresAt: String(expiresAt) });
     },
