@@ -58,6 +58,8 @@ export async function buildApp(opts: AppOptions): Promise<FastifyInstance> {
   const app = Fastify({
     logger: opts.logger ?? loggerOptions(config.logLevel),
     bodyLimit: BODY_LIMIT,
+    // onReady loads the search index: about 10 s for a million products.
+    pluginTimeout: 300_000,
     trustProxy: config.trustProxy,
     genReqId: (req) => {
       const given = req.headers['x-request-id'];
@@ -145,7 +147,11 @@ export async function buildApp(opts: AppOptions): Promise<FastifyInstance> {
   await app.register(catalogRoutes);
   const search = createSearch({ index: config.searchIndex === 'memory' ? createMemoryIndex() : undefined });
   // The search index loads before the server takes requests (listen waits for ready).
-  app.addHook('onReady', () => search.prepare(database.db));
+  app.addHook('onReady', async () => {
+    const started = Date.now();
+    const loaded = await search.prepare(database.db);
+    if (loaded) app.log.info({ ...loaded, ms: Date.now() - started }, 'search index loaded');
+  });
   await app.register(searchRoutes(search));
   return app;
 }

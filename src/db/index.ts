@@ -144,3 +144,15 @@ export async function queryRows<T>(db: Db, query: SQL): Promise<T[]> {
   const res = (await db.execute(query)) as unknown as { rows: T[] };
   return res.rows;
 }
+
+/**
+ * Runs a fixed statement as a named prepared statement where the driver keeps one per
+ * connection (PostgreSQL): the server plans it once instead of on every call. For hot,
+ * join-heavy reads whose planning costs more than their execution.
+ */
+export async function preparedRows<T>(db: Db, name: string, text: string, values: unknown[]): Promise<T[]> {
+  const client = (db as unknown as { $client?: unknown }).$client;
+  if (client instanceof pg.Pool) return (await client.query({ name, text, values })).rows as T[];
+  if (client instanceof PGlite) return (await client.query<T>(text, values)).rows;
+  throw new Error('preparedRows needs the root database handle, not a transaction');
+}

@@ -18,19 +18,12 @@ import {
   userIdParams,
   userWithToken,
 } from '../../contract/auth.ts';
-import { errorBody, unauthenticated } from '../../contract/errors.ts';
+import { errorResponses, unauthenticated } from '../../contract/errors.ts';
 import { bearerToken } from '../../http/auth.ts';
 import type { KeyRing } from './keys.ts';
 import type { AuthService } from './service.ts';
 
-const errors = {
-  400: errorBody,
-  401: errorBody,
-  403: errorBody,
-  404: errorBody,
-  409: errorBody,
-  429: errorBody,
-};
+const errors = errorResponses;
 const bearer = [{ bearerAuth: [] }];
 
 export function authRoutes(auth: AuthService, keys: KeyRing, publicBaseUrl: string) {

@@ -48,6 +48,9 @@ export type AuthService = ReturnType<typeof createAuthService>;
 export function createAuthService(deps: AuthDeps) {
   const issue = (ctx: RequestContext, u: UserRow) => signAccessToken(deps.tokens, u, ctx.now());
   const known = new Map<string, { user: AuthUser; tokenVersion: number; until: number }>();
+  // A signature checked once stays valid: tokens already verified skip the RS256 check
+  // (the costliest step of an authenticated request); expiry is still checked every time.
+  const verified = new Map<string, Awaited<ReturnType<typeof verifyAccessToken>>>();
   /** After a change to a user's role or tokens: this instance reads the user afresh. */
   const forget = (userId: string) => known.delete(userId);
 
@@ -72,7 +75,13 @@ export function createAuthService(deps: AuthDeps) {
     /** Resolves a bearer token to its user: valid signature and claims, user still exists, not revoked. */
     async authenticate(ctx: RequestContext, token: string): Promise<AuthUser> {
       const now = ctx.now();
-      const claims = await verifyAccessToken(deps.tokens, token, now);
+      let claims = verified.get(token);
+      if (!claims || claims.exp * 1000 <= now.getTime()) {
+        verified.delete(token);
+        claims = await verifyAccessToken(deps.tokens, token, now);
+        if (verified.size >= AUTH_CACHE_MAX) verified.clear();
+        verified.set(token, claims);
+      }
       let entry = known.get(claims.sub);
       if (!entry || entry.until <= now.getTime()) {
         const [row] = isRecordId('users', claims.sub)

@@ -12,17 +12,10 @@ import {
   productList,
   updateProductBody,
 } from '../../contract/catalog.ts';
-import { errorBody } from '../../contract/errors.ts';
+import { errorResponses } from '../../contract/errors.ts';
 import * as catalog from './service.ts';
 
-const errors = {
-  400: errorBody,
-  401: errorBody,
-  403: errorBody,
-  404: errorBody,
-  409: errorBody,
-  429: errorBody,
-};
+const errors = errorResponses;
 const security = [{ bearerAuth: [] }];
 const tags = ['catalog'];
 

@@ -11,7 +11,7 @@ import type {
 } from '../../contract/catalog.ts';
 import { isRecordId, newId, toUnix } from '../../contract/common.ts';
 import { conflict, type FieldProblem, forbidden, invalid, notFound } from '../../contract/errors.ts';
-import { queryRows } from '../../db/index.ts';
+import { preparedRows } from '../../db/index.ts';
 import { sellerProfiles, users } from '../auth/tables.ts';
 import { type AuthUser, caller, type RequestContext } from '../context.ts';
 import { categories, products } from './tables.ts';
@@ -149,26 +149,28 @@ interface DetailRow extends Record<string, unknown> {
   status: string;
 }
 
-/** One round trip: the product, its seller and its newest published reviews. */
+const DETAIL_SQL = `select p.id, p.title, p.description, p.price_cents, p.image_urls, p.stock_quantity, p.seller_id,
+    p.category_id, p.status, floor(extract(epoch from p.created_at))::bigint as created, p.is_perishable,
+    p.is_digital, p.weight_kg, p.width_cm, p.height_cm, p.depth_cm, p.keywords, p.specifications,
+    p.rating, p.review_count, coalesce(sp.shop_name, u.name) as seller_name,
+    coalesce(sp.rating, 0) as seller_rating, coalesce(sp.review_count, 0) as seller_review_count,
+    (select coalesce(json_agg(x), '[]'::json) from (
+       select r.rating, r.comment, ru.name as author, floor(extract(epoch from r.created_at))::bigint as "dateCreated"
+         from reviews r join users ru on ru.id = r.buyer_id
+        where r.product_id = p.id and r.published
+        order by r.created_at desc limit ${REVIEWS_IN_DETAIL}) x) as reviews
+  from products p
+  join users u on u.id = p.seller_id
+  left join seller_profiles sp on sp.user_id = p.seller_id
+ where p.id = $1`;
+
+/**
+ * One round trip: the product, its seller and its newest published reviews. A prepared
+ * statement: planning this join costs more than running it (1.3 ms against 0.2 ms).
+ */
 async function loadDetail(ctx: RequestContext, id: string): Promise<Detail | undefined> {
   if (!isRecordId('products', id)) return undefined;
-  const [r] = await queryRows<DetailRow>(
-    ctx.db,
-    sql`select p.id, p.title, p.description, p.price_cents, p.image_urls, p.stock_quantity, p.seller_id,
-          p.category_id, p.status, floor(extract(epoch from p.created_at))::bigint as created, p.is_perishable,
-          p.is_digital, p.weight_kg, p.width_cm, p.height_cm, p.depth_cm, p.keywords, p.specifications,
-          p.rating, p.review_count, coalesce(sp.shop_name, u.name) as seller_name,
-          coalesce(sp.rating, 0) as seller_rating, coalesce(sp.review_count, 0) as seller_review_count,
-          (select coalesce(json_agg(x), '[]'::json) from (
-             select r.rating, r.comment, ru.name as author, floor(extract(epoch from r.created_at))::bigint as "dateCreated"
-               from reviews r join users ru on ru.id = r.buyer_id
-              where r.product_id = p.id and r.published
-              order by r.created_at desc limit ${REVIEWS_IN_DETAIL}) x) as reviews
-        from products p
-        join users u on u.id = p.seller_id
-        left join seller_profiles sp on sp.user_id = p.seller_id
-       where p.id = ${id}`,
-  );
+  const [r] = await preparedRows<DetailRow>(ctx.db, 'product_detail', DETAIL_SQL, [id]);
   if (!r) return undefined;
   const imageUrls = r.image_urls as string[];
   const num = (v: unknown) => (v === null ? null : Number(v));

@@ -97,6 +97,18 @@ export interface IndexAnswer {
 }
 
 const PRICE_BUCKETS = ['0-25', '25-50', '50-100', '100-250', '250+'] as const;
+
+const nonZero = (o: Record<string, number>) => Object.fromEntries(Object.entries(o).filter(([, n]) => n > 0));
+
+/** The facets with fixed values, from counts: values with no product are left out. */
+export function fixedFacets(total: number, digital: number, perishable: number, buckets: number[]) {
+  return {
+    isDigital: nonZero({ true: digital, false: total - digital }),
+    isPerishable: nonZero({ true: perishable, false: total - perishable }),
+    priceRange: nonZero(Object.fromEntries(PRICE_BUCKETS.map((b, i) => [b, buckets[i] ?? 0]))),
+  };
+}
+
 const bucketOf = (cents: number) =>
   cents < 2500 ? 0 : cents < 5000 ? 1 : cents < 10000 ? 2 : cents < 25000 ? 3 : 4;
 
@@ -399,15 +411,10 @@ export class MemorySearchIndex {
           .sort((a, b) => b[1] - a[1] || (a[0] < b[0] ? -1 : 1))
           .slice(0, FACET_VALUES),
       );
-    const total = matches.length;
-    const nonZero = (o: Record<string, number>) =>
-      Object.fromEntries(Object.entries(o).filter(([, n]) => n > 0));
     return {
       categoryId: top(categories, (o) => (o === -1 ? 'none' : this.categories.values[o]!)),
       sellerId: top(sellers, (o) => this.sellers.values[o]!),
-      isDigital: nonZero({ true: digital, false: total - digital }),
-      isPerishable: nonZero({ true: perishable, false: total - perishable }),
-      priceRange: nonZero(Object.fromEntries(PRICE_BUCKETS.map((b, i) => [b, buckets[i]!]))),
+      ...fixedFacets(matches.length, digital, perishable, buckets),
     };
   }
 

@@ -11,6 +11,7 @@ import type { RequestContext } from '../context.ts';
 import { type Clause, parseFilters } from './filters.ts';
 import {
   FACET_VALUES,
+  fixedFacets,
   type IndexAnswer,
   type IndexQuery,
   MemorySearchIndex,
@@ -29,7 +30,9 @@ export function createSearch(opts: { index: MemorySearchIndex | undefined }) {
   return {
     /** Loads the index (start-up); a no-op for the SQL engine. */
     async prepare(db: Db) {
-      await index?.build(db);
+      if (!index) return undefined;
+      await index.build(db);
+      return index.stats();
     },
 
     async search(ctx: RequestContext, q: Query): Promise<Answer> {
@@ -100,8 +103,6 @@ class StemCache {
 }
 
 // ---- the SQL engine ---------------------------------------------------------------------
-
-const PRICE_BUCKETS = ['0-25', '25-50', '50-100', '100-250', '250+'] as const;
 
 function clauseSql(c: Clause): SQL {
   const anyOf = (column: SQL, values: Array<string | boolean>) =>
@@ -199,17 +200,18 @@ async function sqlSearch(
   );
   if (!row) return emptyAnswer();
   const { total, fixed } = row;
-  const nonZero = (o: Record<string, number>) =>
-    Object.fromEntries(Object.entries(o).filter(([, n]) => n > 0));
   return {
     total,
     ids: row.ids ?? [],
     facets: {
       categoryId: row.categories ?? {},
       sellerId: row.sellers ?? {},
-      isDigital: nonZero({ true: fixed.digital!, false: total - fixed.digital! }),
-      isPerishable: nonZero({ true: fixed.perishable!, false: total - fixed.perishable! }),
-      priceRange: nonZero(Object.fromEntries(PRICE_BUCKETS.map((b, i) => [b, fixed[`p${i}`]!]))),
+      ...fixedFacets(
+        total,
+        fixed.digital!,
+        fixed.perishable!,
+        [0, 1, 2, 3, 4].map((i) => fixed[`p${i}`]!),
+      ),
     },
   };
 }

@@ -1,0 +1,135 @@
+// `portage seed`: test accounts once, a deterministic catalog, idempotent, never in production.
+import { execFile } from 'node:child_process';
+import { mkdtempSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { promisify } from 'node:util';
+import { asc, sql } from 'drizzle-orm';
+import { afterAll, describe, expect, it } from 'vitest';
+import { type Database, openDatabase, queryRows } from '../src/db/index.ts';
+import { CATEGORIES, SELLERS, seedCatalog, seededProduct } from '../src/db/seed.ts';
+import { products } from '../src/modules/catalog/tables.ts';
+import { type TestDatabase, testDatabase } from './helpers/db.ts';
+
+const run = promisify(execFile);
+const root = path.resolve(import.meta.dirname, '..');
+const opened: Array<Database | TestDatabase> = [];
+afterAll(async () => {
+  for (const d of opened) await d.close();
+});
+
+/** Runs `portage seed` against a fresh database; answers its output and the database. */
+async function seedWithCli(args: string[]) {
+  let env: Record<string, string>;
+  let database: TestDatabase | undefined;
+  let dataDir: string | undefined;
+  if (process.env.TEST_DATABASE_URL) {
+    database = await testDatabase();
+    opened.push(database);
+    env = { DATABASE_URL: database.url! };
+  } else {
+    dataDir = mkdtempSync(path.join(os.tmpdir(), 'portage-seed-'));
+    env = { DATA_DIR: dataDir };
+  }
+  const cli = (extra: string[]) =>
+    run(process.execPath, ['bin/portage.js', 'seed', ...extra], {
+      cwd: root,
+      env: { PATH: process.env.PATH!, HOME: process.env.HOME!, LOG_LEVEL: 'warn', ...env },
+    });
+  const first = await cli(args);
+  const second = await cli(args);
+  const db = database ?? (await openDatabase({ dataDir }));
+  if (!database) opened.push(db);
+  return { first: first.stdout, second: second.stdout, db };
+}
+
+describe('portage seed', () => {
+  it('creates one test account per role, prints each password once, and a catalog; twice adds nothing', async () => {
+    const { first, second, db } = await seedWithCli(['--products', '60', '--seed', '7']);
+    for (const role of ['buyer', 'seller', 'admin']) {
+      expect(first).toMatch(
+        new RegExp(`^${role}\\s+${role}@portage\\.test\\s+password: [A-Za-z0-9_-]{16}$`, 'm'),
+      );
+      expect(second).toMatch(
+        new RegExp(`^${role}\\s+${role}@portage\\.test\\s+exists; password unchanged$`, 'm'),
+      );
+    }
+    expect(first).toMatch(/8 categories, 12 sellers, 60 new products of 60/);
+    expect(second).toMatch(/0 new products of 60/);
+    const [counts] = await queryRows<{ products: number; sellers: number; roles: string[] }>(
+      db.db,
+      sql`select (select count(*)::int from products) as products,
+                 (select count(*)::int from seller_profiles) as sellers,
+                 (select array_agg(role order by role) from users where email like '%@portage.test') as roles`,
+    );
+    // 12 catalog sellers and the test seller's shop.
+    expect(counts).toEqual({
+      products: 60,
+      sellers: SELLERS.length + 1,
+      roles: ['admin', 'buyer', 'seller'],
+    });
+  }, 120_000);
+
+  it('refuses to run in production', async () => {
+    const dataDir = mkdtempSync(path.join(os.tmpdir(), 'portage-seed-'));
+    const failed = await run(process.execPath, ['bin/portage.js', 'seed'], {
+      cwd: root,
+      env: {
+        PATH: process.env.PATH!,
+        HOME: process.env.HOME!,
+        DATA_DIR: dataDir,
+        APP_ENV: 'production',
+        PUBLIC_BASE_URL: 'https://portage.example',
+        JWT_PRIVATE_KEY: '-----BEGIN PRIVATE KEY-----\nx\n-----END PRIVATE KEY-----',
+      },
+    }).catch((e: { code: number; stderr: string }) => e);
+    expect('code' in failed && failed.code).toBe(2);
+    expect((failed as { stderr: string }).stderr).toMatch(/never runs with APP_ENV=production/);
+  }, 60_000);
+});
+
+describe('the seeded catalog', () => {
+  it('is the same for the same seed and differs for another', async () => {
+    const a = await testDatabase();
+    const b = await testDatabase();
+    opened.push(a, b);
+    await seedCatalog(a.db, { seed: 3, count: 200 });
+    await seedCatalog(b.db, { seed: 3, count: 200 });
+    const rows = (d: TestDatabase) =>
+      d.db
+        .select({
+          id: products.id,
+          title: products.title,
+          priceCents: products.priceCents,
+          sellerId: products.sellerId,
+          categoryId: products.categoryId,
+          keywords: products.keywords,
+          isDigital: products.isDigital,
+          isPerishable: products.isPerishable,
+          weightKg: products.weightKg,
+        })
+        .from(products)
+        .orderBy(asc(products.id));
+    const [ra, rb] = await Promise.all([rows(a), rows(b)]);
+    expect(ra).toHaveLength(200);
+    expect(ra).toEqual(rb);
+    expect(seededProduct(4, 0)).not.toEqual(seededProduct(3, 0));
+  });
+
+  it('is realistic: every category, sellers in several provinces, perishable food, digital goods without weight', () => {
+    const sample = Array.from({ length: 2000 }, (_, i) => seededProduct(1, i));
+    const categories = new Set(sample.map((p) => p.categoryId));
+    expect(categories.size).toBe(CATEGORIES.length);
+    expect(new Set(SELLERS.map((s) => s.province)).size).toBeGreaterThanOrEqual(8);
+    expect(sample.some((p) => p.isPerishable)).toBe(true);
+    const digital = sample.filter((p) => p.isDigital);
+    expect(digital.length).toBeGreaterThan(0);
+    expect(digital.every((p) => p.weightKg === null && !p.isPerishable)).toBe(true);
+    expect(sample.filter((p) => !p.isDigital).every((p) => (p.weightKg ?? 0) > 0)).toBe(true);
+    expect(sample.every((p) => p.priceCents > 0 && p.keywords.length > 0)).toBe(true);
+    // About one product in ten says "Handmade": the benchmark's broad query.
+    const handmade = sample.filter((p) => p.title.startsWith('Handmade')).length / sample.length;
+    expect(handmade).toBeGreaterThan(0.07);
+    expect(handmade).toBeLessThan(0.13);
+  });
+});
