@@ -22,6 +22,7 @@ import { developmentKeyPem, type KeyRing, loadKeyRing } from './modules/auth/key
 import { createOidcClient } from './modules/auth/oidc.ts';
 import { authRoutes } from './modules/auth/routes.ts';
 import { createAuthService } from './modules/auth/service.ts';
+import { cartRoutes } from './modules/cart/routes.ts';
 import { catalogRoutes } from './modules/catalog/routes.ts';
 import type { Clock } from './modules/context.ts';
 import { searchRoutes } from './modules/search/routes.ts';
@@ -142,9 +143,10 @@ export async function buildApp(opts: AppOptions): Promise<FastifyInstance> {
     await registerRateLimits(app, { redis: opts.redis, nameSpace: opts.rateLimitNamespace });
   }
 
-  await app.register(systemRoutes(database));
+  await app.register(systemRoutes(database, config.publicBaseUrl));
   await app.register(authRoutes(auth, keys, config.publicBaseUrl));
   await app.register(catalogRoutes);
+  await app.register(cartRoutes);
   const search = createSearch({ index: config.searchIndex === 'memory' ? createMemoryIndex() : undefined });
   // The search index loads before the server takes requests (listen waits for ready).
   app.addHook('onReady', async () => {

@@ -16,6 +16,8 @@ const USAGE = `Usage: portage <command>
 
 Commands:
   serve                      run the HTTP API (what npm start runs)
+  mcp                        run the agent tool server over stdio
+                             (needs SERVICE_URL and SERVICE_JWT_TOKEN)
   migrate                    apply database migrations and exit
   seed [--products N] [--seed S]
                              test accounts for each role (development and staging only)
@@ -37,6 +39,11 @@ async function main(argv: string[]): Promise<void> {
       return withDatabase(loadConfig(), async () => {
         console.log('Migrations applied.');
       });
+    case 'mcp': {
+      // Loaded only here: the tool server needs none of the service's modules.
+      const { runToolServer } = await import('./mcp/server.ts');
+      return runToolServer();
+    }
     case 'seed':
       return seed(rest);
     case 'user':
@@ -228,8 +235,12 @@ main(process.argv.slice(2)).catch((err: unknown) => {
     console.error(`portage: ${(err as Error).message}\n\n${USAGE}`);
     process.exitCode = 2;
     return;
-  } else if (err instanceof DataDirInUseError || err instanceof AppError) {
-    console.error(`portage: ${err.message}`);
+  } else if (
+    err instanceof DataDirInUseError ||
+    err instanceof AppError ||
+    (err as Error)?.name === 'ToolServerConfigError'
+  ) {
+    console.error(`portage: ${(err as Error).message}`);
   } else if ((err as { code?: string }).code === 'EADDRINUSE') {
     console.error(`portage: ${(err as Error).message}; set PORT to another port or stop the other server`);
   } else if ((err as { code?: string }).code === 'ECONNREFUSED') {

@@ -1,4 +1,6 @@
 // Every table of every module, for the connection and for drizzle-kit.
 export * from '../modules/auth/tables.ts';
+export * from '../modules/cart/tables.ts';
 export * from '../modules/catalog/tables.ts';
+export * from '../modules/coupons/tables.ts';
 export * from '../modules/reviews/tables.ts';

@@ -2,9 +2,10 @@
 import type { FastifyInstance } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { z } from 'zod';
+import { TOOL_SERVER, TOOLS, toolJsonSchemas } from '../../contract/tools.ts';
 import type { Database } from '../../db/index.ts';
 
-export function systemRoutes(database: Database) {
+export function systemRoutes(database: Database, publicBaseUrl: string) {
   return async (fastify: FastifyInstance) => {
     const app = fastify.withTypeProvider<ZodTypeProvider>();
 
@@ -41,4 +42,63 @@ export function systemRoutes(database: Database) {
       fastify.swagger(),
     );
   };
+}
+
+function mcpManifest(base: string) {
+  return {
+    name: TOOL_SERVER.name,
+    title: TOOL_SERVER.title,
+    version: TOOL_SERVER.version,
+    description: TOOL_SERVER.description,
+    transport: {
+      type: 'stdio',
+      command: 'npx',
+      args: ['portage', 'mcp'],
+      env: {
+        SERVICE_URL: base,
+        SERVICE_JWT_TOKEN: '<the signed-in user token>',
+      },
+    },
+    authentication: {
+      type: 'bearer',
+      description:
+        `Get a token with POST ${base}/auth/login {"email","password"} (or POST ${base}/auth/register) and ` +
+        'give it as SERVICE_JWT_TOKEN; the tool server renews it through /auth/refresh. Never commit a token.',
+      login: `${base}/auth/login`,
+      refresh: `${base}/auth/refresh`,
+    },
+    documentation: { api: `${base}/docs`, openapi: `${base}/openapi.json`, llms: `${base}/llms.txt` },
+    tools: TOOLS.map((t) => ({
+      name: t.name,
+      title: t.title,
+      description: t.description,
+      inputSchema: toolJsonSchemas(t).inputSchema,
+      annotations: t.annotations,
+    })),
+  };
+}
+
+function llmsTxt(base: string): string {
+  return [
+    '# Portage',
+    '',
+    `> ${TOOL_SERVER.description}`,
+    '',
+    'Portage is a Canadian online marketplace (CAD, provinces and territories, GST/HST/PST). ' +
+      'Its HTTP JSON API serves buyers, sellers and admins; its tool server (Model Context Protocol over ' +
+      'stdio, `npx portage mcp` with SERVICE_URL and SERVICE_JWT_TOKEN) lets an agent act for one ' +
+      'signed-in user. Money is integer cents; ids are `<collection>:<key>`; errors are ' +
+      '`{error, code, statusCode}`.',
+    '',
+    '## Docs',
+    '',
+    `- [API reference](${base}/docs): every endpoint, interactive`,
+    `- [OpenAPI document](${base}/openapi.json): the API as OpenAPI 3.1`,
+    `- [Tool server manifest](${base}/.well-known/mcp.json): how to run the tool server, its tools and inputs`,
+    '',
+    '## Tools',
+    '',
+    ...TOOLS.map((t) => `- ${t.name}: ${t.description}`),
+    '',
+  ].join('\n');
 }

@@ -1,0 +1,130 @@
+// The one error a client call throws: the service's own {error, code, statusCode} answer, or
+// one shaped the same way for what never reached the service (network) or broke the contract.
+import { ERROR_CODES, type ErrorBody, type ErrorCode, type FieldProblem } from '../contract/errors.ts';
+
+export type { ErrorBody, ErrorCode, FieldProblem };
+
+export class PortageApiError extends Error {
+  readonly code: ErrorCode;
+  readonly statusCode: number;
+  /** The error answer as the service sent it (or as the client made it when there was none). */
+  readonly body: ErrorBody;
+
+  constructor(body: ErrorBody, options?: { cause?: unknown }) {
+    super(body.error, options);
+    this.name = 'PortageApiError';
+    this.code = body.code;
+    this.statusCode = body.statusCode;
+    this.body = body;
+  }
+
+  get details(): FieldProblem[] | undefined {
+    return this.body.details;
+  }
+
+  /**
+   * The spec's error shape `{error, code, statusCode}`, with `details` (which fields were
+   * invalid) and `requestId` (to quote when reporting a server error) when the service sent them.
+   */
+  toJSON(): ErrorBody {
+    const { error, code, statusCode, details, requestId } = this.body;
+    return {
+      error,
+      code,
+      statusCode,
+      ...(details ? { details } : {}),
+      ...(requestId ? { requestId } : {}),
+    };
+  }
+}
+
+const CODE_BY_STATUS: Record<number, ErrorCode> = {
+  400: 'VALIDATION_ERROR',
+  401: 'AUTH_ERROR',
+  403: 'AUTHZ_ERROR',
+  404: 'NOT_FOUND',
+  409: 'CONFLICT',
+  413: 'VALIDATION_ERROR',
+  415: 'VALIDATION_ERROR',
+  422: 'VALIDATION_ERROR',
+  429: 'RATE_LIMIT',
+};
+
+export const codeForStatus = (status: number): ErrorCode => CODE_BY_STATUS[status] ?? 'INTERNAL_ERROR';
+
+const isErrorCode = (v: unknown): v is ErrorCode => (ERROR_CODES as readonly unknown[]).includes(v);
+
+/**
+ * The error of a non-2xx answer. The service's body is kept as sent when it has the error
+ * shape; anything else (a proxy's HTML page, an empty body) gets a body made from the status.
+ */
+export function errorFromAnswer(status: number, statusText: string, json: unknown, text: string) {
+  if (json && typeof json === 'object' && typeof (json as { error?: unknown }).error === 'string') {
+    const body = json as Record<string, unknown>;
+    if (isErrorCode(body.code) && body.statusCode === status) return new PortageApiError(body as ErrorBody);
+    return new PortageApiError({ ...(body as ErrorBody), code: codeForStatus(status), statusCode: status });
+  }
+  const snippet = text.trim().replace(/\s+/g, ' ').slice(0, 200);
+  const reason = statusText ? ` ${statusText}` : '';
+  return new PortageApiError({
+    error: `The service answered HTTP ${status}${reason}${snippet ? `: ${snippet}` : ' with no body'}`,
+    code: codeForStatus(status),
+    statusCode: status,
+  });
+}
+
+/** Why fetch failed, in words that tell the caller what to check. */
+export function networkError(baseUrl: string, err: unknown): PortageApiError {
+  const code = systemCode(err);
+  const where = `the Portage service at ${baseUrl}`;
+  let error: string;
+  if (code === 'ECONNREFUSED') {
+    error =
+      `Cannot connect to ${where} (connection refused): the service address (SERVICE_URL, ` +
+      `the base URL) is wrong or the service is down`;
+  } else if (code === 'ENOTFOUND' || code === 'EAI_AGAIN') {
+    error =
+      `Cannot connect to ${where} (host not found): the service address (SERVICE_URL, ` +
+      `the base URL) is wrong or the network is down`;
+  } else {
+    const detail = describeCause(err);
+    error =
+      `Network error talking to ${where}${detail ? ` (${detail})` : ''}: check the service address ` +
+      `(SERVICE_URL, the base URL) and that the service is up`;
+  }
+  return new PortageApiError({ error, code: 'INTERNAL_ERROR', statusCode: 503 }, { cause: err });
+}
+
+/** The system error code (ECONNREFUSED, ...) under undici's "fetch failed" TypeError. */
+function systemCode(err: unknown): string | undefined {
+  const seen = new Set<unknown>();
+  const queue: unknown[] = [err];
+  while (queue.length) {
+    const e = queue.shift();
+    if (!e || typeof e !== 'object' || seen.has(e)) continue;
+    seen.add(e);
+    const { code, cause, errors } = e as { code?: unknown; cause?: unknown; errors?: unknown };
+    if (typeof code === 'string' && /^E[A-Z_]+$/.test(code)) return code;
+    queue.push(cause);
+    if (Array.isArray(errors)) queue.push(...errors);
+  }
+  return undefined;
+}
+
+function describeCause(err: unknown): string {
+  const parts: string[] = [];
+  let e: unknown = err;
+  for (let depth = 0; e && depth < 4; depth++) {
+    if (e instanceof Error) {
+      const code = (e as { code?: unknown }).code;
+      parts.push(
+        typeof code === 'string' && !e.message.includes(code) ? `${e.message} [${code}]` : e.message,
+      );
+      e = e.cause;
+    } else {
+      parts.push(String(e));
+      break;
+    }
+  }
+  return parts.filter(Boolean).join(': ');
+}

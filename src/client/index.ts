@@ -1,0 +1,340 @@
+// Typed HTTP client of the Portage API, built on the wire contract (src/contract) and
+// nothing else, so the tool server and any other program can use it. It follows the
+// client rules of spec section 7: renew an expired token once through /auth/refresh,
+// retry RATE_LIMIT with backoff, retry nothing else, and say plainly when the service
+// cannot be reached.
+import type { z } from 'zod';
+import { me, refreshAnswer } from '../contract/auth.ts';
+import {
+  addToCartAnswer,
+  type addToCartBody,
+  applyCouponAnswer,
+  cart,
+  inventoryAnswer,
+  removeFromCartAnswer,
+} from '../contract/cart.ts';
+import { productDetail, type SORTS, searchAnswer } from '../contract/catalog.ts';
+import { errorFromAnswer, networkError, PortageApiError } from './errors.ts';
+
+export { type ErrorBody, type ErrorCode, type FieldProblem, PortageApiError } from './errors.ts';
+
+export type Me = z.output<typeof me>;
+export type ProductDetail = z.output<typeof productDetail>;
+export type SearchAnswer = z.output<typeof searchAnswer>;
+export type Inventory = z.output<typeof inventoryAnswer>;
+export type Cart = z.output<typeof cart>;
+export type AddToCartInput = z.input<typeof addToCartBody>;
+export type AddToCartAnswer = z.output<typeof addToCartAnswer>;
+export type RemoveFromCartAnswer = z.output<typeof removeFromCartAnswer>;
+export type AppliedCoupon = z.output<typeof applyCouponAnswer>;
+
+export interface SearchParams {
+  q: string;
+  /** Clauses `field:value` separated by commas (AND); `a|b` is OR, `lo..hi` a range. */
+  filters?: string;
+  sort?: (typeof SORTS)[number];
+  limit?: number;
+  offset?: number;
+}
+
+export interface PortageClientOptions {
+  /** The deployment's address (SERVICE_URL), e.g. `https://api.example.ca`; a path prefix is kept. */
+  baseUrl: string;
+  /** The user's JWT (SERVICE_JWT_TOKEN). */
+  token: string;
+  /** Retries of a RATE_LIMIT answer before it is thrown. Default 3. */
+  maxRetries?: number;
+  /** Longest single wait before retrying a RATE_LIMIT answer, in ms. Default 30 000. */
+  maxBackoffMs?: number;
+  /**
+   * Called with the new token after an automatic refresh, e.g. to keep it for the next run.
+   * An exception thrown here reaches the calls that waited for that refresh.
+   */
+  onTokenRefreshed?: (token: string) => void;
+  /** The fetch to use; the global one by default. */
+  fetch?: typeof fetch;
+}
+
+export type HttpMethod = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
+export type QueryValue = string | number | boolean | null | undefined;
+
+export interface RequestOptions<S extends z.ZodType | undefined = undefined> {
+  /** Query parameters; undefined and null values are left out. */
+  query?: Record<string, QueryValue>;
+  /** Sent as JSON. */
+  body?: unknown;
+  /** Sent as the `Idempotency-Key` header (the same key on every retry of this call). */
+  idempotencyKey?: string;
+  /** Validates (and types) a success answer. */
+  schema?: S;
+}
+
+/** Exponential backoff without Retry-After: 250 ms, 500 ms, 1 s, ... */
+const BACKOFF_BASE_MS = 250;
+
+/** Paths whose 401 means bad credentials, not an expired token: never answered by a refresh. */
+const NO_REFRESH = /^\/auth\/(login|register|refresh)(\/|\?|$)/;
+
+interface RawAnswer {
+  status: number;
+  statusText: string;
+  headers: Headers;
+  text: string;
+  json: unknown;
+}
+
+export class PortageClient {
+  readonly baseUrl: string;
+  readonly maxRetries: number;
+  readonly maxBackoffMs: number;
+  #token: string;
+  readonly #onTokenRefreshed: ((token: string) => void) | undefined;
+  readonly #fetch: typeof fetch;
+  /** The refresh under way, shared by every call that got a 401 meanwhile. */
+  #refreshing: Promise<boolean> | undefined;
+  /** A token the service refused to refresh: later 401s with it are thrown at once. */
+  #unrefreshable: string | undefined;
+
+  constructor(options: PortageClientOptions) {
+    if (!URL.canParse(options.baseUrl)) {
+      throw new TypeError(
+        `baseUrl must be an absolute URL such as https://api.example.ca, not ${options.baseUrl}`,
+      );
+    }
+    this.baseUrl = options.baseUrl.replace(/\/+$/, '');
+    this.#token = options.token;
+    this.maxRetries = Math.max(0, options.maxRetries ?? 3);
+    this.maxBackoffMs = Math.max(0, options.maxBackoffMs ?? 30_000);
+    this.#onTokenRefreshed = options.onTokenRefreshed;
+    this.#fetch = options.fetch ?? ((input, init) => globalThis.fetch(input, init));
+  }
+
+  /** The token in use now (a refreshed one after an automatic refresh). */
+  get token(): string {
+    return this.#token;
+  }
+
+  // ---- typed calls ----------------------------------------------------------------------------
+
+  /** GET /me: the signed-in user. */
+  async me(): Promise<Me> {
+    return this.request('GET', '/me', { schema: me });
+  }
+
+  /** GET /products/:id: product detail. */
+  async getProduct(id: string): Promise<ProductDetail> {
+    return this.request('GET', `/products/${segment(id)}`, { schema: productDetail });
+  }
+
+  /** GET /search/products: full-text search with filters, sort and facets. */
+  async searchProducts(params: SearchParams): Promise<SearchAnswer> {
+    const { q, filters, sort, limit, offset } = params;
+    return this.request('GET', '/search/products', {
+      query: { q, filters, sort, limit, offset },
+      schema: searchAnswer,
+    });
+  }
+
+  /** GET /products/:id/inventory?quantity=N: whether `quantity` units can be bought now. */
+  async checkInventory(productId: string, quantity?: number): Promise<Inventory> {
+    return this.request('GET', `/products/${segment(productId)}/inventory`, {
+      query: { quantity },
+      schema: inventoryAnswer,
+    });
+  }
+
+  /** GET /cart. */
+  async getCart(): Promise<Cart> {
+    return this.request('GET', '/cart', { schema: cart });
+  }
+
+  /** POST /cart/items. */
+  async addToCart(item: AddToCartInput): Promise<AddToCartAnswer> {
+    return this.request('POST', '/cart/items', { body: item, schema: addToCartAnswer });
+  }
+
+  /** DELETE /cart/items/:productId?quantity=N: `quantity` units, or the whole line when absent. */
+  async removeFromCart(productId: string, quantity?: number): Promise<RemoveFromCartAnswer> {
+    return this.request('DELETE', `/cart/items/${segment(productId)}`, {
+      query: { quantity },
+      schema: removeFromCartAnswer,
+    });
+  }
+
+  /** POST /cart/coupon. */
+  async applyCoupon(code: string): Promise<AppliedCoupon> {
+    return this.request('POST', '/cart/coupon', { body: { code }, schema: applyCouponAnswer });
+  }
+
+  /** DELETE /cart/coupon: the cart without its coupon. */
+  async removeCoupon(): Promise<Cart> {
+    return this.request('DELETE', '/cart/coupon', { schema: cart });
+  }
+
+  // ---- any call -------------------------------------------------------------------------------
+
+  /**
+   * One call of the API. `path` is relative to the base URL and starts with `/`; encode
+   * path segments with encodeURIComponent. Answers the parsed JSON (validated by `schema`
+   * when given); throws PortageApiError for any non-2xx answer, a network failure, or an
+   * answer that breaks the schema.
+   */
+  request<S extends z.ZodType>(
+    method: HttpMethod,
+    path: string,
+    options: RequestOptions<S> & { schema: S },
+  ): Promise<z.output<S>>;
+  request(method: HttpMethod, path: string, options?: RequestOptions): Promise<unknown>;
+  async request(method: HttpMethod, path: string, options: RequestOptions<z.ZodType | undefined> = {}) {
+    if (!path.startsWith('/')) throw new TypeError(`path must start with /, not ${path}`);
+    const url = this.baseUrl + path + queryString(options.query);
+    const headers: Record<string, string> = { accept: 'application/json' };
+    if (options.body !== undefined) headers['content-type'] = 'application/json';
+    if (options.idempotencyKey) headers['idempotency-key'] = options.idempotencyKey;
+    const body = options.body === undefined ? undefined : JSON.stringify(options.body);
+
+    let refreshed = false;
+    let retries = 0;
+    for (;;) {
+      const sentToken = this.#token;
+      const answer = await this.#send(method, url, { ...headers, ...authorization(sentToken) }, body);
+      if (answer.status >= 200 && answer.status < 300)
+        return this.#parse(method, path, answer, options.schema);
+
+      const err = errorFromAnswer(answer.status, answer.statusText, answer.json, answer.text);
+      // Spec 7: an expired token is renewed once; AUTH_ERROR itself is never retried.
+      if (answer.status === 401 && !refreshed && sentToken && !NO_REFRESH.test(path)) {
+        refreshed = true;
+        if (await this.#renew(sentToken)) continue;
+        throw err;
+      }
+      if (answer.status === 429 && retries < this.maxRetries) {
+        await sleep(this.#rateLimitWait(answer.headers, retries));
+        retries++;
+        continue;
+      }
+      throw err;
+    }
+  }
+
+  // ---- internals ------------------------------------------------------------------------------
+
+  async #send(
+    method: string,
+    url: string,
+    headers: Record<string, string>,
+    body?: string,
+  ): Promise<RawAnswer> {
+    let res: Response;
+    let text: string;
+    try {
+      res = await this.#fetch(url, { method, headers, body });
+      text = await res.text();
+    } catch (err) {
+      throw networkError(this.baseUrl, err);
+    }
+    let json: unknown;
+    if (text) {
+      try {
+        json = JSON.parse(text);
+      } catch {}
+    }
+    return { status: res.status, statusText: res.statusText, headers: res.headers, text, json };
+  }
+
+  #parse(method: string, path: string, answer: RawAnswer, schema: z.ZodType | undefined): unknown {
+    const value = answer.json !== undefined ? answer.json : answer.text || undefined;
+    if (!schema) return value;
+    const parsed = schema.safeParse(value);
+    if (parsed.success) return parsed.data;
+    const details = parsed.error.issues.map((i) => ({
+      field: i.path.map(String).join('.') || '(body)',
+      message: i.message,
+    }));
+    throw new PortageApiError({
+      error:
+        `The service answered ${method} ${path} with a body that does not match this client's contract ` +
+        `(${details.map((d) => `${d.field}: ${d.message}`).join('; ')}); the client and the service versions differ`,
+      code: 'INTERNAL_ERROR',
+      statusCode: 502,
+      details,
+    });
+  }
+
+  /**
+   * After a 401 to a call sent with `sentToken`: true when a usable newer token is in place
+   * (renewed by this call, by a concurrent one, or earlier), false when the refresh failed.
+   */
+  async #renew(sentToken: string): Promise<boolean> {
+    if (this.#token !== sentToken) return true;
+    if (this.#unrefreshable === sentToken) return false;
+    this.#refreshing ??= this.#refresh(sentToken).finally(() => {
+      this.#refreshing = undefined;
+    });
+    return this.#refreshing;
+  }
+
+  async #refresh(token: string): Promise<boolean> {
+    let answer: RawAnswer;
+    try {
+      answer = await this.#send('POST', `${this.baseUrl}/auth/refresh`, {
+        accept: 'application/json',
+        ...authorization(token),
+      });
+    } catch {
+      return false;
+    }
+    if (answer.status === 401) {
+      // Refused for good (too old, revoked, forged): asking again cannot help.
+      this.#unrefreshable = token;
+      return false;
+    }
+    const parsed = refreshAnswer.safeParse(answer.json);
+    if (answer.status !== 200 || !parsed.success) return false;
+    this.#token = parsed.data.token;
+    this.#onTokenRefreshed?.(parsed.data.token);
+    return true;
+  }
+
+  /** Retry-After (seconds or an HTTP date), else 250 ms * 2^attempt; at most maxBackoffMs. */
+  #rateLimitWait(headers: Headers, attempt: number): number {
+    const header = headers.get('retry-after')?.trim();
+    let ms: number | undefined;
+    if (header) {
+      if (/^\d+(\.\d+)?$/.test(header)) ms = Number(header) * 1000;
+      else if (!Number.isNaN(Date.parse(header))) ms = Date.parse(header) - Date.now();
+    }
+    ms ??= BACKOFF_BASE_MS * 2 ** attempt;
+    return Math.min(Math.max(ms, 0), this.maxBackoffMs);
+  }
+}
+
+/**
+ * One path segment: ids contain `:` and may contain anything a caller typed. An empty, `.`
+ * or `..` segment would name another path (URLs resolve dot segments even when encoded).
+ */
+function segment(value: string): string {
+  if (value === '' || value === '.' || value === '..') {
+    throw new PortageApiError({
+      error: `"${value}" is not an id; ids look like products:<key>`,
+      code: 'VALIDATION_ERROR',
+      statusCode: 400,
+    });
+  }
+  return encodeURIComponent(value);
+}
+
+const authorization = (token: string): Record<string, string> =>
+  token ? { authorization: `Bearer ${token}` } : {};
+
+function queryString(query: Record<string, QueryValue> | undefined): string {
+  if (!query) return '';
+  const params = new URLSearchParams();
+  for (const [key, value] of Object.entries(query)) {
+    if (value !== undefined && value !== null) params.append(key, String(value));
+  }
+  const s = params.toString();
+  return s ? `?${s}` : '';
+}
+
+const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));

@@ -1,0 +1,163 @@
+// Wire schemas of inventory, the cart and coupons. Where a path backs an agent tool, the
+// answer is exactly the tool's output shape of the spec (its mixed casing included).
+import { z } from 'zod';
+import { province, unixSeconds } from './common.ts';
+
+/** A cart holds at most this many lines, and at most MAX_QUANTITY of one product (decisions.md). */
+export const MAX_LINES = 50;
+export const MAX_QUANTITY = 100;
+
+const quantity = z
+  .number({ message: `must be a whole number from 1 to ${MAX_QUANTITY}` })
+  .int(`must be a whole number from 1 to ${MAX_QUANTITY}`)
+  .min(1, `must be a whole number from 1 to ${MAX_QUANTITY}`)
+  .max(MAX_QUANTITY, `must be a whole number from 1 to ${MAX_QUANTITY}`);
+
+const quantityParam = z.coerce
+  .number({ message: 'must be a whole number >= 1' })
+  .int('must be a whole number >= 1')
+  .min(1, 'must be a whole number >= 1')
+  .max(1_000_000, 'must be at most 1000000');
+
+// ---- inventory ----------------------------------------------------------------------------
+
+export const inventoryQuery = z.object({ quantity: quantityParam.default(1) });
+export const inventoryAnswer = z
+  .object({
+    product_id: z.string(),
+    available: z.boolean().describe('Whether the requested quantity can be bought now'),
+    stock_quantity: z
+      .number()
+      .int()
+      .describe('Units available now (stock less units held by open checkouts)'),
+    requested_quantity: z.number().int(),
+    message: z.string(),
+  })
+  .meta({ id: 'Inventory' });
+
+// ---- cart -----------------------------------------------------------------------------------
+
+export const cartItem = z.object({
+  product_id: z.string(),
+  title: z.string(),
+  quantity: z.number().int(),
+  unit_price_cents: z.number().int(),
+  line_total_cents: z.number().int(),
+  image_url: z.string().nullable(),
+});
+
+export const taxLine = z.object({
+  name: z.enum(['GST', 'HST', 'PST', 'QST']),
+  ratePercent: z.number(),
+  amountCents: z.number().int(),
+});
+
+export const cart = z
+  .object({
+    items: z.array(cartItem),
+    itemCount: z.number().int().describe('Units in the cart'),
+    subtotalCents: z.number().int(),
+    discount_cents: z.number().int(),
+    coupon_applied: z.string().nullable(),
+    coupon_problem: z
+      .string()
+      .nullable()
+      .describe('Why the applied coupon gives no discount now (e.g. the minimum is no longer met)'),
+    shippingCostCents: z.number().int().describe('Estimate to taxProvince; final at checkout'),
+    shipping_problem: z
+      .string()
+      .nullable()
+      .describe(
+        'Why checkout would refuse to ship a parcel to taxProvince (a perishable item across provinces)',
+      ),
+    taxAmountCents: z.number().int().describe('Estimate for taxProvince; final at checkout'),
+    taxLines: z.array(taxLine),
+    taxProvince: province.describe("Province of the buyer's last shipping address, or ON"),
+    totalAmountCents: z.number().int(),
+    lastUpdated: unixSeconds,
+  })
+  .meta({ id: 'Cart' });
+
+export const addToCartBody = z.object({
+  product_id: z.string().min(1, 'must not be empty').max(100, 'must be at most 100 characters'),
+  quantity,
+  variant: z.string().max(100, 'must be at most 100 characters').optional().describe('Variant or SKU'),
+});
+export const addToCartAnswer = z.object({
+  product_id: z.string(),
+  quantity: z.number().int().describe('Units of this product now in the cart'),
+  added: z.boolean(),
+  cart,
+});
+
+export const cartItemParams = z.object({ productId: z.string() });
+export const removeFromCartQuery = z.object({
+  quantity: quantityParam.optional().describe('Units to remove; all of them when absent'),
+});
+export const removeFromCartAnswer = z.object({
+  removed: z.boolean(),
+  quantity_removed: z.number().int(),
+  cart,
+});
+
+// ---- coupons --------------------------------------------------------------------------------
+
+const couponCode = z
+  .string()
+  .trim()
+  .min(1, 'must not be empty')
+  .max(40, 'must be at most 40 characters')
+  .regex(/^[A-Za-z0-9_-]+$/, 'letters, digits, - and _ only')
+  .transform((c) => c.toUpperCase());
+
+export const applyCouponBody = z.object({ code: couponCode });
+export const applyCouponAnswer = z
+  .object({
+    applied: z.boolean(),
+    code: z.string(),
+    discount_cents: z.number().int(),
+    discount_percent: z.number().nullable(),
+    new_total_cents: z.number().int(),
+    expiration_date: z.string().nullable().describe('YYYY-MM-DD, the last day the code works'),
+    terms: z.string(),
+  })
+  .meta({ id: 'AppliedCoupon' });
+
+const isoDate = z
+  .string()
+  .regex(/^\d{4}-\d{2}-\d{2}$/, 'must be a date YYYY-MM-DD')
+  .refine((d) => {
+    const t = new Date(`${d}T00:00:00Z`);
+    return !Number.isNaN(t.getTime()) && t.toISOString().startsWith(d);
+  }, 'must be a real calendar date');
+
+export const createCouponBody = z
+  .object({
+    code: couponCode.pipe(z.string().min(3, 'must be at least 3 characters')),
+    discountPercent: z.number().gt(0, 'must be above 0').max(100, 'must be at most 100').optional(),
+    discountCents: z.number().int('must be whole cents').positive('must be above 0').optional(),
+    minSubtotalCents: z.number().int('must be whole cents').min(0, 'must be >= 0').default(0),
+    expirationDate: isoDate.optional().describe('Last day the code works (America/Toronto)'),
+    maxRedemptions: z.number().int().positive('must be above 0').optional(),
+    maxRedemptionsPerCustomer: z.number().int().positive('must be above 0').optional(),
+    terms: z.string().max(1000, 'must be at most 1000 characters').default(''),
+  })
+  .refine((c) => (c.discountPercent === undefined) !== (c.discountCents === undefined), {
+    message: 'give exactly one of discountPercent and discountCents',
+    path: ['discountPercent'],
+  });
+
+export const coupon = z
+  .object({
+    code: z.string(),
+    discountPercent: z.number().nullable(),
+    discountCents: z.number().int().nullable(),
+    minSubtotalCents: z.number().int(),
+    expirationDate: z.string().nullable(),
+    maxRedemptions: z.number().int().nullable(),
+    maxRedemptionsPerCustomer: z.number().int().nullable(),
+    redemptions: z.number().int(),
+    terms: z.string(),
+    createdAt: unixSeconds,
+  })
+  .meta({ id: 'Coupon' });

@@ -1,0 +1,128 @@
+// HTTP adapter of inventory, cart and coupons; answers are the agent tools' output shapes.
+import type { FastifyInstance } from 'fastify';
+import type { ZodTypeProvider } from 'fastify-type-provider-zod';
+import {
+  addToCartAnswer,
+  addToCartBody,
+  applyCouponAnswer,
+  applyCouponBody,
+  cart,
+  cartItemParams,
+  coupon,
+  createCouponBody,
+  inventoryAnswer,
+  inventoryQuery,
+  removeFromCartAnswer,
+  removeFromCartQuery,
+} from '../../contract/cart.ts';
+import { productIdParams } from '../../contract/catalog.ts';
+import { errorResponses as errors } from '../../contract/errors.ts';
+import { createCoupon } from '../coupons/service.ts';
+import * as carts from './service.ts';
+
+const security = [{ bearerAuth: [] }];
+const tags = ['cart'];
+
+export async function cartRoutes(fastify: FastifyInstance) {
+  const app = fastify.withTypeProvider<ZodTypeProvider>();
+
+  app.get(
+    '/products/:productId/inventory',
+    {
+      config: { auth: 'user', limit: 'search' },
+      schema: {
+        tags: ['catalog'],
+        summary: 'Whether a quantity of a product can be bought now (check_inventory)',
+        security,
+        params: productIdParams,
+        querystring: inventoryQuery,
+        response: { 200: inventoryAnswer, ...errors },
+      },
+    },
+    async (req) => carts.checkInventory(req.ctx, req.params.productId, req.query.quantity),
+  );
+
+  app.get(
+    '/cart',
+    {
+      config: { auth: ['buyer'], limit: 'cart' },
+      schema: {
+        tags,
+        summary: 'The cart with its estimate (get_cart)',
+        security,
+        response: { 200: cart, ...errors },
+      },
+    },
+    async (req) => carts.getCart(req.ctx),
+  );
+
+  app.post(
+    '/cart/items',
+    {
+      config: { auth: ['buyer'], limit: 'cart' },
+      schema: {
+        tags,
+        summary: 'Add units of a product (add_to_cart)',
+        security,
+        body: addToCartBody,
+        response: { 200: addToCartAnswer, ...errors },
+      },
+    },
+    async (req) => carts.addToCart(req.ctx, req.body),
+  );
+
+  app.delete(
+    '/cart/items/:productId',
+    {
+      config: { auth: ['buyer'], limit: 'cart' },
+      schema: {
+        tags,
+        summary: 'Remove units of a product, all of them without quantity (remove_from_cart)',
+        security,
+        params: cartItemParams,
+        querystring: removeFromCartQuery,
+        response: { 200: removeFromCartAnswer, ...errors },
+      },
+    },
+    async (req) => carts.removeFromCart(req.ctx, req.params.productId, req.query.quantity),
+  );
+
+  app.post(
+    '/cart/coupon',
+    {
+      config: { auth: ['buyer'], limit: 'cart' },
+      schema: {
+        tags,
+        summary: 'Apply a coupon code, any case (apply_coupon)',
+        security,
+        body: applyCouponBody,
+        response: { 200: applyCouponAnswer, ...errors },
+      },
+    },
+    async (req) => carts.applyCoupon(req.ctx, req.body.code),
+  );
+
+  app.delete(
+    '/cart/coupon',
+    {
+      config: { auth: ['buyer'], limit: 'cart' },
+      schema: { tags, summary: 'Remove the coupon', security, response: { 200: cart, ...errors } },
+    },
+    async (req) => carts.removeCoupon(req.ctx),
+  );
+
+  app.post(
+    '/admin/coupons',
+    {
+      config: { auth: ['admin'], limit: 'productWrites' },
+      schema: {
+        tags: ['admin'],
+        summary: 'Create a coupon: percent or fixed amount, minimum, expiry, limits, terms',
+        security,
+        body: createCouponBody,
+        response: { 201: coupon, ...errors },
+      },
+    },
+    async (req, reply) => reply.code(201).send(await createCoupon(req.ctx, req.body)),
+  );
+}

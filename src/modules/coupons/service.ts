@@ -1,0 +1,114 @@
+// Coupons: created by admins; checked whenever a cart is priced. A redemption is counted
+// when an order is paid, not when the code is applied (decisions.md).
+import { and, count, eq } from 'drizzle-orm';
+import type { z } from 'zod';
+import type { coupon, createCouponBody } from '../../contract/cart.ts';
+import { toUnix } from '../../contract/common.ts';
+import { conflict, notFound } from '../../contract/errors.ts';
+import type { Db } from '../../db/index.ts';
+import { caller, type RequestContext } from '../context.ts';
+import { percentOf } from '../pricing/index.ts';
+import { couponRedemptions, coupons } from './tables.ts';
+
+type CouponRow = typeof coupons.$inferSelect;
+
+const dollars = (cents: number) => `$${(cents / 100).toFixed(2)}`;
+
+/** Today's date (YYYY-MM-DD) in America/Toronto: coupons expire at the end of their last day there. */
+export function torontoDate(now: Date): string {
+  return new Intl.DateTimeFormat('en-CA', {
+    timeZone: 'America/Toronto',
+    year: 'numeric',
+    month: '2-digit',
+    day: '2-digit',
+  }).format(now);
+}
+
+function toCoupon(row: CouponRow, redemptions: number): z.infer<typeof coupon> {
+  return {
+    code: row.code,
+    discountPercent: row.discountPercent,
+    discountCents: row.discountCents,
+    minSubtotalCents: row.minSubtotalCents,
+    expirationDate: row.expiresOn,
+    maxRedemptions: row.maxRedemptions,
+    maxRedemptionsPerCustomer: row.maxRedemptionsPerCustomer,
+    redemptions,
+    terms: row.terms,
+    createdAt: toUnix(row.createdAt),
+  };
+}
+
+export async function createCoupon(ctx: RequestContext, input: z.infer<typeof createCouponBody>) {
+  const [row] = await ctx.db
+    .insert(coupons)
+    .values({
+      code: input.code,
+      discountPercent: input.discountPercent ?? null,
+      discountCents: input.discountCents ?? null,
+      minSubtotalCents: input.minSubtotalCents,
+      expiresOn: input.expirationDate ?? null,
+      maxRedemptions: input.maxRedemptions ?? null,
+      maxRedemptionsPerCustomer: input.maxRedemptionsPerCustomer ?? null,
+      terms: input.terms,
+      createdBy: caller(ctx).id,
+    })
+    .onConflictDoNothing({ target: coupons.code })
+    .returning();
+  if (!row) throw conflict(`A coupon with the code ${input.code} already exists`);
+  return toCoupon(row, 0);
+}
+
+export async function findCoupon(db: Db, code: string): Promise<CouponRow | undefined> {
+  const [row] = await db.select().from(coupons).where(eq(coupons.code, code.toUpperCase()));
+  return row;
+}
+
+export interface CouponCheck {
+  coupon: CouponRow;
+  discountCents: number;
+  /** Why the coupon gives nothing now (CONFLICT when applying), or null. */
+  problem: string | null;
+}
+
+/**
+ * What a coupon takes off a subtotal for this buyer today, or why it cannot: expired,
+ * used up (in total or by this buyer), or the minimum subtotal not met. Never more than
+ * the subtotal.
+ */
+export async function checkCoupon(
+  ctx: RequestContext,
+  row: CouponRow,
+  userId: string,
+  subtotalCents: number,
+): Promise<CouponCheck> {
+  const [[total], [mine]] = await Promise.all([
+    ctx.db.select({ n: count() }).from(couponRedemptions).where(eq(couponRedemptions.code, row.code)),
+    ctx.db
+      .select({ n: count() })
+      .from(couponRedemptions)
+      .where(and(eq(couponRedemptions.code, row.code), eq(couponRedemptions.userId, userId))),
+  ]);
+  let problem: string | null = null;
+  if (row.expiresOn && row.expiresOn < torontoDate(ctx.now())) {
+    problem = `Coupon ${row.code} expired on ${row.expiresOn}`;
+  } else if (row.maxRedemptions !== null && (total?.n ?? 0) >= row.maxRedemptions) {
+    problem = `Coupon ${row.code} has been used up (${row.maxRedemptions} redemptions)`;
+  } else if (row.maxRedemptionsPerCustomer !== null && (mine?.n ?? 0) >= row.maxRedemptionsPerCustomer) {
+    problem = `You have already used coupon ${row.code} ${mine?.n} time(s), its limit per customer`;
+  } else if (subtotalCents < row.minSubtotalCents) {
+    problem =
+      `Coupon ${row.code} needs a subtotal of at least ${dollars(row.minSubtotalCents)}; ` +
+      `the cart's is ${dollars(subtotalCents)}`;
+  }
+  const discount =
+    row.discountPercent !== null ? percentOf(subtotalCents, row.discountPercent) : (row.discountCents ?? 0);
+  return { coupon: row, discountCents: problem ? 0 : Math.min(discount, subtotalCents), problem };
+}
+
+/** A coupon by its code (any case), or 404. */
+export async function requireCoupon(db: Db, code: string): Promise<CouponRow> {
+  const row = await findCoupon(db, code);
+  if (!row) throw notFound(`No coupon with the code ${code.toUpperCase()}`);
+  return row;
+}

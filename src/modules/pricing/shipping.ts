@@ -1,0 +1,100 @@
+// Flat-rate shipping per seller parcel (decisions.md, "Checkout, payment, orders"). Carrier
+// rate APIs are meant to plug in behind this same function later, so it takes a parcel and
+// answers a cost, nothing more.
+import type { Province } from '../../contract/common.ts';
+import { invalid } from '../../contract/errors.ts';
+import { assertSafeInteger } from './money.ts';
+
+export interface ParcelItem {
+  productId: string;
+  title: string;
+  unitPriceCents: number;
+  quantity: number;
+  isDigital: boolean;
+  isPerishable: boolean;
+  /** Per unit; null when the seller gave none, which counts as no weight. */
+  weightKg: number | null;
+}
+
+/** A parcel whose items come to $75.00 or more ships free. */
+const FREE_SHIPPING_FROM_CENTS = 7500;
+const WITHIN_PROVINCE_CENTS = 899;
+const OTHER_PROVINCE_CENTS = 1299;
+const TO_TERRITORY_CENTS = 2499;
+const TERRITORIES: readonly Province[] = ['YT', 'NT', 'NU'];
+/** $1.00 per started kg above 5 kg. */
+const INCLUDED_GRAMS = 5000;
+const PER_EXTRA_KG_CENTS = 100;
+
+/**
+ * A perishable item may only ship within the seller's province: refuse the parcel, naming each
+ * such product, before any price is given (even a free one). Digital items do not ship, so
+ * they are never refused.
+ */
+function refuseCrossProvincePerishables(
+  originProvince: Province,
+  destinationProvince: Province,
+  physical: ParcelItem[],
+): void {
+  if (destinationProvince === originProvince) return;
+  const perishable = physical.filter((item) => item.isPerishable);
+  if (perishable.length === 0) return;
+  const problem = (item: ParcelItem) =>
+    `${item.title} (${item.productId}) is perishable and ships only within the seller's province, ` +
+    `${originProvince}; remove it or ship to an address in ${originProvince}`;
+  throw invalid(
+    perishable.map(problem).join('. '),
+    perishable.map((item) => ({ field: 'shipping_address.province', message: problem(item) })),
+  );
+}
+
+/**
+ * Total weight in whole grams. Summed in integers so 2.1 kg x 3 + 0.7 kg is exactly 7 kg
+ * (floats make it 7.000000000000001, which would start an 8th kg).
+ */
+function totalGrams(physical: ParcelItem[]): number {
+  return physical.reduce((sum, item) => {
+    if (item.weightKg === null) return sum;
+    if (!(item.weightKg >= 0)) throw new Error(`weightKg must not be negative, got ${item.weightKg}`);
+    return sum + Math.round(item.weightKg * 1000) * item.quantity;
+  }, 0);
+}
+
+function baseRateCents(originProvince: Province, destinationProvince: Province): number {
+  if (destinationProvince === originProvince) return WITHIN_PROVINCE_CENTS;
+  if (TERRITORIES.includes(destinationProvince)) return TO_TERRITORY_CENTS;
+  return OTHER_PROVINCE_CENTS;
+}
+
+/**
+ * Shipping cost of one seller's parcel. Digital items ship free and add no weight, but they
+ * do count toward the free-shipping subtotal (the rule reads "a parcel with subtotal of
+ * $75.00 or more"). Throws `400 VALIDATION_ERROR` (field `shipping_address.province`) when a
+ * perishable item would leave the seller's province.
+ */
+export function shippingFor(parcel: {
+  originProvince: Province;
+  destinationProvince: Province;
+  items: ParcelItem[];
+}): { costCents: number } {
+  const { originProvince, destinationProvince, items } = parcel;
+  for (const item of items) {
+    assertSafeInteger(item.unitPriceCents, 'unitPriceCents');
+    assertSafeInteger(item.quantity, 'quantity');
+    if (item.unitPriceCents < 0 || item.quantity < 1) {
+      throw new Error(`Parcel item ${item.productId}: price must be >= 0 and quantity >= 1`);
+    }
+  }
+  const physical = items.filter((item) => !item.isDigital);
+  refuseCrossProvincePerishables(originProvince, destinationProvince, physical);
+
+  if (physical.length === 0) return { costCents: 0 };
+  const subtotalCents = items.reduce((sum, item) => sum + item.unitPriceCents * item.quantity, 0);
+  if (subtotalCents >= FREE_SHIPPING_FROM_CENTS) return { costCents: 0 };
+
+  const extraGrams = totalGrams(physical) - INCLUDED_GRAMS;
+  const startedExtraKg = extraGrams > 0 ? Math.ceil(extraGrams / 1000) : 0;
+  return {
+    costCents: baseRateCents(originProvince, destinationProvince) + startedExtraKg * PER_EXTRA_KG_CENTS,
+  };
+}

@@ -1,0 +1,312 @@
+// src/client against the real service listening on a port: typed answers, the service's own
+// error bodies, token refresh (once, shared), RATE_LIMIT retries, an unreachable address.
+import { randomBytes } from 'node:crypto';
+import http from 'node:http';
+import net from 'node:net';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { PortageApiError, PortageClient, type PortageClientOptions } from '../src/client/index.ts';
+import { userWithToken } from '../src/contract/auth.ts';
+import { buyer, seller, type TestApp, testApp } from './helpers/app.ts';
+import { type TestDatabase, testDatabase } from './helpers/db.ts';
+
+let database: TestDatabase;
+let t: TestApp;
+let baseUrl: string;
+
+async function listen(app: TestApp): Promise<string> {
+  await app.app.listen({ port: 0, host: '127.0.0.1' });
+  const address = app.app.server.address();
+  if (!address || typeof address === 'string') throw new Error(`unexpected address ${address}`);
+  return `http://127.0.0.1:${address.port}`;
+}
+
+beforeAll(async () => {
+  database = await testDatabase();
+  t = await testApp(database);
+  baseUrl = await listen(t);
+});
+afterAll(async () => {
+  await t?.close();
+  await database?.close();
+});
+
+/** The real global fetch, with every call written down (method and path) before it is made. */
+function countingFetch() {
+  const calls: string[] = [];
+  const fetchAndCount: typeof fetch = (input, init) => {
+    const url = new URL(input instanceof Request ? input.url : String(input));
+    calls.push(`${init?.method ?? 'GET'} ${url.pathname}`);
+    return fetch(input, init);
+  };
+  return {
+    calls,
+    fetch: fetchAndCount,
+    refreshes: () => calls.filter((c) => c === 'POST /auth/refresh').length,
+  };
+}
+
+const client = (options: Partial<PortageClientOptions> & { token: string }) =>
+  new PortageClient({ baseUrl, ...options });
+
+async function caught(promise: Promise<unknown>): Promise<PortageApiError> {
+  try {
+    await promise;
+  } catch (err) {
+    expect(err).toBeInstanceOf(PortageApiError);
+    return err as PortageApiError;
+  }
+  throw new Error('expected the call to throw PortageApiError');
+}
+
+const uniqueWord = () =>
+  `zq${Array.from(randomBytes(10), (b) => String.fromCharCode(97 + (b % 26))).join('')}`;
+
+describe('typed calls', () => {
+  it('answers the signed-in user and search results, parsed by the contract', async () => {
+    const b = await buyer(t.api);
+    const c = client({ token: b.token });
+    expect(await c.me()).toEqual({
+      id: b.id,
+      email: b.email,
+      name: 'Test buyer',
+      role: 'buyer',
+      emailVerified: false,
+      createdAt: expect.any(Number),
+      seller: null,
+    });
+    const empty = await c.searchProducts({ q: 'x' });
+    expect(empty).toMatchObject({
+      results: expect.any(Array),
+      total: expect.any(Number),
+      limit: 20,
+      offset: 0,
+    });
+    expect(Object.keys(empty.facets).sort()).toEqual([
+      'categoryId',
+      'isDigital',
+      'isPerishable',
+      'priceRange',
+      'sellerId',
+    ]);
+  });
+
+  it('finds and reads a product by an id that needs encoding in the path', async () => {
+    const s = await seller(t.api);
+    const word = uniqueWord();
+    const created = await t.api
+      .as(s)
+      .post('/products', { title: `Maple ${word}`, priceCents: 1999, weight: 1 });
+    expect(created.status).toBe(201);
+    const c = client({ token: (await buyer(t.api)).token });
+
+    const found = await c.searchProducts({ q: word, sort: 'price_asc', limit: 5 });
+    expect(found.total).toBe(1);
+    expect(found.results[0]).toMatchObject({ id: created.body.id, title: `Maple ${word}`, priceCents: 1999 });
+    expect(await c.getProduct(created.body.id)).toEqual(created.body);
+  });
+
+  it('throws NOT_FOUND with the service’s exact body for an unknown product, without retrying', async () => {
+    const b = await buyer(t.api);
+    const counter = countingFetch();
+    const c = client({ token: b.token, fetch: counter.fetch });
+    const id = 'products:doesNotExist0000000000';
+    const err = await caught(c.getProduct(id));
+    const server = await t.api.as(b).get(`/products/${encodeURIComponent(id)}`);
+    expect(server.status).toBe(404);
+    expect(err).toMatchObject({ code: 'NOT_FOUND', statusCode: 404, message: server.body.error });
+    expect(err.body).toEqual(server.body);
+    expect(err.body).toEqual({ error: `Product ${id} not found`, code: 'NOT_FOUND', statusCode: 404 });
+    expect(err.toJSON()).toEqual(server.body);
+    expect(JSON.parse(JSON.stringify(err))).toEqual(server.body);
+    expect(counter.calls).toEqual([`GET /products/${encodeURIComponent(id)}`]);
+
+    // `/`, `?` and `#` in an id stay inside the one path segment.
+    const odd = await caught(c.getProduct('products:a/b?c=1#d'));
+    expect(odd.body).toEqual({
+      error: 'Product products:a/b?c=1#d not found',
+      code: 'NOT_FOUND',
+      statusCode: 404,
+    });
+  });
+
+  it('passes validation errors through with their details', async () => {
+    const c = client({ token: (await buyer(t.api)).token });
+    const err = await caught(c.searchProducts({ q: 'x', limit: 500 }));
+    expect(err.toJSON()).toEqual({
+      error: expect.stringMatching(/^Invalid querystring/),
+      code: 'VALIDATION_ERROR',
+      statusCode: 400,
+      details: [{ field: 'limit', message: 'must be at most 100' }],
+    });
+  });
+
+  it('request() sends JSON bodies and validates answers with the given schema', async () => {
+    const b = await buyer(t.api);
+    const c = client({ token: b.token });
+    const answer = await c.request('POST', '/me/seller', {
+      body: { shopName: 'Client Shop', province: 'BC' },
+      schema: userWithToken,
+    });
+    expect(answer.user).toEqual({ id: b.id, email: b.email, name: 'Test buyer', role: 'seller' });
+    // Without a schema the parsed JSON comes back as is.
+    expect(await client({ token: answer.token }).request('GET', '/me')).toMatchObject({
+      role: 'seller',
+      seller: { shopName: 'Client Shop', province: 'BC' },
+    });
+  });
+});
+
+describe('token refresh', () => {
+  it('renews an expired token once, transparently, and keeps using the new one', async () => {
+    const b = await buyer(t.api);
+    const counter = countingFetch();
+    const onTokenRefreshed = vi.fn();
+    const c = client({ token: b.token, onTokenRefreshed, fetch: counter.fetch });
+    t.clock.advance(3601);
+
+    expect((await c.me()).id).toBe(b.id);
+    expect(counter.calls).toEqual(['GET /me', 'POST /auth/refresh', 'GET /me']);
+    expect(onTokenRefreshed).toHaveBeenCalledTimes(1);
+    expect(onTokenRefreshed).toHaveBeenCalledWith(c.token);
+    expect(c.token).not.toBe(b.token);
+    expect((await t.api.as(c.token).get('/me')).status).toBe(200);
+    expect((await t.api.as(b.token).get('/me')).status).toBe(401);
+
+    await c.searchProducts({ q: 'x' });
+    expect(counter.refreshes()).toBe(1);
+    expect(onTokenRefreshed).toHaveBeenCalledTimes(1);
+  });
+
+  it('shares one refresh among concurrent calls that all got 401', async () => {
+    const b = await buyer(t.api);
+    const counter = countingFetch();
+    const onTokenRefreshed = vi.fn();
+    const c = client({ token: b.token, onTokenRefreshed, fetch: counter.fetch });
+    t.clock.advance(3601);
+
+    const answers = await Promise.all([
+      c.me(),
+      c.me(),
+      c.searchProducts({ q: 'x' }),
+      c.searchProducts({ q: 'y' }),
+      c.me(),
+    ]);
+    expect(answers[0]).toMatchObject({ id: b.id });
+    expect(answers[2]).toMatchObject({ results: expect.any(Array) });
+    expect(counter.refreshes()).toBe(1);
+    expect(counter.calls).toHaveLength(5 + 1 + 5);
+    expect(onTokenRefreshed).toHaveBeenCalledTimes(1);
+    expect(onTokenRefreshed).toHaveBeenCalledWith(c.token);
+  });
+
+  it('throws the original 401 when the token expired too long ago to refresh, after one attempt', async () => {
+    const b = await buyer(t.api);
+    const counter = countingFetch();
+    const onTokenRefreshed = vi.fn();
+    const c = client({ token: b.token, onTokenRefreshed, fetch: counter.fetch });
+    t.clock.advance(3600 + 7 * 86_400 + 10);
+
+    const err = await caught(c.me());
+    expect(err.body).toEqual({ error: 'AUTH_ERROR: Token expired', code: 'AUTH_ERROR', statusCode: 401 });
+    expect(counter.calls).toEqual(['GET /me', 'POST /auth/refresh']);
+    expect(onTokenRefreshed).not.toHaveBeenCalled();
+    expect(c.token).toBe(b.token);
+
+    // The service refused that token for good: later calls do not ask again.
+    const again = await caught(c.searchProducts({ q: 'x' }));
+    expect(again.code).toBe('AUTH_ERROR');
+    expect(counter.refreshes()).toBe(1);
+  });
+
+  it('throws AUTH_ERROR for a garbage token after one refresh attempt, without looping', async () => {
+    const counter = countingFetch();
+    const c = client({ token: 'not-a-jwt', fetch: counter.fetch });
+    const err = await caught(c.me());
+    expect(err).toMatchObject({ code: 'AUTH_ERROR', statusCode: 401 });
+    expect(err.body).toEqual({ error: 'AUTH_ERROR: Invalid token', code: 'AUTH_ERROR', statusCode: 401 });
+    expect(counter.calls).toEqual(['GET /me', 'POST /auth/refresh']);
+  });
+});
+
+describe('RATE_LIMIT', () => {
+  it('retries maxRetries times with bounded waits, then throws the service’s 429', async () => {
+    const limited = await testApp(database, { env: { RATE_LIMITS: 'on' } });
+    try {
+      const url = await listen(limited);
+      const b = await buyer(limited.api);
+      const plain = new PortageClient({ baseUrl: url, token: b.token, maxRetries: 0 });
+      for (let i = 0; i < 30; i++) await plain.searchProducts({ q: 'x' });
+
+      const counter = countingFetch();
+      const c = new PortageClient({
+        baseUrl: url,
+        token: b.token,
+        maxRetries: 2,
+        maxBackoffMs: 50,
+        fetch: counter.fetch,
+      });
+      const started = performance.now();
+      const err = await caught(c.searchProducts({ q: 'x' }));
+      const elapsed = performance.now() - started;
+
+      expect(err.body).toEqual({
+        error: expect.stringMatching(/^Too many requests; retry in \d+ seconds? \(limit 30 a minute\)$/),
+        code: 'RATE_LIMIT',
+        statusCode: 429,
+      });
+      expect(counter.calls).toEqual(Array(3).fill('GET /search/products'));
+      // Retry-After is about 60 s; each wait is capped at 50 ms.
+      expect(elapsed).toBeGreaterThanOrEqual(95);
+      expect(elapsed).toBeLessThan(2000);
+      const raw = await fetch(`${url}/search/products?q=x`, {
+        headers: { authorization: `Bearer ${b.token}` },
+      });
+      expect(Number(raw.headers.get('retry-after'))).toBeGreaterThan(1);
+    } finally {
+      await limited.close();
+    }
+  });
+
+  it('without Retry-After backs off 250 ms, then 500 ms (a bare HTTP server standing in)', async () => {
+    let hits = 0;
+    const stand = http.createServer((_req, res) => {
+      hits++;
+      res.writeHead(429, { 'content-type': 'application/json' });
+      res.end(JSON.stringify({ error: 'Slow down', code: 'RATE_LIMIT', statusCode: 429 }));
+    });
+    await new Promise<void>((resolve) => stand.listen(0, '127.0.0.1', resolve));
+    try {
+      const { port } = stand.address() as net.AddressInfo;
+      const c = new PortageClient({ baseUrl: `http://127.0.0.1:${port}`, token: 'x', maxRetries: 2 });
+      const started = performance.now();
+      const err = await caught(c.me());
+      const elapsed = performance.now() - started;
+      expect(err.toJSON()).toEqual({ error: 'Slow down', code: 'RATE_LIMIT', statusCode: 429 });
+      expect(hits).toBe(3);
+      expect(elapsed).toBeGreaterThanOrEqual(740);
+      expect(elapsed).toBeLessThan(1500);
+    } finally {
+      stand.closeAllConnections();
+      await new Promise((resolve) => stand.close(resolve));
+    }
+  });
+});
+
+describe('an unreachable service', () => {
+  it('says the address is wrong or the service is down, naming the base URL', async () => {
+    const probe = net.createServer();
+    await new Promise<void>((resolve) => probe.listen(0, '127.0.0.1', resolve));
+    const { port } = probe.address() as net.AddressInfo;
+    await new Promise((resolve) => probe.close(resolve));
+
+    const nowhere = `http://127.0.0.1:${port}`;
+    const c = new PortageClient({ baseUrl: nowhere, token: 'x' });
+    const err = await caught(c.me());
+    expect(err).toMatchObject({ code: 'INTERNAL_ERROR', statusCode: 503 });
+    expect(err.message).toContain(nowhere);
+    expect(err.message).toContain('SERVICE_URL');
+    expect(err.message).toMatch(/address .* is wrong or the service is down/);
+    expect(err.cause).toBeInstanceOf(Error);
+    expect(err.toJSON()).toEqual({ error: err.message, code: 'INTERNAL_ERROR', statusCode: 503 });
+  });
+});
