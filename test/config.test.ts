@@ -175,7 +175,7 @@ describe('loadConfig', () => {
   it('refuses a signing key that is not a PKCS#8 PEM', () => {
     const problems = problemsOf({ JWT_PRIVATE_KEY: 'not a key' });
     expect(problems).toEqual([
-      'JWT_PRIVATE_KEY: must be an RSA private key in PKCS#8 PEM form (BEGIN PRIVATE KEY)',
+      'JWT_PRIVATE_KEY: must be an RSA private key in PKCS#8 PEM form (as openssl genpkey writes it)',
     ]);
   });
 

@@ -9,6 +9,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { type Database, openDatabase, queryRows } from '../src/db/index.ts';
 import { CATEGORIES, SELLERS, seedCatalog, seededProduct } from '../src/db/seed.ts';
 import { products } from '../src/modules/catalog/tables.ts';
+import { testKeyPem } from './helpers/app.ts';
 import { type TestDatabase, testDatabase } from './helpers/db.ts';
 
 const run = promisify(execFile);
@@ -80,7 +81,7 @@ describe('portage seed', () => {
         DATA_DIR: dataDir,
         APP_ENV: 'production',
         PUBLIC_BASE_URL: 'https://portage.example',
-        JWT_PRIVATE_KEY: '-----BEGIN PRIVATE KEY-----\nx\n-----END PRIVATE KEY-----',
+        JWT_PRIVATE_KEY: testKeyPem(),
       },
     }).catch((e: { code: number; stderr: string }) => e);
     expect('code' in failed && failed.code).toBe(2);

@@ -1,6 +1,12 @@
 // The one error a client call throws: the service's own {error, code, statusCode} answer, or
 // one shaped the same way for what never reached the service (network) or broke the contract.
-import { ERROR_CODES, type ErrorBody, type ErrorCode, type FieldProblem } from '../contract/errors.ts';
+import {
+  ERROR_CODES,
+  type ErrorBody,
+  type ErrorCode,
+  type FieldProblem,
+  codeForStatus as knownCode,
+} from '../contract/errors.ts';
 
 export type { ErrorBody, ErrorCode, FieldProblem };
 
@@ -38,19 +44,7 @@ export class PortageApiError extends Error {
   }
 }
 
-const CODE_BY_STATUS: Record<number, ErrorCode> = {
-  400: 'VALIDATION_ERROR',
-  401: 'AUTH_ERROR',
-  403: 'AUTHZ_ERROR',
-  404: 'NOT_FOUND',
-  409: 'CONFLICT',
-  413: 'VALIDATION_ERROR',
-  415: 'VALIDATION_ERROR',
-  422: 'VALIDATION_ERROR',
-  429: 'RATE_LIMIT',
-};
-
-export const codeForStatus = (status: number): ErrorCode => CODE_BY_STATUS[status] ?? 'INTERNAL_ERROR';
+export const codeForStatus = (status: number): ErrorCode => knownCode(status) ?? 'INTERNAL_ERROR';
 
 const isErrorCode = (v: unknown): v is ErrorCode => (ERROR_CODES as readonly unknown[]).includes(v);
 

@@ -14,6 +14,21 @@ export const ERROR_CODES = [
 ] as const;
 export type ErrorCode = (typeof ERROR_CODES)[number];
 
+const CODE_BY_STATUS: Record<number, ErrorCode> = {
+  400: 'VALIDATION_ERROR',
+  401: 'AUTH_ERROR',
+  403: 'AUTHZ_ERROR',
+  404: 'NOT_FOUND',
+  409: 'CONFLICT',
+  413: 'VALIDATION_ERROR',
+  415: 'VALIDATION_ERROR',
+  422: 'VALIDATION_ERROR',
+  429: 'RATE_LIMIT',
+};
+
+/** The error code of an HTTP status (undefined for statuses without one, 5xx included). */
+export const codeForStatus = (status: number): ErrorCode | undefined => CODE_BY_STATUS[status];
+
 export const fieldProblem = z.object({ field: z.string(), message: z.string() });
 export type FieldProblem = z.infer<typeof fieldProblem>;
 

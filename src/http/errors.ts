@@ -1,18 +1,7 @@
 // Every answer that is not a success goes through here and leaves as {error, code, statusCode}.
 import type { FastifyError, FastifyInstance } from 'fastify';
 import { hasZodFastifySchemaValidationErrors, isResponseSerializationError } from 'fastify-type-provider-zod';
-import { AppError, type ErrorCode, type FieldProblem } from '../contract/errors.ts';
-
-const CODE_BY_STATUS: Record<number, ErrorCode> = {
-  400: 'VALIDATION_ERROR',
-  401: 'AUTH_ERROR',
-  403: 'AUTHZ_ERROR',
-  404: 'NOT_FOUND',
-  409: 'CONFLICT',
-  413: 'VALIDATION_ERROR',
-  415: 'VALIDATION_ERROR',
-  429: 'RATE_LIMIT',
-};
+import { AppError, codeForStatus, type FieldProblem } from '../contract/errors.ts';
 
 export function registerErrorHandling(app: FastifyInstance) {
   app.setErrorHandler((err: FastifyError, req, reply) => {
@@ -31,7 +20,7 @@ export function registerErrorHandling(app: FastifyInstance) {
     }
 
     const status = err.statusCode ?? 500;
-    const code = CODE_BY_STATUS[status];
+    const code = codeForStatus(status);
     if (code && !isResponseSerializationError(err)) {
       return reply.code(status).send(new AppError(code, status, clientMessage(err, status)).toBody());
     }
