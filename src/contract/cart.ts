@@ -128,18 +128,38 @@ const isoDate = z
   .regex(/^\d{4}-\d{2}-\d{2}$/, 'must be a date YYYY-MM-DD')
   .refine((d) => {
     const t = new Date(`${d}T00:00:00Z`);
-    return !Number.isNaN(t.getTime()) && t.toISOString().startsWith(d);
-  }, 'must be a real calendar date');
+    return !Number.isNaN(t.getTime()) && t.toISOString().startsWith(d) && d >= '2000-01-01';
+  }, 'must be a real calendar date from 2000-01-01 on');
+
+/** Whole numbers that fit the database's 32-bit integers, with a business ceiling. */
+const count = (max: number) =>
+  z.number().int('must be a whole number').positive('must be above 0').max(max, `must be at most ${max}`);
 
 export const createCouponBody = z
   .object({
     code: couponCode.pipe(z.string().min(3, 'must be at least 3 characters')),
-    discountPercent: z.number().gt(0, 'must be above 0').max(100, 'must be at most 100').optional(),
-    discountCents: z.number().int('must be whole cents').positive('must be above 0').optional(),
-    minSubtotalCents: z.number().int('must be whole cents').min(0, 'must be >= 0').default(0),
+    discountPercent: z
+      .number()
+      .gt(0, 'must be above 0')
+      .max(100, 'must be at most 100')
+      // The money math works in thousandths of a percent (9.975%).
+      .refine((p) => Math.abs(p * 1000 - Math.round(p * 1000)) < 1e-6, 'at most 3 decimals')
+      .optional(),
+    discountCents: z
+      .number()
+      .int('must be whole cents')
+      .positive('must be above 0')
+      .max(100_000_000, 'must be at most 100000000')
+      .optional(),
+    minSubtotalCents: z
+      .number()
+      .int('must be whole cents')
+      .min(0, 'must be >= 0')
+      .max(100_000_000, 'must be at most 100000000')
+      .default(0),
     expirationDate: isoDate.optional().describe('Last day the code works (America/Toronto)'),
-    maxRedemptions: z.number().int().positive('must be above 0').optional(),
-    maxRedemptionsPerCustomer: z.number().int().positive('must be above 0').optional(),
+    maxRedemptions: count(1_000_000_000).optional(),
+    maxRedemptionsPerCustomer: count(1_000_000).optional(),
     terms: z.string().max(1000, 'must be at most 1000 characters').default(''),
   })
   .refine((c) => (c.discountPercent === undefined) !== (c.discountCents === undefined), {

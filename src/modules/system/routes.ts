@@ -38,6 +38,30 @@ export function systemRoutes(database: Database, publicBaseUrl: string) {
       },
     );
 
+    const manifest = mcpManifest(publicBaseUrl);
+    app.get(
+      '/.well-known/mcp.json',
+      {
+        config: { auth: 'public' },
+        schema: {
+          tags: ['discovery'],
+          summary: 'The agent tool server: how to run it, its tools and their inputs',
+        },
+      },
+      async (_req, reply) => reply.header('cache-control', 'public, max-age=300').send(manifest),
+    );
+
+    const llms = llmsTxt(publicBaseUrl);
+    app.get(
+      '/llms.txt',
+      {
+        config: { auth: 'public' },
+        schema: { tags: ['discovery'], summary: 'What Portage is, for language models' },
+      },
+      async (_req, reply) =>
+        reply.type('text/plain; charset=utf-8').header('cache-control', 'public, max-age=300').send(llms),
+    );
+
     app.get('/openapi.json', { config: { auth: 'public' }, schema: { hide: true } }, async () =>
       fastify.swagger(),
     );

@@ -1,0 +1,713 @@
+// The tool server (`portage mcp`) as an agent runs it: a child process spoken to over stdio by
+// the official MCP client, acting for one user against the real service listening on a port
+// over a real database. Also: stdout carries protocol messages only, missing configuration,
+// the discovery documents and the README's tool table.
+import { type ChildProcess, spawn } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import { readFileSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
+import type { CallToolResult, Tool as McpTool } from '@modelcontextprotocol/sdk/types.js';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { toolsMarkdownTable } from '../src/contract/tools.ts';
+import { admin, buyer, type SignedIn, seller, type TestApp, testApp } from './helpers/app.ts';
+import { type TestDatabase, testDatabase } from './helpers/db.ts';
+
+const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
+const TIMEOUT = 60_000;
+
+const TOOL_NAMES = [
+  'search_products',
+  'get_product',
+  'check_inventory',
+  'add_to_cart',
+  'remove_from_cart',
+  'get_cart',
+  'apply_coupon',
+];
+
+let database: TestDatabase;
+let t: TestApp;
+let baseUrl: string;
+let shopper: SignedIn;
+let agent: Client;
+let tools: McpTool[];
+
+const word = `zq${Array.from(randomBytes(10), (b) => String.fromCharCode(97 + (b % 26))).join('')}`;
+const suffix = randomBytes(4).toString('hex');
+const couponCode = `PADDLE${suffix.toUpperCase()}`;
+let categoryId: string;
+const categorySlug = `outdoors-${suffix}`;
+/** Products made in beforeAll: paddle and seat in the category, tarp outside it. */
+const p = { paddle: '', seat: '', tarp: '' };
+
+// ---- tool servers ---------------------------------------------------------------------------
+
+interface Running {
+  client: Client;
+  stderr: () => string;
+}
+const running: Running[] = [];
+const children: ChildProcess[] = [];
+
+const childEnv = (env: Record<string, string>): Record<string, string> => ({
+  PATH: process.env.PATH ?? '',
+  HOME: process.env.HOME ?? os.tmpdir(),
+  ...env,
+});
+
+/** `node bin/portage.js mcp` as a child process, connected through the SDK's stdio client. */
+async function startToolServer(token: string, url = baseUrl): Promise<Running> {
+  const transport = new StdioClientTransport({
+    command: process.execPath,
+    args: ['bin/portage.js', 'mcp'],
+    cwd: ROOT,
+    env: childEnv({ SERVICE_URL: url, SERVICE_JWT_TOKEN: token }),
+    stderr: 'pipe',
+  });
+  let stderr = '';
+  transport.stderr?.on('data', (chunk: Buffer) => {
+    stderr += chunk.toString('utf8');
+  });
+  const client = new Client({ name: 'portage-test-agent', version: '0.0.0' });
+  const started: Running = { client, stderr: () => stderr };
+  running.push(started);
+  await client.connect(transport);
+  return started;
+}
+
+async function call(client: Client, name: string, args: Record<string, unknown> = {}) {
+  return (await client.callTool({ name, arguments: args })) as CallToolResult;
+}
+
+/** A successful result: structuredContent and the same JSON as text. */
+// biome-ignore lint/suspicious/noExplicitAny: tool outputs are asserted by the tests
+function ok(result: CallToolResult): any {
+  expect(result.isError ?? false, JSON.stringify(result.content)).toBe(false);
+  expect(result.structuredContent).toBeDefined();
+  expect(result.content).toHaveLength(1);
+  const [first] = result.content;
+  expect(first?.type).toBe('text');
+  expect(JSON.parse((first as { text: string }).text)).toEqual(result.structuredContent);
+  return result.structuredContent;
+}
+
+interface ToolErrorBody {
+  error: string;
+  code: string;
+  statusCode: number;
+  details?: { field: string; message: string }[];
+}
+
+/** A failed result: isError with the spec's error JSON {error, code, statusCode} as text. */
+function failed(result: CallToolResult, code: string, statusCode: number): ToolErrorBody {
+  expect(result.isError).toBe(true);
+  expect(result.content).toHaveLength(1);
+  const [first] = result.content;
+  expect(first?.type).toBe('text');
+  const body = JSON.parse((first as { text: string }).text) as ToolErrorBody;
+  expect(body).toMatchObject({ error: expect.any(String), code, statusCode });
+  expect(body.error.length).toBeGreaterThan(0);
+  for (const key of Object.keys(body)) expect(['error', 'code', 'statusCode', 'details']).toContain(key);
+  return body;
+}
+
+const toolNamed = (name: string): McpTool => {
+  const found = tools.find((x) => x.name === name);
+  if (!found) throw new Error(`no tool ${name}`);
+  return found;
+};
+
+// ---- the service and its data ---------------------------------------------------------------
+
+beforeAll(async () => {
+  database = await testDatabase();
+  t = await testApp(database);
+  await t.app.listen({ port: 0, host: '127.0.0.1' });
+  const address = t.app.server.address();
+  if (!address || typeof address === 'string') throw new Error(`unexpected address ${address}`);
+  baseUrl = `http://127.0.0.1:${address.port}`;
+
+  const boss = await admin(t.api, database);
+  const cat = await t.api.as(boss).post('/admin/categories', { name: 'Outdoors', slug: categorySlug });
+  expect(cat.status).toBe(201);
+  categoryId = cat.body.id;
+
+  const s = await seller(t.api);
+  const make = async (title: string, priceCents: number, stockQuantity: number, category?: string) => {
+    const res = await t.api.as(s).post('/products', {
+      title,
+      description: `A ${title.toLowerCase()} for the portage between lakes`,
+      priceCents,
+      stockQuantity,
+      weight: 1,
+      ...(category ? { categoryId: category } : {}),
+    });
+    expect(res.status, JSON.stringify(res.body)).toBe(201);
+    return res.body.id as string;
+  };
+  p.paddle = await make(`Cedar paddle ${word}`, 4500, 5, categoryId);
+  p.seat = await make(`Canoe seat ${word}`, 1500, 2, categoryId);
+  p.tarp = await make(`Camp tarp ${word}`, 9900, 10);
+
+  const c = await t.api.as(boss).post('/admin/coupons', {
+    code: couponCode,
+    discountPercent: 10,
+    terms: '10% off the cart; test coupon',
+  });
+  expect(c.status, JSON.stringify(c.body)).toBe(201);
+
+  shopper = await buyer(t.api);
+  agent = (await startToolServer(shopper.token)).client;
+  tools = (await agent.listTools()).tools;
+}, TIMEOUT);
+
+afterAll(async () => {
+  for (const r of running) await r.client.close().catch(() => {});
+  for (const child of children) if (child.exitCode === null && child.signalCode === null) child.kill();
+  await t?.close();
+  await database?.close();
+}, TIMEOUT);
+
+// ---- tools/list -----------------------------------------------------------------------------
+
+describe('tools/list', () => {
+  it('lists exactly the seven tools', () => {
+    expect(tools.map((x) => x.name).sort()).toEqual([...TOOL_NAMES].sort());
+    expect(tools).toHaveLength(7);
+  });
+
+  it('has the spec’s inputs: required fields and property names', () => {
+    const expected: Record<string, { required: string[]; properties: string[] }> = {
+      search_products: {
+        required: ['query'],
+        properties: ['query', 'category', 'min_price', 'max_price', 'sort', 'limit', 'offset'],
+      },
+      get_product: { required: ['id'], properties: ['id'] },
+      check_inventory: { required: ['product_id'], properties: ['product_id', 'quantity'] },
+      add_to_cart: {
+        required: ['product_id', 'quantity'],
+        properties: ['product_id', 'quantity', 'variant'],
+      },
+      remove_from_cart: { required: ['product_id'], properties: ['product_id', 'quantity'] },
+      get_cart: { required: [], properties: [] },
+      apply_coupon: { required: ['code'], properties: ['code'] },
+    };
+    for (const [name, want] of Object.entries(expected)) {
+      const schema = toolNamed(name).inputSchema;
+      expect(schema.type, name).toBe('object');
+      expect([...(schema.required ?? [])].sort(), name).toEqual([...want.required].sort());
+      expect(Object.keys(schema.properties ?? {}).sort(), name).toEqual([...want.properties].sort());
+    }
+  });
+
+  it('has the spec’s ranges, enums and defaults', () => {
+    // biome-ignore lint/suspicious/noExplicitAny: JSON Schema fragments
+    const props = (name: string) => toolNamed(name).inputSchema.properties as Record<string, any>;
+    const number = expect.stringMatching(/^(integer|number)$/);
+
+    const search = props('search_products');
+    expect(search.query.type).toBe('string');
+    expect(search.category.type).toBe('string');
+    expect(search.min_price.type).toEqual(number);
+    expect(search.max_price.type).toEqual(number);
+    expect(search.min_price.description).toMatch(/cents/i);
+    expect(search.max_price.description).toMatch(/cents/i);
+    expect(search.sort.enum).toEqual(['price_asc', 'price_desc', 'newest', 'popular']);
+    expect(search.limit).toMatchObject({ type: number, minimum: 1, maximum: 100, default: 20 });
+    expect(search.offset).toMatchObject({ type: number, default: 0 });
+
+    expect(props('get_product').id.type).toBe('string');
+    expect(props('check_inventory').product_id.type).toBe('string');
+    expect(props('check_inventory').quantity).toMatchObject({ type: number, default: 1 });
+    expect(props('add_to_cart').quantity).toMatchObject({ type: number, minimum: 1 });
+    expect(props('add_to_cart').variant.type).toBe('string');
+    expect(props('remove_from_cart').quantity.type).toEqual(number);
+    expect(props('remove_from_cart').quantity.default).toBeUndefined();
+    expect(props('apply_coupon').code.type).toBe('string');
+  });
+
+  it('declares an object outputSchema on every tool', () => {
+    for (const tool of tools) {
+      expect(tool.outputSchema, tool.name).toBeDefined();
+      expect(tool.outputSchema?.type, tool.name).toBe('object');
+    }
+  });
+
+  it('annotates reads, idempotence and destruction', () => {
+    const reads = ['search_products', 'get_product', 'check_inventory', 'get_cart'];
+    for (const tool of tools) {
+      const a = tool.annotations ?? {};
+      const read = reads.includes(tool.name);
+      expect(a.readOnlyHint, tool.name).toBe(read);
+      expect(a.destructiveHint ?? false, tool.name).toBe(tool.name === 'remove_from_cart');
+      expect(a.idempotentHint, tool.name).toBe(read || tool.name === 'apply_coupon');
+    }
+  });
+
+  it('describes every tool, naming cents where money is involved', () => {
+    for (const tool of tools) {
+      expect(tool.description?.trim().length, tool.name).toBeGreaterThan(20);
+    }
+    for (const name of ['search_products', 'get_product', 'add_to_cart', 'get_cart', 'apply_coupon']) {
+      expect(toolNamed(name).description, name).toMatch(/cents/i);
+    }
+  });
+});
+
+// ---- happy paths ----------------------------------------------------------------------------
+
+describe('search_products', () => {
+  it('finds by query', async () => {
+    const found = ok(await call(agent, 'search_products', { query: word }));
+    expect(found).toMatchObject({ total: 3, limit: 20, offset: 0 });
+    expect(found.items.map((i: { id: string }) => i.id).sort()).toEqual([p.paddle, p.seat, p.tarp].sort());
+    expect(found.items.find((i: { id: string }) => i.id === p.paddle)).toMatchObject({
+      title: `Cedar paddle ${word}`,
+      priceCents: 4500,
+      stockQuantity: 5,
+      categoryId,
+    });
+  });
+
+  it('filters by category id and by category slug (any case), alike', async () => {
+    const byId = ok(await call(agent, 'search_products', { query: word, category: categoryId }));
+    expect(byId.total).toBe(2);
+    expect(byId.items.map((i: { id: string }) => i.id).sort()).toEqual([p.paddle, p.seat].sort());
+    const bySlug = ok(await call(agent, 'search_products', { query: word, category: categorySlug }));
+    expect(bySlug).toEqual(byId);
+    const upper = ok(
+      await call(agent, 'search_products', { query: word, category: categorySlug.toUpperCase() }),
+    );
+    expect(upper.total).toBe(2);
+  });
+
+  it('filters by price range and sorts', async () => {
+    const asc = ok(
+      await call(agent, 'search_products', {
+        query: word,
+        min_price: 2000,
+        max_price: 9900,
+        sort: 'price_asc',
+      }),
+    );
+    expect(asc.items.map((i: { id: string }) => i.id)).toEqual([p.paddle, p.tarp]);
+    expect(asc.total).toBe(2);
+    const desc = ok(await call(agent, 'search_products', { query: word, sort: 'price_desc' }));
+    expect(desc.items.map((i: { priceCents: number }) => i.priceCents)).toEqual([9900, 4500, 1500]);
+    const cheap = ok(await call(agent, 'search_products', { query: word, max_price: 1500 }));
+    expect(cheap.items.map((i: { id: string }) => i.id)).toEqual([p.seat]);
+  });
+
+  it('pages with limit and offset', async () => {
+    const page = ok(
+      await call(agent, 'search_products', { query: word, sort: 'price_asc', limit: 1, offset: 1 }),
+    );
+    expect(page).toMatchObject({ total: 3, limit: 1, offset: 1 });
+    expect(page.items.map((i: { id: string }) => i.id)).toEqual([p.paddle]);
+  });
+});
+
+describe('get_product and check_inventory', () => {
+  it('get_product answers the same detail as GET /products/:id', async () => {
+    const detail = ok(await call(agent, 'get_product', { id: p.paddle }));
+    const http = await t.api.as(shopper).get(`/products/${encodeURIComponent(p.paddle)}`);
+    expect(http.status).toBe(200);
+    expect(detail).toEqual(http.body);
+    expect(detail).toMatchObject({
+      id: p.paddle,
+      title: `Cedar paddle ${word}`,
+      priceCents: 4500,
+      categoryId,
+      seller: { name: expect.any(String) },
+      reviews: [],
+    });
+  });
+
+  it('check_inventory answers availability, quantity 1 by default', async () => {
+    expect(ok(await call(agent, 'check_inventory', { product_id: p.paddle }))).toMatchObject({
+      product_id: p.paddle,
+      available: true,
+      stock_quantity: 5,
+      requested_quantity: 1,
+      message: expect.any(String),
+    });
+    const tooMany = ok(await call(agent, 'check_inventory', { product_id: p.seat, quantity: 3 }));
+    expect(tooMany).toMatchObject({ available: false, stock_quantity: 2, requested_quantity: 3 });
+    expect(tooMany.message).toMatch(/\b2\b/);
+  });
+});
+
+describe('the cart', () => {
+  it('get_cart answers an empty cart at first', async () => {
+    expect(ok(await call(agent, 'get_cart'))).toMatchObject({
+      items: [],
+      itemCount: 0,
+      subtotalCents: 0,
+      totalAmountCents: 0,
+      coupon_applied: null,
+      discount_cents: 0,
+    });
+  });
+
+  it('add_to_cart adds units and answers the cart', async () => {
+    const added = ok(await call(agent, 'add_to_cart', { product_id: p.paddle, quantity: 2 }));
+    expect(added).toMatchObject({ product_id: p.paddle, quantity: 2, added: true });
+    expect(added.cart).toMatchObject({
+      itemCount: 2,
+      subtotalCents: 9000,
+      items: [
+        {
+          product_id: p.paddle,
+          title: `Cedar paddle ${word}`,
+          quantity: 2,
+          unit_price_cents: 4500,
+          line_total_cents: 9000,
+        },
+      ],
+    });
+    const again = ok(await call(agent, 'add_to_cart', { product_id: p.seat, quantity: 1 }));
+    expect(again).toMatchObject({ product_id: p.seat, quantity: 1, added: true });
+    expect(again.cart).toMatchObject({ itemCount: 3, subtotalCents: 10_500 });
+  });
+
+  it('get_cart answers what GET /cart does', async () => {
+    const got = ok(await call(agent, 'get_cart'));
+    const http = await t.api.as(shopper).get('/cart');
+    expect(http.status).toBe(200);
+    expect(got).toEqual(http.body);
+    expect(got).toMatchObject({ itemCount: 3, subtotalCents: 10_500 });
+    expect(got.totalAmountCents).toBe(got.subtotalCents + got.shippingCostCents + got.taxAmountCents);
+  });
+
+  it('remove_from_cart removes some units, or the whole line', async () => {
+    const some = ok(await call(agent, 'remove_from_cart', { product_id: p.paddle, quantity: 1 }));
+    expect(some).toMatchObject({ removed: true, quantity_removed: 1 });
+    expect(some.cart).toMatchObject({ itemCount: 2, subtotalCents: 6000 });
+    const all = ok(await call(agent, 'remove_from_cart', { product_id: p.seat }));
+    expect(all).toMatchObject({ removed: true, quantity_removed: 1 });
+    expect(all.cart).toMatchObject({
+      itemCount: 1,
+      subtotalCents: 4500,
+      items: [{ product_id: p.paddle, quantity: 1 }],
+    });
+  });
+
+  it('apply_coupon applies a code in any case', async () => {
+    const applied = ok(await call(agent, 'apply_coupon', { code: couponCode.toLowerCase() }));
+    expect(applied).toMatchObject({
+      applied: true,
+      code: couponCode,
+      discount_cents: 450,
+      discount_percent: 10,
+      terms: '10% off the cart; test coupon',
+    });
+    const cart = ok(await call(agent, 'get_cart'));
+    expect(cart).toMatchObject({ coupon_applied: couponCode, discount_cents: 450 });
+    expect(applied.new_total_cents).toBe(cart.totalAmountCents);
+    // Applying it again is idempotent.
+    expect(ok(await call(agent, 'apply_coupon', { code: couponCode }))).toEqual(applied);
+  });
+});
+
+// ---- error paths ----------------------------------------------------------------------------
+
+describe('errors', () => {
+  it('missing required input is VALIDATION_ERROR with details', async () => {
+    const body = failed(await call(agent, 'get_product', {}), 'VALIDATION_ERROR', 400);
+    expect(body.details?.map((d) => d.field)).toContain('id');
+    const search = failed(await call(agent, 'search_products', {}), 'VALIDATION_ERROR', 400);
+    expect(search.details?.map((d) => d.field)).toContain('query');
+  });
+
+  it('quantity 0, limit 101 and an unknown sort are VALIDATION_ERROR with details', async () => {
+    const zero = failed(
+      await call(agent, 'add_to_cart', { product_id: p.paddle, quantity: 0 }),
+      'VALIDATION_ERROR',
+      400,
+    );
+    expect(zero.details?.map((d) => d.field)).toEqual(['quantity']);
+    const limit = failed(
+      await call(agent, 'search_products', { query: word, limit: 101 }),
+      'VALIDATION_ERROR',
+      400,
+    );
+    expect(limit.details?.map((d) => d.field)).toEqual(['limit']);
+    const sort = failed(
+      await call(agent, 'search_products', { query: word, sort: 'cheapest' }),
+      'VALIDATION_ERROR',
+      400,
+    );
+    expect(sort.details?.map((d) => d.field)).toEqual(['sort']);
+  });
+
+  it('min_price above max_price is VALIDATION_ERROR', async () => {
+    const body = failed(
+      await call(agent, 'search_products', { query: word, min_price: 5000, max_price: 1000 }),
+      'VALIDATION_ERROR',
+      400,
+    );
+    expect(body.error).toMatch(/price/i);
+  });
+
+  it('an unknown product is NOT_FOUND', async () => {
+    const id = 'products:doesNotExist0000000000';
+    const body = failed(await call(agent, 'get_product', { id }), 'NOT_FOUND', 404);
+    expect(body.error).toContain(id);
+    failed(await call(agent, 'check_inventory', { product_id: id }), 'NOT_FOUND', 404);
+    failed(await call(agent, 'add_to_cart', { product_id: id, quantity: 1 }), 'NOT_FOUND', 404);
+  });
+
+  it('adding more than in stock is CONFLICT naming the available quantity', async () => {
+    const body = failed(
+      await call(agent, 'add_to_cart', { product_id: p.seat, quantity: 3 }),
+      'CONFLICT',
+      409,
+    );
+    expect(body.error).toMatch(/\b2\b/);
+    expect(body.error).toMatch(/left|available/i);
+    // Nothing was added.
+    expect(ok(await call(agent, 'get_cart')).items.map((i: { product_id: string }) => i.product_id)).toEqual([
+      p.paddle,
+    ]);
+  });
+
+  it('an unknown coupon is NOT_FOUND', async () => {
+    failed(await call(agent, 'apply_coupon', { code: `NOPE${suffix}` }), 'NOT_FOUND', 404);
+  });
+
+  it('an unknown category slug is NOT_FOUND', async () => {
+    const body = failed(
+      await call(agent, 'search_products', { query: word, category: `no-such-${suffix}` }),
+      'NOT_FOUND',
+      404,
+    );
+    expect(body.error).toContain(`no-such-${suffix}`);
+  });
+
+  it('an unknown tool name is NOT_FOUND', async () => {
+    const body = failed(await call(agent, 'checkout_everything', {}), 'NOT_FOUND', 404);
+    expect(body.error).toContain('checkout_everything');
+  });
+});
+
+// ---- authentication -------------------------------------------------------------------------
+
+describe('tokens', () => {
+  it(
+    'a garbage token gives AUTH_ERROR 401',
+    async () => {
+      const { client } = await startToolServer('not.a.jwt');
+      const body = failed(await call(client, 'get_cart'), 'AUTH_ERROR', 401);
+      expect(body.error).toMatch(/AUTH_ERROR/);
+      failed(await call(client, 'search_products', { query: word }), 'AUTH_ERROR', 401);
+    },
+    TIMEOUT,
+  );
+
+  // Moves the service's clock: keep it last among the calls that hold tokens.
+  it(
+    'an expired token is refreshed transparently through /auth/refresh',
+    async () => {
+      const b = await buyer(t.api, 'refresher');
+      const { client } = await startToolServer(b.token);
+      ok(await call(client, 'add_to_cart', { product_id: p.tarp, quantity: 1 }));
+
+      t.clock.advance(3601);
+      expect((await t.api.as(b).get('/me')).status).toBe(401);
+
+      const cart = ok(await call(client, 'get_cart'));
+      expect(cart.items.map((i: { product_id: string }) => i.product_id)).toEqual([p.tarp]);
+      ok(await call(client, 'add_to_cart', { product_id: p.tarp, quantity: 1 }));
+      expect(ok(await call(client, 'get_cart')).itemCount).toBe(2);
+      // The first tool server's token expired as well; it renews it too.
+      expect(ok(await call(agent, 'get_cart')).coupon_applied).toBe(couponCode);
+    },
+    TIMEOUT,
+  );
+});
+
+// ---- the process ----------------------------------------------------------------------------
+
+/** Collects a child's output until it exits. */
+function finished(child: ChildProcess): Promise<{ code: number | null; stdout: string; stderr: string }> {
+  let stdout = '';
+  let stderr = '';
+  child.stdout?.setEncoding('utf8').on('data', (s: string) => {
+    stdout += s;
+  });
+  child.stderr?.setEncoding('utf8').on('data', (s: string) => {
+    stderr += s;
+  });
+  return new Promise((resolve, reject) => {
+    child.once('error', reject);
+    child.once('close', (code) => resolve({ code, stdout, stderr }));
+  });
+}
+
+describe('the process', () => {
+  it(
+    'writes only JSON-RPC messages to stdout',
+    async () => {
+      const b = await buyer(t.api, 'stdio');
+      const child = spawn(process.execPath, ['bin/portage.js', 'mcp'], {
+        cwd: ROOT,
+        env: childEnv({ SERVICE_URL: baseUrl, SERVICE_JWT_TOKEN: b.token }),
+        stdio: ['pipe', 'pipe', 'pipe'],
+      });
+      children.push(child);
+      let stdout = '';
+      let stderr = '';
+      child.stdout.setEncoding('utf8').on('data', (s: string) => {
+        stdout += s;
+      });
+      child.stderr.setEncoding('utf8').on('data', (s: string) => {
+        stderr += s;
+      });
+      const send = (message: object) => child.stdin.write(`${JSON.stringify(message)}\n`);
+      const answered = (id: number) => stdout.split('\n').some((l) => l.includes(`"id":${id}`));
+      const waitFor = async (id: number) => {
+        const until = Date.now() + 20_000;
+        while (!answered(id)) {
+          if (Date.now() > until) throw new Error(`no answer to ${id}; stdout: ${stdout}; stderr: ${stderr}`);
+          await new Promise((r) => setTimeout(r, 20));
+        }
+      };
+
+      send({
+        jsonrpc: '2.0',
+        id: 1,
+        method: 'initialize',
+        params: {
+          protocolVersion: '2025-06-18',
+          capabilities: {},
+          clientInfo: { name: 'raw-test', version: '0.0.0' },
+        },
+      });
+      await waitFor(1);
+      send({ jsonrpc: '2.0', method: 'notifications/initialized' });
+      send({ jsonrpc: '2.0', id: 2, method: 'tools/list' });
+      // A call that succeeds and one that fails: neither leaks logs to stdout.
+      send({ jsonrpc: '2.0', id: 3, method: 'tools/call', params: { name: 'get_cart', arguments: {} } });
+      send({
+        jsonrpc: '2.0',
+        id: 4,
+        method: 'tools/call',
+        params: { name: 'get_product', arguments: { id: 'products:doesNotExist0000000000' } },
+      });
+      await waitFor(3);
+      await waitFor(4);
+      await new Promise((r) => setTimeout(r, 400));
+
+      const lines = stdout.split('\n').filter((l) => l !== '');
+      expect(stdout.endsWith('\n')).toBe(true);
+      const messages = lines.map((line) => {
+        let parsed: { jsonrpc?: string; id?: number; result?: { tools?: unknown[] } } | undefined;
+        expect(() => {
+          parsed = JSON.parse(line);
+        }, `not JSON on stdout: ${line}`).not.toThrow();
+        expect(parsed?.jsonrpc, line).toBe('2.0');
+        return parsed!;
+      });
+      // Calls run concurrently: answers may come in any order.
+      expect(messages.map((m) => m.id).sort()).toEqual([1, 2, 3, 4]);
+      expect(messages.find((m) => m.id === 2)?.result?.tools).toHaveLength(7);
+
+      child.stdin.end();
+      const exit = await new Promise<number | null>((resolve) => {
+        if (child.exitCode !== null) resolve(child.exitCode);
+        else child.once('exit', (code) => resolve(code));
+        setTimeout(() => {
+          child.kill();
+          resolve(null);
+        }, 5000);
+      });
+      expect(exit).toBe(0);
+    },
+    TIMEOUT,
+  );
+
+  it(
+    'exits non-zero naming the missing configuration, with nothing on stdout',
+    async () => {
+      const runs = await Promise.all([
+        finished(spawn(process.execPath, ['bin/portage.js', 'mcp'], { cwd: ROOT, env: childEnv({}) })),
+        finished(
+          spawn(process.execPath, ['bin/portage.js', 'mcp'], {
+            cwd: ROOT,
+            env: childEnv({ SERVICE_URL: baseUrl }),
+          }),
+        ),
+        finished(
+          spawn(process.execPath, ['bin/portage.js', 'mcp'], {
+            cwd: ROOT,
+            env: childEnv({ SERVICE_JWT_TOKEN: shopper.token, SERVICE_URL: '  ' }),
+          }),
+        ),
+      ]);
+      const [neither, noToken, noUrl] = runs;
+      for (const run of runs) {
+        expect(run.code).not.toBe(0);
+        expect(run.code).not.toBeNull();
+        expect(run.stdout).toBe('');
+        expect(run.stderr.trimEnd().split('\n'), run.stderr).toHaveLength(1);
+        expect(run.stderr).toMatch(/^portage: /);
+        expect(run.stderr).not.toMatch(/\n\s+at /);
+        expect(run.stderr).not.toContain(shopper.token);
+      }
+      expect(neither!.stderr).toMatch(/SERVICE_URL and SERVICE_JWT_TOKEN must be set/);
+      expect(noToken!.stderr).toMatch(/^portage: SERVICE_JWT_TOKEN must be set/);
+      expect(noUrl!.stderr).toMatch(/^portage: SERVICE_URL must be set/);
+    },
+    TIMEOUT,
+  );
+});
+
+// ---- discovery ------------------------------------------------------------------------------
+
+describe('discovery', () => {
+  it('GET /.well-known/mcp.json describes the same tools and how to run the server', async () => {
+    const res = await t.api.get('/.well-known/mcp.json');
+    expect(res.status).toBe(200);
+    expect(String(res.headers['content-type'])).toMatch(/^application\/json/);
+    const manifest = res.body;
+    expect(manifest).toMatchObject({
+      name: 'portage',
+      version: '1.0.0',
+      transport: {
+        type: 'stdio',
+        env: { SERVICE_URL: expect.any(String), SERVICE_JWT_TOKEN: expect.any(String) },
+      },
+    });
+    expect(manifest.transport.args).toContain('mcp');
+    expect(manifest.transport.env.SERVICE_URL).toBe(t.config.publicBaseUrl);
+    expect(manifest.tools.map((x: { name: string }) => x.name).sort()).toEqual([...TOOL_NAMES].sort());
+    for (const tool of manifest.tools as { name: string; inputSchema: unknown; description: string }[]) {
+      expect(tool.inputSchema, tool.name).toEqual(toolNamed(tool.name).inputSchema);
+      expect(tool.description, tool.name).toBe(toolNamed(tool.name).description);
+    }
+  });
+
+  it('GET /llms.txt is a Markdown summary linking the docs, OpenAPI and the manifest', async () => {
+    const res = await t.api.get('/llms.txt');
+    expect(res.status).toBe(200);
+    expect(String(res.headers['content-type'])).toMatch(/^text\/plain/);
+    const text = String(res.body);
+    expect(text.startsWith('# Portage\n')).toBe(true);
+    expect(text).toMatch(/^> \S.+$/m);
+    for (const target of ['/docs', '/openapi.json', '/.well-known/mcp.json']) {
+      expect(text, target).toMatch(new RegExp(`\\]\\([^)\\s]*${target.replace(/\./g, '\\.')}\\)`));
+    }
+    for (const name of TOOL_NAMES) expect(text).toContain(name);
+  });
+});
+
+describe('README', () => {
+  it('carries the tool table made from the tool list, verbatim', () => {
+    const readme = readFileSync(path.join(ROOT, 'README.md'), 'utf8');
+    expect(readme).toContain(toolsMarkdownTable());
+  });
+});
