@@ -140,6 +140,7 @@ export class MemorySearchIndex {
   private readonly sellers = new Dictionary();
   private watermark = 0;
   private refreshing: Promise<void> | null = null;
+  private nextRefresh: Promise<void> | null = null;
   private dead = 0;
 
   /** Live products, dead entries (replaced or removed; reclaimed at the next start), lexemes. */
@@ -163,24 +164,34 @@ export class MemorySearchIndex {
     this.watermark = new Date(start!.now).getTime();
   }
 
-  /** Applies what changed since the last look. Concurrent callers share one read. */
+  /**
+   * Applies what changed since the last look. A read already under way may have started
+   * before the caller's own write committed, so a caller waits for a read that starts after
+   * it called; callers arriving meanwhile share that next read.
+   */
   refresh(db: Db): Promise<void> {
-    this.refreshing ??= (async () => {
-      try {
-        const since = new Date(this.watermark - OVERLAP_MS);
-        const rows = await queryRows<Row>(
-          db,
-          sql`select ${COLUMNS} from products where changed_at > ${since}`,
-        );
-        for (const row of rows) {
-          this.apply(row);
-          this.watermark = Math.max(this.watermark, new Date(row.changed_at).getTime());
-        }
-      } finally {
+    if (!this.refreshing) {
+      this.refreshing = this.readChanges(db).finally(() => {
         this.refreshing = null;
-      }
-    })();
-    return this.refreshing;
+      });
+      return this.refreshing;
+    }
+    this.nextRefresh ??= this.refreshing
+      .catch(() => {})
+      .then(() => {
+        this.nextRefresh = null;
+        return this.refresh(db);
+      });
+    return this.nextRefresh;
+  }
+
+  private async readChanges(db: Db): Promise<void> {
+    const since = new Date(this.watermark - OVERLAP_MS);
+    const rows = await queryRows<Row>(db, sql`select ${COLUMNS} from products where changed_at > ${since}`);
+    for (const row of rows) {
+      this.apply(row);
+      this.watermark = Math.max(this.watermark, new Date(row.changed_at).getTime());
+    }
   }
 
   private apply(row: Row) {
