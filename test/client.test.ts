@@ -257,7 +257,7 @@ describe('RATE_LIMIT', () => {
       expect(counter.calls).toEqual(Array(3).fill('GET /search/products'));
       // Retry-After is about 60 s; each wait is capped at 50 ms.
       expect(elapsed).toBeGreaterThanOrEqual(95);
-      expect(elapsed).toBeLessThan(2000);
+      expect(elapsed).toBeLessThan(10_000);
       const raw = await fetch(`${url}/search/products?q=x`, {
         headers: { authorization: `Bearer ${b.token}` },
       });
@@ -284,7 +284,7 @@ describe('RATE_LIMIT', () => {
       expect(err.toJSON()).toEqual({ error: 'Slow down', code: 'RATE_LIMIT', statusCode: 429 });
       expect(hits).toBe(3);
       expect(elapsed).toBeGreaterThanOrEqual(740);
-      expect(elapsed).toBeLessThan(1500);
+      expect(elapsed).toBeLessThan(5000);
     } finally {
       stand.closeAllConnections();
       await new Promise((resolve) => stand.close(resolve));

@@ -23,9 +23,14 @@ export function testKeyPem(): string {
 
 export class TestClock {
   offsetMs = 0;
-  now = () => new Date(Date.now() + this.offsetMs);
+  private frozenAt: number | undefined;
+  now = () => new Date((this.frozenAt ?? Date.now()) + this.offsetMs);
   advance(seconds: number) {
     this.offsetMs += seconds * 1000;
+  }
+  /** Stops the clock (at a whole second), so that edges to the second do not depend on the machine's speed. */
+  freeze() {
+    this.frozenAt = Math.floor(Date.now() / 1000) * 1000;
   }
 }
 
