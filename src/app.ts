@@ -15,7 +15,7 @@ import type { Redis } from 'ioredis';
 import type { Config } from './config.ts';
 import type { Database } from './db/index.ts';
 import { registerAuthGuard } from './http/auth.ts';
-import { registerErrorHandling } from './http/errors.ts';
+import { refuseNulCharacters, registerErrorHandling } from './http/errors.ts';
 import { registerRateLimits } from './http/rate-limit.ts';
 import './http/types.ts';
 import { developmentKeyPem, type KeyRing, loadKeyRing } from './modules/auth/keys.ts';
@@ -70,6 +70,7 @@ export async function buildApp(opts: AppOptions): Promise<FastifyInstance> {
   app.setValidatorCompiler(validatorCompiler);
   app.setSerializerCompiler(serializerCompiler);
   registerErrorHandling(app);
+  refuseNulCharacters(app);
   app.addHook('onRequest', async (req, reply) => {
     reply.header('x-request-id', req.id);
   });

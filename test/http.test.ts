@@ -53,6 +53,24 @@ describe('error model', () => {
     expect(res.body.code).toBe('VALIDATION_ERROR');
   });
 
+  it('a NUL character anywhere in the input is 400, never a 500', async () => {
+    const expected = {
+      error: 'Text must not contain NUL characters (\\u0000)',
+      code: 'VALIDATION_ERROR',
+      statusCode: 400,
+    };
+    const register = await t.api.post('/auth/register', {
+      email: 'nul@example.ca',
+      password: 'password-1',
+      name: 'a\u0000b',
+    });
+    expect(register).toMatchObject({ status: 400, body: expected });
+    const b = await buyer(t.api);
+    for (const url of ['/products?sellerId=%00', '/products?categoryId=a%00b', '/products/products:%00']) {
+      expect(await t.api.as(b).get(url)).toMatchObject({ status: 400, body: expected });
+    }
+  });
+
   it('a body over 1 MiB is refused with 413', async () => {
     const big = JSON.stringify({ email: 'a@b.ca', password: 'x'.repeat(1024 * 1024), name: 'Big' });
     const res = await t.api.post('/auth/register', big, { 'content-type': 'application/json' });

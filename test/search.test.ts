@@ -4,6 +4,7 @@ import { randomBytes } from 'node:crypto';
 import { eq, inArray, sql } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { products } from '../src/modules/catalog/tables.ts';
+import { STEM_CACHE_MAX } from '../src/modules/search/service.ts';
 import { type Answer, admin, buyer, type SignedIn, seller, type TestApp, testApp } from './helpers/app.ts';
 import { type TestDatabase, testDatabase } from './helpers/db.ts';
 
@@ -554,6 +555,31 @@ describe('rate limit', () => {
       await limited.close();
     }
   });
+});
+
+describe('the word memory', () => {
+  it('keeps answering when the remembered stems start again (over 10,000 words)', async () => {
+    // A fresh instance, so that the count of remembered words is known exactly.
+    const fresh = await testApp(database, { env: { SEARCH_INDEX: engine } });
+    try {
+      const s = await seller(t.api);
+      const word = uniqueWord();
+      await product(s, { title: `Birch ${word} canoe` });
+      const find = (q: string) => fresh.api.as(shopper).get(`/search/products?${new URLSearchParams({ q })}`);
+      expect((await find(`${word} canoe`)).body.total).toBe(1); // 2 words remembered
+      // 12 new words a search, until just past the limit: the next new word clears the memory
+      // while this query's remembered words are in use.
+      for (let i = 0; i < Math.floor((STEM_CACHE_MAX - 2) / 12) + 1; i++) {
+        expect((await find(Array.from({ length: 12 }, () => uniqueWord()).join(' '))).status).toBe(200);
+      }
+      const mixed = await find(`${word} ${uniqueWord()} canoe`);
+      expect(mixed.status).toBe(200);
+      expect(mixed.body.total).toBe(0);
+      expect((await find(`${word} canoe`)).body.total).toBe(1);
+    } finally {
+      await fresh.close();
+    }
+  }, 120_000);
 });
 
 describe('freshness across instances', () => {

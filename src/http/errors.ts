@@ -3,6 +3,20 @@ import type { FastifyError, FastifyInstance } from 'fastify';
 import { hasZodFastifySchemaValidationErrors, isResponseSerializationError } from 'fastify-type-provider-zod';
 import { AppError, codeForStatus, type FieldProblem } from '../contract/errors.ts';
 
+/**
+ * PostgreSQL text cannot hold a NUL character: input carrying one is refused here, as a
+ * 400, before it could reach a query and fail there as a 500.
+ */
+export function refuseNulCharacters(app: FastifyInstance) {
+  app.addHook('preValidation', async (req) => {
+    const inUrl = req.url.includes('%00') || req.url.includes('\u0000');
+    // JSON.stringify writes a NUL as the six characters \u0000.
+    if (inUrl || (req.body !== undefined && JSON.stringify(req.body).includes('\\u0000'))) {
+      throw new AppError('VALIDATION_ERROR', 400, 'Text must not contain NUL characters (\\u0000)');
+    }
+  });
+}
+
 export function registerErrorHandling(app: FastifyInstance) {
   app.setErrorHandler((err: FastifyError, req, reply) => {
     if (err instanceof AppError) return reply.code(err.statusCode).send(err.toBody());

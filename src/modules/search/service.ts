@@ -21,6 +21,9 @@ import {
 type Answer = z.infer<typeof searchAnswer>;
 type Query = z.infer<typeof searchQuery>;
 
+/** Words whose stems are remembered; past this the memory starts again. */
+export const STEM_CACHE_MAX = 10_000;
+
 export type SearchEngine = ReturnType<typeof createSearch>;
 
 export function createSearch(opts: { index: MemorySearchIndex | undefined }) {
@@ -78,7 +81,14 @@ class StemCache {
 
   async terms(db: Db, words: string[]): Promise<IndexQuery['terms']> {
     if (words.length === 0) return [];
-    const missing = [...new Set(words.filter((w) => !this.cache.has(w)))];
+    // This query's stems are gathered in a map of its own: the shared cache may be cleared
+    // by another search while this one waits for the database.
+    const stems = new Map<string, string[]>();
+    for (const w of words) {
+      const known = this.cache.get(w);
+      if (known) stems.set(w, known);
+    }
+    const missing = [...new Set(words.filter((w) => !stems.has(w)))];
     if (missing.length) {
       const rows = await queryRows<{ w: string; stems: string[] }>(
         db,
@@ -88,16 +98,20 @@ class StemCache {
                 sql`, `,
               )}]::text[]) as w`,
       );
-      if (this.cache.size > 10_000) this.cache.clear();
-      for (const r of rows) this.cache.set(r.w, r.stems);
+      if (this.cache.size > STEM_CACHE_MAX) this.cache.clear();
+      for (const r of rows) {
+        stems.set(r.w, r.stems);
+        this.cache.set(r.w, r.stems);
+      }
     }
+    const of = (w: string) => stems.get(w) ?? [];
     const last = words[words.length - 1]!;
     return [
       ...words
         .slice(0, -1)
-        .filter((w) => this.cache.get(w)!.length > 0)
-        .map((w) => ({ exact: this.cache.get(w)! })),
-      { prefixes: [...this.cache.get(last)!, last] },
+        .filter((w) => of(w).length > 0)
+        .map((w) => ({ exact: of(w) })),
+      { prefixes: [...of(last), last] },
     ];
   }
 }
