@@ -25,8 +25,9 @@ import { createAuthService } from './modules/auth/service.ts';
 import { cartRoutes } from './modules/cart/routes.ts';
 import { catalogRoutes } from './modules/catalog/routes.ts';
 import type { Clock } from './modules/context.ts';
+import { MemorySearchIndex } from './modules/search/memory-index.ts';
 import { searchRoutes } from './modules/search/routes.ts';
-import { createMemoryIndex, createSearch } from './modules/search/service.ts';
+import { createSearch } from './modules/search/service.ts';
 import { systemRoutes } from './modules/system/routes.ts';
 
 export const BODY_LIMIT = 1024 * 1024;
@@ -145,10 +146,12 @@ export async function buildApp(opts: AppOptions): Promise<FastifyInstance> {
   }
 
   await app.register(systemRoutes(database, config.publicBaseUrl));
-  await app.register(authRoutes(auth, keys, config.publicBaseUrl));
+  await app.register(authRoutes(auth, keys));
   await app.register(catalogRoutes);
   await app.register(cartRoutes);
-  const search = createSearch({ index: config.searchIndex === 'memory' ? createMemoryIndex() : undefined });
+  const search = createSearch({
+    index: config.searchIndex === 'memory' ? new MemorySearchIndex() : undefined,
+  });
   // The search index loads before the server takes requests (listen waits for ready).
   app.addHook('onReady', async () => {
     const started = Date.now();

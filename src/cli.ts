@@ -1,16 +1,8 @@
-// The `portage` command: serve | migrate | user create.
-import { randomBytes } from 'node:crypto';
-import { parseArgs } from 'node:util';
-import { Redis } from 'ioredis';
-import pino from 'pino';
-import { buildApp } from './app.ts';
-import { type Config, ConfigError, loadConfig } from './config.ts';
-import { becomeSellerBody, registerBody } from './contract/auth.ts';
-import { role as roleSchema } from './contract/common.ts';
+// The `portage` command: serve | mcp | migrate | seed | user create.
+// Each command loads only the modules it needs: the tool server none of the service's.
+import { UsageError } from './cli-errors.ts';
+import { ConfigError } from './config.ts';
 import { AppError } from './contract/errors.ts';
-import { type Database, DataDirInUseError, openDatabase } from './db/index.ts';
-import { seedCatalog } from './db/seed.ts';
-import { createAuthService } from './modules/auth/service.ts';
 
 const USAGE = `Usage: portage <command>
 
@@ -28,28 +20,24 @@ Commands:
 
 Configuration comes from the environment; see the README.`;
 
-class UsageError extends Error {}
-
 async function main(argv: string[]): Promise<void> {
   const [command, ...rest] = argv;
   switch (command) {
     case 'serve':
-      return serve();
+      return (await import('./commands.ts')).serve();
     case 'migrate':
-      return withDatabase(loadConfig(), async () => {
-        console.log('Migrations applied.');
-      });
+      return (await import('./commands.ts')).migrate();
     case 'mcp': {
       // Loaded only here: the tool server needs none of the service's modules.
       const { runToolServer } = await import('./mcp/server.ts');
       return runToolServer();
     }
     case 'seed':
-      return seed(rest);
+      return (await import('./commands.ts')).seed(rest);
     case 'user':
       if (rest[0] !== 'create')
         throw new UsageError(`Unknown command "${['user', ...rest.slice(0, 1)].join(' ')}"`);
-      return createUser(rest.slice(1));
+      return (await import('./commands.ts')).createUser(rest.slice(1));
     case undefined:
     case 'help':
     case '--help':
@@ -61,173 +49,6 @@ async function main(argv: string[]): Promise<void> {
   }
 }
 
-async function openMigrated(config: Config): Promise<Database> {
-  const database = await openDatabase({ databaseUrl: config.databaseUrl, dataDir: config.dataDir });
-  try {
-    await database.migrate();
-  } catch (err) {
-    await database.close();
-    throw err;
-  }
-  return database;
-}
-
-async function withDatabase(config: Config, fn: (database: Database) => Promise<void>) {
-  const database = await openMigrated(config);
-  try {
-    await fn(database);
-  } finally {
-    await database.close();
-  }
-}
-
-async function serve() {
-  const config = loadConfig();
-  const database = await openMigrated(config);
-  const redis = config.redisUrl ? new Redis(config.redisUrl, { maxRetriesPerRequest: 1 }) : undefined;
-  redis?.on('error', () => {}); // reconnects on its own; failures surface on the requests that need it
-  const app = await buildApp({ config, database, redis });
-  let closing = false;
-  const shutdown = async (signal: string) => {
-    if (closing) return;
-    closing = true;
-    app.log.info({ signal }, 'shutting down: finishing requests in flight');
-    const timer = setTimeout(() => process.exit(1), 10_000).unref();
-    await app.close();
-    await database.close();
-    await redis?.quit().catch(() => {});
-    clearTimeout(timer);
-    process.exit(0);
-  };
-  process.once('SIGTERM', () => void shutdown('SIGTERM'));
-  process.once('SIGINT', () => void shutdown('SIGINT'));
-  try {
-    await app.listen({ port: config.port, host: config.host });
-  } catch (err) {
-    await database.close();
-    throw err;
-  }
-  app.log.info(
-    `Portage ${config.appEnv} on ${database.kind === 'pglite' ? `PGlite (${config.dataDir})` : 'PostgreSQL'}; public URL ${config.publicBaseUrl}`,
-  );
-}
-
-async function createUser(args: string[]) {
-  const { values } = parseArgs({
-    args,
-    options: {
-      email: { type: 'string' },
-      password: { type: 'string' },
-      name: { type: 'string' },
-      role: { type: 'string', default: 'buyer' },
-      'shop-name': { type: 'string' },
-      province: { type: 'string', default: 'ON' },
-    },
-    strict: true,
-  });
-  const input = registerBody.safeParse(values);
-  const role = roleSchema.safeParse(values.role);
-  const shop = becomeSellerBody.safeParse({
-    shopName: values['shop-name'] ?? `${values.name}'s shop`,
-    province: values.province,
-  });
-  const problems = [
-    ...(input.success
-      ? []
-      : input.error.issues.map(
-          (i) =>
-            `--${i.path.join('.')}: ${/received undefined$/.test(i.message) ? 'is required' : i.message}`,
-        )),
-    ...(role.success ? [] : [`--role: ${role.error.issues[0]?.message}`]),
-    ...(shop.success
-      ? []
-      : shop.error.issues.map(
-          (i) => `--${i.path[0] === 'shopName' ? 'shop-name' : 'province'}: ${i.message}`,
-        )),
-  ];
-  if (problems.length || !input.success || !role.success || !shop.success) {
-    throw new UsageError(problems.join('\n'));
-  }
-  const config = loadConfig();
-  await withDatabase(config, async (database) => {
-    const user = await cliAuth(config).createUser(cliContext(database), {
-      ...input.data,
-      role: role.data,
-      shop: shop.data,
-    });
-    console.log(`Created ${user.role} ${user.email} (${user.id})`);
-  });
-}
-
-function cliAuth(config: Config) {
-  return createAuthService({
-    // The command line issues no tokens; the keys are never used.
-    tokens: undefined as never,
-    refreshWindowSeconds: config.refreshWindowSeconds,
-    oidc: undefined,
-    redirectOrigins: [],
-  });
-}
-
-const cliContext = (database: Database) => ({
-  db: database.db,
-  now: () => new Date(),
-  log: pino({ level: 'warn' }),
-});
-
-const TEST_ACCOUNTS = [
-  { role: 'buyer', email: 'buyer@portage.test', name: 'Test Buyer' },
-  { role: 'seller', email: 'seller@portage.test', name: 'Test Seller' },
-  { role: 'admin', email: 'admin@portage.test', name: 'Test Admin' },
-] as const;
-
-async function seed(args: string[]) {
-  const { values } = parseArgs({
-    args,
-    options: { products: { type: 'string', default: '200' }, seed: { type: 'string', default: '1' } },
-    strict: true,
-  });
-  const count = Number(values.products);
-  const seedValue = Number(values.seed);
-  if (!Number.isInteger(count) || count < 0 || count > 10_000_000) {
-    throw new UsageError('--products: must be a whole number from 0 to 10000000');
-  }
-  if (!Number.isInteger(seedValue) || seedValue < 0) throw new UsageError('--seed: must be a whole number');
-  const config = loadConfig();
-  if (config.appEnv === 'production') {
-    throw new UsageError('seed is for development and staging; it never runs with APP_ENV=production');
-  }
-  await withDatabase(config, async (database) => {
-    const auth = cliAuth(config);
-    for (const account of TEST_ACCOUNTS) {
-      const password = randomBytes(12).toString('base64url');
-      try {
-        await auth.createUser(cliContext(database), {
-          ...account,
-          password,
-          shop: { shopName: 'Portage Test Shop', province: 'ON' },
-        });
-        console.log(`${account.role.padEnd(6)} ${account.email}  password: ${password}`);
-      } catch (err) {
-        if (!(err instanceof AppError) || err.code !== 'CONFLICT') throw err;
-        console.log(`${account.role.padEnd(6)} ${account.email}  exists; password unchanged`);
-      }
-    }
-    console.log('Passwords are shown once; only their Argon2id hashes are stored.');
-    const result = await seedCatalog(database.db, {
-      seed: seedValue,
-      count,
-      onProgress: (done) => {
-        if (count >= 50_000 && done % 50_000 === 0) console.log(`  ${done} products...`);
-      },
-    });
-    console.log(
-      `Catalog (seed ${seedValue}): ${result.categories} categories, ${result.sellers} sellers, ` +
-        `${result.productsInserted} new products of ${count} in ${result.seconds.toFixed(1)} s.`,
-    );
-  });
-}
-
 main(process.argv.slice(2)).catch((err: unknown) => {
   if (err instanceof ConfigError) {
     console.error(`portage: invalid configuration:\n${err.problems.map((p) => `  ${p}`).join('\n')}`);
@@ -236,9 +57,8 @@ main(process.argv.slice(2)).catch((err: unknown) => {
     process.exitCode = 2;
     return;
   } else if (
-    err instanceof DataDirInUseError ||
     err instanceof AppError ||
-    (err as Error)?.name === 'ToolServerConfigError'
+    ['DataDirInUseError', 'ToolServerConfigError'].includes((err as Error)?.name)
   ) {
     console.error(`portage: ${(err as Error).message}`);
   } else if ((err as { code?: string }).code === 'EADDRINUSE') {

@@ -13,6 +13,7 @@ import { openDatabase } from '../src/db/index.ts';
 import { loadKeyRing } from '../src/modules/auth/keys.ts';
 import { Api, testApp, testKeyPem, uniqueEmail } from './helpers/app.ts';
 import { testDatabase } from './helpers/db.ts';
+import { finished } from './helpers/process.ts';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const onPostgres = !!process.env.TEST_DATABASE_URL;
@@ -40,29 +41,6 @@ function start(args: string[], env: Record<string, string>): ChildProcess {
     cwd: ROOT,
     env: cliEnv(env),
     stdio: ['ignore', 'pipe', 'pipe'],
-  });
-}
-
-interface Run {
-  code: number | null;
-  signal: NodeJS.Signals | null;
-  stdout: string;
-  stderr: string;
-}
-
-/** Collects a child's output until it exits. */
-function finished(child: ChildProcess): Promise<Run> {
-  let stdout = '';
-  let stderr = '';
-  child.stdout?.setEncoding('utf8').on('data', (s: string) => {
-    stdout += s;
-  });
-  child.stderr?.setEncoding('utf8').on('data', (s: string) => {
-    stderr += s;
-  });
-  return new Promise((resolve, reject) => {
-    child.once('error', reject);
-    child.once('close', (code, signal) => resolve({ code, signal, stdout, stderr }));
   });
 }
 

@@ -15,6 +15,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { toolsMarkdownTable } from '../src/contract/tools.ts';
 import { admin, buyer, type SignedIn, seller, type TestApp, testApp } from './helpers/app.ts';
 import { type TestDatabase, testDatabase } from './helpers/db.ts';
+import { finished } from './helpers/process.ts';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const TIMEOUT = 60_000;
@@ -531,22 +532,6 @@ describe('tokens', () => {
 });
 
 // ---- the process ----------------------------------------------------------------------------
-
-/** Collects a child's output until it exits. */
-function finished(child: ChildProcess): Promise<{ code: number | null; stdout: string; stderr: string }> {
-  let stdout = '';
-  let stderr = '';
-  child.stdout?.setEncoding('utf8').on('data', (s: string) => {
-    stdout += s;
-  });
-  child.stderr?.setEncoding('utf8').on('data', (s: string) => {
-    stderr += s;
-  });
-  return new Promise((resolve, reject) => {
-    child.once('error', reject);
-    child.once('close', (code) => resolve({ code, stdout, stderr }));
-  });
-}
 
 describe('the process', () => {
   it(

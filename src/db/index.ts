@@ -25,7 +25,9 @@ export interface Database {
 
 export const MIGRATIONS_DIR = path.join(path.dirname(fileURLToPath(import.meta.url)), 'migrations');
 
-export class DataDirInUseError extends Error {}
+export class DataDirInUseError extends Error {
+  override name = 'DataDirInUseError';
+}
 
 export interface OpenOptions {
   databaseUrl?: string;

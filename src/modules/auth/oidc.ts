@@ -8,7 +8,8 @@ export interface OidcClient {
   authorizationUrl(p: { state: string; nonce: string; codeChallenge: string }): URL;
   /** Exchanges the code and returns the verified ID token's claims. */
   exchange(
-    callbackUrl: URL,
+    /** The query string the provider sent back to the callback (`?code=…&state=…`). */
+    callbackSearch: string,
     checks: { state: string; nonce: string; codeVerifier: string },
   ): Promise<{
     subject: string;
@@ -45,7 +46,9 @@ export function createOidcClient(cfg: OidcConfig, callbackUri: string): OidcClie
         code_challenge: codeChallenge,
         code_challenge_method: 'S256',
       }),
-    async exchange(callbackUrl, checks) {
+    async exchange(callbackSearch, checks) {
+      // The callback as the provider knows it (the public URL), whatever host served it here.
+      const callbackUrl = new URL(`${callbackUri}${callbackSearch}`);
       const tokens = await oidc.authorizationCodeGrant(configuration, callbackUrl, {
         expectedState: checks.state,
         expectedNonce: checks.nonce,

@@ -18,7 +18,7 @@ import {
   userIdParams,
   userWithToken,
 } from '../../contract/auth.ts';
-import { errorResponses, unauthenticated } from '../../contract/errors.ts';
+import { errorResponses } from '../../contract/errors.ts';
 import { bearerToken } from '../../http/auth.ts';
 import type { KeyRing } from './keys.ts';
 import type { AuthService } from './service.ts';
@@ -26,7 +26,7 @@ import type { AuthService } from './service.ts';
 const errors = errorResponses;
 const bearer = [{ bearerAuth: [] }];
 
-export function authRoutes(auth: AuthService, keys: KeyRing, publicBaseUrl: string) {
+export function authRoutes(auth: AuthService, keys: KeyRing) {
   return async (fastify: FastifyInstance) => {
     const app = fastify.withTypeProvider<ZodTypeProvider>();
 
@@ -71,12 +71,7 @@ export function authRoutes(auth: AuthService, keys: KeyRing, publicBaseUrl: stri
           response: { 200: refreshAnswer, ...errors },
         },
       },
-      async (req) => {
-        const token = bearerToken(req.headers.authorization);
-        if (!token)
-          throw unauthenticated('AUTH_ERROR: Missing token; send Authorization: Bearer <expired token>');
-        return auth.refresh(req.ctx, token);
-      },
+      async (req) => auth.refresh(req.ctx, bearerToken(req.headers.authorization)),
     );
 
     app.get(
@@ -152,8 +147,7 @@ export function authRoutes(auth: AuthService, keys: KeyRing, publicBaseUrl: stri
       },
       async (req, reply) => {
         const search = req.url.includes('?') ? req.url.slice(req.url.indexOf('?')) : '';
-        const callbackUrl = new URL(`${publicBaseUrl}/auth/google/callback${search}`);
-        return reply.redirect(await auth.finishExternalLogin(req.ctx, callbackUrl, req.query), 302);
+        return reply.redirect(await auth.finishExternalLogin(req.ctx, search, req.query), 302);
       },
     );
 

@@ -156,7 +156,9 @@ export function createAuthService(deps: AuthDeps) {
       return { success: true as const, user: publicUser(user), ...t, userId: user.id, role: user.role };
     },
 
-    async refresh(ctx: RequestContext, token: string) {
+    async refresh(ctx: RequestContext, token: string | undefined) {
+      if (!token)
+        throw unauthenticated('AUTH_ERROR: Missing token; send Authorization: Bearer <expired token>');
       const claims = await verifyForRefresh(deps.tokens, token, ctx.now(), deps.refreshWindowSeconds);
       const user = await findUser(ctx, claims.sub);
       if (!user || user.tokenVersion !== claims.ver) throw unauthenticated();
@@ -290,7 +292,7 @@ export function createAuthService(deps: AuthDeps) {
      */
     async finishExternalLogin(
       ctx: RequestContext,
-      callbackUrl: URL,
+      callbackSearch: string,
       query: { state?: string; code?: string; error?: string },
     ): Promise<string> {
       const client = requireOidc();
@@ -312,7 +314,7 @@ export function createAuthService(deps: AuthDeps) {
       if (query.error || !query.code) return back({ error: query.error ?? 'missing_code' });
       let identity: Awaited<ReturnType<OidcClient['exchange']>>;
       try {
-        identity = await client.exchange(callbackUrl, {
+        identity = await client.exchange(callbackSearch, {
           state: query.state,
           nonce: login.nonce,
           codeVerifier: login.codeVerifier,

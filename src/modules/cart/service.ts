@@ -73,29 +73,36 @@ async function lockCart(tx: Db, userId: string, now: Date) {
   return row!;
 }
 
+/** The cart's lines whose product is on sale, in the order they were added. */
+function activeLines(db: Db, userId: string) {
+  return (
+    db
+      .select({
+        productId: cartItems.productId,
+        quantity: cartItems.quantity,
+        title: products.title,
+        priceCents: products.priceCents,
+        imageUrls: products.imageUrls,
+        isDigital: products.isDigital,
+        isPerishable: products.isPerishable,
+        weightKg: products.weightKg,
+        sellerId: products.sellerId,
+        sellerProvince: sellerProfiles.province,
+      })
+      .from(cartItems)
+      .innerJoin(products, eq(products.id, cartItems.productId))
+      .leftJoin(sellerProfiles, eq(sellerProfiles.userId, products.sellerId))
+      // A product that stopped being sold stays in the cart but out of the totals; it comes
+      // back if the seller sells it again.
+      .where(and(eq(cartItems.userId, userId), eq(products.status, 'active')))
+      .orderBy(asc(cartItems.addedAt), asc(cartItems.productId))
+  );
+}
+
 export async function getCart(ctx: RequestContext): Promise<Cart> {
   const me = caller(ctx);
   const [row] = await ctx.db.select().from(carts).where(eq(carts.userId, me.id));
-  const lines = await ctx.db
-    .select({
-      productId: cartItems.productId,
-      quantity: cartItems.quantity,
-      title: products.title,
-      priceCents: products.priceCents,
-      imageUrls: products.imageUrls,
-      isDigital: products.isDigital,
-      isPerishable: products.isPerishable,
-      weightKg: products.weightKg,
-      sellerId: products.sellerId,
-      sellerProvince: sellerProfiles.province,
-    })
-    .from(cartItems)
-    .innerJoin(products, eq(products.id, cartItems.productId))
-    .leftJoin(sellerProfiles, eq(sellerProfiles.userId, products.sellerId))
-    // A product that stopped being sold stays in the cart but out of the totals; it comes
-    // back if the seller sells it again.
-    .where(and(eq(cartItems.userId, me.id), eq(products.status, 'active')))
-    .orderBy(asc(cartItems.addedAt), asc(cartItems.productId));
+  const lines = await activeLines(ctx.db, me.id);
 
   const items = lines.map((l) => ({
     product_id: l.productId,
@@ -247,8 +254,8 @@ export async function applyCoupon(
 ): Promise<z.infer<typeof applyCouponAnswer>> {
   const me = caller(ctx);
   const row = await requireCoupon(ctx.db, code);
-  const before = await getCart(ctx);
-  const checked = await checkCoupon(ctx, row, me.id, before.subtotalCents);
+  const subtotalCents = (await activeLines(ctx.db, me.id)).reduce((n, l) => n + l.priceCents * l.quantity, 0);
+  const checked = await checkCoupon(ctx, row, me.id, subtotalCents);
   if (checked.problem) throw conflict(checked.problem);
   await ctx.db
     .insert(carts)

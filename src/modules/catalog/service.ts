@@ -65,15 +65,6 @@ async function categoryExists(ctx: RequestContext, id: string): Promise<boolean>
   return rows.length > 0;
 }
 
-/** A category id or its slug (as `search_products` accepts) to the id, or undefined. */
-export async function resolveCategory(ctx: RequestContext, idOrSlug: string): Promise<string | undefined> {
-  const [row] = await ctx.db
-    .select({ id: categories.id })
-    .from(categories)
-    .where(or(eq(categories.id, idOrSlug), eq(categories.slug, idOrSlug)));
-  return row?.id;
-}
-
 // ---- visibility -------------------------------------------------------------------------
 
 /**

@@ -14,7 +14,7 @@ import {
   fixedFacets,
   type IndexAnswer,
   type IndexQuery,
-  MemorySearchIndex,
+  type MemorySearchIndex,
   type SortKey,
 } from './memory-index.ts';
 
@@ -53,10 +53,6 @@ export function createSearch(opts: { index: MemorySearchIndex | undefined }) {
       return answer(q, found, await loadResults(ctx, found.ids));
     },
   };
-}
-
-export function createMemoryIndex() {
-  return new MemorySearchIndex();
 }
 
 function answer(q: Query, found: IndexAnswer, results: Answer['results'] = []): Answer {
