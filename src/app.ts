@@ -17,6 +17,7 @@ import type { Database } from './db/index.ts';
 import { registerAuthGuard } from './http/auth.ts';
 import { refuseNulCharacters, registerErrorHandling } from './http/errors.ts';
 import { registerRateLimits } from './http/rate-limit.ts';
+import { registerRouteDefaults } from './http/route-defaults.ts';
 import './http/types.ts';
 import { developmentKeyPem, type KeyRing, loadKeyRing } from './modules/auth/keys.ts';
 import { createOidcClient } from './modules/auth/oidc.ts';
@@ -62,7 +63,7 @@ export async function buildApp(opts: AppOptions): Promise<FastifyInstance> {
     bodyLimit: BODY_LIMIT,
     // onReady loads the search index: about 10 s for a million products.
     pluginTimeout: 300_000,
-    trustProxy: config.trustProxy,
+    trustProxy: trustProxyOption(config.trustProxy),
     genReqId: (req) => {
       const given = req.headers['x-request-id'];
       return typeof given === 'string' && /^[A-Za-z0-9._-]{1,64}$/.test(given) ? given : randomUUID();
@@ -71,6 +72,7 @@ export async function buildApp(opts: AppOptions): Promise<FastifyInstance> {
   app.setValidatorCompiler(validatorCompiler);
   app.setSerializerCompiler(serializerCompiler);
   registerErrorHandling(app);
+  registerRouteDefaults(app);
   refuseNulCharacters(app);
   app.addHook('onRequest', async (req, reply) => {
     reply.header('x-request-id', req.id);
@@ -160,6 +162,16 @@ export async function buildApp(opts: AppOptions): Promise<FastifyInstance> {
   });
   await app.register(searchRoutes(search));
   return app;
+}
+
+/**
+ * A hop count trusts that many proxies nearest to us (hop 0 is the socket's peer), as
+ * Express does: the client address is the first untrusted hop from the right. (Fastify
+ * itself ignores a number.) Addresses and CIDRs go to Fastify as they are.
+ */
+function trustProxyOption(trust: Config['trustProxy']): FastifyServerOptions['trustProxy'] {
+  if (typeof trust !== 'number') return trust;
+  return (_address: string, hop: number) => hop < trust;
 }
 
 const REDACTED_QUERY = /([?&](?:code|state|token|id_token|access_token)=)[^&]*/g;

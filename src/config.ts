@@ -1,5 +1,6 @@
 // The one place where the environment is read. Everything else receives a typed Config.
 import { readFileSync } from 'node:fs';
+import { isIP } from 'node:net';
 import path from 'node:path';
 import { z } from 'zod';
 
@@ -29,10 +30,16 @@ export interface Config {
   jwtPreviousPublicKeys: string[];
   accessTokenTtlSeconds: number;
   refreshWindowSeconds: number;
+  /** Sign in again after this long, however often the token was refreshed. */
+  sessionMaxAgeSeconds: number;
   rateLimits: boolean;
   corsOrigins: string[] | '*';
   logLevel: string;
-  trustProxy: boolean;
+  /**
+   * Which proxies in front of the service to believe about the client address: none
+   * (false), the nearest N hops, or these addresses/CIDRs. Never every hop.
+   */
+  trustProxy: false | number | string[];
   /** How long an instance may trust what it last read of a token's user (ms). */
   authCacheMs: number;
   /** Search engine: the in-process index (memory) or plain SQL. */
@@ -151,6 +158,7 @@ export function loadConfig(env: Env = process.env): Config {
 
   const accessTokenTtlSeconds = pick('ACCESS_TOKEN_TTL_SECONDS', intIn(1, 86_400), 3600);
   const refreshWindowSeconds = pick('REFRESH_WINDOW_SECONDS', intIn(0, 90 * 86_400), 7 * 86_400);
+  const sessionMaxAgeSeconds = pick('SESSION_MAX_AGE_SECONDS', intIn(60, 365 * 86_400), 30 * 86_400);
   const rateLimits =
     pick('RATE_LIMITS', z.enum(['on', 'off'], { message: 'must be on or off' }), 'on') === 'on';
   const corsRaw = env.CORS_ORIGINS?.trim();
@@ -168,8 +176,7 @@ export function loadConfig(env: Env = process.env): Config {
     z.enum(LOG_LEVELS as [string, ...string[]], { message: `must be one of ${LOG_LEVELS.join(', ')}` }),
     'info',
   );
-  const trustProxy =
-    pick('TRUST_PROXY', z.enum(['true', 'false'], { message: 'must be true or false' }), 'false') === 'true';
+  const trustProxy = trustedProxies(env.TRUST_PROXY, problems);
 
   const authCacheMs = pick('AUTH_CACHE_MS', intIn(0, 60_000), 1000);
   const searchIndex = pick(
@@ -220,6 +227,7 @@ export function loadConfig(env: Env = process.env): Config {
     jwtPreviousPublicKeys,
     accessTokenTtlSeconds,
     refreshWindowSeconds,
+    sessionMaxAgeSeconds,
     rateLimits,
     corsOrigins,
     logLevel,
@@ -229,6 +237,43 @@ export function loadConfig(env: Env = process.env): Config {
     oidc,
     authRedirectOrigins,
   };
+}
+
+const PROXY_KEYWORDS = ['loopback', 'linklocal', 'uniquelocal'];
+
+/**
+ * TRUST_PROXY: `false`, a hop count (`1`: the one proxy in front), or addresses/CIDRs of the
+ * proxies. `true` is refused: trusting every hop lets a caller pick their own address by
+ * sending X-Forwarded-For, and with it escape every per-address limit.
+ */
+function trustedProxies(raw: string | undefined, problems: string[]): Config['trustProxy'] {
+  const v = raw?.trim() ?? '';
+  if (v === '' || v === 'false' || v === '0') return false;
+  if (/^\d+$/.test(v)) {
+    const hops = Number(v);
+    if (hops <= 10) return hops;
+    problems.push('TRUST_PROXY: a hop count must be between 0 and 10');
+    return false;
+  }
+  if (v === 'true') {
+    problems.push(
+      'TRUST_PROXY: "true" would trust every hop (any client could choose its address); give the number of proxies in front (e.g. 1) or their addresses/CIDRs',
+    );
+    return false;
+  }
+  const entries = list(v);
+  for (const e of entries) {
+    const [addr, bits, extra] = e.split('/');
+    const family = isIP(addr ?? '');
+    const bitsOk =
+      bits === undefined || (/^\d{1,3}$/.test(bits) && Number(bits) <= (family === 6 ? 128 : 32));
+    if (!PROXY_KEYWORDS.includes(e) && (!family || !bitsOk || extra !== undefined)) {
+      problems.push(
+        `TRUST_PROXY: "${truncate(e)}" is not a hop count, an address, a CIDR or one of ${PROXY_KEYWORDS.join(', ')}`,
+      );
+    }
+  }
+  return entries;
 }
 
 function isOrigin(v: string): boolean {

@@ -36,6 +36,7 @@ describe('loadConfig', () => {
       jwtPreviousPublicKeys: [],
       accessTokenTtlSeconds: 3600,
       refreshWindowSeconds: 604_800,
+      sessionMaxAgeSeconds: 2_592_000,
       rateLimits: true,
       corsOrigins: [],
       logLevel: 'info',
@@ -79,7 +80,8 @@ describe('loadConfig', () => {
       RATE_LIMITS: 'off',
       CORS_ORIGINS: ' https://a.example.ca , https://b.example.ca ',
       LOG_LEVEL: 'debug',
-      TRUST_PROXY: 'true',
+      TRUST_PROXY: '1',
+      SESSION_MAX_AGE_SECONDS: '86400',
       AUTH_REDIRECT_ORIGINS: 'https://app.example.ca',
     });
     expect(config).toMatchObject({
@@ -93,10 +95,30 @@ describe('loadConfig', () => {
       rateLimits: false,
       corsOrigins: ['https://a.example.ca', 'https://b.example.ca'],
       logLevel: 'debug',
-      trustProxy: true,
+      trustProxy: 1,
+      sessionMaxAgeSeconds: 86_400,
       authRedirectOrigins: ['https://app.example.ca'],
     });
     expect(loadConfig({ CORS_ORIGINS: '*' }).corsOrigins).toBe('*');
+  });
+
+  it('trusts named proxies only: a hop count or addresses/CIDRs, never every hop', () => {
+    expect(loadConfig({ TRUST_PROXY: 'false' }).trustProxy).toBe(false);
+    expect(loadConfig({ TRUST_PROXY: '2' }).trustProxy).toBe(2);
+    expect(loadConfig({ TRUST_PROXY: '10.0.0.0/8, 192.168.1.7,::1,fd00::/8,loopback' }).trustProxy).toEqual([
+      '10.0.0.0/8',
+      '192.168.1.7',
+      '::1',
+      'fd00::/8',
+      'loopback',
+    ]);
+    expect(problemsOf({ TRUST_PROXY: 'true' })).toEqual([
+      expect.stringMatching(/^TRUST_PROXY: "true" would trust every hop/),
+    ]);
+    expect(problemsOf({ TRUST_PROXY: '10.0.0.0/33,proxy.internal' })).toEqual([
+      'TRUST_PROXY: "10.0.0.0/33" is not a hop count, an address, a CIDR or one of loopback, linklocal, uniquelocal',
+      'TRUST_PROXY: "proxy.internal" is not a hop count, an address, a CIDR or one of loopback, linklocal, uniquelocal',
+    ]);
   });
 
   it('reports every bad value at once, one line per variable, each naming it', () => {

@@ -12,15 +12,28 @@ export interface AuthUser {
 export type Clock = () => Date;
 
 export interface RequestContext {
+  /** The database, or the transaction this call runs in (see inTransaction). */
   db: Db;
   now: Clock;
   log: FastifyBaseLogger;
   /** The signed-in caller; undefined on public routes. */
   user?: AuthUser;
+  /** Set by inTransaction: `db` is a transaction that nested calls join. */
+  readonly inTransaction?: true;
 }
 
 /** The caller of a route that requires sign-in (the guard has run). */
 export function caller(ctx: RequestContext): AuthUser {
   if (!ctx.user) throw new Error('caller() on a route without authentication');
   return ctx.user;
+}
+
+/**
+ * Runs `fn` in a database transaction: a new one, or the one already on `ctx`, so that a
+ * service calling another service commits (or rolls back) once, as a whole. The one way a
+ * service opens a transaction; helpers take the context, never a bare Db.
+ */
+export function inTransaction<T>(ctx: RequestContext, fn: (tx: RequestContext) => Promise<T>): Promise<T> {
+  if (ctx.inTransaction) return fn(ctx);
+  return ctx.db.transaction((tx) => fn({ ...ctx, db: tx as unknown as Db, inTransaction: true }));
 }

@@ -18,13 +18,9 @@ import {
   userIdParams,
   userWithToken,
 } from '../../contract/auth.ts';
-import { errorResponses } from '../../contract/errors.ts';
 import { bearerToken } from '../../http/auth.ts';
 import type { KeyRing } from './keys.ts';
 import type { AuthService } from './service.ts';
-
-const errors = errorResponses;
-const bearer = [{ bearerAuth: [] }];
 
 export function authRoutes(auth: AuthService, keys: KeyRing) {
   return async (fastify: FastifyInstance) => {
@@ -38,7 +34,7 @@ export function authRoutes(auth: AuthService, keys: KeyRing) {
           tags: ['auth'],
           summary: 'Create a buyer account and sign in',
           body: registerBody,
-          response: { 201: registerAnswer, ...errors },
+          response: { 201: registerAnswer },
         },
       },
       async (req, reply) => reply.code(201).send(await auth.register(req.ctx, req.body)),
@@ -54,7 +50,7 @@ export function authRoutes(auth: AuthService, keys: KeyRing) {
           description:
             'Answers both documented forms at once: `user` + `token`, and top-level `userId` + `role`.',
           body: loginBody,
-          response: { 200: loginAnswer, ...errors },
+          response: { 200: loginAnswer },
         },
       },
       async (req) => auth.login(req.ctx, req.body),
@@ -67,8 +63,7 @@ export function authRoutes(auth: AuthService, keys: KeyRing) {
         schema: {
           tags: ['auth'],
           summary: 'Exchange a token (expired at most the refresh window ago) for a fresh one',
-          security: bearer,
-          response: { 200: refreshAnswer, ...errors },
+          response: { 200: refreshAnswer },
         },
       },
       async (req) => auth.refresh(req.ctx, bearerToken(req.headers.authorization)),
@@ -81,8 +76,7 @@ export function authRoutes(auth: AuthService, keys: KeyRing) {
         schema: {
           tags: ['auth'],
           summary: 'The signed-in user',
-          security: bearer,
-          response: { 200: me, ...errors },
+          response: { 200: me },
         },
       },
       async (req) => auth.me(req.ctx),
@@ -95,9 +89,8 @@ export function authRoutes(auth: AuthService, keys: KeyRing) {
         schema: {
           tags: ['auth'],
           summary: 'Become a seller: open a shop; answers a fresh token with the seller role',
-          security: bearer,
           body: becomeSellerBody,
-          response: { 200: userWithToken, ...errors },
+          response: { 200: userWithToken },
         },
       },
       async (req) => auth.becomeSeller(req.ctx, req.body),
@@ -110,10 +103,9 @@ export function authRoutes(auth: AuthService, keys: KeyRing) {
         schema: {
           tags: ['admin'],
           summary: "Change a user's role (the user's older tokens stop working)",
-          security: bearer,
           params: userIdParams,
           body: changeRoleBody,
-          response: { 200: adminUserAnswer, ...errors },
+          response: { 200: adminUserAnswer },
         },
       },
       async (req) => auth.changeRole(req.ctx, req.params.id, req.body),
@@ -127,7 +119,7 @@ export function authRoutes(auth: AuthService, keys: KeyRing) {
           tags: ['auth'],
           summary: 'Start signing in with the external identity provider (redirects there)',
           querystring: googleStartQuery,
-          response: { 302: z.null().describe('Redirect to the identity provider'), ...errors },
+          response: { 302: z.null().describe('Redirect to the identity provider') },
         },
       },
       async (req, reply) =>
@@ -142,7 +134,7 @@ export function authRoutes(auth: AuthService, keys: KeyRing) {
           tags: ['auth'],
           summary: 'Where the identity provider returns; redirects to redirectUri with #token=… or #error=…',
           querystring: googleCallbackQuery,
-          response: { 302: z.null().describe('Redirect to the redirectUri given at start'), ...errors },
+          response: { 302: z.null().describe('Redirect to the redirectUri given at start') },
         },
       },
       async (req, reply) => {

@@ -16,11 +16,9 @@ import {
   removeFromCartQuery,
 } from '../../contract/cart.ts';
 import { productIdParams } from '../../contract/catalog.ts';
-import { errorResponses as errors } from '../../contract/errors.ts';
 import { createCoupon } from '../coupons/service.ts';
 import * as carts from './service.ts';
 
-const security = [{ bearerAuth: [] }];
 const tags = ['cart'];
 
 export async function cartRoutes(fastify: FastifyInstance) {
@@ -33,10 +31,9 @@ export async function cartRoutes(fastify: FastifyInstance) {
       schema: {
         tags: ['catalog'],
         summary: 'Whether a quantity of a product can be bought now (check_inventory)',
-        security,
         params: productIdParams,
         querystring: inventoryQuery,
-        response: { 200: inventoryAnswer, ...errors },
+        response: { 200: inventoryAnswer },
       },
     },
     async (req) => carts.checkInventory(req.ctx, req.params.productId, req.query.quantity),
@@ -49,8 +46,7 @@ export async function cartRoutes(fastify: FastifyInstance) {
       schema: {
         tags,
         summary: 'The cart with its estimate (get_cart)',
-        security,
-        response: { 200: cart, ...errors },
+        response: { 200: cart },
       },
     },
     async (req) => carts.getCart(req.ctx),
@@ -63,9 +59,8 @@ export async function cartRoutes(fastify: FastifyInstance) {
       schema: {
         tags,
         summary: 'Add units of a product (add_to_cart)',
-        security,
         body: addToCartBody,
-        response: { 200: addToCartAnswer, ...errors },
+        response: { 200: addToCartAnswer },
       },
     },
     async (req) => carts.addToCart(req.ctx, req.body),
@@ -78,10 +73,9 @@ export async function cartRoutes(fastify: FastifyInstance) {
       schema: {
         tags,
         summary: 'Remove units of a product, all of them without quantity (remove_from_cart)',
-        security,
         params: cartItemParams,
         querystring: removeFromCartQuery,
-        response: { 200: removeFromCartAnswer, ...errors },
+        response: { 200: removeFromCartAnswer },
       },
     },
     async (req) => carts.removeFromCart(req.ctx, req.params.productId, req.query.quantity),
@@ -94,9 +88,8 @@ export async function cartRoutes(fastify: FastifyInstance) {
       schema: {
         tags,
         summary: 'Apply a coupon code, any case (apply_coupon)',
-        security,
         body: applyCouponBody,
-        response: { 200: applyCouponAnswer, ...errors },
+        response: { 200: applyCouponAnswer },
       },
     },
     async (req) => carts.applyCoupon(req.ctx, req.body.code),
@@ -106,7 +99,7 @@ export async function cartRoutes(fastify: FastifyInstance) {
     '/cart/coupon',
     {
       config: { auth: ['buyer'], limit: 'cart' },
-      schema: { tags, summary: 'Remove the coupon', security, response: { 200: cart, ...errors } },
+      schema: { tags, summary: 'Remove the coupon', response: { 200: cart } },
     },
     async (req) => carts.removeCoupon(req.ctx),
   );
@@ -118,9 +111,8 @@ export async function cartRoutes(fastify: FastifyInstance) {
       schema: {
         tags: ['admin'],
         summary: 'Create a coupon: percent or fixed amount, minimum, expiry, limits, terms',
-        security,
         body: createCouponBody,
-        response: { 201: coupon, ...errors },
+        response: { 201: coupon },
       },
     },
     async (req, reply) => reply.code(201).send(await createCoupon(req.ctx, req.body)),

@@ -12,11 +12,8 @@ import {
   productList,
   updateProductBody,
 } from '../../contract/catalog.ts';
-import { errorResponses } from '../../contract/errors.ts';
 import * as catalog from './service.ts';
 
-const errors = errorResponses;
-const security = [{ bearerAuth: [] }];
 const tags = ['catalog'];
 
 export async function catalogRoutes(fastify: FastifyInstance) {
@@ -26,7 +23,7 @@ export async function catalogRoutes(fastify: FastifyInstance) {
     '/categories',
     {
       config: { auth: 'user', limit: 'search' },
-      schema: { tags, summary: 'Every category', security, response: { 200: categoryList, ...errors } },
+      schema: { tags, summary: 'Every category', response: { 200: categoryList } },
     },
     async (req) => catalog.listCategories(req.ctx),
   );
@@ -38,9 +35,8 @@ export async function catalogRoutes(fastify: FastifyInstance) {
       schema: {
         tags: ['admin'],
         summary: 'Create a category',
-        security,
         body: createCategoryBody,
-        response: { 201: category, ...errors },
+        response: { 201: category },
       },
     },
     async (req, reply) => reply.code(201).send(await catalog.createCategory(req.ctx, req.body)),
@@ -53,9 +49,8 @@ export async function catalogRoutes(fastify: FastifyInstance) {
       schema: {
         tags,
         summary: 'List products (oldest first); buyers see active products, sellers also all of their own',
-        security,
         querystring: listProductsQuery,
-        response: { 200: productList, ...errors },
+        response: { 200: productList },
       },
     },
     async (req) => catalog.listProducts(req.ctx, req.query),
@@ -68,9 +63,8 @@ export async function catalogRoutes(fastify: FastifyInstance) {
       schema: {
         tags,
         summary: 'Product detail (HTTP and tool fields in one shape)',
-        security,
         params: productIdParams,
-        response: { 200: productDetail, ...errors },
+        response: { 200: productDetail },
       },
     },
     async (req) => catalog.getProduct(req.ctx, req.params.productId),
@@ -83,9 +77,8 @@ export async function catalogRoutes(fastify: FastifyInstance) {
       schema: {
         tags,
         summary: "Create a product in the caller's catalog",
-        security,
         body: createProductBody,
-        response: { 201: productDetail, ...errors },
+        response: { 201: productDetail },
       },
     },
     async (req, reply) => reply.code(201).send(await catalog.createProduct(req.ctx, req.body)),
@@ -98,10 +91,9 @@ export async function catalogRoutes(fastify: FastifyInstance) {
       schema: {
         tags,
         summary: 'Change a product (owning seller)',
-        security,
         params: productIdParams,
         body: updateProductBody,
-        response: { 200: productDetail, ...errors },
+        response: { 200: productDetail },
       },
     },
     async (req) => catalog.updateProduct(req.ctx, req.params.productId, req.body),
@@ -114,9 +106,8 @@ export async function catalogRoutes(fastify: FastifyInstance) {
       schema: {
         tags,
         summary: 'Delete a product (soft: status becomes deleted, for good)',
-        security,
         params: productIdParams,
-        response: { 200: productDetail, ...errors },
+        response: { 200: productDetail },
       },
     },
     async (req) => catalog.deleteProduct(req.ctx, req.params.productId),

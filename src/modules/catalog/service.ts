@@ -1,5 +1,5 @@
 // Categories and products: who may see and change what, and every product rule.
-import { and, asc, eq, getTableColumns, ne, or, type SQL, sql } from 'drizzle-orm';
+import { and, asc, eq, getTableColumns, inArray, ne, or, type SQL, sql } from 'drizzle-orm';
 import type { z } from 'zod';
 import type {
   createCategoryBody,
@@ -100,6 +100,17 @@ export function toListItem(p: ProductRow): ListItem {
 }
 
 const { searchDoc: _searchDoc, ...productColumns } = getTableColumns(products);
+
+/**
+ * The products of `ids` as list items, in the order of `ids` (unknown ids are left out):
+ * the page of a search, whose engine found the ids.
+ */
+export async function listItemsByIds(ctx: RequestContext, ids: string[]): Promise<ListItem[]> {
+  if (ids.length === 0) return [];
+  const rows = await ctx.db.select(productColumns).from(products).where(inArray(products.id, ids));
+  const byId = new Map(rows.map((r) => [r.id, toListItem(r as ProductRow)]));
+  return ids.flatMap((id) => byId.get(id) ?? []);
+}
 
 export async function listProducts(ctx: RequestContext, q: z.infer<typeof listProductsQuery>) {
   const me = caller(ctx);

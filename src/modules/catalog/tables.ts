@@ -12,6 +12,7 @@ import {
   text,
   timestamp,
 } from 'drizzle-orm/pg-core';
+import { PRODUCT_STATUSES } from '../../contract/catalog.ts';
 import { users } from '../auth/tables.ts';
 
 const tsvector = customType<{ data: string }>({ dataType: () => 'tsvector' });
@@ -27,8 +28,6 @@ export const categories = pgTable(
   },
   (t) => [index('categories_parent_idx').on(t.parentId)],
 );
-
-export const PRODUCT_STATUSES = ['draft', 'active', 'inactive', 'deleted'] as const;
 
 export const products = pgTable(
   'products',

@@ -2,7 +2,6 @@
 import type { FastifyInstance } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { searchAnswer, searchQuery } from '../../contract/catalog.ts';
-import { errorBody } from '../../contract/errors.ts';
 import type { SearchEngine } from './service.ts';
 
 export const searchRoutes = (engine: SearchEngine) => async (fastify: FastifyInstance) => {
@@ -14,9 +13,8 @@ export const searchRoutes = (engine: SearchEngine) => async (fastify: FastifyIns
       schema: {
         tags: ['catalog'],
         summary: 'Full-text product search with filters and facets (active products only)',
-        security: [{ bearerAuth: [] }],
         querystring: searchQuery,
-        response: { 200: searchAnswer, 400: errorBody, 401: errorBody, 429: errorBody },
+        response: { 200: searchAnswer },
       },
     },
     async (req) => engine.search(req.ctx, req.query),

@@ -6,6 +6,7 @@ import { type SQL, sql } from 'drizzle-orm';
 import type { z } from 'zod';
 import type { searchAnswer, searchQuery } from '../../contract/catalog.ts';
 import { type Db, queryRows } from '../../db/index.ts';
+import { listItemsByIds } from '../catalog/service.ts';
 import { searchWords, tsQuery } from '../catalog/text-query.ts';
 import type { RequestContext } from '../context.ts';
 import { type Clause, parseFilters } from './filters.ts';
@@ -50,7 +51,7 @@ export function createSearch(opts: { index: MemorySearchIndex | undefined }) {
       } else {
         found = await sqlSearch(ctx, q, clauses, sort);
       }
-      return answer(q, found, await loadResults(ctx, found.ids));
+      return answer(q, found, await listItemsByIds(ctx, found.ids));
     },
   };
 }
@@ -224,59 +225,4 @@ async function sqlSearch(
       ),
     },
   };
-}
-
-// ---- results ------------------------------------------------------------------------------
-
-interface ResultRow {
-  id: string;
-  title: string;
-  description: string;
-  price_cents: number;
-  image_urls: string[];
-  stock_quantity: number;
-  seller_id: string;
-  category_id: string | null;
-  created: string;
-  is_perishable: boolean;
-  is_digital: boolean;
-  rating: number;
-  review_count: number;
-}
-
-/** The page's products, in the page's order. */
-async function loadResults(ctx: RequestContext, ids: string[]): Promise<Answer['results']> {
-  if (ids.length === 0) return [];
-  const rows = await queryRows<ResultRow>(
-    ctx.db,
-    sql`select id, title, description, price_cents, image_urls, stock_quantity, seller_id, category_id,
-               floor(extract(epoch from created_at))::bigint as created, is_perishable, is_digital, rating, review_count
-          from products where id in (${sql.join(
-            ids.map((id) => sql`${id}`),
-            sql`, `,
-          )})`,
-  );
-  const byId = new Map(rows.map((r) => [r.id, r]));
-  return ids.flatMap((id) => {
-    const r = byId.get(id);
-    if (!r) return [];
-    return [
-      {
-        id: r.id,
-        title: r.title,
-        description: r.description,
-        priceCents: r.price_cents,
-        imageUrl: r.image_urls[0] ?? null,
-        imageUrls: r.image_urls,
-        stockQuantity: r.stock_quantity,
-        sellerId: r.seller_id,
-        categoryId: r.category_id,
-        dateCreated: Number(r.created),
-        isPerishable: r.is_perishable,
-        isDigital: r.is_digital,
-        rating: Number(r.rating),
-        reviewCount: r.review_count,
-      },
-    ];
-  });
 }
