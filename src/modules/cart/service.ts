@@ -11,7 +11,7 @@ import {
   MAX_QUANTITY,
 } from '../../contract/cart.ts';
 import { isRecordId, type Province, toUnix } from '../../contract/common.ts';
-import { AppError, conflict, notFound } from '../../contract/errors.ts';
+import { conflict, notFound } from '../../contract/errors.ts';
 import type { Db } from '../../db/index.ts';
 import { sellerProfiles } from '../auth/tables.ts';
 import { products } from '../catalog/tables.ts';
@@ -57,7 +57,10 @@ export async function checkInventory(ctx: RequestContext, productId: string, qua
   };
 }
 
-/** The province the cart's tax and shipping are estimated for (decisions.md). */
+/**
+ * The province the cart's tax and shipping are estimated for
+ * (../shared/design/decisions.md, "Cart, coupons, stock").
+ */
 async function taxProvince(_ctx: RequestContext): Promise<Province> {
   // The buyer's last shipping address comes with orders; until a buyer has one, Ontario.
   return 'ON';
@@ -141,22 +144,14 @@ export async function getCart(ctx: RequestContext): Promise<Cart> {
     bySeller.set(l.sellerId, parcel);
   }
   for (const parcel of bySeller.values()) {
-    try {
-      shippingCostCents += shippingFor({
-        originProvince: parcel.origin,
-        destinationProvince: province,
-        items: parcel.items,
-      }).costCents;
-    } catch (err) {
-      if (!(err instanceof AppError)) throw err;
-      // An estimate still: the parcel is priced as if it could go; checkout will refuse it.
-      shippingProblem = err.message;
-      shippingCostCents += shippingFor({
-        originProvince: parcel.origin,
-        destinationProvince: province,
-        items: parcel.items.map((i) => ({ ...i, isPerishable: false })),
-      }).costCents;
-    }
+    // An estimate still: a parcel that cannot go is priced as if it could; checkout refuses it.
+    const shipping = shippingFor({
+      originProvince: parcel.origin,
+      destinationProvince: province,
+      items: parcel.items,
+    });
+    shippingCostCents += shipping.costCents;
+    if (shipping.problems.length) shippingProblem = shipping.problems.map((p) => p.message).join('. ');
   }
   const tax = taxFor(province, subtotalCents - discountCents + shippingCostCents, ctx.now());
   return {
