@@ -139,7 +139,11 @@ export function authRoutes(auth: AuthService, keys: KeyRing) {
       },
       async (req, reply) => {
         const search = req.url.includes('?') ? req.url.slice(req.url.indexOf('?')) : '';
-        return reply.redirect(await auth.finishExternalLogin(req.ctx, search, req.query), 302);
+        const location = await auth.finishExternalLogin(req.ctx, {
+          search,
+          query: req.query,
+        });
+        return reply.redirect(location, 302);
       },
     );
 

@@ -1,111 +1,108 @@
-// Access tokens: RS256 JWTs with kid, claims sub/email/role/iat/exp/iss/aud and `ver`
-// (the user's token version, bumped to revoke).
-import { compactVerify, errors, type JWTPayload, jwtVerify, SignJWT } from 'jose';
-import type { Role } from '../../contract/common.ts';
-import { type AppError, unauthenticated } from '../../contract/errors.ts';
-import type { KeyRing } from './keys.ts';
+// Tokens: issuing, checking a bearer token on every request, and refreshing.
+import { eq } from 'drizzle-orm';
+import { isRecordId } from '../../contract/common.ts';
+import { unauthenticated } from '../../contract/errors.ts';
+import type { AuthUser, RequestContext } from '../context.ts';
+import {
+  signAccessToken,
+  type TokenClaims,
+  type TokenSettings,
+  verifyAccessToken,
+  verifyForRefresh,
+  withinLifetime,
+} from './jwt.ts';
+import { users } from './tables.ts';
+import { findUser } from './users.ts';
 
-export const ISSUER = 'portage';
-
-export interface TokenClaims {
-  sub: string;
-  email: string;
-  role: Role;
-  ver: number;
-  iat: number;
-  exp: number;
+export interface TokenDeps {
+  tokens: TokenSettings;
+  /** How long after its expiry a token may still be exchanged at /auth/refresh. */
+  refreshWindowSeconds: number;
+  /**
+   * How long (ms) an instance may trust what it last read of a user when checking a token.
+   * Changes made through this service take effect at once; others (another instance, or
+   * a row deleted by hand) within this time. 0 reads the user on every request.
+   */
+  authCacheMs?: number;
 }
 
-export interface TokenSettings {
-  keys: KeyRing;
-  audience: string;
-  ttlSeconds: number;
-}
+const AUTH_CACHE_MAX = 50_000;
 
-export async function signAccessToken(
-  s: TokenSettings,
-  user: { id: string; email: string; role: Role; tokenVersion: number },
-  now: Date,
-): Promise<{ token: string; expiresAt: number }> {
-  const iat = Math.floor(now.getTime() / 1000);
-  const expiresAt = iat + s.ttlSeconds;
-  const token = await new SignJWT({ email: user.email, role: user.role, ver: user.tokenVersion })
-    .setProtectedHeader({ alg: 'RS256', kid: s.keys.kid, typ: 'JWT' })
-    .setSubject(user.id)
-    .setIssuer(ISSUER)
-    .setAudience(s.audience)
-    .setIssuedAt(iat)
-    .setExpirationTime(expiresAt)
-    .sign(s.keys.signingKey);
-  return { token, expiresAt };
-}
+export type Tokens = ReturnType<typeof createTokens>;
 
-const keyFor = (s: TokenSettings) => (header: { kid?: string }) => {
-  const key = header.kid ? s.keys.verifyKeys.get(header.kid) : undefined;
-  if (!key) throw unauthenticated();
-  return key;
-};
+export function createTokens(deps: TokenDeps) {
+  const known = new Map<string, { user: AuthUser; tokenVersion: number; until: number }>();
+  // A signature checked once stays valid: tokens already verified skip the RS256 check
+  // (the costliest step of an authenticated request); the times are still checked every time.
+  const verified = new Map<string, TokenClaims>();
 
-/** Verifies signature (RS256 only), issuer, audience and expiry. */
-export async function verifyAccessToken(s: TokenSettings, token: string, now: Date): Promise<TokenClaims> {
-  try {
-    const { payload } = await jwtVerify(token, keyFor(s), {
-      algorithms: ['RS256'],
-      issuer: ISSUER,
-      audience: s.audience,
-      currentDate: now,
-      requiredClaims: ['sub', 'exp', 'iat'],
-    });
-    return claimsOf(payload);
-  } catch (err) {
-    throw tokenError(err);
-  }
-}
+  /** A token for `user`, issued now. */
+  const issue = (
+    ctx: RequestContext,
+    user: { id: string; email: string; role: AuthUser['role']; tokenVersion: number },
+  ) => signAccessToken(deps.tokens, user, ctx.now());
 
-/**
- * For /auth/refresh: the signature, issuer and audience must hold, but the token may have
- * expired, at most `windowSeconds` ago.
- */
-export async function verifyForRefresh(
-  s: TokenSettings,
-  token: string,
-  now: Date,
-  windowSeconds: number,
-): Promise<TokenClaims> {
-  let payload: JWTPayload;
-  try {
-    const { payload: raw } = await compactVerify(token, keyFor(s), { algorithms: ['RS256'] });
-    payload = JSON.parse(new TextDecoder().decode(raw));
-  } catch (err) {
-    throw tokenError(err);
-  }
-  const aud = Array.isArray(payload.aud) ? payload.aud : [payload.aud];
-  if (payload.iss !== ISSUER || !aud.includes(s.audience)) throw unauthenticated();
-  const claims = claimsOf(payload);
-  const nowSec = Math.floor(now.getTime() / 1000);
-  if (claims.iat > nowSec + 60) throw unauthenticated();
-  if (nowSec - claims.exp > windowSeconds) {
-    throw unauthenticated('AUTH_ERROR: Token expired too long ago to refresh; log in again');
-  }
-  return claims;
-}
+  /** After a change to a user's role or tokens: this instance reads the user afresh. */
+  const forget = (userId: string) => {
+    known.delete(userId);
+  };
 
-function claimsOf(p: JWTPayload): TokenClaims {
-  const { sub, email, role, ver, iat, exp } = p as Record<string, unknown>;
-  if (
-    typeof sub !== 'string' ||
-    typeof email !== 'string' ||
-    (role !== 'buyer' && role !== 'seller' && role !== 'admin') ||
-    typeof ver !== 'number' ||
-    typeof iat !== 'number' ||
-    typeof exp !== 'number'
-  ) {
-    throw unauthenticated();
-  }
-  return { sub, email, role, ver, iat, exp };
-}
+  return {
+    issue,
+    forget,
 
-function tokenError(err: unknown): AppError {
-  if (err instanceof errors.JWTExpired) return unauthenticated('AUTH_ERROR: Token expired');
-  return unauthenticated();
+    /** Resolves a bearer token to its user: valid signature and claims, user still exists, not revoked. */
+    async authenticate(ctx: RequestContext, token: string): Promise<AuthUser> {
+      const now = ctx.now();
+      let claims = verified.get(token);
+      if (!claims || !withinLifetime(claims, now)) {
+        verified.delete(token);
+        claims = await verifyAccessToken(deps.tokens, token, now);
+        if (verified.size >= AUTH_CACHE_MAX) verified.clear();
+        verified.set(token, claims);
+      }
+      let entry = known.get(claims.sub);
+      if (!entry || entry.until <= now.getTime()) {
+        const [row] = isRecordId('users', claims.sub)
+          ? await ctx.db
+              .select({
+                id: users.id,
+                email: users.email,
+                role: users.role,
+                tokenVersion: users.tokenVersion,
+              })
+              .from(users)
+              .where(eq(users.id, claims.sub))
+          : [];
+        if (!row) {
+          known.delete(claims.sub);
+          throw unauthenticated();
+        }
+        entry = {
+          user: { id: row.id, email: row.email, role: row.role },
+          tokenVersion: row.tokenVersion,
+          until: now.getTime() + (deps.authCacheMs ?? 0),
+        };
+        if (deps.authCacheMs) {
+          if (known.size >= AUTH_CACHE_MAX) known.clear();
+          known.set(row.id, entry);
+        }
+      }
+      if (entry.tokenVersion !== claims.ver) throw unauthenticated();
+      return entry.user;
+    },
+
+    /**
+     * A fresh token for a token of this deployment, expired or not (clients refresh early),
+     * expired at most the refresh window ago.
+     */
+    async refresh(ctx: RequestContext, token: string | undefined) {
+      if (!token)
+        throw unauthenticated('AUTH_ERROR: Missing token; send Authorization: Bearer <expired token>');
+      const claims = await verifyForRefresh(deps.tokens, token, ctx.now(), deps.refreshWindowSeconds);
+      const user = await findUser(ctx, claims.sub);
+      if (!user || user.tokenVersion !== claims.ver) throw unauthenticated();
+      return { success: true as const, ...(await issue(ctx, user)) };
+    },
+  };
 }
