@@ -141,6 +141,13 @@ describe('a token is refused when', () => {
     }
   });
 
+  it('its auth_time is not a time, or lies after its iat', async () => {
+    const now = Math.floor(Date.now() / 1000);
+    expectInvalidToken(await t.api.as(await sign({ auth_time: 'yesterday' })).get('/me'));
+    expectInvalidToken(await t.api.as(await sign({ iat: now, auth_time: now + 1 })).get('/me'));
+    expectInvalidToken(await t.api.as(await sign({ iat: now, auth_time: now + 1 })).post('/auth/refresh'));
+  });
+
   it('its claims are incomplete (no role)', async () => {
     const noRole = await sign({ role: undefined });
     expectInvalidToken(await t.api.as(noRole).get('/me'));

@@ -75,7 +75,10 @@ export function createAccounts(tokens: Tokens) {
       };
     },
 
-    /** A buyer opens a shop. Older tokens stop working; the answer carries a fresh one. */
+    /**
+     * A buyer opens a shop. Older tokens stop working; the answer carries a fresh one, in the
+     * same session (opening a shop is not a sign-in).
+     */
     async becomeSeller(ctx: RequestContext, input: z.infer<typeof becomeSellerBody>) {
       const me = caller(ctx);
       if (me.role === 'seller') throw conflict('You are already a seller');
@@ -97,7 +100,8 @@ export function createAccounts(tokens: Tokens) {
         return updated;
       });
       tokens.forget(user.id); // after the commit: a concurrent read cannot cache the old version
-      return { success: true as const, user: publicUser(user), ...(await tokens.issue(ctx, user)) };
+      const token = await tokens.issue(ctx, user, tokens.sessionOf(ctx));
+      return { success: true as const, user: publicUser(user), ...token };
     },
 
     /**

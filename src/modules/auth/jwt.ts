@@ -1,12 +1,18 @@
-// Access tokens on the wire: RS256 JWTs with kid, claims sub/email/role/iat/exp/iss/aud and
-// `ver` (the user's token version, bumped to revoke). Signing and verifying only; the rules
-// of sessions are in tokens.ts.
+// Access tokens on the wire: RS256 JWTs with kid, claims sub/email/role/iat/exp/iss/aud,
+// `auth_time` (the sign-in the token descends from) and `ver` (the user's token version,
+// bumped to revoke). Signing and verifying only; the rules of sessions are in tokens.ts.
 import { compactVerify, errors, type JWTPayload, jwtVerify, SignJWT } from 'jose';
 import type { Role } from '../../contract/common.ts';
 import { type AppError, unauthenticated } from '../../contract/errors.ts';
 import type { KeyRing } from './keys.ts';
 
 export const ISSUER = 'portage';
+
+/**
+ * How far in the future a token's `iat` may lie (clock skew between instances); beyond it
+ * the token is invalid (../shared/design/decisions.md "Accounts and sessions").
+ */
+export const MAX_CLOCK_SKEW_SECONDS = 60;
 
 export interface TokenClaims {
   sub: string;
@@ -15,6 +21,8 @@ export interface TokenClaims {
   ver: number;
   iat: number;
   exp: number;
+  /** `auth_time`: when the user signed in (Unix seconds); a refreshed token keeps it. */
+  authTime: number;
 }
 
 export interface TokenSettings {
@@ -25,15 +33,24 @@ export interface TokenSettings {
 
 export const unixSeconds = (d: Date) => Math.floor(d.getTime() / 1000);
 
-/** Signs a token for `user`, issued now. */
+/**
+ * Signs a token for `user`, issued now, descending from the sign-in at `authTime`. It
+ * expires after the token lifetime, but never after `notAfter` (the session's end).
+ */
 export async function signAccessToken(
   s: TokenSettings,
   user: { id: string; email: string; role: Role; tokenVersion: number },
   now: Date,
+  session: { authTime: number; notAfter: number },
 ): Promise<{ token: string; expiresAt: number }> {
   const iat = unixSeconds(now);
-  const expiresAt = iat + s.ttlSeconds;
-  const token = await new SignJWT({ email: user.email, role: user.role, ver: user.tokenVersion })
+  const expiresAt = Math.min(iat + s.ttlSeconds, session.notAfter);
+  const token = await new SignJWT({
+    email: user.email,
+    role: user.role,
+    ver: user.tokenVersion,
+    auth_time: session.authTime,
+  })
     .setProtectedHeader({ alg: 'RS256', kid: s.keys.kid, typ: 'JWT' })
     .setSubject(user.id)
     .setIssuer(ISSUER)
@@ -50,11 +67,16 @@ const keyFor = (s: TokenSettings) => (header: { kid?: string }) => {
   return key;
 };
 
-/** True while verified claims still hold at `now`: not expired. */
-export const withinLifetime = (claims: TokenClaims, now: Date) => claims.exp > unixSeconds(now);
+/** True while verified claims still hold at `now`: not expired, not issued in the future. */
+export const withinLifetime = (claims: TokenClaims, now: Date) =>
+  claims.exp > unixSeconds(now) && !issuedInTheFuture(claims, now);
 
-/** Verifies signature (RS256 only), issuer, audience and expiry. */
+const issuedInTheFuture = (claims: TokenClaims, now: Date) =>
+  claims.iat > unixSeconds(now) + MAX_CLOCK_SKEW_SECONDS;
+
+/** Verifies signature (RS256 only), issuer, audience, expiry, and an `iat` not in the future. */
 export async function verifyAccessToken(s: TokenSettings, token: string, now: Date): Promise<TokenClaims> {
+  let claims: TokenClaims;
   try {
     const { payload } = await jwtVerify(token, keyFor(s), {
       algorithms: ['RS256'],
@@ -63,10 +85,13 @@ export async function verifyAccessToken(s: TokenSettings, token: string, now: Da
       currentDate: now,
       requiredClaims: ['sub', 'exp', 'iat'],
     });
-    return claimsOf(payload);
+    claims = claimsOf(payload);
   } catch (err) {
     throw tokenError(err);
   }
+  // jose checks `iat` only against a maximum age, never against the future.
+  if (issuedInTheFuture(claims, now)) throw unauthenticated();
+  return claims;
 }
 
 /**
@@ -89,7 +114,7 @@ export async function verifyForRefresh(
   const aud = Array.isArray(payload.aud) ? payload.aud : [payload.aud];
   if (payload.iss !== ISSUER || !aud.includes(s.audience)) throw unauthenticated();
   const claims = claimsOf(payload);
-  if (claims.iat > unixSeconds(now) + 60) throw unauthenticated();
+  if (issuedInTheFuture(claims, now)) throw unauthenticated();
   if (unixSeconds(now) - claims.exp > windowSeconds) {
     throw unauthenticated('AUTH_ERROR: Token expired too long ago to refresh; log in again');
   }
@@ -97,18 +122,21 @@ export async function verifyForRefresh(
 }
 
 function claimsOf(p: JWTPayload): TokenClaims {
-  const { sub, email, role, ver, iat, exp } = p as Record<string, unknown>;
+  const { sub, email, role, ver, iat, exp, auth_time } = p as Record<string, unknown>;
   if (
     typeof sub !== 'string' ||
     typeof email !== 'string' ||
     (role !== 'buyer' && role !== 'seller' && role !== 'admin') ||
     typeof ver !== 'number' ||
     typeof iat !== 'number' ||
-    typeof exp !== 'number'
+    typeof exp !== 'number' ||
+    (auth_time !== undefined && (typeof auth_time !== 'number' || auth_time > iat))
   ) {
     throw unauthenticated();
   }
-  return { sub, email, role, ver, iat, exp };
+  // A token signed before auth_time existed counts as a sign-in at its issue: its chain
+  // gets one session age from then, like any other.
+  return { sub, email, role, ver, iat, exp, authTime: auth_time ?? iat };
 }
 
 function tokenError(err: unknown): AppError {

@@ -11,6 +11,7 @@ import {
   jwks,
   loginAnswer,
   loginBody,
+  logoutAllAnswer,
   me,
   refreshAnswer,
   registerAnswer,
@@ -62,11 +63,25 @@ export function authRoutes(auth: AuthService, keys: KeyRing) {
         config: { auth: 'public', limit: 'auth' },
         schema: {
           tags: ['auth'],
-          summary: 'Exchange a token (expired at most the refresh window ago) for a fresh one',
+          summary:
+            'Exchange a token (expired at most the refresh window ago) for a fresh one, within the session age',
           response: { 200: refreshAnswer },
         },
       },
       async (req) => auth.refresh(req.ctx, bearerToken(req.headers.authorization)),
+    );
+
+    app.post(
+      '/auth/logout-all',
+      {
+        config: { auth: 'user', limit: 'auth' },
+        schema: {
+          tags: ['auth'],
+          summary: 'Log out everywhere: every token of the caller stops working, and cannot be refreshed',
+          response: { 200: logoutAllAnswer },
+        },
+      },
+      async (req) => auth.logoutAll(req.ctx),
     );
 
     app.get(

@@ -19,6 +19,7 @@ export function createAuthService(deps: AuthDeps) {
   return {
     authenticate: tokens.authenticate,
     refresh: tokens.refresh,
+    logoutAll: tokens.logoutAll,
     ...createAccounts(tokens),
     ...createExternalLogin({ oidc: deps.oidc, redirectOrigins: deps.redirectOrigins }, tokens),
   };

@@ -1,12 +1,16 @@
-// Tokens: issuing, checking a bearer token on every request, and refreshing.
-import { eq } from 'drizzle-orm';
+// Sessions and their tokens: issuing, checking a bearer token on every request, refreshing,
+// and "log out everywhere". A session starts at a sign-in (`auth_time`); every token refreshed
+// from it keeps that time, and none outlives SESSION_MAX_AGE_SECONDS after it
+// (../shared/design/decisions.md "Accounts and sessions").
+import { eq, sql } from 'drizzle-orm';
 import { isRecordId } from '../../contract/common.ts';
 import { unauthenticated } from '../../contract/errors.ts';
-import type { AuthUser, RequestContext } from '../context.ts';
+import { type AuthUser, caller, type RequestContext } from '../context.ts';
 import {
   signAccessToken,
   type TokenClaims,
   type TokenSettings,
+  unixSeconds,
   verifyAccessToken,
   verifyForRefresh,
   withinLifetime,
@@ -18,12 +22,20 @@ export interface TokenDeps {
   tokens: TokenSettings;
   /** How long after its expiry a token may still be exchanged at /auth/refresh. */
   refreshWindowSeconds: number;
+  /** How long after its sign-in a session ends: no token of it is issued or valid after. */
+  sessionMaxAgeSeconds: number;
   /**
    * How long (ms) an instance may trust what it last read of a user when checking a token.
    * Changes made through this service take effect at once; others (another instance, or
    * a row deleted by hand) within this time. 0 reads the user on every request.
    */
   authCacheMs?: number;
+}
+
+/** The caller as authenticate() answers it: with the sign-in its token descends from. */
+export interface SessionUser extends AuthUser {
+  /** Unix seconds. */
+  authTime: number;
 }
 
 const AUTH_CACHE_MAX = 50_000;
@@ -35,12 +47,21 @@ export function createTokens(deps: TokenDeps) {
   // A signature checked once stays valid: tokens already verified skip the RS256 check
   // (the costliest step of an authenticated request); the times are still checked every time.
   const verified = new Map<string, TokenClaims>();
+  const sessionTooOld = `AUTH_ERROR: Your session is older than ${duration(deps.sessionMaxAgeSeconds)}; sign in again`;
 
-  /** A token for `user`, issued now. */
+  /**
+   * A token for `user`. Without `authTime` it starts a session (a sign-in); with it, the
+   * token continues the session that began then.
+   */
   const issue = (
     ctx: RequestContext,
     user: { id: string; email: string; role: AuthUser['role']; tokenVersion: number },
-  ) => signAccessToken(deps.tokens, user, ctx.now());
+    authTime = unixSeconds(ctx.now()),
+  ) =>
+    signAccessToken(deps.tokens, user, ctx.now(), {
+      authTime,
+      notAfter: authTime + deps.sessionMaxAgeSeconds,
+    });
 
   /** After a change to a user's role or tokens: this instance reads the user afresh. */
   const forget = (userId: string) => {
@@ -51,8 +72,14 @@ export function createTokens(deps: TokenDeps) {
     issue,
     forget,
 
+    /** The sign-in time of the caller's session (now, for a caller without one). */
+    sessionOf(ctx: RequestContext): number {
+      const user: Partial<SessionUser> = caller(ctx);
+      return user.authTime ?? unixSeconds(ctx.now());
+    },
+
     /** Resolves a bearer token to its user: valid signature and claims, user still exists, not revoked. */
-    async authenticate(ctx: RequestContext, token: string): Promise<AuthUser> {
+    async authenticate(ctx: RequestContext, token: string): Promise<SessionUser> {
       const now = ctx.now();
       let claims = verified.get(token);
       if (!claims || !withinLifetime(claims, now)) {
@@ -89,20 +116,48 @@ export function createTokens(deps: TokenDeps) {
         }
       }
       if (entry.tokenVersion !== claims.ver) throw unauthenticated();
-      return entry.user;
+      return { ...entry.user, authTime: claims.authTime };
     },
 
     /**
      * A fresh token for a token of this deployment, expired or not (clients refresh early),
-     * expired at most the refresh window ago.
+     * expired at most the refresh window ago, of a session younger than the session age.
      */
     async refresh(ctx: RequestContext, token: string | undefined) {
       if (!token)
         throw unauthenticated('AUTH_ERROR: Missing token; send Authorization: Bearer <expired token>');
-      const claims = await verifyForRefresh(deps.tokens, token, ctx.now(), deps.refreshWindowSeconds);
+      const now = ctx.now();
+      const claims = await verifyForRefresh(deps.tokens, token, now, deps.refreshWindowSeconds);
+      if (unixSeconds(now) - claims.authTime > deps.sessionMaxAgeSeconds) {
+        throw unauthenticated(sessionTooOld);
+      }
       const user = await findUser(ctx, claims.sub);
       if (!user || user.tokenVersion !== claims.ver) throw unauthenticated();
-      return { success: true as const, ...(await issue(ctx, user)) };
+      return { success: true as const, ...(await issue(ctx, user, claims.authTime)) };
+    },
+
+    /** "Log out everywhere": every token of the caller issued so far stops working. */
+    async logoutAll(ctx: RequestContext) {
+      const me = caller(ctx);
+      await ctx.db
+        .update(users)
+        .set({ tokenVersion: sql`${users.tokenVersion} + 1` })
+        .where(eq(users.id, me.id));
+      forget(me.id);
+      return { success: true as const };
     },
   };
+}
+
+/** 2592000 -> "30 days", 600 -> "10 minutes": the session age as a person reads it. */
+function duration(seconds: number): string {
+  const units: Array<[number, string]> = [
+    [86_400, 'day'],
+    [3600, 'hour'],
+    [60, 'minute'],
+  ];
+  for (const [size, name] of units) {
+    if (seconds % size === 0) return `${seconds / size} ${name}${seconds === size ? '' : 's'}`;
+  }
+  return `${seconds} seconds`;
 }
