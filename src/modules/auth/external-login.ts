@@ -1,11 +1,13 @@
 // External login (OpenID Connect with the external identity provider): start, then the
 // provider's callback. The state is kept hashed in the database (any instance can finish what
-// another started) and consumed once.
+// another started), consumed once, and accepted only from the browser that started the login.
 import { createHash } from 'node:crypto';
 import { and, eq, lt, sql } from 'drizzle-orm';
 import { newId } from '../../contract/common.ts';
 import { invalid, notFound } from '../../contract/errors.ts';
 import { inTransaction, type RequestContext } from '../context.ts';
+import type { KeyRing } from './keys.ts';
+import { createLoginCookie, type LoginCookie } from './login-cookie.ts';
 import { newLoginSecrets, type OidcClient } from './oidc.ts';
 import { oidcLogins, userIdentities, users } from './tables.ts';
 import type { Tokens } from './tokens.ts';
@@ -16,23 +18,40 @@ export interface ExternalLoginDeps {
   oidc: OidcClient | undefined;
   /** Origins that /auth/google/start may send the browser back to. */
   redirectOrigins: string[];
+  /** The keys the login cookie's key is derived from (only read when `oidc` is set). */
+  keys: KeyRing;
 }
 
 const LOGIN_TTL_SECONDS = 10 * 60;
 const PROVIDER = 'google';
+const COOKIE_PURPOSE = 'external-login state cookie';
 
 const sha256 = (v: string) => createHash('sha256').update(v).digest('base64url');
 
 export function createExternalLogin(deps: ExternalLoginDeps, tokens: Tokens) {
-  const requireOidc = () => {
-    if (!deps.oidc) throw notFound('External login is not configured on this deployment');
-    return deps.oidc;
+  const configured: { oidc: OidcClient; cookie: LoginCookie } | undefined = deps.oidc && {
+    oidc: deps.oidc,
+    cookie: createLoginCookie({
+      callbackUri: deps.oidc.callbackUri,
+      key: deps.keys.derive(COOKIE_PURPOSE),
+      maxAgeSeconds: LOGIN_TTL_SECONDS,
+    }),
+  };
+  const requireConfigured = () => {
+    if (!configured) throw notFound('External login is not configured on this deployment');
+    return configured;
   };
 
   return {
-    /** Step 1: remember state, nonce and PKCE verifier; answer the provider URL to send the browser to. */
-    async startExternalLogin(ctx: RequestContext, redirectUri: string): Promise<string> {
-      const oidc = requireOidc();
+    /**
+     * Step 1: remember state, nonce and PKCE verifier; answer the provider URL to send the
+     * browser to, and the cookie that binds the state to this browser.
+     */
+    async startExternalLogin(
+      ctx: RequestContext,
+      redirectUri: string,
+    ): Promise<{ location: string; setCookie: string }> {
+      const { oidc, cookie } = requireConfigured();
       const target = allowedRedirect(redirectUri, deps.redirectOrigins);
       const secrets = await newLoginSecrets();
       const now = ctx.now();
@@ -46,13 +65,18 @@ export function createExternalLogin(deps: ExternalLoginDeps, tokens: Tokens) {
           expiresAt: new Date(now.getTime() + LOGIN_TTL_SECONDS * 1000),
         });
       });
-      return oidc.authorizationUrl(secrets).href;
+      return { location: oidc.authorizationUrl(secrets).href, setCookie: cookie.bind(secrets.state) };
     },
 
+    /** The Set-Cookie value that ends the login cookie: every callback answer sends it. */
+    clearedLoginCookie: () => requireConfigured().cookie.cleared,
+
     /**
-     * Step 2: the provider sent the browser back. The state is consumed once; the code is
-     * exchanged; the ID token verified; the user signed in (or created) by verified email.
-     * Answers where to send the browser: the caller's redirectUri with `#token=` or `#error=`.
+     * Step 2: the provider sent the browser back. The state is consumed once, whatever comes
+     * next; it must come with the cookie set at its start, or the login is refused (400). The
+     * code is exchanged; the ID token verified; the user signed in (or created) by verified
+     * email. Answers where to send the browser: the caller's redirectUri with `#token=` or
+     * `#error=`.
      */
     async finishExternalLogin(
       ctx: RequestContext,
@@ -60,9 +84,11 @@ export function createExternalLogin(deps: ExternalLoginDeps, tokens: Tokens) {
         /** The query string the provider sent back (`?code=…&state=…`). */
         search: string;
         query: { state?: string; code?: string; error?: string };
+        /** The request's Cookie header. */
+        cookieHeader: string | undefined;
       },
     ): Promise<string> {
-      const oidc = requireOidc();
+      const { oidc, cookie } = requireConfigured();
       const { query } = callback;
       if (!query.state) throw invalid('Missing state', [{ field: 'state', message: 'required' }]);
       const [login] = await ctx.db
@@ -72,6 +98,12 @@ export function createExternalLogin(deps: ExternalLoginDeps, tokens: Tokens) {
       if (!login || login.expiresAt < ctx.now()) {
         throw invalid('Unknown or expired login state; start the login again', [
           { field: 'state', message: 'unknown or expired' },
+        ]);
+      }
+      if (!cookie.fits(callback.cookieHeader, query.state)) {
+        ctx.log.warn('external login: a state came back without the cookie of its start (login CSRF?)');
+        throw invalid('This login was started in another browser; start the login again', [
+          { field: 'state', message: 'not started in this browser' },
         ]);
       }
       const back = (fragment: Record<string, string>) => {

@@ -133,12 +133,17 @@ export function authRoutes(auth: AuthService, keys: KeyRing) {
         schema: {
           tags: ['auth'],
           summary: 'Start signing in with the external identity provider (redirects there)',
+          description:
+            'Sets the short-lived cookie `portage_login` (HttpOnly, SameSite=Lax, path of the callback) ' +
+            'that binds the login to this browser; the callback refuses the login without it.',
           querystring: googleStartQuery,
           response: { 302: z.null().describe('Redirect to the identity provider') },
         },
       },
-      async (req, reply) =>
-        reply.redirect(await auth.startExternalLogin(req.ctx, req.query.redirectUri), 302),
+      async (req, reply) => {
+        const { location, setCookie } = await auth.startExternalLogin(req.ctx, req.query.redirectUri);
+        return reply.header('set-cookie', setCookie).redirect(location, 302);
+      },
     );
 
     app.get(
@@ -148,15 +153,19 @@ export function authRoutes(auth: AuthService, keys: KeyRing) {
         schema: {
           tags: ['auth'],
           summary: 'Where the identity provider returns; redirects to redirectUri with #token=… or #error=…',
+          description:
+            'Needs the cookie set by /auth/google/start in the same browser (400 otherwise); clears it.',
           querystring: googleCallbackQuery,
           response: { 302: z.null().describe('Redirect to the redirectUri given at start') },
         },
       },
       async (req, reply) => {
+        reply.header('set-cookie', auth.clearedLoginCookie());
         const search = req.url.includes('?') ? req.url.slice(req.url.indexOf('?')) : '';
         const location = await auth.finishExternalLogin(req.ctx, {
           search,
           query: req.query,
+          cookieHeader: req.headers.cookie,
         });
         return reply.redirect(location, 302);
       },

@@ -21,6 +21,9 @@ export function createAuthService(deps: AuthDeps) {
     refresh: tokens.refresh,
     logoutAll: tokens.logoutAll,
     ...createAccounts(tokens),
-    ...createExternalLogin({ oidc: deps.oidc, redirectOrigins: deps.redirectOrigins }, tokens),
+    ...createExternalLogin(
+      { oidc: deps.oidc, redirectOrigins: deps.redirectOrigins, keys: deps.tokens?.keys },
+      tokens,
+    ),
   };
 }
