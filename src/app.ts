@@ -159,6 +159,7 @@ export async function buildApp(opts: AppOptions): Promise<FastifyInstance> {
   const auth = createAuthService({
     tokens: { keys, audience: config.publicBaseUrl, ttlSeconds: config.accessTokenTtlSeconds },
     refreshWindowSeconds: config.refreshWindowSeconds,
+    sessionMaxAgeSeconds: config.sessionMaxAgeSeconds,
     oidc: config.oidc
       ? createOidcClient(config.oidc, `${config.publicBaseUrl}/auth/google/callback`)
       : undefined,
