@@ -4,7 +4,6 @@ import { randomBytes } from 'node:crypto';
 import { parseArgs } from 'node:util';
 import { Redis } from 'ioredis';
 import pino from 'pino';
-import { buildApp } from './app.ts';
 import { UsageError } from './cli-errors.ts';
 import { type Config, loadConfig } from './config.ts';
 import { becomeSellerBody, registerBody } from './contract/auth.ts';
@@ -42,10 +41,19 @@ async function withDatabase(config: Config, fn: (database: Database) => Promise<
 
 export async function serve() {
   const config = loadConfig();
-  const database = await openMigrated(config);
+  // The database opens (PGlite: its WebAssembly compiled, Postgres started, migrations
+  // applied) while the HTTP app's modules load: neither needs the other, and each spends
+  // time waiting on files and compilation that the other fills. See docs/startup.md.
+  const [opened, loaded] = await Promise.allSettled([openMigrated(config), import('./app.ts')]);
+  if (opened.status === 'rejected') throw opened.reason;
+  const database = opened.value;
+  if (loaded.status === 'rejected') {
+    await database.close();
+    throw loaded.reason;
+  }
   const redis = config.redisUrl ? new Redis(config.redisUrl, { maxRetriesPerRequest: 1 }) : undefined;
   redis?.on('error', () => {}); // reconnects on its own; failures surface on the requests that need it
-  const app = await buildApp({ config, database, redis });
+  const app = await loaded.value.buildApp({ config, database, redis });
   let closing = false;
   const shutdown = async (signal: string) => {
     if (closing) return;

@@ -1,5 +1,7 @@
 // The database connection: PGlite (embedded, in DATA_DIR) by default, PostgreSQL with DATABASE_URL.
-import { closeSync, mkdirSync, openSync, readFileSync, rmSync, writeSync } from 'node:fs';
+import { closeSync, existsSync, mkdirSync, openSync, readFileSync, rmSync, writeSync } from 'node:fs';
+import { cp, rename, rm } from 'node:fs/promises';
+import { createRequire } from 'node:module';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { PGlite } from '@electric-sql/pglite';
@@ -43,7 +45,9 @@ export async function openDatabase(opts: OpenOptions): Promise<Database> {
   if (!opts.dataDir) throw new Error('openDatabase needs databaseUrl, dataDir or pglite');
   const release = lockDataDir(opts.dataDir);
   try {
-    const client = await PGlite.create(path.join(opts.dataDir, 'pg'));
+    const pgDir = path.join(opts.dataDir, 'pg');
+    if (!existsSync(pgDir)) await startFromTemplate(pgDir);
+    const client = await PGlite.create(pgDir);
     return wrapPglite(client, async () => {
       await client.close();
       release();
@@ -52,6 +56,36 @@ export async function openDatabase(opts: OpenOptions): Promise<Database> {
     release();
     throw err;
   }
+}
+
+/**
+ * A new data directory starts as a copy of an empty database that PGlite made and closed
+ * at install time (scripts/build.mjs: dist/pglite-initdb/<PGlite version>/), instead of
+ * PGlite running initdb (seconds of WebAssembly at every first start). The copy is what a
+ * data directory is after a first start and a clean stop, without migrations: they apply
+ * at every start as always. Without a template for the installed version, PGlite runs
+ * initdb itself.
+ */
+async function startFromTemplate(pgDir: string): Promise<void> {
+  const template = initdbTemplateDir();
+  if (!existsSync(path.join(template, 'PG_VERSION'))) return;
+  // Copied aside, then renamed: an interrupted copy never looks like a database.
+  const partial = `${pgDir}.partial`;
+  await rm(partial, { recursive: true, force: true });
+  await cp(template, partial, { recursive: true });
+  await rename(partial, pgDir);
+}
+
+/** Where scripts/build.mjs keeps the empty database made by the installed PGlite version. */
+export function initdbTemplateDir(): string {
+  const require = createRequire(import.meta.url);
+  const pglitePackage = path.join(
+    path.dirname(require.resolve('@electric-sql/pglite')),
+    '..',
+    'package.json',
+  );
+  const { version } = JSON.parse(readFileSync(pglitePackage, 'utf8')) as { version: string };
+  return fileURLToPath(new URL(`../../dist/pglite-initdb/${version}`, import.meta.url));
 }
 
 function wrapPglite(client: PGlite, close: () => Promise<void>): Database {
