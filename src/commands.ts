@@ -2,7 +2,6 @@
 // these commands, so that `portage mcp` does not load the service.
 import { randomBytes } from 'node:crypto';
 import { parseArgs } from 'node:util';
-import { Redis } from 'ioredis';
 import pino from 'pino';
 import { UsageError } from './cli-errors.ts';
 import { type Config, loadConfig } from './config.ts';
@@ -51,7 +50,10 @@ export async function serve() {
     await database.close();
     throw loaded.reason;
   }
-  const redis = config.redisUrl ? new Redis(config.redisUrl, { maxRetriesPerRequest: 1 }) : undefined;
+  // Loaded only when configured, like the PostgreSQL driver (src/db/index.ts).
+  const redis = config.redisUrl
+    ? new (await import('ioredis')).Redis(config.redisUrl, { maxRetriesPerRequest: 1 })
+    : undefined;
   redis?.on('error', () => {}); // reconnects on its own; failures surface on the requests that need it
   const app = await loaded.value.buildApp({ config, database, redis });
   let closing = false;

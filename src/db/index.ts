@@ -6,12 +6,10 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { PGlite } from '@electric-sql/pglite';
 import { type SQL, sql } from 'drizzle-orm';
-import { drizzle as drizzleNodePg } from 'drizzle-orm/node-postgres';
-import { migrate as migrateNodePg } from 'drizzle-orm/node-postgres/migrator';
 import type { PgDatabase, PgQueryResultHKT } from 'drizzle-orm/pg-core';
 import { drizzle as drizzlePglite } from 'drizzle-orm/pglite';
 import { migrate as migratePglite } from 'drizzle-orm/pglite/migrator';
-import pg from 'pg';
+import type pg from 'pg';
 import * as schema from './schema.ts';
 
 export type Db = PgDatabase<PgQueryResultHKT, typeof schema>;
@@ -40,7 +38,7 @@ export interface OpenOptions {
 }
 
 export async function openDatabase(opts: OpenOptions): Promise<Database> {
-  if (opts.databaseUrl) return openPostgres(opts.databaseUrl, opts.poolSize ?? 10);
+  if (opts.databaseUrl) return await openPostgres(opts.databaseUrl, opts.poolSize ?? 10);
   if (opts.pglite) return wrapPglite(opts.pglite, async () => {});
   if (!opts.dataDir) throw new Error('openDatabase needs databaseUrl, dataDir or pglite');
   const release = lockDataDir(opts.dataDir);
@@ -99,8 +97,17 @@ function wrapPglite(client: PGlite, close: () => Promise<void>): Database {
   };
 }
 
-function openPostgres(url: string, max: number): Database {
-  const pool = new pg.Pool({ connectionString: url, max });
+/** The PostgreSQL driver's pool class, once loaded: the embedded database never loads the driver. */
+let PgPool: typeof pg.Pool | undefined;
+
+async function openPostgres(url: string, max: number): Promise<Database> {
+  const [{ default: pgDriver }, { drizzle: drizzleNodePg }, { migrate: migrateNodePg }] = await Promise.all([
+    import('pg'),
+    import('drizzle-orm/node-postgres'),
+    import('drizzle-orm/node-postgres/migrator'),
+  ]);
+  PgPool = pgDriver.Pool;
+  const pool = new PgPool({ connectionString: url, max });
   // An idle client losing its connection must not crash the process; the next query reconnects.
   pool.on('error', () => {});
   const db = drizzleNodePg(pool, { schema }) as unknown as Db;
@@ -188,7 +195,7 @@ export async function queryRows<T>(db: Db, query: SQL): Promise<T[]> {
  */
 export async function preparedRows<T>(db: Db, name: string, text: string, values: unknown[]): Promise<T[]> {
   const client = (db as unknown as { $client?: unknown }).$client;
-  if (client instanceof pg.Pool) return (await client.query({ name, text, values })).rows as T[];
+  if (PgPool && client instanceof PgPool) return (await client.query({ name, text, values })).rows as T[];
   if (client instanceof PGlite) return (await client.query<T>(text, values)).rows;
   throw new Error('preparedRows needs the root database handle, not a transaction');
 }
