@@ -1,5 +1,14 @@
 // The database connection: PGlite (embedded, in DATA_DIR) by default, PostgreSQL with DATABASE_URL.
-import { closeSync, existsSync, mkdirSync, openSync, readFileSync, rmSync, writeSync } from 'node:fs';
+import {
+  closeSync,
+  constants,
+  existsSync,
+  mkdirSync,
+  openSync,
+  readFileSync,
+  rmSync,
+  writeSync,
+} from 'node:fs';
 import { cp, rename, rm } from 'node:fs/promises';
 import { createRequire } from 'node:module';
 import path from 'node:path';
@@ -70,7 +79,8 @@ async function startFromTemplate(pgDir: string): Promise<void> {
   // Copied aside, then renamed: an interrupted copy never looks like a database.
   const partial = `${pgDir}.partial`;
   await rm(partial, { recursive: true, force: true });
-  await cp(template, partial, { recursive: true });
+  // A copy-on-write clone where the file system can (btrfs, XFS), a plain copy elsewhere.
+  await cp(template, partial, { recursive: true, mode: constants.COPYFILE_FICLONE });
   await rename(partial, pgDir);
 }
 
