@@ -1,7 +1,10 @@
-// Measures the time from spawning a command to the first 200 on /health.
+// Measures the time from spawning a command to the first 200 on /health, and the CPU time
+// its processes used until then.
 // node scripts/startup-time.mjs [--fresh] [--runs 3] [--] command args...
 // (default command: npm start). Each run gets its own port; --fresh a new data directory
 // per run, otherwise one directory prepared by a first, unmeasured start.
+// node scripts/startup-time.mjs --mcp [--runs 5]: the time from spawning `portage mcp` to
+// its answer to `initialize`.
 import { spawn } from 'node:child_process';
 import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import http from 'node:http';
@@ -82,6 +85,55 @@ async function once(dataDir) {
   return { ms, cpu };
 }
 
+/** `portage mcp`: spawned, sent `initialize`, timed to its first line on stdout. */
+async function mcpOnce() {
+  const started = process.hrtime.bigint();
+  const child = spawn(process.execPath, ['bin/portage.js', 'mcp'], {
+    env: { ...process.env, SERVICE_URL: 'http://127.0.0.1:9', SERVICE_JWT_TOKEN: 'unused' },
+    stdio: ['pipe', 'pipe', 'inherit'],
+    detached: true,
+  });
+  child.stdin.write(
+    `${JSON.stringify({
+      jsonrpc: '2.0',
+      id: 1,
+      method: 'initialize',
+      params: {
+        protocolVersion: '2025-06-18',
+        capabilities: {},
+        clientInfo: { name: 'timer', version: '1' },
+      },
+    })}\n`,
+  );
+  await new Promise((resolve) => child.stdout.once('data', resolve));
+  const ms = Number(process.hrtime.bigint() - started) / 1e6;
+  const cpu = groupCpuMs(child.pid);
+  const done = new Promise((resolve) => child.once('exit', resolve));
+  child.stdin.end();
+  process.kill(-child.pid, 'SIGTERM');
+  await done;
+  return { ms, cpu };
+}
+
+if (args.includes('--mcp')) {
+  const results = [];
+  for (let i = 0; i < runs; i++) results.push(await mcpOnce());
+  report('`portage mcp` to its answer to initialize', results);
+  process.exit(0);
+}
+
+function report(title, results) {
+  const fmt = (ms) => (ms / 1000).toFixed(2);
+  const summary = (values) => {
+    const sorted = [...values].sort((a, b) => a - b);
+    return `${values.map(fmt).join(' ')} s; median ${fmt(sorted[Math.floor(values.length / 2)])} s, range ${fmt(sorted[0])}-${fmt(sorted.at(-1))} s`;
+  };
+  const load = readFileSync('/proc/loadavg', 'utf8').split(' ')[0];
+  console.log(`${title}, load ${load}`);
+  console.log(`  time:     ${summary(results.map((r) => r.ms))}`);
+  console.log(`  CPU used: ${summary(results.map((r) => r.cpu))}`);
+}
+
 const base = mkdtempSync(path.join(os.tmpdir(), 'portage-startup-'));
 try {
   const existing = path.join(base, 'existing');
@@ -90,15 +142,10 @@ try {
   for (let i = 0; i < runs; i++) {
     results.push(await once(fresh ? path.join(base, `fresh-${i}`) : existing));
   }
-  const fmt = (ms) => (ms / 1000).toFixed(2);
-  const summary = (values) => {
-    const sorted = [...values].sort((a, b) => a - b);
-    return `${values.map(fmt).join(' ')} s; median ${fmt(sorted[Math.floor(values.length / 2)])} s, range ${fmt(sorted[0])}-${fmt(sorted.at(-1))} s`;
-  };
-  const load = readFileSync('/proc/loadavg', 'utf8').split(' ')[0];
-  console.log(`${fresh ? 'fresh' : 'existing'} data directory, \`${command.join(' ')}\`, load ${load}`);
-  console.log(`  to first 200: ${summary(results.map((r) => r.ms))}`);
-  console.log(`  CPU used:     ${summary(results.map((r) => r.cpu))}`);
+  report(
+    `${fresh ? 'fresh' : 'existing'} data directory, \`${command.join(' ')}\` to the first 200 on /health`,
+    results,
+  );
 } finally {
   rmSync(base, { recursive: true, force: true });
 }
