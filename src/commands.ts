@@ -2,9 +2,7 @@
 // these commands, so that `portage mcp` does not load the service.
 import { randomBytes } from 'node:crypto';
 import { parseArgs } from 'node:util';
-import { Redis } from 'ioredis';
 import pino from 'pino';
-import { buildApp } from './app.ts';
 import { UsageError } from './cli-errors.ts';
 import { type Config, loadConfig } from './config.ts';
 import { becomeSellerBody, registerBody } from './contract/auth.ts';
@@ -42,10 +40,22 @@ async function withDatabase(config: Config, fn: (database: Database) => Promise<
 
 export async function serve() {
   const config = loadConfig();
-  const database = await openMigrated(config);
-  const redis = config.redisUrl ? new Redis(config.redisUrl, { maxRetriesPerRequest: 1 }) : undefined;
+  // The database opens (PGlite: its WebAssembly compiled, Postgres started, migrations
+  // applied) while the HTTP app's modules load: neither needs the other, and each spends
+  // time waiting on files and compilation that the other fills. See docs/startup.md.
+  const [opened, loaded] = await Promise.allSettled([openMigrated(config), import('./app.ts')]);
+  if (opened.status === 'rejected') throw opened.reason;
+  const database = opened.value;
+  if (loaded.status === 'rejected') {
+    await database.close();
+    throw loaded.reason;
+  }
+  // Loaded only when configured, like the PostgreSQL driver (src/db/index.ts).
+  const redis = config.redisUrl
+    ? new (await import('ioredis')).Redis(config.redisUrl, { maxRetriesPerRequest: 1 })
+    : undefined;
   redis?.on('error', () => {}); // reconnects on its own; failures surface on the requests that need it
-  const app = await buildApp({ config, database, redis });
+  const app = await loaded.value.buildApp({ config, database, redis });
   let closing = false;
   const shutdown = async (signal: string) => {
     if (closing) return;

@@ -1,12 +1,22 @@
 // The `portage` command, run as operators run it: a child process of `node bin/portage.js`.
 import { type ChildProcess, spawn } from 'node:child_process';
-import { mkdtempSync, readdirSync, rmSync } from 'node:fs';
+import {
+  cpSync,
+  existsSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  renameSync,
+  rmSync,
+  symlinkSync,
+  writeFileSync,
+} from 'node:fs';
 import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { decodeJwt } from 'jose';
-import { afterAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildApp } from '../src/app.ts';
 import { loadConfig } from '../src/config.ts';
 import { openDatabase } from '../src/db/index.ts';
@@ -36,15 +46,16 @@ function cliEnv(env: Record<string, string>): Record<string, string> {
   return { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? os.tmpdir(), LOG_LEVEL: 'warn', ...env };
 }
 
-function start(args: string[], env: Record<string, string>): ChildProcess {
+function start(args: string[], env: Record<string, string>, root = ROOT): ChildProcess {
   return spawn(process.execPath, ['bin/portage.js', ...args], {
-    cwd: ROOT,
+    cwd: root,
     env: cliEnv(env),
     stdio: ['ignore', 'pipe', 'pipe'],
   });
 }
 
-const portage = (args: string[], env: Record<string, string>) => finished(start(args, env));
+const portage = (args: string[], env: Record<string, string>, root = ROOT) =>
+  finished(start(args, env, root));
 
 const lines = (s: string) => s.trimEnd().split('\n');
 
@@ -54,6 +65,24 @@ async function freePort(): Promise<number> {
   const { port } = server.address() as net.AddressInfo;
   await new Promise<void>((resolve) => server.close(() => resolve()));
   return port;
+}
+
+/** Waits until a started server answers 200 on /health; fails if it exits first. */
+async function answering(port: number, done: Promise<{ stderr: string }>): Promise<void> {
+  let exited = false;
+  void done.then(() => {
+    exited = true;
+  });
+  const deadline = Date.now() + 90_000;
+  for (;;) {
+    if (exited) throw new Error(`the server exited early: ${(await done).stderr}`);
+    const ok = await fetch(`http://127.0.0.1:${port}/health`)
+      .then((r) => r.ok)
+      .catch(() => false);
+    if (ok) return;
+    if (Date.now() > deadline) throw new Error('the server did not answer /health in time');
+    await new Promise((r) => setTimeout(r, 200));
+  }
 }
 
 const password = 'correct horse battery';
@@ -219,17 +248,7 @@ describe('portage serve', () => {
         exited = true;
       });
       try {
-        // Wait until it answers.
-        const deadline = Date.now() + 45_000;
-        for (;;) {
-          if (exited) throw new Error(`portage serve exited early: ${(await serverDone).stderr}`);
-          const ok = await fetch(`http://127.0.0.1:${port}/health`)
-            .then((r) => r.ok)
-            .catch(() => false);
-          if (ok) break;
-          if (Date.now() > deadline) throw new Error('portage serve did not answer /health in time');
-          await new Promise((r) => setTimeout(r, 200));
-        }
+        await answering(port, serverDone);
 
         const refused = await portage(['migrate'], { DATA_DIR: dataDir });
         expect(refused.code).toBe(1);
@@ -282,6 +301,124 @@ describe('portage', () => {
       expect(res.stderr).toBe('');
     },
     TIMEOUT,
+  );
+});
+
+describe('the build made at install time (bin/portage.js, scripts/build.mjs)', () => {
+  // A copy of the package as a fresh clone has it: sources, no dist/; node_modules as installed.
+  let clone: string;
+  const builds = () => readdirSync(path.join(clone, 'dist', 'build'));
+  const cliSource = () => path.join(clone, 'src', 'cli.ts');
+
+  beforeAll(async () => {
+    clone = mkdtempSync(path.join(os.tmpdir(), 'portage-clone-'));
+    tempDirs.push(clone);
+    for (const entry of ['bin', 'scripts', 'src', 'package.json', 'package-lock.json', 'tsconfig.json']) {
+      cpSync(path.join(ROOT, entry), path.join(clone, entry), { recursive: true });
+    }
+    symlinkSync(path.join(ROOT, 'node_modules'), path.join(clone, 'node_modules'));
+    // What `npm install` runs for the package itself once its dependencies are in place.
+    const prepared = await finished(
+      spawn('npm', ['run', 'prepare'], { cwd: clone, env: cliEnv({}), stdio: ['ignore', 'pipe', 'pipe'] }),
+    );
+    if (prepared.code !== 0) throw new Error(`npm run prepare failed: ${prepared.stderr}`);
+  }, 300_000);
+
+  it.skipIf(onPostgres)(
+    'npm start answers /health on a new data directory after the set-up npm install runs',
+    async () => {
+      expect(builds()).toHaveLength(1);
+      expect(existsSync(path.join(clone, 'dist', 'build', builds()[0]!, 'cli.js'))).toBe(true);
+      const port = await freePort();
+      const server = spawn('npm', ['start'], {
+        cwd: clone,
+        env: cliEnv({ DATA_DIR: freshDataDir(), PORT: String(port) }),
+        stdio: ['ignore', 'pipe', 'pipe'],
+        detached: true,
+      });
+      const done = finished(server);
+      try {
+        await answering(port, done);
+        const health = await fetch(`http://127.0.0.1:${port}/health`);
+        expect(health.status).toBe(200);
+        expect(await health.json()).toEqual({ status: 'ok' });
+      } finally {
+        process.kill(-server.pid!, 'SIGTERM');
+        await done;
+      }
+    },
+    120_000,
+  );
+
+  it('runs the build only while it was made from the sources as they are: an edited source is never run stale', async () => {
+    // A mark in the build, so that the answer tells which of the two ran.
+    const built = path.join(clone, 'dist', 'build', builds()[0]!, 'cli.js');
+    const original = readFileSync(built, 'utf8');
+    expect(original).toContain('Usage: portage <command>');
+    writeFileSync(built, original.replace('Usage: portage <command>', 'Usage: portage <command> [built]'));
+    const source = readFileSync(cliSource(), 'utf8');
+    const help = async () => (await portage(['--help'], {}, clone)).stdout;
+    try {
+      expect(await help()).toMatch(/^Usage: portage <command> \[built\]\n/);
+
+      // An edited source: the sources run, edit included.
+      writeFileSync(cliSource(), source.replace('run the HTTP API', 'run the HTTP API [edited]'));
+      const edited = await help();
+      expect(edited).toMatch(/^Usage: portage <command>\n/);
+      expect(edited).toContain('run the HTTP API [edited]');
+
+      // Undone: the build is again of the sources as they are.
+      writeFileSync(cliSource(), source);
+      expect(await help()).toMatch(/^Usage: portage <command> \[built\]\n/);
+
+      // A file added to the sources counts as an edit too.
+      writeFileSync(path.join(clone, 'src', 'added.ts'), 'export const added = 1;\n');
+      expect(await help()).toMatch(/^Usage: portage <command>\n/);
+    } finally {
+      writeFileSync(cliSource(), source);
+      rmSync(path.join(clone, 'src', 'added.ts'), { force: true });
+      writeFileSync(built, original);
+    }
+  }, 120_000);
+
+  it.skipIf(onPostgres)(
+    'the build and the sources answer the same: /health 200 and the same API description',
+    async () => {
+      const dataDir = freshDataDir();
+      const answers = async () => {
+        const port = await freePort();
+        const server = start(
+          ['serve'],
+          { DATA_DIR: dataDir, PORT: String(port), PUBLIC_BASE_URL: 'http://portage.test' },
+          clone,
+        );
+        const done = finished(server);
+        try {
+          await answering(port, done);
+          const health = await fetch(`http://127.0.0.1:${port}/health`);
+          const openapi = await fetch(`http://127.0.0.1:${port}/openapi.json`);
+          return {
+            health: [health.status, await health.json()],
+            openapi: [openapi.status, await openapi.json()],
+          };
+        } finally {
+          server.kill('SIGTERM');
+          await done;
+        }
+      };
+      const fromBuild = await answers();
+      expect(fromBuild.health).toEqual([200, { status: 'ok' }]);
+      expect(fromBuild.openapi[0]).toBe(200);
+
+      // Without a build, bin/portage.js runs the sources through tsx.
+      renameSync(path.join(clone, 'dist', 'build'), path.join(clone, 'dist', 'build-aside'));
+      try {
+        expect(await answers()).toEqual(fromBuild);
+      } finally {
+        renameSync(path.join(clone, 'dist', 'build-aside'), path.join(clone, 'dist', 'build'));
+      }
+    },
+    120_000,
   );
 });
 

@@ -1,15 +1,24 @@
 // The database connection: PGlite (embedded, in DATA_DIR) by default, PostgreSQL with DATABASE_URL.
-import { closeSync, mkdirSync, openSync, readFileSync, rmSync, writeSync } from 'node:fs';
+import {
+  closeSync,
+  constants,
+  existsSync,
+  mkdirSync,
+  openSync,
+  readFileSync,
+  rmSync,
+  writeSync,
+} from 'node:fs';
+import { cp, rename, rm } from 'node:fs/promises';
+import { createRequire } from 'node:module';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { PGlite } from '@electric-sql/pglite';
 import { type SQL, sql } from 'drizzle-orm';
-import { drizzle as drizzleNodePg } from 'drizzle-orm/node-postgres';
-import { migrate as migrateNodePg } from 'drizzle-orm/node-postgres/migrator';
 import type { PgDatabase, PgQueryResultHKT } from 'drizzle-orm/pg-core';
 import { drizzle as drizzlePglite } from 'drizzle-orm/pglite';
 import { migrate as migratePglite } from 'drizzle-orm/pglite/migrator';
-import pg from 'pg';
+import type pg from 'pg';
 import * as schema from './schema.ts';
 
 export type Db = PgDatabase<PgQueryResultHKT, typeof schema>;
@@ -38,12 +47,14 @@ export interface OpenOptions {
 }
 
 export async function openDatabase(opts: OpenOptions): Promise<Database> {
-  if (opts.databaseUrl) return openPostgres(opts.databaseUrl, opts.poolSize ?? 10);
+  if (opts.databaseUrl) return await openPostgres(opts.databaseUrl, opts.poolSize ?? 10);
   if (opts.pglite) return wrapPglite(opts.pglite, async () => {});
   if (!opts.dataDir) throw new Error('openDatabase needs databaseUrl, dataDir or pglite');
   const release = lockDataDir(opts.dataDir);
   try {
-    const client = await PGlite.create(path.join(opts.dataDir, 'pg'));
+    const pgDir = path.join(opts.dataDir, 'pg');
+    if (!existsSync(pgDir)) await startFromTemplate(pgDir);
+    const client = await PGlite.create(pgDir);
     return wrapPglite(client, async () => {
       await client.close();
       release();
@@ -52,6 +63,37 @@ export async function openDatabase(opts: OpenOptions): Promise<Database> {
     release();
     throw err;
   }
+}
+
+/**
+ * A new data directory starts as a copy of an empty database that PGlite made and closed
+ * at install time (scripts/build.mjs: dist/pglite-initdb/<PGlite version>/), instead of
+ * PGlite running initdb (seconds of WebAssembly at every first start). The copy is what a
+ * data directory is after a first start and a clean stop, without migrations: they apply
+ * at every start as always. Without a template for the installed version, PGlite runs
+ * initdb itself.
+ */
+async function startFromTemplate(pgDir: string): Promise<void> {
+  const template = initdbTemplateDir();
+  if (!existsSync(path.join(template, 'PG_VERSION'))) return;
+  // Copied aside, then renamed: an interrupted copy never looks like a database.
+  const partial = `${pgDir}.partial`;
+  await rm(partial, { recursive: true, force: true });
+  // A copy-on-write clone where the file system can (btrfs, XFS), a plain copy elsewhere.
+  await cp(template, partial, { recursive: true, mode: constants.COPYFILE_FICLONE });
+  await rename(partial, pgDir);
+}
+
+/** Where scripts/build.mjs keeps the empty database made by the installed PGlite version. */
+export function initdbTemplateDir(): string {
+  const require = createRequire(import.meta.url);
+  const pglitePackage = path.join(
+    path.dirname(require.resolve('@electric-sql/pglite')),
+    '..',
+    'package.json',
+  );
+  const { version } = JSON.parse(readFileSync(pglitePackage, 'utf8')) as { version: string };
+  return fileURLToPath(new URL(`../../dist/pglite-initdb/${version}`, import.meta.url));
 }
 
 function wrapPglite(client: PGlite, close: () => Promise<void>): Database {
@@ -65,8 +107,17 @@ function wrapPglite(client: PGlite, close: () => Promise<void>): Database {
   };
 }
 
-function openPostgres(url: string, max: number): Database {
-  const pool = new pg.Pool({ connectionString: url, max });
+/** The PostgreSQL driver's pool class, once loaded: the embedded database never loads the driver. */
+let PgPool: typeof pg.Pool | undefined;
+
+async function openPostgres(url: string, max: number): Promise<Database> {
+  const [{ default: pgDriver }, { drizzle: drizzleNodePg }, { migrate: migrateNodePg }] = await Promise.all([
+    import('pg'),
+    import('drizzle-orm/node-postgres'),
+    import('drizzle-orm/node-postgres/migrator'),
+  ]);
+  PgPool = pgDriver.Pool;
+  const pool = new PgPool({ connectionString: url, max });
   // An idle client losing its connection must not crash the process; the next query reconnects.
   pool.on('error', () => {});
   const db = drizzleNodePg(pool, { schema }) as unknown as Db;
@@ -154,7 +205,7 @@ export async function queryRows<T>(db: Db, query: SQL): Promise<T[]> {
  */
 export async function preparedRows<T>(db: Db, name: string, text: string, values: unknown[]): Promise<T[]> {
   const client = (db as unknown as { $client?: unknown }).$client;
-  if (client instanceof pg.Pool) return (await client.query({ name, text, values })).rows as T[];
+  if (PgPool && client instanceof PgPool) return (await client.query({ name, text, values })).rows as T[];
   if (client instanceof PGlite) return (await client.query<T>(text, values)).rows;
   throw new Error('preparedRows needs the root database handle, not a transaction');
 }
