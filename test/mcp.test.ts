@@ -509,6 +509,68 @@ describe('tokens', () => {
     TIMEOUT,
   );
 
+  // ../shared/design/decisions.md ("Hardening"): the tool server never puts a credential in a
+  // message, on stdout or stderr.
+  it(
+    'a token with a line break and a SERVICE_URL with a password: errors name neither',
+    async () => {
+      const b = await buyer(t.api, 'leaky');
+      const tail = `tail${randomBytes(8).toString('hex')}`;
+      const password = `pw${randomBytes(8).toString('hex')}`;
+      const withUser = baseUrl.replace('http://', `http://portage-user:${password}@`);
+      const secrets = [b.token, tail, password, 'portage-user'];
+      const runs = [
+        { server: await startToolServer(`${b.token}\n${tail}`), code: 'AUTH_ERROR', status: 401 },
+        { server: await startToolServer(b.token, withUser), code: 'VALIDATION_ERROR', status: 400 },
+        {
+          server: await startToolServer(`${b.token}\n${tail}`, withUser),
+          code: 'VALIDATION_ERROR',
+          status: 400,
+        },
+      ];
+      for (const { server, code, status } of runs) {
+        for (const [name, args] of [
+          ['get_cart', {}],
+          ['get_product', { id: p.paddle }],
+          ['search_products', { query: word, category: categorySlug }],
+        ] as const) {
+          const res = await call(server.client, name, args);
+          const body = failed(res, code, status);
+          expect(body.error).toMatch(/SERVICE_JWT_TOKEN|SERVICE_URL/);
+          const text = JSON.stringify(res);
+          for (const secret of secrets) {
+            expect(text, name).not.toContain(secret);
+            expect(JSON.stringify(res.structuredContent ?? null)).not.toContain(secret);
+          }
+        }
+        for (const secret of secrets) expect(server.stderr()).not.toContain(secret);
+      }
+    },
+    TIMEOUT,
+  );
+
+  it(
+    'a SERVICE_URL that does not parse is refused at start without its password',
+    async () => {
+      const password = `pw${randomBytes(8).toString('hex')}`;
+      const run = await finished(
+        spawn(process.execPath, ['bin/portage.js', 'mcp'], {
+          cwd: ROOT,
+          env: childEnv({
+            SERVICE_URL: `http://user:${password}/x@127.0.0.1:1`,
+            SERVICE_JWT_TOKEN: shopper.token,
+          }),
+        }),
+      );
+      expect(run.code).toBe(1);
+      expect(run.stdout).toBe('');
+      expect(run.stderr).toBe(
+        'portage: SERVICE_URL must be an http(s) URL; got "http://[redacted]@127.0.0.1:1"\n',
+      );
+    },
+    TIMEOUT,
+  );
+
   // Moves the service's clock: keep it last among the calls that hold tokens.
   it(
     'an expired token is refreshed transparently through /auth/refresh',
