@@ -15,7 +15,13 @@ import type { Redis } from 'ioredis';
 import type { Config } from './config.ts';
 import type { Database } from './db/index.ts';
 import { registerAuthGuard } from './http/auth.ts';
-import { refuseNulCharacters, registerErrorHandling } from './http/errors.ts';
+import {
+  clientErrorHandler,
+  frameworkErrors,
+  MAX_PARAM_LENGTH,
+  registerErrorHandling,
+} from './http/errors.ts';
+import { refuseUnsafeInput } from './http/input.ts';
 import { registerRateLimits } from './http/rate-limit.ts';
 import { registerRouteDefaults } from './http/route-defaults.ts';
 import './http/types.ts';
@@ -44,6 +50,8 @@ export interface AppOptions {
   now?: Clock;
   /** Fastify logger options; defaults from config. */
   logger?: FastifyServerOptions['logger'];
+  /** Request and header time limits (ms); tests shorten them. */
+  timeouts?: { requestMs?: number; headersMs?: number };
   /** Signing keys, when already loaded (tests share one to save key generation). */
   keys?: KeyRing;
 }
@@ -58,9 +66,22 @@ export async function buildApp(opts: AppOptions): Promise<FastifyInstance> {
       config.jwtPreviousPublicKeys,
     ));
 
+  const requestMs = opts.timeouts?.requestMs ?? 30_000;
   const app = Fastify({
     logger: opts.logger ?? loggerOptions(config.logLevel),
     bodyLimit: BODY_LIMIT,
+    // Requests that stall are cut (../shared/design/decisions.md, "Hardening"): the whole
+    // request within 30 s, its headers within 10 s; idle keep-alive connections after 72 s.
+    requestTimeout: requestMs,
+    keepAliveTimeout: 72_000,
+    http: {
+      headersTimeout: Math.min(requestMs, opts.timeouts?.headersMs ?? 10_000),
+      // How often Node looks for stalled requests (its default, 30 s, would double the limit).
+      connectionsCheckingInterval: 1_000,
+    },
+    routerOptions: { maxParamLength: MAX_PARAM_LENGTH },
+    frameworkErrors,
+    clientErrorHandler,
     // onReady loads the search index: about 10 s for a million products.
     pluginTimeout: 300_000,
     trustProxy: trustProxyOption(config.trustProxy),
@@ -73,7 +94,7 @@ export async function buildApp(opts: AppOptions): Promise<FastifyInstance> {
   app.setSerializerCompiler(serializerCompiler);
   registerErrorHandling(app);
   registerRouteDefaults(app);
-  refuseNulCharacters(app);
+  refuseUnsafeInput(app);
   app.addHook('onRequest', async (req, reply) => {
     reply.header('x-request-id', req.id);
   });

@@ -1,21 +1,9 @@
 // Every answer that is not a success goes through here and leaves as {error, code, statusCode}.
-import type { FastifyError, FastifyInstance } from 'fastify';
+import { STATUS_CODES } from 'node:http';
+import type { Duplex } from 'node:stream';
+import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { hasZodFastifySchemaValidationErrors, isResponseSerializationError } from 'fastify-type-provider-zod';
 import { AppError, codeForStatus, type FieldProblem } from '../contract/errors.ts';
-
-/**
- * PostgreSQL text cannot hold a NUL character: input carrying one is refused here, as a
- * 400, before it could reach a query and fail there as a 500.
- */
-export function refuseNulCharacters(app: FastifyInstance) {
-  app.addHook('preValidation', async (req) => {
-    const inUrl = req.url.includes('%00') || req.url.includes('\u0000');
-    // JSON.stringify writes a NUL as the six characters \u0000.
-    if (inUrl || (req.body !== undefined && JSON.stringify(req.body).includes('\\u0000'))) {
-      throw new AppError('VALIDATION_ERROR', 400, 'Text must not contain NUL characters (\\u0000)');
-    }
-  });
-}
 
 export function registerErrorHandling(app: FastifyInstance) {
   app.setErrorHandler((err: FastifyError, req, reply) => {
@@ -74,4 +62,41 @@ function clientMessage(err: FastifyError, status: number): string {
     return 'Request body is not valid JSON';
   }
   return err.message;
+}
+
+/**
+ * Refusals that happen before a route is found (bad percent-encoding, a path parameter over
+ * the length limit): the error model, without echoing the URL back.
+ */
+export function frameworkErrors(err: FastifyError, req: FastifyRequest, reply: FastifyReply) {
+  reply.header('x-request-id', req.id);
+  const [status, message] =
+    err.code === 'FST_ERR_MAX_PARAM_LENGTH'
+      ? [414, `A path segment is longer than ${MAX_PARAM_LENGTH} characters; no id is that long`]
+      : [400, 'The URL is not valid: check its percent-encoding (%XX) and characters'];
+  return reply.code(status).send(new AppError('VALIDATION_ERROR', status, message).toBody());
+}
+
+export const MAX_PARAM_LENGTH = 100;
+
+/**
+ * Requests Node's HTTP parser refuses before Fastify sees them (malformed HTTP, headers
+ * over the limit, a request that took too long): the error model, then the connection closes.
+ */
+export function clientErrorHandler(err: NodeJS.ErrnoException, socket: Duplex) {
+  if (err.code === 'ECONNRESET' || socket.destroyed) return;
+  const [status, message] =
+    err.code === 'ERR_HTTP_REQUEST_TIMEOUT'
+      ? [408, 'The request took too long to arrive; send it again']
+      : err.code === 'HPE_HEADER_OVERFLOW'
+        ? [431, 'Request headers are larger than the 16 KB limit']
+        : [400, 'Malformed HTTP request'];
+  const body = JSON.stringify(new AppError('VALIDATION_ERROR', status, message).toBody());
+  if (socket.writable) {
+    socket.write(
+      `HTTP/1.1 ${status} ${STATUS_CODES[status]}\r\nContent-Type: application/json; charset=utf-8\r\n` +
+        `Content-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`,
+    );
+  }
+  socket.destroy();
 }

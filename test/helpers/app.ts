@@ -6,7 +6,7 @@ import path from 'node:path';
 import { eq, sql } from 'drizzle-orm';
 import type { FastifyInstance, FastifyServerOptions } from 'fastify';
 import type { Redis } from 'ioredis';
-import { buildApp } from '../../src/app.ts';
+import { type AppOptions, buildApp } from '../../src/app.ts';
 import { type Config, loadConfig } from '../../src/config.ts';
 import { type KeyRing, loadKeyRing } from '../../src/modules/auth/keys.ts';
 import { users } from '../../src/modules/auth/tables.ts';
@@ -50,6 +50,7 @@ export async function testApp(
     redis?: Redis;
     rateLimitNamespace?: string;
     logger?: FastifyServerOptions['logger'];
+    timeouts?: AppOptions['timeouts'];
   } = {},
 ): Promise<TestApp> {
   const config = loadConfig({
@@ -71,6 +72,7 @@ export async function testApp(
     redis: opts.redis,
     rateLimitNamespace: opts.rateLimitNamespace ?? `portage-test-${randomBytes(4).toString('hex')}:`,
     logger: opts.logger ?? false,
+    timeouts: opts.timeouts,
   });
   await app.ready();
   return { app, config, keys, clock, api: new Api(app), close: () => app.close() };
@@ -139,6 +141,14 @@ export interface SignedIn {
 }
 
 /** Registers a buyer through the API. */
+/** Listens on a free loopback port (for tests that need a real socket); answers the base URL. */
+export async function listen(t: TestApp): Promise<string> {
+  await t.app.listen({ port: 0, host: '127.0.0.1' });
+  const address = t.app.server.address();
+  if (!address || typeof address === 'string') throw new Error(`unexpected address ${address}`);
+  return `http://127.0.0.1:${address.port}`;
+}
+
 export async function buyer(api: Api, label = 'buyer'): Promise<SignedIn> {
   const email = uniqueEmail(label);
   const password = 'correct horse battery';

@@ -1,0 +1,53 @@
+// Text the database cannot hold, or structures no client needs, refused as 400 before any
+// service sees them (../shared/design/decisions.md, "Hardening"): a NUL character
+// (PostgreSQL text cannot hold one), a lone UTF-16 surrogate (PostgreSQL's JSON and text
+// refuse it), and JSON nested deeper than MAX_JSON_DEPTH. Checked by an explicit walk: a
+// recursion over hostile nesting would overflow the stack.
+import type { FastifyInstance } from 'fastify';
+import { invalid } from '../contract/errors.ts';
+
+export const MAX_JSON_DEPTH = 32;
+
+const NUL = 'Text must not contain NUL characters (\\u0000)';
+const SURROGATE = 'Text must be valid Unicode: a lone UTF-16 surrogate (\\ud800-\\udfff) is not allowed';
+const DEEP = `JSON must not be nested deeper than ${MAX_JSON_DEPTH} levels`;
+
+const LONE_SURROGATE = /\p{Cs}/u;
+
+function textProblem(text: string): string | undefined {
+  if (text.includes('\u0000')) return NUL;
+  if (LONE_SURROGATE.test(text)) return SURROGATE;
+  return undefined;
+}
+
+/** Why a parsed input (a JSON body, a query, path parameters) cannot be accepted, if it cannot. */
+export function inputProblem(value: unknown): string | undefined {
+  const stack: Array<{ value: unknown; depth: number }> = [{ value, depth: 0 }];
+  for (let next = stack.pop(); next; next = stack.pop()) {
+    const v = next.value;
+    if (typeof v === 'string') {
+      const problem = textProblem(v);
+      if (problem) return problem;
+      continue;
+    }
+    if (v === null || typeof v !== 'object') continue;
+    if (next.depth >= MAX_JSON_DEPTH) return DEEP;
+    for (const [key, item] of Object.entries(v)) {
+      const problem = textProblem(key);
+      if (problem) return problem;
+      stack.push({ value: item, depth: next.depth + 1 });
+    }
+  }
+  return undefined;
+}
+
+/** Refuses unsafe input on every route, before validation and the handler. */
+export function refuseUnsafeInput(app: FastifyInstance) {
+  app.addHook('preValidation', async (req) => {
+    // %00 in the raw URL: a decoded NUL may also sit in the path, where params show it.
+    const problem = req.url.includes('%00')
+      ? NUL
+      : (inputProblem(req.params) ?? inputProblem(req.query) ?? inputProblem(req.body));
+    if (problem) throw invalid(problem);
+  });
+}
