@@ -239,7 +239,10 @@ export function resolve(openapi: Schema, schema: Schema): Schema {
 export interface Fixtures {
   /** A record id per collection (`products`, `users`, ...). */
   ids: Record<string, string>;
-  /** Values by property or parameter name (`code`, `email`, ...): a function for fresh ones. */
+  /**
+   * Values by property or parameter name (`code`, `email`, ...): a function for fresh ones;
+   * undefined leaves the property out (one of two that exclude each other).
+   */
   values: Record<string, () => unknown>;
   /** The id used when a name says nothing: an existing product. */
   fallbackId: string;
@@ -274,6 +277,7 @@ export function validValue(
   const s = resolve(openapi, schema) ?? {};
   if (name in fixtures.values) return fixtures.values[name]!();
   const id = name ? idFor(fixtures, name, path) : undefined;
+  if (/ur[il]$/i.test(name)) return 'https://example.ca/fuzz.png';
   if (id && (s.type === 'string' || (Array.isArray(s.type) && s.type.includes('string')))) return id;
   if (s.default !== undefined) return s.default;
   if (s.enum) return s.enum[0];
@@ -322,16 +326,9 @@ export function validValue(
 
 // ---- the checks ---------------------------------------------------------------------------
 
-/**
- * The code of a status: the contract's (src/contract/errors.ts), else the framework refusals
- * ../shared/design/decisions.md ("Hardening") names: 414 and 431 carry VALIDATION_ERROR.
- */
+/** The code of a status, as the contract maps it (src/contract/errors.ts); 5xx is INTERNAL_ERROR. */
 export function expectedCode(status: number): string | undefined {
-  if (status >= 500) return 'INTERNAL_ERROR';
-  return (
-    codeForStatus(status) ??
-    ({ 414: 'VALIDATION_ERROR', 431: 'VALIDATION_ERROR' } as Record<number, string>)[status]
-  );
+  return status >= 500 ? 'INTERNAL_ERROR' : codeForStatus(status);
 }
 
 /** What must never leave the process: a stack trace, a file path, SQL. */
