@@ -38,7 +38,15 @@ import {
 const SEED = Number(process.env.FUZZ_SEED ?? 20_261_121);
 /** Cases per operation, per role, per kind of case (times SAMPLE): about 1,400 requests. */
 const SAMPLE = Number(process.env.FUZZ_SAMPLE ?? 1);
-const PER_KIND = { path: 3, query: 4, body: 6, bodyShape: 2, contentType: 2, header: 2 };
+const PER_KIND = {
+  path: 3,
+  query: 4,
+  body: 6,
+  bodyShape: 2,
+  contentType: 2,
+  header: 2,
+  everyField: Infinity,
+};
 type Kind = keyof typeof PER_KIND;
 
 type Role = 'anonymous' | 'buyer' | 'seller' | 'admin';
@@ -178,6 +186,9 @@ function casesOf(op: Operation, token: string | undefined): Case[] {
         JSON.stringify({ ...baseBody, [prop]: '\u0001FUZZ\u0001' }).replace('"\\u0001FUZZ\\u0001"', raw);
       add('body', `body ${prop}=${raw.slice(0, 40)}`, { headers: jsonHeaders, payload });
     }
+    // Sent for every field, not sampled: an empty string is the value most often let through.
+    const empty = JSON.stringify({ ...baseBody, [prop]: '' });
+    add('everyField', `body ${prop}=""`, { headers: jsonHeaders, payload: () => empty });
   }
   for (const payload of [
     ...BAD_BODIES,
@@ -262,10 +273,17 @@ const show = (c: Case, sentPayload: string | undefined) => {
  * and has an it.fails below that turns red the day it is fixed (then delete the entry).
  */
 const KNOWN: Array<{ name: string; matches: (f: Finding) => boolean }> = [
-  // None today. Found and fixed in main (src/http): a JSON body nested 10,000 deep was a 500
-  // (JSON.stringify overflowed in the NUL check); a bad percent-escape in the path and a path
-  // parameter over 100 characters answered Fastify's own FST_ERR_BAD_URL and
-  // FST_ERR_MAX_PARAM_LENGTH bodies; Node answered malformed HTTP with a bare 400 or 431.
+  {
+    // POST /products {..., "categoryId": ""} (seller, or admin naming sellerId), and PATCH alike:
+    // checkCategory in src/modules/catalog/service.ts skips a falsy id, the insert then stores ""
+    // and breaks the foreign key products_category_id_categories_id_fk: a 500 instead of 400.
+    name: 'an empty categoryId on POST or PATCH /products answers 500 (src/modules/catalog/service.ts)',
+    matches: (f) => f.status === 500 && / \/products\S* .*\(body categoryId=""\)$/.test(f.request),
+  },
+  // Found and fixed in main (src/http): a JSON body nested 10,000 deep was a 500 (JSON.stringify
+  // overflowed in the NUL check); a bad percent-escape in the path and a path parameter over 100
+  // characters answered Fastify's own FST_ERR_BAD_URL and FST_ERR_MAX_PARAM_LENGTH bodies; Node
+  // answered malformed HTTP with a bare 400 or 431.
 ];
 
 // ---- the walk -------------------------------------------------------------------------------
@@ -333,6 +351,52 @@ describe('every operation of /openapi.json, malformed, as every role', () => {
       expect(findings.filter(known.matches)).toEqual([]);
     });
   }
+});
+
+// ---- the checks themselves ------------------------------------------------------------------
+
+describe('the checks the fuzz applies', () => {
+  const json = 'application/json; charset=utf-8';
+  it('let the error model through, and a success', () => {
+    expect(problemsOf(400, json, '{"error":"Bad","code":"VALIDATION_ERROR","statusCode":400}')).toEqual([]);
+    expect(
+      problemsOf(
+        400,
+        json,
+        '{"error":"Bad","code":"VALIDATION_ERROR","statusCode":400,"details":[{"field":"a","message":"b"}]}',
+      ),
+    ).toEqual([]);
+    expect(problemsOf(200, json, '{"title":"select * from products"}')).toEqual([]);
+  });
+
+  it('catch what the fuzz found before main was fixed, and leaks', () => {
+    const fastify =
+      '{"error":"Bad Request","code":"FST_ERR_BAD_URL","message":"\'/products/%\' is not a valid url component","statusCode":400}';
+    expect(problemsOf(400, json, fastify)).toEqual([
+      'unexpected keys message',
+      'code "FST_ERR_BAD_URL" is not VALIDATION_ERROR',
+    ]);
+    expect(problemsOf(431, undefined, '')).toEqual(['content-type (none)', 'body is not JSON']);
+    expect(
+      problemsOf(500, json, '{"error":"Internal","code":"INTERNAL_ERROR","statusCode":500,"requestId":"r"}'),
+    ).toEqual(['status 500']);
+    expect(
+      problemsOf(404, json, '{"error":"x","code":"NOT_FOUND","statusCode":404,"requestId":"r"}'),
+    ).toEqual(['unexpected keys requestId']);
+    expect(
+      problemsOf(
+        400,
+        json,
+        '{"error":"at f (/app/src/x.ts:1:2)","code":"VALIDATION_ERROR","statusCode":400}',
+      ),
+    ).toEqual(['stack trace in the body', 'file path in the body']);
+    expect(
+      problemsOf(409, json, '{"error":"duplicate key value violates","code":"CONFLICT","statusCode":409}'),
+    ).toEqual(['SQL in the body']);
+    expect(
+      problemsOf(400, json, '{"error":"x","code":"VALIDATION_ERROR","statusCode":400,"details":[{}]}'),
+    ).toEqual(['details is not an array of {field, message}']);
+  });
 });
 
 // ---- malformed HTTP over a socket -----------------------------------------------------------

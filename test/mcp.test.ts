@@ -13,7 +13,8 @@ import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js'
 import type { CallToolResult, Tool as McpTool } from '@modelcontextprotocol/sdk/types.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { toolsMarkdownTable } from '../src/contract/tools.ts';
-import { admin, buyer, type SignedIn, seller, type TestApp, testApp } from './helpers/app.ts';
+import { type SignedIn, type TestApp, testApp } from './helpers/app.ts';
+import { admin, buyer, coupon, product, seller, uniqueWord } from './helpers/builders.ts';
 import { type TestDatabase, testDatabase } from './helpers/db.ts';
 import { finished } from './helpers/process.ts';
 
@@ -37,7 +38,7 @@ let shopper: SignedIn;
 let agent: Client;
 let tools: McpTool[];
 
-const word = `zq${Array.from(randomBytes(10), (b) => String.fromCharCode(97 + (b % 26))).join('')}`;
+const word = uniqueWord();
 const suffix = randomBytes(4).toString('hex');
 const couponCode = `PADDLE${suffix.toUpperCase()}`;
 let categoryId: string;
@@ -138,28 +139,25 @@ beforeAll(async () => {
   categoryId = cat.body.id;
 
   const s = await seller(t.api);
-  const make = async (title: string, priceCents: number, stockQuantity: number, category?: string) => {
-    const res = await t.api.as(s).post('/products', {
-      title,
-      description: `A ${title.toLowerCase()} for the portage between lakes`,
-      priceCents,
-      stockQuantity,
-      weight: 1,
-      ...(category ? { categoryId: category } : {}),
-    });
-    expect(res.status, JSON.stringify(res.body)).toBe(201);
-    return res.body.id as string;
-  };
+  const make = async (title: string, priceCents: number, stockQuantity: number, category?: string) =>
+    (
+      await product(t.api, s, {
+        title,
+        description: `A ${title.toLowerCase()} for the portage between lakes`,
+        priceCents,
+        stockQuantity,
+        ...(category ? { categoryId: category } : {}),
+      })
+    ).id;
   p.paddle = await make(`Cedar paddle ${word}`, 4500, 5, categoryId);
   p.seat = await make(`Canoe seat ${word}`, 1500, 2, categoryId);
   p.tarp = await make(`Camp tarp ${word}`, 9900, 10);
 
-  const c = await t.api.as(boss).post('/admin/coupons', {
+  await coupon(t.api, boss, {
     code: couponCode,
     discountPercent: 10,
     terms: '10% off the cart; test coupon',
   });
-  expect(c.status, JSON.stringify(c.body)).toBe(201);
 
   shopper = await buyer(t.api);
   agent = (await startToolServer(shopper.token)).client;
