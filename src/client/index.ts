@@ -230,7 +230,8 @@ export class PortageClient {
   // ---- internals ------------------------------------------------------------------------------
 
   async #request(method: HttpMethod, path: string, options: RequestOptions<z.ZodType | undefined>) {
-    if (!path.startsWith('/')) throw new TypeError(`path must start with /, not ${path}`);
+    if (!path.startsWith('/'))
+      throw new TypeError(`path must start with /, not ${this.maskCredentials(path)}`);
     if (this.#addressRefusal) throw this.#addressRefusal;
     const url = this.baseUrl + path + queryString(options.query);
     const headers: Record<string, string> = { accept: 'application/json' };
