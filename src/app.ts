@@ -32,6 +32,8 @@ import { createAuthService } from './modules/auth/service.ts';
 import { cartRoutes } from './modules/cart/routes.ts';
 import { catalogRoutes } from './modules/catalog/routes.ts';
 import type { Clock } from './modules/context.ts';
+import { couponRoutes } from './modules/coupons/routes.ts';
+import { inventoryRoutes } from './modules/inventory/routes.ts';
 import { MemorySearchIndex } from './modules/search/memory-index.ts';
 import { searchRoutes } from './modules/search/routes.ts';
 import { createSearch } from './modules/search/service.ts';
@@ -157,6 +159,7 @@ export async function buildApp(opts: AppOptions): Promise<FastifyInstance> {
   const auth = createAuthService({
     tokens: { keys, audience: config.publicBaseUrl, ttlSeconds: config.accessTokenTtlSeconds },
     refreshWindowSeconds: config.refreshWindowSeconds,
+    sessionMaxAgeSeconds: config.sessionMaxAgeSeconds,
     oidc: config.oidc
       ? createOidcClient(config.oidc, `${config.publicBaseUrl}/auth/google/callback`)
       : undefined,
@@ -171,7 +174,9 @@ export async function buildApp(opts: AppOptions): Promise<FastifyInstance> {
   await app.register(systemRoutes(database, config.publicBaseUrl));
   await app.register(authRoutes(auth, keys));
   await app.register(catalogRoutes);
+  await app.register(inventoryRoutes);
   await app.register(cartRoutes);
+  await app.register(couponRoutes);
   const search = createSearch({
     index: config.searchIndex === 'memory' ? new MemorySearchIndex() : undefined,
   });

@@ -123,6 +123,7 @@ function cliAuth(config: Config) {
     // The command line issues no tokens; the keys are never used.
     tokens: undefined as never,
     refreshWindowSeconds: config.refreshWindowSeconds,
+    sessionMaxAgeSeconds: config.sessionMaxAgeSeconds,
     oidc: undefined,
     redirectOrigins: [],
   });

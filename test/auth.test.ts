@@ -2,7 +2,8 @@ import { eq } from 'drizzle-orm';
 import { decodeJwt, decodeProtectedHeader } from 'jose';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { users } from '../src/modules/auth/tables.ts';
-import { admin, buyer, seller, type TestApp, testApp, uniqueEmail } from './helpers/app.ts';
+import { type Answer, type TestApp, testApp } from './helpers/app.ts';
+import { admin, buyer, expectError, expectInvalid, seller, uniqueEmail } from './helpers/builders.ts';
 import { type TestDatabase, testDatabase } from './helpers/db.ts';
 
 let database: TestDatabase;
@@ -17,7 +18,8 @@ afterAll(async () => {
   await database?.close();
 });
 
-const invalidToken = { error: 'AUTH_ERROR: Invalid token', code: 'AUTH_ERROR', statusCode: 401 };
+/** The one answer to every wrong token: nothing about what was wrong with it. */
+const expectInvalidToken = (res: Answer) => expectError(res, 'AUTH_ERROR', 401, 'AUTH_ERROR: Invalid token');
 
 describe('POST /auth/register', () => {
   it('creates a buyer and answers a token for it', async () => {
@@ -60,12 +62,7 @@ describe('POST /auth/register', () => {
       password: 'password-2',
       name: 'B',
     });
-    expect(res.status).toBe(409);
-    expect(res.body).toEqual({
-      error: `An account with the email ${email} already exists; log in instead`,
-      code: 'CONFLICT',
-      statusCode: 409,
-    });
+    expectError(res, 'CONFLICT', 409, `An account with the email ${email} already exists; log in instead`);
   });
 
   it('creates exactly one account when the same email registers twice at once', async () => {
@@ -80,9 +77,7 @@ describe('POST /auth/register', () => {
 
   it('names every invalid field', async () => {
     const res = await t.api.post('/auth/register', { email: 'not-an-email', password: 'short' });
-    expect(res.status).toBe(400);
-    expect(res.body.code).toBe('VALIDATION_ERROR');
-    expect(res.body.details).toEqual([
+    expectInvalid(res, [
       { field: 'email', message: 'must be an email address' },
       { field: 'password', message: 'must be at least 8 characters' },
       { field: 'name', message: 'is required' },
@@ -125,9 +120,8 @@ describe('POST /auth/login', () => {
       email: uniqueEmail('nobody'),
       password: 'wrong password',
     });
-    const expected = { error: 'AUTH_ERROR: Invalid email or password', code: 'AUTH_ERROR', statusCode: 401 };
-    expect(wrong).toMatchObject({ status: 401, body: expected });
-    expect(unknown).toMatchObject({ status: 401, body: expected });
+    expectError(wrong, 'AUTH_ERROR', 401, 'AUTH_ERROR: Invalid email or password');
+    expectError(unknown, 'AUTH_ERROR', 401, 'AUTH_ERROR: Invalid email or password');
   });
 
   it('takes about the same time for an unknown email as for a wrong password', async () => {
@@ -152,8 +146,7 @@ describe('POST /auth/login', () => {
 
   it('rejects a missing password with 400', async () => {
     const res = await t.api.post('/auth/login', { email: uniqueEmail() });
-    expect(res.status).toBe(400);
-    expect(res.body.details).toEqual([{ field: 'password', message: 'is required' }]);
+    expectInvalid(res, [{ field: 'password', message: 'is required' }]);
   });
 });
 
@@ -174,14 +167,15 @@ describe('GET /me', () => {
   });
 
   it('is 401 without a token, with a malformed header, or with garbage', async () => {
-    expect((await t.api.get('/me')).body).toEqual({
-      error: 'AUTH_ERROR: Missing token; send Authorization: Bearer <token>',
-      code: 'AUTH_ERROR',
-      statusCode: 401,
-    });
+    expectError(
+      await t.api.get('/me'),
+      'AUTH_ERROR',
+      401,
+      'AUTH_ERROR: Missing token; send Authorization: Bearer <token>',
+    );
     expect((await t.api.get('/me', { authorization: 'Basic abc' })).status).toBe(401);
     const garbage = await t.api.as('not.a.jwt').get('/me');
-    expect(garbage).toMatchObject({ status: 401, body: invalidToken });
+    expectInvalidToken(garbage);
   });
 });
 
@@ -201,10 +195,7 @@ describe('POST /auth/refresh', () => {
     try {
       const b = await buyer(a.api);
       a.clock.advance(3600 + 1);
-      expect(await a.api.as(b).get('/me')).toMatchObject({
-        status: 401,
-        body: { error: 'AUTH_ERROR: Token expired', code: 'AUTH_ERROR', statusCode: 401 },
-      });
+      expectError(await a.api.as(b).get('/me'), 'AUTH_ERROR', 401, 'AUTH_ERROR: Token expired');
       // Expired 7 days ago exactly (minus the second already spent): still renewable.
       a.clock.advance(7 * 86400 - 2);
       const renewed = await a.api.as(b).post('/auth/refresh');
@@ -213,13 +204,12 @@ describe('POST /auth/refresh', () => {
       expect((await a.api.as(renewed.body).get('/me')).status).toBe(200);
       // The original token, two seconds later: past the window.
       a.clock.advance(2);
-      expect(await a.api.as(b).post('/auth/refresh')).toMatchObject({
-        status: 401,
-        body: {
-          error: 'AUTH_ERROR: Token expired too long ago to refresh; log in again',
-          code: 'AUTH_ERROR',
-        },
-      });
+      expectError(
+        await a.api.as(b).post('/auth/refresh'),
+        'AUTH_ERROR',
+        401,
+        'AUTH_ERROR: Token expired too long ago to refresh; log in again',
+      );
     } finally {
       await a.close();
       await d.close();
@@ -245,9 +235,9 @@ describe('POST /auth/refresh', () => {
     const b = await buyer(t.api);
     const [h, p, s] = b.token.split('.');
     const tampered = `${h}.${p}.${s!.slice(0, -4)}AAAA`;
-    expect(await t.api.as(tampered).post('/auth/refresh')).toMatchObject({ status: 401, body: invalidToken });
+    expectInvalidToken(await t.api.as(tampered).post('/auth/refresh'));
     await database.db.delete(users).where(eq(users.id, b.id));
-    expect(await t.api.as(b).post('/auth/refresh')).toMatchObject({ status: 401, body: invalidToken });
+    expectInvalidToken(await t.api.as(b).post('/auth/refresh'));
   });
 });
 
@@ -265,19 +255,16 @@ describe('roles', () => {
     expect(decodeJwt(res.body.token).role).toBe('seller');
     const me = await t.api.as(res.body.token).get('/me');
     expect(me.body).toMatchObject({ role: 'seller', seller: { shopName: 'Maple Goods', province: 'QC' } });
-    expect(await t.api.as(b).get('/me')).toMatchObject({ status: 401, body: invalidToken });
+    expectInvalidToken(await t.api.as(b).get('/me'));
   });
 
   it('refuses a second shop and an invalid province', async () => {
     const s = await seller(t.api);
-    expect(await t.api.as(s).post('/me/seller', { shopName: 'Again', province: 'ON' })).toMatchObject({
-      status: 409,
-      body: { error: 'You are already a seller', code: 'CONFLICT', statusCode: 409 },
-    });
+    const again = await t.api.as(s).post('/me/seller', { shopName: 'Again', province: 'ON' });
+    expectError(again, 'CONFLICT', 409, 'You are already a seller');
     const b = await buyer(t.api);
     const bad = await t.api.as(b).post('/me/seller', { shopName: 'X', province: 'ZZ' });
-    expect(bad.status).toBe(400);
-    expect(bad.body.details).toEqual([
+    expectInvalid(bad, [
       { field: 'province', message: 'must be one of ON, BC, AB, MB, SK, NS, NB, PE, NL, QC, YT, NT, NU' },
     ]);
   });
@@ -285,12 +272,7 @@ describe('roles', () => {
   it('a buyer calling an admin route is 403 AUTHZ_ERROR', async () => {
     const b = await buyer(t.api);
     const res = await t.api.as(b).patch(`/admin/users/${b.id}`, { role: 'admin' });
-    expect(res.status).toBe(403);
-    expect(res.body).toEqual({
-      error: 'AUTHZ_ERROR: This needs the admin role; you are buyer',
-      code: 'AUTHZ_ERROR',
-      statusCode: 403,
-    });
+    expectError(res, 'AUTHZ_ERROR', 403, 'AUTHZ_ERROR: This needs the admin role; you are buyer');
     expect((await t.api.as(b).get('/me')).body.role).toBe('buyer');
   });
 
@@ -304,7 +286,7 @@ describe('roles', () => {
       user: { id: b.id, email: b.email, name: 'Test buyer', role: 'admin' },
     });
     // Its older token carried the old role: it is revoked.
-    expect(await t.api.as(b).get('/me')).toMatchObject({ status: 401, body: invalidToken });
+    expectInvalidToken(await t.api.as(b).get('/me'));
     const login = await t.api.post('/auth/login', { email: b.email, password: b.password });
     expect(login.body.role).toBe('admin');
     expect(decodeJwt(login.body.token).role).toBe('admin');
@@ -314,8 +296,7 @@ describe('roles', () => {
     const a = await admin(t.api, database);
     const b = await buyer(t.api);
     const missing = await t.api.as(a).patch(`/admin/users/${b.id}`, { role: 'seller' });
-    expect(missing.status).toBe(400);
-    expect(missing.body.details).toEqual([
+    expectInvalid(missing, [
       { field: 'shopName', message: 'required to make this user a seller' },
       { field: 'province', message: 'required to make this user a seller' },
     ]);
@@ -329,8 +310,7 @@ describe('roles', () => {
     const a = await admin(t.api, database);
     for (const id of ['users:doesnotexist000000', 'orders:abc', '%27%20or%201%3D1']) {
       const res = await t.api.as(a).patch(`/admin/users/${id}`, { role: 'buyer' });
-      expect(res.status).toBe(404);
-      expect(res.body.code).toBe('NOT_FOUND');
+      expectError(res, 'NOT_FOUND', 404);
     }
   });
 
@@ -357,10 +337,7 @@ describe('roles', () => {
         .patch(`/admin/users/${last.id}`, {
           role: 'buyer',
         });
-      expect(self).toMatchObject({
-        status: 409,
-        body: { error: 'This is the last admin; make another user admin first', code: 'CONFLICT' },
-      });
+      expectError(self, 'CONFLICT', 409, 'This is the last admin; make another user admin first');
     } finally {
       await app.close();
       await d.close();

@@ -7,7 +7,8 @@ import { decodeJwt } from 'jose';
 import { OAuth2Server } from 'oauth2-mock-server';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { oidcLogins, userIdentities, users } from '../src/modules/auth/tables.ts';
-import { buyer, type TestApp, testApp, uniqueEmail } from './helpers/app.ts';
+import { type Answer, type TestApp, testApp } from './helpers/app.ts';
+import { buyer, expectError, expectInvalid, uniqueEmail } from './helpers/builders.ts';
 import { type TestDatabase, testDatabase } from './helpers/db.ts';
 
 const APP = 'http://app.test';
@@ -62,30 +63,43 @@ const startPath = (redirectUri: string) =>
   `/auth/google/start?redirectUri=${encodeURIComponent(redirectUri)}`;
 const sha256 = (v: string) => createHash('sha256').update(v).digest('base64url');
 
-/** GET /auth/google/start: answers the provider's authorization URL. */
-async function start(redirectUri = BACK): Promise<URL> {
-  const res = await t.api.get(startPath(redirectUri));
+/** A browser's start of a login: the provider's authorization URL and the cookie it was given. */
+interface Started {
+  url: URL;
+  /** `name=value`, as the browser sends it back to the callback. */
+  cookie: string;
+  setCookie: string;
+}
+
+/** GET /auth/google/start in a browser. */
+async function start(redirectUri = BACK, app: TestApp = t): Promise<Started> {
+  const res = await app.api.get(startPath(redirectUri));
   expect(res.status).toBe(302);
-  return new URL(String(res.headers.location));
+  const setCookie = String(res.headers['set-cookie']);
+  return { url: new URL(String(res.headers.location)), cookie: setCookie.split(';')[0]!, setCookie };
 }
 
 /** The browser at the provider: it redirects to our callback; answers that path and query. */
-async function authorize(url: URL): Promise<string> {
-  const res = await fetch(url, { redirect: 'manual' });
+async function authorize(started: Started): Promise<string> {
+  const res = await fetch(started.url, { redirect: 'manual' });
   expect(res.status).toBe(302);
   const back = new URL(res.headers.get('location')!);
   expect(`${back.origin}${back.pathname}`).toBe(CALLBACK);
   return `${back.pathname}${back.search}`;
 }
 
+/** The provider sends a browser holding `cookie` (or none) to the callback path. */
+const callbackIn = (cookie: string | undefined, path: string) => t.api.get(path, cookie ? { cookie } : {});
+
 /** A whole login; answers where the app sent the browser back, split at the fragment. */
 async function login(redirectUri = BACK) {
-  const callback = await authorize(await start(redirectUri));
-  const res = await t.api.get(callback);
+  const started = await start(redirectUri);
+  const callback = await authorize(started);
+  const res = await callbackIn(started.cookie, callback);
   expect(res.status).toBe(302);
   const location = String(res.headers.location);
   const [base, fragment = ''] = location.split('#');
-  return { callback, base, fragment: new URLSearchParams(fragment) };
+  return { callback, cookie: started.cookie, base, fragment: new URLSearchParams(fragment) };
 }
 
 const usersWithEmail = (email: string) => database.db.select().from(users).where(eq(users.email, email));
@@ -94,7 +108,7 @@ const identitiesOf = (sub: string) =>
 
 describe('GET /auth/google/start', () => {
   it('redirects to the provider with code flow, state, nonce and S256 PKCE; keeps the state hashed', async () => {
-    const url = await start();
+    const { url } = await start();
     expect(`${url.origin}${url.pathname}`).toBe(`${issuer}/authorize`);
     const q = url.searchParams;
     expect(q.get('response_type')).toBe('code');
@@ -129,9 +143,7 @@ describe('GET /auth/google/start', () => {
       statusCode: 400,
       details: [{ field: 'redirectUri', message: 'must be a URL' }],
     });
-    const missing = await t.api.get('/auth/google/start');
-    expect(missing.status).toBe(400);
-    expect(missing.body.details).toEqual([{ field: 'redirectUri', message: 'is required' }]);
+    expectInvalid(await t.api.get('/auth/google/start'), [{ field: 'redirectUri', message: 'is required' }]);
   });
 
   it('accepts an allowed origin configured with a trailing slash (config says it is valid)', async () => {
@@ -146,14 +158,9 @@ describe('GET /auth/google/start', () => {
   it('is 404 when no provider is configured', async () => {
     const bare = await testApp(database);
     try {
-      const expected = {
-        error: 'External login is not configured on this deployment',
-        code: 'NOT_FOUND',
-        statusCode: 404,
-      };
-      expect(await bare.api.get(startPath(BACK))).toMatchObject({ status: 404, body: expected });
-      const callback = await bare.api.get('/auth/google/callback?state=x&code=y');
-      expect(callback).toMatchObject({ status: 404, body: expected });
+      const message = 'External login is not configured on this deployment';
+      expectError(await bare.api.get(startPath(BACK)), 'NOT_FOUND', 404, message);
+      expectError(await bare.api.get('/auth/google/callback?state=x&code=y'), 'NOT_FOUND', 404, message);
     } finally {
       await bare.close();
     }
@@ -213,22 +220,21 @@ describe('GET /auth/google/callback', () => {
       statusCode: 400,
       details: [{ field: 'state', message: 'unknown or expired' }],
     });
-    const missing = await t.api.get('/auth/google/callback?code=abc');
-    expect(missing).toMatchObject({ status: 400, body: { code: 'VALIDATION_ERROR', statusCode: 400 } });
-    expect(missing.body.details).toEqual([{ field: 'state', message: 'required' }]);
+    expectInvalid(await t.api.get('/auth/google/callback?code=abc'), [
+      { field: 'state', message: 'required' },
+    ]);
 
-    const { callback, fragment } = await login();
+    const { callback, cookie, fragment } = await login();
     expect(fragment.has('token')).toBe(true);
-    const replay = await t.api.get(callback);
-    expect(replay).toMatchObject({ status: 400, body: { code: 'VALIDATION_ERROR', statusCode: 400 } });
-    expect(replay.body.details).toEqual([{ field: 'state', message: 'unknown or expired' }]);
+    expectInvalid(await callbackIn(cookie, callback), [{ field: 'state', message: 'unknown or expired' }]);
   });
 
   it('refuses a state that expired (10 minutes) with 400', async () => {
-    const callback = await authorize(await start());
+    const started = await start();
+    const callback = await authorize(started);
     t.clock.advance(10 * 60 + 1);
     try {
-      expect((await t.api.get(callback)).status).toBe(400);
+      expect((await callbackIn(started.cookie, callback)).status).toBe(400);
     } finally {
       t.clock.advance(-(10 * 60 + 1));
     }
@@ -244,12 +250,13 @@ describe('GET /auth/google/callback', () => {
   });
 
   it('sends the provider error back (access_denied) and consumes the state', async () => {
-    const state = (await start()).searchParams.get('state')!;
+    const started = await start();
+    const state = started.url.searchParams.get('state')!;
     const path = `/auth/google/callback?error=access_denied&state=${encodeURIComponent(state)}`;
-    const res = await t.api.get(path);
+    const res = await callbackIn(started.cookie, path);
     expect(res.status).toBe(302);
     expect(res.headers.location).toBe(`${BACK}#error=access_denied`);
-    expect((await t.api.get(path)).status).toBe(400);
+    expect((await callbackIn(started.cookie, path)).status).toBe(400);
   });
 
   it.each([
@@ -265,13 +272,109 @@ describe('GET /auth/google/callback', () => {
   });
 
   it('sends #error=login_failed back when the code is not exchanged with the matching PKCE verifier', async () => {
-    const callback = await authorize(await start());
+    const started = await start();
+    const callback = await authorize(started);
     // The same state, but another login's code: its challenge does not match this verifier.
     const other = new URL(await authorize(await start()), CALLBACK).searchParams.get('code')!;
     const swapped = callback.replace(/code=[^&]+/, `code=${other}`);
-    const res = await t.api.get(swapped);
+    const res = await callbackIn(started.cookie, swapped);
     expect(res.status).toBe(302);
     expect(res.headers.location).toBe(`${BACK}#error=login_failed`);
     expect(await usersWithEmail(claims.email as string)).toHaveLength(0);
+  });
+});
+
+describe('login CSRF: the state belongs to the browser that started the login', () => {
+  /** The refusal of a callback that does not come with the cookie of its own start. */
+  const expectNotThisBrowser = (res: Answer) =>
+    expect({ status: res.status, body: res.body }).toEqual({
+      status: 400,
+      body: {
+        error: 'This login was started in another browser; start the login again',
+        code: 'VALIDATION_ERROR',
+        statusCode: 400,
+        details: [{ field: 'state', message: 'not started in this browser' }],
+      },
+    });
+  const cookieName = (started: Started) => started.cookie.split('=')[0]!;
+
+  it('start sets a short-lived HttpOnly SameSite=Lax cookie for the callback path only', async () => {
+    const started = await start();
+    const state = started.url.searchParams.get('state')!;
+    const [pair, ...attributes] = started.setCookie.split(';').map((a) => a.trim());
+    expect(pair).toMatch(/^[A-Za-z_]+=[A-Za-z0-9_-]{40,}$/);
+    // The cookie binds the state without carrying it.
+    expect(pair).not.toContain(state);
+    expect(attributes.sort()).toEqual([
+      'HttpOnly',
+      'Max-Age=600',
+      'Path=/auth/google/callback',
+      'SameSite=Lax',
+    ]);
+  });
+
+  it('the cookie is Secure when PUBLIC_BASE_URL is https, with the path of the public callback', async () => {
+    const https = await testApp(database, {
+      env: { ...oidcEnv(), PUBLIC_BASE_URL: 'https://shop.example/api' },
+    });
+    try {
+      const { setCookie, url } = await start(BACK, https);
+      expect(url.searchParams.get('redirect_uri')).toBe('https://shop.example/api/auth/google/callback');
+      expect(setCookie.split(';').map((a) => a.trim())).toEqual(
+        expect.arrayContaining(['Secure', 'HttpOnly', 'SameSite=Lax', 'Path=/api/auth/google/callback']),
+      );
+    } finally {
+      await https.close();
+    }
+  });
+
+  it("refuses the attacker's callback URL in a victim browser without the cookie; nobody is signed in", async () => {
+    // The attacker starts a login in their own browser and stops at the provider's redirect.
+    const attacker = await start();
+    const callback = await authorize(attacker);
+    // The victim's browser is made to open that callback URL.
+    const res = await callbackIn(undefined, callback);
+    expectNotThisBrowser(res);
+    expect(res.headers.location).toBeUndefined();
+    expect(await usersWithEmail(claims.email as string)).toHaveLength(0);
+    expect(await identitiesOf(claims.sub as string)).toHaveLength(0);
+    // The state is spent: not even the browser that started it can finish now.
+    expectInvalid(await callbackIn(attacker.cookie, callback), [
+      { field: 'state', message: 'unknown or expired' },
+    ]);
+    expect(await usersWithEmail(claims.email as string)).toHaveLength(0);
+  });
+
+  it("refuses a cookie of another login (the victim's own), and a forged one", async () => {
+    const attacker = await start();
+    const callback = await authorize(attacker);
+    const victim = await start();
+    const res = await callbackIn(victim.cookie, callback);
+    expectNotThisBrowser(res);
+    expect(await usersWithEmail(claims.email as string)).toHaveLength(0);
+
+    const again = await start();
+    const forged = `${cookieName(again)}=${'A'.repeat(again.cookie.length - cookieName(again).length - 1)}`;
+    expectNotThisBrowser(await callbackIn(forged, await authorize(again)));
+    expect(await usersWithEmail(claims.email as string)).toHaveLength(0);
+  });
+
+  it('signs in with the cookie of the same browser, among other cookies, and clears it', async () => {
+    const started = await start();
+    const callback = await authorize(started);
+    const res = await callbackIn(`theme=dark; ${started.cookie}; other=1`, callback);
+    expect(res.status).toBe(302);
+    expect(String(res.headers.location)).toMatch(new RegExp(`^${BACK.replace(/[?]/g, '\\?')}#token=`));
+    expect(await usersWithEmail(claims.email as string)).toHaveLength(1);
+    expect(String(res.headers['set-cookie'])).toBe(
+      `${cookieName(started)}=; Max-Age=0; Path=/auth/google/callback; HttpOnly; SameSite=Lax`,
+    );
+  });
+
+  it('clears the cookie when it refuses the callback too', async () => {
+    const started = await start();
+    const res = await callbackIn(started.cookie, '/auth/google/callback?code=abc&state=forged-state');
+    expect(res.status).toBe(400);
+    expect(String(res.headers['set-cookie'])).toMatch(new RegExp(`^${cookieName(started)}=; Max-Age=0;`));
   });
 });

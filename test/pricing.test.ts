@@ -1,5 +1,5 @@
 // The money math, checked against amounts worked out by hand (never recomputed with the code
-// under test). Rules: decisions.md, "Checkout, payment, orders".
+// under test). Rules: ../shared/design/decisions.md, "Checkout, payment, orders".
 import { describe, expect, it } from 'vitest';
 import { PROVINCES, type Province } from '../src/contract/common.ts';
 import { AppError } from '../src/contract/errors.ts';
@@ -365,41 +365,59 @@ describe('shippingFor', () => {
   ] as [string, Province, Province, ParcelItem[], number][])(
     '%s (%s -> %s)',
     (_case, originProvince, destinationProvince, items, costCents) => {
-      expect(shippingFor({ originProvince, destinationProvince, items })).toEqual({ costCents });
+      expect(shippingFor({ originProvince, destinationProvince, items })).toEqual({
+        costCents,
+        problems: [],
+      });
     },
   );
 
   const curds = item({ productId: 'products:curds1', title: 'Fresh cheese curds', isPerishable: true });
 
+  const curdsProblem = (origin: Province) => ({
+    productId: 'products:curds1',
+    message:
+      `Fresh cheese curds (products:curds1) is perishable and ships only within the seller's province, ${origin}; ` +
+      `remove it or ship to an address in ${origin}`,
+  });
+
   it.each([
-    ['another province', 'ON', 'QC', [curds]],
-    ['a territory', 'ON', 'NU', [curds]],
-    ['another province, even when shipping would be free', 'ON', 'BC', [{ ...curds, unitPriceCents: 8000 }]],
-    ['another province, beside non-perishable items', 'QC', 'ON', [item(), curds, ebook()]],
-  ] as [string, Province, Province, ParcelItem[]][])(
-    'refuses a perishable item shipping to %s',
-    (_case, originProvince, destinationProvince, items) => {
-      const err = thrownBy(() => shippingFor({ originProvince, destinationProvince, items }));
-      expect(err).toBeInstanceOf(AppError);
-      const appError = err as AppError;
-      expect(appError.code).toBe('VALIDATION_ERROR');
-      expect(appError.statusCode).toBe(400);
-      expect(appError.message).toContain('Fresh cheese curds (products:curds1)');
-      expect(appError.message).not.toContain('Stoneware mug');
-      expect(appError.details).toEqual([
-        { field: 'shipping_address.province', message: expect.stringContaining('products:curds1') },
-      ]);
+    ['another province', 'ON', 'QC', [curds], 1299],
+    ['a territory', 'ON', 'NU', [curds], 2499],
+    [
+      'another province, even when shipping would be free',
+      'ON',
+      'BC',
+      [{ ...curds, unitPriceCents: 8000 }],
+      0,
+    ],
+    ['another province, beside non-perishable items', 'QC', 'ON', [item(), curds, ebook()], 1299],
+  ] as [string, Province, Province, ParcelItem[], number][])(
+    'names a perishable item shipping to %s, and prices the parcel as if it could go',
+    (_case, originProvince, destinationProvince, items, costCents) => {
+      expect(shippingFor({ originProvince, destinationProvince, items })).toEqual({
+        costCents,
+        problems: [curdsProblem(originProvince)],
+      });
     },
   );
 
-  it('names every perishable item it refuses', () => {
+  it('names every perishable item it refuses, and never a digital one', () => {
     const salmon = item({ productId: 'products:salmon', title: 'Smoked salmon', isPerishable: true });
-    const err = thrownBy(() =>
-      shippingFor({ originProvince: 'BC', destinationProvince: 'AB', items: [curds, salmon] }),
-    ) as AppError;
-    expect(err.message).toContain('Fresh cheese curds (products:curds1)');
-    expect(err.message).toContain('Smoked salmon (products:salmon)');
-    expect(err.details).toHaveLength(2);
+    expect(
+      shippingFor({ originProvince: 'BC', destinationProvince: 'AB', items: [curds, ebook(), salmon] }),
+    ).toEqual({
+      costCents: 1299,
+      problems: [
+        curdsProblem('BC'),
+        {
+          productId: 'products:salmon',
+          message:
+            "Smoked salmon (products:salmon) is perishable and ships only within the seller's province, BC; " +
+            'remove it or ship to an address in BC',
+        },
+      ],
+    });
   });
 });
 

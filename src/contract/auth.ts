@@ -40,7 +40,11 @@ export const me = publicUser
   .meta({ id: 'Me' });
 
 export const tokenFields = {
-  token: z.string().describe('RS256 JWT; send as `Authorization: Bearer <token>`'),
+  token: z
+    .string()
+    .describe(
+      'RS256 JWT; send as `Authorization: Bearer <token>`. Its `auth_time` is the sign-in the token descends from',
+    ),
   expiresAt: unixSeconds.describe('When the token expires (Unix seconds)'),
 };
 
@@ -53,6 +57,7 @@ export const loginAnswer = z.object({
   role,
 });
 export const refreshAnswer = z.object({ success: z.literal(true), ...tokenFields });
+export const logoutAllAnswer = z.object({ success: z.literal(true) });
 
 export const becomeSellerBody = z.object({
   shopName: z.string().trim().min(1, 'must not be empty').max(100, 'must be at most 100 characters'),

@@ -3,7 +3,10 @@
 import { z } from 'zod';
 import { province, unixSeconds } from './common.ts';
 
-/** A cart holds at most this many lines, and at most MAX_QUANTITY of one product (decisions.md). */
+/**
+ * A cart holds at most this many lines, and at most MAX_QUANTITY of one product
+ * (../shared/design/decisions.md, "Cart, coupons, stock").
+ */
 export const MAX_LINES = 50;
 export const MAX_QUANTITY = 100;
 

@@ -1,6 +1,6 @@
 // Token signing keys. Development generates one RSA key on first start and keeps it in the
 // data directory; staging and production are given theirs (config refuses to start without).
-import { createPublicKey, generateKeyPairSync } from 'node:crypto';
+import { createPrivateKey, createPublicKey, generateKeyPairSync, hkdfSync } from 'node:crypto';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { calculateJwkThumbprint, exportJWK, importPKCS8, importSPKI, type JWK } from 'jose';
@@ -13,6 +13,11 @@ export interface KeyRing {
   /** Public keys by kid: the current one and any retired ones still accepted. */
   verifyKeys: Map<string, Key>;
   jwks: PublishedJwk[];
+  /**
+   * A 32-byte secret for one purpose (e.g. signing a cookie), derived from the signing key
+   * with HKDF: every instance holding the key derives the same one, and it rotates with it.
+   */
+  derive(purpose: string): Buffer;
 }
 
 export type PublishedJwk = JWK & { kty: string; kid: string; alg: string; use: string };
@@ -42,5 +47,7 @@ export async function loadKeyRing(privatePem: string, previousPublicPems: string
     verifyKeys.set(thumbprint, key);
     jwks.push({ ...jwk, kty: 'RSA', kid: thumbprint, alg: 'RS256', use: 'sig' });
   }
-  return { kid, signingKey, verifyKeys, jwks };
+  const privateDer = createPrivateKey(privatePem).export({ type: 'pkcs8', format: 'der' });
+  const derive = (purpose: string) => Buffer.from(hkdfSync('sha256', privateDer, 'portage', purpose, 32));
+  return { kid, signingKey, verifyKeys, jwks, derive };
 }

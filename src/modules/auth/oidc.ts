@@ -5,6 +5,8 @@ import * as oidc from 'openid-client';
 import type { OidcConfig } from '../../config.ts';
 
 export interface OidcClient {
+  /** Our callback as the provider and the browser know it (on PUBLIC_BASE_URL). */
+  readonly callbackUri: string;
   authorizationUrl(p: { state: string; nonce: string; codeChallenge: string }): URL;
   /** Exchanges the code and returns the verified ID token's claims. */
   exchange(
@@ -37,6 +39,7 @@ export function createOidcClient(cfg: OidcConfig, callbackUri: string): OidcClie
   oidc.enableNonRepudiationChecks(configuration);
 
   return {
+    callbackUri,
     authorizationUrl: ({ state, nonce, codeChallenge }) =>
       oidc.buildAuthorizationUrl(configuration, {
         redirect_uri: callbackUri,

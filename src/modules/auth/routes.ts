@@ -11,6 +11,7 @@ import {
   jwks,
   loginAnswer,
   loginBody,
+  logoutAllAnswer,
   me,
   refreshAnswer,
   registerAnswer,
@@ -62,11 +63,25 @@ export function authRoutes(auth: AuthService, keys: KeyRing) {
         config: { auth: 'public', limit: 'auth' },
         schema: {
           tags: ['auth'],
-          summary: 'Exchange a token (expired at most the refresh window ago) for a fresh one',
+          summary:
+            'Exchange a token (expired at most the refresh window ago) for a fresh one, within the session age',
           response: { 200: refreshAnswer },
         },
       },
       async (req) => auth.refresh(req.ctx, bearerToken(req.headers.authorization)),
+    );
+
+    app.post(
+      '/auth/logout-all',
+      {
+        config: { auth: 'user', limit: 'auth' },
+        schema: {
+          tags: ['auth'],
+          summary: 'Log out everywhere: every token of the caller stops working, and cannot be refreshed',
+          response: { 200: logoutAllAnswer },
+        },
+      },
+      async (req) => auth.logoutAll(req.ctx),
     );
 
     app.get(
@@ -118,12 +133,17 @@ export function authRoutes(auth: AuthService, keys: KeyRing) {
         schema: {
           tags: ['auth'],
           summary: 'Start signing in with the external identity provider (redirects there)',
+          description:
+            'Sets the short-lived cookie `portage_login` (HttpOnly, SameSite=Lax, path of the callback) ' +
+            'that binds the login to this browser; the callback refuses the login without it.',
           querystring: googleStartQuery,
           response: { 302: z.null().describe('Redirect to the identity provider') },
         },
       },
-      async (req, reply) =>
-        reply.redirect(await auth.startExternalLogin(req.ctx, req.query.redirectUri), 302),
+      async (req, reply) => {
+        const { location, setCookie } = await auth.startExternalLogin(req.ctx, req.query.redirectUri);
+        return reply.header('set-cookie', setCookie).redirect(location, 302);
+      },
     );
 
     app.get(
@@ -133,13 +153,21 @@ export function authRoutes(auth: AuthService, keys: KeyRing) {
         schema: {
           tags: ['auth'],
           summary: 'Where the identity provider returns; redirects to redirectUri with #token=… or #error=…',
+          description:
+            'Needs the cookie set by /auth/google/start in the same browser (400 otherwise); clears it.',
           querystring: googleCallbackQuery,
           response: { 302: z.null().describe('Redirect to the redirectUri given at start') },
         },
       },
       async (req, reply) => {
+        reply.header('set-cookie', auth.clearedLoginCookie());
         const search = req.url.includes('?') ? req.url.slice(req.url.indexOf('?')) : '';
-        return reply.redirect(await auth.finishExternalLogin(req.ctx, search, req.query), 302);
+        const location = await auth.finishExternalLogin(req.ctx, {
+          search,
+          query: req.query,
+          cookieHeader: req.headers.cookie,
+        });
+        return reply.redirect(location, 302);
       },
     );
 

@@ -1,111 +1,163 @@
-// Access tokens: RS256 JWTs with kid, claims sub/email/role/iat/exp/iss/aud and `ver`
-// (the user's token version, bumped to revoke).
-import { compactVerify, errors, type JWTPayload, jwtVerify, SignJWT } from 'jose';
-import type { Role } from '../../contract/common.ts';
-import { type AppError, unauthenticated } from '../../contract/errors.ts';
-import type { KeyRing } from './keys.ts';
+// Sessions and their tokens: issuing, checking a bearer token on every request, refreshing,
+// and "log out everywhere". A session starts at a sign-in (`auth_time`); every token refreshed
+// from it keeps that time, and none outlives SESSION_MAX_AGE_SECONDS after it
+// (../shared/design/decisions.md "Accounts and sessions").
+import { eq, sql } from 'drizzle-orm';
+import { isRecordId } from '../../contract/common.ts';
+import { unauthenticated } from '../../contract/errors.ts';
+import { type AuthUser, caller, type RequestContext } from '../context.ts';
+import {
+  signAccessToken,
+  type TokenClaims,
+  type TokenSettings,
+  unixSeconds,
+  verifyAccessToken,
+  verifyForRefresh,
+  withinLifetime,
+} from './jwt.ts';
+import { users } from './tables.ts';
+import { findUser } from './users.ts';
 
-export const ISSUER = 'portage';
-
-export interface TokenClaims {
-  sub: string;
-  email: string;
-  role: Role;
-  ver: number;
-  iat: number;
-  exp: number;
+export interface TokenDeps {
+  tokens: TokenSettings;
+  /** How long after its expiry a token may still be exchanged at /auth/refresh. */
+  refreshWindowSeconds: number;
+  /** How long after its sign-in a session ends: no token of it is issued or valid after. */
+  sessionMaxAgeSeconds: number;
+  /**
+   * How long (ms) an instance may trust what it last read of a user when checking a token.
+   * Changes made through this service take effect at once; others (another instance, or
+   * a row deleted by hand) within this time. 0 reads the user on every request.
+   */
+  authCacheMs?: number;
 }
 
-export interface TokenSettings {
-  keys: KeyRing;
-  audience: string;
-  ttlSeconds: number;
+/** The caller as authenticate() answers it: with the sign-in its token descends from. */
+export interface SessionUser extends AuthUser {
+  /** Unix seconds. */
+  authTime: number;
 }
 
-export async function signAccessToken(
-  s: TokenSettings,
-  user: { id: string; email: string; role: Role; tokenVersion: number },
-  now: Date,
-): Promise<{ token: string; expiresAt: number }> {
-  const iat = Math.floor(now.getTime() / 1000);
-  const expiresAt = iat + s.ttlSeconds;
-  const token = await new SignJWT({ email: user.email, role: user.role, ver: user.tokenVersion })
-    .setProtectedHeader({ alg: 'RS256', kid: s.keys.kid, typ: 'JWT' })
-    .setSubject(user.id)
-    .setIssuer(ISSUER)
-    .setAudience(s.audience)
-    .setIssuedAt(iat)
-    .setExpirationTime(expiresAt)
-    .sign(s.keys.signingKey);
-  return { token, expiresAt };
-}
+const AUTH_CACHE_MAX = 50_000;
 
-const keyFor = (s: TokenSettings) => (header: { kid?: string }) => {
-  const key = header.kid ? s.keys.verifyKeys.get(header.kid) : undefined;
-  if (!key) throw unauthenticated();
-  return key;
-};
+export type Tokens = ReturnType<typeof createTokens>;
 
-/** Verifies signature (RS256 only), issuer, audience and expiry. */
-export async function verifyAccessToken(s: TokenSettings, token: string, now: Date): Promise<TokenClaims> {
-  try {
-    const { payload } = await jwtVerify(token, keyFor(s), {
-      algorithms: ['RS256'],
-      issuer: ISSUER,
-      audience: s.audience,
-      currentDate: now,
-      requiredClaims: ['sub', 'exp', 'iat'],
+export function createTokens(deps: TokenDeps) {
+  const known = new Map<string, { user: AuthUser; tokenVersion: number; until: number }>();
+  // A signature checked once stays valid: tokens already verified skip the RS256 check
+  // (the costliest step of an authenticated request); the times are still checked every time.
+  const verified = new Map<string, TokenClaims>();
+  const sessionTooOld = `AUTH_ERROR: Your session is older than ${duration(deps.sessionMaxAgeSeconds)}; sign in again`;
+
+  /**
+   * A token for `user`. Without `authTime` it starts a session (a sign-in); with it, the
+   * token continues the session that began then.
+   */
+  const issue = (
+    ctx: RequestContext,
+    user: { id: string; email: string; role: AuthUser['role']; tokenVersion: number },
+    authTime = unixSeconds(ctx.now()),
+  ) =>
+    signAccessToken(deps.tokens, user, ctx.now(), {
+      authTime,
+      notAfter: authTime + deps.sessionMaxAgeSeconds,
     });
-    return claimsOf(payload);
-  } catch (err) {
-    throw tokenError(err);
-  }
+
+  /** After a change to a user's role or tokens: this instance reads the user afresh. */
+  const forget = (userId: string) => {
+    known.delete(userId);
+  };
+
+  return {
+    issue,
+    forget,
+
+    /** The sign-in time of the caller's session (now, for a caller without one). */
+    sessionOf(ctx: RequestContext): number {
+      const user: Partial<SessionUser> = caller(ctx);
+      return user.authTime ?? unixSeconds(ctx.now());
+    },
+
+    /** Resolves a bearer token to its user: valid signature and claims, user still exists, not revoked. */
+    async authenticate(ctx: RequestContext, token: string): Promise<SessionUser> {
+      const now = ctx.now();
+      let claims = verified.get(token);
+      if (!claims || !withinLifetime(claims, now)) {
+        verified.delete(token);
+        claims = await verifyAccessToken(deps.tokens, token, now);
+        if (verified.size >= AUTH_CACHE_MAX) verified.clear();
+        verified.set(token, claims);
+      }
+      let entry = known.get(claims.sub);
+      if (!entry || entry.until <= now.getTime()) {
+        const [row] = isRecordId('users', claims.sub)
+          ? await ctx.db
+              .select({
+                id: users.id,
+                email: users.email,
+                role: users.role,
+                tokenVersion: users.tokenVersion,
+              })
+              .from(users)
+              .where(eq(users.id, claims.sub))
+          : [];
+        if (!row) {
+          known.delete(claims.sub);
+          throw unauthenticated();
+        }
+        entry = {
+          user: { id: row.id, email: row.email, role: row.role },
+          tokenVersion: row.tokenVersion,
+          until: now.getTime() + (deps.authCacheMs ?? 0),
+        };
+        if (deps.authCacheMs) {
+          if (known.size >= AUTH_CACHE_MAX) known.clear();
+          known.set(row.id, entry);
+        }
+      }
+      if (entry.tokenVersion !== claims.ver) throw unauthenticated();
+      return { ...entry.user, authTime: claims.authTime };
+    },
+
+    /**
+     * A fresh token for a token of this deployment, expired or not (clients refresh early),
+     * expired at most the refresh window ago, of a session younger than the session age.
+     */
+    async refresh(ctx: RequestContext, token: string | undefined) {
+      if (!token)
+        throw unauthenticated('AUTH_ERROR: Missing token; send Authorization: Bearer <expired token>');
+      const now = ctx.now();
+      const claims = await verifyForRefresh(deps.tokens, token, now, deps.refreshWindowSeconds);
+      if (unixSeconds(now) - claims.authTime > deps.sessionMaxAgeSeconds) {
+        throw unauthenticated(sessionTooOld);
+      }
+      const user = await findUser(ctx, claims.sub);
+      if (!user || user.tokenVersion !== claims.ver) throw unauthenticated();
+      return { success: true as const, ...(await issue(ctx, user, claims.authTime)) };
+    },
+
+    /** "Log out everywhere": every token of the caller issued so far stops working. */
+    async logoutAll(ctx: RequestContext) {
+      const me = caller(ctx);
+      await ctx.db
+        .update(users)
+        .set({ tokenVersion: sql`${users.tokenVersion} + 1` })
+        .where(eq(users.id, me.id));
+      forget(me.id);
+      return { success: true as const };
+    },
+  };
 }
 
-/**
- * For /auth/refresh: the signature, issuer and audience must hold, but the token may have
- * expired, at most `windowSeconds` ago.
- */
-export async function verifyForRefresh(
-  s: TokenSettings,
-  token: string,
-  now: Date,
-  windowSeconds: number,
-): Promise<TokenClaims> {
-  let payload: JWTPayload;
-  try {
-    const { payload: raw } = await compactVerify(token, keyFor(s), { algorithms: ['RS256'] });
-    payload = JSON.parse(new TextDecoder().decode(raw));
-  } catch (err) {
-    throw tokenError(err);
+/** 2592000 -> "30 days", 600 -> "10 minutes": the session age as a person reads it. */
+function duration(seconds: number): string {
+  const units: Array<[number, string]> = [
+    [86_400, 'day'],
+    [3600, 'hour'],
+    [60, 'minute'],
+  ];
+  for (const [size, name] of units) {
+    if (seconds % size === 0) return `${seconds / size} ${name}${seconds === size ? '' : 's'}`;
   }
-  const aud = Array.isArray(payload.aud) ? payload.aud : [payload.aud];
-  if (payload.iss !== ISSUER || !aud.includes(s.audience)) throw unauthenticated();
-  const claims = claimsOf(payload);
-  const nowSec = Math.floor(now.getTime() / 1000);
-  if (claims.iat > nowSec + 60) throw unauthenticated();
-  if (nowSec - claims.exp > windowSeconds) {
-    throw unauthenticated('AUTH_ERROR: Token expired too long ago to refresh; log in again');
-  }
-  return claims;
-}
-
-function claimsOf(p: JWTPayload): TokenClaims {
-  const { sub, email, role, ver, iat, exp } = p as Record<string, unknown>;
-  if (
-    typeof sub !== 'string' ||
-    typeof email !== 'string' ||
-    (role !== 'buyer' && role !== 'seller' && role !== 'admin') ||
-    typeof ver !== 'number' ||
-    typeof iat !== 'number' ||
-    typeof exp !== 'number'
-  ) {
-    throw unauthenticated();
-  }
-  return { sub, email, role, ver, iat, exp };
-}
-
-function tokenError(err: unknown): AppError {
-  if (err instanceof errors.JWTExpired) return unauthenticated('AUTH_ERROR: Token expired');
-  return unauthenticated();
+  return `${seconds} seconds`;
 }

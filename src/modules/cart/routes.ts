@@ -1,4 +1,4 @@
-// HTTP adapter of inventory, cart and coupons; answers are the agent tools' output shapes.
+// HTTP adapter of the cart (coupons applied included); answers are the agent tools' output shapes.
 import type { FastifyInstance } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import {
@@ -8,36 +8,15 @@ import {
   applyCouponBody,
   cart,
   cartItemParams,
-  coupon,
-  createCouponBody,
-  inventoryAnswer,
-  inventoryQuery,
   removeFromCartAnswer,
   removeFromCartQuery,
 } from '../../contract/cart.ts';
-import { productIdParams } from '../../contract/catalog.ts';
-import { createCoupon } from '../coupons/service.ts';
 import * as carts from './service.ts';
 
 const tags = ['cart'];
 
 export async function cartRoutes(fastify: FastifyInstance) {
   const app = fastify.withTypeProvider<ZodTypeProvider>();
-
-  app.get(
-    '/products/:productId/inventory',
-    {
-      config: { auth: 'user', limit: 'search' },
-      schema: {
-        tags: ['catalog'],
-        summary: 'Whether a quantity of a product can be bought now (check_inventory)',
-        params: productIdParams,
-        querystring: inventoryQuery,
-        response: { 200: inventoryAnswer },
-      },
-    },
-    async (req) => carts.checkInventory(req.ctx, req.params.productId, req.query.quantity),
-  );
 
   app.get(
     '/cart',
@@ -102,19 +81,5 @@ export async function cartRoutes(fastify: FastifyInstance) {
       schema: { tags, summary: 'Remove the coupon', response: { 200: cart } },
     },
     async (req) => carts.removeCoupon(req.ctx),
-  );
-
-  app.post(
-    '/admin/coupons',
-    {
-      config: { auth: ['admin'], limit: 'productWrites' },
-      schema: {
-        tags: ['admin'],
-        summary: 'Create a coupon: percent or fixed amount, minimum, expiry, limits, terms',
-        body: createCouponBody,
-        response: { 201: coupon },
-      },
-    },
-    async (req, reply) => reply.code(201).send(await createCoupon(req.ctx, req.body)),
   );
 }

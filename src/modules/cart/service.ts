@@ -1,5 +1,6 @@
-// The buyer's cart: lines, limits, availability, and an estimate of discount, shipping and
-// tax. Every change locks the buyer's cart row first, so two changes of one buyer never
+// The buyer's cart: lines, limits, and an estimate of discount, shipping and tax from the
+// pricing quote that checkout charges by. Availability is inventory's to say. Every change
+// locks the buyer's cart row first, in one transaction, so two changes of one buyer never
 // interleave (two concurrent adds of the last units: one wins, one is refused).
 import { and, asc, eq, sql } from 'drizzle-orm';
 import type { z } from 'zod';
@@ -11,61 +12,33 @@ import {
   MAX_QUANTITY,
 } from '../../contract/cart.ts';
 import { isRecordId, type Province, toUnix } from '../../contract/common.ts';
-import { AppError, conflict, notFound } from '../../contract/errors.ts';
-import type { Db } from '../../db/index.ts';
+import { conflict, notFound } from '../../contract/errors.ts';
 import { sellerProfiles } from '../auth/tables.ts';
 import { products } from '../catalog/tables.ts';
-import { caller, type RequestContext } from '../context.ts';
-import { checkCoupon, findCoupon, requireCoupon } from '../coupons/service.ts';
-import { type ParcelItem, shippingFor, taxFor } from '../pricing/index.ts';
+import { caller, inTransaction, type RequestContext } from '../context.ts';
+import { type CouponCheck, checkCoupon, findCoupon, requireCoupon } from '../coupons/service.ts';
+import { availableUnits } from '../inventory/service.ts';
+import { quote } from '../pricing/index.ts';
 import { cartItems, carts } from './tables.ts';
 
 type Cart = z.infer<typeof cart>;
 
 /**
- * Units of a product that can be bought now. Checkout reservations will be subtracted here
- * when checkout exists; until then it is the stock.
+ * The province the cart's tax and shipping are estimated for
+ * (../shared/design/decisions.md, "Cart, coupons, stock").
  */
-async function availableUnits(
-  db: Db,
-  productId: string,
-): Promise<{ title: string; units: number } | undefined> {
-  if (!isRecordId('products', productId)) return undefined;
-  const [p] = await db
-    .select({ title: products.title, stock: products.stockQuantity })
-    .from(products)
-    .where(and(eq(products.id, productId), eq(products.status, 'active')));
-  return p ? { title: p.title, units: p.stock } : undefined;
-}
-
-export async function checkInventory(ctx: RequestContext, productId: string, quantity: number) {
-  const found = await availableUnits(ctx.db, productId);
-  if (!found) throw notFound(`Product ${productId} not found`);
-  const available = found.units >= quantity;
-  const message =
-    found.units === 0
-      ? `Out of stock: ${found.title}`
-      : available
-        ? `In stock: ${found.units} available`
-        : `Only ${found.units} left of ${productId}; you asked for ${quantity}`;
-  return {
-    product_id: productId,
-    available,
-    stock_quantity: found.units,
-    requested_quantity: quantity,
-    message,
-  };
-}
-
-/** The province the cart's tax and shipping are estimated for (decisions.md). */
 async function taxProvince(_ctx: RequestContext): Promise<Province> {
   // The buyer's last shipping address comes with orders; until a buyer has one, Ontario.
   return 'ON';
 }
 
-/** Locks (creating if needed) the buyer's cart row for the rest of the transaction. */
-async function lockCart(tx: Db, userId: string, now: Date) {
-  const [row] = await tx
+/**
+ * Locks (creating if needed) the buyer's cart row for the rest of the transaction `ctx` runs
+ * in (call it inside inTransaction), stamping it as changed now.
+ */
+async function lockCart(ctx: RequestContext, userId: string) {
+  const now = ctx.now();
+  const [row] = await ctx.db
     .insert(carts)
     .values({ userId, updatedAt: now })
     .onConflictDoUpdate({ target: carts.userId, set: { updatedAt: now } })
@@ -73,10 +46,14 @@ async function lockCart(tx: Db, userId: string, now: Date) {
   return row!;
 }
 
-/** The cart's lines whose product is on sale, in the order they were added. */
-function activeLines(db: Db, userId: string) {
+/**
+ * The cart's lines whose product is on sale, in the order they were added, with what the
+ * quote needs of each product and its seller. (Read here with a join until catalog's service
+ * offers these fields for a list of products.)
+ */
+function activeLines(ctx: RequestContext, userId: string) {
   return (
-    db
+    ctx.db
       .select({
         productId: cartItems.productId,
         quantity: cartItems.quantity,
@@ -99,11 +76,44 @@ function activeLines(db: Db, userId: string) {
   );
 }
 
+type CartRow = typeof carts.$inferSelect;
+type Line = Awaited<ReturnType<typeof activeLines>>[number];
+
 export async function getCart(ctx: RequestContext): Promise<Cart> {
   const me = caller(ctx);
   const [row] = await ctx.db.select().from(carts).where(eq(carts.userId, me.id));
-  const lines = await activeLines(ctx.db, me.id);
+  const lines = await activeLines(ctx, me.id);
+  const coupon = row?.couponCode ? await findCoupon(ctx, row.couponCode) : undefined;
+  const checked = coupon ? await checkCoupon(ctx, coupon, me.id, subtotalOf(lines)) : undefined;
+  return priceCart(ctx, row, lines, checked);
+}
 
+const subtotalOf = (lines: Line[]) => lines.reduce((n, l) => n + l.priceCents * l.quantity, 0);
+
+/** The cart as get_cart answers it: its lines priced by the quote for the cart's province. */
+async function priceCart(
+  ctx: RequestContext,
+  row: CartRow | undefined,
+  lines: Line[],
+  coupon: CouponCheck | undefined,
+): Promise<Cart> {
+  const priced = quote({
+    lines: lines.map((l) => ({
+      productId: l.productId,
+      title: l.title,
+      unitPriceCents: l.priceCents,
+      quantity: l.quantity,
+      sellerId: l.sellerId,
+      // A seller without a shop profile (not made through the API) ships from Ontario.
+      sellerProvince: (l.sellerProvince ?? 'ON') as Province,
+      isDigital: l.isDigital,
+      isPerishable: l.isPerishable,
+      weightKg: l.weightKg,
+    })),
+    destinationProvince: await taxProvince(ctx),
+    discount: coupon?.discount,
+    on: ctx.now(),
+  });
   const items = lines.map((l) => ({
     product_id: l.productId,
     title: l.title,
@@ -112,77 +122,31 @@ export async function getCart(ctx: RequestContext): Promise<Cart> {
     line_total_cents: l.priceCents * l.quantity,
     image_url: l.imageUrls[0] ?? null,
   }));
-  const subtotalCents = items.reduce((n, i) => n + i.line_total_cents, 0);
-
-  let discountCents = 0;
-  let couponProblem: string | null = null;
-  const couponRow = row?.couponCode ? await findCoupon(ctx.db, row.couponCode) : undefined;
-  if (couponRow) {
-    const checked = await checkCoupon(ctx, couponRow, me.id, subtotalCents);
-    discountCents = checked.discountCents;
-    couponProblem = checked.problem;
-  }
-
-  const province = await taxProvince(ctx);
-  let shippingCostCents = 0;
-  let shippingProblem: string | null = null;
-  const bySeller = new Map<string, { origin: Province; items: ParcelItem[] }>();
-  for (const l of lines) {
-    const parcel = bySeller.get(l.sellerId) ?? { origin: (l.sellerProvince ?? 'ON') as Province, items: [] };
-    parcel.items.push({
-      productId: l.productId,
-      title: l.title,
-      unitPriceCents: l.priceCents,
-      quantity: l.quantity,
-      isDigital: l.isDigital,
-      isPerishable: l.isPerishable,
-      weightKg: l.weightKg,
-    });
-    bySeller.set(l.sellerId, parcel);
-  }
-  for (const parcel of bySeller.values()) {
-    try {
-      shippingCostCents += shippingFor({
-        originProvince: parcel.origin,
-        destinationProvince: province,
-        items: parcel.items,
-      }).costCents;
-    } catch (err) {
-      if (!(err instanceof AppError)) throw err;
-      // An estimate still: the parcel is priced as if it could go; checkout will refuse it.
-      shippingProblem = err.message;
-      shippingCostCents += shippingFor({
-        originProvince: parcel.origin,
-        destinationProvince: province,
-        items: parcel.items.map((i) => ({ ...i, isPerishable: false })),
-      }).costCents;
-    }
-  }
-  const tax = taxFor(province, subtotalCents - discountCents + shippingCostCents, ctx.now());
   return {
     items,
     itemCount: items.reduce((n, i) => n + i.quantity, 0),
-    subtotalCents,
-    discount_cents: discountCents,
-    coupon_applied: couponRow?.code ?? null,
-    coupon_problem: couponProblem,
-    shippingCostCents,
-    shipping_problem: shippingProblem,
-    taxAmountCents: tax.totalCents,
-    taxLines: tax.lines,
-    taxProvince: province,
-    totalAmountCents: subtotalCents - discountCents + shippingCostCents + tax.totalCents,
+    subtotalCents: priced.subtotalCents,
+    discount_cents: priced.discountCents,
+    coupon_applied: coupon?.coupon.code ?? null,
+    coupon_problem: coupon?.problem ?? null,
+    shippingCostCents: priced.shippingCostCents,
+    // An estimate still: a parcel that cannot go is priced as if it could; checkout refuses it.
+    shipping_problem: priced.problems.length ? priced.problems.map((p) => p.message).join('. ') : null,
+    taxAmountCents: priced.taxAmountCents,
+    taxLines: priced.taxLines,
+    taxProvince: priced.destinationProvince,
+    totalAmountCents: priced.totalCents,
     lastUpdated: toUnix(row?.updatedAt ?? ctx.now()),
   };
 }
 
 export async function addToCart(ctx: RequestContext, input: z.infer<typeof addToCartBody>) {
   const me = caller(ctx);
-  const quantity = await ctx.db.transaction(async (tx) => {
-    await lockCart(tx, me.id, ctx.now());
+  const quantity = await inTransaction(ctx, async (tx) => {
+    await lockCart(tx, me.id);
     const found = await availableUnits(tx, input.product_id);
     if (!found) throw notFound(`Product ${input.product_id} not found`);
-    const [line] = await tx
+    const [line] = await tx.db
       .select({ quantity: cartItems.quantity })
       .from(cartItems)
       .where(and(eq(cartItems.userId, me.id), eq(cartItems.productId, input.product_id)));
@@ -199,13 +163,13 @@ export async function addToCart(ctx: RequestContext, input: z.infer<typeof addTo
       );
     }
     if (!line) {
-      const [{ n } = { n: 0 }] = await tx
+      const [{ n } = { n: 0 }] = await tx.db
         .select({ n: sql<number>`count(*)::int` })
         .from(cartItems)
         .where(eq(cartItems.userId, me.id));
       if (n >= MAX_LINES) throw conflict(`A cart holds at most ${MAX_LINES} products; remove one first`);
     }
-    await tx
+    await tx.db
       .insert(cartItems)
       .values({
         userId: me.id,
@@ -225,10 +189,10 @@ export async function addToCart(ctx: RequestContext, input: z.infer<typeof addTo
 
 export async function removeFromCart(ctx: RequestContext, productId: string, quantity?: number) {
   const me = caller(ctx);
-  const removed = await ctx.db.transaction(async (tx) => {
-    await lockCart(tx, me.id, ctx.now());
+  const removed = await inTransaction(ctx, async (tx) => {
+    await lockCart(tx, me.id);
     const [line] = isRecordId('products', productId)
-      ? await tx
+      ? await tx.db
           .select({ quantity: cartItems.quantity })
           .from(cartItems)
           .where(and(eq(cartItems.userId, me.id), eq(cartItems.productId, productId)))
@@ -236,9 +200,9 @@ export async function removeFromCart(ctx: RequestContext, productId: string, qua
     if (!line) throw notFound(`Product ${productId} is not in your cart`);
     const take = Math.min(quantity ?? line.quantity, line.quantity);
     const where = and(eq(cartItems.userId, me.id), eq(cartItems.productId, productId));
-    if (take === line.quantity) await tx.delete(cartItems).where(where);
+    if (take === line.quantity) await tx.db.delete(cartItems).where(where);
     else
-      await tx
+      await tx.db
         .update(cartItems)
         .set({ quantity: line.quantity - take })
         .where(where);
@@ -247,29 +211,36 @@ export async function removeFromCart(ctx: RequestContext, productId: string, qua
   return { removed: true, quantity_removed: removed, cart: await getCart(ctx) };
 }
 
-/** Applies a coupon to the cart: 404 unknown code; 409 expired, used up or minimum not met. */
+/**
+ * Applies a coupon to the cart: 404 unknown code; 409 expired, used up or minimum not met.
+ * Checked and priced once, on the lines read under the cart's lock.
+ */
 export async function applyCoupon(
   ctx: RequestContext,
   code: string,
 ): Promise<z.infer<typeof applyCouponAnswer>> {
   const me = caller(ctx);
-  const row = await requireCoupon(ctx.db, code);
-  const subtotalCents = (await activeLines(ctx.db, me.id)).reduce((n, l) => n + l.priceCents * l.quantity, 0);
-  const checked = await checkCoupon(ctx, row, me.id, subtotalCents);
-  if (checked.problem) throw conflict(checked.problem);
-  await ctx.db
-    .insert(carts)
-    .values({ userId: me.id, couponCode: row.code, updatedAt: ctx.now() })
-    .onConflictDoUpdate({ target: carts.userId, set: { couponCode: row.code, updatedAt: ctx.now() } });
-  const after = await getCart(ctx);
+  const after = await inTransaction(ctx, async (tx) => {
+    await lockCart(tx, me.id);
+    const coupon = await requireCoupon(tx, code);
+    const lines = await activeLines(tx, me.id);
+    const checked = await checkCoupon(tx, coupon, me.id, subtotalOf(lines));
+    if (checked.problem) throw conflict(checked.problem);
+    const [row] = await tx.db
+      .update(carts)
+      .set({ couponCode: coupon.code, updatedAt: tx.now() })
+      .where(eq(carts.userId, me.id))
+      .returning();
+    return { coupon, cart: await priceCart(tx, row, lines, checked) };
+  });
   return {
     applied: true,
-    code: row.code,
-    discount_cents: after.discount_cents,
-    discount_percent: row.discountPercent,
-    new_total_cents: after.totalAmountCents,
-    expiration_date: row.expiresOn,
-    terms: row.terms,
+    code: after.coupon.code,
+    discount_cents: after.cart.discount_cents,
+    discount_percent: after.coupon.discountPercent,
+    new_total_cents: after.cart.totalAmountCents,
+    expiration_date: after.coupon.expiresOn,
+    terms: after.coupon.terms,
   };
 }
 

@@ -1,13 +1,13 @@
 // Coupons: created by admins; checked whenever a cart is priced. A redemption is counted
-// when an order is paid, not when the code is applied (decisions.md).
+// when an order is paid, not when the code is applied (../shared/design/decisions.md, "Cart,
+// coupons, stock").
 import { and, count, eq } from 'drizzle-orm';
 import type { z } from 'zod';
 import type { coupon, createCouponBody } from '../../contract/cart.ts';
 import { toUnix } from '../../contract/common.ts';
 import { conflict, notFound } from '../../contract/errors.ts';
-import type { Db } from '../../db/index.ts';
 import { caller, type RequestContext } from '../context.ts';
-import { percentOf } from '../pricing/index.ts';
+import type { DiscountTerms } from '../pricing/index.ts';
 import { couponRedemptions, coupons } from './tables.ts';
 
 type CouponRow = typeof coupons.$inferSelect;
@@ -59,22 +59,30 @@ export async function createCoupon(ctx: RequestContext, input: z.infer<typeof cr
   return toCoupon(row, 0);
 }
 
-export async function findCoupon(db: Db, code: string): Promise<CouponRow | undefined> {
-  const [row] = await db.select().from(coupons).where(eq(coupons.code, code.toUpperCase()));
+export async function findCoupon(ctx: RequestContext, code: string): Promise<CouponRow | undefined> {
+  const [row] = await ctx.db.select().from(coupons).where(eq(coupons.code, code.toUpperCase()));
   return row;
 }
 
 export interface CouponCheck {
   coupon: CouponRow;
-  discountCents: number;
+  /** The terms to price with (the quote computes and splits the amount), or null with a problem. */
+  discount: DiscountTerms | null;
   /** Why the coupon gives nothing now (CONFLICT when applying), or null. */
   problem: string | null;
 }
 
+/** A coupon's discount as the pricing quote takes it. */
+export function discountTerms(row: CouponRow): DiscountTerms {
+  return row.discountPercent !== null
+    ? { percent: row.discountPercent }
+    : { amountCents: row.discountCents! };
+}
+
 /**
- * What a coupon takes off a subtotal for this buyer today, or why it cannot: expired,
- * used up (in total or by this buyer), or the minimum subtotal not met. Never more than
- * the subtotal.
+ * Whether a coupon applies to a subtotal for this buyer today, or why it cannot: expired,
+ * used up (in total or by this buyer), or the minimum subtotal not met. What it takes off
+ * is the quote's to say (pricing's `discountFor`: never more than the subtotal).
  */
 export async function checkCoupon(
   ctx: RequestContext,
@@ -101,14 +109,12 @@ export async function checkCoupon(
       `Coupon ${row.code} needs a subtotal of at least ${dollars(row.minSubtotalCents)}; ` +
       `the cart's is ${dollars(subtotalCents)}`;
   }
-  const discount =
-    row.discountPercent !== null ? percentOf(subtotalCents, row.discountPercent) : (row.discountCents ?? 0);
-  return { coupon: row, discountCents: problem ? 0 : Math.min(discount, subtotalCents), problem };
+  return { coupon: row, discount: problem ? null : discountTerms(row), problem };
 }
 
 /** A coupon by its code (any case), or 404. */
-export async function requireCoupon(db: Db, code: string): Promise<CouponRow> {
-  const row = await findCoupon(db, code);
+export async function requireCoupon(ctx: RequestContext, code: string): Promise<CouponRow> {
+  const row = await findCoupon(ctx, code);
   if (!row) throw notFound(`No coupon with the code ${code.toUpperCase()}`);
   return row;
 }

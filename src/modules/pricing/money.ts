@@ -1,6 +1,7 @@
 // Integer-cent arithmetic shared by tax, discounts and fees. Money is integer cents end to
-// end (architecture.md, Principles): every rate is applied as an integer ratio and rounded
-// once, here, so that no float ever reaches a stored amount and every split sums exactly.
+// end (../shared/design/architecture.md, "Principles"): every rate is applied as an integer
+// ratio and rounded once, here, so that no float ever reaches a stored amount and every split
+// sums exactly.
 
 /** Throws when `value` is not a safe integer: a non-integer here is a caller's bug, not user input. */
 export function assertSafeInteger(value: number, what: string): void {
@@ -50,9 +51,9 @@ export function percentOf(cents: number, percent: number): number {
 
 /**
  * Splits `totalCents` across `weights` (e.g. the order subtotals a coupon discount is shared
- * by, decisions.md "Checkout, payment, orders") by the largest-remainder method: each share is
- * first rounded down, then the cents left over go one each to the largest remainders, ties to
- * the earlier index. The shares always sum to `totalCents`, and a zero weight gets nothing
+ * by, ../shared/design/decisions.md, "Checkout, payment, orders") by the largest-remainder
+ * method: each share is first rounded down, then the cents left over go one each to the
+ * largest remainders, ties to the earlier index. The shares always sum to `totalCents`, and a zero weight gets nothing
  * (unless every weight is zero: then the total is split as evenly as possible, earlier indexes
  * taking the odd cents). An empty list gets `[]`.
  *
@@ -94,7 +95,8 @@ export function splitProportionally(totalCents: number, weights: number[]): numb
 
 /**
  * The platform's fee on one order: `bps` basis points of (items - discount), rounded half-up
- * (decisions.md: 2.5%, `PLATFORM_FEE_BPS=250`). Shipping and tax carry no fee.
+ * (../shared/design/decisions.md, "Checkout, payment, orders": 2.5%, `PLATFORM_FEE_BPS=250`).
+ * Shipping and tax carry no fee.
  */
 export function platformFeeCents(itemsMinusDiscountCents: number, bps = 250): number {
   assertSafeInteger(itemsMinusDiscountCents, 'itemsMinusDiscountCents');

@@ -1,8 +1,7 @@
-// Flat-rate shipping per seller parcel (decisions.md, "Checkout, payment, orders"). Carrier
-// rate APIs are meant to plug in behind this same function later, so it takes a parcel and
-// answers a cost, nothing more.
+// Flat-rate shipping per seller parcel (../shared/design/decisions.md, "Checkout, payment,
+// orders"). Carrier rate APIs are meant to plug in behind this same function later, so it
+// takes a parcel and answers a cost and what stops it from shipping, nothing more.
 import type { Province } from '../../contract/common.ts';
-import { invalid } from '../../contract/errors.ts';
 import { assertSafeInteger } from './money.ts';
 
 export interface ParcelItem {
@@ -26,26 +25,30 @@ const TERRITORIES: readonly Province[] = ['YT', 'NT', 'NU'];
 const INCLUDED_GRAMS = 5000;
 const PER_EXTRA_KG_CENTS = 100;
 
+/** Why a parcel cannot ship as it stands, naming the product: data, for the caller to refuse or show. */
+export interface ShippingProblem {
+  productId: string;
+  message: string;
+}
+
 /**
- * A perishable item may only ship within the seller's province: refuse the parcel, naming each
- * such product, before any price is given (even a free one). Digital items do not ship, so
- * they are never refused.
+ * A perishable item may only ship within the seller's province: one problem per such item.
+ * Digital items do not ship, so they never have one.
  */
-function refuseCrossProvincePerishables(
+function perishableProblems(
   originProvince: Province,
   destinationProvince: Province,
   physical: ParcelItem[],
-): void {
-  if (destinationProvince === originProvince) return;
-  const perishable = physical.filter((item) => item.isPerishable);
-  if (perishable.length === 0) return;
-  const problem = (item: ParcelItem) =>
-    `${item.title} (${item.productId}) is perishable and ships only within the seller's province, ` +
-    `${originProvince}; remove it or ship to an address in ${originProvince}`;
-  throw invalid(
-    perishable.map(problem).join('. '),
-    perishable.map((item) => ({ field: 'shipping_address.province', message: problem(item) })),
-  );
+): ShippingProblem[] {
+  if (destinationProvince === originProvince) return [];
+  return physical
+    .filter((item) => item.isPerishable)
+    .map((item) => ({
+      productId: item.productId,
+      message:
+        `${item.title} (${item.productId}) is perishable and ships only within the seller's province, ` +
+        `${originProvince}; remove it or ship to an address in ${originProvince}`,
+    }));
 }
 
 /**
@@ -67,16 +70,17 @@ function baseRateCents(originProvince: Province, destinationProvince: Province):
 }
 
 /**
- * Shipping cost of one seller's parcel. Digital items ship free and add no weight, but they
- * do count toward the free-shipping subtotal (the rule reads "a parcel with subtotal of
- * $75.00 or more"). Throws `400 VALIDATION_ERROR` (field `shipping_address.province`) when a
- * perishable item would leave the seller's province.
+ * Shipping cost of one seller's parcel, and the problems that would stop it from shipping.
+ * Digital items ship free and add no weight, but they do count toward the free-shipping
+ * subtotal (the rule reads "a parcel with subtotal of $75.00 or more"). A parcel with a
+ * problem (a perishable item leaving the seller's province) is still priced as if it could
+ * go: the cart shows an estimate with the problem, checkout refuses it (see quote.ts).
  */
 export function shippingFor(parcel: {
   originProvince: Province;
   destinationProvince: Province;
   items: ParcelItem[];
-}): { costCents: number } {
+}): { costCents: number; problems: ShippingProblem[] } {
   const { originProvince, destinationProvince, items } = parcel;
   for (const item of items) {
     assertSafeInteger(item.unitPriceCents, 'unitPriceCents');
@@ -86,15 +90,16 @@ export function shippingFor(parcel: {
     }
   }
   const physical = items.filter((item) => !item.isDigital);
-  refuseCrossProvincePerishables(originProvince, destinationProvince, physical);
+  const problems = perishableProblems(originProvince, destinationProvince, physical);
 
-  if (physical.length === 0) return { costCents: 0 };
+  if (physical.length === 0) return { costCents: 0, problems };
   const subtotalCents = items.reduce((sum, item) => sum + item.unitPriceCents * item.quantity, 0);
-  if (subtotalCents >= FREE_SHIPPING_FROM_CENTS) return { costCents: 0 };
+  if (subtotalCents >= FREE_SHIPPING_FROM_CENTS) return { costCents: 0, problems };
 
   const extraGrams = totalGrams(physical) - INCLUDED_GRAMS;
   const startedExtraKg = extraGrams > 0 ? Math.ceil(extraGrams / 1000) : 0;
   return {
     costCents: baseRateCents(originProvince, destinationProvince) + startedExtraKg * PER_EXTRA_KG_CENTS,
+    problems,
   };
 }

@@ -1,0 +1,153 @@
+// Accounts: registration, password sign-in, accounts made by an operator, the signed-in
+// user, becoming a seller and role changes.
+import { and, asc, eq, sql } from 'drizzle-orm';
+import type { z } from 'zod';
+import type { becomeSellerBody, changeRoleBody, loginBody, registerBody } from '../../contract/auth.ts';
+import { type Role, toUnix } from '../../contract/common.ts';
+import { conflict, invalid, notFound, unauthenticated } from '../../contract/errors.ts';
+import { caller, inTransaction, type RequestContext } from '../context.ts';
+import { checkPassword, hashPassword } from './passwords.ts';
+import { sellerProfiles, users } from './tables.ts';
+import type { Tokens } from './tokens.ts';
+import { findUser, insertUser, publicUser } from './users.ts';
+
+export function createAccounts(tokens: Tokens) {
+  return {
+    async register(ctx: RequestContext, input: z.infer<typeof registerBody>) {
+      const user = await insertUser(ctx, {
+        email: input.email,
+        name: input.name,
+        role: 'buyer',
+        passwordHash: await hashPassword(input.password),
+        emailVerified: false,
+      });
+      return { success: true as const, user: publicUser(user), ...(await tokens.issue(ctx, user)) };
+    },
+
+    /**
+     * Used by the command line and the seed: any role, email taken as verified (an operator
+     * vouches for it). A seller gets their shop in the same transaction.
+     */
+    async createUser(
+      ctx: RequestContext,
+      input: z.infer<typeof registerBody> & { role: Role; shop?: z.infer<typeof becomeSellerBody> },
+    ) {
+      const passwordHash = await hashPassword(input.password);
+      const user = await inTransaction(ctx, async (tx) => {
+        const row = await insertUser(tx, {
+          email: input.email,
+          name: input.name,
+          role: input.role,
+          passwordHash,
+          emailVerified: true,
+        });
+        if (input.role === 'seller') {
+          const shop = input.shop ?? { shopName: `${input.name}'s shop`, province: 'ON' as const };
+          await tx.db.insert(sellerProfiles).values({ userId: row.id, ...shop });
+        }
+        return row;
+      });
+      return publicUser(user);
+    },
+
+    async login(ctx: RequestContext, input: z.infer<typeof loginBody>) {
+      const [user] = await ctx.db.select().from(users).where(eq(users.email, input.email));
+      // Same answer, same work, for an unknown email and a wrong password.
+      const ok = await checkPassword(user?.passwordHash, input.password);
+      if (!user || !ok) throw unauthenticated('AUTH_ERROR: Invalid email or password');
+      const t = await tokens.issue(ctx, user);
+      return { success: true as const, user: publicUser(user), ...t, userId: user.id, role: user.role };
+    },
+
+    async me(ctx: RequestContext) {
+      const rows = await ctx.db
+        .select({ user: users, seller: sellerProfiles })
+        .from(users)
+        .leftJoin(sellerProfiles, eq(sellerProfiles.userId, users.id))
+        .where(eq(users.id, caller(ctx).id));
+      const row = rows[0];
+      if (!row) throw unauthenticated();
+      return {
+        ...publicUser(row.user),
+        emailVerified: row.user.emailVerified,
+        createdAt: toUnix(row.user.createdAt),
+        seller: row.seller ? { shopName: row.seller.shopName, province: row.seller.province as never } : null,
+      };
+    },
+
+    /**
+     * A buyer opens a shop. Older tokens stop working; the answer carries a fresh one, in the
+     * same session (opening a shop is not a sign-in).
+     */
+    async becomeSeller(ctx: RequestContext, input: z.infer<typeof becomeSellerBody>) {
+      const me = caller(ctx);
+      if (me.role === 'seller') throw conflict('You are already a seller');
+      if (me.role === 'admin') throw conflict('Admins already have every seller capability');
+      const user = await inTransaction(ctx, async (tx) => {
+        const [updated] = await tx.db
+          .update(users)
+          .set({ role: 'seller', tokenVersion: sql`${users.tokenVersion} + 1` })
+          .where(and(eq(users.id, me.id), eq(users.role, 'buyer')))
+          .returning();
+        if (!updated) throw conflict('You are already a seller');
+        await tx.db
+          .insert(sellerProfiles)
+          .values({ userId: me.id, shopName: input.shopName, province: input.province })
+          .onConflictDoUpdate({
+            target: sellerProfiles.userId,
+            set: { shopName: input.shopName, province: input.province },
+          });
+        return updated;
+      });
+      tokens.forget(user.id); // after the commit: a concurrent read cannot cache the old version
+      const token = await tokens.issue(ctx, user, tokens.sessionOf(ctx));
+      return { success: true as const, user: publicUser(user), ...token };
+    },
+
+    /**
+     * An admin changes a user's role. The user's older tokens stop working (their claims
+     * would lie); they sign in again. At least one admin always remains.
+     */
+    async changeRole(ctx: RequestContext, userId: string, input: z.infer<typeof changeRoleBody>) {
+      const target = await findUser(ctx, userId);
+      if (!target) throw notFound(`User ${userId} not found`);
+      const updated = await inTransaction(ctx, async (tx) => {
+        // Lock every admin row in id order: two admins demoting each other cannot both win.
+        const admins = await tx.db
+          .select({ id: users.id })
+          .from(users)
+          .where(eq(users.role, 'admin'))
+          .orderBy(asc(users.id))
+          .for('update');
+        const [current] = await tx.db.select().from(users).where(eq(users.id, userId)).for('update');
+        if (!current) throw notFound(`User ${userId} not found`);
+        if (current.role === input.role) return current;
+        if (current.role === 'admin' && admins.length <= 1) {
+          throw conflict('This is the last admin; make another user admin first');
+        }
+        if (input.role === 'seller') await ensureShop(tx, userId, input);
+        const [row] = await tx.db
+          .update(users)
+          .set({ role: input.role, tokenVersion: sql`${users.tokenVersion} + 1` })
+          .where(eq(users.id, userId))
+          .returning();
+        return row!;
+      });
+      tokens.forget(updated.id);
+      return { success: true as const, user: publicUser(updated) };
+    },
+  };
+}
+
+/** A user made a seller by an admin keeps their shop, or gets the one the admin names. */
+async function ensureShop(tx: RequestContext, userId: string, input: z.infer<typeof changeRoleBody>) {
+  const [profile] = await tx.db.select().from(sellerProfiles).where(eq(sellerProfiles.userId, userId));
+  if (profile) return;
+  if (!input.shopName || !input.province) {
+    throw invalid('A new seller needs a shop', [
+      ...(input.shopName ? [] : [{ field: 'shopName', message: 'required to make this user a seller' }]),
+      ...(input.province ? [] : [{ field: 'province', message: 'required to make this user a seller' }]),
+    ]);
+  }
+  await tx.db.insert(sellerProfiles).values({ userId, shopName: input.shopName, province: input.province });
+}

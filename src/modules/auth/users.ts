@@ -1,0 +1,34 @@
+// The account rows that accounts, tokens and external login share: reading one, creating one,
+// and the public shape of a user.
+import { eq } from 'drizzle-orm';
+import { isRecordId, newId, type Role } from '../../contract/common.ts';
+import { conflict } from '../../contract/errors.ts';
+import type { RequestContext } from '../context.ts';
+import { users } from './tables.ts';
+
+export type UserRow = typeof users.$inferSelect;
+
+export const publicUser = (u: Pick<UserRow, 'id' | 'email' | 'name' | 'role'>) => ({
+  id: u.id,
+  email: u.email,
+  name: u.name,
+  role: u.role,
+});
+
+/** The user with this id; undefined for an unknown or malformed id. */
+export const findUser = async (ctx: RequestContext, id: string): Promise<UserRow | undefined> =>
+  isRecordId('users', id) ? (await ctx.db.select().from(users).where(eq(users.id, id)))[0] : undefined;
+
+/** A new account. Answers 409 when the email is taken (emails are unique, case-insensitively). */
+export async function insertUser(
+  ctx: RequestContext,
+  input: { email: string; name: string; role: Role; passwordHash: string | null; emailVerified: boolean },
+): Promise<UserRow> {
+  const [row] = await ctx.db
+    .insert(users)
+    .values({ id: newId('users'), ...input })
+    .onConflictDoNothing({ target: users.email })
+    .returning();
+  if (!row) throw conflict(`An account with the email ${input.email} already exists; log in instead`);
+  return row;
+}

@@ -1,0 +1,198 @@
+// One quote of a purchase: the lines grouped into one parcel per seller, the coupon discount
+// split across the parcels, shipping and tax per parcel, and the totals
+// (../shared/design/decisions.md, "Checkout, payment, orders"). The cart's estimate and
+// checkout both price through `quote`, so that for the same lines, address and day the cart
+// shows what checkout charges, to the cent; each parcel becomes its own order.
+import type { Province } from '../../contract/common.ts';
+import { type AppError, invalid } from '../../contract/errors.ts';
+import { assertSafeInteger, percentOf, splitProportionally } from './money.ts';
+import { type ShippingProblem, shippingFor } from './shipping.ts';
+import { type TaxLine, taxFor } from './tax.ts';
+
+export interface QuoteLine {
+  productId: string;
+  title: string;
+  unitPriceCents: number;
+  quantity: number;
+  sellerId: string;
+  /** The seller's ship-from province. */
+  sellerProvince: Province;
+  isDigital: boolean;
+  isPerishable: boolean;
+  /** Per unit; null when the seller gave none, which counts as no weight. */
+  weightKg: number | null;
+}
+
+/**
+ * A coupon's discount as its terms: a percent of the items, or a fixed amount. The quote
+ * computes the amount on the whole subtotal, then shares it between the parcels.
+ */
+export type DiscountTerms = { percent: number } | { amountCents: number };
+
+export interface QuoteInput {
+  lines: QuoteLine[];
+  destinationProvince: Province;
+  /** The terms of a coupon that applies (checked by the coupons service), or none. */
+  discount?: DiscountTerms | null;
+  /** The day the tax rates are taken from. */
+  on: Date;
+}
+
+/** Why a line cannot ship to the destination (a perishable item leaving its seller's province). */
+export type QuoteProblem = ShippingProblem;
+
+export interface ParcelQuote {
+  sellerId: string;
+  originProvince: Province;
+  lines: Array<QuoteLine & { lineTotalCents: number }>;
+  subtotalCents: number;
+  /** This parcel's share of the discount, in proportion to its subtotal. */
+  discountCents: number;
+  shippingCostCents: number;
+  /** Items - discount + shipping: what the tax is on. */
+  taxableCents: number;
+  /** Each component rounded half-up to the cent on this parcel. */
+  taxLines: TaxLine[];
+  taxAmountCents: number;
+  totalCents: number;
+}
+
+export interface Quote {
+  destinationProvince: Province;
+  /** One per seller, in seller id order. */
+  parcels: ParcelQuote[];
+  subtotalCents: number;
+  discountCents: number;
+  shippingCostCents: number;
+  /** Each component summed over the parcels (the destination's components, 0 when empty). */
+  taxLines: TaxLine[];
+  taxAmountCents: number;
+  totalCents: number;
+  /** Lines that cannot ship as they are. Their parcel is priced as if it could go. */
+  problems: QuoteProblem[];
+}
+
+/**
+ * What the terms take off `subtotalCents`: a percent rounded half-up to the cent, a fixed
+ * amount, never more than the subtotal. No terms: nothing.
+ */
+export function discountFor(terms: DiscountTerms | null | undefined, subtotalCents: number): number {
+  assertSafeInteger(subtotalCents, 'subtotalCents');
+  if (!terms) return 0;
+  if ('percent' in terms) {
+    if (!(terms.percent > 0 && terms.percent <= 100)) {
+      throw new Error(`discount percent must be above 0 and at most 100, got ${terms.percent}`);
+    }
+    return Math.min(percentOf(subtotalCents, terms.percent), subtotalCents);
+  }
+  assertSafeInteger(terms.amountCents, 'amountCents');
+  if (terms.amountCents <= 0)
+    throw new Error(`discount amountCents must be above 0, got ${terms.amountCents}`);
+  return Math.min(terms.amountCents, subtotalCents);
+}
+
+/** Groups the lines by seller, in seller id order, each parcel's lines in the order given. */
+function parcelsOf(
+  lines: QuoteLine[],
+): Array<{ sellerId: string; originProvince: Province; lines: QuoteLine[] }> {
+  const bySeller = new Map<string, { sellerId: string; originProvince: Province; lines: QuoteLine[] }>();
+  for (const line of lines) {
+    const parcel = bySeller.get(line.sellerId);
+    if (!parcel) {
+      bySeller.set(line.sellerId, {
+        sellerId: line.sellerId,
+        originProvince: line.sellerProvince,
+        lines: [line],
+      });
+    } else if (parcel.originProvince !== line.sellerProvince) {
+      throw new Error(
+        `Seller ${line.sellerId} given two provinces: ${parcel.originProvince}, ${line.sellerProvince}`,
+      );
+    } else {
+      parcel.lines.push(line);
+    }
+  }
+  // By seller id, not by the order of the lines: the cent a discount split gives to the
+  // larger remainder (ties to the earlier parcel) must go the same way however the caller
+  // ordered its lines, or the cart and checkout could differ by a cent.
+  return [...bySeller.values()].sort((a, b) =>
+    a.sellerId < b.sellerId ? -1 : a.sellerId > b.sellerId ? 1 : 0,
+  );
+}
+
+/** Prices a purchase. Pure: no database, no clock (the day comes in `on`). */
+export function quote(input: QuoteInput): Quote {
+  const { destinationProvince, on } = input;
+  const grouped = parcelsOf(input.lines).map((parcel) => {
+    const lines = parcel.lines.map((line) => {
+      assertSafeInteger(line.unitPriceCents, 'unitPriceCents');
+      assertSafeInteger(line.quantity, 'quantity');
+      return { ...line, lineTotalCents: line.unitPriceCents * line.quantity };
+    });
+    return { ...parcel, lines, subtotalCents: lines.reduce((sum, line) => sum + line.lineTotalCents, 0) };
+  });
+  const subtotalCents = grouped.reduce((sum, parcel) => sum + parcel.subtotalCents, 0);
+  const discountCents = discountFor(input.discount, subtotalCents);
+  // Largest remainder: the shares sum to the discount exactly, none above its parcel's subtotal.
+  const shares = splitProportionally(
+    discountCents,
+    grouped.map((parcel) => parcel.subtotalCents),
+  );
+
+  const problems: QuoteProblem[] = [];
+  const parcels = grouped.map((parcel, index): ParcelQuote => {
+    const shipping = shippingFor({
+      originProvince: parcel.originProvince,
+      destinationProvince,
+      items: parcel.lines,
+    });
+    problems.push(...shipping.problems);
+    const share = shares[index]!;
+    const taxableCents = parcel.subtotalCents - share + shipping.costCents;
+    const tax = taxFor(destinationProvince, taxableCents, on);
+    return {
+      sellerId: parcel.sellerId,
+      originProvince: parcel.originProvince,
+      lines: parcel.lines,
+      subtotalCents: parcel.subtotalCents,
+      discountCents: share,
+      shippingCostCents: shipping.costCents,
+      taxableCents,
+      taxLines: tax.lines,
+      taxAmountCents: tax.totalCents,
+      totalCents: taxableCents + tax.totalCents,
+    };
+  });
+
+  const taxLines = taxFor(destinationProvince, 0, on).lines.map((component) => ({
+    ...component,
+    amountCents: parcels.reduce(
+      (sum, parcel) => sum + (parcel.taxLines.find((l) => l.name === component.name)?.amountCents ?? 0),
+      0,
+    ),
+  }));
+  const sum = (pick: (parcel: ParcelQuote) => number) => parcels.reduce((n, parcel) => n + pick(parcel), 0);
+  return {
+    destinationProvince,
+    parcels,
+    subtotalCents,
+    discountCents,
+    shippingCostCents: sum((parcel) => parcel.shippingCostCents),
+    taxLines,
+    taxAmountCents: sum((parcel) => parcel.taxAmountCents),
+    totalCents: sum((parcel) => parcel.totalCents),
+    problems,
+  };
+}
+
+/**
+ * The refusal checkout gives for a quote with problems: `400 VALIDATION_ERROR` naming each
+ * product, on the field `shipping_address.province`; null when every line can ship.
+ */
+export function quoteRefusal(q: Quote): AppError | null {
+  if (q.problems.length === 0) return null;
+  return invalid(
+    q.problems.map((problem) => problem.message).join('. '),
+    q.problems.map((problem) => ({ field: 'shipping_address.province', message: problem.message })),
+  );
+}
