@@ -36,7 +36,7 @@ import {
 } from './helpers/fuzz.ts';
 
 const SEED = Number(process.env.FUZZ_SEED ?? 20_261_121);
-/** Cases per operation, per role, per kind of case (times SAMPLE): about 1,400 requests. */
+/** Cases per operation, per role, per kind of case (times SAMPLE): about 1,700 requests. */
 const SAMPLE = Number(process.env.FUZZ_SAMPLE ?? 1);
 const PER_KIND = {
   path: 3,
