@@ -3,10 +3,12 @@
 import { randomBytes } from 'node:crypto';
 import http from 'node:http';
 import net from 'node:net';
+import { inspect } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { PortageApiError, PortageClient, type PortageClientOptions } from '../src/client/index.ts';
 import { userWithToken } from '../src/contract/auth.ts';
-import { buyer, seller, type TestApp, testApp } from './helpers/app.ts';
+import { type TestApp, testApp } from './helpers/app.ts';
+import { buyer, seller, uniqueWord } from './helpers/builders.ts';
 import { type TestDatabase, testDatabase } from './helpers/db.ts';
 
 let database: TestDatabase;
@@ -57,9 +59,6 @@ async function caught(promise: Promise<unknown>): Promise<PortageApiError> {
   }
   throw new Error('expected the call to throw PortageApiError');
 }
-
-const uniqueWord = () =>
-  `zq${Array.from(randomBytes(10), (b) => String.fromCharCode(97 + (b % 26))).join('')}`;
 
 describe('typed calls', () => {
   it('answers the signed-in user and search results, parsed by the contract', async () => {
@@ -308,5 +307,98 @@ describe('an unreachable service', () => {
     expect(err.message).toMatch(/address .* is wrong or the service is down/);
     expect(err.cause).toBeInstanceOf(Error);
     expect(err.toJSON()).toEqual({ error: err.message, code: 'INTERNAL_ERROR', statusCode: 503 });
+  });
+});
+
+// ../shared/design/decisions.md ("Hardening"): tokens, passwords and URL userinfo are masked
+// in every error and log.
+describe('credentials never appear in an error', () => {
+  /** Everything a caller could print of an error: message, JSON, stack and causes. */
+  const printed = (err: unknown) => `${String(err)}\n${JSON.stringify(err)}\n${inspect(err, { depth: 10 })}`;
+
+  function expectMasked(text: string, secrets: string[]) {
+    for (const secret of secrets) expect(text).not.toContain(secret);
+    for (const secret of secrets) expect(text).not.toContain(encodeURIComponent(secret));
+  }
+
+  it('a token with a line break inside: AUTH_ERROR naming the variable, the token nowhere', async () => {
+    const b = await buyer(t.api);
+    const tail = `tail${randomBytes(8).toString('hex')}`;
+    const token = `${b.token}\n${tail}`;
+    const counter = countingFetch();
+    const err = await caught(client({ token, fetch: counter.fetch }).me());
+    expect(err.toJSON()).toEqual({
+      error: expect.stringMatching(/SERVICE_JWT_TOKEN.*line break/),
+      code: 'AUTH_ERROR',
+      statusCode: 401,
+    });
+    expectMasked(printed(err), [b.token, tail, token]);
+    expect(counter.calls).toEqual([]);
+  });
+
+  it('a base URL with a user name and password: refused, the password nowhere', async () => {
+    const password = `pw${randomBytes(8).toString('hex')}`;
+    const b = await buyer(t.api);
+    const withUser = baseUrl.replace('http://', `http://portage-user:${password}@`);
+    const err = await caught(new PortageClient({ baseUrl: withUser, token: b.token }).me());
+    expect(err.toJSON()).toEqual({
+      error: expect.stringMatching(/SERVICE_URL.*user name or password/),
+      code: 'VALIDATION_ERROR',
+      statusCode: 400,
+    });
+    expect(err.message).toContain(baseUrl.replace('http://', 'http://[redacted]@'));
+    expectMasked(printed(err), [password, 'portage-user', b.token]);
+  });
+
+  it('an unparseable base URL with a password is not echoed', () => {
+    const password = `pw${randomBytes(8).toString('hex')}`;
+    let thrown: unknown;
+    try {
+      new PortageClient({ baseUrl: `http://user:${password}/x@127.0.0.1:1`, token: 'x' });
+    } catch (err) {
+      thrown = err;
+    }
+    expect(thrown).toBeInstanceOf(TypeError);
+    expect((thrown as Error).message).toMatch(/baseUrl must be an absolute URL/);
+    expectMasked(printed(thrown), [password]);
+  });
+
+  it('fetch’s own error is masked too, and its cause (a fetch standing in)', async () => {
+    const token = `eyJ${randomBytes(12).toString('hex')}.eyJ${randomBytes(12).toString('hex')}.sig`;
+    const failing: typeof fetch = async (input, init) => {
+      const auth = new Headers(init?.headers).get('authorization');
+      throw new TypeError('fetch failed', {
+        cause: new Error(`connect refused while sending "${auth}" to ${String(input)}`),
+      });
+    };
+    const err = await caught(client({ token, fetch: failing }).me());
+    expect(err).toMatchObject({ code: 'INTERNAL_ERROR', statusCode: 503 });
+    expect(err.message).toContain('Bearer [redacted]');
+    expect(err.cause).toBeInstanceOf(Error);
+    expectMasked(printed(err), [token]);
+  });
+
+  it('a proxy page that quotes the Authorization header is masked in the error', async () => {
+    const b = await buyer(t.api);
+    const stand = http.createServer((req, res) => {
+      res.writeHead(400, { 'content-type': 'text/html' });
+      res.end(`<p>Bad request: header authorization: ${req.headers.authorization}</p>`);
+    });
+    await new Promise<void>((resolve) => stand.listen(0, '127.0.0.1', resolve));
+    try {
+      const { port } = stand.address() as net.AddressInfo;
+      const c = new PortageClient({ baseUrl: `http://127.0.0.1:${port}`, token: b.token });
+      const err = await caught(c.me());
+      expect(err.toJSON()).toEqual({
+        error:
+          'The service answered HTTP 400 Bad Request: <p>Bad request: header authorization: Bearer [redacted]</p>',
+        code: 'VALIDATION_ERROR',
+        statusCode: 400,
+      });
+      expectMasked(printed(err), [b.token]);
+    } finally {
+      stand.closeAllConnections();
+      await new Promise((resolve) => stand.close(resolve));
+    }
   });
 });

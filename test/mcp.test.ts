@@ -13,7 +13,8 @@ import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js'
 import type { CallToolResult, Tool as McpTool } from '@modelcontextprotocol/sdk/types.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { toolsMarkdownTable } from '../src/contract/tools.ts';
-import { admin, buyer, type SignedIn, seller, type TestApp, testApp } from './helpers/app.ts';
+import { type SignedIn, type TestApp, testApp } from './helpers/app.ts';
+import { admin, buyer, coupon, product, seller, uniqueWord } from './helpers/builders.ts';
 import { type TestDatabase, testDatabase } from './helpers/db.ts';
 import { finished } from './helpers/process.ts';
 
@@ -37,7 +38,7 @@ let shopper: SignedIn;
 let agent: Client;
 let tools: McpTool[];
 
-const word = `zq${Array.from(randomBytes(10), (b) => String.fromCharCode(97 + (b % 26))).join('')}`;
+const word = uniqueWord();
 const suffix = randomBytes(4).toString('hex');
 const couponCode = `PADDLE${suffix.toUpperCase()}`;
 let categoryId: string;
@@ -138,28 +139,25 @@ beforeAll(async () => {
   categoryId = cat.body.id;
 
   const s = await seller(t.api);
-  const make = async (title: string, priceCents: number, stockQuantity: number, category?: string) => {
-    const res = await t.api.as(s).post('/products', {
-      title,
-      description: `A ${title.toLowerCase()} for the portage between lakes`,
-      priceCents,
-      stockQuantity,
-      weight: 1,
-      ...(category ? { categoryId: category } : {}),
-    });
-    expect(res.status, JSON.stringify(res.body)).toBe(201);
-    return res.body.id as string;
-  };
+  const make = async (title: string, priceCents: number, stockQuantity: number, category?: string) =>
+    (
+      await product(t.api, s, {
+        title,
+        description: `A ${title.toLowerCase()} for the portage between lakes`,
+        priceCents,
+        stockQuantity,
+        ...(category ? { categoryId: category } : {}),
+      })
+    ).id;
   p.paddle = await make(`Cedar paddle ${word}`, 4500, 5, categoryId);
   p.seat = await make(`Canoe seat ${word}`, 1500, 2, categoryId);
   p.tarp = await make(`Camp tarp ${word}`, 9900, 10);
 
-  const c = await t.api.as(boss).post('/admin/coupons', {
+  await coupon(t.api, boss, {
     code: couponCode,
     discountPercent: 10,
     terms: '10% off the cart; test coupon',
   });
-  expect(c.status, JSON.stringify(c.body)).toBe(201);
 
   shopper = await buyer(t.api);
   agent = (await startToolServer(shopper.token)).client;
@@ -505,6 +503,68 @@ describe('tokens', () => {
       const body = failed(await call(client, 'get_cart'), 'AUTH_ERROR', 401);
       expect(body.error).toMatch(/AUTH_ERROR/);
       failed(await call(client, 'search_products', { query: word }), 'AUTH_ERROR', 401);
+    },
+    TIMEOUT,
+  );
+
+  // ../shared/design/decisions.md ("Hardening"): the tool server never puts a credential in a
+  // message, on stdout or stderr.
+  it(
+    'a token with a line break and a SERVICE_URL with a password: errors name neither',
+    async () => {
+      const b = await buyer(t.api, 'leaky');
+      const tail = `tail${randomBytes(8).toString('hex')}`;
+      const password = `pw${randomBytes(8).toString('hex')}`;
+      const withUser = baseUrl.replace('http://', `http://portage-user:${password}@`);
+      const secrets = [b.token, tail, password, 'portage-user'];
+      const runs = [
+        { server: await startToolServer(`${b.token}\n${tail}`), code: 'AUTH_ERROR', status: 401 },
+        { server: await startToolServer(b.token, withUser), code: 'VALIDATION_ERROR', status: 400 },
+        {
+          server: await startToolServer(`${b.token}\n${tail}`, withUser),
+          code: 'VALIDATION_ERROR',
+          status: 400,
+        },
+      ];
+      for (const { server, code, status } of runs) {
+        for (const [name, args] of [
+          ['get_cart', {}],
+          ['get_product', { id: p.paddle }],
+          ['search_products', { query: word, category: categorySlug }],
+        ] as const) {
+          const res = await call(server.client, name, args);
+          const body = failed(res, code, status);
+          expect(body.error).toMatch(/SERVICE_JWT_TOKEN|SERVICE_URL/);
+          const text = JSON.stringify(res);
+          for (const secret of secrets) {
+            expect(text, name).not.toContain(secret);
+            expect(JSON.stringify(res.structuredContent ?? null)).not.toContain(secret);
+          }
+        }
+        for (const secret of secrets) expect(server.stderr()).not.toContain(secret);
+      }
+    },
+    TIMEOUT,
+  );
+
+  it(
+    'a SERVICE_URL that does not parse is refused at start without its password',
+    async () => {
+      const password = `pw${randomBytes(8).toString('hex')}`;
+      const run = await finished(
+        spawn(process.execPath, ['bin/portage.js', 'mcp'], {
+          cwd: ROOT,
+          env: childEnv({
+            SERVICE_URL: `http://user:${password}/x@127.0.0.1:1`,
+            SERVICE_JWT_TOKEN: shopper.token,
+          }),
+        }),
+      );
+      expect(run.code).toBe(1);
+      expect(run.stdout).toBe('');
+      expect(run.stderr).toBe(
+        'portage: SERVICE_URL must be an http(s) URL; got "http://[redacted]@127.0.0.1:1"\n',
+      );
     },
     TIMEOUT,
   );

@@ -7,6 +7,7 @@ import {
   type FieldProblem,
   codeForStatus as knownCode,
 } from '../contract/errors.ts';
+import { maskError, maskUrl } from './mask.ts';
 
 export type { ErrorBody, ErrorCode, FieldProblem };
 
@@ -22,6 +23,22 @@ export class PortageApiError extends Error {
     this.code = body.code;
     this.statusCode = body.statusCode;
     this.body = body;
+  }
+
+  /** This error with `mask` applied to its messages and its cause (see mask.ts). */
+  masked(mask: (text: string) => string): PortageApiError {
+    const { error, details } = this.body;
+    const body: ErrorBody = {
+      ...this.body,
+      error: mask(error),
+      ...(details
+        ? { details: details.map((d) => ({ field: mask(d.field), message: mask(d.message) })) }
+        : {}),
+    };
+    return new PortageApiError(
+      body,
+      this.cause === undefined ? undefined : { cause: maskError(this.cause, mask) },
+    );
   }
 
   get details(): FieldProblem[] | undefined {
@@ -67,10 +84,13 @@ export function errorFromAnswer(status: number, statusText: string, json: unknow
   });
 }
 
-/** Why fetch failed, in words that tell the caller what to check. */
+/**
+ * Why fetch failed, in words that tell the caller what to check. The address is shown without
+ * its userinfo; the caller masks the rest (fetch's messages quote headers and URLs).
+ */
 export function networkError(baseUrl: string, err: unknown): PortageApiError {
   const code = systemCode(err);
-  const where = `the Portage service at ${baseUrl}`;
+  const where = `the Portage service at ${maskUrl(baseUrl)}`;
   let error: string;
   if (code === 'ECONNREFUSED') {
     error =

@@ -15,8 +15,10 @@ import {
 } from '../contract/cart.ts';
 import { productDetail, type SORTS, searchAnswer } from '../contract/catalog.ts';
 import { errorFromAnswer, networkError, PortageApiError } from './errors.ts';
+import { maskCredentials, maskUrl, urlCredentials } from './mask.ts';
 
 export { type ErrorBody, type ErrorCode, type FieldProblem, PortageApiError } from './errors.ts';
+export { maskCredentials, maskUrl } from './mask.ts';
 
 export type Me = z.output<typeof me>;
 export type ProductDetail = z.output<typeof productDetail>;
@@ -72,6 +74,13 @@ export interface RequestOptions<S extends z.ZodType | undefined = undefined> {
 /** Exponential backoff without Retry-After: 250 ms, 500 ms, 1 s, ... */
 const BACKOFF_BASE_MS = 250;
 
+/**
+ * What a token can hold: a JWT is base64url and dots. Anything else (a line break pasted
+ * along, a space) cannot go in a header, and fetch's refusal would quote the header, token
+ * and all.
+ */
+const TOKEN_CHARACTERS = /^[\x21-\x7e]*$/;
+
 /** Paths whose 401 means bad credentials, not an expired token: never answered by a refresh. */
 const NO_REFRESH = /^\/auth\/(login|register|refresh)(\/|\?|$)/;
 
@@ -94,15 +103,30 @@ export class PortageClient {
   #refreshing: Promise<boolean> | undefined;
   /** A token the service refused to refresh: later 401s with it are thrown at once. */
   #unrefreshable: string | undefined;
+  /** Every token this client held and the address's userinfo: masked in every error. */
+  readonly #secrets = new Set<string>();
+  /** Why no call can be made with this address (it carries a user name or password). */
+  readonly #addressRefusal: PortageApiError | undefined;
 
   constructor(options: PortageClientOptions) {
     if (!URL.canParse(options.baseUrl)) {
       throw new TypeError(
-        `baseUrl must be an absolute URL such as https://api.example.ca, not ${options.baseUrl}`,
+        `baseUrl must be an absolute URL such as https://api.example.ca, not ${maskUrl(options.baseUrl)}`,
       );
     }
     this.baseUrl = options.baseUrl.replace(/\/+$/, '');
+    for (const secret of urlCredentials(this.baseUrl)) this.#secrets.add(secret);
+    if (this.#secrets.size) {
+      this.#addressRefusal = new PortageApiError({
+        error:
+          `The service address (SERVICE_URL, the base URL) ${maskUrl(this.baseUrl)} carries a user name or ` +
+          'password; the service signs in with the token alone: remove "user:password@" from the address',
+        code: 'VALIDATION_ERROR',
+        statusCode: 400,
+      });
+    }
     this.#token = options.token;
+    this.#secrets.add(options.token);
     this.maxRetries = Math.max(0, options.maxRetries ?? 3);
     this.maxBackoffMs = Math.max(0, options.maxBackoffMs ?? 30_000);
     this.#onTokenRefreshed = options.onTokenRefreshed;
@@ -112,6 +136,14 @@ export class PortageClient {
   /** The token in use now (a refreshed one after an automatic refresh). */
   get token(): string {
     return this.#token;
+  }
+
+  /**
+   * `text` without the credentials this client knows (its tokens, the address's userinfo) nor
+   * anything shaped like one: for every message made from the address, a header or an error.
+   */
+  maskCredentials(text: string): string {
+    return maskCredentials(text, this.#secrets);
   }
 
   // ---- typed calls ----------------------------------------------------------------------------
@@ -186,7 +218,21 @@ export class PortageClient {
   ): Promise<z.output<S>>;
   request(method: HttpMethod, path: string, options?: RequestOptions): Promise<unknown>;
   async request(method: HttpMethod, path: string, options: RequestOptions<z.ZodType | undefined> = {}) {
-    if (!path.startsWith('/')) throw new TypeError(`path must start with /, not ${path}`);
+    try {
+      return await this.#request(method, path, options);
+    } catch (err) {
+      // The one place errors leave the client: none carries a credential (mask.ts).
+      if (err instanceof PortageApiError) throw err.masked((text) => this.maskCredentials(text));
+      throw err;
+    }
+  }
+
+  // ---- internals ------------------------------------------------------------------------------
+
+  async #request(method: HttpMethod, path: string, options: RequestOptions<z.ZodType | undefined>) {
+    if (!path.startsWith('/'))
+      throw new TypeError(`path must start with /, not ${this.maskCredentials(path)}`);
+    if (this.#addressRefusal) throw this.#addressRefusal;
     const url = this.baseUrl + path + queryString(options.query);
     const headers: Record<string, string> = { accept: 'application/json' };
     if (options.body !== undefined) headers['content-type'] = 'application/json';
@@ -197,11 +243,22 @@ export class PortageClient {
     let retries = 0;
     for (;;) {
       const sentToken = this.#token;
+      if (!TOKEN_CHARACTERS.test(sentToken)) {
+        throw new PortageApiError({
+          error:
+            'AUTH_ERROR: Invalid token: the token (SERVICE_JWT_TOKEN) holds a line break, a space or another ' +
+            'character a token cannot have; copy it again, on one line',
+          code: 'AUTH_ERROR',
+          statusCode: 401,
+        });
+      }
       const answer = await this.#send(method, url, { ...headers, ...authorization(sentToken) }, body);
       if (answer.status >= 200 && answer.status < 300)
         return this.#parse(method, path, answer, options.schema);
 
-      const err = errorFromAnswer(answer.status, answer.statusText, answer.json, answer.text);
+      // Masked before errorFromAnswer cuts it short: a cut token would no longer be recognised.
+      const text = this.maskCredentials(answer.text);
+      const err = errorFromAnswer(answer.status, answer.statusText, answer.json, text);
       // Spec 7: an expired token is renewed once; AUTH_ERROR itself is never retried.
       if (answer.status === 401 && !refreshed && sentToken && !NO_REFRESH.test(path)) {
         refreshed = true;
@@ -216,8 +273,6 @@ export class PortageClient {
       throw err;
     }
   }
-
-  // ---- internals ------------------------------------------------------------------------------
 
   async #send(
     method: string,
@@ -292,6 +347,7 @@ export class PortageClient {
     const parsed = refreshAnswer.safeParse(answer.json);
     if (answer.status !== 200 || !parsed.success) return false;
     this.#token = parsed.data.token;
+    this.#secrets.add(parsed.data.token);
     this.#onTokenRefreshed?.(parsed.data.token);
     return true;
   }

@@ -9,7 +9,7 @@ import {
   ListToolsRequestSchema,
 } from '@modelcontextprotocol/sdk/types.js';
 import type { z } from 'zod';
-import { PortageApiError, PortageClient } from '../client/index.ts';
+import { maskCredentials, maskUrl, PortageApiError, PortageClient } from '../client/index.ts';
 import { categoryList } from '../contract/catalog.ts';
 import type { ErrorBody } from '../contract/errors.ts';
 import {
@@ -90,9 +90,9 @@ async function categoryId(client: PortageClient, idOrSlug: string): Promise<stri
   return found.id;
 }
 
-const result = (value: object, isError = false): CallToolResult => ({
+const success = (value: object): CallToolResult => ({
   content: [{ type: 'text', text: JSON.stringify(value) }],
-  ...(isError ? { isError: true } : { structuredContent: value as Record<string, unknown> }),
+  structuredContent: value as Record<string, unknown>,
 });
 
 export function createToolServer(client: PortageClient): Server {
@@ -112,17 +112,28 @@ export function createToolServer(client: PortageClient): Server {
     })),
   }));
 
+  // Every failure leaves through here, masked (../shared/design/decisions.md, "Hardening":
+  // no credential in a message).
+  const mask = (text: string) => client.maskCredentials(text);
+  const failure = (body: ErrorBody): CallToolResult => {
+    const masked: ErrorBody = {
+      ...body,
+      error: mask(body.error),
+      ...(body.details
+        ? { details: body.details.map((d) => ({ field: mask(d.field), message: mask(d.message) })) }
+        : {}),
+    };
+    return { content: [{ type: 'text', text: JSON.stringify(masked) }], isError: true };
+  };
+
   server.setRequestHandler(CallToolRequestSchema, async (request): Promise<CallToolResult> => {
     const tool = byName.get(request.params.name);
     if (!tool) {
-      return result(
-        {
-          error: `No tool named ${request.params.name}`,
-          code: 'NOT_FOUND',
-          statusCode: 404,
-        } satisfies ErrorBody,
-        true,
-      );
+      return failure({
+        error: `No tool named ${request.params.name}`,
+        code: 'NOT_FOUND',
+        statusCode: 404,
+      } satisfies ErrorBody);
     }
     const parsed = tool.input.safeParse(request.params.arguments ?? {});
     if (!parsed.success) {
@@ -130,26 +141,20 @@ export function createToolServer(client: PortageClient): Server {
         field: i.path.join('.') || 'input',
         message: i.message,
       }));
-      return result(
-        {
-          error: `Invalid input for ${tool.name}: ${details.map((d) => `${d.field} ${d.message}`).join('; ')}`,
-          code: 'VALIDATION_ERROR',
-          statusCode: 400,
-          details,
-        } satisfies ErrorBody,
-        true,
-      );
+      return failure({
+        error: `Invalid input for ${tool.name}: ${details.map((d) => `${d.field} ${d.message}`).join('; ')}`,
+        code: 'VALIDATION_ERROR',
+        statusCode: 400,
+        details,
+      });
     }
     try {
-      return result((await HANDLERS[tool.name]!(client, parsed.data)) as object);
+      return success((await HANDLERS[tool.name]!(client, parsed.data)) as object);
     } catch (err) {
-      if (err instanceof ToolError) return result(err.body, true);
-      if (err instanceof PortageApiError) return result(err.toJSON(), true);
-      process.stderr.write(`portage mcp: ${tool.name} failed: ${(err as Error)?.stack ?? err}\n`);
-      return result(
-        { error: 'Internal error in the tool server', code: 'INTERNAL_ERROR', statusCode: 500 },
-        true,
-      );
+      if (err instanceof ToolError) return failure(err.body);
+      if (err instanceof PortageApiError) return failure(err.toJSON());
+      process.stderr.write(mask(`portage mcp: ${tool.name} failed: ${(err as Error)?.stack ?? err}\n`));
+      return failure({ error: 'Internal error in the tool server', code: 'INTERNAL_ERROR', statusCode: 500 });
     }
   });
   return server;
@@ -169,10 +174,12 @@ export async function runToolServer(env: Record<string, string | undefined> = pr
     );
   }
   const baseUrl = env.SERVICE_URL!.trim();
+  const token = env.SERVICE_JWT_TOKEN!.trim();
   if (!URL.canParse(baseUrl) || !/^https?:/.test(baseUrl)) {
-    throw new ToolServerConfigError(`SERVICE_URL must be an http(s) URL; got "${baseUrl}"`);
+    const shown = maskCredentials(maskUrl(baseUrl), [token]);
+    throw new ToolServerConfigError(`SERVICE_URL must be an http(s) URL; got "${shown}"`);
   }
-  const client = new PortageClient({ baseUrl, token: env.SERVICE_JWT_TOKEN!.trim() });
+  const client = new PortageClient({ baseUrl, token });
   const server = createToolServer(client);
   await server.connect(new StdioServerTransport());
 }
