@@ -1,10 +1,11 @@
 // Categories and products: who may see and change what, and every product rule.
-import { and, asc, eq, inArray, ne, or, type SQL, sql } from 'drizzle-orm';
+import { and, asc, eq, inArray, ne, type SQL, sql } from 'drizzle-orm';
 import type { z } from 'zod';
 import type {
   createCategoryBody,
   createProductBody,
   listProductsQuery,
+  PRODUCT_STATUSES,
   productDetail,
   productListItem,
   updateProductBody,
@@ -15,10 +16,11 @@ import { type Db, preparedRows } from '../../db/index.ts';
 import { sellerProfiles, users } from '../auth/tables.ts';
 import { type AuthUser, caller, type RequestContext } from '../context.ts';
 import { categories, productCountVersions, products } from './tables.ts';
-import { searchWords, tsQuery } from './text-query.ts';
+import { searchTerms, tsQueryOf } from './text-query.ts';
 
 type ProductRow = typeof products.$inferSelect;
 type ListItem = z.infer<typeof productListItem>;
+type ProductStatus = (typeof PRODUCT_STATUSES)[number];
 type Detail = z.infer<typeof productDetail>;
 
 const REVIEWS_IN_DETAIL = 5;
@@ -71,10 +73,8 @@ async function categoryExists(ctx: RequestContext, id: string): Promise<boolean>
  * Buyers see active products; a seller also sees every product of their own; an admin sees
  * everything. What a caller may not see does not exist for them (404).
  */
-function visibleTo(user: AuthUser): SQL | undefined {
-  if (user.role === 'admin') return undefined;
-  if (user.role === 'seller') return or(eq(products.status, 'active'), eq(products.sellerId, user.id));
-  return eq(products.status, 'active');
+function visibilityOf(user: AuthUser): 'all' | 'active' | 'activeOrOwn' {
+  return user.role === 'admin' ? 'all' : user.role === 'seller' ? 'activeOrOwn' : 'active';
 }
 
 // ---- reads ------------------------------------------------------------------------------
@@ -196,39 +196,112 @@ function listTotals(ctx: RequestContext): ListTotals {
 }
 
 /** The version that a listing's total depends on: its category's, or the sum over all. */
-function countVersion(categoryId: string | undefined): SQL<string> {
+function countVersion(categoryId: unknown): SQL<string> {
   const v = productCountVersions;
   return categoryId === undefined
     ? sql<string>`(select coalesce(sum(${v.version}), 0)::text from ${v})`
     : sql<string>`(select coalesce(max(${v.version}), 0)::text from ${v} where ${v.categoryKey} = ${categoryId})`;
 }
 
-export async function listProducts(ctx: RequestContext, q: z.infer<typeof listProductsQuery>) {
-  const me = caller(ctx);
-  const words = q.search ? searchWords(q.search) : [];
-  const text = q.search ? tsQuery(q.search) : null;
-  if (q.search && !text) return { products: [], total: 0, limit: q.limit, offset: q.offset };
+/**
+ * Which conditions a listing has. Each shape is one pair of prepared statements (page and
+ * count), planned once per connection instead of on every request; at most a few hundred
+ * shapes exist. Statuses are written into the statement, not passed: a plan made for any
+ * value could not use the indexes kept for active products only.
+ */
+interface ListShape {
+  visibility: ReturnType<typeof visibilityOf>;
+  status: ProductStatus | undefined;
+  sellerId: boolean;
+  categoryId: boolean;
+  minPrice: boolean;
+  maxPrice: boolean;
+  search: 'none' | 'prefix' | 'words';
+}
+
+function listStatements(db: Db, shape: ListShape) {
+  const ph = sql.placeholder;
+  const status = (s: ProductStatus) => sql.raw(`'${s}'`);
   const where = and(
-    visibleTo(me),
-    q.status ? eq(products.status, q.status) : ne(products.status, 'deleted'),
-    q.sellerId ? eq(products.sellerId, q.sellerId) : undefined,
-    q.categoryId ? eq(products.categoryId, q.categoryId) : undefined,
-    q.minPrice !== undefined ? sql`${products.priceCents} >= ${q.minPrice}` : undefined,
-    q.maxPrice !== undefined ? sql`${products.priceCents} <= ${q.maxPrice}` : undefined,
-    text ? sql`${products.searchDoc} @@ ${text}` : undefined,
+    shape.visibility === 'active' ? sql`${products.status} = ${status('active')}` : undefined,
+    shape.visibility === 'activeOrOwn'
+      ? sql`(${products.status} = ${status('active')} or ${products.sellerId} = ${ph('me')})`
+      : undefined,
+    shape.status
+      ? sql`${products.status} = ${status(shape.status)}`
+      : sql`${products.status} <> ${status('deleted')}`,
+    shape.sellerId ? sql`${products.sellerId} = ${ph('sellerId')}` : undefined,
+    shape.categoryId ? sql`${products.categoryId} = ${ph('categoryId')}` : undefined,
+    shape.minPrice ? sql`${products.priceCents} >= ${ph('minPrice')}` : undefined,
+    shape.maxPrice ? sql`${products.priceCents} <= ${ph('maxPrice')}` : undefined,
+    shape.search === 'none'
+      ? undefined
+      : sql`${products.searchDoc} @@ ${tsQueryOf(shape.search === 'words' ? ph('leading') : null, ph('prefix'))}`,
   );
-  const version = countVersion(q.categoryId || undefined);
-  const count = () => ctx.db.select({ n: sql<number>`count(*)::int`, version }).from(products).where(where);
-  // Oldest first, then id: a product added while someone pages lands after their pages,
-  // so pages never overlap nor skip.
-  const page = () =>
-    ctx.db
+  const version = countVersion(shape.categoryId ? ph('categoryId') : undefined);
+  // Short and one per shape (PostgreSQL cuts statement names at 63 bytes): `product_list_active_-_0101_n`.
+  const flags = [shape.sellerId, shape.categoryId, shape.minPrice, shape.maxPrice].map(Number).join('');
+  const name = `product_list_${shape.visibility}_${shape.status ?? '-'}_${flags}_${shape.search}`;
+  return {
+    // Oldest first, then id: a product added while someone pages lands after their pages,
+    // so pages never overlap nor skip.
+    page: db
       .select({ ...listItemColumns, version })
       .from(products)
       .where(where)
       .orderBy(asc(products.createdAt), asc(products.id))
-      .limit(q.limit)
-      .offset(q.offset);
+      .limit(ph('limit'))
+      .offset(ph('offset'))
+      .prepare(`${name}_page`),
+    count: db
+      .select({ n: sql<number>`count(*)::int`, version })
+      .from(products)
+      .where(where)
+      .prepare(`${name}_count`),
+  };
+}
+
+type ListStatements = ReturnType<typeof listStatements>;
+const statementsByDatabase = new WeakMap<Db, Map<string, ListStatements>>();
+
+function preparedList(ctx: RequestContext, shape: ListShape): ListStatements {
+  let byShape = statementsByDatabase.get(ctx.db);
+  if (!byShape) {
+    byShape = new Map();
+    statementsByDatabase.set(ctx.db, byShape);
+  }
+  const key = JSON.stringify(shape);
+  const kept = byShape.get(key);
+  if (kept) return kept;
+  const made = listStatements(ctx.db, shape);
+  byShape.set(key, made);
+  return made;
+}
+
+export async function listProducts(ctx: RequestContext, q: z.infer<typeof listProductsQuery>) {
+  const me = caller(ctx);
+  const terms = q.search ? searchTerms(q.search) : null;
+  if (q.search && !terms) return { products: [], total: 0, limit: q.limit, offset: q.offset };
+  const { page, count } = preparedList(ctx, {
+    visibility: visibilityOf(me),
+    status: q.status,
+    sellerId: Boolean(q.sellerId),
+    categoryId: Boolean(q.categoryId),
+    minPrice: q.minPrice !== undefined,
+    maxPrice: q.maxPrice !== undefined,
+    search: terms === null ? 'none' : terms.leading === null ? 'prefix' : 'words',
+  });
+  const values = {
+    me: me.id,
+    sellerId: q.sellerId,
+    categoryId: q.categoryId,
+    minPrice: q.minPrice,
+    maxPrice: q.maxPrice,
+    leading: terms?.leading,
+    prefix: terms?.prefix,
+    limit: q.limit,
+    offset: q.offset,
+  };
   const answer = (rows: ListItemRow[], total: number) => ({
     products: rows.map(toListItem),
     total,
@@ -244,15 +317,16 @@ export async function listProducts(ctx: RequestContext, q: z.infer<typeof listPr
     q.categoryId,
     q.minPrice,
     q.maxPrice,
-    words,
+    terms?.leading,
+    terms?.prefix,
   ]);
   const totals = ctx.inTransaction || key.length > TOTAL_KEY_MAX ? undefined : listTotals(ctx);
   if (!totals?.has(key)) {
-    const [rows, [counted]] = await Promise.all([page(), count()]);
+    const [rows, [counted]] = await Promise.all([page.execute(values), count.execute(values)]);
     if (counted) totals?.set(key, BigInt(counted.version), counted.n);
     return answer(rows, counted?.n ?? 0);
   }
-  const rows = await page();
+  const rows = await page.execute(values);
   const [first] = rows;
   // A short page ends the listing: its total is known without counting.
   if ((first && rows.length < q.limit) || (!first && q.offset === 0)) {
@@ -260,7 +334,7 @@ export async function listProducts(ctx: RequestContext, q: z.infer<typeof listPr
   }
   const kept = first && totals.get(key, BigInt(first.version));
   if (kept !== undefined) return answer(rows, kept);
-  const [counted] = await count();
+  const [counted] = await count.execute(values);
   if (counted) totals.set(key, BigInt(counted.version), counted.n);
   return answer(rows, counted?.n ?? 0);
 }
