@@ -1,12 +1,22 @@
 // Categories and products over HTTP: the product rules, who sees and changes what, soft
 // delete, listing and paging, and the review aggregates shown in the product detail.
-import { randomBytes } from 'node:crypto';
 import { eq, sql } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { newId } from '../src/contract/common.ts';
 import { products } from '../src/modules/catalog/tables.ts';
 import { reviews } from '../src/modules/reviews/tables.ts';
-import { type Answer, admin, buyer, type SignedIn, seller, type TestApp, testApp } from './helpers/app.ts';
+import { type Answer, type SignedIn, type TestApp, testApp } from './helpers/app.ts';
+import {
+  admin,
+  buyer,
+  category,
+  errorBody,
+  expectError,
+  expectInvalid,
+  product,
+  seller,
+  uniqueWord,
+} from './helpers/builders.ts';
 import { type TestDatabase, testDatabase } from './helpers/db.ts';
 
 let database: TestDatabase;
@@ -23,36 +33,7 @@ afterAll(async () => {
   await database?.close();
 });
 
-/** A word no other test uses (letters only, so full-text search keeps it whole). */
-const uniqueWord = () =>
-  `zq${Array.from(randomBytes(10), (b) => String.fromCharCode(97 + (b % 26))).join('')}`;
-
-/** Creates a product through the API and answers its detail. */
-async function product(owner: SignedIn, fields: Record<string, unknown> = {}) {
-  const res = await t.api.as(owner).post('/products', {
-    title: `Cedar box ${uniqueWord()}`,
-    priceCents: 1000,
-    weight: 1,
-    ...fields,
-  });
-  if (res.status !== 201) throw new Error(`create product failed: ${JSON.stringify(res.body)}`);
-  return res.body;
-}
-
-async function category(label = 'Cat') {
-  const res = await t.api
-    .as(root)
-    .post('/admin/categories', { name: `${label} ${uniqueWord()}`, slug: `c-${uniqueWord()}` });
-  if (res.status !== 201) throw new Error(`create category failed: ${JSON.stringify(res.body)}`);
-  return res.body as { id: string; name: string; slug: string; parentId: string | null };
-}
-
-function expectInvalid(res: Answer, details: Array<{ field: string; message: string }>) {
-  expect(res.status).toBe(400);
-  expect(res.body).toEqual({ error: expect.any(String), code: 'VALIDATION_ERROR', statusCode: 400, details });
-}
-
-const notFound = (id: string) => ({ error: `Product ${id} not found`, code: 'NOT_FOUND', statusCode: 404 });
+const notFound = (id: string) => errorBody('NOT_FOUND', 404, `Product ${id} not found`);
 const ids = (res: Answer) => (res.body.products as Array<{ id: string }>).map((p) => p.id);
 
 describe('categories', () => {
@@ -88,12 +69,7 @@ describe('categories', () => {
     const slug = `dup-${uniqueWord()}`;
     expect((await t.api.as(root).post('/admin/categories', { name: 'One', slug })).status).toBe(201);
     const res = await t.api.as(root).post('/admin/categories', { name: 'Two', slug });
-    expect(res.status).toBe(409);
-    expect(res.body).toEqual({
-      error: `A category with the slug ${slug} already exists`,
-      code: 'CONFLICT',
-      statusCode: 409,
-    });
+    expectError(res, 'CONFLICT', 409, `A category with the slug ${slug} already exists`);
     // At once, too: one wins.
     const raced = `race-${uniqueWord()}`;
     const answers = await Promise.all(
@@ -129,12 +105,7 @@ describe('categories', () => {
   it('a buyer or a seller creating a category is 403', async () => {
     const b = await buyer(t.api);
     const res = await t.api.as(b).post('/admin/categories', { name: 'Mine', slug: `mine-${uniqueWord()}` });
-    expect(res.status).toBe(403);
-    expect(res.body).toEqual({
-      error: 'AUTHZ_ERROR: This needs the admin role; you are buyer',
-      code: 'AUTHZ_ERROR',
-      statusCode: 403,
-    });
+    expectError(res, 'AUTHZ_ERROR', 403, 'AUTHZ_ERROR: This needs the admin role; you are buyer');
     const s = await seller(t.api);
     const bySeller = await t.api.as(s).post('/admin/categories', { name: 'M', slug: `m-${uniqueWord()}` });
     expect(bySeller.status).toBe(403);
@@ -144,7 +115,7 @@ describe('categories', () => {
 describe('POST /products', () => {
   it('a seller creates a product: 201 with the full detail, active by default', async () => {
     const s = await seller(t.api);
-    const cat = await category();
+    const cat = await category(t.api, root);
     const res = await t.api.as(s).post('/products', {
       title: 'Maple syrup, grade A',
       description: 'Amber, rich taste',
@@ -288,12 +259,7 @@ describe('POST /products', () => {
   it('a buyer creating a product is 403 AUTHZ_ERROR', async () => {
     const b = await buyer(t.api);
     const res = await t.api.as(b).post('/products', { title: 'Mine', priceCents: 100, weight: 1 });
-    expect(res.status).toBe(403);
-    expect(res.body).toEqual({
-      error: 'AUTHZ_ERROR: This needs the seller role; you are buyer',
-      code: 'AUTHZ_ERROR',
-      statusCode: 403,
-    });
+    expectError(res, 'AUTHZ_ERROR', 403, 'AUTHZ_ERROR: This needs the seller role; you are buyer');
   });
 
   it("a seller naming another seller's id is 403; their own id is fine", async () => {
@@ -302,12 +268,7 @@ describe('POST /products', () => {
     const res = await t.api
       .as(s)
       .post('/products', { title: 'Sneaky', priceCents: 100, weight: 1, sellerId: other.id });
-    expect(res.status).toBe(403);
-    expect(res.body).toEqual({
-      error: 'AUTHZ_ERROR: A seller creates products in their own catalog only',
-      code: 'AUTHZ_ERROR',
-      statusCode: 403,
-    });
+    expectError(res, 'AUTHZ_ERROR', 403, 'AUTHZ_ERROR: A seller creates products in their own catalog only');
     expect(await database.db.select().from(products).where(eq(products.sellerId, other.id))).toEqual([]);
     const own = await t.api
       .as(s)
@@ -343,8 +304,8 @@ describe('visibility', () => {
     const owner = await seller(t.api);
     const other = await seller(t.api);
     const b = await buyer(t.api);
-    const draft = await product(owner, { status: 'draft' });
-    const inactive = await product(owner);
+    const draft = await product(t.api, owner, { status: 'draft' });
+    const inactive = await product(t.api, owner);
     expect((await t.api.as(owner).patch(`/products/${inactive.id}`, { status: 'inactive' })).status).toBe(
       200,
     );
@@ -364,7 +325,7 @@ describe('visibility', () => {
 
   it('an active product is visible to everyone', async () => {
     const owner = await seller(t.api);
-    const p = await product(owner);
+    const p = await product(t.api, owner);
     for (const who of [owner, await seller(t.api), await buyer(t.api), root]) {
       const res = await t.api.as(who).get(`/products/${p.id}`);
       expect(res.status).toBe(200);
@@ -377,12 +338,12 @@ describe('visibility', () => {
     const a = await seller(t.api);
     const other = await seller(t.api);
     const b = await buyer(t.api);
-    const aActive = await product(a, { title: `A active ${word}` });
-    const aDraft = await product(a, { title: `A draft ${word}`, status: 'draft' });
-    const aInactive = await product(a, { title: `A inactive ${word}` });
+    const aActive = await product(t.api, a, { title: `A active ${word}` });
+    const aDraft = await product(t.api, a, { title: `A draft ${word}`, status: 'draft' });
+    const aInactive = await product(t.api, a, { title: `A inactive ${word}` });
     await t.api.as(a).patch(`/products/${aInactive.id}`, { status: 'inactive' });
-    const oActive = await product(other, { title: `Other active ${word}` });
-    const oDraft = await product(other, { title: `Other draft ${word}`, status: 'draft' });
+    const oActive = await product(t.api, other, { title: `Other active ${word}` });
+    const oDraft = await product(t.api, other, { title: `Other draft ${word}`, status: 'draft' });
     const list = (who: SignedIn, extra = '') => t.api.as(who).get(`/products?search=${word}${extra}`);
 
     const forBuyer = await list(b);
@@ -396,7 +357,7 @@ describe('visibility', () => {
       priceCents: 1000,
       imageUrl: null,
       imageUrls: [],
-      stockQuantity: 0,
+      stockQuantity: 10,
       sellerId: a.id,
       categoryId: null,
       status: 'active',
@@ -425,8 +386,8 @@ describe('visibility', () => {
     const word = uniqueWord();
     const s = await seller(t.api);
     const b = await buyer(t.api);
-    const kept = await product(s, { title: `Kept ${word}` });
-    const gone = await product(s, { title: `Gone ${word}` });
+    const kept = await product(t.api, s, { title: `Kept ${word}` });
+    const gone = await product(t.api, s, { title: `Gone ${word}` });
     expect((await t.api.as(s).delete(`/products/${gone.id}`)).status).toBe(200);
     for (const who of [s, b, root]) {
       expect(ids(await t.api.as(who).get(`/products?search=${word}`))).toEqual([kept.id]);
@@ -444,7 +405,7 @@ describe('visibility', () => {
 describe('PATCH /products/:id', () => {
   it('the owner changes title and price; the detail reflects it', async () => {
     const s = await seller(t.api);
-    const p = await product(s, { title: 'Old title', priceCents: 1000 });
+    const p = await product(t.api, s, { title: 'Old title', priceCents: 1000 });
     const res = await t.api.as(s).patch(`/products/${p.id}`, { title: 'New title', priceCents: 1250 });
     expect(res.status).toBe(200);
     expect(res.body).toEqual({ ...p, title: 'New title', priceCents: 1250 });
@@ -454,7 +415,7 @@ describe('PATCH /products/:id', () => {
 
   it('moves a product between draft, active and inactive', async () => {
     const s = await seller(t.api);
-    const p = await product(s, { status: 'draft' });
+    const p = await product(t.api, s, { status: 'draft' });
     for (const status of ['active', 'inactive', 'draft', 'active']) {
       const res = await t.api.as(s).patch(`/products/${p.id}`, { status });
       expect(res.status).toBe(200);
@@ -465,15 +426,15 @@ describe('PATCH /products/:id', () => {
   it('another seller: 403 on an active product (visible), 404 on a draft (invisible); a buyer: 403', async () => {
     const owner = await seller(t.api);
     const other = await seller(t.api);
-    const active = await product(owner, { title: 'Active' });
-    const draft = await product(owner, { title: 'Draft', status: 'draft' });
+    const active = await product(t.api, owner, { title: 'Active' });
+    const draft = await product(t.api, owner, { title: 'Draft', status: 'draft' });
     const forbidden = await t.api.as(other).patch(`/products/${active.id}`, { title: 'Mine now' });
-    expect(forbidden.status).toBe(403);
-    expect(forbidden.body).toEqual({
-      error: `AUTHZ_ERROR: Only the seller who owns product ${active.id} may change it`,
-      code: 'AUTHZ_ERROR',
-      statusCode: 403,
-    });
+    expectError(
+      forbidden,
+      'AUTHZ_ERROR',
+      403,
+      `AUTHZ_ERROR: Only the seller who owns product ${active.id} may change it`,
+    );
     const hidden = await t.api.as(other).patch(`/products/${draft.id}`, { title: 'Mine now' });
     expect(hidden.status).toBe(404);
     expect(hidden.body).toEqual(notFound(draft.id));
@@ -487,7 +448,7 @@ describe('PATCH /products/:id', () => {
 
   it('refuses status deleted, digital and perishable together, and an empty body', async () => {
     const s = await seller(t.api);
-    const p = await product(s, { isPerishable: true });
+    const p = await product(t.api, s, { isPerishable: true });
     expectInvalid(await t.api.as(s).patch(`/products/${p.id}`, { status: 'deleted' }), [
       { field: 'status', message: 'must be draft, active or inactive (use DELETE to delete)' },
     ]);
@@ -513,7 +474,7 @@ describe('PATCH /products/:id', () => {
 
   it('turning a product digital drops its weight and dimensions', async () => {
     const s = await seller(t.api);
-    const p = await product(s, { weight: 2, dimensions: { width: 1, height: 2, depth: 3 } });
+    const p = await product(t.api, s, { weight: 2, dimensions: { width: 1, height: 2, depth: 3 } });
     const res = await t.api.as(s).patch(`/products/${p.id}`, { isDigital: true });
     expect(res.status).toBe(200);
     expect(res.body).toMatchObject({ isDigital: true, weight: null, dimensions: null });
@@ -525,15 +486,10 @@ describe('PATCH /products/:id', () => {
 
   it('a deleted product cannot change: 409', async () => {
     const s = await seller(t.api);
-    const p = await product(s);
+    const p = await product(t.api, s);
     await t.api.as(s).delete(`/products/${p.id}`);
     const res = await t.api.as(s).patch(`/products/${p.id}`, { title: 'Back' });
-    expect(res.status).toBe(409);
-    expect(res.body).toEqual({
-      error: `Product ${p.id} is deleted; a deleted product cannot change`,
-      code: 'CONFLICT',
-      statusCode: 409,
-    });
+    expectError(res, 'CONFLICT', 409, `Product ${p.id} is deleted; a deleted product cannot change`);
   });
 });
 
@@ -541,7 +497,7 @@ describe('DELETE /products/:id', () => {
   it('soft deletes: 200 with status deleted, the row stays, buyers get 404, and it never comes back', async () => {
     const s = await seller(t.api);
     const b = await buyer(t.api);
-    const p = await product(s);
+    const p = await product(t.api, s);
     const res = await t.api.as(s).delete(`/products/${p.id}`);
     expect(res.status).toBe(200);
     expect(res.body).toEqual({ ...p, status: 'deleted' });
@@ -563,8 +519,8 @@ describe('DELETE /products/:id', () => {
   it('only the owner deletes: another seller 403 (active) or 404 (draft), a buyer 403', async () => {
     const owner = await seller(t.api);
     const other = await seller(t.api);
-    const active = await product(owner);
-    const draft = await product(owner, { status: 'draft' });
+    const active = await product(t.api, owner);
+    const draft = await product(t.api, owner, { status: 'draft' });
     expect((await t.api.as(other).delete(`/products/${active.id}`)).status).toBe(403);
     expect(await t.api.as(other).delete(`/products/${draft.id}`)).toMatchObject({
       status: 404,
@@ -608,7 +564,7 @@ describe('GET /products query parameters', () => {
   it('limit defaults to 20 and may not exceed 100; offset pages', async () => {
     const s = await seller(t.api);
     const made = [];
-    for (let i = 0; i < 22; i++) made.push((await product(s, { title: `Item ${i}` })).id);
+    for (let i = 0; i < 22; i++) made.push((await product(t.api, s, { title: `Item ${i}` })).id);
     const first = await t.api.as(s).get(`/products?sellerId=${s.id}`);
     expect(first.status).toBe(200);
     expect(first.body).toMatchObject({ total: 22, limit: 20, offset: 0 });
@@ -635,10 +591,14 @@ describe('GET /products query parameters', () => {
     const s = await seller(t.api);
     const other = await seller(t.api);
     const b = await buyer(t.api);
-    const cat = await category();
-    const p1000 = await product(s, { title: `One ${word}`, priceCents: 1000, categoryId: cat.id });
-    const p2000 = await product(s, { title: `Two ${word}`, priceCents: 2000 });
-    const p3000 = await product(other, { title: `Three ${word}`, priceCents: 3000, categoryId: cat.id });
+    const cat = await category(t.api, root);
+    const p1000 = await product(t.api, s, { title: `One ${word}`, priceCents: 1000, categoryId: cat.id });
+    const p2000 = await product(t.api, s, { title: `Two ${word}`, priceCents: 2000 });
+    const p3000 = await product(t.api, other, {
+      title: `Three ${word}`,
+      priceCents: 3000,
+      categoryId: cat.id,
+    });
     const q = (extra: string) => t.api.as(b).get(`/products?search=${word}&${extra}`);
     expect(ids(await q(`sellerId=${s.id}`))).toEqual([p1000.id, p2000.id]);
     expect(ids(await q(`sellerId=${other.id}`))).toEqual([p3000.id]);
@@ -656,10 +616,13 @@ describe('GET /products query parameters', () => {
   it('search is full text over title, keywords and description', async () => {
     const word = uniqueWord();
     const s = await seller(t.api);
-    const inTitle = await product(s, { title: `Lantern ${word}` });
-    const inKeywords = await product(s, { title: 'Candle', keywords: [word] });
-    const inDescription = await product(s, { title: 'Wick', description: `Spare wick for the ${word}` });
-    await product(s, { title: 'Unrelated' });
+    const inTitle = await product(t.api, s, { title: `Lantern ${word}` });
+    const inKeywords = await product(t.api, s, { title: 'Candle', keywords: [word] });
+    const inDescription = await product(t.api, s, {
+      title: 'Wick',
+      description: `Spare wick for the ${word}`,
+    });
+    await product(t.api, s, { title: 'Unrelated' });
     const res = await t.api.as(s).get(`/products?search=${word}`);
     expect(res.body.total).toBe(3);
     expect(ids(res)).toEqual([inTitle.id, inKeywords.id, inDescription.id]);
@@ -673,9 +636,9 @@ describe('GET /products query parameters', () => {
     const s = await seller(t.api);
     const b = await buyer(t.api);
     const originals: string[] = [];
-    for (let i = 0; i < 25; i++) originals.push((await product(s, { title: `Original ${i}` })).id);
+    for (let i = 0; i < 25; i++) originals.push((await product(t.api, s, { title: `Original ${i}` })).id);
     const page = (offset: number) => t.api.as(b).get(`/products?sellerId=${s.id}&limit=5&offset=${offset}`);
-    const create = (i: number) => product(s, { title: `Added ${i}` });
+    const create = (i: number) => product(t.api, s, { title: `Added ${i}` });
     // Interleave: a page, a new product, a page, a new product...
     const work: Array<Promise<unknown>> = [];
     for (let i = 0; i < 5; i++) work.push(page(i * 5), create(i), create(i + 5));
@@ -694,7 +657,7 @@ describe('GET /products query parameters', () => {
 describe('dateCreated', () => {
   it('is the creation time in whole Unix seconds (truncated), the same in the detail and the list', async () => {
     const s = await seller(t.api);
-    const p = await product(s);
+    const p = await product(t.api, s);
     // 750 ms past the second: truncation and rounding disagree.
     await database.db
       .update(products)
@@ -709,7 +672,7 @@ describe('dateCreated', () => {
 
   it("is truncated to whole seconds in a review's dateCreated too", async () => {
     const s = await seller(t.api);
-    const p = await product(s);
+    const p = await product(t.api, s);
     const b = await buyer(t.api, 'ivy');
     await database.db.insert(reviews).values({
       id: newId('reviews'),
@@ -746,8 +709,8 @@ describe('rating aggregates', () => {
 
   it('count published reviews only, for the product and its seller; the detail lists the newest', async () => {
     const s = await seller(t.api);
-    const p = await product(s);
-    const other = await product(s);
+    const p = await product(t.api, s);
+    const other = await product(t.api, s);
     const [ann, bob, cat, dan, eve] = [
       await buyer(t.api, 'ann'),
       await buyer(t.api, 'bob'),
@@ -855,7 +818,7 @@ describe('rating aggregates', () => {
   it('rounds the average to two decimals, the same in the detail, the list and the search', async () => {
     const word = uniqueWord();
     const s = await seller(t.api);
-    const p = await product(s, { title: `Rated ${word}` });
+    const p = await product(t.api, s, { title: `Rated ${word}` });
     for (const [i, rating] of [5, 4, 4].entries()) {
       await addReview(p.id, (await buyer(t.api, `avg${i}`)).id, rating);
     }
@@ -873,7 +836,7 @@ describe('rating aggregates', () => {
 
   it('the detail lists at most the 5 newest published reviews', async () => {
     const s = await seller(t.api);
-    const p = await product(s);
+    const p = await product(t.api, s);
     for (let i = 1; i <= 7; i++) {
       const b = await buyer(t.api, `r${i}`);
       await addReview(p.id, b.id, (i % 5) + 1, {

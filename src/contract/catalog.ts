@@ -1,7 +1,9 @@
-// Wire schemas of categories, products and product search (spec 2, 3, 4.1; decisions.md).
+// Wire schemas of categories, products and product search (README "Catalog" and "Search";
+// `../shared/spec/interface.md` sections 2, 3 and 4.1).
 import { z } from 'zod';
 import { recordId, unixSeconds } from './common.ts';
 
+/** The one list of product statuses: the wire, the table's check and every subset come from it. */
 export const PRODUCT_STATUSES = ['draft', 'active', 'inactive', 'deleted'] as const;
 export const productStatus = z.enum(PRODUCT_STATUSES, {
   message: `must be one of ${PRODUCT_STATUSES.join(', ')}`,
@@ -89,14 +91,17 @@ export const createProductBody = z.object({
   dimensions: productFields.dimensions.optional(),
   keywords: keywords.default([]),
   specifications: specifications.default({}),
-  status: z.enum(['draft', 'active'], { message: 'must be draft or active' }).default('active'),
+  status: productStatus
+    .extract(['draft', 'active'], { message: 'must be draft or active' })
+    .default('active'),
   sellerId: z.string().optional().describe('Admins only: the seller whose catalog receives the product'),
 });
 
 export const updateProductBody = z
   .object({
     ...productFields,
-    status: z.enum(['draft', 'active', 'inactive'], {
+    // Only DELETE deletes.
+    status: productStatus.exclude(['deleted'], {
       message: 'must be draft, active or inactive (use DELETE to delete)',
     }),
   })

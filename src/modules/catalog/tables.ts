@@ -1,5 +1,6 @@
 import { sql } from 'drizzle-orm';
 import {
+  bigint,
   boolean,
   check,
   customType,
@@ -74,10 +75,17 @@ export const products = pgTable(
   (t) => [
     check('products_price_positive', sql`${t.priceCents} > 0`),
     check('products_stock_non_negative', sql`${t.stockQuantity} >= 0`),
-    check('products_status_check', sql`${t.status} in ('draft', 'active', 'inactive', 'deleted')`),
+    check(
+      'products_status_check',
+      sql`${t.status} in (${sql.raw(PRODUCT_STATUSES.map((s) => `'${s}'`).join(', '))})`,
+    ),
     check('products_not_digital_and_perishable', sql`not (${t.isDigital} and ${t.isPerishable})`),
     index('products_seller_idx').on(t.sellerId, t.createdAt, t.id),
     index('products_active_created_idx').on(t.createdAt, t.id).where(sql`${t.status} = 'active'`),
+    // GET /products of a category, oldest first: a page reads its 20 rows and no others.
+    index('products_active_category_created_idx')
+      .on(t.categoryId, t.createdAt, t.id)
+      .where(sql`${t.status} = 'active'`),
     index('products_active_category_price_idx')
       .on(t.categoryId, t.priceCents)
       .where(sql`${t.status} = 'active'`),
@@ -86,3 +94,16 @@ export const products = pgTable(
     index('products_search_idx').using('gin', t.searchDoc).where(sql`${t.status} = 'active'`),
   ],
 );
+
+/**
+ * How many times the products of each category (`''`: uncategorised) changed in a way that
+ * can change a listing's total: a product added, removed, or its status, seller, category,
+ * price or text changed. Statement triggers on products keep it, in the same transaction
+ * as the change (migration 0007). Two reads that see the same version of a category (of the
+ * sum over all categories, for a listing of every category) see the same matching products,
+ * so GET /products may answer a total it counted under that version (README "Catalog").
+ */
+export const productCountVersions = pgTable('product_count_versions', {
+  categoryKey: text('category_key').primaryKey(),
+  version: bigint('version', { mode: 'bigint' }).notNull().default(sql`0`),
+});

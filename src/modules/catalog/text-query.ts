@@ -10,15 +10,26 @@ export function searchWords(text: string): string[] {
 }
 
 /**
- * The full-text query for `text`, or null when nothing searchable remains. Every word but
- * the last must match (English stems: "canoes" finds "canoe"); the last is a prefix, of a
- * stem or of a word as written, so that "runn" finds "running" although its stem is "run"
- * (the search vector keeps title and keyword words unstemmed too).
+ * What a full-text query of `text` is made of, or null when nothing searchable remains:
+ * every word but the last must match (English stems: "canoes" finds "canoe"); the last is a
+ * prefix, of a stem or of a word as written, so that "runn" finds "running" although its
+ * stem is "run" (the search vector keeps title and keyword words unstemmed too).
  */
-export function tsQuery(text: string): SQL | null {
+export function searchTerms(text: string): { leading: string | null; prefix: string } | null {
   const words = searchWords(text);
   const last = words.pop();
   if (last === undefined) return null;
-  const prefix = sql`(to_tsquery('english', ${`${last}:*`}) || to_tsquery('simple', ${`${last}:*`}))`;
-  return words.length ? sql`(to_tsquery('english', ${words.join(' & ')}) && ${prefix})` : prefix;
+  return { leading: words.length ? words.join(' & ') : null, prefix: `${last}:*` };
+}
+
+/** The query of `searchTerms`, from its parts (values or placeholders of a prepared statement). */
+export function tsQueryOf(leading: unknown, prefix: unknown): SQL {
+  const last = sql`(to_tsquery('english', ${prefix}) || to_tsquery('simple', ${prefix}))`;
+  return leading === null ? last : sql`(to_tsquery('english', ${leading}) && ${last})`;
+}
+
+/** The full-text query for `text`, or null when nothing searchable remains. */
+export function tsQuery(text: string): SQL | null {
+  const terms = searchTerms(text);
+  return terms && tsQueryOf(terms.leading, terms.prefix);
 }
