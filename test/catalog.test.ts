@@ -240,6 +240,27 @@ describe('POST /products', () => {
     expect(mine).toEqual([]);
   });
 
+  it('an empty categoryId is an unknown category (400), on create and on change, never a broken foreign key', async () => {
+    // Found by the fuzz test: "" skipped the category check and reached the foreign key (500).
+    const s = await seller(t.api);
+    const created = await product(t.api, s);
+    for (const res of [
+      await t.api.as(s).post('/products', { title: 'Tray', priceCents: 1000, weight: 1, categoryId: '' }),
+      await t.api.as(s).patch(`/products/${created.id}`, { categoryId: '' }),
+    ]) {
+      expect(res.body).toEqual({
+        error: 'Unknown category ""',
+        code: 'VALIDATION_ERROR',
+        statusCode: 400,
+        details: [{ field: 'categoryId', message: 'unknown category' }],
+      });
+    }
+    const listed = await t.api.as(s).get(`/products?sellerId=${s.id}`);
+    expect(
+      listed.body.products.map((p: { id: string; categoryId: string | null }) => [p.id, p.categoryId]),
+    ).toEqual([[created.id, null]]);
+  });
+
   it('a digital product needs no weight; weight and dimensions are not kept for it', async () => {
     const s = await seller(t.api);
     const res = await t.api.as(s).post('/products', { title: 'E-book', priceCents: 999, isDigital: true });

@@ -273,13 +273,6 @@ const show = (c: Case, sentPayload: string | undefined) => {
  * and has an it.fails below that turns red the day it is fixed (then delete the entry).
  */
 const KNOWN: Array<{ name: string; matches: (f: Finding) => boolean }> = [
-  {
-    // POST /products {..., "categoryId": ""} (seller, or admin naming sellerId), and PATCH alike:
-    // checkCategory in src/modules/catalog/service.ts skips a falsy id, the insert then stores ""
-    // and breaks the foreign key products_category_id_categories_id_fk: a 500 instead of 400.
-    name: 'an empty categoryId on POST or PATCH /products answers 500 (src/modules/catalog/service.ts)',
-    matches: (f) => f.status === 500 && / \/products\S* .*\(body categoryId=""\)$/.test(f.request),
-  },
   // Found and fixed in main (src/http): a JSON body nested 10,000 deep was a 500 (JSON.stringify
   // overflowed in the NUL check); a bad percent-escape in the path and a path parameter over 100
   // characters answered Fastify's own FST_ERR_BAD_URL and FST_ERR_MAX_PARAM_LENGTH bodies; Node

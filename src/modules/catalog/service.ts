@@ -423,9 +423,12 @@ function checkProductRules(p: { isDigital: boolean; isPerishable: boolean; weigh
     throw invalid(`Invalid product: ${problems.map((x) => `${x.field} ${x.message}`).join('; ')}`, problems);
 }
 
+/** null (or absent) means uncategorised; any string must name a category, "" included. */
 async function checkCategory(ctx: RequestContext, categoryId: string | null | undefined) {
-  if (categoryId && !(await categoryExists(ctx, categoryId))) {
-    throw invalid(`Unknown category ${categoryId}`, [{ field: 'categoryId', message: 'unknown category' }]);
+  if (categoryId != null && !(await categoryExists(ctx, categoryId))) {
+    throw invalid(`Unknown category ${categoryId || '""'}`, [
+      { field: 'categoryId', message: 'unknown category' },
+    ]);
   }
 }
 
