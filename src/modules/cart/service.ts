@@ -13,8 +13,7 @@ import {
 } from '../../contract/cart.ts';
 import { isRecordId, type Province, toUnix } from '../../contract/common.ts';
 import { conflict, notFound } from '../../contract/errors.ts';
-import { sellerProfiles } from '../auth/tables.ts';
-import { products } from '../catalog/tables.ts';
+import { saleProducts } from '../catalog/service.ts';
 import { caller, inTransaction, type RequestContext } from '../context.ts';
 import { type CouponCheck, checkCoupon, findCoupon, requireCoupon } from '../coupons/service.ts';
 import { availableUnits } from '../inventory/service.ts';
@@ -48,32 +47,24 @@ async function lockCart(ctx: RequestContext, userId: string) {
 
 /**
  * The cart's lines whose product is on sale, in the order they were added, with what the
- * quote needs of each product and its seller. (Read here with a join until catalog's service
- * offers these fields for a list of products.)
+ * quote needs of each product and its seller (read through the catalog). A product that
+ * stopped being sold stays in the cart but out of the totals; it counts again if the seller
+ * sells it again.
  */
-function activeLines(ctx: RequestContext, userId: string) {
-  return (
-    ctx.db
-      .select({
-        productId: cartItems.productId,
-        quantity: cartItems.quantity,
-        title: products.title,
-        priceCents: products.priceCents,
-        imageUrls: products.imageUrls,
-        isDigital: products.isDigital,
-        isPerishable: products.isPerishable,
-        weightKg: products.weightKg,
-        sellerId: products.sellerId,
-        sellerProvince: sellerProfiles.province,
-      })
-      .from(cartItems)
-      .innerJoin(products, eq(products.id, cartItems.productId))
-      .leftJoin(sellerProfiles, eq(sellerProfiles.userId, products.sellerId))
-      // A product that stopped being sold stays in the cart but out of the totals; it comes
-      // back if the seller sells it again.
-      .where(and(eq(cartItems.userId, userId), eq(products.status, 'active')))
-      .orderBy(asc(cartItems.addedAt), asc(cartItems.productId))
+async function activeLines(ctx: RequestContext, userId: string) {
+  const rows = await ctx.db
+    .select({ productId: cartItems.productId, quantity: cartItems.quantity })
+    .from(cartItems)
+    .where(eq(cartItems.userId, userId))
+    .orderBy(asc(cartItems.addedAt), asc(cartItems.productId));
+  const onSale = await saleProducts(
+    ctx,
+    rows.map((r) => r.productId),
   );
+  return rows.flatMap((r) => {
+    const p = onSale.get(r.productId);
+    return p ? [{ ...p, productId: r.productId, quantity: r.quantity }] : [];
+  });
 }
 
 type CartRow = typeof carts.$inferSelect;
@@ -105,7 +96,7 @@ async function priceCart(
       quantity: l.quantity,
       sellerId: l.sellerId,
       // A seller without a shop profile (not made through the API) ships from Ontario.
-      sellerProvince: (l.sellerProvince ?? 'ON') as Province,
+      sellerProvince: l.sellerProvince ?? 'ON',
       isDigital: l.isDigital,
       isPerishable: l.isPerishable,
       weightKg: l.weightKg,

@@ -10,10 +10,10 @@ import type {
   productListItem,
   updateProductBody,
 } from '../../contract/catalog.ts';
-import { isRecordId, newId, toUnix } from '../../contract/common.ts';
+import { isRecordId, newId, type Province, toUnix } from '../../contract/common.ts';
 import { conflict, type FieldProblem, forbidden, invalid, notFound } from '../../contract/errors.ts';
 import { type Db, preparedRows } from '../../db/index.ts';
-import { sellerProfiles, users } from '../auth/tables.ts';
+import { isSeller, shipFromProvinces } from '../auth/sellers.ts';
 import { type AuthUser, caller, type RequestContext } from '../context.ts';
 import { categories, productCountVersions, products } from './tables.ts';
 import { searchTerms, tsQueryOf } from './text-query.ts';
@@ -275,6 +275,43 @@ function preparedList(ctx: RequestContext, shape: ListShape): ListStatements {
   return made;
 }
 
+/** What pricing needs of a product on sale: the cart's and checkout's view of the catalog. */
+export interface SaleProduct {
+  id: string;
+  title: string;
+  priceCents: number;
+  imageUrls: string[];
+  isDigital: boolean;
+  isPerishable: boolean;
+  weightKg: number | null;
+  sellerId: string;
+  /** Where its seller ships from; undefined for a seller without a shop. */
+  sellerProvince: Province | undefined;
+}
+
+/** The products of `ids` that are on sale (active), by id; others are left out. */
+export async function saleProducts(ctx: RequestContext, ids: string[]): Promise<Map<string, SaleProduct>> {
+  if (ids.length === 0) return new Map();
+  const rows = await ctx.db
+    .select({
+      id: products.id,
+      title: products.title,
+      priceCents: products.priceCents,
+      imageUrls: products.imageUrls,
+      isDigital: products.isDigital,
+      isPerishable: products.isPerishable,
+      weightKg: products.weightKg,
+      sellerId: products.sellerId,
+    })
+    .from(products)
+    .where(and(inArray(products.id, ids), eq(products.status, 'active')));
+  const provinces = await shipFromProvinces(
+    ctx,
+    rows.map((r) => r.sellerId),
+  );
+  return new Map(rows.map((r) => [r.id, { ...r, sellerProvince: provinces.get(r.sellerId) }]));
+}
+
 export async function listProducts(ctx: RequestContext, q: z.infer<typeof listProductsQuery>) {
   const me = caller(ctx);
   const terms = q.search ? searchTerms(q.search) : null;
@@ -483,14 +520,9 @@ async function owningSeller(
   if (!requested) {
     throw invalid('An admin must name the seller', [{ field: 'sellerId', message: 'required for admins' }]);
   }
-  const [seller] = await ctx.db
-    .select({ id: users.id })
-    .from(users)
-    .innerJoin(sellerProfiles, eq(sellerProfiles.userId, users.id))
-    .where(and(eq(users.id, requested), eq(users.role, 'seller')));
-  if (!seller)
+  if (!(await isSeller(ctx, requested)))
     throw invalid(`User ${requested} is not a seller`, [{ field: 'sellerId', message: 'not a seller' }]);
-  return seller.id;
+  return requested;
 }
 
 /** The product as the caller may change it: 404 if they cannot see it, 403 if not theirs. */

@@ -1,0 +1,30 @@
+// What other modules read of sellers. Accounts and shops are the auth module's tables; other
+// modules ask here instead of reading them (../shared/design/architecture.md, "Layout").
+import { and, eq, inArray } from 'drizzle-orm';
+import { isRecordId, type Province } from '../../contract/common.ts';
+import type { RequestContext } from '../context.ts';
+import { sellerProfiles, users } from './tables.ts';
+
+/** Whether the user is a seller with a shop (who can own products). */
+export async function isSeller(ctx: RequestContext, userId: string): Promise<boolean> {
+  if (!isRecordId('users', userId)) return false;
+  const rows = await ctx.db
+    .select({ id: users.id })
+    .from(users)
+    .innerJoin(sellerProfiles, eq(sellerProfiles.userId, users.id))
+    .where(and(eq(users.id, userId), eq(users.role, 'seller')));
+  return rows.length > 0;
+}
+
+/** The province each seller ships from; a seller without a shop (made outside the API) is missing. */
+export async function shipFromProvinces(
+  ctx: RequestContext,
+  sellerIds: string[],
+): Promise<Map<string, Province>> {
+  if (sellerIds.length === 0) return new Map();
+  const rows = await ctx.db
+    .select({ userId: sellerProfiles.userId, province: sellerProfiles.province })
+    .from(sellerProfiles)
+    .where(inArray(sellerProfiles.userId, [...new Set(sellerIds)]));
+  return new Map(rows.map((r) => [r.userId, r.province as Province]));
+}
