@@ -1,8 +1,8 @@
 // Typed HTTP client of the Portage API, built on the wire contract (src/contract) and
 // nothing else, so the tool server and any other program can use it. It follows the
-// client rules of spec section 7: renew an expired token once through /auth/refresh,
-// retry RATE_LIMIT with backoff, retry nothing else, and say plainly when the service
-// cannot be reached.
+// client rules of ../shared/spec/interface.md section 7: renew an expired token once
+// through /auth/refresh, retry RATE_LIMIT with backoff, retry nothing else, and say plainly
+// when the service cannot be reached.
 import type { z } from 'zod';
 import { me, refreshAnswer } from '../contract/auth.ts';
 import {

@@ -1,4 +1,5 @@
-// Wire schemas of authentication and accounts (spec 4.1 "Authentication endpoints", section 5).
+// Wire schemas of authentication and accounts (README "Accounts and tokens";
+// ../shared/spec/interface.md 4.1 "Authentication endpoints" and section 5).
 import { z } from 'zod';
 import { province, recordId, role, unixSeconds } from './common.ts';
 

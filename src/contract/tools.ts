@@ -1,5 +1,6 @@
-// The agent tools (spec 4.2): one declarative list from which the tool server, the
-// discovery documents (/.well-known/mcp.json, /llms.txt) and the README table are made.
+// The agent tools (README "Agent tool server (MCP)"; ../shared/spec/interface.md 4.2): one
+// declarative list from which the tool server, the discovery documents
+// (/.well-known/mcp.json, /llms.txt) and the README table are made.
 // Inputs are exactly the spec's (names, required fields, ranges, defaults).
 import { z } from 'zod';
 import {

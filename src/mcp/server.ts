@@ -75,7 +75,7 @@ const HANDLERS: Record<string, Handler<Tool>> = {
     client.applyCoupon(input.code)) as Handler<Tool>,
 };
 
-/** `category` is an id or a slug (decisions.md): a slug is looked up among the categories. */
+/** `category` is an id or a slug (../shared/design/decisions.md, "Catalog and search"): a slug is looked up among the categories. */
 async function categoryId(client: PortageClient, idOrSlug: string): Promise<string> {
   if (idOrSlug.startsWith('categories:')) return idOrSlug;
   const { categories } = await client.request('GET', '/categories', { schema: categoryList });
