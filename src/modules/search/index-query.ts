@@ -9,51 +9,61 @@ import type { Term } from './lexicon.ts';
 /** Field weights, as ts_rank's defaults: title (A) 1.0, keywords (B) 0.4, description (C) 0.2, words as written (D) 0.1. */
 const WEIGHT_SCORE = [0.1, 0.2, 0.4, 1.0];
 
-const bucketOf = (cents: number) =>
-  cents < 2500 ? 0 : cents < 5000 ? 1 : cents < 10000 ? 2 : cents < 25000 ? 3 : 4;
+/** A query's matching entries: the first `n` of `docs`. */
+interface Matches {
+  docs: Int32Array;
+  n: number;
+}
 
 export class IndexSearcher {
-  // Per-entry scratch space, reused from query to query.
-  private stamp = new Int32Array(0);
-  private termStamp = new Int32Array(0);
-  private hits = new Uint8Array(0);
+  // Per-entry scratch space, reused from query to query. `mark` says how far an entry got in
+  // this query: `tag(t)` once it matched terms 0..t; older queries' tags are all smaller.
+  private mark = new Int32Array(0);
   private score = new Float32Array(0);
   private termBest = new Float32Array(0);
+  private found = new Int32Array(0);
   private generation = 0;
 
   constructor(private readonly store: IndexStore) {}
 
   search(q: IndexQuery): EngineAnswer {
     this.fitScratch();
-    const candidates = this.match(q.terms);
+    const matches = this.match(q.terms);
     const pass = this.filter(q.clauses);
-    const matches = pass ? candidates.filter(pass) : candidates;
-    return { total: matches.length, ids: this.page(matches, q), facets: this.facets(matches) };
+    if (pass) {
+      const { docs } = matches;
+      let w = 0;
+      for (let i = 0; i < matches.n; i++) if (pass(docs[i]!)) docs[w++] = docs[i]!;
+      matches.n = w;
+    }
+    return { total: matches.n, ids: this.page(matches, q), facets: this.facets(matches) };
   }
 
   private fitScratch() {
     const n = this.store.size;
-    if (this.stamp.length >= n) return;
+    if (this.mark.length >= n) return;
     const size = Math.max(1024, n * 2);
-    const stamp = new Int32Array(size);
-    stamp.set(this.stamp);
-    this.stamp = stamp;
-    const termStamp = new Int32Array(size);
-    termStamp.set(this.termStamp);
-    this.termStamp = termStamp;
-    this.hits = new Uint8Array(size);
+    const mark = new Int32Array(size);
+    mark.set(this.mark);
+    this.mark = mark;
     this.score = new Float32Array(size);
     this.termBest = new Float32Array(size);
+    this.found = new Int32Array(size);
   }
 
   /** Products containing every term, each scored by the best field of each term. */
-  private match(terms: IndexQuery['terms']): number[] {
-    const { store } = this;
+  private match(terms: IndexQuery['terms']): Matches {
+    const { store, found, score } = this;
+    let n = 0;
     if (terms.length === 0) {
-      const all: number[] = [];
-      for (let d = 0; d < store.size; d++) if (store.isLive(d)) all.push(d);
-      for (const d of all) this.score[d] = 0;
-      return all;
+      const state = store.state;
+      for (let d = 0; d < store.size; d++) {
+        if (state[d] === 1) {
+          found[n++] = d;
+          score[d] = 0;
+        }
+      }
+      return { docs: found, n };
     }
     const lexicon = store.lexicon;
     const lists: Term[][] = terms.map((t) =>
@@ -62,58 +72,51 @@ export class IndexSearcher {
             const term = lexicon.get(l);
             return term ? [term] : [];
           })
-        : [...new Set(t.prefixes)].flatMap((p) => lexicon.withPrefix(p)),
+        : // "handmad" and "handmade" both find "handmade": each term once.
+          [...new Set(t.prefixes.flatMap((p) => lexicon.withPrefix(p)))],
     );
     // Rarest term first: it bounds the candidates.
-    lists.sort((a, b) => a.reduce((n, p) => n + p.n, 0) - b.reduce((n, p) => n + p.n, 0));
+    lists.sort((a, b) => a.reduce((k, p) => k + p.n, 0) - b.reduce((k, p) => k + p.n, 0));
     if (this.generation > 30_000_000) {
-      // Stamps are generation * 64 + term in an Int32: start again before they overflow.
-      this.stamp.fill(0);
-      this.termStamp.fill(0);
+      // Tags are generation * 64 + term in an Int32: start again before they overflow.
+      this.mark.fill(0);
       this.generation = 0;
     }
     const gen = ++this.generation;
-    const { stamp, termStamp, hits, score, termBest } = this;
+    const { mark, termBest } = this;
     const state = store.state;
-    let candidates: number[] = [];
     for (let t = 0; t < lists.length; t++) {
       const tag = gen * 64 + t; // distinct per query and term (at most 12 terms)
+      const previous = tag - 1;
       for (const term of lists[t]!) {
-        const { postings, n } = term;
-        for (let i = 0; i < n; i++) {
+        const { postings } = term;
+        const len = term.n;
+        for (let i = 0; i < len; i++) {
           const v = postings[i]!;
           const d = v >> 2;
-          if (state[d] !== 1) continue; // dead, awaiting the sweep
+          const m = mark[d]!;
           const w = WEIGHT_SCORE[v & 3]!;
-          if (t === 0) {
-            if (stamp[d] !== gen) {
-              stamp[d] = gen;
-              termStamp[d] = tag;
-              hits[d] = 1;
-              score[d] = w;
-              termBest[d] = w;
-              candidates.push(d);
-            } else if (w > termBest[d]!) {
+          if (m === tag) {
+            // Matched this term already, through another lexeme or field: keep the best.
+            if (w > termBest[d]!) {
               score[d]! += w - termBest[d]!;
               termBest[d] = w;
             }
-          } else if (stamp[d] === gen) {
-            if (termStamp[d] !== tag) {
-              if (hits[d] !== t) continue; // missed an earlier term
-              termStamp[d] = tag;
-              hits[d] = t + 1;
-              score[d]! += w;
-              termBest[d] = w;
-            } else if (w > termBest[d]!) {
-              score[d]! += w - termBest[d]!;
-              termBest[d] = w;
-            }
+          } else if (t === 0 ? state[d] === 1 : m === previous) {
+            mark[d] = tag;
+            score[d] = t === 0 ? w : score[d]! + w;
+            termBest[d] = w;
+            if (t === 0) found[n++] = d;
           }
         }
       }
-      if (t > 0) candidates = candidates.filter((d) => hits[d] === t + 1);
+      if (t > 0) {
+        let w = 0;
+        for (let i = 0; i < n; i++) if (mark[found[i]!] === tag) found[w++] = found[i]!;
+        n = w;
+      }
     }
-    return candidates;
+    return { docs: found, n };
   }
 
   private filter(clauses: Clause[]): ((d: number) => boolean) | null {
@@ -122,50 +125,85 @@ export class IndexSearcher {
     const tests = clauses.map((c): ((d: number) => boolean) => {
       switch (c.field) {
         case 'categoryId': {
-          const wanted = new Set(c.anyOf.map((v) => (v === 'none' ? -1 : (s.categories.find(v) ?? -2))));
-          return (d) => wanted.has(s.category[d]!);
+          // Category numbers shifted by one: 0 is "no category".
+          const wanted = new Uint8Array(s.categories.values.length + 1);
+          for (const v of c.anyOf) {
+            const o = v === 'none' ? -1 : s.categories.find(v);
+            if (o !== undefined) wanted[o + 1] = 1;
+          }
+          const category = s.category;
+          return (d) => wanted[category[d]! + 1] === 1;
         }
         case 'sellerId': {
-          const wanted = new Set(c.anyOf.map((v) => s.sellers.find(v) ?? -2));
-          return (d) => wanted.has(s.seller[d]!);
+          const wanted = new Uint8Array(s.sellers.values.length);
+          for (const v of c.anyOf) {
+            const o = s.sellers.find(v);
+            if (o !== undefined) wanted[o] = 1;
+          }
+          const seller = s.seller;
+          return (d) => wanted[seller[d]!] === 1;
         }
         case 'isDigital':
         case 'isPerishable': {
           const bit = c.field === 'isDigital' ? 1 : 2;
-          const wanted = new Set(c.anyOf);
-          return (d) => wanted.has((s.flags[d]! & bit) !== 0);
+          const yes = c.anyOf.includes(true);
+          const no = c.anyOf.includes(false);
+          const flags = s.flags;
+          return (d) => ((flags[d]! & bit) !== 0 ? yes : no);
         }
-        case 'priceCents':
+        case 'priceCents': {
+          const price = s.price;
+          const ranges = c.ranges.map((r) => [
+            r.min ?? Number.NEGATIVE_INFINITY,
+            r.max ?? Number.POSITIVE_INFINITY,
+          ]);
+          if (ranges.length === 1) {
+            const [lo, hi] = ranges[0]!;
+            return (d) => price[d]! >= lo! && price[d]! <= hi!;
+          }
           return (d) => {
-            const p = s.price[d]!;
-            return c.ranges.some(
-              (r) => (r.min === undefined || p >= r.min) && (r.max === undefined || p <= r.max),
-            );
+            const p = price[d]!;
+            for (const [lo, hi] of ranges) if (p >= lo! && p <= hi!) return true;
+            return false;
           };
-        default:
-          return (d) => s.rating[d]! >= c.min;
+        }
+        default: {
+          const rating = s.rating;
+          return (d) => rating[d]! >= c.min;
+        }
       }
     });
-    return tests.length === 1 ? tests[0]! : (d) => tests.every((t) => t(d));
+    if (tests.length === 1) return tests[0]!;
+    if (tests.length === 2) {
+      const [a, b] = tests as [(d: number) => boolean, (d: number) => boolean];
+      return (d) => a(d) && b(d);
+    }
+    return (d) => tests.every((t) => t(d));
   }
 
-  /** One pass over the matches; category and seller counts in arrays indexed by their dictionary numbers. */
-  private facets(matches: number[]): EngineAnswer['facets'] {
+  /** One pass over the matches: category and seller counts in arrays indexed by their numbers, the fixed facets from one byte. */
+  private facets(matches: Matches): EngineAnswer['facets'] {
     const s = this.store;
     const categories = new Int32Array(s.categories.values.length + 1); // [0]: no category
     const sellers = new Int32Array(s.sellers.values.length);
+    const byFlags = new Int32Array(32);
+    const { category, seller, flags } = s;
+    const { docs, n } = matches;
+    for (let i = 0; i < n; i++) {
+      const d = docs[i]!;
+      categories[category[d]! + 1]!++;
+      sellers[seller[d]!]!++;
+      byFlags[flags[d]!]!++;
+    }
     let digital = 0;
     let perishable = 0;
     const buckets = [0, 0, 0, 0, 0];
-    const { category, seller, flags, price } = s;
-    for (let i = 0; i < matches.length; i++) {
-      const d = matches[i]!;
-      categories[category[d]! + 1]!++;
-      sellers[seller[d]!]!++;
-      const f = flags[d]!;
-      if (f & 1) digital++;
-      if (f & 2) perishable++;
-      buckets[bucketOf(price[d]!)]!++;
+    for (let f = 0; f < 32; f++) {
+      const k = byFlags[f]!;
+      if (k === 0) continue;
+      if (f & 1) digital += k;
+      if (f & 2) perishable += k;
+      buckets[f >> 2]! += k;
     }
     const top = (counts: Int32Array, name: (i: number) => string) => {
       const found: Array<[string, number]> = [];
@@ -177,17 +215,19 @@ export class IndexSearcher {
     return {
       categoryId: top(categories, (i) => (i === 0 ? 'none' : s.categories.values[i - 1]!)),
       sellerId: top(sellers, (i) => s.sellers.values[i]!),
-      ...fixedFacets(matches.length, digital, perishable, buckets),
+      ...fixedFacets(n, digital, perishable, buckets),
     };
   }
 
   /** The ids of the requested page: a bounded heap keeps the best offset+limit, then sorts them. */
-  private page(matches: number[], q: IndexQuery): string[] {
+  private page(matches: Matches, q: IndexQuery): string[] {
     const cmp = this.comparator(q.sort);
+    const key = this.firstKey(q.sort);
     const k = q.offset + q.limit;
+    const { docs, n } = matches;
     let best: number[];
-    if (matches.length <= k * 4) {
-      best = [...matches].sort(cmp);
+    if (n <= k * 4) {
+      best = Array.from(docs.subarray(0, n)).sort(cmp);
     } else {
       // Max-heap (worst at the top) of the k best so far.
       const heap: number[] = [];
@@ -195,7 +235,9 @@ export class IndexSearcher {
         while (i > 0) {
           const p = (i - 1) >> 1;
           if (cmp(heap[i]!, heap[p]!) <= 0) break;
-          [heap[i], heap[p]] = [heap[p]!, heap[i]!];
+          const x = heap[i]!;
+          heap[i] = heap[p]!;
+          heap[p] = x;
           i = p;
         }
       };
@@ -207,15 +249,22 @@ export class IndexSearcher {
           if (l < heap.length && cmp(heap[l]!, heap[m]!) > 0) m = l;
           if (r < heap.length && cmp(heap[r]!, heap[m]!) > 0) m = r;
           if (m === i) break;
-          [heap[i], heap[m]] = [heap[m]!, heap[i]!];
+          const x = heap[i]!;
+          heap[i] = heap[m]!;
+          heap[m] = x;
           i = m;
         }
       };
-      for (const d of matches) {
+      for (let i = 0; i < n; i++) {
+        const d = docs[i]!;
         if (heap.length < k) {
           heap.push(d);
           up(heap.length - 1);
-        } else if (cmp(d, heap[0]!) < 0) {
+        } else {
+          // Most matches lose to the worst kept on the sort's first key alone.
+          const a = key(d);
+          const b = key(heap[0]!);
+          if (a > b || (a === b && cmp(d, heap[0]!) >= 0)) continue;
           heap[0] = d;
           down(0);
         }
@@ -223,6 +272,24 @@ export class IndexSearcher {
       best = heap.sort(cmp);
     }
     return best.slice(q.offset, k).map((d) => this.store.ids[d]!);
+  }
+
+  /** The comparator's first criterion as a number, smaller first. */
+  private firstKey(sort: SortKey): (d: number) => number {
+    const { price, created, sold } = this.store;
+    const score = this.score;
+    switch (sort) {
+      case 'price_asc':
+        return (d) => price[d]!;
+      case 'price_desc':
+        return (d) => -price[d]!;
+      case 'newest':
+        return (d) => -created[d]!;
+      case 'popular':
+        return (d) => -sold[d]!;
+      default:
+        return (d) => -score[d]!;
+    }
   }
 
   private comparator(sort: SortKey): (a: number, b: number) => number {
