@@ -5,7 +5,7 @@
 //
 //   npm run bench -- --db postgres --products 1000000
 //   npm run bench -- --db pglite --products 100000 --duration 10 --connections 8
-import { type ChildProcess, spawn } from 'node:child_process';
+import { type ChildProcess, spawn, spawnSync } from 'node:child_process';
 import { mkdirSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -15,6 +15,7 @@ import { sql } from 'drizzle-orm';
 import pg from 'pg';
 import { openDatabase, queryRows } from '../src/db/index.ts';
 import { categoryId, seedCatalog, seededProduct } from '../src/db/seed.ts';
+import { type ChurnSlice, churnSlice, restoreChurnSlice, rssMb, runChurn } from './churn.ts';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const { values: flags } = parseArgs({
@@ -29,6 +30,7 @@ const { values: flags } = parseArgs({
   },
 });
 const products = Number(flags.products);
+let slice: ChurnSlice = { ids: [], descriptions: [] };
 const seed = Number(flags.seed);
 const duration = Number(flags.duration);
 // Throughput scenarios (detail, list, ceiling) use many connections; latency scenarios
@@ -36,6 +38,8 @@ const duration = Number(flags.duration);
 const connections = Number(flags.connections);
 const searchConnections = Number(flags['search-connections']);
 if (flags.db !== 'pglite' && flags.db !== 'postgres') throw new Error('--db is pglite or postgres');
+
+const wanted = (name: string) => !flags.only || name.includes(flags.only);
 
 // ---- the database ---------------------------------------------------------------------
 
@@ -84,7 +88,41 @@ if (flags.db === 'postgres') {
   console.log(
     `catalog: ${products} products; broad query "handmade" matches ${counts[0]?.broad}, selective "smoked salmon cape breton" ${counts[0]?.selective}`,
   );
+  if (wanted('churn')) slice = await churnSlice(database.db);
   await database.close();
+}
+
+/** The database, opened while no server holds it (PGlite allows one process). */
+async function withDatabase(fn: (db: Awaited<ReturnType<typeof openDatabase>>['db']) => Promise<void>) {
+  const database = await openDatabase({ databaseUrl: dbEnv.DATABASE_URL, dataDir: dbEnv.DATA_DIR });
+  try {
+    await fn(database.db);
+  } finally {
+    await database.close();
+  }
+}
+
+// The churn scenario edits as an admin, made through the command line (no server running).
+const churnAdmin = { email: `bench.admin.${Date.now()}@example.ca`, password: 'bench-admin-password' };
+if (wanted('churn')) {
+  const made = spawnSync(
+    process.execPath,
+    [
+      'bin/portage.js',
+      'user',
+      'create',
+      '--email',
+      churnAdmin.email,
+      '--password',
+      churnAdmin.password,
+      '--name',
+      'Bench admin',
+      '--role',
+      'admin',
+    ],
+    { cwd: root, env: { ...process.env, ...dbEnv, LOG_LEVEL: 'warn' }, encoding: 'utf8' },
+  );
+  if (made.status !== 0) throw new Error(`portage user create failed: ${made.stderr}`);
 }
 
 // ---- load ---------------------------------------------------------------------------
@@ -179,8 +217,8 @@ const queries = {
   selective: `q=${encodeURIComponent('smoked salmon cape breton')}`,
   filtered: `q=handmade&filters=${encodeURIComponent(`categoryId:${food}|${outdoors},priceCents:1000..8000`)}`,
 };
-const wanted = (name: string) => !flags.only || name.includes(flags.only);
 const figures: Figures[] = [];
+let rss: { before: number; edited: number; after: number } | undefined;
 
 // References first: with PGlite only one process may open the data directory.
 {
@@ -248,7 +286,48 @@ const figures: Figures[] = [];
       figures.push(await load(name, base, () => `/search/products?${q}`, auth, searchConnections));
     }
   }
-  await stop(app);
+  if (wanted('churn')) {
+    const login = await fetch(`${base}/auth/login`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify(churnAdmin),
+    });
+    const adminAuth = { authorization: `Bearer ${((await login.json()) as { token: string }).token}` };
+    const pid = app.pid!;
+    const rssBefore = rssMb(pid);
+    try {
+      const { edits, during } = await runChurn({
+        base,
+        adminAuth,
+        searchAuth: auth,
+        slice,
+        searchPath: () => `/search/products?${queries.broad}`,
+      });
+      const rssEdited = rssMb(pid);
+      for (const f of [edits, during]) {
+        console.log(
+          `${f.name.padEnd(44)} ${String(f.rps).padStart(7)} req/s  p50 ${f.p50.toFixed(1)} ms  p95 ${f.p95.toFixed(1)} ms  p99 ${f.p99.toFixed(1)} ms${f.errors ? `  (${f.errors} errors!)` : ''}`,
+        );
+        figures.push(f);
+      }
+      figures.push(
+        await load(
+          'churn: search broad + facets, after the edits',
+          base,
+          () => `/search/products?${queries.broad}`,
+          auth,
+          searchConnections,
+        ),
+      );
+      rss = { before: rssBefore, edited: rssEdited, after: rssMb(pid) };
+    } finally {
+      await stop(app);
+      // The slice gets its descriptions back, so that every run starts from the same catalog.
+      await withDatabase((db) => restoreChurnSlice(db, slice));
+    }
+  } else {
+    await stop(app);
+  }
 }
 
 const byName = (n: string) => figures.find((f) => f.name.startsWith(n));
@@ -267,4 +346,9 @@ for (const f of figures) {
 }
 if (ceiling && detail)
   console.log(`detail / ceiling requests/s: ${((100 * detail.rps) / ceiling.rps).toFixed(0)}%`);
+if (rss) {
+  console.log(
+    `service RSS (churn): ${rss.before} MB before the edits, ${rss.edited} MB after them, ${rss.after} MB after the searches that followed`,
+  );
+}
 if (naive && broad) console.log(`naive / ours, broad search p95: ${(naive.p95 / broad.p95).toFixed(1)}x`);

@@ -1,11 +1,18 @@
 // GET /search/products over HTTP: full text with stemming and prefixes, relevance and the
 // sorts, the filter grammar, facets over the whole result, hostile text, paging, rate limit.
-import { randomBytes } from 'node:crypto';
 import { eq, inArray, sql } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { products } from '../src/modules/catalog/tables.ts';
 import { STEM_CACHE_MAX } from '../src/modules/search/service.ts';
-import { type Answer, admin, buyer, type SignedIn, seller, type TestApp, testApp } from './helpers/app.ts';
+import { type Answer, type SignedIn, type TestApp, testApp } from './helpers/app.ts';
+import {
+  admin,
+  buyer,
+  category as makeCategory,
+  product as makeProduct,
+  seller,
+  uniqueWord,
+} from './helpers/builders.ts';
 import { type TestDatabase, testDatabase } from './helpers/db.ts';
 
 let database: TestDatabase;
@@ -27,31 +34,8 @@ afterAll(async () => {
   await database?.close();
 });
 
-/** A word no other test uses (letters only, so full-text search keeps it whole). */
-const uniqueWord = () =>
-  `zq${Array.from(randomBytes(10), (b) => String.fromCharCode(97 + (b % 26))).join('')}`;
-
-interface Product {
-  id: string;
-  title: string;
-  priceCents: number;
-  [k: string]: unknown;
-}
-
-async function product(owner: SignedIn, fields: Record<string, unknown> = {}): Promise<Product> {
-  const res = await t.api
-    .as(owner)
-    .post('/products', { title: 'Cedar box', priceCents: 1000, weight: 1, ...fields });
-  if (res.status !== 201) throw new Error(`create product failed: ${JSON.stringify(res.body)}`);
-  return res.body;
-}
-
-async function category(): Promise<string> {
-  const res = await t.api.as(root).post('/admin/categories', { name: 'Cat', slug: `c-${uniqueWord()}` });
-  if (res.status !== 201) throw new Error(`create category failed: ${JSON.stringify(res.body)}`);
-  return res.body.id;
-}
-
+const product = (owner: SignedIn, fields: Record<string, unknown> = {}) => makeProduct(t.api, owner, fields);
+const category = async () => (await makeCategory(t.api, root)).id;
 const search = (params: Record<string, string | number>, as: SignedIn = shopper) =>
   t.api
     .as(as)

@@ -1,0 +1,312 @@
+// A query over the index's data: the products containing every term (ranked by the best
+// field of each), the filters, facet counts over the whole result in one pass, and a
+// bounded heap for the page. Runs synchronously once its inputs are in.
+import { type EngineAnswer, FACET_VALUES, fixedFacets, type IndexQuery, type SortKey } from './engine.ts';
+import type { Clause } from './filters.ts';
+import type { IndexStore } from './index-store.ts';
+import type { Term } from './lexicon.ts';
+
+/** Field weights, as ts_rank's defaults: title (A) 1.0, keywords (B) 0.4, description (C) 0.2, words as written (D) 0.1. */
+const WEIGHT_SCORE = [0.1, 0.2, 0.4, 1.0];
+
+/** A query's matching entries: the first `n` of `docs`. */
+interface Matches {
+  docs: Int32Array;
+  n: number;
+}
+
+export class IndexSearcher {
+  // Per-entry scratch space, reused from query to query. `mark` says how far an entry got in
+  // this query: `tag(t)` once it matched terms 0..t; older queries' tags are all smaller.
+  private mark = new Int32Array(0);
+  private score = new Float32Array(0);
+  private termBest = new Float32Array(0);
+  private found = new Int32Array(0);
+  private generation = 0;
+
+  constructor(private readonly store: IndexStore) {}
+
+  search(q: IndexQuery): EngineAnswer {
+    this.fitScratch();
+    const matches = this.match(q.terms);
+    const pass = this.filter(q.clauses);
+    if (pass) {
+      const { docs } = matches;
+      let w = 0;
+      for (let i = 0; i < matches.n; i++) if (pass(docs[i]!)) docs[w++] = docs[i]!;
+      matches.n = w;
+    }
+    return { total: matches.n, ids: this.page(matches, q), facets: this.facets(matches) };
+  }
+
+  private fitScratch() {
+    const n = this.store.size;
+    if (this.mark.length >= n) return;
+    const size = Math.max(1024, n * 2);
+    const mark = new Int32Array(size);
+    mark.set(this.mark);
+    this.mark = mark;
+    this.score = new Float32Array(size);
+    this.termBest = new Float32Array(size);
+    this.found = new Int32Array(size);
+  }
+
+  /** Products containing every term, each scored by the best field of each term. */
+  private match(terms: IndexQuery['terms']): Matches {
+    const { store, found, score } = this;
+    let n = 0;
+    if (terms.length === 0) {
+      const state = store.state;
+      for (let d = 0; d < store.size; d++) {
+        if (state[d] === 1) {
+          found[n++] = d;
+          score[d] = 0;
+        }
+      }
+      return { docs: found, n };
+    }
+    const lexicon = store.lexicon;
+    const lists: Term[][] = terms.map((t) =>
+      'exact' in t
+        ? t.exact.flatMap((l) => {
+            const term = lexicon.get(l);
+            return term ? [term] : [];
+          })
+        : // "handmad" and "handmade" both find "handmade": each term once.
+          [...new Set(t.prefixes.flatMap((p) => lexicon.withPrefix(p)))],
+    );
+    // Rarest term first: it bounds the candidates.
+    lists.sort((a, b) => a.reduce((k, p) => k + p.n, 0) - b.reduce((k, p) => k + p.n, 0));
+    if (this.generation > 30_000_000) {
+      // Tags are generation * 64 + term in an Int32: start again before they overflow.
+      this.mark.fill(0);
+      this.generation = 0;
+    }
+    const gen = ++this.generation;
+    const { mark, termBest } = this;
+    const state = store.state;
+    for (let t = 0; t < lists.length; t++) {
+      const tag = gen * 64 + t; // distinct per query and term (at most 12 terms)
+      const previous = tag - 1;
+      for (const term of lists[t]!) {
+        const { postings } = term;
+        const len = term.n;
+        for (let i = 0; i < len; i++) {
+          const v = postings[i]!;
+          const d = v >> 2;
+          const m = mark[d]!;
+          const w = WEIGHT_SCORE[v & 3]!;
+          if (m === tag) {
+            // Matched this term already, through another lexeme or field: keep the best.
+            if (w > termBest[d]!) {
+              score[d]! += w - termBest[d]!;
+              termBest[d] = w;
+            }
+          } else if (t === 0 ? state[d] === 1 : m === previous) {
+            mark[d] = tag;
+            score[d] = t === 0 ? w : score[d]! + w;
+            termBest[d] = w;
+            if (t === 0) found[n++] = d;
+          }
+        }
+      }
+      if (t > 0) {
+        let w = 0;
+        for (let i = 0; i < n; i++) if (mark[found[i]!] === tag) found[w++] = found[i]!;
+        n = w;
+      }
+    }
+    return { docs: found, n };
+  }
+
+  private filter(clauses: Clause[]): ((d: number) => boolean) | null {
+    if (clauses.length === 0) return null;
+    const s = this.store;
+    const tests = clauses.map((c): ((d: number) => boolean) => {
+      switch (c.field) {
+        case 'categoryId': {
+          // Category numbers shifted by one: 0 is "no category".
+          const wanted = new Uint8Array(s.categories.values.length + 1);
+          for (const v of c.anyOf) {
+            const o = v === 'none' ? -1 : s.categories.find(v);
+            if (o !== undefined) wanted[o + 1] = 1;
+          }
+          const category = s.category;
+          return (d) => wanted[category[d]! + 1] === 1;
+        }
+        case 'sellerId': {
+          const wanted = new Uint8Array(s.sellers.values.length);
+          for (const v of c.anyOf) {
+            const o = s.sellers.find(v);
+            if (o !== undefined) wanted[o] = 1;
+          }
+          const seller = s.seller;
+          return (d) => wanted[seller[d]!] === 1;
+        }
+        case 'isDigital':
+        case 'isPerishable': {
+          const bit = c.field === 'isDigital' ? 1 : 2;
+          const yes = c.anyOf.includes(true);
+          const no = c.anyOf.includes(false);
+          const flags = s.flags;
+          return (d) => ((flags[d]! & bit) !== 0 ? yes : no);
+        }
+        case 'priceCents': {
+          const price = s.price;
+          const ranges = c.ranges.map((r) => [
+            r.min ?? Number.NEGATIVE_INFINITY,
+            r.max ?? Number.POSITIVE_INFINITY,
+          ]);
+          if (ranges.length === 1) {
+            const [lo, hi] = ranges[0]!;
+            return (d) => price[d]! >= lo! && price[d]! <= hi!;
+          }
+          return (d) => {
+            const p = price[d]!;
+            for (const [lo, hi] of ranges) if (p >= lo! && p <= hi!) return true;
+            return false;
+          };
+        }
+        default: {
+          const rating = s.rating;
+          return (d) => rating[d]! >= c.min;
+        }
+      }
+    });
+    if (tests.length === 1) return tests[0]!;
+    if (tests.length === 2) {
+      const [a, b] = tests as [(d: number) => boolean, (d: number) => boolean];
+      return (d) => a(d) && b(d);
+    }
+    return (d) => tests.every((t) => t(d));
+  }
+
+  /** One pass over the matches: category and seller counts in arrays indexed by their numbers, the fixed facets from one byte. */
+  private facets(matches: Matches): EngineAnswer['facets'] {
+    const s = this.store;
+    const categories = new Int32Array(s.categories.values.length + 1); // [0]: no category
+    const sellers = new Int32Array(s.sellers.values.length);
+    const byFlags = new Int32Array(32);
+    const { category, seller, flags } = s;
+    const { docs, n } = matches;
+    for (let i = 0; i < n; i++) {
+      const d = docs[i]!;
+      categories[category[d]! + 1]!++;
+      sellers[seller[d]!]!++;
+      byFlags[flags[d]!]!++;
+    }
+    let digital = 0;
+    let perishable = 0;
+    const buckets = [0, 0, 0, 0, 0];
+    for (let f = 0; f < 32; f++) {
+      const k = byFlags[f]!;
+      if (k === 0) continue;
+      if (f & 1) digital += k;
+      if (f & 2) perishable += k;
+      buckets[f >> 2]! += k;
+    }
+    const top = (counts: Int32Array, name: (i: number) => string) => {
+      const found: Array<[string, number]> = [];
+      for (let i = 0; i < counts.length; i++) if (counts[i]! > 0) found.push([name(i), counts[i]!]);
+      return Object.fromEntries(
+        found.sort((a, b) => b[1] - a[1] || (a[0] < b[0] ? -1 : 1)).slice(0, FACET_VALUES),
+      );
+    };
+    return {
+      categoryId: top(categories, (i) => (i === 0 ? 'none' : s.categories.values[i - 1]!)),
+      sellerId: top(sellers, (i) => s.sellers.values[i]!),
+      ...fixedFacets(n, digital, perishable, buckets),
+    };
+  }
+
+  /** The ids of the requested page: a bounded heap keeps the best offset+limit, then sorts them. */
+  private page(matches: Matches, q: IndexQuery): string[] {
+    const cmp = this.comparator(q.sort);
+    const key = this.firstKey(q.sort);
+    const k = q.offset + q.limit;
+    const { docs, n } = matches;
+    let best: number[];
+    if (n <= k * 4) {
+      best = Array.from(docs.subarray(0, n)).sort(cmp);
+    } else {
+      // Max-heap (worst at the top) of the k best so far.
+      const heap: number[] = [];
+      const up = (i: number) => {
+        while (i > 0) {
+          const p = (i - 1) >> 1;
+          if (cmp(heap[i]!, heap[p]!) <= 0) break;
+          const x = heap[i]!;
+          heap[i] = heap[p]!;
+          heap[p] = x;
+          i = p;
+        }
+      };
+      const down = (i: number) => {
+        for (;;) {
+          const l = 2 * i + 1;
+          const r = l + 1;
+          let m = i;
+          if (l < heap.length && cmp(heap[l]!, heap[m]!) > 0) m = l;
+          if (r < heap.length && cmp(heap[r]!, heap[m]!) > 0) m = r;
+          if (m === i) break;
+          const x = heap[i]!;
+          heap[i] = heap[m]!;
+          heap[m] = x;
+          i = m;
+        }
+      };
+      for (let i = 0; i < n; i++) {
+        const d = docs[i]!;
+        if (heap.length < k) {
+          heap.push(d);
+          up(heap.length - 1);
+        } else {
+          // Most matches lose to the worst kept on the sort's first key alone.
+          const a = key(d);
+          const b = key(heap[0]!);
+          if (a > b || (a === b && cmp(d, heap[0]!) >= 0)) continue;
+          heap[0] = d;
+          down(0);
+        }
+      }
+      best = heap.sort(cmp);
+    }
+    return best.slice(q.offset, k).map((d) => this.store.ids[d]!);
+  }
+
+  /** The comparator's first criterion as a number, smaller first. */
+  private firstKey(sort: SortKey): (d: number) => number {
+    const { price, created, sold } = this.store;
+    const score = this.score;
+    switch (sort) {
+      case 'price_asc':
+        return (d) => price[d]!;
+      case 'price_desc':
+        return (d) => -price[d]!;
+      case 'newest':
+        return (d) => -created[d]!;
+      case 'popular':
+        return (d) => -sold[d]!;
+      default:
+        return (d) => -score[d]!;
+    }
+  }
+
+  private comparator(sort: SortKey): (a: number, b: number) => number {
+    const { ids, price, created, sold, rating } = this.store;
+    const score = this.score;
+    const byId = (a: number, b: number) => (ids[a]! < ids[b]! ? -1 : ids[a]! > ids[b]! ? 1 : 0);
+    switch (sort) {
+      case 'price_asc':
+        return (a, b) => price[a]! - price[b]! || byId(a, b);
+      case 'price_desc':
+        return (a, b) => price[b]! - price[a]! || byId(a, b);
+      case 'newest':
+        return (a, b) => created[b]! - created[a]! || byId(a, b);
+      case 'popular':
+        return (a, b) => sold[b]! - sold[a]! || rating[b]! - rating[a]! || byId(a, b);
+      default:
+        return (a, b) => score[b]! - score[a]! || sold[b]! - sold[a]! || byId(a, b);
+    }
+  }
+}

@@ -1,0 +1,304 @@
+// The search index's data: per entry (a version of an active product's searchable text) the
+// columns that filters, facets and sorts need, in typed arrays; per lexeme its postings
+// (lexicon.ts). Memory stays bounded under any sequence of writes (README "Design choices"):
+//
+// - A product whose text changes gets a new entry; the old one is dead. Dead entries are
+//   reclaimed while serving by a sweep that walks the lexicon a slice at a time, dropping
+//   dead entries' postings and the words left with none. A sweep starts when garbage (dead
+//   postings, and words added since the last sweep) passes a quarter of the live data, and
+//   advances in step with the garbage being made (and a slice per refresh), so that it ends
+//   before garbage grows by half as much again; no step stalls a query.
+// - An entry's ordinal is reused once a completed sweep has dropped every posting naming it
+//   (entries dead when the sweep started), so the columns never outgrow the peak catalog.
+
+import { Lexicon, type Term } from './lexicon.ts';
+
+/** A product's row as the index reads it. */
+export interface IndexRow {
+  id: string;
+  category_id: string | null;
+  seller_id: string;
+  price_cents: number;
+  is_digital: boolean;
+  is_perishable: boolean;
+  rating: number;
+  units_sold_30d: number;
+  created: number;
+  status: string;
+  /** changed_at in microseconds since the epoch (a float8: exact up to 2^53). */
+  changed: number;
+  /** The search vector as text: `'lexeme':1A,5C 'other':3`. */
+  doc: string;
+}
+
+/**
+ * What a word costs on its own (its map entry, object, postings array and place in the
+ * sorted lists), counted in postings (4 bytes each): garbage is dead postings plus the words
+ * added since the last sweep, most of which come from rewrites that killed an entry.
+ */
+const WORD_COST = 96;
+/** A sweep starts when garbage passes this share of the live data... */
+const GARBAGE_SHARE = 0.25;
+/** ...and this much, so that a small catalog does not sweep on every change. */
+const GARBAGE_MIN = 4096;
+/** Postings swept at least per refresh, so that a sweep also ends without new writes. */
+const SWEEP_SLICE = 65_536;
+
+const FREE = 0;
+const LIVE = 1;
+const DEAD = 2;
+
+/** Interns strings (category and seller ids) as small integers. */
+export class Dictionary {
+  readonly values: string[] = [];
+  private readonly index = new Map<string, number>();
+  ord(value: string): number {
+    let o = this.index.get(value);
+    if (o === undefined) {
+      o = this.values.length;
+      this.values.push(value);
+      this.index.set(value, o);
+    }
+    return o;
+  }
+  find(value: string): number | undefined {
+    return this.index.get(value);
+  }
+}
+
+export class IndexStore {
+  /** Entries ever used: ordinals 0..size-1 (some free). */
+  size = 0;
+  private capacity = 0;
+  ids: string[] = [];
+  state = new Uint8Array(0);
+  category = new Int32Array(0);
+  seller = new Int32Array(0);
+  price = new Int32Array(0);
+  /** Bit 1 digital, bit 2 perishable, bits 3-5 the price facet's bucket: one read per match for the fixed facets. */
+  flags = new Uint8Array(0);
+  rating = new Float64Array(0);
+  sold = new Int32Array(0);
+  created = new Float64Array(0);
+  private termCount = new Int32Array(0);
+  readonly lexicon = new Lexicon();
+  readonly categories = new Dictionary();
+  readonly sellers = new Dictionary();
+  /** Bumped by every change a query could see. */
+  version = 0;
+
+  // Per live product: its entry, a hash of its searchable text, when it last changed.
+  private readonly byId = new Map<string, { ord: number; docHash: number; changed: number }>();
+  private readonly free: number[] = [];
+  private livePostings = 0;
+  private deadPostings = 0;
+  private deadEntries = 0;
+  /** Entries killed since the running sweep started (or since the last one ended). */
+  private killedSince: number[] = [];
+  private sweep: {
+    terms: Iterator<Term>;
+    reclaims: number[];
+    /** Postings swept per unit of garbage made while it runs. */
+    pace: number;
+    /** Garbage at the last step. */
+    garbage: number;
+  } | null = null;
+  /** Lexicon size when the last sweep ended (or the load): words beyond it count as garbage. */
+  private wordsAfterSweep = 0;
+  private sweeps = 0;
+
+  stats() {
+    return {
+      live: this.byId.size,
+      dead: this.deadEntries,
+      lexemes: this.lexicon.size,
+      postings: this.livePostings,
+      deadPostings: this.deadPostings,
+      entries: this.size,
+      sweeps: this.sweeps,
+      garbage: this.garbage(),
+      lexicon: this.lexicon.stats(),
+    };
+  }
+
+  /** The changed_at last applied for a product, if it is in the index. */
+  changedOf(id: string): number | undefined {
+    return this.byId.get(id)?.changed;
+  }
+
+  /** Applies a product's row; answers whether anything a query sees changed. */
+  apply(row: IndexRow): boolean {
+    const known = this.byId.get(row.id);
+    if (known && known.changed === row.changed) return false;
+    if (row.status !== 'active') {
+      if (!known) return false;
+      this.kill(row.id, known.ord);
+      return true;
+    }
+    // Same searchable text: columns change in place; new text: a new entry, the old one dies.
+    const docHash = fnv1a(row.doc);
+    let ord: number;
+    if (known && known.docHash === docHash) {
+      ord = known.ord;
+    } else {
+      if (known) this.kill(row.id, known.ord);
+      ord = this.append(row.id, row.doc);
+    }
+    this.category[ord] = row.category_id === null ? -1 : this.categories.ord(row.category_id);
+    this.seller[ord] = this.sellers.ord(row.seller_id);
+    this.price[ord] = row.price_cents;
+    this.flags[ord] =
+      (row.is_digital ? 1 : 0) | (row.is_perishable ? 2 : 0) | (priceBucket(row.price_cents) << 2);
+    this.rating[ord] = Number(row.rating);
+    this.sold[ord] = row.units_sold_30d;
+    this.created[ord] = Number(row.created);
+    this.byId.set(row.id, { ord, docHash, changed: row.changed });
+    this.version++;
+    return true;
+  }
+
+  /** Loading: words are collected, then sorted once. */
+  beginLoad() {
+    this.lexicon.beginBulk();
+  }
+  endLoad() {
+    this.lexicon.endBulk();
+    this.wordsAfterSweep = this.lexicon.size;
+  }
+
+  private kill(id: string, ord: number) {
+    this.version++;
+    this.state[ord] = DEAD;
+    this.byId.delete(id);
+    this.deadEntries++;
+    const n = this.termCount[ord]!;
+    this.livePostings -= n;
+    this.deadPostings += n;
+    this.killedSince.push(ord);
+  }
+
+  private append(id: string, doc: string): number {
+    let ord = this.free.pop();
+    if (ord === undefined) {
+      if (this.size === this.capacity) this.grow(Math.max(1024, this.capacity * 2));
+      ord = this.size++;
+    }
+    this.ids[ord] = id;
+    this.state[ord] = LIVE;
+    let n = 0;
+    // tsvector text: 'lexeme':1A,5C 'other':3 — quotes doubled inside; no letter means D.
+    for (const m of doc.matchAll(/'((?:[^']|'')+)':([0-9A-D,]+)/g)) {
+      const lexeme = m[1]!.replaceAll("''", "'");
+      const positions = m[2]!;
+      const weight = positions.includes('A')
+        ? 3
+        : positions.includes('B')
+          ? 2
+          : positions.includes('C')
+            ? 1
+            : 0;
+      this.lexicon.getOrAdd(lexeme).add(ord, weight);
+      n++;
+    }
+    this.termCount[ord] = n;
+    this.livePostings += n;
+    return ord;
+  }
+
+  private grow(capacity: number) {
+    if (capacity > 1 << 29) throw new Error('search index full: postings pack ordinals in 29 bits');
+    const grow = <T extends Int32Array | Uint8Array | Float64Array>(a: T, make: (n: number) => T) => {
+      const b = make(capacity);
+      b.set(a as never);
+      return b;
+    };
+    this.state = grow(this.state, (n) => new Uint8Array(n));
+    this.category = grow(this.category, (n) => new Int32Array(n));
+    this.seller = grow(this.seller, (n) => new Int32Array(n));
+    this.price = grow(this.price, (n) => new Int32Array(n));
+    this.flags = grow(this.flags, (n) => new Uint8Array(n));
+    this.rating = grow(this.rating, (n) => new Float64Array(n));
+    this.sold = grow(this.sold, (n) => new Int32Array(n));
+    this.created = grow(this.created, (n) => new Float64Array(n));
+    this.termCount = grow(this.termCount, (n) => new Int32Array(n));
+    this.capacity = capacity;
+  }
+
+  isLive(ord: number): boolean {
+    return this.state[ord] === LIVE;
+  }
+
+  private garbage(): number {
+    return this.deadPostings + WORD_COST * Math.max(0, this.lexicon.size - this.wordsAfterSweep);
+  }
+
+  /**
+   * Advances the reclaiming sweep (after each refresh): by the garbage made since the last
+   * step times the sweep's pace, and at least a slice. Starts a sweep when garbage passes a
+   * share of the live data; the pace makes the walk end before garbage grows by half that
+   * share again, so garbage stays under 1.5 times the share, whatever the writes.
+   */
+  reclaim() {
+    let budget = SWEEP_SLICE;
+    if (this.sweep) {
+      budget = Math.max(budget, (this.garbage() - this.sweep.garbage) * this.sweep.pace);
+    }
+    while (budget > 0) {
+      if (!this.sweep) {
+        const threshold = Math.max(
+          GARBAGE_MIN,
+          GARBAGE_SHARE * (this.livePostings + WORD_COST * this.wordsAfterSweep),
+        );
+        if (this.garbage() < threshold || this.killedSince.length === 0) return;
+        // Entries dead now are named only by terms that exist now: once the walk over the
+        // lexicon has passed them all, their ordinals are free.
+        const walk = this.livePostings + this.deadPostings + this.lexicon.size;
+        this.sweep = {
+          terms: this.lexicon.values(),
+          reclaims: this.killedSince,
+          pace: Math.ceil((2 * walk) / threshold),
+          garbage: 0,
+        };
+        this.killedSince = [];
+      }
+      const next = this.sweep.terms.next();
+      if (next.done) {
+        this.endSweep(this.sweep.reclaims);
+        continue;
+      }
+      const term = next.value;
+      budget -= term.n + 1;
+      term.retain((ord) => this.state[ord] !== DEAD);
+      if (term.n === 0) this.lexicon.remove(term);
+    }
+    if (this.sweep) this.sweep.garbage = this.garbage();
+  }
+
+  private endSweep(reclaims: number[]) {
+    for (const ord of reclaims) {
+      this.state[ord] = FREE;
+      this.ids[ord] = '';
+      this.deadEntries--;
+      this.deadPostings -= this.termCount[ord]!;
+      this.termCount[ord] = 0;
+      this.free.push(ord);
+    }
+    this.sweep = null;
+    this.sweeps++;
+    this.wordsAfterSweep = this.lexicon.size;
+  }
+}
+
+/** The priceRange facet's bucket of a price: 0-25, 25-50, 50-100, 100-250, 250+ dollars. */
+export const priceBucket = (cents: number) =>
+  cents < 2500 ? 0 : cents < 5000 ? 1 : cents < 10000 ? 2 : cents < 25000 ? 3 : 4;
+
+/** 32-bit FNV-1a: tells whether a product's searchable text changed. */
+function fnv1a(text: string): number {
+  let h = 0x811c9dc5;
+  for (let i = 0; i < text.length; i++) {
+    h ^= text.charCodeAt(i);
+    h = Math.imul(h, 0x01000193);
+  }
+  return h >>> 0;
+}

@@ -1,0 +1,118 @@
+// Keeps the search index in step with the database, which stays the source of truth and
+// does the language work (the stored search vector holds the stems). At start every active
+// product is loaded; before every search the index reads the rows whose changed_at (set by
+// the database's clock, on insert and by trigger on update) is recent, so that a search
+// sees every committed change, from any instance.
+import { sql } from 'drizzle-orm';
+import { type Db, queryRows } from '../../db/index.ts';
+import type { IndexRow, IndexStore } from './index-store.ts';
+
+/** Rows re-read on every refresh: changes committed up to this long after they were stamped are still seen. */
+const OVERLAP_US = 30_000_000;
+const LOAD_BATCH = 20_000;
+
+// changed_at as microseconds in a float8: exact, and parsed much faster than a timestamp.
+const CHANGED = sql`(extract(epoch from changed_at) * 1000000)::float8`;
+const COLUMNS = sql`id, category_id, seller_id, price_cents, is_digital, is_perishable, rating, units_sold_30d,
+  extract(epoch from created_at)::float8 as created, status, ${CHANGED} as changed, search_doc::text as doc`;
+
+export class IndexSync {
+  /** changed_at (microseconds) up to which every change has been read, less the overlap. */
+  private watermark = 0;
+  private refreshing: Promise<void> | null = null;
+  private nextRefresh: Promise<void> | null = null;
+
+  constructor(private readonly store: IndexStore) {}
+
+  /** Loads every active product, in batches by id. */
+  async build(db: Db): Promise<void> {
+    const [start] = await queryRows<{ now: number }>(
+      db,
+      sql`select (extract(epoch from clock_timestamp()) * 1000000)::float8 as now`,
+    );
+    this.store.beginLoad();
+    try {
+      let last = '';
+      for (;;) {
+        const rows = await queryRows<IndexRow>(
+          db,
+          sql`select ${COLUMNS} from products where status = 'active' and id > ${last} order by id limit ${LOAD_BATCH}`,
+        );
+        for (const row of rows) this.store.apply(row);
+        if (rows.length < LOAD_BATCH) break;
+        last = rows[rows.length - 1]!.id;
+      }
+    } finally {
+      this.store.endLoad();
+    }
+    this.watermark = start!.now;
+  }
+
+  /**
+   * Applies what changed since the last look. A read already under way may have started
+   * before the caller's own write committed, so a caller waits for a read that starts after
+   * it called; callers arriving meanwhile share that next read.
+   */
+  refresh(db: Db): Promise<void> {
+    if (!this.refreshing) {
+      this.refreshing = this.readChanges(db).finally(() => {
+        this.refreshing = null;
+      });
+      return this.refreshing;
+    }
+    this.nextRefresh ??= this.refreshing
+      .catch(() => {})
+      .then(() => {
+        this.nextRefresh = null;
+        return this.refresh(db);
+      });
+    return this.nextRefresh;
+  }
+
+  /**
+   * First the ids and stamps of the recent rows (small: the overlap re-reads every row
+   * changed in its 30 s), then the whole rows of those the index does not have as they are.
+   */
+  private async readChanges(db: Db): Promise<void> {
+    const since = (this.watermark - OVERLAP_US) / 1e6;
+    const recent = await queryRows<{ id: string; changed: number; active: boolean }>(
+      db,
+      sql`select id, ${CHANGED} as changed, status = 'active' as active
+            from products where changed_at > to_timestamp(${since})`,
+    );
+    const wanted: string[] = [];
+    for (const r of recent) {
+      this.watermark = Math.max(this.watermark, r.changed);
+      const known = this.store.changedOf(r.id);
+      if (known === r.changed) continue;
+      if (r.active) wanted.push(r.id);
+      else if (known !== undefined) this.store.apply({ ...GONE, id: r.id, changed: r.changed });
+    }
+    for (let i = 0; i < wanted.length; i += LOAD_BATCH) {
+      // One text parameter per batch (ids hold no comma), however many rows changed.
+      const ids = wanted.slice(i, i + LOAD_BATCH).join(',');
+      const rows = await queryRows<IndexRow>(
+        db,
+        sql`select ${COLUMNS} from products where id = any(string_to_array(${ids}, ','))`,
+      );
+      for (const row of rows) this.store.apply(row);
+    }
+    this.store.reclaim();
+  }
+}
+
+/** A row that is no longer active: all the index needs to drop it. */
+const GONE: IndexRow = {
+  id: '',
+  category_id: null,
+  seller_id: '',
+  price_cents: 0,
+  is_digital: false,
+  is_perishable: false,
+  rating: 0,
+  units_sold_30d: 0,
+  created: 0,
+  status: 'inactive',
+  changed: 0,
+  doc: '',
+};
