@@ -79,7 +79,7 @@ export interface LatencyFigures {
   errors: number;
 }
 
-const pct = (sorted: number[], p: number) =>
+export const pct = (sorted: number[], p: number) =>
   sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))] ?? 0;
 
 function figures(name: string, times: number[], seconds: number, errors: number): LatencyFigures {

@@ -15,7 +15,15 @@ import { sql } from 'drizzle-orm';
 import pg from 'pg';
 import { openDatabase, queryRows } from '../src/db/index.ts';
 import { categoryId, seedCatalog, seededProduct } from '../src/db/seed.ts';
-import { type ChurnSlice, churnSlice, restoreChurnSlice, rssMb, runChurn } from './churn.ts';
+import {
+  type ChurnSlice,
+  churnSlice,
+  type LatencyFigures,
+  pct,
+  restoreChurnSlice,
+  rssMb,
+  runChurn,
+} from './churn.ts';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const { values: flags } = parseArgs({
@@ -127,18 +135,6 @@ if (wanted('churn')) {
 
 // ---- load ---------------------------------------------------------------------------
 
-interface Figures {
-  name: string;
-  rps: number;
-  p50: number;
-  p95: number;
-  p99: number;
-  errors: number;
-}
-
-const pct = (sorted: number[], p: number) =>
-  sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))] ?? 0;
-
 async function load(
   name: string,
   base: string,
@@ -164,7 +160,7 @@ async function load(
   await run(2); // warm-up: caches, JIT, connection pools
   const { times, result } = await run(duration);
   times.sort((a, b) => a - b);
-  const f: Figures = {
+  const f: LatencyFigures = {
     name,
     rps: Math.round(result.requests.average),
     p50: pct(times, 50),
@@ -217,7 +213,7 @@ const queries = {
   selective: `q=${encodeURIComponent('smoked salmon cape breton')}`,
   filtered: `q=handmade&filters=${encodeURIComponent(`categoryId:${food}|${outdoors},priceCents:1000..8000`)}`,
 };
-const figures: Figures[] = [];
+const figures: LatencyFigures[] = [];
 let rss: { before: number; edited: number; after: number } | undefined;
 
 // References first: with PGlite only one process may open the data directory.

@@ -1,19 +1,13 @@
 // The pieces of the API fuzz test (test/fuzz.test.ts): a seeded random source, malformed values,
 // request cases made from an OpenAPI operation, and the checks every answer must pass.
 import { codeForStatus } from '../../src/contract/errors.ts';
+import { prng } from '../../src/db/seed.ts';
 
 // ---- a seeded random source ---------------------------------------------------------------
 
-/** mulberry32: small, fast, and the same sequence for the same seed on every machine. */
+/** The seed's generator (mulberry32, as the catalog seed uses), with a shuffled sample. */
 export function seeded(seed: number) {
-  let a = seed >>> 0;
-  const next = () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
+  const { next } = prng(seed);
   return {
     next,
     /** `n` items of `list` (all of them when it is shorter), in a random order. */
