@@ -3,7 +3,6 @@ import { randomUUID } from 'node:crypto';
 import cors from '@fastify/cors';
 import helmet from '@fastify/helmet';
 import swagger from '@fastify/swagger';
-import scalar from '@scalar/fastify-api-reference';
 import Fastify, { type FastifyInstance, type FastifyServerOptions } from 'fastify';
 import {
   jsonSchemaTransform,
@@ -15,6 +14,7 @@ import type { Redis } from 'ioredis';
 import type { Config } from './config.ts';
 import type { Database } from './db/index.ts';
 import { registerAuthGuard } from './http/auth.ts';
+import { registerDocs } from './http/docs.ts';
 import {
   clientErrorHandler,
   frameworkErrors,
@@ -101,11 +101,9 @@ export async function buildApp(opts: AppOptions): Promise<FastifyInstance> {
     reply.header('x-request-id', req.id);
   });
 
-  // Routes registered by third-party plugins (the API reference) are public, and the
-  // reference page needs its own scripts and styles.
+  // The API reference page (src/http/docs.ts) needs its own scripts and styles.
   app.addHook('onRoute', (route) => {
     if (route.url === '/docs' || route.url.startsWith('/docs/')) {
-      route.config = { ...route.config, auth: 'public' };
       route.helmet = {
         contentSecurityPolicy: {
           directives: {
@@ -150,11 +148,7 @@ export async function buildApp(opts: AppOptions): Promise<FastifyInstance> {
     transform: jsonSchemaTransform,
     transformObject: jsonSchemaTransformObject,
   });
-  await app.register(scalar, {
-    routePrefix: '/docs',
-    configuration: { url: '/openapi.json', title: 'Portage API' },
-    logLevel: 'silent',
-  });
+  registerDocs(app);
 
   const auth = createAuthService({
     tokens: { keys, audience: config.publicBaseUrl, ttlSeconds: config.accessTokenTtlSeconds },

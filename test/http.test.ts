@@ -224,5 +224,21 @@ describe('API reference', () => {
     const res = first.status === 301 ? await t.api.get(String(first.headers.location)) : first;
     expect(res.status).toBe(200);
     expect(res.headers['content-type']).toContain('text/html');
+    // The page's script is served too, and the page points at this deployment's document.
+    const script = String(res.body).match(/<script src="([^"]+\.js)"/)?.[1];
+    expect(script).toBeDefined();
+    const js = await t.api.get(new URL(script!, 'http://x/docs/').pathname);
+    expect(js.status).toBe(200);
+    expect(js.headers['content-type']).toContain('javascript');
+    expect(String(res.body)).toContain('/openapi.json');
+    // Anything else under /docs is the error model's 404.
+    expect(await t.api.get('/docs/no/such/page')).toMatchObject({
+      status: 404,
+      body: {
+        error: 'No route GET /docs/no/such/page; see /docs for the API',
+        code: 'NOT_FOUND',
+        statusCode: 404,
+      },
+    });
   });
 });
