@@ -2,6 +2,7 @@
 // delete, listing and paging, and the review aggregates shown in the product detail.
 import { eq, sql } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { productList, productListItem } from '../src/contract/catalog.ts';
 import { newId } from '../src/contract/common.ts';
 import { products } from '../src/modules/catalog/tables.ts';
 import { reviews } from '../src/modules/reviews/tables.ts';
@@ -317,6 +318,22 @@ describe('POST /products', () => {
       .post('/products', { title: 'Admin made', priceCents: 100, weight: 1, sellerId: s.id });
     expect(res.status).toBe(201);
     expect(res.body).toMatchObject({ sellerId: s.id, sellerName: 'Maple Goods', status: 'active' });
+  });
+});
+
+describe('GET /products answer', () => {
+  it('is exactly the productList contract (it is serialized without a second check)', async () => {
+    const s = await seller(t.api);
+    await product(t.api, s, { imageUrl: 'https://img.example.ca/a.jpg' });
+    await product(t.api, s, { isDigital: true, status: 'draft' });
+    const res = await t.api.as(s).get(`/products?sellerId=${s.id}`);
+    expect(res.status).toBe(200);
+    expect(productList.parse(res.body)).toEqual(res.body);
+    expect(Object.keys(res.body).sort()).toEqual(Object.keys(productList.shape).sort());
+    expect(res.body.products).toHaveLength(2);
+    for (const item of res.body.products) {
+      expect(Object.keys(item).sort()).toEqual(Object.keys(productListItem.shape).sort());
+    }
   });
 });
 

@@ -25,3 +25,12 @@ export function registerRouteDefaults(app: FastifyInstance) {
     schema.response = response;
   });
 }
+
+/**
+ * A serializer for the answers of the hottest reads (product listing, search), which their
+ * services build field by field from typed rows: plain JSON, without checking the answer
+ * against its schema again on every request. The check cost about a fifth of a listing's
+ * time at 8 connections (p95 12.9-13.9 ms with it, 9.2-11.6 ms without, 1M products); the
+ * answers' exact shapes are asserted by the tests against the same schemas instead.
+ */
+export const unchecked = () => (data: unknown) => JSON.stringify(data);

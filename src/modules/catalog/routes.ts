@@ -12,6 +12,7 @@ import {
   productList,
   updateProductBody,
 } from '../../contract/catalog.ts';
+import { unchecked } from '../../http/route-defaults.ts';
 import * as catalog from './service.ts';
 
 const tags = ['catalog'];
@@ -52,6 +53,7 @@ export async function catalogRoutes(fastify: FastifyInstance) {
         querystring: listProductsQuery,
         response: { 200: productList },
       },
+      serializerCompiler: unchecked,
     },
     async (req) => catalog.listProducts(req.ctx, req.query),
   );
