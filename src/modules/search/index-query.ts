@@ -8,6 +8,8 @@ import type { Term } from './lexicon.ts';
 
 /** Field weights, as ts_rank's defaults: title (A) 1.0, keywords (B) 0.4, description (C) 0.2, words as written (D) 0.1. */
 const WEIGHT_SCORE = [0.1, 0.2, 0.4, 1.0];
+/** A later word's list at least this many times longer than the candidates is searched, not read. */
+const GALLOP_RATIO = 4;
 
 /** A query's matching entries: the first `n` of `docs`. */
 interface Matches {
@@ -85,12 +87,24 @@ export class IndexSearcher {
     const gen = ++this.generation;
     const { mark, termBest } = this;
     const state = store.state;
+    let candidatesAscending = false;
     for (let t = 0; t < lists.length; t++) {
       const tag = gen * 64 + t; // distinct per query and term (at most 12 terms)
       const previous = tag - 1;
       for (const term of lists[t]!) {
         const { postings } = term;
         const len = term.n;
+        if (t > 0 && len > GALLOP_RATIO * n) {
+          // Few candidates, a long list: look each candidate up in the list instead of
+          // reading all of it (both ascending; exponential then binary search).
+          if (!candidatesAscending) {
+            found.subarray(0, n).sort();
+            candidatesAscending = true;
+          }
+          term.sortByEntry();
+          this.gallop(term, n, tag, previous);
+          continue;
+        }
         for (let i = 0; i < len; i++) {
           const v = postings[i]!;
           const d = v >> 2;
@@ -117,6 +131,48 @@ export class IndexSearcher {
       }
     }
     return { docs: found, n };
+  }
+
+  /** Marks the candidates found[0..n) (ascending) that `term` holds, as the scan does. */
+  private gallop(term: Term, n: number, tag: number, previous: number) {
+    const { found, mark, score, termBest } = this;
+    const { postings } = term;
+    const len = term.n;
+    let lo = 0;
+    for (let i = 0; i < n && lo < len; i++) {
+      const d = found[i]!;
+      const m = mark[d]!;
+      if (m !== previous && m !== tag) continue;
+      const key = d << 2;
+      // Exponential search from lo for the first posting >= key, then binary search.
+      let step = 1;
+      let hi = lo;
+      while (hi < len && postings[hi]! < key) {
+        lo = hi + 1;
+        hi += step;
+        step *= 2;
+      }
+      if (hi > len) hi = len;
+      while (lo < hi) {
+        const mid = (lo + hi) >>> 1;
+        if (postings[mid]! < key) lo = mid + 1;
+        else hi = mid;
+      }
+      if (lo >= len) break;
+      const v = postings[lo]!;
+      if (v >> 2 !== d) continue;
+      const w = WEIGHT_SCORE[v & 3]!;
+      if (m === tag) {
+        if (w > termBest[d]!) {
+          score[d]! += w - termBest[d]!;
+          termBest[d] = w;
+        }
+      } else {
+        mark[d] = tag;
+        score[d]! += w;
+        termBest[d] = w;
+      }
+    }
   }
 
   private filter(clauses: Clause[]): ((d: number) => boolean) | null {

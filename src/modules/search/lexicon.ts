@@ -11,6 +11,11 @@ export class Term {
   n = 0;
   /** Taken out of the lexicon; a sorted list may still hold it until the next merge. */
   removed = false;
+  /**
+   * Whether the postings ascend by entry: true as loaded (entries are numbered in load order),
+   * false once a reused (lower) entry number is appended, until a query sorts them again.
+   */
+  ascending = true;
   constructor(readonly word: string) {}
 
   add(ord: number, weight: number) {
@@ -19,7 +24,16 @@ export class Term {
       grown.set(this.postings);
       this.postings = grown;
     }
-    this.postings[this.n++] = (ord << 2) | weight;
+    const v = (ord << 2) | weight;
+    if (this.n > 0 && v < this.postings[this.n - 1]!) this.ascending = false;
+    this.postings[this.n++] = v;
+  }
+
+  /** Sorts the postings by entry (once after entries were reused), for searching within them. */
+  sortByEntry() {
+    if (this.ascending) return;
+    this.postings.subarray(0, this.n).sort();
+    this.ascending = true;
   }
 
   /** Drops the postings of entries `keep` refuses; answers how many were dropped. */
