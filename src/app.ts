@@ -101,23 +101,6 @@ export async function buildApp(opts: AppOptions): Promise<FastifyInstance> {
     reply.header('x-request-id', req.id);
   });
 
-  // The API reference page (src/http/docs.ts) needs its own scripts and styles.
-  app.addHook('onRoute', (route) => {
-    if (route.url === '/docs' || route.url.startsWith('/docs/')) {
-      route.helmet = {
-        contentSecurityPolicy: {
-          directives: {
-            defaultSrc: ["'self'"],
-            scriptSrc: ["'self'", "'unsafe-inline'"],
-            styleSrc: ["'self'", "'unsafe-inline'", 'https:'],
-            imgSrc: ["'self'", 'data:', 'https:'],
-            fontSrc: ["'self'", 'data:', 'https:'],
-            connectSrc: ["'self'"],
-          },
-        },
-      };
-    }
-  });
   await app.register(helmet, {
     contentSecurityPolicy: { directives: { defaultSrc: ["'none'"], frameAncestors: ["'none'"] } },
     // Cross-origin API clients are governed by CORS, not by resource policy.

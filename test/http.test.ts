@@ -224,6 +224,9 @@ describe('API reference', () => {
     const res = first.status === 301 ? await t.api.get(String(first.headers.location)) : first;
     expect(res.status).toBe(200);
     expect(res.headers['content-type']).toContain('text/html');
+    // Its own scripts and styles are allowed there, and only there.
+    expect(res.headers['content-security-policy']).toContain("script-src 'self' 'unsafe-inline'");
+    expect((await t.api.get('/health')).headers['content-security-policy']).toContain("default-src 'none'");
     // The page's script is served too, and the page points at this deployment's document.
     const script = String(res.body).match(/<script src="([^"]+\.js)"/)?.[1];
     expect(script).toBeDefined();

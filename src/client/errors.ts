@@ -7,7 +7,7 @@ import {
   type FieldProblem,
   codeForStatus as knownCode,
 } from '../contract/errors.ts';
-import { maskError, maskUrl } from './mask.ts';
+import { maskError, maskErrorBody, maskUrl } from './mask.ts';
 
 export type { ErrorBody, ErrorCode, FieldProblem };
 
@@ -27,16 +27,8 @@ export class PortageApiError extends Error {
 
   /** This error with `mask` applied to its messages and its cause (see mask.ts). */
   masked(mask: (text: string) => string): PortageApiError {
-    const { error, details } = this.body;
-    const body: ErrorBody = {
-      ...this.body,
-      error: mask(error),
-      ...(details
-        ? { details: details.map((d) => ({ field: mask(d.field), message: mask(d.message) })) }
-        : {}),
-    };
     return new PortageApiError(
-      body,
+      maskErrorBody(this.body, mask),
       this.cause === undefined ? undefined : { cause: maskError(this.cause, mask) },
     );
   }

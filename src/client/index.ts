@@ -15,10 +15,10 @@ import {
 } from '../contract/cart.ts';
 import { productDetail, type SORTS, searchAnswer } from '../contract/catalog.ts';
 import { errorFromAnswer, networkError, PortageApiError } from './errors.ts';
-import { maskCredentials, maskUrl, urlCredentials } from './mask.ts';
+import { KnownSecrets, maskUrl, urlCredentials } from './mask.ts';
 
 export { type ErrorBody, type ErrorCode, type FieldProblem, PortageApiError } from './errors.ts';
-export { maskCredentials, maskUrl } from './mask.ts';
+export { maskCredentials, maskErrorBody, maskUrl } from './mask.ts';
 
 export type Me = z.output<typeof me>;
 export type ProductDetail = z.output<typeof productDetail>;
@@ -103,8 +103,8 @@ export class PortageClient {
   #refreshing: Promise<boolean> | undefined;
   /** A token the service refused to refresh: later 401s with it are thrown at once. */
   #unrefreshable: string | undefined;
-  /** Every token this client held and the address's userinfo: masked in every error. */
-  readonly #secrets = new Set<string>();
+  /** Its latest tokens and the address's userinfo: masked in every error. */
+  readonly #secrets: KnownSecrets;
   /** Why no call can be made with this address (it carries a user name or password). */
   readonly #addressRefusal: PortageApiError | undefined;
 
@@ -115,8 +115,8 @@ export class PortageClient {
       );
     }
     this.baseUrl = options.baseUrl.replace(/\/+$/, '');
-    for (const secret of urlCredentials(this.baseUrl)) this.#secrets.add(secret);
-    if (this.#secrets.size) {
+    this.#secrets = new KnownSecrets(urlCredentials(this.baseUrl));
+    if (this.#secrets.hasAddressSecrets) {
       this.#addressRefusal = new PortageApiError({
         error:
           `The service address (SERVICE_URL, the base URL) ${maskUrl(this.baseUrl)} carries a user name or ` +
@@ -126,7 +126,7 @@ export class PortageClient {
       });
     }
     this.#token = options.token;
-    this.#secrets.add(options.token);
+    this.#secrets.addToken(options.token);
     this.maxRetries = Math.max(0, options.maxRetries ?? 3);
     this.maxBackoffMs = Math.max(0, options.maxBackoffMs ?? 30_000);
     this.#onTokenRefreshed = options.onTokenRefreshed;
@@ -143,7 +143,7 @@ export class PortageClient {
    * anything shaped like one: for every message made from the address, a header or an error.
    */
   maskCredentials(text: string): string {
-    return maskCredentials(text, this.#secrets);
+    return this.#secrets.mask(text);
   }
 
   // ---- typed calls ----------------------------------------------------------------------------
@@ -347,7 +347,7 @@ export class PortageClient {
     const parsed = refreshAnswer.safeParse(answer.json);
     if (answer.status !== 200 || !parsed.success) return false;
     this.#token = parsed.data.token;
-    this.#secrets.add(parsed.data.token);
+    this.#secrets.addToken(parsed.data.token);
     this.#onTokenRefreshed?.(parsed.data.token);
     return true;
   }

@@ -23,12 +23,61 @@ const MIN_PIECE = 6;
  * each of `secrets` as written, percent-encoded, JSON-escaped or split at whitespace.
  */
 export function maskCredentials(text: string, secrets: Iterable<string> = []): string {
+  return maskForms(text, secretForms(secrets));
+}
+
+function maskForms(text: string, forms: readonly string[]): string {
   let masked = text;
-  for (const form of secretForms(secrets)) masked = masked.replaceAll(form, REDACTED);
+  for (const form of forms) masked = masked.replaceAll(form, REDACTED);
   return masked
     .replace(URL_USERINFO, `$1${REDACTED}@`)
     .replace(AUTHORIZATION, `$1$2${REDACTED}`)
     .replace(JWT, REDACTED);
+}
+
+/** Tokens a client remembers to mask: the current one and those it refreshed away from lately. */
+const TOKENS_KEPT = 4;
+
+/**
+ * The credentials a client knows (its address's userinfo, its latest tokens), with their
+ * masked forms worked out once per change rather than on every message. Bounded: a tool
+ * server running for weeks refreshes its token every hour.
+ */
+export class KnownSecrets {
+  readonly #address: string[];
+  #tokens: string[] = [];
+  #forms: string[] | undefined;
+
+  constructor(addressSecrets: string[]) {
+    this.#address = addressSecrets;
+  }
+
+  get hasAddressSecrets(): boolean {
+    return this.#address.length > 0;
+  }
+
+  addToken(token: string) {
+    this.#tokens = [...this.#tokens.filter((t) => t !== token), token].slice(-TOKENS_KEPT);
+    this.#forms = undefined;
+  }
+
+  mask(text: string): string {
+    this.#forms ??= secretForms([...this.#address, ...this.#tokens]);
+    return maskForms(text, this.#forms);
+  }
+}
+
+/** The body of an error answer with `mask` applied to its messages. */
+export function maskErrorBody<
+  T extends { error: string; details?: Array<{ field: string; message: string }> },
+>(body: T, mask: (text: string) => string): T {
+  return {
+    ...body,
+    error: mask(body.error),
+    ...(body.details
+      ? { details: body.details.map((d) => ({ field: mask(d.field), message: mask(d.message) })) }
+      : {}),
+  };
 }
 
 /**

@@ -46,16 +46,6 @@ export const errorBody = z
   .meta({ id: 'Error' });
 export type ErrorBody = z.infer<typeof errorBody>;
 
-/** The error answers a route documents (OpenAPI). */
-export const errorResponses = {
-  400: errorBody,
-  401: errorBody,
-  403: errorBody,
-  404: errorBody,
-  409: errorBody,
-  429: errorBody,
-};
-
 export class AppError extends Error {
   constructor(
     readonly code: ErrorCode,

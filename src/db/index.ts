@@ -85,7 +85,7 @@ async function startFromTemplate(pgDir: string): Promise<void> {
 }
 
 /** Where scripts/build.mjs keeps the empty database made by the installed PGlite version. */
-export function initdbTemplateDir(): string {
+function initdbTemplateDir(): string {
   const require = createRequire(import.meta.url);
   const pglitePackage = path.join(
     path.dirname(require.resolve('@electric-sql/pglite')),

@@ -6,7 +6,7 @@
 import type { FastifyInstance } from 'fastify';
 import { invalid } from '../contract/errors.ts';
 
-export const MAX_JSON_DEPTH = 32;
+const MAX_JSON_DEPTH = 32;
 
 const NUL = 'Text must not contain NUL characters (\\u0000)';
 const SURROGATE = 'Text must be valid Unicode: a lone UTF-16 surrogate (\\ud800-\\udfff) is not allowed';
@@ -21,7 +21,7 @@ function textProblem(text: string): string | undefined {
 }
 
 /** Why a parsed input (a JSON body, a query, path parameters) cannot be accepted, if it cannot. */
-export function inputProblem(value: unknown): string | undefined {
+function inputProblem(value: unknown): string | undefined {
   const stack: Array<{ value: unknown; depth: number }> = [{ value, depth: 0 }];
   for (let next = stack.pop(); next; next = stack.pop()) {
     const v = next.value;

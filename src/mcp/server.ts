@@ -9,7 +9,7 @@ import {
   ListToolsRequestSchema,
 } from '@modelcontextprotocol/sdk/types.js';
 import type { z } from 'zod';
-import { maskCredentials, maskUrl, PortageApiError, PortageClient } from '../client/index.ts';
+import { maskCredentials, maskErrorBody, maskUrl, PortageApiError, PortageClient } from '../client/index.ts';
 import { categoryList } from '../contract/catalog.ts';
 import type { ErrorBody } from '../contract/errors.ts';
 import {
@@ -115,16 +115,10 @@ export function createToolServer(client: PortageClient): Server {
   // Every failure leaves through here, masked (../shared/design/decisions.md, "Hardening":
   // no credential in a message).
   const mask = (text: string) => client.maskCredentials(text);
-  const failure = (body: ErrorBody): CallToolResult => {
-    const masked: ErrorBody = {
-      ...body,
-      error: mask(body.error),
-      ...(body.details
-        ? { details: body.details.map((d) => ({ field: mask(d.field), message: mask(d.message) })) }
-        : {}),
-    };
-    return { content: [{ type: 'text', text: JSON.stringify(masked) }], isError: true };
-  };
+  const failure = (body: ErrorBody): CallToolResult => ({
+    content: [{ type: 'text', text: JSON.stringify(maskErrorBody(body, mask)) }],
+    isError: true,
+  });
 
   server.setRequestHandler(CallToolRequestSchema, async (request): Promise<CallToolResult> => {
     const tool = byName.get(request.params.name);

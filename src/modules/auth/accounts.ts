@@ -9,7 +9,7 @@ import { caller, inTransaction, type RequestContext } from '../context.ts';
 import { checkPassword, hashPassword } from './passwords.ts';
 import { sellerProfiles, users } from './tables.ts';
 import type { Tokens } from './tokens.ts';
-import { findUser, insertUser, publicUser } from './users.ts';
+import { insertUser, publicUser } from './users.ts';
 
 export function createAccounts(tokens: Tokens) {
   return {
@@ -109,8 +109,6 @@ export function createAccounts(tokens: Tokens) {
      * would lie); they sign in again. At least one admin always remains.
      */
     async changeRole(ctx: RequestContext, userId: string, input: z.infer<typeof changeRoleBody>) {
-      const target = await findUser(ctx, userId);
-      if (!target) throw notFound(`User ${userId} not found`);
       const updated = await inTransaction(ctx, async (tx) => {
         // Lock every admin row in id order: two admins demoting each other cannot both win.
         const admins = await tx.db

@@ -12,7 +12,7 @@ export const ISSUER = 'portage';
  * How far in the future a token's `iat` may lie (clock skew between instances); beyond it
  * the token is invalid (../shared/design/decisions.md "Accounts and sessions").
  */
-export const MAX_CLOCK_SKEW_SECONDS = 60;
+const MAX_CLOCK_SKEW_SECONDS = 60;
 
 export interface TokenClaims {
   sub: string;

@@ -4,7 +4,7 @@
 // the attacker. /auth/google/start sets it; the callback accepts the state only with it.
 import { createHmac, timingSafeEqual } from 'node:crypto';
 
-export const LOGIN_COOKIE = 'portage_login';
+const LOGIN_COOKIE = 'portage_login';
 
 export interface LoginCookie {
   /** The Set-Cookie value that binds `state` to the browser. */

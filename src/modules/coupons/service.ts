@@ -73,7 +73,7 @@ export interface CouponCheck {
 }
 
 /** A coupon's discount as the pricing quote takes it. */
-export function discountTerms(row: CouponRow): DiscountTerms {
+function discountTerms(row: CouponRow): DiscountTerms {
   return row.discountPercent !== null
     ? { percent: row.discountPercent }
     : { amountCents: row.discountCents! };

@@ -49,7 +49,7 @@ const LIVE = 1;
 const DEAD = 2;
 
 /** Interns strings (category and seller ids) as small integers. */
-export class Dictionary {
+class Dictionary {
   readonly values: string[] = [];
   private readonly index = new Map<string, number>();
   ord(value: string): number {
@@ -290,7 +290,7 @@ export class IndexStore {
 }
 
 /** The priceRange facet's bucket of a price: 0-25, 25-50, 50-100, 100-250, 250+ dollars. */
-export const priceBucket = (cents: number) =>
+const priceBucket = (cents: number) =>
   cents < 2500 ? 0 : cents < 5000 ? 1 : cents < 10000 ? 2 : cents < 25000 ? 3 : 4;
 
 /** 32-bit FNV-1a: tells whether a product's searchable text changed. */

@@ -53,7 +53,7 @@ export class Term {
 }
 
 /** The side list is merged into the main list past this many words. */
-export const SIDE_MAX = 4096;
+const SIDE_MAX = 4096;
 
 const byWord = (list: Term[], word: string): number => {
   let lo = 0;
