@@ -46,7 +46,33 @@ export interface Config {
   searchIndex: 'memory' | 'sql';
   oidc: OidcConfig | undefined;
   authRedirectOrigins: string[];
+  payments: PaymentsConfig;
+  mail: MailConfig;
+  /** Whether this instance runs the background jobs (reservation expiry, pending orders, outbox, refunds). */
+  jobs: boolean;
 }
+
+export interface PaymentsConfig {
+  /** Stripe when STRIPE_SECRET_KEY is set; the built-in sandbox otherwise. */
+  provider: 'sandbox' | 'stripe';
+  /** The secret webhook events are signed with (Stripe's `whsec_…`, or the sandbox's). */
+  webhookSecret: string;
+  stripeSecretKey: string | undefined;
+  publishableKey: string;
+  /** Where the Stripe SDK sends its requests (tests point it at a local server); undefined: Stripe's own. */
+  stripeApiBase: URL | undefined;
+  /** Platform fee in basis points of (items - discount) per order. */
+  platformFeeBps: number;
+}
+
+export interface MailConfig {
+  /** SMTP server URL (smtp:// or smtps://); undefined writes .eml files under $DATA_DIR/mail/. */
+  smtpUrl: string | undefined;
+  from: string;
+}
+
+/** The sandbox's webhook secret in development when PAYMENT_WEBHOOK_SECRET is not set. */
+export const SANDBOX_DEV_WEBHOOK_SECRET = 'whsec_portage_sandbox_development_only';
 
 export class ConfigError extends Error {
   constructor(readonly problems: string[]) {
@@ -102,7 +128,7 @@ export function loadConfig(env: Env = process.env): Config {
     const r = schema.safeParse(raw);
     if (r.success) return r.data;
     // URLs may hold credentials: never echo them.
-    const shown = /URL/.test(name) ? '' : ` (got "${truncate(raw)}")`;
+    const shown = /URL|KEY|SECRET/.test(name) ? '' : ` (got "${truncate(raw)}")`;
     problems.push(`${name}: ${r.error.issues[0]?.message ?? 'invalid'}${shown}`);
     return fallback;
   };
@@ -214,6 +240,17 @@ export function loadConfig(env: Env = process.env): Config {
     authRedirectOrigins.push(new URL(publicBaseUrl).origin);
   }
 
+  const payments = paymentsConfig(env, pick, problems, deployed, appEnv);
+  const mail: MailConfig = {
+    smtpUrl: pick<string | undefined>(
+      'SMTP_URL',
+      z.string().regex(/^smtps?:\/\//, 'must be an smtp:// or smtps:// URL'),
+      undefined,
+    ),
+    from: pick('MAIL_FROM', z.string().min(3).max(200), 'Portage <orders@portage.localhost>'),
+  };
+  const jobs = pick('JOBS', z.enum(['on', 'off'], { message: 'must be on or off' }), 'on') === 'on';
+
   if (problems.length) throw new ConfigError(problems);
   return {
     appEnv,
@@ -236,6 +273,58 @@ export function loadConfig(env: Env = process.env): Config {
     searchIndex,
     oidc,
     authRedirectOrigins,
+    payments,
+    mail,
+    jobs,
+  };
+}
+
+function paymentsConfig(
+  env: Env,
+  pick: <T>(name: string, schema: z.ZodType<T>, fallback: T) => T,
+  problems: string[],
+  deployed: boolean,
+  appEnv: AppEnv,
+): PaymentsConfig {
+  const stripeSecretKey = pick<string | undefined>(
+    'STRIPE_SECRET_KEY',
+    z
+      .string()
+      .regex(/^(sk|rk)_(test|live)_[A-Za-z0-9]+$/, 'must be a Stripe secret key (sk_test_…, sk_live_…)'),
+    undefined,
+  );
+  const provider = stripeSecretKey ? 'stripe' : 'sandbox';
+  let webhookSecret = pick<string | undefined>(
+    'PAYMENT_WEBHOOK_SECRET',
+    z.string().min(16, 'must be at least 16 characters').max(200),
+    undefined,
+  );
+  if (!webhookSecret) {
+    if (provider === 'stripe' || deployed) {
+      problems.push(
+        provider === 'stripe'
+          ? 'PAYMENT_WEBHOOK_SECRET: required with STRIPE_SECRET_KEY (the whsec_… of the webhook endpoint)'
+          : `PAYMENT_WEBHOOK_SECRET: required when APP_ENV=${appEnv}`,
+      );
+    }
+    webhookSecret = SANDBOX_DEV_WEBHOOK_SECRET;
+  }
+  const publishableKey = pick<string | undefined>(
+    'STRIPE_PUBLISHABLE_KEY',
+    z.string().regex(/^pk_(test|live)_[A-Za-z0-9]+$/, 'must be a Stripe publishable key (pk_test_…)'),
+    undefined,
+  );
+  if (provider === 'stripe' && !publishableKey) {
+    problems.push('STRIPE_PUBLISHABLE_KEY: required with STRIPE_SECRET_KEY');
+  }
+  const apiBase = pick<string | undefined>('STRIPE_API_BASE', httpUrl, undefined);
+  return {
+    provider,
+    webhookSecret,
+    stripeSecretKey,
+    publishableKey: publishableKey ?? 'pk_sandbox_portage',
+    stripeApiBase: apiBase ? new URL(apiBase) : undefined,
+    platformFeeBps: pick('PLATFORM_FEE_BPS', intIn(0, 10_000), 250),
   };
 }
 

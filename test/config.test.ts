@@ -20,6 +20,7 @@ const deployed = (appEnv: string) => ({
   APP_ENV: appEnv,
   JWT_PRIVATE_KEY: testKeyPem(),
   PUBLIC_BASE_URL: 'https://shop.example.ca',
+  PAYMENT_WEBHOOK_SECRET: 'whsec_deployed_secret_0123456789',
 });
 
 describe('loadConfig', () => {
@@ -45,6 +46,16 @@ describe('loadConfig', () => {
       searchIndex: 'memory',
       oidc: undefined,
       authRedirectOrigins: ['http://localhost:3000'],
+      payments: {
+        provider: 'sandbox',
+        webhookSecret: 'whsec_portage_sandbox_development_only',
+        stripeSecretKey: undefined,
+        publishableKey: 'pk_sandbox_portage',
+        stripeApiBase: undefined,
+        platformFeeBps: 250,
+      },
+      mail: { smtpUrl: undefined, from: 'Portage <orders@portage.localhost>' },
+      jobs: true,
     });
   });
 
@@ -149,6 +160,27 @@ describe('loadConfig', () => {
     for (const p of problems) expect(p).not.toContain('\n');
   });
 
+  it('chooses Stripe when its secret key is set, requires its other keys, and never echoes a key', () => {
+    const stripe = {
+      STRIPE_SECRET_KEY: 'sk_test_abc123',
+      STRIPE_PUBLISHABLE_KEY: 'pk_test_abc123',
+      PAYMENT_WEBHOOK_SECRET: 'whsec_abcdefghijklmnop',
+    };
+    expect(loadConfig(stripe).payments).toMatchObject({
+      provider: 'stripe',
+      stripeSecretKey: 'sk_test_abc123',
+      publishableKey: 'pk_test_abc123',
+      webhookSecret: 'whsec_abcdefghijklmnop',
+    });
+    expect(problemsOf({ STRIPE_SECRET_KEY: 'sk_test_abc123' })).toEqual([
+      'PAYMENT_WEBHOOK_SECRET: required with STRIPE_SECRET_KEY (the whsec_… of the webhook endpoint)',
+      'STRIPE_PUBLISHABLE_KEY: required with STRIPE_SECRET_KEY',
+    ]);
+    const problems = problemsOf({ ...stripe, STRIPE_SECRET_KEY: 'sk_test_has space' });
+    expect(problems).toEqual(['STRIPE_SECRET_KEY: must be a Stripe secret key (sk_test_…, sk_live_…)']);
+    expect(problems.join()).not.toContain('has space');
+  });
+
   it('refuses numbers out of range', () => {
     expect(problemsOf({ PORT: '65536', ACCESS_TOKEN_TTL_SECONDS: '0' })).toEqual([
       'PORT: must be between 0 and 65535 (got "65536")',
@@ -160,11 +192,12 @@ describe('loadConfig', () => {
     'refuses APP_ENV=%s without a signing key and a public URL, and loads with them',
     (appEnv) => {
       const problems = problemsOf({ APP_ENV: appEnv });
-      expect(problems).toHaveLength(2);
+      expect(problems).toHaveLength(3);
       expect(problems).toEqual(
         expect.arrayContaining([
           expect.stringMatching(/^JWT_PRIVATE_KEY\b.*required when APP_ENV=/),
           `PUBLIC_BASE_URL: required when APP_ENV=${appEnv}`,
+          `PAYMENT_WEBHOOK_SECRET: required when APP_ENV=${appEnv}`,
         ]),
       );
 

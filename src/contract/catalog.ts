@@ -149,7 +149,7 @@ export const productDetail = productListItem
   })
   .meta({ id: 'Product' });
 
-const intParam = (name: string, min: number, max: number) =>
+export const intParam = (name: string, min: number, max: number) =>
   z.coerce
     .number({ message: `${name} must be a whole number` })
     .int(`must be a whole number`)

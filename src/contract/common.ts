@@ -2,7 +2,15 @@
 import { randomBytes } from 'node:crypto';
 import { z } from 'zod';
 
-export const COLLECTIONS = ['products', 'users', 'orders', 'returns', 'reviews', 'categories'] as const;
+export const COLLECTIONS = [
+  'products',
+  'users',
+  'orders',
+  'returns',
+  'reviews',
+  'categories',
+  'checkouts',
+] as const;
 export type Collection = (typeof COLLECTIONS)[number];
 
 /** A new record id `<collection>:<key>`; the key is 20 URL-safe characters of 120 random bits. */

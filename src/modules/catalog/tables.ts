@@ -44,6 +44,9 @@ export const products = pgTable(
     imageUrls: text('image_urls').array().notNull().default(sql`'{}'::text[]`),
     priceCents: integer('price_cents').notNull(),
     stockQuantity: integer('stock_quantity').notNull().default(0),
+    // Units held by unreleased checkout reservations; kept by the inventory module, which
+    // alone writes it, in the same statement as the reservation rows (README "Checkout").
+    reservedQuantity: integer('reserved_quantity').notNull().default(0),
     status: text('status', { enum: PRODUCT_STATUSES }).notNull().default('active'),
     isDigital: boolean('is_digital').notNull().default(false),
     isPerishable: boolean('is_perishable').notNull().default(false),
@@ -75,6 +78,7 @@ export const products = pgTable(
   (t) => [
     check('products_price_positive', sql`${t.priceCents} > 0`),
     check('products_stock_non_negative', sql`${t.stockQuantity} >= 0`),
+    check('products_reserved_non_negative', sql`${t.reservedQuantity} >= 0`),
     check(
       'products_status_check',
       sql`${t.status} in (${sql.raw(PRODUCT_STATUSES.map((s) => `'${s}'`).join(', '))})`,

@@ -1,0 +1,127 @@
+// Wire schemas of checkout: the shipping address and the checkout session
+// (../shared/spec/interface.md sections 2 and 4.2; ../shared/design/decisions.md "Checkout,
+// payment, orders"). The body of POST /checkout is create_checkout's input.
+import { z } from 'zod';
+import { taxLine } from './cart.ts';
+import { PROVINCES, type Province, province, unixSeconds } from './common.ts';
+
+export const POSTAL_CODE = /^[A-Z]\d[A-Z] \d[A-Z]\d$/;
+export const PHONE = /^\+1\d{10}$/;
+
+/** The first letter(s) of the postal codes of each province. */
+export const POSTAL_LETTERS: Record<Province, string> = {
+  NL: 'A',
+  NS: 'B',
+  PE: 'C',
+  NB: 'E',
+  QC: 'GHJ',
+  ON: 'KLMNP',
+  MB: 'R',
+  SK: 'S',
+  AB: 'T',
+  BC: 'V',
+  NT: 'X',
+  NU: 'X',
+  YT: 'Y',
+};
+
+const text = (max: number) =>
+  z.string().trim().min(1, 'must not be empty').max(max, `must be at most ${max} characters`);
+
+const addressFields = {
+  street: text(200),
+  city: text(100),
+  province,
+  postalCode: z
+    .string()
+    .regex(POSTAL_CODE, 'must look like A1A 1A1: upper-case letters, one space in the middle'),
+  country: z.literal('CA', { message: 'must be CA: Portage ships within Canada only' }),
+};
+
+/** The address as the buyer gives it (with the phone, for the carrier). */
+export const shippingAddressInput = z
+  .object({
+    ...addressFields,
+    phone: z.string().regex(PHONE, 'must be +1 followed by 10 digits (E.164)'),
+  })
+  .superRefine((a, ctx) => {
+    const letters = POSTAL_LETTERS[a.province as Province];
+    if (letters && POSTAL_CODE.test(a.postalCode) && !letters.includes(a.postalCode[0]!)) {
+      ctx.addIssue({
+        code: 'custom',
+        path: ['postalCode'],
+        message: `postal codes in ${a.province} start with ${letters.split('').join(' or ')}`,
+      });
+    }
+  })
+  .meta({ id: 'ShippingAddressInput' });
+
+/** The address as an order stores it: no phone. */
+export const shippingAddress = z
+  .object({
+    street: z.string(),
+    city: z.string(),
+    province: z.enum(PROVINCES),
+    postalCode: z.string(),
+    country: z.string(),
+  })
+  .meta({ id: 'ShippingAddress' });
+
+export const createCheckoutBody = z.object({
+  shipping_address: shippingAddressInput,
+  coupon: z
+    .string()
+    .trim()
+    .min(1, 'must not be empty')
+    .max(40, 'must be at most 40 characters')
+    .regex(/^[A-Za-z0-9_-]+$/, 'letters, digits, - and _ only')
+    .transform((c) => c.toUpperCase())
+    .optional()
+    .describe("A coupon code to use instead of the cart's"),
+});
+
+export const PAYMENT_METHODS = ['card', 'apple_pay', 'google_pay', 'klarna'] as const;
+export const CHECKOUT_STATUSES = ['ready_for_payment', 'complete', 'expired'] as const;
+export type CheckoutStatus = (typeof CHECKOUT_STATUSES)[number];
+
+export const checkoutParcel = z.object({
+  sellerId: z.string(),
+  subtotalCents: z.number().int(),
+  discountCents: z.number().int(),
+  shippingCostCents: z.number().int(),
+  taxAmountCents: z.number().int(),
+  taxLines: z.array(taxLine),
+  totalCents: z.number().int(),
+  items: z.array(
+    z.object({
+      productId: z.string(),
+      name: z.string(),
+      quantity: z.number().int(),
+      unitPriceCents: z.number().int(),
+    }),
+  ),
+});
+
+export const checkoutSession = z
+  .object({
+    sessionId: z.string(),
+    sessionUrl: z.string().describe('Show this to the person: the payment page'),
+    clientSecret: z.string(),
+    publishableKey: z.string(),
+    subtotalCents: z.number().int(),
+    taxAmountCents: z.number().int(),
+    shippingCostCents: z.number().int(),
+    discountCents: z.number().int(),
+    totalCents: z.number().int(),
+    status: z.enum(CHECKOUT_STATUSES),
+    paymentMethods: z.array(z.string()),
+    expiresAt: unixSeconds,
+    // Beyond the spec's fields (a superset):
+    taxLines: z.array(taxLine),
+    coupon: z.string().nullable(),
+    parcels: z.array(checkoutParcel).describe('One per seller: each becomes its own order when paid'),
+    orderIds: z.array(z.string()).describe('The orders made from this session once paid; empty before'),
+  })
+  .meta({ id: 'CheckoutSession' });
+
+export const checkoutParams = z.object({ sessionId: z.string() });

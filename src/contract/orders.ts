@@ -1,0 +1,98 @@
+// Wire schemas of orders (../shared/spec/interface.md sections 2, 3 and 4.2;
+// ../shared/design/decisions.md "Checkout, payment, orders" and "The 14th tool").
+import { z } from 'zod';
+import { taxLine } from './cart.ts';
+import { intParam } from './catalog.ts';
+import { shippingAddress } from './checkout.ts';
+import { unixSeconds } from './common.ts';
+
+export const ORDER_STATUSES = ['pending', 'confirmed', 'shipped', 'delivered', 'cancelled'] as const;
+export type OrderStatus = (typeof ORDER_STATUSES)[number];
+export const orderStatus = z.enum(ORDER_STATUSES, {
+  message: `must be one of ${ORDER_STATUSES.join(', ')}`,
+});
+
+export const listOrdersQuery = z.object({
+  status: orderStatus.optional(),
+  limit: intParam('limit', 1, 100).default(20),
+  offset: intParam('offset', 0, 1_000_000).default(0),
+  sort: z.enum(['newest', 'oldest'], { message: 'must be newest or oldest' }).default('newest'),
+});
+
+export const orderListItem = z
+  .object({
+    id: z.string(),
+    buyerId: z.string(),
+    status: orderStatus,
+    totalAmountCents: z.number().int(),
+    createdAt: unixSeconds,
+    confirmedAt: unixSeconds.nullable(),
+    itemCount: z.number().int(),
+    estimatedDelivery: z.string().describe('YYYY-MM-DD'),
+    // Beyond the spec's list fields (a superset):
+    sellerId: z.string(),
+  })
+  .meta({ id: 'OrderListItem' });
+
+export const orderList = z.object({
+  orders: z.array(orderListItem),
+  total: z.number().int(),
+  limit: z.number().int(),
+  offset: z.number().int(),
+});
+
+export const orderItem = z.object({
+  productId: z.string(),
+  name: z.string(),
+  quantity: z.number().int(),
+  unitPriceCents: z.number().int(),
+  imageUrl: z.string().nullable(),
+});
+
+export const orderDetail = z
+  .object({
+    id: z.string(),
+    buyerId: z.string(),
+    sellerId: z.string(),
+    status: orderStatus,
+    items: z.array(orderItem),
+    subtotalCents: z.number().int(),
+    taxAmountCents: z.number().int(),
+    shippingCostCents: z.number().int(),
+    discountCents: z.number().int(),
+    platformFeeCents: z.number().int(),
+    totalAmountCents: z.number().int(),
+    shippingAddress,
+    trackingNumber: z.string().nullable(),
+    createdAt: unixSeconds,
+    confirmedAt: unixSeconds.nullable(),
+    shippedAt: unixSeconds.nullable(),
+    deliveredAt: unixSeconds.nullable(),
+    paymentIntentId: z.string(),
+    refundRequested: z.boolean(),
+    // Beyond the spec's detail fields (a superset):
+    taxLines: z.array(taxLine),
+    carrier: z.string().nullable(),
+    cancelledAt: unixSeconds.nullable(),
+    refundedCents: z.number().int(),
+    estimatedDelivery: z.string(),
+    itemCount: z.number().int(),
+  })
+  .meta({ id: 'Order' });
+
+export const orderParams = z.object({ orderId: z.string() });
+
+export const cancelOrderBody = z
+  .object({ reason: z.string().trim().max(500, 'must be at most 500 characters').optional() })
+  .default({});
+export const cancelOrderAnswer = orderDetail.extend({ refund_amount_cents: z.number().int() });
+
+export const shipOrderBody = z.object({
+  trackingNumber: z
+    .string()
+    .trim()
+    .min(1, 'must not be empty')
+    .max(64, 'must be at most 64 characters')
+    .regex(/^[A-Za-z0-9 -]+$/, 'letters, digits, spaces and - only'),
+  carrier: z.string().trim().min(1, 'must not be empty').max(64, 'must be at most 64 characters'),
+});

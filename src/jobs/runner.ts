@@ -1,0 +1,80 @@
+// Background jobs: every `portage serve` instance runs them (unless JOBS=off), each pass
+// claiming its rows with FOR UPDATE SKIP LOCKED, so any number of instances run side by side
+// (../shared/design/decisions.md, "Background jobs").
+import type { FastifyBaseLogger } from 'fastify';
+import type { Db } from '../db/index.ts';
+import type { Clock, RequestContext } from '../modules/context.ts';
+
+export interface Job {
+  name: string;
+  /** Pause between passes when the last pass found nothing more to do. */
+  everyMs: number;
+  /** One pass: claims at most a batch, handles it, answers how many rows it handled. */
+  run(ctx: RequestContext): Promise<number>;
+  /** A pass that handled this many rows is followed at once by another. */
+  batch: number;
+}
+
+export interface JobRunner {
+  /** Runs one pass of every job (tests call this instead of waiting). */
+  runOnce(): Promise<Record<string, number>>;
+  /** Asks a job to run its next pass now (e.g. mail just written). */
+  nudge(name: string): void;
+  stop(): Promise<void>;
+}
+
+export function createJobRunner(
+  jobs: Job[],
+  deps: { db: Db; now: Clock; log: FastifyBaseLogger; start: boolean },
+): JobRunner {
+  const ctx = (): RequestContext => ({ db: deps.db, now: deps.now, log: deps.log });
+  let stopped = !deps.start;
+  const timers = new Map<string, NodeJS.Timeout>();
+  const running = new Map<string, Promise<void>>();
+
+  const pass = async (job: Job): Promise<number> => {
+    try {
+      return await job.run(ctx());
+    } catch (err) {
+      deps.log.error({ err, job: job.name }, 'background job failed; retrying on its next pass');
+      return 0;
+    }
+  };
+
+  const schedule = (job: Job, delayMs: number) => {
+    if (stopped) return;
+    clearTimeout(timers.get(job.name));
+    const timer = setTimeout(() => {
+      if (running.has(job.name)) return schedule(job, job.everyMs);
+      const done = pass(job).then((handled) => {
+        running.delete(job.name);
+        schedule(job, handled >= job.batch ? 0 : job.everyMs);
+      });
+      running.set(job.name, done);
+    }, delayMs);
+    timer.unref();
+    timers.set(job.name, timer);
+  };
+
+  for (const job of jobs) schedule(job, Math.min(job.everyMs, 1_000));
+
+  return {
+    async runOnce() {
+      const handled: Record<string, number> = {};
+      for (const job of jobs) {
+        await running.get(job.name);
+        handled[job.name] = await pass(job);
+      }
+      return handled;
+    },
+    nudge(name) {
+      const job = jobs.find((j) => j.name === name);
+      if (job && !running.has(name)) schedule(job, 0);
+    },
+    async stop() {
+      stopped = true;
+      for (const timer of timers.values()) clearTimeout(timer);
+      await Promise.all(running.values());
+    },
+  };
+}

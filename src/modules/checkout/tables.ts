@@ -1,0 +1,77 @@
+import { sql } from 'drizzle-orm';
+import { check, index, integer, jsonb, pgTable, text, timestamp } from 'drizzle-orm/pg-core';
+import { CHECKOUT_STATUSES } from '../../contract/checkout.ts';
+import { users } from '../auth/tables.ts';
+
+/** What a session stores of its quote: enough to create its orders without pricing again. */
+export interface StoredParcel {
+  sellerId: string;
+  originProvince: string;
+  subtotalCents: number;
+  discountCents: number;
+  shippingCostCents: number;
+  taxLines: Array<{ name: 'GST' | 'HST' | 'PST' | 'QST'; ratePercent: number; amountCents: number }>;
+  taxAmountCents: number;
+  totalCents: number;
+  items: Array<{
+    productId: string;
+    name: string;
+    quantity: number;
+    unitPriceCents: number;
+    imageUrl: string | null;
+  }>;
+}
+
+export interface StoredAddress {
+  street: string;
+  city: string;
+  province: string;
+  postalCode: string;
+  country: string;
+  phone: string;
+}
+
+/**
+ * A checkout: the priced cart, the address and the payment provider's session. It becomes
+ * orders only when the provider confirms the payment (README "Checkout").
+ */
+export const checkoutSessions = pgTable(
+  'checkout_sessions',
+  {
+    id: text('id').primaryKey(),
+    buyerId: text('buyer_id')
+      .notNull()
+      .references(() => users.id, { onDelete: 'cascade' }),
+    status: text('status', { enum: CHECKOUT_STATUSES }).notNull().default('ready_for_payment'),
+    /** A hash of the cart's lines, the coupon and the address: an unchanged cart gets this session back. */
+    fingerprint: text('fingerprint').notNull(),
+    address: jsonb('address').$type<StoredAddress>().notNull(),
+    couponCode: text('coupon_code'),
+    parcels: jsonb('parcels').$type<StoredParcel[]>().notNull(),
+    taxLines: jsonb('tax_lines').$type<StoredParcel['taxLines']>().notNull(),
+    subtotalCents: integer('subtotal_cents').notNull(),
+    discountCents: integer('discount_cents').notNull(),
+    shippingCostCents: integer('shipping_cost_cents').notNull(),
+    taxAmountCents: integer('tax_amount_cents').notNull(),
+    totalCents: integer('total_cents').notNull(),
+    provider: text('provider').notNull(),
+    /** The provider's session; null until it is opened (after the reservation commits). */
+    providerSessionId: text('provider_session_id').unique(),
+    sessionUrl: text('session_url'),
+    clientSecret: text('client_secret'),
+    /** The payment that completed the session. */
+    paymentIntentId: text('payment_intent_id').unique(),
+    expiresAt: timestamp('expires_at', { withTimezone: true }).notNull(),
+    createdAt: timestamp('created_at', { withTimezone: true }).notNull(),
+    completedAt: timestamp('completed_at', { withTimezone: true }),
+    expiredAt: timestamp('expired_at', { withTimezone: true }),
+  },
+  (t) => [
+    check(
+      'checkout_sessions_status_check',
+      sql`${t.status} in (${sql.raw(CHECKOUT_STATUSES.map((s) => `'${s}'`).join(', '))})`,
+    ),
+    index('checkout_sessions_buyer_open_idx').on(t.buyerId).where(sql`${t.status} = 'ready_for_payment'`),
+    index('checkout_sessions_open_expiry_idx').on(t.expiresAt).where(sql`${t.status} = 'ready_for_payment'`),
+  ],
+);

@@ -1,0 +1,93 @@
+import { sql } from 'drizzle-orm';
+import {
+  boolean,
+  check,
+  date,
+  index,
+  integer,
+  jsonb,
+  pgTable,
+  primaryKey,
+  text,
+  timestamp,
+  unique,
+} from 'drizzle-orm/pg-core';
+import { ORDER_STATUSES } from '../../contract/orders.ts';
+import { users } from '../auth/tables.ts';
+import type { StoredParcel } from '../checkout/tables.ts';
+
+/**
+ * One order per seller of a paid checkout. `(checkout_id, seller_id)` is unique: however often
+ * the payment is reported, a checkout's orders exist once (README "Orders").
+ */
+export const orders = pgTable(
+  'orders',
+  {
+    id: text('id').primaryKey(),
+    checkoutId: text('checkout_id').notNull(),
+    buyerId: text('buyer_id')
+      .notNull()
+      .references(() => users.id),
+    sellerId: text('seller_id')
+      .notNull()
+      .references(() => users.id),
+    status: text('status', { enum: ORDER_STATUSES }).notNull(),
+    subtotalCents: integer('subtotal_cents').notNull(),
+    discountCents: integer('discount_cents').notNull(),
+    shippingCostCents: integer('shipping_cost_cents').notNull(),
+    taxAmountCents: integer('tax_amount_cents').notNull(),
+    taxLines: jsonb('tax_lines').$type<StoredParcel['taxLines']>().notNull(),
+    platformFeeCents: integer('platform_fee_cents').notNull(),
+    totalAmountCents: integer('total_amount_cents').notNull(),
+    shippingAddress: jsonb('shipping_address')
+      .$type<{ street: string; city: string; province: string; postalCode: string; country: string }>()
+      .notNull(),
+    paymentIntentId: text('payment_intent_id').notNull(),
+    /** Whether the order's units have left the stock (false while `pending`). */
+    stockCommitted: boolean('stock_committed').notNull(),
+    itemCount: integer('item_count').notNull(),
+    estimatedDelivery: date('estimated_delivery', { mode: 'string' }).notNull(),
+    trackingNumber: text('tracking_number'),
+    carrier: text('carrier'),
+    refundRequested: boolean('refund_requested').notNull().default(false),
+    refundedCents: integer('refunded_cents').notNull().default(0),
+    cancelReason: text('cancel_reason'),
+    createdAt: timestamp('created_at', { withTimezone: true }).notNull(),
+    confirmedAt: timestamp('confirmed_at', { withTimezone: true }),
+    shippedAt: timestamp('shipped_at', { withTimezone: true }),
+    deliveredAt: timestamp('delivered_at', { withTimezone: true }),
+    cancelledAt: timestamp('cancelled_at', { withTimezone: true }),
+  },
+  (t) => [
+    unique('orders_one_per_checkout_seller').on(t.checkoutId, t.sellerId),
+    check(
+      'orders_status_check',
+      sql`${t.status} in (${sql.raw(ORDER_STATUSES.map((s) => `'${s}'`).join(', '))})`,
+    ),
+    check('orders_refund_within_total', sql`${t.refundedCents} between 0 and ${t.totalAmountCents}`),
+    index('orders_buyer_created_idx').on(t.buyerId, t.createdAt, t.id),
+    index('orders_seller_created_idx').on(t.sellerId, t.createdAt, t.id),
+    index('orders_payment_intent_idx').on(t.paymentIntentId),
+    index('orders_pending_created_idx').on(t.createdAt).where(sql`${t.status} = 'pending'`),
+  ],
+);
+
+/** The items of an order as they were sold (title and price at the time). */
+export const orderItems = pgTable(
+  'order_items',
+  {
+    orderId: text('order_id')
+      .notNull()
+      .references(() => orders.id, { onDelete: 'cascade' }),
+    productId: text('product_id').notNull(),
+    name: text('name').notNull(),
+    quantity: integer('quantity').notNull(),
+    unitPriceCents: integer('unit_price_cents').notNull(),
+    imageUrl: text('image_url'),
+    position: integer('position').notNull(),
+  },
+  (t) => [
+    primaryKey({ columns: [t.orderId, t.productId] }),
+    index('order_items_product_idx').on(t.productId),
+  ],
+);

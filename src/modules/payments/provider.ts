@@ -1,0 +1,70 @@
+// The payment provider interface (../shared/design/architecture.md, "Data flow of a purchase"):
+// Stripe in production, the built-in sandbox everywhere else, both behind these few calls.
+// Nothing here runs inside a database transaction: the caller commits first, then calls.
+import type { StoredAddress, StoredParcel } from '../checkout/tables.ts';
+
+export interface SessionInput {
+  /** Our checkout session id: also in the payment's metadata as `checkoutSessionId`. */
+  checkoutId: string;
+  buyerEmail: string;
+  parcels: StoredParcel[];
+  address: StoredAddress;
+  subtotalCents: number;
+  discountCents: number;
+  shippingCostCents: number;
+  taxAmountCents: number;
+  totalCents: number;
+  paymentMethods: readonly string[];
+  expiresAt: Date;
+  /** Sent to the provider as its idempotency key: a retried call opens the same session. */
+  idempotencyKey: string;
+  /** Where the provider's page sends the person back when done. */
+  returnUrl: string;
+}
+
+export interface ProviderSession {
+  providerSessionId: string;
+  url: string;
+  clientSecret: string;
+}
+
+/** A verified event, as the service cares about it. */
+export type PaymentEvent =
+  | {
+      kind: 'payment_succeeded';
+      eventId: string;
+      paymentIntentId: string;
+      /** From the payment's metadata.checkoutSessionId. */
+      checkoutId: string | undefined;
+      amountCents: number;
+    }
+  | { kind: 'session_expired'; eventId: string; checkoutId: string | undefined; providerSessionId: string }
+  | { kind: 'ignored'; eventId: string; type: string };
+
+/** The signature header is missing, malformed, stale or does not match: answer 400. */
+export class WebhookSignatureError extends Error {}
+
+/** The provider refused or could not be reached: PAYMENT_PROVIDER_ERROR to the caller. */
+export class ProviderError extends Error {
+  constructor(
+    message: string,
+    /** Safe to show the person (e.g. "Your card was declined"). */
+    readonly publicMessage: string,
+    /** Worth retrying later (network, 5xx, rate limit); false for a refusal. */
+    readonly retryable: boolean,
+  ) {
+    super(message);
+  }
+}
+
+export interface PaymentProvider {
+  readonly name: 'sandbox' | 'stripe';
+  createSession(input: SessionInput): Promise<ProviderSession>;
+  /** Ends an open session at the provider (a superseded checkout); best effort. */
+  expireSession(providerSessionId: string): Promise<void>;
+  /** Verifies the signature on the raw body (5 minutes tolerance) or throws WebhookSignatureError. */
+  parseWebhook(rawBody: Buffer, signature: string | undefined, now: Date): PaymentEvent;
+  refund(input: { paymentIntentId: string; amountCents: number; idempotencyKey: string }): Promise<{
+    refundId: string;
+  }>;
+}

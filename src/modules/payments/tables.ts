@@ -1,0 +1,46 @@
+import { sql } from 'drizzle-orm';
+import { check, index, integer, pgTable, primaryKey, text, timestamp } from 'drizzle-orm/pg-core';
+
+/** Each provider event once: a delivery whose id is here changes nothing (README "Payments"). */
+export const paymentEvents = pgTable(
+  'payment_events',
+  {
+    provider: text('provider').notNull(),
+    eventId: text('event_id').notNull(),
+    type: text('type').notNull(),
+    paymentIntentId: text('payment_intent_id'),
+    checkoutId: text('checkout_id'),
+    receivedAt: timestamp('received_at', { withTimezone: true }).notNull(),
+  },
+  (t) => [primaryKey({ columns: [t.provider, t.eventId] })],
+);
+
+export const REFUND_STATUSES = ['requested', 'succeeded', 'failed'] as const;
+
+/**
+ * A refund: written as an intent in the transaction that decides it (a cancellation, a
+ * return), sent to the provider after that commits, then marked with the outcome; a job
+ * retries those the provider did not confirm (README "Payments").
+ */
+export const refunds = pgTable(
+  'refunds',
+  {
+    id: text('id').primaryKey(),
+    orderId: text('order_id').notNull(),
+    paymentIntentId: text('payment_intent_id').notNull(),
+    amountCents: integer('amount_cents').notNull(),
+    reason: text('reason').notNull(),
+    status: text('status', { enum: REFUND_STATUSES }).notNull().default('requested'),
+    providerRefundId: text('provider_refund_id'),
+    attempts: integer('attempts').notNull().default(0),
+    nextAttemptAt: timestamp('next_attempt_at', { withTimezone: true }).notNull(),
+    lastError: text('last_error'),
+    createdAt: timestamp('created_at', { withTimezone: true }).notNull(),
+    completedAt: timestamp('completed_at', { withTimezone: true }),
+  },
+  (t) => [
+    check('refunds_amount_positive', sql`${t.amountCents} > 0`),
+    index('refunds_order_idx').on(t.orderId),
+    index('refunds_due_idx').on(t.nextAttemptAt).where(sql`${t.status} = 'requested'`),
+  ],
+);
