@@ -25,15 +25,21 @@ import { refuseUnsafeInput } from './http/input.ts';
 import { registerRateLimits } from './http/rate-limit.ts';
 import { registerRouteDefaults } from './http/route-defaults.ts';
 import './http/types.ts';
+import { commerceJobs } from './jobs/index.ts';
+import { createJobRunner, type JobRunner } from './jobs/runner.ts';
 import { developmentKeyPem, type KeyRing, loadKeyRing } from './modules/auth/keys.ts';
 import { createOidcClient } from './modules/auth/oidc.ts';
 import { authRoutes } from './modules/auth/routes.ts';
 import { createAuthService } from './modules/auth/service.ts';
 import { cartRoutes } from './modules/cart/routes.ts';
 import { catalogRoutes } from './modules/catalog/routes.ts';
+import { checkoutRoutes } from './modules/checkout/routes.ts';
 import type { Clock } from './modules/context.ts';
 import { couponRoutes } from './modules/coupons/routes.ts';
 import { inventoryRoutes } from './modules/inventory/routes.ts';
+import { orderRoutes } from './modules/orders/routes.ts';
+import { createProvider } from './modules/payments/providers/index.ts';
+import { paymentRoutes } from './modules/payments/routes.ts';
 import { MemorySearchIndex } from './modules/search/memory-index.ts';
 import { searchRoutes } from './modules/search/routes.ts';
 import { createSearch } from './modules/search/service.ts';
@@ -164,6 +170,33 @@ export async function buildApp(opts: AppOptions): Promise<FastifyInstance> {
     if (loaded) app.log.info({ ...loaded, ms: Date.now() - started }, 'search index loaded');
   });
   await app.register(searchRoutes(search));
+
+  const { provider, sandbox } = await createProvider(config.payments, config.publicBaseUrl);
+  let jobs: JobRunner | undefined;
+  const commerce = {
+    provider,
+    publicBaseUrl: config.publicBaseUrl,
+    platformFeeBps: config.payments.platformFeeBps,
+    nudge: (job: 'mail' | 'refunds') => jobs?.nudge(job),
+  };
+  await app.register(checkoutRoutes({ ...commerce, publishableKey: config.payments.publishableKey }));
+  await app.register(paymentRoutes({ ...commerce, sandbox }));
+  await app.register(orderRoutes(commerce));
+
+  jobs = createJobRunner(commerceJobs(commerce), {
+    db: database.db,
+    now,
+    log: app.log.child({ component: 'jobs' }),
+  });
+  app.decorate('jobs', jobs);
+  if (config.jobs) {
+    app.addHook('onListen', async () => {
+      jobs?.start();
+    });
+  }
+  app.addHook('onClose', async () => {
+    await jobs?.stop();
+  });
   return app;
 }
 

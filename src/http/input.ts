@@ -30,7 +30,8 @@ function inputProblem(value: unknown): string | undefined {
       if (problem) return problem;
       continue;
     }
-    if (v === null || typeof v !== 'object') continue;
+    // A raw body (the payment webhook's) is checked by its own route, as bytes.
+    if (v === null || typeof v !== 'object' || Buffer.isBuffer(v)) continue;
     if (next.depth >= MAX_JSON_DEPTH) return DEEP;
     for (const [key, item] of Object.entries(v)) {
       const problem = textProblem(key);

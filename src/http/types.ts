@@ -1,5 +1,6 @@
 // Fastify type extensions shared by the HTTP layer.
 import type { Role } from '../contract/common.ts';
+import type { JobRunner } from '../jobs/runner.ts';
 import type { RequestContext } from '../modules/context.ts';
 import type { LimitGroup } from './rate-limit.ts';
 
@@ -7,6 +8,10 @@ import type { LimitGroup } from './rate-limit.ts';
 export type RouteAuth = 'public' | 'user' | readonly Role[];
 
 declare module 'fastify' {
+  interface FastifyInstance {
+    /** The background jobs of this instance (README "Background jobs"). */
+    jobs: JobRunner;
+  }
   interface FastifyRequest {
     ctx: RequestContext;
   }

@@ -16,6 +16,8 @@ export interface Job {
 }
 
 export interface JobRunner {
+  /** Starts the timers (an instance with JOBS=off never does; tests call runOnce instead). */
+  start(): void;
   /** Runs one pass of every job (tests call this instead of waiting). */
   runOnce(): Promise<Record<string, number>>;
   /** Asks a job to run its next pass now (e.g. mail just written). */
@@ -25,10 +27,10 @@ export interface JobRunner {
 
 export function createJobRunner(
   jobs: Job[],
-  deps: { db: Db; now: Clock; log: FastifyBaseLogger; start: boolean },
+  deps: { db: Db; now: Clock; log: FastifyBaseLogger },
 ): JobRunner {
   const ctx = (): RequestContext => ({ db: deps.db, now: deps.now, log: deps.log });
-  let stopped = !deps.start;
+  let stopped = true;
   const timers = new Map<string, NodeJS.Timeout>();
   const running = new Map<string, Promise<void>>();
 
@@ -56,9 +58,12 @@ export function createJobRunner(
     timers.set(job.name, timer);
   };
 
-  for (const job of jobs) schedule(job, Math.min(job.everyMs, 1_000));
-
   return {
+    start() {
+      if (!stopped) return;
+      stopped = false;
+      for (const job of jobs) schedule(job, Math.min(job.everyMs, 1_000));
+    },
     async runOnce() {
       const handled: Record<string, number> = {};
       for (const job of jobs) {

@@ -59,6 +59,8 @@ export async function testApp(
     PUBLIC_BASE_URL: 'http://portage.test',
     RATE_LIMITS: 'off',
     LOG_LEVEL: 'silent',
+    // Tests run the jobs' passes themselves (t.app.jobs.runOnce()), at the clock they set.
+    JOBS: 'off',
     JWT_PRIVATE_KEY: testKeyPem(),
     ...opts.env,
   });

@@ -28,3 +28,14 @@ export async function shipFromProvinces(
     .where(inArray(sellerProfiles.userId, [...new Set(sellerIds)]));
   return new Map(rows.map((r) => [r.userId, r.province as Province]));
 }
+
+/** The shop name of each seller (for order emails); a seller without a shop gets its account name. */
+export async function shopNames(ctx: RequestContext, sellerIds: string[]): Promise<Map<string, string>> {
+  if (sellerIds.length === 0) return new Map();
+  const rows = await ctx.db
+    .select({ id: users.id, name: users.name, shopName: sellerProfiles.shopName })
+    .from(users)
+    .leftJoin(sellerProfiles, eq(sellerProfiles.userId, users.id))
+    .where(inArray(users.id, [...new Set(sellerIds)]));
+  return new Map(rows.map((r) => [r.id, r.shopName ?? r.name]));
+}

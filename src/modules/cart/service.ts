@@ -17,6 +17,7 @@ import { saleProducts } from '../catalog/service.ts';
 import { caller, inTransaction, type RequestContext } from '../context.ts';
 import { type CouponCheck, checkCoupon, findCoupon, requireCoupon } from '../coupons/service.ts';
 import { availableUnits } from '../inventory/service.ts';
+import { lastShippingProvince } from '../orders/service.ts';
 import { quote } from '../pricing/index.ts';
 import { cartItems, carts } from './tables.ts';
 
@@ -26,9 +27,8 @@ type Cart = z.infer<typeof cart>;
  * The province the cart's tax and shipping are estimated for
  * (../shared/design/decisions.md, "Cart, coupons, stock").
  */
-async function taxProvince(_ctx: RequestContext): Promise<Province> {
-  // The buyer's last shipping address comes with orders; until a buyer has one, Ontario.
-  return 'ON';
+async function taxProvince(ctx: RequestContext): Promise<Province> {
+  return (await lastShippingProvince(ctx, caller(ctx).id)) ?? 'ON';
 }
 
 /**
@@ -241,4 +241,48 @@ export async function removeCoupon(ctx: RequestContext): Promise<Cart> {
     .set({ couponCode: null, updatedAt: ctx.now() })
     .where(eq(carts.userId, caller(ctx).id));
   return getCart(ctx);
+}
+
+/**
+ * What checkout prices: the buyer's cart, locked for the rest of the transaction (so the cart
+ * cannot change under a checkout, and two checkouts of one buyer queue), its lines on sale with
+ * what the quote needs, and its coupon code.
+ */
+export async function lockedCartForCheckout(ctx: RequestContext, buyerId: string) {
+  const row = await lockCart(ctx, buyerId);
+  const lines = await activeLines(ctx, buyerId);
+  return { couponCode: row.couponCode, lines };
+}
+
+/**
+ * Takes what was bought out of the buyer's cart (a line bought whole goes; a line the buyer
+ * since raised keeps the difference), and the coupon if it was the one used. Run in the
+ * transaction that creates the orders.
+ */
+export async function clearPurchased(
+  ctx: RequestContext,
+  buyerId: string,
+  bought: Array<{ productId: string; quantity: number }>,
+  couponCode: string | null,
+): Promise<void> {
+  await lockCart(ctx, buyerId);
+  for (const line of bought) {
+    const where = and(eq(cartItems.userId, buyerId), eq(cartItems.productId, line.productId));
+    await ctx.db.delete(cartItems).where(and(where, sql`${cartItems.quantity} <= ${line.quantity}`));
+    await ctx.db
+      .update(cartItems)
+      .set({ quantity: sql`${cartItems.quantity} - ${line.quantity}` })
+      .where(and(where, sql`${cartItems.quantity} > ${line.quantity}`));
+  }
+  if (couponCode) {
+    await ctx.db
+      .update(carts)
+      .set({ couponCode: null })
+      .where(and(eq(carts.userId, buyerId), eq(carts.couponCode, couponCode)));
+  }
+}
+
+/** Locks the buyer's cart row for the rest of the transaction (a payment turning into orders). */
+export async function lockCartOf(ctx: RequestContext, buyerId: string): Promise<void> {
+  await lockCart(ctx, buyerId);
 }

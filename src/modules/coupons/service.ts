@@ -89,6 +89,8 @@ export async function checkCoupon(
   row: CouponRow,
   userId: string,
   subtotalCents: number,
+  /** Uses held by open checkouts (not yet paid), counted like redemptions at checkout. */
+  held: { total: number; mine: number } = { total: 0, mine: 0 },
 ): Promise<CouponCheck> {
   const [[total], [mine]] = await Promise.all([
     ctx.db.select({ n: count() }).from(couponRedemptions).where(eq(couponRedemptions.code, row.code)),
@@ -100,10 +102,13 @@ export async function checkCoupon(
   let problem: string | null = null;
   if (row.expiresOn && row.expiresOn < torontoDate(ctx.now())) {
     problem = `Coupon ${row.code} expired on ${row.expiresOn}`;
-  } else if (row.maxRedemptions !== null && (total?.n ?? 0) >= row.maxRedemptions) {
+  } else if (row.maxRedemptions !== null && (total?.n ?? 0) + held.total >= row.maxRedemptions) {
     problem = `Coupon ${row.code} has been used up (${row.maxRedemptions} redemptions)`;
-  } else if (row.maxRedemptionsPerCustomer !== null && (mine?.n ?? 0) >= row.maxRedemptionsPerCustomer) {
-    problem = `You have already used coupon ${row.code} ${mine?.n} time(s), its limit per customer`;
+  } else if (
+    row.maxRedemptionsPerCustomer !== null &&
+    (mine?.n ?? 0) + held.mine >= row.maxRedemptionsPerCustomer
+  ) {
+    problem = `You have already used coupon ${row.code} ${(mine?.n ?? 0) + held.mine} time(s), its limit per customer`;
   } else if (subtotalCents < row.minSubtotalCents) {
     problem =
       `Coupon ${row.code} needs a subtotal of at least ${dollars(row.minSubtotalCents)}; ` +
@@ -117,4 +122,25 @@ export async function requireCoupon(ctx: RequestContext, code: string): Promise<
   const row = await findCoupon(ctx, code);
   if (!row) throw notFound(`No coupon with the code ${code.toUpperCase()}`);
   return row;
+}
+
+/**
+ * Locks a coupon's row for the rest of the transaction, so that checkouts using it count its
+ * uses one at a time (a limited coupon is never promised to more checkouts than it has uses).
+ * `no key update`: the redemptions written by payments (which reference the row) do not wait.
+ */
+export async function lockCoupon(ctx: RequestContext, code: string): Promise<void> {
+  await ctx.db
+    .select({ code: coupons.code })
+    .from(coupons)
+    .where(eq(coupons.code, code))
+    .for('no key update');
+}
+
+/** Counts a paid checkout's use of its coupon (once: keyed by the first order's id). */
+export async function redeemCoupon(ctx: RequestContext, code: string, userId: string, orderId: string) {
+  await ctx.db
+    .insert(couponRedemptions)
+    .values({ code, userId, orderId, createdAt: ctx.now() })
+    .onConflictDoNothing({ target: couponRedemptions.orderId });
 }

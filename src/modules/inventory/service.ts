@@ -1,22 +1,27 @@
-// Availability: how many units of a product can be bought now. The one place that answers it
-// (the cart asks here, never reads the stock itself), so that checkout reservations change
-// every answer at once when they come (../shared/design/decisions.md, "Cart, coupons, stock").
-import { and, eq, type SQL, sql } from 'drizzle-orm';
+// Availability and stock: how many units of a product can be bought now, and the only writes of
+// stock that checkout and orders make: reserve, release, commit, restock
+// (../shared/design/decisions.md, "Cart, coupons, stock"; README "Checkout").
+//
+// A live reservation (neither released nor committed) is counted in products.reserved_quantity,
+// changed in the same statement as the reservation row. A reservation is one conditional update
+// of the product row (`stock - reserved >= wanted`): the row lock makes racing checkouts queue
+// and re-check against the latest row, so no two can take the same unit. Availability is
+// stock less the live reservations that have not expired (a lapsed one counts as free even
+// before the expiry job releases it).
+import { and, eq, isNull, lte, type SQL, sql } from 'drizzle-orm';
 import type { z } from 'zod';
 import type { inventoryAnswer } from '../../contract/cart.ts';
 import { isRecordId } from '../../contract/common.ts';
 import { notFound } from '../../contract/errors.ts';
 import { products } from '../catalog/tables.ts';
-import type { RequestContext } from '../context.ts';
+import { inTransaction, type RequestContext } from '../context.ts';
+import { reservations } from './tables.ts';
 
-/**
- * Units of `products.id` held by unexpired checkout reservations. None exist yet: the
- * reservations table comes with checkout, and then this becomes
- * `coalesce((select sum(r.quantity) from reservations r where r.product_id = products.id
- * and r.expires_at > ctx.now()), 0)`, the one subtraction in availableUnits.
- */
-function heldUnits(_ctx: RequestContext): SQL<number> {
-  return sql<number>`0`;
+/** Units of `products.id` held by live reservations that have not expired. */
+function heldUnits(ctx: RequestContext): SQL<number> {
+  return sql<number>`(${products.reservedQuantity} - coalesce((select sum(r.quantity) from ${reservations} r
+    where r.product_id = ${products.id} and r.released_at is null and r.committed_at is null
+    and r.expires_at <= ${ctx.now()}), 0))`;
 }
 
 /**
@@ -61,4 +66,204 @@ export async function checkInventory(
     requested_quantity: quantity,
     message,
   };
+}
+
+export interface ReserveLine {
+  productId: string;
+  quantity: number;
+}
+
+/**
+ * Holds `quantity` units of each line for the checkout until `expiresAt`: one statement per
+ * product (the conditional update of its row, and the reservation row written from its result),
+ * in product id order so that two checkouts never wait on each other in a cycle. Answers the
+ * lines that could not be held (nothing is held for them; the caller rolls back the rest).
+ */
+export async function reserve(
+  ctx: RequestContext,
+  checkoutId: string,
+  lines: ReserveLine[],
+  expiresAt: Date,
+): Promise<ReserveLine[]> {
+  const now = ctx.now();
+  const refused: ReserveLine[] = [];
+  for (const line of [...lines].sort((a, b) => (a.productId < b.productId ? -1 : 1))) {
+    await releaseLapsed(ctx, line.productId);
+    const held = await ctx.db.execute(sql`
+      with claimed as (
+        update ${products} set reserved_quantity = reserved_quantity + ${line.quantity}
+        where id = ${line.productId} and status = 'active'
+          and stock_quantity - reserved_quantity >= ${line.quantity}
+        returning id
+      )
+      insert into ${reservations} (checkout_id, product_id, quantity, expires_at, created_at)
+      select ${checkoutId}, id, ${line.quantity}, ${expiresAt}, ${now} from claimed
+      returning product_id`);
+    if (rowsOf(held).length === 0) refused.push(line);
+  }
+  return refused;
+}
+
+/**
+ * Gives back the live reservations of a product that have expired (one statement: the rows are
+ * marked and the product's count lowered together). The expiry job does it for every product;
+ * a checkout does it for its own products first, so a lapsed hold never refuses it.
+ */
+async function releaseLapsed(ctx: RequestContext, productId: string) {
+  await inTransaction(ctx, async (tx) => {
+    // The product row first, then its reservations: the order every writer takes them in.
+    await lockProducts(tx, [productId]);
+    await tx.db.execute(sql`
+    with lapsed as (
+      update ${reservations} set released_at = ${ctx.now()}
+      where product_id = ${productId} and released_at is null and committed_at is null
+        and expires_at <= ${ctx.now()}
+      returning quantity
+    )
+    update ${products} set reserved_quantity = reserved_quantity - (select sum(quantity) from lapsed)
+    where id = ${productId} and exists (select 1 from lapsed)`);
+  });
+}
+
+/**
+ * Gives back the live reservations of a checkout (expired, superseded, its provider failed), or
+ * only those of some products: the rows are marked and the products' counts lowered in one
+ * statement. Answers how many were released.
+ */
+export async function releaseCheckout(
+  ctx: RequestContext,
+  checkoutId: string,
+  productIds?: string[],
+): Promise<number> {
+  const live = await ctx.db
+    .select({ productId: reservations.productId })
+    .from(reservations)
+    .where(
+      and(
+        eq(reservations.checkoutId, checkoutId),
+        isNull(reservations.releasedAt),
+        isNull(reservations.committedAt),
+      ),
+    );
+  const ids = live
+    .map((r) => r.productId)
+    .filter((id) => !productIds || productIds.includes(id))
+    .sort();
+  let released = 0;
+  // One product at a time, in id order: product rows are always locked in that order.
+  for (const productId of ids) {
+    await lockProducts(ctx, [productId]);
+    const freed = await ctx.db.execute(sql`
+      with freed as (
+        update ${reservations} set released_at = ${ctx.now()}
+        where checkout_id = ${checkoutId} and product_id = ${productId}
+          and released_at is null and committed_at is null
+        returning quantity
+      )
+      update ${products} set reserved_quantity = reserved_quantity - (select sum(quantity) from freed)
+      where id = ${productId} and exists (select 1 from freed)
+      returning id`);
+    released += rowsOf(freed).length;
+  }
+  return released;
+}
+
+/**
+ * Takes a paid parcel's units out of stock: from the checkout's live reservation where there is
+ * one, otherwise from what is available now (the reservation lapsed and was released; or no
+ * checkout: a seller confirming a `pending` order). All the lines or none, in a savepoint:
+ * answers false, changing no stock, when one cannot be taken; the checkout's live reservations
+ * of these lines are then released (the order is `pending` and holds nothing).
+ */
+export async function commitParcel(
+  ctx: RequestContext,
+  checkoutId: string | null,
+  lines: ReserveLine[],
+): Promise<boolean> {
+  const sorted = [...lines].sort((a, b) => (a.productId < b.productId ? -1 : 1));
+  const committed = await ctx.db
+    .transaction(async (savepoint) => {
+      const db = savepoint as unknown as typeof ctx.db;
+      for (const line of sorted) {
+        if (checkoutId) {
+          const fromReservation = await db.execute(sql`
+            with held as (
+              update ${reservations} set committed_at = ${ctx.now()}
+              where checkout_id = ${checkoutId} and product_id = ${line.productId}
+                and released_at is null and committed_at is null and quantity = ${line.quantity}
+              returning product_id, quantity
+            )
+            update ${products} p set stock_quantity = p.stock_quantity - held.quantity,
+              reserved_quantity = p.reserved_quantity - held.quantity
+            from held where p.id = held.product_id and p.stock_quantity >= held.quantity
+            returning p.id`);
+          if (rowsOf(fromReservation).length > 0) continue;
+        }
+        const fresh = await db.execute(sql`
+          update ${products} set stock_quantity = stock_quantity - ${line.quantity}
+          where id = ${line.productId} and stock_quantity - reserved_quantity >= ${line.quantity}
+          returning id`);
+        if (rowsOf(fresh).length === 0) throw new NotCommitted();
+      }
+      return true;
+    })
+    .catch((err) => {
+      if (err instanceof NotCommitted) return false;
+      throw err;
+    });
+  if (!committed && checkoutId) {
+    await releaseCheckout(
+      ctx,
+      checkoutId,
+      lines.map((l) => l.productId),
+    );
+  }
+  return committed;
+}
+
+class NotCommitted extends Error {}
+
+/** Puts units back in stock (a cancelled order whose units had left it). */
+export async function restock(ctx: RequestContext, lines: ReserveLine[]): Promise<void> {
+  for (const line of [...lines].sort((a, b) => (a.productId < b.productId ? -1 : 1))) {
+    await ctx.db
+      .update(products)
+      .set({ stockQuantity: sql`${products.stockQuantity} + ${line.quantity}` })
+      .where(eq(products.id, line.productId));
+  }
+}
+
+/**
+ * The expiry job's pass over reservations: releases the lapsed live reservations of up to
+ * `limit` products (one statement each; a product another instance is releasing is skipped).
+ * Answers how many products it released.
+ */
+export async function releaseLapsedReservations(ctx: RequestContext, limit: number): Promise<number> {
+  const due = await ctx.db
+    .selectDistinct({ productId: reservations.productId })
+    .from(reservations)
+    .where(
+      and(
+        isNull(reservations.releasedAt),
+        isNull(reservations.committedAt),
+        lte(reservations.expiresAt, ctx.now()),
+      ),
+    )
+    .orderBy(reservations.productId)
+    .limit(limit);
+  for (const { productId } of due) await releaseLapsed(ctx, productId);
+  return due.length;
+}
+
+/** Locks product rows for the rest of the transaction, in id order (a paid checkout's products). */
+export async function lockProducts(ctx: RequestContext, productIds: string[]): Promise<void> {
+  if (productIds.length === 0) return;
+  await ctx.db.execute(
+    sql`select id from ${products} where id in ${[...new Set(productIds)].sort()} order by id for no key update`,
+  );
+}
+
+// biome-ignore lint/suspicious/noExplicitAny: drivers answer execute() differently
+function rowsOf<T = Record<string, unknown>>(result: any): T[] {
+  return (Array.isArray(result) ? result : result.rows) as T[];
 }

@@ -1,0 +1,34 @@
+// The background jobs every instance runs (../shared/design/decisions.md, "Background jobs").
+import { expireLapsedSessions } from '../modules/checkout/service.ts';
+import { releaseLapsedReservations } from '../modules/inventory/service.ts';
+import { cancelStalePendingOrders, type OrdersDeps, sendDueRefunds } from '../modules/orders/service.ts';
+import type { Job } from './runner.ts';
+
+export function commerceJobs(deps: OrdersDeps): Job[] {
+  return [
+    {
+      // Open checkouts past their 30 minutes end and give back their stock; so do reservations
+      // left live past their expiry (a checkout ended elsewhere, a crash).
+      name: 'checkout-expiry',
+      everyMs: 5_000,
+      batch: 50,
+      run: async (ctx) =>
+        Math.max(
+          await expireLapsedSessions(ctx, deps.provider, 50),
+          await releaseLapsedReservations(ctx, 50),
+        ),
+    },
+    {
+      name: 'pending-orders',
+      everyMs: 60_000,
+      batch: 20,
+      run: (ctx) => cancelStalePendingOrders(ctx, deps, 20),
+    },
+    {
+      name: 'refunds',
+      everyMs: 30_000,
+      batch: 20,
+      run: (ctx) => sendDueRefunds(ctx, deps, 20),
+    },
+  ];
+}

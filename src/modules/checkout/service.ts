@@ -1,0 +1,359 @@
+// Checkout: the cart priced by the one quote for the buyer's address, its stock reserved for 30
+// minutes, and a session opened at the payment provider. It creates no order: only the
+// provider's confirmation of the payment does (README "Checkout"; ../shared/design/decisions.md,
+// "Checkout, payment, orders"). The provider is called after the reservation commits, never
+// inside a transaction; if it fails the reservation is released.
+import { createHash } from 'node:crypto';
+import { and, count, eq, lte, ne, sql } from 'drizzle-orm';
+import type { z } from 'zod';
+import { type checkoutSession, type createCheckoutBody, PAYMENT_METHODS } from '../../contract/checkout.ts';
+import { isRecordId, newId, type Province, toUnix } from '../../contract/common.ts';
+import { AppError, conflict, notFound } from '../../contract/errors.ts';
+import { findUser } from '../auth/users.ts';
+import { lockCartOf, lockedCartForCheckout } from '../cart/service.ts';
+import { caller, inTransaction, type RequestContext } from '../context.ts';
+import { checkCoupon, findCoupon, lockCoupon, requireCoupon } from '../coupons/service.ts';
+import { availableUnits, releaseCheckout, reserve } from '../inventory/service.ts';
+import { orderIdsOfCheckout } from '../orders/service.ts';
+import { type PaymentProvider, ProviderError } from '../payments/provider.ts';
+import { quote, quoteRefusal } from '../pricing/index.ts';
+import { checkoutSessions, type StoredParcel } from './tables.ts';
+
+/** How long a checkout holds its stock (../shared/design/decisions.md, "Checkout, payment, orders"). */
+export const CHECKOUT_TTL_SECONDS = 30 * 60;
+
+export interface CheckoutDeps {
+  provider: PaymentProvider;
+  publicBaseUrl: string;
+}
+
+type SessionRow = typeof checkoutSessions.$inferSelect;
+type Session = z.infer<typeof checkoutSession>;
+
+function answer(row: SessionRow, publishableKey: string, orderIds: string[]): Session {
+  return {
+    sessionId: row.id,
+    sessionUrl: row.sessionUrl ?? '',
+    clientSecret: row.clientSecret ?? '',
+    publishableKey,
+    subtotalCents: row.subtotalCents,
+    taxAmountCents: row.taxAmountCents,
+    shippingCostCents: row.shippingCostCents,
+    discountCents: row.discountCents,
+    totalCents: row.totalCents,
+    status: row.status,
+    paymentMethods: [...PAYMENT_METHODS],
+    expiresAt: toUnix(row.expiresAt),
+    taxLines: row.taxLines,
+    coupon: row.couponCode,
+    parcels: row.parcels.map((p) => ({
+      sellerId: p.sellerId,
+      subtotalCents: p.subtotalCents,
+      discountCents: p.discountCents,
+      shippingCostCents: p.shippingCostCents,
+      taxAmountCents: p.taxAmountCents,
+      taxLines: p.taxLines,
+      totalCents: p.totalCents,
+      items: p.items.map((i) => ({
+        productId: i.productId,
+        name: i.name,
+        quantity: i.quantity,
+        unitPriceCents: i.unitPriceCents,
+      })),
+    })),
+    orderIds,
+  };
+}
+
+/**
+ * POST /checkout (create_checkout). Answers the session and whether it is new: an unchanged
+ * cart (same lines, prices, coupon and address) with an open session gets that session back.
+ */
+export async function createCheckout(
+  ctx: RequestContext,
+  deps: CheckoutDeps & { publishableKey: string },
+  input: z.infer<typeof createCheckoutBody>,
+): Promise<{ session: Session; created: boolean }> {
+  const me = caller(ctx);
+  const prepared = await inTransaction(ctx, async (tx) => {
+    const now = tx.now();
+    const cart = await lockedCartForCheckout(tx, me.id);
+    if (cart.lines.length === 0) throw conflict('Your cart is empty: add products before checking out');
+    const open = await tx.db
+      .select()
+      .from(checkoutSessions)
+      .where(and(eq(checkoutSessions.buyerId, me.id), eq(checkoutSessions.status, 'ready_for_payment')))
+      .for('update');
+
+    const subtotal = cart.lines.reduce((n, l) => n + l.priceCents * l.quantity, 0);
+    const code = input.coupon ?? cart.couponCode;
+    let discount = null;
+    if (code) {
+      const coupon = input.coupon ? await requireCoupon(tx, code) : await findCoupon(tx, code);
+      if (coupon) {
+        await lockCoupon(tx, coupon.code);
+        const held = await heldCouponUses(tx, coupon.code, me.id);
+        const checked = await checkCoupon(tx, coupon, me.id, subtotal, held);
+        if (checked.problem) throw conflict(`${checked.problem}; remove the coupon or change the cart`);
+        discount = checked.discount;
+      }
+    }
+    const address = input.shipping_address;
+    const priced = quote({
+      lines: cart.lines.map((l) => ({
+        productId: l.productId,
+        title: l.title,
+        unitPriceCents: l.priceCents,
+        quantity: l.quantity,
+        sellerId: l.sellerId,
+        sellerProvince: l.sellerProvince ?? 'ON',
+        isDigital: l.isDigital,
+        isPerishable: l.isPerishable,
+        weightKg: l.weightKg,
+      })),
+      destinationProvince: address.province as Province,
+      discount,
+      on: now,
+    });
+    const refusal = quoteRefusal(priced);
+    if (refusal) throw refusal;
+
+    const fingerprint = createHash('sha256')
+      .update(
+        JSON.stringify({
+          lines: cart.lines.map((l) => [l.productId, l.quantity, l.priceCents]),
+          coupon: discount ? code : null,
+          address,
+        }),
+      )
+      .digest('base64url');
+    const same = open.find(
+      (s) => s.fingerprint === fingerprint && s.expiresAt > now && s.sessionUrl !== null,
+    );
+    if (same) return { row: same, created: false, superseded: [] as SessionRow[] };
+
+    // One open checkout per buyer: a new one ends the others and gives back their stock.
+    for (const s of open) await expire(tx, s.id);
+
+    const id = newId('checkouts');
+    const expiresAt = new Date(now.getTime() + CHECKOUT_TTL_SECONDS * 1000);
+    const images = new Map(cart.lines.map((l) => [l.productId, l.imageUrls[0] ?? null]));
+    const refused = await reserve(
+      tx,
+      id,
+      cart.lines.map((l) => ({ productId: l.productId, quantity: l.quantity })),
+      expiresAt,
+    );
+    if (refused.length > 0) {
+      const problems = await Promise.all(
+        refused.map(async (line) => {
+          const left = (await availableUnits(tx, line.productId))?.units ?? 0;
+          const title = cart.lines.find((l) => l.productId === line.productId)?.title ?? line.productId;
+          return left === 0
+            ? `${title} (${line.productId}) is out of stock`
+            : `Only ${left} left of ${title} (${line.productId}); your cart has ${line.quantity}`;
+        }),
+      );
+      throw conflict(`${problems.join('. ')}. Change the cart and check out again`);
+    }
+    const parcels: StoredParcel[] = priced.parcels.map((p) => ({
+      sellerId: p.sellerId,
+      originProvince: p.originProvince,
+      subtotalCents: p.subtotalCents,
+      discountCents: p.discountCents,
+      shippingCostCents: p.shippingCostCents,
+      taxLines: p.taxLines,
+      taxAmountCents: p.taxAmountCents,
+      totalCents: p.totalCents,
+      items: p.lines.map((l) => ({
+        productId: l.productId,
+        name: l.title,
+        quantity: l.quantity,
+        unitPriceCents: l.unitPriceCents,
+        imageUrl: images.get(l.productId) ?? null,
+      })),
+    }));
+    const [row] = await tx.db
+      .insert(checkoutSessions)
+      .values({
+        id,
+        buyerId: me.id,
+        fingerprint,
+        address,
+        couponCode: discount ? (code ?? null) : null,
+        parcels,
+        taxLines: priced.taxLines,
+        subtotalCents: priced.subtotalCents,
+        discountCents: priced.discountCents,
+        shippingCostCents: priced.shippingCostCents,
+        taxAmountCents: priced.taxAmountCents,
+        totalCents: priced.totalCents,
+        provider: deps.provider.name,
+        expiresAt,
+        createdAt: now,
+      })
+      .returning();
+    return { row: row!, created: true, superseded: open };
+  });
+
+  for (const s of prepared.superseded) {
+    if (s.providerSessionId) {
+      await deps.provider.expireSession(s.providerSessionId).catch((err) => {
+        ctx.log.warn({ err, checkoutId: s.id }, 'could not end a superseded session at the provider');
+      });
+    }
+  }
+  if (!prepared.created) {
+    return { session: answer(prepared.row, deps.publishableKey, []), created: false };
+  }
+  const row = prepared.row;
+  try {
+    const buyer = await findUser(ctx, me.id);
+    const opened = await deps.provider.createSession({
+      checkoutId: row.id,
+      buyerEmail: buyer?.email ?? me.email,
+      parcels: row.parcels,
+      address: row.address,
+      subtotalCents: row.subtotalCents,
+      discountCents: row.discountCents,
+      shippingCostCents: row.shippingCostCents,
+      taxAmountCents: row.taxAmountCents,
+      totalCents: row.totalCents,
+      paymentMethods: PAYMENT_METHODS,
+      expiresAt: row.expiresAt,
+      idempotencyKey: `checkout:${row.id}`,
+      returnUrl: `${deps.publicBaseUrl}/checkout/${encodeURIComponent(row.id)}/return`,
+    });
+    const [updated] = await ctx.db
+      .update(checkoutSessions)
+      .set({
+        providerSessionId: opened.providerSessionId,
+        sessionUrl: opened.url,
+        clientSecret: opened.clientSecret,
+      })
+      .where(eq(checkoutSessions.id, row.id))
+      .returning();
+    return { session: answer(updated!, deps.publishableKey, []), created: true };
+  } catch (err) {
+    await inTransaction(ctx, (tx) => expire(tx, row.id));
+    if (err instanceof ProviderError) {
+      ctx.log.warn({ err: err.message, checkoutId: row.id }, 'payment provider refused the session');
+      throw new AppError('PAYMENT_PROVIDER_ERROR', 400, err.publicMessage);
+    }
+    throw err;
+  }
+}
+
+/** Uses of a coupon held by open checkouts: all of them, and this buyer's (whose open ones end now). */
+async function heldCouponUses(ctx: RequestContext, code: string, buyerId: string) {
+  const [row] = await ctx.db
+    .select({ n: count() })
+    .from(checkoutSessions)
+    .where(
+      and(
+        eq(checkoutSessions.couponCode, code),
+        eq(checkoutSessions.status, 'ready_for_payment'),
+        sql`${checkoutSessions.expiresAt} > ${ctx.now()}`,
+        ne(checkoutSessions.buyerId, buyerId),
+      ),
+    );
+  return { total: row?.n ?? 0, mine: 0 };
+}
+
+/** Ends an open session and gives back its stock (in ctx's transaction). */
+async function expire(ctx: RequestContext, checkoutId: string): Promise<boolean> {
+  const [ended] = await ctx.db
+    .update(checkoutSessions)
+    .set({ status: 'expired', expiredAt: ctx.now() })
+    .where(and(eq(checkoutSessions.id, checkoutId), eq(checkoutSessions.status, 'ready_for_payment')))
+    .returning({ id: checkoutSessions.id });
+  if (ended) await releaseCheckout(ctx, checkoutId);
+  return Boolean(ended);
+}
+
+/** GET /checkout/:id: the buyer's own session (another's is 404), with its orders once paid. */
+export async function getCheckout(
+  ctx: RequestContext,
+  publishableKey: string,
+  checkoutId: string,
+): Promise<Session> {
+  const me = caller(ctx);
+  const row = isRecordId('checkouts', checkoutId)
+    ? (await ctx.db.select().from(checkoutSessions).where(eq(checkoutSessions.id, checkoutId)))[0]
+    : undefined;
+  if (!row || (row.buyerId !== me.id && me.role !== 'admin')) {
+    throw notFound(`Checkout session ${checkoutId} not found`);
+  }
+  return answer(row, publishableKey, await orderIdsOfCheckout(ctx, row.id));
+}
+
+/** A session as the sandbox's page shows it (anyone holding its id, which is its capability). */
+export async function sessionForPayment(ctx: RequestContext, checkoutId: string) {
+  if (!isRecordId('checkouts', checkoutId)) return undefined;
+  const [row] = await ctx.db.select().from(checkoutSessions).where(eq(checkoutSessions.id, checkoutId));
+  return row;
+}
+
+/**
+ * Locks a session for turning its payment into orders: the buyer's cart first, then the
+ * session row (the order checkout takes them in, so the two never wait on each other).
+ */
+export async function lockSessionForPayment(ctx: RequestContext, checkoutId: string) {
+  const found = await sessionForPayment(ctx, checkoutId);
+  if (!found) return undefined;
+  await lockCartOf(ctx, found.buyerId);
+  const [row] = await ctx.db
+    .select()
+    .from(checkoutSessions)
+    .where(eq(checkoutSessions.id, checkoutId))
+    .for('update');
+  return row;
+}
+
+/** Marks a session paid (in the transaction that creates its orders). */
+export async function completeSession(ctx: RequestContext, checkoutId: string, paymentIntentId: string) {
+  await ctx.db
+    .update(checkoutSessions)
+    .set({ status: 'complete', paymentIntentId, completedAt: ctx.now() })
+    .where(eq(checkoutSessions.id, checkoutId));
+}
+
+/** The session of a provider session id (a provider's expiry event). */
+export async function checkoutIdOfProviderSession(ctx: RequestContext, providerSessionId: string) {
+  const [row] = await ctx.db
+    .select({ id: checkoutSessions.id })
+    .from(checkoutSessions)
+    .where(eq(checkoutSessions.providerSessionId, providerSessionId));
+  return row?.id;
+}
+
+/** Ends a session the provider says expired (its stock goes back). */
+export async function expireCheckout(ctx: RequestContext, checkoutId: string): Promise<boolean> {
+  return inTransaction(ctx, (tx) => expire(tx, checkoutId));
+}
+
+/**
+ * The expiry job's pass over sessions: ends up to `limit` open sessions past their expiry,
+ * each claimed with SKIP LOCKED in its own transaction, and gives back their stock.
+ */
+export async function expireLapsedSessions(
+  ctx: RequestContext,
+  provider: PaymentProvider,
+  limit: number,
+): Promise<number> {
+  const ended = await inTransaction(ctx, async (tx) => {
+    const due = await tx.db
+      .select({ id: checkoutSessions.id, providerSessionId: checkoutSessions.providerSessionId })
+      .from(checkoutSessions)
+      .where(and(eq(checkoutSessions.status, 'ready_for_payment'), lte(checkoutSessions.expiresAt, tx.now())))
+      .orderBy(checkoutSessions.expiresAt)
+      .limit(limit)
+      .for('update', { skipLocked: true });
+    for (const s of due) await expire(tx, s.id);
+    return due;
+  });
+  for (const s of ended) {
+    if (s.providerSessionId) await provider.expireSession(s.providerSessionId).catch(() => {});
+  }
+  return ended.length;
+}

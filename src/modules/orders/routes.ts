@@ -1,0 +1,124 @@
+// HTTP adapter of orders: the buyer's list and detail (list_orders, get_order), cancellation
+// (cancel_order), and the seller's fulfilment. GET /sellers/me/orders lives here too: there is
+// no sellers module, and its rules are the orders'.
+import type { FastifyInstance } from 'fastify';
+import type { ZodTypeProvider } from 'fastify-type-provider-zod';
+import {
+  cancelOrderAnswer,
+  cancelOrderBody,
+  listOrdersQuery,
+  orderDetail,
+  orderList,
+  orderParams,
+  shipOrderBody,
+} from '../../contract/orders.ts';
+import type { OrdersDeps } from './service.ts';
+import * as ordersService from './service.ts';
+
+const tags = ['orders'];
+
+export function orderRoutes(deps: OrdersDeps) {
+  return async (fastify: FastifyInstance) => {
+    const app = fastify.withTypeProvider<ZodTypeProvider>();
+
+    app.get(
+      '/orders',
+      {
+        config: { auth: ['buyer'], limit: 'orders' },
+        schema: {
+          tags,
+          summary: 'Your orders (list_orders)',
+          querystring: listOrdersQuery,
+          response: { 200: orderList },
+        },
+      },
+      async (req) => ordersService.listOrders(req.ctx, req.query, 'buyer'),
+    );
+
+    app.get(
+      '/orders/:orderId',
+      {
+        config: { auth: 'user', limit: 'orders' },
+        schema: {
+          tags,
+          summary: 'An order of yours, as its buyer or its seller (get_order)',
+          params: orderParams,
+          response: { 200: orderDetail },
+        },
+      },
+      async (req) => ordersService.getOrder(req.ctx, req.params.orderId),
+    );
+
+    app.post(
+      '/orders/:orderId/cancel',
+      {
+        config: { auth: 'user', limit: 'orders' },
+        schema: {
+          tags,
+          summary: 'Cancel an order that has not shipped, with a full refund (cancel_order)',
+          params: orderParams,
+          body: cancelOrderBody,
+          response: { 200: cancelOrderAnswer },
+        },
+      },
+      async (req) => ordersService.cancelOrder(req.ctx, deps, req.params.orderId, req.body?.reason),
+    );
+
+    app.post(
+      '/orders/:orderId/ship',
+      {
+        config: { auth: ['seller'], limit: 'orders' },
+        schema: {
+          tags,
+          summary: 'Mark a confirmed order shipped, with its tracking number (its seller)',
+          params: orderParams,
+          body: shipOrderBody,
+          response: { 200: orderDetail },
+        },
+      },
+      async (req) => ordersService.shipOrder(req.ctx, deps, req.params.orderId, req.body),
+    );
+
+    app.post(
+      '/orders/:orderId/deliver',
+      {
+        config: { auth: ['seller'], limit: 'orders' },
+        schema: {
+          tags,
+          summary: 'Mark a shipped order delivered (its seller)',
+          params: orderParams,
+          response: { 200: orderDetail },
+        },
+      },
+      async (req) => ordersService.deliverOrder(req.ctx, req.params.orderId),
+    );
+
+    app.post(
+      '/orders/:orderId/confirm',
+      {
+        config: { auth: ['seller'], limit: 'orders' },
+        schema: {
+          tags,
+          summary: 'Confirm a pending order once its stock is there (its seller)',
+          params: orderParams,
+          response: { 200: orderDetail },
+        },
+      },
+      async (req) => ordersService.confirmPendingOrder(req.ctx, req.params.orderId),
+    );
+
+    app.get(
+      '/sellers/me/orders',
+      {
+        config: { auth: ['seller'], limit: 'orders' },
+        schema: {
+          tags,
+          summary: "Your shop's orders (sellers)",
+          querystring: listOrdersQuery,
+          response: { 200: orderList },
+        },
+      },
+      async (req) => ordersService.listOrders(req.ctx, req.query, 'seller'),
+    );
+  };
+}

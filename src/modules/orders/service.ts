@@ -1,0 +1,650 @@
+// Orders: created from a paid checkout in exactly one function (createFromCheckout), one per
+// seller, in the transaction that records the payment; then moved only by the transitions of
+// states.ts. Refunds are intents written with the change that causes them, sent to the provider
+// after commit and retried by a job (README "Orders"; ../shared/design/decisions.md,
+// "Checkout, payment, orders" and "The 14th tool").
+import { randomBytes } from 'node:crypto';
+import { and, asc, count, desc, eq, inArray, lte, sql } from 'drizzle-orm';
+import type { z } from 'zod';
+import { isRecordId, newId, type Province, toUnix } from '../../contract/common.ts';
+import { conflict, forbidden, notFound } from '../../contract/errors.ts';
+import type { listOrdersQuery, OrderStatus, orderDetail, orderListItem } from '../../contract/orders.ts';
+import { shopNames } from '../auth/sellers.ts';
+import { findUser } from '../auth/users.ts';
+import { clearPurchased } from '../cart/service.ts';
+import { completeSession, lockSessionForPayment } from '../checkout/service.ts';
+import type { StoredAddress } from '../checkout/tables.ts';
+import { type AuthUser, caller, inTransaction, type RequestContext } from '../context.ts';
+import { redeemCoupon } from '../coupons/service.ts';
+import { commitParcel, lockProducts, releaseCheckout, restock } from '../inventory/service.ts';
+import { enqueueMail } from '../mail/outbox.ts';
+import {
+  type OrderMailOrder,
+  orderCancelledEmail,
+  orderPaidEmail,
+  orderRefundedEmail,
+  orderShippedEmail,
+} from '../mail/templates.ts';
+import { type PaymentProvider, ProviderError } from '../payments/provider.ts';
+import { refunds } from '../payments/tables.ts';
+import { type Actor, refusal, TRANSITIONS, type TransitionName } from './states.ts';
+import { orderItems, orders } from './tables.ts';
+
+export interface OrdersDeps {
+  provider: PaymentProvider;
+  publicBaseUrl: string;
+  platformFeeBps: number;
+  /** Wakes a background job now (the mail just written, a refund to retry). */
+  nudge(job: 'mail' | 'refunds'): void;
+}
+
+type OrderRow = typeof orders.$inferSelect;
+type ItemRow = typeof orderItems.$inferSelect;
+type Detail = z.infer<typeof orderDetail>;
+
+/** Pending orders are cancelled and refunded after this long (README "Order states"). */
+export const PENDING_MAX_AGE_SECONDS = 48 * 3600;
+
+// ---- money and dates -------------------------------------------------------------------------
+
+/** bps of an amount, rounded half-up to the cent (integer math only). */
+export const feeOf = (amountCents: number, bps: number) => Math.floor((amountCents * bps + 5_000) / 10_000);
+
+const TERRITORIES = new Set(['YT', 'NT', 'NU']);
+
+/** The day (YYYY-MM-DD, America/Toronto) `businessDays` working days after `from`. */
+export function addBusinessDays(from: Date, businessDays: number): string {
+  const today = new Intl.DateTimeFormat('en-CA', {
+    timeZone: 'America/Toronto',
+    year: 'numeric',
+    month: '2-digit',
+    day: '2-digit',
+  }).format(from);
+  const day = new Date(`${today}T12:00:00Z`);
+  let left = businessDays;
+  while (left > 0) {
+    day.setUTCDate(day.getUTCDate() + 1);
+    const weekday = day.getUTCDay();
+    if (weekday !== 0 && weekday !== 6) left--;
+  }
+  return day.toISOString().slice(0, 10);
+}
+
+/** Confirmation date plus 3 business days within a province, 7 to another, 12 to the territories. */
+export function estimatedDelivery(from: Date, origin: string, destination: string): string {
+  const days = TERRITORIES.has(destination) ? 12 : origin === destination ? 3 : 7;
+  return addBusinessDays(from, days);
+}
+
+// ---- creation: the one place -----------------------------------------------------------------
+
+export type PaymentOutcome =
+  | { outcome: 'created'; orderIds: string[] }
+  | { outcome: 'already'; orderIds: string[] }
+  | { outcome: 'unknown_checkout' };
+
+/**
+ * Turns a paid checkout into its orders: one per seller, `confirmed` with the units taken from
+ * the reservation (or `pending` when they cannot be taken any more), the coupon's use counted,
+ * what was bought taken out of the cart, the session completed and the order email written to
+ * the outbox, all in ctx's transaction. A checkout already paid answers its orders and changes
+ * nothing, whatever event reported it; `(checkout_id, seller_id)` is unique besides.
+ */
+export async function createFromCheckout(
+  ctx: RequestContext,
+  deps: OrdersDeps,
+  payment: { checkoutId: string; paymentIntentId: string; amountCents: number },
+): Promise<PaymentOutcome> {
+  return inTransaction(ctx, async (tx) => {
+    const session = await lockSessionForPayment(tx, payment.checkoutId);
+    if (!session) return { outcome: 'unknown_checkout' };
+    if (session.status === 'complete') {
+      if (session.paymentIntentId !== payment.paymentIntentId) {
+        tx.log.error(
+          { checkoutId: session.id, paid: session.paymentIntentId, again: payment.paymentIntentId },
+          'a second payment reported for a checkout already paid: refund it at the provider',
+        );
+      }
+      return { outcome: 'already', orderIds: await orderIdsOfCheckout(tx, session.id) };
+    }
+    if (payment.amountCents !== session.totalCents) {
+      tx.log.warn(
+        { checkoutId: session.id, quoted: session.totalCents, paid: payment.amountCents },
+        'the amount paid differs from the quote',
+      );
+    }
+    const now = tx.now();
+    const { phone: _phone, ...address } = session.address as StoredAddress;
+    await lockProducts(
+      tx,
+      session.parcels.flatMap((p) => p.items.map((i) => i.productId)),
+    );
+    const created: Array<OrderRow & { items: ItemRow[] }> = [];
+    for (const parcel of session.parcels) {
+      const committed = await commitParcel(
+        tx,
+        session.id,
+        parcel.items.map((i) => ({ productId: i.productId, quantity: i.quantity })),
+      );
+      const id = newId('orders');
+      const [row] = await tx.db
+        .insert(orders)
+        .values({
+          id,
+          checkoutId: session.id,
+          buyerId: session.buyerId,
+          sellerId: parcel.sellerId,
+          status: committed ? 'confirmed' : 'pending',
+          subtotalCents: parcel.subtotalCents,
+          discountCents: parcel.discountCents,
+          shippingCostCents: parcel.shippingCostCents,
+          taxAmountCents: parcel.taxAmountCents,
+          taxLines: parcel.taxLines,
+          platformFeeCents: feeOf(parcel.subtotalCents - parcel.discountCents, deps.platformFeeBps),
+          totalAmountCents: parcel.totalCents,
+          shippingAddress: address,
+          paymentIntentId: payment.paymentIntentId,
+          stockCommitted: committed,
+          itemCount: parcel.items.reduce((n, i) => n + i.quantity, 0),
+          estimatedDelivery: estimatedDelivery(now, parcel.originProvince, address.province),
+          createdAt: now,
+          confirmedAt: committed ? now : null,
+        })
+        .returning();
+      const items = await tx.db
+        .insert(orderItems)
+        .values(
+          parcel.items.map((item, position) => ({
+            orderId: id,
+            productId: item.productId,
+            name: item.name,
+            quantity: item.quantity,
+            unitPriceCents: item.unitPriceCents,
+            imageUrl: item.imageUrl,
+            position,
+          })),
+        )
+        .returning();
+      created.push({ ...row!, items });
+    }
+    // Whatever the session still holds (nothing, normally) goes back.
+    await releaseCheckout(tx, session.id);
+    if (session.couponCode) await redeemCoupon(tx, session.couponCode, session.buyerId, created[0]!.id);
+    await clearPurchased(
+      tx,
+      session.buyerId,
+      session.parcels.flatMap((p) => p.items),
+      session.couponCode,
+    );
+    await completeSession(tx, session.id, payment.paymentIntentId);
+
+    const buyer = await findUser(tx, session.buyerId);
+    if (buyer) {
+      const mailOrders = await mailOrdersOf(tx, created);
+      await enqueueMail(tx, {
+        dedupeKey: `order-paid:${session.id}`,
+        kind: 'order-paid',
+        to: buyer.email,
+        ...orderPaidEmail({
+          buyerName: buyer.name,
+          orders: mailOrders,
+          totalCents: session.totalCents,
+          publicBaseUrl: deps.publicBaseUrl,
+        }),
+      });
+    }
+    return { outcome: 'created', orderIds: created.map((o) => o.id) };
+  });
+}
+
+async function mailOrdersOf(
+  ctx: RequestContext,
+  list: Array<OrderRow & { items: ItemRow[] }>,
+): Promise<OrderMailOrder[]> {
+  const names = await shopNames(
+    ctx,
+    list.map((o) => o.sellerId),
+  );
+  return list.map((o) => ({
+    id: o.id,
+    sellerName: names.get(o.sellerId) ?? 'Portage seller',
+    items: [...o.items]
+      .sort((a, b) => a.position - b.position)
+      .map((i) => ({ name: i.name, quantity: i.quantity, unitPriceCents: i.unitPriceCents })),
+    subtotalCents: o.subtotalCents,
+    discountCents: o.discountCents,
+    shippingCostCents: o.shippingCostCents,
+    taxLines: o.taxLines,
+    taxAmountCents: o.taxAmountCents,
+    totalAmountCents: o.totalAmountCents,
+    estimatedDelivery: o.estimatedDelivery,
+    trackingNumber: o.trackingNumber,
+    carrier: o.carrier,
+    shippingAddress: o.shippingAddress,
+  }));
+}
+
+// ---- reading ---------------------------------------------------------------------------------
+
+export async function orderIdsOfCheckout(ctx: RequestContext, checkoutId: string): Promise<string[]> {
+  const rows = await ctx.db
+    .select({ id: orders.id })
+    .from(orders)
+    .where(eq(orders.checkoutId, checkoutId))
+    .orderBy(asc(orders.sellerId));
+  return rows.map((r) => r.id);
+}
+
+/** The province of the buyer's last order's address (the cart estimates tax for it). */
+export async function lastShippingProvince(
+  ctx: RequestContext,
+  buyerId: string,
+): Promise<Province | undefined> {
+  const [row] = await ctx.db
+    .select({ province: sql<string>`${orders.shippingAddress}->>'province'` })
+    .from(orders)
+    .where(eq(orders.buyerId, buyerId))
+    .orderBy(desc(orders.createdAt))
+    .limit(1);
+  return row?.province as Province | undefined;
+}
+
+function toDetail(row: OrderRow, items: ItemRow[]): Detail {
+  return {
+    id: row.id,
+    buyerId: row.buyerId,
+    sellerId: row.sellerId,
+    status: row.status,
+    items: [...items]
+      .sort((a, b) => a.position - b.position)
+      .map((i) => ({
+        productId: i.productId,
+        name: i.name,
+        quantity: i.quantity,
+        unitPriceCents: i.unitPriceCents,
+        imageUrl: i.imageUrl,
+      })),
+    subtotalCents: row.subtotalCents,
+    taxAmountCents: row.taxAmountCents,
+    shippingCostCents: row.shippingCostCents,
+    discountCents: row.discountCents,
+    platformFeeCents: row.platformFeeCents,
+    totalAmountCents: row.totalAmountCents,
+    shippingAddress: row.shippingAddress as Detail['shippingAddress'],
+    trackingNumber: row.trackingNumber,
+    createdAt: toUnix(row.createdAt),
+    confirmedAt: row.confirmedAt ? toUnix(row.confirmedAt) : null,
+    shippedAt: row.shippedAt ? toUnix(row.shippedAt) : null,
+    deliveredAt: row.deliveredAt ? toUnix(row.deliveredAt) : null,
+    paymentIntentId: row.paymentIntentId,
+    refundRequested: row.refundRequested,
+    taxLines: row.taxLines,
+    carrier: row.carrier,
+    cancelledAt: row.cancelledAt ? toUnix(row.cancelledAt) : null,
+    refundedCents: row.refundedCents,
+    estimatedDelivery: row.estimatedDelivery,
+    itemCount: row.itemCount,
+  };
+}
+
+const toListItem = (row: OrderRow): z.infer<typeof orderListItem> => ({
+  id: row.id,
+  buyerId: row.buyerId,
+  status: row.status,
+  totalAmountCents: row.totalAmountCents,
+  createdAt: toUnix(row.createdAt),
+  confirmedAt: row.confirmedAt ? toUnix(row.confirmedAt) : null,
+  itemCount: row.itemCount,
+  estimatedDelivery: row.estimatedDelivery,
+  sellerId: row.sellerId,
+});
+
+/** GET /orders (list_orders) for the buyer, or GET /sellers/me/orders for the seller. */
+export async function listOrders(
+  ctx: RequestContext,
+  q: z.infer<typeof listOrdersQuery>,
+  as: 'buyer' | 'seller',
+) {
+  const me = caller(ctx);
+  const mine = as === 'buyer' ? eq(orders.buyerId, me.id) : eq(orders.sellerId, me.id);
+  const where = q.status ? and(mine, eq(orders.status, q.status)) : mine;
+  const order =
+    q.sort === 'oldest' ? [asc(orders.createdAt), asc(orders.id)] : [desc(orders.createdAt), desc(orders.id)];
+  const [rows, [total]] = await Promise.all([
+    ctx.db
+      .select()
+      .from(orders)
+      .where(where)
+      .orderBy(...order)
+      .limit(q.limit)
+      .offset(q.offset),
+    ctx.db.select({ n: count() }).from(orders).where(where),
+  ]);
+  return { orders: rows.map(toListItem), total: total?.n ?? 0, limit: q.limit, offset: q.offset };
+}
+
+/** The order if the caller may see it: its buyer, its seller, or an admin. Otherwise 404. */
+async function visibleOrder(ctx: RequestContext, me: AuthUser, orderId: string, lock = false) {
+  if (!isRecordId('orders', orderId)) throw notFound(`Order ${orderId} not found`);
+  const query = ctx.db.select().from(orders).where(eq(orders.id, orderId));
+  const [row] = lock ? await query.for('update') : await query;
+  if (!row || (row.buyerId !== me.id && row.sellerId !== me.id && me.role !== 'admin')) {
+    throw notFound(`Order ${orderId} not found`);
+  }
+  return row;
+}
+
+async function itemsOf(ctx: RequestContext, orderId: string) {
+  return ctx.db.select().from(orderItems).where(eq(orderItems.orderId, orderId));
+}
+
+export async function getOrder(ctx: RequestContext, orderId: string): Promise<Detail> {
+  const row = await visibleOrder(ctx, caller(ctx), orderId);
+  return toDetail(row, await itemsOf(ctx, orderId));
+}
+
+// ---- transitions -----------------------------------------------------------------------------
+
+function actorOf(me: AuthUser, row: OrderRow): Actor {
+  if (me.role === 'admin') return 'admin';
+  if (row.sellerId === me.id) return 'seller';
+  return 'buyer';
+}
+
+/**
+ * Applies a transition as one conditional update (`where status in from`): answers the updated
+ * row, or throws 409 naming why, 403 when this caller may not make it.
+ */
+async function transition(
+  ctx: RequestContext,
+  row: OrderRow,
+  name: TransitionName,
+  actor: Actor,
+  set: Partial<typeof orders.$inferInsert>,
+): Promise<OrderRow> {
+  const t = TRANSITIONS[name];
+  if (!(t.by as readonly Actor[]).includes(actor)) {
+    throw forbidden(`Only the order's ${t.by.filter((a) => a !== 'system').join(' or ')} can do this`);
+  }
+  const [updated] = await ctx.db
+    .update(orders)
+    .set({ ...set, status: t.to })
+    .where(and(eq(orders.id, row.id), inArray(orders.status, [...t.from] as OrderStatus[])))
+    .returning();
+  if (!updated) {
+    const [now] = await ctx.db.select({ status: orders.status }).from(orders).where(eq(orders.id, row.id));
+    throw conflict(refusal(name, now?.status ?? row.status));
+  }
+  return updated;
+}
+
+async function buyerMail(
+  ctx: RequestContext,
+  row: OrderRow,
+  items: ItemRow[],
+  dedupeKey: string,
+  build: (buyerName: string, order: OrderMailOrder) => { subject: string; text: string; html: string },
+) {
+  const buyer = await findUser(ctx, row.buyerId);
+  if (!buyer) return;
+  const [order] = await mailOrdersOf(ctx, [{ ...row, items }]);
+  await enqueueMail(ctx, {
+    dedupeKey,
+    kind: dedupeKey.split(':')[0]!,
+    to: buyer.email,
+    ...build(buyer.name, order!),
+  });
+}
+
+/** POST /orders/:id/ship: the seller sends it, with a tracking number. */
+export async function shipOrder(
+  ctx: RequestContext,
+  deps: OrdersDeps,
+  orderId: string,
+  input: { trackingNumber: string; carrier: string },
+): Promise<Detail> {
+  const me = caller(ctx);
+  const detail = await inTransaction(ctx, async (tx) => {
+    const row = await visibleOrder(tx, me, orderId);
+    const updated = await transition(tx, row, 'ship', actorOf(me, row), {
+      trackingNumber: input.trackingNumber,
+      carrier: input.carrier,
+      shippedAt: tx.now(),
+    });
+    const items = await itemsOf(tx, orderId);
+    await buyerMail(tx, updated, items, `order-shipped:${orderId}`, (buyerName, order) =>
+      orderShippedEmail({ buyerName, order, publicBaseUrl: deps.publicBaseUrl }),
+    );
+    return toDetail(updated, items);
+  });
+  deps.nudge('mail');
+  return detail;
+}
+
+/** POST /orders/:id/deliver. */
+export async function deliverOrder(ctx: RequestContext, orderId: string): Promise<Detail> {
+  const me = caller(ctx);
+  return inTransaction(ctx, async (tx) => {
+    const row = await visibleOrder(tx, me, orderId);
+    const updated = await transition(tx, row, 'deliver', actorOf(me, row), { deliveredAt: tx.now() });
+    return toDetail(updated, await itemsOf(tx, orderId));
+  });
+}
+
+/**
+ * POST /orders/:id/confirm: the seller of a `pending` order has the stock after all; its units
+ * leave the stock now (409 when they still are not there).
+ */
+export async function confirmPendingOrder(ctx: RequestContext, orderId: string): Promise<Detail> {
+  const me = caller(ctx);
+  return inTransaction(ctx, async (tx) => {
+    const row = await visibleOrder(tx, me, orderId, true);
+    const items = await itemsOf(tx, orderId);
+    if (row.status === 'pending') {
+      await lockProducts(
+        tx,
+        items.map((i) => i.productId),
+      );
+      const taken = await commitParcel(
+        tx,
+        null,
+        items.map((i) => ({ productId: i.productId, quantity: i.quantity })),
+      );
+      if (!taken) throw conflict('Not enough stock to confirm this order yet: restock the products first');
+    }
+    const now = tx.now();
+    const updated = await transition(tx, row, 'confirm', actorOf(me, row), {
+      stockCommitted: true,
+      confirmedAt: now,
+      estimatedDelivery: estimatedDelivery(
+        now,
+        (row.shippingAddress as { province: string }).province,
+        (row.shippingAddress as { province: string }).province,
+      ),
+    });
+    return toDetail(updated, items);
+  });
+}
+
+/**
+ * Cancels an order that has not shipped (cancel_order; a pending order left 48 hours): its units
+ * go back to stock in the same transaction if they had left it, and a full refund of what is not
+ * yet refunded is written as an intent, then sent to the provider after commit.
+ */
+export async function cancelOrder(
+  ctx: RequestContext,
+  deps: OrdersDeps,
+  orderId: string,
+  reason: string | undefined,
+  asActor?: 'system',
+): Promise<Detail & { refund_amount_cents: number }> {
+  const result = await inTransaction(ctx, async (tx) => {
+    let row: OrderRow;
+    let actor: Actor;
+    if (asActor === 'system') {
+      // Another instance cancelling it holds the row: skip it (the job's claim).
+      [row] = (await tx.db
+        .select()
+        .from(orders)
+        .where(eq(orders.id, orderId))
+        .for('update', { skipLocked: true })) as [OrderRow];
+      if (!row) throw conflict(`Order ${orderId} is being changed elsewhere`);
+      actor = 'system';
+    } else {
+      const me = caller(ctx);
+      row = await visibleOrder(tx, me, orderId, true);
+      actor = actorOf(me, row);
+    }
+    const items = await itemsOf(tx, orderId);
+    const name: TransitionName = actor === 'system' ? 'expirePending' : 'cancel';
+    const now = tx.now();
+    const updated = await transition(tx, row, name, actor, {
+      cancelledAt: now,
+      cancelReason: reason ?? (actor === 'system' ? 'Not confirmed by the seller within 48 hours' : null),
+      refundRequested: true,
+    });
+    if (row.stockCommitted) {
+      await lockProducts(
+        tx,
+        items.map((i) => i.productId),
+      );
+      await restock(
+        tx,
+        items.map((i) => ({ productId: i.productId, quantity: i.quantity })),
+      );
+    }
+    const amount = updated.totalAmountCents - updated.refundedCents;
+    let refundId: string | undefined;
+    if (amount > 0) {
+      refundId = await requestRefund(tx, updated, amount, 'cancelled');
+    }
+    await buyerMail(tx, updated, items, `order-cancelled:${orderId}`, (buyerName, order) =>
+      orderCancelledEmail({ buyerName, order, reason: updated.cancelReason, refundCents: amount }),
+    );
+    return { detail: toDetail(updated, items), amount, refundId };
+  });
+  deps.nudge('mail');
+  if (result.refundId) await sendRefund(ctx, deps, result.refundId);
+  return { ...result.detail, refund_amount_cents: result.amount };
+}
+
+// ---- refunds ---------------------------------------------------------------------------------
+
+/** Writes a refund intent in ctx's transaction; answers its id (also the provider's idempotency key). */
+export async function requestRefund(
+  ctx: RequestContext,
+  row: OrderRow,
+  amountCents: number,
+  reason: string,
+): Promise<string> {
+  const id = `refund_${randomBytes(12).toString('base64url')}`;
+  await ctx.db.insert(refunds).values({
+    id,
+    orderId: row.id,
+    paymentIntentId: row.paymentIntentId,
+    amountCents,
+    reason,
+    nextAttemptAt: ctx.now(),
+    createdAt: ctx.now(),
+  });
+  return id;
+}
+
+/** Waits before the next try of a refund: 1 min, 5 min, 30 min, 2 h, then every 6 h. */
+const REFUND_BACKOFF_SECONDS = [60, 300, 1800, 7200, 21_600];
+const MAX_REFUND_ATTEMPTS = 10;
+
+/**
+ * Sends one refund to the provider: claimed first by moving its next attempt forward (so two
+ * instances never send it at once), then sent outside any transaction with the refund's id as
+ * the idempotency key, then recorded: the order's refunded amount and the buyer's email.
+ */
+export async function sendRefund(ctx: RequestContext, deps: OrdersDeps, refundId: string): Promise<boolean> {
+  const now = ctx.now();
+  const [claimed] = await ctx.db
+    .update(refunds)
+    .set({
+      attempts: sql`${refunds.attempts} + 1`,
+      nextAttemptAt: sql`${now}::timestamptz + make_interval(secs => (array[${sql.raw(
+        REFUND_BACKOFF_SECONDS.join(','),
+      )}])[least(${refunds.attempts} + 1, ${REFUND_BACKOFF_SECONDS.length})])`,
+    })
+    .where(and(eq(refunds.id, refundId), eq(refunds.status, 'requested'), lte(refunds.nextAttemptAt, now)))
+    .returning();
+  if (!claimed) return false;
+  try {
+    const done = await deps.provider.refund({
+      paymentIntentId: claimed.paymentIntentId,
+      amountCents: claimed.amountCents,
+      idempotencyKey: claimed.id,
+    });
+    await inTransaction(ctx, async (tx) => {
+      const [marked] = await tx.db
+        .update(refunds)
+        .set({ status: 'succeeded', providerRefundId: done.refundId, completedAt: tx.now(), lastError: null })
+        .where(and(eq(refunds.id, claimed.id), eq(refunds.status, 'requested')))
+        .returning();
+      if (!marked) return;
+      const [row] = await tx.db
+        .update(orders)
+        .set({ refundedCents: sql`${orders.refundedCents} + ${claimed.amountCents}` })
+        .where(eq(orders.id, claimed.orderId))
+        .returning();
+      if (row) {
+        await buyerMail(tx, row, await itemsOf(tx, row.id), `refund:${claimed.id}`, (buyerName, order) =>
+          orderRefundedEmail({ buyerName, order, refundCents: claimed.amountCents }),
+        );
+      }
+    });
+    deps.nudge('mail');
+    return true;
+  } catch (err) {
+    const message = err instanceof ProviderError ? err.message : 'unexpected error';
+    const giveUp =
+      (err instanceof ProviderError && !err.retryable) || claimed.attempts >= MAX_REFUND_ATTEMPTS;
+    ctx.log.error({ refundId: claimed.id, err: message, giveUp }, 'refund not sent');
+    await ctx.db
+      .update(refunds)
+      .set({ lastError: message.slice(0, 500), ...(giveUp ? { status: 'failed' as const } : {}) })
+      .where(eq(refunds.id, claimed.id));
+    return false;
+  }
+}
+
+/** The refunds job's pass: sends the due refunds (at most `limit`). */
+export async function sendDueRefunds(ctx: RequestContext, deps: OrdersDeps, limit: number): Promise<number> {
+  const due = await ctx.db
+    .select({ id: refunds.id })
+    .from(refunds)
+    .where(and(eq(refunds.status, 'requested'), lte(refunds.nextAttemptAt, ctx.now())))
+    .orderBy(refunds.nextAttemptAt)
+    .limit(limit);
+  for (const r of due) await sendRefund(ctx, deps, r.id);
+  return due.length;
+}
+
+/** The pending-orders job's pass: cancels (and refunds) pending orders older than 48 hours. */
+export async function cancelStalePendingOrders(
+  ctx: RequestContext,
+  deps: OrdersDeps,
+  limit: number,
+): Promise<number> {
+  const before = new Date(ctx.now().getTime() - PENDING_MAX_AGE_SECONDS * 1000);
+  const due = await ctx.db
+    .select({ id: orders.id })
+    .from(orders)
+    .where(and(eq(orders.status, 'pending'), lte(orders.createdAt, before)))
+    .orderBy(orders.createdAt)
+    .limit(limit);
+  let cancelled = 0;
+  for (const o of due) {
+    try {
+      await cancelOrder(ctx, deps, o.id, undefined, 'system');
+      cancelled++;
+    } catch (err) {
+      // Another instance (or the seller) got there first: the conditional update said 409.
+      if (!(err instanceof Error && 'code' in err && err.code === 'CONFLICT')) throw err;
+    }
+  }
+  return due.length;
+}

