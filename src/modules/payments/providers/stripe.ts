@@ -18,14 +18,15 @@ export interface StripeProviderOptions {
   maxNetworkRetries?: number;
   /** Per-request timeout in ms. Default 15 s. */
   timeoutMs?: number;
-  /** Stripe's clock, for the earliest `expires_at` it accepts. Default: the machine's. */
-  realNow?: () => number;
 }
 
-/** Stripe refuses a session expiring sooner than 30 minutes after it is created. */
-const STRIPE_MIN_SESSION_SECONDS = 30 * 60;
-/** Slack for the request's transit and the clocks' skew. */
-const EXPIRY_MARGIN_SECONDS = 60;
+/**
+ * Added to our expiry: Stripe refuses a session that expires sooner than 30 minutes after it
+ * creates it, and our reservation lasts exactly 30 minutes from our clock; this covers the
+ * request's transit and the clocks' skew. Fixed, not computed from the time of the call, so a
+ * retried call sends the same parameters and Stripe replays its first answer for our key.
+ */
+export const EXPIRY_GRACE_SECONDS = 60;
 
 /**
  * Our payment method names (../shared/design/decisions.md, "Checkout, payment, orders") as
@@ -59,7 +60,6 @@ export function createStripeProvider(
         }
       : {}),
   });
-  const realNow = opts.realNow ?? Date.now;
   const wrap = (what: string) => (err: unknown) => {
     throw toProviderError(err, what, secretKey);
   };
@@ -87,7 +87,7 @@ export function createStripeProvider(
           .catch(wrap('create a coupon'));
         discounts.push({ coupon: coupon.id });
       }
-      const params = sessionParams(input, discounts, Math.floor(realNow() / 1000));
+      const params = sessionParams(input, discounts);
       const session = await stripe.checkout.sessions
         .create(params, { idempotencyKey: input.idempotencyKey })
         .catch(wrap('create a checkout session'));
@@ -160,7 +160,6 @@ export function createStripeProvider(
 export function sessionParams(
   input: SessionInput,
   discounts: Stripe.Checkout.SessionCreateParams.Discount[],
-  nowSeconds: number,
 ): Stripe.Checkout.SessionCreateParams {
   const lineItems: Stripe.Checkout.SessionCreateParams.LineItem[] = input.parcels.flatMap((parcel) =>
     parcel.items.map((item) => ({
@@ -179,10 +178,6 @@ export function sessionParams(
   );
   const parcels = input.parcels.length;
   const shippingCents = input.parcels.reduce((sum, p) => sum + p.shippingCostCents, 0);
-  const expiresAt = Math.max(
-    Math.floor(input.expiresAt.getTime() / 1000),
-    nowSeconds + STRIPE_MIN_SESSION_SECONDS + EXPIRY_MARGIN_SECONDS,
-  );
   const methods = [...new Set(input.paymentMethods.map((m) => METHOD_TYPES[m] ?? m))];
   const metadata = { checkoutSessionId: input.checkoutId };
   return {
@@ -208,7 +203,7 @@ export function sessionParams(
     client_reference_id: input.checkoutId,
     metadata,
     payment_intent_data: { metadata },
-    expires_at: expiresAt,
+    expires_at: Math.floor(input.expiresAt.getTime() / 1000) + EXPIRY_GRACE_SECONDS,
     return_url: `${input.returnUrl}${input.returnUrl.includes('?') ? '&' : '?'}session_id={CHECKOUT_SESSION_ID}`,
   };
 }
