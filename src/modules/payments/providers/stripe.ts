@@ -1,0 +1,276 @@
+// The Stripe payment provider (../shared/design/architecture.md, "Data flow of a purchase"), through
+// the official SDK: an embedded Checkout Session per checkout, refunds, and webhook verification.
+// Chosen when STRIPE_SECRET_KEY is set (README "Payments: Stripe"). Amounts are integer cents (CAD).
+import Stripe from 'stripe';
+import type { PaymentsConfig } from '../../../config.ts';
+import {
+  type PaymentEvent,
+  type PaymentProvider,
+  ProviderError,
+  type ProviderSession,
+  type SessionInput,
+  WebhookSignatureError,
+} from '../provider.ts';
+import { TOLERANCE_SECONDS } from '../signature.ts';
+
+export interface StripeProviderOptions {
+  /** Retries of the SDK on connection errors, 409 and 5xx (with the same idempotency key). Default 2. */
+  maxNetworkRetries?: number;
+  /** Per-request timeout in ms. Default 15 s. */
+  timeoutMs?: number;
+}
+
+/**
+ * Added to our expiry: Stripe refuses a session that expires sooner than 30 minutes after it
+ * creates it, and our reservation lasts exactly 30 minutes from our clock; this covers the
+ * request's transit and the clocks' skew. Fixed, not computed from the time of the call, so a
+ * retried call sends the same parameters and Stripe replays its first answer for our key.
+ */
+export const EXPIRY_GRACE_SECONDS = 60;
+
+/**
+ * Our payment method names (../shared/design/decisions.md, "Checkout, payment, orders") as
+ * Stripe's payment method types. Apple Pay and Google Pay are wallets of `card` at Stripe,
+ * not types of their own: allowing `card` offers them where the device supports them.
+ */
+const METHOD_TYPES: Record<string, Stripe.Checkout.SessionCreateParams.AllowedPaymentMethodType> = {
+  card: 'card',
+  apple_pay: 'card',
+  google_pay: 'card',
+  klarna: 'klarna',
+};
+
+export function createStripeProvider(
+  config: PaymentsConfig,
+  opts: StripeProviderOptions = {},
+): PaymentProvider {
+  const secretKey = config.stripeSecretKey;
+  if (!secretKey) throw new Error('The Stripe provider needs STRIPE_SECRET_KEY');
+  const base = config.stripeApiBase;
+  const stripe = new Stripe(secretKey, {
+    maxNetworkRetries: opts.maxNetworkRetries ?? 2,
+    timeout: opts.timeoutMs ?? 15_000,
+    telemetry: false,
+    appInfo: { name: 'portage' },
+    ...(base
+      ? {
+          host: base.hostname,
+          port: base.port || (base.protocol === 'https:' ? 443 : 80),
+          protocol: base.protocol === 'https:' ? 'https' : 'http',
+        }
+      : {}),
+  });
+  const wrap = (what: string) => (err: unknown) => {
+    throw toProviderError(err, what, secretKey);
+  };
+
+  return {
+    name: 'stripe',
+
+    async createSession(input: SessionInput): Promise<ProviderSession> {
+      const discounts: Stripe.Checkout.SessionCreateParams.Discount[] = [];
+      if (input.discountCents > 0) {
+        // Stripe has no negative line: the discount is a one-off coupon for exactly our amount,
+        // created under a key derived from ours so that a retried call makes no second coupon.
+        const coupon = await stripe.coupons
+          .create(
+            {
+              amount_off: input.discountCents,
+              currency: 'cad',
+              duration: 'once',
+              max_redemptions: 1,
+              name: 'Discount',
+              metadata: { checkoutSessionId: input.checkoutId },
+            },
+            { idempotencyKey: `${input.idempotencyKey}:coupon` },
+          )
+          .catch(wrap('create a coupon'));
+        discounts.push({ coupon: coupon.id });
+      }
+      const params = sessionParams(input, discounts);
+      const session = await stripe.checkout.sessions
+        .create(params, { idempotencyKey: input.idempotencyKey })
+        .catch(wrap('create a checkout session'));
+      if (!session.client_secret) {
+        throw new ProviderError(
+          `Stripe answered checkout session ${session.id} without a client secret`,
+          'The payment page could not be opened',
+          false,
+        );
+      }
+      return {
+        providerSessionId: session.id,
+        // An embedded session has no Stripe URL: our return page mounts it with the client secret.
+        url: session.url ?? input.returnUrl,
+        clientSecret: session.client_secret,
+      };
+    },
+
+    async expireSession(providerSessionId: string): Promise<void> {
+      try {
+        await stripe.checkout.sessions.expire(providerSessionId);
+      } catch (err) {
+        // 400: no longer open (already expired or complete); 404: unknown. Nothing left to end.
+        if (err instanceof Stripe.errors.StripeInvalidRequestError) return;
+        throw toProviderError(err, 'expire a checkout session', secretKey);
+      }
+    },
+
+    parseWebhook(rawBody: Buffer, signature: string | undefined, now: Date): PaymentEvent {
+      if (!signature) throw new WebhookSignatureError('No signature header');
+      let event: Stripe.Event;
+      try {
+        // receivedAt: our clock, not the machine's (tests move it).
+        event = stripe.webhooks.constructEvent(
+          rawBody,
+          signature,
+          config.webhookSecret,
+          TOLERANCE_SECONDS,
+          undefined,
+          now.getTime(),
+        );
+      } catch (err) {
+        throw new WebhookSignatureError(
+          err instanceof Stripe.errors.StripeSignatureVerificationError
+            ? `Signature verification failed: ${firstLine(err.message)}`
+            : 'Malformed event',
+        );
+      }
+      // The SDK only refuses old timestamps; refuse ones from the future too (as the sandbox does).
+      const t = Number(/(?:^|,)\s*t=(\d+)/.exec(signature)?.[1]);
+      if (!Number.isFinite(t) || t - Math.floor(now.getTime() / 1000) > TOLERANCE_SECONDS) {
+        throw new WebhookSignatureError('Signature timestamp outside the tolerance');
+      }
+      return toPaymentEvent(event);
+    },
+
+    async refund(input) {
+      const refund = await stripe.refunds
+        .create(
+          { payment_intent: input.paymentIntentId, amount: input.amountCents },
+          { idempotencyKey: input.idempotencyKey },
+        )
+        .catch(wrap('refund a payment'));
+      return { refundId: refund.id };
+    },
+  };
+}
+
+/** The Checkout Session exactly as Stripe is asked for it (exported for the tests' reading). */
+export function sessionParams(
+  input: SessionInput,
+  discounts: Stripe.Checkout.SessionCreateParams.Discount[],
+): Stripe.Checkout.SessionCreateParams {
+  const lineItems: Stripe.Checkout.SessionCreateParams.LineItem[] = input.parcels.flatMap((parcel) =>
+    parcel.items.map((item) => ({
+      quantity: item.quantity,
+      price_data: {
+        currency: 'cad',
+        unit_amount: item.unitPriceCents,
+        tax_behavior: 'exclusive' as const,
+        product_data: {
+          name: item.name,
+          ...(item.imageUrl?.startsWith('https://') ? { images: [item.imageUrl] } : {}),
+          metadata: { productId: item.productId, sellerId: parcel.sellerId },
+        },
+      },
+    })),
+  );
+  const parcels = input.parcels.length;
+  const shippingCents = input.parcels.reduce((sum, p) => sum + p.shippingCostCents, 0);
+  const methods = [...new Set(input.paymentMethods.map((m) => METHOD_TYPES[m] ?? m))];
+  const metadata = { checkoutSessionId: input.checkoutId };
+  return {
+    mode: 'payment',
+    ui_mode: 'embedded_page',
+    currency: 'cad',
+    line_items: lineItems,
+    ...(discounts.length ? { discounts } : {}),
+    shipping_options: [
+      {
+        shipping_rate_data: {
+          type: 'fixed_amount',
+          display_name: `${shippingCents === 0 ? 'Free shipping' : 'Shipping'}, ${parcels} ${parcels === 1 ? 'parcel' : 'parcels'}`,
+          fixed_amount: { amount: shippingCents, currency: 'cad' },
+          tax_behavior: 'exclusive',
+        },
+      },
+    ],
+    automatic_tax: { enabled: true },
+    shipping_address_collection: { allowed_countries: ['CA'] },
+    allowed_payment_method_types: methods,
+    customer_email: input.buyerEmail,
+    client_reference_id: input.checkoutId,
+    metadata,
+    payment_intent_data: { metadata },
+    expires_at: Math.floor(input.expiresAt.getTime() / 1000) + EXPIRY_GRACE_SECONDS,
+    return_url: `${input.returnUrl}${input.returnUrl.includes('?') ? '&' : '?'}session_id={CHECKOUT_SESSION_ID}`,
+  };
+}
+
+function toPaymentEvent(event: Stripe.Event): PaymentEvent {
+  switch (event.type) {
+    case 'payment_intent.succeeded': {
+      const intent = event.data.object;
+      return {
+        kind: 'payment_succeeded',
+        eventId: event.id,
+        paymentIntentId: intent.id,
+        checkoutId: intent.metadata?.checkoutSessionId,
+        amountCents: intent.amount_received ?? intent.amount,
+      };
+    }
+    case 'checkout.session.expired': {
+      const session = event.data.object;
+      return {
+        kind: 'session_expired',
+        eventId: event.id,
+        checkoutId: session.metadata?.checkoutSessionId,
+        providerSessionId: session.id,
+      };
+    }
+    default:
+      return { kind: 'ignored', eventId: event.id, type: event.type };
+  }
+}
+
+/**
+ * An SDK error as a ProviderError: what the person may see, whether a retry may help, and a
+ * message for the log that never holds the secret key. Anything else is a bug: thrown as is.
+ */
+function toProviderError(err: unknown, what: string, secretKey: string): unknown {
+  if (!(err instanceof Stripe.errors.StripeError)) return err;
+  const E = Stripe.errors;
+  const detail = [err.type, err.statusCode, err.code, err.decline_code, err.requestId]
+    .filter((v) => v !== undefined && v !== null && v !== '')
+    .join(' ');
+  const message = scrub(`Stripe could not ${what} (${detail}): ${firstLine(err.message)}`, secretKey);
+  if (err instanceof E.StripeCardError) {
+    // Stripe writes card errors for the person ("Your card was declined.").
+    return new ProviderError(
+      message,
+      scrub(firstLine(err.message), secretKey) || 'Your card was declined',
+      false,
+    );
+  }
+  if (
+    err instanceof E.StripeConnectionError ||
+    err instanceof E.StripeAPIError ||
+    err instanceof E.StripeRateLimitError
+  ) {
+    return new ProviderError(message, 'The payment provider is unavailable; please try again shortly', true);
+  }
+  return new ProviderError(message, 'The payment could not be processed', false);
+}
+
+/** Drops the key itself and anything shaped like a Stripe secret or restricted key. */
+function scrub(text: string, secretKey: string): string {
+  return text
+    .split(secretKey)
+    .join('[key]')
+    .replace(/\b(sk|rk)_(test|live)_[A-Za-z0-9*]+/g, '[key]');
+}
+
+function firstLine(text: string): string {
+  return (text.split('\n')[0] ?? '').trim().slice(0, 300);
+}

@@ -1,0 +1,400 @@
+// A local stand-in for Stripe's API, speaking its wire format to the official SDK (which the
+// provider points here with its host/port/protocol options): form-encoded request bodies,
+// Stripe-shaped JSON objects and errors, Idempotency-Key replay. Only what the Stripe provider
+// calls: checkout sessions (create, expire), coupons and refunds.
+import { randomBytes } from 'node:crypto';
+import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import Stripe from 'stripe';
+
+export interface FakeStripeRequest {
+  method: string;
+  path: string;
+  /** The form body parsed into nested objects and arrays, as Stripe reads it (values are strings). */
+  body: Record<string, unknown>;
+  rawBody: string;
+  idempotencyKey: string | undefined;
+  authorization: string | undefined;
+  stripeVersion: string | undefined;
+  /** The answer's status and body. */
+  status: number;
+  response: unknown;
+}
+
+export interface StripeErrorBody {
+  type: 'card_error' | 'invalid_request_error' | 'api_error' | 'idempotency_error' | string;
+  message: string;
+  code?: string;
+  decline_code?: string;
+  param?: string;
+}
+
+export interface FakeStripe {
+  /** The API base, for STRIPE_API_BASE / config.payments.stripeApiBase. */
+  url: string;
+  requests: FakeStripeRequest[];
+  /** Checkout sessions by id, as the fake holds them (tests may set `status`). */
+  sessions: Map<string, Record<string, unknown>>;
+  /**
+   * The next request is answered with this error before it reaches the idempotency layer
+   * (nothing stored: a retry with the same key is processed afresh).
+   */
+  failNext(status: number, error: StripeErrorBody, headers?: Record<string, string>): void;
+  close(): Promise<void>;
+}
+
+type Json = Record<string, unknown>;
+
+class ApiError extends Error {
+  constructor(
+    readonly status: number,
+    readonly body: StripeErrorBody,
+  ) {
+    super(body.message);
+  }
+}
+
+const id = (prefix: string, n = 24) => `${prefix}${randomBytes(n).toString('base64url').slice(0, n)}`;
+
+/** `a[b][0][c]=1` into `{a: {b: [{c: '1'}]}}`, as Stripe (and the qs library) reads form bodies. */
+export function parseStripeForm(raw: string): Json {
+  const root: Json = {};
+  for (const [key, value] of new URLSearchParams(raw)) {
+    const path = key.split('[').map((part, i) => (i === 0 ? part : part.replace(/\]$/, '')));
+    let node: Json | unknown[] = root;
+    for (let i = 0; i < path.length; i++) {
+      const seg = path[i]!;
+      const last = i === path.length - 1;
+      const index: string | number = Array.isArray(node) ? (seg === '' ? node.length : Number(seg)) : seg;
+      const slots = node as Record<string | number, unknown>;
+      if (last) {
+        slots[index] = value;
+      } else {
+        if (slots[index] === undefined) slots[index] = /^\d*$/.test(path[i + 1]!) ? [] : {};
+        node = slots[index] as Json | unknown[];
+      }
+    }
+  }
+  return root;
+}
+
+function readBody(req: IncomingMessage): Promise<string> {
+  return new Promise((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    req.on('data', (c: Buffer) => chunks.push(c));
+    req.on('end', () => resolve(Buffer.concat(chunks).toString('utf8')));
+    req.on('error', reject);
+  });
+}
+
+const int = (v: unknown, param: string): number => {
+  if (typeof v !== 'string' || !/^-?\d+$/.test(v)) {
+    throw invalid(`Invalid integer: ${String(v)}`, param);
+  }
+  return Number(v);
+};
+
+const invalid = (message: string, param?: string, status = 400) =>
+  new ApiError(status, { type: 'invalid_request_error', message, ...(param ? { param } : {}) });
+
+const missing = (kind: string, value: string) =>
+  new ApiError(404, {
+    type: 'invalid_request_error',
+    code: 'resource_missing',
+    message: `No such ${kind}: '${value}'`,
+  });
+
+export async function startFakeStripe(opts: { apiKey?: string } = {}): Promise<FakeStripe> {
+  const requests: FakeStripeRequest[] = [];
+  const sessions = new Map<string, Json>();
+  const coupons = new Map<string, Json>();
+  const idempotent = new Map<string, { fingerprint: string; status: number; body: Json }>();
+  let failure: { status: number; error: StripeErrorBody; headers: Record<string, string> } | undefined;
+  const nowSec = () => Math.floor(Date.now() / 1000);
+
+  function createSession(b: Json): Json {
+    if (b.mode !== 'payment') throw invalid('This fake only knows mode `payment`.', 'mode');
+    const uiMode = (b.ui_mode as string | undefined) ?? 'hosted_page';
+    if (!['hosted_page', 'embedded_page', 'elements', 'form'].includes(uiMode)) {
+      throw invalid(
+        `Invalid ui_mode: must be one of hosted_page, embedded_page, elements or form`,
+        'ui_mode',
+      );
+    }
+    const embedded = uiMode !== 'hosted_page';
+    if (embedded && b.success_url) {
+      throw invalid(`success_url is not allowed when ui_mode is \`${uiMode}\`.`, 'success_url');
+    }
+    if (embedded && !b.return_url && b.redirect_on_completion !== 'never') {
+      throw invalid(`return_url is required when ui_mode is \`${uiMode}\`.`, 'return_url');
+    }
+    if (!embedded && !b.success_url) throw invalid('Missing required param: success_url.', 'success_url');
+    if ('payment_method_types' in b) {
+      throw invalid('Received unknown parameter: payment_method_types', 'payment_method_types');
+    }
+    const items = b.line_items as Json[] | undefined;
+    if (!items?.length) throw invalid('line_items is required in `payment` mode.', 'line_items');
+    let subtotal = 0;
+    items.forEach((item, i) => {
+      const price = item.price_data as Json | undefined;
+      if (!price) throw invalid('Missing required param: line_items[0][price_data].', `line_items[${i}]`);
+      if (price.currency !== b.currency && b.currency) {
+        throw invalid('All line items must have the same currency as the session.', `line_items[${i}]`);
+      }
+      if (!(price.product_data as Json | undefined)?.name) {
+        throw invalid('Missing required param: product_data[name].', `line_items[${i}][price_data]`);
+      }
+      const unit = int(price.unit_amount, `line_items[${i}][price_data][unit_amount]`);
+      const quantity = int(item.quantity, `line_items[${i}][quantity]`);
+      if (unit < 0 || quantity < 1) throw invalid('Invalid amount or quantity.', `line_items[${i}]`);
+      subtotal += unit * quantity;
+    });
+    let discount = 0;
+    for (const [i, d] of ((b.discounts as Json[] | undefined) ?? []).entries()) {
+      const coupon = coupons.get(d.coupon as string);
+      if (!coupon) throw missing('coupon', String(d.coupon));
+      if (i > 0) throw invalid('You may only specify one discount.', 'discounts');
+      discount += Math.min(coupon.amount_off as number, subtotal);
+    }
+    const shipping = ((b.shipping_options as Json[] | undefined) ?? []).map((o, i) => {
+      const data = o.shipping_rate_data as Json | undefined;
+      const fixed = data?.fixed_amount as Json | undefined;
+      if (!data?.display_name || !fixed)
+        throw invalid('Invalid shipping_rate_data.', `shipping_options[${i}]`);
+      return { shipping_amount: int(fixed.amount, `shipping_options[${i}]`), shipping_rate: id('shr_') };
+    });
+    if (shipping.length > 5)
+      throw invalid('You may only specify up to 5 shipping options.', 'shipping_options');
+    const created = nowSec();
+    let expiresAt = created + 86_400;
+    if (b.expires_at !== undefined) {
+      expiresAt = int(b.expires_at, 'expires_at');
+      if (expiresAt < created + 1800 || expiresAt > created + 86_400) {
+        throw invalid(
+          'The `expires_at` timestamp must be between 30 minutes and 24 hours from Checkout Session creation.',
+          'expires_at',
+        );
+      }
+    }
+    const sessionId = id('cs_test_a1', 40);
+    const session: Json = {
+      id: sessionId,
+      object: 'checkout.session',
+      allowed_payment_method_types: b.allowed_payment_method_types ?? null,
+      amount_subtotal: subtotal,
+      amount_total: subtotal - discount + (shipping[0]?.shipping_amount ?? 0),
+      automatic_tax: { enabled: (b.automatic_tax as Json | undefined)?.enabled === 'true', status: null },
+      client_reference_id: b.client_reference_id ?? null,
+      client_secret: embedded ? `${sessionId}_secret_${id('', 24)}` : null,
+      created,
+      currency: b.currency ?? 'cad',
+      customer_email: b.customer_email ?? null,
+      expires_at: expiresAt,
+      livemode: false,
+      metadata: b.metadata ?? {},
+      mode: b.mode,
+      payment_intent: null,
+      payment_status: 'unpaid',
+      return_url: b.return_url ?? null,
+      shipping_address_collection: b.shipping_address_collection ?? null,
+      shipping_options: shipping,
+      status: 'open',
+      ui_mode: uiMode,
+      url: embedded ? null : `https://checkout.stripe.com/c/pay/${sessionId}`,
+    };
+    sessions.set(sessionId, session);
+    return session;
+  }
+
+  function expireSession(sessionId: string): Json {
+    const session = sessions.get(sessionId);
+    if (!session) throw missing('checkout.session', sessionId);
+    if (session.status !== 'open') {
+      throw invalid('Only Checkout Sessions with a status in ["open"] can be expired.');
+    }
+    session.status = 'expired';
+    return session;
+  }
+
+  function createCoupon(b: Json): Json {
+    const amountOff = b.amount_off === undefined ? undefined : int(b.amount_off, 'amount_off');
+    if (amountOff === undefined && b.percent_off === undefined) {
+      throw invalid('Must provide either amount_off or percent_off.');
+    }
+    if (amountOff !== undefined && !b.currency) {
+      throw invalid('You must pass currency when passing amount_off.', 'currency');
+    }
+    if (amountOff !== undefined && amountOff < 1) throw invalid('Invalid amount_off.', 'amount_off');
+    const coupon: Json = {
+      id: (b.id as string | undefined) ?? id('', 8),
+      object: 'coupon',
+      amount_off: amountOff ?? null,
+      currency: b.currency ?? null,
+      duration: b.duration ?? 'once',
+      max_redemptions: b.max_redemptions === undefined ? null : int(b.max_redemptions, 'max_redemptions'),
+      metadata: b.metadata ?? {},
+      name: b.name ?? null,
+      percent_off: b.percent_off === undefined ? null : Number(b.percent_off),
+      times_redeemed: 0,
+      valid: true,
+      created: nowSec(),
+      livemode: false,
+    };
+    coupons.set(coupon.id as string, coupon);
+    return coupon;
+  }
+
+  function createRefund(b: Json): Json {
+    const intent = b.payment_intent as string | undefined;
+    if (!intent && !b.charge)
+      throw invalid('One of the following params should be provided: charge, payment_intent.');
+    if (intent && !intent.startsWith('pi_')) throw missing('payment_intent', intent);
+    const amount = b.amount === undefined ? undefined : int(b.amount, 'amount');
+    if (amount !== undefined && amount < 1) throw invalid('Invalid positive integer', 'amount');
+    return {
+      id: id('re_test_'),
+      object: 'refund',
+      amount: amount ?? 0,
+      charge: id('ch_test_'),
+      created: nowSec(),
+      currency: 'cad',
+      metadata: b.metadata ?? {},
+      payment_intent: intent ?? null,
+      reason: b.reason ?? null,
+      status: 'succeeded',
+    };
+  }
+
+  function route(method: string, path: string, body: Json): Json {
+    if (method !== 'POST') throw invalid(`Unrecognized request URL (${method}: ${path}).`, undefined, 404);
+    if (path === '/v1/checkout/sessions') return createSession(body);
+    const expire = /^\/v1\/checkout\/sessions\/([^/]+)\/expire$/.exec(path);
+    if (expire) return expireSession(decodeURIComponent(expire[1]!));
+    if (path === '/v1/coupons') return createCoupon(body);
+    if (path === '/v1/refunds') return createRefund(body);
+    throw invalid(`Unrecognized request URL (${method}: ${path}).`, undefined, 404);
+  }
+
+  const send = (res: ServerResponse, status: number, body: unknown, headers: Record<string, string> = {}) => {
+    res.writeHead(status, {
+      'content-type': 'application/json',
+      'request-id': id('req_', 14),
+      ...headers,
+    });
+    res.end(JSON.stringify(body));
+  };
+
+  const server = createServer(async (req, res) => {
+    const rawBody = await readBody(req);
+    const path = (req.url ?? '/').split('?')[0]!;
+    const header = (name: string) => {
+      const v = req.headers[name];
+      return Array.isArray(v) ? v[0] : v;
+    };
+    const record: FakeStripeRequest = {
+      method: req.method ?? 'GET',
+      path,
+      body: parseStripeForm(rawBody),
+      rawBody,
+      idempotencyKey: header('idempotency-key'),
+      authorization: header('authorization'),
+      stripeVersion: header('stripe-version'),
+      status: 0,
+      response: undefined,
+    };
+    requests.push(record);
+    const answer = (status: number, body: unknown, headers?: Record<string, string>) => {
+      record.status = status;
+      record.response = body;
+      send(res, status, body, headers);
+    };
+
+    const key = /^Bearer (.+)$/.exec(record.authorization ?? '')?.[1];
+    if (!key || (opts.apiKey && key !== opts.apiKey)) {
+      const shown = key
+        ? `${key.slice(0, 8)}${'*'.repeat(Math.max(0, key.length - 12))}${key.slice(-4)}`
+        : '';
+      return answer(401, {
+        error: {
+          type: 'invalid_request_error',
+          message: key ? `Invalid API Key provided: ${shown}` : 'You did not provide an API key.',
+        },
+      });
+    }
+    if (failure) {
+      const f = failure;
+      failure = undefined;
+      return answer(f.status, { error: f.error }, f.headers);
+    }
+    const fingerprint = `${record.method} ${path} ${rawBody}`;
+    const stored = record.idempotencyKey ? idempotent.get(record.idempotencyKey) : undefined;
+    if (stored) {
+      if (stored.fingerprint !== fingerprint) {
+        return answer(400, {
+          error: {
+            type: 'idempotency_error',
+            message: `Keys for idempotent requests can only be used with the same parameters they were first used with. Try using a key other than '${record.idempotencyKey}' if you meant to execute a different request.`,
+          },
+        });
+      }
+      return answer(stored.status, stored.body, { 'idempotent-replayed': 'true' });
+    }
+    let status = 200;
+    let out: Json;
+    try {
+      out = route(record.method, path, record.body);
+    } catch (err) {
+      if (!(err instanceof ApiError)) throw err;
+      status = err.status;
+      out = { error: err.body };
+    }
+    // Stripe saves the result once the endpoint ran; a request refused by validation saves
+    // nothing (Stripe's API reference, "Idempotent requests"). Here every refusal is validation.
+    if (record.idempotencyKey && status === 200) {
+      idempotent.set(record.idempotencyKey, { fingerprint, status, body: structuredClone(out) });
+    }
+    return answer(status, out);
+  });
+
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as AddressInfo;
+  return {
+    url: `http://127.0.0.1:${port}`,
+    requests,
+    sessions,
+    failNext(status, error, headers = {}) {
+      failure = { status, error, headers };
+    },
+    close: () =>
+      new Promise<void>((resolve, reject) => {
+        server.closeAllConnections();
+        server.close((err) => (err ? reject(err) : resolve()));
+      }),
+  };
+}
+
+/** A webhook body and its `Stripe-Signature` header, signed by the SDK's own test helper. */
+export function signedEvent(
+  payload: Json | string,
+  secret: string,
+  timestamp: number = Math.floor(Date.now() / 1000),
+): { body: Buffer; signature: string } {
+  const text = typeof payload === 'string' ? payload : JSON.stringify(payload);
+  const signature = Stripe.webhooks.generateTestHeaderString({ payload: text, secret, timestamp });
+  return { body: Buffer.from(text), signature };
+}
+
+/** A Stripe-shaped event (`object: 'event'`) around `object`. */
+export function stripeEvent(type: string, object: Json, eventId = id('evt_test_')): Json {
+  return {
+    id: eventId,
+    object: 'event',
+    api_version: Stripe.API_VERSION,
+    created: Math.floor(Date.now() / 1000),
+    data: { object },
+    livemode: false,
+    pending_webhooks: 1,
+    request: { id: null, idempotency_key: null },
+    type,
+  };
+}
