@@ -21,15 +21,17 @@ const tags = ['payments'];
 
 export function paymentRoutes(deps: PaymentRoutesDeps) {
   return async (fastify: FastifyInstance) => {
+    await fastify.register(webhookRoutes(deps));
+    if (deps.sandbox) await fastify.register(sandboxRoutes(deps, deps.sandbox));
+  };
+}
+
+function webhookRoutes(deps: PaymentRoutesDeps) {
+  return async (fastify: FastifyInstance) => {
     const app = fastify.withTypeProvider<ZodTypeProvider>();
     // The signature is over the exact bytes received: this plugin keeps JSON bodies raw.
     app.addContentTypeParser('application/json', { parseAs: 'buffer' }, (_req, body, done) =>
       done(null, body),
-    );
-    app.addContentTypeParser(
-      'application/x-www-form-urlencoded',
-      { parseAs: 'string', bodyLimit: 4096 },
-      (_req, body, done) => done(null, Object.fromEntries(new URLSearchParams(body as string))),
     );
 
     app.post(
@@ -69,9 +71,18 @@ export function paymentRoutes(deps: PaymentRoutesDeps) {
       },
     );
 
-    const sandbox = deps.sandbox;
-    if (!sandbox) return;
+  };
+}
 
+function sandboxRoutes(deps: PaymentRoutesDeps, sandbox: NonNullable<PaymentRoutesDeps['sandbox']>) {
+  return async (fastify: FastifyInstance) => {
+    const app = fastify.withTypeProvider<ZodTypeProvider>();
+    // The page's form posts form-encoded fields (it works without script).
+    app.addContentTypeParser(
+      'application/x-www-form-urlencoded',
+      { parseAs: 'string', bodyLimit: 4096 },
+      (_req, body, done) => done(null, Object.fromEntries(new URLSearchParams(body as string))),
+    );
     const html = (reply: FastifyReply, status: number, body: string) =>
       reply
         .code(status)

@@ -2,14 +2,13 @@
 import type { PaymentsConfig } from '../../../config.ts';
 import type { PaymentProvider } from '../provider.ts';
 import { createSandboxProvider } from './sandbox.ts';
+import { createStripeProvider } from './stripe.ts';
 
 export async function createProvider(
   payments: PaymentsConfig,
   publicBaseUrl: string,
 ): Promise<{ provider: PaymentProvider; sandbox?: { sign(payload: string, now: Date): string } }> {
-  if (payments.provider === 'stripe') {
-    throw new Error('The Stripe provider is not available in this build');
-  }
+  if (payments.provider === 'stripe') return { provider: createStripeProvider(payments) };
   const sandbox = createSandboxProvider({ publicBaseUrl, webhookSecret: payments.webhookSecret });
   return { provider: sandbox, sandbox };
 }
