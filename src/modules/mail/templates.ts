@@ -1,0 +1,276 @@
+// The order emails: pure functions from order data to a subject, a text body and an HTML body
+// (../shared/design/decisions.md, "Mail": amounts in dollars with the tax lines). Amounts are
+// formatted from integer cents with integer arithmetic; every string a user wrote (product and
+// seller names, the address, a reason) is escaped in the HTML.
+
+export type OrderMailOrder = {
+  id: string;
+  sellerName: string;
+  items: Array<{ name: string; quantity: number; unitPriceCents: number }>;
+  subtotalCents: number;
+  discountCents: number;
+  shippingCostCents: number;
+  taxLines: Array<{ name: string; ratePercent: number; amountCents: number }>;
+  taxAmountCents: number;
+  totalAmountCents: number;
+  /** YYYY-MM-DD */
+  estimatedDelivery: string;
+  trackingNumber: string | null;
+  carrier: string | null;
+  shippingAddress: {
+    street: string;
+    city: string;
+    province: string;
+    postalCode: string;
+    country: string;
+  };
+};
+
+export interface RenderedMail {
+  subject: string;
+  text: string;
+  html: string;
+}
+
+export interface OrderPaidMailData {
+  buyerName: string;
+  /** One order per seller, all from one checkout. */
+  orders: OrderMailOrder[];
+  /** What the buyer paid for the whole checkout. */
+  totalCents: number;
+  publicBaseUrl: string;
+}
+
+export interface OrderShippedMailData {
+  buyerName: string;
+  order: OrderMailOrder;
+  publicBaseUrl: string;
+}
+
+export interface OrderCancelledMailData {
+  buyerName: string;
+  order: OrderMailOrder;
+  reason: string;
+  refundCents: number;
+}
+
+export interface OrderRefundedMailData {
+  buyerName: string;
+  order: OrderMailOrder;
+  refundCents: number;
+}
+
+/** `$12.34`, `$1,234.05`, `-$0.50`: from integer cents, with integer arithmetic only. */
+export function formatCents(cents: number): string {
+  if (!Number.isSafeInteger(cents)) throw new Error(`an amount must be whole cents, got ${cents}`);
+  const abs = Math.abs(cents);
+  const dollars = String(Math.trunc(abs / 100)).replace(/\B(?=(\d{3})+(?!\d))/g, ',');
+  const rest = String(abs % 100).padStart(2, '0');
+  return `${cents < 0 ? '-' : ''}$${dollars}.${rest}`;
+}
+
+/** HTML text and attribute values: the five characters that can change meaning. */
+export function escapeHtml(s: string): string {
+  return s
+    .replaceAll('&', '&amp;')
+    .replaceAll('<', '&lt;')
+    .replaceAll('>', '&gt;')
+    .replaceAll('"', '&quot;')
+    .replaceAll("'", '&#39;');
+}
+
+// biome-ignore lint/suspicious/noControlCharactersInRegex: removing them is the point
+const CONTROL = /[\u0000-\u001f\u007f\u2028\u2029]+/g;
+
+/** A user's one-line string: no control characters or line breaks to forge lines with. */
+function line(s: string): string {
+  return s.replace(CONTROL, ' ').replace(/\s+/g, ' ').trim();
+}
+
+function greeting(buyerName: string): string {
+  const name = line(buyerName);
+  return name ? `Hello ${name},` : 'Hello,';
+}
+
+function rate(percent: number): string {
+  // 13 -> "13", 9.975 -> "9.975" (at most three decimals, as the tax tables give them)
+  return String(Math.round(percent * 1000) / 1000);
+}
+
+function addressLines(a: OrderMailOrder['shippingAddress']): string[] {
+  return [line(a.street), `${line(a.city)} ${line(a.province)} ${line(a.postalCode)}`, line(a.country)];
+}
+
+/** The lines of one order's summary (text form; the HTML form is built from the same rows). */
+function orderRows(o: OrderMailOrder): { items: [string, string][]; totals: [string, string][] } {
+  const items = o.items.map((i): [string, string] => [
+    `${i.quantity} × ${line(i.name)} @ ${formatCents(i.unitPriceCents)}`,
+    formatCents(i.quantity * i.unitPriceCents),
+  ]);
+  const totals: [string, string][] = [['Subtotal', formatCents(o.subtotalCents)]];
+  if (o.discountCents !== 0) totals.push(['Discount', formatCents(-Math.abs(o.discountCents))]);
+  totals.push(['Shipping', o.shippingCostCents === 0 ? 'Free' : formatCents(o.shippingCostCents)]);
+  for (const t of o.taxLines)
+    totals.push([`${line(t.name)} ${rate(t.ratePercent)}%`, formatCents(t.amountCents)]);
+  if (o.taxLines.length === 0) totals.push(['Tax', formatCents(o.taxAmountCents)]);
+  totals.push(['Total', formatCents(o.totalAmountCents)]);
+  return { items, totals };
+}
+
+function orderText(o: OrderMailOrder): string[] {
+  const { items, totals } = orderRows(o);
+  return [
+    `Order ${line(o.id)} from ${line(o.sellerName)}`,
+    ...items.map(([label, amount]) => `  ${label}: ${amount}`),
+    ...totals.map(([label, amount]) => `  ${label}: ${amount}`),
+    `  Estimated delivery: ${line(o.estimatedDelivery)}`,
+    `  Ships to: ${addressLines(o.shippingAddress).join(', ')}`,
+  ];
+}
+
+const STYLE_TABLE = 'border-collapse:collapse;margin:8px 0 16px 0';
+const STYLE_CELL = 'padding:2px 12px 2px 0';
+const STYLE_AMOUNT = 'padding:2px 0;text-align:right';
+
+function orderHtml(o: OrderMailOrder): string {
+  const { items, totals } = orderRows(o);
+  const row = ([label, amount]: [string, string], strong = false) => {
+    const l = strong ? `<strong>${escapeHtml(label)}</strong>` : escapeHtml(label);
+    const a = strong ? `<strong>${escapeHtml(amount)}</strong>` : escapeHtml(amount);
+    return `<tr><td style="${STYLE_CELL}">${l}</td><td style="${STYLE_AMOUNT}">${a}</td></tr>`;
+  };
+  return [
+    `<h3>Order ${escapeHtml(line(o.id))} from ${escapeHtml(line(o.sellerName))}</h3>`,
+    `<table style="${STYLE_TABLE}">`,
+    ...items.map((r) => row(r)),
+    ...totals.map((r) => row(r, r[0] === 'Total')),
+    '</table>',
+    `<p>Estimated delivery: ${escapeHtml(line(o.estimatedDelivery))}<br>`,
+    `Ships to: ${addressLines(o.shippingAddress).map(escapeHtml).join('<br>')}</p>`,
+  ].join('\n');
+}
+
+function page(title: string, body: string[]): string {
+  return [
+    '<!doctype html>',
+    '<html><head><meta charset="utf-8">',
+    `<title>${escapeHtml(title)}</title></head>`,
+    '<body style="font-family:Arial,Helvetica,sans-serif;color:#222;line-height:1.4">',
+    ...body,
+    '</body></html>',
+  ].join('\n');
+}
+
+function link(url: string): string {
+  const u = escapeHtml(url);
+  return `<a href="${u}">${u}</a>`;
+}
+
+/** One email per paid checkout, listing each order (one per seller). */
+export function orderPaidEmail(d: OrderPaidMailData): RenderedMail {
+  const count = d.orders.length;
+  const subject = `Your Portage order is confirmed: ${formatCents(d.totalCents)}`;
+  const intro =
+    count === 1
+      ? `Thank you for your order. We received your payment of ${formatCents(d.totalCents)}.`
+      : `Thank you for your order. We received your payment of ${formatCents(d.totalCents)} for ${count} orders (one per seller).`;
+  const follow = 'Tracking details will follow when it ships.';
+  const text = [
+    greeting(d.buyerName),
+    '',
+    intro,
+    '',
+    ...d.orders.flatMap((o) => [...orderText(o), '']),
+    `Total paid: ${formatCents(d.totalCents)}`,
+    '',
+    follow,
+    `Your orders: ${d.publicBaseUrl}`,
+    '',
+  ].join('\n');
+  const html = page(subject, [
+    `<p>${escapeHtml(greeting(d.buyerName))}</p>`,
+    `<p>${escapeHtml(intro)}</p>`,
+    ...d.orders.map(orderHtml),
+    `<p><strong>Total paid: ${escapeHtml(formatCents(d.totalCents))}</strong></p>`,
+    `<p>${escapeHtml(follow)}</p>`,
+    `<p>Your orders: ${link(d.publicBaseUrl)}</p>`,
+  ]);
+  return { subject, text, html };
+}
+
+export function orderShippedEmail(d: OrderShippedMailData): RenderedMail {
+  const o = d.order;
+  const subject = `Your order ${line(o.id)} has shipped`;
+  const tracking = [
+    `Carrier: ${line(o.carrier ?? '') || 'not given'}`,
+    `Tracking number: ${line(o.trackingNumber ?? '') || 'not given'}`,
+  ];
+  const intro = `Your order ${line(o.id)} from ${line(o.sellerName)} is on its way.`;
+  const text = [
+    greeting(d.buyerName),
+    '',
+    intro,
+    '',
+    ...tracking,
+    `Estimated delivery: ${line(o.estimatedDelivery)}`,
+    `Ships to: ${addressLines(o.shippingAddress).join(', ')}`,
+    '',
+    `Your orders: ${d.publicBaseUrl}`,
+    '',
+  ].join('\n');
+  const html = page(subject, [
+    `<p>${escapeHtml(greeting(d.buyerName))}</p>`,
+    `<p>${escapeHtml(intro)}</p>`,
+    `<p>${tracking.map(escapeHtml).join('<br>')}<br>`,
+    `Estimated delivery: ${escapeHtml(line(o.estimatedDelivery))}</p>`,
+    `<p>Ships to: ${addressLines(o.shippingAddress).map(escapeHtml).join('<br>')}</p>`,
+    `<p>Your orders: ${link(d.publicBaseUrl)}</p>`,
+  ]);
+  return { subject, text, html };
+}
+
+function refundSentence(refundCents: number): string {
+  return refundCents > 0
+    ? `A refund of ${formatCents(refundCents)} goes back to your original payment method; it can take 5 to 10 business days to appear.`
+    : 'Nothing was charged for this order, so there is nothing to refund.';
+}
+
+export function orderCancelledEmail(d: OrderCancelledMailData): RenderedMail {
+  const o = d.order;
+  const subject = `Your order ${line(o.id)} was cancelled`;
+  const intro = `Your order ${line(o.id)} from ${line(o.sellerName)} was cancelled.`;
+  const reason = d.reason.trim();
+  const text = [
+    greeting(d.buyerName),
+    '',
+    intro,
+    ...(reason ? [`Reason: ${reason}`] : []),
+    '',
+    refundSentence(d.refundCents),
+    '',
+    ...orderText(o),
+    '',
+  ].join('\n');
+  const html = page(subject, [
+    `<p>${escapeHtml(greeting(d.buyerName))}</p>`,
+    `<p>${escapeHtml(intro)}</p>`,
+    ...(reason ? [`<p>Reason: ${escapeHtml(reason).replace(/\r?\n/g, '<br>')}</p>`] : []),
+    `<p>${escapeHtml(refundSentence(d.refundCents))}</p>`,
+    orderHtml(o),
+  ]);
+  return { subject, text, html };
+}
+
+export function orderRefundedEmail(d: OrderRefundedMailData): RenderedMail {
+  const o = d.order;
+  const subject = `Refund of ${formatCents(d.refundCents)} for order ${line(o.id)}`;
+  const intro = `We refunded ${formatCents(d.refundCents)} for your order ${line(o.id)} from ${line(o.sellerName)}.`;
+  const after = 'It goes back to your original payment method and can take 5 to 10 business days to appear.';
+  const text = [greeting(d.buyerName), '', intro, after, '', ...orderText(o), ''].join('\n');
+  const html = page(subject, [
+    `<p>${escapeHtml(greeting(d.buyerName))}</p>`,
+    `<p>${escapeHtml(intro)} ${escapeHtml(after)}</p>`,
+    orderHtml(o),
+  ]);
+  return { subject, text, html };
+}

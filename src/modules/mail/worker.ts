@@ -1,0 +1,145 @@
+// The outbox worker: every instance runs it (../shared/design/decisions.md, "Mail" and
+// "Background jobs"). A pass claims due rows with FOR UPDATE SKIP LOCKED in one short statement
+// that also takes a lease (next_attempt_at moves forward, attempts counts the try), commits, and
+// only then talks to the mail server: never inside a transaction
+// (../shared/design/architecture.md, "Transactions and context"). A sender that dies after its
+// claim leaves the row to come back when the lease ends.
+import { and, asc, eq, inArray, lte, sql } from 'drizzle-orm';
+import type { Job } from '../../jobs/runner.ts';
+import type { RequestContext } from '../context.ts';
+import { outbox } from './tables.ts';
+import type { MailTransport } from './transports.ts';
+
+/** Wait after failed attempt 1, 2, 3, 4: 1 min, 5 min, 30 min, 2 h; attempt 5 failing is final. */
+export const MAIL_RETRY_DELAYS_MS = [60_000, 5 * 60_000, 30 * 60_000, 2 * 60 * 60_000] as const;
+export const MAIL_MAX_ATTEMPTS = MAIL_RETRY_DELAYS_MS.length + 1;
+/** How long a claim keeps other instances off a row. */
+export const MAIL_LEASE_MS = 2 * 60_000;
+/** A send is started only while this much of the lease is left (SMTP timeouts are 10 s each). */
+const SEND_MARGIN_MS = 45_000;
+
+export interface MailJobDeps {
+  transport: MailTransport;
+  /** The sender (MAIL_FROM). */
+  from: string;
+  /** Rows claimed per pass (20). */
+  batch?: number;
+  /** Pause between passes that found nothing more (5 s). */
+  everyMs?: number;
+  leaseMs?: number;
+}
+
+export function mailJob(deps: MailJobDeps): Job {
+  const batch = deps.batch ?? 20;
+  const leaseMs = deps.leaseMs ?? MAIL_LEASE_MS;
+  const domain = /@([^>\s]+)>?\s*$/.exec(deps.from)?.[1] ?? 'portage.localhost';
+  return {
+    name: 'mail',
+    everyMs: deps.everyMs ?? 5_000,
+    batch,
+    async run(ctx) {
+      if (ctx.inTransaction) throw new Error('the mail job sends mail: it must not run inside a transaction');
+      const claimedAt = ctx.now();
+      const leaseUntil = new Date(claimedAt.getTime() + leaseMs);
+      const rows = await claim(ctx, batch, leaseUntil);
+      let handled = 0;
+      for (const [i, row] of rows.entries()) {
+        if (ctx.now().getTime() > leaseUntil.getTime() - Math.min(SEND_MARGIN_MS, leaseMs / 2)) {
+          // Too little of the lease is left to send safely: hand the rest back untried.
+          await release(ctx, rows.slice(i));
+          break;
+        }
+        try {
+          await deps.transport.send({
+            id: row.id,
+            createdAt: row.createdAt,
+            from: deps.from,
+            to: row.toAddress,
+            subject: row.subject,
+            text: row.textBody,
+            html: row.htmlBody,
+            messageId: `<${row.id}@${domain}>`,
+          });
+        } catch (err) {
+          await recordFailure(ctx, row, (err as Error).message);
+          handled++;
+          continue;
+        }
+        // The message is out: record it, whoever holds the row now (a later claimer then finds it sent).
+        await ctx.db
+          .update(outbox)
+          .set({ status: 'sent', sentAt: ctx.now(), lastError: null })
+          .where(and(eq(outbox.id, row.id), eq(outbox.status, 'pending')));
+        ctx.log.debug({ mailId: row.id, kind: row.kind, attempt: row.attempts }, 'mail sent');
+        handled++;
+      }
+      return handled;
+    },
+  };
+}
+
+type ClaimedRow = Pick<
+  typeof outbox.$inferSelect,
+  'id' | 'kind' | 'toAddress' | 'subject' | 'textBody' | 'htmlBody' | 'attempts' | 'createdAt'
+>;
+
+/**
+ * One statement, so one short transaction: lock up to `batch` due rows (skipping rows another
+ * instance holds), count the attempt and move next_attempt_at to the lease's end.
+ */
+async function claim(ctx: RequestContext, batch: number, leaseUntil: Date): Promise<ClaimedRow[]> {
+  const due = ctx.db
+    .select({ id: outbox.id })
+    .from(outbox)
+    .where(and(eq(outbox.status, 'pending'), lte(outbox.nextAttemptAt, ctx.now())))
+    .orderBy(asc(outbox.nextAttemptAt), asc(outbox.id))
+    .limit(batch)
+    .for('update', { skipLocked: true });
+  const rows = await ctx.db
+    .update(outbox)
+    .set({ attempts: sql`${outbox.attempts} + 1`, nextAttemptAt: leaseUntil })
+    .where(inArray(outbox.id, due))
+    .returning({
+      id: outbox.id,
+      kind: outbox.kind,
+      toAddress: outbox.toAddress,
+      subject: outbox.subject,
+      textBody: outbox.textBody,
+      htmlBody: outbox.htmlBody,
+      attempts: outbox.attempts,
+      createdAt: outbox.createdAt,
+    });
+  return rows.sort((a, b) => a.createdAt.getTime() - b.createdAt.getTime() || (a.id < b.id ? -1 : 1));
+}
+
+/**
+ * The attempt failed: try again after the schedule's wait, or give up after the last attempt.
+ * Only while the row is still this claim's (same attempt count): a claimer whose lease ran out
+ * must not overwrite the next one's.
+ */
+async function recordFailure(ctx: RequestContext, row: ClaimedRow, error: string): Promise<void> {
+  const final = row.attempts >= MAIL_MAX_ATTEMPTS;
+  const now = ctx.now();
+  const wait = MAIL_RETRY_DELAYS_MS[Math.min(row.attempts, MAIL_RETRY_DELAYS_MS.length) - 1] ?? 0;
+  await ctx.db
+    .update(outbox)
+    .set(
+      final
+        ? { status: 'failed', lastError: error }
+        : { nextAttemptAt: new Date(now.getTime() + wait), lastError: error },
+    )
+    .where(and(eq(outbox.id, row.id), eq(outbox.status, 'pending'), eq(outbox.attempts, row.attempts)));
+  const details = { mailId: row.id, kind: row.kind, attempt: row.attempts, error };
+  if (final) ctx.log.error(details, 'mail failed for good after its last attempt');
+  else ctx.log.warn({ ...details, retryInMs: wait }, 'mail attempt failed; will retry');
+}
+
+/** Rows claimed but not tried: due again now, the attempt not counted. */
+async function release(ctx: RequestContext, rows: ClaimedRow[]): Promise<void> {
+  for (const row of rows) {
+    await ctx.db
+      .update(outbox)
+      .set({ attempts: row.attempts - 1, nextAttemptAt: ctx.now() })
+      .where(and(eq(outbox.id, row.id), eq(outbox.status, 'pending'), eq(outbox.attempts, row.attempts)));
+  }
+}

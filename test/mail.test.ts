@@ -1,0 +1,569 @@
+// The mail outbox and its worker against a real database, a real SMTP server (smtp-server on a
+// local port) and real .eml files; the order email templates
+// (../shared/design/decisions.md, "Mail" and "Background jobs").
+import { mkdtemp, readdir, readFile, rm, stat } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { Writable } from 'node:stream';
+import { eq } from 'drizzle-orm';
+import type { FastifyBaseLogger } from 'fastify';
+import pino from 'pino';
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { inTransaction, type RequestContext } from '../src/modules/context.ts';
+import { enqueueMail, type MailMessage } from '../src/modules/mail/outbox.ts';
+import { outbox } from '../src/modules/mail/tables.ts';
+import {
+  formatCents,
+  type OrderMailOrder,
+  orderCancelledEmail,
+  orderPaidEmail,
+  orderRefundedEmail,
+  orderShippedEmail,
+} from '../src/modules/mail/templates.ts';
+import { createMailTransport, describeError, type MailTransport } from '../src/modules/mail/transports.ts';
+import { MAIL_LEASE_MS, MAIL_MAX_ATTEMPTS, mailJob } from '../src/modules/mail/worker.ts';
+import { type TestDatabase, testDatabase } from './helpers/db.ts';
+import { parseEml, startSilentServer, startSmtpServer, type TestSmtpServer } from './helpers/smtp.ts';
+
+const FROM = 'Portage <orders@portage.test>';
+const MIN = 60_000;
+
+let database: TestDatabase;
+let nowMs: number;
+const clock = () => new Date(nowMs);
+const logLines: string[] = [];
+const log = pino(
+  { level: 'debug' },
+  new Writable({
+    write(chunk, _enc, done) {
+      logLines.push(String(chunk));
+      done();
+    },
+  }),
+) as unknown as FastifyBaseLogger;
+const ctx = (): RequestContext => ({ db: database.db, now: clock, log });
+const cleanup: Array<() => unknown> = [];
+
+beforeAll(async () => {
+  database = await testDatabase();
+});
+afterAll(async () => {
+  await database?.close();
+});
+beforeEach(async () => {
+  nowMs = Date.parse('2026-11-21T15:00:00.000Z');
+  logLines.length = 0;
+  await database.db.delete(outbox);
+});
+afterEach(async () => {
+  for (const fn of cleanup.splice(0).reverse()) await fn();
+});
+
+let seq = 0;
+function message(over: Partial<MailMessage> = {}): MailMessage {
+  seq++;
+  return {
+    dedupeKey: `test:${seq}`,
+    kind: 'order_paid',
+    to: 'buyer@example.ca',
+    subject: `Test message ${seq}`,
+    text: `Hello, this is message ${seq}.`,
+    html: `<p>Hello, this is message ${seq}.</p>`,
+    ...over,
+  };
+}
+
+async function rowsByKey(key: string) {
+  return database.db.select().from(outbox).where(eq(outbox.dedupeKey, key));
+}
+
+async function row(key: string) {
+  const [r] = await rowsByKey(key);
+  if (!r) throw new Error(`no outbox row ${key}`);
+  return r;
+}
+
+async function smtpServer(opts: Parameters<typeof startSmtpServer>[0] = {}): Promise<TestSmtpServer> {
+  const server = await startSmtpServer(opts);
+  cleanup.push(() => server.close());
+  return server;
+}
+
+function smtpTransport(url: string, timeoutMs?: number): MailTransport {
+  const transport = createMailTransport({ smtpUrl: url, from: FROM }, '/nonexistent', { timeoutMs });
+  cleanup.push(() => transport.close());
+  return transport;
+}
+
+const address = {
+  street: '100 Queen St W',
+  city: 'Toronto',
+  province: 'ON',
+  postalCode: 'M5H 2N2',
+  country: 'CA',
+};
+
+function onOrder(over: Partial<OrderMailOrder> = {}): OrderMailOrder {
+  return {
+    id: 'ord_on1',
+    sellerName: 'Maple Goods',
+    items: [
+      { name: 'Wool socks', quantity: 2, unitPriceCents: 1250 },
+      { name: 'Tuque', quantity: 1, unitPriceCents: 1999 },
+    ],
+    subtotalCents: 4499,
+    discountCents: 450,
+    shippingCostCents: 999,
+    taxLines: [{ name: 'HST', ratePercent: 13, amountCents: 656 }],
+    taxAmountCents: 656,
+    totalAmountCents: 5704,
+    estimatedDelivery: '2026-11-28',
+    trackingNumber: null,
+    carrier: null,
+    shippingAddress: address,
+    ...over,
+  };
+}
+
+function qcOrder(): OrderMailOrder {
+  return {
+    id: 'ord_qc1',
+    sellerName: 'Boutique Québec',
+    items: [{ name: 'Sirop d’érable', quantity: 3, unitPriceCents: 1001 }],
+    subtotalCents: 3003,
+    discountCents: 0,
+    shippingCostCents: 0,
+    taxLines: [
+      { name: 'GST', ratePercent: 5, amountCents: 150 },
+      { name: 'QST', ratePercent: 9.975, amountCents: 300 },
+    ],
+    taxAmountCents: 450,
+    totalAmountCents: 3453,
+    estimatedDelivery: '2026-11-30',
+    trackingNumber: null,
+    carrier: null,
+    shippingAddress: address,
+  };
+}
+
+describe('the outbox worker, .eml files (no SMTP_URL)', () => {
+  it('writes an RFC 5322 file with To, From, Subject, a text and an HTML part, and marks the row sent', async () => {
+    const dataDir = await mkdtemp(path.join(tmpdir(), 'portage-mail-'));
+    cleanup.push(() => rm(dataDir, { recursive: true, force: true }));
+    const transport = createMailTransport({ smtpUrl: undefined, from: FROM }, dataDir);
+    expect(transport.kind).toBe('files');
+    const email = orderPaidEmail({
+      buyerName: 'Ada <b>Lovelace</b>',
+      orders: [
+        onOrder({ items: [{ name: '<script>alert(1)</script>', quantity: 1, unitPriceCents: 4499 }] }),
+      ],
+      totalCents: 5704,
+      publicBaseUrl: 'http://localhost:3000',
+    });
+    const m = message({ to: 'ada@example.ca', ...email });
+    await enqueueMail(ctx(), m);
+    const job = mailJob({ transport, from: FROM });
+    expect(job.name).toBe('mail');
+
+    expect(await job.run(ctx())).toBe(1);
+    const r = await row(m.dedupeKey);
+    expect(r).toMatchObject({ status: 'sent', attempts: 1, lastError: null });
+    expect(r.sentAt?.toISOString()).toBe('2026-11-21T15:00:00.000Z');
+
+    const dir = path.join(dataDir, 'mail');
+    expect((await stat(dir)).mode & 0o777).toBe(0o700);
+    const files = await readdir(dir);
+    expect(files).toEqual([`2026-11-21T15-00-00.000Z-${r.id}.eml`]);
+    const file = path.join(dir, files[0]!);
+    expect((await stat(file)).mode & 0o777).toBe(0o600);
+    const raw = await readFile(file, 'utf8');
+    expect(raw).toContain('\r\n'); // RFC 5322 line ends
+    const parsed = parseEml(raw);
+    expect(parsed.headers.to).toBe('ada@example.ca');
+    expect(parsed.headers.from).toBe(FROM);
+    expect(parsed.headers.subject).toBe('Your Portage order is confirmed: $57.04');
+    expect(parsed.headers['message-id']).toBe(`<${r.id}@portage.test>`);
+    expect(parsed.headers['content-type']).toMatch(/^multipart\/alternative/);
+    expect(parsed.text).toBe(email.text);
+    expect(parsed.html).toBe(email.html);
+    expect(parsed.html).toContain('&lt;script&gt;alert(1)&lt;/script&gt;');
+    expect(parsed.html).not.toContain('<script');
+
+    // Nothing more to do; nothing written twice.
+    expect(await job.run(ctx())).toBe(0);
+    expect(await readdir(dir)).toHaveLength(1);
+  });
+});
+
+describe('the outbox worker over SMTP', () => {
+  it('delivers with the right envelope, signed in with the SMTP URL’s user', async () => {
+    const server = await smtpServer();
+    const transport = smtpTransport(server.url);
+    expect(transport.kind).toBe('smtp');
+    const m = message({ to: 'grace@example.ca' });
+    await enqueueMail(ctx(), m);
+    expect(await mailJob({ transport, from: FROM }).run(ctx())).toBe(1);
+
+    expect(server.messages).toHaveLength(1);
+    const got = server.messages[0]!;
+    expect(got.envelopeFrom).toBe('orders@portage.test');
+    expect(got.envelopeTo).toEqual(['grace@example.ca']);
+    expect(got.user).toBe(server.username);
+    const parsed = parseEml(got.raw);
+    expect(parsed.headers.subject).toBe(m.subject);
+    expect(parsed.headers.to).toBe('grace@example.ca');
+    expect(parsed.text).toBe(m.text);
+    expect(parsed.html).toBe(m.html);
+    expect(await row(m.dedupeKey)).toMatchObject({ status: 'sent', attempts: 1, lastError: null });
+  });
+
+  it('a server that fails twice then accepts: retried after 1 min, then 5 min; sent on the third attempt, received once', async () => {
+    const server = await smtpServer({ failFirst: 2, failCode: 451 });
+    const job = mailJob({ transport: smtpTransport(server.url), from: FROM });
+    const m = message();
+    await enqueueMail(ctx(), m);
+    const start = nowMs;
+
+    expect(await job.run(ctx())).toBe(1);
+    let r = await row(m.dedupeKey);
+    expect(r).toMatchObject({ status: 'pending', attempts: 1 });
+    expect(r.nextAttemptAt.getTime()).toBe(start + 1 * MIN);
+    expect(r.lastError).toMatch(/451/);
+    expect(r.lastError).not.toContain(server.password);
+    expect(r.lastError!.length).toBeLessThanOrEqual(300);
+
+    // Not due before its time.
+    expect(await job.run(ctx())).toBe(0);
+    nowMs = start + 1 * MIN - 1;
+    expect(await job.run(ctx())).toBe(0);
+    nowMs = start + 1 * MIN;
+    expect(await job.run(ctx())).toBe(1);
+    r = await row(m.dedupeKey);
+    expect(r).toMatchObject({ status: 'pending', attempts: 2 });
+    expect(r.nextAttemptAt.getTime()).toBe(nowMs + 5 * MIN);
+
+    nowMs += 5 * MIN - 1;
+    expect(await job.run(ctx())).toBe(0);
+    nowMs += 1;
+    expect(await job.run(ctx())).toBe(1);
+    r = await row(m.dedupeKey);
+    expect(r).toMatchObject({ status: 'sent', attempts: 3, lastError: null });
+    expect(r.sentAt?.getTime()).toBe(nowMs);
+    expect(server.transactions).toBe(3);
+    expect(server.messages).toHaveLength(1);
+    expect(await job.run(ctx())).toBe(0);
+    expect(logLines.join('')).not.toContain(server.password);
+  });
+
+  it('gives up after the 5th failed attempt (waits of 1 min, 5 min, 30 min and 2 h between): failed', async () => {
+    const server = await smtpServer({ failFirst: 100, failCode: 550 });
+    const job = mailJob({ transport: smtpTransport(server.url), from: FROM });
+    const m = message();
+    await enqueueMail(ctx(), m);
+    const waits = [1 * MIN, 5 * MIN, 30 * MIN, 120 * MIN];
+    for (const [i, wait] of waits.entries()) {
+      expect(await job.run(ctx())).toBe(1);
+      const r = await row(m.dedupeKey);
+      expect(r).toMatchObject({ status: 'pending', attempts: i + 1 });
+      expect(r.nextAttemptAt.getTime() - nowMs).toBe(wait);
+      nowMs += wait;
+    }
+    expect(await job.run(ctx())).toBe(1);
+    const r = await row(m.dedupeKey);
+    expect(r).toMatchObject({ status: 'failed', attempts: MAIL_MAX_ATTEMPTS, sentAt: null });
+    expect(MAIL_MAX_ATTEMPTS).toBe(5);
+    expect(r.lastError).toMatch(/550/);
+    nowMs += 24 * 60 * MIN;
+    expect(await job.run(ctx())).toBe(0);
+    expect(server.transactions).toBe(5);
+    expect(server.messages).toHaveLength(0);
+    expect(logLines.join('')).toMatch(/mail failed for good/);
+  });
+
+  it('the same dedupeKey enqueued twice is one row and one email', async () => {
+    const server = await smtpServer();
+    const job = mailJob({ transport: smtpTransport(server.url), from: FROM });
+    const m = message();
+    await enqueueMail(ctx(), m);
+    await enqueueMail(ctx(), { ...m, subject: 'A second try at the same cause' });
+    expect(await rowsByKey(m.dedupeKey)).toHaveLength(1);
+    expect(await job.run(ctx())).toBe(1);
+    // Enqueued again after it was sent: still nothing new.
+    await enqueueMail(ctx(), m);
+    expect(await job.run(ctx())).toBe(0);
+    expect(server.messages).toHaveLength(1);
+    expect(parseEml(server.messages[0]!.raw).headers.subject).toBe(m.subject);
+  });
+
+  it('two job instances passing at the same time send each of 30 rows exactly once', async () => {
+    const server = await smtpServer();
+    const one = mailJob({ transport: smtpTransport(server.url), from: FROM, batch: 7 });
+    const two = mailJob({ transport: smtpTransport(server.url), from: FROM, batch: 7 });
+    const keys: string[] = [];
+    for (let i = 0; i < 30; i++) {
+      const m = message({ subject: `Concurrent ${i}` });
+      keys.push(m.dedupeKey);
+      await enqueueMail(ctx(), m);
+    }
+    const handled = { one: 0, two: 0 };
+    for (let round = 0; round < 20; round++) {
+      const [a, b] = await Promise.all([one.run(ctx()), two.run(ctx())]);
+      handled.one += a;
+      handled.two += b;
+      if (a + b === 0) break;
+    }
+    expect(handled.one + handled.two).toBe(30);
+    expect(handled.one).toBeGreaterThan(0);
+    expect(handled.two).toBeGreaterThan(0);
+    const subjects = server.messages.map((msg) => parseEml(msg.raw).headers.subject).sort();
+    expect(subjects).toHaveLength(30);
+    expect(new Set(subjects).size).toBe(30);
+    expect(server.transactions).toBe(30);
+    const rows = await database.db.select().from(outbox);
+    expect(rows.filter((r) => r.status === 'sent' && r.attempts === 1)).toHaveLength(30);
+  });
+
+  it('a sender that dies after its claim: the row comes back after the lease, and the late sender changes nothing', async () => {
+    const server = await smtpServer();
+    const first = mailJob({ transport: smtpTransport(server.url), from: FROM });
+    const second = mailJob({ transport: smtpTransport(server.url), from: FROM });
+    const m = message();
+    await enqueueMail(ctx(), m);
+    const start = nowMs;
+
+    // The first instance claims the row and is stuck in the middle of its SMTP transaction.
+    const hold = server.holdNext();
+    const stuck = first.run(ctx());
+    await hold.arrived;
+    let r = await row(m.dedupeKey);
+    expect(r).toMatchObject({ status: 'pending', attempts: 1 });
+    expect(r.nextAttemptAt.getTime()).toBe(start + MAIL_LEASE_MS);
+
+    // The lease keeps the other instance off the row until it ends.
+    expect(await second.run(ctx())).toBe(0);
+    nowMs = start + MAIL_LEASE_MS - 1;
+    expect(await second.run(ctx())).toBe(0);
+    nowMs = start + MAIL_LEASE_MS;
+    expect(await second.run(ctx())).toBe(1);
+    r = await row(m.dedupeKey);
+    expect(r).toMatchObject({ status: 'sent', attempts: 2, lastError: null });
+
+    // The first sender's transaction never completes (it died): its late failure is not recorded.
+    hold.release(false);
+    expect(await stuck).toBe(1);
+    r = await row(m.dedupeKey);
+    expect(r).toMatchObject({ status: 'sent', attempts: 2, lastError: null });
+    expect(server.messages).toHaveLength(1);
+  });
+
+  it('a pass that ran out of lease hands the rows it did not try back, their attempt uncounted', async () => {
+    const server = await smtpServer();
+    const job = mailJob({ transport: smtpTransport(server.url), from: FROM });
+    const a = message();
+    const b = message();
+    await enqueueMail(ctx(), a);
+    nowMs += 1;
+    await enqueueMail(ctx(), b);
+    const start = nowMs;
+    const hold = server.holdNext();
+    const pass = job.run(ctx());
+    await hold.arrived;
+    // The first send took most of the lease: too little is left to start another.
+    nowMs = start + MAIL_LEASE_MS - 30_000;
+    hold.release(true);
+    expect(await pass).toBe(1);
+    expect(await row(a.dedupeKey)).toMatchObject({ status: 'sent', attempts: 1 });
+    const back = await row(b.dedupeKey);
+    expect(back).toMatchObject({ status: 'pending', attempts: 0 });
+    expect(back.nextAttemptAt.getTime()).toBe(nowMs);
+    expect(await job.run(ctx())).toBe(1);
+    expect(await row(b.dedupeKey)).toMatchObject({ status: 'sent', attempts: 1 });
+    expect(server.messages).toHaveLength(2);
+  });
+
+  it('refuses to run inside a transaction (no mail is sent while a transaction is open)', async () => {
+    const server = await smtpServer();
+    const job = mailJob({ transport: smtpTransport(server.url), from: FROM });
+    await enqueueMail(ctx(), message());
+    await expect(inTransaction(ctx(), (tx) => job.run(tx))).rejects.toThrow(/inside a transaction/);
+    expect(server.transactions).toBe(0);
+  });
+
+  it('a stuck server costs an attempt its timeout, never the worker', async () => {
+    const silent = await startSilentServer();
+    cleanup.push(() => silent.close());
+    const job = mailJob({ transport: smtpTransport(`smtp://127.0.0.1:${silent.port}`, 300), from: FROM });
+    const m = message();
+    await enqueueMail(ctx(), m);
+    const began = Date.now();
+    expect(await job.run(ctx())).toBe(1);
+    expect(Date.now() - began).toBeLessThan(5_000);
+    const r = await row(m.dedupeKey);
+    expect(r).toMatchObject({ status: 'pending', attempts: 1 });
+    expect(r.lastError).toMatch(/ETIMEDOUT|timeout/i);
+    expect(r.nextAttemptAt.getTime()).toBe(nowMs + 1 * MIN);
+  });
+
+  it('keeps the SMTP credentials out of lastError and the log', async () => {
+    const server = await smtpServer();
+    const wrong = 'N0t-The-Pa55word';
+    const url = `smtp://${server.username}:${wrong}@127.0.0.1:${server.port}`;
+    const job = mailJob({ transport: smtpTransport(url), from: FROM });
+    const m = message();
+    await enqueueMail(ctx(), m);
+    expect(await job.run(ctx())).toBe(1);
+    const r = await row(m.dedupeKey);
+    expect(r.status).toBe('pending');
+    expect(r.lastError).toMatch(/535|login|auth/i);
+    for (const text of [r.lastError!, logLines.join('')]) {
+      expect(text).not.toContain(wrong);
+      expect(text).not.toContain(server.username);
+    }
+    expect(server.messages).toHaveLength(0);
+
+    // Whatever an error says, userinfo and the known secrets are masked, on one short line.
+    const said = new Error(`cannot reach smtps://mailer:${wrong}@mail.example.ca:465\n${'x'.repeat(400)}`);
+    const shown = describeError(Object.assign(said, { code: 'ECONNECTION' }), [wrong]);
+    expect(shown).toMatch(/^ECONNECTION: cannot reach smtps:\/\/\[redacted\]@mail\.example\.ca:465 x/);
+    expect(shown).not.toContain(wrong);
+    expect(shown).not.toContain('\n');
+    expect(shown.length).toBeLessThanOrEqual(300);
+  });
+});
+
+describe('order email templates', () => {
+  it('formats amounts from integer cents', () => {
+    expect(formatCents(0)).toBe('$0.00');
+    expect(formatCents(5)).toBe('$0.05');
+    expect(formatCents(130)).toBe('$1.30');
+    expect(formatCents(1234)).toBe('$12.34');
+    expect(formatCents(100_000)).toBe('$1,000.00');
+    expect(formatCents(123_456_789)).toBe('$1,234,567.89');
+    expect(formatCents(-50)).toBe('-$0.50');
+    expect(() => formatCents(12.5)).toThrow();
+  });
+
+  it('the paid email lists each order with its items, exact amounts, tax lines, shipping and delivery', () => {
+    const email = orderPaidEmail({
+      buyerName: 'Ada Lovelace',
+      orders: [onOrder(), qcOrder()],
+      totalCents: 9157,
+      publicBaseUrl: 'https://shop.example.ca',
+    });
+    expect(email.subject).toBe('Your Portage order is confirmed: $91.57');
+    expect(email.text).toBe(
+      [
+        'Hello Ada Lovelace,',
+        '',
+        'Thank you for your order. We received your payment of $91.57 for 2 orders (one per seller).',
+        '',
+        'Order ord_on1 from Maple Goods',
+        '  2 × Wool socks @ $12.50: $25.00',
+        '  1 × Tuque @ $19.99: $19.99',
+        '  Subtotal: $44.99',
+        '  Discount: -$4.50',
+        '  Shipping: $9.99',
+        '  HST 13%: $6.56',
+        '  Total: $57.04',
+        '  Estimated delivery: 2026-11-28',
+        '  Ships to: 100 Queen St W, Toronto ON M5H 2N2, CA',
+        '',
+        'Order ord_qc1 from Boutique Québec',
+        '  3 × Sirop d’érable @ $10.01: $30.03',
+        '  Subtotal: $30.03',
+        '  Shipping: Free',
+        '  GST 5%: $1.50',
+        '  QST 9.975%: $3.00',
+        '  Total: $34.53',
+        '  Estimated delivery: 2026-11-30',
+        '  Ships to: 100 Queen St W, Toronto ON M5H 2N2, CA',
+        '',
+        'Total paid: $91.57',
+        '',
+        'Tracking details will follow when it ships.',
+        'Your orders: https://shop.example.ca',
+        '',
+      ].join('\n'),
+    );
+    for (const part of ['HST 13%', '$6.56', 'QST 9.975%', '$3.00', '$91.57', '2026-11-30']) {
+      expect(email.html).toContain(part);
+    }
+    expect(email.html).toContain('<a href="https://shop.example.ca">');
+    expect(email.html).toContain('Tracking details will follow when it ships.');
+  });
+
+  it('the shipped email gives the tracking number and the carrier', () => {
+    const email = orderShippedEmail({
+      buyerName: 'Ada',
+      order: onOrder({ trackingNumber: '1Z999AA10123456784', carrier: 'Canada Post' }),
+      publicBaseUrl: 'https://shop.example.ca',
+    });
+    expect(email.subject).toBe('Your order ord_on1 has shipped');
+    expect(email.text).toContain('Carrier: Canada Post\nTracking number: 1Z999AA10123456784\n');
+    expect(email.text).toContain('Estimated delivery: 2026-11-28');
+    expect(email.html).toContain('Tracking number: 1Z999AA10123456784');
+    expect(email.html).toContain('Carrier: Canada Post');
+  });
+
+  it('the cancelled and refunded emails give the reason and the refund', () => {
+    const cancelled = orderCancelledEmail({
+      buyerName: 'Ada',
+      order: onOrder(),
+      reason: 'Out of stock',
+      refundCents: 5704,
+    });
+    expect(cancelled.subject).toBe('Your order ord_on1 was cancelled');
+    expect(cancelled.text).toContain('Reason: Out of stock\n');
+    expect(cancelled.text).toContain('A refund of $57.04 goes back to your original payment method');
+    expect(cancelled.text).toContain('  HST 13%: $6.56\n');
+    expect(cancelled.html).toContain('A refund of $57.04');
+
+    const refunded = orderRefundedEmail({ buyerName: 'Ada', order: onOrder(), refundCents: 1999 });
+    expect(refunded.subject).toBe('Refund of $19.99 for order ord_on1');
+    expect(refunded.text).toContain('We refunded $19.99 for your order ord_on1 from Maple Goods.');
+    expect(refunded.html).toContain('We refunded $19.99');
+  });
+
+  it('escapes every user-written string in the HTML', () => {
+    const evil = '<script>alert(1)</script>';
+    const order = onOrder({
+      sellerName: `Bob & "Sons" ${evil}`,
+      items: [{ name: evil, quantity: 1, unitPriceCents: 100 }],
+      trackingNumber: `<img src=x onerror=alert(1)>`,
+      carrier: evil,
+      shippingAddress: { ...address, street: `1 ${evil} St`, city: "<b>O'Hara</b>" },
+    });
+    const emails = [
+      orderPaidEmail({
+        buyerName: evil,
+        orders: [order],
+        totalCents: 100,
+        publicBaseUrl: 'https://x.ca/"><script>',
+      }),
+      orderShippedEmail({ buyerName: evil, order, publicBaseUrl: 'https://x.ca' }),
+      orderCancelledEmail({ buyerName: evil, order, reason: `Because\n${evil}`, refundCents: 100 }),
+      orderRefundedEmail({ buyerName: evil, order, refundCents: 100 }),
+    ];
+    for (const email of emails) {
+      expect(email.html).not.toMatch(/<script|<img|<b>/i);
+      expect(email.html).toContain('&lt;script&gt;alert(1)&lt;/script&gt;');
+      expect(email.html).toContain('Bob &amp; &quot;Sons&quot;');
+      expect(email.html).toContain('&lt;b&gt;O&#39;Hara&lt;/b&gt;');
+      // The text part is plain text: the name as written.
+      expect(email.text).toContain(evil);
+    }
+    expect(emails[2]!.html).toContain('Reason: Because<br>&lt;script&gt;');
+  });
+
+  it('keeps line breaks out of one-line fields (no forged lines in the text part)', () => {
+    const email = orderShippedEmail({
+      buyerName: 'Ada\nTracking number: FAKE',
+      order: onOrder({ sellerName: 'Shop\r\nCarrier: Fake', trackingNumber: 'T1', carrier: 'UPS' }),
+      publicBaseUrl: 'https://x.ca',
+    });
+    expect(email.text.split('\n').filter((l) => l.startsWith('Tracking number:'))).toEqual([
+      'Tracking number: T1',
+    ]);
+    expect(email.text.split('\n').filter((l) => l.startsWith('Carrier:'))).toEqual(['Carrier: UPS']);
+  });
+});
