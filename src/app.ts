@@ -37,6 +37,8 @@ import { checkoutRoutes } from './modules/checkout/routes.ts';
 import type { Clock } from './modules/context.ts';
 import { couponRoutes } from './modules/coupons/routes.ts';
 import { inventoryRoutes } from './modules/inventory/routes.ts';
+import { createMailTransport } from './modules/mail/transports.ts';
+import { mailJob } from './modules/mail/worker.ts';
 import { orderRoutes } from './modules/orders/routes.ts';
 import { createProvider } from './modules/payments/providers/index.ts';
 import { paymentRoutes } from './modules/payments/routes.ts';
@@ -183,11 +185,15 @@ export async function buildApp(opts: AppOptions): Promise<FastifyInstance> {
   await app.register(paymentRoutes({ ...commerce, sandbox }));
   await app.register(orderRoutes(commerce));
 
-  jobs = createJobRunner(commerceJobs(commerce), {
-    db: database.db,
-    now,
-    log: app.log.child({ component: 'jobs' }),
-  });
+  const mailTransport = createMailTransport(config.mail, config.dataDir);
+  jobs = createJobRunner(
+    [...commerceJobs(commerce), mailJob({ transport: mailTransport, from: config.mail.from })],
+    {
+      db: database.db,
+      now,
+      log: app.log.child({ component: 'jobs' }),
+    },
+  );
   app.decorate('jobs', jobs);
   if (config.jobs) {
     app.addHook('onListen', async () => {
@@ -196,6 +202,7 @@ export async function buildApp(opts: AppOptions): Promise<FastifyInstance> {
   }
   app.addHook('onClose', async () => {
     await jobs?.stop();
+    mailTransport.close();
   });
   return app;
 }

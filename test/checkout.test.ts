@@ -1,8 +1,8 @@
 // Checkout end to end over HTTP on a real database: validation, exact amounts, reservations,
 // the sandbox payment through the signed webhook, and the orders it creates.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { testApp, type TestApp } from './helpers/app.ts';
-import { buyer, coupon, admin, expectError, expectInvalid, product, seller } from './helpers/builders.ts';
+import { type TestApp, testApp } from './helpers/app.ts';
+import { admin, buyer, coupon, expectError, expectInvalid, product, seller } from './helpers/builders.ts';
 import { addToCart, checkout, ON_ADDRESS, openCheckout, pay, payOk, QC_ADDRESS } from './helpers/checkout.ts';
 import { type TestDatabase, testDatabase } from './helpers/db.ts';
 

@@ -41,7 +41,8 @@ export async function checkout(
 // biome-ignore lint/suspicious/noExplicitAny: the session as the tests assert it
 export async function openCheckout(api: Api, who: SignedIn, address = ON_ADDRESS): Promise<any> {
   const res = await checkout(api, who, { shipping_address: address });
-  if (res.status !== 201 && res.status !== 200) throw new Error(`checkout failed: ${JSON.stringify(res.body)}`);
+  if (res.status !== 201 && res.status !== 200)
+    throw new Error(`checkout failed: ${JSON.stringify(res.body)}`);
   return res.body;
 }
 
@@ -57,7 +58,11 @@ export async function payOk(api: Api, sessionId: string): Promise<string[]> {
 }
 
 /** A Stripe-shaped payment_intent.succeeded event. */
-export function paymentEvent(checkoutId: string, amount: number, opts: { eventId?: string; pi?: string } = {}) {
+export function paymentEvent(
+  checkoutId: string,
+  amount: number,
+  opts: { eventId?: string; pi?: string } = {},
+) {
   return {
     id: opts.eventId ?? `evt_test_${Math.random().toString(36).slice(2)}`,
     object: 'event',

@@ -519,7 +519,7 @@ export async function cancelOrder(
       refundId = await requestRefund(tx, updated, amount, 'cancelled');
     }
     await buyerMail(tx, updated, items, `order-cancelled:${orderId}`, (buyerName, order) =>
-      orderCancelledEmail({ buyerName, order, reason: updated.cancelReason, refundCents: amount }),
+      orderCancelledEmail({ buyerName, order, reason: updated.cancelReason ?? '', refundCents: amount }),
     );
     return { detail: toDetail(updated, items), amount, refundId };
   });

@@ -70,7 +70,6 @@ function webhookRoutes(deps: PaymentRoutesDeps) {
         return handlePaymentEvent(req.ctx, { ...deps, providerName: deps.provider.name }, event);
       },
     );
-
   };
 }
 
