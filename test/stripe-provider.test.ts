@@ -94,6 +94,7 @@ function sessionInput(overrides: Partial<SessionInput> = {}): SessionInput {
     expiresAt: new Date(Date.now() + 45 * 60_000),
     idempotencyKey: `checkout:chk_${seq}:session`,
     returnUrl: 'http://localhost:3000/checkout/return',
+    pageUrl: 'http://localhost:3000/checkout/pay',
     ...overrides,
   };
 }

@@ -223,6 +223,7 @@ export async function createCheckout(
       expiresAt: row.expiresAt,
       idempotencyKey: `checkout:${row.id}`,
       returnUrl: `${deps.publicBaseUrl}/checkout/${encodeURIComponent(row.id)}/return`,
+      pageUrl: `${deps.publicBaseUrl}/checkout/${encodeURIComponent(row.id)}/pay`,
     });
     const [updated] = await ctx.db
       .update(checkoutSessions)

@@ -20,6 +20,8 @@ export interface SessionInput {
   idempotencyKey: string;
   /** Where the provider's page sends the person back when done. */
   returnUrl: string;
+  /** Our page that shows the provider's embedded form (when the provider gives no page URL). */
+  pageUrl: string;
 }
 
 export interface ProviderSession {

@@ -100,8 +100,8 @@ export function createStripeProvider(
       }
       return {
         providerSessionId: session.id,
-        // An embedded session has no Stripe URL: our return page mounts it with the client secret.
-        url: session.url ?? input.returnUrl,
+        // An embedded session has no Stripe URL: our page mounts Stripe's form with the client secret.
+        url: session.url ?? input.pageUrl,
         clientSecret: session.client_secret,
       };
     },
