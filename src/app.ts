@@ -21,6 +21,7 @@ import {
   MAX_PARAM_LENGTH,
   registerErrorHandling,
 } from './http/errors.ts';
+import { registerIdempotency } from './http/idempotency.ts';
 import { refuseUnsafeInput } from './http/input.ts';
 import { registerRateLimits } from './http/rate-limit.ts';
 import { registerRouteDefaults } from './http/route-defaults.ts';
@@ -105,6 +106,7 @@ export async function buildApp(opts: AppOptions): Promise<FastifyInstance> {
   registerErrorHandling(app);
   registerRouteDefaults(app);
   refuseUnsafeInput(app);
+  registerIdempotency(app);
   app.addHook('onRequest', async (req, reply) => {
     reply.header('x-request-id', req.id);
   });

@@ -1,0 +1,267 @@
+// Idempotency-Key on POST requests (../shared/design/decisions.md, "Checkout, payment,
+// orders"): the same caller sending the same key with the same request within 24 hours gets
+// the first answer again (header Idempotent-Replayed: true) and the handler does not run
+// again; the same key with another request, or while the first is still running, is 409.
+// Server errors (5xx) are not stored: a retry runs again.
+//
+// Only signed-in callers: keys are scoped per user (two users may pick the same key), and the
+// anonymous POSTs (register, login, the payment webhook) need none: the webhook is made
+// idempotent by its event id, and logging in twice is harmless. An anonymous caller's header
+// is ignored.
+//
+// The lifecycle, all through the idempotency_keys table (src/modules/system/tables.ts):
+// - preValidation: the key is checked (1-255 printable ASCII, else 400) and the request
+//   hashed, from the body as received (before the schema's transforms).
+// - preHandler (after validation: an invalid body is a plain 400, never stored): the row is
+//   claimed with one insert ... on conflict do nothing (responseStatus null = running). A row
+//   already there is replayed, refused (409), or taken over (expired; or abandoned, below)
+//   by a conditional update, so two requests racing on one key never both run the handler.
+// - onSend: the answer is stored (status < 500, JSON or empty, at most 1 MiB), or the row is
+//   deleted (a 5xx, a stream, a larger answer: a retry runs again).
+// - onResponse: a row this request still holds as running is deleted (a safety net: onSend
+//   runs for every answer Fastify sends, errors included).
+//
+// A client that disconnects does not stop the handler, so an aborted request keeps its row:
+// the handler's answer is still stored in onSend and the retry gets it. A process that dies
+// mid-request leaves a running row: after RUNNING_LEASE_MS a retry with the same request
+// takes it over and runs (no handler runs that long: outside calls carry shorter time limits);
+// until then it is 409 "still running".
+import { createHash } from 'node:crypto';
+import { and, eq, isNull, lte, or, sql } from 'drizzle-orm';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { conflict, invalid } from '../contract/errors.ts';
+import type { Job } from '../jobs/runner.ts';
+import type { RequestContext } from '../modules/context.ts';
+import { idempotencyKeys } from '../modules/system/tables.ts';
+
+export const IDEMPOTENCY_HEADER = 'idempotency-key';
+export const REPLAYED_HEADER = 'idempotent-replayed';
+/** How long a key's first answer is replayed. */
+export const IDEMPOTENCY_TTL_MS = 24 * 60 * 60 * 1000;
+/** A row running longer than this was left by a process that died: the same request may take it over. */
+export const RUNNING_LEASE_MS = 5 * 60 * 1000;
+/** Larger answers are not stored (the row is deleted; a retry runs again): the table stays bounded. */
+export const MAX_STORED_BYTES = 1024 * 1024;
+
+const KEY_PATTERN = /^[\x20-\x7e]{1,255}$/;
+const KEY_RULE = 'must be 1-255 printable ASCII characters';
+export const USED_WITH_ANOTHER_REQUEST = 'This Idempotency-Key was used with another request';
+export const STILL_RUNNING = 'A request with this Idempotency-Key is still running';
+
+interface Claim {
+  userId: string;
+  key: string;
+  hash: string;
+  /** When this request claimed the row: with the hash, tells its row from a later owner's. */
+  createdAt?: Date;
+  /** Stored, deleted or replayed: nothing left to do. */
+  settled?: boolean;
+}
+
+const claims = new WeakMap<FastifyRequest, Claim>();
+
+export function registerIdempotency(app: FastifyInstance) {
+  app.addHook('preValidation', async (req) => {
+    const user = req.ctx?.user;
+    const key = req.headers[IDEMPOTENCY_HEADER];
+    if (req.method !== 'POST' || !user || key === undefined) return;
+    if (typeof key !== 'string' || !KEY_PATTERN.test(key)) {
+      throw invalid(`Invalid headers: Idempotency-Key ${KEY_RULE}`, [
+        { field: 'Idempotency-Key', message: KEY_RULE },
+      ]);
+    }
+    claims.set(req, { userId: user.id, key, hash: requestHash(req) });
+  });
+
+  app.addHook('preHandler', async (req, reply) => {
+    const claim = claims.get(req);
+    if (!claim) return;
+    const stored = await claimKey(req.ctx, claim);
+    if (!stored) return;
+    claim.settled = true;
+    reply.header(REPLAYED_HEADER, 'true').code(stored.status);
+    if (stored.body === '') return reply.send();
+    // A Buffer is sent as it is: the exact bytes of the first answer, not serialized again.
+    return reply.type('application/json; charset=utf-8').send(Buffer.from(stored.body, 'utf8'));
+  });
+
+  app.addHook('onSend', async (req, reply, payload) => {
+    const claim = claims.get(req);
+    if (!claim?.createdAt || claim.settled) return payload;
+    claim.settled = true;
+    const body = storableBody(reply, payload);
+    try {
+      if (reply.statusCode < 500 && body !== undefined) {
+        await storeAnswer(req.ctx, claim, reply.statusCode, body);
+      } else {
+        await release(req.ctx, claim);
+      }
+    } catch (err) {
+      // The answer goes out all the same; a retry finds the row running, then after the lease runs again.
+      req.log.error({ err }, 'could not record the answer of an Idempotency-Key request');
+    }
+    return payload;
+  });
+
+  app.addHook('onResponse', async (req) => {
+    const claim = claims.get(req);
+    if (!claim?.createdAt || claim.settled) return;
+    claim.settled = true;
+    await release(req.ctx, claim).catch((err) =>
+      req.log.error({ err }, 'could not release an Idempotency-Key request'),
+    );
+  });
+}
+
+/**
+ * SHA-256 of the method, the URL as sent (path and query) and the body as received: parsed
+ * JSON written back with its object keys sorted, so that the same JSON sent with other
+ * spacing or key order is the same request. (The raw bytes are gone once Fastify parses;
+ * the body after validation would hide differences the schema strips or defaults.)
+ */
+function requestHash(req: FastifyRequest): string {
+  const body = req.body;
+  const text =
+    body === undefined || body === null
+      ? ''
+      : typeof body === 'string'
+        ? `text:${body}`
+        : Buffer.isBuffer(body)
+          ? `bytes:${body.toString('base64')}`
+          : `json:${canonicalJson(body)}`;
+  return createHash('sha256').update(`${req.method}\n${req.url}\n${text}`).digest('hex');
+}
+
+/** JSON with every object's keys sorted (depth is bounded by refuseUnsafeInput, src/http/input.ts). */
+function canonicalJson(value: unknown): string {
+  return JSON.stringify(value, (_key, v) =>
+    v && typeof v === 'object' && !Array.isArray(v)
+      ? Object.fromEntries(
+          Object.keys(v)
+            .sort()
+            .map((k) => [k, (v as Record<string, unknown>)[k]]),
+        )
+      : v,
+  );
+}
+
+/**
+ * Claims the key for this request (and answers undefined: run the handler), or answers the
+ * stored first answer to replay, or throws 409. Only the conditional statements decide who
+ * runs: the row read between them only chooses which one to try.
+ */
+async function claimKey(
+  ctx: RequestContext,
+  claim: Claim,
+): Promise<{ status: number; body: string } | undefined> {
+  const t = idempotencyKeys;
+  for (let attempt = 0; attempt < 3; attempt++) {
+    const now = ctx.now();
+    const fresh = {
+      requestHash: claim.hash,
+      createdAt: now,
+      expiresAt: new Date(now.getTime() + IDEMPOTENCY_TTL_MS),
+    };
+    const inserted = await ctx.db
+      .insert(t)
+      .values({ userId: claim.userId, key: claim.key, ...fresh })
+      .onConflictDoNothing()
+      .returning({ key: t.key });
+    if (inserted.length) {
+      claim.createdAt = now;
+      return undefined;
+    }
+    const [row] = await ctx.db
+      .select()
+      .from(t)
+      .where(and(eq(t.userId, claim.userId), eq(t.key, claim.key)));
+    if (!row) continue; // deleted in between (a 5xx, a release): insert again
+    const expired = row.expiresAt.getTime() <= now.getTime();
+    if (!expired && row.requestHash !== claim.hash) throw conflict(USED_WITH_ANOTHER_REQUEST);
+    if (!expired && row.responseStatus !== null) {
+      return { status: row.responseStatus, body: row.responseBody ?? '' };
+    }
+    const abandoned = row.createdAt.getTime() <= now.getTime() - RUNNING_LEASE_MS;
+    if (!expired && !abandoned) throw conflict(STILL_RUNNING);
+    const taken = await ctx.db
+      .update(t)
+      .set({ ...fresh, responseStatus: null, responseBody: null })
+      .where(
+        and(
+          eq(t.userId, claim.userId),
+          eq(t.key, claim.key),
+          or(
+            lte(t.expiresAt, now),
+            and(
+              isNull(t.responseStatus),
+              eq(t.requestHash, claim.hash),
+              lte(t.createdAt, new Date(now.getTime() - RUNNING_LEASE_MS)),
+            ),
+          ),
+        ),
+      )
+      .returning({ key: t.key });
+    if (taken.length) {
+      claim.createdAt = now;
+      return undefined;
+    }
+    // Someone else took it over or finished it first: look again.
+  }
+  throw conflict(STILL_RUNNING);
+}
+
+/** The answer's text if it can be stored: JSON (or empty) and at most MAX_STORED_BYTES. */
+function storableBody(reply: FastifyReply, payload: unknown): string | undefined {
+  if (payload === null || payload === undefined) return '';
+  const text = typeof payload === 'string' ? payload : Buffer.isBuffer(payload) ? payload : undefined;
+  if (text === undefined) return undefined; // a stream: cannot be replayed
+  if (text.length === 0) return '';
+  const type = String(reply.getHeader('content-type') ?? '');
+  if (!/^application\/(?:[\w.+-]+\+)?json\b/i.test(type)) return undefined;
+  if (Buffer.byteLength(text) > MAX_STORED_BYTES) return undefined;
+  return typeof text === 'string' ? text : text.toString('utf8');
+}
+
+/** This request's row, while it still holds it as running. */
+const heldBy = (claim: Claim) =>
+  and(
+    eq(idempotencyKeys.userId, claim.userId),
+    eq(idempotencyKeys.key, claim.key),
+    eq(idempotencyKeys.requestHash, claim.hash),
+    eq(idempotencyKeys.createdAt, claim.createdAt!),
+    isNull(idempotencyKeys.responseStatus),
+  );
+
+async function storeAnswer(ctx: RequestContext, claim: Claim, status: number, body: string) {
+  await ctx.db
+    .update(idempotencyKeys)
+    .set({ responseStatus: status, responseBody: body })
+    .where(heldBy(claim));
+}
+
+async function release(ctx: RequestContext, claim: Claim) {
+  await ctx.db.delete(idempotencyKeys).where(heldBy(claim));
+}
+
+/** Deletes expired keys, a bounded batch per pass (the runner runs another pass at once while batches are full). */
+export function idempotencyCleanupJob(opts: { batch?: number; everyMs?: number } = {}): Job {
+  const batch = opts.batch ?? 1000;
+  const t = idempotencyKeys;
+  return {
+    name: 'idempotency-cleanup',
+    everyMs: opts.everyMs ?? 10 * 60 * 1000,
+    batch,
+    async run(ctx) {
+      const expired = ctx.db
+        .select({ userId: t.userId, key: t.key })
+        .from(t)
+        .where(lte(t.expiresAt, ctx.now()))
+        .limit(batch);
+      const deleted = await ctx.db
+        .delete(t)
+        .where(sql`(${t.userId}, ${t.key}) in (${expired})`)
+        .returning({ key: t.key });
+      return deleted.length;
+    },
+  };
+}
