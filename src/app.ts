@@ -21,7 +21,7 @@ import {
   MAX_PARAM_LENGTH,
   registerErrorHandling,
 } from './http/errors.ts';
-import { registerIdempotency } from './http/idempotency.ts';
+import { idempotencyCleanupJob, registerIdempotency } from './http/idempotency.ts';
 import { refuseUnsafeInput } from './http/input.ts';
 import { registerRateLimits } from './http/rate-limit.ts';
 import { registerRouteDefaults } from './http/route-defaults.ts';
@@ -189,7 +189,11 @@ export async function buildApp(opts: AppOptions): Promise<FastifyInstance> {
 
   const mailTransport = createMailTransport(config.mail, config.dataDir);
   jobs = createJobRunner(
-    [...commerceJobs(commerce), mailJob({ transport: mailTransport, from: config.mail.from })],
+    [
+      ...commerceJobs(commerce),
+      mailJob({ transport: mailTransport, from: config.mail.from }),
+      idempotencyCleanupJob(),
+    ],
     {
       db: database.db,
       now,

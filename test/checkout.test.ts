@@ -3,19 +3,11 @@
 // through the signed webhook, and the provider failing.
 import { eq } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { checkoutSessions } from '../src/modules/checkout/tables.ts';
 import { products } from '../src/modules/catalog/tables.ts';
-import { testApp, type TestApp } from './helpers/app.ts';
+import { checkoutSessions } from '../src/modules/checkout/tables.ts';
+import { type TestApp, testApp } from './helpers/app.ts';
 import { admin, buyer, coupon, expectError, expectInvalid, product, seller } from './helpers/builders.ts';
-import {
-  addToCart,
-  checkout,
-  ON_ADDRESS,
-  openCheckout,
-  pay,
-  payOk,
-  QC_ADDRESS,
-} from './helpers/checkout.ts';
+import { addToCart, checkout, ON_ADDRESS, openCheckout, pay, payOk, QC_ADDRESS } from './helpers/checkout.ts';
 import { type TestDatabase, testDatabase } from './helpers/db.ts';
 
 let database: TestDatabase;
@@ -68,7 +60,10 @@ describe('POST /checkout: the address', () => {
     [
       "a postal code of another province's letters",
       { postalCode: 'H3A 3G4' },
-      { field: 'shipping_address.postalCode', message: 'postal codes in ON start with K or L or M or N or P' },
+      {
+        field: 'shipping_address.postalCode',
+        message: 'postal codes in ON start with K or L or M or N or P',
+      },
     ],
     [
       'a phone without +1',
@@ -96,12 +91,15 @@ describe('POST /checkout: the address', () => {
     ['an empty street', { street: '  ' }, { field: 'shipping_address.street', message: 'must not be empty' }],
   ];
 
-  it.each(cases)('refuses %s with 400 naming the field, and holds nothing', async (_name, change, problem) => {
-    const { b, p } = await buyerWithCart();
-    const res = await checkout(t.api, b, { shipping_address: { ...ON_ADDRESS, ...change } });
-    expectInvalid(res, [problem]);
-    expect(await stockOf(p.id)).toEqual({ stock: 10, reserved: 0 });
-  });
+  it.each(cases)(
+    'refuses %s with 400 naming the field, and holds nothing',
+    async (_name, change, problem) => {
+      const { b, p } = await buyerWithCart();
+      const res = await checkout(t.api, b, { shipping_address: { ...ON_ADDRESS, ...change } });
+      expectInvalid(res, [problem]);
+      expect(await stockOf(p.id)).toEqual({ stock: 10, reserved: 0 });
+    },
+  );
 
   it('refuses a missing address and a missing phone', async () => {
     const { b } = await buyerWithCart();
@@ -150,9 +148,14 @@ describe('POST /checkout: refusals', () => {
     await addToCart(t.api, b, p.id, 1);
     const res = await checkout(t.api, b);
     expect(res.status).toBe(400);
-    expect(res.body).toMatchObject({ code: 'VALIDATION_ERROR', error: expect.stringContaining('Fresh spot prawns') });
+    expect(res.body).toMatchObject({
+      code: 'VALIDATION_ERROR',
+      error: expect.stringContaining('Fresh spot prawns'),
+    });
     expect(await stockOf(p.id)).toEqual({ stock: 4, reserved: 0 });
-    const bc = await checkout(t.api, b, { shipping_address: { ...ON_ADDRESS, province: 'BC', postalCode: 'V6B 1A1' } });
+    const bc = await checkout(t.api, b, {
+      shipping_address: { ...ON_ADDRESS, province: 'BC', postalCode: 'V6B 1A1' },
+    });
     expect(bc.status).toBe(201);
   });
 

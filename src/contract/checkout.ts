@@ -53,8 +53,7 @@ export const shippingAddressInput = z
         message: `postal codes in ${a.province} start with ${letters.split('').join(' or ')}`,
       });
     }
-  })
-  .meta({ id: 'ShippingAddressInput' });
+  });
 
 /** The address as an order stores it: no phone. */
 export const shippingAddress = z
