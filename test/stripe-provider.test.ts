@@ -204,7 +204,7 @@ describe('createSession', () => {
     expect(session.clientSecret).toMatch(new RegExp(`^${session.providerSessionId}_secret_`));
     // Embedded: Stripe gives no URL; the person pays on our return page, which mounts it.
     expect(stored.url).toBeNull();
-    expect(session.url).toBe(input.returnUrl);
+    expect(session.url).toBe(input.pageUrl);
     // The fake's own sum: items - coupon + shipping (Stripe adds its tax on top).
     expect(stored.amount_total).toBe(7500 - 500 + 2198);
   });

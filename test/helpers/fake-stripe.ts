@@ -37,7 +37,8 @@ export interface FakeStripe {
   sessions: Map<string, Record<string, unknown>>;
   /**
    * The next request is answered with this error before it reaches the idempotency layer
-   * (nothing stored: a retry with the same key is processed afresh).
+   * (nothing stored: a retry with the same key is processed afresh). Calls queue: each fails
+   * one more request.
    */
   failNext(status: number, error: StripeErrorBody, headers?: Record<string, string>): void;
   close(): Promise<void>;
@@ -109,7 +110,7 @@ export async function startFakeStripe(opts: { apiKey?: string } = {}): Promise<F
   const sessions = new Map<string, Json>();
   const coupons = new Map<string, Json>();
   const idempotent = new Map<string, { fingerprint: string; status: number; body: Json }>();
-  let failure: { status: number; error: StripeErrorBody; headers: Record<string, string> } | undefined;
+  const failures: Array<{ status: number; error: StripeErrorBody; headers: Record<string, string> }> = [];
   const nowSec = () => Math.floor(Date.now() / 1000);
 
   function createSession(b: Json): Json {
@@ -321,9 +322,8 @@ export async function startFakeStripe(opts: { apiKey?: string } = {}): Promise<F
         },
       });
     }
-    if (failure) {
-      const f = failure;
-      failure = undefined;
+    const f = failures.shift();
+    if (f) {
       return answer(f.status, { error: f.error }, f.headers);
     }
     const fingerprint = `${record.method} ${path} ${rawBody}`;
@@ -363,7 +363,7 @@ export async function startFakeStripe(opts: { apiKey?: string } = {}): Promise<F
     requests,
     sessions,
     failNext(status, error, headers = {}) {
-      failure = { status, error, headers };
+      failures.push({ status, error, headers });
     },
     close: () =>
       new Promise<void>((resolve, reject) => {

@@ -2,7 +2,8 @@
 import type { FastifyInstance } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { checkoutParams, checkoutSession, createCheckoutBody } from '../../contract/checkout.ts';
-import { type CheckoutDeps, createCheckout, getCheckout } from './service.ts';
+import { returnPage, stripePage } from './pages.ts';
+import { type CheckoutDeps, createCheckout, getCheckout, sessionForPayment } from './service.ts';
 
 const tags = ['checkout'];
 
@@ -40,6 +41,47 @@ export function checkoutRoutes(deps: CheckoutDeps & { publishableKey: string }) 
         },
       },
       async (req) => getCheckout(req.ctx, deps.publishableKey, req.params.sessionId),
+    );
+
+    if (deps.provider.name !== 'stripe') return;
+
+    // The session id in the URL is the capability (120 random bits), as Stripe's own page URLs are.
+    app.get(
+      '/checkout/:sessionId/pay',
+      { config: { auth: 'public' }, schema: { hide: true, params: checkoutParams } },
+      async (req, reply) => {
+        const session = await sessionForPayment(req.ctx, req.params.sessionId);
+        if (!session?.clientSecret || session.status !== 'ready_for_payment') {
+          return reply
+            .code(session ? 410 : 404)
+            .header('content-type', 'text/html; charset=utf-8')
+            .header('content-security-policy', "default-src 'none'; style-src 'unsafe-inline'")
+            .send(returnPage(session?.status ?? 'expired'));
+        }
+        const page = stripePage({
+          publishableKey: deps.publishableKey,
+          clientSecret: session.clientSecret,
+          totalLabel: `$${Math.floor(session.totalCents / 100)}.${String(session.totalCents % 100).padStart(2, '0')} CAD`,
+        });
+        return reply
+          .header('content-type', 'text/html; charset=utf-8')
+          .header('content-security-policy', page.csp)
+          .header('cache-control', 'no-store')
+          .send(page.html);
+      },
+    );
+
+    app.get(
+      '/checkout/:sessionId/return',
+      { config: { auth: 'public' }, schema: { hide: true, params: checkoutParams } },
+      async (req, reply) => {
+        const session = await sessionForPayment(req.ctx, req.params.sessionId);
+        return reply
+          .code(session ? 200 : 404)
+          .header('content-type', 'text/html; charset=utf-8')
+          .header('content-security-policy', "default-src 'none'; style-src 'unsafe-inline'")
+          .send(returnPage(session?.status ?? 'expired'));
+      },
     );
   };
 }

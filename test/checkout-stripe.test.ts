@@ -1,0 +1,210 @@
+// The same checkout on Stripe: the app configured with Stripe keys talks to a local server that
+// answers the official SDK as Stripe does; events are signed by the SDK's own test helper.
+import { eq } from 'drizzle-orm';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { products } from '../src/modules/catalog/tables.ts';
+import { refunds } from '../src/modules/payments/tables.ts';
+import { type TestApp, testApp } from './helpers/app.ts';
+import { buyer, expectError, product, seller } from './helpers/builders.ts';
+import { addToCart, checkout, ON_ADDRESS, openCheckout } from './helpers/checkout.ts';
+import { type TestDatabase, testDatabase } from './helpers/db.ts';
+import { type FakeStripe, signedEvent, startFakeStripe, stripeEvent } from './helpers/fake-stripe.ts';
+
+const SECRET = 'whsec_test_portage_0123456789abcdef';
+
+let database: TestDatabase;
+let t: TestApp;
+let stripe: FakeStripe;
+
+beforeAll(async () => {
+  database = await testDatabase();
+  stripe = await startFakeStripe({ apiKey: 'sk_test_portage123' });
+  t = await testApp(database, {
+    env: {
+      STRIPE_SECRET_KEY: 'sk_test_portage123',
+      STRIPE_PUBLISHABLE_KEY: 'pk_test_portage123',
+      PAYMENT_WEBHOOK_SECRET: SECRET,
+      STRIPE_API_BASE: stripe.url,
+    },
+  });
+});
+afterAll(async () => {
+  await t?.close();
+  await stripe?.close();
+  await database?.close();
+});
+
+async function stockOf(productId: string) {
+  const [row] = await database.db
+    .select({ stock: products.stockQuantity, reserved: products.reservedQuantity })
+    .from(products)
+    .where(eq(products.id, productId));
+  return row!;
+}
+
+async function ready(stock = 5) {
+  const s = await seller(t.api);
+  const p = await product(t.api, s, { title: 'Maple syrup, amber', priceCents: 1800, stockQuantity: stock });
+  const b = await buyer(t.api);
+  await addToCart(t.api, b, p.id, 2);
+  return { s, p, b };
+}
+
+const succeeded = (checkoutId: string, amount: number, pi = `pi_test_${checkoutId.slice(10)}`) =>
+  stripeEvent('payment_intent.succeeded', {
+    id: pi,
+    object: 'payment_intent',
+    amount,
+    amount_received: amount,
+    currency: 'cad',
+    status: 'succeeded',
+    metadata: { checkoutSessionId: checkoutId },
+  });
+
+function deliver(event: unknown, at = Math.floor(t.clock.now().getTime() / 1000)) {
+  const { body, signature } = signedEvent(event as Record<string, unknown>, SECRET, at);
+  return t.api.post('/webhooks/payments', body.toString('utf8'), {
+    'content-type': 'application/json',
+    'stripe-signature': signature,
+  });
+}
+
+describe('checkout on Stripe', () => {
+  it('opens an embedded Checkout Session with our idempotency key and metadata, and our page mounts it', async () => {
+    const { b } = await ready();
+    const session = await openCheckout(t.api, b);
+    expect(session).toMatchObject({
+      publishableKey: 'pk_test_portage123',
+      clientSecret: expect.stringMatching(/^cs_test_/),
+      sessionUrl: `http://portage.test/checkout/${encodeURIComponent(session.sessionId)}/pay`,
+      totalCents: 3600 + 899 + 585,
+      status: 'ready_for_payment',
+    });
+    const created = stripe.requests.find(
+      (r) => r.path === '/v1/checkout/sessions' && r.idempotencyKey === `checkout:${session.sessionId}`,
+    );
+    expect(created?.body).toMatchObject({
+      mode: 'payment',
+      ui_mode: 'embedded_page',
+      currency: 'cad',
+      automatic_tax: { enabled: 'true' },
+      shipping_address_collection: { allowed_countries: ['CA'] },
+      payment_intent_data: { metadata: { checkoutSessionId: session.sessionId } },
+    });
+    const page = await t.api.get(new URL(session.sessionUrl).pathname);
+    expect(page.status).toBe(200);
+    expect(page.body).toContain('https://js.stripe.com/v3/');
+    expect(page.body).toContain(session.clientSecret);
+    expect(page.headers['content-security-policy']).toContain('script-src https://js.stripe.com');
+  });
+
+  it('turns payment_intent.succeeded into the order once, and refunds through Stripe on cancel', async () => {
+    const { b, p } = await ready();
+    const session = await openCheckout(t.api, b);
+    const event = succeeded(session.sessionId, session.totalCents);
+    const first = await deliver(event);
+    expect(first.status).toBe(200);
+    expect(first.body).toEqual({ received: true, duplicate: false, orderIds: [expect.any(String)] });
+    expect(await deliver(event)).toMatchObject({ status: 200, body: { received: true, duplicate: true } });
+    expect(await stockOf(p.id)).toEqual({ stock: 3, reserved: 0 });
+    const orderId = first.body.orderIds[0];
+    const order = await t.api.as(b).get(`/orders/${orderId}`);
+    expect(order.body).toMatchObject({
+      status: 'confirmed',
+      paymentIntentId: `pi_test_${session.sessionId.slice(10)}`,
+    });
+
+    const cancelled = await t.api.as(b).post(`/orders/${orderId}/cancel`, { reason: 'Changed my mind' });
+    expect(cancelled.status).toBe(200);
+    expect(cancelled.body).toMatchObject({ status: 'cancelled', refund_amount_cents: session.totalCents });
+    const refund = stripe.requests.filter((r) => r.path === '/v1/refunds');
+    expect(refund.at(-1)?.body).toEqual({
+      payment_intent: `pi_test_${session.sessionId.slice(10)}`,
+      amount: String(session.totalCents),
+    });
+    expect(refund.at(-1)?.idempotencyKey).toMatch(/^refund_/);
+    expect(await stockOf(p.id)).toEqual({ stock: 5, reserved: 0 });
+    const [row] = await database.db.select().from(refunds).where(eq(refunds.orderId, orderId));
+    expect(row).toMatchObject({
+      status: 'succeeded',
+      amountCents: session.totalCents,
+      providerRefundId: expect.any(String),
+    });
+    expect((await t.api.as(b).get(`/orders/${orderId}`)).body.refundedCents).toBe(session.totalCents);
+  });
+
+  it('retries a refund Stripe could not take, with the same idempotency key', async () => {
+    const { b } = await ready();
+    const session = await openCheckout(t.api, b);
+    const [orderId] = (await deliver(succeeded(session.sessionId, session.totalCents))).body.orderIds;
+    // The SDK tries 3 times (2 retries): all 3 fail, so the refund waits for the job.
+    for (let i = 0; i < 3; i++) stripe.failNext(503, { type: 'api_error', message: 'down' });
+    const cancelled = await t.api.as(b).post(`/orders/${orderId}/cancel`, {});
+    expect(cancelled.body).toMatchObject({
+      status: 'cancelled',
+      refund_amount_cents: session.totalCents,
+      refundedCents: 0,
+    });
+    const [pending] = await database.db.select().from(refunds).where(eq(refunds.orderId, orderId));
+    expect(pending?.status).toBe('requested');
+    t.clock.advance(61);
+    await t.app.jobs.runOnce();
+    const [done] = await database.db.select().from(refunds).where(eq(refunds.orderId, orderId));
+    expect(done?.status).toBe('succeeded');
+    const keys = stripe.requests.filter((r) => r.path === '/v1/refunds').map((r) => r.idempotencyKey);
+    expect(new Set(keys.slice(-2)).size).toBe(1);
+  });
+
+  it('releases the stock on checkout.session.expired', async () => {
+    const { b, p } = await ready();
+    const session = await openCheckout(t.api, b);
+    expect(await stockOf(p.id)).toEqual({ stock: 5, reserved: 2 });
+    const providerSession = [...stripe.sessions.values()].find(
+      (s) => (s.metadata as { checkoutSessionId?: string })?.checkoutSessionId === session.sessionId,
+    );
+    const res = await deliver(
+      stripeEvent('checkout.session.expired', {
+        id: providerSession?.id,
+        object: 'checkout.session',
+        status: 'expired',
+        metadata: { checkoutSessionId: session.sessionId },
+      }),
+    );
+    expect(res.status).toBe(200);
+    expect(await stockOf(p.id)).toEqual({ stock: 5, reserved: 0 });
+    expect((await t.api.as(b).get(`/checkout/${session.sessionId}`)).body.status).toBe('expired');
+  });
+
+  it('answers PAYMENT_PROVIDER_ERROR when Stripe refuses the session, and holds nothing', async () => {
+    const { b, p } = await ready();
+    stripe.failNext(400, { type: 'invalid_request_error', message: 'No such tax registration' });
+    const res = await checkout(t.api, b, { shipping_address: ON_ADDRESS });
+    expectError(res, 'PAYMENT_PROVIDER_ERROR', 400);
+    expect(JSON.stringify(res.body)).not.toContain('sk_test');
+    expect(await stockOf(p.id)).toEqual({ stock: 5, reserved: 0 });
+    expect((await checkout(t.api, b, { shipping_address: ON_ADDRESS })).status).toBe(201);
+  });
+
+  it('refuses an event signed with another secret or too old', async () => {
+    const { b } = await ready();
+    const session = await openCheckout(t.api, b);
+    const event = succeeded(session.sessionId, session.totalCents);
+    const { body, signature } = signedEvent(
+      event,
+      'whsec_someone_else_entirely',
+      Math.floor(t.clock.now().getTime() / 1000),
+    );
+    const forged = await t.api.post('/webhooks/payments', body.toString('utf8'), {
+      'content-type': 'application/json',
+      'stripe-signature': signature,
+    });
+    expectError(forged, 'VALIDATION_ERROR', 400, 'Invalid webhook signature');
+    expectError(
+      await deliver(event, Math.floor(t.clock.now().getTime() / 1000) - 301),
+      'VALIDATION_ERROR',
+      400,
+      'Invalid webhook signature',
+    );
+    expect((await t.api.as(b).get('/orders')).body.total).toBe(0);
+  });
+});
