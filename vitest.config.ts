@@ -1,8 +1,14 @@
 import { defineConfig } from 'vitest/config';
 
-// Tests that start processes (the CLI, the tool server, the seed command) are their own
-// project: `npm run test:fast` runs everything else in about half the time.
-const spawning = ['test/cli.test.ts', 'test/mcp.test.ts', 'test/seed.test.ts', 'test/*.spawn.test.ts'];
+// Tests that start processes (the CLI, the tool server, the seed command, headless Chromium)
+// are their own project: `npm run test:fast` runs everything else in about half the time.
+const spawning = [
+  'test/cli.test.ts',
+  'test/mcp.test.ts',
+  'test/seed.test.ts',
+  'test/*.spawn.test.ts',
+  'test/*.browser.test.ts',
+];
 
 const shared = {
   globalSetup: ['test/helpers/global-setup.ts'],

@@ -1,0 +1,89 @@
+// Headless Chromium for tests that use a page as a person does: Debian's `chromium` (or
+// CHROMIUM_PATH) driven by playwright-core (../shared/design/architecture.md, "browser tests").
+// Without the executable the browser tests are skipped, saying why; in CI
+// (CI_REQUIRE_BROWSER=1, set by .ci/run) a missing browser fails the run instead.
+import { accessSync, constants, mkdtempSync, rmSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { type BrowserContext, chromium, type Page } from 'playwright-core';
+
+export const CHROMIUM_PATH = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
+
+const ARGS = [
+  '--headless',
+  '--no-sandbox',
+  '--disable-gpu',
+  '--disable-quic',
+  '--no-first-run',
+  '--disable-background-networking',
+  '--disable-component-update',
+  '--disable-sync',
+];
+
+let reported = false;
+
+/**
+ * Why the browser tests cannot run on this machine, or undefined when they can. Prints the
+ * reason once; throws instead when CI_REQUIRE_BROWSER=1, so that CI never skips them silently.
+ */
+export function browserUnavailable(): string | undefined {
+  try {
+    accessSync(CHROMIUM_PATH, constants.X_OK);
+    return undefined;
+  } catch {
+    const missing = `No Chromium executable at ${CHROMIUM_PATH}`;
+    const install =
+      'Install it with `apt-get install chromium` (Debian/Ubuntu), or set CHROMIUM_PATH to a Chromium or Chrome executable.';
+    if (process.env.CI_REQUIRE_BROWSER === '1') {
+      throw new Error(`${missing}, and CI_REQUIRE_BROWSER=1 says the browser tests must run. ${install}`);
+    }
+    const reason = `${missing}: the browser tests are skipped. ${install}`;
+    if (!reported) {
+      reported = true;
+      console.warn(reason);
+    }
+    return reason;
+  }
+}
+
+export interface TestBrowser {
+  context: BrowserContext;
+  /** A new tab. */
+  page(): Promise<Page>;
+  /** Closes the browser and removes its profile. */
+  close(): Promise<void>;
+}
+
+/**
+ * Launches headless Chromium with a fresh profile (its --user-data-dir, a new temporary
+ * directory: Playwright takes it as launchPersistentContext's argument, not in `args`).
+ */
+export async function launchBrowser(): Promise<TestBrowser> {
+  const userDataDir = mkdtempSync(path.join(os.tmpdir(), 'portage-chromium-'));
+  let context: BrowserContext;
+  try {
+    context = await chromium.launchPersistentContext(userDataDir, {
+      executablePath: CHROMIUM_PATH,
+      headless: true,
+      args: ARGS,
+      timeout: 60_000,
+      viewport: { width: 1100, height: 900 },
+      locale: 'en-CA',
+    });
+  } catch (err) {
+    rmSync(userDataDir, { recursive: true, force: true });
+    throw err;
+  }
+  // A missing element fails in seconds with Playwright's own message, not at the test's timeout.
+  context.setDefaultTimeout(10_000);
+  // The profile opens with one blank tab; tests open their own.
+  for (const p of context.pages()) await p.close();
+  return {
+    context,
+    page: () => context.newPage(),
+    close: async () => {
+      await context.close();
+      rmSync(userDataDir, { recursive: true, force: true });
+    },
+  };
+}
