@@ -195,6 +195,8 @@ describe('checkout and orders', () => {
     expect(await c.checkoutKey(reordered as typeof input)).toBe(key);
     expect(await c.checkoutKey({ ...input, coupon: 'SAVE10' })).not.toBe(key);
 
+    // A second later: a checkout that stamped the cart as changed would show in its lastUpdated.
+    t.clock.advance(1);
     const session = await c.createCheckout(input);
     expect(session).toMatchObject({ status: 'ready_for_payment', subtotalCents: 2500, orderIds: [] });
     // Checking out leaves the cart as it was: a retry derives the same key.
