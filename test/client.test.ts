@@ -5,10 +5,18 @@ import http from 'node:http';
 import net from 'node:net';
 import { inspect } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
-import { PortageApiError, PortageClient, type PortageClientOptions } from '../src/client/index.ts';
+import {
+  type CreateCheckoutInput,
+  canonicalJson,
+  PortageApiError,
+  PortageClient,
+  type PortageClientOptions,
+  tokenSubject,
+} from '../src/client/index.ts';
 import { userWithToken } from '../src/contract/auth.ts';
 import { type TestApp, testApp } from './helpers/app.ts';
-import { buyer, seller, uniqueWord } from './helpers/builders.ts';
+import { buyer, product, seller, uniqueWord } from './helpers/builders.ts';
+import { addToCart, ON_ADDRESS, payOk } from './helpers/checkout.ts';
 import { type TestDatabase, testDatabase } from './helpers/db.ts';
 
 let database: TestDatabase;
@@ -152,6 +160,103 @@ describe('typed calls', () => {
       role: 'seller',
       seller: { shopName: 'Client Shop', province: 'BC' },
     });
+  });
+});
+
+/** The real global fetch, keeping each POST /checkout's Idempotency-Key. */
+const address: CreateCheckoutInput['shipping_address'] = { ...ON_ADDRESS, province: 'ON', country: 'CA' };
+
+function keyRecordingFetch() {
+  const keys: (string | null)[] = [];
+  const recording: typeof fetch = (input, init) => {
+    const url = new URL(String(input));
+    if (init?.method === 'POST' && url.pathname === '/checkout') {
+      keys.push(new Headers(init.headers).get('idempotency-key'));
+    }
+    return fetch(input, init);
+  };
+  return { keys, fetch: recording };
+}
+
+describe('checkout and orders', () => {
+  it('createCheckout sends a key derived from the user, the input and the cart; an explicit key as given', async () => {
+    const s = await seller(t.api);
+    const p = await product(t.api, s, { priceCents: 2500, stockQuantity: 5 });
+    const b = await buyer(t.api);
+    expect(tokenSubject(b.token)).toBe(b.id);
+    await addToCart(t.api, b, p.id, 1);
+    const rec = keyRecordingFetch();
+    const c = client({ token: b.token, fetch: rec.fetch });
+
+    const input = { shipping_address: address };
+    const key = await c.checkoutKey(input);
+    expect(key).toMatch(/^[0-9a-f]{64}$/);
+    const reordered = { shipping_address: Object.fromEntries(Object.entries(address).reverse()) };
+    expect(await c.checkoutKey(reordered as typeof input)).toBe(key);
+    expect(await c.checkoutKey({ ...input, coupon: 'SAVE10' })).not.toBe(key);
+
+    // A second later: a checkout that stamped the cart as changed would show in its lastUpdated.
+    t.clock.advance(1);
+    const session = await c.createCheckout(input);
+    expect(session).toMatchObject({ status: 'ready_for_payment', subtotalCents: 2500, orderIds: [] });
+    // Checking out leaves the cart as it was: a retry derives the same key.
+    expect(await c.checkoutKey(input)).toBe(key);
+    expect((await c.createCheckout(input)).sessionId).toBe(session.sessionId);
+    expect((await c.createCheckout(input, 'my-own-key-1')).sessionId).toBe(session.sessionId);
+    expect(rec.keys).toEqual([key, key, 'my-own-key-1']);
+
+    // Another buyer with the same cart and input: another key.
+    const other = await buyer(t.api);
+    await addToCart(t.api, other, p.id, 1);
+    expect(await client({ token: other.token }).checkoutKey(input)).not.toBe(key);
+    // The cart changed: another key.
+    await addToCart(t.api, b, p.id, 1);
+    expect(await c.checkoutKey(input)).not.toBe(key);
+  });
+
+  it('canonicalJson sorts keys at every depth and leaves out undefined members', () => {
+    expect(canonicalJson({ b: 1, a: { d: [2, { f: 1, e: 0 }], c: undefined } })).toBe(
+      '{"a":{"d":[2,{"e":0,"f":1}]},"b":1}',
+    );
+    expect(tokenSubject('not.a.jwt')).toBeUndefined();
+    expect(tokenSubject('')).toBeUndefined();
+  });
+
+  it('a token without a subject asks /me, so a garbage token is AUTH_ERROR and nothing is posted', async () => {
+    const rec = keyRecordingFetch();
+    const err = await caught(
+      client({ token: 'not.a.jwt', fetch: rec.fetch }).createCheckout({ shipping_address: address }),
+    );
+    expect(err.code).toBe('AUTH_ERROR');
+    expect(rec.keys).toEqual([]);
+  });
+
+  it('lists, reads and cancels orders, typed by the contract', async () => {
+    const s = await seller(t.api);
+    const p = await product(t.api, s, { priceCents: 4000, stockQuantity: 3 });
+    const b = await buyer(t.api);
+    await addToCart(t.api, b, p.id, 2);
+    const c = client({ token: b.token });
+    const session = await c.createCheckout({ shipping_address: address });
+    const [orderId] = await payOk(t.api, session.sessionId);
+
+    const list = await c.listOrders({ status: 'confirmed', sort: 'oldest', limit: 5 });
+    expect(list).toMatchObject({ total: 1, limit: 5, offset: 0, orders: [{ id: orderId, itemCount: 2 }] });
+    expect((await c.getCheckout(session.sessionId)).orderIds).toEqual([orderId]);
+    const detail = await c.getOrder(orderId!);
+    expect(detail).toMatchObject({ id: orderId, status: 'confirmed', subtotalCents: 8000 });
+
+    const cancelled = await c.cancelOrder(orderId!, 'Ordered by mistake');
+    expect(cancelled).toMatchObject({
+      id: orderId,
+      status: 'cancelled',
+      refund_amount_cents: detail.totalAmountCents,
+    });
+    expect((await caught(c.cancelOrder(orderId!))).code).toBe('CONFLICT');
+    const stranger = client({ token: (await buyer(t.api)).token });
+    expect((await caught(stranger.getOrder(orderId!))).code).toBe('NOT_FOUND');
+    expect((await caught(stranger.cancelOrder(orderId!))).code).toBe('NOT_FOUND');
+    expect((await caught(c.getOrder('..'))).code).toBe('VALIDATION_ERROR');
   });
 });
 

@@ -29,6 +29,10 @@ const TOOL_NAMES = [
   'remove_from_cart',
   'get_cart',
   'apply_coupon',
+  'create_checkout',
+  'list_orders',
+  'get_order',
+  'cancel_order',
 ];
 
 let database: TestDatabase;
@@ -174,9 +178,9 @@ afterAll(async () => {
 // ---- tools/list -----------------------------------------------------------------------------
 
 describe('tools/list', () => {
-  it('lists exactly the seven tools', () => {
+  it('lists exactly the eleven tools', () => {
     expect(tools.map((x) => x.name).sort()).toEqual([...TOOL_NAMES].sort());
-    expect(tools).toHaveLength(7);
+    expect(tools).toHaveLength(11);
   });
 
   it('has the spec’s inputs: required fields and property names', () => {
@@ -194,6 +198,10 @@ describe('tools/list', () => {
       remove_from_cart: { required: ['product_id'], properties: ['product_id', 'quantity'] },
       get_cart: { required: [], properties: [] },
       apply_coupon: { required: ['code'], properties: ['code'] },
+      create_checkout: { required: ['shipping_address'], properties: ['shipping_address', 'coupon'] },
+      list_orders: { required: [], properties: ['status', 'limit', 'offset', 'sort'] },
+      get_order: { required: ['id'], properties: ['id'] },
+      cancel_order: { required: ['order_id'], properties: ['order_id', 'reason'] },
     };
     for (const [name, want] of Object.entries(expected)) {
       const schema = toolNamed(name).inputSchema;
@@ -237,13 +245,22 @@ describe('tools/list', () => {
   });
 
   it('annotates reads, idempotence and destruction', () => {
-    const reads = ['search_products', 'get_product', 'check_inventory', 'get_cart'];
+    const reads = [
+      'search_products',
+      'get_product',
+      'check_inventory',
+      'get_cart',
+      'list_orders',
+      'get_order',
+    ];
+    const destructive = ['remove_from_cart', 'cancel_order'];
+    const idempotentWrites = ['apply_coupon', 'create_checkout'];
     for (const tool of tools) {
       const a = tool.annotations ?? {};
       const read = reads.includes(tool.name);
       expect(a.readOnlyHint, tool.name).toBe(read);
-      expect(a.destructiveHint ?? false, tool.name).toBe(tool.name === 'remove_from_cart');
-      expect(a.idempotentHint, tool.name).toBe(read || tool.name === 'apply_coupon');
+      expect(a.destructiveHint ?? false, tool.name).toBe(destructive.includes(tool.name));
+      expect(a.idempotentHint, tool.name).toBe(read || idempotentWrites.includes(tool.name));
     }
   });
 
@@ -251,7 +268,17 @@ describe('tools/list', () => {
     for (const tool of tools) {
       expect(tool.description?.trim().length, tool.name).toBeGreaterThan(20);
     }
-    for (const name of ['search_products', 'get_product', 'add_to_cart', 'get_cart', 'apply_coupon']) {
+    for (const name of [
+      'search_products',
+      'get_product',
+      'add_to_cart',
+      'get_cart',
+      'apply_coupon',
+      'create_checkout',
+      'list_orders',
+      'get_order',
+      'cancel_order',
+    ]) {
       expect(toolNamed(name).description, name).toMatch(/cents/i);
     }
   });
@@ -659,7 +686,7 @@ describe('the process', () => {
       });
       // Calls run concurrently: answers may come in any order.
       expect(messages.map((m) => m.id).sort()).toEqual([1, 2, 3, 4]);
-      expect(messages.find((m) => m.id === 2)?.result?.tools).toHaveLength(7);
+      expect(messages.find((m) => m.id === 2)?.result?.tools).toHaveLength(TOOL_NAMES.length);
 
       child.stdin.end();
       const exit = await new Promise<number | null>((resolve) => {

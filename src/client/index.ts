@@ -14,10 +14,14 @@ import {
   removeFromCartAnswer,
 } from '../contract/cart.ts';
 import { productDetail, type SORTS, searchAnswer } from '../contract/catalog.ts';
+import { checkoutSession, type createCheckoutBody } from '../contract/checkout.ts';
+import { cancelOrderAnswer, type ORDER_STATUSES, orderDetail, orderList } from '../contract/orders.ts';
 import { errorFromAnswer, networkError, PortageApiError } from './errors.ts';
+import { checkoutIdempotencyKey, tokenSubject } from './idempotency.ts';
 import { KnownSecrets, maskUrl, urlCredentials } from './mask.ts';
 
 export { type ErrorBody, type ErrorCode, type FieldProblem, PortageApiError } from './errors.ts';
+export { canonicalJson, checkoutIdempotencyKey, tokenSubject } from './idempotency.ts';
 export { maskCredentials, maskErrorBody, maskUrl } from './mask.ts';
 
 export type Me = z.output<typeof me>;
@@ -29,6 +33,19 @@ export type AddToCartInput = z.input<typeof addToCartBody>;
 export type AddToCartAnswer = z.output<typeof addToCartAnswer>;
 export type RemoveFromCartAnswer = z.output<typeof removeFromCartAnswer>;
 export type AppliedCoupon = z.output<typeof applyCouponAnswer>;
+/** The body of POST /checkout (create_checkout's input) as sent: coupon upper-cased, text trimmed. */
+export type CreateCheckoutInput = z.output<typeof createCheckoutBody>;
+export type CheckoutSession = z.output<typeof checkoutSession>;
+export type OrderList = z.output<typeof orderList>;
+export type OrderDetail = z.output<typeof orderDetail>;
+export type CancelledOrder = z.output<typeof cancelOrderAnswer>;
+
+export interface ListOrdersParams {
+  status?: (typeof ORDER_STATUSES)[number];
+  limit?: number;
+  offset?: number;
+  sort?: 'newest' | 'oldest';
+}
 
 export interface SearchParams {
   q: string;
@@ -203,6 +220,51 @@ export class PortageClient {
     return this.request('DELETE', '/cart/coupon', { schema: cart });
   }
 
+  /**
+   * POST /checkout (create_checkout): opens a checkout session for the cart, or answers the
+   * open one of an unchanged cart. Sent with `idempotencyKey` as the `Idempotency-Key` header;
+   * without one, the key is derived from the user, the input and the cart as it is now
+   * (checkoutKey): a retry of the same call on the same cart replays the first answer.
+   */
+  async createCheckout(input: CreateCheckoutInput, idempotencyKey?: string): Promise<CheckoutSession> {
+    const key = idempotencyKey ?? (await this.checkoutKey(input));
+    return this.request('POST', '/checkout', { body: input, idempotencyKey: key, schema: checkoutSession });
+  }
+
+  /**
+   * The Idempotency-Key of a POST /checkout with `input` now: reads the cart (GET /cart) and
+   * derives the key from the signed-in user, the input and that cart (see idempotency.ts).
+   */
+  async checkoutKey(input: CreateCheckoutInput): Promise<string> {
+    const current = await this.getCart();
+    const userId = tokenSubject(this.#token) ?? (await this.me()).id;
+    return checkoutIdempotencyKey(userId, input, current);
+  }
+
+  /** GET /checkout/:sessionId: a checkout session of the user's, with its orders once paid. */
+  async getCheckout(sessionId: string): Promise<CheckoutSession> {
+    return this.request('GET', `/checkout/${segment(sessionId)}`, { schema: checkoutSession });
+  }
+
+  /** GET /orders (list_orders): the user's orders, filtered by status, sorted and paged. */
+  async listOrders(params: ListOrdersParams = {}): Promise<OrderList> {
+    const { status, limit, offset, sort } = params;
+    return this.request('GET', '/orders', { query: { status, limit, offset, sort }, schema: orderList });
+  }
+
+  /** GET /orders/:id (get_order): one of the user's orders in detail. */
+  async getOrder(orderId: string): Promise<OrderDetail> {
+    return this.request('GET', `/orders/${segment(orderId)}`, { schema: orderDetail });
+  }
+
+  /** POST /orders/:id/cancel (cancel_order): cancels an order not yet shipped, refunding it in full. */
+  async cancelOrder(orderId: string, reason?: string): Promise<CancelledOrder> {
+    return this.request('POST', `/orders/${segment(orderId)}/cancel`, {
+      body: reason === undefined ? {} : { reason },
+      schema: cancelOrderAnswer,
+    });
+  }
+
   // ---- any call -------------------------------------------------------------------------------
 
   /**
@@ -372,7 +434,7 @@ export class PortageClient {
 function segment(value: string): string {
   if (value === '' || value === '.' || value === '..') {
     throw new PortageApiError({
-      error: `"${value}" is not an id; ids look like products:<key>`,
+      error: `"${value}" is not an id; ids look like products:<key> or orders:<key>`,
       code: 'VALIDATION_ERROR',
       statusCode: 400,
     });

@@ -12,6 +12,8 @@ import {
   removeFromCartAnswer,
 } from './cart.ts';
 import { productDetail, searchResult } from './catalog.ts';
+import { checkoutSession, createCheckoutBody } from './checkout.ts';
+import { cancelOrderAnswer, ORDER_STATUSES, orderDetail, orderList } from './orders.ts';
 
 export const TOOL_SERVER = {
   name: 'portage',
@@ -19,7 +21,8 @@ export const TOOL_SERVER = {
   version: '1.0.0',
   description:
     'Shop the Portage Canadian marketplace for one signed-in user: search products, inspect them, ' +
-    'check stock, fill the cart and apply coupons. Money is integer cents (CAD).',
+    'check stock, fill the cart, apply coupons, check out (the person pays on the page at sessionUrl) ' +
+    'and follow or cancel orders. Money is integer cents (CAD).',
 } as const;
 
 export interface ToolAnnotations {
@@ -164,6 +167,73 @@ export const applyCouponTool = tool({
   annotations: write(true, false),
 });
 
+export const createCheckoutTool = tool({
+  name: 'create_checkout',
+  title: 'Create checkout',
+  description:
+    'Opens a checkout for the whole cart, shipped to shipping_address (Canada only: country CA, a province ' +
+    'code, postal code "A1A 1A1" starting with the letter of its province, phone +1 and 10 digits). It ' +
+    'prices each seller parcel with final shipping and tax, holds the stock for 30 minutes (until ' +
+    'expiresAt) and answers the session; amounts are integer cents (CAD). Show sessionUrl to the person: ' +
+    'they pay on that page. No order exists until they have paid; then list_orders shows one order per ' +
+    "seller (the session's parcels). Safe to retry: a retry must reuse exactly the same input, and gets " +
+    'the same session back; change the cart or the input and it is a new checkout. VALIDATION_ERROR ' +
+    'names a bad address field; CONFLICT means an empty cart or stock that ran out.',
+  input: createCheckoutBody,
+  output: checkoutSession,
+  annotations: write(true, false),
+});
+
+export const listOrdersTool = tool({
+  name: 'list_orders',
+  title: 'List orders',
+  description:
+    "The signed-in buyer's orders, newest first unless sort is oldest, optionally only those in one " +
+    'status; paged with limit and offset. Each has its status, totalAmountCents (integer cents, CAD), ' +
+    'itemCount and estimatedDelivery. An order appears only once its checkout was paid (one order per ' +
+    'seller). Use get_order for the details.',
+  input: z.object({
+    status: z.enum(ORDER_STATUSES).optional().describe('Only orders in this status'),
+    limit: z.number().int().min(1).max(100).default(20).describe('Orders per page, 1-100'),
+    offset: z.number().int().min(0).default(0).describe('Orders to skip'),
+    sort: z.enum(['newest', 'oldest']).default('newest').describe('By creation date'),
+  }),
+  output: orderList,
+  annotations: read,
+});
+
+const orderId = z.string().min(1).describe('Order id, `orders:<key>` (from list_orders)');
+
+export const getOrderTool = tool({
+  name: 'get_order',
+  title: 'Get order',
+  description:
+    'One order of the signed-in user in detail: status, items, amounts in integer cents (CAD: subtotal, ' +
+    'discount, shipping, tax with its lines, total, refunded), shipping address, tracking number and ' +
+    'dates. An order that has not shipped can be cancelled with cancel_order (full refund); after ' +
+    "shipping, use request_return. NOT_FOUND for an unknown id or another user's order.",
+  input: z.object({ id: orderId }),
+  output: orderDetail,
+  annotations: read,
+});
+
+export const cancelOrderTool = tool({
+  name: 'cancel_order',
+  title: 'Cancel order',
+  description:
+    'Cancels an order of the signed-in user that has not shipped yet (pending or confirmed) and refunds ' +
+    'it in full to the original payment; its units go back to stock. Cannot be undone: confirm with the ' +
+    'person first. Answers the cancelled order with refund_amount_cents (integer cents, CAD). A shipped or ' +
+    'delivered order cannot be cancelled (CONFLICT): use request_return instead. NOT_FOUND for an unknown ' +
+    "id or another user's order.",
+  input: z.object({
+    order_id: orderId,
+    reason: z.string().trim().max(500).optional().describe('Why, in a few words (kept with the order)'),
+  }),
+  output: cancelOrderAnswer,
+  annotations: write(false, true),
+});
+
 export const TOOLS: Tool[] = [
   searchProductsTool,
   getProductTool,
@@ -172,6 +242,10 @@ export const TOOLS: Tool[] = [
   removeFromCartTool,
   getCartTool,
   applyCouponTool,
+  createCheckoutTool,
+  listOrdersTool,
+  getOrderTool,
+  cancelOrderTool,
 ] as Tool[];
 
 /** JSON Schemas (draft 7) of a tool's input and output, as MCP lists them. */

@@ -15,9 +15,13 @@ import type { ErrorBody } from '../contract/errors.ts';
 import {
   addToCartTool,
   applyCouponTool,
+  cancelOrderTool,
   checkInventoryTool,
+  createCheckoutTool,
   getCartTool,
+  getOrderTool,
   getProductTool,
+  listOrdersTool,
   removeFromCartTool,
   searchProductsTool,
   TOOL_SERVER,
@@ -73,6 +77,16 @@ const HANDLERS: Record<string, Handler<Tool>> = {
   [getCartTool.name]: ((client) => client.getCart()) as Handler<Tool>,
   [applyCouponTool.name]: ((client, input: z.output<typeof applyCouponTool.input>) =>
     client.applyCoupon(input.code)) as Handler<Tool>,
+  // The client derives the Idempotency-Key from the user, this input and the cart as it is now
+  // (src/client/idempotency.ts): an agent's retry of this call replays the same session.
+  [createCheckoutTool.name]: ((client, input: z.output<typeof createCheckoutTool.input>) =>
+    client.createCheckout(input)) as Handler<Tool>,
+  [listOrdersTool.name]: ((client, input: z.output<typeof listOrdersTool.input>) =>
+    client.listOrders(input)) as Handler<Tool>,
+  [getOrderTool.name]: ((client, input: z.output<typeof getOrderTool.input>) =>
+    client.getOrder(input.id)) as Handler<Tool>,
+  [cancelOrderTool.name]: ((client, input: z.output<typeof cancelOrderTool.input>) =>
+    client.cancelOrder(input.order_id, input.reason)) as Handler<Tool>,
 };
 
 /** `category` is an id or a slug (../shared/design/decisions.md, "Catalog and search"): a slug is looked up among the categories. */
