@@ -81,6 +81,7 @@ describe('portage seed', () => {
         DATA_DIR: dataDir,
         APP_ENV: 'production',
         PUBLIC_BASE_URL: 'https://portage.example',
+        PAYMENT_WEBHOOK_SECRET: 'whsec_production_test_0123456789',
         JWT_PRIVATE_KEY: testKeyPem(),
       },
     }).catch((e: { code: number; stderr: string }) => e);

@@ -33,14 +33,15 @@ async function taxProvince(ctx: RequestContext): Promise<Province> {
 
 /**
  * Locks (creating if needed) the buyer's cart row for the rest of the transaction `ctx` runs
- * in (call it inside inTransaction), stamping it as changed now.
+ * in (call it inside inTransaction), stamping it as changed now unless `touch` is false (a
+ * checkout or a payment reading the cart does not change it: its lastUpdated stays).
  */
-async function lockCart(ctx: RequestContext, userId: string) {
+async function lockCart(ctx: RequestContext, userId: string, touch = true) {
   const now = ctx.now();
   const [row] = await ctx.db
     .insert(carts)
     .values({ userId, updatedAt: now })
-    .onConflictDoUpdate({ target: carts.userId, set: { updatedAt: now } })
+    .onConflictDoUpdate({ target: carts.userId, set: { updatedAt: touch ? now : sql`${carts.updatedAt}` } })
     .returning();
   return row!;
 }
@@ -249,7 +250,7 @@ export async function removeCoupon(ctx: RequestContext): Promise<Cart> {
  * what the quote needs, and its coupon code.
  */
 export async function lockedCartForCheckout(ctx: RequestContext, buyerId: string) {
-  const row = await lockCart(ctx, buyerId);
+  const row = await lockCart(ctx, buyerId, false);
   const lines = await activeLines(ctx, buyerId);
   return { couponCode: row.couponCode, lines };
 }
@@ -284,5 +285,5 @@ export async function clearPurchased(
 
 /** Locks the buyer's cart row for the rest of the transaction (a payment turning into orders). */
 export async function lockCartOf(ctx: RequestContext, buyerId: string): Promise<void> {
-  await lockCart(ctx, buyerId);
+  await lockCart(ctx, buyerId, false);
 }
