@@ -400,3 +400,38 @@ describe('paying in the sandbox', () => {
     expect(unknown.status).toBe(404);
   });
 });
+
+describe('POST /checkout with an Idempotency-Key', () => {
+  it('replays the same key and body, refuses it with another body, and runs two at once once', async () => {
+    const { b, p } = await buyerWithCart();
+    const key = { 'idempotency-key': 'agent-retry-0001' };
+    const first = await checkout(t.api, b, { shipping_address: ON_ADDRESS }, key);
+    expect(first.status).toBe(201);
+    const again = await checkout(t.api, b, { shipping_address: ON_ADDRESS }, key);
+    expect(again.status).toBe(201);
+    expect(again.headers['idempotent-replayed']).toBe('true');
+    expect(again.body).toEqual(first.body);
+    expectError(
+      await checkout(t.api, b, { shipping_address: QC_ADDRESS }, key),
+      'CONFLICT',
+      409,
+      'This Idempotency-Key was used with another request',
+    );
+    expect(await stockOf(p.id)).toEqual({ stock: 10, reserved: 1 });
+
+    const other = await buyerWithCart();
+    const both = await Promise.all(
+      [1, 2].map(() =>
+        checkout(t.api, other.b, { shipping_address: ON_ADDRESS }, { 'idempotency-key': 'twice' }),
+      ),
+    );
+    const statuses = both.map((r) => r.status).sort();
+    expect([
+      [201, 201],
+      [201, 409],
+    ]).toContainEqual(statuses);
+    const sessions = new Set(both.filter((r) => r.status === 201).map((r) => r.body.sessionId));
+    expect(sessions.size).toBe(1);
+    expect(await stockOf(other.p.id)).toEqual({ stock: 10, reserved: 1 });
+  });
+});
