@@ -48,7 +48,7 @@ export function checkoutRoutes(deps: CheckoutDeps & { publishableKey: string }) 
     // The session id in the URL is the capability (120 random bits), as Stripe's own page URLs are.
     app.get(
       '/checkout/:sessionId/pay',
-      { config: { auth: 'public' }, schema: { hide: true, params: checkoutParams } },
+      { config: { auth: 'public', limit: 'orders' }, schema: { hide: true, params: checkoutParams } },
       async (req, reply) => {
         const session = await sessionForPayment(req.ctx, req.params.sessionId);
         if (!session?.clientSecret || session.status !== 'ready_for_payment') {
@@ -73,7 +73,7 @@ export function checkoutRoutes(deps: CheckoutDeps & { publishableKey: string }) 
 
     app.get(
       '/checkout/:sessionId/return',
-      { config: { auth: 'public' }, schema: { hide: true, params: checkoutParams } },
+      { config: { auth: 'public', limit: 'orders' }, schema: { hide: true, params: checkoutParams } },
       async (req, reply) => {
         const session = await sessionForPayment(req.ctx, req.params.sessionId);
         return reply

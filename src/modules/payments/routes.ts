@@ -93,7 +93,7 @@ function sandboxRoutes(deps: PaymentRoutesDeps, sandbox: NonNullable<PaymentRout
     app.get(
       '/sandbox/checkout/:sessionId',
       {
-        config: { auth: 'public' },
+        config: { auth: 'public', limit: 'orders' },
         schema: { tags, summary: "The sandbox's payment page (HTML)", params: checkoutParams, hide: true },
       },
       async (req, reply) => {
@@ -116,7 +116,7 @@ function sandboxRoutes(deps: PaymentRoutesDeps, sandbox: NonNullable<PaymentRout
     app.post(
       '/sandbox/checkout/:sessionId/pay',
       {
-        config: { auth: 'public' },
+        config: { auth: 'public', limit: 'checkout' },
         schema: {
           tags,
           summary: 'Pay a checkout in the sandbox: card 4242424242424242 pays, 4000000000000002 is declined',
