@@ -2,6 +2,8 @@
 // talking HTTP (stock, reserved units, orders, outbox rows, payment events, refunds), a fixed
 // clock, and a buyer who has paid for a cart.
 import { readdir } from 'node:fs/promises';
+import { createServer, request as httpRequest } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import path from 'node:path';
 import { eq, sql } from 'drizzle-orm';
 import { expect } from 'vitest';
@@ -10,7 +12,7 @@ import { checkoutSessions } from '../../src/modules/checkout/tables.ts';
 import { couponRedemptions } from '../../src/modules/coupons/tables.ts';
 import { reservations } from '../../src/modules/inventory/tables.ts';
 import { outbox } from '../../src/modules/mail/tables.ts';
-import { orders } from '../../src/modules/orders/tables.ts';
+import { orderItems, orders } from '../../src/modules/orders/tables.ts';
 import { paymentEvents, refunds } from '../../src/modules/payments/tables.ts';
 import type { Api, SignedIn, TestApp } from './app.ts';
 import { buyer, type Product, product, seller } from './builders.ts';
@@ -56,6 +58,18 @@ export const ordersOfCheckout = (database: TestDatabase, checkoutId: string) =>
 
 export const ordersOfBuyer = (database: TestDatabase, buyerId: string) =>
   database.db.select().from(orders).where(eq(orders.buyerId, buyerId)).orderBy(orders.createdAt);
+
+/** Units of a product in orders that hold them (confirmed, shipped or delivered). */
+export async function soldUnits(database: TestDatabase, productId: string): Promise<number> {
+  const [row] = await database.db
+    .select({ n: sql<number>`coalesce(sum(${orderItems.quantity}), 0)::int` })
+    .from(orderItems)
+    .innerJoin(orders, eq(orders.id, orderItems.orderId))
+    .where(
+      sql`${orderItems.productId} = ${productId} and ${orders.status} in ('confirmed', 'shipped', 'delivered')`,
+    );
+  return Number(row?.n ?? 0);
+}
 
 export async function countOrders(database: TestDatabase): Promise<number> {
   const [row] = await database.db.select({ n: sql<number>`count(*)::int` }).from(orders);
@@ -110,4 +124,37 @@ export async function paidOrder(
   const orderIds = await payOk(t.api, session.sessionId);
   expect(orderIds).toHaveLength(1);
   return { seller: s, product: p, buyer: b, session, orderId: orderIds[0]! };
+}
+
+/**
+ * A slow network in front of a local HTTP server (the fake Stripe): requests matching `slow`
+ * wait `delayMs` before they are passed on. Answers the proxy's base URL and a close function.
+ */
+export async function slowProxy(
+  target: string,
+  delayMs: number,
+  slow: (method: string, url: string) => boolean,
+): Promise<{ url: string; close(): Promise<void> }> {
+  const to = new URL(target);
+  const server = createServer(async (req, res) => {
+    const chunks: Buffer[] = [];
+    for await (const c of req) chunks.push(c as Buffer);
+    if (slow(req.method ?? 'GET', req.url ?? '/')) await new Promise((r) => setTimeout(r, delayMs));
+    const headers = { ...req.headers, host: to.host };
+    const upstream = httpRequest(
+      { hostname: to.hostname, port: to.port, path: req.url, method: req.method, headers },
+      (answer) => {
+        res.writeHead(answer.statusCode ?? 502, answer.headers);
+        answer.pipe(res);
+      },
+    );
+    upstream.on('error', () => res.destroy());
+    upstream.end(Buffer.concat(chunks));
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as AddressInfo;
+  return {
+    url: `http://127.0.0.1:${port}`,
+    close: () => new Promise<void>((resolve) => server.close(() => resolve())),
+  };
 }
