@@ -37,42 +37,50 @@ interface Service {
 }
 
 /** Starts `portage serve` on the test database; resolves once /health answers 200. */
-async function startService(databaseUrl: string, dataDir: string, port: number): Promise<Service> {
-  const child = spawn(process.execPath, ['bin/portage.js', 'serve'], {
-    cwd: ROOT,
-    env: {
-      PATH: process.env.PATH ?? '',
-      HOME: process.env.HOME ?? os.tmpdir(),
-      APP_ENV: 'development',
-      DATABASE_URL: databaseUrl,
-      DATA_DIR: dataDir,
-      PORT: String(port),
-      PUBLIC_BASE_URL: `http://127.0.0.1:${port}`,
-      JOBS: 'off',
-      RATE_LIMITS: 'off',
-      PAYMENT_WEBHOOK_SECRET: SECRET,
-      LOG_LEVEL: 'warn',
-    },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  const done = finished(child);
-  let exited = false;
-  void done.then(() => {
-    exited = true;
-  });
-  const base = `http://127.0.0.1:${port}`;
-  const deadline = Date.now() + 90_000;
-  for (;;) {
-    if (exited) throw new Error(`the service exited early: ${(await done).stderr}`);
-    const ok = await fetch(`${base}/health`)
-      .then((r) => r.ok)
-      .catch(() => false);
-    if (ok) return { child, done, base };
-    if (Date.now() > deadline) {
-      child.kill('SIGKILL');
-      throw new Error('the service did not answer /health in time');
+async function startService(databaseUrl: string, dataDir: string): Promise<Service> {
+  for (let attempt = 1; ; attempt++) {
+    const port = await freePort();
+    const child = spawn(process.execPath, ['bin/portage.js', 'serve'], {
+      cwd: ROOT,
+      env: {
+        PATH: process.env.PATH ?? '',
+        HOME: process.env.HOME ?? os.tmpdir(),
+        APP_ENV: 'development',
+        DATABASE_URL: databaseUrl,
+        DATA_DIR: dataDir,
+        PORT: String(port),
+        // One public URL for both runs: tokens name it as their issuer.
+        PUBLIC_BASE_URL: 'http://portage.test',
+        JOBS: 'off',
+        RATE_LIMITS: 'off',
+        PAYMENT_WEBHOOK_SECRET: SECRET,
+        LOG_LEVEL: 'warn',
+      },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    const done = finished(child);
+    let exited = false;
+    void done.then(() => {
+      exited = true;
+    });
+    const base = `http://127.0.0.1:${port}`;
+    const deadline = Date.now() + 90_000;
+    for (;;) {
+      if (exited) break;
+      const ok = await fetch(`${base}/health`)
+        .then((r) => r.ok)
+        .catch(() => false);
+      if (ok) return { child, done, base };
+      if (Date.now() > deadline) {
+        child.kill('SIGKILL');
+        throw new Error('the service did not answer /health in time');
+      }
+      await new Promise((r) => setTimeout(r, 200));
     }
-    await new Promise((r) => setTimeout(r, 200));
+    const { code, stdout, stderr } = await done;
+    // Another test may have taken the free port in the meantime: try another one.
+    if (attempt < 3 && `${stdout}${stderr}`.includes('EADDRINUSE')) continue;
+    throw new Error(`the service exited early (${code}): ${stderr}${stdout}`);
   }
 }
 
@@ -145,9 +153,7 @@ describe.skipIf(!onPostgres)(
       'leaves nothing behind, and the redelivery to a restarted service makes exactly one set of orders',
       async () => {
         const url = database.url!;
-        // One address for both runs: tokens name it as their issuer.
-        const port = await freePort();
-        const first = await startService(url, dataDir, port);
+        const first = await startService(url, dataDir);
         running.push(first);
 
         // A paid-ready checkout, through the service's API.
@@ -236,7 +242,7 @@ describe.skipIf(!onPostgres)(
           expect(await product()).toEqual({ stock: 4, reserved: 2 });
 
           // The provider redelivers to the restarted service: one set of orders.
-          const second = await startService(url, dataDir, port);
+          const second = await startService(url, dataDir);
           running.push(second);
           const redelivered = await deliver(second.base, payload);
           expect(redelivered.status).toBe(200);
