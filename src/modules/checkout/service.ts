@@ -21,6 +21,8 @@ import { checkoutSessions, type StoredParcel } from './tables.ts';
 
 /** How long a checkout holds its stock (../shared/design/decisions.md, "Checkout, payment, orders"). */
 export const CHECKOUT_TTL_SECONDS = 30 * 60;
+/** How long a session may wait for its provider session before a new checkout may supersede it. */
+const OPENING_GRACE_SECONDS = 120;
 
 export interface CheckoutDeps {
   provider: PaymentProvider;
@@ -127,10 +129,14 @@ export async function createCheckout(
         }),
       )
       .digest('base64url');
-    const same = open.find(
-      (s) => s.fingerprint === fingerprint && s.expiresAt > now && s.sessionUrl !== null,
-    );
-    if (same) return { row: same, created: false, superseded: [] as SessionRow[] };
+    const same = open.find((s) => s.fingerprint === fingerprint && s.expiresAt > now);
+    if (same?.sessionUrl) return { row: same, created: false, superseded: [] as SessionRow[] };
+    // The same cart still being opened at the provider by a request that is running (a double
+    // click, an agent's retry): 409, as a repeated Idempotency-Key still running is. One left
+    // unopened longer than that (its process died) is superseded below.
+    if (same && now.getTime() - same.createdAt.getTime() < OPENING_GRACE_SECONDS * 1000) {
+      throw conflict('This checkout is still being opened at the payment provider; try again in a moment');
+    }
 
     // One open checkout per buyer: a new one ends the others and gives back their stock.
     for (const s of open) await expire(tx, s.id);
@@ -232,9 +238,16 @@ export async function createCheckout(
         sessionUrl: opened.url,
         clientSecret: opened.clientSecret,
       })
-      .where(eq(checkoutSessions.id, row.id))
+      .where(and(eq(checkoutSessions.id, row.id), eq(checkoutSessions.status, 'ready_for_payment')))
       .returning();
-    return { session: answer(updated!, deps.publishableKey, []), created: true };
+    if (!updated) {
+      // A newer checkout of this buyer ended this one while the provider was opening it.
+      await deps.provider.expireSession(opened.providerSessionId).catch(() => {});
+      throw conflict(
+        'A newer checkout of your cart replaced this one while it was being opened; use the newer one',
+      );
+    }
+    return { session: answer(updated, deps.publishableKey, []), created: true };
   } catch (err) {
     await inTransaction(ctx, (tx) => expire(tx, row.id));
     if (err instanceof ProviderError) {
@@ -357,4 +370,13 @@ export async function expireLapsedSessions(
     if (s.providerSessionId) await provider.expireSession(s.providerSessionId).catch(() => {});
   }
   return ended.length;
+}
+
+/** The province a seller's parcel of a checkout ships from (as it was when sold). */
+export async function shipFromOf(ctx: RequestContext, checkoutId: string, sellerId: string) {
+  const [row] = await ctx.db
+    .select({ parcels: checkoutSessions.parcels })
+    .from(checkoutSessions)
+    .where(eq(checkoutSessions.id, checkoutId));
+  return row?.parcels.find((p) => p.sellerId === sellerId)?.originProvince;
 }

@@ -12,7 +12,7 @@ import type { listOrdersQuery, OrderStatus, orderDetail, orderListItem } from '.
 import { shopNames } from '../auth/sellers.ts';
 import { findUser } from '../auth/users.ts';
 import { clearPurchased } from '../cart/service.ts';
-import { completeSession, lockSessionForPayment } from '../checkout/service.ts';
+import { completeSession, lockSessionForPayment, shipFromOf } from '../checkout/service.ts';
 import type { StoredAddress } from '../checkout/tables.ts';
 import { type AuthUser, caller, inTransaction, type RequestContext } from '../context.ts';
 import { redeemCoupon } from '../coupons/service.ts';
@@ -453,14 +453,13 @@ export async function confirmPendingOrder(ctx: RequestContext, orderId: string):
       if (!taken) throw conflict('Not enough stock to confirm this order yet: restock the products first');
     }
     const now = tx.now();
+    // From where the parcel ships (the seller's province when it was sold) to where it goes.
+    const destination = (row.shippingAddress as { province: string }).province;
+    const origin = (await shipFromOf(tx, row.checkoutId, row.sellerId)) ?? destination;
     const updated = await transition(tx, row, 'confirm', actorOf(me, row), {
       stockCommitted: true,
       confirmedAt: now,
-      estimatedDelivery: estimatedDelivery(
-        now,
-        (row.shippingAddress as { province: string }).province,
-        (row.shippingAddress as { province: string }).province,
-      ),
+      estimatedDelivery: estimatedDelivery(now, origin, destination),
     });
     return toDetail(updated, items);
   });
