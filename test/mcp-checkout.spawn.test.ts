@@ -52,6 +52,7 @@ interface Seen {
   authorization: string | undefined;
   idempotencyKey: string | undefined;
   status: number;
+  replayed: boolean;
 }
 const seen: Seen[] = [];
 
@@ -77,6 +78,7 @@ function startProxy(target: string): Promise<string> {
       authorization: req.headers.authorization,
       idempotencyKey: req.headers['idempotency-key'] as string | undefined,
       status: answer.status,
+      replayed: answer.headers.get('idempotent-replayed') === 'true',
     });
     const out: Record<string, string> = {};
     answer.headers.forEach((v, k) => {
@@ -325,7 +327,11 @@ describe('create_checkout', () => {
       expect(calls).toHaveLength(2);
       expect(calls[0]!.idempotencyKey).toMatch(/^[0-9a-f]{64}$/);
       expect(calls[1]!.idempotencyKey).toBe(calls[0]!.idempotencyKey);
-      expect(calls.map((c) => c.status)).toEqual([201, 200]);
+      // The service replays the first answer for the same key (Idempotent-Replayed: true).
+      expect(calls.map((c) => [c.status, c.replayed])).toEqual([
+        [201, false],
+        [201, true],
+      ]);
       // One session only, holding the stock once.
       expect(await sessionsOf(shopper)).toHaveLength(1);
       const stock = ok(await call(agent, 'check_inventory', { product_id: p.paddle, quantity: 4 }));
