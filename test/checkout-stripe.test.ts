@@ -2,13 +2,13 @@
 // answers the official SDK as Stripe does; events are signed by the SDK's own test helper.
 import { eq } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { products } from '../src/modules/catalog/tables.ts';
 import { refunds } from '../src/modules/payments/tables.ts';
 import { type TestApp, testApp } from './helpers/app.ts';
 import { buyer, expectError, product, seller } from './helpers/builders.ts';
 import { addToCart, checkout, ON_ADDRESS, openCheckout } from './helpers/checkout.ts';
 import { type TestDatabase, testDatabase } from './helpers/db.ts';
 import { type FakeStripe, signedEvent, startFakeStripe, stripeEvent } from './helpers/fake-stripe.ts';
+import { stockOf as stockOfProduct } from './helpers/orders.ts';
 
 const SECRET = 'whsec_test_portage_0123456789abcdef';
 
@@ -34,13 +34,7 @@ afterAll(async () => {
   await database?.close();
 });
 
-async function stockOf(productId: string) {
-  const [row] = await database.db
-    .select({ stock: products.stockQuantity, reserved: products.reservedQuantity })
-    .from(products)
-    .where(eq(products.id, productId));
-  return row!;
-}
+const stockOf = (productId: string) => stockOfProduct(database, productId);
 
 async function ready(stock = 5) {
   const s = await seller(t.api);

@@ -3,12 +3,12 @@
 // through the signed webhook, and the provider failing.
 import { eq } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { products } from '../src/modules/catalog/tables.ts';
 import { checkoutSessions } from '../src/modules/checkout/tables.ts';
 import { type TestApp, testApp } from './helpers/app.ts';
 import { admin, buyer, coupon, expectError, expectInvalid, product, seller } from './helpers/builders.ts';
 import { addToCart, checkout, ON_ADDRESS, openCheckout, pay, payOk, QC_ADDRESS } from './helpers/checkout.ts';
 import { type TestDatabase, testDatabase } from './helpers/db.ts';
+import { stockOf as stockOfProduct } from './helpers/orders.ts';
 
 let database: TestDatabase;
 let t: TestApp;
@@ -22,13 +22,7 @@ afterAll(async () => {
   await database?.close();
 });
 
-async function stockOf(productId: string) {
-  const [row] = await database.db
-    .select({ stock: products.stockQuantity, reserved: products.reservedQuantity })
-    .from(products)
-    .where(eq(products.id, productId));
-  return row!;
-}
+const stockOf = (productId: string) => stockOfProduct(database, productId);
 
 /** A buyer with one unit of a fresh $25.00 product in the cart. */
 async function buyerWithCart(stock = 10) {

@@ -18,7 +18,7 @@ import { caller, inTransaction, type RequestContext } from '../context.ts';
 import { type CouponCheck, checkCoupon, findCoupon, requireCoupon } from '../coupons/service.ts';
 import { availableUnits } from '../inventory/service.ts';
 import { lastShippingProvince } from '../orders/service.ts';
-import { quote } from '../pricing/index.ts';
+import { type QuoteLine, quote } from '../pricing/index.ts';
 import { cartItems, carts } from './tables.ts';
 
 type Cart = z.infer<typeof cart>;
@@ -69,6 +69,22 @@ async function activeLines(ctx: RequestContext, userId: string) {
 }
 
 type CartRow = typeof carts.$inferSelect;
+
+/** The cart's lines as the pricing quote takes them (the cart's estimate and checkout alike). */
+export function quoteLines(lines: Line[]): QuoteLine[] {
+  return lines.map((l) => ({
+    productId: l.productId,
+    title: l.title,
+    unitPriceCents: l.priceCents,
+    quantity: l.quantity,
+    sellerId: l.sellerId,
+    // A seller without a shop profile (not made through the API) ships from Ontario.
+    sellerProvince: l.sellerProvince ?? 'ON',
+    isDigital: l.isDigital,
+    isPerishable: l.isPerishable,
+    weightKg: l.weightKg,
+  }));
+}
 type Line = Awaited<ReturnType<typeof activeLines>>[number];
 
 export async function getCart(ctx: RequestContext): Promise<Cart> {
@@ -90,18 +106,7 @@ async function priceCart(
   coupon: CouponCheck | undefined,
 ): Promise<Cart> {
   const priced = quote({
-    lines: lines.map((l) => ({
-      productId: l.productId,
-      title: l.title,
-      unitPriceCents: l.priceCents,
-      quantity: l.quantity,
-      sellerId: l.sellerId,
-      // A seller without a shop profile (not made through the API) ships from Ontario.
-      sellerProvince: l.sellerProvince ?? 'ON',
-      isDigital: l.isDigital,
-      isPerishable: l.isPerishable,
-      weightKg: l.weightKg,
-    })),
+    lines: quoteLines(lines),
     destinationProvince: await taxProvince(ctx),
     discount: coupon?.discount,
     on: ctx.now(),

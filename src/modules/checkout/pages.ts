@@ -2,9 +2,7 @@
 // session's client secret (Stripe gives embedded sessions no page of their own), and the page
 // Stripe sends the person back to. Served only when Stripe is the provider.
 import { randomBytes } from 'node:crypto';
-
-const escapeHtml = (s: string) =>
-  s.replace(/[&<>"']/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c]!);
+import { escapeHtml } from '../../contract/format.ts';
 
 /** JSON safe inside a script element. */
 const scriptJson = (value: unknown) => JSON.stringify(value).replace(/</g, '\\u003c');

@@ -2,6 +2,7 @@
 import type { FastifyInstance } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { checkoutParams, checkoutSession, createCheckoutBody } from '../../contract/checkout.ts';
+import { formatCents } from '../../contract/format.ts';
 import { returnPage, stripePage } from './pages.ts';
 import { type CheckoutDeps, createCheckout, getCheckout, sessionForPayment } from './service.ts';
 
@@ -61,7 +62,7 @@ export function checkoutRoutes(deps: CheckoutDeps & { publishableKey: string }) 
         const page = stripePage({
           publishableKey: deps.publishableKey,
           clientSecret: session.clientSecret,
-          totalLabel: `$${Math.floor(session.totalCents / 100)}.${String(session.totalCents % 100).padStart(2, '0')} CAD`,
+          totalLabel: `${formatCents(session.totalCents)} CAD`,
         });
         return reply
           .header('content-type', 'text/html; charset=utf-8')

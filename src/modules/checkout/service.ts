@@ -10,7 +10,7 @@ import { type checkoutSession, type createCheckoutBody, PAYMENT_METHODS } from '
 import { isRecordId, newId, type Province, toUnix } from '../../contract/common.ts';
 import { AppError, conflict, notFound } from '../../contract/errors.ts';
 import { findUser } from '../auth/users.ts';
-import { lockCartOf, lockedCartForCheckout } from '../cart/service.ts';
+import { lockCartOf, lockedCartForCheckout, quoteLines } from '../cart/service.ts';
 import { caller, inTransaction, type RequestContext } from '../context.ts';
 import { checkCoupon, findCoupon, lockCoupon, requireCoupon } from '../coupons/service.ts';
 import { availableUnits, releaseCheckout, reserve } from '../inventory/service.ts';
@@ -102,17 +102,7 @@ export async function createCheckout(
     }
     const address = input.shipping_address;
     const priced = quote({
-      lines: cart.lines.map((l) => ({
-        productId: l.productId,
-        title: l.title,
-        unitPriceCents: l.priceCents,
-        quantity: l.quantity,
-        sellerId: l.sellerId,
-        sellerProvince: l.sellerProvince ?? 'ON',
-        isDigital: l.isDigital,
-        isPerishable: l.isPerishable,
-        weightKg: l.weightKg,
-      })),
+      lines: quoteLines(cart.lines),
       destinationProvince: address.province as Province,
       discount,
       on: now,

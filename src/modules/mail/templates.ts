@@ -2,6 +2,9 @@
 // (../shared/design/decisions.md, "Mail": amounts in dollars with the tax lines). Amounts are
 // formatted from integer cents with integer arithmetic; every string a user wrote (product and
 // seller names, the address, a reason) is escaped in the HTML.
+import { escapeHtml, formatCents } from '../../contract/format.ts';
+
+export { escapeHtml, formatCents };
 
 export type OrderMailOrder = {
   id: string;
@@ -58,25 +61,6 @@ export interface OrderRefundedMailData {
   buyerName: string;
   order: OrderMailOrder;
   refundCents: number;
-}
-
-/** `$12.34`, `$1,234.05`, `-$0.50`: from integer cents, with integer arithmetic only. */
-export function formatCents(cents: number): string {
-  if (!Number.isSafeInteger(cents)) throw new Error(`an amount must be whole cents, got ${cents}`);
-  const abs = Math.abs(cents);
-  const dollars = String(Math.trunc(abs / 100)).replace(/\B(?=(\d{3})+(?!\d))/g, ',');
-  const rest = String(abs % 100).padStart(2, '0');
-  return `${cents < 0 ? '-' : ''}$${dollars}.${rest}`;
-}
-
-/** HTML text and attribute values: the five characters that can change meaning. */
-export function escapeHtml(s: string): string {
-  return s
-    .replaceAll('&', '&amp;')
-    .replaceAll('<', '&lt;')
-    .replaceAll('>', '&gt;')
-    .replaceAll('"', '&quot;')
-    .replaceAll("'", '&#39;');
 }
 
 // biome-ignore lint/suspicious/noControlCharactersInRegex: removing them is the point

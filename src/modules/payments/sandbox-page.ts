@@ -2,23 +2,14 @@
 // summary with each parcel, shipping and every tax line, a card form that posts form fields,
 // and the answer pages after paying. Every seller-written text is escaped. Tested in headless
 // Chromium as a person uses it (test/sandbox-page.browser.test.ts).
+import { escapeHtml, formatCents } from '../../contract/format.ts';
 import type { StoredAddress, StoredParcel } from '../checkout/tables.ts';
 
 export const PAGE_CSP =
   "default-src 'none'; style-src 'unsafe-inline'; form-action 'self'; frame-ancestors 'none'; base-uri 'none'";
 
-const escapeHtml = (s: string) =>
-  s.replace(/[&<>"']/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c]!);
-
-/** Integer cents as dollars, e.g. 123456 -> $1,234.56 (integer math only). */
-export function dollars(cents: number): string {
-  const sign = cents < 0 ? '-' : '';
-  const abs = Math.abs(cents);
-  const whole = Math.floor(abs / 100)
-    .toString()
-    .replace(/\B(?=(\d{3})+(?!\d))/g, ',');
-  return `${sign}$${whole}.${String(abs % 100).padStart(2, '0')}`;
-}
+/** Integer cents as dollars (the one money format of pages and emails). */
+export const dollars = formatCents;
 
 const STYLE = `
   :root { --brand: #1d3b2a; --brand-2: #2f5d43; --ink: #1f2328; --muted: #5b6470; --line: #e3e1da; --bg: #f6f4ef; }

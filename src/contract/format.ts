@@ -1,0 +1,21 @@
+// Formats shared by everything that shows text to a person (pages, emails): money as dollars from
+// integer cents, and HTML escaping. Pure: no node: imports.
+
+/** Integer cents as dollars, e.g. 123456 -> $1,234.56, -50 -> -$0.50 (integer math only). */
+export function formatCents(cents: number): string {
+  if (!Number.isSafeInteger(cents)) throw new Error(`an amount must be whole cents, got ${cents}`);
+  const abs = Math.abs(cents);
+  const dollars = String(Math.trunc(abs / 100)).replace(/\B(?=(\d{3})+(?!\d))/g, ',');
+  const rest = String(abs % 100).padStart(2, '0');
+  return `${cents < 0 ? '-' : ''}$${dollars}.${rest}`;
+}
+
+/** HTML text and attribute values: the five characters that can change meaning. */
+export function escapeHtml(s: string): string {
+  return s
+    .replaceAll('&', '&amp;')
+    .replaceAll('<', '&lt;')
+    .replaceAll('>', '&gt;')
+    .replaceAll('"', '&quot;')
+    .replaceAll("'", '&#39;');
+}
