@@ -11,7 +11,7 @@
 //   npm run bench:checkout -- --runs 1 --cpu-prof      (the service writes a .cpuprofile)
 import { type ChildProcess, spawn } from 'node:child_process';
 import { generateKeyPairSync, randomBytes } from 'node:crypto';
-import { mkdirSync, rmSync } from 'node:fs';
+import { mkdirSync, readFileSync, rmSync } from 'node:fs';
 import http from 'node:http';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -192,6 +192,56 @@ function expectStatus(res: Answer, wanted: number[], what: string) {
     throw new Error(`${what}: ${res.status} ${JSON.stringify(res.body).slice(0, 400)}`);
   }
 }
+
+// ---- CPU spent: the service, the database backends, this process -------------------------
+// The machine is shared, so throughput alone says little: CPU milliseconds per payment, read
+// from /proc, say what a payment costs whatever else runs (and so what 2 idle cores would do).
+
+/** User + system CPU of a process so far, in ms (Linux /proc; 100 clock ticks per second). */
+function procCpuMs(pid: number): number {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    return (Number(fields[11]) + Number(fields[12])) * 10;
+  } catch {
+    return 0;
+  }
+}
+
+interface CpuSnapshot {
+  service: number;
+  bench: number;
+  backends: Map<number, number>;
+}
+
+async function cpuSnapshot(db: pg.Pool, servicePid: number): Promise<CpuSnapshot> {
+  const { rows } = await db.query<{ pid: number }>(
+    'select pid from pg_stat_activity where datname = current_database()',
+  );
+  const u = process.cpuUsage();
+  return {
+    service: procCpuMs(servicePid),
+    bench: (u.user + u.system) / 1000,
+    backends: new Map(rows.map((r) => [r.pid, procCpuMs(r.pid)])),
+  };
+}
+
+interface CpuSpent {
+  service: number;
+  postgres: number;
+  bench: number;
+}
+
+/** CPU ms spent between two snapshots (a backend that exited in between is not counted). */
+function cpuSpent(a: CpuSnapshot, b: CpuSnapshot): CpuSpent {
+  let postgres = 0;
+  for (const [pid, ms] of b.backends) postgres += ms - (a.backends.get(pid) ?? 0);
+  return { service: b.service - a.service, postgres, bench: b.bench - a.bench };
+}
+
+const perPayment = (c: CpuSpent, n: number) =>
+  `CPU per payment: service ${(c.service / n).toFixed(1)} ms, postgres ${(c.postgres / n).toFixed(1)} ms, ` +
+  `load generator ${(c.bench / n).toFixed(1)} ms`;
 
 // ---- the database --------------------------------------------------------------------------
 
@@ -717,6 +767,8 @@ interface RunFigures {
   ceilingOrdersPerSecond: number;
   ceilingPaymentsPerSecond: number;
   refused: number;
+  /** CPU ms per payment: the sandbox phase (service, postgres) and the ceiling (postgres). */
+  cpu: { service: number; postgres: number; ceilingPostgres: number };
   audit: Audit;
 }
 
@@ -751,7 +803,10 @@ async function run(index: number): Promise<RunFigures> {
     );
     // A short warm-up is not needed: the cart phase warmed the service's JIT and pools.
 
+    const pid = service.pid!;
+    let before = await cpuSnapshot(db, pid);
     const sandbox = await sandboxPhase(main);
+    const sandboxCpu = cpuSpent(before, await cpuSnapshot(db, pid));
     const pr = (f: PhaseFigures, name: string) =>
       console.log(
         `${name}: ${f.payments} paid (${f.orders} orders), ${f.refused} refused (out of stock) in ${f.seconds.toFixed(1)} s: ` +
@@ -760,8 +815,12 @@ async function run(index: number): Promise<RunFigures> {
           `pay p50 ${pct(sorted(f.payMs), 50).toFixed(1)} p95 ${pct(sorted(f.payMs), 95).toFixed(1)} p99 ${pct(sorted(f.payMs), 99).toFixed(1)} ms`,
       );
     pr(sandbox, 'sandbox checkout + pay');
+    console.log(`  ${perPayment(sandboxCpu, sandbox.payments)}`);
+    before = await cpuSnapshot(db, pid);
     const webhook = await webhookPhase(hook);
+    const webhookCpu = cpuSpent(before, await cpuSnapshot(db, pid));
     pr(webhook, 'checkout + POST /webhooks/payments');
+    console.log(`  ${perPayment(webhookCpu, webhook.payments)}`);
 
     t = performance.now();
     const opened: string[] = [];
@@ -774,10 +833,19 @@ async function run(index: number): Promise<RunFigures> {
     console.log(
       `ceiling: ${jobs.length} sessions opened in ${((performance.now() - t) / 1000).toFixed(1)} s`,
     );
+    before = await cpuSnapshot(db, pid);
     const bare = await ceilingPhase(db, jobs);
+    const bareCpu = cpuSpent(before, await cpuSnapshot(db, pid));
     console.log(
       `ceiling, bare transaction: ${jobs.length} payments (${bare.orders} orders) in ${bare.seconds.toFixed(1)} s: ` +
         `${(bare.orders / bare.seconds).toFixed(0)} orders/s, ${(jobs.length / bare.seconds).toFixed(0)} payments/s`,
+    );
+
+    console.log(`  ${perPayment(bareCpu, jobs.length)}`);
+    const costs = (sandboxCpu.service + sandboxCpu.postgres) / sandbox.payments;
+    console.log(
+      `  on 2 idle cores, CPU alone would allow about ${((2000 / costs) * (sandbox.orders / sandbox.payments)).toFixed(0)} paid orders/s ` +
+        `(service + postgres ${costs.toFixed(1)} ms per payment; the ceiling's postgres ${(bareCpu.postgres / jobs.length).toFixed(1)} ms)`,
     );
 
     const checked = await audit(db, catalog);
@@ -799,6 +867,11 @@ async function run(index: number): Promise<RunFigures> {
       ceilingOrdersPerSecond: bare.orders / bare.seconds,
       ceilingPaymentsPerSecond: jobs.length / bare.seconds,
       refused: sandbox.refused + webhook.refused,
+      cpu: {
+        service: sandboxCpu.service / sandbox.payments,
+        postgres: sandboxCpu.postgres / sandbox.payments,
+        ceilingPostgres: bareCpu.postgres / jobs.length,
+      },
       audit: checked,
     };
   } finally {
@@ -836,6 +909,9 @@ const cols: Array<[string, (r: RunFigures) => number, number]> = [
   ['% of ceiling', (r) => (100 * r.ordersPerSecond) / r.ceilingOrdersPerSecond, 0],
   ['out-of-stock refusals', (r) => r.refused, 0],
   ['oversold', (r) => r.audit.oversold, 0],
+  ['service CPU ms/payment', (r) => r.cpu.service, 1],
+  ['postgres CPU ms/payment', (r) => r.cpu.postgres, 1],
+  ['ceiling postgres CPU ms/payment', (r) => r.cpu.ceilingPostgres, 1],
 ];
 console.log(
   `\nPostgreSQL, ${BUYERS} buyers (sandbox pay), ${WEBHOOK_BUYERS} (direct webhook), ${CEILING_BUYERS} (ceiling); ` +
