@@ -163,7 +163,13 @@ function request(
         res.on('error', reject);
       },
     );
-    req.on('error', reject);
+    req.on('error', (err: NodeJS.ErrnoException) => {
+      // The server closed an idle keep-alive socket as this request went out on it: the request
+      // never reached the service, so sending it again is safe (Node's documented pattern).
+      if (req.reusedSocket && err.code === 'ECONNRESET') {
+        request(method, urlPath, body, headers).then(resolve, reject);
+      } else reject(err);
+    });
     if (body !== undefined) req.write(body);
     req.end();
   });
