@@ -1,0 +1,959 @@
+// Checkout benchmark (issue 8, "Speed (benchmark)"): N buyers check out and pay through the
+// sandbox on PostgreSQL, C at a time, against the built service (bin/portage.js, run
+// `npm run build` first). It prints paid orders per second, the latency of POST /checkout, of
+// the sandbox's pay call and of POST /webhooks/payments, next to the ceiling measured in the same
+// run: a bare SQL transaction per payment writing the rows the webhook writes, on a pg pool of
+// the service's size at the same concurrency. After each run it counts oversold units and
+// checks stock, reservations and orders against each other. See docs/bench-checkout.md.
+//
+//   npm run bench:checkout
+//   npm run bench:checkout -- --buyers 2000 --concurrency 16 --runs 3
+//   npm run bench:checkout -- --runs 1 --cpu-prof      (the service writes a .cpuprofile)
+import { type ChildProcess, spawn } from 'node:child_process';
+import { generateKeyPairSync, randomBytes } from 'node:crypto';
+import { mkdirSync, readFileSync, rmSync } from 'node:fs';
+import http from 'node:http';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { parseArgs } from 'node:util';
+import pg from 'pg';
+import { newId } from '../src/contract/common.ts';
+import { openDatabase } from '../src/db/index.ts';
+import { signAccessToken } from '../src/modules/auth/jwt.ts';
+import { loadKeyRing } from '../src/modules/auth/keys.ts';
+import { hashPassword } from '../src/modules/auth/passwords.ts';
+import type { StoredParcel } from '../src/modules/checkout/tables.ts';
+import { orderPaidEmail } from '../src/modules/mail/templates.ts';
+import { estimatedDelivery, feeOf } from '../src/modules/orders/service.ts';
+import { paymentSucceededEvent, sandboxPaymentIntent } from '../src/modules/payments/providers/sandbox.ts';
+import { signatureHeader } from '../src/modules/payments/signature.ts';
+import { pct } from './churn.ts';
+
+const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
+const { values: flags } = parseArgs({
+  options: {
+    buyers: { type: 'string', default: '2000' },
+    'webhook-buyers': { type: 'string', default: '1000' },
+    'ceiling-buyers': { type: 'string' },
+    concurrency: { type: 'string', default: '16' },
+    sellers: { type: 'string', default: '50' },
+    'products-per-seller': { type: 'string', default: '20' },
+    hot: { type: 'string', default: '10' },
+    'hot-stock': { type: 'string', default: '10' },
+    runs: { type: 'string', default: '3' },
+    'cpu-prof': { type: 'boolean', default: false },
+    keep: { type: 'boolean', default: false },
+  },
+});
+const BUYERS = Number(flags.buyers);
+const WEBHOOK_BUYERS = Number(flags['webhook-buyers']);
+const CEILING_BUYERS = Number(flags['ceiling-buyers'] ?? flags.buyers);
+const C = Number(flags.concurrency);
+const SELLERS = Number(flags.sellers);
+const PER_SELLER = Number(flags['products-per-seller']);
+const HOT = Number(flags.hot);
+const HOT_STOCK = Number(flags['hot-stock']);
+const RUNS = Number(flags.runs);
+/** The service's pool (src/db/index.ts openPostgres: 10); the ceiling gets the same. */
+const POOL_SIZE = 10;
+/** Shares of carts: with a hot product (contention, refusals), with two sellers, with the coupon. */
+const HOT_SHARE = 0.15;
+const TWO_SELLER_SHARE = 0.3;
+const COUPON_SHARE = 0.1;
+const COUPON = 'BENCH10';
+const CARD = '4242424242424242';
+const PORT = 3997;
+const BASE = `http://127.0.0.1:${PORT}`;
+const WEBHOOK_SECRET = `whsec_bench_${randomBytes(16).toString('hex')}`;
+
+const pgServer = process.env.BENCH_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/test';
+/** Dropped and made again at every run (never another engineer's database). */
+const DB_NAME = 'portage_bench_checkout';
+const dbUrl = (() => {
+  const u = new URL(pgServer);
+  u.pathname = `/${DB_NAME}`;
+  return u.href;
+})();
+const dataDir = path.join(root, 'bench', '.data', 'checkout');
+
+const ADDRESSES = [
+  {
+    street: '100 Queen St W',
+    city: 'Toronto',
+    province: 'ON',
+    postalCode: 'M5H 2N2',
+    country: 'CA',
+    phone: '+14165550123',
+  },
+  {
+    street: '1000 Rue Sherbrooke O',
+    city: 'Montréal',
+    province: 'QC',
+    postalCode: 'H3A 3G4',
+    country: 'CA',
+    phone: '+15145550123',
+  },
+  {
+    street: '800 Robson St',
+    city: 'Vancouver',
+    province: 'BC',
+    postalCode: 'V6Z 2E7',
+    country: 'CA',
+    phone: '+16045550123',
+  },
+];
+const PROVINCES = ['ON', 'QC', 'BC', 'AB', 'NS', 'MB'];
+
+// ---- a small seedable random source (runs are comparable) -------------------------------------
+
+function prng(seed: number) {
+  let a = seed >>> 0;
+  return () => {
+    a = (a + 0x6d2b79f5) >>> 0;
+    let t = a;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
+
+// ---- HTTP: one keep-alive agent, C sockets ---------------------------------------------------
+
+const agent = new http.Agent({ keepAlive: true, maxSockets: C * 2 });
+
+interface Answer {
+  status: number;
+  // biome-ignore lint/suspicious/noExplicitAny: JSON answers, checked where used
+  body: any;
+  ms: number;
+}
+
+function request(
+  method: string,
+  urlPath: string,
+  body?: string,
+  headers: Record<string, string> = {},
+): Promise<Answer> {
+  const started = performance.now();
+  return new Promise((resolve, reject) => {
+    const req = http.request(
+      `${BASE}${urlPath}`,
+      {
+        method,
+        agent,
+        headers: {
+          ...(body !== undefined
+            ? { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) }
+            : {}),
+          ...headers,
+        },
+      },
+      (res) => {
+        const chunks: Buffer[] = [];
+        res.on('data', (c: Buffer) => chunks.push(c));
+        res.on('end', () => {
+          const ms = performance.now() - started;
+          const text = Buffer.concat(chunks).toString('utf8');
+          let parsed: unknown = text;
+          try {
+            parsed = JSON.parse(text);
+          } catch {}
+          resolve({ status: res.statusCode ?? 0, body: parsed, ms });
+        });
+        res.on('error', reject);
+      },
+    );
+    req.on('error', (err: NodeJS.ErrnoException) => {
+      // The server closed an idle keep-alive socket as this request went out on it: the request
+      // never reached the service, so sending it again is safe (Node's documented pattern).
+      if (req.reusedSocket && err.code === 'ECONNRESET') {
+        request(method, urlPath, body, headers).then(resolve, reject);
+      } else reject(err);
+    });
+    if (body !== undefined) req.write(body);
+    req.end();
+  });
+}
+
+const json = (method: string, urlPath: string, value: unknown, token?: string) =>
+  request(method, urlPath, JSON.stringify(value), token ? { authorization: `Bearer ${token}` } : {});
+
+/** Runs `fn` over `items`, `c` at a time; answers the wall-clock seconds. */
+async function pool<T>(items: T[], c: number, fn: (item: T) => Promise<void>): Promise<number> {
+  let next = 0;
+  const started = performance.now();
+  await Promise.all(
+    Array.from({ length: Math.min(c, items.length) }, async () => {
+      while (next < items.length) {
+        const item = items[next++]!;
+        await fn(item);
+      }
+    }),
+  );
+  return (performance.now() - started) / 1000;
+}
+
+function expectStatus(res: Answer, wanted: number[], what: string) {
+  if (!wanted.includes(res.status)) {
+    throw new Error(`${what}: ${res.status} ${JSON.stringify(res.body).slice(0, 400)}`);
+  }
+}
+
+// ---- CPU spent: the service, the database backends, this process -------------------------
+// The machine is shared, so throughput alone says little: CPU milliseconds per payment, read
+// from /proc, say what a payment costs whatever else runs (and so what 2 idle cores would do).
+
+/** User + system CPU of a process so far, in ms (Linux /proc; 100 clock ticks per second). */
+function procCpuMs(pid: number): number {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    return (Number(fields[11]) + Number(fields[12])) * 10;
+  } catch {
+    return 0;
+  }
+}
+
+interface CpuSnapshot {
+  service: number;
+  bench: number;
+  backends: Map<number, number>;
+}
+
+async function cpuSnapshot(db: pg.Pool, servicePid: number): Promise<CpuSnapshot> {
+  const { rows } = await db.query<{ pid: number }>(
+    'select pid from pg_stat_activity where datname = current_database()',
+  );
+  const u = process.cpuUsage();
+  return {
+    service: procCpuMs(servicePid),
+    bench: (u.user + u.system) / 1000,
+    backends: new Map(rows.map((r) => [r.pid, procCpuMs(r.pid)])),
+  };
+}
+
+interface CpuSpent {
+  service: number;
+  postgres: number;
+  bench: number;
+}
+
+/** CPU ms spent between two snapshots (a backend that exited in between is not counted). */
+function cpuSpent(a: CpuSnapshot, b: CpuSnapshot): CpuSpent {
+  let postgres = 0;
+  for (const [pid, ms] of b.backends) postgres += ms - (a.backends.get(pid) ?? 0);
+  return { service: b.service - a.service, postgres, bench: b.bench - a.bench };
+}
+
+const perPayment = (c: CpuSpent, n: number) =>
+  `CPU per payment: service ${(c.service / n).toFixed(1)} ms, postgres ${(c.postgres / n).toFixed(1)} ms, ` +
+  `load generator ${(c.bench / n).toFixed(1)} ms`;
+
+// ---- the database --------------------------------------------------------------------------
+
+async function freshDatabase() {
+  const admin = new pg.Client({ connectionString: pgServer });
+  await admin.connect();
+  await admin.query(`drop database if exists ${DB_NAME} with (force)`);
+  await admin.query(`create database ${DB_NAME}`);
+  await admin.end();
+  const database = await openDatabase({ databaseUrl: dbUrl, poolSize: 2 });
+  await database.migrate();
+  await database.close();
+}
+
+interface Catalog {
+  sellers: string[];
+  /** Ordinary products by seller (stock enough for everyone). */
+  products: string[][];
+  /** Few units each: the main and webhook phases race for them. */
+  hot: string[];
+  /** Hot products of the ceiling's checkouts (opened after the other phases took the hot ones). */
+  ceilingHot: string[];
+  initialStock: Map<string, number>;
+}
+
+interface Buyer {
+  id: string;
+  email: string;
+  token: string;
+  address: (typeof ADDRESSES)[number];
+}
+
+async function seed(db: pg.Pool, random: () => number): Promise<Catalog> {
+  const catalog: Catalog = { sellers: [], products: [], hot: [], ceilingHot: [], initialStock: new Map() };
+  const productRows: Array<Record<string, unknown>> = [];
+  const addProduct = (sellerId: string, title: string, stock: number) => {
+    const id = newId('products');
+    productRows.push({
+      id,
+      seller_id: sellerId,
+      title,
+      price_cents: 1000 + Math.floor(random() * 4000),
+      stock_quantity: stock,
+      weight_kg: Math.round((0.2 + random() * 2) * 100) / 100,
+    });
+    catalog.initialStock.set(id, stock);
+    return id;
+  };
+  const sellerRows: Array<Record<string, unknown>> = [];
+  for (let s = 0; s < SELLERS; s++) {
+    const id = newId('users');
+    catalog.sellers.push(id);
+    sellerRows.push({
+      id,
+      email: `bench.seller${s}@portage.example`,
+      name: `Bench seller ${s}`,
+      shop: `Bench shop ${s}`,
+      province: PROVINCES[s % PROVINCES.length],
+    });
+    const mine: string[] = [];
+    for (let p = 0; p < PER_SELLER; p++) {
+      // Enough for every buyer of every phase: ordinary products never run out.
+      mine.push(addProduct(id, `Bench product ${s}-${p}`, 1_000));
+    }
+    catalog.products.push(mine);
+  }
+  for (let h = 0; h < HOT; h++) {
+    catalog.hot.push(addProduct(catalog.sellers[h % SELLERS]!, `Hot product ${h}`, HOT_STOCK));
+    // The ceiling's checkouts are all opened before it runs: enough units for each of them.
+    catalog.ceilingHot.push(
+      addProduct(
+        catalog.sellers[(h + 1) % SELLERS]!,
+        `Ceiling hot product ${h}`,
+        Math.ceil((CEILING_BUYERS * HOT_SHARE * 3) / HOT) + 10,
+      ),
+    );
+  }
+  await db.query(
+    `insert into users (id, email, name, role, email_verified)
+     select id, email, name, 'seller', true from json_to_recordset($1::json) as t(id text, email text, name text)`,
+    [JSON.stringify(sellerRows)],
+  );
+  await db.query(
+    `insert into seller_profiles (user_id, shop_name, province)
+     select id, shop, province from json_to_recordset($1::json) as t(id text, shop text, province text)`,
+    [JSON.stringify(sellerRows)],
+  );
+  await db.query(
+    `insert into products (id, seller_id, title, description, price_cents, stock_quantity, status,
+       is_digital, is_perishable, weight_kg, width_cm, height_cm, depth_cm, image_urls)
+     select id, seller_id, title, title, price_cents, stock_quantity, 'active', false, false, weight_kg,
+       20, 15, 10, array['https://images.portage.example/bench.jpg']
+     from json_to_recordset($1::json) as t(id text, seller_id text, title text, price_cents int,
+       stock_quantity int, weight_kg float8)`,
+    [JSON.stringify(productRows)],
+  );
+  await db.query(`insert into coupons (code, discount_percent, terms) values ($1, 10, 'Benchmark coupon')`, [
+    COUPON,
+  ]);
+  await db.query('analyze');
+  return catalog;
+}
+
+/**
+ * Buyers, inserted directly with one real Argon2id hash (registering 5,000 people would time
+ * Argon2, not checkout), and their tokens signed with the service's own key by the service's
+ * own signing function: the tokens POST /auth/login issues. One login checks that.
+ */
+async function makeBuyers(
+  db: pg.Pool,
+  count: number,
+  tag: string,
+  keys: Awaited<ReturnType<typeof loadKeyRing>>,
+  passwordHash: string,
+): Promise<Buyer[]> {
+  const rows = Array.from({ length: count }, (_, i) => ({
+    id: newId('users'),
+    email: `bench.${tag}.${i}@portage.example`,
+    name: `Bench buyer ${tag} ${i}`,
+  }));
+  await db.query(
+    `insert into users (id, email, name, role, password_hash, email_verified)
+     select id, email, name, 'buyer', $2, true from json_to_recordset($1::json) as t(id text, email text, name text)`,
+    [JSON.stringify(rows), passwordHash],
+  );
+  const now = new Date();
+  const authTime = Math.floor(now.getTime() / 1000);
+  return Promise.all(
+    rows.map(async (r, i) => {
+      const { token } = await signAccessToken(
+        { keys, audience: BASE, ttlSeconds: 3600 },
+        { id: r.id, email: r.email, role: 'buyer', tokenVersion: 0 },
+        now,
+        { authTime, notAfter: authTime + 86_400 },
+      );
+      return { id: r.id, email: r.email, token, address: ADDRESSES[i % ADDRESSES.length]! };
+    }),
+  );
+}
+
+/** Fills each buyer's cart through POST /cart/items (and POST /cart/coupon for some). */
+async function fillCarts(buyers: Buyer[], catalog: Catalog, hot: string[], random: () => number) {
+  const plans = buyers.map((b) => {
+    const s1 = Math.floor(random() * SELLERS);
+    const lines: Array<[string, number]> = [];
+    const own = catalog.products[s1]!;
+    const n = 1 + Math.floor(random() * 2);
+    for (let i = 0; i < n; i++) {
+      const p = own[Math.floor(random() * own.length)]!;
+      if (!lines.some(([id]) => id === p)) lines.push([p, 1 + Math.floor(random() * 2)]);
+    }
+    if (random() < TWO_SELLER_SHARE) {
+      const other = catalog.products[(s1 + 1 + Math.floor(random() * (SELLERS - 1))) % SELLERS]!;
+      lines.push([other[Math.floor(random() * other.length)]!, 1]);
+    }
+    if (random() < HOT_SHARE) lines.push([hot[Math.floor(random() * hot.length)]!, 1]);
+    return { buyer: b, lines: lines.slice(0, 3), coupon: random() < COUPON_SHARE };
+  });
+  await pool(plans, C, async ({ buyer, lines, coupon }) => {
+    for (const [productId, quantity] of lines) {
+      const res = await json('POST', '/cart/items', { product_id: productId, quantity }, buyer.token);
+      // A hot product may already be gone (the other phases): the buyer's cart goes without it.
+      if (res.status === 409 && hot.includes(productId)) continue;
+      expectStatus(res, [200], 'POST /cart/items');
+    }
+    if (coupon)
+      expectStatus(await json('POST', '/cart/coupon', { code: COUPON }, buyer.token), [200], 'coupon');
+  });
+}
+
+// ---- the service ---------------------------------------------------------------------------
+
+async function startService(privatePem: string): Promise<ChildProcess> {
+  rmSync(dataDir, { recursive: true, force: true });
+  mkdirSync(dataDir, { recursive: true });
+  const nodeArgs = flags['cpu-prof']
+    ? ['--cpu-prof', `--cpu-prof-dir=${path.join(root, 'bench', '.data', 'prof')}`]
+    : [];
+  const child = spawn(process.execPath, [...nodeArgs, 'bin/portage.js', 'serve'], {
+    cwd: root,
+    env: {
+      ...process.env,
+      DATABASE_URL: dbUrl,
+      DATA_DIR: dataDir,
+      PORT: String(PORT),
+      PUBLIC_BASE_URL: BASE,
+      RATE_LIMITS: 'off',
+      JOBS: 'off',
+      LOG_LEVEL: 'warn',
+      PAYMENT_WEBHOOK_SECRET: WEBHOOK_SECRET,
+      JWT_PRIVATE_KEY: privatePem,
+    },
+    stdio: ['ignore', 'inherit', 'inherit'],
+  });
+  let exited: number | null | undefined;
+  child.on('exit', (code) => {
+    exited = code;
+  });
+  for (;;) {
+    if (exited !== undefined) throw new Error(`portage serve exited with ${exited}`);
+    const ok = await request('GET', '/health').then(
+      (r) => r.status === 200,
+      () => false,
+    );
+    if (ok) return child;
+    await new Promise((r) => setTimeout(r, 100));
+  }
+}
+
+const stopService = (child: ChildProcess) =>
+  new Promise<void>((resolve) => {
+    child.removeAllListeners('exit');
+    child.on('exit', () => resolve());
+    child.kill('SIGTERM');
+  });
+
+// ---- the phases ----------------------------------------------------------------------------
+
+interface PhaseFigures {
+  seconds: number;
+  payments: number;
+  orders: number;
+  refused: number;
+  checkoutMs: number[];
+  payMs: number[];
+}
+
+const sorted = (xs: number[]) => [...xs].sort((a, b) => a - b);
+
+/** Each buyer: POST /checkout, then pays with the sandbox's test card (which posts the webhook). */
+async function sandboxPhase(buyers: Buyer[]): Promise<PhaseFigures> {
+  const f: PhaseFigures = { seconds: 0, payments: 0, orders: 0, refused: 0, checkoutMs: [], payMs: [] };
+  f.seconds = await pool(buyers, C, async (b) => {
+    const co = await json('POST', '/checkout', { shipping_address: b.address }, b.token);
+    if (co.status === 409) {
+      f.refused++;
+      return;
+    }
+    expectStatus(co, [201], 'POST /checkout');
+    f.checkoutMs.push(co.ms);
+    const paid = await json('POST', `/sandbox/checkout/${encodeURIComponent(co.body.sessionId)}/pay`, {
+      card: CARD,
+    });
+    expectStatus(paid, [200], 'POST /sandbox/checkout/:id/pay');
+    f.payMs.push(paid.ms);
+    f.payments++;
+    f.orders += paid.body.orderIds.length;
+  });
+  return f;
+}
+
+/** Each buyer: POST /checkout, then the payment event posted straight to the webhook, signed as Stripe signs. */
+async function webhookPhase(buyers: Buyer[]): Promise<PhaseFigures> {
+  const f: PhaseFigures = { seconds: 0, payments: 0, orders: 0, refused: 0, checkoutMs: [], payMs: [] };
+  f.seconds = await pool(buyers, C, async (b) => {
+    const co = await json('POST', '/checkout', { shipping_address: b.address }, b.token);
+    if (co.status === 409) {
+      f.refused++;
+      return;
+    }
+    expectStatus(co, [201], 'POST /checkout');
+    f.checkoutMs.push(co.ms);
+    const payload = JSON.stringify(paymentSucceededEvent(co.body.sessionId, co.body.totalCents, new Date()));
+    const signature = signatureHeader(payload, WEBHOOK_SECRET, Math.floor(Date.now() / 1000));
+    const res = await request('POST', '/webhooks/payments', payload, { 'stripe-signature': signature });
+    expectStatus(res, [200], 'POST /webhooks/payments');
+    if (res.body.duplicate || !res.body.orderIds?.length) throw new Error('the webhook made no orders');
+    f.payMs.push(res.ms);
+    f.payments++;
+    f.orders += res.body.orderIds.length;
+  });
+  return f;
+}
+
+/** What the bare transaction writes for one paid session, prepared before it is timed. */
+interface CeilingJob {
+  sessionId: string;
+  buyerId: string;
+  coupon: string | null;
+  paymentIntentId: string;
+  productIds: string[];
+  orders: Array<Record<string, unknown>>;
+  items: Array<Record<string, unknown>>;
+  mail: { id: string; dedupeKey: string; to: string; subject: string; text: string; html: string };
+}
+
+async function ceilingJobs(db: pg.Pool, sessionIds: string[]): Promise<CeilingJob[]> {
+  const { rows } = await db.query<{
+    id: string;
+    buyer_id: string;
+    coupon_code: string | null;
+    parcels: StoredParcel[];
+    address: Record<string, string>;
+    total_cents: number;
+    email: string;
+    name: string;
+  }>(
+    `select s.id, s.buyer_id, s.coupon_code, s.parcels, s.address, s.total_cents, u.email, u.name
+       from checkout_sessions s join users u on u.id = s.buyer_id where s.id = any($1)`,
+    [sessionIds],
+  );
+  const shops = new Map(
+    (
+      await db.query<{ user_id: string; shop_name: string }>('select user_id, shop_name from seller_profiles')
+    ).rows.map((r) => [r.user_id, r.shop_name]),
+  );
+  const now = new Date();
+  return rows.map((s) => {
+    const { phone: _phone, ...address } = s.address;
+    const paymentIntentId = sandboxPaymentIntent(s.id);
+    const orders = s.parcels.map((p) => ({
+      id: newId('orders'),
+      seller_id: p.sellerId,
+      subtotal_cents: p.subtotalCents,
+      discount_cents: p.discountCents,
+      shipping_cost_cents: p.shippingCostCents,
+      tax_amount_cents: p.taxAmountCents,
+      tax_lines: p.taxLines,
+      platform_fee_cents: feeOf(p.subtotalCents - p.discountCents, 250),
+      total_amount_cents: p.totalCents,
+      item_count: p.items.reduce((n, i) => n + i.quantity, 0),
+      estimated_delivery: estimatedDelivery(now, p.originProvince, address.province!),
+    }));
+    const items = s.parcels.flatMap((p, k) =>
+      p.items.map((i, position) => ({
+        order_id: orders[k]!.id,
+        product_id: i.productId,
+        name: i.name,
+        quantity: i.quantity,
+        unit_price_cents: i.unitPriceCents,
+        image_url: i.imageUrl,
+        position,
+      })),
+    );
+    const rendered = orderPaidEmail({
+      buyerName: s.name,
+      totalCents: s.total_cents,
+      publicBaseUrl: BASE,
+      orders: s.parcels.map((p, k) => ({
+        id: orders[k]!.id as string,
+        sellerName: shops.get(p.sellerId) ?? 'Portage seller',
+        items: p.items.map((i) => ({ name: i.name, quantity: i.quantity, unitPriceCents: i.unitPriceCents })),
+        subtotalCents: p.subtotalCents,
+        discountCents: p.discountCents,
+        shippingCostCents: p.shippingCostCents,
+        taxLines: p.taxLines,
+        taxAmountCents: p.taxAmountCents,
+        totalAmountCents: p.totalCents,
+        estimatedDelivery: orders[k]!.estimated_delivery as string,
+        trackingNumber: null,
+        carrier: null,
+        // biome-ignore lint/suspicious/noExplicitAny: the stored address, as the service passes it
+        shippingAddress: address as any,
+      })),
+    });
+    return {
+      sessionId: s.id,
+      buyerId: s.buyer_id,
+      coupon: s.coupon_code,
+      paymentIntentId,
+      productIds: s.parcels.flatMap((p) => p.items.map((i) => i.productId)).sort(),
+      orders: orders.map((o) => ({ ...o, shipping_address: address })),
+      items,
+      mail: {
+        id: `mail_${randomBytes(12).toString('base64url')}`,
+        dedupeKey: `order-paid:${s.id}`,
+        to: s.email,
+        ...rendered,
+      },
+    };
+  });
+}
+
+/**
+ * The ceiling: per paid session, one bare transaction of plain SQL writing what the webhook
+ * writes (the event, the products' stock and reserved counts, the reservations committed, the
+ * orders and their items, the coupon redemption, the session completed, the cart lines
+ * deleted, the outbox row), products locked in id order first as the service does.
+ */
+async function ceilingPhase(db: pg.Pool, jobs: CeilingJob[]): Promise<{ seconds: number; orders: number }> {
+  let orders = 0;
+  const seconds = await pool(jobs, C, async (j) => {
+    const client = await db.connect();
+    try {
+      await client.query('begin');
+      await client.query(
+        `insert into payment_events (provider, event_id, type, payment_intent_id, checkout_id, received_at)
+         values ('sandbox', $1, 'payment_succeeded', $2, $3, now()) on conflict do nothing`,
+        [`evt_ceiling_${randomBytes(12).toString('hex')}`, j.paymentIntentId, j.sessionId],
+      );
+      await client.query('select id from products where id = any($1) order by id for no key update', [
+        j.productIds,
+      ]);
+      await client.query(
+        `with held as (
+           update reservations set committed_at = now()
+           where checkout_id = $1 and released_at is null and committed_at is null
+           returning product_id, quantity)
+         update products p set stock_quantity = p.stock_quantity - held.quantity,
+           reserved_quantity = p.reserved_quantity - held.quantity
+         from held where p.id = held.product_id`,
+        [j.sessionId],
+      );
+      await client.query(
+        `insert into orders (id, checkout_id, buyer_id, seller_id, status, subtotal_cents, discount_cents,
+           shipping_cost_cents, tax_amount_cents, tax_lines, platform_fee_cents, total_amount_cents,
+           shipping_address, payment_intent_id, stock_committed, item_count, estimated_delivery,
+           created_at, confirmed_at)
+         select id, $2, $3, seller_id, 'confirmed', subtotal_cents, discount_cents, shipping_cost_cents,
+           tax_amount_cents, tax_lines, platform_fee_cents, total_amount_cents, shipping_address, $4, true,
+           item_count, estimated_delivery, now(), now()
+         from json_to_recordset($1::json) as t(id text, seller_id text, subtotal_cents int,
+           discount_cents int, shipping_cost_cents int, tax_amount_cents int, tax_lines jsonb,
+           platform_fee_cents int, total_amount_cents int, shipping_address jsonb, item_count int,
+           estimated_delivery date)`,
+        [JSON.stringify(j.orders), j.sessionId, j.buyerId, j.paymentIntentId],
+      );
+      await client.query(
+        `insert into order_items (order_id, product_id, name, quantity, unit_price_cents, image_url, position)
+         select order_id, product_id, name, quantity, unit_price_cents, image_url, position
+         from json_to_recordset($1::json) as t(order_id text, product_id text, name text, quantity int,
+           unit_price_cents int, image_url text, position int)`,
+        [JSON.stringify(j.items)],
+      );
+      if (j.coupon) {
+        await client.query(
+          `insert into coupon_redemptions (code, user_id, order_id, created_at) values ($1, $2, $3, now())`,
+          [j.coupon, j.buyerId, j.orders[0]!.id],
+        );
+        await client.query(`update carts set coupon_code = null where user_id = $1 and coupon_code = $2`, [
+          j.buyerId,
+          j.coupon,
+        ]);
+      }
+      await client.query('delete from cart_items where user_id = $1 and product_id = any($2)', [
+        j.buyerId,
+        j.productIds,
+      ]);
+      await client.query(
+        `update checkout_sessions set status = 'complete', payment_intent_id = $2, completed_at = now()
+         where id = $1`,
+        [j.sessionId, j.paymentIntentId],
+      );
+      await client.query(
+        `insert into mail_outbox (id, dedupe_key, kind, to_address, subject, text_body, html_body,
+           next_attempt_at, created_at)
+         values ($1, $2, 'order-paid', $3, $4, $5, $6, now(), now()) on conflict (dedupe_key) do nothing`,
+        [j.mail.id, j.mail.dedupeKey, j.mail.to, j.mail.subject, j.mail.text, j.mail.html],
+      );
+      await client.query('commit');
+      orders += j.orders.length;
+    } catch (err) {
+      await client.query('rollback').catch(() => {});
+      throw err;
+    } finally {
+      client.release();
+    }
+  });
+  return { seconds, orders };
+}
+
+// ---- after: the books must balance ---------------------------------------------------------
+
+interface Audit {
+  oversold: number;
+  negative: number;
+  stockMismatch: number;
+  reservedMismatch: number;
+  paidSessions: number;
+  sessionsWithOrders: number;
+  orders: number;
+  pendingOrders: number;
+  parcelMismatch: number;
+  mailRows: number;
+}
+
+async function audit(db: pg.Pool, catalog: Catalog): Promise<Audit> {
+  const ids = [...catalog.initialStock.keys()];
+  const initial = ids.map((id) => catalog.initialStock.get(id)!);
+  const [a] = (
+    await db.query(
+      `with initial as (select * from unnest($1::text[], $2::int[]) as t(id, stock)),
+       sold as (
+         select i.product_id, sum(i.quantity)::int as units from order_items i
+         join orders o on o.id = i.order_id where o.stock_committed group by i.product_id),
+       live as (
+         select product_id, sum(quantity)::int as units from reservations
+         where released_at is null and committed_at is null group by product_id)
+       select
+         coalesce(sum(greatest(coalesce(s.units, 0) - i.stock, 0)), 0)::int as oversold,
+         count(*) filter (where p.stock_quantity < 0 or p.reserved_quantity < 0)::int as negative,
+         count(*) filter (where p.stock_quantity <> i.stock - coalesce(s.units, 0))::int as "stockMismatch",
+         count(*) filter (where p.reserved_quantity <> coalesce(l.units, 0))::int as "reservedMismatch"
+       from initial i join products p on p.id = i.id
+       left join sold s on s.product_id = i.id left join live l on l.product_id = i.id`,
+      [ids, initial],
+    )
+  ).rows;
+  const [b] = (
+    await db.query(`select
+       (select count(*)::int from checkout_sessions where status = 'complete') as "paidSessions",
+       (select count(distinct checkout_id)::int from orders) as "sessionsWithOrders",
+       (select count(*)::int from orders) as orders,
+       (select count(*)::int from orders where status = 'pending') as "pendingOrders",
+       (select count(*)::int from checkout_sessions s where s.status = 'complete'
+          and jsonb_array_length(s.parcels) <> (select count(*) from orders o where o.checkout_id = s.id))
+          as "parcelMismatch",
+       (select count(*)::int from mail_outbox where kind = 'order-paid') as "mailRows"`)
+  ).rows;
+  return { ...a, ...b } as Audit;
+}
+
+// ---- one run -------------------------------------------------------------------------------
+
+interface RunFigures {
+  buyers: number;
+  ordersPerSecond: number;
+  paymentsPerSecond: number;
+  checkoutP95: number;
+  payP95: number;
+  payP50: number;
+  webhook: { p50: number; p95: number; p99: number; ordersPerSecond: number };
+  ceilingOrdersPerSecond: number;
+  ceilingPaymentsPerSecond: number;
+  refused: number;
+  /** CPU ms per payment: the sandbox phase (service, postgres) and the ceiling (postgres). */
+  cpu: { service: number; postgres: number; ceilingPostgres: number };
+  audit: Audit;
+}
+
+async function run(index: number): Promise<RunFigures> {
+  const random = prng(1000 + index);
+  console.log(`\n== run ${index + 1}/${RUNS}: fresh database ${DB_NAME}`);
+  await freshDatabase();
+  const db = new pg.Pool({ connectionString: dbUrl, max: POOL_SIZE });
+  db.on('error', () => {});
+  const { privateKey } = generateKeyPairSync('rsa', { modulusLength: 2048 });
+  const privatePem = privateKey.export({ type: 'pkcs8', format: 'pem' }).toString();
+  const keys = await loadKeyRing(privatePem);
+  const password = 'bench-buyer-password';
+  const catalog = await seed(db, random);
+  const passwordHash = await hashPassword(password);
+  const main = await makeBuyers(db, BUYERS, `main${index}`, keys, passwordHash);
+  const hook = await makeBuyers(db, WEBHOOK_BUYERS, `hook${index}`, keys, passwordHash);
+  const ceiling = await makeBuyers(db, CEILING_BUYERS, `ceil${index}`, keys, passwordHash);
+  const service = await startService(privatePem);
+  try {
+    // The minted tokens are those a sign-in issues: one real login to check it.
+    const login = await json('POST', '/auth/login', { email: main[0]!.email, password });
+    expectStatus(login, [200], 'POST /auth/login');
+    expectStatus(await json('GET', '/cart', undefined, main[0]!.token), [200], 'GET /cart (minted token)');
+
+    let t = performance.now();
+    await fillCarts(main, catalog, catalog.hot, random);
+    await fillCarts(hook, catalog, catalog.hot, random);
+    await fillCarts(ceiling, catalog, catalog.ceilingHot, random);
+    console.log(
+      `carts filled for ${main.length + hook.length + ceiling.length} buyers in ${((performance.now() - t) / 1000).toFixed(1)} s`,
+    );
+    // A short warm-up is not needed: the cart phase warmed the service's JIT and pools.
+
+    const pid = service.pid!;
+    let before = await cpuSnapshot(db, pid);
+    const sandbox = await sandboxPhase(main);
+    const sandboxCpu = cpuSpent(before, await cpuSnapshot(db, pid));
+    const pr = (f: PhaseFigures, name: string) =>
+      console.log(
+        `${name}: ${f.payments} paid (${f.orders} orders), ${f.refused} refused (out of stock) in ${f.seconds.toFixed(1)} s: ` +
+          `${(f.orders / f.seconds).toFixed(0)} orders/s, ${(f.payments / f.seconds).toFixed(0)} payments/s; ` +
+          `checkout p50 ${pct(sorted(f.checkoutMs), 50).toFixed(1)} p95 ${pct(sorted(f.checkoutMs), 95).toFixed(1)} ms; ` +
+          `pay p50 ${pct(sorted(f.payMs), 50).toFixed(1)} p95 ${pct(sorted(f.payMs), 95).toFixed(1)} p99 ${pct(sorted(f.payMs), 99).toFixed(1)} ms`,
+      );
+    pr(sandbox, 'sandbox checkout + pay');
+    console.log(`  ${perPayment(sandboxCpu, sandbox.payments)}`);
+    before = await cpuSnapshot(db, pid);
+    const webhook = await webhookPhase(hook);
+    const webhookCpu = cpuSpent(before, await cpuSnapshot(db, pid));
+    pr(webhook, 'checkout + POST /webhooks/payments');
+    console.log(`  ${perPayment(webhookCpu, webhook.payments)}`);
+
+    t = performance.now();
+    const opened: string[] = [];
+    await pool(ceiling, C, async (b) => {
+      const co = await json('POST', '/checkout', { shipping_address: b.address }, b.token);
+      expectStatus(co, [201], 'POST /checkout (ceiling set-up)');
+      opened.push(co.body.sessionId);
+    });
+    const jobs = await ceilingJobs(db, opened);
+    console.log(
+      `ceiling: ${jobs.length} sessions opened in ${((performance.now() - t) / 1000).toFixed(1)} s`,
+    );
+    before = await cpuSnapshot(db, pid);
+    const bare = await ceilingPhase(db, jobs);
+    const bareCpu = cpuSpent(before, await cpuSnapshot(db, pid));
+    console.log(
+      `ceiling, bare transaction: ${jobs.length} payments (${bare.orders} orders) in ${bare.seconds.toFixed(1)} s: ` +
+        `${(bare.orders / bare.seconds).toFixed(0)} orders/s, ${(jobs.length / bare.seconds).toFixed(0)} payments/s`,
+    );
+
+    console.log(`  ${perPayment(bareCpu, jobs.length)}`);
+    const costs = (sandboxCpu.service + sandboxCpu.postgres) / sandbox.payments;
+    console.log(
+      `  on 2 idle cores, CPU alone would allow about ${((2000 / costs) * (sandbox.orders / sandbox.payments)).toFixed(0)} paid orders/s ` +
+        `(service + postgres ${costs.toFixed(1)} ms per payment; the ceiling's postgres ${(bareCpu.postgres / jobs.length).toFixed(1)} ms)`,
+    );
+
+    const checked = await audit(db, catalog);
+    console.log('audit:', JSON.stringify(checked));
+    const w = sorted(webhook.payMs);
+    return {
+      buyers: BUYERS,
+      ordersPerSecond: sandbox.orders / sandbox.seconds,
+      paymentsPerSecond: sandbox.payments / sandbox.seconds,
+      checkoutP95: pct(sorted(sandbox.checkoutMs), 95),
+      payP95: pct(sorted(sandbox.payMs), 95),
+      payP50: pct(sorted(sandbox.payMs), 50),
+      webhook: {
+        p50: pct(w, 50),
+        p95: pct(w, 95),
+        p99: pct(w, 99),
+        ordersPerSecond: webhook.orders / webhook.seconds,
+      },
+      ceilingOrdersPerSecond: bare.orders / bare.seconds,
+      ceilingPaymentsPerSecond: jobs.length / bare.seconds,
+      refused: sandbox.refused + webhook.refused,
+      cpu: {
+        service: sandboxCpu.service / sandbox.payments,
+        postgres: sandboxCpu.postgres / sandbox.payments,
+        ceilingPostgres: bareCpu.postgres / jobs.length,
+      },
+      audit: checked,
+    };
+  } finally {
+    await stopService(service);
+    await db.end();
+  }
+}
+
+// ---- main ----------------------------------------------------------------------------------
+
+const results: RunFigures[] = [];
+for (let i = 0; i < RUNS; i++) results.push(await run(i));
+agent.destroy();
+if (!flags.keep) {
+  const admin = new pg.Client({ connectionString: pgServer });
+  await admin.connect();
+  await admin.query(`drop database if exists ${DB_NAME} with (force)`);
+  await admin.end();
+}
+
+const median = (xs: number[]) => {
+  const s = sorted(xs);
+  const m = Math.floor(s.length / 2);
+  return s.length % 2 ? s[m]! : (s[m - 1]! + s[m]!) / 2;
+};
+const cols: Array<[string, (r: RunFigures) => number, number]> = [
+  ['paid orders/s', (r) => r.ordersPerSecond, 0],
+  ['payments/s', (r) => r.paymentsPerSecond, 0],
+  ['checkout p95 ms', (r) => r.checkoutP95, 1],
+  ['pay p95 ms', (r) => r.payP95, 1],
+  ['webhook p50 ms', (r) => r.webhook.p50, 1],
+  ['webhook p95 ms', (r) => r.webhook.p95, 1],
+  ['webhook p99 ms', (r) => r.webhook.p99, 1],
+  ['ceiling orders/s', (r) => r.ceilingOrdersPerSecond, 0],
+  ['% of ceiling', (r) => (100 * r.ordersPerSecond) / r.ceilingOrdersPerSecond, 0],
+  ['out-of-stock refusals', (r) => r.refused, 0],
+  ['oversold', (r) => r.audit.oversold, 0],
+  ['service CPU ms/payment', (r) => r.cpu.service, 1],
+  ['postgres CPU ms/payment', (r) => r.cpu.postgres, 1],
+  ['ceiling postgres CPU ms/payment', (r) => r.cpu.ceilingPostgres, 1],
+];
+console.log(
+  `\nPostgreSQL, ${BUYERS} buyers (sandbox pay), ${WEBHOOK_BUYERS} (direct webhook), ${CEILING_BUYERS} (ceiling); ` +
+    `concurrency ${C}; service and ceiling pools ${POOL_SIZE}; ${SELLERS} sellers x ${PER_SELLER} products, ` +
+    `${HOT} hot products of ${HOT_STOCK} units`,
+);
+console.log(`| run | buyers | concurrency | ${cols.map(([n]) => n).join(' | ')} |`);
+console.log(`| --- | ---: | ---: | ${cols.map(() => '---:').join(' | ')} |`);
+results.forEach((r, i) => {
+  console.log(`| ${i + 1} | ${r.buyers} | ${C} | ${cols.map(([, f, d]) => f(r).toFixed(d)).join(' | ')} |`);
+});
+if (results.length > 1) {
+  console.log(
+    `| median | ${BUYERS} | ${C} | ${cols.map(([, f, d]) => median(results.map(f)).toFixed(d)).join(' | ')} |`,
+  );
+}
+const bad = results.filter(
+  (r) =>
+    r.audit.oversold > 0 ||
+    r.audit.negative > 0 ||
+    r.audit.stockMismatch > 0 ||
+    r.audit.reservedMismatch > 0 ||
+    r.audit.paidSessions !== r.audit.sessionsWithOrders ||
+    r.audit.parcelMismatch > 0 ||
+    r.audit.mailRows !== r.audit.paidSessions,
+);
+if (bad.length) {
+  console.log('AUDIT FAILED:', JSON.stringify(bad.map((r) => r.audit)));
+  process.exitCode = 1;
+} else {
+  console.log(
+    'audit: no oversold unit, no negative stock or reservation, one set of orders per paid session',
+  );
+}
+const m = median(results.map((r) => r.ordersPerSecond));
+const share = median(results.map((r) => (100 * r.ordersPerSecond) / r.ceilingOrdersPerSecond));
+console.log(
+  `target (>= 300 paid orders/s, >= 30% of the ceiling, 0 oversold): ${m >= 300 && share >= 30 && !bad.length ? 'met' : 'MISSED'}`,
+);
