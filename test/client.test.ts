@@ -507,3 +507,52 @@ describe('credentials never appear in an error', () => {
     }
   });
 });
+
+describe('a connection reset by the server', () => {
+  /** A server that resets the first `resets` connections as soon as a request arrives, then answers. */
+  async function resettingServer(resets: number) {
+    let seen = 0;
+    const server = net.createServer((socket) => {
+      socket.once('data', () => {
+        seen++;
+        if (seen <= resets) return socket.resetAndDestroy();
+        socket.end(
+          'HTTP/1.1 200 OK\r\ncontent-type: application/json\r\nconnection: close\r\n\r\n' +
+            JSON.stringify({
+              items: [],
+              itemCount: 0,
+              subtotalCents: 0,
+              discount_cents: 0,
+              coupon_applied: null,
+              coupon_problem: null,
+              shippingCostCents: 0,
+              shipping_problem: null,
+              taxAmountCents: 0,
+              taxLines: [],
+              taxProvince: 'ON',
+              totalAmountCents: 0,
+              lastUpdated: 1,
+            }),
+        );
+      });
+    });
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    const { port } = server.address() as net.AddressInfo;
+    return { url: `http://127.0.0.1:${port}`, requests: () => seen, close: () => server.close() };
+  }
+
+  it('sends a GET once more, and never a POST without an Idempotency-Key', async () => {
+    const get = await resettingServer(1);
+    const reader = new PortageClient({ baseUrl: get.url, token: 'a.b.c' });
+    await expect(reader.getCart()).resolves.toMatchObject({ itemCount: 0 });
+    expect(get.requests()).toBe(2);
+    get.close();
+
+    const post = await resettingServer(1);
+    const writer = new PortageClient({ baseUrl: post.url, token: 'a.b.c' });
+    const err = await caught(writer.applyCoupon('SAVE10'));
+    expect(err.code).toBe('INTERNAL_ERROR');
+    expect(post.requests()).toBe(1);
+    post.close();
+  });
+});

@@ -342,13 +342,20 @@ export class PortageClient {
     headers: Record<string, string>,
     body?: string,
   ): Promise<RawAnswer> {
-    let res: Response;
-    let text: string;
-    try {
-      res = await this.#fetch(url, { method, headers, body });
-      text = await res.text();
-    } catch (err) {
-      throw networkError(this.baseUrl, err);
+    let res: Response | undefined;
+    let text = '';
+    // A keep-alive connection the server closed just as it was reused fails with a reset before
+    // the request is read: a GET, or a request with an Idempotency-Key, is sent once more.
+    const safe = method === 'GET' || Object.keys(headers).some((h) => h.toLowerCase() === 'idempotency-key');
+    for (let attempt = 0; !res; attempt++) {
+      try {
+        res = await this.#fetch(url, { method, headers, body });
+        text = await res.text();
+      } catch (err) {
+        res = undefined;
+        if (safe && attempt === 0 && connectionReset(err)) continue;
+        throw networkError(this.baseUrl, err);
+      }
     }
     let json: unknown;
     if (text) {
@@ -456,3 +463,9 @@ function queryString(query: Record<string, QueryValue> | undefined): string {
 }
 
 const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
+
+/** Whether a fetch failed because the server reset a (reused) connection. */
+function connectionReset(err: unknown): boolean {
+  const cause = (err as { cause?: { code?: string } })?.cause;
+  return cause?.code === 'ECONNRESET' || cause?.code === 'UND_ERR_SOCKET';
+}

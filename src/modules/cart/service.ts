@@ -271,21 +271,27 @@ export async function clearPurchased(
   bought: Array<{ productId: string; quantity: number }>,
   couponCode: string | null,
 ): Promise<void> {
-  await lockCart(ctx, buyerId);
-  for (const line of bought) {
-    const where = and(eq(cartItems.userId, buyerId), eq(cartItems.productId, line.productId));
-    await ctx.db.delete(cartItems).where(and(where, sql`${cartItems.quantity} <= ${line.quantity}`));
-    await ctx.db
-      .update(cartItems)
-      .set({ quantity: sql`${cartItems.quantity} - ${line.quantity}` })
-      .where(and(where, sql`${cartItems.quantity} > ${line.quantity}`));
+  // The cart is locked already (lockCartOf, first thing of the paying transaction).
+  if (bought.length > 0) {
+    const lines = JSON.stringify(bought.map((l) => ({ productId: l.productId, quantity: l.quantity })));
+    await ctx.db.execute(sql`
+      with bought as (
+        select * from json_to_recordset(${lines}::json) as b("productId" text, quantity int)
+      ), gone as (
+        delete from ${cartItems} c using bought b
+        where c.user_id = ${buyerId} and c.product_id = b."productId" and c.quantity <= b.quantity
+      )
+      update ${cartItems} c set quantity = c.quantity - b.quantity from bought b
+      where c.user_id = ${buyerId} and c.product_id = b."productId" and c.quantity > b.quantity`);
   }
-  if (couponCode) {
-    await ctx.db
-      .update(carts)
-      .set({ couponCode: null })
-      .where(and(eq(carts.userId, buyerId), eq(carts.couponCode, couponCode)));
-  }
+  // The cart changed (its lastUpdated moves on), and loses the coupon if it was the one used.
+  await ctx.db
+    .update(carts)
+    .set({
+      updatedAt: ctx.now(),
+      couponCode: couponCode ? sql`nullif(${carts.couponCode}, ${couponCode})` : sql`${carts.couponCode}`,
+    })
+    .where(eq(carts.userId, buyerId));
 }
 
 /** Locks the buyer's cart row for the rest of the transaction (a payment turning into orders). */

@@ -9,7 +9,6 @@ import type { z } from 'zod';
 import { type checkoutSession, type createCheckoutBody, PAYMENT_METHODS } from '../../contract/checkout.ts';
 import { isRecordId, newId, type Province, toUnix } from '../../contract/common.ts';
 import { AppError, conflict, notFound } from '../../contract/errors.ts';
-import { findUser } from '../auth/users.ts';
 import { lockCartOf, lockedCartForCheckout, quoteLines } from '../cart/service.ts';
 import { caller, inTransaction, type RequestContext } from '../context.ts';
 import { checkCoupon, findCoupon, lockCoupon, requireCoupon } from '../coupons/service.ts';
@@ -204,10 +203,9 @@ export async function createCheckout(
   }
   const row = prepared.row;
   try {
-    const buyer = await findUser(ctx, me.id);
     const opened = await deps.provider.createSession({
       checkoutId: row.id,
-      buyerEmail: buyer?.email ?? me.email,
+      buyerEmail: me.email,
       parcels: row.parcels,
       address: row.address,
       subtotalCents: row.subtotalCents,

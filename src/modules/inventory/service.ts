@@ -87,8 +87,7 @@ export async function reserve(
 ): Promise<ReserveLine[]> {
   const now = ctx.now();
   const refused: ReserveLine[] = [];
-  for (const line of [...lines].sort((a, b) => (a.productId < b.productId ? -1 : 1))) {
-    await releaseLapsed(ctx, line.productId);
+  const claim = async (line: ReserveLine) => {
     const held = await ctx.db.execute(sql`
       with claimed as (
         update ${products} set reserved_quantity = reserved_quantity + ${line.quantity}
@@ -99,7 +98,14 @@ export async function reserve(
       insert into ${reservations} (checkout_id, product_id, quantity, expires_at, created_at)
       select ${checkoutId}, id, ${line.quantity}, ${expiresAt}, ${now} from claimed
       returning product_id`);
-    if (rowsOf(held).length === 0) refused.push(line);
+    return rowsOf(held).length > 0;
+  };
+  for (const line of [...lines].sort((a, b) => (a.productId < b.productId ? -1 : 1))) {
+    // One statement when the units are there; lapsed holds are given back (and the claim tried
+    // again) only when they are what stands in the way.
+    if (await claim(line)) continue;
+    await releaseLapsed(ctx, line.productId);
+    if (!(await claim(line))) refused.push(line);
   }
   return refused;
 }
@@ -181,6 +187,32 @@ export async function commitParcel(
   lines: ReserveLine[],
 ): Promise<boolean> {
   const sorted = [...lines].sort((a, b) => (a.productId < b.productId ? -1 : 1));
+  if (checkoutId) {
+    // The usual case in one statement: every line is held by a live reservation of the checkout
+    // and the stock is there, and then all of them are committed; otherwise nothing is (the
+    // products are locked by the caller, so nothing changes between the check and the writes).
+    const wanted = JSON.stringify(sorted.map((l) => ({ productId: l.productId, quantity: l.quantity })));
+    const taken = await ctx.db.execute(sql`
+      with wanted as (
+        select * from json_to_recordset(${wanted}::json) as w("productId" text, quantity int)
+      ), live as (
+        select r.product_id, r.quantity from ${reservations} r
+        join wanted w on w."productId" = r.product_id and w.quantity = r.quantity
+        join ${products} p on p.id = r.product_id and p.stock_quantity >= r.quantity
+        where r.checkout_id = ${checkoutId} and r.released_at is null and r.committed_at is null
+      ), marked as (
+        update ${reservations} r set committed_at = ${ctx.now()} from live
+        where (select count(*) from live) = ${sorted.length}
+          and r.checkout_id = ${checkoutId} and r.product_id = live.product_id
+        returning r.product_id, r.quantity
+      )
+      update ${products} p set stock_quantity = p.stock_quantity - marked.quantity,
+        reserved_quantity = p.reserved_quantity - marked.quantity
+      from marked where p.id = marked.product_id
+      returning p.id`);
+    if (rowsOf(taken).length === sorted.length) return true;
+  }
+  // Some line lost its reservation (it lapsed and was released): line by line, all or none.
   const committed = await ctx.db
     .transaction(async (savepoint) => {
       const db = savepoint as unknown as typeof ctx.db;

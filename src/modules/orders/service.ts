@@ -16,7 +16,7 @@ import { completeSession, lockSessionForPayment, shipFromOf } from '../checkout/
 import type { StoredAddress } from '../checkout/tables.ts';
 import { type AuthUser, caller, inTransaction, type RequestContext } from '../context.ts';
 import { redeemCoupon } from '../coupons/service.ts';
-import { commitParcel, lockProducts, releaseCheckout, restock } from '../inventory/service.ts';
+import { commitParcel, lockProducts, restock } from '../inventory/service.ts';
 import { enqueueMail } from '../mail/outbox.ts';
 import {
   type OrderMailOrder,
@@ -167,8 +167,8 @@ export async function createFromCheckout(
         .returning();
       created.push({ ...row!, items });
     }
-    // Whatever the session still holds (nothing, normally) goes back.
-    await releaseCheckout(tx, session.id);
+    // Nothing of the session is held any more: each parcel's reservations were committed, or
+    // released when its stock could not be taken.
     if (session.couponCode) await redeemCoupon(tx, session.couponCode, session.buyerId, created[0]!.id);
     await clearPurchased(
       tx,
