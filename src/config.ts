@@ -294,6 +294,10 @@ function paymentsConfig(
     undefined,
   );
   const provider = stripeSecretKey ? 'stripe' : 'sandbox';
+  // The sandbox takes no money: anyone holding a session's page could "pay" with a test card.
+  if (provider === 'sandbox' && appEnv === 'production') {
+    problems.push('STRIPE_SECRET_KEY: required when APP_ENV=production (the sandbox takes no money)');
+  }
   let webhookSecret = pick<string | undefined>(
     'PAYMENT_WEBHOOK_SECRET',
     z.string().min(16, 'must be at least 16 characters').max(200),

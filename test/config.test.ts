@@ -21,6 +21,9 @@ const deployed = (appEnv: string) => ({
   JWT_PRIVATE_KEY: testKeyPem(),
   PUBLIC_BASE_URL: 'https://shop.example.ca',
   PAYMENT_WEBHOOK_SECRET: 'whsec_deployed_secret_0123456789',
+  ...(appEnv === 'production'
+    ? { STRIPE_SECRET_KEY: 'sk_live_portage123', STRIPE_PUBLISHABLE_KEY: 'pk_live_portage123' }
+    : {}),
 });
 
 describe('loadConfig', () => {
@@ -192,12 +195,17 @@ describe('loadConfig', () => {
     'refuses APP_ENV=%s without a signing key and a public URL, and loads with them',
     (appEnv) => {
       const problems = problemsOf({ APP_ENV: appEnv });
-      expect(problems).toHaveLength(3);
+      const sandboxRefused =
+        appEnv === 'production'
+          ? ['STRIPE_SECRET_KEY: required when APP_ENV=production (the sandbox takes no money)']
+          : [];
+      expect(problems).toHaveLength(3 + sandboxRefused.length);
       expect(problems).toEqual(
         expect.arrayContaining([
           expect.stringMatching(/^JWT_PRIVATE_KEY\b.*required when APP_ENV=/),
           `PUBLIC_BASE_URL: required when APP_ENV=${appEnv}`,
           `PAYMENT_WEBHOOK_SECRET: required when APP_ENV=${appEnv}`,
+          ...sandboxRefused,
         ]),
       );
 
