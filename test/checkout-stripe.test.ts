@@ -81,8 +81,6 @@ describe('checkout on Stripe', () => {
       mode: 'payment',
       ui_mode: 'embedded_page',
       currency: 'cad',
-      automatic_tax: { enabled: 'true' },
-      shipping_address_collection: { allowed_countries: ['CA'] },
       payment_intent_data: { metadata: { checkoutSessionId: session.sessionId } },
     });
     const page = await t.api.get(new URL(session.sessionUrl).pathname);
@@ -147,6 +145,22 @@ describe('checkout on Stripe', () => {
     expect(done?.status).toBe('succeeded');
     const keys = stripe.requests.filter((r) => r.path === '/v1/refunds').map((r) => r.idempotencyKey);
     expect(new Set(keys.slice(-2)).size).toBe(1);
+  });
+
+  it('makes no order from a payment of another amount than quoted, and refunds what was paid', async () => {
+    const { b, p } = await ready();
+    const session = await openCheckout(t.api, b);
+    const pi = `pi_test_short_${session.sessionId.slice(10)}`;
+    const res = await deliver(succeeded(session.sessionId, 100, pi));
+    expect(res.status).toBe(200);
+    expect(res.body).toEqual({ received: true, duplicate: false, orderIds: [] });
+    expect((await t.api.as(b).get('/orders')).body.total).toBe(0);
+    expect((await t.api.as(b).get(`/checkout/${session.sessionId}`)).body.status).toBe('expired');
+    expect(await stockOf(p.id)).toEqual({ stock: 5, reserved: 0 });
+    const refund = stripe.requests.filter((r) => r.path === '/v1/refunds').at(-1);
+    expect(refund?.body).toEqual({ payment_intent: pi, amount: '100' });
+    const [row] = await database.db.select().from(refunds).where(eq(refunds.paymentIntentId, pi));
+    expect(row).toMatchObject({ status: 'succeeded', amountCents: 100, reason: 'amount_mismatch' });
   });
 
   it('releases the stock on checkout.session.expired', async () => {

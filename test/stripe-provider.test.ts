@@ -43,8 +43,11 @@ function sessionInput(overrides: Partial<SessionInput> = {}): SessionInput {
         subtotalCents: 6000,
         discountCents: 400,
         shippingCostCents: 899,
-        taxLines: [],
-        taxAmountCents: 0,
+        taxLines: [
+          { name: 'GST', ratePercent: 5, amountCents: 325 },
+          { name: 'QST', ratePercent: 9.975, amountCents: 648 },
+        ],
+        taxAmountCents: 973,
         totalCents: 0,
         items: [
           {
@@ -63,8 +66,11 @@ function sessionInput(overrides: Partial<SessionInput> = {}): SessionInput {
         subtotalCents: 1500,
         discountCents: 100,
         shippingCostCents: 1299,
-        taxLines: [],
-        taxAmountCents: 0,
+        taxLines: [
+          { name: 'GST', ratePercent: 5, amountCents: 135 },
+          { name: 'QST', ratePercent: 9.975, amountCents: 237 },
+        ],
+        taxAmountCents: 372,
         totalCents: 0,
         items: [
           {
@@ -174,6 +180,15 @@ describe('createSession', () => {
             product_data: { name: 'Tea tin', metadata: { productId: 'prod_3', sellerId: 'seller_b' } },
           },
         },
+        // Our tax, each component summed over the parcels: Stripe charges exactly our quote.
+        {
+          quantity: '1',
+          price_data: { currency: 'cad', unit_amount: '460', product_data: { name: 'GST 5%' } },
+        },
+        {
+          quantity: '1',
+          price_data: { currency: 'cad', unit_amount: '885', product_data: { name: 'QST 9.975%' } },
+        },
       ],
       discounts: [{ coupon: couponId }],
       shipping_options: [
@@ -186,8 +201,6 @@ describe('createSession', () => {
           },
         },
       ],
-      automatic_tax: { enabled: 'true' },
-      shipping_address_collection: { allowed_countries: ['CA'] },
       allowed_payment_method_types: ['card', 'klarna'],
       customer_email: 'buyer@example.ca',
       client_reference_id: input.checkoutId,
@@ -205,8 +218,9 @@ describe('createSession', () => {
     // Embedded: Stripe gives no URL; the person pays on our return page, which mounts it.
     expect(stored.url).toBeNull();
     expect(session.url).toBe(input.pageUrl);
-    // The fake's own sum: items - coupon + shipping (Stripe adds its tax on top).
-    expect(stored.amount_total).toBe(7500 - 500 + 2198);
+    // The fake's own sum of what was sent (items and our tax lines - coupon + shipping) is our
+    // quote's total, to the cent.
+    expect(stored.amount_total).toBe(input.totalCents);
   });
 
   it('a retried call with the same idempotency key gets the same session and makes no second coupon', async () => {

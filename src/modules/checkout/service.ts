@@ -12,7 +12,7 @@ import { AppError, conflict, notFound } from '../../contract/errors.ts';
 import { lockCartOf, lockedCartForCheckout, quoteLines } from '../cart/service.ts';
 import { caller, inTransaction, type RequestContext } from '../context.ts';
 import { checkCoupon, findCoupon, lockCoupon, requireCoupon } from '../coupons/service.ts';
-import { availableUnits, releaseCheckout, reserve } from '../inventory/service.ts';
+import { availableUnits, lockProducts, releaseCheckout, reserve } from '../inventory/service.ts';
 import { orderIdsOfCheckout } from '../orders/service.ts';
 import { type PaymentProvider, ProviderError } from '../payments/provider.ts';
 import { quote, quoteRefusal } from '../pricing/index.ts';
@@ -127,7 +127,12 @@ export async function createCheckout(
       throw conflict('This checkout is still being opened at the payment provider; try again in a moment');
     }
 
-    // One open checkout per buyer: a new one ends the others and gives back their stock.
+    // One open checkout per buyer: a new one ends the others and gives back their stock. The
+    // products of both are locked first, all in id order (then released and reserved).
+    await lockProducts(tx, [
+      ...cart.lines.map((l) => l.productId),
+      ...open.flatMap((s) => s.parcels.flatMap((p) => p.items.map((i) => i.productId))),
+    ]);
     for (const s of open) await expire(tx, s.id);
 
     const id = newId('checkouts');
@@ -240,7 +245,9 @@ export async function createCheckout(
     await inTransaction(ctx, (tx) => expire(tx, row.id));
     if (err instanceof ProviderError) {
       ctx.log.warn({ err: err.message, checkoutId: row.id }, 'payment provider refused the session');
-      throw new AppError('PAYMENT_PROVIDER_ERROR', 400, err.publicMessage);
+      // A provider that is down or busy is 503 (not stored under an Idempotency-Key: the same
+      // retry runs again); a refusal is 400.
+      throw new AppError('PAYMENT_PROVIDER_ERROR', err.retryable ? 503 : 400, err.publicMessage);
     }
     throw err;
   }
@@ -255,7 +262,9 @@ async function heldCouponUses(ctx: RequestContext, code: string, buyerId: string
       and(
         eq(checkoutSessions.couponCode, code),
         eq(checkoutSessions.status, 'ready_for_payment'),
-        sql`${checkoutSessions.expiresAt} > ${ctx.now()}`,
+        // Still payable a little after our expiry at the provider (Stripe's session outlives the
+        // hold by a minute): counted until then.
+        sql`${checkoutSessions.expiresAt} > ${new Date(ctx.now().getTime() - 120_000)}`,
         ne(checkoutSessions.buyerId, buyerId),
       ),
     );
@@ -343,17 +352,28 @@ export async function expireLapsedSessions(
   provider: PaymentProvider,
   limit: number,
 ): Promise<number> {
-  const ended = await inTransaction(ctx, async (tx) => {
-    const due = await tx.db
-      .select({ id: checkoutSessions.id, providerSessionId: checkoutSessions.providerSessionId })
-      .from(checkoutSessions)
-      .where(and(eq(checkoutSessions.status, 'ready_for_payment'), lte(checkoutSessions.expiresAt, tx.now())))
-      .orderBy(checkoutSessions.expiresAt)
-      .limit(limit)
-      .for('update', { skipLocked: true });
-    for (const s of due) await expire(tx, s.id);
-    return due;
-  });
+  const due = await ctx.db
+    .select({ id: checkoutSessions.id })
+    .from(checkoutSessions)
+    .where(and(eq(checkoutSessions.status, 'ready_for_payment'), lte(checkoutSessions.expiresAt, ctx.now())))
+    .orderBy(checkoutSessions.expiresAt)
+    .limit(limit);
+  const ended: Array<{ providerSessionId: string | null }> = [];
+  // Each session in its own short transaction: its products are locked in id order, never
+  // interleaved with another session's, and a session another instance holds is skipped.
+  for (const { id } of due) {
+    const done = await inTransaction(ctx, async (tx) => {
+      const [claimed] = await tx.db
+        .select({ id: checkoutSessions.id, providerSessionId: checkoutSessions.providerSessionId })
+        .from(checkoutSessions)
+        .where(and(eq(checkoutSessions.id, id), eq(checkoutSessions.status, 'ready_for_payment')))
+        .for('update', { skipLocked: true });
+      if (!claimed) return undefined;
+      await expire(tx, claimed.id);
+      return claimed;
+    });
+    if (done) ended.push(done);
+  }
   for (const s of ended) {
     if (s.providerSessionId) await provider.expireSession(s.providerSessionId).catch(() => {});
   }

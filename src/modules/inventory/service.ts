@@ -115,10 +115,18 @@ export async function reserve(
  * marked and the product's count lowered together). The expiry job does it for every product;
  * a checkout does it for its own products first, so a lapsed hold never refuses it.
  */
-async function releaseLapsed(ctx: RequestContext, productId: string) {
+async function releaseLapsed(ctx: RequestContext, productId: string, skipLocked = false) {
   await inTransaction(ctx, async (tx) => {
-    // The product row first, then its reservations: the order every writer takes them in.
-    await lockProducts(tx, [productId]);
+    // The product row first, then its reservations: the order every writer takes them in. The
+    // job skips a product someone else holds (it comes back on a later pass).
+    if (skipLocked) {
+      const got = await tx.db.execute(
+        sql`select id from ${products} where id = ${productId} for no key update skip locked`,
+      );
+      if (rowsOf(got).length === 0) return;
+    } else {
+      await lockProducts(tx, [productId]);
+    }
     await tx.db.execute(sql`
     with lapsed as (
       update ${reservations} set released_at = ${ctx.now()}
@@ -283,7 +291,7 @@ export async function releaseLapsedReservations(ctx: RequestContext, limit: numb
     )
     .orderBy(reservations.productId)
     .limit(limit);
-  for (const { productId } of due) await releaseLapsed(ctx, productId);
+  for (const { productId } of due) await releaseLapsed(ctx, productId, true);
   return due.length;
 }
 

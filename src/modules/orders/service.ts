@@ -12,7 +12,7 @@ import type { listOrdersQuery, OrderStatus, orderDetail, orderListItem } from '.
 import { shopNames } from '../auth/sellers.ts';
 import { findUser } from '../auth/users.ts';
 import { clearPurchased } from '../cart/service.ts';
-import { completeSession, lockSessionForPayment, shipFromOf } from '../checkout/service.ts';
+import { completeSession, expireCheckout, lockSessionForPayment, shipFromOf } from '../checkout/service.ts';
 import type { StoredAddress } from '../checkout/tables.ts';
 import { type AuthUser, caller, inTransaction, type RequestContext } from '../context.ts';
 import { redeemCoupon } from '../coupons/service.ts';
@@ -81,6 +81,8 @@ export function estimatedDelivery(from: Date, origin: string, destination: strin
 export type PaymentOutcome =
   | { outcome: 'created'; orderIds: string[] }
   | { outcome: 'already'; orderIds: string[] }
+  /** Paid another amount than quoted: no order, the payment refunded (the refund's id). */
+  | { outcome: 'refused'; refundId: string | undefined }
   | { outcome: 'unknown_checkout' };
 
 /**
@@ -108,10 +110,23 @@ export async function createFromCheckout(
       return { outcome: 'already', orderIds: await orderIdsOfCheckout(tx, session.id) };
     }
     if (payment.amountCents !== session.totalCents) {
-      tx.log.warn(
+      // The provider charged something else than the quote the orders would record: no order;
+      // the session ends (its stock goes back) and what was paid is refunded.
+      tx.log.error(
         { checkoutId: session.id, quoted: session.totalCents, paid: payment.amountCents },
-        'the amount paid differs from the quote',
+        'the amount paid differs from the quote: no order, the payment is refunded',
       );
+      await expireCheckout(tx, session.id);
+      const refundId =
+        payment.amountCents > 0
+          ? await requestRefund(
+              tx,
+              { id: session.id, paymentIntentId: payment.paymentIntentId },
+              payment.amountCents,
+              'amount_mismatch',
+            )
+          : undefined;
+      return { outcome: 'refused', refundId };
     }
     const now = tx.now();
     const { phone: _phone, ...address } = session.address as StoredAddress;
@@ -532,7 +547,8 @@ export async function cancelOrder(
 /** Writes a refund intent in ctx's transaction; answers its id (also the provider's idempotency key). */
 export async function requestRefund(
   ctx: RequestContext,
-  row: OrderRow,
+  /** The order refunded (or the checkout, for a payment that made no order) and its payment. */
+  row: Pick<OrderRow, 'id' | 'paymentIntentId'>,
   amountCents: number,
   reason: string,
 ): Promise<string> {
@@ -549,9 +565,13 @@ export async function requestRefund(
   return id;
 }
 
-/** Waits before the next try of a refund: 1 min, 5 min, 30 min, 2 h, then every 6 h. */
-const REFUND_BACKOFF_SECONDS = [60, 300, 1800, 7200, 21_600];
-const MAX_REFUND_ATTEMPTS = 10;
+/**
+ * Waits before the next try of a refund: 1 min, 5 min, 30 min, 2 h, 6 h, 10 h (about 19 hours in
+ * all). Then it is `failed` for an operator: every try uses the same idempotency key, and Stripe
+ * remembers a key for 24 hours only, so a later try could refund twice.
+ */
+const REFUND_BACKOFF_SECONDS = [60, 300, 1800, 7200, 21_600, 36_000];
+const MAX_REFUND_ATTEMPTS = REFUND_BACKOFF_SECONDS.length + 1;
 
 /**
  * Sends one refund to the provider: claimed first by moving its next attempt forward (so two

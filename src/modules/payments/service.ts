@@ -4,7 +4,7 @@
 import { AppError, conflict, internal, notFound } from '../../contract/errors.ts';
 import { checkoutIdOfProviderSession, expireCheckout, sessionForPayment } from '../checkout/service.ts';
 import { inTransaction, type RequestContext } from '../context.ts';
-import { createFromCheckout, type OrdersDeps, orderIdsOfCheckout } from '../orders/service.ts';
+import { createFromCheckout, type OrdersDeps, orderIdsOfCheckout, sendRefund } from '../orders/service.ts';
 import type { PaymentEvent } from './provider.ts';
 import { paymentSucceededEvent, SANDBOX_CARDS, sandboxPaymentIntent } from './providers/sandbox.ts';
 import { paymentEvents } from './tables.ts';
@@ -15,6 +15,8 @@ export interface EventOutcome {
   duplicate: boolean;
   /** The orders of the paid checkout (new, or made by an earlier event of the same payment). */
   orderIds?: string[];
+  /** A refund decided by this event (a payment of another amount than quoted), sent after commit. */
+  refundId?: string;
 }
 
 export async function handlePaymentEvent(
@@ -51,6 +53,8 @@ export async function handlePaymentEvent(
         tx.log.warn({ eventId: event.eventId }, 'a payment for an unknown checkout session');
         return { received: true, duplicate: false };
       }
+      if (done.outcome === 'refused')
+        return { received: true, duplicate: false, orderIds: [], refundId: done.refundId };
       return { received: true, duplicate: false, orderIds: done.orderIds };
     }
     if (event.kind === 'session_expired') {
@@ -60,7 +64,10 @@ export async function handlePaymentEvent(
     return { received: true, duplicate: false };
   });
   if (outcome.orderIds && !outcome.duplicate) deps.nudge('mail');
-  return outcome;
+  const { refundId, ...answer } = outcome;
+  // After the commit, never inside it: the refund of a payment that made no order.
+  if (refundId) await sendRefund(ctx, deps, refundId);
+  return answer;
 }
 
 // ---- the sandbox's payment -------------------------------------------------------------------

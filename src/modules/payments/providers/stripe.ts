@@ -176,6 +176,22 @@ export function sessionParams(
       },
     })),
   );
+  // Our tax, per component summed over the parcels, as its own lines: Stripe charges exactly the
+  // quote the orders record (README "Checkout, payment and orders").
+  const taxLines = new Map<string, { label: string; cents: number }>();
+  for (const parcel of input.parcels) {
+    for (const t of parcel.taxLines) {
+      const label = `${t.name} ${t.ratePercent}%`;
+      taxLines.set(label, { label, cents: (taxLines.get(label)?.cents ?? 0) + t.amountCents });
+    }
+  }
+  for (const t of taxLines.values()) {
+    if (t.cents <= 0) continue;
+    lineItems.push({
+      quantity: 1,
+      price_data: { currency: 'cad', unit_amount: t.cents, product_data: { name: t.label } },
+    });
+  }
   const parcels = input.parcels.length;
   const shippingCents = input.parcels.reduce((sum, p) => sum + p.shippingCostCents, 0);
   const methods = [...new Set(input.paymentMethods.map((m) => METHOD_TYPES[m] ?? m))];
@@ -196,8 +212,6 @@ export function sessionParams(
         },
       },
     ],
-    automatic_tax: { enabled: true },
-    shipping_address_collection: { allowed_countries: ['CA'] },
     allowed_payment_method_types: methods,
     customer_email: input.buyerEmail,
     client_reference_id: input.checkoutId,
