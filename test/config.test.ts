@@ -22,7 +22,7 @@ const deployed = (appEnv: string) => ({
   PUBLIC_BASE_URL: 'https://shop.example.ca',
   PAYMENT_WEBHOOK_SECRET: 'whsec_deployed_secret_0123456789',
   ...(appEnv === 'production'
-    ? { STRIPE_SECRET_KEY: 'sk_live_portage123', STRIPE_PUBLISHABLE_KEY: 'pk_live_portage123' }
+    ? { STRIPE_SECRET_KEY: 'sk_test_production1', STRIPE_PUBLISHABLE_KEY: 'pk_test_production1' }
     : {}),
 });
 

@@ -82,8 +82,8 @@ describe('portage seed', () => {
         APP_ENV: 'production',
         PUBLIC_BASE_URL: 'https://portage.example',
         PAYMENT_WEBHOOK_SECRET: 'whsec_production_test_0123456789',
-        STRIPE_SECRET_KEY: 'sk_live_portage123',
-        STRIPE_PUBLISHABLE_KEY: 'pk_live_portage123',
+        STRIPE_SECRET_KEY: 'sk_test_production1',
+        STRIPE_PUBLISHABLE_KEY: 'pk_test_production1',
         JWT_PRIVATE_KEY: testKeyPem(),
       },
     }).catch((e: { code: number; stderr: string }) => e);
