@@ -5,7 +5,7 @@
 // and no start-up load.
 import { sql } from 'drizzle-orm';
 import type { z } from 'zod';
-import type { searchAnswer, searchQuery } from '../../contract/catalog.ts';
+import type { productListItem, searchAnswer, searchQuery } from '../../contract/catalog.ts';
 import { type Db, queryRows } from '../../db/index.ts';
 import { listItemsByIds } from '../catalog/service.ts';
 import { searchWords } from '../catalog/text-query.ts';
@@ -17,6 +17,7 @@ import { sqlSearch } from './sql-engine.ts';
 
 type Answer = z.infer<typeof searchAnswer>;
 type Query = z.infer<typeof searchQuery>;
+type ListItem = z.infer<typeof productListItem>;
 
 /** Words whose stems are remembered; past this the memory starts again. */
 export const STEM_CACHE_MAX = 10_000;
@@ -74,7 +75,13 @@ export function createSearch(opts: { index: MemorySearchIndex | undefined }) {
   };
 }
 
-function answer(q: Query, found: EngineAnswer, results: Answer['results'] = []): Answer {
+/**
+ * The answer as the contract has it, field by field: it is serialized without a second
+ * check (src/http/route-defaults.ts `unchecked`), so a result leaves out the list item's
+ * `status` here (every result is active).
+ */
+function answer(q: Query, found: EngineAnswer, items: ListItem[] = []): Answer {
+  const results = items.map(({ status: _, ...result }) => result);
   return { results, facets: found.facets, total: found.total, limit: q.limit, offset: q.offset };
 }
 
