@@ -207,9 +207,9 @@ export async function listItemsByIds(ctx: RequestContext, ids: string[]): Promis
   if (ids.length === 0) return [];
   const rows =
     (await arrayRows(ctx.db, BY_IDS_SQL, [ids], 'product_list_items_by_ids')) ??
-    (
-      await ctx.db.select(listItemColumns).from(products).where(sql`${products.id} = any(${ids}::text[])`)
-    ).map((r) => Object.values(r));
+    (await ctx.db.select(listItemColumns).from(products).where(inArray(products.id, ids))).map((r) =>
+      Object.values(r),
+    );
   const byId = new Map<string, ListItem>();
   for (const r of rows) byId.set(r[0] as string, rowToListItem(r));
   return ids.flatMap((id) => byId.get(id) ?? []);
