@@ -29,14 +29,18 @@ export function createSearch(opts: { index: MemorySearchIndex | undefined }) {
   const stems = new StemCache();
 
   /**
-   * With the stems known, the answer is computed on the index as it is, and the read of the
-   * changes goes out together with the read of that page: one round trip. Only when the
-   * read brought a change is the answer computed again and its page read again.
+   * With the stems known, the read of the changes goes out first, the answer is computed on
+   * the index as it is while the database works (changes apply only when their read comes
+   * back), and the read of that page follows: one round trip's wait. Only when the read
+   * brought a change is the answer computed again and its page read again.
    */
   async function indexSearch(ctx: RequestContext, index: MemorySearchIndex, q: IndexQuery) {
     const version = index.version;
+    const refreshed = index.refresh(ctx.db);
+    // Awaited below; handled here too, in case the search throws before that.
+    refreshed.catch(() => {});
     let found = index.search(q);
-    let [, results] = await Promise.all([index.refresh(ctx.db), listItemsByIds(ctx, found.ids)]);
+    let [, results] = await Promise.all([refreshed, listItemsByIds(ctx, found.ids)]);
     if (index.version !== version) {
       found = index.search(q);
       results = await listItemsByIds(ctx, found.ids);
