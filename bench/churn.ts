@@ -58,6 +58,13 @@ export function rssMb(pid: number): number {
   return Math.round(kb / 1024);
 }
 
+/** CPU time (user + system) a process has used so far, in milliseconds (Linux clock ticks of 10 ms). */
+export function cpuMs(pid: number): number {
+  const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+  return (Number(fields[11]) + Number(fields[12])) * 10;
+}
+
 let wordCounter = 0;
 /** A word no catalog has: letters only (so that full-text search keeps it a word), unique per run. */
 function freshWord(): string {

@@ -18,6 +18,7 @@ import { categoryId, seedCatalog, seededProduct } from '../src/db/seed.ts';
 import {
   type ChurnSlice,
   churnSlice,
+  cpuMs,
   type LatencyFigures,
   pct,
   restoreChurnSlice,
@@ -135,6 +136,12 @@ if (wanted('churn')) {
 
 // ---- load ---------------------------------------------------------------------------
 
+/**
+ * The process serving the scenario being measured: its CPU time per request is printed with
+ * each scenario, a figure that other work on the machine disturbs much less than latency.
+ */
+let servedBy: ChildProcess | undefined;
+
 async function load(
   name: string,
   base: string,
@@ -158,7 +165,9 @@ async function load(
       instance.on('response', (_c, _s, _b, responseTime) => times.push(responseTime));
     });
   await run(2); // warm-up: caches, JIT, connection pools
+  const cpuBefore = servedBy?.pid ? cpuMs(servedBy.pid) : Number.NaN;
   const { times, result } = await run(duration);
+  const cpuPerRequest = servedBy?.pid ? (cpuMs(servedBy.pid) - cpuBefore) / times.length : Number.NaN;
   times.sort((a, b) => a - b);
   const f: LatencyFigures = {
     name,
@@ -169,7 +178,7 @@ async function load(
     errors: result.non2xx + result.errors,
   };
   console.log(
-    `${name.padEnd(44)} ${String(f.rps).padStart(7)} req/s  p50 ${f.p50.toFixed(1)} ms  p95 ${f.p95.toFixed(1)} ms  p99 ${f.p99.toFixed(1)} ms${f.errors ? `  (${f.errors} errors!)` : ''}`,
+    `${name.padEnd(44)} ${String(f.rps).padStart(7)} req/s  p50 ${f.p50.toFixed(1)} ms  p95 ${f.p95.toFixed(1)} ms  p99 ${f.p99.toFixed(1)} ms  service CPU ${cpuPerRequest.toFixed(2)} ms/request${f.errors ? `  (${f.errors} errors!)` : ''}`,
   );
   return f;
 }
@@ -224,6 +233,7 @@ let rss: { before: number; edited: number; after: number } | undefined;
     { PORT: '3999' },
     `${base}/health`,
   );
+  servedBy = ref;
   if (wanted('ceiling'))
     figures.push(await load('ceiling: bare route, PK select', base, productPath('/ceiling/')));
   if (wanted('naive')) {
@@ -250,6 +260,7 @@ let rss: { before: number; edited: number; after: number } | undefined;
     { PORT: '3998', RATE_LIMITS: 'off', LOG_LEVEL: 'warn', PUBLIC_BASE_URL: base },
     `${base}/health`,
   );
+  servedBy = app;
   const reg = await fetch(`${base}/auth/register`, {
     method: 'POST',
     headers: { 'content-type': 'application/json' },

@@ -4,7 +4,9 @@ import { eq, sql } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { productList, productListItem } from '../src/contract/catalog.ts';
 import { newId } from '../src/contract/common.ts';
+import { listItemsByIds, listProducts } from '../src/modules/catalog/service.ts';
 import { products } from '../src/modules/catalog/tables.ts';
+import { inTransaction } from '../src/modules/context.ts';
 import { reviews } from '../src/modules/reviews/tables.ts';
 import { type Answer, type SignedIn, type TestApp, testApp } from './helpers/app.ts';
 import {
@@ -334,6 +336,35 @@ describe('GET /products answer', () => {
     for (const item of res.body.products) {
       expect(Object.keys(item).sort()).toEqual(Object.keys(productListItem.shape).sort());
     }
+  });
+});
+
+describe('product reads inside a transaction', () => {
+  it('answer as over HTTP: the listing and the search page read through the query builder', async () => {
+    // Outside a transaction these reads go straight to the driver; inside one (a service
+    // joining its caller's transaction) through the transaction's handle.
+    const s = await seller(t.api);
+    const cat = await category(t.api, root);
+    for (const priceCents of [1200, 2500, 4000]) {
+      await product(t.api, s, { categoryId: cat.id, priceCents, imageUrl: 'https://img.example.ca/t.jpg' });
+    }
+    const query = { categoryId: cat.id, minPrice: 1000, maxPrice: 3000, limit: 20, offset: 0 };
+    const http = await t.api
+      .as(s)
+      .get(`/products?categoryId=${encodeURIComponent(cat.id)}&minPrice=1000&maxPrice=3000`);
+    expect(http.body.products).toHaveLength(2);
+    const ctx = {
+      db: database.db,
+      now: () => t.clock.now(),
+      log: t.app.log,
+      user: { id: s.id, email: s.email, role: 'seller' as const },
+    };
+    const [listed, byIds] = await inTransaction(ctx, async (tx) => [
+      await listProducts(tx, query),
+      await listItemsByIds(tx, [...ids(http)].reverse()),
+    ]);
+    expect(listed).toEqual(http.body);
+    expect(byIds).toEqual([...http.body.products].reverse());
   });
 });
 

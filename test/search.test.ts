@@ -2,6 +2,7 @@
 // sorts, the filter grammar, facets over the whole result, hostile text, paging, rate limit.
 import { eq, inArray, sql } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { searchAnswer, searchResult } from '../src/contract/catalog.ts';
 import { products } from '../src/modules/catalog/tables.ts';
 import { STEM_CACHE_MAX } from '../src/modules/search/service.ts';
 import { type Answer, type SignedIn, type TestApp, testApp } from './helpers/app.ts';
@@ -100,6 +101,27 @@ describe('answer shape and visibility', () => {
       offset: 0,
     });
     expect(Math.abs(res.body.results[0].dateCreated - t.clock.now().getTime() / 1000)).toBeLessThan(5);
+  });
+
+  it('is exactly the searchAnswer contract (it is serialized without a second check)', async () => {
+    const word = uniqueWord();
+    const s = await seller(t.api);
+    await product(s, { title: `Spruce ${word}`, imageUrl: 'https://img.example.ca/s.jpg' });
+    await product(s, {
+      title: `Spruce ${word} file`,
+      isDigital: true,
+      weight: undefined,
+      categoryId: await category(),
+    });
+    const res = await search({ q: word, filters: 'isDigital:true|false' });
+    expect(res.status).toBe(200);
+    expect(searchAnswer.parse(res.body)).toEqual(res.body);
+    expect(Object.keys(res.body).sort()).toEqual(Object.keys(searchAnswer.shape).sort());
+    expect(Object.keys(res.body.facets).sort()).toEqual(Object.keys(searchAnswer.shape.facets.shape).sort());
+    expect(res.body.results).toHaveLength(2);
+    for (const result of res.body.results) {
+      expect(Object.keys(result).sort()).toEqual(Object.keys(searchResult.shape).sort());
+    }
   });
 
   it('finds active products only: never draft, inactive or deleted, whoever asks', async () => {

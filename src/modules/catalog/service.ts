@@ -1,5 +1,6 @@
 // Categories and products: who may see and change what, and every product rule.
-import { and, asc, eq, inArray, ne, type SQL, sql } from 'drizzle-orm';
+import { PGlite } from '@electric-sql/pglite';
+import { and, asc, eq, fillPlaceholders, inArray, ne, type SQL, sql } from 'drizzle-orm';
 import type { z } from 'zod';
 import type {
   createCategoryBody,
@@ -10,7 +11,7 @@ import type {
   productListItem,
   updateProductBody,
 } from '../../contract/catalog.ts';
-import { isRecordId, newId, type Province, toUnix } from '../../contract/common.ts';
+import { isRecordId, newId, type Province } from '../../contract/common.ts';
 import { conflict, type FieldProblem, forbidden, invalid, notFound } from '../../contract/errors.ts';
 import { type Db, preparedRows } from '../../db/index.ts';
 import { isSeller, shipFromProvinces } from '../auth/sellers.ts';
@@ -79,7 +80,11 @@ function visibilityOf(user: AuthUser): 'all' | 'active' | 'activeOrOwn' {
 
 // ---- reads ------------------------------------------------------------------------------
 
-/** The columns every product answer is made of: a list item, a search result, a detail. */
+/**
+ * The columns every product answer is made of: a list item, a search result, a detail.
+ * `dateCreated` is read as whole Unix seconds (`floor(extract(epoch ...))`, what `toUnix`
+ * makes of the timestamp), so that no timestamp text is parsed per row.
+ */
 type ListItemRow = Pick<
   ProductRow,
   | 'id'
@@ -91,12 +96,11 @@ type ListItemRow = Pick<
   | 'sellerId'
   | 'categoryId'
   | 'status'
-  | 'createdAt'
   | 'isPerishable'
   | 'isDigital'
   | 'rating'
   | 'reviewCount'
->;
+> & { dateCreated: number };
 
 /** The one mapping of a product row to the fields every product answer shares. */
 export function toListItem(p: ListItemRow): ListItem {
@@ -111,7 +115,7 @@ export function toListItem(p: ListItemRow): ListItem {
     sellerId: p.sellerId,
     categoryId: p.categoryId,
     status: p.status,
-    dateCreated: toUnix(p.createdAt),
+    dateCreated: p.dateCreated,
     isPerishable: p.isPerishable,
     isDigital: p.isDigital,
     rating: Number(p.rating),
@@ -119,31 +123,96 @@ export function toListItem(p: ListItemRow): ListItem {
   };
 }
 
+/** Whole Unix seconds of a timestamp column, as `toUnix` truncates them. */
+const unixSeconds = (column: SQL | typeof products.createdAt) =>
+  sql<number>`floor(extract(epoch from ${column}))::float8`;
+
+// In the order the positional reads below (rowToListItem) take them.
 const listItemColumns = {
   id: products.id,
   title: products.title,
   description: products.description,
   priceCents: products.priceCents,
-  imageUrls: products.imageUrls,
+  // As JSON, which the drivers parse natively: their text[] parser walks the text a character at a time.
+  imageUrls: sql<string[]>`to_json(${products.imageUrls})`,
   stockQuantity: products.stockQuantity,
   sellerId: products.sellerId,
   categoryId: products.categoryId,
   status: products.status,
-  createdAt: products.createdAt,
+  dateCreated: unixSeconds(products.createdAt),
   isPerishable: products.isPerishable,
   isDigital: products.isDigital,
   rating: products.rating,
   reviewCount: products.reviewCount,
 };
+const LIST_ITEM_COLUMNS = Object.keys(listItemColumns).length;
+
+/** A list item from a row read as an array, its columns in the order of `listItemColumns`. */
+function rowToListItem(r: unknown[]): ListItem {
+  return toListItem({
+    id: r[0] as string,
+    title: r[1] as string,
+    description: r[2] as string,
+    priceCents: r[3] as number,
+    imageUrls: r[4] as string[],
+    stockQuantity: r[5] as number,
+    sellerId: r[6] as string,
+    categoryId: r[7] as string | null,
+    status: r[8] as ProductStatus,
+    dateCreated: r[9] as number,
+    isPerishable: r[10] as boolean,
+    isDigital: r[11] as boolean,
+    rating: r[12] as number,
+    reviewCount: r[13] as number,
+  });
+}
+
+/**
+ * Runs a statement and answers its rows as arrays, straight from the driver (its own type
+ * parsing: arrays, numbers, booleans), without the query builder's per-row mapping: for the
+ * hottest reads. Unnamed on PostgreSQL unless `name` is given (see `ListShape` for why the
+ * listing's page must be planned with its values). Undefined inside a transaction (no
+ * driver handle): the caller then runs the builder's statement.
+ */
+async function arrayRows(
+  db: Db,
+  text: string,
+  values: unknown[],
+  name?: string,
+): Promise<unknown[][] | undefined> {
+  const client = (db as unknown as { $client?: unknown }).$client;
+  if (client === undefined) return undefined;
+  if (client instanceof PGlite)
+    return (await client.query<unknown[]>(text, values, { rowMode: 'array' })).rows;
+  const pool = client as {
+    query(config: {
+      text: string;
+      values: unknown[];
+      rowMode: 'array';
+      name?: string;
+    }): Promise<{ rows: unknown[][] }>;
+  };
+  return (await pool.query({ text, values, rowMode: 'array', ...(name ? { name } : {}) })).rows;
+}
+
+const BY_IDS_SQL = `select id, title, description, price_cents, to_json(image_urls), stock_quantity, seller_id, category_id,
+    status, floor(extract(epoch from created_at))::float8, is_perishable, is_digital, rating, review_count
+  from products where id = any($1::text[])`;
 
 /**
  * The products of `ids` as list items, in the order of `ids` (unknown ids are left out):
- * the page of a search, whose engine found the ids.
+ * the page of a search, whose engine found the ids. A prepared statement (a primary-key
+ * lookup plans the same for any ids).
  */
 export async function listItemsByIds(ctx: RequestContext, ids: string[]): Promise<ListItem[]> {
   if (ids.length === 0) return [];
-  const rows = await ctx.db.select(listItemColumns).from(products).where(inArray(products.id, ids));
-  const byId = new Map(rows.map((r) => [r.id, toListItem(r)]));
+  const rows =
+    (await arrayRows(ctx.db, BY_IDS_SQL, [ids], 'product_list_items_by_ids')) ??
+    (await ctx.db.select(listItemColumns).from(products).where(inArray(products.id, ids))).map((r) =>
+      Object.values(r),
+    );
+  const byId = new Map<string, ListItem>();
+  for (const r of rows) byId.set(r[0] as string, rowToListItem(r));
   return ids.flatMap((id) => byId.get(id) ?? []);
 }
 
@@ -243,17 +312,23 @@ function listStatements(db: Db, shape: ListShape) {
   );
   const version = countVersion(shape.categoryId ? ph('categoryId') : undefined);
   const unnamed = '';
+  // Oldest first, then id: a product added while someone pages lands after their pages,
+  // so pages never overlap nor skip.
+  const page = db
+    .select({ ...listItemColumns, version })
+    .from(products)
+    .where(where)
+    .orderBy(asc(products.createdAt), asc(products.id))
+    .limit(ph('limit'))
+    .offset(ph('offset'));
+  const pageQuery = page.toSQL();
+  const prepared = page.prepare(unnamed);
   return {
-    // Oldest first, then id: a product added while someone pages lands after their pages,
-    // so pages never overlap nor skip.
-    page: db
-      .select({ ...listItemColumns, version })
-      .from(products)
-      .where(where)
-      .orderBy(asc(products.createdAt), asc(products.id))
-      .limit(ph('limit'))
-      .offset(ph('offset'))
-      .prepare(unnamed),
+    /** The page's rows as arrays: the list item's columns, then the count version. */
+    async page(values: Record<string, unknown>): Promise<unknown[][]> {
+      const rows = await arrayRows(db, pageQuery.sql, fillPlaceholders(pageQuery.params, values));
+      return rows ?? (await prepared.execute(values)).map((r) => Object.values(r));
+    },
     count: db.select({ n: sql<number>`count(*)::int`, version }).from(products).where(where).prepare(unnamed),
   };
 }
@@ -267,7 +342,7 @@ function preparedList(ctx: RequestContext, shape: ListShape): ListStatements {
     byShape = new Map();
     statementsByDatabase.set(ctx.db, byShape);
   }
-  const key = JSON.stringify(shape);
+  const key = `${shape.visibility} ${shape.status} ${shape.search} ${Number(shape.sellerId)}${Number(shape.categoryId)}${Number(shape.minPrice)}${Number(shape.maxPrice)}`;
   const kept = byShape.get(key);
   if (kept) return kept;
   const made = listStatements(ctx.db, shape);
@@ -336,8 +411,8 @@ export async function listProducts(ctx: RequestContext, q: z.infer<typeof listPr
     limit: q.limit,
     offset: q.offset,
   };
-  const answer = (rows: ListItemRow[], total: number) => ({
-    products: rows.map(toListItem),
+  const answer = (rows: unknown[][], total: number) => ({
+    products: rows.map(rowToListItem),
     total,
     limit: q.limit,
     offset: q.offset,
@@ -356,17 +431,17 @@ export async function listProducts(ctx: RequestContext, q: z.infer<typeof listPr
   ]);
   const totals = ctx.inTransaction || key.length > TOTAL_KEY_MAX ? undefined : listTotals(ctx);
   if (!totals?.has(key)) {
-    const [rows, [counted]] = await Promise.all([page.execute(values), count.execute(values)]);
+    const [rows, [counted]] = await Promise.all([page(values), count.execute(values)]);
     if (counted) totals?.set(key, BigInt(counted.version), counted.n);
     return answer(rows, counted?.n ?? 0);
   }
-  const rows = await page.execute(values);
+  const rows = await page(values);
   const [first] = rows;
   // A short page ends the listing: its total is known without counting.
   if ((first && rows.length < q.limit) || (!first && q.offset === 0)) {
     return answer(rows, q.offset + rows.length);
   }
-  const kept = first && totals.get(key, BigInt(first.version));
+  const kept = first && totals.get(key, BigInt(first[LIST_ITEM_COLUMNS] as string));
   if (kept !== undefined) return answer(rows, kept);
   const [counted] = await count.execute(values);
   if (counted) totals.set(key, BigInt(counted.version), counted.n);
@@ -394,7 +469,7 @@ interface DetailRow extends ListItemRow {
 // Column names as toListItem reads them; the drivers parse timestamps, arrays and json.
 const DETAIL_SQL = `select p.id, p.title, p.description, p.price_cents as "priceCents", p.image_urls as "imageUrls",
     p.stock_quantity as "stockQuantity", p.seller_id as "sellerId", p.category_id as "categoryId", p.status,
-    p.created_at as "createdAt", p.is_perishable as "isPerishable", p.is_digital as "isDigital",
+    floor(extract(epoch from p.created_at))::float8 as "dateCreated", p.is_perishable as "isPerishable", p.is_digital as "isDigital",
     p.rating, p.review_count as "reviewCount", p.weight_kg as "weightKg", p.width_cm as "widthCm",
     p.height_cm as "heightCm", p.depth_cm as "depthCm", p.keywords, p.specifications,
     coalesce(sp.shop_name, u.name) as "sellerName", coalesce(sp.rating, 0) as "sellerRating",

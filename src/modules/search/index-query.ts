@@ -25,6 +25,10 @@ export class IndexSearcher {
   private termBest = new Float32Array(0);
   private found = new Int32Array(0);
   private generation = 0;
+  // Per-candidate scratch of the intersecting path: score so far, and the best weight of the
+  // word being intersected (0: not found).
+  private candScore = new Float32Array(0);
+  private wordBest = new Float64Array(0);
 
   constructor(private readonly store: IndexStore) {}
 
@@ -79,6 +83,253 @@ export class IndexSearcher {
     );
     // Rarest term first: it bounds the candidates.
     lists.sort((a, b) => a.reduce((k, p) => k + p.n, 0) - b.reduce((k, p) => k + p.n, 0));
+    if (lists[0]!.length === 1) return this.intersect(lists);
+    return this.scan(lists);
+  }
+
+  /**
+   * The rarest word is one lexeme (an exact word, or a prefix with one word): its postings,
+   * sorted by entry, are the candidates, and every other word's lists are intersected with
+   * them in order (the shorter side walked, the longer searched by galloping), scores kept
+   * per candidate in small sequential arrays. Only the survivors touch the per-entry
+   * columns: a selective query reads no list whole and makes no random access per posting.
+   */
+  private intersect(lists: Term[][]): Matches {
+    const { found, score } = this;
+    const first = lists[0]![0]!;
+    first.sortByEntry();
+    this.fitCandidates(first.n);
+    // The words after the first that are one lexeme each, up to the first that is not: each
+    // of the first list's entries is looked up in their lists in turn (a cursor per list,
+    // galloping forward), and kept only if all hold it. Scores add up word by word in the
+    // order of the words (as Float32 sums, as the scan makes them).
+    let k = 1;
+    while (k < lists.length && lists[k]!.length === 1) k++;
+    const probes = lists.slice(1, k).map((word) => word[0]!);
+    for (const term of probes) term.sortByEntry();
+    const cursors = new Int32Array(probes.length);
+    const { candScore, wordBest } = this;
+    let n = 0;
+    {
+      const postings = first.postings;
+      const len = first.n;
+      entries: for (let i = 0; i < len; i++) {
+        const v0 = postings[i]!;
+        const key = (v0 >> 2) << 2;
+        let sum = Math.fround(WEIGHT_SCORE[v0 & 3]!);
+        for (let p = 0; p < probes.length; p++) {
+          const list = probes[p]!.postings;
+          const end = probes[p]!.n;
+          let lo = cursors[p]!;
+          let step = 1;
+          let hi = lo;
+          while (hi < end && list[hi]! < key) {
+            lo = hi + 1;
+            hi += step;
+            step *= 2;
+          }
+          if (hi > end) hi = end;
+          while (lo < hi) {
+            const mid = (lo + hi) >>> 1;
+            if (list[mid]! < key) lo = mid + 1;
+            else hi = mid;
+          }
+          cursors[p] = lo;
+          // This list has nothing past the entry: no later entry can be in all lists.
+          if (lo >= end) break entries;
+          const v = list[lo]!;
+          if (v >> 2 !== v0 >> 2) continue entries;
+          sum = Math.fround(sum + WEIGHT_SCORE[v & 3]!);
+          cursors[p] = lo + 1;
+        }
+        found[n] = v0 >> 2;
+        candScore[n] = sum;
+        n++;
+      }
+    }
+    for (let t = k; t < lists.length && n > 0; t++) {
+      const word = lists[t]!;
+      if (word.length === 1) {
+        // One lexeme: the candidates it holds are kept, their score added, in the same pass.
+        const term = word[0]!;
+        term.sortByEntry();
+        n = term.n >= n ? this.keepInLongerList(term, n) : this.keepInShorterList(term, n);
+        continue;
+      }
+      wordBest.fill(0, 0, n);
+      for (const term of word) {
+        term.sortByEntry();
+        if (term.n >= n) this.gallopCandidates(term, n);
+        else this.gallopPostings(term, n);
+      }
+      // The candidates holding this word (through any of its lexemes), its best field added.
+      let w = 0;
+      for (let i = 0; i < n; i++) {
+        const b = wordBest[i]!;
+        if (b === 0) continue;
+        found[w] = found[i]!;
+        candScore[w] = candScore[i]! + b;
+        w++;
+      }
+      n = w;
+    }
+    // Entries dead since their postings were written are still in the lists until a sweep.
+    const state = this.store.state;
+    let m = 0;
+    for (let i = 0; i < n; i++) {
+      const d = found[i]!;
+      if (state[d] !== 1) continue;
+      found[m++] = d;
+      score[d] = candScore[i]!;
+    }
+    return { docs: found, n: m };
+  }
+
+  private fitCandidates(n: number) {
+    if (this.candScore.length >= n) return;
+    const size = Math.max(1024, n * 2);
+    this.candScore = new Float32Array(size);
+    this.wordBest = new Float64Array(size);
+  }
+
+  /**
+   * Keeps the candidates found[0..n) (ascending) that `term`'s list, at least as long, holds,
+   * each looked up by galloping (exponential then binary search from the last place found),
+   * its weight added to its score; answers how many are kept.
+   */
+  private keepInLongerList(term: Term, n: number): number {
+    const { found, candScore } = this;
+    const { postings } = term;
+    const len = term.n;
+    let lo = 0;
+    let kept = 0;
+    for (let i = 0; i < n && lo < len; i++) {
+      const d = found[i]!;
+      const key = d << 2;
+      let step = 1;
+      let hi = lo;
+      while (hi < len && postings[hi]! < key) {
+        lo = hi + 1;
+        hi += step;
+        step *= 2;
+      }
+      if (hi > len) hi = len;
+      while (lo < hi) {
+        const mid = (lo + hi) >>> 1;
+        if (postings[mid]! < key) lo = mid + 1;
+        else hi = mid;
+      }
+      if (lo >= len) break;
+      const v = postings[lo]!;
+      if (v >> 2 !== d) continue;
+      found[kept] = d;
+      candScore[kept] = candScore[i]! + WEIGHT_SCORE[v & 3]!;
+      kept++;
+      lo++;
+    }
+    return kept;
+  }
+
+  /** As keepInLongerList, walking `term`'s shorter list and searching the candidates. */
+  private keepInShorterList(term: Term, n: number): number {
+    const { found, candScore } = this;
+    const { postings } = term;
+    const len = term.n;
+    let lo = 0;
+    let kept = 0;
+    for (let j = 0; j < len && lo < n; j++) {
+      const v = postings[j]!;
+      const d = v >> 2;
+      let step = 1;
+      let hi = lo;
+      while (hi < n && found[hi]! < d) {
+        lo = hi + 1;
+        hi += step;
+        step *= 2;
+      }
+      if (hi > n) hi = n;
+      while (lo < hi) {
+        const mid = (lo + hi) >>> 1;
+        if (found[mid]! < d) lo = mid + 1;
+        else hi = mid;
+      }
+      if (lo >= n) break;
+      if (found[lo] !== d) continue;
+      found[kept] = d;
+      candScore[kept] = candScore[lo]! + WEIGHT_SCORE[v & 3]!;
+      kept++;
+      lo++;
+    }
+    return kept;
+  }
+
+  /** Each candidate found[0..n) (ascending) looked up in `term`'s longer list: its best weight noted. */
+  private gallopCandidates(term: Term, n: number) {
+    const { found, wordBest } = this;
+    const { postings } = term;
+    const len = term.n;
+    let lo = 0;
+    for (let i = 0; i < n && lo < len; i++) {
+      const key = found[i]! << 2;
+      // Exponential search from lo for the first posting >= key, then binary search.
+      let step = 1;
+      let hi = lo;
+      while (hi < len && postings[hi]! < key) {
+        lo = hi + 1;
+        hi += step;
+        step *= 2;
+      }
+      if (hi > len) hi = len;
+      while (lo < hi) {
+        const mid = (lo + hi) >>> 1;
+        if (postings[mid]! < key) lo = mid + 1;
+        else hi = mid;
+      }
+      if (lo >= len) break;
+      const v = postings[lo]!;
+      if (v >> 2 !== found[i]) continue;
+      const w = WEIGHT_SCORE[v & 3]!;
+      if (w > wordBest[i]!) wordBest[i] = w;
+    }
+  }
+
+  /** Each of `term`'s postings (fewer than the candidates) looked up among found[0..n). */
+  private gallopPostings(term: Term, n: number) {
+    const { found, wordBest } = this;
+    const { postings } = term;
+    const len = term.n;
+    let lo = 0;
+    for (let j = 0; j < len && lo < n; j++) {
+      const v = postings[j]!;
+      const d = v >> 2;
+      let step = 1;
+      let hi = lo;
+      while (hi < n && found[hi]! < d) {
+        lo = hi + 1;
+        hi += step;
+        step *= 2;
+      }
+      if (hi > n) hi = n;
+      while (lo < hi) {
+        const mid = (lo + hi) >>> 1;
+        if (found[mid]! < d) lo = mid + 1;
+        else hi = mid;
+      }
+      if (lo >= n) break;
+      if (found[lo] !== d) continue;
+      const w = WEIGHT_SCORE[v & 3]!;
+      if (w > wordBest[lo]!) wordBest[lo] = w;
+    }
+  }
+
+  /**
+   * The rarest word has several lexemes (a prefix of many words): their postings are read
+   * whole and marked per entry, and each later word's lists are read or, when much longer
+   * than the candidates, searched per candidate.
+   */
+  private scan(lists: Term[][]): Matches {
+    const { store, found, score } = this;
+    let n = 0;
     if (this.generation > 30_000_000) {
       // Tags are generation * 64 + term in an Int32: start again before they overflow.
       this.mark.fill(0);

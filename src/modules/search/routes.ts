@@ -2,6 +2,7 @@
 import type { FastifyInstance } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { searchAnswer, searchQuery } from '../../contract/catalog.ts';
+import { unchecked } from '../../http/route-defaults.ts';
 import type { SearchEngine } from './service.ts';
 
 export const searchRoutes = (engine: SearchEngine) => async (fastify: FastifyInstance) => {
@@ -16,6 +17,7 @@ export const searchRoutes = (engine: SearchEngine) => async (fastify: FastifyIns
         querystring: searchQuery,
         response: { 200: searchAnswer },
       },
+      serializerCompiler: unchecked,
     },
     async (req) => engine.search(req.ctx, req.query),
   );

@@ -5,7 +5,7 @@
 // and no start-up load.
 import { sql } from 'drizzle-orm';
 import type { z } from 'zod';
-import type { searchAnswer, searchQuery } from '../../contract/catalog.ts';
+import type { productListItem, searchAnswer, searchQuery } from '../../contract/catalog.ts';
 import { type Db, queryRows } from '../../db/index.ts';
 import { listItemsByIds } from '../catalog/service.ts';
 import { searchWords } from '../catalog/text-query.ts';
@@ -17,6 +17,7 @@ import { sqlSearch } from './sql-engine.ts';
 
 type Answer = z.infer<typeof searchAnswer>;
 type Query = z.infer<typeof searchQuery>;
+type ListItem = z.infer<typeof productListItem>;
 
 /** Words whose stems are remembered; past this the memory starts again. */
 export const STEM_CACHE_MAX = 10_000;
@@ -28,14 +29,18 @@ export function createSearch(opts: { index: MemorySearchIndex | undefined }) {
   const stems = new StemCache();
 
   /**
-   * With the stems known, the answer is computed on the index as it is, and the read of the
-   * changes goes out together with the read of that page: one round trip. Only when the
-   * read brought a change is the answer computed again and its page read again.
+   * With the stems known, the read of the changes goes out first, the answer is computed on
+   * the index as it is while the database works (changes apply only when their read comes
+   * back), and the read of that page follows: one round trip's wait. Only when the read
+   * brought a change is the answer computed again and its page read again.
    */
   async function indexSearch(ctx: RequestContext, index: MemorySearchIndex, q: IndexQuery) {
     const version = index.version;
+    const refreshed = index.refresh(ctx.db);
+    // Awaited below; handled here too, in case the search throws before that.
+    refreshed.catch(() => {});
     let found = index.search(q);
-    let [, results] = await Promise.all([index.refresh(ctx.db), listItemsByIds(ctx, found.ids)]);
+    let [, results] = await Promise.all([refreshed, listItemsByIds(ctx, found.ids)]);
     if (index.version !== version) {
       found = index.search(q);
       results = await listItemsByIds(ctx, found.ids);
@@ -74,7 +79,13 @@ export function createSearch(opts: { index: MemorySearchIndex | undefined }) {
   };
 }
 
-function answer(q: Query, found: EngineAnswer, results: Answer['results'] = []): Answer {
+/**
+ * The answer as the contract has it, field by field: it is serialized without a second
+ * check (src/http/route-defaults.ts `unchecked`), so a result leaves out the list item's
+ * `status` here (every result is active).
+ */
+function answer(q: Query, found: EngineAnswer, items: ListItem[] = []): Answer {
+  const results = items.map(({ status: _, ...result }) => result);
   return { results, facets: found.facets, total: found.total, limit: q.limit, offset: q.offset };
 }
 

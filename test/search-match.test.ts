@@ -1,0 +1,192 @@
+// The in-process index's matching against a plain reference, on a synthetic catalog with
+// rewrites, removals and reclaimed (reused) entries: every path of the query (the rarest
+// word one lexeme, intersected by galloping; or a prefix of many words, read whole) finds
+// exactly the products holding every word, scores them by the best field of each word,
+// counts the same facets and pages in the same order. No database: the rows are made here.
+import { describe, expect, it } from 'vitest';
+import type { IndexQuery, SortKey } from '../src/modules/search/engine.ts';
+import { IndexSearcher } from '../src/modules/search/index-query.ts';
+import { IndexStore } from '../src/modules/search/index-store.ts';
+
+/** A small deterministic generator (mulberry32). */
+function rng(seed: number) {
+  let a = seed >>> 0;
+  return () => {
+    a = (a + 0x6d2b79f5) >>> 0;
+    let t = a;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
+
+// Words of very different frequencies, some sharing prefixes ("sal", "smok", "bre").
+const VOCABULARY = [
+  ['salmon', 0.3],
+  ['salt', 0.05],
+  ['salsa', 0.02],
+  ['smoke', 0.3],
+  ['smoky', 0.01],
+  ['cape', 0.5],
+  ['breton', 0.5],
+  ['bread', 0.1],
+  ['brew', 0.03],
+  ['maple', 0.2],
+  ['cedar', 0.002],
+  ['kettle', 0.6],
+] as const;
+const FIELDS = 'DCBA';
+
+interface Doc {
+  id: string;
+  words: Map<string, number>; // word -> best weight index 0..3
+  category: string | null;
+  seller: string;
+  price: number;
+  sold: number;
+  created: number;
+  live: boolean;
+}
+
+function makeDoc(next: () => number, id: string, created: number): Doc {
+  const words = new Map<string, number>();
+  for (const [w, p] of VOCABULARY) if (next() < p) words.set(w, Math.floor(next() * 4));
+  return {
+    id,
+    words,
+    category: next() < 0.1 ? null : `cat${Math.floor(next() * 5)}`,
+    seller: `seller${Math.floor(next() * 7)}`,
+    price: 100 + Math.floor(next() * 30_000),
+    sold: Math.floor(next() * 4),
+    created,
+    live: true,
+  };
+}
+
+const docText = (d: Doc) =>
+  [...d.words].map(([w, k], i) => `'${w}':${i + 1}${k === 0 ? '' : FIELDS[k]}`).join(' ');
+
+/** Products holding every word (prefix for the last), scored by the best field of each word. */
+function reference(docs: Map<string, Doc>, words: string[], sort: SortKey) {
+  const found: Array<{ d: Doc; score: number }> = [];
+  for (const d of docs.values()) {
+    if (!d.live) continue;
+    let score = 0;
+    let all = true;
+    for (const [i, w] of words.entries()) {
+      let best = -1;
+      for (const [dw, k] of d.words) {
+        if (i === words.length - 1 ? dw.startsWith(w) : dw === w) best = Math.max(best, k);
+      }
+      if (best < 0) {
+        all = false;
+        break;
+      }
+      score += [1, 2, 4, 10][best]!;
+    }
+    if (all) found.push({ d, score });
+  }
+  const byId = (a: Doc, b: Doc) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0);
+  found.sort((a, b) =>
+    sort === 'price_asc'
+      ? a.d.price - b.d.price || byId(a.d, b.d)
+      : sort === 'newest'
+        ? b.d.created - a.d.created || byId(a.d, b.d)
+        : b.score - a.score || b.d.sold - a.d.sold || byId(a.d, b.d),
+  );
+  return found;
+}
+
+describe('index matching', () => {
+  it('finds, scores, counts and pages as the reference does, through rewrites and reclaimed entries', () => {
+    const next = rng(7);
+    const store = new IndexStore();
+    const searcher = new IndexSearcher(store);
+    const docs = new Map<string, Doc>();
+    let clock = 1;
+    const write = (d: Doc) => {
+      store.apply({
+        id: d.id,
+        category_id: d.category,
+        seller_id: d.seller,
+        price_cents: d.price,
+        is_digital: d.price % 3 === 0,
+        is_perishable: d.price % 5 === 0,
+        rating: 0,
+        units_sold_30d: d.sold,
+        created: d.created,
+        status: d.live ? 'active' : 'inactive',
+        changed: clock++,
+        doc: docText(d),
+      });
+    };
+    store.beginLoad();
+    for (let i = 0; i < 4000; i++) {
+      const d = makeDoc(next, `p${String(i).padStart(5, '0')}`, i);
+      docs.set(d.id, d);
+      write(d);
+    }
+    store.endLoad();
+    const queries: string[][] = [
+      ['smoke', 'salmon', 'cape', 'breton'],
+      ['smoke', 'salmon', 'cape', 'bre'],
+      ['cedar', 'kettle'],
+      ['salmon', 'sal'],
+      ['sal'],
+      ['kettle', 'cape', 's'],
+      ['maple', 'smok'],
+      ['cedar'],
+      ['nothing'],
+      ['kettle', 'nothing', 'cape'],
+    ];
+    const check = (round: number) => {
+      for (const words of queries) {
+        for (const sort of ['relevance', 'price_asc', 'newest'] as const) {
+          const q: IndexQuery = {
+            terms: [...words.slice(0, -1).map((w) => ({ exact: [w] })), { prefixes: [words.at(-1)!] }],
+            clauses: [],
+            sort,
+            limit: 20,
+            offset: 5,
+          };
+          const got = searcher.search(q);
+          const want = reference(docs, words, sort);
+          const label = `round ${round}, ${words.join(' ')}, ${sort}`;
+          expect(got.total, label).toBe(want.length);
+          const page = want.slice(5, 25);
+          if (sort === 'relevance') {
+            // Equal scores may come out in either order; the scores must not.
+            const scoreOf = new Map(want.map((f) => [f.d.id, f.score]));
+            expect(
+              got.ids.map((id) => scoreOf.get(id)),
+              label,
+            ).toEqual(page.map((f) => f.score));
+          } else {
+            expect(got.ids, label).toEqual(page.map((f) => f.d.id));
+          }
+          const sellers: Record<string, number> = {};
+          for (const f of want) sellers[f.d.seller] = (sellers[f.d.seller] ?? 0) + 1;
+          expect(got.facets.sellerId, label).toEqual(sellers);
+        }
+      }
+    };
+    check(0);
+    // Rewrites (new entries, the old ones dead), removals and returns, with sweeps between:
+    // reused entry numbers make lists that no longer ascend until a query sorts them.
+    const all = [...docs.values()];
+    for (let round = 1; round <= 4; round++) {
+      for (let i = 0; i < 1500; i++) {
+        const old = all[Math.floor(next() * all.length)]!;
+        const d = makeDoc(next, old.id, old.created);
+        d.live = next() > 0.15;
+        docs.set(d.id, d);
+        all[all.indexOf(old)] = d;
+        write(d);
+        if (i % 100 === 0) store.reclaim();
+      }
+      store.reclaim();
+      check(round);
+    }
+    expect(store.stats().sweeps).toBeGreaterThan(0);
+  });
+});
