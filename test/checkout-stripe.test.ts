@@ -163,6 +163,27 @@ describe('checkout on Stripe', () => {
     expect(row).toMatchObject({ status: 'succeeded', amountCents: 100, reason: 'amount_mismatch' });
   });
 
+  it('refunds a second, different payment of a checkout already paid, once', async () => {
+    const { b, p } = await ready();
+    const session = await openCheckout(t.api, b);
+    const first = await deliver(succeeded(session.sessionId, session.totalCents));
+    const second = succeeded(
+      session.sessionId,
+      session.totalCents,
+      `pi_test_again_${session.sessionId.slice(10)}`,
+    );
+    const again = await deliver(second);
+    expect(again.body).toEqual({ received: true, duplicate: false, orderIds: first.body.orderIds });
+    expect(await deliver(second)).toMatchObject({ body: { duplicate: true } });
+    const refundsOfSecond = stripe.requests.filter(
+      (r) =>
+        r.path === '/v1/refunds' && r.body.payment_intent === `pi_test_again_${session.sessionId.slice(10)}`,
+    );
+    expect(refundsOfSecond.map((r) => r.body.amount)).toEqual([String(session.totalCents)]);
+    expect((await t.api.as(b).get('/orders')).body.total).toBe(1);
+    expect(await stockOf(p.id)).toEqual({ stock: 3, reserved: 0 });
+  });
+
   it('releases the stock on checkout.session.expired', async () => {
     const { b, p } = await ready();
     const session = await openCheckout(t.api, b);

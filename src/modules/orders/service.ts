@@ -80,7 +80,8 @@ export function estimatedDelivery(from: Date, origin: string, destination: strin
 
 export type PaymentOutcome =
   | { outcome: 'created'; orderIds: string[] }
-  | { outcome: 'already'; orderIds: string[] }
+  /** Paid before: its orders; a second, different payment is refunded (the refund's id). */
+  | { outcome: 'already'; orderIds: string[]; refundId?: string }
   /** Paid another amount than quoted: no order, the payment refunded (the refund's id). */
   | { outcome: 'refused'; refundId: string | undefined }
   | { outcome: 'unknown_checkout' };
@@ -101,13 +102,23 @@ export async function createFromCheckout(
     const session = await lockSessionForPayment(tx, payment.checkoutId);
     if (!session) return { outcome: 'unknown_checkout' };
     if (session.status === 'complete') {
-      if (session.paymentIntentId !== payment.paymentIntentId) {
-        tx.log.error(
-          { checkoutId: session.id, paid: session.paymentIntentId, again: payment.paymentIntentId },
-          'a second payment reported for a checkout already paid: refund it at the provider',
-        );
+      const orderIds = await orderIdsOfCheckout(tx, session.id);
+      if (session.paymentIntentId === payment.paymentIntentId || payment.amountCents <= 0) {
+        return { outcome: 'already', orderIds };
       }
-      return { outcome: 'already', orderIds: await orderIdsOfCheckout(tx, session.id) };
+      // Another payment for a checkout already paid (paid twice, in two tabs): refunded whole,
+      // once (the event id is recorded in this same transaction).
+      tx.log.warn(
+        { checkoutId: session.id, paid: session.paymentIntentId, again: payment.paymentIntentId },
+        'a second payment for a checkout already paid: refunded',
+      );
+      const refundId = await requestRefund(
+        tx,
+        { id: session.id, paymentIntentId: payment.paymentIntentId },
+        payment.amountCents,
+        'duplicate_payment',
+      );
+      return { outcome: 'already', orderIds, refundId };
     }
     if (payment.amountCents !== session.totalCents) {
       // The provider charged something else than the quote the orders would record: no order;

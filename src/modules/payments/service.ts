@@ -55,7 +55,12 @@ export async function handlePaymentEvent(
       }
       if (done.outcome === 'refused')
         return { received: true, duplicate: false, orderIds: [], refundId: done.refundId };
-      return { received: true, duplicate: false, orderIds: done.orderIds };
+      return {
+        received: true,
+        duplicate: false,
+        orderIds: done.orderIds,
+        ...(done.outcome === 'already' && done.refundId ? { refundId: done.refundId } : {}),
+      };
     }
     if (event.kind === 'session_expired') {
       const checkoutId = event.checkoutId ?? (await checkoutIdOfProviderSession(tx, event.providerSessionId));
