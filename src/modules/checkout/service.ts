@@ -129,11 +129,13 @@ export async function createCheckout(
 
     // One open checkout per buyer: a new one ends the others and gives back their stock. The
     // products of both are locked first, all in id order (then released and reserved).
-    await lockProducts(tx, [
-      ...cart.lines.map((l) => l.productId),
-      ...open.flatMap((s) => s.parcels.flatMap((p) => p.items.map((i) => i.productId))),
-    ]);
-    for (const s of open) await expire(tx, s.id);
+    if (open.length > 0) {
+      await lockProducts(tx, [
+        ...cart.lines.map((l) => l.productId),
+        ...open.flatMap((s) => s.parcels.flatMap((p) => p.items.map((i) => i.productId))),
+      ]);
+      for (const s of open) await expire(tx, s.id);
+    }
 
     const id = newId('checkouts');
     const expiresAt = new Date(now.getTime() + CHECKOUT_TTL_SECONDS * 1000);
