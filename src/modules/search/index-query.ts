@@ -120,20 +120,7 @@ export class IndexSearcher {
         for (let p = 0; p < probes.length; p++) {
           const list = probes[p]!.postings;
           const end = probes[p]!.n;
-          let lo = cursors[p]!;
-          let step = 1;
-          let hi = lo;
-          while (hi < end && list[hi]! < key) {
-            lo = hi + 1;
-            hi += step;
-            step *= 2;
-          }
-          if (hi > end) hi = end;
-          while (lo < hi) {
-            const mid = (lo + hi) >>> 1;
-            if (list[mid]! < key) lo = mid + 1;
-            else hi = mid;
-          }
+          const lo = gallop(list, cursors[p]!, end, key);
           cursors[p] = lo;
           // This list has nothing past the entry: no later entry can be in all lists.
           if (lo >= end) break entries;
@@ -206,19 +193,7 @@ export class IndexSearcher {
     for (let i = 0; i < n && lo < len; i++) {
       const d = found[i]!;
       const key = d << 2;
-      let step = 1;
-      let hi = lo;
-      while (hi < len && postings[hi]! < key) {
-        lo = hi + 1;
-        hi += step;
-        step *= 2;
-      }
-      if (hi > len) hi = len;
-      while (lo < hi) {
-        const mid = (lo + hi) >>> 1;
-        if (postings[mid]! < key) lo = mid + 1;
-        else hi = mid;
-      }
+      lo = gallop(postings, lo, len, key);
       if (lo >= len) break;
       const v = postings[lo]!;
       if (v >> 2 !== d) continue;
@@ -240,19 +215,7 @@ export class IndexSearcher {
     for (let j = 0; j < len && lo < n; j++) {
       const v = postings[j]!;
       const d = v >> 2;
-      let step = 1;
-      let hi = lo;
-      while (hi < n && found[hi]! < d) {
-        lo = hi + 1;
-        hi += step;
-        step *= 2;
-      }
-      if (hi > n) hi = n;
-      while (lo < hi) {
-        const mid = (lo + hi) >>> 1;
-        if (found[mid]! < d) lo = mid + 1;
-        else hi = mid;
-      }
+      lo = gallop(found, lo, n, d);
       if (lo >= n) break;
       if (found[lo] !== d) continue;
       found[kept] = d;
@@ -271,20 +234,7 @@ export class IndexSearcher {
     let lo = 0;
     for (let i = 0; i < n && lo < len; i++) {
       const key = found[i]! << 2;
-      // Exponential search from lo for the first posting >= key, then binary search.
-      let step = 1;
-      let hi = lo;
-      while (hi < len && postings[hi]! < key) {
-        lo = hi + 1;
-        hi += step;
-        step *= 2;
-      }
-      if (hi > len) hi = len;
-      while (lo < hi) {
-        const mid = (lo + hi) >>> 1;
-        if (postings[mid]! < key) lo = mid + 1;
-        else hi = mid;
-      }
+      lo = gallop(postings, lo, len, key);
       if (lo >= len) break;
       const v = postings[lo]!;
       if (v >> 2 !== found[i]) continue;
@@ -302,19 +252,7 @@ export class IndexSearcher {
     for (let j = 0; j < len && lo < n; j++) {
       const v = postings[j]!;
       const d = v >> 2;
-      let step = 1;
-      let hi = lo;
-      while (hi < n && found[hi]! < d) {
-        lo = hi + 1;
-        hi += step;
-        step *= 2;
-      }
-      if (hi > n) hi = n;
-      while (lo < hi) {
-        const mid = (lo + hi) >>> 1;
-        if (found[mid]! < d) lo = mid + 1;
-        else hi = mid;
-      }
+      lo = gallop(found, lo, n, d);
       if (lo >= n) break;
       if (found[lo] !== d) continue;
       const w = WEIGHT_SCORE[v & 3]!;
@@ -353,7 +291,7 @@ export class IndexSearcher {
             candidatesAscending = true;
           }
           term.sortByEntry();
-          this.gallop(term, n, tag, previous);
+          this.markInList(term, n, tag, previous);
           continue;
         }
         for (let i = 0; i < len; i++) {
@@ -385,7 +323,7 @@ export class IndexSearcher {
   }
 
   /** Marks the candidates found[0..n) (ascending) that `term` holds, as the scan does. */
-  private gallop(term: Term, n: number, tag: number, previous: number) {
+  private markInList(term: Term, n: number, tag: number, previous: number) {
     const { found, mark, score, termBest } = this;
     const { postings } = term;
     const len = term.n;
@@ -395,20 +333,7 @@ export class IndexSearcher {
       const m = mark[d]!;
       if (m !== previous && m !== tag) continue;
       const key = d << 2;
-      // Exponential search from lo for the first posting >= key, then binary search.
-      let step = 1;
-      let hi = lo;
-      while (hi < len && postings[hi]! < key) {
-        lo = hi + 1;
-        hi += step;
-        step *= 2;
-      }
-      if (hi > len) hi = len;
-      while (lo < hi) {
-        const mid = (lo + hi) >>> 1;
-        if (postings[mid]! < key) lo = mid + 1;
-        else hi = mid;
-      }
+      lo = gallop(postings, lo, len, key);
       if (lo >= len) break;
       const v = postings[lo]!;
       if (v >> 2 !== d) continue;
@@ -616,4 +541,26 @@ export class IndexSearcher {
         return (a, b) => score[b]! - score[a]! || sold[b]! - sold[a]! || byId(a, b);
     }
   }
+}
+
+/**
+ * The first index in sorted[from..end) whose value is >= key (end when none): exponential
+ * steps from `from`, then a binary search. Every intersection of sorted lists walks with it.
+ */
+function gallop(sorted: Int32Array, from: number, end: number, key: number): number {
+  let lo = from;
+  let step = 1;
+  let hi = lo;
+  while (hi < end && sorted[hi]! < key) {
+    lo = hi + 1;
+    hi += step;
+    step *= 2;
+  }
+  if (hi > end) hi = end;
+  while (lo < hi) {
+    const mid = (lo + hi) >>> 1;
+    if (sorted[mid]! < key) lo = mid + 1;
+    else hi = mid;
+  }
+  return lo;
 }
