@@ -477,8 +477,11 @@ interface PhaseFigures {
 
 const sorted = (xs: number[]) => [...xs].sort((a, b) => a - b);
 
-/** Each buyer: POST /checkout, then pays with the sandbox's test card (which posts the webhook). */
-async function sandboxPhase(buyers: Buyer[]): Promise<PhaseFigures> {
+/** Each buyer: POST /checkout, then `pay` for the session; a 409 at checkout is a refusal. */
+async function checkoutPhase(
+  buyers: Buyer[],
+  pay: (session: { sessionId: string; totalCents: number }) => Promise<Answer>,
+): Promise<PhaseFigures> {
   const f: PhaseFigures = { seconds: 0, payments: 0, orders: 0, refused: 0, checkoutMs: [], payMs: [] };
   f.seconds = await pool(buyers, C, async (b) => {
     const co = await json('POST', '/checkout', { shipping_address: b.address }, b.token);
@@ -488,10 +491,8 @@ async function sandboxPhase(buyers: Buyer[]): Promise<PhaseFigures> {
     }
     expectStatus(co, [201], 'POST /checkout');
     f.checkoutMs.push(co.ms);
-    const paid = await json('POST', `/sandbox/checkout/${encodeURIComponent(co.body.sessionId)}/pay`, {
-      card: CARD,
-    });
-    expectStatus(paid, [200], 'POST /sandbox/checkout/:id/pay');
+    const paid = await pay(co.body);
+    if (!paid.body.orderIds?.length) throw new Error('the payment made no orders');
     f.payMs.push(paid.ms);
     f.payments++;
     f.orders += paid.body.orderIds.length;
@@ -499,27 +500,23 @@ async function sandboxPhase(buyers: Buyer[]): Promise<PhaseFigures> {
   return f;
 }
 
-/** Each buyer: POST /checkout, then the payment event posted straight to the webhook, signed as Stripe signs. */
-async function webhookPhase(buyers: Buyer[]): Promise<PhaseFigures> {
-  const f: PhaseFigures = { seconds: 0, payments: 0, orders: 0, refused: 0, checkoutMs: [], payMs: [] };
-  f.seconds = await pool(buyers, C, async (b) => {
-    const co = await json('POST', '/checkout', { shipping_address: b.address }, b.token);
-    if (co.status === 409) {
-      f.refused++;
-      return;
-    }
-    expectStatus(co, [201], 'POST /checkout');
-    f.checkoutMs.push(co.ms);
-    const payload = JSON.stringify(paymentSucceededEvent(co.body.sessionId, co.body.totalCents, new Date()));
-    const signature = signatureHeader(payload, WEBHOOK_SECRET, Math.floor(Date.now() / 1000));
-    const res = await request('POST', '/webhooks/payments', payload, { 'stripe-signature': signature });
-    expectStatus(res, [200], 'POST /webhooks/payments');
-    if (res.body.duplicate || !res.body.orderIds?.length) throw new Error('the webhook made no orders');
-    f.payMs.push(res.ms);
-    f.payments++;
-    f.orders += res.body.orderIds.length;
+/** Pays with the sandbox's test card (the sandbox posts the webhook). */
+async function payInSandbox(session: { sessionId: string }) {
+  const paid = await json('POST', `/sandbox/checkout/${encodeURIComponent(session.sessionId)}/pay`, {
+    card: CARD,
   });
-  return f;
+  expectStatus(paid, [200], 'POST /sandbox/checkout/:id/pay');
+  return paid;
+}
+
+/** Posts the payment event straight to the webhook, signed as Stripe signs. */
+async function payByWebhook(session: { sessionId: string; totalCents: number }) {
+  const payload = JSON.stringify(paymentSucceededEvent(session.sessionId, session.totalCents, new Date()));
+  const signature = signatureHeader(payload, WEBHOOK_SECRET, Math.floor(Date.now() / 1000));
+  const res = await request('POST', '/webhooks/payments', payload, { 'stripe-signature': signature });
+  expectStatus(res, [200], 'POST /webhooks/payments');
+  if (res.body.duplicate) throw new Error('the webhook called a new event a duplicate');
+  return res;
 }
 
 /** What the bare transaction writes for one paid session, prepared before it is timed. */
@@ -811,7 +808,7 @@ async function run(index: number): Promise<RunFigures> {
 
     const pid = service.pid!;
     let before = await cpuSnapshot(db, pid);
-    const sandbox = await sandboxPhase(main);
+    const sandbox = await checkoutPhase(main, payInSandbox);
     const sandboxCpu = cpuSpent(before, await cpuSnapshot(db, pid));
     const pr = (f: PhaseFigures, name: string) =>
       console.log(
@@ -823,7 +820,7 @@ async function run(index: number): Promise<RunFigures> {
     pr(sandbox, 'sandbox checkout + pay');
     console.log(`  ${perPayment(sandboxCpu, sandbox.payments)}`);
     before = await cpuSnapshot(db, pid);
-    const webhook = await webhookPhase(hook);
+    const webhook = await checkoutPhase(hook, payByWebhook);
     const webhookCpu = cpuSpent(before, await cpuSnapshot(db, pid));
     pr(webhook, 'checkout + POST /webhooks/payments');
     console.log(`  ${perPayment(webhookCpu, webhook.payments)}`);
