@@ -4,6 +4,7 @@
 import { eq } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { checkoutSessions } from '../src/modules/checkout/tables.ts';
+import { reservations } from '../src/modules/inventory/tables.ts';
 import { type TestApp, testApp } from './helpers/app.ts';
 import { admin, buyer, coupon, expectError, expectInvalid, product, seller } from './helpers/builders.ts';
 import { addToCart, checkout, ON_ADDRESS, openCheckout, pay, payOk, QC_ADDRESS } from './helpers/checkout.ts';
@@ -379,6 +380,14 @@ describe('paying in the sandbox', () => {
       .from(checkoutSessions)
       .where(eq(checkoutSessions.id, session.sessionId));
     expect(row?.status).toBe('expired');
+    // A day after it ended, the expiry job deletes the reservation's row.
+    const live = () =>
+      database.db.select().from(reservations).where(eq(reservations.checkoutId, session.sessionId));
+    expect(await live()).toHaveLength(1);
+    t.clock.advance(86_400 + 1);
+    await t.app.jobs.runOnce();
+    expect(await live()).toHaveLength(0);
+    expect(await stockOf(p.id)).toEqual({ stock: 2, reserved: 0 });
   });
 
   it('shows the payment page with the summary, and not for an unknown session', async () => {

@@ -5,11 +5,11 @@ import { z } from 'zod';
 import { taxLine } from './cart.ts';
 import { PROVINCES, type Province, province, unixSeconds } from './common.ts';
 
-export const POSTAL_CODE = /^[A-Z]\d[A-Z] \d[A-Z]\d$/;
-export const PHONE = /^\+1\d{10}$/;
+const POSTAL_CODE = /^[A-Z]\d[A-Z] \d[A-Z]\d$/;
+const PHONE = /^\+1\d{10}$/;
 
 /** The first letter(s) of the postal codes of each province. */
-export const POSTAL_LETTERS: Record<Province, string> = {
+const POSTAL_LETTERS: Record<Province, string> = {
   NL: 'A',
   NS: 'B',
   PE: 'C',
@@ -39,7 +39,7 @@ const addressFields = {
 };
 
 /** The address as the buyer gives it (with the phone, for the carrier). */
-export const shippingAddressInput = z
+const shippingAddressInput = z
   .object({
     ...addressFields,
     phone: z.string().regex(PHONE, 'must be +1 followed by 10 digits (E.164)'),
@@ -83,7 +83,7 @@ export const PAYMENT_METHODS = ['card', 'apple_pay', 'google_pay', 'klarna'] as 
 export const CHECKOUT_STATUSES = ['ready_for_payment', 'complete', 'expired'] as const;
 export type CheckoutStatus = (typeof CHECKOUT_STATUSES)[number];
 
-export const checkoutParcel = z.object({
+const checkoutParcel = z.object({
   sellerId: z.string(),
   subtotalCents: z.number().int(),
   discountCents: z.number().int(),

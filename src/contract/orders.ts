@@ -41,7 +41,7 @@ export const orderList = z.object({
   offset: z.number().int(),
 });
 
-export const orderItem = z.object({
+const orderItem = z.object({
   productId: z.string(),
   name: z.string(),
   quantity: z.number().int(),

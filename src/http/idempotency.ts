@@ -34,8 +34,8 @@ import type { Job } from '../jobs/runner.ts';
 import type { RequestContext } from '../modules/context.ts';
 import { idempotencyKeys } from '../modules/system/tables.ts';
 
-export const IDEMPOTENCY_HEADER = 'idempotency-key';
-export const REPLAYED_HEADER = 'idempotent-replayed';
+const IDEMPOTENCY_HEADER = 'idempotency-key';
+const REPLAYED_HEADER = 'idempotent-replayed';
 /** How long a key's first answer is replayed. */
 export const IDEMPOTENCY_TTL_MS = 24 * 60 * 60 * 1000;
 /** A row running longer than this was left by a process that died: the same request may take it over. */
@@ -45,8 +45,8 @@ export const MAX_STORED_BYTES = 1024 * 1024;
 
 const KEY_PATTERN = /^[\x20-\x7e]{1,255}$/;
 const KEY_RULE = 'must be 1-255 printable ASCII characters';
-export const USED_WITH_ANOTHER_REQUEST = 'This Idempotency-Key was used with another request';
-export const STILL_RUNNING = 'A request with this Idempotency-Key is still running';
+const USED_WITH_ANOTHER_REQUEST = 'This Idempotency-Key was used with another request';
+const STILL_RUNNING = 'A request with this Idempotency-Key is still running';
 
 interface Claim {
   userId: string;

@@ -1,6 +1,6 @@
 // The background jobs every instance runs (../shared/design/decisions.md, "Background jobs").
 import { expireLapsedSessions } from '../modules/checkout/service.ts';
-import { releaseLapsedReservations } from '../modules/inventory/service.ts';
+import { deleteEndedReservations, releaseLapsedReservations } from '../modules/inventory/service.ts';
 import { cancelStalePendingOrders, type OrdersDeps, sendDueRefunds } from '../modules/orders/service.ts';
 import type { Job } from './runner.ts';
 
@@ -16,6 +16,8 @@ export function commerceJobs(deps: OrdersDeps): Job[] {
         Math.max(
           await expireLapsedSessions(ctx, deps.provider, 50),
           await releaseLapsedReservations(ctx, 50),
+          // Ended reservations are deleted a day later: the table does not grow with checkouts.
+          await deleteEndedReservations(ctx, 50),
         ),
     },
     {

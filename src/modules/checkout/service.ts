@@ -19,7 +19,7 @@ import { quote, quoteRefusal } from '../pricing/index.ts';
 import { checkoutSessions, type StoredParcel } from './tables.ts';
 
 /** How long a checkout holds its stock (../shared/design/decisions.md, "Checkout, payment, orders"). */
-export const CHECKOUT_TTL_SECONDS = 30 * 60;
+const CHECKOUT_TTL_SECONDS = 30 * 60;
 /** How long a session may wait for its provider session before a new checkout may supersede it. */
 const OPENING_GRACE_SECONDS = 120;
 

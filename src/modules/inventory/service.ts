@@ -295,6 +295,24 @@ export async function releaseLapsedReservations(ctx: RequestContext, limit: numb
   return due.length;
 }
 
+/**
+ * Deletes up to `limit` reservations released or committed more than a day ago: once ended, a
+ * reservation is history nothing reads (orders keep their items), and the table would otherwise
+ * grow with every checkout. Answers how many it deleted.
+ */
+export async function deleteEndedReservations(ctx: RequestContext, limit: number): Promise<number> {
+  const before = new Date(ctx.now().getTime() - 86_400_000);
+  const gone = await ctx.db.execute(sql`
+    delete from ${reservations} where (checkout_id, product_id) in (
+      select checkout_id, product_id from ${reservations}
+      where (released_at is not null or committed_at is not null)
+        and coalesce(released_at, committed_at) < ${before}
+      limit ${limit}
+    )
+    returning product_id`);
+  return rowsOf(gone).length;
+}
+
 /** Locks product rows for the rest of the transaction, in id order (a paid checkout's products). */
 export async function lockProducts(ctx: RequestContext, productIds: string[]): Promise<void> {
   if (productIds.length === 0) return;

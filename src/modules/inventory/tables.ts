@@ -29,6 +29,10 @@ export const reservations = pgTable(
     index('reservations_live_expiry_idx')
       .on(t.expiresAt)
       .where(sql`${t.releasedAt} is null and ${t.committedAt} is null`),
+    // The ended ones, for the job that deletes them a day later.
+    index('reservations_ended_idx')
+      .on(sql`coalesce(${t.releasedAt}, ${t.committedAt})`)
+      .where(sql`${t.releasedAt} is not null or ${t.committedAt} is not null`),
     index('reservations_live_product_idx')
       .on(t.productId)
       .where(sql`${t.releasedAt} is null and ${t.committedAt} is null`),

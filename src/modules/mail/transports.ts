@@ -69,15 +69,7 @@ function smtpTransport(smtpUrl: string, timeoutMs: number): MailTransport {
     kind: 'smtp',
     async send(m) {
       try {
-        await transporter.sendMail({
-          from: m.from,
-          to: m.to,
-          subject: m.subject,
-          text: m.text,
-          html: m.html,
-          messageId: m.messageId,
-          date: m.createdAt,
-        });
+        await transporter.sendMail(composed(m));
       } catch (err) {
         throw new Error(describeError(err, secrets));
       }
@@ -95,15 +87,7 @@ function fileTransport(dir: string): MailTransport {
     kind: 'files',
     async send(m) {
       try {
-        const info = await composer.sendMail({
-          from: m.from,
-          to: m.to,
-          subject: m.subject,
-          text: m.text,
-          html: m.html,
-          messageId: m.messageId,
-          date: m.createdAt,
-        });
+        const info = await composer.sendMail(composed(m));
         if (!made) {
           await mkdir(dir, { recursive: true, mode: 0o700 });
           await chmod(dir, 0o700);
@@ -148,4 +132,17 @@ function safeDecode(s: string): string {
   } catch {
     return s;
   }
+}
+
+/** The message as nodemailer composes it, the same for both transports. */
+function composed(m: OutgoingMail) {
+  return {
+    from: m.from,
+    to: m.to,
+    subject: m.subject,
+    text: m.text,
+    html: m.html,
+    messageId: m.messageId,
+    date: m.createdAt,
+  };
 }

@@ -11,7 +11,7 @@ import { outbox } from './tables.ts';
 import type { MailTransport } from './transports.ts';
 
 /** Wait after failed attempt 1, 2, 3, 4: 1 min, 5 min, 30 min, 2 h; attempt 5 failing is final. */
-export const MAIL_RETRY_DELAYS_MS = [60_000, 5 * 60_000, 30 * 60_000, 2 * 60 * 60_000] as const;
+const MAIL_RETRY_DELAYS_MS = [60_000, 5 * 60_000, 30 * 60_000, 2 * 60 * 60_000] as const;
 export const MAIL_MAX_ATTEMPTS = MAIL_RETRY_DELAYS_MS.length + 1;
 /** How long a claim keeps other instances off a row. */
 export const MAIL_LEASE_MS = 2 * 60_000;

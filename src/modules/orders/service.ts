@@ -43,7 +43,7 @@ type ItemRow = typeof orderItems.$inferSelect;
 type Detail = z.infer<typeof orderDetail>;
 
 /** Pending orders are cancelled and refunded after this long (README "Order states"). */
-export const PENDING_MAX_AGE_SECONDS = 48 * 3600;
+const PENDING_MAX_AGE_SECONDS = 48 * 3600;
 
 // ---- money and dates -------------------------------------------------------------------------
 
@@ -53,7 +53,7 @@ export const feeOf = (amountCents: number, bps: number) => Math.floor((amountCen
 const TERRITORIES = new Set(['YT', 'NT', 'NU']);
 
 /** The day (YYYY-MM-DD, America/Toronto) `businessDays` working days after `from`. */
-export function addBusinessDays(from: Date, businessDays: number): string {
+function addBusinessDays(from: Date, businessDays: number): string {
   const today = new Intl.DateTimeFormat('en-CA', {
     timeZone: 'America/Toronto',
     year: 'numeric',
@@ -556,7 +556,7 @@ export async function cancelOrder(
 // ---- refunds ---------------------------------------------------------------------------------
 
 /** Writes a refund intent in ctx's transaction; answers its id (also the provider's idempotency key). */
-export async function requestRefund(
+async function requestRefund(
   ctx: RequestContext,
   /** The order refunded (or the checkout, for a payment that made no order) and its payment. */
   row: Pick<OrderRow, 'id' | 'paymentIntentId'>,

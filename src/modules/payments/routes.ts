@@ -7,9 +7,9 @@ import { checkoutParams } from '../../contract/checkout.ts';
 import { AppError, invalid } from '../../contract/errors.ts';
 import { sessionForPayment } from '../checkout/service.ts';
 import { type OrdersDeps, orderIdsOfCheckout } from '../orders/service.ts';
-import { type PaymentProvider, WebhookSignatureError } from './provider.ts';
+import type { PaymentProvider } from './provider.ts';
 import { closedPage, PAGE_CSP, paidPage, paymentPage } from './sandbox-page.ts';
-import { handlePaymentEvent, paySandbox } from './service.ts';
+import { paySandbox, receiveWebhook } from './service.ts';
 
 export interface PaymentRoutesDeps extends OrdersDeps {
   provider: PaymentProvider;
@@ -52,22 +52,8 @@ function webhookRoutes(deps: PaymentRoutesDeps) {
       },
       async (req) => {
         if (!Buffer.isBuffer(req.body)) throw invalid('Send the event as application/json');
-        let event: ReturnType<PaymentProvider['parseWebhook']>;
-        try {
-          const signature = req.headers['stripe-signature'];
-          event = deps.provider.parseWebhook(
-            req.body,
-            typeof signature === 'string' ? signature : undefined,
-            req.ctx.now(),
-          );
-        } catch (err) {
-          if (err instanceof WebhookSignatureError) {
-            req.log.warn({ reason: err.message }, 'webhook refused');
-            throw invalid('Invalid webhook signature');
-          }
-          throw err;
-        }
-        return handlePaymentEvent(req.ctx, { ...deps, providerName: deps.provider.name }, event);
+        const signature = req.headers['stripe-signature'];
+        return receiveWebhook(req.ctx, deps, req.body, typeof signature === 'string' ? signature : undefined);
       },
     );
   };

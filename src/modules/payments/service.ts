@@ -1,11 +1,11 @@
 // A verified payment event, handled once: recorded by its id in the same transaction as what
 // it causes, so a crash before commit leaves nothing and the provider's redelivery starts over,
 // and a redelivery after commit changes nothing (README "Payments").
-import { AppError, conflict, internal, notFound } from '../../contract/errors.ts';
+import { AppError, conflict, internal, invalid, notFound } from '../../contract/errors.ts';
 import { checkoutIdOfProviderSession, expireCheckout, sessionForPayment } from '../checkout/service.ts';
 import { inTransaction, type RequestContext } from '../context.ts';
 import { createFromCheckout, type OrdersDeps, orderIdsOfCheckout, sendRefund } from '../orders/service.ts';
-import type { PaymentEvent } from './provider.ts';
+import { type PaymentEvent, type PaymentProvider, WebhookSignatureError } from './provider.ts';
 import { paymentSucceededEvent, SANDBOX_CARDS, sandboxPaymentIntent } from './providers/sandbox.ts';
 import { paymentEvents } from './tables.ts';
 
@@ -19,7 +19,28 @@ export interface EventOutcome {
   refundId?: string;
 }
 
-export async function handlePaymentEvent(
+/**
+ * POST /webhooks/payments: the signature checked on the raw body before anything else (a bad,
+ * stale or missing one is 400 and nothing is recorded), then the event handled once.
+ */
+export async function receiveWebhook(
+  ctx: RequestContext,
+  deps: OrdersDeps & { provider: PaymentProvider },
+  rawBody: Buffer,
+  signature: string | undefined,
+): Promise<EventOutcome> {
+  let event: PaymentEvent;
+  try {
+    event = deps.provider.parseWebhook(rawBody, signature, ctx.now());
+  } catch (err) {
+    if (!(err instanceof WebhookSignatureError)) throw err;
+    ctx.log.warn({ reason: err.message }, 'webhook refused');
+    throw invalid('Invalid webhook signature');
+  }
+  return handlePaymentEvent(ctx, { ...deps, providerName: deps.provider.name }, event);
+}
+
+async function handlePaymentEvent(
   ctx: RequestContext,
   deps: OrdersDeps & { providerName: string },
   event: PaymentEvent,

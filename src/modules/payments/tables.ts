@@ -15,7 +15,7 @@ export const paymentEvents = pgTable(
   (t) => [primaryKey({ columns: [t.provider, t.eventId] })],
 );
 
-export const REFUND_STATUSES = ['requested', 'succeeded', 'failed'] as const;
+const REFUND_STATUSES = ['requested', 'succeeded', 'failed'] as const;
 
 /**
  * A refund: written as an intent in the transaction that decides it (a cancellation, a

@@ -156,8 +156,8 @@ export function createStripeProvider(
   };
 }
 
-/** The Checkout Session exactly as Stripe is asked for it (exported for the tests' reading). */
-export function sessionParams(
+/** The Checkout Session exactly as Stripe is asked for it. */
+function sessionParams(
   input: SessionInput,
   discounts: Stripe.Checkout.SessionCreateParams.Discount[],
 ): Stripe.Checkout.SessionCreateParams {

@@ -1,0 +1,1 @@
+CREATE INDEX "reservations_ended_idx" ON "reservations" USING btree (coalesce("released_at", "committed_at")) WHERE "reservations"."released_at" is not null or "reservations"."committed_at" is not null;
