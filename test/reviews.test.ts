@@ -568,6 +568,24 @@ describe('rating and reviewCount', () => {
   });
 });
 
+describe('rate limit', () => {
+  it('allows a buyer 10 review submissions a minute (group reviews); the 11th is 429', async () => {
+    const limited = await testApp(database, { env: { RATE_LIMITS: 'on' } });
+    try {
+      const b = await buyer(limited.api);
+      const body = { product_id: 'products:AAAAAAAAAAAAAAAAAAAA', rating: 3 };
+      for (let i = 0; i < 10; i++) expect((await limited.api.as(b).post('/reviews', body)).status).toBe(404);
+      const res = await limited.api.as(b).post('/reviews', body);
+      expectError(res, 'RATE_LIMIT', 429, /limit 10 a minute/);
+      expect(Number(res.headers['retry-after'])).toBeGreaterThan(0);
+      // Reading reviews is another group.
+      expect((await limited.api.as(b).get('/products/nope/reviews')).status).toBe(404);
+    } finally {
+      await limited.close();
+    }
+  });
+});
+
 describe('containsLink', () => {
   it.each([
     'see http://x.example',
@@ -622,7 +640,7 @@ describe('containsLink', () => {
     for (const big of [
       'a.'.repeat(2500),
       '['.repeat(5000),
-      ' '.repeat(4997) + 'dot',
+      `${' '.repeat(4997)}dot`,
       '[]('.repeat(1666),
       'a'.repeat(5000),
     ]) {

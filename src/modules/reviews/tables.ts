@@ -28,7 +28,8 @@ export const reviews = pgTable(
     unique('reviews_one_per_buyer_product').on(t.productId, t.buyerId),
     index('reviews_product_published_idx').on(t.productId, t.createdAt).where(sql`${t.published}`),
     check('reviews_rejected_unpublished', sql`not (${t.published} and ${t.rejectedAt} is not null)`),
-    // The admin's lists, newest first.
+    // The admin's lists, newest first; the moderation queue (and its count) from a small index.
     index('reviews_created_idx').on(t.createdAt, t.id),
+    index('reviews_unpublished_idx').on(t.createdAt, t.id).where(sql`not ${t.published}`),
   ],
 );
