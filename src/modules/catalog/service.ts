@@ -517,6 +517,21 @@ export async function getProduct(ctx: RequestContext, id: string): Promise<Detai
   return detail;
 }
 
+/** A product the caller may see (getProduct's rule): its seller and status; otherwise 404. */
+export async function visibleProduct(
+  ctx: RequestContext,
+  id: string,
+): Promise<{ id: string; sellerId: string; status: ProductStatus }> {
+  const [p] = isRecordId('products', id)
+    ? await ctx.db
+        .select({ id: products.id, sellerId: products.sellerId, status: products.status })
+        .from(products)
+        .where(eq(products.id, id))
+    : [];
+  if (!p || !canSee(caller(ctx), p)) throw notFound(`Product ${id} not found`);
+  return p;
+}
+
 // ---- writes -----------------------------------------------------------------------------
 
 type ProductInput = z.infer<typeof createProductBody>;

@@ -19,11 +19,17 @@ export const reviews = pgTable(
     comment: text('comment').notNull().default(''),
     verifiedPurchase: boolean('verified_purchase').notNull().default(false),
     published: boolean('published').notNull().default(true),
+    /** Set when an admin refused the review: it stays unpublished, and still counts as the buyer's one review. */
+    rejectedAt: timestamp('rejected_at', { withTimezone: true }),
     createdAt: timestamp('created_at', { withTimezone: true }).notNull().defaultNow(),
   },
   (t) => [
     check('reviews_rating_range', sql`${t.rating} between 1 and 5`),
     unique('reviews_one_per_buyer_product').on(t.productId, t.buyerId),
     index('reviews_product_published_idx').on(t.productId, t.createdAt).where(sql`${t.published}`),
+    check('reviews_rejected_unpublished', sql`not (${t.published} and ${t.rejectedAt} is not null)`),
+    // The admin's lists, newest first; the moderation queue (and its count) from a small index.
+    index('reviews_created_idx').on(t.createdAt, t.id),
+    index('reviews_unpublished_idx').on(t.createdAt, t.id).where(sql`not ${t.published}`),
   ],
 );
