@@ -101,9 +101,10 @@ export const returnParams = z.object({ returnId: z.string() });
 
 const note = z.string().trim().max(1000, 'must be at most 1000 characters');
 
+/** Optional: approving needs no body. */
 export const approveReturnBody = z
   .object({ note: note.optional().describe('A note to the buyer (optional)') })
-  .default({});
+  .nullish();
 
 export const rejectReturnBody = z.object({
   note: note
