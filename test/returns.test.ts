@@ -5,6 +5,7 @@
 // refundedCents, the buyer's emails in the outbox, no restock.
 import { eq } from 'drizzle-orm';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { ConfigError, loadConfig } from '../src/config.ts';
 import { refunds } from '../src/modules/payments/tables.ts';
 import { returns } from '../src/modules/returns/tables.ts';
 import { type SignedIn, type TestApp, testApp } from './helpers/app.ts';
@@ -76,6 +77,17 @@ async function deliveredOrderOf(lines: Array<{ priceCents: number; quantity: num
 const requestReturn = (who: SignedIn, body: Record<string, unknown>) => t.api.as(who).post('/returns', body);
 
 describe('the return window', () => {
+  it('is RETURN_WINDOW_DAYS days (30 unless set; 1 to 365)', () => {
+    expect(loadConfig({}).returnWindowDays).toBe(30);
+    expect(loadConfig({ RETURN_WINDOW_DAYS: '14' }).returnWindowDays).toBe(14);
+    for (const bad of ['0', '366', '7.5', 'thirty']) {
+      expect(() => loadConfig({ RETURN_WINDOW_DAYS: bad })).toThrow(ConfigError);
+    }
+    expect(() => loadConfig({ RETURN_WINDOW_DAYS: '0' })).toThrow(
+      'RETURN_WINDOW_DAYS: must be between 1 and 365 (got "0")',
+    );
+  });
+
   it('is open at deliveredAt + 30 days to the second, closed one second later; only delivered orders', async () => {
     const s = await seller(t.api);
     const first = await deliveredOrder({ seller: s });
@@ -179,7 +191,8 @@ describe('estimated refunds', () => {
       taxAmountCents: 916,
       totalAmountCents: 7961,
     });
-    const [p1, p2] = products as [{ id: string }, { id: string }];
+    const p1 = products[0]!;
+    const p2 = products[1]!;
 
     // Partial [p1]: its lines' subtotal 59.97; paid for it 5997 × 6146 / 7231 = 5097.14... -> 5097;
     // its tax 916 × 5097 / 7045 = 662.72... -> 663; estimate 5097 + 663 = 5760 (no shipping).
@@ -200,7 +213,8 @@ describe('estimated refunds', () => {
     expect(whole.status).toBe(201);
     expect(whole.body).toMatchObject({
       estimated_refund_amount_cents: 2201,
-      items: [p1.id, p2.id],
+      // Every product of the order, in the order's own item order.
+      items: order.items.map((i: { productId: string }) => i.productId),
       whole_order: true,
     });
     // Naming every product of the order is a whole-order return too.
@@ -242,7 +256,7 @@ describe('estimated refunds', () => {
     ]);
     // 40.00 + 8.99 shipping, HST 13% of 48.99 = 6.37: total 55.36.
     expect(order.totalAmountCents).toBe(5536);
-    const [big] = products as [{ id: string }];
+    const big = products[0]!;
     // [big]: 3000 paid (no discount), tax 637 × 3000 / 4899 = 390.08... -> 390: 3390.
     const first = await requestReturn(b, { order_id: orderId, reason: 'damaged', items: [big.id] });
     expect(first.body.estimated_refund_amount_cents).toBe(3390);

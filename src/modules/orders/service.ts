@@ -2,7 +2,9 @@
 // seller, in the transaction that records the payment; then moved only by the transitions of
 // states.ts. Refunds are intents written with the change that causes them, sent to the provider
 // after commit and retried by a job (README "Orders"; ../shared/design/decisions.md,
-// "Checkout, payment, orders" and "The 14th tool").
+// "Checkout, payment, orders" and "The 14th tool"). The returns module reads, locks and refunds
+// orders only through the functions of "returns" below; a return's refund, once the provider
+// confirms it, marks the return refunded in the same transaction (returns/refunded.ts).
 import { randomBytes } from 'node:crypto';
 import { and, asc, count, desc, eq, inArray, lte, sql } from 'drizzle-orm';
 import type { z } from 'zod';
