@@ -43,6 +43,7 @@ import { mailJob } from './modules/mail/worker.ts';
 import { orderRoutes } from './modules/orders/routes.ts';
 import { createProvider } from './modules/payments/providers/index.ts';
 import { paymentRoutes } from './modules/payments/routes.ts';
+import { returnRoutes } from './modules/returns/routes.ts';
 import { reviewRoutes } from './modules/reviews/routes.ts';
 import { MemorySearchIndex } from './modules/search/memory-index.ts';
 import { searchRoutes } from './modules/search/routes.ts';
@@ -187,6 +188,7 @@ export async function buildApp(opts: AppOptions): Promise<FastifyInstance> {
   await app.register(checkoutRoutes({ ...commerce, publishableKey: config.payments.publishableKey }));
   await app.register(paymentRoutes({ ...commerce, sandbox }));
   await app.register(orderRoutes(commerce));
+  await app.register(returnRoutes({ ...commerce, returnWindowDays: config.returnWindowDays }));
   await app.register(reviewRoutes);
 
   const mailTransport = createMailTransport(config.mail, config.dataDir);

@@ -50,6 +50,8 @@ export interface Config {
   mail: MailConfig;
   /** Whether this instance runs the background jobs (reservation expiry, pending orders, outbox, refunds). */
   jobs: boolean;
+  /** A delivered order may be returned until this many days after its delivery (README "Returns"). */
+  returnWindowDays: number;
 }
 
 export interface PaymentsConfig {
@@ -250,6 +252,7 @@ export function loadConfig(env: Env = process.env): Config {
     from: pick('MAIL_FROM', z.string().min(3).max(200), 'Portage <orders@portage.localhost>'),
   };
   const jobs = pick('JOBS', z.enum(['on', 'off'], { message: 'must be on or off' }), 'on') === 'on';
+  const returnWindowDays = pick('RETURN_WINDOW_DAYS', intIn(1, 365), 30);
 
   if (problems.length) throw new ConfigError(problems);
   return {
@@ -276,6 +279,7 @@ export function loadConfig(env: Env = process.env): Config {
     payments,
     mail,
     jobs,
+    returnWindowDays,
   };
 }
 

@@ -59,6 +59,7 @@ describe('loadConfig', () => {
       },
       mail: { smtpUrl: undefined, from: 'Portage <orders@portage.localhost>' },
       jobs: true,
+      returnWindowDays: 30,
     });
   });
 

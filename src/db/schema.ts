@@ -8,5 +8,6 @@ export * from '../modules/inventory/tables.ts';
 export * from '../modules/mail/tables.ts';
 export * from '../modules/orders/tables.ts';
 export * from '../modules/payments/tables.ts';
+export * from '../modules/returns/tables.ts';
 export * from '../modules/reviews/tables.ts';
 export * from '../modules/system/tables.ts';

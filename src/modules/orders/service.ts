@@ -2,7 +2,9 @@
 // seller, in the transaction that records the payment; then moved only by the transitions of
 // states.ts. Refunds are intents written with the change that causes them, sent to the provider
 // after commit and retried by a job (README "Orders"; ../shared/design/decisions.md,
-// "Checkout, payment, orders" and "The 14th tool").
+// "Checkout, payment, orders" and "The 14th tool"). The returns module reads, locks and refunds
+// orders only through the functions of "returns" below; a return's refund, once the provider
+// confirms it, marks the return refunded in the same transaction (returns/refunded.ts).
 import { randomBytes } from 'node:crypto';
 import { and, asc, count, desc, eq, inArray, lte, sql } from 'drizzle-orm';
 import type { z } from 'zod';
@@ -27,6 +29,7 @@ import {
 } from '../mail/templates.ts';
 import { type PaymentProvider, ProviderError } from '../payments/provider.ts';
 import { refunds } from '../payments/tables.ts';
+import { markReturnRefunded } from '../returns/refunded.ts';
 import { type Actor, refusal, TRANSITIONS, type TransitionName } from './states.ts';
 import { orderItems, orders } from './tables.ts';
 
@@ -562,6 +565,8 @@ async function requestRefund(
   row: Pick<OrderRow, 'id' | 'paymentIntentId'>,
   amountCents: number,
   reason: string,
+  /** The return whose approval asks for it (refunds.return_id is unique: one refund per return). */
+  returnId?: string,
 ): Promise<string> {
   const id = `refund_${randomBytes(12).toString('base64url')}`;
   await ctx.db.insert(refunds).values({
@@ -570,10 +575,99 @@ async function requestRefund(
     paymentIntentId: row.paymentIntentId,
     amountCents,
     reason,
+    returnId: returnId ?? null,
     nextAttemptAt: ctx.now(),
     createdAt: ctx.now(),
   });
   return id;
+}
+
+// ---- returns: the returns module reads and refunds orders only through these ----------------
+
+export interface ReturnableOrder {
+  id: string;
+  buyerId: string;
+  sellerId: string;
+  status: OrderStatus;
+  deliveredAt: Date | null;
+  subtotalCents: number;
+  discountCents: number;
+  shippingCostCents: number;
+  taxAmountCents: number;
+  totalAmountCents: number;
+  items: Array<{ productId: string; name: string; quantity: number; unitPriceCents: number }>;
+  /** The total less the refunds requested or made (a failed refund gave nothing back). */
+  unrefundedCents: number;
+}
+
+/** What is left to refund of an order: its total less refunds requested or succeeded, not failed. */
+async function unrefundedCentsOf(ctx: RequestContext, row: OrderRow): Promise<number> {
+  const [sum] = await ctx.db
+    .select({ cents: sql<number>`coalesce(sum(${refunds.amountCents}), 0)::int` })
+    .from(refunds)
+    .where(and(eq(refunds.orderId, row.id), inArray(refunds.status, ['requested', 'succeeded'])));
+  return Math.max(0, row.totalAmountCents - Number(sum?.cents ?? 0));
+}
+
+/**
+ * The order a return is about, locked (FOR UPDATE) in ctx's transaction: its returns and refunds
+ * change one at a time. Every path that changes a return takes this lock first, then the
+ * return's row (one lock order, no deadlock). With `buyerId`, another buyer's order is 404.
+ */
+export async function lockOrderForReturn(
+  ctx: RequestContext,
+  orderId: string,
+  buyerId?: string,
+): Promise<ReturnableOrder> {
+  if (!isRecordId('orders', orderId)) throw notFound(`Order ${orderId} not found`);
+  const [row] = await ctx.db.select().from(orders).where(eq(orders.id, orderId)).for('update');
+  if (!row || (buyerId !== undefined && row.buyerId !== buyerId))
+    throw notFound(`Order ${orderId} not found`);
+  const items = await itemsOf(ctx, orderId);
+  return {
+    id: row.id,
+    buyerId: row.buyerId,
+    sellerId: row.sellerId,
+    status: row.status,
+    deliveredAt: row.deliveredAt,
+    subtotalCents: row.subtotalCents,
+    discountCents: row.discountCents,
+    shippingCostCents: row.shippingCostCents,
+    taxAmountCents: row.taxAmountCents,
+    totalAmountCents: row.totalAmountCents,
+    items: [...items]
+      .sort((a, b) => a.position - b.position)
+      .map((i) => ({
+        productId: i.productId,
+        name: i.name,
+        quantity: i.quantity,
+        unitPriceCents: i.unitPriceCents,
+      })),
+    unrefundedCents: await unrefundedCentsOf(ctx, row),
+  };
+}
+
+/** A return was requested: the order says so (`refundRequested`), in ctx's transaction. */
+export async function markRefundRequested(ctx: RequestContext, orderId: string): Promise<void> {
+  await ctx.db.update(orders).set({ refundRequested: true }).where(eq(orders.id, orderId));
+}
+
+/**
+ * Writes the refund of an approved return as an intent in ctx's transaction (the caller holds the
+ * order's lock, lockOrderForReturn): at most `maxCents`, and never more than is left unrefunded
+ * (refunds requested or made count). Answers the amount and the refund's id (none when nothing
+ * is left); the caller sends it with sendRefund after commit.
+ */
+export async function requestReturnRefund(
+  ctx: RequestContext,
+  input: { orderId: string; returnId: string; maxCents: number },
+): Promise<{ refundId: string | undefined; amountCents: number }> {
+  const [row] = await ctx.db.select().from(orders).where(eq(orders.id, input.orderId));
+  if (!row) throw notFound(`Order ${input.orderId} not found`);
+  const amountCents = Math.min(input.maxCents, await unrefundedCentsOf(ctx, row));
+  if (amountCents <= 0) return { refundId: undefined, amountCents: 0 };
+  const refundId = await requestRefund(ctx, row, amountCents, 'return', input.returnId);
+  return { refundId, amountCents };
 }
 
 /**
@@ -620,6 +714,8 @@ export async function sendRefund(ctx: RequestContext, deps: OrdersDeps, refundId
         .set({ refundedCents: sql`${orders.refundedCents} + ${claimed.amountCents}` })
         .where(eq(orders.id, claimed.orderId))
         .returning();
+      // A return's refund: the return becomes `refunded` with it, and its own email tells the buyer.
+      if (claimed.returnId && (await markReturnRefunded(tx, claimed.returnId, claimed.amountCents))) return;
       if (row) {
         await buyerMail(tx, row, await itemsOf(tx, row.id), `refund:${claimed.id}`, (buyerName, order) =>
           orderRefundedEmail({ buyerName, order, refundCents: claimed.amountCents }),

@@ -1,5 +1,14 @@
 import { sql } from 'drizzle-orm';
-import { check, index, integer, pgTable, primaryKey, text, timestamp } from 'drizzle-orm/pg-core';
+import {
+  check,
+  index,
+  integer,
+  pgTable,
+  primaryKey,
+  text,
+  timestamp,
+  uniqueIndex,
+} from 'drizzle-orm/pg-core';
 
 /** Each provider event once: a delivery whose id is here changes nothing (README "Payments"). */
 export const paymentEvents = pgTable(
@@ -30,6 +39,8 @@ export const refunds = pgTable(
     paymentIntentId: text('payment_intent_id').notNull(),
     amountCents: integer('amount_cents').notNull(),
     reason: text('reason').notNull(),
+    /** The return whose approval wrote this refund (returns.id); one refund per return at most. */
+    returnId: text('return_id'),
     status: text('status', { enum: REFUND_STATUSES }).notNull().default('requested'),
     providerRefundId: text('provider_refund_id'),
     attempts: integer('attempts').notNull().default(0),
@@ -41,6 +52,7 @@ export const refunds = pgTable(
   (t) => [
     check('refunds_amount_positive', sql`${t.amountCents} > 0`),
     index('refunds_order_idx').on(t.orderId),
+    uniqueIndex('refunds_one_per_return').on(t.returnId).where(sql`${t.returnId} is not null`),
     index('refunds_due_idx').on(t.nextAttemptAt).where(sql`${t.status} = 'requested'`),
   ],
 );

@@ -1,0 +1,113 @@
+// Wire schemas of returns (../shared/spec/interface.md sections 2 "Return request", 3 and 4.2
+// `request_return`; ../shared/design/decisions.md "Returns and reviews"). The request body is
+// exactly the `request_return` tool's input (snake_case, described for agents); the answer is the
+// spec's Return request object, with a few more fields (a superset).
+import { z } from 'zod';
+import { intParam } from './catalog.ts';
+import { unixSeconds } from './common.ts';
+
+export const RETURN_REASONS = ['damaged', 'wrong_item', 'not_as_described', 'other'] as const;
+export type ReturnReason = (typeof RETURN_REASONS)[number];
+
+/** pending -> approved | rejected (by the seller or an admin); approved -> refunded (the provider confirmed). */
+export const RETURN_STATUSES = ['pending', 'approved', 'rejected', 'refunded'] as const;
+export type ReturnStatus = (typeof RETURN_STATUSES)[number];
+export const returnStatus = z.enum(RETURN_STATUSES, {
+  message: `must be one of ${RETURN_STATUSES.join(', ')}`,
+});
+
+/** A return names at most this many products (an order holds at most 50 lines). */
+export const MAX_RETURN_ITEMS = 50;
+
+export const requestReturnBody = z
+  .object({
+    order_id: z
+      .string()
+      .max(100, 'must be at most 100 characters')
+      .describe('The delivered order to return, `orders:<key>` (from list_orders or get_order)'),
+    reason: z
+      .enum(RETURN_REASONS, { message: `must be one of ${RETURN_REASONS.join(', ')}` })
+      .describe('Why: damaged, wrong_item, not_as_described or other'),
+    description: z
+      .string()
+      .trim()
+      .max(2000, 'must be at most 2000 characters')
+      .optional()
+      .describe('What happened, in the words of the person returning it (shown to the seller)'),
+    items: z
+      .array(z.string().max(100, 'must be at most 100 characters'))
+      .min(1, 'must name at least one product; leave items out to return the whole order')
+      .max(MAX_RETURN_ITEMS, `must be at most ${MAX_RETURN_ITEMS} products`)
+      .refine((ids) => new Set(ids).size === ids.length, 'must not name a product twice')
+      .optional()
+      .describe(
+        'Product ids (`products:<key>`) of the order to return, for a partial return; leave out to return the whole order (shipping is refunded only then)',
+      ),
+  })
+  .meta({ id: 'RequestReturn' });
+
+export const returnRequest = z
+  .object({
+    return_id: z.string().describe('`returns:<key>`'),
+    order_id: z.string(),
+    status: returnStatus,
+    reason: z.enum(RETURN_REASONS),
+    created_at: unixSeconds,
+    window_closes_at: unixSeconds.describe('The last second at which a return of this order is accepted'),
+    estimated_refund_amount_cents: z
+      .number()
+      .int()
+      .describe(
+        "The returned items' share of what was paid (their price less their share of the discount, plus their tax; shipping only for a whole-order return), in integer cents (CAD)",
+      ),
+    message: z.string(),
+    // Beyond the spec's fields (a superset):
+    description: z.string().nullable(),
+    items: z
+      .array(z.string())
+      .describe('The products returned (every product of the order for a whole-order return)'),
+    whole_order: z.boolean().describe('Whether the whole order is returned (shipping included)'),
+    buyer_id: z.string(),
+    seller_id: z.string(),
+    refund_amount_cents: z
+      .number()
+      .int()
+      .nullable()
+      .describe(
+        'What approval refunds (null until approved): the estimate, capped by what is left unrefunded',
+      ),
+    note: z.string().nullable().describe("The seller's note with the decision"),
+    decided_at: unixSeconds.nullable(),
+    refunded_at: unixSeconds.nullable(),
+  })
+  .meta({ id: 'ReturnRequest' });
+export type ReturnRequest = z.infer<typeof returnRequest>;
+
+export const listReturnsQuery = z.object({
+  limit: intParam('limit', 1, 100).default(20),
+  offset: intParam('offset', 0, 1_000_000).default(0),
+});
+
+export const listSellerReturnsQuery = listReturnsQuery.extend({ status: returnStatus.optional() });
+
+export const returnList = z.object({
+  returns: z.array(returnRequest),
+  total: z.number().int(),
+  limit: z.number().int(),
+  offset: z.number().int(),
+});
+
+export const returnParams = z.object({ returnId: z.string() });
+
+const note = z.string().trim().max(1000, 'must be at most 1000 characters');
+
+/** Optional: approving needs no body. */
+export const approveReturnBody = z
+  .object({ note: note.optional().describe('A note to the buyer (optional)') })
+  .nullish();
+
+export const rejectReturnBody = z.object({
+  note: note
+    .min(1, 'must say why the return is rejected')
+    .describe('Why the return is rejected (sent to the buyer)'),
+});

@@ -1,0 +1,33 @@
+// The buyer's email about a return's decision, written to the outbox in the caller's
+// transaction (../shared/design/decisions.md, "Mail"): one per cause, `return-<kind>:<return id>`.
+
+import { findUser } from '../auth/users.ts';
+import type { RequestContext } from '../context.ts';
+import { enqueueMail } from '../mail/outbox.ts';
+import type { ReturnMailData } from '../mail/return-templates.ts';
+import type { RenderedMail } from '../mail/templates.ts';
+import type { returns } from './tables.ts';
+
+type ReturnRow = typeof returns.$inferSelect;
+
+export async function mailBuyer(
+  ctx: RequestContext,
+  row: ReturnRow,
+  kind: 'approved' | 'rejected' | 'refunded',
+  build: (data: ReturnMailData) => RenderedMail,
+): Promise<void> {
+  const buyer = await findUser(ctx, row.buyerId);
+  if (!buyer) return;
+  await enqueueMail(ctx, {
+    dedupeKey: `return-${kind}:${row.id}`,
+    kind: `return-${kind}`,
+    to: buyer.email,
+    ...build({
+      buyerName: buyer.name,
+      returnId: row.id,
+      orderId: row.orderId,
+      items: row.items.map((i) => ({ name: i.name, quantity: i.quantity })),
+      wholeOrder: row.wholeOrder,
+    }),
+  });
+}

@@ -1,0 +1,353 @@
+// Returns (request_return; README "Returns"; ../shared/design/decisions.md "Returns and
+// reviews"): a delivered order's buyer asks, within the return window; its seller (or an admin)
+// approves or rejects; approval writes a refund intent with the decision, sends it after commit,
+// and the return becomes `refunded` when the provider confirms. Orders are read, locked and
+// refunded only through the orders service.
+import { and, count, desc, eq, inArray } from 'drizzle-orm';
+import type { z } from 'zod';
+import { isRecordId, newId, toUnix } from '../../contract/common.ts';
+import { conflict, forbidden, invalid, notFound } from '../../contract/errors.ts';
+import { formatCents } from '../../contract/format.ts';
+import type {
+  listReturnsQuery,
+  listSellerReturnsQuery,
+  ReturnRequest,
+  requestReturnBody,
+} from '../../contract/returns.ts';
+import { type AuthUser, caller, inTransaction, type RequestContext } from '../context.ts';
+import { returnApprovedEmail, returnRejectedEmail } from '../mail/return-templates.ts';
+import {
+  lockOrderForReturn,
+  markRefundRequested,
+  type OrdersDeps,
+  type ReturnableOrder,
+  requestReturnRefund,
+  sendRefund,
+} from '../orders/service.ts';
+import { mailBuyer } from './mail.ts';
+import { type ReturnedItem, returns } from './tables.ts';
+
+export interface ReturnsDeps extends OrdersDeps {
+  /** A delivered order may be returned until this many days after delivery (RETURN_WINDOW_DAYS). */
+  returnWindowDays: number;
+}
+
+type ReturnRow = typeof returns.$inferSelect;
+
+const OPEN = ['pending', 'approved'] as const;
+
+// ---- the window and the money ----------------------------------------------------------------
+
+/**
+ * The last moment a return of an order delivered at `deliveredAt` is accepted: exactly
+ * `days` × 24 hours later. At that second the window is still open; one second after, closed.
+ */
+export function returnWindowClosesAt(deliveredAt: Date, days: number): Date {
+  return new Date(deliveredAt.getTime() + days * 86_400_000);
+}
+
+/** a × b / c rounded half-up, exactly (BigInt: a × b may pass 2^53). c > 0, all >= 0. */
+function mulDivHalfUp(a: number, b: number, c: number): number {
+  const n = BigInt(a) * BigInt(b);
+  const d = BigInt(c);
+  return Number((2n * n + d) / (2n * d));
+}
+
+/**
+ * The returned items' share of what was paid, to the cent, in integer arithmetic:
+ * - a whole-order return (no `items`, or every product of the order): the order's total (items
+ *   less discount, shipping, tax);
+ * - a partial return, with s = the returned lines' subtotal (all units of each named product),
+ *   and the order's subtotal S, discount D, shipping H and tax T (tax was charged on S − D + H):
+ *     paid for the items  p = round(s × (S − D) / S)
+ *     their tax           x = round(T × p / (S − D + H))
+ *     estimate            p + x          (shipping is not refunded)
+ *   each rounded half-up to the cent.
+ * The caller caps it by what is left unrefunded on the order.
+ */
+export function returnEstimateCents(
+  order: Pick<
+    ReturnableOrder,
+    'subtotalCents' | 'discountCents' | 'shippingCostCents' | 'taxAmountCents' | 'totalAmountCents'
+  >,
+  returnedSubtotalCents: number,
+  wholeOrder: boolean,
+): number {
+  if (wholeOrder) return order.totalAmountCents;
+  const S = order.subtotalCents;
+  const itemsPaid = order.subtotalCents - order.discountCents;
+  if (S <= 0 || itemsPaid <= 0) return 0;
+  const paid = mulDivHalfUp(returnedSubtotalCents, itemsPaid, S);
+  const taxable = itemsPaid + order.shippingCostCents;
+  const tax = taxable > 0 ? mulDivHalfUp(order.taxAmountCents, paid, taxable) : 0;
+  return paid + tax;
+}
+
+const isoSecond = (d: Date) => d.toISOString().replace(/\.\d{3}Z$/, 'Z');
+
+/** Why an order that is not delivered cannot be returned (the 409 message). */
+function notDelivered(order: ReturnableOrder): string {
+  switch (order.status) {
+    case 'pending':
+    case 'confirmed':
+      return `Order ${order.id} has not been delivered (it is ${order.status}): only a delivered order can be returned; an order that has not shipped can be cancelled instead (cancel_order)`;
+    case 'shipped':
+      return `Order ${order.id} has shipped but is not delivered yet: a return can be requested once it is delivered`;
+    default:
+      return `Order ${order.id} is ${order.status}: only a delivered order can be returned`;
+  }
+}
+
+// ---- the answer ------------------------------------------------------------------------------
+
+function messageOf(row: ReturnRow): string {
+  switch (row.status) {
+    case 'pending':
+      return 'Return requested. The seller reviews it within 2 business days; you will get an email with the decision.';
+    case 'approved':
+      return `Approved: a refund of ${formatCents(row.refundAmountCents ?? 0)} is being sent to your original payment method.`;
+    case 'rejected':
+      return 'Not accepted by the seller (see note). You may request a new return of this order while its return window is open.';
+    case 'refunded':
+      return `Refunded: ${formatCents(row.refundAmountCents ?? 0)} went back to your original payment method.`;
+  }
+}
+
+function toAnswer(row: ReturnRow): ReturnRequest {
+  return {
+    return_id: row.id,
+    order_id: row.orderId,
+    status: row.status,
+    reason: row.reason,
+    created_at: toUnix(row.createdAt),
+    window_closes_at: toUnix(row.windowClosesAt),
+    estimated_refund_amount_cents: row.estimatedRefundCents,
+    message: messageOf(row),
+    description: row.description,
+    items: row.items.map((i) => i.productId),
+    whole_order: row.wholeOrder,
+    buyer_id: row.buyerId,
+    seller_id: row.sellerId,
+    refund_amount_cents: row.refundAmountCents,
+    note: row.note,
+    decided_at: row.decidedAt ? toUnix(row.decidedAt) : null,
+    refunded_at: row.refundedAt ? toUnix(row.refundedAt) : null,
+  };
+}
+
+// ---- requesting ------------------------------------------------------------------------------
+
+/** POST /returns (request_return): by the order's buyer, for a delivered order within its window. */
+export async function requestReturn(
+  ctx: RequestContext,
+  deps: ReturnsDeps,
+  body: z.infer<typeof requestReturnBody>,
+): Promise<ReturnRequest> {
+  const me = caller(ctx);
+  const row = await inTransaction(ctx, async (tx) => {
+    // The order's lock makes requests for one order take turns; the partial unique index
+    // (one open return per order) holds even without it.
+    const order = await lockOrderForReturn(tx, body.order_id, me.id);
+    if (order.status !== 'delivered' || !order.deliveredAt) throw conflict(notDelivered(order));
+    const closesAt = returnWindowClosesAt(order.deliveredAt, deps.returnWindowDays);
+    if (tx.now().getTime() > closesAt.getTime()) {
+      throw conflict(
+        `The return window of order ${order.id} closed at ${isoSecond(closesAt)} (${deps.returnWindowDays} days after delivery)`,
+      );
+    }
+    const lines = new Map(order.items.map((i) => [i.productId, i]));
+    const foreign = (body.items ?? []).filter((id) => !lines.has(id));
+    if (foreign.length) {
+      throw invalid(`Not products of order ${order.id}: ${foreign.join(', ')}`, [
+        { field: 'items', message: `must be products of order ${order.id}` },
+      ]);
+    }
+    const returned = body.items ? body.items.map((id) => lines.get(id)!) : order.items;
+    const wholeOrder = returned.length === order.items.length;
+    const [open] = await tx.db
+      .select({ id: returns.id, status: returns.status })
+      .from(returns)
+      .where(and(eq(returns.orderId, order.id), inArray(returns.status, [...OPEN])));
+    if (open) throw conflict(openReturnMessage(order.id, open));
+    if (order.unrefundedCents <= 0) {
+      throw conflict(`Order ${order.id} has been refunded in full: there is nothing left to refund`);
+    }
+    const subtotal = returned.reduce((sum, i) => sum + i.quantity * i.unitPriceCents, 0);
+    const estimate = Math.min(returnEstimateCents(order, subtotal, wholeOrder), order.unrefundedCents);
+    const items: ReturnedItem[] = returned.map((i) => ({
+      productId: i.productId,
+      name: i.name,
+      quantity: i.quantity,
+      unitPriceCents: i.unitPriceCents,
+    }));
+    const [created] = await tx.db
+      .insert(returns)
+      .values({
+        id: newId('returns'),
+        orderId: order.id,
+        buyerId: order.buyerId,
+        sellerId: order.sellerId,
+        status: 'pending',
+        reason: body.reason,
+        description: body.description || null,
+        items,
+        wholeOrder,
+        estimatedRefundCents: estimate,
+        createdAt: tx.now(),
+        windowClosesAt: closesAt,
+      })
+      .onConflictDoNothing()
+      .returning();
+    if (!created) throw conflict(`Order ${order.id} already has an open return: wait for its decision`);
+    await markRefundRequested(tx, order.id);
+    return created;
+  });
+  return toAnswer(row);
+}
+
+function openReturnMessage(orderId: string, open: { id: string; status: string }): string {
+  return open.status === 'pending'
+    ? `Order ${orderId} already has an open return (${open.id}, pending): wait for the seller's decision`
+    : `Order ${orderId} already has an open return (${open.id}, approved, refund on its way)`;
+}
+
+// ---- reading ---------------------------------------------------------------------------------
+
+/** The return if the caller may see it: its buyer, the order's seller, or an admin. Otherwise 404. */
+async function visibleReturn(ctx: RequestContext, me: AuthUser, returnId: string): Promise<ReturnRow> {
+  if (!isRecordId('returns', returnId)) throw notFound(`Return ${returnId} not found`);
+  const [row] = await ctx.db.select().from(returns).where(eq(returns.id, returnId));
+  if (!row || (row.buyerId !== me.id && row.sellerId !== me.id && me.role !== 'admin')) {
+    throw notFound(`Return ${returnId} not found`);
+  }
+  return row;
+}
+
+/** GET /returns/:id: its buyer, its seller or an admin. */
+export async function getReturn(ctx: RequestContext, returnId: string): Promise<ReturnRequest> {
+  return toAnswer(await visibleReturn(ctx, caller(ctx), returnId));
+}
+
+/** GET /returns (the buyer's own) or GET /sellers/me/returns (the seller's orders'), newest first. */
+export async function listReturns(
+  ctx: RequestContext,
+  q: z.infer<typeof listReturnsQuery> & Partial<z.infer<typeof listSellerReturnsQuery>>,
+  as: 'buyer' | 'seller',
+) {
+  const me = caller(ctx);
+  const mine = as === 'buyer' ? eq(returns.buyerId, me.id) : eq(returns.sellerId, me.id);
+  const where = q.status ? and(mine, eq(returns.status, q.status)) : mine;
+  const [rows, [total]] = await Promise.all([
+    ctx.db
+      .select()
+      .from(returns)
+      .where(where)
+      .orderBy(desc(returns.createdAt), desc(returns.id))
+      .limit(q.limit)
+      .offset(q.offset),
+    ctx.db.select({ n: count() }).from(returns).where(where),
+  ]);
+  return { returns: rows.map(toAnswer), total: total?.n ?? 0, limit: q.limit, offset: q.offset };
+}
+
+// ---- deciding --------------------------------------------------------------------------------
+
+/**
+ * A return the caller may decide: its order's seller or an admin. Its buyer is 403 (they see it
+ * but cannot decide it); anyone else 404 (another seller's return does not exist for them).
+ */
+async function decidableReturn(ctx: RequestContext, me: AuthUser, returnId: string): Promise<ReturnRow> {
+  const row = await visibleReturn(ctx, me, returnId);
+  if (row.sellerId !== me.id && me.role !== 'admin') {
+    throw forbidden("Only the order's seller or an admin can decide a return");
+  }
+  return row;
+}
+
+/**
+ * Moves a pending return to its decision with one conditional update (`where status =
+ * 'pending'`), after taking the order's lock (the lock order of every return change: order, then
+ * return). Two racing decisions: one applies, the other is 409.
+ */
+async function decide(
+  tx: RequestContext,
+  me: AuthUser,
+  returnId: string,
+  set: Pick<ReturnRow, 'status' | 'note'>,
+): Promise<ReturnRow> {
+  const row = await decidableReturn(tx, me, returnId);
+  await lockOrderForReturn(tx, row.orderId);
+  const [updated] = await tx.db
+    .update(returns)
+    .set({ ...set, decidedAt: tx.now(), decidedBy: me.id })
+    .where(and(eq(returns.id, returnId), eq(returns.status, 'pending')))
+    .returning();
+  if (!updated) {
+    const [now] = await tx.db
+      .select({ status: returns.status })
+      .from(returns)
+      .where(eq(returns.id, returnId));
+    throw conflict(
+      `Return ${returnId} is ${now?.status ?? row.status}: only a pending return can be decided`,
+    );
+  }
+  return updated;
+}
+
+/**
+ * POST /returns/:id/approve: approves and, in the same transaction, writes the refund intent of
+ * min(estimate, what is left unrefunded) linked to the return (at most one per return); after
+ * commit the refund is sent. The answer is the return as it then stands: `refunded` when the
+ * provider confirmed at once, `approved` while the refunds job retries.
+ */
+export async function approveReturn(
+  ctx: RequestContext,
+  deps: ReturnsDeps,
+  returnId: string,
+  note: string | undefined,
+): Promise<ReturnRequest> {
+  const me = caller(ctx);
+  const refundId = await inTransaction(ctx, async (tx) => {
+    const approved = await decide(tx, me, returnId, { status: 'approved', note: note || null });
+    const refund = await requestReturnRefund(tx, {
+      orderId: approved.orderId,
+      returnId,
+      maxCents: approved.estimatedRefundCents,
+    });
+    // Nothing left to refund (refunded otherwise in the meantime): the return closes at once.
+    const nothingLeft = refund.amountCents === 0;
+    const [row] = await tx.db
+      .update(returns)
+      .set({
+        refundAmountCents: refund.amountCents,
+        refundId: refund.refundId ?? null,
+        ...(nothingLeft ? { status: 'refunded' as const, refundedAt: tx.now() } : {}),
+      })
+      .where(eq(returns.id, returnId))
+      .returning();
+    await mailBuyer(tx, row!, 'approved', (data) =>
+      returnApprovedEmail({ ...data, refundCents: refund.amountCents, note: row!.note }),
+    );
+    return refund.refundId;
+  });
+  deps.nudge('mail');
+  if (refundId) await sendRefund(ctx, deps, refundId);
+  return getReturn(ctx, returnId);
+}
+
+/** POST /returns/:id/reject {note}: the buyer is told why; a new return may follow. */
+export async function rejectReturn(
+  ctx: RequestContext,
+  deps: ReturnsDeps,
+  returnId: string,
+  note: string,
+): Promise<ReturnRequest> {
+  const me = caller(ctx);
+  const row = await inTransaction(ctx, async (tx) => {
+    const rejected = await decide(tx, me, returnId, { status: 'rejected', note });
+    await mailBuyer(tx, rejected, 'rejected', (data) => returnRejectedEmail({ ...data, note }));
+    return rejected;
+  });
+  deps.nudge('mail');
+  return toAnswer(row);
+}
