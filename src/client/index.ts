@@ -16,6 +16,8 @@ import {
 import { productDetail, type SORTS, searchAnswer } from '../contract/catalog.ts';
 import { checkoutSession, type createCheckoutBody } from '../contract/checkout.ts';
 import { cancelOrderAnswer, type ORDER_STATUSES, orderDetail, orderList } from '../contract/orders.ts';
+import { type requestReturnBody, returnRequest } from '../contract/returns.ts';
+import { review, type submitReviewBody } from '../contract/reviews.ts';
 import { errorFromAnswer, networkError, PortageApiError } from './errors.ts';
 import { checkoutIdempotencyKey, tokenSubject } from './idempotency.ts';
 import { KnownSecrets, maskUrl, urlCredentials } from './mask.ts';
@@ -39,6 +41,11 @@ export type CheckoutSession = z.output<typeof checkoutSession>;
 export type OrderList = z.output<typeof orderList>;
 export type OrderDetail = z.output<typeof orderDetail>;
 export type CancelledOrder = z.output<typeof cancelOrderAnswer>;
+
+export type RequestReturnInput = z.input<typeof requestReturnBody>;
+export type ReturnRequest = z.output<typeof returnRequest>;
+export type SubmitReviewInput = z.input<typeof submitReviewBody>;
+export type Review = z.output<typeof review>;
 
 export interface ListOrdersParams {
   status?: (typeof ORDER_STATUSES)[number];
@@ -263,6 +270,16 @@ export class PortageClient {
       body: reason === undefined ? {} : { reason },
       schema: cancelOrderAnswer,
     });
+  }
+
+  /** POST /returns (request_return): asks to return a delivered order, or some of its products. */
+  async requestReturn(input: RequestReturnInput): Promise<ReturnRequest> {
+    return this.request('POST', '/returns', { body: input, schema: returnRequest });
+  }
+
+  /** POST /reviews (submit_review): the user's review of a product (verified with their order's id). */
+  async submitReview(input: SubmitReviewInput): Promise<Review> {
+    return this.request('POST', '/reviews', { body: input, schema: review });
   }
 
   // ---- any call -------------------------------------------------------------------------------

@@ -14,6 +14,8 @@ import {
 import { productDetail, searchResult } from './catalog.ts';
 import { checkoutSession, createCheckoutBody } from './checkout.ts';
 import { cancelOrderAnswer, ORDER_STATUSES, orderDetail, orderList } from './orders.ts';
+import { requestReturnBody, returnRequest } from './returns.ts';
+import { review, submitReviewBody } from './reviews.ts';
 
 export const TOOL_SERVER = {
   name: 'portage',
@@ -234,6 +236,35 @@ export const cancelOrderTool = tool({
   annotations: write(false, true),
 });
 
+export const requestReturnTool = tool({
+  name: 'request_return',
+  title: 'Request return',
+  description:
+    'Asks to return a delivered order of the signed-in buyer, or some of its products (items), within 30 ' +
+    'days of delivery. Answers the return request: status pending, window_closes_at, and ' +
+    'estimated_refund_amount_cents (integer cents, CAD: the items and their tax; shipping only when the ' +
+    'whole order goes back). The seller reviews it within 2 business days; an approval refunds the original ' +
+    'payment. CONFLICT when the order is not delivered, the return window has closed, a return of the order ' +
+    "is already open, or nothing is left to refund; NOT_FOUND for an unknown id or another user's order.",
+  input: requestReturnBody,
+  output: returnRequest,
+  annotations: write(false, false),
+});
+
+export const submitReviewTool = tool({
+  name: 'submit_review',
+  title: 'Submit review',
+  description:
+    'Writes the signed-in buyer\'s review of a product: rating 1-5 (whole stars), optional title and ' +
+    'comment. Pass order_id (the buyer\'s paid order containing the product) to mark it a verified ' +
+    'purchase. One review per product: a second is CONFLICT. A review whose text contains a link waits for ' +
+    'moderation (published false) before it is shown or counted in the rating. NOT_FOUND for an unknown ' +
+    'product.',
+  input: submitReviewBody,
+  output: review,
+  annotations: write(false, false),
+});
+
 export const TOOLS: Tool[] = [
   searchProductsTool,
   getProductTool,
@@ -246,6 +277,8 @@ export const TOOLS: Tool[] = [
   listOrdersTool,
   getOrderTool,
   cancelOrderTool,
+  requestReturnTool,
+  submitReviewTool,
 ] as Tool[];
 
 /** JSON Schemas (draft 7) of a tool's input and output, as MCP lists them. */

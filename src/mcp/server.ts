@@ -23,7 +23,9 @@ import {
   getProductTool,
   listOrdersTool,
   removeFromCartTool,
+  requestReturnTool,
   searchProductsTool,
+  submitReviewTool,
   TOOL_SERVER,
   TOOLS,
   type Tool,
@@ -87,6 +89,10 @@ const HANDLERS: Record<string, Handler<Tool>> = {
     client.getOrder(input.id)) as Handler<Tool>,
   [cancelOrderTool.name]: ((client, input: z.output<typeof cancelOrderTool.input>) =>
     client.cancelOrder(input.order_id, input.reason)) as Handler<Tool>,
+  [requestReturnTool.name]: ((client, input: z.output<typeof requestReturnTool.input>) =>
+    client.requestReturn(input)) as Handler<Tool>,
+  [submitReviewTool.name]: ((client, input: z.output<typeof submitReviewTool.input>) =>
+    client.submitReview(input)) as Handler<Tool>,
 };
 
 /** `category` is an id or a slug (../shared/design/decisions.md, "Catalog and search"): a slug is looked up among the categories. */
