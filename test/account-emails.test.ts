@@ -82,10 +82,7 @@ function linkIn(mail: ParsedMail, pathname: string): { url: string; token: strin
 const mailRows = (to: string) => database.db.select().from(outbox).where(eq(outbox.toAddress, to));
 
 async function emailVerified(userId: string) {
-  const [row] = await database.db
-    .select({ v: users.emailVerified })
-    .from(users)
-    .where(eq(users.id, userId));
+  const [row] = await database.db.select({ v: users.emailVerified }).from(users).where(eq(users.id, userId));
   return row?.v;
 }
 
@@ -158,12 +155,19 @@ describe('email verification', () => {
     const b = await buyer(t.api);
     const { token } = linkIn(await lastMail(b.email, 'email-verify'), '/auth/email/verify');
     expectError(
-      await t.api.post('/auth/email/verify', { token: `${token.slice(0, -1)}${token.endsWith('A') ? 'B' : 'A'}` }),
+      await t.api.post('/auth/email/verify', {
+        token: `${token.slice(0, -1)}${token.endsWith('A') ? 'B' : 'A'}`,
+      }),
       'VALIDATION_ERROR',
       400,
       BAD_VERIFY_LINK,
     );
-    expectError(await t.api.post('/auth/email/verify', { token: 'short' }), 'VALIDATION_ERROR', 400, BAD_VERIFY_LINK);
+    expectError(
+      await t.api.post('/auth/email/verify', { token: 'short' }),
+      'VALIDATION_ERROR',
+      400,
+      BAD_VERIFY_LINK,
+    );
     const res = await t.api.post('/auth/email/verify', { token });
     expect(res).toMatchObject({ status: 200, body: { success: true, emailVerified: true } });
     expect(res.body).toEqual({ success: true, emailVerified: true });
@@ -295,8 +299,12 @@ describe('password reset', () => {
       400,
       BAD_RESET_LINK,
     );
-    expect((await t.api.post('/auth/login', { email: b.email, password: 'json password 1' })).status).toBe(200);
-    expect((await t.api.post('/auth/login', { email: b.email, password: 'json password 2' })).status).toBe(401);
+    expect((await t.api.post('/auth/login', { email: b.email, password: 'json password 1' })).status).toBe(
+      200,
+    );
+    expect((await t.api.post('/auth/login', { email: b.email, password: 'json password 2' })).status).toBe(
+      401,
+    );
   });
 
   it('a reset link works for 30 minutes, to the second', async () => {
@@ -354,9 +362,10 @@ describe('password reset', () => {
     t.clock.advance(1); // the newest email is the later one
     const second = await resetLink(b.email);
     expect(second.token).not.toBe(first.token);
-    expect((await t.api.post('/auth/password/reset', { token: second.token, password: 'second link wins' })).status).toBe(
-      200,
-    );
+    expect(
+      (await t.api.post('/auth/password/reset', { token: second.token, password: 'second link wins' }))
+        .status,
+    ).toBe(200);
     expectError(
       await t.api.post('/auth/password/reset', { token: first.token, password: 'first link too late' }),
       'VALIDATION_ERROR',
@@ -368,7 +377,11 @@ describe('password reset', () => {
   it('the form: a short password or two different passwords show the form again with the problem; JSON gets the error model', async () => {
     const b = await verifiedBuyer();
     const { token } = await resetLink(b.email);
-    const short = await t.api.post('/auth/password/reset', form({ token, password: 'short', confirmPassword: 'short' }), FORM);
+    const short = await t.api.post(
+      '/auth/password/reset',
+      form({ token, password: 'short', confirmPassword: 'short' }),
+      FORM,
+    );
     expect(short.status).toBe(400);
     expect(short.headers['content-type']).toBe('text/html; charset=utf-8');
     expect(short.headers['content-security-policy']).toBe(PAGE_CSP);
@@ -393,7 +406,11 @@ describe('password reset', () => {
       },
     });
     expect(
-      await t.api.post('/auth/password/reset', { token, password: 'one long password', confirmPassword: 'other' }),
+      await t.api.post('/auth/password/reset', {
+        token,
+        password: 'one long password',
+        confirmPassword: 'other',
+      }),
     ).toMatchObject({
       status: 400,
       body: {
@@ -409,13 +426,21 @@ describe('password reset', () => {
     );
     expect(ok.status).toBe(200);
     // A form with a mangled token: the error page, not the form.
-    const bad = await t.api.post('/auth/password/reset', form({ token: 'x', password: 'whatever long' }), FORM);
+    const bad = await t.api.post(
+      '/auth/password/reset',
+      form({ token: 'x', password: 'whatever long' }),
+      FORM,
+    );
     expect(bad.status).toBe(400);
     expect(bad.body).toContain('This link does not work');
   });
 
   it('refuses a form body over 4 KiB', async () => {
-    const res = await t.api.post('/auth/password/reset', form({ token: 'x'.repeat(5000), password: 'p' }), FORM);
+    const res = await t.api.post(
+      '/auth/password/reset',
+      form({ token: 'x'.repeat(5000), password: 'p' }),
+      FORM,
+    );
     expect(res.status).toBe(413);
   });
 });
@@ -472,9 +497,9 @@ describe('POST /auth/password/forgot', () => {
     expect(await emailVerified(unverified.id)).toBe(true);
     // Verified now: the next request sends the reset link.
     const link = await resetLink(unverified.email);
-    expect((await t.api.post('/auth/password/reset', { token: link.token, password: 'verified at last' })).status).toBe(
-      200,
-    );
+    expect(
+      (await t.api.post('/auth/password/reset', { token: link.token, password: 'verified at last' })).status,
+    ).toBe(200);
   });
 
   it('an operator-made account (portage user create) is verified and gets the reset link', async () => {
@@ -487,7 +512,9 @@ describe('POST /auth/password/forgot', () => {
       emailVerified: true,
     });
     const { token } = await resetLink(email);
-    expect((await t.api.post('/auth/password/reset', { token, password: 'operator new pass' })).status).toBe(200);
+    expect((await t.api.post('/auth/password/reset', { token, password: 'operator new pass' })).status).toBe(
+      200,
+    );
     expect((await t.api.post('/auth/login', { email, password: 'operator new pass' })).status).toBe(200);
   });
 });
