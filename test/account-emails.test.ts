@@ -433,6 +433,16 @@ describe('password reset', () => {
     );
     expect(bad.status).toBe(400);
     expect(bad.body).toContain('This link does not work');
+    // Form fields without a token are not the page's form: the error model.
+    const notOurs = await t.api.post('/auth/password/reset', form({ password: 'whatever long' }), FORM);
+    expect(notOurs).toMatchObject({
+      status: 400,
+      body: {
+        code: 'VALIDATION_ERROR',
+        statusCode: 400,
+        details: [{ field: 'token', message: 'is required' }],
+      },
+    });
   });
 
   it('refuses a form body over 4 KiB', async () => {
@@ -459,6 +469,7 @@ describe('POST /auth/password/forgot', () => {
       emailVerified: true,
     });
     await sendMail();
+    t.clock.advance(1); // the emails below are the newest
     const before = {
       verified: (await mailRows(verified.email)).length,
       unverified: (await mailRows(unverified.email)).length,

@@ -66,13 +66,14 @@ export function accountEmailRoutes(auth: AuthService) {
       (_req, body, done) => done(null, Object.fromEntries(new URLSearchParams(body as string))),
     );
 
-    // A form's refusal answers a page; JSON callers get the app's error model (the parent handler).
+    // The page's form (form fields with a token) is refused with a page; everything else, JSON
+    // callers and forms that are not the page's, with the error model (the parent handler).
     app.setErrorHandler((err: FastifyError, req, reply) => {
       const validation = hasZodFastifySchemaValidationErrors(err);
-      if (!isForm(req) || !(err instanceof AppError || validation)) throw err;
-      const status = err instanceof AppError ? err.statusCode : 400;
       const body = req.body as Record<string, unknown> | undefined;
       const token = typeof body?.token === 'string' ? body.token : undefined;
+      if (!isForm(req) || token === undefined || !(err instanceof AppError || validation)) throw err;
+      const status = err instanceof AppError ? err.statusCode : 400;
       const aboutTheForm = validation || (err instanceof AppError && err.details !== undefined);
       if (req.routeOptions.url === '/auth/password/reset') {
         if (aboutTheForm && token) return html(reply, status, resetPasswordPage(token, formProblem(err)));
