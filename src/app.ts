@@ -28,6 +28,7 @@ import { registerRouteDefaults } from './http/route-defaults.ts';
 import './http/types.ts';
 import { commerceJobs } from './jobs/index.ts';
 import { createJobRunner, type JobRunner } from './jobs/runner.ts';
+import { emailTokenCleanupJob } from './modules/auth/email-links.ts';
 import { developmentKeyPem, type KeyRing, loadKeyRing } from './modules/auth/keys.ts';
 import { createOidcClient } from './modules/auth/oidc.ts';
 import { authRoutes } from './modules/auth/routes.ts';
@@ -145,6 +146,7 @@ export async function buildApp(opts: AppOptions): Promise<FastifyInstance> {
   });
   registerDocs(app);
 
+  let jobs: JobRunner | undefined;
   const auth = createAuthService({
     tokens: { keys, audience: config.publicBaseUrl, ttlSeconds: config.accessTokenTtlSeconds },
     refreshWindowSeconds: config.refreshWindowSeconds,
@@ -154,6 +156,7 @@ export async function buildApp(opts: AppOptions): Promise<FastifyInstance> {
       : undefined,
     redirectOrigins: config.authRedirectOrigins,
     authCacheMs: config.authCacheMs,
+    emailLinks: { publicBaseUrl: config.publicBaseUrl, nudgeMail: () => jobs?.nudge('mail') },
   });
   registerAuthGuard(app, { db: database.db, now, auth });
   if (config.rateLimits) {
@@ -178,7 +181,6 @@ export async function buildApp(opts: AppOptions): Promise<FastifyInstance> {
   await app.register(searchRoutes(search));
 
   const { provider, sandbox } = await createProvider(config.payments, config.publicBaseUrl);
-  let jobs: JobRunner | undefined;
   const commerce = {
     provider,
     publicBaseUrl: config.publicBaseUrl,
@@ -197,6 +199,7 @@ export async function buildApp(opts: AppOptions): Promise<FastifyInstance> {
       ...commerceJobs(commerce),
       mailJob({ transport: mailTransport, from: config.mail.from }),
       idempotencyCleanupJob(),
+      emailTokenCleanupJob(),
     ],
     {
       db: database.db,

@@ -235,7 +235,7 @@ describe.skipIf(!onPostgres)(
           });
           expect(await count('select count(*) as n from payment_events')).toBe(0);
           expect(await count('select count(*) as n from orders')).toBe(0);
-          expect(await count('select count(*) as n from mail_outbox')).toBe(0);
+          expect(await count("select count(*) as n from mail_outbox where kind = 'order-paid'")).toBe(0);
           expect(
             (await db.query('select status from checkout_sessions where id = $1', [checkoutId])).rows,
           ).toEqual([{ status: 'ready_for_payment' }]);

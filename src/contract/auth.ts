@@ -86,3 +86,33 @@ export const googleCallbackQuery = z.object({
 export const jwks = z.object({
   keys: z.array(z.looseObject({ kty: z.string(), kid: z.string(), alg: z.string(), use: z.string() })),
 });
+
+// Account emails (README "Account emails"): the token is the one a link in the email carries.
+const linkToken = z
+  .string()
+  .min(1, 'must not be empty')
+  .max(128, 'must be at most 128 characters')
+  .describe('The token of the link in the email (`?token=…`)');
+
+export const verifyEmailBody = z.object({ token: linkToken });
+export const verifyEmailAnswer = z.object({ success: z.literal(true), emailVerified: z.literal(true) });
+export const resendVerificationAnswer = z.object({
+  success: z.literal(true),
+  message: z.string(),
+});
+export const forgotPasswordBody = z.object({ email });
+export const forgotPasswordAnswer = z.object({
+  success: z.literal(true),
+  message: z.string(),
+});
+export const resetPasswordBody = z.object({
+  token: linkToken,
+  password,
+  confirmPassword: z
+    .string()
+    .max(256, 'must be at most 256 characters')
+    .optional()
+    .describe('Optional (the page sends it); when given it must equal `password`'),
+});
+export const resetPasswordAnswer = z.object({ success: z.literal(true) });
+export const linkPageQuery = z.object({ token: z.string().max(512).optional() });

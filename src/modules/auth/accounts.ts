@@ -6,21 +6,29 @@ import type { becomeSellerBody, changeRoleBody, loginBody, registerBody } from '
 import { type Role, toUnix } from '../../contract/common.ts';
 import { conflict, invalid, notFound, unauthenticated } from '../../contract/errors.ts';
 import { caller, inTransaction, type RequestContext } from '../context.ts';
+import type { EmailLinks } from './email-links.ts';
 import { checkPassword, hashPassword } from './passwords.ts';
 import { sellerProfiles, users } from './tables.ts';
 import type { Tokens } from './tokens.ts';
 import { insertUser, publicUser } from './users.ts';
 
-export function createAccounts(tokens: Tokens) {
+export function createAccounts(tokens: Tokens, links: EmailLinks) {
   return {
+    /** A buyer account and its verification email, committed together. */
     async register(ctx: RequestContext, input: z.infer<typeof registerBody>) {
-      const user = await insertUser(ctx, {
-        email: input.email,
-        name: input.name,
-        role: 'buyer',
-        passwordHash: await hashPassword(input.password),
-        emailVerified: false,
+      const passwordHash = await hashPassword(input.password);
+      const user = await inTransaction(ctx, async (tx) => {
+        const row = await insertUser(tx, {
+          email: input.email,
+          name: input.name,
+          role: 'buyer',
+          passwordHash,
+          emailVerified: false,
+        });
+        await links.mailVerification(tx, row);
+        return row;
       });
+      links.nudge();
       return { success: true as const, user: publicUser(user), ...(await tokens.issue(ctx, user)) };
     },
 

@@ -20,12 +20,14 @@ import {
   userWithToken,
 } from '../../contract/auth.ts';
 import { bearerToken } from '../../http/auth.ts';
+import { accountEmailRoutes } from './email-routes.ts';
 import type { KeyRing } from './keys.ts';
 import type { AuthService } from './service.ts';
 
 export function authRoutes(auth: AuthService, keys: KeyRing) {
   return async (fastify: FastifyInstance) => {
     const app = fastify.withTypeProvider<ZodTypeProvider>();
+    await fastify.register(accountEmailRoutes(auth));
 
     app.post(
       '/auth/register',

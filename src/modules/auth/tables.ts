@@ -70,3 +70,32 @@ export const oidcLogins = pgTable('oidc_logins', {
   redirectUri: text('redirect_uri').notNull(),
   expiresAt: timestamp('expires_at', { withTimezone: true }).notNull(),
 });
+
+const EMAIL_TOKEN_PURPOSES = ['verify', 'reset'] as const;
+export type EmailTokenPurpose = (typeof EMAIL_TOKEN_PURPOSES)[number];
+
+/**
+ * The tokens of the links in account emails: verifying an address (48 hours) and resetting a
+ * password (30 minutes). Only the SHA-256 of a token is stored: a copy of the table opens no
+ * account. A row is used once (used_at), by a conditional update.
+ */
+export const emailTokens = pgTable(
+  'email_tokens',
+  {
+    id: text('id').primaryKey(),
+    userId: text('user_id')
+      .notNull()
+      .references(() => users.id, { onDelete: 'cascade' }),
+    purpose: text('purpose', { enum: EMAIL_TOKEN_PURPOSES }).notNull(),
+    /** Hex SHA-256 of the token the link carries. */
+    tokenHash: text('token_hash').notNull().unique(),
+    expiresAt: timestamp('expires_at', { withTimezone: true }).notNull(),
+    usedAt: timestamp('used_at', { withTimezone: true }),
+    createdAt: timestamp('created_at', { withTimezone: true }).notNull(),
+  },
+  (t) => [
+    check('email_tokens_purpose_check', sql`${t.purpose} in ('verify', 'reset')`),
+    index('email_tokens_user_idx').on(t.userId, t.purpose),
+    index('email_tokens_expires_idx').on(t.expiresAt),
+  ],
+);

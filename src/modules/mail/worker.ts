@@ -29,6 +29,9 @@ export interface MailJobDeps {
   leaseMs?: number;
 }
 
+/** Emails whose body holds a single-use link (account-templates.ts): emptied once sent. */
+const CARRIES_LINK = new Set(['email-verify', 'password-reset']);
+
 export function mailJob(deps: MailJobDeps): Job {
   const batch = deps.batch ?? 20;
   const leaseMs = deps.leaseMs ?? MAIL_LEASE_MS;
@@ -66,9 +69,16 @@ export function mailJob(deps: MailJobDeps): Job {
           continue;
         }
         // The message is out: record it, whoever holds the row now (a later claimer then finds it sent).
+        // A sent link email keeps no body: its link stays live until it expires, and the database
+        // is no place to read it from.
         await ctx.db
           .update(outbox)
-          .set({ status: 'sent', sentAt: ctx.now(), lastError: null })
+          .set({
+            status: 'sent',
+            sentAt: ctx.now(),
+            lastError: null,
+            ...(CARRIES_LINK.has(row.kind) ? { textBody: '', htmlBody: '' } : {}),
+          })
           .where(and(eq(outbox.id, row.id), eq(outbox.status, 'pending')));
         ctx.log.debug({ mailId: row.id, kind: row.kind, attempt: row.attempts }, 'mail sent');
         handled++;

@@ -1,0 +1,218 @@
+// HTTP adapter of the account emails' links (README "Account emails"). The POST routes take
+// JSON (the API, answering JSON) and the form fields of the pages (answering a page). GET of a
+// link serves its page and never uses the link: mail scanners open links before people do.
+// Form parsing (4 KiB) exists only inside this plugin.
+import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { hasZodFastifySchemaValidationErrors, type ZodTypeProvider } from 'fastify-type-provider-zod';
+import {
+  forgotPasswordAnswer,
+  forgotPasswordBody,
+  linkPageQuery,
+  resendVerificationAnswer,
+  resetPasswordAnswer,
+  resetPasswordBody,
+  verifyEmailAnswer,
+  verifyEmailBody,
+} from '../../contract/auth.ts';
+import { AppError } from '../../contract/errors.ts';
+import { ACCOUNT_PAGE_CSP, donePage, linkErrorPage, resetPasswordPage, verifyEmailPage } from './pages.ts';
+import type { AuthService } from './service.ts';
+
+const FORM_LIMIT = 4096;
+const tags = ['auth'];
+
+const VERIFY_BAD_LINK =
+  'This link is invalid, already used or expired (links work once, for 48 hours). Sign in and ask for a new verification email.';
+const RESET_BAD_LINK =
+  'This link is invalid, already used or expired (links work once, for 30 minutes). Ask for a new one from the sign-in page ("Forgot your password?").';
+
+const isForm = (req: FastifyRequest) =>
+  (req.headers['content-type'] ?? '').toLowerCase().startsWith('application/x-www-form-urlencoded');
+
+function html(reply: FastifyReply, status: number, body: string) {
+  return reply
+    .code(status)
+    .header('content-type', 'text/html; charset=utf-8')
+    .header('content-security-policy', ACCOUNT_PAGE_CSP)
+    .header('cache-control', 'no-store')
+    .send(body);
+}
+
+/** A form's refusal, as a person reads it: "password must be at least 8 characters". */
+function formProblem(err: FastifyError): string {
+  if (err instanceof AppError) return err.message;
+  if (!hasZodFastifySchemaValidationErrors(err)) return 'The form could not be read; open the link again.';
+  return err.validation
+    .map((v) => {
+      const path = (v.params?.issue as { path?: PropertyKey[] } | undefined)?.path?.map(String).join('.');
+      const field = path || v.instancePath.split('/').filter(Boolean).join('.') || 'form';
+      const label =
+        field === 'password'
+          ? 'The new password'
+          : field === 'confirmPassword'
+            ? 'The repeated password'
+            : field;
+      return `${label} ${/received undefined$/.test(v.message ?? '') ? 'is required' : (v.message ?? 'is invalid')}`;
+    })
+    .join('; ');
+}
+
+export function accountEmailRoutes(auth: AuthService) {
+  return async (fastify: FastifyInstance) => {
+    const app = fastify.withTypeProvider<ZodTypeProvider>();
+    app.addContentTypeParser(
+      'application/x-www-form-urlencoded',
+      { parseAs: 'string', bodyLimit: FORM_LIMIT },
+      (_req, body, done) => done(null, Object.fromEntries(new URLSearchParams(body as string))),
+    );
+
+    // The page's form (form fields with a token) is refused with a page; everything else, JSON
+    // callers and forms that are not the page's, with the error model (the parent handler).
+    app.setErrorHandler((err: FastifyError, req, reply) => {
+      const validation = hasZodFastifySchemaValidationErrors(err);
+      const body = req.body as Record<string, unknown> | undefined;
+      const token = typeof body?.token === 'string' ? body.token : undefined;
+      if (!isForm(req) || token === undefined || !(err instanceof AppError || validation)) throw err;
+      const status = err instanceof AppError ? err.statusCode : 400;
+      const aboutTheForm = validation || (err instanceof AppError && err.details !== undefined);
+      if (req.routeOptions.url === '/auth/password/reset') {
+        if (aboutTheForm && token) return html(reply, status, resetPasswordPage(token, formProblem(err)));
+        return html(reply, status, linkErrorPage('This link does not work', RESET_BAD_LINK));
+      }
+      return html(reply, status, linkErrorPage('This link does not work', VERIFY_BAD_LINK));
+    });
+
+    app.get(
+      '/auth/email/verify',
+      {
+        config: { auth: 'public', limit: 'auth' },
+        schema: {
+          tags,
+          summary: 'The page an email verification link opens (HTML; opening it does not verify)',
+          querystring: linkPageQuery,
+          hide: true,
+        },
+      },
+      async (req, reply) => {
+        const token = req.query.token;
+        if (!token || !(await auth.linkIsLive(req.ctx, 'verify', token))) {
+          return html(reply, 400, linkErrorPage('This link does not work', VERIFY_BAD_LINK));
+        }
+        return html(reply, 200, verifyEmailPage(token));
+      },
+    );
+
+    app.post(
+      '/auth/email/verify',
+      {
+        bodyLimit: FORM_LIMIT,
+        config: { auth: 'public', limit: 'auth' },
+        schema: {
+          tags,
+          summary: 'Verify the email address with the token of the link sent at registration',
+          description:
+            'The link works once, for 48 hours; an unknown, used or expired token is `400 VALIDATION_ERROR`. ' +
+            'Also takes the form fields of the link’s page (`application/x-www-form-urlencoded`) and then answers a page.',
+          body: verifyEmailBody,
+          response: { 200: verifyEmailAnswer },
+        },
+      },
+      async (req, reply) => {
+        const answer = await auth.verifyEmail(req.ctx, req.body.token);
+        if (!isForm(req)) return answer;
+        return html(
+          reply,
+          200,
+          donePage(
+            'Email address confirmed',
+            'Thank you: your email address is confirmed. You can close this page.',
+          ),
+        );
+      },
+    );
+
+    app.post(
+      '/auth/email/verify/resend',
+      {
+        config: { auth: 'user', limit: 'auth' },
+        schema: {
+          tags,
+          summary: 'Send the signed-in user a new email verification link',
+          description:
+            '`409 CONFLICT` when the address is already verified. Earlier links keep working until used or expired.',
+          response: { 202: resendVerificationAnswer },
+        },
+      },
+      async (req, reply) => reply.code(202).send(await auth.resendVerification(req.ctx)),
+    );
+
+    app.post(
+      '/auth/password/forgot',
+      {
+        config: { auth: 'public', limit: 'auth' },
+        schema: {
+          tags,
+          summary: 'Ask for a password reset link by email; always 202 with the same answer',
+          description:
+            'A verified address receives a single-use link valid 30 minutes; an address not yet verified receives ' +
+            'a verification link instead (a reset needs a verified address); an unknown address receives nothing. ' +
+            'The answer is the same, and takes about the same time, in every case.',
+          body: forgotPasswordBody,
+          response: { 202: forgotPasswordAnswer },
+        },
+      },
+      async (req, reply) => reply.code(202).send(await auth.forgotPassword(req.ctx, req.body.email)),
+    );
+
+    app.get(
+      '/auth/password/reset',
+      {
+        config: { auth: 'public', limit: 'auth' },
+        schema: {
+          tags,
+          summary: 'The page a password reset link opens (HTML form; opening it does not use the link)',
+          querystring: linkPageQuery,
+          hide: true,
+        },
+      },
+      async (req, reply) => {
+        const token = req.query.token;
+        if (!token || !(await auth.linkIsLive(req.ctx, 'reset', token))) {
+          return html(reply, 400, linkErrorPage('This link does not work', RESET_BAD_LINK));
+        }
+        return html(reply, 200, resetPasswordPage(token));
+      },
+    );
+
+    app.post(
+      '/auth/password/reset',
+      {
+        bodyLimit: FORM_LIMIT,
+        config: { auth: 'public', limit: 'auth' },
+        schema: {
+          tags,
+          summary:
+            'Set a new password with the token of a reset link; every older token of the user stops working',
+          description:
+            'The link works once, for 30 minutes; an unknown, used or expired token is `400 VALIDATION_ERROR`. ' +
+            'Every other reset link of the user stops working too. Sign in again with the new password. ' +
+            'Also takes the form fields of the link’s page (`application/x-www-form-urlencoded`) and then answers a page.',
+          body: resetPasswordBody,
+          response: { 200: resetPasswordAnswer },
+        },
+      },
+      async (req, reply) => {
+        const answer = await auth.resetPassword(req.ctx, req.body);
+        if (!isForm(req)) return answer;
+        return html(
+          reply,
+          200,
+          donePage(
+            'Your password is changed',
+            'Sign in with your new password. Every device that was signed in to your account has been signed out.',
+          ),
+        );
+      },
+    );
+  };
+}
