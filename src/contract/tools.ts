@@ -255,8 +255,8 @@ export const submitReviewTool = tool({
   name: 'submit_review',
   title: 'Submit review',
   description:
-    'Writes the signed-in buyer\'s review of a product: rating 1-5 (whole stars), optional title and ' +
-    'comment. Pass order_id (the buyer\'s paid order containing the product) to mark it a verified ' +
+    "Writes the signed-in buyer's review of a product: rating 1-5 (whole stars), optional title and " +
+    "comment. Pass order_id (the buyer's paid order containing the product) to mark it a verified " +
     'purchase. One review per product: a second is CONFLICT. A review whose text contains a link waits for ' +
     'moderation (published false) before it is shown or counted in the rating. NOT_FOUND for an unknown ' +
     'product.',

@@ -1,0 +1,62 @@
+// The tool server as an agent runs it: `node bin/portage.js mcp` as a child process, spoken to
+// over stdio by the official MCP client; and the checks of a tool's result.
+import os from 'node:os';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
+import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import { expect } from 'vitest';
+
+export const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
+
+/** A tool server acting for the user whose token it holds; `close()` ends the child. */
+export async function startToolServer(serviceUrl: string, token: string): Promise<Client> {
+  const transport = new StdioClientTransport({
+    command: process.execPath,
+    args: ['bin/portage.js', 'mcp'],
+    cwd: ROOT,
+    env: {
+      PATH: process.env.PATH ?? '',
+      HOME: process.env.HOME ?? os.tmpdir(),
+      SERVICE_URL: serviceUrl,
+      SERVICE_JWT_TOKEN: token,
+    },
+    stderr: 'pipe',
+  });
+  const client = new Client({ name: 'portage-test-agent', version: '0.0.0' });
+  await client.connect(transport);
+  return client;
+}
+
+export async function callTool(client: Client, name: string, args: Record<string, unknown> = {}) {
+  return (await client.callTool({ name, arguments: args })) as CallToolResult;
+}
+
+/** A successful result: structuredContent, and the same JSON as its one text content. */
+// biome-ignore lint/suspicious/noExplicitAny: tool outputs are asserted by the tests
+export function toolOk(result: CallToolResult): any {
+  expect(result.isError ?? false, JSON.stringify(result.content)).toBe(false);
+  expect(result.content).toHaveLength(1);
+  const [first] = result.content;
+  expect(first?.type).toBe('text');
+  expect(JSON.parse((first as { text: string }).text)).toEqual(result.structuredContent);
+  return result.structuredContent;
+}
+
+export interface ToolErrorBody {
+  error: string;
+  code: string;
+  statusCode: number;
+  details?: { field: string; message: string }[];
+}
+
+/** A failed result: isError with the spec's error JSON {error, code, statusCode} as its text. */
+export function toolFailed(result: CallToolResult, code: string, statusCode: number): ToolErrorBody {
+  expect(result.isError).toBe(true);
+  expect(result.content).toHaveLength(1);
+  const body = JSON.parse((result.content[0] as { text: string }).text) as ToolErrorBody;
+  expect(body).toMatchObject({ error: expect.any(String), code, statusCode });
+  for (const key of Object.keys(body)) expect(['error', 'code', 'statusCode', 'details']).toContain(key);
+  return body;
+}
