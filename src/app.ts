@@ -28,6 +28,7 @@ import { registerRouteDefaults } from './http/route-defaults.ts';
 import './http/types.ts';
 import { commerceJobs } from './jobs/index.ts';
 import { createJobRunner, type JobRunner } from './jobs/runner.ts';
+import { analyticsRoutes } from './modules/analytics/routes.ts';
 import { developmentKeyPem, type KeyRing, loadKeyRing } from './modules/auth/keys.ts';
 import { createOidcClient } from './modules/auth/oidc.ts';
 import { authRoutes } from './modules/auth/routes.ts';
@@ -186,6 +187,7 @@ export async function buildApp(opts: AppOptions): Promise<FastifyInstance> {
   await app.register(checkoutRoutes({ ...commerce, publishableKey: config.payments.publishableKey }));
   await app.register(paymentRoutes({ ...commerce, sandbox }));
   await app.register(orderRoutes(commerce));
+  await app.register(analyticsRoutes);
 
   const mailTransport = createMailTransport(config.mail, config.dataDir);
   jobs = createJobRunner(
