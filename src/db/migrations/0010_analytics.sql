@@ -41,7 +41,7 @@ CREATE TABLE "analytics_totals" (
 	CONSTRAINT "analytics_totals_scope_grain_start_shard_pk" PRIMARY KEY("scope","grain","start","shard")
 );
 --> statement-breakpoint
-CREATE INDEX "analytics_customer_days_day_idx" ON "analytics_customer_days" USING btree ("scope","day","prev_day");--> statement-breakpoint
+CREATE INDEX "analytics_customer_days_platform_day_idx" ON "analytics_customer_days" USING btree ("day","prev_day") WHERE "analytics_customer_days"."scope" = '*';--> statement-breakpoint
 CREATE INDEX "analytics_product_months_rank_idx" ON "analytics_product_months" USING btree ("month","revenue_cents" desc);--> statement-breakpoint
 CREATE INDEX "analytics_product_months_seller_rank_idx" ON "analytics_product_months" USING btree ("seller_id","month","revenue_cents" desc);--> statement-breakpoint
 CREATE INDEX "analytics_totals_grain_start_idx" ON "analytics_totals" USING btree ("grain","start");--> statement-breakpoint
@@ -57,18 +57,21 @@ CREATE OR REPLACE FUNCTION portage_analytics_day(ts timestamptz) RETURNS date
 CREATE OR REPLACE FUNCTION portage_analytics_month(d date) RETURNS date
   LANGUAGE sql IMMUTABLE PARALLEL SAFE AS $$ SELECT d - (extract(day FROM d)::int - 1) $$;
 --> statement-breakpoint
--- Adds to a scope's totals of a day and of its month (two rows, in one statement).
+-- Adds to a scope's totals of a day and of its month (two rows, in one statement). PL/pgSQL,
+-- not SQL: its statement's plan is kept for the session (a SQL function is planned at each call).
 CREATE OR REPLACE FUNCTION portage_analytics_add(
   p_scope text, p_day date, p_shard int,
   p_orders int, p_revenue bigint, p_items int,
   p_customers int, p_new int, p_continued int, p_created int, p_paid int
-) RETURNS void LANGUAGE sql AS $$
+) RETURNS void LANGUAGE plpgsql AS $$
+BEGIN
   INSERT INTO analytics_totals AS t (scope, grain, start, shard, orders, revenue_cents, items,
       customers, new_customers, continued_customers, sessions_created, sessions_paid)
-    SELECT p_scope, g.grain, g.start, p_shard, p_orders, p_revenue, p_items, p_customers, p_new,
-        p_continued, p_created, p_paid
-      FROM (VALUES ('day', p_day), ('month', portage_analytics_month(p_day))) AS g(grain, start)
-      ORDER BY g.grain
+    VALUES
+      (p_scope, 'day', p_day, p_shard, p_orders, p_revenue, p_items, p_customers, p_new, p_continued,
+        p_created, p_paid),
+      (p_scope, 'month', p_day - (extract(day FROM p_day)::int - 1), p_shard, p_orders, p_revenue, p_items,
+        p_customers, p_new, p_continued, p_created, p_paid)
   ON CONFLICT (scope, grain, start, shard) DO UPDATE SET
     orders = t.orders + EXCLUDED.orders,
     revenue_cents = t.revenue_cents + EXCLUDED.revenue_cents,
@@ -77,8 +80,8 @@ CREATE OR REPLACE FUNCTION portage_analytics_add(
     new_customers = t.new_customers + EXCLUDED.new_customers,
     continued_customers = t.continued_customers + EXCLUDED.continued_customers,
     sessions_created = t.sessions_created + EXCLUDED.sessions_created,
-    sessions_paid = t.sessions_paid + EXCLUDED.sessions_paid
-$$;
+    sessions_paid = t.sessions_paid + EXCLUDED.sessions_paid;
+END $$;
 --> statement-breakpoint
 -- A buyer's counted orders on a day, in a scope, changed by p_delta (+1 or -1). Keeps the chain
 -- of the buyer's days (each row links to the buyer's previous day) and the continued counters
@@ -101,10 +104,8 @@ BEGIN
     UPDATE analytics_customer_days SET orders = orders + p_delta
       WHERE scope = p_scope AND buyer_id = p_buyer AND day = p_day;
     IF FOUND THEN RETURN; END IF;
-    SELECT max(day) INTO prev FROM analytics_customer_days
-      WHERE scope = p_scope AND buyer_id = p_buyer AND day < p_day;
-    SELECT min(day) INTO nxt FROM analytics_customer_days
-      WHERE scope = p_scope AND buyer_id = p_buyer AND day > p_day;
+    SELECT max(day) FILTER (WHERE day < p_day), min(day) FILTER (WHERE day > p_day) INTO prev, nxt
+      FROM analytics_customer_days WHERE scope = p_scope AND buyer_id = p_buyer;
     INSERT INTO analytics_customer_days (scope, buyer_id, day, orders, prev_day)
       VALUES (p_scope, p_buyer, p_day, p_delta, prev);
     customers := 1;
@@ -152,7 +153,7 @@ BEGIN
 END $$;
 --> statement-breakpoint
 -- An order counted (+1) or no longer counted (-1): its figures, its buyer's day, its items.
-CREATE OR REPLACE FUNCTION portage_analytics_order(o orders, p_sign int) RETURNS void
+CREATE OR REPLACE FUNCTION portage_analytics_order(o orders, p_sign int, p_items boolean) RETURNS void
 LANGUAGE plpgsql AS $$
 DECLARE
   d date := portage_analytics_day(o.created_at);
@@ -167,6 +168,7 @@ BEGIN
   PERFORM portage_analytics_add(o.seller_id, d, 0, p_sign, revenue, p_sign * o.item_count,
     c.customers, c.new_customers, 0, 0, 0);
   -- Its items (none yet while the order is being created: their own trigger counts them then).
+  IF NOT p_items THEN RETURN; END IF;
   INSERT INTO analytics_product_days AS t (product_id, day, seller_id, units, revenue_cents)
     SELECT i.product_id, d, o.seller_id, p_sign * i.quantity, p_sign * i.quantity::bigint * i.unit_price_cents
       FROM order_items i WHERE i.order_id = o.id ORDER BY i.product_id
@@ -197,18 +199,18 @@ BEGIN
     END IF;
     RETURN NULL;
   END IF;
-  IF was OR counted THEN
+  IF TG_OP = 'UPDATE' THEN
     -- Cancelling takes the products' locks before the rollups' rows, in the order checkout
     -- takes them (inventory's lockProducts), so that the two never wait on each other.
     PERFORM 1 FROM products WHERE id IN (SELECT product_id FROM order_items WHERE order_id = NEW.id)
       ORDER BY id FOR NO KEY UPDATE;
   END IF;
-  IF was THEN PERFORM portage_analytics_order(OLD, -1); END IF;
-  IF counted THEN PERFORM portage_analytics_order(NEW, 1); END IF;
+  IF was THEN PERFORM portage_analytics_order(OLD, -1, true); END IF;
+  IF counted THEN PERFORM portage_analytics_order(NEW, 1, TG_OP = 'UPDATE'); END IF;
   RETURN NULL;
 END $$;
 --> statement-breakpoint
-CREATE TRIGGER orders_analytics AFTER INSERT OR UPDATE OF status, refunded_cents, total_amount_cents,
+CREATE OR REPLACE TRIGGER orders_analytics AFTER INSERT OR UPDATE OF status, refunded_cents, total_amount_cents,
     created_at, buyer_id, seller_id ON orders
   FOR EACH ROW EXECUTE FUNCTION portage_analytics_orders();
 --> statement-breakpoint
@@ -234,7 +236,7 @@ BEGIN
   RETURN NULL;
 END $$;
 --> statement-breakpoint
-CREATE TRIGGER order_items_analytics AFTER INSERT ON order_items
+CREATE OR REPLACE TRIGGER order_items_analytics AFTER INSERT ON order_items
   REFERENCING NEW TABLE AS new_items
   FOR EACH STATEMENT EXECUTE FUNCTION portage_analytics_order_items();
 --> statement-breakpoint
@@ -263,7 +265,7 @@ BEGIN
   RETURN NULL;
 END $$;
 --> statement-breakpoint
-CREATE TRIGGER checkout_sessions_analytics AFTER INSERT OR UPDATE OF status ON checkout_sessions
+CREATE OR REPLACE TRIGGER checkout_sessions_analytics AFTER INSERT OR UPDATE OF status ON checkout_sessions
   FOR EACH ROW EXECUTE FUNCTION portage_analytics_sessions();
 --> statement-breakpoint
 -- Recomputes every rollup from the base tables (the backfill below; the tests' check).

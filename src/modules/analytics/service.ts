@@ -160,11 +160,13 @@ async function analytics(ctx: RequestContext, q: AnalyticsQuery, scope: Scope): 
             coalesce(sum(sessions_created), 0)::int8 as created, coalesce(sum(sessions_paid), 0)::int8 as paid
           from analytics_totals where scope = ${key} and (${totalsIn(s)})`,
     ),
-    // Customers whose next day falls after the window: their last day inside it links out.
+    // Customers whose next day falls after the window: their last day inside it links out. (The
+    // platform's scope written out, so that its partial index serves.)
     queryRows<{ n: string | number }>(
       ctx.db,
       sql`select count(*)::int8 as n from analytics_customer_days
-          where scope = ${key} and day > ${w.end}::date and prev_day between ${w.start}::date and ${w.end}::date`,
+          where ${scope.kind === 'platform' ? sql.raw(`scope = '${PLATFORM_SCOPE}'`) : sql`scope = ${key}`}
+            and day > ${w.end}::date and prev_day between ${w.start}::date and ${w.end}::date`,
     ),
     topSellers(ctx, s, scope),
     topProducts(ctx, s, scope),

@@ -90,8 +90,9 @@ export const analyticsCustomerDays = pgTable(
   },
   (t) => [
     primaryKey({ columns: [t.scope, t.buyerId, t.day] }),
-    // The links that leave a window (a customer's day inside it whose next day is after it) are
-    // counted from here: few rows for a window ending today.
-    index('analytics_customer_days_day_idx').on(t.scope, t.day, t.prevDay),
+    // The platform's links that leave a window (a customer's day inside it whose next day is
+    // after it) are counted from here: few rows for a window ending today. Partial, so that the
+    // triggers' lookups of one buyer's days (scope, buyer, day) never plan on it.
+    index('analytics_customer_days_platform_day_idx').on(t.day, t.prevDay).where(sql`${t.scope} = '*'`),
   ],
 );
