@@ -471,6 +471,25 @@ describe('the rollups', () => {
       const res = await t.api.as(await fresh(who)).post(`/orders/${id}/cancel`, {});
       expect(res.status, JSON.stringify(res.body)).toBe(200);
     }
+    // A cancellation racing a payment for the same products on the same day (the cancelled
+    // order's products and rollup rows are locked in the order checkout locks them: no deadlock).
+    {
+      setClock(t, '2034-03-01T14:00:00Z');
+      const [racer, canceller] = await Promise.all([fresh(buyers[1]!), fresh(buyers[2]!)]);
+      for (const p of ps) await addToCart(t.api, racer, p.id, 1);
+      const session = await openCheckout(t.api, racer, ON_ADDRESS);
+      // One of their orders that the steps below leave alone.
+      const later = new Set([0, 2, 5, 7, 9, 12].map((i) => placed[i]));
+      const open = (await database.db.select().from(orders).where(eq(orders.buyerId, canceller.id))).find(
+        (o) => o.status === 'confirmed' && !later.has(o.id),
+      );
+      const [paid, cancelled] = await Promise.all([
+        payOk(t.api, session.sessionId),
+        t.api.as(canceller).post(`/orders/${open!.id}/cancel`, {}),
+      ]);
+      expect(paid.length).toBe(2);
+      expect(cancelled.status, JSON.stringify(cancelled.body)).toBe(200);
+    }
     // A seller cancels one; partial refunds on two others (written as a refund would).
     const [bySeller] = await database.db.select().from(orders).where(eq(orders.id, placed[12]!));
     const owner = bySeller!.sellerId === s1.id ? s1 : s2;
