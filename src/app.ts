@@ -28,6 +28,7 @@ import { registerRouteDefaults } from './http/route-defaults.ts';
 import './http/types.ts';
 import { commerceJobs } from './jobs/index.ts';
 import { createJobRunner, type JobRunner } from './jobs/runner.ts';
+import { analyticsRoutes } from './modules/analytics/routes.ts';
 import { emailTokenCleanupJob } from './modules/auth/email-links.ts';
 import { developmentKeyPem, type KeyRing, loadKeyRing } from './modules/auth/keys.ts';
 import { createOidcClient } from './modules/auth/oidc.ts';
@@ -192,6 +193,7 @@ export async function buildApp(opts: AppOptions): Promise<FastifyInstance> {
   await app.register(orderRoutes(commerce));
   await app.register(returnRoutes({ ...commerce, returnWindowDays: config.returnWindowDays }));
   await app.register(reviewRoutes);
+  await app.register(analyticsRoutes);
 
   const mailTransport = createMailTransport(config.mail, config.dataDir);
   jobs = createJobRunner(

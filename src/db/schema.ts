@@ -1,4 +1,5 @@
 // Every table of every module, for the connection and for drizzle-kit.
+export * from '../modules/analytics/tables.ts';
 export * from '../modules/auth/tables.ts';
 export * from '../modules/cart/tables.ts';
 export * from '../modules/catalog/tables.ts';

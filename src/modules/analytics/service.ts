@@ -1,0 +1,309 @@
+// Analytics (get_analytics for admins, GET /sellers/me/analytics for a seller): figures of a
+// window of Toronto days, read from rollups the database keeps in the transaction of each
+// change (tables.ts; triggers in migration 0010). This module reads only its own tables; names
+// come from the catalog's and the sellers' services (README "Analytics";
+// ../shared/design/decisions.md "Analytics").
+import { type SQL, sql } from 'drizzle-orm';
+import {
+  type AnalyticsAnswer,
+  type AnalyticsPeriod,
+  type AnalyticsQuery,
+  MAX_WINDOW_DAYS,
+} from '../../contract/analytics.ts';
+import { invalid } from '../../contract/errors.ts';
+import { queryRows } from '../../db/index.ts';
+import { shopNames } from '../auth/sellers.ts';
+import { listItemsByIds } from '../catalog/service.ts';
+import { caller, type RequestContext } from '../context.ts';
+import { PLATFORM_SCOPE } from './tables.ts';
+
+const TIME_ZONE = 'America/Toronto';
+const DEFAULT_PERIOD: AnalyticsPeriod = 'month';
+const TOP = 10;
+
+// ---- the window -------------------------------------------------------------------------------
+
+const DAY_MS = 86_400_000;
+const toDate = (iso: string) => new Date(`${iso}T00:00:00Z`);
+const toIso = (d: Date) => d.toISOString().slice(0, 10);
+const addDays = (iso: string, days: number) => toIso(new Date(toDate(iso).getTime() + days * DAY_MS));
+const daysBetween = (a: string, b: string) =>
+  Math.round((toDate(b).getTime() - toDate(a).getTime()) / DAY_MS);
+
+/** The date `months` months from `iso`, the day clamped to the month's length (Mar 31 - 1 month = Feb 28). */
+function addMonths(iso: string, months: number): string {
+  const d = toDate(iso);
+  const target = new Date(Date.UTC(d.getUTCFullYear(), d.getUTCMonth() + months, 1));
+  const last = new Date(Date.UTC(target.getUTCFullYear(), target.getUTCMonth() + 1, 0)).getUTCDate();
+  target.setUTCDate(Math.min(d.getUTCDate(), last));
+  return toIso(target);
+}
+
+/** Today's date in Toronto. */
+export function torontoDay(at: Date): string {
+  return new Intl.DateTimeFormat('en-CA', {
+    timeZone: TIME_ZONE,
+    year: 'numeric',
+    month: '2-digit',
+    day: '2-digit',
+  }).format(at);
+}
+
+/** The first day of the period that ends on `end`. */
+function periodStart(period: AnalyticsPeriod, end: string): string {
+  switch (period) {
+    case 'day':
+      return end;
+    case 'week':
+      return addDays(end, -6);
+    case 'month':
+      return addDays(addMonths(end, -1), 1);
+    case 'year':
+      return addDays(addMonths(end, -12), 1);
+  }
+}
+
+export interface Window {
+  period: AnalyticsPeriod | 'custom';
+  start: string;
+  end: string;
+}
+
+/** The window a query asks for (400 when it is upside down or longer than about three years). */
+export function windowOf(q: AnalyticsQuery, now: Date): Window {
+  const today = torontoDay(now);
+  let w: Window;
+  if (q.start_date) {
+    w = { period: 'custom', start: q.start_date, end: q.end_date ?? today };
+  } else {
+    const period = q.period ?? DEFAULT_PERIOD;
+    const end = q.end_date ?? today;
+    w = { period, start: periodStart(period, end), end };
+  }
+  if (w.start > w.end) {
+    throw invalid(`start_date ${w.start} is after end_date ${w.end}`, [
+      { field: 'start_date', message: `must not be after end_date (${w.end})` },
+    ]);
+  }
+  if (daysBetween(w.start, w.end) + 1 > MAX_WINDOW_DAYS) {
+    throw invalid(`The window may hold at most ${MAX_WINDOW_DAYS} days; ask for a shorter one`, [
+      { field: 'start_date', message: `must be at most ${MAX_WINDOW_DAYS} days before end_date` },
+    ]);
+  }
+  return w;
+}
+
+/**
+ * A window as rollup rows: the whole months inside it (month rows) and the days left at its
+ * edges (day rows), at most two ranges.
+ */
+interface Segments {
+  months: string[];
+  /** Every month the window touches (a partial one bounds its days from above). */
+  touched: string[];
+  dayRanges: Array<[string, string]>;
+}
+
+const firstOfMonth = (iso: string) => `${iso.slice(0, 8)}01`;
+
+export function segmentsOf(w: Window): Segments {
+  const firstFull = w.start.endsWith('-01') ? w.start : addMonths(firstOfMonth(w.start), 1);
+  const endsMonth = addDays(w.end, 1).endsWith('-01');
+  const lastFullEnd = endsMonth ? w.end : addDays(firstOfMonth(w.end), -1);
+  const touched: string[] = [];
+  for (let m = firstOfMonth(w.start); m <= w.end; m = addMonths(m, 1)) touched.push(m);
+  if (firstFull > lastFullEnd) return { months: [], touched, dayRanges: [[w.start, w.end]] };
+  const months: string[] = [];
+  for (let m = firstFull; m <= lastFullEnd; m = addMonths(m, 1)) months.push(m);
+  const dayRanges: Array<[string, string]> = [];
+  if (w.start < firstFull) dayRanges.push([w.start, addDays(firstFull, -1)]);
+  if (w.end > lastFullEnd) dayRanges.push([addDays(lastFullEnd, 1), w.end]);
+  return { months, touched, dayRanges };
+}
+
+const dateArray = (dates: string[]) => sql`${`{${dates.join(',')}}`}::date[]`;
+
+/** The rows of analytics_totals covering the window. */
+function totalsIn(s: Segments): SQL {
+  const parts: SQL[] = [];
+  if (s.months.length) parts.push(sql`(grain = 'month' and start = any(${dateArray(s.months)}))`);
+  for (const [a, b] of s.dayRanges)
+    parts.push(sql`(grain = 'day' and start between ${a}::date and ${b}::date)`);
+  return sql.join(parts, sql` or `);
+}
+
+// ---- the figures ------------------------------------------------------------------------------
+
+type Scope = { kind: 'platform' } | { kind: 'seller'; sellerId: string };
+
+/** GET /admin/analytics (get_analytics): the platform's figures. */
+export function platformAnalytics(ctx: RequestContext, q: AnalyticsQuery) {
+  return analytics(ctx, q, { kind: 'platform' });
+}
+
+/** GET /sellers/me/analytics: the same figures for the caller's own orders and products. */
+export function sellerAnalytics(ctx: RequestContext, q: AnalyticsQuery) {
+  return analytics(ctx, q, { kind: 'seller', sellerId: caller(ctx).id });
+}
+
+async function analytics(ctx: RequestContext, q: AnalyticsQuery, scope: Scope): Promise<AnalyticsAnswer> {
+  const w = windowOf(q, ctx.now());
+  const s = segmentsOf(w);
+  const key = scope.kind === 'platform' ? PLATFORM_SCOPE : scope.sellerId;
+  const [totals, leaving, sellers, products] = await Promise.all([
+    queryRows<Record<string, string | number | null>>(
+      ctx.db,
+      sql`select coalesce(sum(orders), 0)::int8 as orders, coalesce(sum(revenue_cents), 0)::int8 as revenue,
+            coalesce(sum(items), 0)::int8 as items, coalesce(sum(customers), 0)::int8 as customers,
+            coalesce(sum(new_customers), 0)::int8 as new_customers,
+            coalesce(sum(continued_customers), 0)::int8 as continued,
+            coalesce(sum(sessions_created), 0)::int8 as created, coalesce(sum(sessions_paid), 0)::int8 as paid
+          from analytics_totals where scope = ${key} and (${totalsIn(s)})`,
+    ),
+    // Customers whose next day falls after the window: their last day inside it links out. (The
+    // platform's scope written out, so that its partial index serves.)
+    queryRows<{ n: string | number }>(
+      ctx.db,
+      sql`select count(*)::int8 as n from analytics_customer_days
+          where ${scope.kind === 'platform' ? sql.raw(`scope = '${PLATFORM_SCOPE}'`) : sql`scope = ${key}`}
+            and day > ${w.end}::date and prev_day between ${w.start}::date and ${w.end}::date`,
+    ),
+    topSellers(ctx, s, scope),
+    topProducts(ctx, s, scope),
+  ]);
+  const t = totals[0] ?? {};
+  const n = (v: string | number | null | undefined) => Number(v ?? 0);
+  const orders = n(t.orders);
+  const revenue = n(t.revenue);
+  // Each customer's days inside the window, less the links between two of them, is one per customer.
+  const customers = n(t.customers) - n(t.continued) + n(leaving[0]?.n);
+  const newCustomers = n(t.new_customers);
+  const created = n(t.created);
+  return {
+    period: w.period,
+    total_revenue_cents: revenue,
+    total_orders: orders,
+    average_order_value_cents: orders ? Math.round(revenue / orders) : 0,
+    total_items_sold: n(t.items),
+    top_products: products,
+    top_sellers: sellers,
+    conversion_rate: created ? Math.round((n(t.paid) / created) * 10_000) / 10_000 : 0,
+    returning_customers: customers - newCustomers,
+    new_customers: newCustomers,
+    start_date: w.start,
+    end_date: w.end,
+    timezone: TIME_ZONE,
+  };
+}
+
+/** Sellers by revenue in the window (a seller's own view: only them). */
+async function topSellers(ctx: RequestContext, s: Segments, scope: Scope) {
+  const which = scope.kind === 'platform' ? sql`scope <> ${PLATFORM_SCOPE}` : sql`scope = ${scope.sellerId}`;
+  const rows = await queryRows<{ seller_id: string; revenue: string | number; orders: string | number }>(
+    ctx.db,
+    sql`select scope as seller_id, sum(revenue_cents)::int8 as revenue, sum(orders)::int8 as orders
+          from analytics_totals where ${which} and (${totalsIn(s)})
+          group by scope having sum(orders) > 0
+          order by sum(revenue_cents) desc, scope collate "C" limit ${TOP}`,
+  );
+  const names = await shopNames(
+    ctx,
+    rows.map((r) => r.seller_id),
+  );
+  return rows.map((r) => ({
+    seller_id: r.seller_id,
+    name: names.get(r.seller_id) ?? '',
+    revenue_cents: Number(r.revenue),
+    orders: Number(r.orders),
+  }));
+}
+
+interface ProductFigure {
+  product_id: string;
+  units: string | number;
+  revenue: string | number;
+}
+
+/**
+ * The ten products with the most item revenue in the window, exactly, without adding up every
+ * product's rows. Candidates are the first N products of each month the window touches (by that
+ * month's revenue); a product that is not among them earns at most the N-th figure of each month
+ * in the window (a partial month's days earn at most its whole month). Once the tenth candidate,
+ * totalled exactly, earns more than that sum, no other product can enter; otherwise N grows, and
+ * past a limit every product is totalled.
+ */
+async function topProducts(ctx: RequestContext, s: Segments, scope: Scope) {
+  const own = scope.kind === 'seller' ? sql`and seller_id = ${scope.sellerId}` : sql``;
+  let ranked: ProductFigure[] | undefined;
+  for (let n = 40; n <= 2560 && !ranked; n *= 4) {
+    const heads = await queryRows<{ month: string; product_id: string; revenue: string | number }>(
+      ctx.db,
+      sql`select m.month::text as month, h.product_id, h.revenue_cents as revenue
+            from unnest(${dateArray(s.touched)}) as m(month)
+            cross join lateral (
+              select product_id, revenue_cents from analytics_product_months
+               where month = m.month ${own} order by revenue_cents desc limit ${n}) h`,
+    );
+    let bound = 0;
+    const perMonth = new Map<string, number[]>();
+    for (const h of heads) {
+      const list = perMonth.get(h.month) ?? [];
+      list.push(Number(h.revenue));
+      perMonth.set(h.month, list);
+    }
+    // A month with fewer than N products has them all among the candidates.
+    for (const list of perMonth.values()) if (list.length === n) bound += Math.min(...list);
+    const candidates = [...new Set(heads.map((h) => h.product_id))];
+    const totals = candidates.length
+      ? await productTotals(ctx, s, sql`product_id = any(${textArray(candidates)})`)
+      : [];
+    const tenth = totals[TOP - 1];
+    if (bound === 0 || (tenth && Number(tenth.revenue) > bound)) ranked = totals;
+  }
+  ranked ??= await productTotals(
+    ctx,
+    s,
+    scope.kind === 'seller' ? sql`seller_id = ${scope.sellerId}` : sql`true`,
+  );
+  const titles = new Map(
+    (
+      await listItemsByIds(
+        ctx,
+        ranked.map((r) => r.product_id),
+      )
+    ).map((p) => [p.id, p.title]),
+  );
+  return ranked.map((r) => ({
+    product_id: r.product_id,
+    title: titles.get(r.product_id) ?? '',
+    units_sold: Number(r.units),
+    revenue_cents: Number(r.revenue),
+  }));
+}
+
+const textArray = (values: string[]) =>
+  sql`${`{${values.map((v) => `"${v.replaceAll('\\', '\\\\').replaceAll('"', '\\"')}"`).join(',')}}`}::text[]`;
+
+/** Units and revenue in the window of the ten best products `which` selects (units > 0). */
+async function productTotals(ctx: RequestContext, s: Segments, which: SQL): Promise<ProductFigure[]> {
+  const parts: SQL[] = [];
+  if (s.months.length) {
+    parts.push(
+      sql`select product_id, units, revenue_cents from analytics_product_months
+           where ${which} and month = any(${dateArray(s.months)})`,
+    );
+  }
+  for (const [a, b] of s.dayRanges) {
+    parts.push(
+      sql`select product_id, units, revenue_cents from analytics_product_days
+           where ${which} and day between ${a}::date and ${b}::date`,
+    );
+  }
+  return queryRows<ProductFigure>(
+    ctx.db,
+    sql`select product_id, sum(units)::int8 as units, sum(revenue_cents)::int8 as revenue
+          from (${sql.join(parts, sql` union all `)}) x
+          group by product_id having sum(units) > 0
+          order by sum(revenue_cents) desc, product_id collate "C" limit ${TOP}`,
+  );
+}
