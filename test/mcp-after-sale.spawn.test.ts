@@ -101,7 +101,10 @@ describe('tools/list', () => {
       expect(named(name).outputSchema).toMatchObject({ type: 'object' });
     }
     expect(named('get_analytics').annotations).toMatchObject({ readOnlyHint: true });
-    expect(named('request_return').annotations).toMatchObject({ readOnlyHint: false, destructiveHint: false });
+    expect(named('request_return').annotations).toMatchObject({
+      readOnlyHint: false,
+      destructiveHint: false,
+    });
   });
 });
 
@@ -208,7 +211,11 @@ describe('submit_review', () => {
 
 describe('get_analytics', () => {
   it('is AUTHZ_ERROR for a buyer', async () => {
-    const refused = toolFailed(await callTool(agent, 'get_analytics', { period: 'year' }), 'AUTHZ_ERROR', 403);
+    const refused = toolFailed(
+      await callTool(agent, 'get_analytics', { period: 'year' }),
+      'AUTHZ_ERROR',
+      403,
+    );
     expect(refused.error).toMatch(/admin/i);
   });
 

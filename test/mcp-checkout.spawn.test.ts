@@ -33,6 +33,9 @@ const TOOL_NAMES = [
   'list_orders',
   'get_order',
   'cancel_order',
+  'request_return',
+  'submit_review',
+  'get_analytics',
 ];
 
 let database: TestDatabase;
@@ -191,7 +194,7 @@ afterAll(async () => {
 // ---- tools/list -----------------------------------------------------------------------------
 
 describe('tools/list', () => {
-  it('lists the eleven tools, the four new ones last', () => {
+  it('lists the fourteen tools, the checkout and order ones after the shopping ones', () => {
     expect(tools.map((x) => x.name)).toEqual(TOOL_NAMES);
   });
 

@@ -33,6 +33,9 @@ const TOOL_NAMES = [
   'list_orders',
   'get_order',
   'cancel_order',
+  'request_return',
+  'submit_review',
+  'get_analytics',
 ];
 
 let database: TestDatabase;
@@ -178,9 +181,9 @@ afterAll(async () => {
 // ---- tools/list -----------------------------------------------------------------------------
 
 describe('tools/list', () => {
-  it('lists exactly the eleven tools', () => {
+  it('lists exactly the fourteen tools', () => {
     expect(tools.map((x) => x.name).sort()).toEqual([...TOOL_NAMES].sort());
-    expect(tools).toHaveLength(11);
+    expect(tools).toHaveLength(14);
   });
 
   it('has the spec’s inputs: required fields and property names', () => {
@@ -202,6 +205,15 @@ describe('tools/list', () => {
       list_orders: { required: [], properties: ['status', 'limit', 'offset', 'sort'] },
       get_order: { required: ['id'], properties: ['id'] },
       cancel_order: { required: ['order_id'], properties: ['order_id', 'reason'] },
+      request_return: {
+        required: ['order_id', 'reason'],
+        properties: ['order_id', 'reason', 'description', 'items'],
+      },
+      submit_review: {
+        required: ['product_id', 'rating'],
+        properties: ['product_id', 'rating', 'title', 'comment', 'order_id'],
+      },
+      get_analytics: { required: [], properties: ['period', 'start_date', 'end_date'] },
     };
     for (const [name, want] of Object.entries(expected)) {
       const schema = toolNamed(name).inputSchema;
@@ -235,6 +247,11 @@ describe('tools/list', () => {
     expect(props('remove_from_cart').quantity.type).toEqual(number);
     expect(props('remove_from_cart').quantity.default).toBeUndefined();
     expect(props('apply_coupon').code.type).toBe('string');
+    expect(props('request_return').reason.enum).toEqual(['damaged', 'wrong_item', 'not_as_described', 'other']);
+    expect(props('request_return').items).toMatchObject({ type: 'array', items: { type: 'string' } });
+    expect(props('submit_review').rating).toMatchObject({ type: number, minimum: 1, maximum: 5 });
+    expect(props('get_analytics').period.enum).toEqual(['day', 'week', 'month', 'year']);
+    expect(props('get_analytics').start_date.type).toBe('string');
   });
 
   it('declares an object outputSchema on every tool', () => {
@@ -252,6 +269,7 @@ describe('tools/list', () => {
       'get_cart',
       'list_orders',
       'get_order',
+      'get_analytics',
     ];
     const destructive = ['remove_from_cart', 'cancel_order'];
     const idempotentWrites = ['apply_coupon', 'create_checkout'];
@@ -278,6 +296,8 @@ describe('tools/list', () => {
       'list_orders',
       'get_order',
       'cancel_order',
+      'request_return',
+      'get_analytics',
     ]) {
       expect(toolNamed(name).description, name).toMatch(/cents/i);
     }

@@ -4,6 +4,7 @@
 // through /auth/refresh, retry RATE_LIMIT with backoff, retry nothing else, and say plainly
 // when the service cannot be reached.
 import type { z } from 'zod';
+import { type AnalyticsQuery, analyticsAnswer } from '../contract/analytics.ts';
 import { me, refreshAnswer } from '../contract/auth.ts';
 import {
   addToCartAnswer,
@@ -46,6 +47,7 @@ export type RequestReturnInput = z.input<typeof requestReturnBody>;
 export type ReturnRequest = z.output<typeof returnRequest>;
 export type SubmitReviewInput = z.input<typeof submitReviewBody>;
 export type Review = z.output<typeof review>;
+export type Analytics = z.output<typeof analyticsAnswer>;
 
 export interface ListOrdersParams {
   status?: (typeof ORDER_STATUSES)[number];
@@ -280,6 +282,15 @@ export class PortageClient {
   /** POST /reviews (submit_review): the user's review of a product (verified with their order's id). */
   async submitReview(input: SubmitReviewInput): Promise<Review> {
     return this.request('POST', '/reviews', { body: input, schema: review });
+  }
+
+  /** GET /admin/analytics (get_analytics): the platform's figures for a window (admins only). */
+  async getAnalytics(query: AnalyticsQuery = {}): Promise<Analytics> {
+    const { period, start_date, end_date } = query;
+    return this.request('GET', '/admin/analytics', {
+      query: { period, start_date, end_date },
+      schema: analyticsAnswer,
+    });
   }
 
   // ---- any call -------------------------------------------------------------------------------

@@ -3,6 +3,7 @@
 // (/.well-known/mcp.json, /llms.txt) and the README table are made.
 // Inputs are exactly the spec's (names, required fields, ranges, defaults).
 import { z } from 'zod';
+import { analyticsAnswer, analyticsQuery } from './analytics.ts';
 import {
   addToCartAnswer,
   applyCouponAnswer,
@@ -23,8 +24,9 @@ export const TOOL_SERVER = {
   version: '1.0.0',
   description:
     'Shop the Portage Canadian marketplace for one signed-in user: search products, inspect them, ' +
-    'check stock, fill the cart, apply coupons, check out (the person pays on the page at sessionUrl) ' +
-    'and follow or cancel orders. Money is integer cents (CAD).',
+    'check stock, fill the cart, apply coupons, check out (the person pays on the page at sessionUrl), ' +
+    'follow or cancel orders, return what was delivered and review products; an admin also reads the ' +
+    "platform's figures. Money is integer cents (CAD).",
 } as const;
 
 export interface ToolAnnotations {
@@ -265,6 +267,20 @@ export const submitReviewTool = tool({
   annotations: write(false, false),
 });
 
+export const getAnalyticsTool = tool({
+  name: 'get_analytics',
+  title: 'Get analytics',
+  description:
+    "The platform's sales figures for a window of days in America/Toronto (admins only; anyone else gets " +
+    'AUTHZ_ERROR): revenue of paid, not-cancelled orders net of refunds, orders, average order value and ' +
+    'items sold (integer cents, CAD), the top 10 products and sellers by revenue, the conversion rate ' +
+    '(paid checkout sessions over created ones, 0 to 1), and new and returning customers. Choose the window ' +
+    'by period (ending today) or by start_date and end_date (inclusive); start after end is VALIDATION_ERROR.',
+  input: analyticsQuery,
+  output: analyticsAnswer,
+  annotations: read,
+});
+
 export const TOOLS: Tool[] = [
   searchProductsTool,
   getProductTool,
@@ -279,6 +295,7 @@ export const TOOLS: Tool[] = [
   cancelOrderTool,
   requestReturnTool,
   submitReviewTool,
+  getAnalyticsTool,
 ] as Tool[];
 
 /** JSON Schemas (draft 7) of a tool's input and output, as MCP lists them. */

@@ -18,6 +18,7 @@ import {
   cancelOrderTool,
   checkInventoryTool,
   createCheckoutTool,
+  getAnalyticsTool,
   getCartTool,
   getOrderTool,
   getProductTool,
@@ -93,6 +94,8 @@ const HANDLERS: Record<string, Handler<Tool>> = {
     client.requestReturn(input)) as Handler<Tool>,
   [submitReviewTool.name]: ((client, input: z.output<typeof submitReviewTool.input>) =>
     client.submitReview(input)) as Handler<Tool>,
+  [getAnalyticsTool.name]: ((client, input: z.output<typeof getAnalyticsTool.input>) =>
+    client.getAnalytics(input)) as Handler<Tool>,
 };
 
 /** `category` is an id or a slug (../shared/design/decisions.md, "Catalog and search"): a slug is looked up among the categories. */

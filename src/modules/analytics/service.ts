@@ -1,6 +1,6 @@
 // Analytics (get_analytics for admins, GET /sellers/me/analytics for a seller): figures of a
 // window of Toronto days, read from rollups the database keeps in the transaction of each
-// change (tables.ts; triggers in migration 0010). This module reads only its own tables; names
+// change (tables.ts; triggers in migration 0013). This module reads only its own tables; names
 // come from the catalog's and the sellers' services (README "Analytics";
 // ../shared/design/decisions.md "Analytics").
 import { type SQL, sql } from 'drizzle-orm';
