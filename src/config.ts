@@ -242,7 +242,7 @@ export function loadConfig(env: Env = process.env): Config {
     authRedirectOrigins.push(new URL(publicBaseUrl).origin);
   }
 
-  const payments = paymentsConfig(env, pick, problems, deployed, appEnv);
+  const payments = paymentsConfig(pick, problems, deployed, appEnv);
   const mail: MailConfig = {
     smtpUrl: pick<string | undefined>(
       'SMTP_URL',
@@ -284,7 +284,6 @@ export function loadConfig(env: Env = process.env): Config {
 }
 
 function paymentsConfig(
-  env: Env,
   pick: <T>(name: string, schema: z.ZodType<T>, fallback: T) => T,
   problems: string[],
   deployed: boolean,

@@ -247,7 +247,12 @@ describe('tools/list', () => {
     expect(props('remove_from_cart').quantity.type).toEqual(number);
     expect(props('remove_from_cart').quantity.default).toBeUndefined();
     expect(props('apply_coupon').code.type).toBe('string');
-    expect(props('request_return').reason.enum).toEqual(['damaged', 'wrong_item', 'not_as_described', 'other']);
+    expect(props('request_return').reason.enum).toEqual([
+      'damaged',
+      'wrong_item',
+      'not_as_described',
+      'other',
+    ]);
     expect(props('request_return').items).toMatchObject({ type: 'array', items: { type: 'string' } });
     expect(props('submit_review').rating).toMatchObject({ type: number, minimum: 1, maximum: 5 });
     expect(props('get_analytics').period.enum).toEqual(['day', 'week', 'month', 'year']);

@@ -762,11 +762,9 @@ export async function cancelStalePendingOrders(
     .where(and(eq(orders.status, 'pending'), lte(orders.createdAt, before)))
     .orderBy(orders.createdAt)
     .limit(limit);
-  let cancelled = 0;
   for (const o of due) {
     try {
       await cancelOrder(ctx, deps, o.id, undefined, 'system');
-      cancelled++;
     } catch (err) {
       // Another instance (or the seller) got there first: the conditional update said 409.
       if (!(err instanceof Error && 'code' in err && err.code === 'CONFLICT')) throw err;

@@ -22,7 +22,7 @@ const tags = ['payments'];
 export function paymentRoutes(deps: PaymentRoutesDeps) {
   return async (fastify: FastifyInstance) => {
     await fastify.register(webhookRoutes(deps));
-    if (deps.sandbox) await fastify.register(sandboxRoutes(deps, deps.sandbox));
+    if (deps.sandbox) await fastify.register(sandboxRoutes(deps.sandbox));
   };
 }
 
@@ -59,7 +59,7 @@ function webhookRoutes(deps: PaymentRoutesDeps) {
   };
 }
 
-function sandboxRoutes(deps: PaymentRoutesDeps, sandbox: NonNullable<PaymentRoutesDeps['sandbox']>) {
+function sandboxRoutes(sandbox: NonNullable<PaymentRoutesDeps['sandbox']>) {
   return async (fastify: FastifyInstance) => {
     const app = fastify.withTypeProvider<ZodTypeProvider>();
     // The page's form posts form-encoded fields (it works without script).
