@@ -17,6 +17,7 @@ import { checkoutSession, createCheckoutBody } from './checkout.ts';
 import { cancelOrderAnswer, ORDER_STATUSES, orderDetail, orderList } from './orders.ts';
 import { requestReturnBody, returnRequest } from './returns.ts';
 import { review, submitReviewBody } from './reviews.ts';
+import type { AgentScope } from './scopes.ts';
 
 export const TOOL_SERVER = {
   name: 'portage',
@@ -297,6 +298,27 @@ export const TOOLS: Tool[] = [
   submitReviewTool,
   getAnalyticsTool,
 ] as Tool[];
+
+/**
+ * The scope an agent's token needs for each tool (../shared/design/decisions.md "Remote agents");
+ * the routes behind each tool name the same scope (config.scope).
+ */
+export const TOOL_SCOPES: Record<string, AgentScope> = {
+  search_products: 'shop',
+  get_product: 'shop',
+  check_inventory: 'shop',
+  add_to_cart: 'shop',
+  remove_from_cart: 'shop',
+  get_cart: 'shop',
+  apply_coupon: 'shop',
+  create_checkout: 'shop',
+  list_orders: 'orders',
+  get_order: 'orders',
+  cancel_order: 'orders',
+  request_return: 'orders',
+  submit_review: 'orders',
+  get_analytics: 'analytics',
+};
 
 /** JSON Schemas (draft 7) of a tool's input and output, as MCP lists them. */
 export function toolJsonSchemas(t: Tool) {

@@ -1,5 +1,7 @@
 // The auth guard: every route declares who may call it (config.auth); anything else is refused
-// before the body is even read. Missing or bad token: 401. Wrong role: 403.
+// before the body is even read. Missing or bad token: 401. Wrong role: 403. An agent's token
+// (OAuth, for /mcp) is accepted only on routes that name a scope it holds (config.scope): 403
+// naming the scope otherwise.
 import type { FastifyInstance } from 'fastify';
 import { forbidden, unauthenticated } from '../contract/errors.ts';
 import type { Db } from '../db/index.ts';
@@ -17,6 +19,13 @@ export function registerAuthGuard(app: FastifyInstance, deps: { db: Db; now: Clo
     if (!token) throw unauthenticated('AUTH_ERROR: Missing token; send Authorization: Bearer <token>');
     const user = await deps.auth.authenticate(req.ctx, token);
     req.ctx.user = user;
+    if (user.agent) {
+      const need = req.routeOptions.config.scope;
+      if (!need) throw forbidden("AUTHZ_ERROR: An agent's token cannot call this route");
+      if (need !== 'any' && !user.agent.scopes.includes(need)) {
+        throw forbidden(`AUTHZ_ERROR: This needs the "${need}" scope, which this agent was not granted`);
+      }
+    }
     // Deny by default: a route that forgot to declare its rule is for admins only.
     const roles = rule === 'user' ? undefined : (rule ?? []);
     if (roles && user.role !== 'admin' && !roles.includes(user.role)) {

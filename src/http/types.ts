@@ -1,5 +1,6 @@
 // Fastify type extensions shared by the HTTP layer.
 import type { Role } from '../contract/common.ts';
+import type { RouteScope } from '../contract/scopes.ts';
 import type { JobRunner } from '../jobs/runner.ts';
 import type { RequestContext } from '../modules/context.ts';
 import type { LimitGroup } from './rate-limit.ts';
@@ -18,5 +19,7 @@ declare module 'fastify' {
   interface FastifyContextConfig {
     auth?: RouteAuth;
     limit?: LimitGroup;
+    /** The agent scope that lets an agent's token call this route (none: agent tokens are refused). */
+    scope?: RouteScope;
   }
 }

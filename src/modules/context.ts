@@ -1,12 +1,15 @@
 // What every service call receives: who is calling, the database handle and the clock.
 import type { FastifyBaseLogger } from 'fastify';
 import type { Role } from '../contract/common.ts';
+import type { AgentScope } from '../contract/scopes.ts';
 import type { Db } from '../db/index.ts';
 
 export interface AuthUser {
   id: string;
   email: string;
   role: Role;
+  /** Set when the caller is an agent acting with an OAuth grant (a token for /mcp). */
+  agent?: { clientId: string; grantId: string; scopes: readonly AgentScope[] };
 }
 
 export type Clock = () => Date;

@@ -13,7 +13,7 @@ export async function analyticsRoutes(fastify: FastifyInstance) {
   app.get(
     '/admin/analytics',
     {
-      config: { auth: ['admin'], limit: 'analytics' },
+      config: { auth: ['admin'], limit: 'analytics', scope: 'analytics' },
       schema: {
         tags,
         summary: "The platform's figures for a window of days (get_analytics, admins)",

@@ -1,9 +1,12 @@
 // Access tokens on the wire: RS256 JWTs with kid, claims sub/email/role/iat/exp/iss/aud,
 // `auth_time` (the sign-in the token descends from) and `ver` (the user's token version,
 // bumped to revoke). Signing and verifying only; the rules of sessions are in tokens.ts.
+// An agent's token (OAuth, for /mcp) is the same JWT with `aud` = `{PUBLIC_BASE_URL}/mcp`,
+// `scope`, `client_id` and `gid` (its grant): README "Remote agents".
 import { compactVerify, errors, type JWTPayload, jwtVerify, SignJWT } from 'jose';
 import type { Role } from '../../contract/common.ts';
 import { type AppError, unauthenticated } from '../../contract/errors.ts';
+import { type AgentScope, parseScopes } from '../../contract/scopes.ts';
 import type { KeyRing } from './keys.ts';
 
 export const ISSUER = 'portage';
@@ -23,7 +26,19 @@ export interface TokenClaims {
   exp: number;
   /** `auth_time`: when the user signed in (Unix seconds); a refreshed token keeps it. */
   authTime: number;
+  /** Present on an agent's token only (audience `{PUBLIC_BASE_URL}/mcp`). */
+  agent?: AgentClaims;
 }
+
+/** What an agent's token adds: the scopes granted, the agent (OAuth client) and the grant. */
+export interface AgentClaims {
+  scopes: AgentScope[];
+  clientId: string;
+  grantId: string;
+}
+
+/** The audience of agents' tokens: the `/mcp` resource of this deployment (RFC 8707). */
+export const agentAudience = (s: Pick<TokenSettings, 'audience'>) => `${s.audience}/mcp`;
 
 export interface TokenSettings {
   keys: KeyRing;
@@ -61,6 +76,38 @@ export async function signAccessToken(
   return { token, expiresAt };
 }
 
+/**
+ * Signs an agent's token for `user`: audience `{PUBLIC_BASE_URL}/mcp`, the granted scopes,
+ * the client and the grant; it expires after `ttlSeconds`.
+ */
+export async function signAgentToken(
+  s: TokenSettings,
+  user: { id: string; email: string; role: Role; tokenVersion: number },
+  now: Date,
+  agent: AgentClaims & { ttlSeconds: number; authTime: number },
+): Promise<{ token: string; expiresAt: number }> {
+  const iat = unixSeconds(now);
+  const expiresAt = iat + agent.ttlSeconds;
+  const token = await new SignJWT({
+    email: user.email,
+    role: user.role,
+    ver: user.tokenVersion,
+    auth_time: agent.authTime,
+    scope: agent.scopes.join(' '),
+    client_id: agent.clientId,
+    gid: agent.grantId,
+  })
+    .setProtectedHeader({ alg: 'RS256', kid: s.keys.kid, typ: 'at+jwt' })
+    .setSubject(user.id)
+    .setIssuer(ISSUER)
+    .setAudience(agentAudience(s))
+    .setIssuedAt(iat)
+    .setExpirationTime(expiresAt)
+    .setJti(crypto.randomUUID())
+    .sign(s.keys.signingKey);
+  return { token, expiresAt };
+}
+
 const keyFor = (s: TokenSettings) => (header: { kid?: string }) => {
   const key = header.kid ? s.keys.verifyKeys.get(header.kid) : undefined;
   if (!key) throw unauthenticated();
@@ -74,18 +121,26 @@ export const withinLifetime = (claims: TokenClaims, now: Date) =>
 const issuedInTheFuture = (claims: TokenClaims, now: Date) =>
   claims.iat > unixSeconds(now) + MAX_CLOCK_SKEW_SECONDS;
 
-/** Verifies signature (RS256 only), issuer, audience, expiry, and an `iat` not in the future. */
+/**
+ * Verifies signature (RS256 only), issuer, audience, expiry, and an `iat` not in the future.
+ * The audience is the API's (a user's token) or `/mcp`'s (an agent's token, with its scopes,
+ * client and grant); which one the answer's `agent` tells.
+ */
 export async function verifyAccessToken(s: TokenSettings, token: string, now: Date): Promise<TokenClaims> {
   let claims: TokenClaims;
   try {
     const { payload } = await jwtVerify(token, keyFor(s), {
       algorithms: ['RS256'],
       issuer: ISSUER,
-      audience: s.audience,
+      audience: [s.audience, agentAudience(s)],
       currentDate: now,
       requiredClaims: ['sub', 'exp', 'iat'],
     });
     claims = claimsOf(payload);
+    if (payload.aud === agentAudience(s)) claims.agent = agentClaimsOf(payload);
+    else if (payload.aud !== s.audience || payload.scope !== undefined || payload.gid !== undefined) {
+      throw unauthenticated();
+    }
   } catch (err) {
     throw tokenError(err);
   }
@@ -137,6 +192,16 @@ function claimsOf(p: JWTPayload): TokenClaims {
   // A token signed before auth_time existed counts as a sign-in at its issue: its chain
   // gets one session age from then, like any other.
   return { sub, email, role, ver, iat, exp, authTime: auth_time ?? iat };
+}
+
+/** An agent token's own claims: scopes (at least one known), client and grant. */
+function agentClaimsOf(p: JWTPayload): AgentClaims {
+  const { scope, client_id, gid } = p as Record<string, unknown>;
+  const scopes = typeof scope === 'string' ? parseScopes(scope) : [];
+  if (!scopes.length || typeof client_id !== 'string' || !client_id || typeof gid !== 'string' || !gid) {
+    throw unauthenticated();
+  }
+  return { scopes, clientId: client_id, grantId: gid };
 }
 
 function tokenError(err: unknown): AppError {

@@ -89,7 +89,7 @@ export function authRoutes(auth: AuthService, keys: KeyRing) {
     app.get(
       '/me',
       {
-        config: { auth: 'user' },
+        config: { auth: 'user', scope: 'any' },
         schema: {
           tags: ['auth'],
           summary: 'The signed-in user',

@@ -30,6 +30,12 @@ export interface TokenDeps {
    * a row deleted by hand) within this time. 0 reads the user on every request.
    */
   authCacheMs?: number;
+  /**
+   * Whether an agent's grant still stands (the user has not revoked the agent): asked on every
+   * request an agent's token makes, so a revocation takes effect at once. Without it (no
+   * authorization server), agents' tokens are refused.
+   */
+  agentGrants?: { isLive(ctx: RequestContext, grantId: string, userId: string): Promise<boolean> };
 }
 
 /** The caller as authenticate() answers it: with the sign-in its token descends from. */
@@ -116,6 +122,11 @@ export function createTokens(deps: TokenDeps) {
         }
       }
       if (entry.tokenVersion !== claims.ver) throw unauthenticated();
+      if (claims.agent) {
+        const live = await deps.agentGrants?.isLive(ctx, claims.agent.grantId, claims.sub);
+        if (!live) throw unauthenticated();
+        return { ...entry.user, authTime: claims.authTime, agent: claims.agent };
+      }
       return { ...entry.user, authTime: claims.authTime };
     },
 

@@ -21,7 +21,7 @@ export async function cartRoutes(fastify: FastifyInstance) {
   app.get(
     '/cart',
     {
-      config: { auth: ['buyer'], limit: 'cart' },
+      config: { auth: ['buyer'], limit: 'cart', scope: 'shop' },
       schema: {
         tags,
         summary: 'The cart with its estimate (get_cart)',
@@ -34,7 +34,7 @@ export async function cartRoutes(fastify: FastifyInstance) {
   app.post(
     '/cart/items',
     {
-      config: { auth: ['buyer'], limit: 'cart' },
+      config: { auth: ['buyer'], limit: 'cart', scope: 'shop' },
       schema: {
         tags,
         summary: 'Add units of a product (add_to_cart)',
@@ -48,7 +48,7 @@ export async function cartRoutes(fastify: FastifyInstance) {
   app.delete(
     '/cart/items/:productId',
     {
-      config: { auth: ['buyer'], limit: 'cart' },
+      config: { auth: ['buyer'], limit: 'cart', scope: 'shop' },
       schema: {
         tags,
         summary: 'Remove units of a product, all of them without quantity (remove_from_cart)',
@@ -63,7 +63,7 @@ export async function cartRoutes(fastify: FastifyInstance) {
   app.post(
     '/cart/coupon',
     {
-      config: { auth: ['buyer'], limit: 'cart' },
+      config: { auth: ['buyer'], limit: 'cart', scope: 'shop' },
       schema: {
         tags,
         summary: 'Apply a coupon code, any case (apply_coupon)',
@@ -77,7 +77,7 @@ export async function cartRoutes(fastify: FastifyInstance) {
   app.delete(
     '/cart/coupon',
     {
-      config: { auth: ['buyer'], limit: 'cart' },
+      config: { auth: ['buyer'], limit: 'cart', scope: 'shop' },
       schema: { tags, summary: 'Remove the coupon', response: { 200: cart } },
     },
     async (req) => carts.removeCoupon(req.ctx),

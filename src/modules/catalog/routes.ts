@@ -23,7 +23,7 @@ export async function catalogRoutes(fastify: FastifyInstance) {
   app.get(
     '/categories',
     {
-      config: { auth: 'user', limit: 'search' },
+      config: { auth: 'user', limit: 'search', scope: 'shop' },
       schema: { tags, summary: 'Every category', response: { 200: categoryList } },
     },
     async (req) => catalog.listCategories(req.ctx),
@@ -46,7 +46,7 @@ export async function catalogRoutes(fastify: FastifyInstance) {
   app.get(
     '/products',
     {
-      config: { auth: 'user', limit: 'search' },
+      config: { auth: 'user', limit: 'search', scope: 'shop' },
       schema: {
         tags,
         summary: 'List products (oldest first); buyers see active products, sellers also all of their own',
@@ -61,7 +61,7 @@ export async function catalogRoutes(fastify: FastifyInstance) {
   app.get(
     '/products/:productId',
     {
-      config: { auth: 'user', limit: 'search' },
+      config: { auth: 'user', limit: 'search', scope: 'shop' },
       schema: {
         tags,
         summary: 'Product detail (HTTP and tool fields in one shape)',

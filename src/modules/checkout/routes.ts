@@ -15,7 +15,7 @@ export function checkoutRoutes(deps: CheckoutDeps & { publishableKey: string }) 
     app.post(
       '/checkout',
       {
-        config: { auth: ['buyer'], limit: 'checkout' },
+        config: { auth: ['buyer'], limit: 'checkout', scope: 'shop' },
         schema: {
           tags,
           summary:
@@ -33,7 +33,7 @@ export function checkoutRoutes(deps: CheckoutDeps & { publishableKey: string }) 
     app.get(
       '/checkout/:sessionId',
       {
-        config: { auth: ['buyer'], limit: 'orders' },
+        config: { auth: ['buyer'], limit: 'orders', scope: 'shop' },
         schema: {
           tags,
           summary: 'A checkout session of yours, with its orders once paid',

@@ -11,7 +11,7 @@ export async function inventoryRoutes(fastify: FastifyInstance) {
   app.get(
     '/products/:productId/inventory',
     {
-      config: { auth: 'user', limit: 'search' },
+      config: { auth: 'user', limit: 'search', scope: 'shop' },
       schema: {
         tags: ['catalog'],
         summary: 'Whether a quantity of a product can be bought now (check_inventory)',

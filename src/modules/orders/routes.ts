@@ -24,7 +24,7 @@ export function orderRoutes(deps: OrdersDeps) {
     app.get(
       '/orders',
       {
-        config: { auth: ['buyer'], limit: 'orders' },
+        config: { auth: ['buyer'], limit: 'orders', scope: 'orders' },
         schema: {
           tags,
           summary: 'Your orders (list_orders)',
@@ -38,7 +38,7 @@ export function orderRoutes(deps: OrdersDeps) {
     app.get(
       '/orders/:orderId',
       {
-        config: { auth: 'user', limit: 'orders' },
+        config: { auth: 'user', limit: 'orders', scope: 'orders' },
         schema: {
           tags,
           summary: 'An order of yours, as its buyer or its seller (get_order)',
@@ -52,7 +52,7 @@ export function orderRoutes(deps: OrdersDeps) {
     app.post(
       '/orders/:orderId/cancel',
       {
-        config: { auth: 'user', limit: 'orders' },
+        config: { auth: 'user', limit: 'orders', scope: 'orders' },
         schema: {
           tags,
           summary: 'Cancel an order that has not shipped, with a full refund (cancel_order)',

@@ -24,7 +24,7 @@ export function returnRoutes(deps: ReturnsDeps) {
     app.post(
       '/returns',
       {
-        config: { auth: ['buyer'], limit: 'returns' },
+        config: { auth: ['buyer'], limit: 'returns', scope: 'orders' },
         schema: {
           tags,
           summary: 'Request a return of a delivered order, whole or some of its products (request_return)',
@@ -41,7 +41,7 @@ export function returnRoutes(deps: ReturnsDeps) {
     app.get(
       '/returns',
       {
-        config: { auth: ['buyer'], limit: 'returns' },
+        config: { auth: ['buyer'], limit: 'returns', scope: 'orders' },
         schema: {
           tags,
           summary: 'Your return requests, newest first',
@@ -55,7 +55,7 @@ export function returnRoutes(deps: ReturnsDeps) {
     app.get(
       '/returns/:returnId',
       {
-        config: { auth: 'user', limit: 'returns' },
+        config: { auth: 'user', limit: 'returns', scope: 'orders' },
         schema: {
           tags,
           summary: 'A return request, to its buyer, its seller or an admin',

@@ -24,7 +24,7 @@ export async function reviewRoutes(fastify: FastifyInstance) {
   app.post(
     '/reviews',
     {
-      config: { auth: ['buyer'], limit: 'reviews' },
+      config: { auth: ['buyer'], limit: 'reviews', scope: 'orders' },
       schema: {
         tags,
         summary:
@@ -39,7 +39,7 @@ export async function reviewRoutes(fastify: FastifyInstance) {
   app.get(
     '/products/:productId/reviews',
     {
-      config: { auth: 'user', limit: 'search' },
+      config: { auth: 'user', limit: 'search', scope: 'shop' },
       schema: {
         tags,
         summary: "A product's published reviews, newest first",

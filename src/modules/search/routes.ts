@@ -10,7 +10,7 @@ export const searchRoutes = (engine: SearchEngine) => async (fastify: FastifyIns
   app.get(
     '/search/products',
     {
-      config: { auth: 'user', limit: 'search' },
+      config: { auth: 'user', limit: 'search', scope: 'shop' },
       schema: {
         tags: ['catalog'],
         summary: 'Full-text product search with filters and facets (active products only)',
