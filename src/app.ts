@@ -42,6 +42,7 @@ import { couponRoutes } from './modules/coupons/routes.ts';
 import { inventoryRoutes } from './modules/inventory/routes.ts';
 import { createMailTransport } from './modules/mail/transports.ts';
 import { mailJob } from './modules/mail/worker.ts';
+import { grantIsLive } from './modules/oauth/grants.ts';
 import { orderRoutes } from './modules/orders/routes.ts';
 import { createProvider } from './modules/payments/providers/index.ts';
 import { paymentRoutes } from './modules/payments/routes.ts';
@@ -158,6 +159,7 @@ export async function buildApp(opts: AppOptions): Promise<FastifyInstance> {
     redirectOrigins: config.authRedirectOrigins,
     authCacheMs: config.authCacheMs,
     emailLinks: { publicBaseUrl: config.publicBaseUrl, nudgeMail: () => jobs?.nudge('mail') },
+    agentGrants: { isLive: grantIsLive },
   });
   registerAuthGuard(app, { db: database.db, now, auth });
   if (config.rateLimits) {

@@ -7,6 +7,7 @@ export * from '../modules/checkout/tables.ts';
 export * from '../modules/coupons/tables.ts';
 export * from '../modules/inventory/tables.ts';
 export * from '../modules/mail/tables.ts';
+export * from '../modules/oauth/tables.ts';
 export * from '../modules/orders/tables.ts';
 export * from '../modules/payments/tables.ts';
 export * from '../modules/returns/tables.ts';
