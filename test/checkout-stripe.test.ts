@@ -7,7 +7,7 @@ import { type TestApp, testApp } from './helpers/app.ts';
 import { buyer, expectError, product, seller } from './helpers/builders.ts';
 import { addToCart, checkout, ON_ADDRESS, openCheckout } from './helpers/checkout.ts';
 import { type TestDatabase, testDatabase } from './helpers/db.ts';
-import { type FakeStripe, signedEvent, startFakeStripe, stripeEvent } from './helpers/fake-stripe.ts';
+import { appOnFakeStripe, type FakeStripe, signedEvent, stripeEvent } from './helpers/fake-stripe.ts';
 import { stockOf as stockOfProduct } from './helpers/orders.ts';
 
 const SECRET = 'whsec_test_portage_0123456789abcdef';
@@ -18,15 +18,7 @@ let stripe: FakeStripe;
 
 beforeAll(async () => {
   database = await testDatabase();
-  stripe = await startFakeStripe({ apiKey: 'sk_test_portage123' });
-  t = await testApp(database, {
-    env: {
-      STRIPE_SECRET_KEY: 'sk_test_portage123',
-      STRIPE_PUBLISHABLE_KEY: 'pk_test_portage123',
-      PAYMENT_WEBHOOK_SECRET: SECRET,
-      STRIPE_API_BASE: stripe.url,
-    },
-  });
+  ({ t, stripe } = await appOnFakeStripe(database, SECRET));
 });
 afterAll(async () => {
   await t?.close();

@@ -9,7 +9,7 @@ import { type SignedIn, type TestApp, testApp } from './helpers/app.ts';
 import { admin, buyer, product, seller } from './helpers/builders.ts';
 import { addToCart, openCheckout } from './helpers/checkout.ts';
 import { type TestDatabase, testDatabase } from './helpers/db.ts';
-import { type FakeStripe, signedEvent, startFakeStripe, stripeEvent } from './helpers/fake-stripe.ts';
+import { appOnFakeStripe, type FakeStripe, signedEvent, stripeEvent } from './helpers/fake-stripe.ts';
 import { outboxRows, refundRows } from './helpers/orders.ts';
 
 const SECRET = 'whsec_test_portage_returns_0123456789';
@@ -21,15 +21,7 @@ let adm: SignedIn;
 
 beforeAll(async () => {
   database = await testDatabase();
-  stripe = await startFakeStripe({ apiKey: 'sk_test_portage123' });
-  t = await testApp(database, {
-    env: {
-      STRIPE_SECRET_KEY: 'sk_test_portage123',
-      STRIPE_PUBLISHABLE_KEY: 'pk_test_portage123',
-      PAYMENT_WEBHOOK_SECRET: SECRET,
-      STRIPE_API_BASE: stripe.url,
-    },
-  });
+  ({ t, stripe } = await appOnFakeStripe(database, SECRET));
   // Stopped at the current second (the fake Stripe checks session expiries against real time).
   t.clock.freeze();
   adm = await admin(t.api, database);

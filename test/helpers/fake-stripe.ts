@@ -6,6 +6,8 @@ import { randomBytes } from 'node:crypto';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import Stripe from 'stripe';
+import { type TestApp, testApp } from './app.ts';
+import type { TestDatabase } from './db.ts';
 
 export interface FakeStripeRequest {
   method: string;
@@ -397,4 +399,21 @@ export function stripeEvent(type: string, object: Json, eventId = id('evt_test_'
     request: { id: null, idempotency_key: null },
     type,
   };
+}
+
+/** The app with Stripe as its payment provider, pointed at a fake Stripe started for it. */
+export async function appOnFakeStripe(
+  database: TestDatabase,
+  webhookSecret: string,
+): Promise<{ t: TestApp; stripe: FakeStripe }> {
+  const stripe = await startFakeStripe({ apiKey: 'sk_test_portage123' });
+  const t = await testApp(database, {
+    env: {
+      STRIPE_SECRET_KEY: 'sk_test_portage123',
+      STRIPE_PUBLISHABLE_KEY: 'pk_test_portage123',
+      PAYMENT_WEBHOOK_SECRET: webhookSecret,
+      STRIPE_API_BASE: stripe.url,
+    },
+  });
+  return { t, stripe };
 }

@@ -1,7 +1,7 @@
 // The account emails: verifying an address and resetting a password. Pure functions from the
 // account's name and the link to a subject, a text body and an HTML body. The link carries a
 // secret token: it appears in the body only, never in the subject (subjects end up in logs).
-import { escapeHtml, type RenderedMail } from './templates.ts';
+import { escapeHtml, greeting, type RenderedMail } from './templates.ts';
 
 export interface AccountLinkMailData {
   name: string;
@@ -9,14 +9,6 @@ export interface AccountLinkMailData {
   url: string;
   /** How long the link works, in words ("48 hours", "30 minutes"). */
   validFor: string;
-}
-
-// biome-ignore lint/suspicious/noControlCharactersInRegex: removing them is the point
-const CONTROL = /[\u0000-\u001f\u007f\u2028\u2029]+/g;
-
-function greeting(name: string): string {
-  const clean = name.replace(CONTROL, ' ').replace(/\s+/g, ' ').trim();
-  return clean ? `Hello ${clean},` : 'Hello,';
 }
 
 function html(title: string, paragraphs: string[]): string {

@@ -2,7 +2,7 @@
 // return's data to a subject, a text body and an HTML body (../shared/design/decisions.md,
 // "Mail": amounts in dollars). Every string a user wrote (product names, the seller's note) is
 // escaped in the HTML and kept to one line where it is a name.
-import { escapeHtml, formatCents, type RenderedMail } from './templates.ts';
+import { escapeHtml, formatCents, greeting, line, type RenderedMail } from './templates.ts';
 
 export interface ReturnMailData {
   buyerName: string;
@@ -24,19 +24,6 @@ export interface ReturnRejectedMailData extends ReturnMailData {
 
 export interface ReturnRefundedMailData extends ReturnMailData {
   refundCents: number;
-}
-
-// biome-ignore lint/suspicious/noControlCharactersInRegex: removing them is the point
-const CONTROL = /[\u0000-\u001f\u007f\u2028\u2029]+/g;
-
-/** A user's one-line string: no control characters or line breaks to forge lines with. */
-function line(s: string): string {
-  return s.replace(CONTROL, ' ').replace(/\s+/g, ' ').trim();
-}
-
-function greeting(buyerName: string): string {
-  const name = line(buyerName);
-  return name ? `Hello ${name},` : 'Hello,';
 }
 
 function itemLines(d: ReturnMailData): string[] {

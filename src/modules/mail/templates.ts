@@ -67,11 +67,12 @@ export interface OrderRefundedMailData {
 const CONTROL = /[\u0000-\u001f\u007f\u2028\u2029]+/g;
 
 /** A user's one-line string: no control characters or line breaks to forge lines with. */
-function line(s: string): string {
+export function line(s: string): string {
   return s.replace(CONTROL, ' ').replace(/\s+/g, ' ').trim();
 }
 
-function greeting(buyerName: string): string {
+/** "Hello Ann," (the name on one line), or "Hello," without one. */
+export function greeting(buyerName: string): string {
   const name = line(buyerName);
   return name ? `Hello ${name},` : 'Hello,';
 }
