@@ -278,21 +278,26 @@ export async function lastShippingProvince(
   return row?.province as Province | undefined;
 }
 
+/** An order's items as sold, in the order of the cart. */
+function soldItems(items: ItemRow[]) {
+  return [...items]
+    .sort((a, b) => a.position - b.position)
+    .map((i) => ({
+      productId: i.productId,
+      name: i.name,
+      quantity: i.quantity,
+      unitPriceCents: i.unitPriceCents,
+      imageUrl: i.imageUrl,
+    }));
+}
+
 function toDetail(row: OrderRow, items: ItemRow[]): Detail {
   return {
     id: row.id,
     buyerId: row.buyerId,
     sellerId: row.sellerId,
     status: row.status,
-    items: [...items]
-      .sort((a, b) => a.position - b.position)
-      .map((i) => ({
-        productId: i.productId,
-        name: i.name,
-        quantity: i.quantity,
-        unitPriceCents: i.unitPriceCents,
-        imageUrl: i.imageUrl,
-      })),
+    items: soldItems(items),
     subtotalCents: row.subtotalCents,
     taxAmountCents: row.taxAmountCents,
     shippingCostCents: row.shippingCostCents,
@@ -635,14 +640,7 @@ export async function lockOrderForReturn(
     shippingCostCents: row.shippingCostCents,
     taxAmountCents: row.taxAmountCents,
     totalAmountCents: row.totalAmountCents,
-    items: [...items]
-      .sort((a, b) => a.position - b.position)
-      .map((i) => ({
-        productId: i.productId,
-        name: i.name,
-        quantity: i.quantity,
-        unitPriceCents: i.unitPriceCents,
-      })),
+    items: soldItems(items).map(({ imageUrl: _, ...item }) => item),
     unrefundedCents: await unrefundedCentsOf(ctx, row),
   };
 }

@@ -87,6 +87,21 @@ export async function listProductReviews(
 ): Promise<z.infer<typeof productReviewList>> {
   const product = await visibleProduct(ctx, productId);
   const where = and(eq(reviews.productId, product.id), eq(reviews.published, true));
+  const { rows, total } = await pageOfReviews(ctx, where, q);
+  return {
+    reviews: rows.map((r) => ({ ...toReview(r.review), author: r.author })),
+    total,
+    limit: q.limit,
+    offset: q.offset,
+  };
+}
+
+/** One page of the reviews matching `where`, newest first, with their authors' names, and the count of all. */
+async function pageOfReviews(
+  ctx: RequestContext,
+  where: SQL | undefined,
+  q: { limit: number; offset: number },
+) {
   const [rows, [total]] = await Promise.all([
     ctx.db
       .select({ review: reviews, author: users.name })
@@ -98,12 +113,7 @@ export async function listProductReviews(
       .offset(q.offset),
     ctx.db.select({ n: count() }).from(reviews).where(where),
   ]);
-  return {
-    reviews: rows.map((r) => ({ ...toReview(r.review), author: r.author })),
-    total: Number(total?.n ?? 0),
-    limit: q.limit,
-    offset: q.offset,
-  };
+  return { rows, total: Number(total?.n ?? 0) };
 }
 
 // ---- moderation (admins; the route's guard lets only them in) --------------------------------
@@ -130,20 +140,10 @@ export async function listReviewsForModeration(ctx: RequestContext, q: z.infer<t
   const status: ReviewStatus | undefined =
     q.status ?? (q.published === undefined ? undefined : q.published ? 'published' : 'pending');
   const where = status ? STATUS_FILTER[status] : undefined;
-  const [rows, [total]] = await Promise.all([
-    ctx.db
-      .select({ review: reviews, author: users.name })
-      .from(reviews)
-      .innerJoin(users, eq(users.id, reviews.buyerId))
-      .where(where)
-      .orderBy(desc(reviews.createdAt), desc(reviews.id))
-      .limit(q.limit)
-      .offset(q.offset),
-    ctx.db.select({ n: count() }).from(reviews).where(where),
-  ]);
+  const { rows, total } = await pageOfReviews(ctx, where, q);
   return {
     reviews: rows.map((r) => toModerated(r.review, r.author)),
-    total: Number(total?.n ?? 0),
+    total,
     limit: q.limit,
     offset: q.offset,
   };
