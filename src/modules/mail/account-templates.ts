@@ -1,7 +1,7 @@
 // The account emails: verifying an address and resetting a password. Pure functions from the
 // account's name and the link to a subject, a text body and an HTML body. The link carries a
 // secret token: it appears in the body only, never in the subject (subjects end up in logs).
-import { escapeHtml, greeting, type RenderedMail } from './templates.ts';
+import { escapeHtml, greeting, page, type RenderedMail } from './templates.ts';
 
 export interface AccountLinkMailData {
   name: string;
@@ -9,17 +9,6 @@ export interface AccountLinkMailData {
   url: string;
   /** How long the link works, in words ("48 hours", "30 minutes"). */
   validFor: string;
-}
-
-function html(title: string, paragraphs: string[]): string {
-  return [
-    '<!doctype html>',
-    '<html><head><meta charset="utf-8">',
-    `<title>${escapeHtml(title)}</title></head>`,
-    '<body style="font-family:Arial,Helvetica,sans-serif;color:#222;line-height:1.4">',
-    ...paragraphs,
-    '</body></html>',
-  ].join('\n');
 }
 
 function button(url: string, label: string): string {
@@ -38,7 +27,7 @@ export function verifyEmailEmail(d: AccountLinkMailData): RenderedMail {
   return {
     subject,
     text,
-    html: html(subject, [
+    html: page(subject, [
       `<p>${escapeHtml(greeting(d.name))}</p>`,
       `<p>${escapeHtml(intro)}</p>`,
       button(d.url, 'Confirm my email address'),
@@ -57,7 +46,7 @@ export function passwordResetEmail(d: AccountLinkMailData): RenderedMail {
   return {
     subject,
     text,
-    html: html(subject, [
+    html: page(subject, [
       `<p>${escapeHtml(greeting(d.name))}</p>`,
       `<p>${escapeHtml(intro)} ${escapeHtml(how)}</p>`,
       button(d.url, 'Choose a new password'),
@@ -77,7 +66,7 @@ export function verifyBeforeResetEmail(d: AccountLinkMailData): RenderedMail {
   return {
     subject,
     text,
-    html: html(subject, [
+    html: page(subject, [
       `<p>${escapeHtml(greeting(d.name))}</p>`,
       `<p>${escapeHtml(intro)}</p>`,
       `<p>${escapeHtml(how)}</p>`,

@@ -2,7 +2,7 @@
 // return's data to a subject, a text body and an HTML body (../shared/design/decisions.md,
 // "Mail": amounts in dollars). Every string a user wrote (product names, the seller's note) is
 // escaped in the HTML and kept to one line where it is a name.
-import { escapeHtml, formatCents, greeting, line, type RenderedMail } from './templates.ts';
+import { escapeHtml, formatCents, greeting, line, page, type RenderedMail } from './templates.ts';
 
 export interface ReturnMailData {
   buyerName: string;
@@ -34,17 +34,6 @@ function what(d: ReturnMailData): string {
   return d.wholeOrder
     ? `your return ${line(d.returnId)} of order ${line(d.orderId)}`
     : `your return ${line(d.returnId)} (part of order ${line(d.orderId)})`;
-}
-
-function page(title: string, body: string[]): string {
-  return [
-    '<!doctype html>',
-    '<html><head><meta charset="utf-8">',
-    `<title>${escapeHtml(title)}</title></head>`,
-    '<body style="font-family:Arial,Helvetica,sans-serif;color:#222;line-height:1.4">',
-    ...body,
-    '</body></html>',
-  ].join('\n');
 }
 
 /** Text and HTML of a message: paragraphs, then the returned items, then closing paragraphs. */

@@ -135,7 +135,8 @@ function orderHtml(o: OrderMailOrder): string {
   ].join('\n');
 }
 
-function page(title: string, body: string[]): string {
+/** An email's HTML document: the title and the body's lines (already escaped). */
+export function page(title: string, body: string[]): string {
   return [
     '<!doctype html>',
     '<html><head><meta charset="utf-8">',
