@@ -479,3 +479,31 @@ describe('client ID metadata documents', () => {
     }
   });
 });
+
+describe.skipIf(!process.env.TEST_DATABASE_URL)(
+  'two instances on one PostgreSQL (PostgreSQL only: the embedded database belongs to one process)',
+  () => {
+    it('a code issued by one is exchanged on the other; its tokens work and rotate on either', async () => {
+      const b = await testApp(database);
+      try {
+        const { clientId } = await registerClient(t.api);
+        const { verifier, challenge } = pkce();
+        const { code } = await authorize(t.api, shopper, { clientId, challenge });
+        const issued = await exchange(b.api, { clientId, code, verifier });
+        expect(issued.status).toBe(200);
+        expect((await t.api.as(issued.body.access_token).get('/cart')).status).toBe(200);
+        expect((await b.api.as(issued.body.access_token).get('/cart')).status).toBe(200);
+        const rotated = await refresh(t.api, { clientId, refreshToken: issued.body.refresh_token });
+        expect(rotated.status).toBe(200);
+        // The replay reaches the other instance: the family is revoked there for both.
+        expect((await refresh(b.api, { clientId, refreshToken: issued.body.refresh_token })).status).toBe(
+          400,
+        );
+        expectError(await t.api.as(rotated.body.access_token).get('/cart'), 'AUTH_ERROR', 401);
+        expectError(await b.api.as(rotated.body.access_token).get('/cart'), 'AUTH_ERROR', 401);
+      } finally {
+        await b.close();
+      }
+    });
+  },
+);
