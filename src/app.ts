@@ -42,6 +42,7 @@ import { couponRoutes } from './modules/coupons/routes.ts';
 import { inventoryRoutes } from './modules/inventory/routes.ts';
 import { createMailTransport } from './modules/mail/transports.ts';
 import { mailJob } from './modules/mail/worker.ts';
+import { oauthCleanupJob } from './modules/oauth/cleanup.ts';
 import { grantIsLive } from './modules/oauth/grants.ts';
 import { oauthRoutes } from './modules/oauth/routes.ts';
 import { orderRoutes } from './modules/orders/routes.ts';
@@ -215,6 +216,7 @@ export async function buildApp(opts: AppOptions): Promise<FastifyInstance> {
       mailJob({ transport: mailTransport, from: config.mail.from }),
       idempotencyCleanupJob(),
       emailTokenCleanupJob(),
+      oauthCleanupJob(),
     ],
     {
       db: database.db,

@@ -249,6 +249,27 @@ describe('the token endpoint', () => {
   });
 });
 
+describe('cleanup', () => {
+  it('removes expired pending authorizations and codes a day after they expired', async () => {
+    const { clientId } = await registerClient(t.api);
+    const { verifier, challenge } = pkce();
+    const { code } = await authorize(t.api, shopper, { clientId, challenge });
+    await t.api.get(authorizeUrl({ clientId, challenge, method: 'S256' }));
+    t.clock.advance(2 * 86_400);
+    try {
+      const done = await t.app.jobs.runOnce();
+      expect(done['oauth-cleanup']).toBeGreaterThan(0);
+      const res = await exchange(t.api, { clientId, code, verifier });
+      expect(res.body).toMatchObject({
+        error: 'invalid_grant',
+        error_description: 'Unknown authorization code',
+      });
+    } finally {
+      t.clock.advance(-2 * 86_400);
+    }
+  });
+});
+
 describe('registration', () => {
   it('registers public clients with https or loopback redirect URIs only', async () => {
     const ok = await registerClient(t.api, {
