@@ -301,6 +301,28 @@ describe('registration', () => {
   });
 });
 
+describe('rate limits', () => {
+  it('registration: 10 a minute per address; the sign-in page: the auth group, answered as a page', async () => {
+    const limited = await testApp(database, { env: { RATE_LIMITS: 'on' } });
+    try {
+      const api = limited.api.from('203.0.113.77');
+      for (let i = 0; i < 10; i++) expect((await registerClient(api)).clientId).toBeTruthy();
+      const over = await api.post('/oauth/register', { redirect_uris: [REDIRECT] });
+      expect(over.status).toBe(429);
+      expect(over.headers['retry-after']).toBeDefined();
+
+      const other = limited.api.from('203.0.113.78');
+      let last = await other.post('/oauth/sign-in', form({ csrf: 'x' }), FORM);
+      for (let i = 0; i < 5; i++) last = await other.post('/oauth/sign-in', form({ csrf: 'x' }), FORM);
+      expect(last.status).toBe(429);
+      expect(last.headers['content-type']).toMatch(/text\/html/);
+      expect(last.body).toMatch(/Too many/);
+    } finally {
+      await limited.close();
+    }
+  });
+});
+
 describe('the pages', () => {
   it('escape the agent name and logo URL, and carry CSRF tokens the forms need', async () => {
     const hostileLogo = 'https://evil.example/logo.png?"><script>alert(2)</script>';

@@ -39,6 +39,7 @@ const FORM_LIMIT = 8192;
 const REGISTER_LIMIT = 16_384;
 const COOKIE = 'portage_oauth';
 const PROTOCOL_ROUTES = new Set(['/oauth/token', '/oauth/register', '/oauth/revoke']);
+const PAGE_ROUTES = new Set(['/oauth/authorize', '/oauth/sign-in', '/oauth/consent']);
 const EXPIRED =
   'This authorization expired (it lasts 10 minutes), was already answered, or was opened in another tab. Start again from the agent.';
 
@@ -127,6 +128,19 @@ export function oauthRoutes(deps: OAuthRouteDeps) {
       if (err instanceof OAuthError) return oauthError(reply, err);
       const url = req.routeOptions.url ?? '';
       const status = err.statusCode ?? 500;
+      // The pages answer a person: a page, whatever went wrong (rate limit, unreadable form).
+      if (PAGE_ROUTES.has(url) && status >= 400 && status < 500) {
+        const message =
+          status === 429 && err instanceof AppError
+            ? err.message
+            : 'The form could not be read. Start again from the agent.';
+        if (status === 429 && reply.getHeader('retry-after') === undefined) reply.header('retry-after', '60');
+        return html(
+          reply,
+          status,
+          errorPage(status === 429 ? 'Too many attempts' : 'Something is wrong', message),
+        );
+      }
       if (PROTOCOL_ROUTES.has(url) && status >= 400 && status < 500 && status !== 429) {
         const error = url === '/oauth/register' ? 'invalid_client_metadata' : 'invalid_request';
         return reply
