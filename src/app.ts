@@ -42,7 +42,9 @@ import { couponRoutes } from './modules/coupons/routes.ts';
 import { inventoryRoutes } from './modules/inventory/routes.ts';
 import { createMailTransport } from './modules/mail/transports.ts';
 import { mailJob } from './modules/mail/worker.ts';
+import { oauthCleanupJob } from './modules/oauth/cleanup.ts';
 import { grantIsLive } from './modules/oauth/grants.ts';
+import { oauthRoutes } from './modules/oauth/routes.ts';
 import { orderRoutes } from './modules/orders/routes.ts';
 import { createProvider } from './modules/payments/providers/index.ts';
 import { paymentRoutes } from './modules/payments/routes.ts';
@@ -196,6 +198,16 @@ export async function buildApp(opts: AppOptions): Promise<FastifyInstance> {
   await app.register(returnRoutes({ ...commerce, returnWindowDays: config.returnWindowDays }));
   await app.register(reviewRoutes);
   await app.register(analyticsRoutes);
+  await app.register(
+    oauthRoutes({
+      publicBaseUrl: config.publicBaseUrl,
+      development: config.appEnv === 'development',
+      tokens: { keys, audience: config.publicBaseUrl, ttlSeconds: config.accessTokenTtlSeconds },
+      agentTokenTtlSeconds: config.agentTokenTtlSeconds,
+      sessionMaxAgeSeconds: config.sessionMaxAgeSeconds,
+      auth,
+    }),
+  );
 
   const mailTransport = createMailTransport(config.mail, config.dataDir);
   jobs = createJobRunner(
@@ -204,6 +216,7 @@ export async function buildApp(opts: AppOptions): Promise<FastifyInstance> {
       mailJob({ transport: mailTransport, from: config.mail.from }),
       idempotencyCleanupJob(),
       emailTokenCleanupJob(),
+      oauthCleanupJob(),
     ],
     {
       db: database.db,

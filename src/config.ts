@@ -29,6 +29,8 @@ export interface Config {
   /** PEMs (SPKI) of retired signing keys whose tokens are still accepted. */
   jwtPreviousPublicKeys: string[];
   accessTokenTtlSeconds: number;
+  /** Lifetime of an agent's access token (OAuth, for /mcp); its refresh token renews it. */
+  agentTokenTtlSeconds: number;
   refreshWindowSeconds: number;
   /** Sign in again after this long, however often the token was refreshed. */
   sessionMaxAgeSeconds: number;
@@ -185,6 +187,7 @@ export function loadConfig(env: Env = process.env): Config {
     ) ?? [];
 
   const accessTokenTtlSeconds = pick('ACCESS_TOKEN_TTL_SECONDS', intIn(1, 86_400), 3600);
+  const agentTokenTtlSeconds = pick('AGENT_TOKEN_TTL_SECONDS', intIn(60, 86_400), 3600);
   const refreshWindowSeconds = pick('REFRESH_WINDOW_SECONDS', intIn(0, 90 * 86_400), 7 * 86_400);
   const sessionMaxAgeSeconds = pick('SESSION_MAX_AGE_SECONDS', intIn(60, 365 * 86_400), 30 * 86_400);
   const rateLimits =
@@ -266,6 +269,7 @@ export function loadConfig(env: Env = process.env): Config {
     jwtPrivateKey,
     jwtPreviousPublicKeys,
     accessTokenTtlSeconds,
+    agentTokenTtlSeconds,
     refreshWindowSeconds,
     sessionMaxAgeSeconds,
     rateLimits,

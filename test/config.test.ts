@@ -39,6 +39,7 @@ describe('loadConfig', () => {
       jwtPrivateKey: undefined,
       jwtPreviousPublicKeys: [],
       accessTokenTtlSeconds: 3600,
+      agentTokenTtlSeconds: 3600,
       refreshWindowSeconds: 604_800,
       sessionMaxAgeSeconds: 2_592_000,
       rateLimits: true,

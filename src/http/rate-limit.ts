@@ -18,6 +18,12 @@ export const LIMITS = {
   reviews: 10,
   returns: 10,
   analytics: 10,
+  /** The authorization pages (GET /oauth/authorize, the consent), per address. */
+  oauthPages: 30,
+  /** Token and revocation endpoints, per address: an agent platform refreshes for many people from few addresses. */
+  oauthTokens: 300,
+  /** Dynamic client registration, per address. */
+  oauthRegister: 10,
 } as const;
 export type LimitGroup = keyof typeof LIMITS;
 

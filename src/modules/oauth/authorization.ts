@@ -1,0 +1,228 @@
+// The authorization endpoint's rules (RFC 6749 section 4.1, OAuth 2.1, RFC 7636, RFC 8707):
+// checking a request, the pending authorization between the sign-in and consent pages, and the
+// code a consent gives. A request is checked in two steps: until its client and redirect URI are
+// known good, a problem is shown on a page (never sent to an unchecked URI); after, it goes back
+// to the client's redirect URI as `error=...`.
+import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
+import { and, eq, gt } from 'drizzle-orm';
+import { type AgentScope, parseScopes } from '../../contract/scopes.ts';
+import type { RequestContext } from '../context.ts';
+import { type Client, findClient, OAuthError } from './clients.ts';
+import type { MetadataDocuments } from './metadata-documents.ts';
+import { oauthCodes, oauthRequests } from './tables.ts';
+
+/** How long a person has between opening the authorization and answering the consent. */
+export const REQUEST_TTL_SECONDS = 600;
+/** How long a code may wait for its exchange (OAuth 2.1: short; clients exchange at once). */
+export const CODE_TTL_SECONDS = 120;
+/** Scopes given when a request names none. */
+export const DEFAULT_SCOPES: AgentScope[] = ['shop', 'orders'];
+
+export const sha256 = (v: string) => createHash('sha256').update(v).digest('hex');
+export const randomToken = () => randomBytes(32).toString('base64url');
+
+export interface AuthorizationSettings {
+  issuer: string;
+  resource: string;
+  documents: MetadataDocuments;
+}
+
+export type AuthorizeOutcome =
+  | { kind: 'page'; status: number; title: string; message: string }
+  | { kind: 'redirect'; location: string }
+  | { kind: 'sign-in'; requestId: string; csrf: string; client: Client };
+
+/** The redirect back to the client, with `iss` (RFC 9207) and the client's `state`. */
+export function redirectTo(
+  s: Pick<AuthorizationSettings, 'issuer'>,
+  redirectUri: string,
+  state: string | null | undefined,
+  params: Record<string, string>,
+): string {
+  const url = new URL(redirectUri);
+  for (const [k, v] of Object.entries(params)) url.searchParams.set(k, v);
+  if (state) url.searchParams.set('state', state);
+  url.searchParams.set('iss', s.issuer);
+  return url.href;
+}
+
+const one = (q: Record<string, unknown>, name: string): string | undefined => {
+  const v = q[name];
+  return typeof v === 'string' && v !== '' ? v : undefined;
+};
+
+/** GET /oauth/authorize: checks the request and opens a pending authorization for the sign-in page. */
+export async function startAuthorization(
+  ctx: RequestContext,
+  s: AuthorizationSettings,
+  query: Record<string, unknown>,
+): Promise<AuthorizeOutcome> {
+  const page = (message: string, status = 400): AuthorizeOutcome => ({
+    kind: 'page',
+    status,
+    title: 'This sign-in link does not work',
+    message,
+  });
+  for (const [k, v] of Object.entries(query)) {
+    if (Array.isArray(v)) return page(`The parameter ${k} appears more than once.`);
+  }
+  const clientId = one(query, 'client_id');
+  if (!clientId) return page('The agent sent no client_id. Start again from the agent.');
+  let client: Client | undefined;
+  try {
+    client = await findClient(ctx, s.documents, clientId);
+  } catch (err) {
+    if (err instanceof OAuthError) return page(`${err.description}. Tell the agent's makers.`);
+    throw err;
+  }
+  if (!client) return page('This agent is not registered with Portage. Start again from the agent.');
+  const given = one(query, 'redirect_uri');
+  const redirectUri = given ?? (client.redirectUris.length === 1 ? client.redirectUris[0] : undefined);
+  if (!redirectUri) return page('The agent sent no redirect_uri. Start again from the agent.');
+  if (!client.redirectUris.includes(redirectUri)) {
+    return page('The agent asked to return to an address it did not register. Nothing was shared with it.');
+  }
+
+  // From here on, problems go back to the agent.
+  const state = one(query, 'state');
+  const back = (error: string, description: string): AuthorizeOutcome => ({
+    kind: 'redirect',
+    location: redirectTo(s, redirectUri, state, { error, error_description: description }),
+  });
+  if (one(query, 'response_type') !== 'code') {
+    return back('unsupported_response_type', 'response_type must be "code"');
+  }
+  const challenge = one(query, 'code_challenge');
+  const method = one(query, 'code_challenge_method');
+  if (!challenge) return back('invalid_request', 'code_challenge is required (PKCE with S256)');
+  if (method !== 'S256') return back('invalid_request', 'code_challenge_method must be "S256"');
+  if (!/^[A-Za-z0-9_-]{43}$/.test(challenge)) {
+    return back(
+      'invalid_request',
+      'code_challenge must be the base64url SHA-256 of the verifier (43 characters)',
+    );
+  }
+  const resource = one(query, 'resource');
+  if (resource !== undefined && resource !== s.resource) {
+    return back('invalid_target', `resource must be ${s.resource}`);
+  }
+  const scopeParam = one(query, 'scope');
+  let scopes: AgentScope[] = DEFAULT_SCOPES;
+  if (scopeParam !== undefined) {
+    const names = scopeParam.split(' ').filter(Boolean);
+    scopes = parseScopes(scopeParam);
+    if (scopes.length !== new Set(names).size) {
+      return back('invalid_scope', 'scope may hold only shop, orders and analytics');
+    }
+  }
+  if (state && state.length > 1000) return back('invalid_request', 'state is longer than 1000 characters');
+
+  const requestId = randomToken();
+  const csrf = randomToken();
+  await ctx.db.insert(oauthRequests).values({
+    idHash: sha256(requestId),
+    csrfToken: csrf,
+    clientId: client.clientId,
+    clientName: client.clientName ?? null,
+    logoUri: client.logoUri ?? null,
+    redirectUri,
+    state: state ?? null,
+    codeChallenge: challenge,
+    scope: scopes.join(' '),
+    expiresAt: new Date(ctx.now().getTime() + REQUEST_TTL_SECONDS * 1000),
+  });
+  return { kind: 'sign-in', requestId, csrf, client };
+}
+
+export type PendingRequest = typeof oauthRequests.$inferSelect;
+
+/**
+ * The pending authorization a browser holds (its cookie), if it is still live and the form's
+ * CSRF token is its own (when `csrf` is given).
+ */
+export async function pendingRequest(
+  ctx: RequestContext,
+  requestId: string | undefined,
+  csrf?: unknown,
+): Promise<PendingRequest | undefined> {
+  if (!requestId) return undefined;
+  const [row] = await ctx.db
+    .select()
+    .from(oauthRequests)
+    .where(and(eq(oauthRequests.idHash, sha256(requestId)), gt(oauthRequests.expiresAt, ctx.now())));
+  if (!row) return undefined;
+  if (csrf !== undefined && !sameText(csrf, row.csrfToken)) return undefined;
+  return row;
+}
+
+function sameText(given: unknown, expected: string): boolean {
+  if (typeof given !== 'string') return false;
+  const a = Buffer.from(given);
+  const b = Buffer.from(expected);
+  return a.length === b.length && timingSafeEqual(a, b);
+}
+
+/**
+ * The person signed in: the pending authorization now names them, with the scopes they may
+ * give (analytics only for administrators: dropped for others, and the consent shows only what
+ * is given). Answers the scopes, or undefined when none is left.
+ */
+export async function attachUser(
+  ctx: RequestContext,
+  row: PendingRequest,
+  user: { id: string; role: string; tokenVersion: number },
+): Promise<AgentScope[] | undefined> {
+  const scopes = parseScopes(row.scope).filter((s) => s !== 'analytics' || user.role === 'admin');
+  if (!scopes.length) return undefined;
+  await ctx.db
+    .update(oauthRequests)
+    .set({ userId: user.id, tokenVersion: user.tokenVersion, authTime: ctx.now(), scope: scopes.join(' ') })
+    .where(eq(oauthRequests.idHash, row.idHash));
+  return scopes;
+}
+
+/** Ends a pending authorization without a code. */
+export async function dropRequest(ctx: RequestContext, row: PendingRequest): Promise<void> {
+  await ctx.db.delete(oauthRequests).where(eq(oauthRequests.idHash, row.idHash));
+}
+
+/**
+ * The consent's answer: the pending authorization is used up either way; Allow gives a code
+ * (bound to the client, redirect URI, PKCE challenge and the grant its exchange creates).
+ * Answers where the browser goes next.
+ */
+export async function decide(
+  ctx: RequestContext,
+  s: Pick<AuthorizationSettings, 'issuer'>,
+  row: PendingRequest,
+  allow: boolean,
+): Promise<string> {
+  const [taken] = await ctx.db
+    .delete(oauthRequests)
+    .where(eq(oauthRequests.idHash, row.idHash))
+    .returning({ idHash: oauthRequests.idHash });
+  if (!taken || !row.userId || row.tokenVersion === null || !row.authTime) {
+    throw new OAuthError('invalid_request', 'This authorization was already answered');
+  }
+  if (!allow) {
+    return redirectTo(s, row.redirectUri, row.state, {
+      error: 'access_denied',
+      error_description: 'The person declined to give this agent access',
+    });
+  }
+  const code = randomToken();
+  await ctx.db.insert(oauthCodes).values({
+    codeHash: sha256(code),
+    grantId: `grants:${randomBytes(15).toString('base64url')}`,
+    clientId: row.clientId,
+    clientName: row.clientName,
+    redirectUri: row.redirectUri,
+    codeChallenge: row.codeChallenge,
+    scope: row.scope,
+    userId: row.userId,
+    tokenVersion: row.tokenVersion,
+    authTime: row.authTime,
+    expiresAt: new Date(ctx.now().getTime() + CODE_TTL_SECONDS * 1000),
+  });
+  return redirectTo(s, row.redirectUri, row.state, { code });
+}

@@ -1,0 +1,330 @@
+// HTTP adapter of the authorization server for remote agents (README "Remote agents"): the
+// metadata (RFC 8414, RFC 9728), the authorization pages, the token, registration and revocation
+// endpoints, and the person's own list of agents. The protocol endpoints answer errors in their
+// RFCs' form `{error, error_description}` (RFC 6749 section 5.2, RFC 7591 section 3.2.2), not the
+// service's error model, and are left out of the OpenAPI document (the README documents them).
+import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { ZodTypeProvider } from 'fastify-type-provider-zod';
+import { AppError } from '../../contract/errors.ts';
+import { agentParams, agentsAnswer } from '../../contract/oauth.ts';
+import { AGENT_SCOPES } from '../../contract/scopes.ts';
+import type { TokenSettings } from '../auth/jwt.ts';
+import type { AuthService } from '../auth/service.ts';
+import { findUser } from '../auth/users.ts';
+import {
+  attachUser,
+  decide,
+  dropRequest,
+  pendingRequest,
+  REQUEST_TTL_SECONDS,
+  redirectTo,
+  startAuthorization,
+} from './authorization.ts';
+import { OAuthError, registerClient } from './clients.ts';
+import { listAgents, revokeAgent } from './grants.ts';
+import { createMetadataDocuments } from './metadata-documents.ts';
+import { consentPage, errorPage, oauthPageCsp, signInPage } from './pages.ts';
+import { revoke, token } from './token-endpoint.ts';
+
+export interface OAuthRouteDeps {
+  publicBaseUrl: string;
+  development: boolean;
+  tokens: TokenSettings;
+  agentTokenTtlSeconds: number;
+  sessionMaxAgeSeconds: number;
+  auth: AuthService;
+}
+
+const FORM_LIMIT = 8192;
+const REGISTER_LIMIT = 16_384;
+const COOKIE = 'portage_oauth';
+const PROTOCOL_ROUTES = new Set(['/oauth/token', '/oauth/register', '/oauth/revoke']);
+const PAGE_ROUTES = new Set(['/oauth/authorize', '/oauth/sign-in', '/oauth/consent']);
+const EXPIRED =
+  'This authorization expired (it lasts 10 minutes), was already answered, or was opened in another tab. Start again from the agent.';
+
+const tags = ['oauth'];
+
+function html(reply: FastifyReply, status: number, body: string, csp = oauthPageCsp()) {
+  return reply
+    .code(status)
+    .header('content-type', 'text/html; charset=utf-8')
+    .header('content-security-policy', csp)
+    .header('cache-control', 'no-store')
+    .send(body);
+}
+
+function cookieValue(req: FastifyRequest): string | undefined {
+  const header = req.headers.cookie;
+  if (!header) return undefined;
+  for (const pair of header.split(';')) {
+    const [name, ...rest] = pair.trim().split('=');
+    if (name === COOKIE) return rest.join('=') || undefined;
+  }
+  return undefined;
+}
+
+const asParams = (body: unknown): Record<string, unknown> =>
+  body && typeof body === 'object' && !Array.isArray(body) ? (body as Record<string, unknown>) : {};
+
+export function oauthRoutes(deps: OAuthRouteDeps) {
+  const base = deps.publicBaseUrl;
+  const resource = `${base}/mcp`;
+  const documents = createMetadataDocuments({ development: deps.development });
+  const settings = { issuer: base, resource, documents };
+  const tokenSettings = {
+    tokens: deps.tokens,
+    accessTtlSeconds: deps.agentTokenTtlSeconds,
+    sessionMaxAgeSeconds: deps.sessionMaxAgeSeconds,
+    documents,
+  };
+  const cookieAttributes = `Path=/oauth; HttpOnly; SameSite=Lax${base.startsWith('https:') ? '; Secure' : ''}`;
+  const setCookie = (value: string) =>
+    `${COOKIE}=${value}; Max-Age=${REQUEST_TTL_SECONDS}; ${cookieAttributes}`;
+  const clearCookie = `${COOKIE}=; Max-Age=0; ${cookieAttributes}`;
+
+  const authorizationServer = {
+    issuer: base,
+    authorization_endpoint: `${base}/oauth/authorize`,
+    token_endpoint: `${base}/oauth/token`,
+    registration_endpoint: `${base}/oauth/register`,
+    revocation_endpoint: `${base}/oauth/revoke`,
+    response_types_supported: ['code'],
+    response_modes_supported: ['query'],
+    grant_types_supported: ['authorization_code', 'refresh_token'],
+    code_challenge_methods_supported: ['S256'],
+    token_endpoint_auth_methods_supported: ['none'],
+    revocation_endpoint_auth_methods_supported: ['none'],
+    scopes_supported: [...AGENT_SCOPES],
+    client_id_metadata_document_supported: true,
+    authorization_response_iss_parameter_supported: true,
+  };
+  const protectedResource = {
+    resource,
+    resource_name: 'Portage',
+    authorization_servers: [base],
+    scopes_supported: [...AGENT_SCOPES],
+    bearer_methods_supported: ['header'],
+  };
+
+  return async (fastify: FastifyInstance) => {
+    const app = fastify.withTypeProvider<ZodTypeProvider>();
+    app.addContentTypeParser(
+      'application/x-www-form-urlencoded',
+      { parseAs: 'string', bodyLimit: FORM_LIMIT },
+      (_req, body, done) => {
+        const params: Record<string, string | string[]> = {};
+        for (const [k, v] of new URLSearchParams(body as string)) {
+          const had = params[k];
+          // RFC 6749 section 3.1: a parameter sent twice is an error; kept as a list, it is refused.
+          params[k] = had === undefined ? v : [...(Array.isArray(had) ? had : [had]), v];
+        }
+        done(null, params);
+      },
+    );
+
+    // The protocol endpoints answer their RFC's error form; 429s keep the service's model.
+    app.setErrorHandler((err: FastifyError, req, reply) => {
+      if (err instanceof OAuthError) return oauthError(reply, err);
+      const url = req.routeOptions.url ?? '';
+      const status = err.statusCode ?? 500;
+      // The pages answer a person: a page, whatever went wrong (rate limit, unreadable form).
+      if (PAGE_ROUTES.has(url) && status >= 400 && status < 500) {
+        const message =
+          status === 429 && err instanceof AppError
+            ? err.message
+            : 'The form could not be read. Start again from the agent.';
+        if (status === 429 && reply.getHeader('retry-after') === undefined) reply.header('retry-after', '60');
+        return html(
+          reply,
+          status,
+          errorPage(status === 429 ? 'Too many attempts' : 'Something is wrong', message),
+        );
+      }
+      if (PROTOCOL_ROUTES.has(url) && status >= 400 && status < 500 && status !== 429) {
+        const error = url === '/oauth/register' ? 'invalid_client_metadata' : 'invalid_request';
+        return reply
+          .code(400)
+          .header('cache-control', 'no-store')
+          .send({
+            error,
+            error_description: err instanceof AppError ? err.message : 'The request could not be read',
+          });
+      }
+      throw err;
+    });
+
+    const wellKnown = { config: { auth: 'public' as const }, schema: { hide: true } };
+    app.get('/.well-known/oauth-authorization-server', wellKnown, async () => authorizationServer);
+    app.get('/.well-known/oauth-protected-resource', wellKnown, async () => protectedResource);
+    app.get('/.well-known/oauth-protected-resource/mcp', wellKnown, async () => protectedResource);
+
+    const page = {
+      config: { auth: 'public' as const, limit: 'oauthPages' as const },
+      schema: { hide: true },
+    };
+
+    app.get('/oauth/authorize', page, async (req, reply) => {
+      const outcome = await startAuthorization(req.ctx, settings, req.query as Record<string, unknown>);
+      if (outcome.kind === 'page')
+        return html(reply, outcome.status, errorPage(outcome.title, outcome.message));
+      if (outcome.kind === 'redirect')
+        return reply.code(302).header('cache-control', 'no-store').redirect(outcome.location);
+      reply.header('set-cookie', setCookie(outcome.requestId));
+      return html(reply, 200, signInPage({ agent: outcome.client, csrf: outcome.csrf }));
+    });
+
+    app.post(
+      '/oauth/sign-in',
+      { ...page, bodyLimit: FORM_LIMIT, config: { auth: 'public', limit: 'auth' } },
+      async (req, reply) => {
+        const form = asParams(req.body);
+        const row = await pendingRequest(req.ctx, cookieValue(req), form.csrf ?? '');
+        if (!row) return html(reply, 403, errorPage('This page expired', EXPIRED));
+        const agent = { clientId: row.clientId, clientName: row.clientName, logoUri: row.logoUri };
+        const email = typeof form.email === 'string' ? form.email.trim().slice(0, 254) : '';
+        const password = typeof form.password === 'string' ? form.password.slice(0, 256) : '';
+        let userId: string;
+        try {
+          userId = (await deps.auth.login(req.ctx, { email, password })).userId;
+        } catch (err) {
+          if (!(err instanceof AppError) || err.statusCode !== 401) throw err;
+          return html(
+            reply,
+            401,
+            signInPage({ agent, csrf: row.csrfToken, email, error: 'Invalid email or password.' }),
+          );
+        }
+        const user = await findUser(req.ctx, userId);
+        if (!user) return html(reply, 403, errorPage('This page expired', EXPIRED));
+        const scopes = await attachUser(req.ctx, row, user);
+        if (!scopes) {
+          await dropRequest(req.ctx, row);
+          return reply
+            .code(303)
+            .header('set-cookie', clearCookie)
+            .redirect(
+              redirectTo(settings, row.redirectUri, row.state, {
+                error: 'invalid_scope',
+                error_description: 'The analytics scope is for administrators only',
+              }),
+            );
+        }
+        return reply.code(303).redirect('/oauth/consent');
+      },
+    );
+
+    app.get('/oauth/consent', page, async (req, reply) => {
+      const row = await pendingRequest(req.ctx, cookieValue(req));
+      if (!row) return html(reply, 400, errorPage('This page expired', EXPIRED));
+      const agent = { clientId: row.clientId, clientName: row.clientName, logoUri: row.logoUri };
+      const user = row.userId ? await findUser(req.ctx, row.userId) : undefined;
+      if (!user) return html(reply, 200, signInPage({ agent, csrf: row.csrfToken }));
+      return html(
+        reply,
+        200,
+        consentPage({
+          agent,
+          csrf: row.csrfToken,
+          email: user.email,
+          scopes: row.scope.split(' ') as never,
+          redirectUri: row.redirectUri,
+        }),
+        oauthPageCsp(row.redirectUri),
+      );
+    });
+
+    app.post('/oauth/consent', { ...page, bodyLimit: FORM_LIMIT }, async (req, reply) => {
+      const form = asParams(req.body);
+      const row = await pendingRequest(req.ctx, cookieValue(req), form.csrf ?? '');
+      if (!row?.userId) {
+        return html(reply, 403, errorPage('This page expired', EXPIRED));
+      }
+      if (form.decision !== 'allow' && form.decision !== 'deny') {
+        return html(
+          reply,
+          400,
+          errorPage('Choose Allow or Deny', 'Press Allow or Deny on the previous page.'),
+        );
+      }
+      let location: string;
+      try {
+        location = await decide(req.ctx, settings, row, form.decision === 'allow');
+      } catch (err) {
+        if (err instanceof OAuthError) return html(reply, 403, errorPage('This page expired', EXPIRED));
+        throw err;
+      }
+      return reply
+        .code(303)
+        .header('set-cookie', clearCookie)
+        .header('cache-control', 'no-store')
+        .redirect(location);
+    });
+
+    const protocol = {
+      config: { auth: 'public' as const, limit: 'oauthTokens' as const },
+      schema: { hide: true },
+    };
+
+    app.post('/oauth/token', { ...protocol, bodyLimit: FORM_LIMIT }, async (req, reply) => {
+      const answer = await token(req.ctx, tokenSettings, asParams(req.body));
+      return reply.header('cache-control', 'no-store').header('pragma', 'no-cache').send(answer);
+    });
+
+    app.post('/oauth/revoke', { ...protocol, bodyLimit: FORM_LIMIT }, async (req, reply) => {
+      await revoke(req.ctx, tokenSettings, asParams(req.body));
+      return reply.header('cache-control', 'no-store').send({});
+    });
+
+    app.post(
+      '/oauth/register',
+      { ...protocol, bodyLimit: REGISTER_LIMIT, config: { auth: 'public', limit: 'oauthRegister' } },
+      async (req, reply) => {
+        const answer = await registerClient(req.ctx, req.body);
+        return reply.code(201).header('cache-control', 'no-store').send(answer);
+      },
+    );
+
+    app.get(
+      '/me/agents',
+      {
+        config: { auth: 'user', limit: 'orders' },
+        schema: {
+          tags,
+          summary: 'The agents (OAuth clients) you let use your account: name, scopes, last use',
+          description: "Needs your own token: an agent's token cannot list or revoke agents.",
+          response: { 200: agentsAnswer },
+        },
+      },
+      async (req) => listAgents(req.ctx),
+    );
+
+    app.delete(
+      '/me/agents/:clientId',
+      {
+        config: { auth: 'user', limit: 'orders' },
+        schema: {
+          tags,
+          summary: "Take an agent's access back: its tokens stop working at once",
+          description:
+            'Revokes every authorization you gave this agent and its refresh tokens; its next call is `401`. ' +
+            '`404` when it has no access. A client_id that is a URL goes URL-encoded.',
+          params: agentParams,
+        },
+      },
+      async (req, reply) => {
+        await revokeAgent(req.ctx, req.params.clientId);
+        return reply.code(204).send();
+      },
+    );
+  };
+}
+
+function oauthError(reply: FastifyReply, err: OAuthError) {
+  if (err.statusCode === 401) reply.header('www-authenticate', 'Bearer error="invalid_client"');
+  return reply
+    .code(err.statusCode)
+    .header('cache-control', 'no-store')
+    .header('pragma', 'no-cache')
+    .send({ error: err.error, error_description: err.description });
+}
