@@ -18,6 +18,9 @@ export const LIMITS = {
   reviews: 10,
   returns: 10,
   analytics: 10,
+  // POST /mcp itself (tools/list, the handshake, every tools/call); each call's API request also
+  // counts in its own group, as for any client.
+  mcp: 120,
 } as const;
 export type LimitGroup = keyof typeof LIMITS;
 
