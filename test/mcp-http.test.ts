@@ -217,6 +217,31 @@ describe('who may call /mcp', () => {
     );
     expect(json.result.tools).toHaveLength(14);
   });
+
+  it('a 2026-07-28 request is one POST with its _meta envelope: tools/call, no initialize', async () => {
+    const meta = {
+      'io.modelcontextprotocol/protocolVersion': '2026-07-28',
+      'io.modelcontextprotocol/clientInfo': { name: 'raw', version: '0' },
+      'io.modelcontextprotocol/clientCapabilities': {},
+    };
+    const res = await post(
+      {
+        jsonrpc: '2.0',
+        id: 7,
+        method: 'tools/call',
+        params: { name: 'get_cart', arguments: {}, _meta: meta },
+      },
+      agent,
+      { 'mcp-protocol-version': '2026-07-28', 'mcp-method': 'tools/call', 'mcp-name': 'get_cart' },
+    );
+    expect(res.status, await res.clone().text()).toBe(200);
+    expect(res.headers.get('content-type')).toMatch(/^application\/json/);
+    const answer = await res.json();
+    expect(answer).toMatchObject({ jsonrpc: '2.0', id: 7 });
+    expect(answer.result.structuredContent).toEqual(
+      (await t.api.as({ ...shopper, token: agent }).get('/cart')).body,
+    );
+  });
 });
 
 describe('the in-process path', () => {
