@@ -60,10 +60,8 @@ describe.each(['legacy', 'modern'] as const)('portage mcp over stdio, %s era', (
     clients.push(client);
     expect(client.getProtocolEra()).toBe(era);
     expect((await client.listTools()).tools.map((x) => x.name)).toEqual(TOOLS.map((x) => x.name));
-    // biome-ignore lint/suspicious/noExplicitAny: checked by toolOk
-    const found = toolOk(
-      (await client.callTool({ name: 'search_products', arguments: { query: word } })) as any,
-    );
+    const result = await client.callTool({ name: 'search_products', arguments: { query: word } });
+    const found = toolOk(result as Parameters<typeof toolOk>[0]);
     expect(found.items.map((p: { title: string }) => p.title)).toEqual([`Birch ${word} canoe`]);
   });
 });

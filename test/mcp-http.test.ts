@@ -300,3 +300,46 @@ describe('rate limits of the inner calls', () => {
     );
   });
 });
+
+describe('discovery', () => {
+  it('/.well-known/mcp.json names the remote endpoint, its transport and OAuth, and keeps stdio', async () => {
+    const manifest = (await t.api.get('/.well-known/mcp.json')).body;
+    expect(manifest.remotes).toEqual([
+      expect.objectContaining({
+        type: 'streamable-http',
+        url: 'http://portage.test/mcp',
+        protocolVersions: ['2025-11-25', '2026-07-28'],
+        authorization: expect.objectContaining({
+          type: 'oauth2.1',
+          resource: 'http://portage.test/mcp',
+          protectedResourceMetadata: METADATA,
+          authorizationServerMetadata: 'http://portage.test/.well-known/oauth-authorization-server',
+        }),
+      }),
+    ]);
+    expect(Object.keys(manifest.remotes[0].authorization.scopes)).toEqual(['shop', 'orders', 'analytics']);
+    expect(manifest.transport).toMatchObject({ type: 'stdio', args: ['portage', 'mcp'] });
+    const scopes = Object.fromEntries(
+      manifest.tools.map((x: { name: string; scope: string }) => [x.name, x.scope]),
+    );
+    expect(scopes).toMatchObject({ list_orders: 'orders', add_to_cart: 'shop', get_analytics: 'analytics' });
+  });
+
+  it('/llms.txt says how to connect remotely (OAuth) and locally (stdio)', async () => {
+    const text = String((await t.api.get('/llms.txt')).body);
+    for (const needle of [
+      'http://portage.test/mcp',
+      'Streamable HTTP',
+      'OAuth 2.1',
+      METADATA,
+      'http://portage.test/.well-known/oauth-authorization-server',
+      '`shop`',
+      '`orders`',
+      '`analytics`',
+      'npx portage mcp',
+      'list_orders (scope `orders`)',
+    ]) {
+      expect(text, needle).toContain(needle);
+    }
+  });
+});
