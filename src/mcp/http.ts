@@ -65,7 +65,7 @@ export function mcpHttpRoutes(options: McpHttpOptions) {
       if (!extra) throw new Error('/mcp served without authentication');
       return createToolServer(extra.client, { logError: (message) => extra.log.error(message.trimEnd()) });
     },
-    { legacy: 'stateless', responseMode: 'json' },
+    { legacy: 'stateless' },
   );
 
   /** 401 with the challenge a client starts its OAuth flow from (RFC 6750 section 3, RFC 9728 section 5.1). */
