@@ -11,13 +11,12 @@
 // the typed client over an in-process fetch (app.inject): auth, rate limits, idempotency and
 // errors are exactly those of HTTP. This module imports neither modules nor db: the app hands
 // it `authenticate` and the in-process fetch.
-import { createMcpHandler } from '@modelcontextprotocol/server';
+import type { McpHttpHandler } from '@modelcontextprotocol/server';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { PortageClient } from '../client/index.ts';
 import { AppError, type ErrorBody } from '../contract/errors.ts';
 import type { AgentScope } from '../contract/scopes.ts';
 import { TOOL_SCOPES } from '../contract/tools.ts';
-import { createToolServer } from './tools.ts';
 
 /** What /mcp needs to know of the caller of a token. */
 export interface McpCaller {
@@ -59,14 +58,26 @@ export function mcpHttpRoutes(options: McpHttpOptions) {
   const origin = new URL(base).origin;
   const served = new WeakMap<FastifyRequest, Served>();
 
-  const handler = createMcpHandler(
-    ({ authInfo }) => {
-      const extra = authInfo?.extra as { client: PortageClient; log: FastifyRequest['log'] } | undefined;
-      if (!extra) throw new Error('/mcp served without authentication');
-      return createToolServer(extra.client, { logError: (message) => extra.log.error(message.trimEnd()) });
-    },
-    { legacy: 'stateless' },
-  );
+  // The SDK is loaded at the first request to /mcp, not at start (about 100 ms of a start).
+  let loading: Promise<McpHttpHandler> | undefined;
+  const mcpHandler = () =>
+    (loading ??= (async () => {
+      const [{ createMcpHandler }, { createToolServer }] = await Promise.all([
+        import('@modelcontextprotocol/server'),
+        import('./tools.ts'),
+      ]);
+      return createMcpHandler(
+        ({ authInfo }) => {
+          const extra = authInfo?.extra as { client: PortageClient; log: FastifyRequest['log'] } | undefined;
+          if (!extra) throw new Error('/mcp served without authentication');
+          return createToolServer(extra.client, {
+            logError: (message) => extra.log.error(message.trimEnd()),
+          });
+        },
+        // 2025-era requests are served statelessly from the same factory (GET and DELETE: 405).
+        { legacy: 'stateless' },
+      );
+    })());
 
   /** 401 with the challenge a client starts its OAuth flow from (RFC 6750 section 3, RFC 9728 section 5.1). */
   const refuse = (reply: FastifyReply, message: string, tokenSent: boolean) => {
@@ -79,7 +90,9 @@ export function mcpHttpRoutes(options: McpHttpOptions) {
   };
 
   return async (app: FastifyInstance) => {
-    app.addHook('onClose', async () => handler.close());
+    app.addHook('onClose', async () => {
+      if (loading) await (await loading).close();
+    });
 
     app.route({
       method: ['POST', 'GET', 'DELETE'],
@@ -128,6 +141,7 @@ export function mcpHttpRoutes(options: McpHttpOptions) {
           refresh: false,
           maxRetries: 0,
         });
+        const handler = await mcpHandler();
         const response = await handler.fetch(webRequest(req, origin), {
           authInfo: {
             token,
