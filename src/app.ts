@@ -127,8 +127,18 @@ export async function buildApp(opts: AppOptions): Promise<FastifyInstance> {
   await app.register(cors, {
     origin: config.corsOrigins === '*' ? '*' : config.corsOrigins.length ? config.corsOrigins : false,
     methods: ['GET', 'POST', 'PATCH', 'DELETE'],
-    allowedHeaders: ['Authorization', 'Content-Type', 'Idempotency-Key', 'X-Request-Id'],
-    exposedHeaders: ['Retry-After', 'X-Request-Id', 'Idempotent-Replayed'],
+    // The MCP headers let browser-based agents reach /mcp (2026-07-28 requests carry Mcp-Method).
+    allowedHeaders: [
+      'Authorization',
+      'Content-Type',
+      'Idempotency-Key',
+      'X-Request-Id',
+      'Mcp-Protocol-Version',
+      'Mcp-Method',
+      'Mcp-Name',
+      'Last-Event-ID',
+    ],
+    exposedHeaders: ['Retry-After', 'X-Request-Id', 'Idempotent-Replayed', 'WWW-Authenticate'],
     maxAge: 600,
   });
   await app.register(swagger, {

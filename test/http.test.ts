@@ -192,6 +192,22 @@ describe('headers', () => {
     const other = await t.api.get('/health', { origin: 'https://evil.example' });
     expect(other.headers['access-control-allow-origin']).toBeUndefined();
   });
+
+  it('lets a browser-based agent send the MCP headers to /mcp and read the challenge', async () => {
+    const preflight = await t.api.send('OPTIONS', '/mcp', undefined, {
+      origin: 'https://shop.example.ca',
+      'access-control-request-method': 'POST',
+      'access-control-request-headers': 'authorization,content-type,mcp-protocol-version,mcp-method,mcp-name',
+    });
+    expect(preflight.status).toBe(204);
+    const allowed = String(preflight.headers['access-control-allow-headers']).toLowerCase();
+    for (const h of ['mcp-protocol-version', 'mcp-method', 'mcp-name']) expect(allowed).toContain(h);
+    const challenged = await t.api.send('POST', '/mcp', {}, { origin: 'https://shop.example.ca' });
+    expect(challenged.status).toBe(401);
+    expect(String(challenged.headers['access-control-expose-headers']).toLowerCase()).toContain(
+      'www-authenticate',
+    );
+  });
 });
 
 describe('API reference', () => {
