@@ -28,6 +28,7 @@ import { registerRouteDefaults } from './http/route-defaults.ts';
 import './http/types.ts';
 import { commerceJobs } from './jobs/index.ts';
 import { createJobRunner, type JobRunner } from './jobs/runner.ts';
+import { injectFetch, mcpHttpRoutes } from './mcp/http.ts';
 import { analyticsRoutes } from './modules/analytics/routes.ts';
 import { emailTokenCleanupJob } from './modules/auth/email-links.ts';
 import { developmentKeyPem, type KeyRing, loadKeyRing } from './modules/auth/keys.ts';
@@ -206,6 +207,17 @@ export async function buildApp(opts: AppOptions): Promise<FastifyInstance> {
       agentTokenTtlSeconds: config.agentTokenTtlSeconds,
       sessionMaxAgeSeconds: config.sessionMaxAgeSeconds,
       auth,
+    }),
+  );
+  // The tools over Streamable HTTP; their API calls come back into this app in process.
+  await app.register(
+    mcpHttpRoutes({
+      authenticate: async (req, token) => {
+        req.ctx.user = await auth.authenticate(req.ctx, token);
+        return req.ctx.user;
+      },
+      fetch: (outer) => injectFetch(app, { id: outer.id, ip: outer.ip }),
+      publicBaseUrl: config.publicBaseUrl,
     }),
   );
 

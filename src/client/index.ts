@@ -81,6 +81,11 @@ export interface PortageClientOptions {
   onTokenRefreshed?: (token: string) => void;
   /** The fetch to use; the global one by default. */
   fetch?: typeof fetch;
+  /**
+   * Whether a 401 is answered by renewing the token through /auth/refresh (default true).
+   * False for an agent's token, which only the authorization server renews (/oauth/token).
+   */
+  refresh?: boolean;
 }
 
 export type HttpMethod = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
@@ -125,6 +130,7 @@ export class PortageClient {
   #token: string;
   readonly #onTokenRefreshed: ((token: string) => void) | undefined;
   readonly #fetch: typeof fetch;
+  readonly #refreshes: boolean;
   /** The refresh under way, shared by every call that got a 401 meanwhile. */
   #refreshing: Promise<boolean> | undefined;
   /** A token the service refused to refresh: later 401s with it are thrown at once. */
@@ -157,6 +163,7 @@ export class PortageClient {
     this.maxBackoffMs = Math.max(0, options.maxBackoffMs ?? 30_000);
     this.#onTokenRefreshed = options.onTokenRefreshed;
     this.#fetch = options.fetch ?? ((input, init) => globalThis.fetch(input, init));
+    this.#refreshes = options.refresh ?? true;
   }
 
   /** The token in use now (a refreshed one after an automatic refresh). */
@@ -350,7 +357,7 @@ export class PortageClient {
       const text = this.maskCredentials(answer.text);
       const err = errorFromAnswer(answer.status, answer.statusText, answer.json, text);
       // Spec 7: an expired token is renewed once; AUTH_ERROR itself is never retried.
-      if (answer.status === 401 && !refreshed && sentToken && !NO_REFRESH.test(path)) {
+      if (answer.status === 401 && this.#refreshes && !refreshed && sentToken && !NO_REFRESH.test(path)) {
         refreshed = true;
         if (await this.#renew(sentToken)) continue;
         throw err;

@@ -24,6 +24,9 @@ export const LIMITS = {
   oauthTokens: 300,
   /** Dynamic client registration, per address. */
   oauthRegister: 10,
+  // POST /mcp itself (tools/list, the handshake, every tools/call); each call's API request also
+  // counts in its own group, as for any client.
+  mcp: 120,
 } as const;
 export type LimitGroup = keyof typeof LIMITS;
 

@@ -8,6 +8,9 @@ import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js'
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { expect } from 'vitest';
 
+/** The protocol eras the SDK speaks: 2025-11-25 and before (initialize), and 2026-07-28. */
+export type Era = 'legacy' | 'modern';
+
 export const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 
 /** A tool server acting for the user whose token it holds; `close()` ends the child. */

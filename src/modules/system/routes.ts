@@ -2,7 +2,8 @@
 import type { FastifyInstance } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { z } from 'zod';
-import { TOOL_SERVER, TOOLS, toolJsonSchemas } from '../../contract/tools.ts';
+import { AGENT_SCOPES, SCOPE_DESCRIPTIONS } from '../../contract/scopes.ts';
+import { TOOL_SCOPES, TOOL_SERVER, TOOLS, toolJsonSchemas } from '../../contract/tools.ts';
 import type { Database } from '../../db/index.ts';
 
 export function systemRoutes(database: Database, publicBaseUrl: string) {
@@ -45,7 +46,8 @@ export function systemRoutes(database: Database, publicBaseUrl: string) {
         config: { auth: 'public' },
         schema: {
           tags: ['discovery'],
-          summary: 'The agent tool server: how to run it, its tools and their inputs',
+          summary:
+            'The agent tool server: its remote endpoint and how to sign in, how to run it locally, its tools',
         },
       },
       async (_req, reply) => reply.header('cache-control', 'public, max-age=300').send(manifest),
@@ -68,12 +70,38 @@ export function systemRoutes(database: Database, publicBaseUrl: string) {
   };
 }
 
+/** The protocol revisions /mcp and `portage mcp` serve (the SDK's two eras). */
+const PROTOCOL_VERSIONS = ['2025-11-25', '2026-07-28'];
+
+/** The remote endpoint: Streamable HTTP, signed in through OAuth 2.1 (RFC 9728 metadata first). */
+function remote(base: string) {
+  return {
+    type: 'streamable-http',
+    url: `${base}/mcp`,
+    stateless: true,
+    protocolVersions: PROTOCOL_VERSIONS,
+    authorization: {
+      type: 'oauth2.1',
+      description:
+        `Connect to ${base}/mcp; its 401 names the protected resource metadata, which names this ` +
+        'authorization server (authorization code with PKCE S256; dynamic client registration or a client ID ' +
+        `metadata document). Tokens are for the resource ${base}/mcp only; API tokens are refused there.`,
+      resource: `${base}/mcp`,
+      protectedResourceMetadata: `${base}/.well-known/oauth-protected-resource/mcp`,
+      authorizationServerMetadata: `${base}/.well-known/oauth-authorization-server`,
+      scopes: Object.fromEntries(AGENT_SCOPES.map((s) => [s, SCOPE_DESCRIPTIONS[s]])),
+    },
+  };
+}
+
 function mcpManifest(base: string) {
   return {
     name: TOOL_SERVER.name,
     title: TOOL_SERVER.title,
     version: TOOL_SERVER.version,
     description: TOOL_SERVER.description,
+    remotes: [remote(base)],
+    // Run locally, as a child process of the agent's host, for one user's API token.
     transport: {
       type: 'stdio',
       command: 'npx',
@@ -98,6 +126,7 @@ function mcpManifest(base: string) {
       description: t.description,
       inputSchema: toolJsonSchemas(t).inputSchema,
       annotations: t.annotations,
+      scope: TOOL_SCOPES[t.name],
     })),
   };
 }
@@ -109,20 +138,29 @@ function llmsTxt(base: string): string {
     `> ${TOOL_SERVER.description}`,
     '',
     'Portage is a Canadian online marketplace (CAD, provinces and territories, GST/HST/PST). ' +
-      'Its HTTP JSON API serves buyers, sellers and admins; its tool server (Model Context Protocol over ' +
-      'stdio, `npx portage mcp` with SERVICE_URL and SERVICE_JWT_TOKEN) lets an agent act for one ' +
-      'signed-in user. Money is integer cents; ids are `<collection>:<key>`; errors are ' +
-      '`{error, code, statusCode}`.',
+      'Its HTTP JSON API serves buyers, sellers and admins; its tool server (Model Context Protocol) lets ' +
+      'an agent act for one signed-in user. Money is integer cents; ids are `<collection>:<key>`; errors ' +
+      'are `{error, code, statusCode}`.',
+    '',
+    '## Connect an agent',
+    '',
+    `- Remote (hosted agents): the MCP server at ${base}/mcp, Streamable HTTP (stateless; protocol ` +
+      `${PROTOCOL_VERSIONS.join(' and ')}). Sign the person in with OAuth 2.1: the 401 from /mcp points at ` +
+      `${base}/.well-known/oauth-protected-resource/mcp, which names the authorization server ` +
+      `(${base}/.well-known/oauth-authorization-server); authorization code with PKCE S256. Scopes: ` +
+      `${AGENT_SCOPES.map((s) => `\`${s}\` (${SCOPE_DESCRIPTIONS[s]})`).join('; ')}.`,
+    `- Local (stdio): \`npx portage mcp\` with SERVICE_URL=${base} and SERVICE_JWT_TOKEN set to the user's ` +
+      `token (POST ${base}/auth/login).`,
     '',
     '## Docs',
     '',
     `- [API reference](${base}/docs): every endpoint, interactive`,
     `- [OpenAPI document](${base}/openapi.json): the API as OpenAPI 3.1`,
-    `- [Tool server manifest](${base}/.well-known/mcp.json): how to run the tool server, its tools and inputs`,
+    `- [Tool server manifest](${base}/.well-known/mcp.json): the remote endpoint and how to sign in, how to run the tool server locally, its tools and inputs`,
     '',
     '## Tools',
     '',
-    ...TOOLS.map((t) => `- ${t.name}: ${t.description}`),
+    ...TOOLS.map((t) => `- ${t.name} (scope \`${TOOL_SCOPES[t.name]}\`): ${t.description}`),
     '',
   ].join('\n');
 }

@@ -1,0 +1,210 @@
+// `POST /mcp`: the tool server over Streamable HTTP, stateless, for agents signed in through
+// OAuth (../shared/design/decisions.md, "Remote agents"). The same tools and handlers as
+// `portage mcp` (./tools.ts), served by the MCP SDK v2's createMcpHandler, which answers both
+// protocol eras: 2025-11-25 clients (initialize, then one request per POST; GET and DELETE are
+// 405 since there are no sessions) and 2026-07-28 clients (no initialize, server/discover).
+//
+// Per request: the bearer token must be an agent's (audience {PUBLIC_BASE_URL}/mcp, a live
+// grant); anything else is 401 with the challenge pointing at the resource metadata. A
+// tools/call outside the token's scopes is 403 insufficient_scope (the MCP authorization
+// spec's scope challenge), before any handler runs. The handlers then call the API through
+// the typed client over an in-process fetch (app.inject): auth, rate limits, idempotency and
+// errors are exactly those of HTTP. This module imports neither modules nor db: the app hands
+// it `authenticate` and the in-process fetch.
+import { createMcpHandler } from '@modelcontextprotocol/server';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { PortageClient } from '../client/index.ts';
+import { AppError, type ErrorBody } from '../contract/errors.ts';
+import type { AgentScope } from '../contract/scopes.ts';
+import { TOOL_SCOPES } from '../contract/tools.ts';
+import { createToolServer } from './tools.ts';
+
+/** What /mcp needs to know of the caller of a token. */
+export interface McpCaller {
+  id: string;
+  /** Set for an agent's token (OAuth, audience {PUBLIC_BASE_URL}/mcp); absent for a user's API token. */
+  agent?: { clientId: string; grantId: string; scopes: readonly AgentScope[] };
+}
+
+export interface McpHttpOptions {
+  /**
+   * The caller of `token`, checked exactly as the API checks it (signature, audience, expiry,
+   * the grant still live); throws a 401 AppError otherwise.
+   */
+  authenticate: (req: FastifyRequest, token: string) => Promise<McpCaller>;
+  /** A fetch that goes straight into the app (injectFetch), for the calls made for `outer`. */
+  fetch: (outer: FastifyRequest) => typeof fetch;
+  /** {PUBLIC_BASE_URL}: the resource is `${publicBaseUrl}/mcp`. */
+  publicBaseUrl: string;
+}
+
+/** Where the protected resource metadata of /mcp is (RFC 9728, path-aware). */
+export const resourceMetadataUrl = (publicBaseUrl: string) =>
+  `${publicBaseUrl.replace(/\/+$/, '')}/.well-known/oauth-protected-resource/mcp`;
+
+const NOT_AN_AGENT =
+  "AUTH_ERROR: /mcp accepts only an agent's token, issued through OAuth for this resource; " +
+  'a token from /auth/login is for the API and `portage mcp`';
+
+interface Served {
+  token: string;
+  caller: McpCaller & { agent: NonNullable<McpCaller['agent']> };
+}
+
+export function mcpHttpRoutes(options: McpHttpOptions) {
+  const base = options.publicBaseUrl.replace(/\/+$/, '');
+  const metadata = resourceMetadataUrl(base);
+  // The handlers' client calls the app in process: the origin only builds URLs (a path prefix
+  // of PUBLIC_BASE_URL belongs to a proxy in front, not to the app's routes).
+  const origin = new URL(base).origin;
+  const served = new WeakMap<FastifyRequest, Served>();
+
+  const handler = createMcpHandler(
+    ({ authInfo }) => {
+      const extra = authInfo?.extra as { client: PortageClient; log: FastifyRequest['log'] } | undefined;
+      if (!extra) throw new Error('/mcp served without authentication');
+      return createToolServer(extra.client, { logError: (message) => extra.log.error(message.trimEnd()) });
+    },
+    { legacy: 'stateless' },
+  );
+
+  /** 401 with the challenge a client starts its OAuth flow from (RFC 6750 section 3, RFC 9728 section 5.1). */
+  const refuse = (reply: FastifyReply, message: string, tokenSent: boolean) => {
+    const challenge = [`resource_metadata="${metadata}"`];
+    if (tokenSent) challenge.push('error="invalid_token"', `error_description="${quotable(message)}"`);
+    return reply
+      .code(401)
+      .header('www-authenticate', `Bearer ${challenge.join(', ')}`)
+      .send({ error: message, code: 'AUTH_ERROR', statusCode: 401 } satisfies ErrorBody);
+  };
+
+  return async (app: FastifyInstance) => {
+    app.addHook('onClose', async () => handler.close());
+
+    app.route({
+      method: ['POST', 'GET', 'DELETE'],
+      url: '/mcp',
+      // The guard's own check would refuse agents' tokens here and answer no challenge: /mcp
+      // authenticates in its onRequest hook below, before the body is read.
+      config: { auth: 'public', limit: 'mcp' },
+      schema: { hide: true },
+      onRequest: async (req, reply) => {
+        const token = req.headers.authorization?.match(/^Bearer +([A-Za-z0-9._~+/=-]+)$/i)?.[1];
+        if (!token)
+          return refuse(reply, 'AUTH_ERROR: Missing token; send Authorization: Bearer <token>', false);
+        let caller: McpCaller;
+        try {
+          caller = await options.authenticate(req, token);
+        } catch (err) {
+          if (err instanceof AppError && err.statusCode === 401) return refuse(reply, err.message, true);
+          throw err;
+        }
+        if (!caller.agent) return refuse(reply, NOT_AN_AGENT, true);
+        served.set(req, { token, caller: caller as Served['caller'] });
+      },
+      handler: async (req, reply) => {
+        const { token, caller } = served.get(req)!;
+        const needed = missingScope(req.body, caller.agent.scopes);
+        if (needed) {
+          // The MCP authorization spec's scope challenge: the scopes to ask for are those already
+          // granted and the missing one, so that re-authorizing loses nothing.
+          const message = `AUTHZ_ERROR: This needs the "${needed}" scope, which this agent was not granted`;
+          const scopes = [...caller.agent.scopes, needed].join(' ');
+          return reply
+            .code(403)
+            .header(
+              'www-authenticate',
+              `Bearer error="insufficient_scope", scope="${scopes}", resource_metadata="${metadata}", ` +
+                `error_description="${quotable(message)}"`,
+            )
+            .send({ error: message, code: 'AUTHZ_ERROR', statusCode: 403 } satisfies ErrorBody);
+        }
+        const client = new PortageClient({
+          baseUrl: origin,
+          token,
+          fetch: options.fetch(req),
+          // An agent renews its token at /oauth/token itself; a rate-limited call is answered at
+          // once (RATE_LIMIT with its delay) rather than held while the agent waits.
+          refresh: false,
+          maxRetries: 0,
+        });
+        const response = await handler.fetch(webRequest(req, origin), {
+          authInfo: {
+            token,
+            clientId: caller.agent.clientId,
+            scopes: [...caller.agent.scopes],
+            resource: new URL(`${base}/mcp`),
+            extra: { client, log: req.log },
+          },
+          parsedBody: req.body,
+        });
+        return reply.send(response);
+      },
+    });
+  };
+}
+
+/** The first scope a tools/call in `body` (one message or a batch) needs and was not granted. */
+function missingScope(body: unknown, granted: readonly AgentScope[]): AgentScope | undefined {
+  for (const message of Array.isArray(body) ? body : [body]) {
+    const m = message as { method?: unknown; params?: { name?: unknown } } | null;
+    if (m?.method !== 'tools/call' || typeof m.params?.name !== 'string') continue;
+    const need = Object.hasOwn(TOOL_SCOPES, m.params.name) ? TOOL_SCOPES[m.params.name] : undefined;
+    if (need && !granted.includes(need)) return need;
+  }
+  return undefined;
+}
+
+/** A header's quoted-string holds no `"` nor `\` (RFC 6750 error_description: printable ASCII). */
+const quotable = (text: string) => text.replace(/["\\]/g, "'").replace(/[^\x20-\x7e]/g, ' ');
+
+const HOP_BY_HOP = new Set(['host', 'connection', 'content-length', 'transfer-encoding', 'keep-alive']);
+
+/** The request as the SDK's web-standard handler takes it; the body goes as parsedBody. */
+function webRequest(req: FastifyRequest, origin: string): Request {
+  const headers = new Headers();
+  for (const [name, value] of Object.entries(req.headers)) {
+    if (value === undefined || HOP_BY_HOP.has(name)) continue;
+    headers.set(name, Array.isArray(value) ? value.join(', ') : value);
+  }
+  return new Request(new URL(req.url, origin), { method: req.method, headers });
+}
+
+/**
+ * A fetch answered by the app itself through `app.inject`: no socket, no network, and every
+ * hook of a real request (auth, rate limits, idempotency, errors). The inner request carries
+ * the outer one's id (logs tie them) and client address.
+ */
+export function injectFetch(app: FastifyInstance, outer?: { id: string; ip: string }): typeof fetch {
+  return async (input, init) => {
+    const url = new URL(input instanceof Request ? input.url : String(input));
+    const method = (init?.method ?? (input instanceof Request ? input.method : 'GET')).toUpperCase();
+    const headers: Record<string, string> = {};
+    new Headers(init?.headers ?? (input instanceof Request ? input.headers : undefined)).forEach((v, k) => {
+      headers[k] = v;
+    });
+    if (outer) headers['x-request-id'] = outer.id;
+    const body = init?.body;
+    if (body !== undefined && body !== null && typeof body !== 'string') {
+      throw new TypeError('injectFetch sends string bodies only');
+    }
+    const res = await app.inject({
+      method: method as 'GET',
+      url: url.pathname + url.search,
+      headers,
+      payload: body ?? undefined,
+      remoteAddress: outer?.ip,
+    });
+    const answer = new Headers();
+    for (const [name, value] of Object.entries(res.headers)) {
+      if (value === undefined) continue;
+      for (const v of Array.isArray(value) ? value : [value]) answer.append(name, String(v));
+    }
+    const empty = method === 'HEAD' || [101, 204, 205, 304].includes(res.statusCode);
+    return new Response(empty ? null : new Uint8Array(res.rawPayload), {
+      status: res.statusCode,
+      statusText: res.statusMessage,
+      headers: answer,
+    });
+  };
+}

@@ -1,0 +1,186 @@
+// The tool server itself: one tool list (src/contract/tools.ts) and one set of handlers, served
+// by `portage mcp` over stdio (./server.ts) and by `POST /mcp` over Streamable HTTP (./http.ts).
+// It acts for the one user whose token its client holds, and reaches the service only through
+// the typed client (src/client): over the network from `portage mcp`, in process from /mcp.
+// Built on the MCP SDK v2's low-level Server: the tool list and the JSON Schemas are ours
+// (toolJsonSchemas), and so are input validation and the error JSON of a failed call.
+import { type CallToolResult, type ListToolsResult, Server } from '@modelcontextprotocol/server';
+import type { z } from 'zod';
+import { maskErrorBody, PortageApiError, type PortageClient } from '../client/index.ts';
+import { categoryList } from '../contract/catalog.ts';
+import type { ErrorBody } from '../contract/errors.ts';
+import {
+  addToCartTool,
+  applyCouponTool,
+  cancelOrderTool,
+  checkInventoryTool,
+  createCheckoutTool,
+  getAnalyticsTool,
+  getCartTool,
+  getOrderTool,
+  getProductTool,
+  listOrdersTool,
+  removeFromCartTool,
+  requestReturnTool,
+  searchProductsTool,
+  submitReviewTool,
+  TOOL_SERVER,
+  TOOLS,
+  type Tool,
+  toolJsonSchemas,
+} from '../contract/tools.ts';
+
+type Handler<T extends Tool> = (
+  client: PortageClient,
+  input: z.output<T['input']>,
+) => Promise<z.output<T['output']>>;
+
+class ToolError extends Error {
+  constructor(readonly body: ErrorBody) {
+    super(body.error);
+  }
+}
+
+/** What each tool does, over HTTP. */
+const HANDLERS: Record<string, Handler<Tool>> = {
+  [searchProductsTool.name]: (async (client, input: z.output<typeof searchProductsTool.input>) => {
+    if (input.min_price !== undefined && input.max_price !== undefined && input.min_price > input.max_price) {
+      throw new ToolError({
+        error: `Bad price range: min_price ${input.min_price} is above max_price ${input.max_price}`,
+        code: 'VALIDATION_ERROR',
+        statusCode: 400,
+        details: [{ field: 'min_price', message: 'must not exceed max_price' }],
+      });
+    }
+    const filters: string[] = [];
+    if (input.category) filters.push(`categoryId:${await categoryId(client, input.category)}`);
+    if (input.min_price !== undefined || input.max_price !== undefined) {
+      filters.push(`priceCents:${input.min_price ?? ''}..${input.max_price ?? ''}`);
+    }
+    const found = await client.searchProducts({
+      q: input.query,
+      filters: filters.length ? filters.join(',') : undefined,
+      sort: input.sort,
+      limit: input.limit,
+      offset: input.offset,
+    });
+    return { items: found.results, total: found.total, limit: found.limit, offset: found.offset };
+  }) as Handler<Tool>,
+  [getProductTool.name]: ((client, input: z.output<typeof getProductTool.input>) =>
+    client.getProduct(input.id)) as Handler<Tool>,
+  [checkInventoryTool.name]: ((client, input: z.output<typeof checkInventoryTool.input>) =>
+    client.checkInventory(input.product_id, input.quantity)) as Handler<Tool>,
+  [addToCartTool.name]: ((client, input: z.output<typeof addToCartTool.input>) =>
+    client.addToCart(input)) as Handler<Tool>,
+  [removeFromCartTool.name]: ((client, input: z.output<typeof removeFromCartTool.input>) =>
+    client.removeFromCart(input.product_id, input.quantity)) as Handler<Tool>,
+  [getCartTool.name]: ((client) => client.getCart()) as Handler<Tool>,
+  [applyCouponTool.name]: ((client, input: z.output<typeof applyCouponTool.input>) =>
+    client.applyCoupon(input.code)) as Handler<Tool>,
+  // The client derives the Idempotency-Key from the user, this input and the cart as it is now
+  // (src/client/idempotency.ts): an agent's retry of this call replays the same session.
+  [createCheckoutTool.name]: ((client, input: z.output<typeof createCheckoutTool.input>) =>
+    client.createCheckout(input)) as Handler<Tool>,
+  [listOrdersTool.name]: ((client, input: z.output<typeof listOrdersTool.input>) =>
+    client.listOrders(input)) as Handler<Tool>,
+  [getOrderTool.name]: ((client, input: z.output<typeof getOrderTool.input>) =>
+    client.getOrder(input.id)) as Handler<Tool>,
+  [cancelOrderTool.name]: ((client, input: z.output<typeof cancelOrderTool.input>) =>
+    client.cancelOrder(input.order_id, input.reason)) as Handler<Tool>,
+  [requestReturnTool.name]: ((client, input: z.output<typeof requestReturnTool.input>) =>
+    client.requestReturn(input)) as Handler<Tool>,
+  [submitReviewTool.name]: ((client, input: z.output<typeof submitReviewTool.input>) =>
+    client.submitReview(input)) as Handler<Tool>,
+  [getAnalyticsTool.name]: ((client, input: z.output<typeof getAnalyticsTool.input>) =>
+    client.getAnalytics(input)) as Handler<Tool>,
+};
+
+/** `category` is an id or a slug (../shared/design/decisions.md, "Catalog and search"): a slug is looked up among the categories. */
+async function categoryId(client: PortageClient, idOrSlug: string): Promise<string> {
+  if (idOrSlug.startsWith('categories:')) return idOrSlug;
+  const { categories } = await client.request('GET', '/categories', { schema: categoryList });
+  const found = categories.find((c) => c.slug === idOrSlug.toLowerCase());
+  if (!found) {
+    throw new ToolError({
+      error: `No category with the slug "${idOrSlug}"; known slugs: ${categories.map((c) => c.slug).join(', ')}`,
+      code: 'NOT_FOUND',
+      statusCode: 404,
+    });
+  }
+  return found.id;
+}
+
+const success = (value: object): CallToolResult => ({
+  content: [{ type: 'text', text: JSON.stringify(value) }],
+  structuredContent: value as Record<string, unknown>,
+});
+
+export interface ToolServerOptions {
+  /** Where a failure nobody expected is reported (never stdout under stdio); already masked. */
+  logError?: (message: string) => void;
+}
+
+/** The tools as MCP lists them, built once (toolJsonSchemas answers object schemas). */
+const TOOL_LIST: ListToolsResult['tools'] = TOOLS.map((t) => ({
+  name: t.name,
+  title: t.title,
+  description: t.description,
+  ...toolJsonSchemas(t),
+  annotations: { title: t.title, ...t.annotations },
+})) as ListToolsResult['tools'];
+
+/**
+ * A server instance acting through `client`. The SDK's entries (serveStdio, createMcpHandler)
+ * build one per connection or per request, from a factory calling this.
+ */
+export function createToolServer(client: PortageClient, options: ToolServerOptions = {}): Server {
+  const logError = options.logError ?? ((message: string) => process.stderr.write(message));
+  const server = new Server(
+    { name: TOOL_SERVER.name, title: TOOL_SERVER.title, version: TOOL_SERVER.version },
+    { capabilities: { tools: {} }, instructions: TOOL_SERVER.description },
+  );
+  const byName = new Map(TOOLS.map((t) => [t.name, t]));
+
+  server.setRequestHandler('tools/list', async () => ({ tools: TOOL_LIST }));
+
+  // Every failure leaves through here, masked (../shared/design/decisions.md, "Hardening":
+  // no credential in a message).
+  const mask = (text: string) => client.maskCredentials(text);
+  const failure = (body: ErrorBody): CallToolResult => ({
+    content: [{ type: 'text', text: JSON.stringify(maskErrorBody(body, mask)) }],
+    isError: true,
+  });
+
+  server.setRequestHandler('tools/call', async (request): Promise<CallToolResult> => {
+    const tool = byName.get(request.params.name);
+    if (!tool) {
+      return failure({
+        error: `No tool named ${request.params.name}`,
+        code: 'NOT_FOUND',
+        statusCode: 404,
+      } satisfies ErrorBody);
+    }
+    const parsed = tool.input.safeParse(request.params.arguments ?? {});
+    if (!parsed.success) {
+      const details = parsed.error.issues.map((i) => ({
+        field: i.path.join('.') || 'input',
+        message: i.message,
+      }));
+      return failure({
+        error: `Invalid input for ${tool.name}: ${details.map((d) => `${d.field} ${d.message}`).join('; ')}`,
+        code: 'VALIDATION_ERROR',
+        statusCode: 400,
+        details,
+      });
+    }
+    try {
+      return success((await HANDLERS[tool.name]!(client, parsed.data)) as object);
+    } catch (err) {
+      if (err instanceof ToolError) return failure(err.body);
+      if (err instanceof PortageApiError) return failure(err.toJSON());
+      logError(mask(`portage mcp: ${tool.name} failed: ${(err as Error)?.stack ?? err}\n`));
+      return failure({ error: 'Internal error in the tool server', code: 'INTERNAL_ERROR', statusCode: 500 });
+    }
+  });
+  return server;
+}
