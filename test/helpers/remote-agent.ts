@@ -258,6 +258,8 @@ export interface Exchange {
   authorization: string | null;
   /** The form the SDK posted to /oauth/*, if any. */
   form?: URLSearchParams;
+  /** The RFC 6749 error answer of /oauth/*, if any. */
+  oauthError?: { error: string; error_description?: string };
 }
 
 /** A fetch for the SDK that records each request and its answer in `log`. */
@@ -267,7 +269,15 @@ export function recordingFetch(log: Exchange[]): typeof fetch {
     const body = request.method === 'POST' ? await request.clone().text() : undefined;
     const response = await fetch(request);
     const url = new URL(request.url);
+    const oauthError =
+      url.pathname.startsWith('/oauth/') && response.status >= 400
+        ? await response
+            .clone()
+            .json()
+            .catch(() => undefined)
+        : undefined;
     log.push({
+      oauthError,
       method: request.method,
       url,
       status: response.status,
