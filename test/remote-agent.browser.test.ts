@@ -154,6 +154,7 @@ describe.skipIf(unavailable !== undefined)('a remote agent at /mcp through the S
     const back = consent!.callback;
     expect(back.origin + back.pathname).toBe(host.redirectUri);
     expect(back.searchParams.get('iss')).toBe(base);
+    expect(back.searchParams.get('state')).toBe(provider.states.at(-1));
     expect(back.searchParams.get('code')).toBeTruthy();
     expect(host.landed.at(-1)?.href).toBe(back.href);
 

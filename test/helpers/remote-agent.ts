@@ -5,6 +5,7 @@
 // an OAuthClientProvider of the official SDK v2 that keeps what it is given in memory and
 // sends the person to the authorization pages in headless Chromium, and a fetch that records
 // every exchange the SDK makes.
+import { randomBytes } from 'node:crypto';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type {
@@ -182,6 +183,14 @@ export class TestOAuthProvider implements OAuthClientProvider {
     },
   ) {
     this.client = o.client;
+  }
+
+  /** The state of each authorization started (the SDK leaves checking it to the host). */
+  readonly states: string[] = [];
+  state() {
+    const value = randomBytes(16).toString('base64url');
+    this.states.push(value);
+    return value;
   }
 
   get redirectUrl() {
