@@ -149,6 +149,13 @@ async function refresh(ctx: RequestContext, s: TokenEndpointSettings, p: Params)
     if (clientId !== undefined && clientId !== row.clientId) {
       return { error: invalidGrant('This refresh token was issued to another client') };
     }
+    // A revoked authorization says so first: revoking marks its refresh tokens used too.
+    const [grant] = await tx.db
+      .select({ revokedAt: agentGrants.revokedAt })
+      .from(agentGrants)
+      .where(eq(agentGrants.id, row.grantId));
+    if (!grant || grant.revokedAt)
+      return { error: invalidGrant('This authorization was revoked; authorize again') };
     if (row.usedAt) {
       await revokeGrants(tx, [row.grantId]);
       return {
@@ -157,12 +164,6 @@ async function refresh(ctx: RequestContext, s: TokenEndpointSettings, p: Params)
         ),
       };
     }
-    const [grant] = await tx.db
-      .select({ revokedAt: agentGrants.revokedAt })
-      .from(agentGrants)
-      .where(eq(agentGrants.id, row.grantId));
-    if (!grant || grant.revokedAt)
-      return { error: invalidGrant('This authorization was revoked; authorize again') };
     if (row.expiresAt <= now)
       return { error: invalidGrant('This authorization is too old; authorize again') };
     let scopes = parseScopes(row.scope);
