@@ -3,7 +3,7 @@
 import { eq } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { refunds } from '../src/modules/payments/tables.ts';
-import { type TestApp, testApp } from './helpers/app.ts';
+import type { TestApp } from './helpers/app.ts';
 import { buyer, expectError, product, seller } from './helpers/builders.ts';
 import { addToCart, checkout, ON_ADDRESS, openCheckout } from './helpers/checkout.ts';
 import { type TestDatabase, testDatabase } from './helpers/db.ts';

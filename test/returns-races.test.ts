@@ -5,7 +5,7 @@ import { eq } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { refunds } from '../src/modules/payments/tables.ts';
 import { returns } from '../src/modules/returns/tables.ts';
-import { type SignedIn, type TestApp, testApp } from './helpers/app.ts';
+import type { SignedIn, TestApp } from './helpers/app.ts';
 import { admin, buyer, product, seller } from './helpers/builders.ts';
 import { addToCart, openCheckout } from './helpers/checkout.ts';
 import { type TestDatabase, testDatabase } from './helpers/db.ts';
