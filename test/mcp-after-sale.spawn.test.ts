@@ -10,27 +10,10 @@ import { reviews } from '../src/modules/reviews/tables.ts';
 import { listen, type SignedIn, type TestApp, testApp } from './helpers/app.ts';
 import { admin, buyer, product, seller } from './helpers/builders.ts';
 import { type TestDatabase, testDatabase } from './helpers/db.ts';
-import { callTool, startToolServer, toolFailed, toolOk } from './helpers/mcp.ts';
+import { callTool, startToolServer, TOOL_NAMES, toolFailed, toolOk } from './helpers/mcp.ts';
 import { paidOrder } from './helpers/orders.ts';
 
 const TIMEOUT = 60_000;
-
-const TOOL_NAMES = [
-  'search_products',
-  'get_product',
-  'check_inventory',
-  'add_to_cart',
-  'remove_from_cart',
-  'get_cart',
-  'apply_coupon',
-  'create_checkout',
-  'list_orders',
-  'get_order',
-  'cancel_order',
-  'request_return',
-  'submit_review',
-  'get_analytics',
-];
 
 let database: TestDatabase;
 let t: TestApp;

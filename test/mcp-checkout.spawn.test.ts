@@ -4,12 +4,8 @@
 // service through a recording HTTP proxy, so the tests see the Idempotency-Key each call sent.
 import { randomBytes } from 'node:crypto';
 import http from 'node:http';
-import os from 'node:os';
-import path from 'node:path';
-import { fileURLToPath } from 'node:url';
-import { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
-import type { CallToolResult, Tool as McpTool } from '@modelcontextprotocol/sdk/types.js';
+import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import type { Tool as McpTool } from '@modelcontextprotocol/sdk/types.js';
 import { eq } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { checkoutSessions } from '../src/modules/checkout/tables.ts';
@@ -17,26 +13,9 @@ import { listen, type SignedIn, type TestApp, testApp } from './helpers/app.ts';
 import { buyer, product, seller, uniqueWord } from './helpers/builders.ts';
 import { addToCart, ON_ADDRESS, pay } from './helpers/checkout.ts';
 import { type TestDatabase, testDatabase } from './helpers/db.ts';
+import { callTool, startToolServer, TOOL_NAMES, toolFailed, toolOk } from './helpers/mcp.ts';
 
-const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const TIMEOUT = 60_000;
-
-const TOOL_NAMES = [
-  'search_products',
-  'get_product',
-  'check_inventory',
-  'add_to_cart',
-  'remove_from_cart',
-  'get_cart',
-  'apply_coupon',
-  'create_checkout',
-  'list_orders',
-  'get_order',
-  'cancel_order',
-  'request_return',
-  'submit_review',
-  'get_analytics',
-];
 
 let database: TestDatabase;
 let t: TestApp;
@@ -106,52 +85,15 @@ const checkoutCalls = (who: SignedIn) =>
 
 const running: Client[] = [];
 
-async function startToolServer(token: string): Promise<Client> {
-  const transport = new StdioClientTransport({
-    command: process.execPath,
-    args: ['bin/portage.js', 'mcp'],
-    cwd: ROOT,
-    env: {
-      PATH: process.env.PATH ?? '',
-      HOME: process.env.HOME ?? os.tmpdir(),
-      SERVICE_URL: proxyUrl,
-      SERVICE_JWT_TOKEN: token,
-    },
-    stderr: 'pipe',
-  });
-  const client = new Client({ name: 'portage-test-agent', version: '0.0.0' });
+async function startAgent(token: string): Promise<Client> {
+  const client = await startToolServer(proxyUrl, token);
   running.push(client);
-  await client.connect(transport);
   return client;
 }
 
-async function call(client: Client, name: string, args: Record<string, unknown> = {}) {
-  return (await client.callTool({ name, arguments: args })) as CallToolResult;
-}
-
-// biome-ignore lint/suspicious/noExplicitAny: tool outputs are asserted by the tests
-function ok(result: CallToolResult): any {
-  expect(result.isError ?? false, JSON.stringify(result.content)).toBe(false);
-  const [first] = result.content;
-  expect(JSON.parse((first as { text: string }).text)).toEqual(result.structuredContent);
-  return result.structuredContent;
-}
-
-interface ToolErrorBody {
-  error: string;
-  code: string;
-  statusCode: number;
-  details?: { field: string; message: string }[];
-}
-
-function failed(result: CallToolResult, code: string, statusCode: number): ToolErrorBody {
-  expect(result.isError).toBe(true);
-  expect(result.content).toHaveLength(1);
-  const body = JSON.parse((result.content[0] as { text: string }).text) as ToolErrorBody;
-  expect(body).toMatchObject({ error: expect.any(String), code, statusCode });
-  for (const key of Object.keys(body)) expect(['error', 'code', 'statusCode', 'details']).toContain(key);
-  return body;
-}
+const call = callTool;
+const ok = toolOk;
+const failed = toolFailed;
 
 const toolNamed = (name: string): McpTool => {
   const found = tools.find((x) => x.name === name);
@@ -180,7 +122,7 @@ beforeAll(async () => {
 
   shopper = await buyer(t.api);
   await addToCart(t.api, shopper, p.paddle, 2);
-  agent = await startToolServer(shopper.token);
+  agent = await startAgent(shopper.token);
   tools = (await agent.listTools()).tools;
 }, TIMEOUT);
 
@@ -348,7 +290,7 @@ describe('create_checkout', () => {
     async () => {
       const other = await buyer(t.api, 'other');
       await addToCart(t.api, other, p.tarp, 1);
-      const client = await startToolServer(other.token);
+      const client = await startAgent(other.token);
       const first = ok(await call(client, 'create_checkout', { shipping_address: ON_ADDRESS }));
       // Changed at once, within the same second as likely as not.
       ok(await call(client, 'add_to_cart', { product_id: p.tarp, quantity: 1 }));
@@ -435,7 +377,7 @@ describe('after payment: list_orders, get_order, cancel_order', () => {
   it(
     "another user's order is NOT_FOUND, to read and to cancel",
     async () => {
-      const stranger = await startToolServer((await buyer(t.api, 'stranger')).token);
+      const stranger = await startAgent((await buyer(t.api, 'stranger')).token);
       const read = failed(await call(stranger, 'get_order', { id: orderId }), 'NOT_FOUND', 404);
       expect(read.error).toContain(orderId);
       failed(

@@ -16,27 +16,11 @@ import { toolsMarkdownTable } from '../src/contract/tools.ts';
 import { type SignedIn, type TestApp, testApp } from './helpers/app.ts';
 import { admin, buyer, coupon, product, seller, uniqueWord } from './helpers/builders.ts';
 import { type TestDatabase, testDatabase } from './helpers/db.ts';
+import { TOOL_NAMES } from './helpers/mcp.ts';
 import { finished } from './helpers/process.ts';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const TIMEOUT = 60_000;
-
-const TOOL_NAMES = [
-  'search_products',
-  'get_product',
-  'check_inventory',
-  'add_to_cart',
-  'remove_from_cart',
-  'get_cart',
-  'apply_coupon',
-  'create_checkout',
-  'list_orders',
-  'get_order',
-  'cancel_order',
-  'request_return',
-  'submit_review',
-  'get_analytics',
-];
 
 let database: TestDatabase;
 let t: TestApp;

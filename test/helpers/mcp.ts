@@ -8,6 +8,24 @@ import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js'
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { expect } from 'vitest';
 
+/** The 14 tools, in the order tools/list answers them (../shared/spec/interface.md 4.2, and cancel_order). */
+export const TOOL_NAMES = [
+  'search_products',
+  'get_product',
+  'check_inventory',
+  'add_to_cart',
+  'remove_from_cart',
+  'get_cart',
+  'apply_coupon',
+  'create_checkout',
+  'list_orders',
+  'get_order',
+  'cancel_order',
+  'request_return',
+  'submit_review',
+  'get_analytics',
+];
+
 /** The protocol eras the SDK speaks: 2025-11-25 and before (initialize), and 2026-07-28. */
 export type Era = 'legacy' | 'modern';
 
