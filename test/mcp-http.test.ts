@@ -218,6 +218,17 @@ describe('who may call /mcp', () => {
     expect(json.result.tools).toHaveLength(14);
   });
 
+  it('a JSON-RPC batch is refused: one POST is one message', async () => {
+    const batch = Array.from({ length: 50 }, (_, i) => ({ ...listTools, id: i + 1 }));
+    const res = await post(batch, agent, { 'mcp-protocol-version': '2025-11-25' });
+    expect(res.status).toBe(400);
+    expect(await res.json()).toEqual({
+      jsonrpc: '2.0',
+      id: null,
+      error: { code: -32600, message: expect.stringMatching(/batches are not supported/) },
+    });
+  });
+
   it('a 2026-07-28 request is one POST with its _meta envelope: tools/call, no initialize', async () => {
     const meta = {
       'io.modelcontextprotocol/protocolVersion': '2026-07-28',

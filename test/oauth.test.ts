@@ -89,16 +89,16 @@ describe('the authorization code flow', () => {
 
   it('refuses a missing challenge, plain, and a wrong or missing verifier', async () => {
     const { clientId } = await registerClient(t.api);
+    // Refused on a page, never redirected: anyone may register a redirect URI (no open redirector).
     const missing = await t.api.get(authorizeUrl({ clientId }));
-    expect(missing.status).toBe(302);
-    const back = new URL(String(missing.headers.location));
-    expect(back.origin + back.pathname).toBe(REDIRECT);
-    expect(back.searchParams.get('error')).toBe('invalid_request');
-    expect(back.searchParams.get('state')).toBe('state-123');
+    expect(missing.status).toBe(400);
+    expect(missing.headers.location).toBeUndefined();
+    expect(missing.body).toMatch(/invalid_request: code_challenge is required/);
 
     const plain = await t.api.get(authorizeUrl({ clientId, challenge: 'x'.repeat(43), method: 'plain' }));
-    expect(new URL(String(plain.headers.location)).searchParams.get('error')).toBe('invalid_request');
-    expect(new URL(String(plain.headers.location)).searchParams.get('error_description')).toMatch(/S256/);
+    expect(plain.status).toBe(400);
+    expect(plain.headers.location).toBeUndefined();
+    expect(plain.body).toMatch(/invalid_request: code_challenge_method must be &quot;S256&quot;/);
 
     const { verifier, challenge } = pkce();
     const { code } = await authorize(t.api, shopper, { clientId, challenge });
@@ -115,6 +115,42 @@ describe('the authorization code flow', () => {
     );
     expect(none.body).toMatchObject({ error: 'invalid_request' });
     expect((await exchange(t.api, { clientId, code, verifier })).status).toBe(200);
+  });
+
+  it("renews the pending authorization at sign-in: a planted cookie cannot answer the victim's consent", async () => {
+    const { clientId } = await registerClient(t.api);
+    const { challenge } = pkce();
+    // The attacker opens an authorization and keeps its cookie and CSRF token...
+    const opened = await t.api.get(authorizeUrl({ clientId, challenge, method: 'S256' }));
+    const planted = cookieOf(opened);
+    const plantedCsrf = csrfOf(opened.body)!;
+    // ...which the victim's browser carries when the victim signs in.
+    const signIn = await t.api.post(
+      '/oauth/sign-in',
+      form({ csrf: plantedCsrf, email: shopper.email, password: shopper.password }),
+      { ...FORM, cookie: planted },
+    );
+    expect(signIn.status).toBe(303);
+    const renewed = cookieOf(signIn);
+    expect(renewed).not.toBe(planted);
+    const attacker = await t.api.post('/oauth/consent', form({ csrf: plantedCsrf, decision: 'allow' }), {
+      ...FORM,
+      cookie: planted,
+    });
+    expect(attacker.status).toBe(403);
+    expect(attacker.headers.location).toBeUndefined();
+    const consent = await t.api.get('/oauth/consent', { cookie: renewed });
+    expect(csrfOf(consent.body)).not.toBe(plantedCsrf);
+    const victim = await t.api.post(
+      '/oauth/consent',
+      form({ csrf: csrfOf(consent.body)!, decision: 'allow' }),
+      {
+        ...FORM,
+        cookie: renewed,
+      },
+    );
+    expect(victim.status).toBe(303);
+    expect(new URL(String(victim.headers.location)).searchParams.get('code')).toBeTruthy();
   });
 
   it('refuses a redirect URI that is not exactly a registered one, on a page, without redirecting', async () => {
@@ -143,9 +179,18 @@ describe('the authorization code flow', () => {
     const other = await t.api.get(
       authorizeUrl({ clientId, challenge, method: 'S256', resource: 'https://elsewhere.example/mcp' }),
     );
-    expect(new URL(String(other.headers.location)).searchParams.get('error')).toBe('invalid_target');
+    expect([other.status, other.headers.location]).toEqual([400, undefined]);
+    expect(other.body).toMatch(/invalid_target/);
     const scope = await t.api.get(authorizeUrl({ clientId, challenge, method: 'S256', scope: 'shop admin' }));
-    expect(new URL(String(scope.headers.location)).searchParams.get('error')).toBe('invalid_scope');
+    expect([scope.status, scope.headers.location]).toEqual([400, undefined]);
+    expect(scope.body).toMatch(/invalid_scope/);
+    const noType = await t.api.get(
+      authorizeUrl({ clientId, challenge, method: 'S256' }).replace(
+        'response_type=code',
+        'response_type=token',
+      ),
+    );
+    expect([noType.status, noType.headers.location]).toEqual([400, undefined]);
   });
 
   it('drops analytics for a buyer and grants it to an admin', async () => {
@@ -266,6 +311,25 @@ describe('cleanup', () => {
       });
     } finally {
       t.clock.advance(-2 * 86_400);
+    }
+  });
+
+  it('removes a registered client no one authorised within 30 days, and keeps one that was', async () => {
+    const unused = await registerClient(t.api);
+    const used = await registerClient(t.api);
+    const { verifier, challenge } = pkce();
+    const { code } = await authorize(t.api, shopper, { clientId: used.clientId, challenge });
+    expect((await exchange(t.api, { clientId: used.clientId, code, verifier })).status).toBe(200);
+    t.clock.advance(31 * 86_400);
+    try {
+      await t.app.jobs.runOnce();
+      const gone = await t.api.get(authorizeUrl({ clientId: unused.clientId, challenge, method: 'S256' }));
+      expect(gone.status).toBe(400);
+      expect(gone.body).toMatch(/not registered/);
+      const kept = await t.api.get(authorizeUrl({ clientId: used.clientId, challenge, method: 'S256' }));
+      expect(kept.status).toBe(200);
+    } finally {
+      t.clock.advance(-31 * 86_400);
     }
   });
 });
@@ -504,6 +568,11 @@ describe('client ID metadata documents', () => {
         'https://10.1.2.3/client.json',
         'https://localhost/client.json',
         'https://[::1]/c.json',
+        'https://[::ffff:7f00:1]/c.json', // 127.0.0.1, IPv4-mapped
+        'https://[::7f00:1]/c.json', // 127.0.0.1, IPv4-compatible
+        'https://[64:ff9b::a01:203]/c.json', // 10.1.2.3 through NAT64
+        'https://[2002:a01:203::1]/c.json', // 10.1.2.3 through 6to4
+        'https://[fec0::1]/c.json', // site-local
       ]) {
         const res = await staging.api.get(
           authorizeUrl({ clientId, challenge: pkce().challenge, method: 'S256' }),

@@ -117,6 +117,18 @@ export function mcpHttpRoutes(options: McpHttpOptions) {
       },
       handler: async (req, reply) => {
         const { token, caller } = served.get(req)!;
+        // Neither protocol era served here has JSON-RPC batches; refused, one POST is one message
+        // (a batch of 100 would count once against the limit and answer 100 times over).
+        if (Array.isArray(req.body)) {
+          return reply.code(400).send({
+            jsonrpc: '2.0',
+            id: null,
+            error: {
+              code: -32600,
+              message: 'Invalid Request: batches are not supported; send one message per POST',
+            },
+          });
+        }
         const needed = missingScope(req.body, caller.agent.scopes);
         if (needed) {
           // The MCP authorization spec's scope challenge: the scopes to ask for are those already

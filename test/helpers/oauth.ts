@@ -71,8 +71,10 @@ export async function signInToConsent(api: Api, url: string, who: SignedIn) {
     { ...FORM, cookie },
   );
   if (signIn.status !== 303) throw new Error(`sign-in: ${signIn.status} ${signIn.body}`);
-  const consent = await api.get('/oauth/consent', { cookie });
-  return { cookie, consent };
+  // Signing in renews the pending authorization's id (its cookie) and CSRF token.
+  const signedIn = cookieOf(signIn);
+  const consent = await api.get('/oauth/consent', { cookie: signedIn });
+  return { cookie: signedIn, consent };
 }
 
 /** The whole dance: answers the code (and the redirect it came on). */

@@ -29,7 +29,6 @@ export interface AuthorizationSettings {
 
 export type AuthorizeOutcome =
   | { kind: 'page'; status: number; title: string; message: string }
-  | { kind: 'redirect'; location: string }
   | { kind: 'sign-in'; requestId: string; csrf: string; client: Client };
 
 /** The redirect back to the client, with `iss` (RFC 9207) and the client's `state`. */
@@ -83,12 +82,12 @@ export async function startAuthorization(
     return page('The agent asked to return to an address it did not register. Nothing was shared with it.');
   }
 
-  // From here on, problems go back to the agent.
+  // Anyone may register a client and its redirect URI, so a request refused before the person
+  // signed in is shown here, never redirected (RFC 9700 section 4.11.2: no open redirector). The
+  // page names the OAuth error for the agent's makers.
   const state = one(query, 'state');
-  const back = (error: string, description: string): AuthorizeOutcome => ({
-    kind: 'redirect',
-    location: redirectTo(s, redirectUri, state, { error, error_description: description }),
-  });
+  const back = (error: string, description: string): AuthorizeOutcome =>
+    page(`The agent's request is not valid (${error}: ${description}). Tell the agent's makers.`);
   if (one(query, 'response_type') !== 'code') {
     return back('unsupported_response_type', 'response_type must be "code"');
   }
@@ -171,14 +170,26 @@ export async function attachUser(
   ctx: RequestContext,
   row: PendingRequest,
   user: { id: string; role: string; tokenVersion: number },
-): Promise<AgentScope[] | undefined> {
+): Promise<{ scopes: AgentScope[]; requestId: string } | 'no-scope' | 'expired'> {
   const scopes = parseScopes(row.scope).filter((s) => s !== 'analytics' || user.role === 'admin');
-  if (!scopes.length) return undefined;
-  await ctx.db
+  if (!scopes.length) return 'no-scope';
+  // A new id and CSRF token once signed in: whoever held the request before (a cookie planted
+  // in the person's browser) cannot answer the consent that follows.
+  const requestId = randomToken();
+  const [renewed] = await ctx.db
     .update(oauthRequests)
-    .set({ userId: user.id, tokenVersion: user.tokenVersion, authTime: ctx.now(), scope: scopes.join(' ') })
-    .where(eq(oauthRequests.idHash, row.idHash));
-  return scopes;
+    .set({
+      idHash: sha256(requestId),
+      csrfToken: randomToken(),
+      userId: user.id,
+      tokenVersion: user.tokenVersion,
+      authTime: ctx.now(),
+      scope: scopes.join(' '),
+    })
+    .where(eq(oauthRequests.idHash, row.idHash))
+    .returning({ idHash: oauthRequests.idHash });
+  if (!renewed) return 'expired';
+  return { scopes, requestId };
 }
 
 /** Ends a pending authorization without a code. */

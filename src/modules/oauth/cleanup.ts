@@ -1,11 +1,15 @@
 // Removes what the authorization server no longer needs: pending authorizations and codes a day
 // after they expired (a reused code is still recognised, and its grant revoked, for that day),
-// and refresh tokens past their family's end. Rows stay bounded by what is live.
+// refresh tokens past their family's end, and registered clients no one authorised within 30
+// days of registering (anyone may register: unused registrations must not pile up; such a client
+// registers again). Rows stay bounded by what is live.
 import { lte, sql } from 'drizzle-orm';
 import type { Job } from '../../jobs/runner.ts';
-import { oauthCodes, oauthRefreshTokens, oauthRequests } from './tables.ts';
+import { agentGrants, oauthClients, oauthCodes, oauthRefreshTokens, oauthRequests } from './tables.ts';
 
 const DAY_MS = 86_400_000;
+/** How long a registered client may go without any authorization before it is removed. */
+const UNUSED_CLIENT_DAYS = 30;
 
 export function oauthCleanupJob(opts: { batch?: number; everyMs?: number } = {}): Job {
   const batch = opts.batch ?? 1000;
@@ -46,7 +50,20 @@ export function oauthCleanupJob(opts: { batch?: number; everyMs?: number } = {})
             .limit(batch)})`,
         )
         .returning({ id: oauthRefreshTokens.tokenHash });
-      return Math.max(requests.length, codes.length, tokens.length);
+      const unusedSince = new Date(now.getTime() - UNUSED_CLIENT_DAYS * DAY_MS);
+      const clients = await ctx.db
+        .delete(oauthClients)
+        .where(
+          sql`${oauthClients.id} in (${ctx.db
+            .select({ id: oauthClients.id })
+            .from(oauthClients)
+            .where(
+              sql`${oauthClients.createdAt} <= ${unusedSince} and not exists (select 1 from ${agentGrants} where ${agentGrants.clientId} = ${oauthClients.id})`,
+            )
+            .limit(batch)})`,
+        )
+        .returning({ id: oauthClients.id });
+      return Math.max(requests.length, codes.length, tokens.length, clients.length);
     },
   };
 }

@@ -36,8 +36,13 @@ for (const [net, bits] of [
   PRIVATE.addSubnet(net, bits, 'ipv4');
 }
 for (const [net, bits] of [
-  ['::', 128],
-  ['::1', 128],
+  ['::', 96], // unspecified, loopback, and IPv4-compatible (::a.b.c.d)
+  ['64:ff9b::', 96], // NAT64: reaches any IPv4 address, private ones included
+  ['64:ff9b:1::', 48], // local NAT64
+  ['100::', 64], // discard
+  ['2001::', 32], // Teredo
+  ['2002::', 16], // 6to4: embeds an IPv4 address
+  ['fec0::', 10], // site-local (deprecated, still routed somewhere)
   ['fc00::', 7], // unique-local
   ['fe80::', 10], // link-local
   ['ff00::', 8], // multicast

@@ -168,8 +168,6 @@ export function oauthRoutes(deps: OAuthRouteDeps) {
       const outcome = await startAuthorization(req.ctx, settings, req.query as Record<string, unknown>);
       if (outcome.kind === 'page')
         return html(reply, outcome.status, errorPage(outcome.title, outcome.message));
-      if (outcome.kind === 'redirect')
-        return reply.code(302).header('cache-control', 'no-store').redirect(outcome.location);
       reply.header('set-cookie', setCookie(outcome.requestId));
       return html(reply, 200, signInPage({ agent: outcome.client, csrf: outcome.csrf }));
     });
@@ -197,8 +195,9 @@ export function oauthRoutes(deps: OAuthRouteDeps) {
         }
         const user = await findUser(req.ctx, userId);
         if (!user) return html(reply, 403, errorPage('This page expired', EXPIRED));
-        const scopes = await attachUser(req.ctx, row, user);
-        if (!scopes) {
+        const signedIn = await attachUser(req.ctx, row, user);
+        if (signedIn === 'expired') return html(reply, 403, errorPage('This page expired', EXPIRED));
+        if (signedIn === 'no-scope') {
           await dropRequest(req.ctx, row);
           return reply
             .code(303)
@@ -210,7 +209,7 @@ export function oauthRoutes(deps: OAuthRouteDeps) {
               }),
             );
         }
-        return reply.code(303).redirect('/oauth/consent');
+        return reply.code(303).header('set-cookie', setCookie(signedIn.requestId)).redirect('/oauth/consent');
       },
     );
 
