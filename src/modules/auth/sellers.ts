@@ -39,3 +39,24 @@ export async function shopNames(ctx: RequestContext, sellerIds: string[]): Promi
     .where(inArray(users.id, [...new Set(sellerIds)]));
   return new Map(rows.map((r) => [r.id, r.shopName ?? r.name]));
 }
+
+/**
+ * A buyer's address and name and the shop names of sellers, in one read (an order email of a
+ * paid checkout): the buyer is undefined if the account is gone.
+ */
+export async function buyerAndShopNames(
+  ctx: RequestContext,
+  buyerId: string,
+  sellerIds: string[],
+): Promise<{ buyer: { email: string; name: string } | undefined; shops: Map<string, string> }> {
+  const rows = await ctx.db
+    .select({ id: users.id, email: users.email, name: users.name, shopName: sellerProfiles.shopName })
+    .from(users)
+    .leftJoin(sellerProfiles, eq(sellerProfiles.userId, users.id))
+    .where(inArray(users.id, [...new Set([buyerId, ...sellerIds])]));
+  const buyer = rows.find((r) => r.id === buyerId);
+  return {
+    buyer: buyer ? { email: buyer.email, name: buyer.name } : undefined,
+    shops: new Map(rows.filter((r) => sellerIds.includes(r.id)).map((r) => [r.id, r.shopName ?? r.name])),
+  };
+}

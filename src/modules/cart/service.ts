@@ -2,7 +2,7 @@
 // pricing quote that checkout charges by. Availability is inventory's to say. Every change
 // locks the buyer's cart row first, in one transaction, so two changes of one buyer never
 // interleave (two concurrent adds of the last units: one wins, one is refused).
-import { and, asc, eq, sql } from 'drizzle-orm';
+import { and, asc, eq, type SQL, sql } from 'drizzle-orm';
 import type { z } from 'zod';
 import {
   type addToCartBody,
@@ -271,30 +271,36 @@ export async function clearPurchased(
   bought: Array<{ productId: string; quantity: number }>,
   couponCode: string | null,
 ): Promise<void> {
-  // The cart is locked already (lockCartOf, first thing of the paying transaction).
-  if (bought.length > 0) {
-    const lines = JSON.stringify(bought.map((l) => ({ productId: l.productId, quantity: l.quantity })));
-    await ctx.db.execute(sql`
-      with bought as (
-        select * from json_to_recordset(${lines}::json) as b("productId" text, quantity int)
-      ), gone as (
-        delete from ${cartItems} c using bought b
-        where c.user_id = ${buyerId} and c.product_id = b."productId" and c.quantity <= b.quantity
-      )
+  // The cart is locked already (lockCartOfBuyer, first thing of the paying transaction). One
+  // statement: the lines bought whole go, the others keep the difference, and the cart row
+  // changes (its lastUpdated moves on; it loses the coupon if it was the one used).
+  const lines = JSON.stringify(bought.map((l) => ({ productId: l.productId, quantity: l.quantity })));
+  await ctx.db.execute(sql`
+    with bought as (
+      select * from json_to_recordset(${lines}::json) as b("productId" text, quantity int)
+    ), gone as (
+      delete from ${cartItems} c using bought b
+      where c.user_id = ${buyerId} and c.product_id = b."productId" and c.quantity <= b.quantity
+    ), kept as (
       update ${cartItems} c set quantity = c.quantity - b.quantity from bought b
-      where c.user_id = ${buyerId} and c.product_id = b."productId" and c.quantity > b.quantity`);
-  }
-  // The cart changed (its lastUpdated moves on), and loses the coupon if it was the one used.
-  await ctx.db
-    .update(carts)
-    .set({
-      updatedAt: ctx.now(),
-      couponCode: couponCode ? sql`nullif(${carts.couponCode}, ${couponCode})` : sql`${carts.couponCode}`,
-    })
-    .where(eq(carts.userId, buyerId));
+      where c.user_id = ${buyerId} and c.product_id = b."productId" and c.quantity > b.quantity
+    )
+    update ${carts} set updated_at = ${ctx.now()},
+      coupon_code = ${couponCode ? sql`nullif(${carts.couponCode}, ${couponCode})` : sql`${carts.couponCode}`}
+    where ${carts.userId} = ${buyerId}`);
 }
 
-/** Locks the buyer's cart row for the rest of the transaction (a payment turning into orders). */
-export async function lockCartOf(ctx: RequestContext, buyerId: string): Promise<void> {
-  await lockCart(ctx, buyerId, false);
+/**
+ * Locks the cart row of the buyer the query `buyerOf` selects, for the rest of the transaction
+ * (a payment turning into orders: the cart of its checkout's buyer, before the checkout, in one
+ * statement). Its lastUpdated stays. Answers false when the query selects no one.
+ */
+export async function lockCartOfBuyer(ctx: RequestContext, buyerOf: SQL): Promise<boolean> {
+  const locked = await ctx.db.execute(sql`
+    insert into ${carts} (user_id, updated_at) select b.id, ${ctx.now()} from (${buyerOf}) as b(id)
+    on conflict (user_id) do update set updated_at = ${carts}.updated_at
+    returning user_id`);
+  // biome-ignore lint/suspicious/noExplicitAny: drivers answer execute() differently
+  const rows = Array.isArray(locked) ? locked : (locked as any).rows;
+  return rows.length > 0;
 }

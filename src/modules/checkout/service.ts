@@ -9,7 +9,7 @@ import type { z } from 'zod';
 import { type checkoutSession, type createCheckoutBody, PAYMENT_METHODS } from '../../contract/checkout.ts';
 import { isRecordId, newId, type Province, toUnix } from '../../contract/common.ts';
 import { AppError, conflict, notFound } from '../../contract/errors.ts';
-import { lockCartOf, lockedCartForCheckout, quoteLines } from '../cart/service.ts';
+import { lockCartOfBuyer, lockedCartForCheckout, quoteLines } from '../cart/service.ts';
 import { caller, inTransaction, type RequestContext } from '../context.ts';
 import { checkCoupon, findCoupon, lockCoupon, requireCoupon } from '../coupons/service.ts';
 import { availableUnits, lockProducts, releaseCheckout, reserve } from '../inventory/service.ts';
@@ -312,9 +312,13 @@ export async function sessionForPayment(ctx: RequestContext, checkoutId: string)
  * session row (the order checkout takes them in, so the two never wait on each other).
  */
 export async function lockSessionForPayment(ctx: RequestContext, checkoutId: string) {
-  const found = await sessionForPayment(ctx, checkoutId);
-  if (!found) return undefined;
-  await lockCartOf(ctx, found.buyerId);
+  if (!isRecordId('checkouts', checkoutId)) return undefined;
+  const buyerOf = ctx.db
+    .select({ buyerId: checkoutSessions.buyerId })
+    .from(checkoutSessions)
+    .where(eq(checkoutSessions.id, checkoutId))
+    .getSQL();
+  if (!(await lockCartOfBuyer(ctx, buyerOf))) return undefined;
   const [row] = await ctx.db
     .select()
     .from(checkoutSessions)

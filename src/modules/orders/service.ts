@@ -11,7 +11,7 @@ import type { z } from 'zod';
 import { isRecordId, newId, type Province, toUnix } from '../../contract/common.ts';
 import { conflict, forbidden, notFound } from '../../contract/errors.ts';
 import type { listOrdersQuery, OrderStatus, orderDetail, orderListItem } from '../../contract/orders.ts';
-import { shopNames } from '../auth/sellers.ts';
+import { buyerAndShopNames, shopNames } from '../auth/sellers.ts';
 import { findUser } from '../auth/users.ts';
 import { clearPurchased } from '../cart/service.ts';
 import { completeSession, expireCheckout, lockSessionForPayment, shipFromOf } from '../checkout/service.ts';
@@ -148,22 +148,28 @@ export async function createFromCheckout(
       tx,
       session.parcels.flatMap((p) => p.items.map((i) => i.productId)),
     );
-    const created: Array<OrderRow & { items: ItemRow[] }> = [];
+    // Each parcel's units first (in parcel order, the products locked above), then all the
+    // orders in one insert and all their items in another.
+    const committed: boolean[] = [];
     for (const parcel of session.parcels) {
-      const committed = await commitParcel(
-        tx,
-        session.id,
-        parcel.items.map((i) => ({ productId: i.productId, quantity: i.quantity })),
+      committed.push(
+        await commitParcel(
+          tx,
+          session.id,
+          parcel.items.map((i) => ({ productId: i.productId, quantity: i.quantity })),
+        ),
       );
-      const id = newId('orders');
-      const [row] = await tx.db
-        .insert(orders)
-        .values({
-          id,
+    }
+    const ids = session.parcels.map(() => newId('orders'));
+    const rows = await tx.db
+      .insert(orders)
+      .values(
+        session.parcels.map((parcel, n) => ({
+          id: ids[n]!,
           checkoutId: session.id,
           buyerId: session.buyerId,
           sellerId: parcel.sellerId,
-          status: committed ? 'confirmed' : 'pending',
+          status: committed[n] ? ('confirmed' as const) : ('pending' as const),
           subtotalCents: parcel.subtotalCents,
           discountCents: parcel.discountCents,
           shippingCostCents: parcel.shippingCostCents,
@@ -173,18 +179,20 @@ export async function createFromCheckout(
           totalAmountCents: parcel.totalCents,
           shippingAddress: address,
           paymentIntentId: payment.paymentIntentId,
-          stockCommitted: committed,
-          itemCount: parcel.items.reduce((n, i) => n + i.quantity, 0),
+          stockCommitted: committed[n]!,
+          itemCount: parcel.items.reduce((k, i) => k + i.quantity, 0),
           estimatedDelivery: estimatedDelivery(now, parcel.originProvince, address.province),
           createdAt: now,
-          confirmedAt: committed ? now : null,
-        })
-        .returning();
-      const items = await tx.db
-        .insert(orderItems)
-        .values(
+          confirmedAt: committed[n] ? now : null,
+        })),
+      )
+      .returning();
+    const items = await tx.db
+      .insert(orderItems)
+      .values(
+        session.parcels.flatMap((parcel, n) =>
           parcel.items.map((item, position) => ({
-            orderId: id,
+            orderId: ids[n]!,
             productId: item.productId,
             name: item.name,
             quantity: item.quantity,
@@ -192,10 +200,14 @@ export async function createFromCheckout(
             imageUrl: item.imageUrl,
             position,
           })),
-        )
-        .returning();
-      created.push({ ...row!, items });
-    }
+        ),
+      )
+      .returning();
+    const byId = new Map(rows.map((r) => [r.id, r]));
+    const created: Array<OrderRow & { items: ItemRow[] }> = ids.map((id) => ({
+      ...byId.get(id)!,
+      items: items.filter((i) => i.orderId === id),
+    }));
     // Nothing of the session is held any more: each parcel's reservations were committed, or
     // released when its stock could not be taken.
     if (session.couponCode) await redeemCoupon(tx, session.couponCode, session.buyerId, created[0]!.id);
@@ -207,9 +219,14 @@ export async function createFromCheckout(
     );
     await completeSession(tx, session.id, payment.paymentIntentId);
 
-    const buyer = await findUser(tx, session.buyerId);
+    const names = await buyerAndShopNames(
+      tx,
+      session.buyerId,
+      created.map((o) => o.sellerId),
+    );
+    const buyer = names.buyer;
     if (buyer) {
-      const mailOrders = await mailOrdersOf(tx, created);
+      const mailOrders = await mailOrdersOf(tx, created, names.shops);
       await enqueueMail(tx, {
         dedupeKey: `order-paid:${session.id}`,
         kind: 'order-paid',
@@ -229,11 +246,15 @@ export async function createFromCheckout(
 async function mailOrdersOf(
   ctx: RequestContext,
   list: Array<OrderRow & { items: ItemRow[] }>,
+  /** The sellers' shop names, when already read. */
+  shops?: Map<string, string>,
 ): Promise<OrderMailOrder[]> {
-  const names = await shopNames(
-    ctx,
-    list.map((o) => o.sellerId),
-  );
+  const names =
+    shops ??
+    (await shopNames(
+      ctx,
+      list.map((o) => o.sellerId),
+    ));
   return list.map((o) => ({
     id: o.id,
     sellerName: names.get(o.sellerId) ?? 'Portage seller',
