@@ -1,6 +1,6 @@
 // What other modules read of sellers. Accounts and shops are the auth module's tables; other
 // modules ask here instead of reading them (../shared/design/architecture.md, "Layout").
-import { and, eq, inArray } from 'drizzle-orm';
+import { type AnyColumn, and, eq, inArray, type SQL, sql } from 'drizzle-orm';
 import { isRecordId, type Province } from '../../contract/common.ts';
 import type { RequestContext } from '../context.ts';
 import { sellerProfiles, users } from './tables.ts';
@@ -16,17 +16,12 @@ export async function isSeller(ctx: RequestContext, userId: string): Promise<boo
   return rows.length > 0;
 }
 
-/** The province each seller ships from; a seller without a shop (made outside the API) is missing. */
-export async function shipFromProvinces(
-  ctx: RequestContext,
-  sellerIds: string[],
-): Promise<Map<string, Province>> {
-  if (sellerIds.length === 0) return new Map();
-  const rows = await ctx.db
-    .select({ userId: sellerProfiles.userId, province: sellerProfiles.province })
-    .from(sellerProfiles)
-    .where(inArray(sellerProfiles.userId, [...new Set(sellerIds)]));
-  return new Map(rows.map((r) => [r.userId, r.province as Province]));
+/**
+ * The province the seller `sellerId` names ships from, as a column of the caller's own read
+ * (null for a seller without a shop, made outside the API): no second statement.
+ */
+export function shipFromProvinceOf(sellerId: SQL | AnyColumn): SQL<Province | null> {
+  return sql<Province | null>`(select ${sellerProfiles.province} from ${sellerProfiles} where ${sellerProfiles.userId} = ${sellerId})`;
 }
 
 /** The shop name of each seller (for order emails); a seller without a shop gets its account name. */

@@ -14,7 +14,7 @@ import type {
 import { isRecordId, newId, type Province } from '../../contract/common.ts';
 import { conflict, type FieldProblem, forbidden, invalid, notFound } from '../../contract/errors.ts';
 import { type Db, preparedRows } from '../../db/index.ts';
-import { isSeller, shipFromProvinces } from '../auth/sellers.ts';
+import { isSeller, shipFromProvinceOf } from '../auth/sellers.ts';
 import { type AuthUser, caller, type RequestContext } from '../context.ts';
 import { categories, productCountVersions, products } from './tables.ts';
 import { searchTerms, tsQueryOf } from './text-query.ts';
@@ -377,14 +377,11 @@ export async function saleProducts(ctx: RequestContext, ids: string[]): Promise<
       isPerishable: products.isPerishable,
       weightKg: products.weightKg,
       sellerId: products.sellerId,
+      sellerProvince: shipFromProvinceOf(products.sellerId),
     })
     .from(products)
     .where(and(inArray(products.id, ids), eq(products.status, 'active')));
-  const provinces = await shipFromProvinces(
-    ctx,
-    rows.map((r) => r.sellerId),
-  );
-  return new Map(rows.map((r) => [r.id, { ...r, sellerProvince: provinces.get(r.sellerId) }]));
+  return new Map(rows.map((r) => [r.id, { ...r, sellerProvince: r.sellerProvince ?? undefined }]));
 }
 
 export async function listProducts(ctx: RequestContext, q: z.infer<typeof listProductsQuery>) {

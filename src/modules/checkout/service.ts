@@ -175,9 +175,18 @@ export async function createCheckout(
         imageUrl: images.get(l.productId) ?? null,
       })),
     }));
+    // The sandbox's session is ours: written with the row, no call after the commit.
+    const local = deps.provider.localSession?.({ checkoutId: id });
     const [row] = await tx.db
       .insert(checkoutSessions)
       .values({
+        ...(local
+          ? {
+              providerSessionId: local.providerSessionId,
+              sessionUrl: local.url,
+              clientSecret: local.clientSecret,
+            }
+          : {}),
         id,
         buyerId: me.id,
         fingerprint,
@@ -205,8 +214,8 @@ export async function createCheckout(
       });
     }
   }
-  if (!prepared.created) {
-    return { session: answer(prepared.row, deps.publishableKey, []), created: false };
+  if (!prepared.created || prepared.row.sessionUrl) {
+    return { session: answer(prepared.row, deps.publishableKey, []), created: prepared.created };
   }
   const row = prepared.row;
   try {
