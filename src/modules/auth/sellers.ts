@@ -2,6 +2,7 @@
 // modules ask here instead of reading them (../shared/design/architecture.md, "Layout").
 import { type AnyColumn, and, eq, inArray, type SQL, sql } from 'drizzle-orm';
 import { isRecordId, type Province } from '../../contract/common.ts';
+import { prepared } from '../../db/prepared.ts';
 import type { RequestContext } from '../context.ts';
 import { sellerProfiles, users } from './tables.ts';
 
@@ -35,6 +36,15 @@ export async function shopNames(ctx: RequestContext, sellerIds: string[]): Promi
   return new Map(rows.map((r) => [r.id, r.shopName ?? r.name]));
 }
 
+const buyerAndShopsStatement = prepared('auth_buyer_and_shops', (db, name) =>
+  db
+    .select({ id: users.id, email: users.email, name: users.name, shopName: sellerProfiles.shopName })
+    .from(users)
+    .leftJoin(sellerProfiles, eq(sellerProfiles.userId, users.id))
+    .where(sql`${users.id} = any(${sql.placeholder('ids')}::text[])`)
+    .prepare(name),
+);
+
 /**
  * A buyer's address and name and the shop names of sellers, in one read (an order email of a
  * paid checkout): the buyer is undefined if the account is gone.
@@ -44,11 +54,7 @@ export async function buyerAndShopNames(
   buyerId: string,
   sellerIds: string[],
 ): Promise<{ buyer: { email: string; name: string } | undefined; shops: Map<string, string> }> {
-  const rows = await ctx.db
-    .select({ id: users.id, email: users.email, name: users.name, shopName: sellerProfiles.shopName })
-    .from(users)
-    .leftJoin(sellerProfiles, eq(sellerProfiles.userId, users.id))
-    .where(inArray(users.id, [...new Set([buyerId, ...sellerIds])]));
+  const rows = await buyerAndShopsStatement(ctx.db, { ids: [...new Set([buyerId, ...sellerIds])] });
   const buyer = rows.find((r) => r.id === buyerId);
   return {
     buyer: buyer ? { email: buyer.email, name: buyer.name } : undefined,

@@ -14,6 +14,7 @@ import type {
 import { isRecordId, newId, type Province } from '../../contract/common.ts';
 import { conflict, type FieldProblem, forbidden, invalid, notFound } from '../../contract/errors.ts';
 import { type Db, preparedRows } from '../../db/index.ts';
+import { prepared } from '../../db/prepared.ts';
 import { isSeller, shipFromProvinceOf } from '../auth/sellers.ts';
 import { type AuthUser, caller, type RequestContext } from '../context.ts';
 import { categories, productCountVersions, products } from './tables.ts';
@@ -364,10 +365,8 @@ export interface SaleProduct {
   sellerProvince: Province | undefined;
 }
 
-/** The products of `ids` that are on sale (active), by id; others are left out. */
-export async function saleProducts(ctx: RequestContext, ids: string[]): Promise<Map<string, SaleProduct>> {
-  if (ids.length === 0) return new Map();
-  const rows = await ctx.db
+const saleProductsStatement = prepared('catalog_sale_products', (db, name) =>
+  db
     .select({
       id: products.id,
       title: products.title,
@@ -380,7 +379,14 @@ export async function saleProducts(ctx: RequestContext, ids: string[]): Promise<
       sellerProvince: shipFromProvinceOf(products.sellerId),
     })
     .from(products)
-    .where(and(inArray(products.id, ids), eq(products.status, 'active')));
+    .where(and(sql`${products.id} = any(${sql.placeholder('ids')}::text[])`, eq(products.status, 'active')))
+    .prepare(name),
+);
+
+/** The products of `ids` that are on sale (active), by id; others are left out. */
+export async function saleProducts(ctx: RequestContext, ids: string[]): Promise<Map<string, SaleProduct>> {
+  if (ids.length === 0) return new Map();
+  const rows = await saleProductsStatement(ctx.db, { ids });
   return new Map(rows.map((r) => [r.id, { ...r, sellerProvince: r.sellerProvince ?? undefined }]));
 }
 

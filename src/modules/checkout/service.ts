@@ -9,7 +9,8 @@ import type { z } from 'zod';
 import { type checkoutSession, type createCheckoutBody, PAYMENT_METHODS } from '../../contract/checkout.ts';
 import { isRecordId, newId, type Province, toUnix } from '../../contract/common.ts';
 import { AppError, conflict, notFound } from '../../contract/errors.ts';
-import { lockCartOfBuyer, lockedCartForCheckout, quoteLines } from '../cart/service.ts';
+import { prepared } from '../../db/prepared.ts';
+import { cartLockOfBuyer, lockedCartForCheckout, quoteLines } from '../cart/service.ts';
 import { caller, inTransaction, type RequestContext } from '../context.ts';
 import { checkCoupon, findCoupon, lockCoupon, requireCoupon } from '../coupons/service.ts';
 import { availableUnits, lockProducts, releaseCheckout, reserve } from '../inventory/service.ts';
@@ -80,11 +81,7 @@ export async function createCheckout(
     const now = tx.now();
     const cart = await lockedCartForCheckout(tx, me.id);
     if (cart.lines.length === 0) throw conflict('Your cart is empty: add products before checking out');
-    const open = await tx.db
-      .select()
-      .from(checkoutSessions)
-      .where(and(eq(checkoutSessions.buyerId, me.id), eq(checkoutSessions.status, 'ready_for_payment')))
-      .for('update');
+    const open = await openSessionsLocked(tx.db, { buyerId: me.id });
 
     const subtotal = cart.lines.reduce((n, l) => n + l.priceCents * l.quantity, 0);
     const code = input.coupon ?? cart.couponCode;
@@ -264,6 +261,53 @@ export async function createCheckout(
   }
 }
 
+const ph = sql.placeholder;
+
+/** The buyer's open sessions, locked (prepared: every checkout reads them). */
+const openSessionsLocked = prepared('checkout_open_of_buyer', (db, name) =>
+  db
+    .select()
+    .from(checkoutSessions)
+    .where(and(eq(checkoutSessions.buyerId, ph('buyerId')), eq(checkoutSessions.status, 'ready_for_payment')))
+    .for('update')
+    .prepare(name),
+);
+
+const sessionById = prepared('checkout_by_id', (db, name) =>
+  db
+    .select()
+    .from(checkoutSessions)
+    .where(eq(checkoutSessions.id, ph('id')))
+    .prepare(name),
+);
+
+const sessionByIdLocked = prepared('checkout_by_id_locked', (db, name) =>
+  db
+    .select()
+    .from(checkoutSessions)
+    .where(eq(checkoutSessions.id, ph('id')))
+    .for('update')
+    .prepare(name),
+);
+
+/** Locks the cart of a checkout's buyer (see lockSessionForPayment). */
+const lockCartOfCheckout = cartLockOfBuyer(
+  'checkout_lock_cart_of_buyer',
+  sql`select ${checkoutSessions.buyerId} from ${checkoutSessions} where ${checkoutSessions.id} = ${ph('checkoutId')}`,
+);
+
+const completeStatement = prepared('checkout_complete', (db, name) =>
+  db
+    .update(checkoutSessions)
+    .set({
+      status: 'complete',
+      paymentIntentId: sql`${ph('paymentIntentId')}`,
+      completedAt: sql`${ph('now')}::timestamptz`,
+    })
+    .where(eq(checkoutSessions.id, ph('id')))
+    .prepare(name),
+);
+
 /** Uses of a coupon held by open checkouts: all of them, and this buyer's (whose open ones end now). */
 async function heldCouponUses(ctx: RequestContext, code: string, buyerId: string) {
   const [row] = await ctx.db
@@ -312,7 +356,7 @@ export async function getCheckout(
 /** A session as the sandbox's page shows it (anyone holding its id, which is its capability). */
 export async function sessionForPayment(ctx: RequestContext, checkoutId: string) {
   if (!isRecordId('checkouts', checkoutId)) return undefined;
-  const [row] = await ctx.db.select().from(checkoutSessions).where(eq(checkoutSessions.id, checkoutId));
+  const [row] = await sessionById(ctx.db, { id: checkoutId });
   return row;
 }
 
@@ -322,26 +366,14 @@ export async function sessionForPayment(ctx: RequestContext, checkoutId: string)
  */
 export async function lockSessionForPayment(ctx: RequestContext, checkoutId: string) {
   if (!isRecordId('checkouts', checkoutId)) return undefined;
-  const buyerOf = ctx.db
-    .select({ buyerId: checkoutSessions.buyerId })
-    .from(checkoutSessions)
-    .where(eq(checkoutSessions.id, checkoutId))
-    .getSQL();
-  if (!(await lockCartOfBuyer(ctx, buyerOf))) return undefined;
-  const [row] = await ctx.db
-    .select()
-    .from(checkoutSessions)
-    .where(eq(checkoutSessions.id, checkoutId))
-    .for('update');
+  if (!(await lockCartOfCheckout(ctx, { checkoutId }))) return undefined;
+  const [row] = await sessionByIdLocked(ctx.db, { id: checkoutId });
   return row;
 }
 
 /** Marks a session paid (in the transaction that creates its orders). */
 export async function completeSession(ctx: RequestContext, checkoutId: string, paymentIntentId: string) {
-  await ctx.db
-    .update(checkoutSessions)
-    .set({ status: 'complete', paymentIntentId, completedAt: ctx.now() })
-    .where(eq(checkoutSessions.id, checkoutId));
+  await completeStatement(ctx.db, { id: checkoutId, paymentIntentId, now: ctx.now() });
 }
 
 /** The session of a provider session id (a provider's expiry event). */
