@@ -263,6 +263,33 @@ export async function commitParcel(
   return committed;
 }
 
+/**
+ * commitParcel for each parcel of a paid checkout (their products locked by the caller): in the
+ * usual case, every line of every parcel held by a live reservation, in one statement; otherwise
+ * (that statement changes nothing then) parcel by parcel. Answers, per parcel, whether its
+ * units were taken.
+ */
+export async function commitParcels(
+  ctx: RequestContext,
+  checkoutId: string,
+  parcels: ReserveLine[][],
+): Promise<boolean[]> {
+  if (parcels.length > 1) {
+    const lines = parcels.flat().sort((a, b) => (a.productId < b.productId ? -1 : 1));
+    const wanted = JSON.stringify(lines.map((l) => ({ productId: l.productId, quantity: l.quantity })));
+    const taken = await commitHeldStatement(ctx.db, {
+      wanted,
+      checkoutId,
+      lines: lines.length,
+      now: ctx.now(),
+    });
+    if (taken.length === lines.length) return parcels.map(() => true);
+  }
+  const committed: boolean[] = [];
+  for (const lines of parcels) committed.push(await commitParcel(ctx, checkoutId, lines));
+  return committed;
+}
+
 const commitHeldStatement = preparedSql(
   'inventory_commit_held',
   sql`

@@ -18,7 +18,7 @@ import { completeSession, expireCheckout, lockSessionForPayment, shipFromOf } fr
 import type { StoredAddress } from '../checkout/tables.ts';
 import { type AuthUser, caller, inTransaction, type RequestContext } from '../context.ts';
 import { redeemCoupon } from '../coupons/service.ts';
-import { commitParcel, lockProducts, restock } from '../inventory/service.ts';
+import { commitParcel, commitParcels, lockProducts, restock } from '../inventory/service.ts';
 import { enqueueMail } from '../mail/outbox.ts';
 import {
   type OrderMailOrder,
@@ -55,14 +55,17 @@ export const feeOf = (amountCents: number, bps: number) => Math.floor((amountCen
 
 const TERRITORIES = new Set(['YT', 'NT', 'NU']);
 
+/** Today's date in Toronto as YYYY-MM-DD (made once: making a formatter costs more than using it). */
+const TORONTO_DAY = new Intl.DateTimeFormat('en-CA', {
+  timeZone: 'America/Toronto',
+  year: 'numeric',
+  month: '2-digit',
+  day: '2-digit',
+});
+
 /** The day (YYYY-MM-DD, America/Toronto) `businessDays` working days after `from`. */
 function addBusinessDays(from: Date, businessDays: number): string {
-  const today = new Intl.DateTimeFormat('en-CA', {
-    timeZone: 'America/Toronto',
-    year: 'numeric',
-    month: '2-digit',
-    day: '2-digit',
-  }).format(from);
+  const today = TORONTO_DAY.format(from);
   const day = new Date(`${today}T12:00:00Z`);
   let left = businessDays;
   while (left > 0) {
@@ -150,16 +153,11 @@ export async function createFromCheckout(
     );
     // Each parcel's units first (in parcel order, the products locked above), then all the
     // orders in one insert and all their items in another.
-    const committed: boolean[] = [];
-    for (const parcel of session.parcels) {
-      committed.push(
-        await commitParcel(
-          tx,
-          session.id,
-          parcel.items.map((i) => ({ productId: i.productId, quantity: i.quantity })),
-        ),
-      );
-    }
+    const committed = await commitParcels(
+      tx,
+      session.id,
+      session.parcels.map((p) => p.items.map((i) => ({ productId: i.productId, quantity: i.quantity }))),
+    );
     const ids = session.parcels.map(() => newId('orders'));
     const rows = await tx.db
       .insert(orders)
