@@ -1,6 +1,6 @@
 // What other modules read of sellers. Accounts and shops are the auth module's tables; other
 // modules ask here instead of reading them (../shared/design/architecture.md, "Layout").
-import { type AnyColumn, and, eq, inArray, type SQL, sql } from 'drizzle-orm';
+import { and, eq, inArray, type SQL, sql } from 'drizzle-orm';
 import { isRecordId, type Province } from '../../contract/common.ts';
 import { prepared } from '../../db/prepared.ts';
 import type { RequestContext } from '../context.ts';
@@ -19,10 +19,12 @@ export async function isSeller(ctx: RequestContext, userId: string): Promise<boo
 
 /**
  * The province the seller `sellerId` names ships from, as a column of the caller's own read
- * (null for a seller without a shop, made outside the API): no second statement.
+ * (null for a seller without a shop, made outside the API): no second statement. `sellerId` is
+ * a qualified column of the caller's (sql`p.seller_id`).
  */
-export function shipFromProvinceOf(sellerId: SQL | AnyColumn): SQL<Province | null> {
-  return sql<Province | null>`(select ${sellerProfiles.province} from ${sellerProfiles} where ${sellerProfiles.userId} = ${sellerId})`;
+export function shipFromProvinceOf(sellerId: SQL): SQL<Province | null> {
+  // Aliased and qualified: the query builder writes columns unqualified in a one-table select.
+  return sql<Province | null>`(select sp.province from ${sellerProfiles} sp where sp.user_id = ${sellerId})`;
 }
 
 /** The shop name of each seller (for order emails); a seller without a shop gets its account name. */

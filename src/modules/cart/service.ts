@@ -14,7 +14,7 @@ import {
 import { isRecordId, type Province, toUnix } from '../../contract/common.ts';
 import { conflict, notFound } from '../../contract/errors.ts';
 import { prepared, preparedSql } from '../../db/prepared.ts';
-import { saleProducts } from '../catalog/service.ts';
+import { saleProductOf } from '../catalog/service.ts';
 import { caller, inTransaction, type RequestContext } from '../context.ts';
 import { type CouponCheck, checkCoupon, findCoupon, requireCoupon } from '../coupons/service.ts';
 import { availableUnits } from '../inventory/service.ts';
@@ -61,7 +61,11 @@ const lockCartKeeping = prepared('cart_lock_keeping', (db, name) =>
 
 const cartLines = prepared('cart_lines', (db, name) =>
   db
-    .select({ productId: cartItems.productId, quantity: cartItems.quantity })
+    .select({
+      productId: cartItems.productId,
+      quantity: cartItems.quantity,
+      product: saleProductOf(sql`${cartItems}.product_id`),
+    })
     .from(cartItems)
     .where(eq(cartItems.userId, ph('userId')))
     .orderBy(asc(cartItems.addedAt), asc(cartItems.productId))
@@ -70,20 +74,15 @@ const cartLines = prepared('cart_lines', (db, name) =>
 
 /**
  * The cart's lines whose product is on sale, in the order they were added, with what the
- * quote needs of each product and its seller (read through the catalog). A product that
+ * quote needs of each product and its seller (read through the catalog, in the same statement). A product that
  * stopped being sold stays in the cart but out of the totals; it counts again if the seller
  * sells it again.
  */
 async function activeLines(ctx: RequestContext, userId: string) {
   const rows = await cartLines(ctx.db, { userId });
-  const onSale = await saleProducts(
-    ctx,
-    rows.map((r) => r.productId),
+  return rows.flatMap(({ productId, quantity, product: p }) =>
+    p ? [{ ...p, sellerProvince: p.sellerProvince ?? undefined, productId, quantity }] : [],
   );
-  return rows.flatMap((r) => {
-    const p = onSale.get(r.productId);
-    return p ? [{ ...p, productId: r.productId, quantity: r.quantity }] : [];
-  });
 }
 
 type CartRow = typeof carts.$inferSelect;
