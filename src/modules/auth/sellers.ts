@@ -2,7 +2,6 @@
 // modules ask here instead of reading them (../shared/design/architecture.md, "Layout").
 import { and, eq, inArray, type SQL, sql } from 'drizzle-orm';
 import { isRecordId, type Province } from '../../contract/common.ts';
-import { prepared } from '../../db/prepared.ts';
 import type { RequestContext } from '../context.ts';
 import { sellerProfiles, users } from './tables.ts';
 
@@ -38,28 +37,23 @@ export async function shopNames(ctx: RequestContext, sellerIds: string[]): Promi
   return new Map(rows.map((r) => [r.id, r.shopName ?? r.name]));
 }
 
-const buyerAndShopsStatement = prepared('auth_buyer_and_shops', (db, name) =>
-  db
-    .select({ id: users.id, email: users.email, name: users.name, shopName: sellerProfiles.shopName })
-    .from(users)
-    .leftJoin(sellerProfiles, eq(sellerProfiles.userId, users.id))
-    .where(sql`${users.id} = any(${sql.placeholder('ids')}::text[])`)
-    .prepare(name),
-);
+/** What an order email of a paid checkout needs of people: the buyer's address and name, and shop names. */
+export interface MailNames {
+  /** Null when the account is gone. */
+  buyer: { email: string; name: string } | null;
+  /** Seller id to its shop name (a seller without a shop: its account name). */
+  shops: Record<string, string>;
+}
 
 /**
- * A buyer's address and name and the shop names of sellers, in one read (an order email of a
- * paid checkout): the buyer is undefined if the account is gone.
+ * MailNames as a column of the caller's own read (a paid checkout's session, read anyway): the
+ * buyer `buyerId` names and the sellers of the text array `sellerIds`, both qualified columns
+ * or expressions of the caller's.
  */
-export async function buyerAndShopNames(
-  ctx: RequestContext,
-  buyerId: string,
-  sellerIds: string[],
-): Promise<{ buyer: { email: string; name: string } | undefined; shops: Map<string, string> }> {
-  const rows = await buyerAndShopsStatement(ctx.db, { ids: [...new Set([buyerId, ...sellerIds])] });
-  const buyer = rows.find((r) => r.id === buyerId);
-  return {
-    buyer: buyer ? { email: buyer.email, name: buyer.name } : undefined,
-    shops: new Map(rows.filter((r) => sellerIds.includes(r.id)).map((r) => [r.id, r.shopName ?? r.name])),
-  };
+export function mailNamesOf(buyerId: SQL, sellerIds: SQL): SQL<MailNames> {
+  // Aliased and qualified: the query builder writes columns unqualified in a one-table select.
+  return sql<MailNames>`json_build_object(
+    'buyer', (select json_build_object('email', u.email, 'name', u.name) from ${users} u where u.id = ${buyerId}),
+    'shops', (select coalesce(json_object_agg(u.id, coalesce(sp.shop_name, u.name)), '{}'::json)
+      from ${users} u left join ${sellerProfiles} sp on sp.user_id = u.id where u.id = any(${sellerIds})))`;
 }

@@ -4,12 +4,13 @@
 // "Checkout, payment, orders"). The provider is called after the reservation commits, never
 // inside a transaction; if it fails the reservation is released.
 import { createHash } from 'node:crypto';
-import { and, count, eq, lte, ne, sql } from 'drizzle-orm';
+import { and, count, eq, getTableColumns, lte, ne, sql } from 'drizzle-orm';
 import type { z } from 'zod';
 import { type checkoutSession, type createCheckoutBody, PAYMENT_METHODS } from '../../contract/checkout.ts';
 import { isRecordId, newId, type Province, toUnix } from '../../contract/common.ts';
 import { AppError, conflict, notFound } from '../../contract/errors.ts';
 import { prepared } from '../../db/prepared.ts';
+import { mailNamesOf } from '../auth/sellers.ts';
 import { cartLockOfBuyer, lockedCartForCheckout, quoteLines } from '../cart/service.ts';
 import { caller, inTransaction, type RequestContext } from '../context.ts';
 import { checkCoupon, findCoupon, lockCoupon, requireCoupon } from '../coupons/service.ts';
@@ -281,9 +282,16 @@ const sessionById = prepared('checkout_by_id', (db, name) =>
     .prepare(name),
 );
 
+/** A session locked, with the names its order email needs (read with it: one statement). */
 const sessionByIdLocked = prepared('checkout_by_id_locked', (db, name) =>
   db
-    .select()
+    .select({
+      ...getTableColumns(checkoutSessions),
+      mailNames: mailNamesOf(
+        sql`${checkoutSessions}.buyer_id`,
+        sql`array(select x->>'sellerId' from jsonb_array_elements(${checkoutSessions}.parcels) x)`,
+      ),
+    })
     .from(checkoutSessions)
     .where(eq(checkoutSessions.id, ph('id')))
     .for('update')
@@ -362,7 +370,8 @@ export async function sessionForPayment(ctx: RequestContext, checkoutId: string)
 
 /**
  * Locks a session for turning its payment into orders: the buyer's cart first, then the
- * session row (the order checkout takes them in, so the two never wait on each other).
+ * session row (the order checkout takes them in, so the two never wait on each other). Answers
+ * it with the names its order email needs.
  */
 export async function lockSessionForPayment(ctx: RequestContext, checkoutId: string) {
   if (!isRecordId('checkouts', checkoutId)) return undefined;

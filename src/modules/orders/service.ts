@@ -11,7 +11,7 @@ import type { z } from 'zod';
 import { isRecordId, newId, type Province, toUnix } from '../../contract/common.ts';
 import { conflict, forbidden, notFound } from '../../contract/errors.ts';
 import type { listOrdersQuery, OrderStatus, orderDetail, orderListItem } from '../../contract/orders.ts';
-import { buyerAndShopNames, shopNames } from '../auth/sellers.ts';
+import { shopNames } from '../auth/sellers.ts';
 import { findUser } from '../auth/users.ts';
 import { clearPurchased } from '../cart/service.ts';
 import { completeSession, expireCheckout, lockSessionForPayment, shipFromOf } from '../checkout/service.ts';
@@ -217,14 +217,10 @@ export async function createFromCheckout(
     );
     await completeSession(tx, session.id, payment.paymentIntentId);
 
-    const names = await buyerAndShopNames(
-      tx,
-      session.buyerId,
-      created.map((o) => o.sellerId),
-    );
-    const buyer = names.buyer;
+    // The names were read with the session (lockSessionForPayment).
+    const buyer = session.mailNames.buyer;
     if (buyer) {
-      const mailOrders = await mailOrdersOf(tx, created, names.shops);
+      const mailOrders = await mailOrdersOf(tx, created, new Map(Object.entries(session.mailNames.shops)));
       await enqueueMail(tx, {
         dedupeKey: `order-paid:${session.id}`,
         kind: 'order-paid',
