@@ -2,7 +2,7 @@
 // pricing quote that checkout charges by. Availability is inventory's to say. Every change
 // locks the buyer's cart row first, in one transaction, so two changes of one buyer never
 // interleave (two concurrent adds of the last units: one wins, one is refused).
-import { and, asc, eq, sql } from 'drizzle-orm';
+import { and, asc, eq, type SQL, sql } from 'drizzle-orm';
 import type { z } from 'zod';
 import {
   type addToCartBody,
@@ -13,7 +13,8 @@ import {
 } from '../../contract/cart.ts';
 import { isRecordId, type Province, toUnix } from '../../contract/common.ts';
 import { conflict, notFound } from '../../contract/errors.ts';
-import { saleProducts } from '../catalog/service.ts';
+import { prepared, preparedSql } from '../../db/prepared.ts';
+import { saleProductOf } from '../catalog/service.ts';
 import { caller, inTransaction, type RequestContext } from '../context.ts';
 import { type CouponCheck, checkCoupon, findCoupon, requireCoupon } from '../coupons/service.ts';
 import { availableUnits } from '../inventory/service.ts';
@@ -38,6 +39,7 @@ async function taxProvince(ctx: RequestContext): Promise<Province> {
  */
 async function lockCart(ctx: RequestContext, userId: string, touch = true) {
   const now = ctx.now();
+  if (!touch) return (await lockCartKeeping(ctx.db, { userId, now }))[0]!;
   const [row] = await ctx.db
     .insert(carts)
     .values({ userId, updatedAt: now })
@@ -46,26 +48,41 @@ async function lockCart(ctx: RequestContext, userId: string, touch = true) {
   return row!;
 }
 
+const ph = sql.placeholder;
+/** lockCart without touching (a checkout's), prepared. */
+const lockCartKeeping = prepared('cart_lock_keeping', (db, name) =>
+  db
+    .insert(carts)
+    .values({ userId: ph('userId'), updatedAt: ph('now') })
+    .onConflictDoUpdate({ target: carts.userId, set: { updatedAt: sql`${carts.updatedAt}` } })
+    .returning()
+    .prepare(name),
+);
+
+const cartLines = prepared('cart_lines', (db, name) =>
+  db
+    .select({
+      productId: cartItems.productId,
+      quantity: cartItems.quantity,
+      product: saleProductOf(sql`${cartItems}.product_id`),
+    })
+    .from(cartItems)
+    .where(eq(cartItems.userId, ph('userId')))
+    .orderBy(asc(cartItems.addedAt), asc(cartItems.productId))
+    .prepare(name),
+);
+
 /**
  * The cart's lines whose product is on sale, in the order they were added, with what the
- * quote needs of each product and its seller (read through the catalog). A product that
+ * quote needs of each product and its seller (read through the catalog, in the same statement). A product that
  * stopped being sold stays in the cart but out of the totals; it counts again if the seller
  * sells it again.
  */
 async function activeLines(ctx: RequestContext, userId: string) {
-  const rows = await ctx.db
-    .select({ productId: cartItems.productId, quantity: cartItems.quantity })
-    .from(cartItems)
-    .where(eq(cartItems.userId, userId))
-    .orderBy(asc(cartItems.addedAt), asc(cartItems.productId));
-  const onSale = await saleProducts(
-    ctx,
-    rows.map((r) => r.productId),
+  const rows = await cartLines(ctx.db, { userId });
+  return rows.flatMap(({ productId, quantity, product: p }) =>
+    p ? [{ ...p, sellerProvince: p.sellerProvince ?? undefined, productId, quantity }] : [],
   );
-  return rows.flatMap((r) => {
-    const p = onSale.get(r.productId);
-    return p ? [{ ...p, productId: r.productId, quantity: r.quantity }] : [];
-  });
 }
 
 type CartRow = typeof carts.$inferSelect;
@@ -271,30 +288,45 @@ export async function clearPurchased(
   bought: Array<{ productId: string; quantity: number }>,
   couponCode: string | null,
 ): Promise<void> {
-  // The cart is locked already (lockCartOf, first thing of the paying transaction).
-  if (bought.length > 0) {
-    const lines = JSON.stringify(bought.map((l) => ({ productId: l.productId, quantity: l.quantity })));
-    await ctx.db.execute(sql`
-      with bought as (
-        select * from json_to_recordset(${lines}::json) as b("productId" text, quantity int)
-      ), gone as (
-        delete from ${cartItems} c using bought b
-        where c.user_id = ${buyerId} and c.product_id = b."productId" and c.quantity <= b.quantity
-      )
-      update ${cartItems} c set quantity = c.quantity - b.quantity from bought b
-      where c.user_id = ${buyerId} and c.product_id = b."productId" and c.quantity > b.quantity`);
-  }
-  // The cart changed (its lastUpdated moves on), and loses the coupon if it was the one used.
-  await ctx.db
-    .update(carts)
-    .set({
-      updatedAt: ctx.now(),
-      couponCode: couponCode ? sql`nullif(${carts.couponCode}, ${couponCode})` : sql`${carts.couponCode}`,
-    })
-    .where(eq(carts.userId, buyerId));
+  // The cart is locked already (lockCartOfBuyer, first thing of the paying transaction). One
+  // statement: the lines bought whole go, the others keep the difference, and the cart row
+  // changes (its lastUpdated moves on; it loses the coupon if it was the one used).
+  const lines = JSON.stringify(bought.map((l) => ({ productId: l.productId, quantity: l.quantity })));
+  await clearPurchasedStatement(ctx.db, { lines, buyerId, now: ctx.now(), couponCode });
 }
 
-/** Locks the buyer's cart row for the rest of the transaction (a payment turning into orders). */
-export async function lockCartOf(ctx: RequestContext, buyerId: string): Promise<void> {
-  await lockCart(ctx, buyerId, false);
+const clearPurchasedStatement = preparedSql(
+  'cart_clear_purchased',
+  sql`
+    with bought as (
+      select * from json_to_recordset(${ph('lines')}::json) as b("productId" text, quantity int)
+    ), gone as (
+      delete from ${cartItems} c using bought b
+      where c.user_id = ${ph('buyerId')} and c.product_id = b."productId" and c.quantity <= b.quantity
+    ), kept as (
+      update ${cartItems} c set quantity = c.quantity - b.quantity from bought b
+      where c.user_id = ${ph('buyerId')} and c.product_id = b."productId" and c.quantity > b.quantity
+    )
+    update ${carts} set updated_at = ${ph('now')}::timestamptz,
+      coupon_code = case when ${ph('couponCode')}::text is null then ${carts.couponCode}
+        else nullif(${carts.couponCode}, ${ph('couponCode')}::text) end
+    where ${carts.userId} = ${ph('buyerId')}`,
+);
+
+/**
+ * A statement (prepared as `name`) locking the cart row of the buyer the query `buyerOf` selects,
+ * for the rest of the transaction (a payment turning into orders: the cart of its checkout's
+ * buyer, before the checkout, in one statement). Its lastUpdated stays. The statement answers
+ * false when the query selects no one. Its values: those of `buyerOf`, and `now`.
+ */
+export function cartLockOfBuyer(name: string, buyerOf: SQL) {
+  const run = preparedSql(
+    name,
+    sql`
+      insert into ${carts} (user_id, updated_at) select b.id, ${ph('now')}::timestamptz from (${buyerOf}) as b(id)
+      on conflict (user_id) do update set updated_at = ${carts}.updated_at
+      returning user_id`,
+  );
+  return async (ctx: RequestContext, values: Record<string, unknown>) =>
+    (await run(ctx.db, { ...values, now: ctx.now() })).length > 0;
 }

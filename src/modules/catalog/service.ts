@@ -14,7 +14,7 @@ import type {
 import { isRecordId, newId, type Province } from '../../contract/common.ts';
 import { conflict, type FieldProblem, forbidden, invalid, notFound } from '../../contract/errors.ts';
 import { type Db, preparedRows } from '../../db/index.ts';
-import { isSeller, shipFromProvinces } from '../auth/sellers.ts';
+import { isSeller, shipFromProvinceOf } from '../auth/sellers.ts';
 import { type AuthUser, caller, type RequestContext } from '../context.ts';
 import { categories, productCountVersions, products } from './tables.ts';
 import { searchTerms, tsQueryOf } from './text-query.ts';
@@ -364,27 +364,21 @@ export interface SaleProduct {
   sellerProvince: Province | undefined;
 }
 
-/** The products of `ids` that are on sale (active), by id; others are left out. */
-export async function saleProducts(ctx: RequestContext, ids: string[]): Promise<Map<string, SaleProduct>> {
-  if (ids.length === 0) return new Map();
-  const rows = await ctx.db
-    .select({
-      id: products.id,
-      title: products.title,
-      priceCents: products.priceCents,
-      imageUrls: products.imageUrls,
-      isDigital: products.isDigital,
-      isPerishable: products.isPerishable,
-      weightKg: products.weightKg,
-      sellerId: products.sellerId,
-    })
-    .from(products)
-    .where(and(inArray(products.id, ids), eq(products.status, 'active')));
-  const provinces = await shipFromProvinces(
-    ctx,
-    rows.map((r) => r.sellerId),
-  );
-  return new Map(rows.map((r) => [r.id, { ...r, sellerProvince: provinces.get(r.sellerId) }]));
+/**
+ * The product `productId` names, if it is on sale (active), as a column of the caller's own read
+ * (one statement for a cart's lines and their products): a JSON object of SaleProduct's fields,
+ * null for a product not on sale (or gone); its sellerProvince is null for a seller without a
+ * shop. `productId` is a qualified column of the caller's (sql`cart_items.product_id`).
+ */
+export function saleProductOf(
+  productId: SQL,
+): SQL<(Omit<SaleProduct, 'sellerProvince'> & { sellerProvince: Province | null }) | null> {
+  // Aliased and qualified: the query builder writes columns unqualified in a one-table select.
+  return sql`(select json_build_object('id', p.id, 'title', p.title, 'priceCents', p.price_cents,
+    'imageUrls', p.image_urls, 'isDigital', p.is_digital, 'isPerishable', p.is_perishable,
+    'weightKg', p.weight_kg, 'sellerId', p.seller_id,
+    'sellerProvince', ${shipFromProvinceOf(sql`p.seller_id`)})
+    from ${products} p where p.id = ${productId} and p.status = 'active')`;
 }
 
 export async function listProducts(ctx: RequestContext, q: z.infer<typeof listProductsQuery>) {

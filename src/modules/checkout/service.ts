@@ -4,12 +4,14 @@
 // "Checkout, payment, orders"). The provider is called after the reservation commits, never
 // inside a transaction; if it fails the reservation is released.
 import { createHash } from 'node:crypto';
-import { and, count, eq, lte, ne, sql } from 'drizzle-orm';
+import { and, count, eq, getTableColumns, lte, ne, sql } from 'drizzle-orm';
 import type { z } from 'zod';
 import { type checkoutSession, type createCheckoutBody, PAYMENT_METHODS } from '../../contract/checkout.ts';
 import { isRecordId, newId, type Province, toUnix } from '../../contract/common.ts';
 import { AppError, conflict, notFound } from '../../contract/errors.ts';
-import { lockCartOf, lockedCartForCheckout, quoteLines } from '../cart/service.ts';
+import { prepared } from '../../db/prepared.ts';
+import { mailNamesOf } from '../auth/sellers.ts';
+import { cartLockOfBuyer, lockedCartForCheckout, quoteLines } from '../cart/service.ts';
 import { caller, inTransaction, type RequestContext } from '../context.ts';
 import { checkCoupon, findCoupon, lockCoupon, requireCoupon } from '../coupons/service.ts';
 import { availableUnits, lockProducts, releaseCheckout, reserve } from '../inventory/service.ts';
@@ -80,11 +82,7 @@ export async function createCheckout(
     const now = tx.now();
     const cart = await lockedCartForCheckout(tx, me.id);
     if (cart.lines.length === 0) throw conflict('Your cart is empty: add products before checking out');
-    const open = await tx.db
-      .select()
-      .from(checkoutSessions)
-      .where(and(eq(checkoutSessions.buyerId, me.id), eq(checkoutSessions.status, 'ready_for_payment')))
-      .for('update');
+    const open = await openSessionsLocked(tx.db, { buyerId: me.id });
 
     const subtotal = cart.lines.reduce((n, l) => n + l.priceCents * l.quantity, 0);
     const code = input.coupon ?? cart.couponCode;
@@ -175,9 +173,18 @@ export async function createCheckout(
         imageUrl: images.get(l.productId) ?? null,
       })),
     }));
+    // The sandbox's session is ours: written with the row, no call after the commit.
+    const local = deps.provider.localSession?.({ checkoutId: id });
     const [row] = await tx.db
       .insert(checkoutSessions)
       .values({
+        ...(local
+          ? {
+              providerSessionId: local.providerSessionId,
+              sessionUrl: local.url,
+              clientSecret: local.clientSecret,
+            }
+          : {}),
         id,
         buyerId: me.id,
         fingerprint,
@@ -205,8 +212,8 @@ export async function createCheckout(
       });
     }
   }
-  if (!prepared.created) {
-    return { session: answer(prepared.row, deps.publishableKey, []), created: false };
+  if (!prepared.created || prepared.row.sessionUrl) {
+    return { session: answer(prepared.row, deps.publishableKey, []), created: prepared.created };
   }
   const row = prepared.row;
   try {
@@ -254,6 +261,60 @@ export async function createCheckout(
     throw err;
   }
 }
+
+const ph = sql.placeholder;
+
+/** The buyer's open sessions, locked (prepared: every checkout reads them). */
+const openSessionsLocked = prepared('checkout_open_of_buyer', (db, name) =>
+  db
+    .select()
+    .from(checkoutSessions)
+    .where(and(eq(checkoutSessions.buyerId, ph('buyerId')), eq(checkoutSessions.status, 'ready_for_payment')))
+    .for('update')
+    .prepare(name),
+);
+
+const sessionById = prepared('checkout_by_id', (db, name) =>
+  db
+    .select()
+    .from(checkoutSessions)
+    .where(eq(checkoutSessions.id, ph('id')))
+    .prepare(name),
+);
+
+/** A session locked, with the names its order email needs (read with it: one statement). */
+const sessionByIdLocked = prepared('checkout_by_id_locked', (db, name) =>
+  db
+    .select({
+      ...getTableColumns(checkoutSessions),
+      mailNames: mailNamesOf(
+        sql`${checkoutSessions}.buyer_id`,
+        sql`array(select x->>'sellerId' from jsonb_array_elements(${checkoutSessions}.parcels) x)`,
+      ),
+    })
+    .from(checkoutSessions)
+    .where(eq(checkoutSessions.id, ph('id')))
+    .for('update')
+    .prepare(name),
+);
+
+/** Locks the cart of a checkout's buyer (see lockSessionForPayment). */
+const lockCartOfCheckout = cartLockOfBuyer(
+  'checkout_lock_cart_of_buyer',
+  sql`select ${checkoutSessions.buyerId} from ${checkoutSessions} where ${checkoutSessions.id} = ${ph('checkoutId')}`,
+);
+
+const completeStatement = prepared('checkout_complete', (db, name) =>
+  db
+    .update(checkoutSessions)
+    .set({
+      status: 'complete',
+      paymentIntentId: sql`${ph('paymentIntentId')}`,
+      completedAt: sql`${ph('now')}::timestamptz`,
+    })
+    .where(eq(checkoutSessions.id, ph('id')))
+    .prepare(name),
+);
 
 /** Uses of a coupon held by open checkouts: all of them, and this buyer's (whose open ones end now). */
 async function heldCouponUses(ctx: RequestContext, code: string, buyerId: string) {
@@ -303,32 +364,25 @@ export async function getCheckout(
 /** A session as the sandbox's page shows it (anyone holding its id, which is its capability). */
 export async function sessionForPayment(ctx: RequestContext, checkoutId: string) {
   if (!isRecordId('checkouts', checkoutId)) return undefined;
-  const [row] = await ctx.db.select().from(checkoutSessions).where(eq(checkoutSessions.id, checkoutId));
+  const [row] = await sessionById(ctx.db, { id: checkoutId });
   return row;
 }
 
 /**
  * Locks a session for turning its payment into orders: the buyer's cart first, then the
- * session row (the order checkout takes them in, so the two never wait on each other).
+ * session row (the order checkout takes them in, so the two never wait on each other). Answers
+ * it with the names its order email needs.
  */
 export async function lockSessionForPayment(ctx: RequestContext, checkoutId: string) {
-  const found = await sessionForPayment(ctx, checkoutId);
-  if (!found) return undefined;
-  await lockCartOf(ctx, found.buyerId);
-  const [row] = await ctx.db
-    .select()
-    .from(checkoutSessions)
-    .where(eq(checkoutSessions.id, checkoutId))
-    .for('update');
+  if (!isRecordId('checkouts', checkoutId)) return undefined;
+  if (!(await lockCartOfCheckout(ctx, { checkoutId }))) return undefined;
+  const [row] = await sessionByIdLocked(ctx.db, { id: checkoutId });
   return row;
 }
 
 /** Marks a session paid (in the transaction that creates its orders). */
 export async function completeSession(ctx: RequestContext, checkoutId: string, paymentIntentId: string) {
-  await ctx.db
-    .update(checkoutSessions)
-    .set({ status: 'complete', paymentIntentId, completedAt: ctx.now() })
-    .where(eq(checkoutSessions.id, checkoutId));
+  await completeStatement(ctx.db, { id: checkoutId, paymentIntentId, now: ctx.now() });
 }
 
 /** The session of a provider session id (a provider's expiry event). */

@@ -13,6 +13,7 @@ import type { z } from 'zod';
 import type { inventoryAnswer } from '../../contract/cart.ts';
 import { isRecordId } from '../../contract/common.ts';
 import { notFound } from '../../contract/errors.ts';
+import { preparedSql } from '../../db/prepared.ts';
 import { products } from '../catalog/tables.ts';
 import { inTransaction, type RequestContext } from '../context.ts';
 import { reservations } from './tables.ts';
@@ -88,17 +89,14 @@ export async function reserve(
   const now = ctx.now();
   const refused: ReserveLine[] = [];
   const claim = async (line: ReserveLine) => {
-    const held = await ctx.db.execute(sql`
-      with claimed as (
-        update ${products} set reserved_quantity = reserved_quantity + ${line.quantity}
-        where id = ${line.productId} and status = 'active'
-          and stock_quantity - reserved_quantity >= ${line.quantity}
-        returning id
-      )
-      insert into ${reservations} (checkout_id, product_id, quantity, expires_at, created_at)
-      select ${checkoutId}, id, ${line.quantity}, ${expiresAt}, ${now} from claimed
-      returning product_id`);
-    return rowsOf(held).length > 0;
+    const held = await claimStatement(ctx.db, {
+      checkoutId,
+      productId: line.productId,
+      quantity: line.quantity,
+      expiresAt,
+      now,
+    });
+    return held.length > 0;
   };
   for (const line of [...lines].sort((a, b) => (a.productId < b.productId ? -1 : 1))) {
     // One statement when the units are there; lapsed holds are given back (and the claim tried
@@ -109,6 +107,22 @@ export async function reserve(
   }
   return refused;
 }
+
+const ph = sql.placeholder;
+const claimStatement = preparedSql(
+  'inventory_claim',
+  sql`
+    with claimed as (
+      update ${products} set reserved_quantity = reserved_quantity + ${ph('quantity')}::int
+      where id = ${ph('productId')} and status = 'active'
+        and stock_quantity - reserved_quantity >= ${ph('quantity')}::int
+      returning id
+    )
+    insert into ${reservations} (checkout_id, product_id, quantity, expires_at, created_at)
+    select ${ph('checkoutId')}, id, ${ph('quantity')}::int, ${ph('expiresAt')}::timestamptz,
+      ${ph('now')}::timestamptz from claimed
+    returning product_id`,
+);
 
 /**
  * Gives back the live reservations of a product that have expired (one statement: the rows are
@@ -200,25 +214,13 @@ export async function commitParcel(
     // and the stock is there, and then all of them are committed; otherwise nothing is (the
     // products are locked by the caller, so nothing changes between the check and the writes).
     const wanted = JSON.stringify(sorted.map((l) => ({ productId: l.productId, quantity: l.quantity })));
-    const taken = await ctx.db.execute(sql`
-      with wanted as (
-        select * from json_to_recordset(${wanted}::json) as w("productId" text, quantity int)
-      ), live as (
-        select r.product_id, r.quantity from ${reservations} r
-        join wanted w on w."productId" = r.product_id and w.quantity = r.quantity
-        join ${products} p on p.id = r.product_id and p.stock_quantity >= r.quantity
-        where r.checkout_id = ${checkoutId} and r.released_at is null and r.committed_at is null
-      ), marked as (
-        update ${reservations} r set committed_at = ${ctx.now()} from live
-        where (select count(*) from live) = ${sorted.length}
-          and r.checkout_id = ${checkoutId} and r.product_id = live.product_id
-        returning r.product_id, r.quantity
-      )
-      update ${products} p set stock_quantity = p.stock_quantity - marked.quantity,
-        reserved_quantity = p.reserved_quantity - marked.quantity
-      from marked where p.id = marked.product_id
-      returning p.id`);
-    if (rowsOf(taken).length === sorted.length) return true;
+    const taken = await commitHeldStatement(ctx.db, {
+      wanted,
+      checkoutId,
+      lines: sorted.length,
+      now: ctx.now(),
+    });
+    if (taken.length === sorted.length) return true;
   }
   // Some line lost its reservation (it lapsed and was released): line by line, all or none.
   const committed = await ctx.db
@@ -260,6 +262,55 @@ export async function commitParcel(
   }
   return committed;
 }
+
+/**
+ * commitParcel for each parcel of a paid checkout (their products locked by the caller): in the
+ * usual case, every line of every parcel held by a live reservation, in one statement; otherwise
+ * (that statement changes nothing then) parcel by parcel. Answers, per parcel, whether its
+ * units were taken.
+ */
+export async function commitParcels(
+  ctx: RequestContext,
+  checkoutId: string,
+  parcels: ReserveLine[][],
+): Promise<boolean[]> {
+  if (parcels.length > 1) {
+    const lines = parcels.flat().sort((a, b) => (a.productId < b.productId ? -1 : 1));
+    const wanted = JSON.stringify(lines.map((l) => ({ productId: l.productId, quantity: l.quantity })));
+    const taken = await commitHeldStatement(ctx.db, {
+      wanted,
+      checkoutId,
+      lines: lines.length,
+      now: ctx.now(),
+    });
+    if (taken.length === lines.length) return parcels.map(() => true);
+  }
+  const committed: boolean[] = [];
+  for (const lines of parcels) committed.push(await commitParcel(ctx, checkoutId, lines));
+  return committed;
+}
+
+const commitHeldStatement = preparedSql(
+  'inventory_commit_held',
+  sql`
+    with wanted as (
+      select * from json_to_recordset(${ph('wanted')}::json) as w("productId" text, quantity int)
+    ), live as (
+      select r.product_id, r.quantity from ${reservations} r
+      join wanted w on w."productId" = r.product_id and w.quantity = r.quantity
+      join ${products} p on p.id = r.product_id and p.stock_quantity >= r.quantity
+      where r.checkout_id = ${ph('checkoutId')} and r.released_at is null and r.committed_at is null
+    ), marked as (
+      update ${reservations} r set committed_at = ${ph('now')}::timestamptz from live
+      where (select count(*) from live) = ${ph('lines')}::int
+        and r.checkout_id = ${ph('checkoutId')} and r.product_id = live.product_id
+      returning r.product_id, r.quantity
+    )
+    update ${products} p set stock_quantity = p.stock_quantity - marked.quantity,
+      reserved_quantity = p.reserved_quantity - marked.quantity
+    from marked where p.id = marked.product_id
+    returning p.id`,
+);
 
 class NotCommitted extends Error {}
 
@@ -316,10 +367,13 @@ export async function deleteEndedReservations(ctx: RequestContext, limit: number
 /** Locks product rows for the rest of the transaction, in id order (a paid checkout's products). */
 export async function lockProducts(ctx: RequestContext, productIds: string[]): Promise<void> {
   if (productIds.length === 0) return;
-  await ctx.db.execute(
-    sql`select id from ${products} where id in ${[...new Set(productIds)].sort()} order by id for no key update`,
-  );
+  await lockProductsStatement(ctx.db, { ids: [...new Set(productIds)].sort() });
 }
+
+const lockProductsStatement = preparedSql(
+  'inventory_lock_products',
+  sql`select id from ${products} where id = any(${ph('ids')}::text[]) order by id for no key update`,
+);
 
 // biome-ignore lint/suspicious/noExplicitAny: drivers answer execute() differently
 function rowsOf<T = Record<string, unknown>>(result: any): T[] {

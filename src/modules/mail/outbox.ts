@@ -1,6 +1,8 @@
 // Writing an email: one row of the outbox, in the caller's transaction, so the email exists
 // exactly when the change that causes it commits (../shared/design/decisions.md, "Mail").
 import { randomBytes } from 'node:crypto';
+import { sql } from 'drizzle-orm';
+import { prepared } from '../../db/prepared.ts';
 import type { RequestContext } from '../context.ts';
 import { outbox } from './tables.ts';
 
@@ -17,18 +19,33 @@ export interface MailMessage {
 /** Adds the message to the outbox (in ctx's transaction); the worker sends it after commit. */
 export async function enqueueMail(ctx: RequestContext, message: MailMessage): Promise<void> {
   const now = ctx.now();
-  await ctx.db
+  await insertStatement(ctx.db, {
+    id: `mail_${randomBytes(12).toString('base64url')}`,
+    dedupeKey: message.dedupeKey,
+    kind: message.kind,
+    toAddress: message.to,
+    subject: message.subject,
+    textBody: message.text,
+    htmlBody: message.html,
+    now,
+  });
+}
+
+const ph = sql.placeholder;
+const insertStatement = prepared('mail_enqueue', (db, name) =>
+  db
     .insert(outbox)
     .values({
-      id: `mail_${randomBytes(12).toString('base64url')}`,
-      dedupeKey: message.dedupeKey,
-      kind: message.kind,
-      toAddress: message.to,
-      subject: message.subject,
-      textBody: message.text,
-      htmlBody: message.html,
-      nextAttemptAt: now,
-      createdAt: now,
+      id: ph('id'),
+      dedupeKey: ph('dedupeKey'),
+      kind: ph('kind'),
+      toAddress: ph('toAddress'),
+      subject: ph('subject'),
+      textBody: ph('textBody'),
+      htmlBody: ph('htmlBody'),
+      nextAttemptAt: ph('now'),
+      createdAt: ph('now'),
     })
-    .onConflictDoNothing({ target: outbox.dedupeKey });
-}
+    .onConflictDoNothing({ target: outbox.dedupeKey })
+    .prepare(name),
+);

@@ -18,7 +18,7 @@ import { completeSession, expireCheckout, lockSessionForPayment, shipFromOf } fr
 import type { StoredAddress } from '../checkout/tables.ts';
 import { type AuthUser, caller, inTransaction, type RequestContext } from '../context.ts';
 import { redeemCoupon } from '../coupons/service.ts';
-import { commitParcel, lockProducts, restock } from '../inventory/service.ts';
+import { commitParcel, commitParcels, lockProducts, restock } from '../inventory/service.ts';
 import { enqueueMail } from '../mail/outbox.ts';
 import {
   type OrderMailOrder,
@@ -55,14 +55,17 @@ export const feeOf = (amountCents: number, bps: number) => Math.floor((amountCen
 
 const TERRITORIES = new Set(['YT', 'NT', 'NU']);
 
+/** Today's date in Toronto as YYYY-MM-DD (made once: making a formatter costs more than using it). */
+const TORONTO_DAY = new Intl.DateTimeFormat('en-CA', {
+  timeZone: 'America/Toronto',
+  year: 'numeric',
+  month: '2-digit',
+  day: '2-digit',
+});
+
 /** The day (YYYY-MM-DD, America/Toronto) `businessDays` working days after `from`. */
 function addBusinessDays(from: Date, businessDays: number): string {
-  const today = new Intl.DateTimeFormat('en-CA', {
-    timeZone: 'America/Toronto',
-    year: 'numeric',
-    month: '2-digit',
-    day: '2-digit',
-  }).format(from);
+  const today = TORONTO_DAY.format(from);
   const day = new Date(`${today}T12:00:00Z`);
   let left = businessDays;
   while (left > 0) {
@@ -148,22 +151,23 @@ export async function createFromCheckout(
       tx,
       session.parcels.flatMap((p) => p.items.map((i) => i.productId)),
     );
-    const created: Array<OrderRow & { items: ItemRow[] }> = [];
-    for (const parcel of session.parcels) {
-      const committed = await commitParcel(
-        tx,
-        session.id,
-        parcel.items.map((i) => ({ productId: i.productId, quantity: i.quantity })),
-      );
-      const id = newId('orders');
-      const [row] = await tx.db
-        .insert(orders)
-        .values({
-          id,
+    // Each parcel's units first (in parcel order, the products locked above), then all the
+    // orders in one insert and all their items in another.
+    const committed = await commitParcels(
+      tx,
+      session.id,
+      session.parcels.map((p) => p.items.map((i) => ({ productId: i.productId, quantity: i.quantity }))),
+    );
+    const ids = session.parcels.map(() => newId('orders'));
+    const rows = await tx.db
+      .insert(orders)
+      .values(
+        session.parcels.map((parcel, n) => ({
+          id: ids[n]!,
           checkoutId: session.id,
           buyerId: session.buyerId,
           sellerId: parcel.sellerId,
-          status: committed ? 'confirmed' : 'pending',
+          status: committed[n] ? ('confirmed' as const) : ('pending' as const),
           subtotalCents: parcel.subtotalCents,
           discountCents: parcel.discountCents,
           shippingCostCents: parcel.shippingCostCents,
@@ -173,18 +177,20 @@ export async function createFromCheckout(
           totalAmountCents: parcel.totalCents,
           shippingAddress: address,
           paymentIntentId: payment.paymentIntentId,
-          stockCommitted: committed,
-          itemCount: parcel.items.reduce((n, i) => n + i.quantity, 0),
+          stockCommitted: committed[n]!,
+          itemCount: parcel.items.reduce((k, i) => k + i.quantity, 0),
           estimatedDelivery: estimatedDelivery(now, parcel.originProvince, address.province),
           createdAt: now,
-          confirmedAt: committed ? now : null,
-        })
-        .returning();
-      const items = await tx.db
-        .insert(orderItems)
-        .values(
+          confirmedAt: committed[n] ? now : null,
+        })),
+      )
+      .returning();
+    const items = await tx.db
+      .insert(orderItems)
+      .values(
+        session.parcels.flatMap((parcel, n) =>
           parcel.items.map((item, position) => ({
-            orderId: id,
+            orderId: ids[n]!,
             productId: item.productId,
             name: item.name,
             quantity: item.quantity,
@@ -192,10 +198,14 @@ export async function createFromCheckout(
             imageUrl: item.imageUrl,
             position,
           })),
-        )
-        .returning();
-      created.push({ ...row!, items });
-    }
+        ),
+      )
+      .returning();
+    const byId = new Map(rows.map((r) => [r.id, r]));
+    const created: Array<OrderRow & { items: ItemRow[] }> = ids.map((id) => ({
+      ...byId.get(id)!,
+      items: items.filter((i) => i.orderId === id),
+    }));
     // Nothing of the session is held any more: each parcel's reservations were committed, or
     // released when its stock could not be taken.
     if (session.couponCode) await redeemCoupon(tx, session.couponCode, session.buyerId, created[0]!.id);
@@ -207,9 +217,10 @@ export async function createFromCheckout(
     );
     await completeSession(tx, session.id, payment.paymentIntentId);
 
-    const buyer = await findUser(tx, session.buyerId);
+    // The names were read with the session (lockSessionForPayment).
+    const buyer = session.mailNames.buyer;
     if (buyer) {
-      const mailOrders = await mailOrdersOf(tx, created);
+      const mailOrders = await mailOrdersOf(tx, created, new Map(Object.entries(session.mailNames.shops)));
       await enqueueMail(tx, {
         dedupeKey: `order-paid:${session.id}`,
         kind: 'order-paid',
@@ -229,11 +240,15 @@ export async function createFromCheckout(
 async function mailOrdersOf(
   ctx: RequestContext,
   list: Array<OrderRow & { items: ItemRow[] }>,
+  /** The sellers' shop names, when already read. */
+  shops?: Map<string, string>,
 ): Promise<OrderMailOrder[]> {
-  const names = await shopNames(
-    ctx,
-    list.map((o) => o.sellerId),
-  );
+  const names =
+    shops ??
+    (await shopNames(
+      ctx,
+      list.map((o) => o.sellerId),
+    ));
   return list.map((o) => ({
     id: o.id,
     sellerName: names.get(o.sellerId) ?? 'Portage seller',

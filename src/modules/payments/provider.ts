@@ -62,6 +62,12 @@ export class ProviderError extends Error {
 export interface PaymentProvider {
   readonly name: 'sandbox' | 'stripe';
   createSession(input: SessionInput): Promise<ProviderSession>;
+  /**
+   * A session made without calling anyone (the sandbox's own page), given before the checkout
+   * row is written so that it is written with it. A provider that opens sessions remotely
+   * (Stripe) has none: createSession is called after the reservation commits.
+   */
+  localSession?(input: Pick<SessionInput, 'checkoutId'>): ProviderSession;
   /** Ends an open session at the provider (a superseded checkout); best effort. */
   expireSession(providerSessionId: string): Promise<void>;
   /** Verifies the signature on the raw body (5 minutes tolerance) or throws WebhookSignatureError. */

@@ -1,7 +1,10 @@
 // A verified payment event, handled once: recorded by its id in the same transaction as what
 // it causes, so a crash before commit leaves nothing and the provider's redelivery starts over,
 // and a redelivery after commit changes nothing (README "Payments").
+
+import { sql } from 'drizzle-orm';
 import { AppError, conflict, internal, invalid, notFound } from '../../contract/errors.ts';
+import { prepared } from '../../db/prepared.ts';
 import { checkoutIdOfProviderSession, expireCheckout, sessionForPayment } from '../checkout/service.ts';
 import { inTransaction, type RequestContext } from '../context.ts';
 import { createFromCheckout, type OrdersDeps, orderIdsOfCheckout, sendRefund } from '../orders/service.ts';
@@ -40,24 +43,38 @@ export async function receiveWebhook(
   return handlePaymentEvent(ctx, { ...deps, providerName: deps.provider.name }, event);
 }
 
+const ph = sql.placeholder;
+/** The event recorded once, by its id (prepared: every payment writes one). */
+const recordEvent = prepared('payments_record_event', (db, name) =>
+  db
+    .insert(paymentEvents)
+    .values({
+      provider: ph('provider'),
+      eventId: ph('eventId'),
+      type: ph('type'),
+      paymentIntentId: ph('paymentIntentId'),
+      checkoutId: ph('checkoutId'),
+      receivedAt: ph('now'),
+    })
+    .onConflictDoNothing()
+    .returning({ eventId: paymentEvents.eventId })
+    .prepare(name),
+);
+
 async function handlePaymentEvent(
   ctx: RequestContext,
   deps: OrdersDeps & { providerName: string },
   event: PaymentEvent,
 ): Promise<EventOutcome> {
   const outcome = await inTransaction(ctx, async (tx): Promise<EventOutcome> => {
-    const [recorded] = await tx.db
-      .insert(paymentEvents)
-      .values({
-        provider: deps.providerName,
-        eventId: event.eventId,
-        type: event.kind === 'ignored' ? event.type.slice(0, 100) : event.kind,
-        paymentIntentId: event.kind === 'payment_succeeded' ? event.paymentIntentId : null,
-        checkoutId: event.kind === 'ignored' ? null : (event.checkoutId ?? null),
-        receivedAt: tx.now(),
-      })
-      .onConflictDoNothing()
-      .returning({ eventId: paymentEvents.eventId });
+    const [recorded] = await recordEvent(tx.db, {
+      provider: deps.providerName,
+      eventId: event.eventId,
+      type: event.kind === 'ignored' ? event.type.slice(0, 100) : event.kind,
+      paymentIntentId: event.kind === 'payment_succeeded' ? event.paymentIntentId : null,
+      checkoutId: event.kind === 'ignored' ? null : (event.checkoutId ?? null),
+      now: tx.now(),
+    });
     if (!recorded) return { received: true, duplicate: true };
 
     if (event.kind === 'payment_succeeded') {

@@ -49,16 +49,20 @@ export function createSandboxProvider(opts: {
 }): PaymentProvider & {
   sign(payload: string, now: Date): string;
 } {
+  const localSession = (input: Pick<SessionInput, 'checkoutId'>): ProviderSession => {
+    const providerSessionId = id('cs_sandbox');
+    return {
+      providerSessionId,
+      url: `${opts.publicBaseUrl}/sandbox/checkout/${encodeURIComponent(input.checkoutId)}`,
+      clientSecret: `${providerSessionId}_secret_${randomBytes(12).toString('hex')}`,
+    };
+  };
   return {
     name: 'sandbox',
     async createSession(input: SessionInput): Promise<ProviderSession> {
-      const providerSessionId = id('cs_sandbox');
-      return {
-        providerSessionId,
-        url: `${opts.publicBaseUrl}/sandbox/checkout/${encodeURIComponent(input.checkoutId)}`,
-        clientSecret: `${providerSessionId}_secret_${randomBytes(12).toString('hex')}`,
-      };
+      return localSession(input);
     },
+    localSession,
     async expireSession() {},
     parseWebhook(rawBody: Buffer, signature: string | undefined, now: Date): PaymentEvent {
       verifySignature(rawBody, signature, opts.webhookSecret, now);
