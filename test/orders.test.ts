@@ -24,6 +24,7 @@ import {
   signIn,
   stockOf,
 } from './helpers/orders.ts';
+import { parseEml } from './helpers/smtp.ts';
 
 let database: TestDatabase;
 let t: TestApp;
@@ -488,6 +489,10 @@ describe('the order email', () => {
     expect(files).toHaveLength(1);
     const eml = await readFile(path.join(t.config.dataDir, 'mail', files[0]!), 'utf8');
     expect(eml).toContain(`To: ${b.email}`);
+    // The names come with the locked session in the payment's transaction: the buyer's, and the shop's.
+    const { text } = parseEml(eml);
+    expect(text).toContain('Hello Test buyer,');
+    expect(text).toMatch(/Order orders:\S+ from Maple Goods/);
     // Another pass sends nothing again.
     await t.app.jobs.runOnce();
     expect((await emlFiles(t)).filter((f) => f.endsWith(`-${row!.id}.eml`))).toHaveLength(1);
