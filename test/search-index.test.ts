@@ -43,6 +43,26 @@ async function freshIndex() {
   return index;
 }
 
+describe('keeping up with the database', () => {
+  it('after a burst of writes re-reads its rows for the overlap only, not on every search until the next write', async () => {
+    const s = await seller(t.api);
+    const made = await Promise.all([1, 2, 3].map((i) => product(t.api, s, { title: `Burst kettle ${i}` })));
+    // A 1-second overlap (30 s in the app) keeps the test short.
+    const index = new MemorySearchIndex({ overlapMs: 1000 });
+    await index.build(database.db);
+    for (const p of made) await rewrite(p.id, words(5).join(' '));
+    await index.refresh(database.db);
+    expect(index.stats().lastRefreshRows).toBeGreaterThanOrEqual(3);
+    await new Promise((resolve) => setTimeout(resolve, 1200));
+    // The first look after the overlap still covers the burst (it may have committed late)...
+    await index.refresh(database.db);
+    // ...the next one no longer reads it.
+    await index.refresh(database.db);
+    expect(index.stats().lastRefreshRows).toBe(0);
+    expect(index.stats().live).toBeGreaterThanOrEqual(3);
+  });
+});
+
 describe('memory under description rewrites', () => {
   it('dead entries, postings and the lexicon stay bounded while new words keep coming', async () => {
     const s = await seller(t.api);

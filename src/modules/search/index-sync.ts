@@ -8,7 +8,7 @@ import { type Db, queryRows } from '../../db/index.ts';
 import type { IndexRow, IndexStore } from './index-store.ts';
 
 /** Rows re-read on every refresh: changes committed up to this long after they were stamped are still seen. */
-const OVERLAP_US = 30_000_000;
+const OVERLAP_MS = 30_000;
 const LOAD_BATCH = 20_000;
 
 // changed_at as microseconds in a float8: exact, and parsed much faster than a timestamp.
@@ -17,12 +17,25 @@ const COLUMNS = sql`id, category_id, seller_id, price_cents, is_digital, is_peri
   extract(epoch from created_at)::float8 as created, status, ${CHANGED} as changed, search_doc::text as doc`;
 
 export class IndexSync {
-  /** changed_at (microseconds) up to which every change has been read, less the overlap. */
+  /**
+   * The database's clock (microseconds) at the last read: every change stamped before it, less
+   * the overlap, has been read. It is the clock, not the newest stamp seen, so that after a burst
+   * of writes the rows of its last 30 s are re-read for 30 s, not on every search until the next
+   * write.
+   */
   private watermark = 0;
+  /** How many changed rows the last refresh looked at (stats). */
+  lastRefreshRows = 0;
+  private readonly overlapUs: number;
   private refreshing: Promise<void> | null = null;
   private nextRefresh: Promise<void> | null = null;
 
-  constructor(private readonly store: IndexStore) {}
+  constructor(
+    private readonly store: IndexStore,
+    overlapMs = OVERLAP_MS,
+  ) {
+    this.overlapUs = overlapMs * 1000;
+  }
 
   /** Loads every active product, in batches by id. */
   async build(db: Db): Promise<void> {
@@ -74,15 +87,21 @@ export class IndexSync {
    * changed in its 30 s), then the whole rows of those the index does not have as they are.
    */
   private async readChanges(db: Db): Promise<void> {
-    const since = (this.watermark - OVERLAP_US) / 1e6;
-    const recent = await queryRows<{ id: string; changed: number; active: boolean }>(
+    const since = (this.watermark - this.overlapUs) / 1e6;
+    // The clock is read before the scan, in the same statement: one row even when nothing changed.
+    const read = await queryRows<{ now: number; id: string | null; changed: number; active: boolean }>(
       db,
-      sql`select id, ${CHANGED} as changed, status = 'active' as active
-            from products where changed_at > to_timestamp(${since})`,
+      sql`select n.now, p.id, p.changed, p.active
+            from (select (extract(epoch from clock_timestamp()) * 1000000)::float8 as now) n
+            left join lateral (
+              select id, ${CHANGED} as changed, status = 'active' as active
+                from products where changed_at > to_timestamp(${since})
+            ) p on true`,
     );
+    const recent = read.filter((r): r is typeof r & { id: string } => r.id !== null);
+    this.lastRefreshRows = recent.length;
     const wanted: string[] = [];
     for (const r of recent) {
-      this.watermark = Math.max(this.watermark, r.changed);
       const known = this.store.changedOf(r.id);
       if (known === r.changed) continue;
       if (r.active) wanted.push(r.id);
@@ -97,6 +116,7 @@ export class IndexSync {
       );
       for (const row of rows) this.store.apply(row);
     }
+    if (read[0]) this.watermark = Math.max(this.watermark, read[0].now);
     this.store.reclaim();
   }
 }

@@ -13,12 +13,20 @@ import { IndexSync } from './index-sync.ts';
 
 export class MemorySearchIndex {
   private readonly store = new IndexStore();
-  private readonly sync = new IndexSync(this.store);
+  private readonly sync: IndexSync;
   private readonly searcher = new IndexSearcher(this.store);
 
-  /** Live products, dead entries awaiting the sweep, lexemes, postings, and the upkeep's counters. */
+  /** `overlapMs`: how long after its stamp a change may commit and still be seen (tests shorten it). */
+  constructor(opts: { overlapMs?: number } = {}) {
+    this.sync = new IndexSync(this.store, opts.overlapMs);
+  }
+
+  /**
+   * Live products, dead entries awaiting the sweep, lexemes, postings, the upkeep's counters,
+   * and how many changed rows the last refresh looked at.
+   */
   stats() {
-    return this.store.stats();
+    return { ...this.store.stats(), lastRefreshRows: this.sync.lastRefreshRows };
   }
 
   /** Bumped by every change a search could see: an answer computed at one version holds while it stays. */
