@@ -4,54 +4,37 @@
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { and, desc, eq } from 'drizzle-orm';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { outbox } from '../src/modules/mail/tables.ts';
-import { listen, type TestApp, testApp } from './helpers/app.ts';
-import { browserUnavailable, launchBrowser, type TestBrowser } from './helpers/browser.ts';
+import { browserApp, browserUnavailable } from './helpers/browser.ts';
 import { buyer } from './helpers/builders.ts';
-import { type TestDatabase, testDatabase } from './helpers/db.ts';
 import { emlFiles } from './helpers/orders.ts';
 import { parseEml } from './helpers/smtp.ts';
 
 const unavailable = browserUnavailable();
 
 describe.skipIf(unavailable !== undefined)('the account link pages in Chromium', () => {
-  let database: TestDatabase;
-  let t: TestApp;
-  let base: string;
-  let browser: TestBrowser;
-
-  beforeAll(async () => {
-    database = await testDatabase();
-    t = await testApp(database);
-    base = await listen(t);
-    browser = await launchBrowser();
-  });
-  afterAll(async () => {
-    await browser?.close();
-    await t?.close();
-    await database?.close();
-  });
+  const env = browserApp();
 
   /** The link of the newest email of `kind` to `to`, on our listening server (emails name PUBLIC_BASE_URL). */
   async function linkOfLastMail(to: string, kind: string): Promise<string> {
-    await t.app.jobs.runOnce();
-    const [row] = await database.db
+    await env.t.app.jobs.runOnce();
+    const [row] = await env.database.db
       .select()
       .from(outbox)
       .where(and(eq(outbox.toAddress, to), eq(outbox.kind, kind)))
       .orderBy(desc(outbox.createdAt))
       .limit(1);
-    const [file] = (await emlFiles(t)).filter((f) => f.endsWith(`-${row!.id}.eml`));
-    const mail = parseEml(await readFile(path.join(t.config.dataDir, 'mail', file!), 'utf8'));
+    const [file] = (await emlFiles(env.t)).filter((f) => f.endsWith(`-${row!.id}.eml`));
+    const mail = parseEml(await readFile(path.join(env.t.config.dataDir, 'mail', file!), 'utf8'));
     const url = /http:\/\/portage\.test\/auth\/\S+\?token=[A-Za-z0-9_-]+/.exec(mail.text ?? '')?.[0];
     expect(url).toBeDefined();
     const u = new URL(url!);
-    return base + u.pathname + u.search;
+    return env.base + u.pathname + u.search;
   }
 
   async function tab() {
-    const page = await browser.page();
+    const page = await env.browser.page();
     const problems: string[] = [];
     page.on('console', (m) => {
       if (m.type() === 'error') problems.push(m.text());
@@ -61,17 +44,17 @@ describe.skipIf(unavailable !== undefined)('the account link pages in Chromium',
   }
 
   it('confirms the address from the registration email, and the link then no longer works', async () => {
-    const b = await buyer(t.api, 'browser');
+    const b = await buyer(env.t.api, 'browser');
     const link = await linkOfLastMail(b.email, 'email-verify');
     const { page, problems } = await tab();
     const res = await page.goto(link);
     expect(res?.status()).toBe(200);
     await expect(page.title()).resolves.toBe('Confirm your email address');
-    expect((await t.api.as(b).get('/me')).body.emailVerified).toBe(false);
+    expect((await env.t.api.as(b).get('/me')).body.emailVerified).toBe(false);
 
     await page.getByRole('button', { name: 'Confirm my email address' }).click();
     await page.getByRole('heading', { name: 'Email address confirmed' }).waitFor();
-    expect((await t.api.as(b).get('/me')).body.emailVerified).toBe(true);
+    expect((await env.t.api.as(b).get('/me')).body.emailVerified).toBe(true);
 
     const again = await page.goto(link);
     expect(again?.status()).toBe(400);
@@ -81,9 +64,9 @@ describe.skipIf(unavailable !== undefined)('the account link pages in Chromium',
   });
 
   it('sets a new password from the reset email: two different passwords are refused, then the same twice works', async () => {
-    const b = await buyer(t.api, 'browser-reset');
+    const b = await buyer(env.t.api, 'browser-reset');
     await verifyInBrowser(await linkOfLastMail(b.email, 'email-verify'));
-    expect((await t.api.post('/auth/password/forgot', { email: b.email })).status).toBe(202);
+    expect((await env.t.api.post('/auth/password/forgot', { email: b.email })).status).toBe(202);
     const link = await linkOfLastMail(b.email, 'password-reset');
 
     const { page, problems } = await tab();
@@ -102,9 +85,9 @@ describe.skipIf(unavailable !== undefined)('the account link pages in Chromium',
     await page.getByRole('heading', { name: 'Your password is changed' }).waitFor();
 
     expect(
-      (await t.api.post('/auth/login', { email: b.email, password: 'my new browser password' })).status,
+      (await env.t.api.post('/auth/login', { email: b.email, password: 'my new browser password' })).status,
     ).toBe(200);
-    expect((await t.api.post('/auth/login', { email: b.email, password: b.password })).status).toBe(401);
+    expect((await env.t.api.post('/auth/login', { email: b.email, password: b.password })).status).toBe(401);
     expect(problems.filter((p) => !/status of 400/.test(p))).toEqual([]);
     await page.close();
   });

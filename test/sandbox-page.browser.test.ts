@@ -3,13 +3,12 @@
 // then check the orders through the API. Also the declined card, an expired session, a
 // seller's title that tries to run script, and the page's CSP (README "Payments").
 import type { Locator } from 'playwright-core';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { dollars, PAGE_CSP } from '../src/modules/payments/sandbox-page.ts';
-import { listen, type SignedIn, type TestApp, testApp } from './helpers/app.ts';
-import { browserUnavailable, launchBrowser, type TestBrowser } from './helpers/browser.ts';
+import type { SignedIn } from './helpers/app.ts';
+import { browserApp, browserUnavailable } from './helpers/browser.ts';
 import { buyer, product, seller, uniqueWord } from './helpers/builders.ts';
 import { addToCart, ON_ADDRESS, openCheckout, QC_ADDRESS } from './helpers/checkout.ts';
-import { type TestDatabase, testDatabase } from './helpers/db.ts';
 
 const unavailable = browserUnavailable();
 
@@ -18,29 +17,14 @@ const unavailable = browserUnavailable();
 const shown = (locator: Locator) => locator.innerText();
 
 describe.skipIf(unavailable !== undefined)('the sandbox payment page in Chromium', () => {
-  let database: TestDatabase;
-  let t: TestApp;
-  let base: string;
-  let browser: TestBrowser;
-
-  beforeAll(async () => {
-    database = await testDatabase();
-    t = await testApp(database);
-    base = await listen(t);
-    browser = await launchBrowser();
-  });
-  afterAll(async () => {
-    await browser?.close();
-    await t?.close();
-    await database?.close();
-  });
+  const env = browserApp();
 
   /** The page's address on our listening server (sessionUrl names PUBLIC_BASE_URL). */
-  const pageUrl = (sessionUrl: string) => base + new URL(sessionUrl).pathname;
+  const pageUrl = (sessionUrl: string) => env.base + new URL(sessionUrl).pathname;
 
   /** A new tab that records every dialog and console message and any script error. */
   async function tab() {
-    const page = await browser.page();
+    const page = await env.browser.page();
     const dialogs: string[] = [];
     const consoleMessages: string[] = [];
     const pageErrors: string[] = [];
@@ -54,21 +38,21 @@ describe.skipIf(unavailable !== undefined)('the sandbox payment page in Chromium
   }
 
   async function ordersOf(who: SignedIn) {
-    const res = await t.api.as(who).get('/orders');
+    const res = await env.t.api.as(who).get('/orders');
     expect(res.status).toBe(200);
     return res.body;
   }
 
   it('shows the order summary, pays with 4242 4242 4242 4242 and confirms the orders', async () => {
     // Two sellers (two parcels, two orders) shipping to Québec: GST and QST lines.
-    const on = await seller(t.api, 'ON');
-    const bc = await seller(t.api, 'BC');
-    const box = await product(t.api, on, { title: `Cedar box ${uniqueWord()}`, priceCents: 2500 });
-    const syrup = await product(t.api, bc, { title: `Maple syrup ${uniqueWord()}`, priceCents: 1299 });
-    const b = await buyer(t.api);
-    await addToCart(t.api, b, box.id, 2);
-    await addToCart(t.api, b, syrup.id, 1);
-    const session = await openCheckout(t.api, b, QC_ADDRESS);
+    const on = await seller(env.t.api, 'ON');
+    const bc = await seller(env.t.api, 'BC');
+    const box = await product(env.t.api, on, { title: `Cedar box ${uniqueWord()}`, priceCents: 2500 });
+    const syrup = await product(env.t.api, bc, { title: `Maple syrup ${uniqueWord()}`, priceCents: 1299 });
+    const b = await buyer(env.t.api);
+    await addToCart(env.t.api, b, box.id, 2);
+    await addToCart(env.t.api, b, syrup.id, 1);
+    const session = await openCheckout(env.t.api, b, QC_ADDRESS);
     expect(session.taxLines.map((l: { name: string }) => l.name)).toEqual(['GST', 'QST']);
     expect(session.parcels).toHaveLength(2);
 
@@ -133,11 +117,11 @@ describe.skipIf(unavailable !== undefined)('the sandbox payment page in Chromium
   });
 
   it('shows the decline of 4000 0000 0000 0002 as an alert and makes no order', async () => {
-    const s = await seller(t.api);
-    const p = await product(t.api, s, { priceCents: 4200 });
-    const b = await buyer(t.api);
-    await addToCart(t.api, b, p.id, 1);
-    const session = await openCheckout(t.api, b, ON_ADDRESS);
+    const s = await seller(env.t.api);
+    const p = await product(env.t.api, s, { priceCents: 4200 });
+    const b = await buyer(env.t.api);
+    await addToCart(env.t.api, b, p.id, 1);
+    const session = await openCheckout(env.t.api, b, ON_ADDRESS);
 
     const { page } = await tab();
     await page.goto(pageUrl(session.sessionUrl));
@@ -158,19 +142,19 @@ describe.skipIf(unavailable !== undefined)('the sandbox payment page in Chromium
 
     const orders = await ordersOf(b);
     expect(orders).toMatchObject({ total: 0, orders: [] });
-    const open = await t.api.as(b).get(`/checkout/${encodeURIComponent(session.sessionId)}`);
+    const open = await env.t.api.as(b).get(`/checkout/${encodeURIComponent(session.sessionId)}`);
     expect(open.body).toMatchObject({ status: 'ready_for_payment', orderIds: [] });
     await page.close();
   });
 
   it('shows a seller-written title with <script> and <img onerror> as text; no script runs', async () => {
-    const s = await seller(t.api);
+    const s = await seller(env.t.api);
     const title = `<script>alert('script')</script><img src=x onerror="alert('img')"> Tin ${uniqueWord()}`;
-    const p = await product(t.api, s, { title, priceCents: 1500 });
+    const p = await product(env.t.api, s, { title, priceCents: 1500 });
     expect(p.title).toBe(title);
-    const b = await buyer(t.api);
-    await addToCart(t.api, b, p.id, 1);
-    const session = await openCheckout(t.api, b, ON_ADDRESS);
+    const b = await buyer(env.t.api);
+    await addToCart(env.t.api, b, p.id, 1);
+    const session = await openCheckout(env.t.api, b, ON_ADDRESS);
 
     const { page, dialogs, consoleMessages, pageErrors } = await tab();
     await page.goto(pageUrl(session.sessionUrl));
@@ -192,11 +176,11 @@ describe.skipIf(unavailable !== undefined)('the sandbox payment page in Chromium
   });
 
   it('sends a CSP that forbids scripts, and Chromium enforces it on the page', async () => {
-    const s = await seller(t.api);
-    const p = await product(t.api, s);
-    const b = await buyer(t.api);
-    await addToCart(t.api, b, p.id, 1);
-    const session = await openCheckout(t.api, b, ON_ADDRESS);
+    const s = await seller(env.t.api);
+    const p = await product(env.t.api, s);
+    const b = await buyer(env.t.api);
+    await addToCart(env.t.api, b, p.id, 1);
+    const session = await openCheckout(env.t.api, b, ON_ADDRESS);
 
     const { page, consoleMessages } = await tab();
     const res = await page.goto(pageUrl(session.sessionUrl));
@@ -214,7 +198,7 @@ describe.skipIf(unavailable !== undefined)('the sandbox payment page in Chromium
     expect(directives.has('script-src-attr')).toBe(false);
     expect(directives.get('form-action')).toEqual(["'self'"]);
 
-    // A script that found its way into the document anyway is refused by the browser.
+    // A script that found its way into the document anyway is refused by the env.browser.
     await page.evaluate(() => {
       const el = document.createElement('script');
       el.textContent = 'document.title = "ran";';
@@ -231,12 +215,12 @@ describe.skipIf(unavailable !== undefined)('the sandbox payment page in Chromium
   });
 
   it('says an expired session has expired (HTTP 410)', async () => {
-    const s = await seller(t.api);
-    const p = await product(t.api, s);
-    const b = await buyer(t.api);
-    await addToCart(t.api, b, p.id, 1);
-    const session = await openCheckout(t.api, b, ON_ADDRESS);
-    t.clock.advance(31 * 60);
+    const s = await seller(env.t.api);
+    const p = await product(env.t.api, s);
+    const b = await buyer(env.t.api);
+    await addToCart(env.t.api, b, p.id, 1);
+    const session = await openCheckout(env.t.api, b, ON_ADDRESS);
+    env.t.clock.advance(31 * 60);
 
     const { page } = await tab();
     const res = await page.goto(pageUrl(session.sessionUrl));

@@ -6,6 +6,9 @@ import { accessSync, constants, mkdtempSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { type BrowserContext, chromium, type Page } from 'playwright-core';
+import { afterAll, beforeAll } from 'vitest';
+import { listen, type TestApp, testApp } from './app.ts';
+import { type TestDatabase, testDatabase } from './db.ts';
 
 export const CHROMIUM_PATH = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
 
@@ -86,4 +89,33 @@ export async function launchBrowser(): Promise<TestBrowser> {
       rmSync(userDataDir, { recursive: true, force: true });
     },
   };
+}
+
+/** What a browser test works with: the app listening on a port over its own database, and Chromium. */
+export interface BrowserApp {
+  database: TestDatabase;
+  t: TestApp;
+  /** The app's base URL. */
+  base: string;
+  browser: TestBrowser;
+}
+
+/**
+ * Starts (beforeAll) and stops (afterAll) a browser test's app and Chromium; the fields are set
+ * once the suite starts. Call it inside the suite's describe.
+ */
+export function browserApp(): BrowserApp {
+  const env = {} as BrowserApp;
+  beforeAll(async () => {
+    env.database = await testDatabase();
+    env.t = await testApp(env.database);
+    env.base = await listen(env.t);
+    env.browser = await launchBrowser();
+  });
+  afterAll(async () => {
+    await env.browser?.close();
+    await env.t?.close();
+    await env.database?.close();
+  });
+  return env;
 }
