@@ -178,6 +178,13 @@ describe('headers', () => {
     expect(hostile.headers['x-request-id']).toMatch(/^[0-9a-f-]{36}$/);
   });
 
+  it('answers the icon browsers ask every site for (no 404 in the pages’ consoles)', async () => {
+    const icon = await t.api.get('/favicon.ico');
+    expect(icon.status).toBe(200);
+    expect(icon.headers['content-type']).toBe('image/svg+xml');
+    expect(String(icon.body)).toMatch(/^<svg /);
+  });
+
   it('allows the configured CORS origins only', async () => {
     const preflight = await t.api.send('OPTIONS', '/auth/login', undefined, {
       origin: 'https://shop.example.ca',

@@ -134,7 +134,10 @@ export async function signInAndAllow(
   const page = await browser.page();
   const problems: string[] = [];
   page.on('console', (m) => {
-    if (m.type() === 'error') problems.push(m.text());
+    // Chromium asks every origin it visits (Portage, the agent's redirect) for /favicon.ico, at a
+    // moment of its own choosing: that 404 says nothing of the pages.
+    const at = m.location().url;
+    if (m.type() === 'error' && !at.endsWith('/favicon.ico')) problems.push(`${m.text()} (${at})`);
   });
   try {
     await page.goto(authorizationUrl.href);

@@ -64,6 +64,12 @@ export function systemRoutes(database: Database, publicBaseUrl: string) {
         reply.type('text/plain; charset=utf-8').header('cache-control', 'public, max-age=300').send(llms),
     );
 
+    // Browsers ask every site for its icon; the pages a person sees (payment, sign-in, account
+    // links) get Portage's, and no 404 in their console.
+    app.get('/favicon.ico', { config: { auth: 'public' }, schema: { hide: true } }, async (_req, reply) =>
+      reply.type('image/svg+xml').header('cache-control', 'public, max-age=86400').send(FAVICON),
+    );
+
     app.get('/openapi.json', { config: { auth: 'public' }, schema: { hide: true } }, async () =>
       fastify.swagger(),
     );
@@ -164,3 +170,8 @@ function llmsTxt(base: string): string {
     '',
   ].join('\n');
 }
+
+/** Portage's icon: a green square with a white P (SVG; browsers take it at /favicon.ico). */
+const FAVICON =
+  '<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 16 16"><rect width="16" height="16" rx="3" fill="#1d3b2a"/>' +
+  '<path d="M5 12V4h3.5a2.5 2.5 0 0 1 0 5H7" fill="none" stroke="#fff" stroke-width="2"/></svg>';
