@@ -5,7 +5,10 @@
 // to the client's redirect URI as `error=...`.
 import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
 import { and, eq, gt } from 'drizzle-orm';
+import { AppError } from '../../contract/errors.ts';
 import { type AgentScope, parseScopes } from '../../contract/scopes.ts';
+import type { AuthService } from '../auth/service.ts';
+import { findUser } from '../auth/users.ts';
 import type { RequestContext } from '../context.ts';
 import { type Client, findClient, OAuthError } from './clients.ts';
 import type { MetadataDocuments } from './metadata-documents.ts';
@@ -161,25 +164,58 @@ function sameText(given: unknown, expected: string): boolean {
   return a.length === b.length && timingSafeEqual(a, b);
 }
 
+/** How a sign-in on the authorization's page ended. */
+export type SignInOutcome =
+  | { kind: 'expired' }
+  | { kind: 'wrong-password'; row: PendingRequest; email: string }
+  /** Nothing the person may give is left (analytics asked by a non-admin): back to the agent. */
+  | { kind: 'refused'; location: string }
+  /** Signed in: the request's new id (its cookie); the consent comes next. */
+  | { kind: 'signed-in'; requestId: string };
+
 /**
- * The person signed in: the pending authorization now names them, with the scopes they may
- * give (analytics only for administrators: dropped for others, and the consent shows only what
- * is given). Answers the scopes, or undefined when none is left.
+ * The sign-in form of a pending authorization (the browser's cookie and the form's CSRF token):
+ * checks the password, then the request names the person, with the scopes they may give
+ * (analytics only for administrators: dropped for others, and the consent shows only what is
+ * given), under a new id and CSRF token, so that whoever held the request before (a cookie
+ * planted in the person's browser) cannot answer the consent that follows.
  */
-export async function attachUser(
+export async function signIn(
   ctx: RequestContext,
-  row: PendingRequest,
-  user: { id: string; role: string; tokenVersion: number },
-): Promise<{ scopes: AgentScope[]; requestId: string } | 'no-scope' | 'expired'> {
-  const scopes = parseScopes(row.scope).filter((s) => s !== 'analytics' || user.role === 'admin');
-  if (!scopes.length) return 'no-scope';
-  // A new id and CSRF token once signed in: whoever held the request before (a cookie planted
-  // in the person's browser) cannot answer the consent that follows.
-  const requestId = randomToken();
+  s: Pick<AuthorizationSettings, 'issuer'>,
+  auth: Pick<AuthService, 'login'>,
+  requestId: string | undefined,
+  form: { csrf?: unknown; email?: unknown; password?: unknown },
+): Promise<SignInOutcome> {
+  const row = await pendingRequest(ctx, requestId, form.csrf ?? '');
+  if (!row) return { kind: 'expired' };
+  const email = typeof form.email === 'string' ? form.email.trim().slice(0, 254) : '';
+  const password = typeof form.password === 'string' ? form.password.slice(0, 256) : '';
+  let userId: string;
+  try {
+    userId = (await auth.login(ctx, { email, password })).userId;
+  } catch (err) {
+    if (!(err instanceof AppError) || err.statusCode !== 401) throw err;
+    return { kind: 'wrong-password', row, email };
+  }
+  const user = await findUser(ctx, userId);
+  if (!user) return { kind: 'expired' };
+  const scopes = parseScopes(row.scope).filter((x) => x !== 'analytics' || user.role === 'admin');
+  if (!scopes.length) {
+    await dropRequest(ctx, row);
+    return {
+      kind: 'refused',
+      location: redirectTo(s, row.redirectUri, row.state, {
+        error: 'invalid_scope',
+        error_description: 'The analytics scope is for administrators only',
+      }),
+    };
+  }
+  const renewedId = randomToken();
   const [renewed] = await ctx.db
     .update(oauthRequests)
     .set({
-      idHash: sha256(requestId),
+      idHash: sha256(renewedId),
       csrfToken: randomToken(),
       userId: user.id,
       tokenVersion: user.tokenVersion,
@@ -188,8 +224,7 @@ export async function attachUser(
     })
     .where(eq(oauthRequests.idHash, row.idHash))
     .returning({ idHash: oauthRequests.idHash });
-  if (!renewed) return 'expired';
-  return { scopes, requestId };
+  return renewed ? { kind: 'signed-in', requestId: renewedId } : { kind: 'expired' };
 }
 
 /** Ends a pending authorization without a code. */

@@ -12,12 +12,11 @@ import type { TokenSettings } from '../auth/jwt.ts';
 import type { AuthService } from '../auth/service.ts';
 import { findUser } from '../auth/users.ts';
 import {
-  attachUser,
   decide,
-  dropRequest,
+  type PendingRequest,
   pendingRequest,
   REQUEST_TTL_SECONDS,
-  redirectTo,
+  signIn,
   startAuthorization,
 } from './authorization.ts';
 import { OAuthError, registerClient } from './clients.ts';
@@ -43,7 +42,19 @@ const PAGE_ROUTES = new Set(['/oauth/authorize', '/oauth/sign-in', '/oauth/conse
 const EXPIRED =
   'This authorization expired (it lasts 10 minutes), was already answered, or was opened in another tab. Start again from the agent.';
 
+const WRONG = 'Invalid email or password.';
+
 const tags = ['oauth'];
+
+/** The agent as the pages show it, from the pending authorization. */
+const agentOf = (row: PendingRequest) => ({
+  clientId: row.clientId,
+  clientName: row.clientName,
+  logoUri: row.logoUri,
+});
+
+const expired = (reply: FastifyReply, status: number) =>
+  html(reply, status, errorPage('This page expired', EXPIRED));
 
 function html(reply: FastifyReply, status: number, body: string, csp = oauthPageCsp()) {
   return reply
@@ -176,47 +187,30 @@ export function oauthRoutes(deps: OAuthRouteDeps) {
       '/oauth/sign-in',
       { ...page, bodyLimit: FORM_LIMIT, config: { auth: 'public', limit: 'auth' } },
       async (req, reply) => {
-        const form = asParams(req.body);
-        const row = await pendingRequest(req.ctx, cookieValue(req), form.csrf ?? '');
-        if (!row) return html(reply, 403, errorPage('This page expired', EXPIRED));
-        const agent = { clientId: row.clientId, clientName: row.clientName, logoUri: row.logoUri };
-        const email = typeof form.email === 'string' ? form.email.trim().slice(0, 254) : '';
-        const password = typeof form.password === 'string' ? form.password.slice(0, 256) : '';
-        let userId: string;
-        try {
-          userId = (await deps.auth.login(req.ctx, { email, password })).userId;
-        } catch (err) {
-          if (!(err instanceof AppError) || err.statusCode !== 401) throw err;
-          return html(
-            reply,
-            401,
-            signInPage({ agent, csrf: row.csrfToken, email, error: 'Invalid email or password.' }),
-          );
+        const outcome = await signIn(req.ctx, settings, deps.auth, cookieValue(req), asParams(req.body));
+        switch (outcome.kind) {
+          case 'expired':
+            return expired(reply, 403);
+          case 'wrong-password': {
+            const { row, email } = outcome;
+            const page = signInPage({ agent: agentOf(row), csrf: row.csrfToken, email, error: WRONG });
+            return html(reply, 401, page);
+          }
+          case 'refused':
+            return reply.code(303).header('set-cookie', clearCookie).redirect(outcome.location);
+          case 'signed-in':
+            return reply
+              .code(303)
+              .header('set-cookie', setCookie(outcome.requestId))
+              .redirect('/oauth/consent');
         }
-        const user = await findUser(req.ctx, userId);
-        if (!user) return html(reply, 403, errorPage('This page expired', EXPIRED));
-        const signedIn = await attachUser(req.ctx, row, user);
-        if (signedIn === 'expired') return html(reply, 403, errorPage('This page expired', EXPIRED));
-        if (signedIn === 'no-scope') {
-          await dropRequest(req.ctx, row);
-          return reply
-            .code(303)
-            .header('set-cookie', clearCookie)
-            .redirect(
-              redirectTo(settings, row.redirectUri, row.state, {
-                error: 'invalid_scope',
-                error_description: 'The analytics scope is for administrators only',
-              }),
-            );
-        }
-        return reply.code(303).header('set-cookie', setCookie(signedIn.requestId)).redirect('/oauth/consent');
       },
     );
 
     app.get('/oauth/consent', page, async (req, reply) => {
       const row = await pendingRequest(req.ctx, cookieValue(req));
-      if (!row) return html(reply, 400, errorPage('This page expired', EXPIRED));
-      const agent = { clientId: row.clientId, clientName: row.clientName, logoUri: row.logoUri };
+      if (!row) return expired(reply, 400);
+      const agent = agentOf(row);
       const user = row.userId ? await findUser(req.ctx, row.userId) : undefined;
       if (!user) return html(reply, 200, signInPage({ agent, csrf: row.csrfToken }));
       return html(
@@ -236,9 +230,7 @@ export function oauthRoutes(deps: OAuthRouteDeps) {
     app.post('/oauth/consent', { ...page, bodyLimit: FORM_LIMIT }, async (req, reply) => {
       const form = asParams(req.body);
       const row = await pendingRequest(req.ctx, cookieValue(req), form.csrf ?? '');
-      if (!row?.userId) {
-        return html(reply, 403, errorPage('This page expired', EXPIRED));
-      }
+      if (!row?.userId) return expired(reply, 403);
       if (form.decision !== 'allow' && form.decision !== 'deny') {
         return html(
           reply,
@@ -250,7 +242,7 @@ export function oauthRoutes(deps: OAuthRouteDeps) {
       try {
         location = await decide(req.ctx, settings, row, form.decision === 'allow');
       } catch (err) {
-        if (err instanceof OAuthError) return html(reply, 403, errorPage('This page expired', EXPIRED));
+        if (err instanceof OAuthError) return expired(reply, 403);
         throw err;
       }
       return reply
