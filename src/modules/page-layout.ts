@@ -1,6 +1,7 @@
 // The frame of every page a person sees outside the API (account links, OAuth sign-in and
 // consent): plain HTML and inline CSS, no script, no referrer, not indexed. Callers escape what
 // they put in the body.
+import type { FastifyReply } from 'fastify';
 import { escapeHtml } from '../contract/format.ts';
 
 const BASE_STYLE = `
@@ -25,4 +26,14 @@ export function pageLayout(title: string, body: string, style = ''): string {
 <header>Portage</header>
 <main><section>${body}</section></main>
 </body></html>`;
+}
+
+/** Answers a page: HTML, its CSP, never cached. */
+export function sendPage(reply: FastifyReply, status: number, body: string, csp: string) {
+  return reply
+    .code(status)
+    .header('content-type', 'text/html; charset=utf-8')
+    .header('content-security-policy', csp)
+    .header('cache-control', 'no-store')
+    .send(body);
 }

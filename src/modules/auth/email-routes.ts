@@ -14,7 +14,9 @@ import {
   verifyEmailAnswer,
   verifyEmailBody,
 } from '../../contract/auth.ts';
+
 import { AppError } from '../../contract/errors.ts';
+import { sendPage } from '../page-layout.ts';
 import { ACCOUNT_PAGE_CSP, donePage, linkErrorPage, resetPasswordPage, verifyEmailPage } from './pages.ts';
 import type { AuthService } from './service.ts';
 
@@ -29,14 +31,8 @@ const RESET_BAD_LINK =
 const isForm = (req: FastifyRequest) =>
   (req.headers['content-type'] ?? '').toLowerCase().startsWith('application/x-www-form-urlencoded');
 
-function html(reply: FastifyReply, status: number, body: string) {
-  return reply
-    .code(status)
-    .header('content-type', 'text/html; charset=utf-8')
-    .header('content-security-policy', ACCOUNT_PAGE_CSP)
-    .header('cache-control', 'no-store')
-    .send(body);
-}
+const html = (reply: FastifyReply, status: number, body: string) =>
+  sendPage(reply, status, body, ACCOUNT_PAGE_CSP);
 
 /** A form's refusal, as a person reads it: "password must be at least 8 characters". */
 function formProblem(err: FastifyError): string {

@@ -11,6 +11,7 @@ import { AGENT_SCOPES } from '../../contract/scopes.ts';
 import type { TokenSettings } from '../auth/jwt.ts';
 import type { AuthService } from '../auth/service.ts';
 import { findUser } from '../auth/users.ts';
+import { sendPage } from '../page-layout.ts';
 import {
   decide,
   type PendingRequest,
@@ -56,14 +57,8 @@ const agentOf = (row: PendingRequest) => ({
 const expired = (reply: FastifyReply, status: number) =>
   html(reply, status, errorPage('This page expired', EXPIRED));
 
-function html(reply: FastifyReply, status: number, body: string, csp = oauthPageCsp()) {
-  return reply
-    .code(status)
-    .header('content-type', 'text/html; charset=utf-8')
-    .header('content-security-policy', csp)
-    .header('cache-control', 'no-store')
-    .send(body);
-}
+const html = (reply: FastifyReply, status: number, body: string, csp = oauthPageCsp()) =>
+  sendPage(reply, status, body, csp);
 
 function cookieValue(req: FastifyRequest): string | undefined {
   const header = req.headers.cookie;
