@@ -3,7 +3,7 @@
 // and searches stay right while dead entries are reclaimed and their ordinals reused.
 // The index's counters are read from an instance of our own over the same database (a
 // second instance, as another API process would be); the answers are the app's, over HTTP.
-import { eq } from 'drizzle-orm';
+import { eq, sql } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { products } from '../src/modules/catalog/tables.ts';
 import { MemorySearchIndex } from '../src/modules/search/memory-index.ts';
@@ -60,6 +60,55 @@ describe('keeping up with the database', () => {
     await index.refresh(database.db);
     expect(index.stats().lastRefreshRows).toBe(0);
     expect(index.stats().live).toBeGreaterThanOrEqual(3);
+  });
+});
+
+describe('what the index re-reads', () => {
+  /** The stamp the index follows, and whether the search document is what its text makes. */
+  const stampOf = async (id: string) => {
+    const [row] = await database.db
+      .select({
+        changed: products.changedAt,
+        doc: sql<string>`${products.searchDoc}::text`,
+        docFollowsText: sql<boolean>`${products.searchDoc} = (
+          setweight(to_tsvector('english', title), 'A') ||
+          setweight(to_tsvector('english', portage_join_words(keywords)), 'B') ||
+          setweight(to_tsvector('english', description), 'C') ||
+          setweight(to_tsvector('simple', title || ' ' || portage_join_words(keywords)), 'D'))`,
+      })
+      .from(products)
+      .where(eq(products.id, id));
+    return row!;
+  };
+
+  it('a stock or reservation change is not a change (the index reads neither); text and price are, and the search document follows the text', async () => {
+    const s = await seller(t.api);
+    const made = await product(t.api, s, { title: 'Quiet kettle' });
+    const before = await stampOf(made.id);
+    expect(before.docFollowsText).toBe(true);
+
+    // What a checkout and its payment write: untouched stamp and document.
+    await database.db
+      .update(products)
+      .set({ stockQuantity: sql`${products.stockQuantity} - 1`, reservedQuantity: 2 })
+      .where(eq(products.id, made.id));
+    expect(await stampOf(made.id)).toEqual(before);
+
+    const word = uniqueWord();
+    await database.db
+      .update(products)
+      .set({ title: `Loud ${word} kettle` })
+      .where(eq(products.id, made.id));
+    const retitled = await stampOf(made.id);
+    expect(retitled.changed.getTime()).toBeGreaterThan(before.changed.getTime());
+    expect(retitled.docFollowsText).toBe(true);
+    expect(retitled.doc).toContain(`'${word}'`);
+    expect((await search({ q: word })).body.results).toEqual([expect.objectContaining({ id: made.id })]);
+
+    await database.db.update(products).set({ priceCents: 4321 }).where(eq(products.id, made.id));
+    const repriced = await stampOf(made.id);
+    expect(repriced.changed.getTime()).toBeGreaterThan(retitled.changed.getTime());
+    expect(repriced.doc).toBe(retitled.doc);
   });
 });
 

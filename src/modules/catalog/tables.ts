@@ -63,17 +63,16 @@ export const products = pgTable(
     unitsSold30d: integer('units_sold_30d').notNull().default(0),
     createdAt: timestamp('created_at', { withTimezone: true }).notNull().defaultNow(),
     updatedAt: timestamp('updated_at', { withTimezone: true }).notNull().defaultNow(),
-    // When the row last changed, by the database's clock (a trigger sets it on every update):
-    // search indexes follow the catalog by reading what changed since they last looked.
+    // When a column the search index reads last changed, by the database's clock (a trigger
+    // sets it, migration 0016): search indexes follow the catalog by reading what changed since
+    // they last looked. Stock and reservations do not set it (the index reads neither).
     changedAt: timestamp('changed_at', { withTimezone: true }).notNull().default(sql`clock_timestamp()`),
     // Title weighs most, then keywords, then description, all English stems; title and
     // keyword words are also kept as written (weight D) so that a prefix of a word as typed
-    // matches even where the stem is shorter ("runn" -> "running", stem "run").
-    searchDoc: tsvector('search_doc')
-      .notNull()
-      .generatedAlwaysAs(
-        sql`setweight(to_tsvector('english', title), 'A') || setweight(to_tsvector('english', portage_join_words(keywords)), 'B') || setweight(to_tsvector('english', description), 'C') || setweight(to_tsvector('simple', title || ' ' || portage_join_words(keywords)), 'D')`,
-      ),
+    // matches even where the stem is shorter ("runn" -> "running", stem "run"). Computed by a
+    // trigger when the text changes (migration 0016), not as a generated column: PostgreSQL
+    // recomputes those at every update, a checkout's stock changes included.
+    searchDoc: tsvector('search_doc').notNull().default(sql`''::tsvector`),
   },
   (t) => [
     check('products_price_positive', sql`${t.priceCents} > 0`),

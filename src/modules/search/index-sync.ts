@@ -13,6 +13,9 @@ const LOAD_BATCH = 20_000;
 
 // changed_at as microseconds in a float8: exact, and parsed much faster than a timestamp.
 const CHANGED = sql`(extract(epoch from changed_at) * 1000000)::float8`;
+// What the index reads of a product. changed_at moves only when one of these (or the text the
+// search document is made of) changes: a column added here must be added to the trigger that
+// sets it (portage_products_changed, migration 0016).
 const COLUMNS = sql`id, category_id, seller_id, price_cents, is_digital, is_perishable, rating, units_sold_30d,
   extract(epoch from created_at)::float8 as created, status, ${CHANGED} as changed, search_doc::text as doc`;
 
