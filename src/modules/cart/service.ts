@@ -272,8 +272,9 @@ export async function removeCoupon(ctx: RequestContext): Promise<Cart> {
  * what the quote needs, and its coupon code.
  */
 export async function lockedCartForCheckout(ctx: RequestContext, buyerId: string) {
-  const row = await lockCart(ctx, buyerId, false);
-  const lines = await activeLines(ctx, buyerId);
+  // The lock, then the lines under it: sent together, run in this order (each call sends its
+  // statement before it first awaits).
+  const [row, lines] = await Promise.all([lockCart(ctx, buyerId, false), activeLines(ctx, buyerId)]);
   return { couponCode: row.couponCode, lines };
 }
 
@@ -292,7 +293,7 @@ export async function clearPurchased(
   // statement: the lines bought whole go, the others keep the difference, and the cart row
   // changes (its lastUpdated moves on; it loses the coupon if it was the one used).
   const lines = JSON.stringify(bought.map((l) => ({ productId: l.productId, quantity: l.quantity })));
-  await clearPurchasedStatement(ctx.db, { lines, buyerId, now: ctx.now(), couponCode });
+  await clearPurchasedStatement.later(ctx.db, { lines, buyerId, now: ctx.now(), couponCode });
 }
 
 const clearPurchasedStatement = preparedSql(
@@ -327,6 +328,12 @@ export function cartLockOfBuyer(name: string, buyerOf: SQL) {
       on conflict (user_id) do update set updated_at = ${carts}.updated_at
       returning user_id`,
   );
-  return async (ctx: RequestContext, values: Record<string, unknown>) =>
-    (await run(ctx.db, { ...values, now: ctx.now() })).length > 0;
+  return Object.assign(
+    async (ctx: RequestContext, values: Record<string, unknown>) =>
+      (await run(ctx.db, { ...values, now: ctx.now() })).length > 0,
+    {
+      /** Takes the lock without reading the answer: sent with the transaction's next statement. */
+      later: (ctx: RequestContext, values: Record<string, unknown>) => run.later(ctx.db, { ...values, now: ctx.now() }),
+    },
+  );
 }

@@ -9,7 +9,7 @@ import type { z } from 'zod';
 import { type checkoutSession, type createCheckoutBody, PAYMENT_METHODS } from '../../contract/checkout.ts';
 import { isRecordId, newId, type Province, toUnix } from '../../contract/common.ts';
 import { AppError, conflict, notFound } from '../../contract/errors.ts';
-import { prepared } from '../../db/prepared.ts';
+import { later, prepared } from '../../db/prepared.ts';
 import { mailNamesOf } from '../auth/sellers.ts';
 import { cartLockOfBuyer, lockedCartForCheckout, quoteLines } from '../cart/service.ts';
 import { caller, inTransaction, type RequestContext } from '../context.ts';
@@ -80,9 +80,13 @@ export async function createCheckout(
   const me = caller(ctx);
   const prepared = await inTransaction(ctx, async (tx) => {
     const now = tx.now();
-    const cart = await lockedCartForCheckout(tx, me.id);
+    // One round trip, the cart's lock first (each call sends its statement before it first
+    // awaits, so they go out, and run, in this order: db/batching-client.ts).
+    const [cart, open] = await Promise.all([
+      lockedCartForCheckout(tx, me.id),
+      openSessionsLocked(tx.db, { buyerId: me.id }),
+    ]);
     if (cart.lines.length === 0) throw conflict('Your cart is empty: add products before checking out');
-    const open = await openSessionsLocked(tx.db, { buyerId: me.id });
 
     const subtotal = cart.lines.reduce((n, l) => n + l.priceCents * l.quantity, 0);
     const code = input.coupon ?? cart.couponCode;
@@ -175,34 +179,33 @@ export async function createCheckout(
     }));
     // The sandbox's session is ours: written with the row, no call after the commit.
     const local = deps.provider.localSession?.({ checkoutId: id });
-    const [row] = await tx.db
-      .insert(checkoutSessions)
-      .values({
-        ...(local
-          ? {
-              providerSessionId: local.providerSessionId,
-              sessionUrl: local.url,
-              clientSecret: local.clientSecret,
-            }
-          : {}),
-        id,
-        buyerId: me.id,
-        fingerprint,
-        address,
-        couponCode: discount ? (code ?? null) : null,
-        parcels,
-        taxLines: priced.taxLines,
-        subtotalCents: priced.subtotalCents,
-        discountCents: priced.discountCents,
-        shippingCostCents: priced.shippingCostCents,
-        taxAmountCents: priced.taxAmountCents,
-        totalCents: priced.totalCents,
-        provider: deps.provider.name,
-        expiresAt,
-        createdAt: now,
-      })
-      .returning();
-    return { row: row!, created: true, superseded: open };
+    const row: SessionRow = {
+      id,
+      buyerId: me.id,
+      status: 'ready_for_payment',
+      fingerprint,
+      address,
+      couponCode: discount ? (code ?? null) : null,
+      parcels,
+      taxLines: priced.taxLines,
+      subtotalCents: priced.subtotalCents,
+      discountCents: priced.discountCents,
+      shippingCostCents: priced.shippingCostCents,
+      taxAmountCents: priced.taxAmountCents,
+      totalCents: priced.totalCents,
+      provider: deps.provider.name,
+      providerSessionId: local?.providerSessionId ?? null,
+      sessionUrl: local?.url ?? null,
+      clientSecret: local?.clientSecret ?? null,
+      paymentIntentId: null,
+      expiresAt,
+      createdAt: now,
+      completedAt: null,
+      expiredAt: null,
+    };
+    // The row is answered as written (every column is above): the insert goes out with the commit.
+    await later(tx.db, tx.db.insert(checkoutSessions).values(row));
+    return { row, created: true, superseded: open };
   });
 
   for (const s of prepared.superseded) {
@@ -375,14 +378,15 @@ export async function sessionForPayment(ctx: RequestContext, checkoutId: string)
  */
 export async function lockSessionForPayment(ctx: RequestContext, checkoutId: string) {
   if (!isRecordId('checkouts', checkoutId)) return undefined;
-  if (!(await lockCartOfCheckout(ctx, { checkoutId }))) return undefined;
+  // The cart's lock goes out with the session's read (no checkout: neither finds a row).
+  await lockCartOfCheckout.later(ctx, { checkoutId });
   const [row] = await sessionByIdLocked(ctx.db, { id: checkoutId });
   return row;
 }
 
 /** Marks a session paid (in the transaction that creates its orders). */
 export async function completeSession(ctx: RequestContext, checkoutId: string, paymentIntentId: string) {
-  await completeStatement(ctx.db, { id: checkoutId, paymentIntentId, now: ctx.now() });
+  await completeStatement.later(ctx.db, { id: checkoutId, paymentIntentId, now: ctx.now() });
 }
 
 /** The session of a provider session id (a provider's expiry event). */

@@ -367,7 +367,8 @@ export async function deleteEndedReservations(ctx: RequestContext, limit: number
 /** Locks product rows for the rest of the transaction, in id order (a paid checkout's products). */
 export async function lockProducts(ctx: RequestContext, productIds: string[]): Promise<void> {
   if (productIds.length === 0) return;
-  await lockProductsStatement(ctx.db, { ids: [...new Set(productIds)].sort() });
+  // No one reads the rows: the locks go out with the transaction's next statement.
+  await lockProductsStatement.later(ctx.db, { ids: [...new Set(productIds)].sort() });
 }
 
 const lockProductsStatement = preparedSql(

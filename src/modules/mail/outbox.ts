@@ -19,7 +19,8 @@ export interface MailMessage {
 /** Adds the message to the outbox (in ctx's transaction); the worker sends it after commit. */
 export async function enqueueMail(ctx: RequestContext, message: MailMessage): Promise<void> {
   const now = ctx.now();
-  await insertStatement(ctx.db, {
+  // No one reads the answer: in a transaction it goes out with the next statement or the commit.
+  await insertStatement.later(ctx.db, {
     id: `mail_${randomBytes(12).toString('base64url')}`,
     dedupeKey: message.dedupeKey,
     kind: message.kind,

@@ -11,6 +11,7 @@ import type { z } from 'zod';
 import { isRecordId, newId, type Province, toUnix } from '../../contract/common.ts';
 import { conflict, forbidden, notFound } from '../../contract/errors.ts';
 import type { listOrdersQuery, OrderStatus, orderDetail, orderListItem } from '../../contract/orders.ts';
+import { later } from '../../db/prepared.ts';
 import { shopNames } from '../auth/sellers.ts';
 import { findUser } from '../auth/users.ts';
 import { clearPurchased } from '../cart/service.ts';
@@ -159,53 +160,43 @@ export async function createFromCheckout(
       session.parcels.map((p) => p.items.map((i) => ({ productId: i.productId, quantity: i.quantity }))),
     );
     const ids = session.parcels.map(() => newId('orders'));
-    const rows = await tx.db
-      .insert(orders)
-      .values(
-        session.parcels.map((parcel, n) => ({
-          id: ids[n]!,
-          checkoutId: session.id,
-          buyerId: session.buyerId,
-          sellerId: parcel.sellerId,
-          status: committed[n] ? ('confirmed' as const) : ('pending' as const),
-          subtotalCents: parcel.subtotalCents,
-          discountCents: parcel.discountCents,
-          shippingCostCents: parcel.shippingCostCents,
-          taxAmountCents: parcel.taxAmountCents,
-          taxLines: parcel.taxLines,
-          platformFeeCents: feeOf(parcel.subtotalCents - parcel.discountCents, deps.platformFeeBps),
-          totalAmountCents: parcel.totalCents,
-          shippingAddress: address,
-          paymentIntentId: payment.paymentIntentId,
-          stockCommitted: committed[n]!,
-          itemCount: parcel.items.reduce((k, i) => k + i.quantity, 0),
-          estimatedDelivery: estimatedDelivery(now, parcel.originProvince, address.province),
-          createdAt: now,
-          confirmedAt: committed[n] ? now : null,
-        })),
-      )
-      .returning();
-    const items = await tx.db
-      .insert(orderItems)
-      .values(
-        session.parcels.flatMap((parcel, n) =>
-          parcel.items.map((item, position) => ({
-            orderId: ids[n]!,
-            productId: item.productId,
-            name: item.name,
-            quantity: item.quantity,
-            unitPriceCents: item.unitPriceCents,
-            imageUrl: item.imageUrl,
-            position,
-          })),
-        ),
-      )
-      .returning();
-    const byId = new Map(rows.map((r) => [r.id, r]));
-    const created: Array<OrderRow & { items: ItemRow[] }> = ids.map((id) => ({
-      ...byId.get(id)!,
-      items: items.filter((i) => i.orderId === id),
+    const rows = session.parcels.map((parcel, n) => ({
+      id: ids[n]!,
+      checkoutId: session.id,
+      buyerId: session.buyerId,
+      sellerId: parcel.sellerId,
+      status: committed[n] ? ('confirmed' as const) : ('pending' as const),
+      subtotalCents: parcel.subtotalCents,
+      discountCents: parcel.discountCents,
+      shippingCostCents: parcel.shippingCostCents,
+      taxAmountCents: parcel.taxAmountCents,
+      taxLines: parcel.taxLines,
+      platformFeeCents: feeOf(parcel.subtotalCents - parcel.discountCents, deps.platformFeeBps),
+      totalAmountCents: parcel.totalCents,
+      shippingAddress: address,
+      paymentIntentId: payment.paymentIntentId,
+      stockCommitted: committed[n]!,
+      itemCount: parcel.items.reduce((k, i) => k + i.quantity, 0),
+      estimatedDelivery: estimatedDelivery(now, parcel.originProvince, address.province),
+      createdAt: now,
+      confirmedAt: committed[n] ? now : null,
     }));
+    const items = session.parcels.map((parcel, n) =>
+      parcel.items.map((item, position) => ({
+        orderId: ids[n]!,
+        productId: item.productId,
+        name: item.name,
+        quantity: item.quantity,
+        unitPriceCents: item.unitPriceCents,
+        imageUrl: item.imageUrl,
+        position,
+      })),
+    );
+    // What is written here is not read back (the rows are those above): these statements, and
+    // the ones below, go out with the commit (db/batching-client.ts).
+    await later(tx.db, tx.db.insert(orders).values(rows));
+    await later(tx.db, tx.db.insert(orderItems).values(items.flat()));
+    const created = rows.map((row, n) => ({ ...row, trackingNumber: null, carrier: null, items: items[n]! }));
     // Nothing of the session is held any more: each parcel's reservations were committed, or
     // released when its stock could not be taken.
     if (session.couponCode) await redeemCoupon(tx, session.couponCode, session.buyerId, created[0]!.id);
@@ -237,9 +228,26 @@ export async function createFromCheckout(
   });
 }
 
+/** What an order's email shows of it. */
+type MailedOrder = Pick<
+  OrderRow,
+  | 'id'
+  | 'sellerId'
+  | 'subtotalCents'
+  | 'discountCents'
+  | 'shippingCostCents'
+  | 'taxLines'
+  | 'taxAmountCents'
+  | 'totalAmountCents'
+  | 'estimatedDelivery'
+  | 'trackingNumber'
+  | 'carrier'
+  | 'shippingAddress'
+> & { items: Array<Pick<ItemRow, 'name' | 'quantity' | 'unitPriceCents' | 'position'>> };
+
 async function mailOrdersOf(
   ctx: RequestContext,
-  list: Array<OrderRow & { items: ItemRow[] }>,
+  list: MailedOrder[],
   /** The sellers' shop names, when already read. */
   shops?: Map<string, string>,
 ): Promise<OrderMailOrder[]> {
