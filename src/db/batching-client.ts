@@ -101,8 +101,11 @@ export function batchingClientClass(Client: typeof pg.Client) {
     /** Holds this tick's writes to the socket and lets them go together at the next. */
     private gather() {
       if (this.gathering) return;
-      const stream = (this as unknown as { connection: { stream: NodeJS.WritableStream & { cork?(): void; uncork?(): void } } })
-        .connection.stream;
+      const stream = (
+        this as unknown as {
+          connection: { stream: NodeJS.WritableStream & { cork?(): void; uncork?(): void } };
+        }
+      ).connection.stream;
       if (!stream.cork || !stream.uncork) return;
       this.gathering = true;
       stream.cork();
@@ -115,6 +118,8 @@ export function batchingClientClass(Client: typeof pg.Client) {
 }
 
 /** Whether a driver handle (drizzle's session client) can defer statements. */
-export function canDefer(client: unknown): client is { defer(config: pg.QueryConfig, values?: unknown[]): void } {
+export function canDefer(
+  client: unknown,
+): client is { defer(config: pg.QueryConfig, values?: unknown[]): void } {
   return typeof (client as { defer?: unknown })?.defer === 'function';
 }

@@ -53,7 +53,10 @@ export function preparedSql<Row = Record<string, unknown>>(name: string, query: 
  * its commit (db/batching-client.ts); elsewhere at once. Its error, if any, is the error of that
  * next statement: the transaction fails all the same.
  */
-export async function later(db: Db, statement: PromiseLike<unknown> & { toSQL(): { sql: string; params: unknown[] } }) {
+export async function later(
+  db: Db,
+  statement: PromiseLike<unknown> & { toSQL(): { sql: string; params: unknown[] } },
+) {
   const client = driverOf(db);
   if (!canDefer(client)) {
     await statement;

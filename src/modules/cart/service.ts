@@ -333,7 +333,8 @@ export function cartLockOfBuyer(name: string, buyerOf: SQL) {
       (await run(ctx.db, { ...values, now: ctx.now() })).length > 0,
     {
       /** Takes the lock without reading the answer: sent with the transaction's next statement. */
-      later: (ctx: RequestContext, values: Record<string, unknown>) => run.later(ctx.db, { ...values, now: ctx.now() }),
+      later: (ctx: RequestContext, values: Record<string, unknown>) =>
+        run.later(ctx.db, { ...values, now: ctx.now() }),
     },
   );
 }
