@@ -317,24 +317,17 @@ const clearPurchasedStatement = preparedSql(
 /**
  * A statement (prepared as `name`) locking the cart row of the buyer the query `buyerOf` selects,
  * for the rest of the transaction (a payment turning into orders: the cart of its checkout's
- * buyer, before the checkout, in one statement). Its lastUpdated stays. The statement answers
- * false when the query selects no one. Its values: those of `buyerOf`, and `now`.
+ * buyer, before the checkout, in one statement). Its lastUpdated stays; no one reads its answer,
+ * so in a transaction it goes out with the next statement (db/prepared.ts `later`). Its values:
+ * those of `buyerOf`, and `now`.
  */
 export function cartLockOfBuyer(name: string, buyerOf: SQL) {
   const run = preparedSql(
     name,
     sql`
       insert into ${carts} (user_id, updated_at) select b.id, ${ph('now')}::timestamptz from (${buyerOf}) as b(id)
-      on conflict (user_id) do update set updated_at = ${carts}.updated_at
-      returning user_id`,
+      on conflict (user_id) do update set updated_at = ${carts}.updated_at`,
   );
-  return Object.assign(
-    async (ctx: RequestContext, values: Record<string, unknown>) =>
-      (await run(ctx.db, { ...values, now: ctx.now() })).length > 0,
-    {
-      /** Takes the lock without reading the answer: sent with the transaction's next statement. */
-      later: (ctx: RequestContext, values: Record<string, unknown>) =>
-        run.later(ctx.db, { ...values, now: ctx.now() }),
-    },
-  );
+  return (ctx: RequestContext, values: Record<string, unknown>) =>
+    run.later(ctx.db, { ...values, now: ctx.now() });
 }

@@ -379,7 +379,7 @@ export async function sessionForPayment(ctx: RequestContext, checkoutId: string)
 export async function lockSessionForPayment(ctx: RequestContext, checkoutId: string) {
   if (!isRecordId('checkouts', checkoutId)) return undefined;
   // The cart's lock goes out with the session's read (no checkout: neither finds a row).
-  await lockCartOfCheckout.later(ctx, { checkoutId });
+  await lockCartOfCheckout(ctx, { checkoutId });
   const [row] = await sessionByIdLocked(ctx.db, { id: checkoutId });
   return row;
 }
