@@ -1,14 +1,14 @@
 // Fewer round trips for a transaction (src/db/batching-client.ts): a deferred statement
-// (`later`) is seen by the next statement of its transaction and committed with it; one that
+// (`insertRows(...).later`) is seen by the next statement of its transaction and committed with it; one that
 // fails fails the transaction and nothing of it is committed; a transaction that ends before
 // its first statement leaves the pooled connection as it found it. On PGlite `later` runs at
-// once: the same outcomes hold. On PostgreSQL, statements issued together leave in one write.
+// once: the same outcomes hold. insertRows writes what the query builder writes, row for row. On PostgreSQL, statements issued together leave in one write.
 import { sql } from 'drizzle-orm';
-import { integer, pgTable, text } from 'drizzle-orm/pg-core';
+import { integer, jsonb, pgTable, text, timestamp } from 'drizzle-orm/pg-core';
 import type pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type Database, type Db, openDatabase, queryRows } from '../src/db/index.ts';
-import { later } from '../src/db/prepared.ts';
+import { insertRows } from '../src/db/prepared.ts';
 import { type TestDatabase, testDatabase } from './helpers/db.ts';
 
 const probe = pgTable('batching_probe', { id: integer('id').primaryKey(), note: text('note').notNull() });
@@ -21,6 +21,10 @@ beforeAll(async () => {
   database = await testDatabase();
   one = database.url ? await openDatabase({ databaseUrl: database.url, poolSize: 1 }) : database;
   await database.db.execute(sql`create table batching_probe (id int primary key, note text not null)`);
+  await database.db.execute(
+    sql`create table batching_shapes (id int primary key, doc jsonb not null, list jsonb not null, at timestamptz not null,
+      note text, kept text not null default 'by default')`,
+  );
 });
 afterAll(async () => {
   if (one && one !== database) await one.close();
@@ -32,7 +36,8 @@ const rowsOf = (db: Db, ids: number[]) =>
     db,
     sql`select id, note from batching_probe where id = any(${`{${ids.join(',')}}`}::int[]) order by id`,
   );
-const put = (tx: Db, id: number, note: string) => later(tx, tx.insert(probe).values({ id, note }));
+const insertProbe = insertRows('batching_probe_insert', probe);
+const put = (tx: Db, id: number, note: string) => insertProbe.later(tx, [{ id, note }]);
 /** The database error behind drizzle's wrapper. */
 const codeOf = (err: unknown) =>
   ((err as { cause?: { code?: string } }).cause ?? (err as { code?: string })).code;
@@ -94,6 +99,75 @@ describe('deferred statements (later)', () => {
   it('run at once outside a transaction', async () => {
     await put(database.db, 40, 'at once');
     expect(await rowsOf(database.db, [40])).toEqual([{ id: 40, note: 'at once' }]);
+  });
+});
+
+const shapes = pgTable('batching_shapes', {
+  id: integer('id').primaryKey(),
+  doc: jsonb('doc').$type<{ a: number; b: string[] }>().notNull(),
+  // A jsonb array (as an order's tax lines): the driver alone would write a PostgreSQL array.
+  list: jsonb('list').$type<{ rate: string }[]>().notNull(),
+  at: timestamp('at', { withTimezone: true }).notNull(),
+  note: text('note'),
+  kept: text('kept').notNull().default('by default'),
+});
+const insertShapes = insertRows('batching_shapes_insert', shapes, { onConflictDoNothing: [shapes.id] });
+
+describe('insertRows', () => {
+  const at = new Date('2026-11-21T12:34:56.789Z');
+  const row = (id: number, note: string | null) => ({
+    id,
+    doc: { a: id, b: ['x', "it's"] },
+    list: [{ rate: '0.13' }, { rate: '0.05' }],
+    at,
+    note,
+  });
+  const read = (from: number, to: number) =>
+    queryRows<{ id: number; doc: unknown; list: unknown; at: string; note: string | null; kept: string }>(
+      database.db,
+      sql`select id, doc, list, to_json(at)#>>'{}' as at, note, kept from batching_shapes
+        where id between ${from} and ${to} order by id`,
+    );
+
+  it('writes what the query builder writes: jsonb, timestamps, nulls, and a column left out takes its default', async () => {
+    await database.db.transaction(async (t) => {
+      await insertShapes.later(t as unknown as Db, [row(1, 'one'), row(2, null)]);
+    });
+    await database.db.insert(shapes).values([row(101, 'one'), row(102, null)]);
+    const ours = await read(1, 2);
+    const builders = await read(101, 102);
+    expect(ours.map((r) => ({ ...r, id: r.id + 100, doc: { ...(r.doc as object), a: r.id + 100 } }))).toEqual(
+      builders,
+    );
+    expect(ours[0]).toEqual({
+      id: 1,
+      doc: { a: 1, b: ['x', "it's"] },
+      list: [{ rate: '0.13' }, { rate: '0.05' }],
+      at: '2026-11-21T12:34:56.789+00:00',
+      note: 'one',
+      kept: 'by default',
+    });
+  });
+
+  it('writes many rows in one statement (past the named sizes), and its conflict clause holds', async () => {
+    const many = Array.from({ length: 9 }, (_, n) => row(200 + n, `n${n}`));
+    await database.db.transaction(async (t) => {
+      await insertShapes.later(t as unknown as Db, many);
+      // The same ids again: "on conflict (id) do nothing" leaves the first rows as they are.
+      await insertShapes.later(t as unknown as Db, [row(200, 'again')]);
+    });
+    const rows = await read(200, 208);
+    expect(rows.map((r) => r.note)).toEqual(many.map((r) => r.note));
+  });
+
+  it('refuses rows of one insert that give different columns', async () => {
+    await expect(
+      insertShapes.later(database.db, [
+        row(300, 'a'),
+        { id: 301, doc: { a: 1, b: [] }, list: [], at } as never,
+      ]),
+    ).rejects.toThrow('rows of one insert must give the same columns');
+    expect(await read(300, 301)).toEqual([]);
   });
 });
 

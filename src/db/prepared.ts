@@ -2,8 +2,8 @@
 // built once, with sql.placeholder for its values, instead of by the query builder on every
 // call, and on PostgreSQL it is a named statement that each connection parses once. It runs on
 // whatever ctx.db is: the pool, or the transaction the caller is in (PGlite alike, unnamed).
-import { fillPlaceholders, type SQL } from 'drizzle-orm';
-import { PgDialect } from 'drizzle-orm/pg-core';
+import { fillPlaceholders, getTableColumns, getTableName, type SQL } from 'drizzle-orm';
+import { type PgColumn, PgDialect, type PgTable } from 'drizzle-orm/pg-core';
 import { canDefer } from './batching-client.ts';
 import type { Db } from './index.ts';
 
@@ -47,23 +47,73 @@ export function preparedSql<Row = Record<string, unknown>>(name: string, query: 
   });
 }
 
+/** At most this many rows make a named (server-side prepared) insert; longer ones go unnamed. */
+const NAMED_ROWS = 4;
+
 /**
- * Runs a query-builder statement whose answer no one reads (an insert without returning, an
- * update): in a transaction on PostgreSQL it goes out with the transaction's next statement or
- * its commit (db/batching-client.ts); elsewhere at once. Its error, if any, is the error of that
- * next statement: the transaction fails all the same.
+ * An insert whose answer no one reads (no `returning`), of rows given as the table's insert
+ * objects. Its text is built once per shape (the columns given, the number of rows) instead of
+ * by the query builder at every call (which cost about a tenth of the service's CPU per
+ * payment); inserts of up to NAMED_ROWS rows are named statements, parsed once per connection.
+ * Values go through each column's own driver mapping (jsonb, timestamps), as the builder's do;
+ * a column left out takes its default, as with the builder. `later` runs it as preparedSql's.
  */
-export async function later(
-  db: Db,
-  statement: PromiseLike<unknown> & { toSQL(): { sql: string; params: unknown[] } },
+export function insertRows<T extends PgTable>(
+  name: string,
+  table: T,
+  options: { onConflictDoNothing?: PgColumn[] } = {},
 ) {
-  const client = driverOf(db);
-  if (!canDefer(client)) {
-    await statement;
-    return;
-  }
-  const { sql: text, params } = statement.toSQL();
-  client.defer({ text }, params);
+  const columns = getTableColumns(table) as Record<string, PgColumn>;
+  const target = `insert into "${getTableName(table)}"`;
+  const conflict = options.onConflictDoNothing
+    ? ` on conflict (${options.onConflictDoNothing.map((c) => `"${c.name}"`).join(', ')}) do nothing`
+    : '';
+  const texts = new Map<string, string>();
+  const textOf = (keys: string[], count: number) => {
+    const shape = `${count}:${keys.join(',')}`;
+    let text = texts.get(shape);
+    if (text === undefined) {
+      const names = keys.map((k) => {
+        const column = columns[k];
+        if (!column) throw new Error(`${name}: no column ${k}`);
+        return `"${column.name}"`;
+      });
+      const tuples = Array.from(
+        { length: count },
+        (_, r) => `(${keys.map((_k, c) => `$${r * keys.length + c + 1}`).join(', ')})`,
+      );
+      text = `${target} (${names.join(', ')}) values ${tuples.join(', ')}${conflict}`;
+      // A bounded set of shapes: one call site writes one shape, and rows are bounded by the cart.
+      if (texts.size < 64) texts.set(shape, text);
+    }
+    return text;
+  };
+  const build = (rows: T['$inferInsert'][]) => {
+    const keys = Object.keys(rows[0]!).filter((k) => (rows[0] as Record<string, unknown>)[k] !== undefined);
+    const values: unknown[] = [];
+    for (const row of rows as Record<string, unknown>[]) {
+      for (const k of keys) {
+        const v = row[k];
+        if (v === undefined) throw new Error(`${name}: rows of one insert must give the same columns`);
+        values.push(v === null ? null : columns[k]!.mapToDriverValue(v));
+      }
+    }
+    return {
+      ...(rows.length <= NAMED_ROWS ? { name: `${name}_${rows.length}` } : {}),
+      text: textOf(keys, rows.length),
+      values,
+    };
+  };
+  return {
+    async later(db: Db, rows: T['$inferInsert'][]): Promise<void> {
+      if (rows.length === 0) return;
+      const client = driverOf(db);
+      const { values, ...config } = build(rows);
+      if (canDefer(client)) client.defer(config, values);
+      else if (isNodePg(client)) await client.query({ ...config, values });
+      else await client.query(config.text, values);
+    },
+  };
 }
 
 interface DrizzlePrepared<R> {

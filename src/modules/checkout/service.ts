@@ -9,7 +9,7 @@ import type { z } from 'zod';
 import { type checkoutSession, type createCheckoutBody, PAYMENT_METHODS } from '../../contract/checkout.ts';
 import { isRecordId, newId, type Province, toUnix } from '../../contract/common.ts';
 import { AppError, conflict, notFound } from '../../contract/errors.ts';
-import { later, prepared } from '../../db/prepared.ts';
+import { insertRows, prepared } from '../../db/prepared.ts';
 import { mailNamesOf } from '../auth/sellers.ts';
 import { cartLockOfBuyer, lockedCartForCheckout, quoteLines } from '../cart/service.ts';
 import { caller, inTransaction, type RequestContext } from '../context.ts';
@@ -67,6 +67,8 @@ function answer(row: SessionRow, publishableKey: string, orderIds: string[]): Se
     orderIds,
   };
 }
+
+const insertSession = insertRows('checkout_sessions_insert', checkoutSessions);
 
 /**
  * POST /checkout (create_checkout). Answers the session and whether it is new: an unchanged
@@ -204,7 +206,7 @@ export async function createCheckout(
       expiredAt: null,
     };
     // The row is answered as written (every column is above): the insert goes out with the commit.
-    await later(tx.db, tx.db.insert(checkoutSessions).values(row));
+    await insertSession.later(tx.db, [row]);
     return { row, created: true, superseded: open };
   });
 

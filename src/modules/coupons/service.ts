@@ -6,7 +6,7 @@ import type { z } from 'zod';
 import type { coupon, createCouponBody } from '../../contract/cart.ts';
 import { toUnix } from '../../contract/common.ts';
 import { conflict, notFound } from '../../contract/errors.ts';
-import { later } from '../../db/prepared.ts';
+import { insertRows } from '../../db/prepared.ts';
 import { caller, type RequestContext } from '../context.ts';
 import type { DiscountTerms } from '../pricing/index.ts';
 import { couponRedemptions, coupons } from './tables.ts';
@@ -138,13 +138,11 @@ export async function lockCoupon(ctx: RequestContext, code: string): Promise<voi
     .for('no key update');
 }
 
+const insertRedemption = insertRows('coupon_redemptions_insert', couponRedemptions, {
+  onConflictDoNothing: [couponRedemptions.orderId],
+});
+
 /** Counts a paid checkout's use of its coupon (once: keyed by the first order's id). */
 export async function redeemCoupon(ctx: RequestContext, code: string, userId: string, orderId: string) {
-  await later(
-    ctx.db,
-    ctx.db
-      .insert(couponRedemptions)
-      .values({ code, userId, orderId, createdAt: ctx.now() })
-      .onConflictDoNothing({ target: couponRedemptions.orderId }),
-  );
+  await insertRedemption.later(ctx.db, [{ code, userId, orderId, createdAt: ctx.now() }]);
 }

@@ -11,7 +11,7 @@ import type { z } from 'zod';
 import { isRecordId, newId, type Province, toUnix } from '../../contract/common.ts';
 import { conflict, forbidden, notFound } from '../../contract/errors.ts';
 import type { listOrdersQuery, OrderStatus, orderDetail, orderListItem } from '../../contract/orders.ts';
-import { later } from '../../db/prepared.ts';
+import { insertRows } from '../../db/prepared.ts';
 import { shopNames } from '../auth/sellers.ts';
 import { findUser } from '../auth/users.ts';
 import { clearPurchased } from '../cart/service.ts';
@@ -92,6 +92,10 @@ export type PaymentOutcome =
   /** Paid another amount than quoted: no order, the payment refunded (the refund's id). */
   | { outcome: 'refused'; refundId: string | undefined }
   | { outcome: 'unknown_checkout' };
+
+/** The orders of a payment, and their items (built once; see db/prepared.ts). */
+const insertOrders = insertRows('orders_insert', orders);
+const insertItems = insertRows('order_items_insert', orderItems);
 
 /**
  * Turns a paid checkout into its orders: one per seller, `confirmed` with the units taken from
@@ -194,8 +198,8 @@ export async function createFromCheckout(
     );
     // What is written here is not read back (the rows are those above): these statements, and
     // the ones below, go out with the commit (db/batching-client.ts).
-    await later(tx.db, tx.db.insert(orders).values(rows));
-    await later(tx.db, tx.db.insert(orderItems).values(items.flat()));
+    await insertOrders.later(tx.db, rows);
+    await insertItems.later(tx.db, items.flat());
     const created = rows.map((row, n) => ({ ...row, trackingNumber: null, carrier: null, items: items[n]! }));
     // Nothing of the session is held any more: each parcel's reservations were committed, or
     // released when its stock could not be taken.
