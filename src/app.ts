@@ -1,7 +1,6 @@
 // Builds the Fastify app from configuration: cross-cutting plugins first, then the modules.
 import { randomUUID } from 'node:crypto';
 import cors from '@fastify/cors';
-import helmet from '@fastify/helmet';
 import swagger from '@fastify/swagger';
 import Fastify, { type FastifyInstance, type FastifyServerOptions } from 'fastify';
 import {
@@ -25,6 +24,7 @@ import { idempotencyCleanupJob, registerIdempotency } from './http/idempotency.t
 import { refuseUnsafeInput } from './http/input.ts';
 import { registerRateLimits } from './http/rate-limit.ts';
 import { registerRouteDefaults } from './http/route-defaults.ts';
+import { registerSecurityHeaders } from './http/security-headers.ts';
 import './http/types.ts';
 import { commerceJobs } from './jobs/index.ts';
 import { createJobRunner, type JobRunner } from './jobs/runner.ts';
@@ -119,11 +119,7 @@ export async function buildApp(opts: AppOptions): Promise<FastifyInstance> {
     reply.header('x-request-id', req.id);
   });
 
-  await app.register(helmet, {
-    contentSecurityPolicy: { directives: { defaultSrc: ["'none'"], frameAncestors: ["'none'"] } },
-    // Cross-origin API clients are governed by CORS, not by resource policy.
-    crossOriginResourcePolicy: { policy: 'cross-origin' },
-  });
+  registerSecurityHeaders(app);
   await app.register(cors, {
     origin: config.corsOrigins === '*' ? '*' : config.corsOrigins.length ? config.corsOrigins : false,
     methods: ['GET', 'POST', 'PATCH', 'DELETE'],

@@ -42,21 +42,19 @@ export function registerDocs(app: FastifyInstance) {
     return reply.send(res.rawPayload);
   };
   const options = {
-    config: { auth: 'public' as const },
-    schema: { hide: true },
-    // The page runs its own scripts and styles, which the API's CSP (default-src 'none') forbids.
-    helmet: {
-      contentSecurityPolicy: {
-        directives: {
-          defaultSrc: ["'self'"],
-          scriptSrc: ["'self'", "'unsafe-inline'"],
-          styleSrc: ["'self'", "'unsafe-inline'", 'https:'],
-          imgSrc: ["'self'", 'data:', 'https:'],
-          fontSrc: ["'self'", 'data:', 'https:'],
-          connectSrc: ["'self'"],
-        },
+    config: {
+      auth: 'public' as const,
+      // The page runs its own scripts and styles, which the API's CSP (default-src 'none') forbids.
+      csp: {
+        defaultSrc: ["'self'"],
+        scriptSrc: ["'self'", "'unsafe-inline'"],
+        styleSrc: ["'self'", "'unsafe-inline'", 'https:'],
+        imgSrc: ["'self'", 'data:', 'https:'],
+        fontSrc: ["'self'", 'data:', 'https:'],
+        connectSrc: ["'self'"],
       },
     },
+    schema: { hide: true },
   };
   app.get('/docs', options, serve);
   app.get('/docs/*', options, serve);
