@@ -5,6 +5,7 @@
 import { eq, sql } from 'drizzle-orm';
 import { isRecordId } from '../../contract/common.ts';
 import { unauthenticated } from '../../contract/errors.ts';
+import { prepared } from '../../db/prepared.ts';
 import { type AuthUser, caller, type RequestContext } from '../context.ts';
 import {
   signAccessToken,
@@ -43,6 +44,15 @@ export interface SessionUser extends AuthUser {
   /** Unix seconds. */
   authTime: number;
 }
+
+/** The caller's account, read at every authenticated request (prepared: built and planned once). */
+const userOfToken = prepared('auth_user_of_token', (db, name) =>
+  db
+    .select({ id: users.id, email: users.email, role: users.role, tokenVersion: users.tokenVersion })
+    .from(users)
+    .where(eq(users.id, sql.placeholder('id')))
+    .prepare(name),
+);
 
 const AUTH_CACHE_MAX = 50_000;
 
@@ -96,17 +106,7 @@ export function createTokens(deps: TokenDeps) {
       }
       let entry = known.get(claims.sub);
       if (!entry || entry.until <= now.getTime()) {
-        const [row] = isRecordId('users', claims.sub)
-          ? await ctx.db
-              .select({
-                id: users.id,
-                email: users.email,
-                role: users.role,
-                tokenVersion: users.tokenVersion,
-              })
-              .from(users)
-              .where(eq(users.id, claims.sub))
-          : [];
+        const [row] = isRecordId('users', claims.sub) ? await userOfToken(ctx.db, { id: claims.sub }) : [];
         if (!row) {
           known.delete(claims.sub);
           throw unauthenticated();
