@@ -3,7 +3,7 @@
 import { eq, sql } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { productList, productListItem } from '../src/contract/catalog.ts';
-import { newId } from '../src/contract/common.ts';
+import { isRecordId, newId, randomKey } from '../src/contract/common.ts';
 import { listItemsByIds, listProducts } from '../src/modules/catalog/service.ts';
 import { products } from '../src/modules/catalog/tables.ts';
 import { inTransaction } from '../src/modules/context.ts';
@@ -626,6 +626,22 @@ describe('unknown and malformed ids', () => {
     // The products table is intact.
     const [count] = await database.db.select({ n: sql<number>`count(*)::int` }).from(products);
     expect(count!.n).toBeGreaterThan(0);
+  });
+});
+
+describe('new ids', () => {
+  it('are well-formed and distinct, across refills of their random pool', () => {
+    // 4 KiB of pool at 15 bytes an id: 1,000 ids refill it three times.
+    const ids = Array.from({ length: 1000 }, () => newId('orders'));
+    expect(new Set(ids).size).toBe(1000);
+    for (const id of ids) {
+      expect(id).toMatch(/^orders:[A-Za-z0-9_-]{20}$/);
+      expect(isRecordId('orders', id)).toBe(true);
+    }
+    const keys = Array.from({ length: 600 }, () => randomKey(12));
+    expect(new Set(keys).size).toBe(600);
+    expect(keys.every((k) => /^[A-Za-z0-9_-]{16}$/.test(k))).toBe(true);
+    expect(() => randomKey(65)).toThrow(RangeError);
   });
 });
 

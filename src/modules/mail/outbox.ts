@@ -1,7 +1,8 @@
 // Writing an email: one row of the outbox, in the caller's transaction, so the email exists
 // exactly when the change that causes it commits (../shared/design/decisions.md, "Mail").
-import { randomBytes } from 'node:crypto';
+
 import { sql } from 'drizzle-orm';
+import { randomKey } from '../../contract/common.ts';
 import { prepared } from '../../db/prepared.ts';
 import type { RequestContext } from '../context.ts';
 import { outbox } from './tables.ts';
@@ -21,7 +22,7 @@ export async function enqueueMail(ctx: RequestContext, message: MailMessage): Pr
   const now = ctx.now();
   // No one reads the answer: in a transaction it goes out with the next statement or the commit.
   await insertStatement.later(ctx.db, {
-    id: `mail_${randomBytes(12).toString('base64url')}`,
+    id: `mail_${randomKey(12)}`,
     dedupeKey: message.dedupeKey,
     kind: message.kind,
     toAddress: message.to,

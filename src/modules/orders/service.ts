@@ -5,10 +5,9 @@
 // "Checkout, payment, orders" and "The 14th tool"). The returns module reads, locks and refunds
 // orders only through the functions of "returns" below; a return's refund, once the provider
 // confirms it, marks the return refunded in the same transaction (returns/refunded.ts).
-import { randomBytes } from 'node:crypto';
 import { and, asc, count, desc, eq, inArray, lte, sql } from 'drizzle-orm';
 import type { z } from 'zod';
-import { isRecordId, newId, type Province, toUnix } from '../../contract/common.ts';
+import { isRecordId, newId, type Province, randomKey, toUnix } from '../../contract/common.ts';
 import { conflict, forbidden, notFound } from '../../contract/errors.ts';
 import type { listOrdersQuery, OrderStatus, orderDetail, orderListItem } from '../../contract/orders.ts';
 import { insertRows } from '../../db/prepared.ts';
@@ -600,7 +599,7 @@ async function requestRefund(
   /** The return whose approval asks for it (refunds.return_id is unique: one refund per return). */
   returnId?: string,
 ): Promise<string> {
-  const id = `refund_${randomBytes(12).toString('base64url')}`;
+  const id = `refund_${randomKey(12)}`;
   await ctx.db.insert(refunds).values({
     id,
     orderId: row.id,

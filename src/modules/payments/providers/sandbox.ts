@@ -2,6 +2,7 @@
 // own at /sandbox/checkout/:id, test cards, and events signed exactly as Stripe signs them,
 // delivered to our own POST /webhooks/payments (README "Payments").
 import { createHash, randomBytes } from 'node:crypto';
+import { randomKey } from '../../../contract/common.ts';
 import {
   type PaymentEvent,
   type PaymentProvider,
@@ -13,7 +14,7 @@ import { signatureHeader, verifySignature } from '../signature.ts';
 
 export const SANDBOX_CARDS = { pays: '4242424242424242', declined: '4000000000000002' } as const;
 
-const id = (prefix: string) => `${prefix}_${randomBytes(12).toString('base64url').replace(/[-_]/g, 'x')}`;
+const id = (prefix: string) => `${prefix}_${randomKey(12).replace(/[-_]/g, 'x')}`;
 
 /** The payment intent of a checkout paid in the sandbox: one per checkout, so paying twice is one payment. */
 export const sandboxPaymentIntent = (checkoutId: string) =>
