@@ -167,7 +167,23 @@ describe('insertRows', () => {
         { id: 301, doc: { a: 1, b: [] }, list: [], at } as never,
       ]),
     ).rejects.toThrow('rows of one insert must give the same columns');
-    expect(await read(300, 301)).toEqual([]);
+    await expect(
+      insertShapes.later(database.db, [
+        { ...row(302, null), note: undefined } as never,
+        { ...row(303, 'a column more') },
+      ]),
+    ).rejects.toThrow('rows of one insert must give the same columns');
+    expect(await read(300, 303)).toEqual([]);
+  });
+
+  it('names each shape apart: another set of columns with as many rows is another statement', async () => {
+    await database.db.transaction(async (t) => {
+      await insertShapes.later(t as unknown as Db, [row(400, 'with a note')]);
+      const { note: _, ...noNote } = row(401, null);
+      await insertShapes.later(t as unknown as Db, [noNote]);
+      await insertShapes.later(t as unknown as Db, [row(402, 'with a note again')]);
+    });
+    expect((await read(400, 402)).map((r) => r.note)).toEqual(['with a note', null, 'with a note again']);
   });
 });
 

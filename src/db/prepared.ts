@@ -68,11 +68,13 @@ export function insertRows<T extends PgTable>(
   const conflict = options.onConflictDoNothing
     ? ` on conflict (${options.onConflictDoNothing.map((c) => `"${c.name}"`).join(', ')}) do nothing`
     : '';
-  const texts = new Map<string, string>();
-  const textOf = (keys: string[], count: number) => {
+  // One statement per shape (the columns given, the number of rows); a name per shape, so two
+  // shapes never share one. Bounded: one call site writes one shape, rows are bounded by the cart.
+  const shapes = new Map<string, { text: string; name?: string }>();
+  const statementOf = (keys: string[], count: number) => {
     const shape = `${count}:${keys.join(',')}`;
-    let text = texts.get(shape);
-    if (text === undefined) {
+    let statement = shapes.get(shape);
+    if (statement === undefined) {
       const names = keys.map((k) => {
         const column = columns[k];
         if (!column) throw new Error(`${name}: no column ${k}`);
@@ -82,27 +84,28 @@ export function insertRows<T extends PgTable>(
         { length: count },
         (_, r) => `(${keys.map((_k, c) => `$${r * keys.length + c + 1}`).join(', ')})`,
       );
-      text = `${target} (${names.join(', ')}) values ${tuples.join(', ')}${conflict}`;
-      // A bounded set of shapes: one call site writes one shape, and rows are bounded by the cart.
-      if (texts.size < 64) texts.set(shape, text);
+      const text = `${target} (${names.join(', ')}) values ${tuples.join(', ')}${conflict}`;
+      if (shapes.size >= 64) return { text };
+      statement = count <= NAMED_ROWS ? { text, name: `${name}_${shapes.size}` } : { text };
+      shapes.set(shape, statement);
     }
-    return text;
+    return statement;
   };
+  const defined = (row: Record<string, unknown>) => Object.keys(row).filter((k) => row[k] !== undefined);
   const build = (rows: T['$inferInsert'][]) => {
-    const keys = Object.keys(rows[0]!).filter((k) => (rows[0] as Record<string, unknown>)[k] !== undefined);
+    const keys = defined(rows[0] as Record<string, unknown>);
     const values: unknown[] = [];
     for (const row of rows as Record<string, unknown>[]) {
+      if (row !== rows[0] && defined(row).length !== keys.length) {
+        throw new Error(`${name}: rows of one insert must give the same columns`);
+      }
       for (const k of keys) {
         const v = row[k];
         if (v === undefined) throw new Error(`${name}: rows of one insert must give the same columns`);
         values.push(v === null ? null : columns[k]!.mapToDriverValue(v));
       }
     }
-    return {
-      ...(rows.length <= NAMED_ROWS ? { name: `${name}_${rows.length}` } : {}),
-      text: textOf(keys, rows.length),
-      values,
-    };
+    return { ...statementOf(keys, rows.length), values };
   };
   return {
     async later(db: Db, rows: T['$inferInsert'][]): Promise<void> {
