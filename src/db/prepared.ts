@@ -22,6 +22,22 @@ const isNodePg = (client: object) => 'totalCount' in client || 'connection' in c
 
 const dialect = new PgDialect();
 
+type Driver = ReturnType<typeof driverOf>;
+
+/** Runs a statement: named on node-postgres (parsed once per connection), plain on PGlite. */
+const send = (client: Driver, statement: { name?: string; text: string }, values: unknown[]) =>
+  isNodePg(client) ? client.query({ ...statement, values }) : client.query(statement.text, values);
+
+/**
+ * Runs a statement no one reads: in a transaction on PostgreSQL it goes out with the
+ * transaction's next statement or its commit (db/batching-client.ts), elsewhere at once.
+ */
+async function sendLater(db: Db, statement: { name?: string; text: string }, values: unknown[]) {
+  const client = driverOf(db);
+  if (canDefer(client)) client.defer(statement, values);
+  else await send(client, statement, values);
+}
+
 /**
  * A statement of plain SQL built once (`query` with sql.placeholder for the values): answers
  * a function running it on a database or transaction, with the rows as the driver gives them.
@@ -30,19 +46,12 @@ const dialect = new PgDialect();
  */
 export function preparedSql<Row = Record<string, unknown>>(name: string, query: SQL) {
   const built = dialect.sqlToQuery(query);
-  const run = async (db: Db, values: Record<string, unknown> = {}): Promise<Row[]> => {
-    const client = driverOf(db);
-    const params = fillPlaceholders(built.params, values);
-    const result = isNodePg(client)
-      ? await client.query({ name, text: built.sql, values: params })
-      : await client.query(built.sql, params);
-    return result.rows as Row[];
-  };
+  const statement = { name, text: built.sql };
+  const run = async (db: Db, values: Record<string, unknown> = {}): Promise<Row[]> =>
+    (await send(driverOf(db), statement, fillPlaceholders(built.params, values))).rows as Row[];
   return Object.assign(run, {
     async later(db: Db, values: Record<string, unknown> = {}): Promise<void> {
-      const client = driverOf(db);
-      if (canDefer(client)) client.defer({ name, text: built.sql }, fillPlaceholders(built.params, values));
-      else await run(db, values);
+      await sendLater(db, statement, fillPlaceholders(built.params, values));
     },
   });
 }
@@ -110,11 +119,8 @@ export function insertRows<T extends PgTable>(
   return {
     async later(db: Db, rows: T['$inferInsert'][]): Promise<void> {
       if (rows.length === 0) return;
-      const client = driverOf(db);
-      const { values, ...config } = build(rows);
-      if (canDefer(client)) client.defer(config, values);
-      else if (isNodePg(client)) await client.query({ ...config, values });
-      else await client.query(config.text, values);
+      const { values, ...statement } = build(rows);
+      await sendLater(db, statement, values);
     },
   };
 }
