@@ -5,6 +5,14 @@ import path from 'node:path';
 import { z } from 'zod';
 
 export const APP_ENVS = ['development', 'staging', 'production'] as const;
+
+/**
+ * Connections of an instance's PostgreSQL pool unless DATABASE_POOL_SIZE says otherwise. A
+ * transaction waits on this process between its statements (the event loop serves other
+ * requests), so the pool is larger than the cores: bench/checkout.ts paid 264-276 orders/s with
+ * 10 and 308-319 with 16, in alternated runs (docs/bench-checkout.md).
+ */
+export const DEFAULT_POOL_SIZE = 20;
 export type AppEnv = (typeof APP_ENVS)[number];
 
 export interface OidcConfig {
@@ -22,6 +30,8 @@ export interface Config {
   host: string;
   dataDir: string;
   databaseUrl: string | undefined;
+  /** Connections of the PostgreSQL pool (DATABASE_URL only; the embedded database has one). */
+  databasePoolSize: number;
   redisUrl: string | undefined;
   publicBaseUrl: string;
   /** PEM (PKCS#8) of the token signing key; undefined in development means "generate in dataDir". */
@@ -151,6 +161,7 @@ export function loadConfig(env: Env = process.env): Config {
     z.string().regex(/^postgres(ql)?:\/\//, 'must be a postgres:// URL'),
     undefined,
   );
+  const databasePoolSize = pick('DATABASE_POOL_SIZE', intIn(1, 200), DEFAULT_POOL_SIZE);
   const redisUrl = pick<string | undefined>(
     'REDIS_URL',
     z.string().regex(/^rediss?:\/\//, 'must be a redis:// URL'),
@@ -264,6 +275,7 @@ export function loadConfig(env: Env = process.env): Config {
     host,
     dataDir,
     databaseUrl,
+    databasePoolSize,
     redisUrl,
     publicBaseUrl,
     jwtPrivateKey,

@@ -34,6 +34,7 @@ describe('loadConfig', () => {
       host: '127.0.0.1',
       dataDir: path.resolve('./data'),
       databaseUrl: undefined,
+      databasePoolSize: 20,
       redisUrl: undefined,
       publicBaseUrl: 'http://localhost:3000',
       jwtPrivateKey: undefined,
@@ -90,6 +91,7 @@ describe('loadConfig', () => {
       HOST: '0.0.0.0',
       DATA_DIR: '/var/lib/portage',
       DATABASE_URL: 'postgresql://app:pw@db.internal:5432/portage',
+      DATABASE_POOL_SIZE: '40',
       REDIS_URL: 'rediss://cache.internal:6380',
       ACCESS_TOKEN_TTL_SECONDS: '900',
       REFRESH_WINDOW_SECONDS: '0',
@@ -105,6 +107,7 @@ describe('loadConfig', () => {
       host: '0.0.0.0',
       dataDir: '/var/lib/portage',
       databaseUrl: 'postgresql://app:pw@db.internal:5432/portage',
+      databasePoolSize: 40,
       redisUrl: 'rediss://cache.internal:6380',
       accessTokenTtlSeconds: 900,
       refreshWindowSeconds: 0,
@@ -187,9 +190,13 @@ describe('loadConfig', () => {
   });
 
   it('refuses numbers out of range', () => {
-    expect(problemsOf({ PORT: '65536', ACCESS_TOKEN_TTL_SECONDS: '0' })).toEqual([
+    expect(problemsOf({ PORT: '65536', ACCESS_TOKEN_TTL_SECONDS: '0', DATABASE_POOL_SIZE: '0' })).toEqual([
       'PORT: must be between 0 and 65535 (got "65536")',
+      'DATABASE_POOL_SIZE: must be between 1 and 200 (got "0")',
       'ACCESS_TOKEN_TTL_SECONDS: must be between 1 and 86400 (got "0")',
+    ]);
+    expect(problemsOf({ DATABASE_POOL_SIZE: '201' })).toEqual([
+      'DATABASE_POOL_SIZE: must be between 1 and 200 (got "201")',
     ]);
   });
 

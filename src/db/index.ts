@@ -19,6 +19,7 @@ import type { PgDatabase, PgQueryResultHKT } from 'drizzle-orm/pg-core';
 import { drizzle as drizzlePglite } from 'drizzle-orm/pglite';
 import { migrate as migratePglite } from 'drizzle-orm/pglite/migrator';
 import type pg from 'pg';
+import { DEFAULT_POOL_SIZE } from '../config.ts';
 import { batchingClientClass } from './batching-client.ts';
 import * as schema from './schema.ts';
 
@@ -48,7 +49,7 @@ export interface OpenOptions {
 }
 
 export async function openDatabase(opts: OpenOptions): Promise<Database> {
-  if (opts.databaseUrl) return await openPostgres(opts.databaseUrl, opts.poolSize ?? 10);
+  if (opts.databaseUrl) return await openPostgres(opts.databaseUrl, opts.poolSize ?? DEFAULT_POOL_SIZE);
   if (opts.pglite) return wrapPglite(opts.pglite, async () => {});
   if (!opts.dataDir) throw new Error('openDatabase needs databaseUrl, dataDir or pglite');
   const release = lockDataDir(opts.dataDir);
