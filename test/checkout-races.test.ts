@@ -6,10 +6,11 @@
 import { eq, sql } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { checkoutSessions } from '../src/modules/checkout/tables.ts';
+import { couponRedemptions } from '../src/modules/coupons/tables.ts';
 import { outbox } from '../src/modules/mail/tables.ts';
 import { signatureHeader } from '../src/modules/payments/signature.ts';
 import { type Answer, listen, type SignedIn, type TestApp, testApp } from './helpers/app.ts';
-import { buyer, product, seller } from './helpers/builders.ts';
+import { admin, buyer, coupon, product, seller } from './helpers/builders.ts';
 import {
   addToCart,
   checkout,
@@ -132,6 +133,60 @@ describe('20 buyers racing for the last 5 units', () => {
     );
     expect(again.map((a) => a.status)).toEqual([409, 409, 409, 409, 409]);
     expect(await stockOf(database, p.id)).toEqual({ stock: 0, reserved: 0 });
+  });
+});
+
+describe('buyers racing for the last uses of a coupon', () => {
+  it('promises a coupon of 3 uses to exactly 3 checkouts at once, and 3 redemptions once paid', async () => {
+    const s = await seller(t.api);
+    const p = await product(t.api, s, { priceCents: 5000, stockQuantity: 100 });
+    const c = await coupon(t.api, await admin(t.api, database), { discountCents: 500, maxRedemptions: 3 });
+    const buyers: SignedIn[] = [];
+    for (let i = 0; i < 8; i++) buyers.push(await buyer(t.api, `coupon-racer${i}`));
+    for (const b of buyers) await addToCart(t.api, b, p.id, 1);
+
+    const base = await listen(t);
+    const answers = await Promise.all(
+      buyers.map((b) =>
+        http(base, 'POST', '/checkout', b.token, { shipping_address: ON_ADDRESS, coupon: c.code }),
+      ),
+    );
+    const won = answers.filter((a) => a.status === 201);
+    const lost = answers.filter((a) => a.status !== 201);
+    expect(won).toHaveLength(3);
+    for (const a of won) expect(a.body).toMatchObject({ coupon: c.code, discountCents: 500 });
+    expect(lost.map((a) => ({ status: a.status, body: a.body }))).toEqual(
+      Array(5).fill({
+        status: 409,
+        body: {
+          error: `Coupon ${c.code} has been used up (3 redemptions); remove the coupon or change the cart`,
+          code: 'CONFLICT',
+          statusCode: 409,
+        },
+      }),
+    );
+    // Only the winners' units are held.
+    expect(await stockOf(database, p.id)).toEqual({ stock: 100, reserved: 3 });
+
+    const paid = await Promise.all(
+      won.map((a) =>
+        http(base, 'POST', `/sandbox/checkout/${encodeURIComponent(a.body.sessionId)}/pay`, undefined, {
+          card: '4242424242424242',
+        }),
+      ),
+    );
+    expect(paid.map((r) => r.status)).toEqual([200, 200, 200]);
+    const [redeemed] = await database.db
+      .select({ n: sql<number>`count(*)::int` })
+      .from(couponRedemptions)
+      .where(eq(couponRedemptions.code, c.code));
+    expect(redeemed?.n).toBe(3);
+    // Used up once paid too: a loser trying again is refused.
+    const again = await http(base, 'POST', '/checkout', buyers[answers.indexOf(lost[0]!)]!.token, {
+      shipping_address: ON_ADDRESS,
+      coupon: c.code,
+    });
+    expect(again.status).toBe(409);
   });
 });
 

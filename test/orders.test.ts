@@ -188,6 +188,31 @@ describe('a paid two-seller cart', () => {
   });
 });
 
+describe('a cart of many products', () => {
+  // The products are locked by a statement with a value per product up to 8 of them, by one
+  // with an array past that (inventory's lockProducts): both sizes sell exactly what was bought.
+  it.each([3, 10])('sells exactly what %i products held, in one order per seller', async (count) => {
+    const sellers = [await seller(t.api, 'ON'), await seller(t.api, 'QC')];
+    const b = await buyer(t.api);
+    const bought: Array<{ id: string; quantity: number }> = [];
+    for (let i = 0; i < count; i++) {
+      const p = await product(t.api, sellers[i % 2]!, { priceCents: 1000 + i, stockQuantity: 20 });
+      bought.push({ id: p.id, quantity: 1 + (i % 3) });
+      await addToCart(t.api, b, p.id, 1 + (i % 3));
+    }
+    const session = await openCheckout(t.api, b);
+    const paid = await pay(t.api, session.sessionId);
+    expect(paid.status).toBe(200);
+    expect(paid.body.orderIds).toHaveLength(2);
+    for (const { id, quantity } of bought) {
+      expect(await stockOf(database, id)).toEqual({ stock: 20 - quantity, reserved: 0 });
+    }
+    const orders = await ordersOfCheckout(database, session.sessionId);
+    expect(orders.map((o) => o.status)).toEqual(['confirmed', 'confirmed']);
+    expect(orders.reduce((n, o) => n + o.itemCount, 0)).toBe(bought.reduce((n, l) => n + l.quantity, 0));
+  });
+});
+
 describe('listing and visibility', () => {
   it('filters by status, sorts, pages and counts; other buyers and sellers see nothing', async () => {
     const s = await seller(t.api);

@@ -4,16 +4,16 @@
 // "Checkout, payment, orders"). The provider is called after the reservation commits, never
 // inside a transaction; if it fails the reservation is released.
 import { createHash } from 'node:crypto';
-import { and, count, eq, getTableColumns, lte, ne, sql } from 'drizzle-orm';
+import { and, eq, getTableColumns, lte, sql } from 'drizzle-orm';
 import type { z } from 'zod';
 import { type checkoutSession, type createCheckoutBody, PAYMENT_METHODS } from '../../contract/checkout.ts';
 import { isRecordId, newId, type Province, toUnix } from '../../contract/common.ts';
 import { AppError, conflict, notFound } from '../../contract/errors.ts';
-import { insertRows, prepared } from '../../db/prepared.ts';
+import { insertRows, prepared, preparedSql } from '../../db/prepared.ts';
 import { mailNamesOf } from '../auth/sellers.ts';
 import { cartLockOfBuyer, lockedCartForCheckout, quoteLines } from '../cart/service.ts';
 import { caller, inTransaction, type RequestContext } from '../context.ts';
-import { checkCoupon, findCoupon, lockCoupon, requireCoupon } from '../coupons/service.ts';
+import { couponProblem, couponUses, lockedCoupon } from '../coupons/service.ts';
 import { availableUnits, lockProducts, releaseCheckout, reserve } from '../inventory/service.ts';
 import { orderIdsOfCheckout } from '../orders/service.ts';
 import { type PaymentProvider, ProviderError } from '../payments/provider.ts';
@@ -94,11 +94,17 @@ export async function createCheckout(
     const code = input.coupon ?? cart.couponCode;
     let discount = null;
     if (code) {
-      const coupon = input.coupon ? await requireCoupon(tx, code) : await findCoupon(tx, code);
+      // One round trip: the coupon's row locked, then (in this order, so after the lock) its
+      // redemptions and the uses other buyers' open checkouts hold.
+      const upper = code.toUpperCase();
+      const [coupon, used, held] = await Promise.all([
+        lockedCoupon(tx, upper),
+        couponUses(tx, upper, me.id),
+        heldCouponUses(tx, upper, me.id),
+      ]);
+      if (!coupon && input.coupon) throw notFound(`No coupon with the code ${upper}`);
       if (coupon) {
-        await lockCoupon(tx, coupon.code);
-        const held = await heldCouponUses(tx, coupon.code, me.id);
-        const checked = await checkCoupon(tx, coupon, me.id, subtotal, held);
+        const checked = couponProblem(tx, coupon, used, subtotal, held);
         if (checked.problem) throw conflict(`${checked.problem}; remove the coupon or change the cart`);
         discount = checked.discount;
       }
@@ -325,23 +331,25 @@ const completeStatement = prepared('checkout_complete', (db, name) =>
     .prepare(name),
 );
 
-/** Uses of a coupon held by open checkouts: all of them, and this buyer's (whose open ones end now). */
+/** Uses of a coupon held by other buyers' open checkouts (this buyer's open ones end now). */
 async function heldCouponUses(ctx: RequestContext, code: string, buyerId: string) {
-  const [row] = await ctx.db
-    .select({ n: count() })
-    .from(checkoutSessions)
-    .where(
-      and(
-        eq(checkoutSessions.couponCode, code),
-        eq(checkoutSessions.status, 'ready_for_payment'),
-        // Still payable a little after our expiry at the provider (Stripe's session outlives the
-        // hold by a minute): counted until then.
-        sql`${checkoutSessions.expiresAt} > ${new Date(ctx.now().getTime() - 120_000)}`,
-        ne(checkoutSessions.buyerId, buyerId),
-      ),
-    );
+  // Still payable a little after our expiry at the provider (Stripe's session outlives the hold
+  // by a minute): counted until then.
+  const [row] = await heldUsesStatement(ctx.db, {
+    code,
+    buyerId,
+    after: new Date(ctx.now().getTime() - 120_000),
+  });
   return { total: row?.n ?? 0, mine: 0 };
 }
+
+const heldUsesStatement = preparedSql<{ n: number }>(
+  'checkout_held_coupon_uses',
+  // The status as a literal (the partial index of open sessions serves the kept plan).
+  sql`select count(*)::int as n from ${checkoutSessions}
+    where ${checkoutSessions.status} = 'ready_for_payment' and ${checkoutSessions.couponCode} = ${ph('code')}
+      and ${checkoutSessions.expiresAt} > ${ph('after')}::timestamptz and ${checkoutSessions.buyerId} <> ${ph('buyerId')}`,
+);
 
 /** Ends an open session and gives back its stock (in ctx's transaction). */
 async function expire(ctx: RequestContext, checkoutId: string): Promise<boolean> {

@@ -1,17 +1,18 @@
 // Coupons: created by admins; checked whenever a cart is priced. A redemption is counted
 // when an order is paid, not when the code is applied (../shared/design/decisions.md, "Cart,
 // coupons, stock").
-import { and, count, eq } from 'drizzle-orm';
+import { eq, sql } from 'drizzle-orm';
 import type { z } from 'zod';
 import type { coupon, createCouponBody } from '../../contract/cart.ts';
 import { toUnix } from '../../contract/common.ts';
 import { conflict, notFound } from '../../contract/errors.ts';
-import { insertRows } from '../../db/prepared.ts';
+import { insertRows, prepared, preparedSql } from '../../db/prepared.ts';
 import { caller, type RequestContext } from '../context.ts';
 import type { DiscountTerms } from '../pricing/index.ts';
 import { couponRedemptions, coupons } from './tables.ts';
 
 type CouponRow = typeof coupons.$inferSelect;
+const ph = sql.placeholder;
 
 const dollars = (cents: number) => `$${(cents / 100).toFixed(2)}`;
 
@@ -90,26 +91,49 @@ export async function checkCoupon(
   row: CouponRow,
   userId: string,
   subtotalCents: number,
-  /** Uses held by open checkouts (not yet paid), counted like redemptions at checkout. */
-  held: { total: number; mine: number } = { total: 0, mine: 0 },
 ): Promise<CouponCheck> {
-  const [[total], [mine]] = await Promise.all([
-    ctx.db.select({ n: count() }).from(couponRedemptions).where(eq(couponRedemptions.code, row.code)),
-    ctx.db
-      .select({ n: count() })
-      .from(couponRedemptions)
-      .where(and(eq(couponRedemptions.code, row.code), eq(couponRedemptions.userId, userId))),
-  ]);
+  return couponProblem(ctx, row, await couponUses(ctx, row.code, userId), subtotalCents);
+}
+
+/** A coupon's redemptions: in all, and by this buyer. */
+export interface CouponUses {
+  total: number;
+  mine: number;
+}
+
+/** Counts a coupon's redemptions (prepared, one statement: every checkout with a coupon asks). */
+export async function couponUses(ctx: RequestContext, code: string, userId: string): Promise<CouponUses> {
+  const [row] = await usesStatement(ctx.db, { code, userId });
+  return { total: row?.total ?? 0, mine: row?.mine ?? 0 };
+}
+
+const usesStatement = preparedSql<{ total: number; mine: number }>(
+  'coupons_uses',
+  sql`select count(*)::int as total, (count(*) filter (where ${couponRedemptions.userId} = ${ph('userId')}))::int as mine
+    from ${couponRedemptions} where ${couponRedemptions.code} = ${ph('code')}`,
+);
+
+/**
+ * Whether a coupon applies to a subtotal for this buyer today, given its uses (redeemed, and
+ * `held` by open checkouts, counted like redemptions at checkout), or why it cannot.
+ */
+export function couponProblem(
+  ctx: RequestContext,
+  row: CouponRow,
+  used: CouponUses,
+  subtotalCents: number,
+  held: CouponUses = { total: 0, mine: 0 },
+): CouponCheck {
   let problem: string | null = null;
   if (row.expiresOn && row.expiresOn < torontoDate(ctx.now())) {
     problem = `Coupon ${row.code} expired on ${row.expiresOn}`;
-  } else if (row.maxRedemptions !== null && (total?.n ?? 0) + held.total >= row.maxRedemptions) {
+  } else if (row.maxRedemptions !== null && used.total + held.total >= row.maxRedemptions) {
     problem = `Coupon ${row.code} has been used up (${row.maxRedemptions} redemptions)`;
   } else if (
     row.maxRedemptionsPerCustomer !== null &&
-    (mine?.n ?? 0) + held.mine >= row.maxRedemptionsPerCustomer
+    used.mine + held.mine >= row.maxRedemptionsPerCustomer
   ) {
-    problem = `You have already used coupon ${row.code} ${(mine?.n ?? 0) + held.mine} time(s), its limit per customer`;
+    problem = `You have already used coupon ${row.code} ${used.mine + held.mine} time(s), its limit per customer`;
   } else if (subtotalCents < row.minSubtotalCents) {
     problem =
       `Coupon ${row.code} needs a subtotal of at least ${dollars(row.minSubtotalCents)}; ` +
@@ -126,17 +150,25 @@ export async function requireCoupon(ctx: RequestContext, code: string): Promise<
 }
 
 /**
- * Locks a coupon's row for the rest of the transaction, so that checkouts using it count its
- * uses one at a time (a limited coupon is never promised to more checkouts than it has uses).
- * `no key update`: the redemptions written by payments (which reference the row) do not wait.
+ * A coupon by its code (upper case), its row locked for the rest of the transaction, so that
+ * checkouts using it count its uses one at a time (a limited coupon is never promised to more
+ * checkouts than it has uses). `no key update`: the redemptions written by payments (which
+ * reference the row) do not wait. Prepared; statements the caller issues in the same tick run
+ * after it, so the uses they count are those the lock holder sees (db/batching-client.ts).
  */
-export async function lockCoupon(ctx: RequestContext, code: string): Promise<void> {
-  await ctx.db
-    .select({ code: coupons.code })
-    .from(coupons)
-    .where(eq(coupons.code, code))
-    .for('no key update');
+export async function lockedCoupon(ctx: RequestContext, code: string): Promise<CouponRow | undefined> {
+  const [row] = await lockedStatement(ctx.db, { code });
+  return row;
 }
+
+const lockedStatement = prepared('coupons_locked', (db, name) =>
+  db
+    .select()
+    .from(coupons)
+    .where(eq(coupons.code, ph('code')))
+    .for('no key update')
+    .prepare(name),
+);
 
 const insertRedemption = insertRows('coupon_redemptions_insert', couponRedemptions, {
   onConflictDoNothing: [couponRedemptions.orderId],

@@ -367,10 +367,29 @@ export async function deleteEndedReservations(ctx: RequestContext, limit: number
 /** Locks product rows for the rest of the transaction, in id order (a paid checkout's products). */
 export async function lockProducts(ctx: RequestContext, productIds: string[]): Promise<void> {
   if (productIds.length === 0) return;
+  const ids = [...new Set(productIds)].sort();
   // No one reads the rows: the locks go out with the transaction's next statement.
-  await lockProductsStatement.later(ctx.db, { ids: [...new Set(productIds)].sort() });
+  const few = lockFewProducts[ids.length - 1];
+  if (few) await few.later(ctx.db, Object.fromEntries(ids.map((id, n) => [`id${n}`, id])));
+  else await lockProductsStatement.later(ctx.db, { ids });
 }
 
+/**
+ * Up to this many products are locked by a statement with one value per product (`id in ($1,
+ * $2)`): PostgreSQL keeps one plan for it. With an array (`id = any($1)`) it planned the
+ * statement anew at every payment (a custom plan looks cheaper for an array it can see), about
+ * 0.14 ms each (pg_stat_statements, track_planning).
+ */
+const FEW_PRODUCTS = 8;
+const lockFewProducts = Array.from({ length: FEW_PRODUCTS }, (_, n) =>
+  preparedSql(
+    `inventory_lock_products_${n + 1}`,
+    sql`select id from ${products} where id in (${sql.join(
+      Array.from({ length: n + 1 }, (_v, k) => sql`${ph(`id${k}`)}`),
+      sql`, `,
+    )}) order by id for no key update`,
+  ),
+);
 const lockProductsStatement = preparedSql(
   'inventory_lock_products',
   sql`select id from ${products} where id = any(${ph('ids')}::text[]) order by id for no key update`,
