@@ -510,6 +510,37 @@ describe('the rollups', () => {
     await database.db.execute(sql`select portage_analytics_rebuild()`);
     expect(await rollups()).toEqual(kept);
   });
+
+  it("stay exact when a buyer's earlier day is counted after a later one (a payment committed late)", async () => {
+    setClock(t, '2035-05-01T15:00:00Z');
+    const s = await seller(t.api);
+    const p = await product(t.api, s, { isDigital: true, priceCents: 1000, stockQuantity: 100 });
+    const [first, second] = [await buyer(t.api), await buyer(t.api)];
+    // first: 10 May, then 8 May (new on the 8th, continued on the 10th).
+    await buyAt('2035-05-10T15:00:00Z', first, [[p, 1]]);
+    await buyAt('2035-05-08T15:00:00Z', first, [[p, 1]]);
+    // second: 2 May, 10 May, then 8 May (a day between two).
+    await buyAt('2035-05-02T15:00:00Z', second, [[p, 1]]);
+    await buyAt('2035-05-10T15:00:00Z', second, [[p, 1]]);
+    await buyAt('2035-05-08T15:00:00Z', second, [[p, 2]]);
+
+    const kept = await rollups();
+    const days = (who: SignedIn) =>
+      kept.customerDays
+        .filter((r) => r.buyer_id === who.id && r.scope === '*')
+        .map((r) => [r.day, r.orders, r.prev_day]);
+    expect(days(first)).toEqual([
+      ['2035-05-08', 1, null],
+      ['2035-05-10', 1, '2035-05-08'],
+    ]);
+    expect(days(second)).toEqual([
+      ['2035-05-02', 1, null],
+      ['2035-05-08', 1, '2035-05-02'],
+      ['2035-05-10', 1, '2035-05-08'],
+    ]);
+    await database.db.execute(sql`select portage_analytics_rebuild()`);
+    expect(await rollups()).toEqual(kept);
+  });
 });
 
 describe('the top products of many products', () => {
