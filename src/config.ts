@@ -7,10 +7,11 @@ import { z } from 'zod';
 export const APP_ENVS = ['development', 'staging', 'production'] as const;
 
 /**
- * Connections of an instance's PostgreSQL pool unless DATABASE_POOL_SIZE says otherwise. A
- * transaction waits on this process between its statements (the event loop serves other
- * requests), so the pool is larger than the cores: bench/checkout.ts paid 264-276 orders/s with
- * 10 and 308-319 with 16, in alternated runs (docs/bench-checkout.md).
+ * Connections of an instance's PostgreSQL pool unless DATABASE_POOL_SIZE says otherwise: no
+ * fewer than the requests one instance serves at once. A transaction waits on this process
+ * between its statements; with 10 connections and 16 checkouts at a time, about half the
+ * connections sat idle in a transaction, waiting on the event loop, while other requests queued
+ * for one (docs/bench-checkout.md).
  */
 export const DEFAULT_POOL_SIZE = 20;
 export type AppEnv = (typeof APP_ENVS)[number];
