@@ -142,15 +142,18 @@ export interface SignedIn {
   token: string;
 }
 
-/** Registers a buyer through the API. */
-/** Listens on a free loopback port (for tests that need a real socket); answers the base URL. */
+/**
+ * Listens on a free loopback port (for tests that need a real socket), once per app: a second
+ * call answers the same base URL.
+ */
 export async function listen(t: TestApp): Promise<string> {
-  await t.app.listen({ port: 0, host: '127.0.0.1' });
+  if (!t.app.server.listening) await t.app.listen({ port: 0, host: '127.0.0.1' });
   const address = t.app.server.address();
   if (!address || typeof address === 'string') throw new Error(`unexpected address ${address}`);
   return `http://127.0.0.1:${address.port}`;
 }
 
+/** Registers a buyer through the API. */
 export async function buyer(api: Api, label = 'buyer'): Promise<SignedIn> {
   const email = uniqueEmail(label);
   const password = 'correct horse battery';
