@@ -5,6 +5,7 @@ import path from 'node:path';
 import { z } from 'zod';
 
 export const APP_ENVS = ['development', 'staging', 'production'] as const;
+export type AppEnv = (typeof APP_ENVS)[number];
 
 /**
  * Connections of an instance's PostgreSQL pool unless DATABASE_POOL_SIZE says otherwise: no
@@ -14,7 +15,6 @@ export const APP_ENVS = ['development', 'staging', 'production'] as const;
  * for one (docs/bench-checkout.md).
  */
 export const DEFAULT_POOL_SIZE = 20;
-export type AppEnv = (typeof APP_ENVS)[number];
 
 export interface OidcConfig {
   clientId: string;
