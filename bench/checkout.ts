@@ -17,7 +17,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import pg from 'pg';
-import { DEFAULT_POOL_SIZE } from '../src/config.ts';
+import { loadConfig } from '../src/config.ts';
 import { newId } from '../src/contract/common.ts';
 import { openDatabase } from '../src/db/index.ts';
 import { signAccessToken } from '../src/modules/auth/jwt.ts';
@@ -58,8 +58,8 @@ const PER_SELLER = Number(flags['products-per-seller']);
 const HOT = Number(flags.hot);
 const HOT_STOCK = Number(flags['hot-stock']);
 const RUNS = Number(flags.runs);
-/** The service's pool (its default, DATABASE_POOL_SIZE unset); the ceiling gets the same. */
-const POOL_SIZE = Number(process.env.DATABASE_POOL_SIZE) || DEFAULT_POOL_SIZE;
+/** The service's pool (DATABASE_POOL_SIZE, read as the service reads it); the ceiling gets the same. */
+const POOL_SIZE = loadConfig({ DATABASE_POOL_SIZE: process.env.DATABASE_POOL_SIZE }).databasePoolSize;
 /** Shares of carts: with a hot product (contention, refusals), with two sellers, with the coupon. */
 const HOT_SHARE = 0.15;
 const TWO_SELLER_SHARE = 0.3;

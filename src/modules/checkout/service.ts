@@ -13,7 +13,7 @@ import { insertRows, prepared, preparedSql } from '../../db/prepared.ts';
 import { mailNamesOf } from '../auth/sellers.ts';
 import { cartLockOfBuyer, lockedCartForCheckout, quoteLines } from '../cart/service.ts';
 import { caller, inTransaction, type RequestContext } from '../context.ts';
-import { couponProblem, couponUses, lockedCoupon } from '../coupons/service.ts';
+import { couponProblem, couponUses, lockedCoupon, noSuchCoupon } from '../coupons/service.ts';
 import { availableUnits, lockProducts, releaseCheckout, reserve } from '../inventory/service.ts';
 import { orderIdsOfCheckout } from '../orders/service.ts';
 import { type PaymentProvider, ProviderError } from '../payments/provider.ts';
@@ -102,7 +102,7 @@ export async function createCheckout(
         couponUses(tx, upper, me.id),
         heldCouponUses(tx, upper, me.id),
       ]);
-      if (!coupon && input.coupon) throw notFound(`No coupon with the code ${upper}`);
+      if (!coupon && input.coupon) throw noSuchCoupon(upper);
       if (coupon) {
         const checked = couponProblem(tx, coupon, used, subtotal, held);
         if (checked.problem) throw conflict(`${checked.problem}; remove the coupon or change the cart`);

@@ -142,10 +142,13 @@ export function couponProblem(
   return { coupon: row, discount: problem ? null : discountTerms(row), problem };
 }
 
+/** The 404 for a code no coupon has (applying it, or naming it at checkout). */
+export const noSuchCoupon = (code: string) => notFound(`No coupon with the code ${code.toUpperCase()}`);
+
 /** A coupon by its code (any case), or 404. */
 export async function requireCoupon(ctx: RequestContext, code: string): Promise<CouponRow> {
   const row = await findCoupon(ctx, code);
-  if (!row) throw notFound(`No coupon with the code ${code.toUpperCase()}`);
+  if (!row) throw noSuchCoupon(code);
   return row;
 }
 
