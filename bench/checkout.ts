@@ -36,7 +36,7 @@ const { values: flags } = parseArgs({
     buyers: { type: 'string', default: '2000' },
     'webhook-buyers': { type: 'string', default: '1000' },
     'ceiling-buyers': { type: 'string' },
-    history: { type: 'string', default: '500' },
+    history: { type: 'string', default: '2000' },
     concurrency: { type: 'string', default: '16' },
     sellers: { type: 'string', default: '50' },
     'products-per-seller': { type: 'string', default: '20' },
@@ -276,6 +276,8 @@ interface Catalog {
   hot: string[];
   /** Hot products of the ceiling's checkouts (opened after the other phases took the hot ones). */
   ceilingHot: string[];
+  /** Hot products of the history: it runs out of them as the timed phases do of theirs. */
+  historyHot: string[];
   initialStock: Map<string, number>;
 }
 
@@ -287,7 +289,14 @@ interface Buyer {
 }
 
 async function seed(db: pg.Pool, random: () => number): Promise<Catalog> {
-  const catalog: Catalog = { sellers: [], products: [], hot: [], ceilingHot: [], initialStock: new Map() };
+  const catalog: Catalog = {
+    sellers: [],
+    products: [],
+    hot: [],
+    ceilingHot: [],
+    historyHot: [],
+    initialStock: new Map(),
+  };
   const productRows: Array<Record<string, unknown>> = [];
   const addProduct = (sellerId: string, title: string, stock: number) => {
     const id = newId('products');
@@ -322,6 +331,9 @@ async function seed(db: pg.Pool, random: () => number): Promise<Catalog> {
   }
   for (let h = 0; h < HOT; h++) {
     catalog.hot.push(addProduct(catalog.sellers[h % SELLERS]!, `Hot product ${h}`, HOT_STOCK));
+    catalog.historyHot.push(
+      addProduct(catalog.sellers[(h + 2) % SELLERS]!, `History hot product ${h}`, HOT_STOCK),
+    );
     // The ceiling's checkouts are all opened before it runs: enough units for each of them.
     catalog.ceilingHot.push(
       addProduct(
@@ -818,7 +830,7 @@ async function run(index: number): Promise<RunFigures> {
     // counted by the audit. It also warms the service's JIT and pools.
     if (past.length > 0) {
       t = performance.now();
-      await fillCarts(past, catalog, [], prng(5000 + index));
+      await fillCarts(past, catalog, catalog.historyHot, prng(5000 + index));
       const history = await checkoutPhase(past, payInSandbox);
       await db.query('vacuum analyze');
       console.log(
