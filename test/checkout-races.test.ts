@@ -4,6 +4,7 @@
 // (README "Checkout", "Payments"; ../shared/design/decisions.md, "Checkout, payment, orders",
 // "Background jobs").
 import { eq, sql } from 'drizzle-orm';
+import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { checkoutSessions } from '../src/modules/checkout/tables.ts';
 import { couponRedemptions } from '../src/modules/coupons/tables.ts';
@@ -520,6 +521,56 @@ describe.skipIf(!onPostgres)(
         expect(Number(pending!.n)).toBe(0);
       } finally {
         await b.close();
+      }
+    });
+  },
+);
+
+describe.skipIf(!onPostgres)(
+  'a checkout refused a product (PostgreSQL only: another connection holds a lock)',
+  () => {
+    // A checkout's products are held in id order, the statements sent all at once: a refused
+    // product must leave the ones after it alone, as one statement at a time would, or two
+    // checkouts could each hold what the other waits for. Here another transaction holds the
+    // product after the refused one: the checkout answers its 409 without waiting for it.
+    it('leaves the products after it untouched: it answers 409 without waiting on their locks', async () => {
+      const s = await seller(t.api);
+      const made = await Promise.all([1, 2].map(() => product(t.api, s, { stockQuantity: 3 })));
+      const [gone, after] = made.map((p) => p.id as string).sort() as [string, string];
+      const b = await buyer(t.api);
+      await addToCart(t.api, b, gone, 1);
+      await addToCart(t.api, b, after, 1);
+      const early = await buyer(t.api);
+      await addToCart(t.api, early, gone, 3);
+      await openCheckout(t.api, early);
+
+      const holder = new pg.Client({ connectionString: database.url });
+      await holder.connect();
+      try {
+        await holder.query('begin');
+        await holder.query('select id from products where id = $1 for no key update', [after]);
+        const answer = checkout(t.api, b);
+        let done = false;
+        void answer.finally(() => {
+          done = true;
+        });
+        // Until the answer comes: no backend of this database may be waiting on a lock.
+        let waiting = 0;
+        while (!done && waiting === 0) {
+          const [row] = await database.db
+            .select({ n: sql<number>`count(*)::int` })
+            .from(sql`pg_stat_activity`)
+            .where(sql`datname = current_database() and wait_event_type = 'Lock'`);
+          waiting = Number(row!.n);
+          await new Promise((r) => setTimeout(r, 20));
+        }
+        await holder.query('rollback');
+        expect(waiting).toBe(0);
+        const res = await answer;
+        expect(res.status).toBe(409);
+        expect(await stockOf(database, after)).toEqual({ stock: 3, reserved: 0 });
+      } finally {
+        await holder.end();
       }
     });
   },

@@ -188,6 +188,35 @@ describe('POST /checkout: refusals', () => {
     expect(await stockOf(q.id)).toEqual({ stock: 5, reserved: 0 });
     expect(await stockOf(p.id)).toEqual({ stock: 3, reserved: 2 });
   });
+
+  // A checkout's products are held in id order, all at once; a hold that lapsed (the job has not
+  // given it back yet) stands in the way of one of them: that one is taken back from the lapsed
+  // hold, and every product after it is held too.
+  for (const lapsedAt of ['first', 'last'] as const) {
+    it(`takes the units of a lapsed hold the job has not released yet (the ${lapsedAt} product of three)`, async () => {
+      const s = await seller(t.api);
+      const made = await Promise.all([1, 2, 3].map(() => product(t.api, s, { stockQuantity: 2 })));
+      const ids: string[] = made.map((p) => p.id).sort();
+      const gone = lapsedAt === 'first' ? ids[0]! : ids[2]!;
+      const early = await buyer(t.api);
+      await addToCart(t.api, early, gone, 2);
+      const lapsed = await openCheckout(t.api, early);
+      t.clock.advance(31 * 60);
+
+      const b = await buyer(t.api);
+      for (const id of ids) await addToCart(t.api, b, id, id === gone ? 2 : 1);
+      const res = await checkout(t.api, b);
+      expect(res.status, JSON.stringify(res.body)).toBe(201);
+      for (const id of ids) expect(await stockOf(id)).toEqual({ stock: 2, reserved: id === gone ? 2 : 1 });
+      const held = await database.db
+        .select({ productId: reservations.productId, released: reservations.releasedAt })
+        .from(reservations)
+        .where(eq(reservations.checkoutId, lapsed.sessionId));
+      expect(held).toEqual([{ productId: gone, released: expect.any(Date) }]);
+      await payOk(t.api, res.body.sessionId);
+      for (const id of ids) expect(await stockOf(id)).toEqual({ stock: id === gone ? 0 : 1, reserved: 0 });
+    });
+  }
 });
 
 describe('POST /checkout: the session', () => {

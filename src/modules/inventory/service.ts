@@ -79,6 +79,14 @@ export interface ReserveLine {
  * product (the conditional update of its row, and the reservation row written from its result),
  * in product id order so that two checkouts never wait on each other in a cycle. Answers the
  * lines that could not be held (nothing is held for them; the caller rolls back the rest).
+ *
+ * The statements go out together (one round trip on PostgreSQL: db/batching-client.ts) and run
+ * in that order. Each holds its product only when every line before it was held (`after`: the
+ * number of the checkout's reservations it must find), so a refused line leaves the products
+ * after it untouched and unlocked. A refused line is tried again once the lapsed holds standing
+ * in its way (if any) are given back; if it is still refused, the lines after it are not held
+ * (the checkout fails: waiting on their locks would only delay its answer), only read, and
+ * those short of units are answered too.
  */
 export async function reserve(
   ctx: RequestContext,
@@ -87,23 +95,33 @@ export async function reserve(
   expiresAt: Date,
 ): Promise<ReserveLine[]> {
   const now = ctx.now();
-  const refused: ReserveLine[] = [];
-  const claim = async (line: ReserveLine) => {
+  /** `after`: the reservations the checkout must hold already for this claim to go on; -1, any. */
+  const claim = async (line: ReserveLine, after: number) => {
     const held = await claimStatement(ctx.db, {
       checkoutId,
       productId: line.productId,
       quantity: line.quantity,
       expiresAt,
       now,
+      after,
     });
     return held.length > 0;
   };
-  for (const line of [...lines].sort((a, b) => (a.productId < b.productId ? -1 : 1))) {
-    // One statement when the units are there; lapsed holds are given back (and the claim tried
-    // again) only when they are what stands in the way.
-    if (await claim(line)) continue;
+  const sorted = [...lines].sort((a, b) => (a.productId < b.productId ? -1 : 1));
+  const held = await Promise.all(sorted.map((line, n) => claim(line, n)));
+  const first = held.indexOf(false);
+  if (first < 0) return [];
+  const refused: ReserveLine[] = [];
+  for (const [n, line] of sorted.slice(first).entries()) {
+    if (refused.length > 0) {
+      const left = await availableUnits(ctx, line.productId);
+      if (!left || left.units < line.quantity) refused.push(line);
+      continue;
+    }
+    // The first was refused above; the ones after it were not tried yet.
+    if (n > 0 && (await claim(line, -1))) continue;
     await releaseLapsed(ctx, line.productId);
-    if (!(await claim(line))) refused.push(line);
+    if (!(await claim(line, -1))) refused.push(line);
   }
   return refused;
 }
@@ -116,6 +134,8 @@ const claimStatement = preparedSql(
       update ${products} set reserved_quantity = reserved_quantity + ${ph('quantity')}::int
       where id = ${ph('productId')} and status = 'active'
         and stock_quantity - reserved_quantity >= ${ph('quantity')}::int
+        and (${ph('after')}::int < 0
+          or (select count(*) from ${reservations} where checkout_id = ${ph('checkoutId')}) = ${ph('after')}::int)
       returning id
     )
     insert into ${reservations} (checkout_id, product_id, quantity, expires_at, created_at)
