@@ -92,6 +92,9 @@ export type PaymentOutcome =
   | { outcome: 'refused'; refundId: string | undefined }
   | { outcome: 'unknown_checkout' };
 
+/** A checkout's session locked for its payment (undefined: no such checkout). */
+export type LockedSession = Awaited<ReturnType<typeof lockSessionForPayment>>;
+
 /** The orders of a payment, and their items (built once; see db/prepared.ts). */
 const insertOrders = insertRows('orders_insert', orders);
 const insertItems = insertRows('order_items_insert', orderItems);
@@ -107,9 +110,11 @@ export async function createFromCheckout(
   ctx: RequestContext,
   deps: OrdersDeps,
   payment: { checkoutId: string; paymentIntentId: string; amountCents: number },
+  /** The session, when the caller locked it already (lockSessionForPayment, in ctx's transaction). */
+  locked?: { session: LockedSession },
 ): Promise<PaymentOutcome> {
   return inTransaction(ctx, async (tx) => {
-    const session = await lockSessionForPayment(tx, payment.checkoutId);
+    const session = locked ? locked.session : await lockSessionForPayment(tx, payment.checkoutId);
     if (!session) return { outcome: 'unknown_checkout' };
     if (session.status === 'complete') {
       const orderIds = await orderIdsOfCheckout(tx, session.id);

@@ -5,7 +5,12 @@
 import { sql } from 'drizzle-orm';
 import { AppError, conflict, internal, invalid, notFound } from '../../contract/errors.ts';
 import { prepared } from '../../db/prepared.ts';
-import { checkoutIdOfProviderSession, expireCheckout, sessionForPayment } from '../checkout/service.ts';
+import {
+  checkoutIdOfProviderSession,
+  expireCheckout,
+  lockSessionForPayment,
+  sessionForPayment,
+} from '../checkout/service.ts';
 import { inTransaction, type RequestContext } from '../context.ts';
 import { createFromCheckout, type OrdersDeps, orderIdsOfCheckout, sendRefund } from '../orders/service.ts';
 import { type PaymentEvent, type PaymentProvider, WebhookSignatureError } from './provider.ts';
@@ -67,14 +72,20 @@ async function handlePaymentEvent(
   event: PaymentEvent,
 ): Promise<EventOutcome> {
   const outcome = await inTransaction(ctx, async (tx): Promise<EventOutcome> => {
-    const [recorded] = await recordEvent(tx.db, {
-      provider: deps.providerName,
-      eventId: event.eventId,
-      type: event.kind === 'ignored' ? event.type.slice(0, 100) : event.kind,
-      paymentIntentId: event.kind === 'payment_succeeded' ? event.paymentIntentId : null,
-      checkoutId: event.kind === 'ignored' ? null : (event.checkoutId ?? null),
-      now: tx.now(),
-    });
+    const paidCheckout = event.kind === 'payment_succeeded' ? event.checkoutId : undefined;
+    // A payment's session is locked with the event's record, in one round trip
+    // (db/batching-client.ts); for an event recorded before, that lock ends with the transaction.
+    const [[recorded], session] = await Promise.all([
+      recordEvent(tx.db, {
+        provider: deps.providerName,
+        eventId: event.eventId,
+        type: event.kind === 'ignored' ? event.type.slice(0, 100) : event.kind,
+        paymentIntentId: event.kind === 'payment_succeeded' ? event.paymentIntentId : null,
+        checkoutId: event.kind === 'ignored' ? null : (event.checkoutId ?? null),
+        now: tx.now(),
+      }),
+      paidCheckout ? lockSessionForPayment(tx, paidCheckout) : undefined,
+    ]);
     if (!recorded) return { received: true, duplicate: true };
 
     if (event.kind === 'payment_succeeded') {
@@ -82,11 +93,16 @@ async function handlePaymentEvent(
         tx.log.warn({ eventId: event.eventId }, 'a payment without metadata.checkoutSessionId: not ours');
         return { received: true, duplicate: false };
       }
-      const done = await createFromCheckout(tx, deps, {
-        checkoutId: event.checkoutId,
-        paymentIntentId: event.paymentIntentId,
-        amountCents: event.amountCents,
-      });
+      const done = await createFromCheckout(
+        tx,
+        deps,
+        {
+          checkoutId: event.checkoutId,
+          paymentIntentId: event.paymentIntentId,
+          amountCents: event.amountCents,
+        },
+        { session },
+      );
       if (done.outcome === 'unknown_checkout') {
         tx.log.warn({ eventId: event.eventId }, 'a payment for an unknown checkout session');
         return { received: true, duplicate: false };
