@@ -23,8 +23,8 @@ import { DEFAULT_POOL_SIZE } from '../config.ts';
 import { batchingClientClass } from './batching-client.ts';
 /**
  * Drizzle without its relational schema: nothing uses `db.query.*`, and with a schema every
- * transaction built a query builder for each of the ~40 tables (about 2% of the service's CPU in
- * a checkout's payment, bench/checkout.ts).
+ * transaction built a query builder for each of the ~40 tables (about 1% of the service's time
+ * in bench/checkout.ts's sandbox phase).
  */
 export type Db = PgDatabase<PgQueryResultHKT>;
 
