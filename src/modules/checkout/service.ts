@@ -14,7 +14,7 @@ import { mailNamesOf } from '../auth/sellers.ts';
 import { cartLockOfBuyer, lockedCartForCheckout, quoteLines } from '../cart/service.ts';
 import { caller, inTransaction, type RequestContext } from '../context.ts';
 import { couponProblem, couponUses, lockedCoupon, noSuchCoupon } from '../coupons/service.ts';
-import { availableUnits, lockProducts, releaseCheckout, reserve } from '../inventory/service.ts';
+import { lockProducts, releaseCheckout, reserve } from '../inventory/service.ts';
 import { orderIdsOfCheckout } from '../orders/service.ts';
 import { type PaymentProvider, ProviderError } from '../payments/provider.ts';
 import { quote, quoteRefusal } from '../pricing/index.ts';
@@ -157,15 +157,12 @@ export async function createCheckout(
       expiresAt,
     );
     if (refused.length > 0) {
-      const problems = await Promise.all(
-        refused.map(async (line) => {
-          const left = (await availableUnits(tx, line.productId))?.units ?? 0;
-          const title = cart.lines.find((l) => l.productId === line.productId)?.title ?? line.productId;
-          return left === 0
-            ? `${title} (${line.productId}) is out of stock`
-            : `Only ${left} left of ${title} (${line.productId}); your cart has ${line.quantity}`;
-        }),
-      );
+      const problems = refused.map(({ productId, quantity, left }) => {
+        const title = cart.lines.find((l) => l.productId === productId)?.title ?? productId;
+        return left === 0
+          ? `${title} (${productId}) is out of stock`
+          : `Only ${left} left of ${title} (${productId}); your cart has ${quantity}`;
+      });
       throw conflict(`${problems.join('. ')}. Change the cart and check out again`);
     }
     const parcels: StoredParcel[] = priced.parcels.map((p) => ({

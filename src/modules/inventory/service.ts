@@ -78,7 +78,8 @@ export interface ReserveLine {
  * Holds `quantity` units of each line for the checkout until `expiresAt`: one statement per
  * product (the conditional update of its row, and the reservation row written from its result),
  * in product id order so that two checkouts never wait on each other in a cycle. Answers the
- * lines that could not be held (nothing is held for them; the caller rolls back the rest).
+ * lines that could not be held, each with the units left of it now (nothing is held for them;
+ * the caller rolls back the rest).
  *
  * The statements go out together (one round trip on PostgreSQL: db/batching-client.ts) and run
  * in that order. Each holds its product only when every line before it was held (`after`: the
@@ -93,7 +94,7 @@ export async function reserve(
   checkoutId: string,
   lines: ReserveLine[],
   expiresAt: Date,
-): Promise<ReserveLine[]> {
+): Promise<Array<ReserveLine & { left: number }>> {
   const now = ctx.now();
   /** `after`: the reservations the checkout must hold already for this claim to go on; -1, any. */
   const claim = async (line: ReserveLine, after: number) => {
@@ -111,17 +112,18 @@ export async function reserve(
   const held = await Promise.all(sorted.map((line, n) => claim(line, n)));
   const first = held.indexOf(false);
   if (first < 0) return [];
-  const refused: ReserveLine[] = [];
+  const refused: Array<ReserveLine & { left: number }> = [];
+  const unitsLeft = async (line: ReserveLine) => (await availableUnits(ctx, line.productId))?.units ?? 0;
   for (const [n, line] of sorted.slice(first).entries()) {
     if (refused.length > 0) {
-      const left = await availableUnits(ctx, line.productId);
-      if (!left || left.units < line.quantity) refused.push(line);
+      const left = await unitsLeft(line);
+      if (left < line.quantity) refused.push({ ...line, left });
       continue;
     }
     // The first was refused above; the ones after it were not tried yet.
     if (n > 0 && (await claim(line, -1))) continue;
     await releaseLapsed(ctx, line.productId);
-    if (!(await claim(line, -1))) refused.push(line);
+    if (!(await claim(line, -1))) refused.push({ ...line, left: await unitsLeft(line) });
   }
   return refused;
 }
