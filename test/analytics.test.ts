@@ -5,6 +5,7 @@
 // after a mixed sequence including racing payments (README "Analytics";
 // ../shared/design/decisions.md "Analytics").
 import { eq, sql } from 'drizzle-orm';
+import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { queryRows } from '../src/db/index.ts';
 import { orders } from '../src/modules/orders/tables.ts';
@@ -411,8 +412,14 @@ describe('the top lists', () => {
 
 // ---- exactness --------------------------------------------------------------------------------
 
-/** Every rollup row that holds something, in a fixed order. */
+/** Adds every pending change to the rollups (what the `analytics` job and every read do). */
+async function fold() {
+  await database.db.execute(sql`select portage_analytics_fold(1000000)`);
+}
+
+/** Every rollup row that holds something, in a fixed order, once every change is folded in. */
 async function rollups() {
+  await fold();
   const q = (text: string) => queryRows<Record<string, unknown>>(database.db, sql.raw(text));
   return {
     totals:
@@ -459,8 +466,12 @@ describe('the rollups', () => {
         await addToCart(t.api, b, ps[(i + j + 1) % 3]!.id, 1);
       }
       const sessions = await Promise.all(signed.map((b) => openCheckout(t.api, b, ON_ADDRESS)));
-      // The four buyers pay at the same moment.
-      const paid = await Promise.all(sessions.map((s) => payOk(t.api, s.sessionId)));
+      // The four buyers pay at the same moment, while two folds add what is already committed.
+      const [paid] = await Promise.all([
+        Promise.all(sessions.map((s) => payOk(t.api, s.sessionId))),
+        fold(),
+        fold(),
+      ]);
       placed.push(...paid.flat());
     }
     // Cancellations (full refunds) of orders on several days, one by its seller.
@@ -507,8 +518,36 @@ describe('the rollups', () => {
 
     const kept = await rollups();
     expect(kept.customerDays.length).toBeGreaterThan(0);
+    expect(await queryRows(database.db, sql`select seq from analytics_changes`)).toEqual([]);
     await database.db.execute(sql`select portage_analytics_rebuild()`);
     expect(await rollups()).toEqual(kept);
+  });
+
+  it('count a payment in the next read, and the analytics job folds the queued changes in batches', async () => {
+    const pending = async () =>
+      Number(
+        (await queryRows<{ n: string }>(database.db, sql`select count(*) as n from analytics_changes`))[0]!.n,
+      );
+    await fold();
+    setClock(t, '2036-07-01T15:00:00Z');
+    const s = await seller(t.api);
+    const p = await product(t.api, s, { isDigital: true, priceCents: 1000, stockQuantity: 100 });
+    const who = await buyer(t.api);
+    const window = '/sellers/me/analytics?start_date=2036-07-01&end_date=2036-07-01';
+    // Queued in the payment's transactions: the session opened, its order, the session paid.
+    await buyAt('2036-07-01T15:00:00Z', who, [[p, 2]]);
+    expect(await pending()).toBe(3);
+    // A read folds first: it counts the payment at once.
+    const first = await get(await fresh(s), window);
+    expect(first).toMatchObject({ total_orders: 1, total_revenue_cents: 2260, total_items_sold: 2 });
+    expect(first.conversion_rate).toBe(1);
+    expect(await pending()).toBe(0);
+    // The job folds what the payments queued.
+    await buyAt('2036-07-01T16:00:00Z', who, [[p, 1]]);
+    expect((await t.app.jobs.runOnce()).analytics).toBe(3);
+    expect(await pending()).toBe(0);
+    expect((await t.app.jobs.runOnce()).analytics).toBe(0);
+    expect(await get(await fresh(s), window)).toMatchObject({ total_orders: 2, total_items_sold: 3 });
   });
 
   it("stay exact when a buyer's earlier day is counted after a later one (a payment committed late)", async () => {
@@ -516,12 +555,17 @@ describe('the rollups', () => {
     const s = await seller(t.api);
     const p = await product(t.api, s, { isDigital: true, priceCents: 1000, stockQuantity: 100 });
     const [first, second] = [await buyer(t.api), await buyer(t.api)];
+    // Each payment folded on its own, so that the later day is in the rollups first.
     // first: 10 May, then 8 May (new on the 8th, continued on the 10th).
     await buyAt('2035-05-10T15:00:00Z', first, [[p, 1]]);
+    await fold();
     await buyAt('2035-05-08T15:00:00Z', first, [[p, 1]]);
+    await fold();
     // second: 2 May, 10 May, then 8 May (a day between two).
     await buyAt('2035-05-02T15:00:00Z', second, [[p, 1]]);
+    await fold();
     await buyAt('2035-05-10T15:00:00Z', second, [[p, 1]]);
+    await fold();
     await buyAt('2035-05-08T15:00:00Z', second, [[p, 2]]);
 
     const kept = await rollups();
@@ -542,6 +586,38 @@ describe('the rollups', () => {
     expect(await rollups()).toEqual(kept);
   });
 });
+
+describe.skipIf(!process.env.TEST_DATABASE_URL)(
+  'one fold at a time (PostgreSQL only: another connection folds)',
+  () => {
+    it('the job skips its pass while another fold runs; a read waits for it, then counts everything', async () => {
+      await fold();
+      setClock(t, '2037-03-02T15:00:00Z');
+      const s = await seller(t.api);
+      const p = await product(t.api, s, { isDigital: true, priceCents: 1000, stockQuantity: 100 });
+      await buyAt('2037-03-02T15:00:00Z', await buyer(t.api), [[p, 1]]);
+      // Another instance's fold, held open.
+      const other = new pg.Client({ connectionString: database.url });
+      await other.connect();
+      try {
+        await other.query('begin');
+        await other.query(`select pg_advisory_xact_lock(hashtext('analytics:fold'))`);
+        expect((await t.app.jobs.runOnce()).analytics).toBe(0);
+        let answered = false;
+        const read = get(await fresh(s), '/sellers/me/analytics?start_date=2037-03-02&end_date=2037-03-02');
+        void read.finally(() => {
+          answered = true;
+        });
+        await new Promise((r) => setTimeout(r, 300));
+        expect(answered).toBe(false);
+        await other.query('commit');
+        expect(await read).toMatchObject({ total_orders: 1, total_revenue_cents: 1130, total_items_sold: 1 });
+      } finally {
+        await other.end();
+      }
+    });
+  },
+);
 
 describe('the top products of many products', () => {
   it('are exactly those of adding up every product, whatever the spread (candidates, bounds, fallback)', async () => {

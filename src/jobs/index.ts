@@ -1,4 +1,5 @@
 // The background jobs every instance runs (../shared/design/decisions.md, "Background jobs").
+import { FOLD_BATCH, foldAnalytics } from '../modules/analytics/service.ts';
 import { expireLapsedSessions } from '../modules/checkout/service.ts';
 import { deleteEndedReservations, releaseLapsedReservations } from '../modules/inventory/service.ts';
 import { cancelStalePendingOrders, type OrdersDeps, sendDueRefunds } from '../modules/orders/service.ts';
@@ -19,6 +20,14 @@ export function commerceJobs(deps: OrdersDeps): Job[] {
           // Ended reservations are deleted a day later: the table does not grow with checkouts.
           await deleteEndedReservations(ctx, 50),
         ),
+    },
+    {
+      // Changes counted by analytics (payments, cancellations, refunds, sessions) are added to
+      // the rollups in batches: each hot row once per pass, not once per payment.
+      name: 'analytics',
+      everyMs: 1_000,
+      batch: FOLD_BATCH,
+      run: (ctx) => foldAnalytics(ctx, false),
     },
     {
       name: 'pending-orders',

@@ -1,6 +1,7 @@
 // Analytics (get_analytics for admins, GET /sellers/me/analytics for a seller): figures of a
-// window of Toronto days, read from rollups the database keeps in the transaction of each
-// change (tables.ts; triggers in migration 0013). This module reads only its own tables; names
+// window of Toronto days, read from rollups the database keeps (tables.ts; migrations 0013 and
+// 0019): each change is queued in its own transaction and folded in by the `analytics` job, and
+// by every read before it reads, so an answer counts every change committed before it. This module reads only its own tables; names
 // come from the catalog's and the sellers' services (README "Analytics";
 // ../shared/design/decisions.md "Analytics").
 import { type SQL, sql } from 'drizzle-orm';
@@ -146,9 +147,28 @@ export function sellerAnalytics(ctx: RequestContext, q: AnalyticsQuery) {
   return analytics(ctx, q, { kind: 'seller', sellerId: caller(ctx).id });
 }
 
+/** Changes folded into the rollups per transaction. */
+export const FOLD_BATCH = 2_000;
+
+/**
+ * Adds up to FOLD_BATCH pending changes to the rollups (the oldest first); answers how many. One
+ * fold runs at a time: a read waits for another to end; the `analytics` job (every second) skips
+ * its pass instead (`wait: false`), so instances do not queue behind each other.
+ */
+export async function foldAnalytics(ctx: RequestContext, wait = true): Promise<number> {
+  const [row] = await queryRows<{ n: number | null }>(
+    ctx.db,
+    sql`select portage_analytics_fold(${FOLD_BATCH}::int, ${wait}::boolean) as n`,
+  );
+  return Number(row?.n ?? 0);
+}
+
 async function analytics(ctx: RequestContext, q: AnalyticsQuery, scope: Scope): Promise<AnalyticsAnswer> {
   const w = windowOf(q, ctx.now());
   const s = segmentsOf(w);
+  // Everything committed before this read is counted: what the job has not folded yet, the read
+  // folds (a batch at a time, so no transaction grows without bound).
+  while ((await foldAnalytics(ctx)) === FOLD_BATCH);
   const key = scope.kind === 'platform' ? PLATFORM_SCOPE : scope.sellerId;
   const [totals, leaving, sellers, products] = await Promise.all([
     queryRows<Record<string, string | number | null>>(

@@ -1,11 +1,12 @@
 import { sql } from 'drizzle-orm';
 import { bigint, date, index, integer, pgTable, primaryKey, smallint, text } from 'drizzle-orm/pg-core';
 
-// Analytics is a read model: these rollups are kept by the database itself, in the same
-// transaction as the change they count (triggers on orders, order_items and checkout_sessions,
-// hand-written at the end of this module's migration). This module reads only these tables
-// (README "Analytics"). A day is a calendar day in America/Toronto; a month starts on its
-// first day.
+// Analytics is a read model: these rollups are kept by the database itself. Triggers on orders
+// and checkout_sessions write each change they count to analytics_changes, in the transaction of
+// the change (one small insert); portage_analytics_fold() adds pending changes to the rollups, in
+// batches, one folder at a time: the `analytics` job every second, and every read before it reads
+// (migrations 0013 and 0019). This module reads only these tables (README "Analytics"). A day is
+// a calendar day in America/Toronto; a month starts on its first day.
 
 /** The scope of a totals row: the whole platform, or one seller (their id). */
 export const PLATFORM_SCOPE = '*';
@@ -96,3 +97,29 @@ export const analyticsCustomerDays = pgTable(
     index('analytics_customer_days_platform_day_idx').on(t.day, t.prevDay).where(sql`${t.scope} = '*'`),
   ],
 );
+
+/**
+ * Changes counted but not yet in the rollups, in the order they were written: an order counted
+ * (+1) or no longer counted (-1) with its figures as they were then, a refund's revenue, a
+ * checkout session opened or paid. Written by the triggers, deleted by the fold that adds them.
+ */
+export const analyticsChanges = pgTable('analytics_changes', {
+  seq: bigint('seq', { mode: 'number' }).primaryKey().generatedAlwaysAsIdentity(),
+  kind: text('kind', { enum: ['order', 'refund', 'session'] }).notNull(),
+  /** The order's or the session's id (the fold reads an order's items, a session's sellers). */
+  ref: text('ref').notNull(),
+  /** The Toronto day it counts on: the order's paid moment, the session's creation. */
+  day: date('day', { mode: 'string' }).notNull(),
+  buyerId: text('buyer_id').notNull(),
+  /** An order's or a refund's seller. */
+  sellerId: text('seller_id'),
+  /** An order: +1 counted, -1 no longer counted. */
+  orders: smallint('orders').notNull().default(0),
+  /** Signed: an order's total less refunds (x its sign), or a refund's change. */
+  revenueCents: bigint('revenue_cents', { mode: 'number' }).notNull().default(0),
+  /** Signed: an order's units. */
+  items: integer('items').notNull().default(0),
+  sessionsCreated: smallint('sessions_created').notNull().default(0),
+  /** +1 when a session became complete, -1 if it ever stopped being. */
+  sessionsPaid: smallint('sessions_paid').notNull().default(0),
+});
