@@ -262,7 +262,12 @@ interface CpuSpent {
   /** The share of the machine's CPU time its host took (steal), 0 to 1: a virtual machine's cores
    * are shared, and a phase run while the host takes a third of them is a third slower. */
   steal: number;
+  /** Of postgres: the backend of the bench's analytics folder (the `analytics` job's work). */
+  fold: number;
 }
+
+/** The PostgreSQL backend that folds the analytics changes (see `folding`), per run. */
+let folderPid = 0;
 
 /** CPU ms spent between two snapshots (a backend that exited in between is not counted). */
 function cpuSpent(a: CpuSnapshot, b: CpuSnapshot): CpuSpent {
@@ -270,13 +275,15 @@ function cpuSpent(a: CpuSnapshot, b: CpuSnapshot): CpuSpent {
   for (const [pid, ms] of b.backends) postgres += ms - (a.backends.get(pid) ?? 0);
   const total = b.machine.total - a.machine.total;
   const steal = total > 0 ? (b.machine.steal - a.machine.steal) / total : 0;
-  return { service: b.service - a.service, postgres, bench: b.bench - a.bench, steal };
+  const fold = (b.backends.get(folderPid) ?? 0) - (a.backends.get(folderPid) ?? 0);
+  return { service: b.service - a.service, postgres, bench: b.bench - a.bench, steal, fold };
 }
 
 const perPayment = (c: CpuSpent, n: number) =>
   n === 0
     ? 'CPU per payment: (phase skipped)'
-    : `CPU per payment: service ${(c.service / n).toFixed(1)} ms, postgres ${(c.postgres / n).toFixed(1)} ms, ` +
+    : `CPU per payment: service ${(c.service / n).toFixed(1)} ms, postgres ${(c.postgres / n).toFixed(1)} ms ` +
+      `(of which the analytics fold ${(c.fold / n).toFixed(2)} ms), ` +
       `load generator ${(c.bench / n).toFixed(1)} ms; the machine's host took ${(c.steal * 100).toFixed(0)}% of its CPU (steal)`;
 
 // ---- the database --------------------------------------------------------------------------
@@ -880,6 +887,7 @@ async function run(index: number): Promise<RunFigures> {
   db.on('error', () => {});
   const folder = new pg.Client({ connectionString: dbUrl });
   await folder.connect();
+  folderPid = (await folder.query<{ pid: number }>('select pg_backend_pid() as pid')).rows[0]!.pid;
   const { privateKey } = generateKeyPairSync('rsa', { modulusLength: 2048 });
   const privatePem = privateKey.export({ type: 'pkcs8', format: 'pem' }).toString();
   const keys = await loadKeyRing(privatePem);
