@@ -1,9 +1,9 @@
 // Analytics (get_analytics for admins, GET /sellers/me/analytics for a seller): figures of a
 // window of Toronto days, read from rollups the database keeps (tables.ts; migrations 0013 and
 // 0019): each change is queued in its own transaction and folded in by the `analytics` job, and
-// by every read before it reads, so an answer counts every change committed before it. This module reads only its own tables; names
-// come from the catalog's and the sellers' services (README "Analytics";
-// ../shared/design/decisions.md "Analytics").
+// by every read before it reads, so an answer counts every change committed before it. This
+// module reads only its own tables; names come from the catalog's and the sellers' services
+// (README "Analytics"; ../shared/design/decisions.md "Analytics").
 import { type SQL, sql } from 'drizzle-orm';
 import {
   type AnalyticsAnswer,
