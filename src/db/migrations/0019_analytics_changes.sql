@@ -171,21 +171,22 @@ BEGIN
     sessions_created = t.sessions_created + EXCLUDED.sessions_created,
     sessions_paid = t.sessions_paid + EXCLUDED.sessions_paid;
 
-  -- Products: an order's items, counted with its sign.
-  INSERT INTO analytics_product_days AS t (product_id, day, seller_id, units, revenue_cents)
-    SELECT i.product_id, b.day, b.seller_id, sum(b.orders * i.quantity),
-        sum(b.orders * i.quantity::bigint * i.unit_price_cents)
+  -- Products: an order's items, counted with its sign, read once for days and months.
+  WITH sold AS (
+    SELECT i.product_id, b.day, b.seller_id, sum(b.orders * i.quantity) AS units,
+        sum(b.orders * i.quantity::bigint * i.unit_price_cents) AS revenue
       FROM unnest(batch) b JOIN order_items i ON i.order_id = b.ref
       WHERE b.kind = 'order'
-      GROUP BY 1, 2, 3 ORDER BY 1, 2
-  ON CONFLICT (product_id, day) DO UPDATE
-    SET units = t.units + EXCLUDED.units, revenue_cents = t.revenue_cents + EXCLUDED.revenue_cents;
+      GROUP BY 1, 2, 3
+  ), days AS (
+    INSERT INTO analytics_product_days AS t (product_id, day, seller_id, units, revenue_cents)
+      SELECT product_id, day, seller_id, units, revenue FROM sold ORDER BY 1, 2
+    ON CONFLICT (product_id, day) DO UPDATE
+      SET units = t.units + EXCLUDED.units, revenue_cents = t.revenue_cents + EXCLUDED.revenue_cents
+  )
   INSERT INTO analytics_product_months AS t (product_id, month, seller_id, units, revenue_cents)
-    SELECT i.product_id, portage_analytics_month(b.day), b.seller_id, sum(b.orders * i.quantity),
-        sum(b.orders * i.quantity::bigint * i.unit_price_cents)
-      FROM unnest(batch) b JOIN order_items i ON i.order_id = b.ref
-      WHERE b.kind = 'order'
-      GROUP BY 1, 2, 3 ORDER BY 1, 2
+    SELECT product_id, portage_analytics_month(day), seller_id, sum(units), sum(revenue)
+      FROM sold GROUP BY 1, 2, 3 ORDER BY 1, 2
   ON CONFLICT (product_id, month) DO UPDATE
     SET units = t.units + EXCLUDED.units, revenue_cents = t.revenue_cents + EXCLUDED.revenue_cents;
   RETURN array_length(batch, 1);
