@@ -89,13 +89,8 @@ LANGUAGE plpgsql AS $$
 DECLARE
   batch analytics_changes[];
   k record;
-  d record;
-  c_scope text[] := '{}';
-  c_day date[] := '{}';
-  c_shard int[] := '{}';
-  c_customers int[] := '{}';
-  c_new int[] := '{}';
-  c_continued int[] := '{}';
+  -- The buyers' days' changes to the totals: day rows holding only their customer counts.
+  customer_days analytics_totals[] := '{}';
 BEGIN
   IF p_wait THEN
     PERFORM pg_advisory_xact_lock(hashtext('analytics:fold'));
@@ -120,14 +115,9 @@ BEGIN
       HAVING sum(b.orders) <> 0
       ORDER BY s.scope COLLATE "C", b.buyer_id COLLATE "C", b.day
   LOOP
-    FOR d IN SELECT * FROM portage_analytics_customer_change(k.scope, k.buyer_id, k.day, k.delta) LOOP
-      c_scope := c_scope || k.scope;
-      c_day := c_day || d.on_day;
-      c_shard := c_shard || k.shard;
-      c_customers := c_customers || d.d_customers;
-      c_new := c_new || d.d_new;
-      c_continued := c_continued || d.d_continued;
-    END LOOP;
+    customer_days := customer_days || ARRAY(
+      SELECT ROW(k.scope, 'day', d.on_day, k.shard, 0, 0, 0, d.d_customers, d.d_new, d.d_continued, 0, 0)::analytics_totals
+        FROM portage_analytics_customer_change(k.scope, k.buyer_id, k.day, k.delta) d);
   END LOOP;
 
   INSERT INTO analytics_totals AS t (scope, grain, start, shard, orders, revenue_cents, items,
@@ -152,9 +142,8 @@ BEGIN
           ) s
           WHERE b.kind = 'session'
         UNION ALL
-        SELECT c.scope, c.day, c.shard, 0, 0, 0, c.customers, c.new_customers, c.continued, 0, 0
-          FROM unnest(c_scope, c_day, c_shard, c_customers, c_new, c_continued)
-            AS c(scope, day, shard, customers, new_customers, continued)
+        SELECT c.scope, c.start, c.shard, 0, 0, 0, c.customers, c.new_customers, c.continued_customers, 0, 0
+          FROM unnest(customer_days) c
       ) x
       CROSS JOIN (VALUES ('day'), ('month')) AS g(grain)
       GROUP BY 1, 2, 3, 4
