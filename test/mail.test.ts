@@ -395,9 +395,8 @@ describe('the outbox worker over SMTP', () => {
     const job = mailJob({ transport: smtpTransport(`smtp://127.0.0.1:${silent.port}`, 300), from: FROM });
     const m = message();
     await enqueueMail(ctx(), m);
-    const began = Date.now();
+    // A worker stuck on the server would never return: the test's timeout is the bound.
     expect(await job.run(ctx())).toBe(1);
-    expect(Date.now() - began).toBeLessThan(5_000);
     const r = await row(m.dedupeKey);
     expect(r).toMatchObject({ status: 'pending', attempts: 1 });
     expect(r.lastError).toMatch(/ETIMEDOUT|timeout/i);

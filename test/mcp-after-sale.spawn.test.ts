@@ -13,8 +13,6 @@ import { type TestDatabase, testDatabase } from './helpers/db.ts';
 import { callTool, startToolServer, TOOL_NAMES, toolFailed, toolOk } from './helpers/mcp.ts';
 import { paidOrder } from './helpers/orders.ts';
 
-const TIMEOUT = 60_000;
-
 let database: TestDatabase;
 let t: TestApp;
 let baseUrl: string;
@@ -53,13 +51,13 @@ beforeAll(async () => {
   order = { orderId: paid.orderId, productId: p.id, sellerId: s.id };
   [agent, adminAgent] = await Promise.all([agentFor(shopper), agentFor(boss)]);
   tools = (await agent.listTools()).tools;
-}, TIMEOUT);
+});
 
 afterAll(async () => {
   for (const client of agents) await client.close().catch(() => {});
   await t?.close();
   await database?.close();
-}, TIMEOUT);
+});
 
 describe('tools/list', () => {
   it('lists the fourteen tools, the three after-sale ones last, with their schemas and hints', () => {

@@ -15,8 +15,6 @@ import { addToCart, ON_ADDRESS, pay } from './helpers/checkout.ts';
 import { type TestDatabase, testDatabase } from './helpers/db.ts';
 import { callTool, startToolServer, TOOL_NAMES, toolFailed, toolOk } from './helpers/mcp.ts';
 
-const TIMEOUT = 60_000;
-
 let database: TestDatabase;
 let t: TestApp;
 let proxyUrl: string;
@@ -124,14 +122,14 @@ beforeAll(async () => {
   await addToCart(t.api, shopper, p.paddle, 2);
   agent = await startAgent(shopper.token);
   tools = (await agent.listTools()).tools;
-}, TIMEOUT);
+});
 
 afterAll(async () => {
   for (const client of running) await client.close().catch(() => {});
   await new Promise((resolve) => proxy?.close(resolve));
   await t?.close();
   await database?.close();
-}, TIMEOUT);
+});
 
 // ---- tools/list -----------------------------------------------------------------------------
 
@@ -238,85 +236,77 @@ describe('create_checkout', () => {
     expect(await sessionsOf(shopper)).toHaveLength(0);
   });
 
-  it(
-    'opens a session with sessionUrl; a retry with the same input sends the same key and gets the same session',
-    async () => {
-      // A second after the cart was filled: a checkout that stamped the cart as changed would
-      // show in its lastUpdated, and the retry would derive another key.
-      t.clock.advance(1);
-      const first = ok(await call(agent, 'create_checkout', { shipping_address: ON_ADDRESS }));
-      expect(first).toMatchObject({
-        sessionId: expect.stringMatching(/^checkouts:/),
-        status: 'ready_for_payment',
-        subtotalCents: 9000,
-        discountCents: 0,
-        paymentMethods: ['card', 'apple_pay', 'google_pay', 'klarna'],
-        orderIds: [],
-      });
-      expect(first.sessionUrl.startsWith(`${t.config.publicBaseUrl}/sandbox/checkout/`)).toBe(true);
-      expect(first.totalCents).toBe(first.subtotalCents + first.shippingCostCents + first.taxAmountCents);
-      // No order before payment.
-      expect(ok(await call(agent, 'list_orders'))).toEqual({ orders: [], total: 0, limit: 20, offset: 0 });
+  it('opens a session with sessionUrl; a retry with the same input sends the same key and gets the same session', async () => {
+    // A second after the cart was filled: a checkout that stamped the cart as changed would
+    // show in its lastUpdated, and the retry would derive another key.
+    t.clock.advance(1);
+    const first = ok(await call(agent, 'create_checkout', { shipping_address: ON_ADDRESS }));
+    expect(first).toMatchObject({
+      sessionId: expect.stringMatching(/^checkouts:/),
+      status: 'ready_for_payment',
+      subtotalCents: 9000,
+      discountCents: 0,
+      paymentMethods: ['card', 'apple_pay', 'google_pay', 'klarna'],
+      orderIds: [],
+    });
+    expect(first.sessionUrl.startsWith(`${t.config.publicBaseUrl}/sandbox/checkout/`)).toBe(true);
+    expect(first.totalCents).toBe(first.subtotalCents + first.shippingCostCents + first.taxAmountCents);
+    // No order before payment.
+    expect(ok(await call(agent, 'list_orders'))).toEqual({ orders: [], total: 0, limit: 20, offset: 0 });
 
-      // The retry: the same input, its keys in another order.
-      const { phone, ...rest } = ON_ADDRESS;
-      const again = ok(
-        await call(agent, 'create_checkout', {
-          shipping_address: { phone, ...Object.fromEntries(Object.entries(rest).reverse()) },
-        }),
-      );
-      expect(again.sessionId).toBe(first.sessionId);
-      expect(again).toEqual(first);
+    // The retry: the same input, its keys in another order.
+    const { phone, ...rest } = ON_ADDRESS;
+    const again = ok(
+      await call(agent, 'create_checkout', {
+        shipping_address: { phone, ...Object.fromEntries(Object.entries(rest).reverse()) },
+      }),
+    );
+    expect(again.sessionId).toBe(first.sessionId);
+    expect(again).toEqual(first);
 
-      const calls = checkoutCalls(shopper);
-      expect(calls).toHaveLength(2);
-      expect(calls[0]!.idempotencyKey).toMatch(/^[0-9a-f]{64}$/);
-      expect(calls[1]!.idempotencyKey).toBe(calls[0]!.idempotencyKey);
-      // The service replays the first answer for the same key (Idempotent-Replayed: true).
-      expect(calls.map((c) => [c.status, c.replayed])).toEqual([
-        [201, false],
-        [201, true],
-      ]);
-      // One session only, holding the stock once.
-      expect(await sessionsOf(shopper)).toHaveLength(1);
-      const stock = ok(await call(agent, 'check_inventory', { product_id: p.paddle, quantity: 4 }));
-      expect(stock).toMatchObject({ available: false, stock_quantity: 3 });
-    },
-    TIMEOUT,
-  );
+    const calls = checkoutCalls(shopper);
+    expect(calls).toHaveLength(2);
+    expect(calls[0]!.idempotencyKey).toMatch(/^[0-9a-f]{64}$/);
+    expect(calls[1]!.idempotencyKey).toBe(calls[0]!.idempotencyKey);
+    // The service replays the first answer for the same key (Idempotent-Replayed: true).
+    expect(calls.map((c) => [c.status, c.replayed])).toEqual([
+      [201, false],
+      [201, true],
+    ]);
+    // One session only, holding the stock once.
+    expect(await sessionsOf(shopper)).toHaveLength(1);
+    const stock = ok(await call(agent, 'check_inventory', { product_id: p.paddle, quantity: 4 }));
+    expect(stock).toMatchObject({ available: false, stock_quantity: 3 });
+  });
 
-  it(
-    'the same input for a changed cart is a new checkout with a new key; another user never shares a key',
-    async () => {
-      const other = await buyer(t.api, 'other');
-      await addToCart(t.api, other, p.tarp, 1);
-      const client = await startAgent(other.token);
-      const first = ok(await call(client, 'create_checkout', { shipping_address: ON_ADDRESS }));
-      // Changed at once, within the same second as likely as not.
-      ok(await call(client, 'add_to_cart', { product_id: p.tarp, quantity: 1 }));
-      const second = ok(await call(client, 'create_checkout', { shipping_address: ON_ADDRESS }));
-      expect(second.sessionId).not.toBe(first.sessionId);
-      expect(second.subtotalCents).toBe(19800);
-      const keys = checkoutCalls(other).map((c) => c.idempotencyKey);
-      expect(keys).toHaveLength(2);
-      expect(keys[1]).not.toBe(keys[0]);
-      const mine = checkoutCalls(shopper).map((c) => c.idempotencyKey);
-      for (const key of keys) expect(mine).not.toContain(key);
-      // Another input for the same cart: another key too.
-      const coupon = failed(
-        await call(client, 'create_checkout', {
-          shipping_address: ON_ADDRESS,
-          coupon: `NOPE${randomBytes(3).toString('hex')}`,
-        }),
-        'NOT_FOUND',
-        404,
-      );
-      expect(coupon.error).toMatch(/coupon/i);
-      const third = checkoutCalls(other).at(-1)!.idempotencyKey;
-      expect([...keys]).not.toContain(third);
-    },
-    TIMEOUT,
-  );
+  it('the same input for a changed cart is a new checkout with a new key; another user never shares a key', async () => {
+    const other = await buyer(t.api, 'other');
+    await addToCart(t.api, other, p.tarp, 1);
+    const client = await startAgent(other.token);
+    const first = ok(await call(client, 'create_checkout', { shipping_address: ON_ADDRESS }));
+    // Changed at once, within the same second as likely as not.
+    ok(await call(client, 'add_to_cart', { product_id: p.tarp, quantity: 1 }));
+    const second = ok(await call(client, 'create_checkout', { shipping_address: ON_ADDRESS }));
+    expect(second.sessionId).not.toBe(first.sessionId);
+    expect(second.subtotalCents).toBe(19800);
+    const keys = checkoutCalls(other).map((c) => c.idempotencyKey);
+    expect(keys).toHaveLength(2);
+    expect(keys[1]).not.toBe(keys[0]);
+    const mine = checkoutCalls(shopper).map((c) => c.idempotencyKey);
+    for (const key of keys) expect(mine).not.toContain(key);
+    // Another input for the same cart: another key too.
+    const coupon = failed(
+      await call(client, 'create_checkout', {
+        shipping_address: ON_ADDRESS,
+        coupon: `NOPE${randomBytes(3).toString('hex')}`,
+      }),
+      'NOT_FOUND',
+      404,
+    );
+    expect(coupon.error).toMatch(/coupon/i);
+    const third = checkoutCalls(other).at(-1)!.idempotencyKey;
+    expect([...keys]).not.toContain(third);
+  });
 });
 
 // ---- orders ---------------------------------------------------------------------------------
@@ -324,99 +314,81 @@ describe('create_checkout', () => {
 describe('after payment: list_orders, get_order, cancel_order', () => {
   let orderId: string;
 
-  it(
-    'paying in the sandbox makes the order that list_orders and get_order show',
-    async () => {
-      const sessions = await sessionsOf(shopper);
-      expect(sessions).toHaveLength(1);
-      const sessionId = sessions[0]!.id;
-      const paid = await pay(t.api, sessionId);
-      expect(paid.status, JSON.stringify(paid.body)).toBe(200);
-      expect(paid.body.orderIds).toHaveLength(1);
-      orderId = paid.body.orderIds[0];
+  it('paying in the sandbox makes the order that list_orders and get_order show', async () => {
+    const sessions = await sessionsOf(shopper);
+    expect(sessions).toHaveLength(1);
+    const sessionId = sessions[0]!.id;
+    const paid = await pay(t.api, sessionId);
+    expect(paid.status, JSON.stringify(paid.body)).toBe(200);
+    expect(paid.body.orderIds).toHaveLength(1);
+    orderId = paid.body.orderIds[0];
 
-      const list = ok(await call(agent, 'list_orders'));
-      expect(list).toMatchObject({ total: 1, limit: 20, offset: 0 });
-      expect(list.orders).toEqual([
-        expect.objectContaining({
-          id: orderId,
-          buyerId: shopper.id,
-          status: 'confirmed',
-          itemCount: 2,
-          estimatedDelivery: expect.stringMatching(/^\d{4}-\d{2}-\d{2}$/),
-        }),
-      ]);
-      expect(ok(await call(agent, 'list_orders', { status: 'shipped' }))).toMatchObject({
-        orders: [],
-        total: 0,
-      });
-      expect(
-        ok(await call(agent, 'list_orders', { status: 'confirmed', sort: 'oldest', limit: 1 })),
-      ).toMatchObject({ total: 1, limit: 1, orders: [{ id: orderId }] });
-
-      const detail = ok(await call(agent, 'get_order', { id: orderId }));
-      const http = await t.api.as(shopper).get(`/orders/${encodeURIComponent(orderId)}`);
-      expect(detail).toEqual(http.body);
-      expect(detail).toMatchObject({
+    const list = ok(await call(agent, 'list_orders'));
+    expect(list).toMatchObject({ total: 1, limit: 20, offset: 0 });
+    expect(list.orders).toEqual([
+      expect.objectContaining({
         id: orderId,
+        buyerId: shopper.id,
         status: 'confirmed',
-        subtotalCents: 9000,
-        items: [{ productId: p.paddle, quantity: 2, unitPriceCents: 4500 }],
-        shippingAddress: { street: ON_ADDRESS.street, postalCode: ON_ADDRESS.postalCode, country: 'CA' },
-        paymentIntentId: expect.any(String),
-      });
-      expect(detail.shippingAddress.phone).toBeUndefined();
-      // Paid: the cart is empty, so there is nothing left to check out.
-      expect(ok(await call(agent, 'get_cart')).items).toEqual([]);
-      failed(await call(agent, 'create_checkout', { shipping_address: ON_ADDRESS }), 'CONFLICT', 409);
-      expect(ok(await call(agent, 'check_inventory', { product_id: p.paddle })).stock_quantity).toBe(3);
-    },
-    TIMEOUT,
-  );
+        itemCount: 2,
+        estimatedDelivery: expect.stringMatching(/^\d{4}-\d{2}-\d{2}$/),
+      }),
+    ]);
+    expect(ok(await call(agent, 'list_orders', { status: 'shipped' }))).toMatchObject({
+      orders: [],
+      total: 0,
+    });
+    expect(
+      ok(await call(agent, 'list_orders', { status: 'confirmed', sort: 'oldest', limit: 1 })),
+    ).toMatchObject({ total: 1, limit: 1, orders: [{ id: orderId }] });
 
-  it(
-    "another user's order is NOT_FOUND, to read and to cancel",
-    async () => {
-      const stranger = await startAgent((await buyer(t.api, 'stranger')).token);
-      const read = failed(await call(stranger, 'get_order', { id: orderId }), 'NOT_FOUND', 404);
-      expect(read.error).toContain(orderId);
-      failed(
-        await call(stranger, 'cancel_order', { order_id: orderId, reason: 'not mine' }),
-        'NOT_FOUND',
-        404,
-      );
-      expect(ok(await call(agent, 'get_order', { id: orderId })).status).toBe('confirmed');
-    },
-    TIMEOUT,
-  );
+    const detail = ok(await call(agent, 'get_order', { id: orderId }));
+    const http = await t.api.as(shopper).get(`/orders/${encodeURIComponent(orderId)}`);
+    expect(detail).toEqual(http.body);
+    expect(detail).toMatchObject({
+      id: orderId,
+      status: 'confirmed',
+      subtotalCents: 9000,
+      items: [{ productId: p.paddle, quantity: 2, unitPriceCents: 4500 }],
+      shippingAddress: { street: ON_ADDRESS.street, postalCode: ON_ADDRESS.postalCode, country: 'CA' },
+      paymentIntentId: expect.any(String),
+    });
+    expect(detail.shippingAddress.phone).toBeUndefined();
+    // Paid: the cart is empty, so there is nothing left to check out.
+    expect(ok(await call(agent, 'get_cart')).items).toEqual([]);
+    failed(await call(agent, 'create_checkout', { shipping_address: ON_ADDRESS }), 'CONFLICT', 409);
+    expect(ok(await call(agent, 'check_inventory', { product_id: p.paddle })).stock_quantity).toBe(3);
+  });
 
-  it(
-    'cancel_order cancels with a full refund and returns the units to stock; twice is CONFLICT',
-    async () => {
-      const detail = ok(await call(agent, 'get_order', { id: orderId }));
-      const cancelled = ok(
-        await call(agent, 'cancel_order', { order_id: orderId, reason: 'Changed my mind' }),
-      );
-      expect(cancelled).toMatchObject({
-        id: orderId,
-        status: 'cancelled',
-        refund_amount_cents: detail.totalAmountCents,
-        cancelledAt: expect.any(Number),
-      });
-      expect(
-        ok(await call(agent, 'list_orders', { status: 'cancelled' })).orders.map((o: { id: string }) => o.id),
-      ).toEqual([orderId]);
-      // Its 2 units are back in stock.
-      expect(ok(await call(agent, 'check_inventory', { product_id: p.paddle })).stock_quantity).toBe(5);
-      const again = failed(await call(agent, 'cancel_order', { order_id: orderId }), 'CONFLICT', 409);
-      expect(again.error.length).toBeGreaterThan(0);
-      failed(
-        await call(agent, 'cancel_order', { order_id: 'orders:doesNotExist0000000000' }),
-        'NOT_FOUND',
-        404,
-      );
-      failed(await call(agent, 'cancel_order', {}), 'VALIDATION_ERROR', 400);
-    },
-    TIMEOUT,
-  );
+  it("another user's order is NOT_FOUND, to read and to cancel", async () => {
+    const stranger = await startAgent((await buyer(t.api, 'stranger')).token);
+    const read = failed(await call(stranger, 'get_order', { id: orderId }), 'NOT_FOUND', 404);
+    expect(read.error).toContain(orderId);
+    failed(await call(stranger, 'cancel_order', { order_id: orderId, reason: 'not mine' }), 'NOT_FOUND', 404);
+    expect(ok(await call(agent, 'get_order', { id: orderId })).status).toBe('confirmed');
+  });
+
+  it('cancel_order cancels with a full refund and returns the units to stock; twice is CONFLICT', async () => {
+    const detail = ok(await call(agent, 'get_order', { id: orderId }));
+    const cancelled = ok(await call(agent, 'cancel_order', { order_id: orderId, reason: 'Changed my mind' }));
+    expect(cancelled).toMatchObject({
+      id: orderId,
+      status: 'cancelled',
+      refund_amount_cents: detail.totalAmountCents,
+      cancelledAt: expect.any(Number),
+    });
+    expect(
+      ok(await call(agent, 'list_orders', { status: 'cancelled' })).orders.map((o: { id: string }) => o.id),
+    ).toEqual([orderId]);
+    // Its 2 units are back in stock.
+    expect(ok(await call(agent, 'check_inventory', { product_id: p.paddle })).stock_quantity).toBe(5);
+    const again = failed(await call(agent, 'cancel_order', { order_id: orderId }), 'CONFLICT', 409);
+    expect(again.error.length).toBeGreaterThan(0);
+    failed(
+      await call(agent, 'cancel_order', { order_id: 'orders:doesNotExist0000000000' }),
+      'NOT_FOUND',
+      404,
+    );
+    failed(await call(agent, 'cancel_order', {}), 'VALIDATION_ERROR', 400);
+  });
 });

@@ -20,8 +20,6 @@ import { TOOL_NAMES } from './helpers/mcp.ts';
 import { finished } from './helpers/process.ts';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
-const TIMEOUT = 60_000;
-
 let database: TestDatabase;
 let t: TestApp;
 let baseUrl: string;
@@ -153,14 +151,14 @@ beforeAll(async () => {
   shopper = await buyer(t.api);
   agent = (await startToolServer(shopper.token)).client;
   tools = (await agent.listTools()).tools;
-}, TIMEOUT);
+});
 
 afterAll(async () => {
   for (const r of running) await r.client.close().catch(() => {});
   for (const child of children) if (child.exitCode === null && child.signalCode === null) child.kill();
   await t?.close();
   await database?.close();
-}, TIMEOUT);
+});
 
 // ---- tools/list -----------------------------------------------------------------------------
 
@@ -532,219 +530,192 @@ describe('errors', () => {
 // ---- authentication -------------------------------------------------------------------------
 
 describe('tokens', () => {
-  it(
-    'a garbage token gives AUTH_ERROR 401',
-    async () => {
-      const { client } = await startToolServer('not.a.jwt');
-      const body = failed(await call(client, 'get_cart'), 'AUTH_ERROR', 401);
-      expect(body.error).toMatch(/AUTH_ERROR/);
-      failed(await call(client, 'search_products', { query: word }), 'AUTH_ERROR', 401);
-    },
-    TIMEOUT,
-  );
+  it('a garbage token gives AUTH_ERROR 401', async () => {
+    const { client } = await startToolServer('not.a.jwt');
+    const body = failed(await call(client, 'get_cart'), 'AUTH_ERROR', 401);
+    expect(body.error).toMatch(/AUTH_ERROR/);
+    failed(await call(client, 'search_products', { query: word }), 'AUTH_ERROR', 401);
+  });
 
   // ../shared/design/decisions.md ("Hardening"): the tool server never puts a credential in a
   // message, on stdout or stderr.
-  it(
-    'a token with a line break and a SERVICE_URL with a password: errors name neither',
-    async () => {
-      const b = await buyer(t.api, 'leaky');
-      const tail = `tail${randomBytes(8).toString('hex')}`;
-      const password = `pw${randomBytes(8).toString('hex')}`;
-      const withUser = baseUrl.replace('http://', `http://portage-user:${password}@`);
-      const secrets = [b.token, tail, password, 'portage-user'];
-      const runs = [
-        { server: await startToolServer(`${b.token}\n${tail}`), code: 'AUTH_ERROR', status: 401 },
-        { server: await startToolServer(b.token, withUser), code: 'VALIDATION_ERROR', status: 400 },
-        {
-          server: await startToolServer(`${b.token}\n${tail}`, withUser),
-          code: 'VALIDATION_ERROR',
-          status: 400,
-        },
-      ];
-      for (const { server, code, status } of runs) {
-        for (const [name, args] of [
-          ['get_cart', {}],
-          ['get_product', { id: p.paddle }],
-          ['search_products', { query: word, category: categorySlug }],
-        ] as const) {
-          const res = await call(server.client, name, args);
-          const body = failed(res, code, status);
-          expect(body.error).toMatch(/SERVICE_JWT_TOKEN|SERVICE_URL/);
-          const text = JSON.stringify(res);
-          for (const secret of secrets) {
-            expect(text, name).not.toContain(secret);
-            expect(JSON.stringify(res.structuredContent ?? null)).not.toContain(secret);
-          }
+  it('a token with a line break and a SERVICE_URL with a password: errors name neither', async () => {
+    const b = await buyer(t.api, 'leaky');
+    const tail = `tail${randomBytes(8).toString('hex')}`;
+    const password = `pw${randomBytes(8).toString('hex')}`;
+    const withUser = baseUrl.replace('http://', `http://portage-user:${password}@`);
+    const secrets = [b.token, tail, password, 'portage-user'];
+    const runs = [
+      { server: await startToolServer(`${b.token}\n${tail}`), code: 'AUTH_ERROR', status: 401 },
+      { server: await startToolServer(b.token, withUser), code: 'VALIDATION_ERROR', status: 400 },
+      {
+        server: await startToolServer(`${b.token}\n${tail}`, withUser),
+        code: 'VALIDATION_ERROR',
+        status: 400,
+      },
+    ];
+    for (const { server, code, status } of runs) {
+      for (const [name, args] of [
+        ['get_cart', {}],
+        ['get_product', { id: p.paddle }],
+        ['search_products', { query: word, category: categorySlug }],
+      ] as const) {
+        const res = await call(server.client, name, args);
+        const body = failed(res, code, status);
+        expect(body.error).toMatch(/SERVICE_JWT_TOKEN|SERVICE_URL/);
+        const text = JSON.stringify(res);
+        for (const secret of secrets) {
+          expect(text, name).not.toContain(secret);
+          expect(JSON.stringify(res.structuredContent ?? null)).not.toContain(secret);
         }
-        for (const secret of secrets) expect(server.stderr()).not.toContain(secret);
       }
-    },
-    TIMEOUT,
-  );
+      for (const secret of secrets) expect(server.stderr()).not.toContain(secret);
+    }
+  });
 
-  it(
-    'a SERVICE_URL that does not parse is refused at start without its password',
-    async () => {
-      const password = `pw${randomBytes(8).toString('hex')}`;
-      const run = await finished(
-        spawn(process.execPath, ['bin/portage.js', 'mcp'], {
-          cwd: ROOT,
-          env: childEnv({
-            SERVICE_URL: `http://user:${password}/x@127.0.0.1:1`,
-            SERVICE_JWT_TOKEN: shopper.token,
-          }),
+  it('a SERVICE_URL that does not parse is refused at start without its password', async () => {
+    const password = `pw${randomBytes(8).toString('hex')}`;
+    const run = await finished(
+      spawn(process.execPath, ['bin/portage.js', 'mcp'], {
+        cwd: ROOT,
+        env: childEnv({
+          SERVICE_URL: `http://user:${password}/x@127.0.0.1:1`,
+          SERVICE_JWT_TOKEN: shopper.token,
         }),
-      );
-      expect(run.code).toBe(1);
-      expect(run.stdout).toBe('');
-      expect(run.stderr).toBe(
-        'portage: SERVICE_URL must be an http(s) URL; got "http://[redacted]@127.0.0.1:1"\n',
-      );
-    },
-    TIMEOUT,
-  );
+      }),
+    );
+    expect(run.code).toBe(1);
+    expect(run.stdout).toBe('');
+    expect(run.stderr).toBe(
+      'portage: SERVICE_URL must be an http(s) URL; got "http://[redacted]@127.0.0.1:1"\n',
+    );
+  });
 
   // Moves the service's clock: keep it last among the calls that hold tokens.
-  it(
-    'an expired token is refreshed transparently through /auth/refresh',
-    async () => {
-      const b = await buyer(t.api, 'refresher');
-      const { client } = await startToolServer(b.token);
-      ok(await call(client, 'add_to_cart', { product_id: p.tarp, quantity: 1 }));
+  it('an expired token is refreshed transparently through /auth/refresh', async () => {
+    const b = await buyer(t.api, 'refresher');
+    const { client } = await startToolServer(b.token);
+    ok(await call(client, 'add_to_cart', { product_id: p.tarp, quantity: 1 }));
 
-      t.clock.advance(3601);
-      expect((await t.api.as(b).get('/me')).status).toBe(401);
+    t.clock.advance(3601);
+    expect((await t.api.as(b).get('/me')).status).toBe(401);
 
-      const cart = ok(await call(client, 'get_cart'));
-      expect(cart.items.map((i: { product_id: string }) => i.product_id)).toEqual([p.tarp]);
-      ok(await call(client, 'add_to_cart', { product_id: p.tarp, quantity: 1 }));
-      expect(ok(await call(client, 'get_cart')).itemCount).toBe(2);
-      // The first tool server's token expired as well; it renews it too.
-      expect(ok(await call(agent, 'get_cart')).coupon_applied).toBe(couponCode);
-    },
-    TIMEOUT,
-  );
+    const cart = ok(await call(client, 'get_cart'));
+    expect(cart.items.map((i: { product_id: string }) => i.product_id)).toEqual([p.tarp]);
+    ok(await call(client, 'add_to_cart', { product_id: p.tarp, quantity: 1 }));
+    expect(ok(await call(client, 'get_cart')).itemCount).toBe(2);
+    // The first tool server's token expired as well; it renews it too.
+    expect(ok(await call(agent, 'get_cart')).coupon_applied).toBe(couponCode);
+  });
 });
 
 // ---- the process ----------------------------------------------------------------------------
 
 describe('the process', () => {
-  it(
-    'writes only JSON-RPC messages to stdout',
-    async () => {
-      const b = await buyer(t.api, 'stdio');
-      const child = spawn(process.execPath, ['bin/portage.js', 'mcp'], {
-        cwd: ROOT,
-        env: childEnv({ SERVICE_URL: baseUrl, SERVICE_JWT_TOKEN: b.token }),
-        stdio: ['pipe', 'pipe', 'pipe'],
-      });
-      children.push(child);
-      let stdout = '';
-      let stderr = '';
-      child.stdout.setEncoding('utf8').on('data', (s: string) => {
-        stdout += s;
-      });
-      child.stderr.setEncoding('utf8').on('data', (s: string) => {
-        stderr += s;
-      });
-      const send = (message: object) => child.stdin.write(`${JSON.stringify(message)}\n`);
-      const answered = (id: number) => stdout.split('\n').some((l) => l.includes(`"id":${id}`));
-      const waitFor = async (id: number) => {
-        const until = Date.now() + 20_000;
-        while (!answered(id)) {
-          if (Date.now() > until) throw new Error(`no answer to ${id}; stdout: ${stdout}; stderr: ${stderr}`);
-          await new Promise((r) => setTimeout(r, 20));
-        }
-      };
-
-      send({
-        jsonrpc: '2.0',
-        id: 1,
-        method: 'initialize',
-        params: {
-          protocolVersion: '2025-06-18',
-          capabilities: {},
-          clientInfo: { name: 'raw-test', version: '0.0.0' },
-        },
-      });
-      await waitFor(1);
-      send({ jsonrpc: '2.0', method: 'notifications/initialized' });
-      send({ jsonrpc: '2.0', id: 2, method: 'tools/list' });
-      // A call that succeeds and one that fails: neither leaks logs to stdout.
-      send({ jsonrpc: '2.0', id: 3, method: 'tools/call', params: { name: 'get_cart', arguments: {} } });
-      send({
-        jsonrpc: '2.0',
-        id: 4,
-        method: 'tools/call',
-        params: { name: 'get_product', arguments: { id: 'products:doesNotExist0000000000' } },
-      });
-      await waitFor(3);
-      await waitFor(4);
-      await new Promise((r) => setTimeout(r, 400));
-
-      const lines = stdout.split('\n').filter((l) => l !== '');
-      expect(stdout.endsWith('\n')).toBe(true);
-      const messages = lines.map((line) => {
-        let parsed: { jsonrpc?: string; id?: number; result?: { tools?: unknown[] } } | undefined;
-        expect(() => {
-          parsed = JSON.parse(line);
-        }, `not JSON on stdout: ${line}`).not.toThrow();
-        expect(parsed?.jsonrpc, line).toBe('2.0');
-        return parsed!;
-      });
-      // Calls run concurrently: answers may come in any order.
-      expect(messages.map((m) => m.id).sort()).toEqual([1, 2, 3, 4]);
-      expect(messages.find((m) => m.id === 2)?.result?.tools).toHaveLength(TOOL_NAMES.length);
-
-      child.stdin.end();
-      const exit = await new Promise<number | null>((resolve) => {
-        if (child.exitCode !== null) resolve(child.exitCode);
-        else child.once('exit', (code) => resolve(code));
-        setTimeout(() => {
-          child.kill();
-          resolve(null);
-        }, 5000);
-      });
-      expect(exit).toBe(0);
-    },
-    TIMEOUT,
-  );
-
-  it(
-    'exits non-zero naming the missing configuration, with nothing on stdout',
-    async () => {
-      const runs = await Promise.all([
-        finished(spawn(process.execPath, ['bin/portage.js', 'mcp'], { cwd: ROOT, env: childEnv({}) })),
-        finished(
-          spawn(process.execPath, ['bin/portage.js', 'mcp'], {
-            cwd: ROOT,
-            env: childEnv({ SERVICE_URL: baseUrl }),
-          }),
-        ),
-        finished(
-          spawn(process.execPath, ['bin/portage.js', 'mcp'], {
-            cwd: ROOT,
-            env: childEnv({ SERVICE_JWT_TOKEN: shopper.token, SERVICE_URL: '  ' }),
-          }),
-        ),
-      ]);
-      const [neither, noToken, noUrl] = runs;
-      for (const run of runs) {
-        expect(run.code).not.toBe(0);
-        expect(run.code).not.toBeNull();
-        expect(run.stdout).toBe('');
-        expect(run.stderr.trimEnd().split('\n'), run.stderr).toHaveLength(1);
-        expect(run.stderr).toMatch(/^portage: /);
-        expect(run.stderr).not.toMatch(/\n\s+at /);
-        expect(run.stderr).not.toContain(shopper.token);
+  it('writes only JSON-RPC messages to stdout', async () => {
+    const b = await buyer(t.api, 'stdio');
+    const child = spawn(process.execPath, ['bin/portage.js', 'mcp'], {
+      cwd: ROOT,
+      env: childEnv({ SERVICE_URL: baseUrl, SERVICE_JWT_TOKEN: b.token }),
+      stdio: ['pipe', 'pipe', 'pipe'],
+    });
+    children.push(child);
+    let stdout = '';
+    let stderr = '';
+    child.stdout.setEncoding('utf8').on('data', (s: string) => {
+      stdout += s;
+    });
+    child.stderr.setEncoding('utf8').on('data', (s: string) => {
+      stderr += s;
+    });
+    const send = (message: object) => child.stdin.write(`${JSON.stringify(message)}\n`);
+    const answered = (id: number) => stdout.split('\n').some((l) => l.includes(`"id":${id}`));
+    const waitFor = async (id: number) => {
+      const until = Date.now() + 20_000;
+      while (!answered(id)) {
+        if (Date.now() > until) throw new Error(`no answer to ${id}; stdout: ${stdout}; stderr: ${stderr}`);
+        await new Promise((r) => setTimeout(r, 20));
       }
-      expect(neither!.stderr).toMatch(/SERVICE_URL and SERVICE_JWT_TOKEN must be set/);
-      expect(noToken!.stderr).toMatch(/^portage: SERVICE_JWT_TOKEN must be set/);
-      expect(noUrl!.stderr).toMatch(/^portage: SERVICE_URL must be set/);
-    },
-    TIMEOUT,
-  );
+    };
+
+    send({
+      jsonrpc: '2.0',
+      id: 1,
+      method: 'initialize',
+      params: {
+        protocolVersion: '2025-06-18',
+        capabilities: {},
+        clientInfo: { name: 'raw-test', version: '0.0.0' },
+      },
+    });
+    await waitFor(1);
+    send({ jsonrpc: '2.0', method: 'notifications/initialized' });
+    send({ jsonrpc: '2.0', id: 2, method: 'tools/list' });
+    // A call that succeeds and one that fails: neither leaks logs to stdout.
+    send({ jsonrpc: '2.0', id: 3, method: 'tools/call', params: { name: 'get_cart', arguments: {} } });
+    send({
+      jsonrpc: '2.0',
+      id: 4,
+      method: 'tools/call',
+      params: { name: 'get_product', arguments: { id: 'products:doesNotExist0000000000' } },
+    });
+    await waitFor(3);
+    await waitFor(4);
+    await new Promise((r) => setTimeout(r, 400));
+
+    const lines = stdout.split('\n').filter((l) => l !== '');
+    expect(stdout.endsWith('\n')).toBe(true);
+    const messages = lines.map((line) => {
+      let parsed: { jsonrpc?: string; id?: number; result?: { tools?: unknown[] } } | undefined;
+      expect(() => {
+        parsed = JSON.parse(line);
+      }, `not JSON on stdout: ${line}`).not.toThrow();
+      expect(parsed?.jsonrpc, line).toBe('2.0');
+      return parsed!;
+    });
+    // Calls run concurrently: answers may come in any order.
+    expect(messages.map((m) => m.id).sort()).toEqual([1, 2, 3, 4]);
+    expect(messages.find((m) => m.id === 2)?.result?.tools).toHaveLength(TOOL_NAMES.length);
+
+    child.stdin.end();
+    // The end of stdin ends the server; the test's timeout bounds the wait.
+    const exit = await new Promise<number | null>((resolve) => {
+      if (child.exitCode !== null) resolve(child.exitCode);
+      else child.once('exit', (code) => resolve(code));
+    });
+    expect(exit).toBe(0);
+  });
+
+  it('exits non-zero naming the missing configuration, with nothing on stdout', async () => {
+    const runs = await Promise.all([
+      finished(spawn(process.execPath, ['bin/portage.js', 'mcp'], { cwd: ROOT, env: childEnv({}) })),
+      finished(
+        spawn(process.execPath, ['bin/portage.js', 'mcp'], {
+          cwd: ROOT,
+          env: childEnv({ SERVICE_URL: baseUrl }),
+        }),
+      ),
+      finished(
+        spawn(process.execPath, ['bin/portage.js', 'mcp'], {
+          cwd: ROOT,
+          env: childEnv({ SERVICE_JWT_TOKEN: shopper.token, SERVICE_URL: '  ' }),
+        }),
+      ),
+    ]);
+    const [neither, noToken, noUrl] = runs;
+    for (const run of runs) {
+      expect(run.code).not.toBe(0);
+      expect(run.code).not.toBeNull();
+      expect(run.stdout).toBe('');
+      expect(run.stderr.trimEnd().split('\n'), run.stderr).toHaveLength(1);
+      expect(run.stderr).toMatch(/^portage: /);
+      expect(run.stderr).not.toMatch(/\n\s+at /);
+      expect(run.stderr).not.toContain(shopper.token);
+    }
+    expect(neither!.stderr).toMatch(/SERVICE_URL and SERVICE_JWT_TOKEN must be set/);
+    expect(noToken!.stderr).toMatch(/^portage: SERVICE_JWT_TOKEN must be set/);
+    expect(noUrl!.stderr).toMatch(/^portage: SERVICE_URL must be set/);
+  });
 });
 
 // ---- discovery ------------------------------------------------------------------------------

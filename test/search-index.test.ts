@@ -170,7 +170,7 @@ describe('memory under description rewrites', () => {
     });
     expect(found.ids).toEqual([p.id]);
     expect(ids(await search({ q: word.slice(0, 7) }))).toEqual([p.id]);
-  }, 60_000);
+  });
 });
 
 describe('answers while entries are reclaimed and reused', () => {

@@ -77,8 +77,9 @@ export async function launchBrowser(): Promise<TestBrowser> {
     rmSync(userDataDir, { recursive: true, force: true });
     throw err;
   }
-  // A missing element fails in seconds with Playwright's own message, not at the test's timeout.
-  context.setDefaultTimeout(10_000);
+  // A missing element fails with Playwright's own message before the test's timeout, and
+  // well after a busy machine has drawn the page.
+  context.setDefaultTimeout(30_000);
   // The profile opens with one blank tab; tests open their own.
   for (const p of context.pages()) await p.close();
   return {
