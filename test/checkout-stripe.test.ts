@@ -155,6 +155,28 @@ describe('checkout on Stripe', () => {
     expect(row).toMatchObject({ status: 'succeeded', amountCents: 100, reason: 'amount_mismatch' });
   });
 
+  it('makes no order from a payment for a session a newer checkout replaced, and refunds it whole through Stripe', async () => {
+    const { b, p } = await ready();
+    const replaced = await openCheckout(t.api, b);
+    const newer = await openCheckout(t.api, b, { ...ON_ADDRESS, street: '200 King St W' });
+    expect(newer.sessionId).not.toBe(replaced.sessionId);
+    const pi = `pi_test_replaced_${replaced.sessionId.slice(10)}`;
+    const res = await deliver(succeeded(replaced.sessionId, replaced.totalCents, pi));
+    expect(res.body).toEqual({ received: true, duplicate: false, orderIds: [] });
+    expect((await t.api.as(b).get('/orders')).body.total).toBe(0);
+    expect((await t.api.as(b).get(`/checkout/${replaced.sessionId}`)).body.status).toBe('expired');
+    // Only the newer checkout holds the units.
+    expect(await stockOf(p.id)).toEqual({ stock: 5, reserved: 2 });
+    const refund = stripe.requests.filter((r) => r.path === '/v1/refunds').at(-1);
+    expect(refund?.body).toEqual({ payment_intent: pi, amount: String(replaced.totalCents) });
+    const [row] = await database.db.select().from(refunds).where(eq(refunds.paymentIntentId, pi));
+    expect(row).toMatchObject({
+      status: 'succeeded',
+      amountCents: replaced.totalCents,
+      reason: 'checkout_closed',
+    });
+  });
+
   it('refunds a second, different payment of a checkout already paid, once', async () => {
     const { b, p } = await ready();
     const session = await openCheckout(t.api, b);

@@ -532,10 +532,11 @@ describe('a paid checkout whose reservation lapsed and whose stock is gone', () 
     const first = await buyer(t.api, 'first');
     await addToCart(t.api, first, p.id, stock);
     const lapsed = await openCheckout(t.api, first);
+    // The hold lapsed, and the expiry job has not ended the session yet: a payment the provider
+    // took in that window still makes an order (an ended session's payment is refunded instead:
+    // test/closed-checkouts.test.ts).
     t.clock.advance(31 * 60);
-    await t.app.jobs.runOnce();
-    expect((await sessionRow(database, lapsed.sessionId))?.status).toBe('expired');
-    expect(await stockOf(database, p.id)).toEqual({ stock, reserved: 0 });
+    expect((await sessionRow(database, lapsed.sessionId))?.status).toBe('ready_for_payment');
     const second = await buyer(t.api, 'second');
     await paidOrder(t, { seller: s, product: p, buyer: second, quantity: stock });
     expect(await stockOf(database, p.id)).toEqual({ stock: 0, reserved: 0 });

@@ -173,6 +173,25 @@ const lockedStatement = prepared('coupons_locked', (db, name) =>
     .prepare(name),
 );
 
+/**
+ * Whether one more redemption of `code` by `userId` would pass either of its limits, counted
+ * under the coupon's lock (taken here, before the payment locks its products: the order
+ * checkout takes them in), so two payments never both take the last use.
+ */
+export async function couponLimitReached(
+  ctx: RequestContext,
+  code: string,
+  userId: string,
+): Promise<boolean> {
+  const row = await lockedCoupon(ctx, code);
+  if (!row || (row.maxRedemptions === null && row.maxRedemptionsPerCustomer === null)) return false;
+  const used = await couponUses(ctx, code, userId);
+  return (
+    (row.maxRedemptions !== null && used.total >= row.maxRedemptions) ||
+    (row.maxRedemptionsPerCustomer !== null && used.mine >= row.maxRedemptionsPerCustomer)
+  );
+}
+
 const insertRedemption = insertRows('coupon_redemptions_insert', couponRedemptions, {
   onConflictDoNothing: [couponRedemptions.orderId],
 });

@@ -260,3 +260,28 @@ export function orderRefundedEmail(d: OrderRefundedMailData): RenderedMail {
   ]);
   return { subject, text, html };
 }
+
+export interface PaymentRefundedMailData {
+  buyerName: string;
+  amountCents: number;
+  /** Why the payment made no order. */
+  reason: 'checkout_closed' | 'coupon_used_up';
+}
+
+/** A payment that made no order, refunded whole. */
+export function paymentRefundedEmail(d: PaymentRefundedMailData): RenderedMail {
+  const amount = formatCents(d.amountCents);
+  const subject = `Your payment of ${amount} is being refunded`;
+  const why =
+    d.reason === 'checkout_closed'
+      ? `Your payment of ${amount} arrived for a checkout that had already ended (a newer checkout of your cart replaced it, or it expired), so it made no order.`
+      : `Your payment of ${amount} arrived after its coupon had reached its limit of uses, so it made no order.`;
+  const after = `We are refunding the full ${amount} to your original payment method; it can take 5 to 10 business days to appear. Nothing else is charged.`;
+  const text = [greeting(d.buyerName), '', why, '', after, ''].join('\n');
+  const html = page(subject, [
+    `<p>${escapeHtml(greeting(d.buyerName))}</p>`,
+    `<p>${escapeHtml(why)}</p>`,
+    `<p>${escapeHtml(after)}</p>`,
+  ]);
+  return { subject, text, html };
+}

@@ -17,7 +17,7 @@ import { clearPurchased } from '../cart/service.ts';
 import { completeSession, expireCheckout, lockSessionForPayment, shipFromOf } from '../checkout/service.ts';
 import type { StoredAddress } from '../checkout/tables.ts';
 import { type AuthUser, caller, inTransaction, type RequestContext } from '../context.ts';
-import { redeemCoupon } from '../coupons/service.ts';
+import { couponLimitReached, redeemCoupon } from '../coupons/service.ts';
 import { commitParcel, commitParcels, lockProducts, restock } from '../inventory/service.ts';
 import { enqueueMail } from '../mail/outbox.ts';
 import {
@@ -26,6 +26,7 @@ import {
   orderPaidEmail,
   orderRefundedEmail,
   orderShippedEmail,
+  paymentRefundedEmail,
 } from '../mail/templates.ts';
 import { type PaymentProvider, ProviderError } from '../payments/provider.ts';
 import { refunds } from '../payments/tables.ts';
@@ -102,7 +103,7 @@ export type PaymentOutcome =
   | { outcome: 'created'; orderIds: string[] }
   /** Paid before: its orders; a second, different payment is refunded (the refund's id). */
   | { outcome: 'already'; orderIds: string[]; refundId?: string }
-  /** Paid another amount than quoted: no order, the payment refunded (the refund's id). */
+  /** No order: paid another amount than quoted, for a session that had ended, or past its coupon's limit; the payment refunded. */
   | { outcome: 'refused'; refundId: string | undefined }
   | { outcome: 'unknown_checkout' };
 
@@ -148,6 +149,26 @@ export async function createFromCheckout(
         'duplicate_payment',
       );
       return { outcome: 'already', orderIds, refundId };
+    }
+    if (session.status !== 'ready_for_payment') {
+      // A payment for a session that had ended (replaced by a newer checkout, or expired): its
+      // stock and coupon went back, so it makes no order. The session keeps its status; the
+      // whole payment is refunded, once per payment, and the buyer told.
+      tx.log.warn(
+        { checkoutId: session.id, status: session.status, paymentIntentId: payment.paymentIntentId },
+        'a payment for a checkout that had ended: no order, refunded',
+      );
+      return { outcome: 'refused', refundId: await refundWhole(tx, session, payment, 'checkout_closed') };
+    }
+    if (session.couponCode && (await couponLimitReached(tx, session.couponCode, session.buyerId))) {
+      // Counted again here, under the coupon's lock, where the redemption is written: a use
+      // that would pass a limit makes no order, and the payment goes back.
+      tx.log.warn(
+        { checkoutId: session.id, coupon: session.couponCode },
+        'a payment whose coupon reached its limit meanwhile: no order, refunded',
+      );
+      await expireCheckout(tx, session.id);
+      return { outcome: 'refused', refundId: await refundWhole(tx, session, payment, 'coupon_used_up') };
     }
     if (payment.amountCents !== session.totalCents) {
       // The provider charged something else than the quote the orders would record: no order;
@@ -248,6 +269,40 @@ export async function createFromCheckout(
     }
     return { outcome: 'created', orderIds: created.map((o) => o.id) };
   });
+}
+
+/**
+ * The refund of a whole payment that made no order (its checkout had ended, or its coupon was
+ * used up), with the buyer's email saying so; written once per payment (the session is locked).
+ */
+async function refundWhole(
+  tx: RequestContext,
+  session: NonNullable<LockedSession>,
+  payment: { paymentIntentId: string; amountCents: number },
+  reason: 'checkout_closed' | 'coupon_used_up',
+): Promise<string | undefined> {
+  if (payment.amountCents <= 0) return undefined;
+  const [before] = await tx.db
+    .select({ id: refunds.id })
+    .from(refunds)
+    .where(and(eq(refunds.orderId, session.id), eq(refunds.paymentIntentId, payment.paymentIntentId)));
+  if (before) return undefined;
+  const refundId = await requestRefund(
+    tx,
+    { id: session.id, paymentIntentId: payment.paymentIntentId },
+    payment.amountCents,
+    reason,
+  );
+  const buyer = session.mailNames.buyer;
+  if (buyer) {
+    await enqueueMail(tx, {
+      dedupeKey: `payment-refunded:${payment.paymentIntentId}`,
+      kind: 'payment-refunded',
+      to: buyer.email,
+      ...paymentRefundedEmail({ buyerName: buyer.name, amountCents: payment.amountCents, reason }),
+    });
+  }
+  return refundId;
 }
 
 /** What an order's email shows of it. */

@@ -22,7 +22,7 @@ const tags = ['payments'];
 export function paymentRoutes(deps: PaymentRoutesDeps) {
   return async (fastify: FastifyInstance) => {
     await fastify.register(webhookRoutes(deps));
-    if (deps.sandbox) await fastify.register(sandboxRoutes(deps.sandbox));
+    if (deps.sandbox) await fastify.register(sandboxRoutes(deps, deps.sandbox));
   };
 }
 
@@ -59,7 +59,7 @@ function webhookRoutes(deps: PaymentRoutesDeps) {
   };
 }
 
-function sandboxRoutes(sandbox: NonNullable<PaymentRoutesDeps['sandbox']>) {
+function sandboxRoutes(deps: PaymentRoutesDeps, sandbox: NonNullable<PaymentRoutesDeps['sandbox']>) {
   return async (fastify: FastifyInstance) => {
     const app = fastify.withTypeProvider<ZodTypeProvider>();
     // The page's form posts form-encoded fields (it works without script).
@@ -123,18 +123,7 @@ function sandboxRoutes(sandbox: NonNullable<PaymentRoutesDeps['sandbox']>) {
         try {
           const paid = await paySandbox(
             req.ctx,
-            {
-              sign: sandbox.sign,
-              deliver: async (payload, signature) => {
-                const res = await fastify.inject({
-                  method: 'POST',
-                  url: '/webhooks/payments',
-                  headers: { 'content-type': 'application/json', 'stripe-signature': signature },
-                  payload,
-                });
-                return { status: res.statusCode, body: res.body };
-              },
-            },
+            { ...deps, sign: sandbox.sign },
             req.params.sessionId,
             req.body.card,
           );

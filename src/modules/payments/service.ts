@@ -3,16 +3,17 @@
 // and a redelivery after commit changes nothing (README "Payments").
 
 import { sql } from 'drizzle-orm';
-import { AppError, conflict, internal, invalid, notFound } from '../../contract/errors.ts';
+import { AppError, conflict, invalid, notFound } from '../../contract/errors.ts';
 import { prepared } from '../../db/prepared.ts';
-import {
-  checkoutIdOfProviderSession,
-  expireCheckout,
-  lockSessionForPayment,
-  sessionForPayment,
-} from '../checkout/service.ts';
+import { checkoutIdOfProviderSession, expireCheckout, lockSessionForPayment } from '../checkout/service.ts';
 import { inTransaction, type RequestContext } from '../context.ts';
-import { createFromCheckout, type OrdersDeps, orderIdsOfCheckout, sendRefund } from '../orders/service.ts';
+import {
+  createFromCheckout,
+  type LockedSession,
+  type OrdersDeps,
+  orderIdsOfCheckout,
+  sendRefund,
+} from '../orders/service.ts';
 import { type PaymentEvent, type PaymentProvider, WebhookSignatureError } from './provider.ts';
 import { paymentSucceededEvent, SANDBOX_CARDS, sandboxPaymentIntent } from './providers/sandbox.ts';
 import { paymentEvents } from './tables.ts';
@@ -71,62 +72,83 @@ async function handlePaymentEvent(
   deps: OrdersDeps & { providerName: string },
   event: PaymentEvent,
 ): Promise<EventOutcome> {
-  const outcome = await inTransaction(ctx, async (tx): Promise<EventOutcome> => {
-    const paidCheckout = event.kind === 'payment_succeeded' ? event.checkoutId : undefined;
-    // A payment's session is locked with the event's record, in one round trip
-    // (db/batching-client.ts); for an event recorded before, that lock ends with the transaction.
-    const [[recorded], session] = await Promise.all([
-      recordEvent(tx.db, {
-        provider: deps.providerName,
-        eventId: event.eventId,
-        type: event.kind === 'ignored' ? event.type.slice(0, 100) : event.kind,
-        paymentIntentId: event.kind === 'payment_succeeded' ? event.paymentIntentId : null,
-        checkoutId: event.kind === 'ignored' ? null : (event.checkoutId ?? null),
-        now: tx.now(),
-      }),
-      paidCheckout ? lockSessionForPayment(tx, paidCheckout) : undefined,
-    ]);
-    if (!recorded) return { received: true, duplicate: true };
+  const outcome = await inTransaction(ctx, (tx) => applyPaymentEvent(tx, deps, event));
+  return afterCommit(ctx, deps, outcome);
+}
 
-    if (event.kind === 'payment_succeeded') {
-      if (!event.checkoutId) {
-        tx.log.warn({ eventId: event.eventId }, 'a payment without metadata.checkoutSessionId: not ours');
-        return { received: true, duplicate: false };
-      }
-      const done = await createFromCheckout(
-        tx,
-        deps,
-        {
-          checkoutId: event.checkoutId,
-          paymentIntentId: event.paymentIntentId,
-          amountCents: event.amountCents,
-        },
-        { session },
-      );
-      if (done.outcome === 'unknown_checkout') {
-        tx.log.warn({ eventId: event.eventId }, 'a payment for an unknown checkout session');
-        return { received: true, duplicate: false };
-      }
-      if (done.outcome === 'refused')
-        return { received: true, duplicate: false, orderIds: [], refundId: done.refundId };
-      return {
-        received: true,
-        duplicate: false,
-        orderIds: done.orderIds,
-        ...(done.outcome === 'already' && done.refundId ? { refundId: done.refundId } : {}),
-      };
-    }
-    if (event.kind === 'session_expired') {
-      const checkoutId = event.checkoutId ?? (await checkoutIdOfProviderSession(tx, event.providerSessionId));
-      if (checkoutId) await expireCheckout(tx, checkoutId);
-    }
-    return { received: true, duplicate: false };
-  });
-  if (outcome.orderIds && !outcome.duplicate) deps.nudge('mail');
+/** What an event decided that must wait for its commit: the mail worker's nudge, a refund's sending. */
+async function afterCommit(
+  ctx: RequestContext,
+  deps: OrdersDeps,
+  outcome: EventOutcome,
+): Promise<EventOutcome> {
+  if ((outcome.orderIds?.length || outcome.refundId) && !outcome.duplicate) deps.nudge('mail');
   const { refundId, ...answer } = outcome;
   // After the commit, never inside it: the refund of a payment that made no order.
   if (refundId) await sendRefund(ctx, deps, refundId);
   return answer;
+}
+
+/**
+ * Records an event and does what it causes, in the caller's transaction. A payment's session
+ * is locked with the event's record, unless the caller locked it already (the sandbox's pay).
+ */
+async function applyPaymentEvent(
+  tx: RequestContext,
+  deps: OrdersDeps & { providerName: string },
+  event: PaymentEvent,
+  locked?: { session: LockedSession | undefined },
+): Promise<EventOutcome> {
+  const paidCheckout = event.kind === 'payment_succeeded' && !locked ? event.checkoutId : undefined;
+  // One round trip for both (db/batching-client.ts); for an event recorded before, the
+  // session's lock ends with the transaction.
+  const [[recorded], lockedNow] = await Promise.all([
+    recordEvent(tx.db, {
+      provider: deps.providerName,
+      eventId: event.eventId,
+      type: event.kind === 'ignored' ? event.type.slice(0, 100) : event.kind,
+      paymentIntentId: event.kind === 'payment_succeeded' ? event.paymentIntentId : null,
+      checkoutId: event.kind === 'ignored' ? null : (event.checkoutId ?? null),
+      now: tx.now(),
+    }),
+    paidCheckout ? lockSessionForPayment(tx, paidCheckout) : undefined,
+  ]);
+  if (!recorded) return { received: true, duplicate: true };
+  const session = locked ? locked.session : lockedNow;
+
+  if (event.kind === 'payment_succeeded') {
+    if (!event.checkoutId) {
+      tx.log.warn({ eventId: event.eventId }, 'a payment without metadata.checkoutSessionId: not ours');
+      return { received: true, duplicate: false };
+    }
+    const done = await createFromCheckout(
+      tx,
+      deps,
+      {
+        checkoutId: event.checkoutId,
+        paymentIntentId: event.paymentIntentId,
+        amountCents: event.amountCents,
+      },
+      { session },
+    );
+    if (done.outcome === 'unknown_checkout') {
+      tx.log.warn({ eventId: event.eventId }, 'a payment for an unknown checkout session');
+      return { received: true, duplicate: false };
+    }
+    if (done.outcome === 'refused')
+      return { received: true, duplicate: false, orderIds: [], refundId: done.refundId };
+    return {
+      received: true,
+      duplicate: false,
+      orderIds: done.orderIds,
+      ...(done.outcome === 'already' && done.refundId ? { refundId: done.refundId } : {}),
+    };
+  }
+  if (event.kind === 'session_expired') {
+    const checkoutId = event.checkoutId ?? (await checkoutIdOfProviderSession(tx, event.providerSessionId));
+    if (checkoutId) await expireCheckout(tx, checkoutId);
+  }
+  return { received: true, duplicate: false };
 }
 
 // ---- the sandbox's payment -------------------------------------------------------------------
@@ -140,62 +162,69 @@ export interface SandboxPayment {
 }
 
 /**
- * Pays a checkout in the sandbox: checks the test card, then sends our webhook the
- * `payment_intent.succeeded` event Stripe would send, signed as Stripe signs it, through
- * `deliver` (the real POST /webhooks/payments). Paying a paid session again answers its orders.
+ * Pays a checkout in the sandbox: checks the test card, then, holding the session's lock as the
+ * webhook does, handles the `payment_intent.succeeded` event Stripe would send, signed and
+ * verified as Stripe's are. A session replaced or expired meanwhile is refused before any
+ * payment; paying a paid session again answers its orders.
  */
 export async function paySandbox(
   ctx: RequestContext,
-  deps: {
-    sign(payload: string, now: Date): string;
-    deliver(payload: string, signature: string): Promise<{ status: number; body: string }>;
-  },
+  deps: OrdersDeps & { provider: PaymentProvider; sign(payload: string, now: Date): string },
   checkoutId: string,
   cardNumber: string,
 ): Promise<SandboxPayment> {
-  const session = await sessionForPayment(ctx, checkoutId);
-  if (!session) throw notFound(`Checkout session ${checkoutId} not found`);
-  const paymentIntentId = sandboxPaymentIntent(session.id);
-  if (session.status === 'complete') {
-    return {
-      paid: true,
-      sessionId: session.id,
-      paymentIntentId,
-      orderIds: await orderIdsOfCheckout(ctx, session.id),
-    };
-  }
-  if (session.status === 'expired' || session.expiresAt <= ctx.now()) {
-    throw conflict('This checkout session has expired and its stock was released; check out again');
-  }
   const card = cardNumber.replace(/[\s-]/g, '');
-  if (card === SANDBOX_CARDS.declined) {
-    throw new AppError(
-      'PAYMENT_PROVIDER_ERROR',
-      400,
-      'Your card was declined (sandbox test card 4000 0000 0000 0002)',
+  const outcome = await inTransaction(ctx, async (tx) => {
+    const session = await lockSessionForPayment(tx, checkoutId);
+    if (!session) throw notFound(`Checkout session ${checkoutId} not found`);
+    if (session.status === 'complete') {
+      const paid: EventOutcome = {
+        received: true,
+        duplicate: true,
+        orderIds: await orderIdsOfCheckout(tx, session.id),
+      };
+      return { session, paid };
+    }
+    if (session.expiresAt <= tx.now()) {
+      throw conflict('This checkout session has expired and its stock was released; check out again');
+    }
+    if (session.status === 'expired') {
+      throw conflict(
+        'A newer checkout of your cart replaced this one and its stock was released; pay the newer one, or check out again',
+      );
+    }
+    if (card === SANDBOX_CARDS.declined) {
+      throw new AppError(
+        'PAYMENT_PROVIDER_ERROR',
+        400,
+        'Your card was declined (sandbox test card 4000 0000 0000 0002)',
+      );
+    }
+    if (card !== SANDBOX_CARDS.pays) {
+      throw new AppError(
+        'PAYMENT_PROVIDER_ERROR',
+        400,
+        'The sandbox takes only its test cards: 4242 4242 4242 4242 pays, 4000 0000 0000 0002 is declined',
+      );
+    }
+    const payload = JSON.stringify(paymentSucceededEvent(session.id, session.totalCents, tx.now()));
+    const event = deps.provider.parseWebhook(Buffer.from(payload), deps.sign(payload, tx.now()), tx.now());
+    const paid = await applyPaymentEvent(tx, { ...deps, providerName: deps.provider.name }, event, {
+      session,
+    });
+    return { session, paid };
+  });
+  const answer = await afterCommit(ctx, deps, outcome.paid);
+  if (!answer.orderIds?.length) {
+    // The payment was taken and refused under the lock (a coupon used up meanwhile): refunded.
+    throw conflict(
+      'This checkout could no longer become an order; the payment was refunded in full. Check out again',
     );
   }
-  if (card !== SANDBOX_CARDS.pays) {
-    throw new AppError(
-      'PAYMENT_PROVIDER_ERROR',
-      400,
-      'The sandbox takes only its test cards: 4242 4242 4242 4242 pays, 4000 0000 0000 0002 is declined',
-    );
-  }
-  const payload = JSON.stringify(paymentSucceededEvent(session.id, session.totalCents, ctx.now()));
-  const delivered = await deps.deliver(payload, deps.sign(payload, ctx.now()));
-  if (delivered.status !== 200) {
-    ctx.log.error(
-      { status: delivered.status, checkoutId },
-      'the sandbox could not deliver its payment event',
-    );
-    throw internal('The payment could not be recorded; try again');
-  }
-  const answer = JSON.parse(delivered.body) as EventOutcome;
   return {
     paid: true,
-    sessionId: session.id,
-    paymentIntentId,
-    orderIds: answer.orderIds ?? (await orderIdsOfCheckout(ctx, session.id)),
+    sessionId: outcome.session.id,
+    paymentIntentId: sandboxPaymentIntent(outcome.session.id),
+    orderIds: answer.orderIds ?? [],
   };
 }
