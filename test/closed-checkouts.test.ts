@@ -5,7 +5,7 @@
 import { eq } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { coupons } from '../src/modules/coupons/tables.ts';
-import { type SignedIn, type TestApp, testApp } from './helpers/app.ts';
+import { type Answer, type SignedIn, type TestApp, testApp } from './helpers/app.ts';
 import { admin, buyer, coupon, expectError, product, seller } from './helpers/builders.ts';
 import {
   addToCart,
@@ -178,10 +178,11 @@ describe('20 rounds: a payment for A while a new checkout B replaces it', () => 
       // order the review reproduced (the provider's event arriving late).
       const payA = () => postEvent(t, paymentEvent(a.body.sessionId, a.body.totalCents));
       const replaceA = () => checkout(t.api, b, { shipping_address: OTHER_STREET, coupon: code });
-      const [paidA, made] =
+      const [paidA, made]: Answer[] =
         round % 2 === 0
           ? await Promise.all([payA(), replaceA()])
           : await replaceA().then(async (m) => [await payA(), m]);
+      if (!paidA || !made) throw new Error('both answers');
       expect(paidA.status).toBe(200);
       if (made.status === 201) await pay(t.api, made.body.sessionId);
 

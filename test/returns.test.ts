@@ -116,6 +116,7 @@ describe('the return window', () => {
       buyer_id: first.buyer.id,
       seller_id: s.id,
       refund_amount_cents: null,
+      order_refunded_cents: 0,
       note: null,
       decided_at: null,
       refunded_at: null,
@@ -207,24 +208,27 @@ describe('estimated refunds', () => {
     expect(approved.status).toBe(200);
     expect(approved.body).toMatchObject({ status: 'refunded', refund_amount_cents: 5760 });
 
-    // Partial [p2] alone would be: 1234 × 6146 / 7231 = 1048.85... -> 1049; tax 916 × 1049 / 7045
-    // = 136.39... -> 136; 1185. The whole order (no items) is what is left: 7961 - 5760 = 2201.
+    // The rest of the order (no items): p2, completing the order, so what is left of its total,
+    // shipping included: 7961 - 5760 = 2201 (p2 alone as a partial would be 1049 + 136 = 1185).
     const whole = await requestReturn(b, { order_id: orderId, reason: 'damaged' });
     expect(whole.status).toBe(201);
     expect(whole.body).toMatchObject({
       estimated_refund_amount_cents: 2201,
-      // Every product of the order, in the order's own item order.
-      items: order.items.map((i: { productId: string }) => i.productId),
+      items: [p2.id],
       whole_order: true,
+      order_refunded_cents: 5760,
     });
-    // Naming every product of the order is a whole-order return too.
+    // p1 was returned: naming it again is 409, naming it.
     const rejected = await t.api.as(s).post(`/returns/${whole.body.return_id}/reject`, { note: 'Used' });
     expect(rejected.status).toBe(200);
-    const all = await requestReturn(b, { order_id: orderId, reason: 'damaged', items: [p2.id, p1.id] });
-    expect(all.body).toMatchObject({ estimated_refund_amount_cents: 2201, whole_order: true });
-    await t.api.as(s).post(`/returns/${all.body.return_id}/reject`, { note: 'Used' });
+    expectError(
+      await requestReturn(b, { order_id: orderId, reason: 'damaged', items: [p2.id, p1.id] }),
+      'CONFLICT',
+      409,
+      `Already returned: ${p1.title} (${p1.id}, in ${partial.body.return_id}); return only what is left of order ${orderId}`,
+    );
     const onlyP2 = await requestReturn(b, { order_id: orderId, reason: 'damaged', items: [p2.id] });
-    expect(onlyP2.body).toMatchObject({ estimated_refund_amount_cents: 1185, whole_order: false });
+    expect(onlyP2.body).toMatchObject({ estimated_refund_amount_cents: 2201, whole_order: true });
   });
 
   it('a whole-order return of an unrefunded order is its total exactly', async () => {
@@ -243,7 +247,7 @@ describe('estimated refunds', () => {
     });
   });
 
-  it('never refund more than is left: two partial returns whose estimates exceed the total', async () => {
+  it('refunds each item once: the same line again is 409; the rest of the order is what is left', async () => {
     const {
       buyer: b,
       seller: s,
@@ -261,11 +265,22 @@ describe('estimated refunds', () => {
     const first = await requestReturn(b, { order_id: orderId, reason: 'damaged', items: [big.id] });
     expect(first.body.estimated_refund_amount_cents).toBe(3390);
     expect((await t.api.as(s).post(`/returns/${first.body.return_id}/approve`)).body.status).toBe('refunded');
-    // The same product again (items name products, not units): 3390 again, capped at 5536 - 3390.
-    const second = await requestReturn(b, { order_id: orderId, reason: 'damaged', items: [big.id] });
-    expect(second.body.estimated_refund_amount_cents).toBe(2146);
+    // The same product again: returned already, 409 naming it (each unit is refunded once).
+    expectError(
+      await requestReturn(b, { order_id: orderId, reason: 'damaged', items: [big.id] }),
+      'CONFLICT',
+      409,
+      `Already returned: ${big.title} (${big.id}, in ${first.body.return_id}); return only what is left of order ${orderId}`,
+    );
+    // The rest completes the order: what is left, 5536 - 3390.
+    const second = await requestReturn(b, { order_id: orderId, reason: 'damaged' });
+    expect(second.body).toMatchObject({ estimated_refund_amount_cents: 2146, order_refunded_cents: 3390 });
     const approved = await t.api.as(s).post(`/returns/${second.body.return_id}/approve`);
-    expect(approved.body).toMatchObject({ status: 'refunded', refund_amount_cents: 2146 });
+    expect(approved.body).toMatchObject({
+      status: 'refunded',
+      refund_amount_cents: 2146,
+      order_refunded_cents: 5536,
+    });
 
     const rows = await refundRows(database, orderId);
     expect(rows.map((r) => r.amountCents).sort()).toEqual([2146, 3390]);
@@ -277,6 +292,37 @@ describe('estimated refunds', () => {
       409,
       `Order ${orderId} has been refunded in full: there is nothing left to refund`,
     );
+  });
+});
+
+describe('each unit is refunded once', () => {
+  it('the same line returned five times, one after the other and then five at once: one refund', async () => {
+    const {
+      buyer: b,
+      seller: s,
+      products,
+      orderId,
+    } = await deliveredOrderOf([
+      { priceCents: 1000, quantity: 1 },
+      { priceCents: 9000, quantity: 1 },
+    ]);
+    const cheap = products[0]!;
+    const answers: number[] = [];
+    for (let i = 0; i < 5; i++) {
+      const asked = await requestReturn(b, { order_id: orderId, reason: 'damaged', items: [cheap.id] });
+      answers.push(asked.status);
+      if (asked.status === 201) await t.api.as(s).post(`/returns/${asked.body.return_id}/approve`);
+    }
+    expect(answers).toEqual([201, 409, 409, 409, 409]);
+    const atOnce = await Promise.all(
+      Array.from({ length: 5 }, () =>
+        requestReturn(b, { order_id: orderId, reason: 'damaged', items: [cheap.id] }),
+      ),
+    );
+    expect(atOnce.map((r) => r.status)).toEqual([409, 409, 409, 409, 409]);
+    const rows = await refundRows(database, orderId);
+    // 10.00 of 100.00 items, tax 13% of its share: 1000 + round(1417 × 1000 / 10899) = 1130.
+    expect(rows.map((r) => r.amountCents)).toEqual([1130]);
   });
 });
 
@@ -492,6 +538,7 @@ describe('deciding', () => {
       status: 'refunded',
       message: 'Refunded: $55.36 went back to your original payment method.',
       refund_amount_cents: 5536,
+      order_refunded_cents: 5536,
       note: 'Sorry about that',
       decided_at: now,
       refunded_at: now,

@@ -76,6 +76,12 @@ export const returnRequest = z
       .describe(
         'What approval refunds (null until approved): the estimate, capped by what is left unrefunded',
       ),
+    order_refunded_cents: z
+      .number()
+      .int()
+      .describe(
+        "What the order has refunded so far, or has a refund on the way for, in cents (every return's and cancellation's): what a decision weighs this return's estimate against",
+      ),
     note: z.string().nullable().describe("The seller's note with the decision"),
     decided_at: unixSeconds.nullable(),
     refunded_at: unixSeconds.nullable(),

@@ -706,6 +706,17 @@ export interface ReturnableOrder {
 }
 
 /** What is left to refund of an order: its total less refunds requested or succeeded, not failed. */
+/** What each order has refunded or has a refund on the way for (requested or made), in cents. */
+export async function refundedCentsOf(ctx: RequestContext, orderIds: string[]): Promise<Map<string, number>> {
+  if (orderIds.length === 0) return new Map();
+  const rows = await ctx.db
+    .select({ orderId: refunds.orderId, cents: sql<number>`sum(${refunds.amountCents})::int` })
+    .from(refunds)
+    .where(and(inArray(refunds.orderId, orderIds), inArray(refunds.status, ['requested', 'succeeded'])))
+    .groupBy(refunds.orderId);
+  return new Map(rows.map((r) => [r.orderId, Number(r.cents)]));
+}
+
 async function unrefundedCentsOf(ctx: RequestContext, row: OrderRow): Promise<number> {
   const [sum] = await ctx.db
     .select({ cents: sql<number>`coalesce(sum(${refunds.amountCents}), 0)::int` })

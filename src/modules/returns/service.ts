@@ -21,6 +21,7 @@ import {
   markRefundRequested,
   type OrdersDeps,
   type ReturnableOrder,
+  refundedCentsOf,
   requestReturnRefund,
   sendRefund,
 } from '../orders/service.ts';
@@ -54,26 +55,19 @@ function mulDivHalfUp(a: number, b: number, c: number): number {
 }
 
 /**
- * The returned items' share of what was paid, to the cent, in integer arithmetic:
- * - a whole-order return (no `items`, or every product of the order): the order's total (items
- *   less discount, shipping, tax);
- * - a partial return, with s = the returned lines' subtotal (all units of each named product),
- *   and the order's subtotal S, discount D, shipping H and tax T (tax was charged on S − D + H):
+ * The returned items' share of what was paid, to the cent, in integer arithmetic, for a return
+ * of some lines (a return that completes the order gives back what is left of its total). With
+ * s = the returned units' subtotal, and the order's subtotal S, discount D, shipping H and tax T
+ * (tax was charged on S − D + H):
  *     paid for the items  p = round(s × (S − D) / S)
  *     their tax           x = round(T × p / (S − D + H))
  *     estimate            p + x          (shipping is not refunded)
- *   each rounded half-up to the cent.
- * The caller caps it by what is left unrefunded on the order.
+ * each rounded half-up to the cent. The caller caps it by what is left unrefunded on the order.
  */
 export function returnEstimateCents(
-  order: Pick<
-    ReturnableOrder,
-    'subtotalCents' | 'discountCents' | 'shippingCostCents' | 'taxAmountCents' | 'totalAmountCents'
-  >,
+  order: Pick<ReturnableOrder, 'subtotalCents' | 'discountCents' | 'shippingCostCents' | 'taxAmountCents'>,
   returnedSubtotalCents: number,
-  wholeOrder: boolean,
 ): number {
-  if (wholeOrder) return order.totalAmountCents;
   const S = order.subtotalCents;
   const itemsPaid = order.subtotalCents - order.discountCents;
   if (S <= 0 || itemsPaid <= 0) return 0;
@@ -113,7 +107,7 @@ function messageOf(row: ReturnRow): string {
   }
 }
 
-function toAnswer(row: ReturnRow): ReturnRequest {
+function toAnswer(row: ReturnRow, orderRefundedCents: number): ReturnRequest {
   return {
     return_id: row.id,
     order_id: row.orderId,
@@ -129,10 +123,41 @@ function toAnswer(row: ReturnRow): ReturnRequest {
     buyer_id: row.buyerId,
     seller_id: row.sellerId,
     refund_amount_cents: row.refundAmountCents,
+    order_refunded_cents: orderRefundedCents,
     note: row.note,
     decided_at: row.decidedAt ? toUnix(row.decidedAt) : null,
     refunded_at: row.refundedAt ? toUnix(row.refundedAt) : null,
   };
+}
+
+/** Returns answered with what their orders have refunded (one read for the lot). */
+async function answers(ctx: RequestContext, rows: ReturnRow[]): Promise<ReturnRequest[]> {
+  const refunded = await refundedCentsOf(ctx, [...new Set(rows.map((r) => r.orderId))]);
+  return rows.map((r) => toAnswer(r, refunded.get(r.orderId) ?? 0));
+}
+
+const answer = async (ctx: RequestContext, row: ReturnRow) => (await answers(ctx, [row]))[0]!;
+
+/**
+ * Units of each product of an order already returned: in a return that is approved or refunded
+ * (a pending one blocks any new request; a rejected one returned nothing).
+ */
+async function returnedUnits(
+  ctx: RequestContext,
+  orderId: string,
+): Promise<Map<string, { units: number; returnId: string }>> {
+  const decided = await ctx.db
+    .select({ id: returns.id, items: returns.items })
+    .from(returns)
+    .where(and(eq(returns.orderId, orderId), inArray(returns.status, ['approved', 'refunded'])));
+  const units = new Map<string, { units: number; returnId: string }>();
+  for (const r of decided) {
+    for (const item of r.items) {
+      const before = units.get(item.productId);
+      units.set(item.productId, { units: (before?.units ?? 0) + item.quantity, returnId: r.id });
+    }
+  }
+  return units;
 }
 
 // ---- requesting ------------------------------------------------------------------------------
@@ -162,8 +187,6 @@ export async function requestReturn(
         { field: 'items', message: `must be products of order ${order.id}` },
       ]);
     }
-    const returned = body.items ? body.items.map((id) => lines.get(id)!) : order.items;
-    const wholeOrder = returned.length === order.items.length;
     const [open] = await tx.db
       .select({ id: returns.id, status: returns.status })
       .from(returns)
@@ -172,8 +195,31 @@ export async function requestReturn(
     if (order.unrefundedCents <= 0) {
       throw conflict(`Order ${order.id} has been refunded in full: there is nothing left to refund`);
     }
+    // Each unit is returned (and refunded) at most once: what earlier returns took is left out,
+    // and naming a line they took whole is 409.
+    const before = await returnedUnits(tx, order.id);
+    const left = (i: (typeof order.items)[number]) => i.quantity - (before.get(i.productId)?.units ?? 0);
+    const named = body.items ? body.items.map((id) => lines.get(id)!) : order.items;
+    const gone = body.items ? named.filter((i) => left(i) <= 0) : [];
+    if (gone.length) {
+      throw conflict(
+        `Already returned: ${gone.map((i) => `${i.name} (${i.productId}, in ${before.get(i.productId)!.returnId})`).join(', ')}; return only what is left of order ${order.id}`,
+      );
+    }
+    const returned = named.filter((i) => left(i) > 0).map((i) => ({ ...i, quantity: left(i) }));
+    if (returned.length === 0) {
+      throw conflict(`Every item of order ${order.id} has already been returned`);
+    }
+    // A return that completes the order (every unit returned with it, at once or after earlier
+    // returns) gives back what is left of the order's total, shipping included: returning in
+    // steps refunds what returning at once would.
+    const wholeOrder = order.items.every(
+      (i) => left(i) <= 0 || returned.some((r) => r.productId === i.productId),
+    );
     const subtotal = returned.reduce((sum, i) => sum + i.quantity * i.unitPriceCents, 0);
-    const estimate = Math.min(returnEstimateCents(order, subtotal, wholeOrder), order.unrefundedCents);
+    const estimate = wholeOrder
+      ? order.unrefundedCents
+      : Math.min(returnEstimateCents(order, subtotal), order.unrefundedCents);
     const items: ReturnedItem[] = returned.map((i) => ({
       productId: i.productId,
       name: i.name,
@@ -202,7 +248,7 @@ export async function requestReturn(
     await markRefundRequested(tx, order.id);
     return created;
   });
-  return toAnswer(row);
+  return answer(ctx, row);
 }
 
 function openReturnMessage(orderId: string, open: { id: string; status: string }): string {
@@ -225,7 +271,7 @@ async function visibleReturn(ctx: RequestContext, me: AuthUser, returnId: string
 
 /** GET /returns/:id: its buyer, its seller or an admin. */
 export async function getReturn(ctx: RequestContext, returnId: string): Promise<ReturnRequest> {
-  return toAnswer(await visibleReturn(ctx, caller(ctx), returnId));
+  return answer(ctx, await visibleReturn(ctx, caller(ctx), returnId));
 }
 
 /** GET /returns (the buyer's own) or GET /sellers/me/returns (the seller's orders'), newest first. */
@@ -247,7 +293,7 @@ export async function listReturns(
       .offset(q.offset),
     ctx.db.select({ n: count() }).from(returns).where(where),
   ]);
-  return { returns: rows.map(toAnswer), total: total?.n ?? 0, limit: q.limit, offset: q.offset };
+  return { returns: await answers(ctx, rows), total: total?.n ?? 0, limit: q.limit, offset: q.offset };
 }
 
 // ---- deciding --------------------------------------------------------------------------------
@@ -349,5 +395,5 @@ export async function rejectReturn(
     return rejected;
   });
   deps.nudge('mail');
-  return toAnswer(row);
+  return answer(ctx, row);
 }
