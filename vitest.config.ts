@@ -14,7 +14,7 @@ const spawning = [
 // machine two or three times slower (a benchmark alongside, CI on a shared host) still passes.
 // The budget reporter lists the tests over that tenth (docs/testing.md).
 const fast = { testTimeout: 60_000, hookTimeout: 120_000 };
-const slow = { testTimeout: 120_000, hookTimeout: 300_000 };
+const slow = { testTimeout: 180_000, hookTimeout: 300_000 };
 const globalSetup = ['test/helpers/global-setup.ts'];
 
 export default defineConfig({

@@ -387,8 +387,6 @@ describe('the build made at install time (bin/portage.js, scripts/build.mjs)', (
         renameSync(path.join(clone, 'dist', 'build-aside'), path.join(clone, 'dist', 'build'));
       }
     },
-    // Two starts of the service, the second from the sources through tsx: ~13 s idle.
-    180_000,
   );
 });
 
