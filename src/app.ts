@@ -224,6 +224,7 @@ export async function buildApp(opts: AppOptions): Promise<FastifyInstance> {
       },
       fetch: (outer) => injectFetch(app, { id: outer.id, ip: outer.ip }),
       publicBaseUrl: config.publicBaseUrl,
+      allowedOrigins: config.mcpAllowedOrigins,
     }),
   );
 

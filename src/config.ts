@@ -47,6 +47,8 @@ export interface Config {
   sessionMaxAgeSeconds: number;
   rateLimits: boolean;
   corsOrigins: string[] | '*';
+  /** Browser origins besides PUBLIC_BASE_URL's that may call /mcp (its Origin check). */
+  mcpAllowedOrigins: string[];
   logLevel: string;
   /**
    * Which proxies in front of the service to believe about the client address: none
@@ -214,6 +216,10 @@ export function loadConfig(env: Env = process.env): Config {
     // Browsers send origins without a trailing slash: keep them in that form to compare.
     corsOrigins = given.map(normalOrigin);
   }
+  const mcpAllowedOrigins = list(env.MCP_ALLOWED_ORIGINS?.trim());
+  for (const o of mcpAllowedOrigins)
+    if (!isOrigin(o))
+      problems.push(`MCP_ALLOWED_ORIGINS: "${truncate(o)}" is not an origin like https://agent.example.com`);
   const logLevel = pick(
     'LOG_LEVEL',
     z.enum(LOG_LEVELS as [string, ...string[]], { message: `must be one of ${LOG_LEVELS.join(', ')}` }),
@@ -287,6 +293,7 @@ export function loadConfig(env: Env = process.env): Config {
     sessionMaxAgeSeconds,
     rateLimits,
     corsOrigins,
+    mcpAllowedOrigins: mcpAllowedOrigins.map(normalOrigin),
     logLevel,
     trustProxy,
     authCacheMs,

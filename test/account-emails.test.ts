@@ -532,6 +532,44 @@ describe('POST /auth/password/forgot', () => {
   });
 });
 
+describe('at most 3 account emails per address per hour', () => {
+  it('100 forgot calls, 25 at a time, answer the same and queue 3 emails', async () => {
+    const b = await verifiedBuyer('flooded');
+    const before = (await mailRows(b.email)).length;
+    for (let batch = 0; batch < 4; batch++) {
+      const answers = await Promise.all(
+        Array.from({ length: 25 }, () => t.api.post('/auth/password/forgot', { email: b.email })),
+      );
+      for (const res of answers) expect(res).toMatchObject({ status: 202, body: FORGOT_ANSWER });
+    }
+    // The registration's verification email was the first of the hour.
+    expect((await mailRows(b.email)).length - before).toBe(2);
+    // An hour after the first, one more may go.
+    t.clock.advance(3600);
+    await t.api.post('/auth/password/forgot', { email: b.email });
+    expect((await mailRows(b.email)).length - before).toBe(3);
+  });
+
+  it('resending the verification email past the limit is 429, saying when it may be asked again', async () => {
+    const b = await buyer(t.api, 'resender');
+    expect((await t.api.as(b).post('/auth/email/verify/resend')).status).toBe(202);
+    expect((await t.api.as(b).post('/auth/email/verify/resend')).status).toBe(202);
+    const [first] = await database.db
+      .select({ createdAt: emailTokens.createdAt })
+      .from(emailTokens)
+      .where(eq(emailTokens.userId, b.id))
+      .orderBy(emailTokens.createdAt)
+      .limit(1);
+    expectError(
+      await t.api.as(b).post('/auth/email/verify/resend'),
+      'RATE_LIMIT',
+      429,
+      `We sent 3 emails to ${b.email} in the last hour; use the newest link, or ask again after ${new Date(first!.createdAt.getTime() + 3600_000).toISOString().replace(/\.\d{3}Z$/, 'Z')}`,
+    );
+    expect((await mailRows(b.email)).length).toBe(3);
+  });
+});
+
 describe('link rows', () => {
   it('are deleted by the cleanup job a day after they expire', async () => {
     const b = await buyer(t.api);

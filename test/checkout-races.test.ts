@@ -6,6 +6,7 @@
 import { eq, sql } from 'drizzle-orm';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { users } from '../src/modules/auth/tables.ts';
 import { checkoutSessions } from '../src/modules/checkout/tables.ts';
 import { couponRedemptions } from '../src/modules/coupons/tables.ts';
 import { outbox } from '../src/modules/mail/tables.ts';
@@ -313,6 +314,8 @@ describe("one buyer's checkouts racing", () => {
     const s = await seller(t.api);
     const p = await product(t.api, s, { stockQuantity: 50 });
     const b = await buyer(t.api);
+    // Verified: the cart grows past the 5 units an unverified account may hold.
+    await database.db.update(users).set({ emailVerified: true }).where(eq(users.id, b.id));
     for (let round = 1; round <= 8; round++) {
       // A changed cart: neither request finds an open session of it, both race to open one.
       await addToCart(t.api, b, p.id, 1);

@@ -218,6 +218,52 @@ describe('who may call /mcp', () => {
     expect(json.result.tools).toHaveLength(14);
   });
 
+  it("a web page's request (Origin) is served only for our own origin and MCP_ALLOWED_ORIGINS: otherwise 403", async () => {
+    const v = { 'mcp-protocol-version': '2025-11-25' };
+    for (const origin of [
+      'https://evil.example',
+      'http://portage.test.evil.example',
+      'null',
+      'http://localhost:3000',
+    ]) {
+      const res = await post(listTools, agent, { ...v, origin });
+      expect(res.status, origin).toBe(403);
+      expect(await res.json()).toEqual({
+        jsonrpc: '2.0',
+        id: null,
+        error: { code: -32000, message: expect.stringMatching(/^Forbidden: requests from the origin /) },
+      });
+    }
+    // Refused before the token is looked at: a page learns nothing from its answer.
+    expect((await post(listTools, undefined, { ...v, origin: 'https://evil.example' })).status).toBe(403);
+    expect((await post(listTools, agent, { ...v, origin: 'http://portage.test' })).status).toBe(200);
+    expect((await post(listTools, agent, v)).status).toBe(200);
+
+    const configured = await testApp(database, {
+      env: { MCP_ALLOWED_ORIGINS: 'https://agent.example.com/' },
+    });
+    try {
+      const url = await listen(configured);
+      const token = (await agentToken(configured, database, shopper, ['shop'])).token;
+      const at = (origin: string) =>
+        fetch(`${url}/mcp`, {
+          method: 'POST',
+          headers: {
+            'content-type': 'application/json',
+            accept: 'application/json, text/event-stream',
+            authorization: `Bearer ${token}`,
+            origin,
+            ...v,
+          },
+          body: JSON.stringify(listTools),
+        });
+      expect((await at('https://agent.example.com')).status).toBe(200);
+      expect((await at('https://other.example.com')).status).toBe(403);
+    } finally {
+      await configured.close();
+    }
+  });
+
   it('a JSON-RPC batch is refused: one POST is one message', async () => {
     const batch = Array.from({ length: 50 }, (_, i) => ({ ...listTools, id: i + 1 }));
     const res = await post(batch, agent, { 'mcp-protocol-version': '2025-11-25' });
@@ -265,6 +311,29 @@ describe('the in-process path', () => {
     const a = toolOk(await call(first, 'create_checkout', { shipping_address: ON_ADDRESS }));
     const b = toolOk(await call(second, 'create_checkout', { shipping_address: ON_ADDRESS }));
     expect(b.sessionId).toBe(a.sessionId);
+  });
+
+  it('create_checkout never replays a session that has ended: the same call then opens a new one', async () => {
+    const who = await buyer(t.api, 'late');
+    const token = (await agentToken(t, database, who, ['shop'])).token;
+    await t.api.as(who).post('/cart/items', { product_id: ids.tarp, quantity: 1 });
+    const client = await connect(token, 'modern');
+    const a = toolOk(await call(client, 'create_checkout', { shipping_address: ON_ADDRESS }));
+    // Past the hold and the pause after a lapsed hold; the expiry job ends the session.
+    t.clock.advance(46 * 60);
+    try {
+      await t.app.jobs.runOnce();
+      expect((await t.api.get(new URL(a.sessionUrl).pathname)).status).toBe(410);
+      const b = toolOk(await call(client, 'create_checkout', { shipping_address: ON_ADDRESS }));
+      expect(b.sessionId).not.toBe(a.sessionId);
+      expect(b.status).toBe('ready_for_payment');
+      expect((await t.api.get(new URL(b.sessionUrl).pathname)).status).toBe(200);
+      // While it is open, a retry replays it.
+      const c = toolOk(await call(client, 'create_checkout', { shipping_address: ON_ADDRESS }));
+      expect(c.sessionId).toBe(b.sessionId);
+    } finally {
+      t.clock.advance(-46 * 60);
+    }
   });
 });
 

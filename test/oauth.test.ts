@@ -573,6 +573,17 @@ describe('client ID metadata documents', () => {
         'https://[64:ff9b::a01:203]/c.json', // 10.1.2.3 through NAT64
         'https://[2002:a01:203::1]/c.json', // 10.1.2.3 through 6to4
         'https://[fec0::1]/c.json', // site-local
+        'https://[::ffff:0:7f00:1]/c.json', // 127.0.0.1, IPv4-translated (SIIT)
+        'https://[::ffff:0:a01:203]/c.json', // 10.1.2.3, IPv4-translated
+        'https://[64:ff9b:1::a01:203]/c.json', // local-use NAT64
+        'https://[2001::1]/c.json', // Teredo
+        'https://[100::1]/c.json', // discard
+        'https://[::]/c.json', // unspecified
+        'https://[ff02::1]/c.json', // multicast
+        'https://100.64.0.1/c.json', // carrier-grade NAT
+        'https://169.254.169.254/c.json', // link-local: cloud metadata
+        'https://0.0.0.0/c.json',
+        'https://[fd00:ec2::254]/c.json', // unique-local: cloud metadata over IPv6
       ]) {
         const res = await staging.api.get(
           authorizeUrl({ clientId, challenge: pkce().challenge, method: 'S256' }),

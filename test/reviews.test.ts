@@ -613,6 +613,37 @@ describe('containsLink', () => {
     'javascript:alert(1)',
     'mailto:x',
     'data:text/html,hi',
+    // The pre-launch review's probes that were published before linkify-it and the full list
+    // of top-level domains: short and new domains, spaced and odd dots, look-alike letters.
+    'evil.me',
+    'is.gd',
+    't.me/joinchat',
+    'go to t.me',
+    'evil . com',
+    'evil .com',
+    'evil‧com',
+    'evil·com',
+    'evil•com',
+    'evil∙com',
+    'evil­com.me',
+    'evil.сom',
+    'еvil.cоm',
+    'evil.οrg',
+    'evil.shop',
+    'evil.xyz',
+    'evil.online',
+    'deals.store now',
+    'evil.co.uk',
+    'evil.онлайн',
+    'xn--80ak6aa92e.com',
+    'buy at evil.ru!',
+    'cheap.pharmacy',
+    'write to spam@evil.me',
+    '10.0.0.1/login',
+    'evil.zzz/path',
+    'example {dot} com',
+    'example dot me',
+    'great product.It works',
   ])('flags %j', (text) => {
     expect(containsLink(text)).toBe(true);
   });
@@ -621,7 +652,8 @@ describe('containsLink', () => {
     'Great product, works well.',
     'e.g. this, i.e. that',
     'It is 3.5 inches wide',
-    'Great product.It works',
+    'Great product. It works',
+    'Great product .',
     'Missing data: none',
     'Size S/M/L, and/or XL',
     'rating < a 5',
@@ -631,6 +663,10 @@ describe('containsLink', () => {
     'Loved it!!! 10/10',
     "C'est super. Ça marche",
     'works with www',
+    'Спасибо, отличный товар',
+    'Το προϊόν είναι καλό',
+    'I gave it 4.5 stars. Fine.',
+    'No. 5 is my favourite',
   ])('passes %j', (text) => {
     expect(containsLink(text)).toBe(false);
   });

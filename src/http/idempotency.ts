@@ -1,7 +1,9 @@
 // Idempotency-Key on POST requests (../shared/design/decisions.md, "Checkout, payment,
 // orders"): the same caller sending the same key with the same request within 24 hours gets
 // the first answer again (header Idempotent-Replayed: true) and the handler does not run
-// again; the same key with another request, or while the first is still running, is 409.
+// again; the same key with another request, or while the first is still running, is 409. A
+// route may refuse a stored answer (config.replayable: POST /checkout's session has ended):
+// the same key then runs the handler anew.
 // Server errors (5xx) are not stored: a retry runs again.
 //
 // Only signed-in callers: keys are scoped per user (two users may pick the same key), and the
@@ -56,6 +58,8 @@ interface Claim {
   createdAt?: Date;
   /** Stored, deleted or replayed: nothing left to do. */
   settled?: boolean;
+  /** The route's test of a stored answer (a checkout that has ended is not replayed). */
+  replayable?: (ctx: RequestContext, status: number, body: string) => Promise<boolean>;
 }
 
 const claims = new WeakMap<FastifyRequest, Claim>();
@@ -70,7 +74,12 @@ export function registerIdempotency(app: FastifyInstance) {
         { field: 'Idempotency-Key', message: KEY_RULE },
       ]);
     }
-    claims.set(req, { userId: user.id, key, hash: requestHash(req) });
+    claims.set(req, {
+      userId: user.id,
+      key,
+      hash: requestHash(req),
+      replayable: req.routeOptions.config.replayable,
+    });
   });
 
   app.addHook('preHandler', async (req, reply) => {
@@ -179,7 +188,22 @@ async function claimKey(
     const expired = row.expiresAt.getTime() <= now.getTime();
     if (!expired && row.requestHash !== claim.hash) throw conflict(USED_WITH_ANOTHER_REQUEST);
     if (!expired && row.responseStatus !== null) {
-      return { status: row.responseStatus, body: row.responseBody ?? '' };
+      const body = row.responseBody ?? '';
+      if (!claim.replayable || (await claim.replayable(ctx, row.responseStatus, body))) {
+        return { status: row.responseStatus, body };
+      }
+      // A stale answer (the checkout it opened has ended): this request takes the row over, if
+      // no other did since it was read, and runs anew.
+      const retaken = await ctx.db
+        .update(t)
+        .set({ ...fresh, responseStatus: null, responseBody: null })
+        .where(and(eq(t.userId, claim.userId), eq(t.key, claim.key), eq(t.createdAt, row.createdAt)))
+        .returning({ key: t.key });
+      if (retaken.length) {
+        claim.createdAt = now;
+        return undefined;
+      }
+      continue;
     }
     const abandoned = row.createdAt.getTime() <= now.getTime() - RUNNING_LEASE_MS;
     if (!expired && !abandoned) throw conflict(STILL_RUNNING);

@@ -21,5 +21,10 @@ declare module 'fastify' {
     limit?: LimitGroup;
     /** The agent scope that lets an agent's token call this route (none: agent tokens are refused). */
     scope?: RouteScope;
+    /**
+     * Whether an answer stored under an Idempotency-Key may still be replayed (none: always,
+     * within 24 hours). When not, the same key runs the handler anew (src/http/idempotency.ts).
+     */
+    replayable?: (ctx: RequestContext, status: number, body: string) => Promise<boolean>;
   }
 }

@@ -35,6 +35,8 @@ export interface McpHttpOptions {
   fetch: (outer: FastifyRequest) => typeof fetch;
   /** {PUBLIC_BASE_URL}: the resource is `${publicBaseUrl}/mcp`. */
   publicBaseUrl: string;
+  /** Browser origins besides PUBLIC_BASE_URL's that may call /mcp (MCP_ALLOWED_ORIGINS). */
+  allowedOrigins?: readonly string[];
 }
 
 /** Where the protected resource metadata of /mcp is (RFC 9728, path-aware). */
@@ -57,6 +59,9 @@ export function mcpHttpRoutes(options: McpHttpOptions) {
   // of PUBLIC_BASE_URL belongs to a proxy in front, not to the app's routes).
   const origin = new URL(base).origin;
   const served = new WeakMap<FastifyRequest, Served>();
+  // The transport's DNS-rebinding defence: a request from a web page (it carries Origin) is
+  // served only for our own origin and those configured. Agents outside a browser send none.
+  const allowedOrigins = new Set([origin, ...(options.allowedOrigins ?? [])]);
 
   // The SDK is loaded at the first request to /mcp, not at start (about 100 ms of a start).
   let loading: Promise<McpHttpHandler> | undefined;
@@ -102,6 +107,17 @@ export function mcpHttpRoutes(options: McpHttpOptions) {
       config: { auth: 'public', limit: 'mcp' },
       schema: { hide: true },
       onRequest: async (req, reply) => {
+        const from = req.headers.origin;
+        if (from !== undefined && !allowedOrigins.has(from)) {
+          return reply.code(403).send({
+            jsonrpc: '2.0',
+            id: null,
+            error: {
+              code: -32000,
+              message: `Forbidden: requests from the origin ${JSON.stringify(from.slice(0, 200))} are not allowed; set MCP_ALLOWED_ORIGINS to allow a web page's origin`,
+            },
+          });
+        }
         const token = req.headers.authorization?.match(/^Bearer +([A-Za-z0-9._~+/=-]+)$/i)?.[1];
         if (!token)
           return refuse(reply, 'AUTH_ERROR: Missing token; send Authorization: Bearer <token>', false);

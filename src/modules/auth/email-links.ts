@@ -4,10 +4,10 @@
 // A link is used once: the one conditional UPDATE ... WHERE used_at IS NULL AND expires_at > now
 // settles two uses racing. Emails are outbox rows written in the transaction of their cause.
 import { createHash, randomBytes } from 'node:crypto';
-import { and, eq, gt, isNull, lte, sql } from 'drizzle-orm';
+import { and, desc, eq, gt, isNull, lte, sql } from 'drizzle-orm';
 import type { z } from 'zod';
 import type { resetPasswordBody } from '../../contract/auth.ts';
-import { conflict, internal, invalid, unauthenticated } from '../../contract/errors.ts';
+import { conflict, internal, invalid, rateLimited, unauthenticated } from '../../contract/errors.ts';
 import type { Job } from '../../jobs/runner.ts';
 import { caller, inTransaction, type RequestContext } from '../context.ts';
 import { passwordResetEmail, verifyBeforeResetEmail, verifyEmailEmail } from '../mail/account-templates.ts';
@@ -24,6 +24,8 @@ export const RESET_LINK_SECONDS = 30 * 60;
  * (known, unknown, unverified): the work it does (or not) cannot be timed from outside.
  */
 export const FORGOT_MIN_MS = 250;
+/** At most this many verification and reset emails go to one account in an hour. */
+export const ACCOUNT_MAILS_PER_HOUR = 3;
 
 const LIFETIME: Record<EmailTokenPurpose, number> = {
   verify: VERIFY_LINK_SECONDS,
@@ -87,6 +89,27 @@ export function createEmailLinks(tokens: Tokens, deps: EmailLinkDeps | undefined
   }
 
   type Recipient = Pick<UserRow, 'id' | 'email' | 'name'>;
+
+  /**
+   * Whether the account may get another link email now: fewer than ACCOUNT_MAILS_PER_HOUR in
+   * the last hour. Its user row is locked first, so requests racing for one address count one
+   * after the other. Answers when the oldest of the hour's links leaves the window, if not.
+   */
+  async function mailAllowed(
+    tx: RequestContext,
+    userId: string,
+  ): Promise<{ ok: true } | { ok: false; from: Date }> {
+    await tx.db.select({ id: users.id }).from(users).where(eq(users.id, userId)).for('update');
+    const since = new Date(tx.now().getTime() - 3600_000);
+    const recent = await tx.db
+      .select({ createdAt: emailTokens.createdAt })
+      .from(emailTokens)
+      .where(and(eq(emailTokens.userId, userId), gt(emailTokens.createdAt, since)))
+      .orderBy(desc(emailTokens.createdAt))
+      .limit(ACCOUNT_MAILS_PER_HOUR);
+    if (recent.length < ACCOUNT_MAILS_PER_HOUR) return { ok: true };
+    return { ok: false, from: new Date(recent.at(-1)!.createdAt.getTime() + 3600_000) };
+  }
 
   /** Writes a verification email (to the outbox, in tx's transaction). */
   async function mailVerification(tx: RequestContext, user: Recipient, beforeReset = false) {
@@ -189,6 +212,12 @@ export function createEmailLinks(tokens: Tokens, deps: EmailLinkDeps | undefined
         const [user] = await tx.db.select().from(users).where(eq(users.id, me.id));
         if (!user) throw unauthenticated();
         if (user.emailVerified) throw conflict('Your email address is already verified');
+        const allowed = await mailAllowed(tx, user.id);
+        if (!allowed.ok) {
+          throw rateLimited(
+            `We sent ${ACCOUNT_MAILS_PER_HOUR} emails to ${me.email} in the last hour; use the newest link, or ask again after ${allowed.from.toISOString().replace(/\.\d{3}Z$/, 'Z')}`,
+          );
+        }
         await mailVerification(tx, user);
       });
       nudge();
@@ -210,10 +239,13 @@ export function createEmailLinks(tokens: Tokens, deps: EmailLinkDeps | undefined
         .from(users)
         .where(eq(users.email, email));
       if (user) {
-        await inTransaction(ctx, (tx) =>
-          user.emailVerified ? mailReset(tx, user) : mailVerification(tx, user, true),
-        );
-        nudge();
+        // Past the hourly limit nothing is sent, and the answer stays the same.
+        const sent = await inTransaction(ctx, async (tx) => {
+          if (!(await mailAllowed(tx, user.id)).ok) return false;
+          await (user.emailVerified ? mailReset(tx, user) : mailVerification(tx, user, true));
+          return true;
+        });
+        if (sent) nudge();
       }
       const left = FORGOT_MIN_MS - (performance.now() - started);
       if (left > 0) await new Promise((resolve) => setTimeout(resolve, left));

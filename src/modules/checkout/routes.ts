@@ -4,7 +4,13 @@ import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { checkoutParams, checkoutSession, createCheckoutBody } from '../../contract/checkout.ts';
 import { formatCents } from '../../contract/format.ts';
 import { returnPage, stripePage } from './pages.ts';
-import { type CheckoutDeps, createCheckout, getCheckout, sessionForPayment } from './service.ts';
+import {
+  type CheckoutDeps,
+  checkoutStillOpen,
+  createCheckout,
+  getCheckout,
+  sessionForPayment,
+} from './service.ts';
 
 const tags = ['checkout'];
 
@@ -15,7 +21,7 @@ export function checkoutRoutes(deps: CheckoutDeps & { publishableKey: string }) 
     app.post(
       '/checkout',
       {
-        config: { auth: ['buyer'], limit: 'checkout', scope: 'shop' },
+        config: { auth: ['buyer'], limit: 'checkout', scope: 'shop', replayable: checkoutStillOpen },
         schema: {
           tags,
           summary:

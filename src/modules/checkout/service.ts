@@ -11,6 +11,7 @@ import { isRecordId, newId, type Province, toUnix } from '../../contract/common.
 import { AppError, conflict, notFound } from '../../contract/errors.ts';
 import { insertRows, prepared, preparedSql } from '../../db/prepared.ts';
 import { mailNamesOf } from '../auth/sellers.ts';
+import { users } from '../auth/tables.ts';
 import { cartLockOfBuyer, lockedCartForCheckout, quoteLines } from '../cart/service.ts';
 import { caller, inTransaction, type RequestContext } from '../context.ts';
 import { couponProblem, couponUses, lockedCoupon, noSuchCoupon } from '../coupons/service.ts';
@@ -22,6 +23,10 @@ import { checkoutSessions, type StoredParcel } from './tables.ts';
 
 /** How long a checkout holds its stock (../shared/design/decisions.md, "Checkout, payment, orders"). */
 const CHECKOUT_TTL_SECONDS = 30 * 60;
+/** After a hold lapses unpaid, how long its buyer waits before holding that product again. */
+const HOLD_COOLDOWN_SECONDS = 15 * 60;
+/** The most units of one product an account whose email is not verified may hold. */
+export const UNVERIFIED_MAX_UNITS = 5;
 /** How long a session may wait for its provider session before a new checkout may supersede it. */
 const OPENING_GRACE_SECONDS = 120;
 
@@ -84,11 +89,42 @@ export async function createCheckout(
     const now = tx.now();
     // One round trip, the cart's lock first (each call sends its statement before it first
     // awaits, so they go out, and run, in this order: db/batching-client.ts).
-    const [cart, open] = await Promise.all([
+    const [cart, open, [holder], lapsed] = await Promise.all([
       lockedCartForCheckout(tx, me.id),
       openSessionsLocked(tx.db, { buyerId: me.id }),
+      emailVerifiedOf(tx.db, { id: me.id }),
+      lapsedHolds(tx.db, {
+        buyerId: me.id,
+        now,
+        since: new Date(now.getTime() - HOLD_COOLDOWN_SECONDS * 1000),
+      }),
     ]);
     if (cart.lines.length === 0) throw conflict('Your cart is empty: add products before checking out');
+    // Nobody keeps stock from others: an unverified account holds a few units of a product, and
+    // a hold let lapse is not taken again at once (a re-checkout does not extend one: below).
+    if (!holder?.emailVerified) {
+      const over = cart.lines.filter((l) => l.quantity > UNVERIFIED_MAX_UNITS);
+      if (over.length > 0) {
+        throw conflict(
+          `Verify your email address to check out more than ${UNVERIFIED_MAX_UNITS} of a product: ${over
+            .map((l) => `${l.title} (${l.productId}) has ${l.quantity} in your cart`)
+            .join('; ')}`,
+        );
+      }
+    }
+    const cooling = cart.lines.flatMap((l) => {
+      const at = lapsed.find((h) => h.productId === l.productId)?.lapsedAt;
+      return at ? [{ line: l, until: new Date((Number(at) + HOLD_COOLDOWN_SECONDS) * 1000) }] : [];
+    });
+    if (cooling.length > 0) {
+      throw conflict(
+        `Your last checkout of ${cooling
+          .map((c) => `${c.line.title} (${c.line.productId})`)
+          .join(', ')} lapsed unpaid; you can hold it again from ${isoSecond(
+          new Date(Math.max(...cooling.map((c) => c.until.getTime()))),
+        )} (${HOLD_COOLDOWN_SECONDS / 60} minutes after it lapsed)`,
+      );
+    }
 
     const subtotal = cart.lines.reduce((n, l) => n + l.priceCents * l.quantity, 0);
     const code = input.coupon ?? cart.couponCode;
@@ -148,7 +184,14 @@ export async function createCheckout(
     }
 
     const id = newId('checkouts');
-    const expiresAt = new Date(now.getTime() + CHECKOUT_TTL_SECONDS * 1000);
+    // A checkout that replaces open ones keeps their end: checking out again never holds stock
+    // longer than 30 minutes from the first reservation.
+    const expiresAt = new Date(
+      Math.min(
+        now.getTime() + CHECKOUT_TTL_SECONDS * 1000,
+        ...open.filter((s) => s.expiresAt > now).map((s) => s.expiresAt.getTime()),
+      ),
+    );
     const images = new Map(cart.lines.map((l) => [l.productId, l.imageUrls[0] ?? null]));
     const refused = await reserve(
       tx,
@@ -272,6 +315,32 @@ export async function createCheckout(
 
 const ph = sql.placeholder;
 
+const isoSecond = (d: Date) => d.toISOString().replace(/\.\d{3}Z$/, 'Z');
+
+/** Whether the buyer's email address is verified (prepared: every checkout reads it). */
+const emailVerifiedOf = prepared('checkout_email_verified', (db, name) =>
+  db
+    .select({ emailVerified: users.emailVerified })
+    .from(users)
+    .where(eq(users.id, ph('id')))
+    .prepare(name),
+);
+
+/**
+ * The products of the buyer's holds that lapsed unpaid since `since`, with when: a session past
+ * its end that the expiry job has not ended yet, or one it (or the provider's expiry) ended at or
+ * after its end. A session replaced by a newer checkout, or refused, ended before its end.
+ */
+const lapsedHolds = preparedSql<{ productId: string; lapsedAt: number }>(
+  'checkout_lapsed_holds',
+  sql`select item->>'productId' as "productId", extract(epoch from max(s.expires_at))::float8 as "lapsedAt"
+    from ${checkoutSessions} s, jsonb_array_elements(s.parcels) parcel, jsonb_array_elements(parcel->'items') item
+    where s.buyer_id = ${ph('buyerId')}::text and s.expires_at <= ${ph('now')}::timestamptz
+      and s.expires_at > ${ph('since')}::timestamptz
+      and (s.status = 'ready_for_payment' or (s.status = 'expired' and s.expired_at >= s.expires_at))
+    group by 1`,
+);
+
 /** The buyer's open sessions, locked (prepared: every checkout reads them). */
 const openSessionsLocked = prepared('checkout_open_of_buyer', (db, name) =>
   db
@@ -380,6 +449,24 @@ export async function sessionForPayment(ctx: RequestContext, checkoutId: string)
   if (!isRecordId('checkouts', checkoutId)) return undefined;
   const [row] = await sessionById(ctx.db, { id: checkoutId });
   return row;
+}
+
+/**
+ * Whether a stored POST /checkout answer names a session still open for payment: only such an
+ * answer is replayed under its Idempotency-Key; an ended one is made anew (an agent's retry
+ * must not hand back a dead payment page).
+ */
+export async function checkoutStillOpen(ctx: RequestContext, status: number, body: string): Promise<boolean> {
+  if (status !== 200 && status !== 201) return true;
+  let sessionId: unknown;
+  try {
+    sessionId = (JSON.parse(body) as { sessionId?: unknown }).sessionId;
+  } catch {
+    return true;
+  }
+  if (typeof sessionId !== 'string') return true;
+  const session = await sessionForPayment(ctx, sessionId);
+  return session?.status === 'ready_for_payment' && session.expiresAt > ctx.now();
 }
 
 /**

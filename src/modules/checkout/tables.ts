@@ -73,5 +73,7 @@ export const checkoutSessions = pgTable(
     ),
     index('checkout_sessions_buyer_open_idx').on(t.buyerId).where(sql`${t.status} = 'ready_for_payment'`),
     index('checkout_sessions_open_expiry_idx').on(t.expiresAt).where(sql`${t.status} = 'ready_for_payment'`),
+    // A buyer's holds that lapsed lately (the cool-down before holding a product again).
+    index('checkout_sessions_buyer_expiry_idx').on(t.buyerId, t.expiresAt),
   ],
 );

@@ -8,7 +8,8 @@
 import { lookup as dnsLookup, type LookupAddress } from 'node:dns';
 import http from 'node:http';
 import https from 'node:https';
-import { BlockList, isIP } from 'node:net';
+import { isIP } from 'node:net';
+import ipaddr from 'ipaddr.js';
 import { type Client, clientFromMetadata, isLoopbackHost, OAuthError } from './clients.ts';
 
 export const DOCUMENT_TIMEOUT_MS = 5000;
@@ -19,44 +20,22 @@ const CACHE_MAX_SECONDS = 600;
 const CACHE_DEFAULT_SECONDS = 300;
 const MAX_URL_LENGTH = 2000;
 
-/** Addresses no metadata document may be fetched from outside development. */
-const PRIVATE = new BlockList();
-for (const [net, bits] of [
-  ['0.0.0.0', 8],
-  ['10.0.0.0', 8],
-  ['100.64.0.0', 10],
-  ['127.0.0.0', 8],
-  ['169.254.0.0', 16],
-  ['172.16.0.0', 12],
-  ['192.0.0.0', 24],
-  ['192.168.0.0', 16],
-  ['198.18.0.0', 15],
-  ['224.0.0.0', 3], // multicast and reserved, up to 255.255.255.255
-] as const) {
-  PRIVATE.addSubnet(net, bits, 'ipv4');
-}
-for (const [net, bits] of [
-  ['::', 96], // unspecified, loopback, and IPv4-compatible (::a.b.c.d)
-  ['64:ff9b::', 96], // NAT64: reaches any IPv4 address, private ones included
-  ['64:ff9b:1::', 48], // local NAT64
-  ['100::', 64], // discard
-  ['2001::', 32], // Teredo
-  ['2002::', 16], // 6to4: embeds an IPv4 address
-  ['fec0::', 10], // site-local (deprecated, still routed somewhere)
-  ['fc00::', 7], // unique-local
-  ['fe80::', 10], // link-local
-  ['ff00::', 8], // multicast
-] as const) {
-  PRIVATE.addSubnet(net, bits, 'ipv6');
-}
-
-/** True for an address a document must not come from (an IPv4-mapped IPv6 address counts as its IPv4). */
+/**
+ * True for an address a document must not come from: anything ipaddr.js does not class as
+ * global unicast (private, loopback, link-local, unique-local, carrier-grade NAT, multicast,
+ * reserved, and the IPv6 forms that carry an IPv4 address: NAT64, 6to4, Teredo, translated
+ * `::ffff:0:a.b.c.d`); an IPv4-mapped address is judged as its IPv4 address, and an
+ * IPv4-compatible one (`::a.b.c.d`, which ipaddr.js calls unicast) is refused.
+ */
 export function isPrivateAddress(address: string): boolean {
-  const mapped = /^::ffff:(\d+\.\d+\.\d+\.\d+)$/i.exec(address)?.[1];
-  if (mapped) return PRIVATE.check(mapped, 'ipv4');
-  const family = isIP(address);
-  if (family === 0) return true;
-  return PRIVATE.check(address, family === 4 ? 'ipv4' : 'ipv6');
+  if (!ipaddr.isValid(address)) return true;
+  let parsed = ipaddr.parse(address);
+  if (parsed.kind() === 'ipv6') {
+    const v6 = parsed as ipaddr.IPv6;
+    if (v6.isIPv4MappedAddress()) parsed = v6.toIPv4Address();
+    else if (v6.parts.slice(0, 6).every((part) => part === 0)) return true;
+  }
+  return parsed.range() !== 'unicast';
 }
 
 export interface MetadataDocuments {

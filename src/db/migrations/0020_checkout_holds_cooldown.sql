@@ -1,0 +1,1 @@
+CREATE INDEX "checkout_sessions_buyer_expiry_idx" ON "checkout_sessions" USING btree ("buyer_id","expires_at");
