@@ -148,6 +148,27 @@ describe('scopes', () => {
     toolOk(await call(client, 'get_cart'));
   });
 
+  it("a scope the user's role cannot grant is a tool error naming the role, not a step-up challenge", async () => {
+    const shopOnly = (await agentToken(t, database, shopper, ['shop'])).token;
+    const res = await post(
+      {
+        jsonrpc: '2.0',
+        id: 7,
+        method: 'tools/call',
+        params: { name: 'get_analytics', arguments: { period: 'day' } },
+      },
+      shopOnly,
+      { 'mcp-protocol-version': '2025-11-25' },
+    );
+    expect(res.status).toBe(200);
+    expect(res.headers.get('www-authenticate')).toBeNull();
+    const client = await connect(shopOnly, 'modern');
+    const refused = toolFailed(await call(client, 'get_analytics', { period: 'day' }), 'AUTHZ_ERROR', 403);
+    expect(refused.error).toBe(
+      'AUTHZ_ERROR: This needs the "analytics" scope, which a buyer cannot grant (administrators only); no agent of this account can do it',
+    );
+  });
+
   it("the API's own guard still answers 403 naming the scope for a call past the check", async () => {
     // get_analytics needs `analytics`, which /mcp checks; a buyer holding it is refused by role.
     const all = (await agentToken(t, database, shopper, ['shop', 'orders', 'analytics'])).token;
@@ -262,6 +283,25 @@ describe('who may call /mcp', () => {
     } finally {
       await configured.close();
     }
+  });
+
+  it('an unknown tool is the JSON-RPC error -32602', async () => {
+    const res = await post(
+      { jsonrpc: '2.0', id: 9, method: 'tools/call', params: { name: 'checkout_everything', arguments: {} } },
+      agent,
+      { 'mcp-protocol-version': '2025-11-25' },
+    );
+    const text = await res.text();
+    const json = JSON.parse(
+      text.startsWith('{')
+        ? text
+        : text
+            .split('\n')
+            .find((l) => l.startsWith('data:'))!
+            .slice(5),
+    );
+    expect(json).toMatchObject({ jsonrpc: '2.0', id: 9, error: { code: -32602 } });
+    expect(json.error.message).toContain('Unknown tool: checkout_everything');
   });
 
   it('a JSON-RPC batch is refused: one POST is one message', async () => {
@@ -398,7 +438,13 @@ describe('discovery', () => {
       }),
     ]);
     expect(Object.keys(manifest.remotes[0].authorization.scopes)).toEqual(['shop', 'orders', 'analytics']);
-    expect(manifest.transport).toMatchObject({ type: 'stdio', args: ['portage', 'mcp'] });
+    // Never an unscoped registry name we do not own (`npx portage` runs a stranger's package).
+    expect(manifest.transport).toMatchObject({
+      type: 'stdio',
+      command: 'node',
+      args: ['<your Portage checkout>/bin/portage.js', 'mcp'],
+    });
+    expect(JSON.stringify(manifest)).not.toContain('npx');
     const scopes = Object.fromEntries(
       manifest.tools.map((x: { name: string; scope: string }) => [x.name, x.scope]),
     );
@@ -416,10 +462,11 @@ describe('discovery', () => {
       '`shop`',
       '`orders`',
       '`analytics`',
-      'npx portage mcp',
+      'node <your Portage checkout>/bin/portage.js mcp',
       'list_orders (scope `orders`)',
     ]) {
       expect(text, needle).toContain(needle);
     }
+    expect(text).not.toContain('npx');
   });
 });

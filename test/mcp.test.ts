@@ -521,9 +521,11 @@ describe('errors', () => {
     expect(body.error).toContain(`no-such-${suffix}`);
   });
 
-  it('an unknown tool name is NOT_FOUND', async () => {
-    const body = failed(await call(agent, 'checkout_everything', {}), 'NOT_FOUND', 404);
-    expect(body.error).toContain('checkout_everything');
+  it('an unknown tool name is the JSON-RPC error -32602 (Invalid params), not a tool result', async () => {
+    await expect(agent.callTool({ name: 'checkout_everything', arguments: {} })).rejects.toMatchObject({
+      code: -32602,
+      message: expect.stringContaining('Unknown tool: checkout_everything'),
+    });
   });
 });
 

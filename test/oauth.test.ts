@@ -475,15 +475,17 @@ describe('/me/agents', () => {
     expect((await bearer(a.access_token).get('/cart')).status).toBe(200);
     const list = await t.api.as(me).get('/me/agents');
     expect(list.status).toBe(200);
-    expect(list.body).toEqual([
-      {
-        clientId: a.clientId,
-        name: 'Shopping Helper',
-        scopes: ['shop', 'orders'],
-        grantedAt: expect.any(Number),
-        lastUsedAt: expect.any(Number),
-      },
-    ]);
+    expect(list.body).toEqual({
+      agents: [
+        {
+          clientId: a.clientId,
+          name: 'Shopping Helper',
+          scopes: ['shop', 'orders'],
+          grantedAt: expect.any(Number),
+          lastUsedAt: expect.any(Number),
+        },
+      ],
+    });
     // An agent's token cannot list or revoke agents.
     expectError(await bearer(a.access_token).get('/me/agents'), 'AUTHZ_ERROR', 403);
 
@@ -494,7 +496,7 @@ describe('/me/agents', () => {
     ).toMatchObject({
       error: 'invalid_grant',
     });
-    expect((await t.api.as(me).get('/me/agents')).body).toEqual([]);
+    expect((await t.api.as(me).get('/me/agents')).body).toEqual({ agents: [] });
     expectError(await t.api.as(me).delete(`/me/agents/${a.clientId}`), 'NOT_FOUND', 404);
   });
 });

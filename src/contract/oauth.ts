@@ -20,6 +20,7 @@ export const agentAccess = z
   })
   .meta({ id: 'AgentAccess' });
 
-export const agentsAnswer = z.array(agentAccess);
+/** The agents with access, wrapped (room for paging later without breaking clients). */
+export const agentsAnswer = z.object({ agents: z.array(agentAccess) });
 
 export const agentParams = z.object({ clientId: z.string().min(1).max(100) });

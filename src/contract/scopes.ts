@@ -14,6 +14,9 @@ export const SCOPE_DESCRIPTIONS: Record<AgentScope, string> = {
   analytics: "read the platform's sales figures (administrators only)",
 };
 
+/** Whether a user of `role` can grant `scope` to an agent (analytics: administrators only). */
+export const roleCanGrant = (scope: AgentScope, role: string) => scope !== 'analytics' || role === 'admin';
+
 /** A route's need: one scope, or `any` (every agent token: who am I). */
 export type RouteScope = AgentScope | 'any';
 

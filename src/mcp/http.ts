@@ -15,12 +15,13 @@ import type { McpHttpHandler } from '@modelcontextprotocol/server';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { PortageClient } from '../client/index.ts';
 import { AppError, type ErrorBody } from '../contract/errors.ts';
-import type { AgentScope } from '../contract/scopes.ts';
+import { type AgentScope, roleCanGrant } from '../contract/scopes.ts';
 import { TOOL_SCOPES } from '../contract/tools.ts';
 
 /** What /mcp needs to know of the caller of a token. */
 export interface McpCaller {
   id: string;
+  role: string;
   /** Set for an agent's token (OAuth, audience {PUBLIC_BASE_URL}/mcp); absent for a user's API token. */
   agent?: { clientId: string; grantId: string; scopes: readonly AgentScope[] };
 }
@@ -146,7 +147,9 @@ export function mcpHttpRoutes(options: McpHttpOptions) {
           });
         }
         const needed = missingScope(req.body, caller.agent.scopes);
-        if (needed) {
+        // A scope the user's role can never grant is no challenge (a host that honours step-up
+        // would loop back to consent): the call goes on, and the tool answers why it cannot.
+        if (needed && roleCanGrant(needed, caller.role)) {
           // The MCP authorization spec's scope challenge: the scopes to ask for are those already
           // granted and the missing one, so that re-authorizing loses nothing.
           const message = `AUTHZ_ERROR: This needs the "${needed}" scope, which this agent was not granted`;

@@ -4,7 +4,13 @@
 // the typed client (src/client): over the network from `portage mcp`, in process from /mcp.
 // Built on the MCP SDK v2's low-level Server: the tool list and the JSON Schemas are ours
 // (toolJsonSchemas), and so are input validation and the error JSON of a failed call.
-import { type CallToolResult, type ListToolsResult, Server } from '@modelcontextprotocol/server';
+import {
+  type CallToolResult,
+  type ListToolsResult,
+  ProtocolError,
+  ProtocolErrorCode,
+  Server,
+} from '@modelcontextprotocol/server';
 import type { z } from 'zod';
 import { maskErrorBody, PortageApiError, type PortageClient } from '../client/index.ts';
 import { categoryList } from '../contract/catalog.ts';
@@ -154,11 +160,11 @@ export function createToolServer(client: PortageClient, options: ToolServerOptio
   server.setRequestHandler('tools/call', async (request): Promise<CallToolResult> => {
     const tool = byName.get(request.params.name);
     if (!tool) {
-      return failure({
-        error: `No tool named ${request.params.name}`,
-        code: 'NOT_FOUND',
-        statusCode: 404,
-      } satisfies ErrorBody);
+      // The spec's protocol error for an unknown tool (Invalid params), not a tool's result.
+      throw new ProtocolError(
+        ProtocolErrorCode.InvalidParams,
+        `Unknown tool: ${mask(request.params.name.slice(0, 100))}; tools/list names the ${TOOLS.length} tools`,
+      );
     }
     const parsed = tool.input.safeParse(request.params.arguments ?? {});
     if (!parsed.success) {

@@ -6,7 +6,7 @@
 import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
 import { and, eq, gt } from 'drizzle-orm';
 import { AppError } from '../../contract/errors.ts';
-import { type AgentScope, parseScopes } from '../../contract/scopes.ts';
+import { type AgentScope, parseScopes, roleCanGrant } from '../../contract/scopes.ts';
 import type { AuthService } from '../auth/service.ts';
 import { findUser } from '../auth/users.ts';
 import type { RequestContext } from '../context.ts';
@@ -200,7 +200,7 @@ export async function signIn(
   }
   const user = await findUser(ctx, userId);
   if (!user) return { kind: 'expired' };
-  const scopes = parseScopes(row.scope).filter((x) => x !== 'analytics' || user.role === 'admin');
+  const scopes = parseScopes(row.scope).filter((x) => roleCanGrant(x, user.role));
   if (!scopes.length) {
     await dropRequest(ctx, row);
     return {

@@ -80,13 +80,14 @@ export async function listAgents(ctx: RequestContext) {
     if (row.lastUsedAt && (!entry.lastUsedAt || row.lastUsedAt > entry.lastUsedAt))
       entry.lastUsedAt = row.lastUsedAt;
   }
-  return [...byClient.values()].map((a) => ({
+  const agents = [...byClient.values()].map((a) => ({
     clientId: a.clientId,
     name: a.name,
     scopes: parseScopes([...a.scopes].join(' ')),
     grantedAt: toUnix(a.grantedAt),
     lastUsedAt: a.lastUsedAt ? toUnix(a.lastUsedAt) : null,
   }));
+  return { agents };
 }
 
 /** Revokes every grant of one agent for the caller, at once. 404 when it has none standing. */

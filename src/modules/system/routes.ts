@@ -100,6 +100,9 @@ function remote(base: string) {
   };
 }
 
+/** The tool server's entry in a checkout of Portage (the host fills in where it is). */
+const LOCAL_ENTRY = '<your Portage checkout>/bin/portage.js';
+
 function mcpManifest(base: string) {
   return {
     name: TOOL_SERVER.name,
@@ -107,11 +110,13 @@ function mcpManifest(base: string) {
     version: TOOL_SERVER.version,
     description: TOOL_SERVER.description,
     remotes: [remote(base)],
-    // Run locally, as a child process of the agent's host, for one user's API token.
+    // Run locally, as a child process of the agent's host, for one user's API token: from a
+    // checkout of Portage (`npm install` there). Never `npx portage`: the registry's `portage`
+    // is somebody else's package.
     transport: {
       type: 'stdio',
-      command: 'npx',
-      args: ['portage', 'mcp'],
+      command: 'node',
+      args: [LOCAL_ENTRY, 'mcp'],
       env: {
         SERVICE_URL: base,
         SERVICE_JWT_TOKEN: '<the signed-in user token>',
@@ -155,8 +160,8 @@ function llmsTxt(base: string): string {
       `${base}/.well-known/oauth-protected-resource/mcp, which names the authorization server ` +
       `(${base}/.well-known/oauth-authorization-server); authorization code with PKCE S256. Scopes: ` +
       `${AGENT_SCOPES.map((s) => `\`${s}\` (${SCOPE_DESCRIPTIONS[s]})`).join('; ')}.`,
-    `- Local (stdio): \`npx portage mcp\` with SERVICE_URL=${base} and SERVICE_JWT_TOKEN set to the user's ` +
-      `token (POST ${base}/auth/login).`,
+    `- Local (stdio): \`node ${LOCAL_ENTRY} mcp\`, run from a checkout of Portage's source (\`npm install\` ` +
+      `there first), with SERVICE_URL=${base} and SERVICE_JWT_TOKEN set to the user's token (POST ${base}/auth/login).`,
     '',
     '## Docs',
     '',
