@@ -214,7 +214,7 @@ describe('POST /cart/items (add_to_cart)', () => {
       over,
       'CONFLICT',
       409,
-      `Only 5 left of ${p.id}; you have 0 in your cart and asked for 6 more`,
+      `Only 5 left of ${p.title} (${p.id}); you have 0 in your cart and asked for 6 more`,
     );
     expect(await cartRows(b)).toEqual([]);
 
@@ -224,7 +224,7 @@ describe('POST /cart/items (add_to_cart)', () => {
       more,
       'CONFLICT',
       409,
-      `Only 5 left of ${p.id}; you have 4 in your cart and asked for 2 more`,
+      `Only 5 left of ${p.title} (${p.id}); you have 4 in your cart and asked for 2 more`,
     );
     expect(await cartRows(b)).toEqual([{ productId: p.id, quantity: 4 }]);
     expect((await add(b, p.id, 1)).body.quantity).toBe(5);
@@ -235,7 +235,7 @@ describe('POST /cart/items (add_to_cart)', () => {
       out,
       'CONFLICT',
       409,
-      `Only 0 left of ${none.id}; you have 0 in your cart and asked for 1 more`,
+      `Only 0 left of ${none.title} (${none.id}); you have 0 in your cart and asked for 1 more`,
     );
   });
 
@@ -249,7 +249,7 @@ describe('POST /cart/items (add_to_cart)', () => {
       over,
       'CONFLICT',
       409,
-      `A cart holds at most 100 of one product; you have 60 of ${p.id} and asked for 41 more`,
+      `A cart holds at most 100 of one product; you have 60 of ${p.title} (${p.id}) and asked for 41 more`,
     );
     expect(await cartRows(b)).toEqual([{ productId: p.id, quantity: 60 }]);
     const full = await add(b, p.id, 40);
@@ -364,7 +364,11 @@ describe('concurrent adds', () => {
     const refused = answers.find((a) => a.status === 409)!;
     expect(ok.body).toMatchObject({ product_id: p.id, quantity: 3, added: true });
     expect(refused.body).toEqual(
-      errorBody('CONFLICT', 409, `Only 5 left of ${p.id}; you have 3 in your cart and asked for 3 more`),
+      errorBody(
+        'CONFLICT',
+        409,
+        `Only 5 left of ${p.title} (${p.id}); you have 3 in your cart and asked for 3 more`,
+      ),
     );
     expect(await cartRows(b)).toEqual([{ productId: p.id, quantity: 3 }]);
     expect((await getCart(b)).body.itemCount).toBe(3);

@@ -188,7 +188,7 @@ describe('replays', () => {
       first,
       'CONFLICT',
       409,
-      `Only 10 left of ${p.id}; you have 0 in your cart and asked for 11 more`,
+      `Only 10 left of ${p.title} (${p.id}); you have 0 in your cart and asked for 11 more`,
     );
     expect((await api.as(s).patch(`/products/${p.id}`, { stockQuantity: 20 })).status).toBe(200);
     const again = await addItem(b, p.id, 11, key);

@@ -32,14 +32,14 @@ describe('GET /products/:id/inventory (check_inventory)', () => {
       available: true,
       stock_quantity: 5,
       requested_quantity: 1,
-      message: 'In stock: 5 available',
+      message: `In stock: 5 of ${p.title} available`,
     });
     expect((await inventory('?quantity=5')).body).toEqual({
       product_id: p.id,
       available: true,
       stock_quantity: 5,
       requested_quantity: 5,
-      message: 'In stock: 5 available',
+      message: `In stock: 5 of ${p.title} available`,
     });
     const tooMany = await inventory('?quantity=6');
     expect(tooMany.status).toBe(200);
@@ -48,7 +48,7 @@ describe('GET /products/:id/inventory (check_inventory)', () => {
       available: false,
       stock_quantity: 5,
       requested_quantity: 6,
-      message: `Only 5 left of ${p.id}; you asked for 6`,
+      message: `Only 5 left of ${p.title}; you asked for 6`,
     });
     // Any signed-in role may ask.
     expect((await inventory('?quantity=2', s)).body.available).toBe(true);
@@ -105,13 +105,13 @@ describe('availability is one count for check_inventory and the cart', () => {
       available: false,
       stock_quantity: 2,
       requested_quantity: 3,
-      message: `Only 2 left of ${p.id}; you asked for 3`,
+      message: `Only 2 left of ${p.title}; you asked for 3`,
     });
     expectError(
       await t.api.as(b).post('/cart/items', { product_id: p.id, quantity: 3 }),
       'CONFLICT',
       409,
-      `Only 2 left of ${p.id}; you have 0 in your cart and asked for 3 more`,
+      `Only 2 left of ${p.title} (${p.id}); you have 0 in your cart and asked for 3 more`,
     );
     expect((await t.api.as(b).post('/cart/items', { product_id: p.id, quantity: 2 })).status).toBe(200);
   });

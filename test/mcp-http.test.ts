@@ -2,9 +2,11 @@
 // v2 client (both protocol eras) and raw JSON-RPC over fetch, against the real service on a
 // port over a real database, with agents' tokens minted as the authorization server issues them.
 import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
+import { eq } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { TOOLS } from '../src/contract/tools.ts';
 import { LIMITS } from '../src/http/rate-limit.ts';
+import { products } from '../src/modules/catalog/tables.ts';
 import { agentToken, revokeGrant } from './helpers/agents.ts';
 import { listen, type SignedIn, type TestApp, testApp } from './helpers/app.ts';
 import { buyer, product, seller, uniqueWord } from './helpers/builders.ts';
@@ -338,6 +340,42 @@ describe('who may call /mcp', () => {
     expect(answer.result.structuredContent).toEqual(
       (await t.api.as({ ...shopper, token: agent }).get('/cart')).body,
     );
+  });
+});
+
+describe('tool messages a person reads', () => {
+  it('input errors read like the API’s; check_inventory names the product by its title', async () => {
+    const who = await buyer(t.api, 'reader');
+    const client = await connect((await agentToken(t, database, who, ['shop'])).token, 'modern');
+    const bad = toolFailed(
+      await call(client, 'search_products', { query: '', limit: 101 }),
+      'VALIDATION_ERROR',
+      400,
+    );
+    expect(bad.details).toEqual([
+      { field: 'query', message: 'must not be empty' },
+      { field: 'limit', message: 'must be a whole number from 1 to 100' },
+    ]);
+    expect(bad.error).toBe(
+      'Invalid input for search_products: query must not be empty; limit must be a whole number from 1 to 100',
+    );
+    const half = toolFailed(
+      await call(client, 'check_inventory', { product_id: ids.tarp, quantity: 1.5 }),
+      'VALIDATION_ERROR',
+      400,
+    );
+    expect(half.details).toEqual([{ field: 'quantity', message: 'must be a whole number of at least 1' }]);
+    expect(toolFailed(await call(client, 'check_inventory', {}), 'VALIDATION_ERROR', 400).details).toEqual([
+      { field: 'product_id', message: 'is required' },
+    ]);
+
+    const many = toolOk(await call(client, 'check_inventory', { product_id: ids.tarp, quantity: 100000 }));
+    const [row] = await database.db
+      .select({ title: products.title })
+      .from(products)
+      .where(eq(products.id, ids.tarp));
+    expect(many.message).toMatch(new RegExp(`^Only \\d+ left of ${row!.title}; you asked for 100000$`));
+    expect(many.message).not.toContain('products:');
   });
 });
 

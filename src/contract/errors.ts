@@ -76,3 +76,89 @@ export const notFound = (message: string) => new AppError('NOT_FOUND', 404, mess
 export const conflict = (message: string) => new AppError('CONFLICT', 409, message);
 export const rateLimited = (message: string) => new AppError('RATE_LIMIT', 429, message);
 export const internal = (message = 'Internal server error') => new AppError('INTERNAL_ERROR', 500, message);
+
+/**
+ * The problems of an input that failed `schema`, worded as the API words its own ("must be a
+ * whole number from 1 to 100", "is required"), for inputs that reach no route's own messages
+ * (the tools'). The bounds come from the field's schema, so a number names both ends.
+ */
+export function inputProblems(schema: z.ZodType, error: z.ZodError): FieldProblem[] {
+  return error.issues.map((issue) => ({
+    field: issue.path.join('.') || 'input',
+    message: wordIssue(issue, fieldSchema(schema, issue.path)),
+  }));
+}
+
+/** The schema at `path` inside objects, arrays, optionals and defaults (undefined when lost). */
+function fieldSchema(schema: z.ZodType | undefined, path: readonly PropertyKey[]): z.ZodType | undefined {
+  let at = unwrap(schema);
+  for (const key of path) {
+    if (at instanceof z.ZodObject) at = unwrap(at.shape[String(key)] as z.ZodType | undefined);
+    else if (at instanceof z.ZodArray) at = unwrap(at.element as z.ZodType);
+    else return undefined;
+  }
+  return at;
+}
+
+function unwrap(schema: z.ZodType | undefined): z.ZodType | undefined {
+  let at = schema;
+  while (at instanceof z.ZodOptional || at instanceof z.ZodDefault || at instanceof z.ZodNullable) {
+    at = at.unwrap() as z.ZodType;
+  }
+  return at;
+}
+
+/** A field left out (zod keeps no input in its issues: its message says what it received). */
+const missing = (issue: z.core.$ZodIssue) =>
+  issue.code === 'invalid_type' && /received undefined$/.test(issue.message);
+
+function wordIssue(issue: z.core.$ZodIssue, field: z.ZodType | undefined): string {
+  // A message the schema wrote itself is already in our words (zod's own start "Invalid", "Too").
+  if (/^(must|is|has|cannot) /.test(issue.message)) return issue.message;
+  if (
+    field instanceof z.ZodNumber &&
+    (issue.code === 'too_small' || issue.code === 'too_big' || issue.code === 'invalid_type')
+  ) {
+    if (missing(issue)) return 'is required';
+    const kind = field.isInt ? 'a whole number' : 'a number';
+    const min = Number.isFinite(field.minValue) ? field.minValue : undefined;
+    const max =
+      Number.isFinite(field.maxValue) && (field.maxValue ?? 0) < Number.MAX_SAFE_INTEGER
+        ? field.maxValue
+        : undefined;
+    if (min !== undefined && max !== undefined) return `must be ${kind} from ${min} to ${max}`;
+    if (min !== undefined) return `must be ${kind} of at least ${min}`;
+    if (max !== undefined) return `must be ${kind} of at most ${max}`;
+    return `must be ${kind}`;
+  }
+  switch (issue.code) {
+    case 'invalid_type':
+      if (missing(issue)) return 'is required';
+      return `must be ${issue.expected === 'array' ? 'a list' : issue.expected === 'object' ? 'an object' : `a ${issue.expected}`}`;
+    case 'too_small':
+      if (issue.origin === 'string' && Number(issue.minimum) === 1) return 'must not be empty';
+      return issue.origin === 'string'
+        ? `must be at least ${issue.minimum} characters`
+        : issue.origin === 'array'
+          ? `must have at least ${issue.minimum} items`
+          : `must be at least ${issue.minimum}`;
+    case 'too_big':
+      return issue.origin === 'string'
+        ? `must be at most ${issue.maximum} characters`
+        : issue.origin === 'array'
+          ? `must have at most ${issue.maximum} items`
+          : `must be at most ${issue.maximum}`;
+    case 'invalid_value':
+      return `must be one of ${issue.values.map((v) => String(v)).join(', ')}`;
+    case 'invalid_format':
+      return issue.format === 'url'
+        ? 'must be a URL'
+        : issue.format === 'email'
+          ? 'must be an email address'
+          : `must be a valid ${issue.format}`;
+    case 'unrecognized_keys':
+      return `has unknown fields: ${issue.keys.join(', ')}`;
+    default:
+      return 'is invalid';
+  }
+}

@@ -14,7 +14,7 @@ import {
 import type { z } from 'zod';
 import { maskErrorBody, PortageApiError, type PortageClient } from '../client/index.ts';
 import { categoryList } from '../contract/catalog.ts';
-import type { ErrorBody } from '../contract/errors.ts';
+import { type ErrorBody, inputProblems } from '../contract/errors.ts';
 import {
   addToCartTool,
   applyCouponTool,
@@ -168,10 +168,7 @@ export function createToolServer(client: PortageClient, options: ToolServerOptio
     }
     const parsed = tool.input.safeParse(request.params.arguments ?? {});
     if (!parsed.success) {
-      const details = parsed.error.issues.map((i) => ({
-        field: i.path.join('.') || 'input',
-        message: i.message,
-      }));
+      const details = inputProblems(tool.input, parsed.error);
       return failure({
         error: `Invalid input for ${tool.name}: ${details.map((d) => `${d.field} ${d.message}`).join('; ')}`,
         code: 'VALIDATION_ERROR',

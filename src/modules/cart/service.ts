@@ -168,12 +168,12 @@ export async function addToCart(ctx: RequestContext, input: z.infer<typeof addTo
     const wanted = inCart + input.quantity;
     if (wanted > MAX_QUANTITY) {
       throw conflict(
-        `A cart holds at most ${MAX_QUANTITY} of one product; you have ${inCart} of ${input.product_id} and asked for ${input.quantity} more`,
+        `A cart holds at most ${MAX_QUANTITY} of one product; you have ${inCart} of ${found.title} (${input.product_id}) and asked for ${input.quantity} more`,
       );
     }
     if (wanted > found.units) {
       throw conflict(
-        `Only ${found.units} left of ${input.product_id}; you have ${inCart} in your cart and asked for ${input.quantity} more`,
+        `Only ${found.units} left of ${found.title} (${input.product_id}); you have ${inCart} in your cart and asked for ${input.quantity} more`,
       );
     }
     if (!line) {

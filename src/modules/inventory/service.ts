@@ -58,8 +58,8 @@ export async function checkInventory(
     found.units === 0
       ? `Out of stock: ${found.title}`
       : available
-        ? `In stock: ${found.units} available`
-        : `Only ${found.units} left of ${productId}; you asked for ${quantity}`;
+        ? `In stock: ${found.units} of ${found.title} available`
+        : `Only ${found.units} left of ${found.title}; you asked for ${quantity}`;
   return {
     product_id: productId,
     available,
