@@ -672,7 +672,6 @@ async function ceilingJobs(db: pg.Pool, sessionIds: string[]): Promise<CeilingJo
     const rendered = orderPaidEmail({
       buyerName: s.name,
       totalCents: s.total_cents,
-      publicBaseUrl: BASE,
       orders: s.parcels.map((p, k) => ({
         id: orders[k]!.id as string,
         sellerName: shops.get(p.sellerId) ?? 'Portage seller',

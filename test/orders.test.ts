@@ -517,7 +517,9 @@ describe('the order email', () => {
     // The names come with the locked session in the payment's transaction: the buyer's, and the shop's.
     const { text } = parseEml(eml);
     expect(text).toContain('Hello Test buyer,');
-    expect(text).toMatch(/Order orders:\S+ from Maple Goods/);
+    expect(text).toMatch(/From Maple Goods \(order number orders:\S+\)/);
+    // No link to a page that does not answer yet.
+    expect(text).not.toMatch(/https?:\/\//);
     // Another pass sends nothing again.
     await t.app.jobs.runOnce();
     expect((await emlFiles(t)).filter((f) => f.endsWith(`-${row!.id}.eml`))).toHaveLength(1);

@@ -566,12 +566,18 @@ describe('deciding', () => {
 
     const approvedMail = await outboxRows(database, `return-approved:${id}`);
     expect(approvedMail).toHaveLength(1);
-    expect(approvedMail[0]).toMatchObject({ toAddress: b.email, subject: `Your return ${id} is approved` });
+    expect(approvedMail[0]).toMatchObject({
+      toAddress: b.email,
+      subject: expect.stringMatching(/^Your return of Cedar box \S+ is approved$/),
+    });
+    expect(approvedMail[0]!.textBody).toContain(`Return number ${id}, order number `);
     expect(approvedMail[0]!.textBody).toContain('A refund of $55.36 is on its way');
     expect(approvedMail[0]!.textBody).toContain('Note from the seller: Sorry about that');
     const refundedMail = await outboxRows(database, `return-refunded:${id}`);
     expect(refundedMail).toHaveLength(1);
-    expect(refundedMail[0]).toMatchObject({ subject: `Refund of $55.36 for your return ${id}` });
+    expect(refundedMail[0]).toMatchObject({
+      subject: expect.stringMatching(/^Refund of \$55\.36 for your return of Cedar box \S+$/),
+    });
     expect(refundedMail[0]!.textBody).toContain('We refunded $55.36');
     expect(refundedMail[0]!.htmlBody).toContain('<li>2 × ');
     // One email about the money: the generic refund email is not written for a return's refund.

@@ -2,7 +2,15 @@
 // return's data to a subject, a text body and an HTML body (../shared/design/decisions.md,
 // "Mail": amounts in dollars). Every string a user wrote (product names, the seller's note) is
 // escaped in the HTML and kept to one line where it is a name.
-import { escapeHtml, formatCents, greeting, line, page, type RenderedMail } from './templates.ts';
+import {
+  escapeHtml,
+  formatCents,
+  greeting,
+  itemsSummary,
+  line,
+  page,
+  type RenderedMail,
+} from './templates.ts';
 
 export interface ReturnMailData {
   buyerName: string;
@@ -32,9 +40,13 @@ function itemLines(d: ReturnMailData): string[] {
 
 function what(d: ReturnMailData): string {
   return d.wholeOrder
-    ? `your return ${line(d.returnId)} of order ${line(d.orderId)}`
-    : `your return ${line(d.returnId)} (part of order ${line(d.orderId)})`;
+    ? `your return of ${itemsSummary(d.items)} (the whole order)`
+    : `your return of ${itemsSummary(d.items)} (part of an order)`;
 }
+
+/** The reference lines a person quotes to support. */
+const references = (d: ReturnMailData) =>
+  `Return number ${line(d.returnId)}, order number ${line(d.orderId)}.`;
 
 /** Text and HTML of a message: paragraphs, then the returned items, then closing paragraphs. */
 function render(
@@ -71,30 +83,33 @@ function render(
 }
 
 export function returnApprovedEmail(d: ReturnApprovedMailData): RenderedMail {
-  const subject = `Your return ${line(d.returnId)} is approved`;
+  const subject = `Your return of ${itemsSummary(d.items)} is approved`;
   const money =
     d.refundCents > 0
       ? `A refund of ${formatCents(d.refundCents)} is on its way to your original payment method; we will write again when it is made.`
       : 'Everything paid for this order has already been refunded, so there is nothing more to refund.';
-  return render(subject, d, [`The seller approved ${what(d)}.`, money], [], {
+  return render(subject, d, [`The seller approved ${what(d)}.`, money], [references(d)], {
     label: 'Note from the seller',
     text: d.note ?? '',
   });
 }
 
 export function returnRejectedEmail(d: ReturnRejectedMailData): RenderedMail {
-  const subject = `Your return ${line(d.returnId)} was not accepted`;
+  const subject = `Your return of ${itemsSummary(d.items)} was not accepted`;
   return render(
     subject,
     d,
     [`The seller did not accept ${what(d)}.`],
-    ['Nothing was refunded. You may request a new return of this order while its return window is open.'],
+    [
+      'Nothing was refunded. You may request a new return of this order while its return window is open.',
+      references(d),
+    ],
     { label: 'Reason given', text: d.note },
   );
 }
 
 export function returnRefundedEmail(d: ReturnRefundedMailData): RenderedMail {
-  const subject = `Refund of ${formatCents(d.refundCents)} for your return ${line(d.returnId)}`;
+  const subject = `Refund of ${formatCents(d.refundCents)} for your return of ${itemsSummary(d.items)}`;
   return render(
     subject,
     d,
@@ -102,6 +117,6 @@ export function returnRefundedEmail(d: ReturnRefundedMailData): RenderedMail {
       `We refunded ${formatCents(d.refundCents)} for ${what(d)}.`,
       'It goes back to your original payment method and can take 5 to 10 business days to appear.',
     ],
-    [],
+    [references(d)],
   );
 }

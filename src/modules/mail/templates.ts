@@ -41,13 +41,11 @@ export interface OrderPaidMailData {
   orders: OrderMailOrder[];
   /** What the buyer paid for the whole checkout. */
   totalCents: number;
-  publicBaseUrl: string;
 }
 
 export interface OrderShippedMailData {
   buyerName: string;
   order: OrderMailOrder;
-  publicBaseUrl: string;
 }
 
 export interface OrderCancelledMailData {
@@ -86,6 +84,39 @@ function addressLines(a: OrderMailOrder['shippingAddress']): string[] {
   return [line(a.street), `${line(a.city)} ${line(a.province)} ${line(a.postalCode)}`, line(a.country)];
 }
 
+/** "Birch canoe paddle", "Birch canoe paddle and 2 more items": what a person recognises an order by. */
+export function itemsSummary(items: ReadonlyArray<{ name: string }>): string {
+  const first = line(items[0]?.name ?? '') || 'your items';
+  const more = items.length - 1;
+  return more > 0 ? `${first} and ${more} more item${more === 1 ? '' : 's'}` : first;
+}
+
+/** "Birch canoe paddle from Maple Goods": an order named by its first item and its shop. */
+const orderName = (o: OrderMailOrder) => `${itemsSummary(o.items)} from ${line(o.sellerName)}`;
+
+/** The carriers whose tracking pages we know, by the name a seller types (any case, spacing). */
+const TRACKING: Array<[RegExp, (n: string) => string]> = [
+  [
+    /^(canada ?post|postes? ?canada|cpc)$/,
+    (n) => `https://www.canadapost-postescanada.ca/track-reperage/en#/details/${n}`,
+  ],
+  [/^purolator$/, (n) => `https://www.purolator.com/en/shipping/tracker?pin=${n}`],
+  [/^ups$/, (n) => `https://www.ups.com/track?tracknum=${n}`],
+  [/^fed ?ex$/, (n) => `https://www.fedex.com/fedextrack/?trknbr=${n}`],
+];
+
+/** The carrier's tracking page for this number, when the carrier is one we know. */
+export function trackingUrl(carrier: string | null, trackingNumber: string | null): string | undefined {
+  const name = line(carrier ?? '')
+    .toLowerCase()
+    .replace(/[^a-z ]/g, '')
+    .trim();
+  const number = line(trackingNumber ?? '');
+  if (!name || !number) return undefined;
+  const known = TRACKING.find(([pattern]) => pattern.test(name));
+  return known?.[1](encodeURIComponent(number));
+}
+
 /** The lines of one order's summary (text form; the HTML form is built from the same rows). */
 function orderRows(o: OrderMailOrder): { items: [string, string][]; totals: [string, string][] } {
   const items = o.items.map((i): [string, string] => [
@@ -105,7 +136,7 @@ function orderRows(o: OrderMailOrder): { items: [string, string][]; totals: [str
 function orderText(o: OrderMailOrder): string[] {
   const { items, totals } = orderRows(o);
   return [
-    `Order ${line(o.id)} from ${line(o.sellerName)}`,
+    `From ${line(o.sellerName)} (order number ${line(o.id)})`,
     ...items.map(([label, amount]) => `  ${label}: ${amount}`),
     ...totals.map(([label, amount]) => `  ${label}: ${amount}`),
     `  Estimated delivery: ${line(o.estimatedDelivery)}`,
@@ -125,7 +156,7 @@ function orderHtml(o: OrderMailOrder): string {
     return `<tr><td style="${STYLE_CELL}">${l}</td><td style="${STYLE_AMOUNT}">${a}</td></tr>`;
   };
   return [
-    `<h3>Order ${escapeHtml(line(o.id))} from ${escapeHtml(line(o.sellerName))}</h3>`,
+    `<h3>From ${escapeHtml(line(o.sellerName))} <small>(order number ${escapeHtml(line(o.id))})</small></h3>`,
     `<table style="${STYLE_TABLE}">`,
     ...items.map((r) => row(r)),
     ...totals.map((r) => row(r, r[0] === 'Total')),
@@ -170,7 +201,6 @@ export function orderPaidEmail(d: OrderPaidMailData): RenderedMail {
     `Total paid: ${formatCents(d.totalCents)}`,
     '',
     follow,
-    `Your orders: ${d.publicBaseUrl}`,
     '',
   ].join('\n');
   const html = page(subject, [
@@ -179,38 +209,39 @@ export function orderPaidEmail(d: OrderPaidMailData): RenderedMail {
     ...d.orders.map(orderHtml),
     `<p><strong>Total paid: ${escapeHtml(formatCents(d.totalCents))}</strong></p>`,
     `<p>${escapeHtml(follow)}</p>`,
-    `<p>Your orders: ${link(d.publicBaseUrl)}</p>`,
   ]);
   return { subject, text, html };
 }
 
 export function orderShippedEmail(d: OrderShippedMailData): RenderedMail {
   const o = d.order;
-  const subject = `Your order ${line(o.id)} has shipped`;
+  const subject = `Your ${orderName(o)} has shipped`;
+  const track = trackingUrl(o.carrier, o.trackingNumber);
   const tracking = [
     `Carrier: ${line(o.carrier ?? '') || 'not given'}`,
     `Tracking number: ${line(o.trackingNumber ?? '') || 'not given'}`,
   ];
-  const intro = `Your order ${line(o.id)} from ${line(o.sellerName)} is on its way.`;
+  const intro = `Your order of ${itemsSummary(o.items)} from ${line(o.sellerName)} is on its way.`;
   const text = [
     greeting(d.buyerName),
     '',
     intro,
     '',
     ...tracking,
+    ...(track ? [`Track it: ${track}`] : []),
     `Estimated delivery: ${line(o.estimatedDelivery)}`,
     `Ships to: ${addressLines(o.shippingAddress).join(', ')}`,
-    '',
-    `Your orders: ${d.publicBaseUrl}`,
+    `Order number: ${line(o.id)}`,
     '',
   ].join('\n');
   const html = page(subject, [
     `<p>${escapeHtml(greeting(d.buyerName))}</p>`,
     `<p>${escapeHtml(intro)}</p>`,
     `<p>${tracking.map(escapeHtml).join('<br>')}<br>`,
+    ...(track ? [`Track it: ${link(track)}<br>`] : []),
     `Estimated delivery: ${escapeHtml(line(o.estimatedDelivery))}</p>`,
     `<p>Ships to: ${addressLines(o.shippingAddress).map(escapeHtml).join('<br>')}</p>`,
-    `<p>Your orders: ${link(d.publicBaseUrl)}</p>`,
+    `<p>Order number: ${escapeHtml(line(o.id))}</p>`,
   ]);
   return { subject, text, html };
 }
@@ -223,8 +254,8 @@ function refundSentence(refundCents: number): string {
 
 export function orderCancelledEmail(d: OrderCancelledMailData): RenderedMail {
   const o = d.order;
-  const subject = `Your order ${line(o.id)} was cancelled`;
-  const intro = `Your order ${line(o.id)} from ${line(o.sellerName)} was cancelled.`;
+  const subject = `Your order of ${orderName(o)} was cancelled`;
+  const intro = `Your order of ${orderName(o)} was cancelled.`;
   const reason = d.reason.trim();
   const text = [
     greeting(d.buyerName),
@@ -249,8 +280,8 @@ export function orderCancelledEmail(d: OrderCancelledMailData): RenderedMail {
 
 export function orderRefundedEmail(d: OrderRefundedMailData): RenderedMail {
   const o = d.order;
-  const subject = `Refund of ${formatCents(d.refundCents)} for order ${line(o.id)}`;
-  const intro = `We refunded ${formatCents(d.refundCents)} for your order ${line(o.id)} from ${line(o.sellerName)}.`;
+  const subject = `Refund of ${formatCents(d.refundCents)} for your ${orderName(o)}`;
+  const intro = `We refunded ${formatCents(d.refundCents)} for your order of ${orderName(o)}.`;
   const after = 'It goes back to your original payment method and can take 5 to 10 business days to appear.';
   const text = [greeting(d.buyerName), '', intro, after, '', ...orderText(o), ''].join('\n');
   const html = page(subject, [

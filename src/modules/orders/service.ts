@@ -263,7 +263,6 @@ export async function createFromCheckout(
           buyerName: buyer.name,
           orders: mailOrders,
           totalCents: session.totalCents,
-          publicBaseUrl: deps.publicBaseUrl,
         }),
       });
     }
@@ -547,7 +546,7 @@ export async function shipOrder(
     });
     const items = await itemsOf(tx, orderId);
     await buyerMail(tx, updated, items, `order-shipped:${orderId}`, (buyerName, order) =>
-      orderShippedEmail({ buyerName, order, publicBaseUrl: deps.publicBaseUrl }),
+      orderShippedEmail({ buyerName, order }),
     );
     return toDetail(updated, items);
   });
