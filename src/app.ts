@@ -224,7 +224,11 @@ export async function buildApp(opts: AppOptions): Promise<FastifyInstance> {
       },
       fetch: (outer) => injectFetch(app, { id: outer.id, ip: outer.ip }),
       publicBaseUrl: config.publicBaseUrl,
-      allowedOrigins: config.mcpAllowedOrigins,
+      // Pages of an origin the API already lets call it (CORS_ORIGINS, when listed) may call /mcp too.
+      allowedOrigins: [
+        ...config.mcpAllowedOrigins,
+        ...(config.corsOrigins === '*' ? [] : config.corsOrigins),
+      ],
     }),
   );
 

@@ -45,6 +45,7 @@ describe('loadConfig', () => {
       sessionMaxAgeSeconds: 2_592_000,
       rateLimits: true,
       corsOrigins: [],
+      mcpAllowedOrigins: [],
       logLevel: 'info',
       trustProxy: false,
       authCacheMs: 1000,
@@ -119,6 +120,13 @@ describe('loadConfig', () => {
       authRedirectOrigins: ['https://app.example.ca'],
     });
     expect(loadConfig({ CORS_ORIGINS: '*' }).corsOrigins).toBe('*');
+    expect(
+      loadConfig({ MCP_ALLOWED_ORIGINS: 'https://agent.example.com/, http://127.0.0.1:6274' })
+        .mcpAllowedOrigins,
+    ).toEqual(['https://agent.example.com', 'http://127.0.0.1:6274']);
+    expect(problemsOf({ MCP_ALLOWED_ORIGINS: 'agent.example.com' })).toEqual([
+      'MCP_ALLOWED_ORIGINS: "agent.example.com" is not an origin like https://agent.example.com',
+    ]);
   });
 
   it('trusts named proxies only: a hop count or addresses/CIDRs, never every hop', () => {

@@ -15,7 +15,9 @@ export function registerDocs(app: FastifyInstance) {
       const inner = Fastify({ logger: false });
       await inner.register(scalar, {
         routePrefix: '/docs',
-        configuration: { url: '/openapi.json', title: 'Portage API' },
+        // Self-contained: its script comes from this server, and the system's fonts replace the
+        // web fonts it would fetch from its vendor (a machine offline saw a blank page).
+        configuration: { url: '/openapi.json', title: 'Portage API', withDefaultFonts: false },
         logLevel: 'silent',
       });
       await inner.ready();
@@ -44,13 +46,14 @@ export function registerDocs(app: FastifyInstance) {
   const options = {
     config: {
       auth: 'public' as const,
-      // The page runs its own scripts and styles, which the API's CSP (default-src 'none') forbids.
+      // The page runs its own scripts and styles, which the API's CSP (default-src 'none')
+      // forbids; nothing of it comes from elsewhere.
       csp: {
         defaultSrc: ["'self'"],
         scriptSrc: ["'self'", "'unsafe-inline'"],
-        styleSrc: ["'self'", "'unsafe-inline'", 'https:'],
-        imgSrc: ["'self'", 'data:', 'https:'],
-        fontSrc: ["'self'", 'data:', 'https:'],
+        styleSrc: ["'self'", "'unsafe-inline'"],
+        imgSrc: ["'self'", 'data:'],
+        fontSrc: ["'self'", 'data:'],
         connectSrc: ["'self'"],
       },
     },
