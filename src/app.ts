@@ -3,12 +3,7 @@ import { randomUUID } from 'node:crypto';
 import cors from '@fastify/cors';
 import swagger from '@fastify/swagger';
 import Fastify, { type FastifyInstance, type FastifyServerOptions } from 'fastify';
-import {
-  jsonSchemaTransform,
-  jsonSchemaTransformObject,
-  serializerCompiler,
-  validatorCompiler,
-} from 'fastify-type-provider-zod';
+import { jsonSchemaTransformObject, serializerCompiler, validatorCompiler } from 'fastify-type-provider-zod';
 import type { Redis } from 'ioredis';
 import type { Config } from './config.ts';
 import type { Database } from './db/index.ts';
@@ -22,6 +17,7 @@ import {
 } from './http/errors.ts';
 import { idempotencyCleanupJob, registerIdempotency } from './http/idempotency.ts';
 import { refuseUnsafeInput } from './http/input.ts';
+import { dropSentinels, openApiTransform } from './http/openapi.ts';
 import { registerRateLimits } from './http/rate-limit.ts';
 import { registerRouteDefaults } from './http/route-defaults.ts';
 import { registerSecurityHeaders } from './http/security-headers.ts';
@@ -152,8 +148,12 @@ export async function buildApp(opts: AppOptions): Promise<FastifyInstance> {
         securitySchemes: { bearerAuth: { type: 'http', scheme: 'bearer', bearerFormat: 'JWT' } },
       },
     },
-    transform: jsonSchemaTransform,
-    transformObject: jsonSchemaTransformObject,
+    transform: openApiTransform,
+    transformObject: (doc) => {
+      const out = jsonSchemaTransformObject(doc);
+      dropSentinels(out);
+      return out;
+    },
   });
   registerDocs(app);
 

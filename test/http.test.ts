@@ -242,6 +242,47 @@ describe('API reference', () => {
     ).toEqual(['email', 'password', 'name']);
   });
 
+  it('/openapi.json: real bounds, status descriptions, Idempotency-Key on the POSTs that take it, the protocol routes listed', async () => {
+    const doc = (await t.api.get('/openapi.json')).body;
+    const text = JSON.stringify(doc);
+    expect(text).not.toContain('9007199254740991');
+    expect(text).not.toContain('Default Response');
+    const paths = doc.paths as Record<
+      string,
+      Record<
+        string,
+        {
+          parameters?: Array<{ in: string; name: string }>;
+          responses?: Record<string, { description: string }>;
+        }
+      >
+    >;
+    for (const path of [
+      '/mcp',
+      '/oauth/token',
+      '/oauth/revoke',
+      '/oauth/authorize',
+      '/.well-known/oauth-authorization-server',
+      '/.well-known/oauth-protected-resource',
+      '/.well-known/oauth-protected-resource/mcp',
+      '/sandbox/checkout/{sessionId}',
+    ]) {
+      expect(Object.keys(paths), path).toContain(path);
+    }
+    const headerOf = (path: string, method: string) =>
+      (paths[path]?.[method]?.parameters ?? []).filter((p) => p.in === 'header').map((p) => p.name);
+    expect(headerOf('/checkout', 'post')).toContain('Idempotency-Key');
+    expect(headerOf('/cart/items', 'post')).toContain('Idempotency-Key');
+    // Anonymous POSTs take none (the header is ignored there).
+    expect(headerOf('/auth/login', 'post')).not.toContain('Idempotency-Key');
+    expect(paths['/checkout']?.post?.responses?.['201']?.description).toBe('Created');
+    // A bounded input keeps its bounds.
+    const limit = (paths['/products']?.get?.parameters ?? []).find((p) => p.name === 'limit') as
+      | { schema?: { minimum?: number; maximum?: number } }
+      | undefined;
+    expect(limit?.schema).toMatchObject({ minimum: 1, maximum: 100 });
+  });
+
   it('GET /docs serves the reference page to anyone', async () => {
     const first = await t.api.get('/docs');
     const res = first.status === 301 ? await t.api.get(String(first.headers.location)) : first;

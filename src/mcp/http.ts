@@ -106,7 +106,11 @@ export function mcpHttpRoutes(options: McpHttpOptions) {
       // The guard's own check would refuse agents' tokens here and answer no challenge: /mcp
       // authenticates in its onRequest hook below, before the body is read.
       config: { auth: 'public', limit: 'mcp' },
-      schema: { hide: true },
+      schema: {
+        tags: ['mcp'],
+        summary:
+          'The MCP tool server (Streamable HTTP, protocols 2025-11-25 and 2026-07-28): JSON-RPC, an OAuth 2.1 agent token',
+      },
       onRequest: async (req, reply) => {
         const from = req.headers.origin;
         if (from !== undefined && !allowedOrigins.has(from)) {

@@ -194,9 +194,17 @@ export interface Operation {
   body: Schema | undefined;
 }
 
+/**
+ * Routes listed in the document that answer in another specification's format, not ours: the
+ * MCP endpoint (JSON-RPC), OAuth (RFC 6749 errors, HTML sign-in and consent pages) and the
+ * sandbox's payment page (HTML). Their refusals are tested in their own files.
+ */
+const OTHER_FORMATS = /^\/(mcp$|oauth\/|\.well-known\/oauth-|sandbox\/checkout\/\{sessionId\}$)/;
+
 export function operationsOf(openapi: Schema): Operation[] {
   const ops: Operation[] = [];
   for (const [path, item] of Object.entries<Schema>(openapi.paths ?? {})) {
+    if (OTHER_FORMATS.test(path)) continue;
     for (const [method, op] of Object.entries<Schema>(item)) {
       if (!['get', 'post', 'put', 'patch', 'delete'].includes(method)) continue;
       const params: Schema[] = [...(item.parameters ?? []), ...(op.parameters ?? [])].map((p) =>

@@ -160,14 +160,30 @@ export function oauthRoutes(deps: OAuthRouteDeps) {
       throw err;
     });
 
-    const wellKnown = { config: { auth: 'public' as const }, schema: { hide: true } };
-    app.get('/.well-known/oauth-authorization-server', wellKnown, async () => authorizationServer);
-    app.get('/.well-known/oauth-protected-resource', wellKnown, async () => protectedResource);
-    app.get('/.well-known/oauth-protected-resource/mcp', wellKnown, async () => protectedResource);
+    // Listed in /openapi.json with a summary; their answers and inputs are the OAuth specs'.
+    const wellKnown = (summary: string) => ({
+      config: { auth: 'public' as const },
+      schema: { tags: ['oauth'], summary },
+    });
+    app.get(
+      '/.well-known/oauth-authorization-server',
+      wellKnown('Authorization server metadata (RFC 8414)'),
+      async () => authorizationServer,
+    );
+    app.get(
+      '/.well-known/oauth-protected-resource',
+      wellKnown('Protected resource metadata of /mcp (RFC 9728)'),
+      async () => protectedResource,
+    );
+    app.get(
+      '/.well-known/oauth-protected-resource/mcp',
+      wellKnown('Protected resource metadata of /mcp, path-aware (RFC 9728)'),
+      async () => protectedResource,
+    );
 
     const page = {
       config: { auth: 'public' as const, limit: 'oauthPages' as const },
-      schema: { hide: true },
+      schema: { tags: ['oauth'], summary: 'The sign-in and consent pages a person sees (HTML forms)' },
     };
 
     app.get('/oauth/authorize', page, async (req, reply) => {
@@ -249,7 +265,10 @@ export function oauthRoutes(deps: OAuthRouteDeps) {
 
     const protocol = {
       config: { auth: 'public' as const, limit: 'oauthTokens' as const },
-      schema: { hide: true },
+      schema: {
+        tags: ['oauth'],
+        summary: 'OAuth 2.1 token and revocation endpoints (form-encoded, RFC 6749/7009)',
+      },
     };
 
     app.post('/oauth/token', { ...protocol, bodyLimit: FORM_LIMIT }, async (req, reply) => {

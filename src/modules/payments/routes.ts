@@ -80,7 +80,7 @@ function sandboxRoutes(deps: PaymentRoutesDeps, sandbox: NonNullable<PaymentRout
       '/sandbox/checkout/:sessionId',
       {
         config: { auth: 'public', limit: 'orders' },
-        schema: { tags, summary: "The sandbox's payment page (HTML)", params: checkoutParams, hide: true },
+        schema: { tags, summary: "The sandbox's payment page (HTML)", params: checkoutParams },
       },
       async (req, reply) => {
         const session = await sessionForPayment(req.ctx, req.params.sessionId);
