@@ -158,6 +158,9 @@ function wordIssue(issue: z.core.$ZodIssue, field: z.ZodType | undefined): strin
           : `must be a valid ${issue.format}`;
     case 'unrecognized_keys':
       return `has unknown fields: ${issue.keys.join(', ')}`;
+    case 'custom':
+      // A refinement's message is always ours.
+      return issue.message;
     default:
       return 'is invalid';
   }

@@ -13,8 +13,11 @@
 // `data:type/`), `www.`, a markdown link `[text](target)`, an HTML link or embed, or a
 // `name.word/path` (a domain not in the list yet). A sentence run into the next
 // (`product.It works`) reads as a link in `.it`: it waits for an admin.
+import { createRequire } from 'node:module';
 import LinkifyIt from 'linkify-it';
-import tlds from 'tlds';
+
+// The list is a JSON module: required, which every Node.js version and the build load alike.
+const tlds = createRequire(import.meta.url)('tlds') as string[];
 
 const linkify = new LinkifyIt({ fuzzyLink: true, fuzzyEmail: true, fuzzyIP: true }).tlds(tlds);
 const TLD_SET = new Set(tlds);
