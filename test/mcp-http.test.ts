@@ -76,6 +76,19 @@ async function post(body: unknown, token?: string, headers: Record<string, strin
   });
 }
 
+/** The one JSON-RPC message of an answer, sent as JSON or as one SSE event. */
+async function message(res: Response) {
+  const text = await res.text();
+  return JSON.parse(
+    text.startsWith('{')
+      ? text
+      : text
+          .split('\n')
+          .find((l) => l.startsWith('data:'))!
+          .slice(5),
+  );
+}
+
 const call = async (client: Client, name: string, args: Record<string, unknown> = {}) =>
   // biome-ignore lint/suspicious/noExplicitAny: the helpers check the result's shape
   (await client.callTool({ name, arguments: args })) as any;
@@ -229,15 +242,7 @@ describe('who may call /mcp', () => {
   it('a 2025-era request needs no initialize first: stateless', async () => {
     const res = await post(listTools, agent, { 'mcp-protocol-version': '2025-11-25' });
     expect(res.status).toBe(200);
-    const text = await res.text();
-    const json = JSON.parse(
-      text.startsWith('{')
-        ? text
-        : text
-            .split('\n')
-            .find((l) => l.startsWith('data:'))!
-            .slice(5),
-    );
+    const json = await message(res);
     expect(json.result.tools).toHaveLength(14);
   });
 
@@ -293,15 +298,7 @@ describe('who may call /mcp', () => {
       agent,
       { 'mcp-protocol-version': '2025-11-25' },
     );
-    const text = await res.text();
-    const json = JSON.parse(
-      text.startsWith('{')
-        ? text
-        : text
-            .split('\n')
-            .find((l) => l.startsWith('data:'))!
-            .slice(5),
-    );
+    const json = await message(res);
     expect(json).toMatchObject({ jsonrpc: '2.0', id: 9, error: { code: -32602 } });
     expect(json.error.message).toContain('Unknown tool: checkout_everything');
   });

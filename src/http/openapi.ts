@@ -40,6 +40,10 @@ export const openApiTransform: Transform = (input: TransformInput) => {
       schema.headers = headers;
     }
   }
+  // A route in another specification's format describes its answers in words.
+  if (!schema.response && !schema.hide) {
+    schema.response = { '2xx': { description: "Answered in the route's own format (see its summary)" } };
+  }
   const response = schema.response as Record<string, Record<string, unknown>> | undefined;
   if (response) {
     for (const [status, answer] of Object.entries(response)) {

@@ -9,7 +9,7 @@ export function registerRouteDefaults(app: FastifyInstance) {
     const schema = route.schema as
       | { hide?: boolean; security?: unknown; response?: Record<string, unknown> }
       | undefined;
-    if (!schema || schema.hide) return;
+    if (!schema || schema.hide || route.config?.otherFormat) return;
     const rule = route.config?.auth;
     const signedIn = rule !== 'public';
     if (signedIn && schema.security === undefined) schema.security = [{ bearerAuth: [] }];

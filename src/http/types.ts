@@ -26,5 +26,10 @@ declare module 'fastify' {
      * within 24 hours). When not, the same key runs the handler anew (src/http/idempotency.ts).
      */
     replayable?: (ctx: RequestContext, status: number, body: string) => Promise<boolean>;
+    /**
+     * The route answers in another specification's format (JSON-RPC, OAuth, HTML pages): it is
+     * documented by its summary only, and our error model is not added to its answers.
+     */
+    otherFormat?: true;
   }
 }

@@ -105,7 +105,7 @@ export function mcpHttpRoutes(options: McpHttpOptions) {
       url: '/mcp',
       // The guard's own check would refuse agents' tokens here and answer no challenge: /mcp
       // authenticates in its onRequest hook below, before the body is read.
-      config: { auth: 'public', limit: 'mcp' },
+      config: { auth: 'public', limit: 'mcp', otherFormat: true },
       schema: {
         tags: ['mcp'],
         summary:

@@ -162,7 +162,7 @@ export function oauthRoutes(deps: OAuthRouteDeps) {
 
     // Listed in /openapi.json with a summary; their answers and inputs are the OAuth specs'.
     const wellKnown = (summary: string) => ({
-      config: { auth: 'public' as const },
+      config: { auth: 'public' as const, otherFormat: true as const },
       schema: { tags: ['oauth'], summary },
     });
     app.get(
@@ -182,7 +182,7 @@ export function oauthRoutes(deps: OAuthRouteDeps) {
     );
 
     const page = {
-      config: { auth: 'public' as const, limit: 'oauthPages' as const },
+      config: { auth: 'public' as const, limit: 'oauthPages' as const, otherFormat: true as const },
       schema: { tags: ['oauth'], summary: 'The sign-in and consent pages a person sees (HTML forms)' },
     };
 
@@ -264,7 +264,7 @@ export function oauthRoutes(deps: OAuthRouteDeps) {
     });
 
     const protocol = {
-      config: { auth: 'public' as const, limit: 'oauthTokens' as const },
+      config: { auth: 'public' as const, limit: 'oauthTokens' as const, otherFormat: true as const },
       schema: {
         tags: ['oauth'],
         summary: 'OAuth 2.1 token and revocation endpoints (form-encoded, RFC 6749/7009)',
@@ -283,7 +283,11 @@ export function oauthRoutes(deps: OAuthRouteDeps) {
 
     app.post(
       '/oauth/register',
-      { ...protocol, bodyLimit: REGISTER_LIMIT, config: { auth: 'public', limit: 'oauthRegister' } },
+      {
+        ...protocol,
+        bodyLimit: REGISTER_LIMIT,
+        config: { auth: 'public', limit: 'oauthRegister', otherFormat: true },
+      },
       async (req, reply) => {
         const answer = await registerClient(req.ctx, req.body);
         return reply.code(201).header('cache-control', 'no-store').send(answer);

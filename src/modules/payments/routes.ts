@@ -79,7 +79,7 @@ function sandboxRoutes(deps: PaymentRoutesDeps, sandbox: NonNullable<PaymentRout
     app.get(
       '/sandbox/checkout/:sessionId',
       {
-        config: { auth: 'public', limit: 'orders' },
+        config: { auth: 'public', limit: 'orders', otherFormat: true },
         schema: { tags, summary: "The sandbox's payment page (HTML)", params: checkoutParams },
       },
       async (req, reply) => {
