@@ -74,3 +74,6 @@ export const role = z.enum(ROLES, { message: `must be one of ${ROLES.join(', ')}
 
 export const unixSeconds = z.number().int().describe('Unix time in seconds');
 export const toUnix = (d: Date) => Math.floor(d.getTime() / 1000);
+
+/** A time to the second, as messages show it: `2026-11-25T03:04:58Z`. */
+export const isoSecond = (d: Date) => d.toISOString().replace(/\.\d{3}Z$/, 'Z');

@@ -108,6 +108,13 @@ function unwrap(schema: z.ZodType | undefined): z.ZodType | undefined {
   return at;
 }
 
+/** "must be at least 3 characters", "must have at most 50 items", "must be at most 5". */
+function bound(origin: string, side: 'least' | 'most', n: number | bigint): string {
+  if (origin === 'string') return `must be at ${side} ${n} characters`;
+  if (origin === 'array') return `must have at ${side} ${n} items`;
+  return `must be at ${side} ${n}`;
+}
+
 /** A field left out (zod keeps no input in its issues: its message says what it received). */
 const missing = (issue: z.core.$ZodIssue) =>
   issue.code === 'invalid_type' && /received undefined$/.test(issue.message);
@@ -137,17 +144,9 @@ function wordIssue(issue: z.core.$ZodIssue, field: z.ZodType | undefined): strin
       return `must be ${issue.expected === 'array' ? 'a list' : issue.expected === 'object' ? 'an object' : `a ${issue.expected}`}`;
     case 'too_small':
       if (issue.origin === 'string' && Number(issue.minimum) === 1) return 'must not be empty';
-      return issue.origin === 'string'
-        ? `must be at least ${issue.minimum} characters`
-        : issue.origin === 'array'
-          ? `must have at least ${issue.minimum} items`
-          : `must be at least ${issue.minimum}`;
+      return bound(issue.origin, 'least', issue.minimum);
     case 'too_big':
-      return issue.origin === 'string'
-        ? `must be at most ${issue.maximum} characters`
-        : issue.origin === 'array'
-          ? `must have at most ${issue.maximum} items`
-          : `must be at most ${issue.maximum}`;
+      return bound(issue.origin, 'most', issue.maximum);
     case 'invalid_value':
       return `must be one of ${issue.values.map((v) => String(v)).join(', ')}`;
     case 'invalid_format':

@@ -7,6 +7,7 @@ import { createHash, randomBytes } from 'node:crypto';
 import { and, desc, eq, gt, isNull, lte, sql } from 'drizzle-orm';
 import type { z } from 'zod';
 import type { resetPasswordBody } from '../../contract/auth.ts';
+import { isoSecond } from '../../contract/common.ts';
 import { conflict, internal, invalid, rateLimited, unauthenticated } from '../../contract/errors.ts';
 import type { Job } from '../../jobs/runner.ts';
 import { caller, inTransaction, type RequestContext } from '../context.ts';
@@ -215,7 +216,7 @@ export function createEmailLinks(tokens: Tokens, deps: EmailLinkDeps | undefined
         const allowed = await mailAllowed(tx, user.id);
         if (!allowed.ok) {
           throw rateLimited(
-            `We sent ${ACCOUNT_MAILS_PER_HOUR} emails to ${me.email} in the last hour; use the newest link, or ask again after ${allowed.from.toISOString().replace(/\.\d{3}Z$/, 'Z')}`,
+            `We sent ${ACCOUNT_MAILS_PER_HOUR} emails to ${me.email} in the last hour; use the newest link, or ask again after ${isoSecond(allowed.from)}`,
           );
         }
         await mailVerification(tx, user);

@@ -7,7 +7,7 @@ import { createHash } from 'node:crypto';
 import { and, eq, getTableColumns, lte, sql } from 'drizzle-orm';
 import type { z } from 'zod';
 import { type checkoutSession, type createCheckoutBody, PAYMENT_METHODS } from '../../contract/checkout.ts';
-import { isRecordId, newId, type Province, toUnix } from '../../contract/common.ts';
+import { isoSecond, isRecordId, newId, type Province, toUnix } from '../../contract/common.ts';
 import { AppError, conflict, notFound } from '../../contract/errors.ts';
 import { insertRows, prepared, preparedSql } from '../../db/prepared.ts';
 import { mailNamesOf } from '../auth/sellers.ts';
@@ -314,8 +314,6 @@ export async function createCheckout(
 }
 
 const ph = sql.placeholder;
-
-const isoSecond = (d: Date) => d.toISOString().replace(/\.\d{3}Z$/, 'Z');
 
 /** Whether the buyer's email address is verified (prepared: every checkout reads it). */
 const emailVerifiedOf = prepared('checkout_email_verified', (db, name) =>

@@ -5,7 +5,7 @@
 // refunded only through the orders service.
 import { and, count, desc, eq, inArray } from 'drizzle-orm';
 import type { z } from 'zod';
-import { isRecordId, newId, toUnix } from '../../contract/common.ts';
+import { isoSecond, isRecordId, newId, toUnix } from '../../contract/common.ts';
 import { conflict, forbidden, invalid, notFound } from '../../contract/errors.ts';
 import { formatCents } from '../../contract/format.ts';
 import type {
@@ -76,8 +76,6 @@ export function returnEstimateCents(
   const tax = taxable > 0 ? mulDivHalfUp(order.taxAmountCents, paid, taxable) : 0;
   return paid + tax;
 }
-
-const isoSecond = (d: Date) => d.toISOString().replace(/\.\d{3}Z$/, 'Z');
 
 /** Why an order that is not delivered cannot be returned (the 409 message). */
 function notDelivered(order: ReturnableOrder): string {
