@@ -12,7 +12,7 @@
 import { readFileSync } from 'node:fs';
 import { sql } from 'drizzle-orm';
 import type { Db } from '../src/db/index.ts';
-import { queryRows } from '../src/db/index.ts';
+import { rowsOf } from '../src/db/sql.ts';
 
 export const CHURN_EDITS = Number(process.env.BENCH_CHURN_EDITS ?? 5000);
 /** Products rewritten (each CHURN_EDITS / CHURN_PRODUCTS times). */
@@ -27,7 +27,7 @@ export interface ChurnSlice {
 
 /** The products the churn edits: active, and found by none of the other scenarios' queries. */
 export async function churnSlice(db: Db, size = CHURN_PRODUCTS): Promise<ChurnSlice> {
-  const rows = await queryRows<{ id: string; description: string }>(
+  const rows = await rowsOf<{ id: string; description: string }>(
     db,
     sql`select id, description from products
          where status = 'active'

@@ -5,7 +5,8 @@
 
 import { sql } from 'drizzle-orm';
 import Fastify from 'fastify';
-import { openDatabase, queryRows } from '../src/db/index.ts';
+import { openDatabase } from '../src/db/index.ts';
+import { rowsOf } from '../src/db/sql.ts';
 import { tsQuery } from '../src/modules/catalog/text-query.ts';
 
 const database = await openDatabase({
@@ -18,7 +19,7 @@ app.get('/health', async () => ({ status: 'ok' }));
 
 // The product's columns (not the stored search vector, which no answer carries).
 app.get<{ Params: { id: string } }>('/ceiling/:id', async (req) => {
-  const [row] = await queryRows(
+  const [row] = await rowsOf(
     database.db,
     sql`select id, seller_id, category_id, title, description, keywords, image_urls, price_cents, stock_quantity,
                status, is_digital, is_perishable, weight_kg, width_cm, height_cm, depth_cm, specifications,
@@ -31,12 +32,12 @@ app.get<{ Querystring: { q: string; category?: string } }>('/naive', async (req)
   const q = tsQuery(req.query.q)!;
   const category = req.query.category ? sql`and category_id = ${req.query.category}` : sql``;
   const where = sql`status = 'active' and search_doc @@ ${q} ${category}`;
-  const results = await queryRows(
+  const results = await rowsOf(
     database.db,
     sql`select id, title, price_cents, seller_id, ts_rank(search_doc, ${q}) as rank
           from products where ${where} order by rank desc limit 20`,
   );
-  const facets = await queryRows(
+  const facets = await rowsOf(
     database.db,
     sql`select category_id, seller_id, is_digital, is_perishable,
                width_bucket(price_cents, array[2500, 5000, 10000, 25000]) as price_bucket, count(*)

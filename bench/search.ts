@@ -13,8 +13,9 @@ import { parseArgs } from 'node:util';
 import autocannon from 'autocannon';
 import { sql } from 'drizzle-orm';
 import pg from 'pg';
-import { openDatabase, queryRows } from '../src/db/index.ts';
+import { openDatabase } from '../src/db/index.ts';
 import { categoryId, seedCatalog, seededProduct } from '../src/db/seed.ts';
+import { rowsOf } from '../src/db/sql.ts';
 import {
   type ChurnSlice,
   churnSlice,
@@ -75,7 +76,7 @@ if (flags.db === 'postgres') {
     dataDir: dbEnv.DATA_DIR ? path.join(dbEnv.DATA_DIR) : undefined,
   });
   await database.migrate();
-  const [row] = await queryRows<{ n: number }>(database.db, sql`select count(*)::int as n from products`);
+  const [row] = await rowsOf<{ n: number }>(database.db, sql`select count(*)::int as n from products`);
   if ((row?.n ?? 0) < products) {
     console.log(`seeding ${products} products (seed ${seed}) into ${flags.db}...`);
     const r = await seedCatalog(database.db, {
@@ -88,7 +89,7 @@ if (flags.db === 'postgres') {
     console.log(`seeded in ${r.seconds.toFixed(0)} s`);
     if (database.kind === 'postgres') await database.db.execute(sql`vacuum analyze products`);
   }
-  const counts = await queryRows<{ broad: number; selective: number }>(
+  const counts = await rowsOf<{ broad: number; selective: number }>(
     database.db,
     sql`select
       (select count(*)::int from products where status = 'active' and search_doc @@ to_tsquery('english', 'handmade:*')) as broad,

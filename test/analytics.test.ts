@@ -7,7 +7,7 @@
 import { eq, sql } from 'drizzle-orm';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { queryRows } from '../src/db/index.ts';
+import { rowsOf } from '../src/db/sql.ts';
 import { orders } from '../src/modules/orders/tables.ts';
 import type { SignedIn, TestApp } from './helpers/app.ts';
 import { testApp } from './helpers/app.ts';
@@ -420,7 +420,7 @@ async function fold() {
 /** Every rollup row that holds something, in a fixed order, once every change is folded in. */
 async function rollups() {
   await fold();
-  const q = (text: string) => queryRows<Record<string, unknown>>(database.db, sql.raw(text));
+  const q = (text: string) => rowsOf<Record<string, unknown>>(database.db, sql.raw(text));
   return {
     totals:
       await q(`select scope, grain, start::text, shard, orders, revenue_cents::int8::text as revenue, items,
@@ -518,7 +518,7 @@ describe('the rollups', () => {
 
     const kept = await rollups();
     expect(kept.customerDays.length).toBeGreaterThan(0);
-    expect(await queryRows(database.db, sql`select seq from analytics_changes`)).toEqual([]);
+    expect(await rowsOf(database.db, sql`select seq from analytics_changes`)).toEqual([]);
     await database.db.execute(sql`select portage_analytics_rebuild()`);
     expect(await rollups()).toEqual(kept);
   });
@@ -526,7 +526,7 @@ describe('the rollups', () => {
   it('count a payment in the next read, and the analytics job folds the queued changes in batches', async () => {
     const pending = async () =>
       Number(
-        (await queryRows<{ n: string }>(database.db, sql`select count(*) as n from analytics_changes`))[0]!.n,
+        (await rowsOf<{ n: string }>(database.db, sql`select count(*) as n from analytics_changes`))[0]!.n,
       );
     await fold();
     setClock(t, '2036-07-01T15:00:00Z');
@@ -659,7 +659,7 @@ describe('the top products of many products', () => {
         ['2040-03-17', '2040-03-17'],
         ['2040-02-04', '2040-06-16'],
       ] as const) {
-        const naive = await queryRows<{ product_id: string; units: number; revenue: number }>(
+        const naive = await rowsOf<{ product_id: string; units: number; revenue: number }>(
           database.db,
           sql`select product_id, sum(units)::int as units, sum(revenue_cents)::int as revenue
                 from analytics_product_days where product_id like 'products:synthetic%' and day between ${a}::date and ${b}::date

@@ -1,14 +1,14 @@
 // Fewer round trips for a transaction (src/db/batching-client.ts): a deferred statement
-// (`insertRows(...).later`) is seen by the next statement of its transaction and committed with it; one that
+// (`insertInto(...).later`) is seen by the next statement of its transaction and committed with it; one that
 // fails fails the transaction and nothing of it is committed; a transaction that ends before
 // its first statement leaves the pooled connection as it found it. On PGlite `later` runs at
-// once: the same outcomes hold. insertRows writes what the query builder writes, row for row. On PostgreSQL, statements issued together leave in one write.
+// once: the same outcomes hold. insertInto writes what the query builder writes, row for row. On PostgreSQL, statements issued together leave in one write.
 import { sql } from 'drizzle-orm';
 import { integer, jsonb, pgTable, text, timestamp } from 'drizzle-orm/pg-core';
 import type pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type Database, type Db, openDatabase, queryRows } from '../src/db/index.ts';
-import { insertRows } from '../src/db/prepared.ts';
+import { type Database, type Db, openDatabase } from '../src/db/index.ts';
+import { insertInto, rowsOf } from '../src/db/sql.ts';
 import { type TestDatabase, testDatabase } from './helpers/db.ts';
 
 const probe = pgTable('batching_probe', { id: integer('id').primaryKey(), note: text('note').notNull() });
@@ -31,12 +31,12 @@ afterAll(async () => {
   await database?.close();
 });
 
-const rowsOf = (db: Db, ids: number[]) =>
-  queryRows<{ id: number; note: string }>(
+const probeRows = (db: Db, ids: number[]) =>
+  rowsOf<{ id: number; note: string }>(
     db,
     sql`select id, note from batching_probe where id = any(${`{${ids.join(',')}}`}::int[]) order by id`,
   );
-const insertProbe = insertRows('batching_probe_insert', probe);
+const insertProbe = insertInto('batching_probe_insert', probe);
 const put = (tx: Db, id: number, note: string) => insertProbe.later(tx, [{ id, note }]);
 /** The database error behind drizzle's wrapper. */
 const codeOf = (err: unknown) =>
@@ -48,13 +48,13 @@ describe('deferred statements (later)', () => {
       const tx = t as unknown as Db;
       await put(tx, 1, 'first');
       await put(tx, 2, 'second');
-      return rowsOf(tx, [1, 2]);
+      return probeRows(tx, [1, 2]);
     });
     expect(seen).toEqual([
       { id: 1, note: 'first' },
       { id: 2, note: 'second' },
     ]);
-    expect(await rowsOf(database.db, [1, 2])).toEqual(seen);
+    expect(await probeRows(database.db, [1, 2])).toEqual(seen);
   });
 
   it('fail their transaction at its next statement when one fails, and nothing of it is committed', async () => {
@@ -64,41 +64,41 @@ describe('deferred statements (later)', () => {
         await put(tx, 10, 'kept?');
         await put(tx, 10, 'the same id again');
         await put(tx, 11, 'after the failure');
-        return rowsOf(tx, [10, 11]);
+        return probeRows(tx, [10, 11]);
       })
       .catch((err: unknown) => err);
     expect(codeOf(failed)).toBe('23505');
-    expect(await rowsOf(database.db, [10, 11])).toEqual([]);
+    expect(await probeRows(database.db, [10, 11])).toEqual([]);
   });
 
   it('fail the commit when they are the last statements and one fails: nothing is committed', async () => {
     const failed = await database.db
       .transaction(async (t) => {
         const tx = t as unknown as Db;
-        await rowsOf(tx, [20]);
+        await probeRows(tx, [20]);
         await put(tx, 20, 'kept?');
         await put(tx, 20, 'the same id again');
       })
       .catch((err: unknown) => err);
     expect(codeOf(failed)).toBe('23505');
-    expect(await rowsOf(database.db, [20])).toEqual([]);
+    expect(await probeRows(database.db, [20])).toEqual([]);
   });
 
   it('are dropped when their transaction rolls back', async () => {
     await expect(
       database.db.transaction(async (t) => {
         const tx = t as unknown as Db;
-        await rowsOf(tx, [30]);
+        await probeRows(tx, [30]);
         await put(tx, 30, 'never');
         throw new Error('changed my mind');
       }),
     ).rejects.toThrow('changed my mind');
-    expect(await rowsOf(database.db, [30])).toEqual([]);
+    expect(await probeRows(database.db, [30])).toEqual([]);
   });
 
   it('run at once outside a transaction', async () => {
     await put(database.db, 40, 'at once');
-    expect(await rowsOf(database.db, [40])).toEqual([{ id: 40, note: 'at once' }]);
+    expect(await probeRows(database.db, [40])).toEqual([{ id: 40, note: 'at once' }]);
   });
 });
 
@@ -111,9 +111,9 @@ const shapes = pgTable('batching_shapes', {
   note: text('note'),
   kept: text('kept').notNull().default('by default'),
 });
-const insertShapes = insertRows('batching_shapes_insert', shapes, { onConflictDoNothing: [shapes.id] });
+const insertShapes = insertInto('batching_shapes_insert', shapes, { onConflictDoNothing: [shapes.id] });
 
-describe('insertRows', () => {
+describe('insertInto', () => {
   const at = new Date('2026-11-21T12:34:56.789Z');
   const row = (id: number, note: string | null) => ({
     id,
@@ -123,7 +123,7 @@ describe('insertRows', () => {
     note,
   });
   const read = (from: number, to: number) =>
-    queryRows<{ id: number; doc: unknown; list: unknown; at: string; note: string | null; kept: string }>(
+    rowsOf<{ id: number; doc: unknown; list: unknown; at: string; note: string | null; kept: string }>(
       database.db,
       sql`select id, doc, list, to_json(at)#>>'{}' as at, note, kept from batching_shapes
         where id between ${from} and ${to} order by id`,
@@ -203,7 +203,7 @@ describe('the connection after a transaction that ended before its first stateme
     await one.db.transaction(async () => {});
     // The same (only) connection, outside a transaction: seen at once from another connection.
     await one.db.insert(probe).values({ id: 51, note: 'autocommit' });
-    expect(await rowsOf(database.db, [50, 51])).toEqual([{ id: 51, note: 'autocommit' }]);
+    expect(await probeRows(database.db, [50, 51])).toEqual([{ id: 51, note: 'autocommit' }]);
   });
 });
 

@@ -6,8 +6,9 @@ import path from 'node:path';
 import { promisify } from 'node:util';
 import { sql } from 'drizzle-orm';
 import { afterAll, describe, expect, it } from 'vitest';
-import { type Database, openDatabase, queryRows } from '../src/db/index.ts';
+import { type Database, openDatabase } from '../src/db/index.ts';
 import { CATEGORIES, SELLERS, seedCatalog, seededProduct } from '../src/db/seed.ts';
+import { rowsOf } from '../src/db/sql.ts';
 import { products } from '../src/modules/catalog/tables.ts';
 import { testKeyPem } from './helpers/app.ts';
 import { type TestDatabase, testDatabase } from './helpers/db.ts';
@@ -57,7 +58,7 @@ describe('portage seed', () => {
     }
     expect(first).toMatch(/8 categories, 12 sellers, 60 new products of 60/);
     expect(second).toMatch(/0 new products of 60/);
-    const [counts] = await queryRows<{ products: number; sellers: number; roles: string[] }>(
+    const [counts] = await rowsOf<{ products: number; sellers: number; roles: string[] }>(
       db.db,
       sql`select (select count(*)::int from products) as products,
                  (select count(*)::int from seller_profiles) as sellers,

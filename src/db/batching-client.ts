@@ -37,6 +37,8 @@ export function batchingClientClass(Client: typeof pg.Client) {
     private deferred: Deferred[] = [];
     /** Whether this tick's statements are being gathered into one write. */
     private gathering = false;
+    /** Statements asked for so far (sent, held or deferred): db/sql.ts's pipeline checks each step adds one. */
+    issued = 0;
 
     constructor(config?: pg.ClientConfig) {
       super({ ...config, pipeline: true } as pg.ClientConfig);
@@ -44,11 +46,13 @@ export function batchingClientClass(Client: typeof pg.Client) {
 
     /** Queues a statement whose answer no one reads: sent with the next one (see the top of this file). */
     defer(config: pg.QueryConfig, values?: unknown[]): void {
+      this.issued++;
       this.deferred.push({ config, values });
     }
 
     // biome-ignore lint/suspicious/noExplicitAny: node-postgres's query() has many overloads
     override query(config: any, values?: any, callback?: any): any {
+      this.issued++;
       // Callbacks and custom query objects (pool.query, cursors) go straight to the driver: never
       // behind a held begin or deferred statements, which they would overtake.
       if (typeof values === 'function' || callback || typeof config?.submit === 'function') {
@@ -122,4 +126,10 @@ export function canDefer(
   client: unknown,
 ): client is { defer(config: pg.QueryConfig, values?: unknown[]): void } {
   return typeof (client as { defer?: unknown })?.defer === 'function';
+}
+
+/** How many statements a driver handle was asked for, where it counts them (ours on PostgreSQL). */
+export function issuedCount(client: unknown): number | undefined {
+  const n = (client as { issued?: unknown })?.issued;
+  return typeof n === 'number' ? n : undefined;
 }

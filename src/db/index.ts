@@ -14,11 +14,10 @@ import { createRequire } from 'node:module';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { PGlite } from '@electric-sql/pglite';
-import { type SQL, sql } from 'drizzle-orm';
+import { sql } from 'drizzle-orm';
 import type { PgDatabase, PgQueryResultHKT } from 'drizzle-orm/pg-core';
 import { drizzle as drizzlePglite } from 'drizzle-orm/pglite';
 import { migrate as migratePglite } from 'drizzle-orm/pglite/migrator';
-import type pg from 'pg';
 import { DEFAULT_POOL_SIZE } from '../config.ts';
 import { batchingClientClass } from './batching-client.ts';
 /**
@@ -112,18 +111,18 @@ function wrapPglite(client: PGlite, close: () => Promise<void>): Database {
   };
 }
 
-/** The PostgreSQL driver's pool class, once loaded: the embedded database never loads the driver. */
-let PgPool: typeof pg.Pool | undefined;
-
 async function openPostgres(url: string, max: number): Promise<Database> {
   const [{ default: pgDriver }, { drizzle: drizzleNodePg }, { migrate: migrateNodePg }] = await Promise.all([
     import('pg'),
     import('drizzle-orm/node-postgres'),
     import('drizzle-orm/node-postgres/migrator'),
   ]);
-  PgPool = pgDriver.Pool;
   // Its clients send a transaction's statements in fewer round trips (batching-client.ts).
-  const pool = new PgPool({ connectionString: url, max, Client: batchingClientClass(pgDriver.Client) });
+  const pool = new pgDriver.Pool({
+    connectionString: url,
+    max,
+    Client: batchingClientClass(pgDriver.Client),
+  });
   // An idle client losing its connection must not crash the process; the next query reconnects.
   pool.on('error', () => {});
   const db = drizzleNodePg(pool) as unknown as Db;
@@ -196,22 +195,4 @@ function isAlive(pid: number): boolean {
   } catch (err) {
     return (err as NodeJS.ErrnoException).code === 'EPERM';
   }
-}
-
-/** Runs raw SQL and answers its rows, on either driver. */
-export async function queryRows<T>(db: Db, query: SQL): Promise<T[]> {
-  const res = (await db.execute(query)) as unknown as { rows: T[] };
-  return res.rows;
-}
-
-/**
- * Runs a fixed statement as a named prepared statement where the driver keeps one per
- * connection (PostgreSQL): the server plans it once instead of on every call. For hot,
- * join-heavy reads whose planning costs more than their execution.
- */
-export async function preparedRows<T>(db: Db, name: string, text: string, values: unknown[]): Promise<T[]> {
-  const client = (db as unknown as { $client?: unknown }).$client;
-  if (PgPool && client instanceof PgPool) return (await client.query({ name, text, values })).rows as T[];
-  if (client instanceof PGlite) return (await client.query<T>(text, values)).rows;
-  throw new Error('preparedRows needs the root database handle, not a transaction');
 }

@@ -12,7 +12,7 @@ import {
   MAX_WINDOW_DAYS,
 } from '../../contract/analytics.ts';
 import { invalid } from '../../contract/errors.ts';
-import { queryRows } from '../../db/index.ts';
+import { rowsOf } from '../../db/sql.ts';
 import { shopNames } from '../auth/sellers.ts';
 import { listItemsByIds } from '../catalog/service.ts';
 import { caller, type RequestContext } from '../context.ts';
@@ -156,7 +156,7 @@ export const FOLD_BATCH = 2_000;
  * its pass instead (`wait: false`), so instances do not queue behind each other.
  */
 export async function foldAnalytics(ctx: RequestContext, wait = true): Promise<number> {
-  const [row] = await queryRows<{ n: number | null }>(
+  const [row] = await rowsOf<{ n: number | null }>(
     ctx.db,
     sql`select portage_analytics_fold(${FOLD_BATCH}::int, ${wait}::boolean) as n`,
   );
@@ -171,7 +171,7 @@ async function analytics(ctx: RequestContext, q: AnalyticsQuery, scope: Scope): 
   while ((await foldAnalytics(ctx)) === FOLD_BATCH);
   const key = scope.kind === 'platform' ? PLATFORM_SCOPE : scope.sellerId;
   const [totals, leaving, sellers, products] = await Promise.all([
-    queryRows<Record<string, string | number | null>>(
+    rowsOf<Record<string, string | number | null>>(
       ctx.db,
       sql`select coalesce(sum(orders), 0)::int8 as orders, coalesce(sum(revenue_cents), 0)::int8 as revenue,
             coalesce(sum(items), 0)::int8 as items, coalesce(sum(customers), 0)::int8 as customers,
@@ -182,7 +182,7 @@ async function analytics(ctx: RequestContext, q: AnalyticsQuery, scope: Scope): 
     ),
     // Customers whose next day falls after the window: their last day inside it links out. (The
     // platform's scope written out, so that its partial index serves.)
-    queryRows<{ n: string | number }>(
+    rowsOf<{ n: string | number }>(
       ctx.db,
       sql`select count(*)::int8 as n from analytics_customer_days
           where ${scope.kind === 'platform' ? sql.raw(`scope = '${PLATFORM_SCOPE}'`) : sql`scope = ${key}`}
@@ -219,7 +219,7 @@ async function analytics(ctx: RequestContext, q: AnalyticsQuery, scope: Scope): 
 /** Sellers by revenue in the window (a seller's own view: only them). */
 async function topSellers(ctx: RequestContext, s: Segments, scope: Scope) {
   const which = scope.kind === 'platform' ? sql`scope <> ${PLATFORM_SCOPE}` : sql`scope = ${scope.sellerId}`;
-  const rows = await queryRows<{ seller_id: string; revenue: string | number; orders: string | number }>(
+  const rows = await rowsOf<{ seller_id: string; revenue: string | number; orders: string | number }>(
     ctx.db,
     sql`select scope as seller_id, sum(revenue_cents)::int8 as revenue, sum(orders)::int8 as orders
           from analytics_totals where ${which} and (${totalsIn(s)})
@@ -256,7 +256,7 @@ async function topProducts(ctx: RequestContext, s: Segments, scope: Scope) {
   const own = scope.kind === 'seller' ? sql`and seller_id = ${scope.sellerId}` : sql``;
   let ranked: ProductFigure[] | undefined;
   for (let n = 40; n <= 2560 && !ranked; n *= 4) {
-    const heads = await queryRows<{ month: string; product_id: string; revenue: string | number }>(
+    const heads = await rowsOf<{ month: string; product_id: string; revenue: string | number }>(
       ctx.db,
       sql`select m.month::text as month, h.product_id, h.revenue_cents as revenue
             from unnest(${dateArray(s.touched)}) as m(month)
@@ -319,7 +319,7 @@ async function productTotals(ctx: RequestContext, s: Segments, which: SQL): Prom
            where ${which} and day between ${a}::date and ${b}::date`,
     );
   }
-  return queryRows<ProductFigure>(
+  return rowsOf<ProductFigure>(
     ctx.db,
     sql`select product_id, sum(units)::int8 as units, sum(revenue_cents)::int8 as revenue
           from (${sql.join(parts, sql` union all `)}) x

@@ -5,7 +5,7 @@
 import { eq, sql } from 'drizzle-orm';
 import { isRecordId } from '../../contract/common.ts';
 import { unauthenticated } from '../../contract/errors.ts';
-import { prepared } from '../../db/prepared.ts';
+import { query } from '../../db/sql.ts';
 import { type AuthUser, caller, type RequestContext } from '../context.ts';
 import {
   signAccessToken,
@@ -46,7 +46,7 @@ export interface SessionUser extends AuthUser {
 }
 
 /** The caller's account, read at every authenticated request (prepared: built and planned once). */
-const userOfToken = prepared('auth_user_of_token', (db, name) =>
+const userOfToken = query('auth_user_of_token', (db, name) =>
   db
     .select({ id: users.id, email: users.email, role: users.role, tokenVersion: users.tokenVersion })
     .from(users)

@@ -13,7 +13,7 @@ import {
 } from '../../contract/cart.ts';
 import { isRecordId, type Province, toUnix } from '../../contract/common.ts';
 import { conflict, notFound } from '../../contract/errors.ts';
-import { prepared, preparedSql } from '../../db/prepared.ts';
+import { pipeline, query, statement } from '../../db/sql.ts';
 import { saleProductOf } from '../catalog/service.ts';
 import { caller, inTransaction, type RequestContext } from '../context.ts';
 import { type CouponCheck, checkCoupon, findCoupon, requireCoupon } from '../coupons/service.ts';
@@ -50,7 +50,7 @@ async function lockCart(ctx: RequestContext, userId: string, touch = true) {
 
 const ph = sql.placeholder;
 /** lockCart without touching (a checkout's), prepared. */
-const lockCartKeeping = prepared('cart_lock_keeping', (db, name) =>
+const lockCartKeeping = query('cart_lock_keeping', (db, name) =>
   db
     .insert(carts)
     .values({ userId: ph('userId'), updatedAt: ph('now') })
@@ -59,7 +59,7 @@ const lockCartKeeping = prepared('cart_lock_keeping', (db, name) =>
     .prepare(name),
 );
 
-const cartLines = prepared('cart_lines', (db, name) =>
+const cartLines = query('cart_lines', (db, name) =>
   db
     .select({
       productId: cartItems.productId,
@@ -272,9 +272,8 @@ export async function removeCoupon(ctx: RequestContext): Promise<Cart> {
  * what the quote needs, and its coupon code.
  */
 export async function lockedCartForCheckout(ctx: RequestContext, buyerId: string) {
-  // The lock, then the lines under it: sent together, run in this order (each call sends its
-  // statement before it first awaits).
-  const [row, lines] = await Promise.all([lockCart(ctx, buyerId, false), activeLines(ctx, buyerId)]);
+  // The lock, then the lines under it, in one round trip.
+  const [row, lines] = await pipeline(ctx, [(c) => lockCart(c, buyerId, false), (c) => activeLines(c, buyerId)]);
   return { couponCode: row.couponCode, lines };
 }
 
@@ -296,7 +295,7 @@ export async function clearPurchased(
   await clearPurchasedStatement.later(ctx.db, { lines, buyerId, now: ctx.now(), couponCode });
 }
 
-const clearPurchasedStatement = preparedSql(
+const clearPurchasedStatement = statement(
   'cart_clear_purchased',
   sql`
     with bought as (
@@ -322,7 +321,7 @@ const clearPurchasedStatement = preparedSql(
  * those of `buyerOf`, and `now`.
  */
 export function cartLockOfBuyer(name: string, buyerOf: SQL) {
-  const run = preparedSql(
+  const run = statement(
     name,
     sql`
       insert into ${carts} (user_id, updated_at) select b.id, ${ph('now')}::timestamptz from (${buyerOf}) as b(id)

@@ -1,6 +1,5 @@
 // Categories and products: who may see and change what, and every product rule.
-import { PGlite } from '@electric-sql/pglite';
-import { and, asc, eq, fillPlaceholders, inArray, ne, type SQL, sql } from 'drizzle-orm';
+import { and, asc, eq, ne, type SQL, sql } from 'drizzle-orm';
 import type { z } from 'zod';
 import type {
   createCategoryBody,
@@ -13,7 +12,8 @@ import type {
 } from '../../contract/catalog.ts';
 import { isRecordId, newId, type Province } from '../../contract/common.ts';
 import { conflict, type FieldProblem, forbidden, invalid, notFound } from '../../contract/errors.ts';
-import { type Db, preparedRows } from '../../db/index.ts';
+import type { Db } from '../../db/index.ts';
+import { statement } from '../../db/sql.ts';
 import { isSeller, shipFromProvinceOf } from '../auth/sellers.ts';
 import { type AuthUser, caller, type RequestContext } from '../context.ts';
 import { categories, productCountVersions, products } from './tables.ts';
@@ -167,37 +167,10 @@ function rowToListItem(r: unknown[]): ListItem {
   });
 }
 
-/**
- * Runs a statement and answers its rows as arrays, straight from the driver (its own type
- * parsing: arrays, numbers, booleans), without the query builder's per-row mapping: for the
- * hottest reads. Unnamed on PostgreSQL unless `name` is given (see `ListShape` for why the
- * listing's page must be planned with its values). Undefined inside a transaction (no
- * driver handle): the caller then runs the builder's statement.
- */
-async function arrayRows(
-  db: Db,
-  text: string,
-  values: unknown[],
-  name?: string,
-): Promise<unknown[][] | undefined> {
-  const client = (db as unknown as { $client?: unknown }).$client;
-  if (client === undefined) return undefined;
-  if (client instanceof PGlite)
-    return (await client.query<unknown[]>(text, values, { rowMode: 'array' })).rows;
-  const pool = client as {
-    query(config: {
-      text: string;
-      values: unknown[];
-      rowMode: 'array';
-      name?: string;
-    }): Promise<{ rows: unknown[][] }>;
-  };
-  return (await pool.query({ text, values, rowMode: 'array', ...(name ? { name } : {}) })).rows;
-}
-
 const BY_IDS_SQL = `select id, title, description, price_cents, to_json(image_urls), stock_quantity, seller_id, category_id,
     status, floor(extract(epoch from created_at))::float8, is_perishable, is_digital, rating, review_count
   from products where id = any($1::text[])`;
+const byIdsStatement = statement('product_list_items_by_ids', sql.raw(BY_IDS_SQL));
 
 /**
  * The products of `ids` as list items, in the order of `ids` (unknown ids are left out):
@@ -206,11 +179,7 @@ const BY_IDS_SQL = `select id, title, description, price_cents, to_json(image_ur
  */
 export async function listItemsByIds(ctx: RequestContext, ids: string[]): Promise<ListItem[]> {
   if (ids.length === 0) return [];
-  const rows =
-    (await arrayRows(ctx.db, BY_IDS_SQL, [ids], 'product_list_items_by_ids')) ??
-    (await ctx.db.select(listItemColumns).from(products).where(inArray(products.id, ids))).map((r) =>
-      Object.values(r),
-    );
+  const rows = await byIdsStatement.arrays(ctx.db, [ids]);
   const byId = new Map<string, ListItem>();
   for (const r of rows) byId.set(r[0] as string, rowToListItem(r));
   return ids.flatMap((id) => byId.get(id) ?? []);
@@ -321,15 +290,21 @@ function listStatements(db: Db, shape: ListShape) {
     .orderBy(asc(products.createdAt), asc(products.id))
     .limit(ph('limit'))
     .offset(ph('offset'));
-  const pageQuery = page.toSQL();
-  const prepared = page.prepare(unnamed);
+  const pageStatement = statement(unnamed, page.getSQL());
+  const countStatement = statement(
+    unnamed,
+    db.select({ n: sql<number>`count(*)::int`, version }).from(products).where(where).getSQL(),
+  );
   return {
     /** The page's rows as arrays: the list item's columns, then the count version. */
-    async page(values: Record<string, unknown>): Promise<unknown[][]> {
-      const rows = await arrayRows(db, pageQuery.sql, fillPlaceholders(pageQuery.params, values));
-      return rows ?? (await prepared.execute(values)).map((r) => Object.values(r));
+    page: (values: Record<string, unknown>): Promise<unknown[][]> => pageStatement.arrays(db, values),
+    /** The count and the count version, as one row. */
+    async count(values: Record<string, unknown>): Promise<{ n: number; version: string | number }[]> {
+      return (await countStatement.arrays(db, values)).map(([n, version]) => ({
+        n: n as number,
+        version: version as string | number,
+      }));
     },
-    count: db.select({ n: sql<number>`count(*)::int`, version }).from(products).where(where).prepare(unnamed),
   };
 }
 
@@ -425,7 +400,7 @@ export async function listProducts(ctx: RequestContext, q: z.infer<typeof listPr
   ]);
   const totals = ctx.inTransaction || key.length > TOTAL_KEY_MAX ? undefined : listTotals(ctx);
   if (!totals?.has(key)) {
-    const [rows, [counted]] = await Promise.all([page(values), count.execute(values)]);
+    const [rows, [counted]] = await Promise.all([page(values), count(values)]);
     if (counted) totals?.set(key, BigInt(counted.version), counted.n);
     return answer(rows, counted?.n ?? 0);
   }
@@ -437,7 +412,7 @@ export async function listProducts(ctx: RequestContext, q: z.infer<typeof listPr
   }
   const kept = first && totals.get(key, BigInt(first[LIST_ITEM_COLUMNS] as string));
   if (kept !== undefined) return answer(rows, kept);
-  const [counted] = await count.execute(values);
+  const [counted] = await count(values);
   if (counted) totals.set(key, BigInt(counted.version), counted.n);
   return answer(rows, counted?.n ?? 0);
 }
@@ -477,6 +452,7 @@ const DETAIL_SQL = `select p.id, p.title, p.description, p.price_cents as "price
   join users u on u.id = p.seller_id
   left join seller_profiles sp on sp.user_id = p.seller_id
  where p.id = $1`;
+const detailStatement = statement<DetailRow>('product_detail', sql.raw(DETAIL_SQL));
 
 /**
  * One round trip: the product, its seller and its newest published reviews. A prepared
@@ -484,7 +460,7 @@ const DETAIL_SQL = `select p.id, p.title, p.description, p.price_cents as "price
  */
 async function loadDetail(ctx: RequestContext, id: string): Promise<Detail | undefined> {
   if (!isRecordId('products', id)) return undefined;
-  const [r] = await preparedRows<DetailRow>(ctx.db, 'product_detail', DETAIL_SQL, [id]);
+  const [r] = await detailStatement(ctx.db, [id]);
   if (!r) return undefined;
   return {
     ...toListItem(r),

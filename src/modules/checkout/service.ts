@@ -9,7 +9,7 @@ import type { z } from 'zod';
 import { type checkoutSession, type createCheckoutBody, PAYMENT_METHODS } from '../../contract/checkout.ts';
 import { isoSecond, isRecordId, newId, type Province, toUnix } from '../../contract/common.ts';
 import { AppError, conflict, notFound } from '../../contract/errors.ts';
-import { insertRows, prepared, preparedSql } from '../../db/prepared.ts';
+import { insertInto, pipeline, query, statement } from '../../db/sql.ts';
 import { mailNamesOf } from '../auth/sellers.ts';
 import { users } from '../auth/tables.ts';
 import { cartLockOfBuyer, lockedCartForCheckout, quoteLines } from '../cart/service.ts';
@@ -73,7 +73,7 @@ function answer(row: SessionRow, publishableKey: string, orderIds: string[]): Se
   };
 }
 
-const insertSession = insertRows('checkout_sessions_insert', checkoutSessions);
+const insertSession = insertInto('checkout_sessions_insert', checkoutSessions);
 
 /**
  * POST /checkout (create_checkout). Answers the session and whether it is new: an unchanged
@@ -87,17 +87,17 @@ export async function createCheckout(
   const me = caller(ctx);
   const prepared = await inTransaction(ctx, async (tx) => {
     const now = tx.now();
-    // One round trip, the cart's lock first (each call sends its statement before it first
-    // awaits, so they go out, and run, in this order: db/batching-client.ts).
-    const [cart, open, [holder], lapsed] = await Promise.all([
-      lockedCartForCheckout(tx, me.id),
-      openSessionsLocked(tx.db, { buyerId: me.id }),
-      emailVerifiedOf(tx.db, { id: me.id }),
-      lapsedHolds(tx.db, {
-        buyerId: me.id,
-        now,
-        since: new Date(now.getTime() - HOLD_COOLDOWN_SECONDS * 1000),
-      }),
+    // One round trip: the cart's lock, then the buyer's open checkouts locked, then reads.
+    const [cart, open, [holder], lapsed] = await pipeline(tx, [
+      (c) => lockedCartForCheckout(c, me.id),
+      (c) => openSessionsLocked(c.db, { buyerId: me.id }),
+      (c) => emailVerifiedOf(c.db, { id: me.id }),
+      (c) =>
+        lapsedHolds(c.db, {
+          buyerId: me.id,
+          now,
+          since: new Date(now.getTime() - HOLD_COOLDOWN_SECONDS * 1000),
+        }),
     ]);
     if (cart.lines.length === 0) throw conflict('Your cart is empty: add products before checking out');
     // Nobody keeps stock from others: an unverified account holds a few units of a product, and
@@ -130,13 +130,13 @@ export async function createCheckout(
     const code = input.coupon ?? cart.couponCode;
     let discount = null;
     if (code) {
-      // One round trip: the coupon's row locked, then (in this order, so after the lock) its
-      // redemptions and the uses other buyers' open checkouts hold.
+      // One round trip: the coupon's row locked, then under the lock its redemptions and the
+      // uses other buyers' open checkouts hold.
       const upper = code.toUpperCase();
-      const [coupon, used, held] = await Promise.all([
-        lockedCoupon(tx, upper),
-        couponUses(tx, upper, me.id),
-        heldCouponUses(tx, upper, me.id),
+      const [coupon, used, held] = await pipeline(tx, [
+        (c) => lockedCoupon(c, upper),
+        (c) => couponUses(c, upper, me.id),
+        (c) => heldCouponUses(c, upper, me.id),
       ]);
       if (!coupon && input.coupon) throw noSuchCoupon(upper);
       if (coupon) {
@@ -316,7 +316,7 @@ export async function createCheckout(
 const ph = sql.placeholder;
 
 /** Whether the buyer's email address is verified (prepared: every checkout reads it). */
-const emailVerifiedOf = prepared('checkout_email_verified', (db, name) =>
+const emailVerifiedOf = query('checkout_email_verified', (db, name) =>
   db
     .select({ emailVerified: users.emailVerified })
     .from(users)
@@ -329,7 +329,7 @@ const emailVerifiedOf = prepared('checkout_email_verified', (db, name) =>
  * its end that the expiry job has not ended yet, or one it (or the provider's expiry) ended at or
  * after its end. A session replaced by a newer checkout, or refused, ended before its end.
  */
-const lapsedHolds = preparedSql<{ productId: string; lapsedAt: number }>(
+const lapsedHolds = statement<{ productId: string; lapsedAt: number }>(
   'checkout_lapsed_holds',
   sql`select item->>'productId' as "productId", extract(epoch from max(s.expires_at))::float8 as "lapsedAt"
     from ${checkoutSessions} s, jsonb_array_elements(s.parcels) parcel, jsonb_array_elements(parcel->'items') item
@@ -340,7 +340,7 @@ const lapsedHolds = preparedSql<{ productId: string; lapsedAt: number }>(
 );
 
 /** The buyer's open sessions, locked (prepared: every checkout reads them). */
-const openSessionsLocked = prepared('checkout_open_of_buyer', (db, name) =>
+const openSessionsLocked = query('checkout_open_of_buyer', (db, name) =>
   db
     .select()
     .from(checkoutSessions)
@@ -353,7 +353,7 @@ const openSessionsLocked = prepared('checkout_open_of_buyer', (db, name) =>
     .prepare(name),
 );
 
-const sessionById = prepared('checkout_by_id', (db, name) =>
+const sessionById = query('checkout_by_id', (db, name) =>
   db
     .select()
     .from(checkoutSessions)
@@ -362,7 +362,7 @@ const sessionById = prepared('checkout_by_id', (db, name) =>
 );
 
 /** A session locked, with the names its order email needs (read with it: one statement). */
-const sessionByIdLocked = prepared('checkout_by_id_locked', (db, name) =>
+const sessionByIdLocked = query('checkout_by_id_locked', (db, name) =>
   db
     .select({
       ...getTableColumns(checkoutSessions),
@@ -383,7 +383,7 @@ const lockCartOfCheckout = cartLockOfBuyer(
   sql`select ${checkoutSessions.buyerId} from ${checkoutSessions} where ${checkoutSessions.id} = ${ph('checkoutId')}`,
 );
 
-const completeStatement = prepared('checkout_complete', (db, name) =>
+const completeStatement = query('checkout_complete', (db, name) =>
   db
     .update(checkoutSessions)
     .set({
@@ -407,7 +407,7 @@ async function heldCouponUses(ctx: RequestContext, code: string, buyerId: string
   return { total: row?.n ?? 0, mine: 0 };
 }
 
-const heldUsesStatement = preparedSql<{ n: number }>(
+const heldUsesStatement = statement<{ n: number }>(
   'checkout_held_coupon_uses',
   // The status as a literal (the partial index of open sessions serves the kept plan).
   sql`select count(*)::int as n from ${checkoutSessions}

@@ -6,7 +6,7 @@ import type { z } from 'zod';
 import type { coupon, createCouponBody } from '../../contract/cart.ts';
 import { toUnix } from '../../contract/common.ts';
 import { conflict, notFound } from '../../contract/errors.ts';
-import { insertRows, prepared, preparedSql } from '../../db/prepared.ts';
+import { insertInto, query, statement } from '../../db/sql.ts';
 import { caller, type RequestContext } from '../context.ts';
 import type { DiscountTerms } from '../pricing/index.ts';
 import { couponRedemptions, coupons } from './tables.ts';
@@ -107,7 +107,7 @@ export async function couponUses(ctx: RequestContext, code: string, userId: stri
   return { total: row?.total ?? 0, mine: row?.mine ?? 0 };
 }
 
-const usesStatement = preparedSql<{ total: number; mine: number }>(
+const usesStatement = statement<{ total: number; mine: number }>(
   'coupons_uses',
   sql`select count(*)::int as total, (count(*) filter (where ${couponRedemptions.userId} = ${ph('userId')}))::int as mine
     from ${couponRedemptions} where ${couponRedemptions.code} = ${ph('code')}`,
@@ -164,7 +164,7 @@ export async function lockedCoupon(ctx: RequestContext, code: string): Promise<C
   return row;
 }
 
-const lockedStatement = prepared('coupons_locked', (db, name) =>
+const lockedStatement = query('coupons_locked', (db, name) =>
   db
     .select()
     .from(coupons)
@@ -192,7 +192,7 @@ export async function couponLimitReached(
   );
 }
 
-const insertRedemption = insertRows('coupon_redemptions_insert', couponRedemptions, {
+const insertRedemption = insertInto('coupon_redemptions_insert', couponRedemptions, {
   onConflictDoNothing: [couponRedemptions.orderId],
 });
 

@@ -13,7 +13,7 @@ import type { z } from 'zod';
 import type { inventoryAnswer } from '../../contract/cart.ts';
 import { isRecordId } from '../../contract/common.ts';
 import { notFound } from '../../contract/errors.ts';
-import { preparedSql } from '../../db/prepared.ts';
+import { pipeline, rowsOf, statement } from '../../db/sql.ts';
 import { products } from '../catalog/tables.ts';
 import { inTransaction, type RequestContext } from '../context.ts';
 import { reservations } from './tables.ts';
@@ -109,7 +109,11 @@ export async function reserve(
     return held.length > 0;
   };
   const sorted = [...lines].sort((a, b) => (a.productId < b.productId ? -1 : 1));
-  const held = await Promise.all(sorted.map((line, n) => claim(line, n)));
+  // One round trip, in product id order (the order every writer locks products in).
+  const held = await pipeline(
+    ctx,
+    sorted.map((line, n) => () => claim(line, n)),
+  );
   const first = held.indexOf(false);
   if (first < 0) return [];
   const refused: Array<ReserveLine & { left: number }> = [];
@@ -129,7 +133,7 @@ export async function reserve(
 }
 
 const ph = sql.placeholder;
-const claimStatement = preparedSql(
+const claimStatement = statement(
   'inventory_claim',
   sql`
     with claimed as (
@@ -156,14 +160,17 @@ async function releaseLapsed(ctx: RequestContext, productId: string, skipLocked 
     // The product row first, then its reservations: the order every writer takes them in. The
     // job skips a product someone else holds (it comes back on a later pass).
     if (skipLocked) {
-      const got = await tx.db.execute(
+      const got = await rowsOf(
+        tx.db,
         sql`select id from ${products} where id = ${productId} for no key update skip locked`,
       );
-      if (rowsOf(got).length === 0) return;
+      if (got.length === 0) return;
     } else {
       await lockProducts(tx, [productId]);
     }
-    await tx.db.execute(sql`
+    await rowsOf(
+      tx.db,
+      sql`
     with lapsed as (
       update ${reservations} set released_at = ${ctx.now()}
       where product_id = ${productId} and released_at is null and committed_at is null
@@ -171,7 +178,8 @@ async function releaseLapsed(ctx: RequestContext, productId: string, skipLocked 
       returning quantity
     )
     update ${products} set reserved_quantity = reserved_quantity - (select sum(quantity) from lapsed)
-    where id = ${productId} and exists (select 1 from lapsed)`);
+    where id = ${productId} and exists (select 1 from lapsed)`,
+    );
   });
 }
 
@@ -203,7 +211,9 @@ export async function releaseCheckout(
   // One product at a time, in id order: product rows are always locked in that order.
   for (const productId of ids) {
     await lockProducts(ctx, [productId]);
-    const freed = await ctx.db.execute(sql`
+    const freed = await rowsOf(
+      ctx.db,
+      sql`
       with freed as (
         update ${reservations} set released_at = ${ctx.now()}
         where checkout_id = ${checkoutId} and product_id = ${productId}
@@ -212,8 +222,9 @@ export async function releaseCheckout(
       )
       update ${products} set reserved_quantity = reserved_quantity - (select sum(quantity) from freed)
       where id = ${productId} and exists (select 1 from freed)
-      returning id`);
-    released += rowsOf(freed).length;
+      returning id`,
+    );
+    released += freed.length;
   }
   return released;
 }
@@ -250,7 +261,9 @@ export async function commitParcel(
       const db = savepoint as unknown as typeof ctx.db;
       for (const line of sorted) {
         if (checkoutId) {
-          const fromReservation = await db.execute(sql`
+          const fromReservation = await rowsOf(
+            db,
+            sql`
             with held as (
               update ${reservations} set committed_at = ${ctx.now()}
               where checkout_id = ${checkoutId} and product_id = ${line.productId}
@@ -260,14 +273,18 @@ export async function commitParcel(
             update ${products} p set stock_quantity = p.stock_quantity - held.quantity,
               reserved_quantity = p.reserved_quantity - held.quantity
             from held where p.id = held.product_id and p.stock_quantity >= held.quantity
-            returning p.id`);
-          if (rowsOf(fromReservation).length > 0) continue;
+            returning p.id`,
+          );
+          if (fromReservation.length > 0) continue;
         }
-        const fresh = await db.execute(sql`
+        const fresh = await rowsOf(
+          db,
+          sql`
           update ${products} set stock_quantity = stock_quantity - ${line.quantity}
           where id = ${line.productId} and stock_quantity - reserved_quantity >= ${line.quantity}
-          returning id`);
-        if (rowsOf(fresh).length === 0) throw new NotCommitted();
+          returning id`,
+        );
+        if (fresh.length === 0) throw new NotCommitted();
       }
       return true;
     })
@@ -312,7 +329,7 @@ export async function commitParcels(
   return committed;
 }
 
-const commitHeldStatement = preparedSql(
+const commitHeldStatement = statement(
   'inventory_commit_held',
   sql`
     with wanted as (
@@ -375,15 +392,18 @@ export async function releaseLapsedReservations(ctx: RequestContext, limit: numb
  */
 export async function deleteEndedReservations(ctx: RequestContext, limit: number): Promise<number> {
   const before = new Date(ctx.now().getTime() - 86_400_000);
-  const gone = await ctx.db.execute(sql`
+  const gone = await rowsOf(
+    ctx.db,
+    sql`
     delete from ${reservations} where (checkout_id, product_id) in (
       select checkout_id, product_id from ${reservations}
       where (released_at is not null or committed_at is not null)
         and coalesce(released_at, committed_at) < ${before}
       limit ${limit}
     )
-    returning product_id`);
-  return rowsOf(gone).length;
+    returning product_id`,
+  );
+  return gone.length;
 }
 
 /** Locks product rows for the rest of the transaction, in id order (a paid checkout's products). */
@@ -404,7 +424,7 @@ export async function lockProducts(ctx: RequestContext, productIds: string[]): P
  */
 const FEW_PRODUCTS = 8;
 const lockFewProducts = Array.from({ length: FEW_PRODUCTS }, (_, n) =>
-  preparedSql(
+  statement(
     `inventory_lock_products_${n + 1}`,
     sql`select id from ${products} where id in (${sql.join(
       Array.from({ length: n + 1 }, (_v, k) => sql`${ph(`id${k}`)}`),
@@ -412,12 +432,7 @@ const lockFewProducts = Array.from({ length: FEW_PRODUCTS }, (_, n) =>
     )}) order by id for no key update`,
   ),
 );
-const lockProductsStatement = preparedSql(
+const lockProductsStatement = statement(
   'inventory_lock_products',
   sql`select id from ${products} where id = any(${ph('ids')}::text[]) order by id for no key update`,
 );
-
-// biome-ignore lint/suspicious/noExplicitAny: drivers answer execute() differently
-function rowsOf<T = Record<string, unknown>>(result: any): T[] {
-  return (Array.isArray(result) ? result : result.rows) as T[];
-}

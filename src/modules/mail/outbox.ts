@@ -3,7 +3,7 @@
 
 import { sql } from 'drizzle-orm';
 import { randomKey } from '../../contract/common.ts';
-import { prepared } from '../../db/prepared.ts';
+import { query } from '../../db/sql.ts';
 import type { RequestContext } from '../context.ts';
 import { outbox } from './tables.ts';
 
@@ -34,7 +34,7 @@ export async function enqueueMail(ctx: RequestContext, message: MailMessage): Pr
 }
 
 const ph = sql.placeholder;
-const insertStatement = prepared('mail_enqueue', (db, name) =>
+const insertStatement = query('mail_enqueue', (db, name) =>
   db
     .insert(outbox)
     .values({

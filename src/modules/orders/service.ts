@@ -10,7 +10,7 @@ import type { z } from 'zod';
 import { isRecordId, newId, type Province, randomKey, toUnix } from '../../contract/common.ts';
 import { conflict, forbidden, notFound } from '../../contract/errors.ts';
 import type { listOrdersQuery, OrderStatus, orderDetail, orderListItem } from '../../contract/orders.ts';
-import { insertRows } from '../../db/prepared.ts';
+import { insertInto } from '../../db/sql.ts';
 import { shopNames } from '../auth/sellers.ts';
 import { findUser } from '../auth/users.ts';
 import { clearPurchased } from '../cart/service.ts';
@@ -111,8 +111,8 @@ export type PaymentOutcome =
 export type LockedSession = Awaited<ReturnType<typeof lockSessionForPayment>>;
 
 /** The orders of a payment, and their items (built once; see db/prepared.ts). */
-const insertOrders = insertRows('orders_insert', orders);
-const insertItems = insertRows('order_items_insert', orderItems);
+const insertOrders = insertInto('orders_insert', orders);
+const insertItems = insertInto('order_items_insert', orderItems);
 
 /**
  * Turns a paid checkout into its orders: one per seller, `confirmed` with the units taken from

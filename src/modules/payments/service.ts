@@ -4,7 +4,7 @@
 
 import { sql } from 'drizzle-orm';
 import { AppError, conflict, invalid, notFound } from '../../contract/errors.ts';
-import { prepared } from '../../db/prepared.ts';
+import { pipeline, query } from '../../db/sql.ts';
 import { checkoutIdOfProviderSession, expireCheckout, lockSessionForPayment } from '../checkout/service.ts';
 import { inTransaction, type RequestContext } from '../context.ts';
 import {
@@ -51,7 +51,7 @@ export async function receiveWebhook(
 
 const ph = sql.placeholder;
 /** The event recorded once, by its id (prepared: every payment writes one). */
-const recordEvent = prepared('payments_record_event', (db, name) =>
+const recordEvent = query('payments_record_event', (db, name) =>
   db
     .insert(paymentEvents)
     .values({
@@ -100,18 +100,19 @@ async function applyPaymentEvent(
   locked?: { session: LockedSession | undefined },
 ): Promise<EventOutcome> {
   const paidCheckout = event.kind === 'payment_succeeded' && !locked ? event.checkoutId : undefined;
-  // One round trip for both (db/batching-client.ts); for an event recorded before, the
-  // session's lock ends with the transaction.
-  const [[recorded], lockedNow] = await Promise.all([
-    recordEvent(tx.db, {
-      provider: deps.providerName,
-      eventId: event.eventId,
-      type: event.kind === 'ignored' ? event.type.slice(0, 100) : event.kind,
-      paymentIntentId: event.kind === 'payment_succeeded' ? event.paymentIntentId : null,
-      checkoutId: event.kind === 'ignored' ? null : (event.checkoutId ?? null),
-      now: tx.now(),
-    }),
-    paidCheckout ? lockSessionForPayment(tx, paidCheckout) : undefined,
+  // One round trip: the event's record, then the session's lock (for an event recorded
+  // before, that lock ends with the transaction).
+  const [[recorded], lockedNow] = await pipeline(tx, [
+    (c) =>
+      recordEvent(c.db, {
+        provider: deps.providerName,
+        eventId: event.eventId,
+        type: event.kind === 'ignored' ? event.type.slice(0, 100) : event.kind,
+        paymentIntentId: event.kind === 'payment_succeeded' ? event.paymentIntentId : null,
+        checkoutId: event.kind === 'ignored' ? null : (event.checkoutId ?? null),
+        now: c.now(),
+      }),
+    paidCheckout !== undefined && ((c) => lockSessionForPayment(c, paidCheckout)),
   ]);
   if (!recorded) return { received: true, duplicate: true };
   const session = locked ? locked.session : lockedNow;

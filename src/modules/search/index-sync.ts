@@ -4,7 +4,8 @@
 // the database's clock, on insert and by trigger on update) is recent, so that a search
 // sees every committed change, from any instance.
 import { sql } from 'drizzle-orm';
-import { type Db, queryRows } from '../../db/index.ts';
+import type { Db } from '../../db/index.ts';
+import { rowsOf } from '../../db/sql.ts';
 import type { IndexRow, IndexStore } from './index-store.ts';
 
 /** Rows re-read on every refresh: changes committed up to this long after they were stamped are still seen. */
@@ -42,7 +43,7 @@ export class IndexSync {
 
   /** Loads every active product, in batches by id. */
   async build(db: Db): Promise<void> {
-    const [start] = await queryRows<{ now: number }>(
+    const [start] = await rowsOf<{ now: number }>(
       db,
       sql`select (extract(epoch from clock_timestamp()) * 1000000)::float8 as now`,
     );
@@ -50,7 +51,7 @@ export class IndexSync {
     try {
       let last = '';
       for (;;) {
-        const rows = await queryRows<IndexRow>(
+        const rows = await rowsOf<IndexRow>(
           db,
           sql`select ${COLUMNS} from products where status = 'active' and id > ${last} order by id limit ${LOAD_BATCH}`,
         );
@@ -92,7 +93,7 @@ export class IndexSync {
   private async readChanges(db: Db): Promise<void> {
     const since = (this.watermark - this.overlapUs) / 1e6;
     // The clock is read before the scan, in the same statement: one row even when nothing changed.
-    const read = await queryRows<{ now: number; id: string | null; changed: number; active: boolean }>(
+    const read = await rowsOf<{ now: number; id: string | null; changed: number; active: boolean }>(
       db,
       sql`select n.now, p.id, p.changed, p.active
             from (select (extract(epoch from clock_timestamp()) * 1000000)::float8 as now) n
@@ -113,7 +114,7 @@ export class IndexSync {
     for (let i = 0; i < wanted.length; i += LOAD_BATCH) {
       // One text parameter per batch (ids hold no comma), however many rows changed.
       const ids = wanted.slice(i, i + LOAD_BATCH).join(',');
-      const rows = await queryRows<IndexRow>(
+      const rows = await rowsOf<IndexRow>(
         db,
         sql`select ${COLUMNS} from products where id = any(string_to_array(${ids}, ','))`,
       );

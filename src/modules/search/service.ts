@@ -6,7 +6,8 @@
 import { sql } from 'drizzle-orm';
 import type { z } from 'zod';
 import type { productListItem, searchAnswer, searchQuery } from '../../contract/catalog.ts';
-import { type Db, queryRows } from '../../db/index.ts';
+import type { Db } from '../../db/index.ts';
+import { rowsOf } from '../../db/sql.ts';
 import { listItemsByIds } from '../catalog/service.ts';
 import { searchWords } from '../catalog/text-query.ts';
 import type { RequestContext } from '../context.ts';
@@ -119,7 +120,7 @@ class StemCache {
     }
     const missing = [...new Set(words.filter((w) => !stems.has(w)))];
     if (missing.length) {
-      const rows = await queryRows<{ w: string; stems: string[] }>(
+      const rows = await rowsOf<{ w: string; stems: string[] }>(
         db,
         sql`select w, coalesce((select array_agg(lexeme) from unnest(to_tsvector('english', w))), '{}') as stems
               from unnest(array[${sql.join(

@@ -3,7 +3,7 @@
 import { type SQL, sql } from 'drizzle-orm';
 import type { z } from 'zod';
 import type { searchQuery } from '../../contract/catalog.ts';
-import { queryRows } from '../../db/index.ts';
+import { rowsOf } from '../../db/sql.ts';
 import { tsQuery } from '../catalog/text-query.ts';
 import type { RequestContext } from '../context.ts';
 import { type EngineAnswer, emptyAnswer, FACET_VALUES, fixedFacets, type SortKey } from './engine.ts';
@@ -79,7 +79,7 @@ export async function sqlSearch(
   const rank = text && sort === 'relevance' ? sql`ts_rank(search_doc, ${text})` : sql`0`;
   // One round trip and one pass over the matches: they are materialised with only the
   // small columns that facets and ordering need.
-  const [row] = await queryRows<SqlRow>(
+  const [row] = await rowsOf<SqlRow>(
     ctx.db,
     sql`with m as materialized (
           select id, category_id, seller_id, price_cents, is_digital, is_perishable, rating,
