@@ -26,9 +26,10 @@ import { loadKeyRing } from '../src/modules/auth/keys.ts';
 import { hashPassword } from '../src/modules/auth/passwords.ts';
 import type { StoredParcel } from '../src/modules/checkout/tables.ts';
 import { orderPaidEmail } from '../src/modules/mail/templates.ts';
-import { estimatedDelivery, feeOf } from '../src/modules/orders/service.ts';
 import { paymentSucceededEvent, sandboxPaymentIntent } from '../src/modules/payments/providers/sandbox.ts';
 import { signatureHeader } from '../src/modules/payments/signature.ts';
+import { estimatedDelivery } from '../src/modules/pricing/dates.ts';
+import { platformFeeCents } from '../src/modules/pricing/money.ts';
 import { pct } from './churn.ts';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
@@ -653,7 +654,7 @@ async function ceilingJobs(db: pg.Pool, sessionIds: string[]): Promise<CeilingJo
       shipping_cost_cents: p.shippingCostCents,
       tax_amount_cents: p.taxAmountCents,
       tax_lines: p.taxLines,
-      platform_fee_cents: feeOf(p.subtotalCents - p.discountCents, 250),
+      platform_fee_cents: platformFeeCents(p.subtotalCents - p.discountCents, 250),
       total_amount_cents: p.totalCents,
       item_count: p.items.reduce((n, i) => n + i.quantity, 0),
       estimated_delivery: estimatedDelivery(now, p.originProvince, address.province!),

@@ -50,6 +50,7 @@ import { reviewRoutes } from './modules/reviews/routes.ts';
 import { MemorySearchIndex } from './modules/search/memory-index.ts';
 import { searchRoutes } from './modules/search/routes.ts';
 import { createSearch } from './modules/search/service.ts';
+import { subscribeModules } from './modules/subscriptions.ts';
 import { systemRoutes } from './modules/system/routes.ts';
 
 export const BODY_LIMIT = 1024 * 1024;
@@ -74,6 +75,8 @@ export interface AppOptions {
 export async function buildApp(opts: AppOptions): Promise<FastifyInstance> {
   const { config, database } = opts;
   const now = opts.now ?? (() => new Date());
+  // Each module's handlers of the others' domain events (subscribing again changes nothing).
+  subscribeModules();
   const keys =
     opts.keys ??
     (await loadKeyRing(

@@ -2,7 +2,8 @@
 import { FOLD_BATCH, foldAnalytics } from '../modules/analytics/service.ts';
 import { expireLapsedSessions } from '../modules/checkout/service.ts';
 import { deleteEndedReservations, releaseLapsedReservations } from '../modules/inventory/service.ts';
-import { cancelStalePendingOrders, type OrdersDeps, sendDueRefunds } from '../modules/orders/service.ts';
+import { cancelStalePendingOrders, type OrdersDeps } from '../modules/orders/service.ts';
+import { sendDueRefunds } from '../modules/payments/refunds.ts';
 import type { Job } from './runner.ts';
 
 export function commerceJobs(deps: OrdersDeps): Job[] {

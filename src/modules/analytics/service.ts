@@ -16,6 +16,7 @@ import { rowsOf } from '../../db/sql.ts';
 import { shopNames } from '../auth/sellers.ts';
 import { listItemsByIds } from '../catalog/service.ts';
 import { caller, type RequestContext } from '../context.ts';
+import { torontoDate } from '../pricing/dates.ts';
 import { PLATFORM_SCOPE } from './tables.ts';
 
 const TIME_ZONE = 'America/Toronto';
@@ -40,16 +41,6 @@ function addMonths(iso: string, months: number): string {
   return toIso(target);
 }
 
-/** Today's date in Toronto. */
-export function torontoDay(at: Date): string {
-  return new Intl.DateTimeFormat('en-CA', {
-    timeZone: TIME_ZONE,
-    year: 'numeric',
-    month: '2-digit',
-    day: '2-digit',
-  }).format(at);
-}
-
 /** The first day of the period that ends on `end`. */
 function periodStart(period: AnalyticsPeriod, end: string): string {
   switch (period) {
@@ -72,7 +63,7 @@ export interface Window {
 
 /** The window a query asks for (400 when it is upside down or longer than about three years). */
 export function windowOf(q: AnalyticsQuery, now: Date): Window {
-  const today = torontoDay(now);
+  const today = torontoDate(now);
   let w: Window;
   if (q.start_date) {
     w = { period: 'custom', start: q.start_date, end: q.end_date ?? today };

@@ -273,7 +273,10 @@ export async function removeCoupon(ctx: RequestContext): Promise<Cart> {
  */
 export async function lockedCartForCheckout(ctx: RequestContext, buyerId: string) {
   // The lock, then the lines under it, in one round trip.
-  const [row, lines] = await pipeline(ctx, [(c) => lockCart(c, buyerId, false), (c) => activeLines(c, buyerId)]);
+  const [row, lines] = await pipeline(ctx, [
+    (c) => lockCart(c, buyerId, false),
+    (c) => activeLines(c, buyerId),
+  ]);
   return { couponCode: row.couponCode, lines };
 }
 

@@ -3,6 +3,7 @@ import type { FastifyInstance } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { checkoutParams, checkoutSession, createCheckoutBody } from '../../contract/checkout.ts';
 import { formatCents } from '../../contract/format.ts';
+import { orderIdsOfCheckout } from '../orders/service.ts';
 import { returnPage, stripePage } from './pages.ts';
 import {
   type CheckoutDeps,
@@ -47,7 +48,7 @@ export function checkoutRoutes(deps: CheckoutDeps & { publishableKey: string }) 
           response: { 200: checkoutSession },
         },
       },
-      async (req) => getCheckout(req.ctx, deps.publishableKey, req.params.sessionId),
+      async (req) => getCheckout(req.ctx, deps.publishableKey, req.params.sessionId, orderIdsOfCheckout),
     );
 
     if (deps.provider.name !== 'stripe') return;

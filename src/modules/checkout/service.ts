@@ -16,9 +16,9 @@ import { cartLockOfBuyer, lockedCartForCheckout, quoteLines } from '../cart/serv
 import { caller, inTransaction, type RequestContext } from '../context.ts';
 import { couponProblem, couponUses, lockedCoupon, noSuchCoupon } from '../coupons/service.ts';
 import { lockProducts, releaseCheckout, reserve } from '../inventory/service.ts';
-import { orderIdsOfCheckout } from '../orders/service.ts';
 import { type PaymentProvider, ProviderError } from '../payments/provider.ts';
 import { quote, quoteRefusal } from '../pricing/index.ts';
+import { checkoutMachine } from './states.ts';
 import { checkoutSessions, type StoredParcel } from './tables.ts';
 
 /** How long a checkout holds its stock (../shared/design/decisions.md, "Checkout, payment, orders"). */
@@ -387,11 +387,11 @@ const completeStatement = query('checkout_complete', (db, name) =>
   db
     .update(checkoutSessions)
     .set({
-      status: 'complete',
+      status: checkoutMachine.to('complete'),
       paymentIntentId: sql`${ph('paymentIntentId')}`,
       completedAt: sql`${ph('now')}::timestamptz`,
     })
-    .where(eq(checkoutSessions.id, ph('id')))
+    .where(and(eq(checkoutSessions.id, ph('id')), checkoutMachine.where('complete', checkoutSessions.status)))
     .prepare(name),
 );
 
@@ -419,8 +419,8 @@ const heldUsesStatement = statement<{ n: number }>(
 async function expire(ctx: RequestContext, checkoutId: string): Promise<boolean> {
   const [ended] = await ctx.db
     .update(checkoutSessions)
-    .set({ status: 'expired', expiredAt: ctx.now() })
-    .where(and(eq(checkoutSessions.id, checkoutId), eq(checkoutSessions.status, 'ready_for_payment')))
+    .set({ status: checkoutMachine.to('expire'), expiredAt: ctx.now() })
+    .where(and(eq(checkoutSessions.id, checkoutId), checkoutMachine.where('expire', checkoutSessions.status)))
     .returning({ id: checkoutSessions.id });
   if (ended) await releaseCheckout(ctx, checkoutId);
   return Boolean(ended);
@@ -431,6 +431,8 @@ export async function getCheckout(
   ctx: RequestContext,
   publishableKey: string,
   checkoutId: string,
+  /** The orders module's reading of a checkout's orders (it imports this module, not the reverse). */
+  orderIdsOf: (ctx: RequestContext, checkoutId: string) => Promise<string[]>,
 ): Promise<Session> {
   const me = caller(ctx);
   const row = isRecordId('checkouts', checkoutId)
@@ -439,7 +441,7 @@ export async function getCheckout(
   if (!row || (row.buyerId !== me.id && me.role !== 'admin')) {
     throw notFound(`Checkout session ${checkoutId} not found`);
   }
-  return answer(row, publishableKey, await orderIdsOfCheckout(ctx, row.id));
+  return answer(row, publishableKey, await orderIdsOf(ctx, row.id));
 }
 
 /** A session as the sandbox's page shows it (anyone holding its id, which is its capability). */

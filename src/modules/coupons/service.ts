@@ -8,6 +8,7 @@ import { toUnix } from '../../contract/common.ts';
 import { conflict, notFound } from '../../contract/errors.ts';
 import { insertInto, query, statement } from '../../db/sql.ts';
 import { caller, type RequestContext } from '../context.ts';
+import { torontoDate } from '../pricing/dates.ts';
 import type { DiscountTerms } from '../pricing/index.ts';
 import { couponRedemptions, coupons } from './tables.ts';
 
@@ -15,16 +16,6 @@ type CouponRow = typeof coupons.$inferSelect;
 const ph = sql.placeholder;
 
 const dollars = (cents: number) => `$${(cents / 100).toFixed(2)}`;
-
-/** Today's date (YYYY-MM-DD) in America/Toronto: coupons expire at the end of their last day there. */
-export function torontoDate(now: Date): string {
-  return new Intl.DateTimeFormat('en-CA', {
-    timeZone: 'America/Toronto',
-    year: 'numeric',
-    month: '2-digit',
-    day: '2-digit',
-  }).format(now);
-}
 
 function toCoupon(row: CouponRow, redemptions: number): z.infer<typeof coupon> {
   return {

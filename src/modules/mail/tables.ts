@@ -1,7 +1,7 @@
 import { sql } from 'drizzle-orm';
 import { check, index, integer, pgTable, text, timestamp } from 'drizzle-orm/pg-core';
 
-const MAIL_STATUSES = ['pending', 'sent', 'failed'] as const;
+export const MAIL_STATUSES = ['pending', 'sent', 'failed'] as const;
 
 /**
  * The transactional outbox: every email is a row written in the same transaction as the change

@@ -7,6 +7,7 @@
 import { and, asc, eq, inArray, lte, sql } from 'drizzle-orm';
 import type { Job } from '../../jobs/runner.ts';
 import type { RequestContext } from '../context.ts';
+import { outboxMachine } from './states.ts';
 import { outbox } from './tables.ts';
 import type { MailTransport } from './transports.ts';
 
@@ -74,12 +75,12 @@ export function mailJob(deps: MailJobDeps): Job {
         await ctx.db
           .update(outbox)
           .set({
-            status: 'sent',
+            status: outboxMachine.to('send'),
             sentAt: ctx.now(),
             lastError: null,
             ...(CARRIES_LINK.has(row.kind) ? { textBody: '', htmlBody: '' } : {}),
           })
-          .where(and(eq(outbox.id, row.id), eq(outbox.status, 'pending')));
+          .where(and(eq(outbox.id, row.id), outboxMachine.where('send', outbox.status)));
         ctx.log.debug({ mailId: row.id, kind: row.kind, attempt: row.attempts }, 'mail sent');
         handled++;
       }
@@ -135,7 +136,7 @@ async function recordFailure(ctx: RequestContext, row: ClaimedRow, error: string
     .update(outbox)
     .set(
       final
-        ? { status: 'failed', lastError: error }
+        ? { status: outboxMachine.to('fail'), lastError: error }
         : { nextAttemptAt: new Date(now.getTime() + wait), lastError: error },
     )
     .where(and(eq(outbox.id, row.id), eq(outbox.status, 'pending'), eq(outbox.attempts, row.attempts)));

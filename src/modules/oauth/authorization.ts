@@ -10,8 +10,8 @@ import { type AgentScope, parseScopes, roleCanGrant } from '../../contract/scope
 import type { AuthService } from '../auth/service.ts';
 import { findUser } from '../auth/users.ts';
 import type { RequestContext } from '../context.ts';
+import type { MetadataDocuments } from './clients.ts';
 import { type Client, findClient, OAuthError } from './clients.ts';
-import type { MetadataDocuments } from './metadata-documents.ts';
 import { oauthCodes, oauthRequests } from './tables.ts';
 
 /** How long a person has between opening the authorization and answering the consent. */

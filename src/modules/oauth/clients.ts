@@ -6,7 +6,6 @@ import { isIP } from 'node:net';
 import { eq } from 'drizzle-orm';
 import { AGENT_SCOPES } from '../../contract/scopes.ts';
 import type { RequestContext } from '../context.ts';
-import type { MetadataDocuments } from './metadata-documents.ts';
 import { oauthClients } from './tables.ts';
 
 /** An error answered in the RFC 6749/7591 form `{error, error_description}`. */
@@ -27,6 +26,14 @@ export interface Client {
   redirectUris: string[];
   logoUri: string | undefined;
   clientUri: string | undefined;
+}
+
+/** Client ID metadata documents (metadata-documents.ts fetches them). */
+export interface MetadataDocuments {
+  /** True when `clientId` has the shape of a metadata document's URL. */
+  isDocumentUrl(clientId: string): boolean;
+  /** The client the document at `url` describes; throws OAuthError invalid_client when it cannot be used. */
+  get(url: string): Promise<Client>;
 }
 
 export const MAX_REDIRECT_URIS = 10;

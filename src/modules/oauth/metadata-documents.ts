@@ -10,7 +10,13 @@ import http from 'node:http';
 import https from 'node:https';
 import { isIP } from 'node:net';
 import ipaddr from 'ipaddr.js';
-import { type Client, clientFromMetadata, isLoopbackHost, OAuthError } from './clients.ts';
+import {
+  type Client,
+  clientFromMetadata,
+  isLoopbackHost,
+  type MetadataDocuments,
+  OAuthError,
+} from './clients.ts';
 
 export const DOCUMENT_TIMEOUT_MS = 5000;
 export const DOCUMENT_MAX_BYTES = 64 * 1024;
@@ -36,13 +42,6 @@ export function isPrivateAddress(address: string): boolean {
     else if (v6.parts.slice(0, 6).every((part) => part === 0)) return true;
   }
   return parsed.range() !== 'unicast';
-}
-
-export interface MetadataDocuments {
-  /** True when `clientId` has the shape of a metadata document's URL. */
-  isDocumentUrl(clientId: string): boolean;
-  /** The client the document at `url` describes; throws OAuthError invalid_client when it cannot be used. */
-  get(url: string): Promise<Client>;
 }
 
 export function createMetadataDocuments(opts: { development: boolean }): MetadataDocuments {

@@ -10,9 +10,9 @@ import { signAgentToken, type TokenSettings, unixSeconds, verifyAccessToken } fr
 import { findUser } from '../auth/users.ts';
 import { inTransaction, type RequestContext } from '../context.ts';
 import { randomToken, sha256 } from './authorization.ts';
+import type { MetadataDocuments } from './clients.ts';
 import { findClient, OAuthError } from './clients.ts';
 import { revokeGrants } from './grants.ts';
-import type { MetadataDocuments } from './metadata-documents.ts';
 import { agentGrants, oauthCodes, oauthRefreshTokens } from './tables.ts';
 
 export interface TokenEndpointSettings {

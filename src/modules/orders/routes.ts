@@ -12,6 +12,7 @@ import {
   orderParams,
   shipOrderBody,
 } from '../../contract/orders.ts';
+import { shipFromOf } from '../checkout/service.ts';
 import type { OrdersDeps } from './service.ts';
 import * as ordersService from './service.ts';
 
@@ -104,7 +105,7 @@ export function orderRoutes(deps: OrdersDeps) {
           response: { 200: orderDetail },
         },
       },
-      async (req) => ordersService.confirmPendingOrder(req.ctx, req.params.orderId),
+      async (req) => ordersService.confirmPendingOrder(req.ctx, req.params.orderId, shipFromOf),
     );
 
     app.get(

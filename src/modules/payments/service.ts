@@ -7,15 +7,11 @@ import { AppError, conflict, invalid, notFound } from '../../contract/errors.ts'
 import { pipeline, query } from '../../db/sql.ts';
 import { checkoutIdOfProviderSession, expireCheckout, lockSessionForPayment } from '../checkout/service.ts';
 import { inTransaction, type RequestContext } from '../context.ts';
-import {
-  createFromCheckout,
-  type LockedSession,
-  type OrdersDeps,
-  orderIdsOfCheckout,
-  sendRefund,
-} from '../orders/service.ts';
+import { type OrdersDeps, orderIdsOfCheckout } from '../orders/service.ts';
+import { createFromCheckout, type LockedSession } from '../purchase/flow.ts';
 import { type PaymentEvent, type PaymentProvider, WebhookSignatureError } from './provider.ts';
 import { paymentSucceededEvent, SANDBOX_CARDS, sandboxPaymentIntent } from './providers/sandbox.ts';
+import { sendRefund } from './refunds.ts';
 import { paymentEvents } from './tables.ts';
 
 export interface EventOutcome {

@@ -24,7 +24,7 @@ export const paymentEvents = pgTable(
   (t) => [primaryKey({ columns: [t.provider, t.eventId] })],
 );
 
-const REFUND_STATUSES = ['requested', 'succeeded', 'failed'] as const;
+export const REFUND_STATUSES = ['requested', 'succeeded', 'failed'] as const;
 
 /**
  * A refund: written as an intent in the transaction that decides it (a cancellation, a

@@ -15,17 +15,18 @@ import type {
   requestReturnBody,
 } from '../../contract/returns.ts';
 import { type AuthUser, caller, inTransaction, type RequestContext } from '../context.ts';
-import { returnApprovedEmail, returnRejectedEmail } from '../mail/return-templates.ts';
+import { type EventOf, publish } from '../events.ts';
+import { returnApprovedEmail, returnRefundedEmail, returnRejectedEmail } from '../mail/return-templates.ts';
 import {
   lockOrderForReturn,
   markRefundRequested,
-  type OrdersDeps,
   type ReturnableOrder,
-  refundedCentsOf,
   requestReturnRefund,
-  sendRefund,
-} from '../orders/service.ts';
+} from '../orders/for-returns.ts';
+import type { OrdersDeps } from '../orders/service.ts';
+import { refundedCentsOf, sendRefund } from '../payments/refunds.ts';
 import { mailBuyer } from './mail.ts';
+import { returnMachine } from './states.ts';
 import { type ReturnedItem, returns } from './tables.ts';
 
 export interface ReturnsDeps extends OrdersDeps {
@@ -317,14 +318,15 @@ async function decide(
   tx: RequestContext,
   me: AuthUser,
   returnId: string,
-  set: Pick<ReturnRow, 'status' | 'note'>,
+  decision: 'approve' | 'reject',
+  note: string | null,
 ): Promise<ReturnRow> {
   const row = await decidableReturn(tx, me, returnId);
   await lockOrderForReturn(tx, row.orderId);
   const [updated] = await tx.db
     .update(returns)
-    .set({ ...set, decidedAt: tx.now(), decidedBy: me.id })
-    .where(and(eq(returns.id, returnId), eq(returns.status, 'pending')))
+    .set({ status: returnMachine.to(decision), note, decidedAt: tx.now(), decidedBy: me.id })
+    .where(and(eq(returns.id, returnId), returnMachine.where(decision, returns.status)))
     .returning();
   if (!updated) {
     const [now] = await tx.db
@@ -335,6 +337,11 @@ async function decide(
       `Return ${returnId} is ${now?.status ?? row.status}: only a pending return can be decided`,
     );
   }
+  await publish(tx, {
+    type: `return.${updated.status}` as 'return.approved' | 'return.rejected',
+    returnId,
+    orderId: updated.orderId,
+  });
   return updated;
 }
 
@@ -352,7 +359,7 @@ export async function approveReturn(
 ): Promise<ReturnRequest> {
   const me = caller(ctx);
   const refundId = await inTransaction(ctx, async (tx) => {
-    const approved = await decide(tx, me, returnId, { status: 'approved', note: note || null });
+    const approved = await decide(tx, me, returnId, 'approve', note || null);
     const refund = await requestReturnRefund(tx, {
       orderId: approved.orderId,
       returnId,
@@ -365,7 +372,7 @@ export async function approveReturn(
       .set({
         refundAmountCents: refund.amountCents,
         refundId: refund.refundId ?? null,
-        ...(nothingLeft ? { status: 'refunded' as const, refundedAt: tx.now() } : {}),
+        ...(nothingLeft ? { status: returnMachine.to('refund'), refundedAt: tx.now() } : {}),
       })
       .where(eq(returns.id, returnId))
       .returning();
@@ -388,10 +395,31 @@ export async function rejectReturn(
 ): Promise<ReturnRequest> {
   const me = caller(ctx);
   const row = await inTransaction(ctx, async (tx) => {
-    const rejected = await decide(tx, me, returnId, { status: 'rejected', note });
+    const rejected = await decide(tx, me, returnId, 'reject', note);
     await mailBuyer(tx, rejected, 'rejected', (data) => returnRejectedEmail({ ...data, note }));
     return rejected;
   });
   deps.nudge('mail');
   return answer(ctx, row);
+}
+
+/**
+ * A return's refund succeeded (refund.succeeded, in its transaction): the approved return
+ * becomes refunded, and the buyer is told. A refunded return does not restock.
+ */
+export async function markReturnRefunded(
+  ctx: RequestContext,
+  event: EventOf<'refund.succeeded'>,
+): Promise<void> {
+  if (!event.returnId) return;
+  const [row] = await ctx.db
+    .update(returns)
+    .set({ status: returnMachine.to('refund'), refundedAt: ctx.now() })
+    .where(and(eq(returns.id, event.returnId), returnMachine.where('refund', returns.status)))
+    .returning();
+  if (!row) return;
+  await publish(ctx, { type: 'return.refunded', returnId: row.id, orderId: row.orderId });
+  await mailBuyer(ctx, row, 'refunded', (data) =>
+    returnRefundedEmail({ ...data, refundCents: event.amountCents }),
+  );
 }

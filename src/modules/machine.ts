@@ -1,0 +1,66 @@
+// A lifecycle as a state machine: its states, and the named transitions between them. A service
+// applies a transition as one conditional update (`where status in from`), so two racing
+// changes cannot both apply; an illegal one is a 409 that names the state (refusal). Each
+// lifecycle's machine lives in its module's states.ts; docs/lifecycles.md shows them as tables
+// (test/machines.test.ts keeps the two equal).
+import { inArray, type SQL } from 'drizzle-orm';
+import type { PgColumn } from 'drizzle-orm/pg-core';
+
+export interface Transition<S extends string, A extends string = string> {
+  from: readonly S[];
+  to: S;
+  /** Who may make it, where a person decides (the order's buyer or seller, an admin, the jobs). */
+  by?: readonly A[];
+  /** How the refusal names the change: "can be <past>" (default: the state it leads to). */
+  past?: string;
+}
+
+export interface MachineDefinition<S extends string, T extends string, A extends string> {
+  /** The thing whose life it is, as a person says it ("order", "return"). */
+  name: string;
+  states: readonly S[];
+  transitions: Record<T, Transition<S, A>>;
+  /** A clearer refusal than the default for some (transition, state) pairs. */
+  refusal?: (transition: T, status: S) => string | undefined;
+}
+
+export function defineMachine<S extends string, const T extends string, A extends string = never>(
+  definition: MachineDefinition<S, T, A>,
+) {
+  const { name, states, transitions } = definition;
+  for (const [t, { from, to }] of Object.entries<Transition<S, A>>(transitions)) {
+    for (const s of [...from, to]) {
+      if (!states.includes(s)) throw new Error(`${name} machine: ${t} names an unknown state ${s}`);
+    }
+  }
+  return {
+    name,
+    states,
+    transitions,
+    /** The states a transition leaves from. */
+    from: (t: T): S[] => [...transitions[t].from],
+    /** The state a transition leads to. */
+    to: (t: T): S => transitions[t].to,
+    can: (t: T, status: S): boolean => transitions[t].from.includes(status),
+    /** Whether `actor` may make the transition (one without `by` is the service's own). */
+    allows: (t: T, actor: A): boolean => transitions[t].by?.includes(actor) ?? true,
+    /** The condition of the transition's update: the row is in one of its `from` states. */
+    where: (t: T, column: PgColumn): SQL => inArray(column, [...transitions[t].from]),
+    /** Why a transition does not apply to a thing in `status` (the 409 message). */
+    refusal(t: T, status: S): string {
+      const own = definition.refusal?.(t, status);
+      if (own) return own;
+      const { from, to, past } = transitions[t];
+      const article = /^[aeiou]/.test(from[0] ?? '') ? 'an' : 'a';
+      return `Only ${article} ${from.join(' or ')} ${name} can be ${past ?? to}; this one is ${status}`;
+    },
+    /** The machine as a markdown table: transition, from, to, who (docs/lifecycles.md). */
+    table(): string {
+      const rows = Object.entries<Transition<S, A>>(transitions).map(
+        ([t, { from, to, by }]) =>
+          `| ${t} | ${from.join(', ')} | ${to} | ${by ? by.join(', ') : 'the service'} |`,
+      );
+      return ['| transition | from | to | by |', '| --- | --- | --- | --- |', ...rows].join('\n');
+    },
+  };
+}

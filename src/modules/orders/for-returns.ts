@@ -1,0 +1,80 @@
+// What the returns module may do with orders, and only this: read and lock the order a return is
+// about, mark it as having a refund asked for, and write an approved return's refund.
+import { eq } from 'drizzle-orm';
+import { isRecordId } from '../../contract/common.ts';
+import { notFound } from '../../contract/errors.ts';
+import type { OrderStatus } from '../../contract/orders.ts';
+import type { RequestContext } from '../context.ts';
+import { requestRefund, unrefundedCentsOf } from '../payments/refunds.ts';
+import { itemsOf, soldItems } from './service.ts';
+import { orders } from './tables.ts';
+
+export interface ReturnableOrder {
+  id: string;
+  buyerId: string;
+  sellerId: string;
+  status: OrderStatus;
+  deliveredAt: Date | null;
+  subtotalCents: number;
+  discountCents: number;
+  shippingCostCents: number;
+  taxAmountCents: number;
+  totalAmountCents: number;
+  items: Array<{ productId: string; name: string; quantity: number; unitPriceCents: number }>;
+  /** The total less the refunds requested or made (a failed refund gave nothing back). */
+  unrefundedCents: number;
+}
+
+/**
+ * The order a return is about, locked (FOR UPDATE) in ctx's transaction: its returns and refunds
+ * change one at a time. Every path that changes a return takes this lock first, then the
+ * return's row (one lock order, no deadlock). With `buyerId`, another buyer's order is 404.
+ */
+export async function lockOrderForReturn(
+  ctx: RequestContext,
+  orderId: string,
+  buyerId?: string,
+): Promise<ReturnableOrder> {
+  if (!isRecordId('orders', orderId)) throw notFound(`Order ${orderId} not found`);
+  const [row] = await ctx.db.select().from(orders).where(eq(orders.id, orderId)).for('update');
+  if (!row || (buyerId !== undefined && row.buyerId !== buyerId))
+    throw notFound(`Order ${orderId} not found`);
+  const items = await itemsOf(ctx, orderId);
+  return {
+    id: row.id,
+    buyerId: row.buyerId,
+    sellerId: row.sellerId,
+    status: row.status,
+    deliveredAt: row.deliveredAt,
+    subtotalCents: row.subtotalCents,
+    discountCents: row.discountCents,
+    shippingCostCents: row.shippingCostCents,
+    taxAmountCents: row.taxAmountCents,
+    totalAmountCents: row.totalAmountCents,
+    items: soldItems(items).map(({ imageUrl: _, ...item }) => item),
+    unrefundedCents: await unrefundedCentsOf(ctx, row),
+  };
+}
+
+/** A return was requested: the order says so (`refundRequested`), in ctx's transaction. */
+export async function markRefundRequested(ctx: RequestContext, orderId: string): Promise<void> {
+  await ctx.db.update(orders).set({ refundRequested: true }).where(eq(orders.id, orderId));
+}
+
+/**
+ * Writes the refund of an approved return as an intent in ctx's transaction (the caller holds the
+ * order's lock, lockOrderForReturn): at most `maxCents`, and never more than is left unrefunded
+ * (refunds requested or made count). Answers the amount and the refund's id (none when nothing
+ * is left); the caller sends it with sendRefund after commit.
+ */
+export async function requestReturnRefund(
+  ctx: RequestContext,
+  input: { orderId: string; returnId: string; maxCents: number },
+): Promise<{ refundId: string | undefined; amountCents: number }> {
+  const [row] = await ctx.db.select().from(orders).where(eq(orders.id, input.orderId));
+  if (!row) throw notFound(`Order ${input.orderId} not found`);
+  const amountCents = Math.min(input.maxCents, await unrefundedCentsOf(ctx, row));
+  if (amountCents <= 0) return { refundId: undefined, amountCents: 0 };
+  const refundId = await requestRefund(ctx, row, amountCents, 'return', input.returnId);
+  return { refundId, amountCents };
+}

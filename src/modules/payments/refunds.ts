@@ -1,0 +1,169 @@
+// Refunds: an intent written in the transaction that causes it (a cancellation, an approved
+// return, a payment that made no order), sent to the provider after commit with the refund's id
+// as the idempotency key, and retried by a job until it succeeds or fails for an operator. The
+// refund's success is published (refund.succeeded); the orders and returns modules record it.
+import { and, eq, inArray, lte, sql } from 'drizzle-orm';
+import { randomKey } from '../../contract/common.ts';
+import { inTransaction, type RequestContext } from '../context.ts';
+import { publish } from '../events.ts';
+import { type PaymentProvider, ProviderError } from './provider.ts';
+import { refundMachine } from './states.ts';
+import { refunds } from './tables.ts';
+
+export interface RefundDeps {
+  provider: PaymentProvider;
+  /** Wakes a background job now (the mail just written, a refund to retry). */
+  nudge(job: 'mail' | 'refunds'): void;
+}
+
+/** Writes a refund intent in ctx's transaction; answers its id (also the provider's idempotency key). */
+export async function requestRefund(
+  ctx: RequestContext,
+  /** The order refunded (or the checkout, for a payment that made no order) and its payment. */
+  row: { id: string; paymentIntentId: string },
+  amountCents: number,
+  reason: string,
+  /** The return whose approval asks for it (refunds.return_id is unique: one refund per return). */
+  returnId?: string,
+): Promise<string> {
+  const id = `refund_${randomKey(12)}`;
+  await ctx.db.insert(refunds).values({
+    id,
+    orderId: row.id,
+    paymentIntentId: row.paymentIntentId,
+    amountCents,
+    reason,
+    returnId: returnId ?? null,
+    nextAttemptAt: ctx.now(),
+    createdAt: ctx.now(),
+  });
+  await publish(ctx, {
+    type: 'refund.requested',
+    refundId: id,
+    orderId: row.id,
+    returnId: returnId ?? null,
+    amountCents,
+  });
+  return id;
+}
+
+/** What each order has refunded or has a refund on the way for (requested or made), in cents. */
+export async function refundedCentsOf(ctx: RequestContext, orderIds: string[]): Promise<Map<string, number>> {
+  if (orderIds.length === 0) return new Map();
+  const rows = await ctx.db
+    .select({ orderId: refunds.orderId, cents: sql<number>`sum(${refunds.amountCents})::int` })
+    .from(refunds)
+    .where(and(inArray(refunds.orderId, orderIds), inArray(refunds.status, ['requested', 'succeeded'])))
+    .groupBy(refunds.orderId);
+  return new Map(rows.map((r) => [r.orderId, Number(r.cents)]));
+}
+
+/** What is left to refund of an order: its total less refunds requested or succeeded, not failed. */
+export async function unrefundedCentsOf(
+  ctx: RequestContext,
+  row: { id: string; totalAmountCents: number },
+): Promise<number> {
+  const [sum] = await ctx.db
+    .select({ cents: sql<number>`coalesce(sum(${refunds.amountCents}), 0)::int` })
+    .from(refunds)
+    .where(and(eq(refunds.orderId, row.id), inArray(refunds.status, ['requested', 'succeeded'])));
+  return Math.max(0, row.totalAmountCents - Number(sum?.cents ?? 0));
+}
+
+/**
+ * Waits before the next try of a refund: 1 min, 5 min, 30 min, 2 h, 6 h, 10 h (about 19 hours in
+ * all). Then it is `failed` for an operator: every try uses the same idempotency key, and Stripe
+ * remembers a key for 24 hours only, so a later try could refund twice.
+ */
+const REFUND_BACKOFF_SECONDS = [60, 300, 1800, 7200, 21_600, 36_000];
+const MAX_REFUND_ATTEMPTS = REFUND_BACKOFF_SECONDS.length + 1;
+
+/**
+ * Sends one refund to the provider: claimed first by moving its next attempt forward (so two
+ * instances never send it at once), then sent outside any transaction with the refund's id as
+ * the idempotency key, then recorded: the order's refunded amount and the buyer's email.
+ */
+export async function sendRefund(ctx: RequestContext, deps: RefundDeps, refundId: string): Promise<boolean> {
+  const now = ctx.now();
+  const [claimed] = await ctx.db
+    .update(refunds)
+    .set({
+      attempts: sql`${refunds.attempts} + 1`,
+      nextAttemptAt: sql`${now}::timestamptz + make_interval(secs => (array[${sql.raw(
+        REFUND_BACKOFF_SECONDS.join(','),
+      )}])[least(${refunds.attempts} + 1, ${REFUND_BACKOFF_SECONDS.length})])`,
+    })
+    .where(
+      and(
+        eq(refunds.id, refundId),
+        refundMachine.where('succeed', refunds.status),
+        lte(refunds.nextAttemptAt, now),
+      ),
+    )
+    .returning();
+  if (!claimed) return false;
+  try {
+    const done = await deps.provider.refund({
+      paymentIntentId: claimed.paymentIntentId,
+      amountCents: claimed.amountCents,
+      idempotencyKey: claimed.id,
+    });
+    await inTransaction(ctx, async (tx) => {
+      const [marked] = await tx.db
+        .update(refunds)
+        .set({
+          status: refundMachine.to('succeed'),
+          providerRefundId: done.refundId,
+          completedAt: tx.now(),
+          lastError: null,
+        })
+        .where(and(eq(refunds.id, claimed.id), refundMachine.where('succeed', refunds.status)))
+        .returning();
+      if (!marked) return;
+      // The order's refunded amount, the return's state and the buyer's email: their modules'
+      // subscribers (subscriptions.ts), in this transaction.
+      await publish(tx, {
+        type: 'refund.succeeded',
+        refundId: claimed.id,
+        orderId: claimed.orderId,
+        returnId: claimed.returnId,
+        amountCents: claimed.amountCents,
+      });
+    });
+    deps.nudge('mail');
+    return true;
+  } catch (err) {
+    const message = err instanceof ProviderError ? err.message : 'unexpected error';
+    const giveUp =
+      (err instanceof ProviderError && !err.retryable) || claimed.attempts >= MAX_REFUND_ATTEMPTS;
+    ctx.log.error({ refundId: claimed.id, err: message, giveUp }, 'refund not sent');
+    await inTransaction(ctx, async (tx) => {
+      await tx.db
+        .update(refunds)
+        .set({ lastError: message.slice(0, 500), ...(giveUp ? { status: refundMachine.to('fail') } : {}) })
+        .where(eq(refunds.id, claimed.id));
+      if (giveUp) {
+        await publish(tx, {
+          type: 'refund.failed',
+          refundId: claimed.id,
+          orderId: claimed.orderId,
+          returnId: claimed.returnId,
+          amountCents: claimed.amountCents,
+        });
+      }
+    });
+    return false;
+  }
+}
+
+/** The refunds job's pass: sends the due refunds (at most `limit`). */
+export async function sendDueRefunds(ctx: RequestContext, deps: RefundDeps, limit: number): Promise<number> {
+  const due = await ctx.db
+    .select({ id: refunds.id })
+    .from(refunds)
+    .where(and(eq(refunds.status, 'requested'), lte(refunds.nextAttemptAt, ctx.now())))
+    .orderBy(refunds.nextAttemptAt)
+    .limit(limit);
+  for (const r of due) await sendRefund(ctx, deps, r.id);
+  return due.length;
+}

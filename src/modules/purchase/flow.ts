@@ -1,0 +1,251 @@
+// The purchase flow's last step, in one place: a paid checkout becomes its orders. The steps,
+// in order, all in the transaction that records the payment (payments/service.ts):
+//   1. lock the checkout's session (unless the caller did);
+//   2. refuse, with a refund, a payment that cannot make orders: a second payment of a paid
+//      checkout, a checkout that had ended, a coupon used up meanwhile, another amount;
+//   3. take each parcel's units out of stock (confirmed), or leave it pending;
+//   4. write one order per seller, with its items;
+//   5. count the coupon's use, take what was bought out of the cart, complete the session;
+//   6. publish order.paid and checkout.completed, and write the buyer's email to the outbox.
+// It is the only place orders are created; `(checkout_id, seller_id)` is unique besides.
+import { and, eq } from 'drizzle-orm';
+import { newId } from '../../contract/common.ts';
+import { insertInto } from '../../db/sql.ts';
+import { clearPurchased } from '../cart/service.ts';
+import { completeSession, expireCheckout, lockSessionForPayment } from '../checkout/service.ts';
+import type { StoredAddress } from '../checkout/tables.ts';
+import { inTransaction, type RequestContext } from '../context.ts';
+import { couponLimitReached, redeemCoupon } from '../coupons/service.ts';
+import { publish } from '../events.ts';
+import { commitParcels, lockProducts } from '../inventory/service.ts';
+import { enqueueMail } from '../mail/outbox.ts';
+import { orderPaidEmail, paymentRefundedEmail } from '../mail/templates.ts';
+import { mailOrdersOf, type OrdersDeps, orderIdsOfCheckout } from '../orders/service.ts';
+import { orderItems, orders } from '../orders/tables.ts';
+import { requestRefund } from '../payments/refunds.ts';
+import { refunds } from '../payments/tables.ts';
+import { estimatedDelivery } from '../pricing/dates.ts';
+import { platformFeeCents } from '../pricing/money.ts';
+
+export type PurchaseDeps = Pick<OrdersDeps, 'platformFeeBps'>;
+
+export type PaymentOutcome =
+  | { outcome: 'created'; orderIds: string[] }
+  /** Paid before: its orders; a second, different payment is refunded (the refund's id). */
+  | { outcome: 'already'; orderIds: string[]; refundId?: string }
+  /** No order: paid another amount than quoted, for a session that had ended, or past its coupon's limit; the payment refunded. */
+  | { outcome: 'refused'; refundId: string | undefined }
+  | { outcome: 'unknown_checkout' };
+
+/** A checkout's session locked for its payment (undefined: no such checkout). */
+export type LockedSession = Awaited<ReturnType<typeof lockSessionForPayment>>;
+
+/** The orders of a payment, and their items (db/sql.ts). */
+const insertOrders = insertInto('orders_insert', orders);
+const insertItems = insertInto('order_items_insert', orderItems);
+
+/**
+ * Turns a paid checkout into its orders: one per seller, `confirmed` with the units taken from
+ * the reservation (or `pending` when they cannot be taken any more), the coupon's use counted,
+ * what was bought taken out of the cart, the session completed and the order email written to
+ * the outbox, all in ctx's transaction. A checkout already paid answers its orders and changes
+ * nothing, whatever event reported it; `(checkout_id, seller_id)` is unique besides.
+ */
+export async function createFromCheckout(
+  ctx: RequestContext,
+  deps: PurchaseDeps,
+  payment: { checkoutId: string; paymentIntentId: string; amountCents: number },
+  /** The session, when the caller locked it already (lockSessionForPayment, in ctx's transaction). */
+  locked?: { session: LockedSession },
+): Promise<PaymentOutcome> {
+  return inTransaction(ctx, async (tx) => {
+    const session = locked ? locked.session : await lockSessionForPayment(tx, payment.checkoutId);
+    if (!session) return { outcome: 'unknown_checkout' };
+    if (session.status === 'complete') {
+      const orderIds = await orderIdsOfCheckout(tx, session.id);
+      if (session.paymentIntentId === payment.paymentIntentId || payment.amountCents <= 0) {
+        return { outcome: 'already', orderIds };
+      }
+      // Another payment for a checkout already paid (paid twice, in two tabs): refunded whole,
+      // once (the event id is recorded in this same transaction).
+      tx.log.warn(
+        { checkoutId: session.id, paid: session.paymentIntentId, again: payment.paymentIntentId },
+        'a second payment for a checkout already paid: refunded',
+      );
+      const refundId = await requestRefund(
+        tx,
+        { id: session.id, paymentIntentId: payment.paymentIntentId },
+        payment.amountCents,
+        'duplicate_payment',
+      );
+      return { outcome: 'already', orderIds, refundId };
+    }
+    if (session.status !== 'ready_for_payment') {
+      // A payment for a session that had ended (replaced by a newer checkout, or expired): its
+      // stock and coupon went back, so it makes no order. The session keeps its status; the
+      // whole payment is refunded, once per payment, and the buyer told.
+      tx.log.warn(
+        { checkoutId: session.id, status: session.status, paymentIntentId: payment.paymentIntentId },
+        'a payment for a checkout that had ended: no order, refunded',
+      );
+      return { outcome: 'refused', refundId: await refundWhole(tx, session, payment, 'checkout_closed') };
+    }
+    if (session.couponCode && (await couponLimitReached(tx, session.couponCode, session.buyerId))) {
+      // Counted again here, under the coupon's lock, where the redemption is written: a use
+      // that would pass a limit makes no order, and the payment goes back.
+      tx.log.warn(
+        { checkoutId: session.id, coupon: session.couponCode },
+        'a payment whose coupon reached its limit meanwhile: no order, refunded',
+      );
+      await expireCheckout(tx, session.id);
+      return { outcome: 'refused', refundId: await refundWhole(tx, session, payment, 'coupon_used_up') };
+    }
+    if (payment.amountCents !== session.totalCents) {
+      // The provider charged something else than the quote the orders would record: no order;
+      // the session ends (its stock goes back) and what was paid is refunded.
+      tx.log.error(
+        { checkoutId: session.id, quoted: session.totalCents, paid: payment.amountCents },
+        'the amount paid differs from the quote: no order, the payment is refunded',
+      );
+      await expireCheckout(tx, session.id);
+      const refundId =
+        payment.amountCents > 0
+          ? await requestRefund(
+              tx,
+              { id: session.id, paymentIntentId: payment.paymentIntentId },
+              payment.amountCents,
+              'amount_mismatch',
+            )
+          : undefined;
+      return { outcome: 'refused', refundId };
+    }
+    const now = tx.now();
+    const { phone: _phone, ...address } = session.address as StoredAddress;
+    await lockProducts(
+      tx,
+      session.parcels.flatMap((p) => p.items.map((i) => i.productId)),
+    );
+    // Each parcel's units first (in parcel order, the products locked above), then all the
+    // orders in one insert and all their items in another.
+    const committed = await commitParcels(
+      tx,
+      session.id,
+      session.parcels.map((p) => p.items.map((i) => ({ productId: i.productId, quantity: i.quantity }))),
+    );
+    const ids = session.parcels.map(() => newId('orders'));
+    const rows = session.parcels.map((parcel, n) => ({
+      id: ids[n]!,
+      checkoutId: session.id,
+      buyerId: session.buyerId,
+      sellerId: parcel.sellerId,
+      status: committed[n] ? ('confirmed' as const) : ('pending' as const),
+      subtotalCents: parcel.subtotalCents,
+      discountCents: parcel.discountCents,
+      shippingCostCents: parcel.shippingCostCents,
+      taxAmountCents: parcel.taxAmountCents,
+      taxLines: parcel.taxLines,
+      platformFeeCents: platformFeeCents(parcel.subtotalCents - parcel.discountCents, deps.platformFeeBps),
+      totalAmountCents: parcel.totalCents,
+      shippingAddress: address,
+      paymentIntentId: payment.paymentIntentId,
+      stockCommitted: committed[n]!,
+      itemCount: parcel.items.reduce((k, i) => k + i.quantity, 0),
+      estimatedDelivery: estimatedDelivery(now, parcel.originProvince, address.province),
+      createdAt: now,
+      confirmedAt: committed[n] ? now : null,
+    }));
+    const items = session.parcels.map((parcel, n) =>
+      parcel.items.map((item, position) => ({
+        orderId: ids[n]!,
+        productId: item.productId,
+        name: item.name,
+        quantity: item.quantity,
+        unitPriceCents: item.unitPriceCents,
+        imageUrl: item.imageUrl,
+        position,
+      })),
+    );
+    // What is written here is not read back (the rows are those above): these statements, and
+    // the ones below, go out with the commit (db/batching-client.ts).
+    await insertOrders.later(tx.db, rows);
+    await insertItems.later(tx.db, items.flat());
+    const created = rows.map((row, n) => ({ ...row, trackingNumber: null, carrier: null, items: items[n]! }));
+    // Nothing of the session is held any more: each parcel's reservations were committed, or
+    // released when its stock could not be taken.
+    if (session.couponCode) await redeemCoupon(tx, session.couponCode, session.buyerId, created[0]!.id);
+    await clearPurchased(
+      tx,
+      session.buyerId,
+      session.parcels.flatMap((p) => p.items),
+      session.couponCode,
+    );
+    await completeSession(tx, session.id, payment.paymentIntentId);
+    for (const row of rows) {
+      await publish(tx, {
+        type: 'order.paid',
+        orderId: row.id,
+        checkoutId: session.id,
+        buyerId: row.buyerId,
+        sellerId: row.sellerId,
+        status: row.status,
+      });
+    }
+    await publish(tx, {
+      type: 'checkout.completed',
+      checkoutId: session.id,
+      buyerId: session.buyerId,
+      orderIds: ids,
+    });
+
+    // The names were read with the session (lockSessionForPayment).
+    const buyer = session.mailNames.buyer;
+    if (buyer) {
+      const mailOrders = await mailOrdersOf(tx, created, new Map(Object.entries(session.mailNames.shops)));
+      await enqueueMail(tx, {
+        dedupeKey: `order-paid:${session.id}`,
+        kind: 'order-paid',
+        to: buyer.email,
+        ...orderPaidEmail({
+          buyerName: buyer.name,
+          orders: mailOrders,
+          totalCents: session.totalCents,
+        }),
+      });
+    }
+    return { outcome: 'created', orderIds: created.map((o) => o.id) };
+  });
+}
+
+/**
+ * The refund of a whole payment that made no order (its checkout had ended, or its coupon was
+ * used up), with the buyer's email saying so; written once per payment (the session is locked).
+ */
+async function refundWhole(
+  tx: RequestContext,
+  session: NonNullable<LockedSession>,
+  payment: { paymentIntentId: string; amountCents: number },
+  reason: 'checkout_closed' | 'coupon_used_up',
+): Promise<string | undefined> {
+  if (payment.amountCents <= 0) return undefined;
+  const [before] = await tx.db
+    .select({ id: refunds.id })
+    .from(refunds)
+    .where(and(eq(refunds.orderId, session.id), eq(refunds.paymentIntentId, payment.paymentIntentId)));
+  if (before) return undefined;
+  const refundId = await requestRefund(
+    tx,
+    { id: session.id, paymentIntentId: payment.paymentIntentId },
+    payment.amountCents,
+    reason,
+  );
+  const buyer = session.mailNames.buyer;
+  if (buyer) {
+    await enqueueMail(tx, {
+      dedupeKey: `payment-refunded:${payment.paymentIntentId}`,
+      kind: 'payment-refunded',
+      to: buyer.email,
+      ...paymentRefundedEmail({ buyerName: buyer.name, amountCents: payment.amountCents, reason }),
+    });
+  }
+  return refundId;
+}

@@ -1,0 +1,11 @@
+// Who hears which domain event (events.ts): one list, so a reader sees every consequence of a
+// change in one place. Each handler runs in the transaction that published the event.
+import { subscribe } from './events.ts';
+import { recordRefundOnOrder } from './orders/service.ts';
+import { markReturnRefunded } from './returns/service.ts';
+
+export function subscribeModules(): void {
+  // A refund the provider confirmed: the order's refunded amount and email; a return's state.
+  subscribe('refund.succeeded', recordRefundOnOrder);
+  subscribe('refund.succeeded', markReturnRefunded);
+}
