@@ -126,7 +126,11 @@ describe('src/db/functions', () => {
           `${name} in the migrated database differs from ${file.path}: either a migration changed it ` +
           'without its file (copy that definition into the file), or the file was edited without a ' +
           `migration (run \`${fix}\`).`;
-        if (error) expect.fail(`${why}\nRunning the file over the database failed: ${String(error)}`);
+        if (error) {
+          // Drizzle's error quotes the whole file; PostgreSQL's own is its cause.
+          const cause = error instanceof Error && error.cause instanceof Error ? error.cause : error;
+          expect.fail(`${why}\nRunning the file over the database failed: ${String(cause)}`);
+        }
         if (after.length !== before.length) {
           expect.fail(
             `${why}\nThe file leaves ${after.length} functions named ${name} where the database has ` +
