@@ -1,0 +1,99 @@
+-- Adds up to p_limit pending analytics_changes (the oldest) to the rollups and deletes them, in one
+-- transaction under one lock; answers how many. Called by the analytics service (foldAnalytics in
+-- src/modules/analytics/service.ts: before every read, and by the analytics job).
+CREATE OR REPLACE FUNCTION portage_analytics_fold(p_limit int, p_wait boolean DEFAULT true) RETURNS int
+LANGUAGE plpgsql AS $$
+DECLARE
+  batch analytics_changes[];
+  k record;
+  -- The buyers' days' changes to the totals: day rows holding only their customer counts.
+  customer_days analytics_totals[] := '{}';
+BEGIN
+  IF p_wait THEN
+    PERFORM pg_advisory_xact_lock(hashtext('analytics:fold'));
+  ELSIF NOT pg_try_advisory_xact_lock(hashtext('analytics:fold')) THEN
+    RETURN 0;
+  END IF;
+  WITH taken AS (
+    DELETE FROM analytics_changes
+      WHERE seq IN (SELECT seq FROM analytics_changes ORDER BY seq LIMIT p_limit)
+      RETURNING analytics_changes AS ch
+  )
+  SELECT array_agg(ch ORDER BY (ch).seq) INTO batch FROM taken;
+  IF batch IS NULL THEN RETURN 0; END IF;
+
+  -- Buyers' days: each (scope, buyer, day) once, by its net change.
+  FOR k IN
+    SELECT s.scope, b.buyer_id, b.day, s.shard, sum(b.orders)::int AS delta
+      FROM unnest(batch) b
+      CROSS JOIN LATERAL (VALUES ('*'::text, hashtext(b.buyer_id) & 15), (b.seller_id, 0)) AS s(scope, shard)
+      WHERE b.kind = 'order'
+      GROUP BY s.scope, b.buyer_id, b.day, s.shard
+      HAVING sum(b.orders) <> 0
+      ORDER BY s.scope COLLATE "C", b.buyer_id COLLATE "C", b.day
+  LOOP
+    customer_days := customer_days || ARRAY(
+      SELECT ROW(k.scope, 'day', d.on_day, k.shard, 0, 0, 0, d.d_customers, d.d_new, d.d_continued, 0, 0)::analytics_totals
+        FROM portage_analytics_customer_change(k.scope, k.buyer_id, k.day, k.delta) d);
+  END LOOP;
+
+  INSERT INTO analytics_totals AS t (scope, grain, start, shard, orders, revenue_cents, items,
+      customers, new_customers, continued_customers, sessions_created, sessions_paid)
+    SELECT x.scope, g.grain, CASE g.grain WHEN 'day' THEN x.day ELSE portage_analytics_month(x.day) END, x.shard,
+        sum(x.orders), sum(x.revenue), sum(x.items), sum(x.customers), sum(x.new_customers),
+        sum(x.continued), sum(x.created), sum(x.paid)
+      FROM (
+        SELECT s.scope, b.day, s.shard, b.orders::int AS orders, b.revenue_cents AS revenue, b.items,
+            0 AS customers, 0 AS new_customers, 0 AS continued, 0 AS created, 0 AS paid
+          FROM unnest(batch) b
+          CROSS JOIN LATERAL (VALUES ('*'::text, hashtext(b.buyer_id) & 15), (b.seller_id, 0)) AS s(scope, shard)
+          WHERE b.kind IN ('order', 'refund')
+        UNION ALL
+        SELECT s.scope, b.day, s.shard, 0, 0, 0, 0, 0, 0, b.sessions_created, b.sessions_paid
+          FROM unnest(batch) b
+          JOIN checkout_sessions cs ON cs.id = b.ref
+          CROSS JOIN LATERAL (
+            SELECT '*' AS scope, hashtext(b.buyer_id) & 15 AS shard
+            UNION
+            SELECT p->>'sellerId', 0 FROM jsonb_array_elements(cs.parcels) p
+          ) s
+          WHERE b.kind = 'session'
+        UNION ALL
+        SELECT c.scope, c.start, c.shard, 0, 0, 0, c.customers, c.new_customers, c.continued_customers, 0, 0
+          FROM unnest(customer_days) c
+      ) x
+      CROSS JOIN (VALUES ('day'), ('month')) AS g(grain)
+      GROUP BY 1, 2, 3, 4
+      HAVING (sum(x.orders), sum(x.revenue), sum(x.items), sum(x.customers), sum(x.new_customers),
+          sum(x.continued), sum(x.created), sum(x.paid)) <> (0, 0, 0, 0, 0, 0, 0, 0)
+      ORDER BY x.scope COLLATE "C", g.grain, 3, x.shard
+  ON CONFLICT (scope, grain, start, shard) DO UPDATE SET
+    orders = t.orders + EXCLUDED.orders,
+    revenue_cents = t.revenue_cents + EXCLUDED.revenue_cents,
+    items = t.items + EXCLUDED.items,
+    customers = t.customers + EXCLUDED.customers,
+    new_customers = t.new_customers + EXCLUDED.new_customers,
+    continued_customers = t.continued_customers + EXCLUDED.continued_customers,
+    sessions_created = t.sessions_created + EXCLUDED.sessions_created,
+    sessions_paid = t.sessions_paid + EXCLUDED.sessions_paid;
+
+  -- Products: an order's items, counted with its sign, read once for days and months.
+  WITH sold AS (
+    SELECT i.product_id, b.day, b.seller_id, sum(b.orders * i.quantity) AS units,
+        sum(b.orders * i.quantity::bigint * i.unit_price_cents) AS revenue
+      FROM unnest(batch) b JOIN order_items i ON i.order_id = b.ref
+      WHERE b.kind = 'order'
+      GROUP BY 1, 2, 3
+  ), days AS (
+    INSERT INTO analytics_product_days AS t (product_id, day, seller_id, units, revenue_cents)
+      SELECT product_id, day, seller_id, units, revenue FROM sold ORDER BY 1, 2
+    ON CONFLICT (product_id, day) DO UPDATE
+      SET units = t.units + EXCLUDED.units, revenue_cents = t.revenue_cents + EXCLUDED.revenue_cents
+  )
+  INSERT INTO analytics_product_months AS t (product_id, month, seller_id, units, revenue_cents)
+    SELECT product_id, portage_analytics_month(day), seller_id, sum(units), sum(revenue)
+      FROM sold GROUP BY 1, 2, 3 ORDER BY 1, 2
+  ON CONFLICT (product_id, month) DO UPDATE
+    SET units = t.units + EXCLUDED.units, revenue_cents = t.revenue_cents + EXCLUDED.revenue_cents;
+  RETURN array_length(batch, 1);
+END $$;

@@ -1,0 +1,15 @@
+-- Sets products.changed_at, which the search index sync reads, only when a column that index
+-- reads changes (COLUMNS in src/modules/search/index-sync.ts: keep them in step); stock updates stay HOT.
+-- Runs from trigger products_changed (BEFORE UPDATE ON products, each row).
+CREATE OR REPLACE FUNCTION portage_products_changed() RETURNS trigger LANGUAGE plpgsql AS $$
+BEGIN
+  IF (NEW.id, NEW.category_id, NEW.seller_id, NEW.price_cents, NEW.is_digital, NEW.is_perishable,
+      NEW.rating, NEW.units_sold_30d, NEW.created_at, NEW.status, NEW.title, NEW.keywords, NEW.description)
+     IS DISTINCT FROM
+     (OLD.id, OLD.category_id, OLD.seller_id, OLD.price_cents, OLD.is_digital, OLD.is_perishable,
+      OLD.rating, OLD.units_sold_30d, OLD.created_at, OLD.status, OLD.title, OLD.keywords, OLD.description)
+  THEN
+    NEW.changed_at := clock_timestamp();
+  END IF;
+  RETURN NEW;
+END $$;
