@@ -9,7 +9,7 @@
 // a custom window in the past, and a top seller's GET /sellers/me/analytics?period=year, with
 // CPU ms per request of the service and of PostgreSQL. Last, what the triggers add to a
 // payment's writes (an order, its items, its session completed), measured with them on and off.
-// See docs/bench-analytics.md.
+// See docs/performance.md "Analytics".
 //
 //   npm run bench:analytics
 //   npm run bench:analytics -- --orders 1000000 --requests 200 --warmup 20

@@ -4,7 +4,7 @@
 // the sandbox's pay call and of POST /webhooks/payments, next to the ceiling measured in the same
 // run: a bare SQL transaction per payment writing the rows the webhook writes, on a pg pool of
 // the service's size at the same concurrency. After each run it counts oversold units and
-// checks stock, reservations and orders against each other. See docs/bench-checkout.md.
+// checks stock, reservations and orders against each other. See docs/performance.md "Checkout".
 //
 //   npm run bench:checkout
 //   npm run bench:checkout -- --buyers 2000 --concurrency 16 --runs 3
