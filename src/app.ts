@@ -88,7 +88,7 @@ export async function buildApp(opts: AppOptions): Promise<FastifyInstance> {
   const app = Fastify({
     logger: opts.logger ?? loggerOptions(config.logLevel),
     bodyLimit: BODY_LIMIT,
-    // Requests that stall are cut (../shared/design/decisions.md, "Hardening"): the whole
+    // Requests that stall are cut (docs/decisions.md "Security"): the whole
     // request within 30 s, its headers within 10 s; idle keep-alive connections after 72 s.
     requestTimeout: requestMs,
     keepAliveTimeout: 72_000,

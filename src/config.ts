@@ -12,7 +12,7 @@ export type AppEnv = (typeof APP_ENVS)[number];
  * fewer than the requests one instance serves at once. A transaction waits on this process
  * between its statements; with 10 connections and 16 checkouts at a time, about half the
  * connections sat idle in a transaction, waiting on the event loop, while other requests queued
- * for one (docs/bench-checkout.md).
+ * for one (docs/performance.md "Checkout").
  */
 export const DEFAULT_POOL_SIZE = 20;
 
@@ -65,7 +65,7 @@ export interface Config {
   mail: MailConfig;
   /** Whether this instance runs the background jobs (reservation expiry, pending orders, outbox, refunds). */
   jobs: boolean;
-  /** A delivered order may be returned until this many days after its delivery (README "Returns"). */
+  /** A delivered order may be returned until this many days after its delivery (docs/api.md "Returns"). */
   returnWindowDays: number;
 }
 

@@ -1,5 +1,5 @@
-// Account emails (../shared/spec/interface.md 5.10; ../shared/design/decisions.md "Accounts and
-// sessions", "Mail"): the verification link written at registration, the password reset by
+// Account emails (docs/api.md "Account emails", "Mail"):
+// the verification link written at registration, the password reset by
 // email, their pages, and their links: random, hashed in storage, single use, expiring.
 import { createHash } from 'node:crypto';
 import { readFile } from 'node:fs/promises';

@@ -1,6 +1,6 @@
 // The pages of the account emails' links in headless Chromium, used as a person uses them:
 // open the link from the email, press the button or type the new password twice, read the
-// answer; then check the account through the API (README "Account emails").
+// answer; then check the account through the API (docs/api.md "Account emails").
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { and, desc, eq } from 'drizzle-orm';

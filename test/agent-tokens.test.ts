@@ -1,4 +1,4 @@
-// Agents' tokens on the API (../shared/design/decisions.md "Remote agents"): accepted only on
+// Agents' tokens on the API (docs/api.md "Remote agents"): accepted only on
 // the routes that back a tool of a scope the token holds, refused once the grant is revoked,
 // never renewed at /auth/refresh; a user's own token is unchanged.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';

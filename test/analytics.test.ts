@@ -2,8 +2,8 @@
 // (payments, a cancellation, a partial refund, an abandoned checkout), new and returning
 // customers across the window's edge, Toronto day edges on a frozen clock, the top lists'
 // order and cap, who may ask, and the rollups equal to a recomputation from the base tables
-// after a mixed sequence including racing payments (README "Analytics";
-// ../shared/design/decisions.md "Analytics").
+// after a mixed sequence including racing payments (docs/api.md "Analytics";
+// docs/decisions.md "Analytics").
 import { eq, sql } from 'drizzle-orm';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';

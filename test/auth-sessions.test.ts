@@ -1,6 +1,6 @@
 // Sessions end: a token chain descends from one sign-in (`auth_time`) and is not renewed past
 // SESSION_MAX_AGE_SECONDS; "log out everywhere" revokes every token; a token issued in the
-// future is refused (../shared/design/decisions.md "Accounts and sessions").
+// future is refused (docs/decisions.md "Accounts").
 import { eq } from 'drizzle-orm';
 import { decodeJwt, importPKCS8, SignJWT } from 'jose';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';

@@ -134,7 +134,8 @@ describe('POST /auth/login', () => {
 
   it('spends one Argon2id verification, at the same cost, on an unknown email as on a wrong password', async () => {
     // What keeps the two failures alike in time is the work done, so the work is what is
-    // asserted; the times themselves are measured by `npm run bench:login` (docs/bench-login.md).
+    // asserted; the times themselves are measured by `npm run bench:login`
+    // (docs/performance.md "Failed logins").
     const b = await buyer(t.api);
     const verifications = async (email: string) => {
       argon2Verify.mockClear();

@@ -1,5 +1,5 @@
 // GET /products `total`: the number of products that match, for the caller, at the moment
-// of the request. Totals are remembered between requests (README "Catalog"), so these tests
+// of the request. Totals are remembered between requests (docs/api.md "Catalog"), so these tests
 // change what matches in every way a product can change, through the API and straight in the
 // database (as another instance would), and ask again with one-product pages, whose total
 // is never known from the page itself.

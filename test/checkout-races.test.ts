@@ -1,8 +1,8 @@
 // Checkout and payment under races: buyers racing for the last units over a real socket, the
 // webhook delivered twice at once, replayed, re-sent under a new event id, badly signed; one
 // buyer's checkouts racing; two API instances on one PostgreSQL running the jobs together
-// (README "Checkout", "Payments"; ../shared/design/decisions.md, "Checkout, payment, orders",
-// "Background jobs").
+// (docs/api.md "Stock holds", "Payments";
+// docs/decisions.md "Checkout and holds", "Background jobs").
 import { eq, sql } from 'drizzle-orm';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -387,7 +387,7 @@ describe("one buyer's checkouts racing", () => {
       const both = await Promise.all([checkout(st.api, b), checkout(st.api, b)]);
       const seen = expectHonest(both);
       // One opens the session. The other gets that session back (200), or, while it is still
-      // being opened, 409 as a repeated request still running does (README "Idempotency").
+      // being opened, 409 as a repeated request still running does (docs/api.md "Idempotency").
       const opened = both.filter((r) => r.status === 201);
       expect(opened, seen).toHaveLength(1);
       const session = opened[0]!.body;

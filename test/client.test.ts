@@ -414,7 +414,7 @@ describe('an unreachable service', () => {
   });
 });
 
-// ../shared/design/decisions.md ("Hardening"): tokens, passwords and URL userinfo are masked
+// docs/decisions.md "Agents (MCP)": tokens, passwords and URL userinfo are masked
 // in every error and log.
 describe('credentials never appear in an error', () => {
   /** Everything a caller could print of an error: message, JSON, stack and causes. */

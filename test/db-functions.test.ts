@@ -7,7 +7,8 @@ import { readdirSync, readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { sql } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type Db, queryRows } from '../src/db/index.ts';
+import type { Db } from '../src/db/index.ts';
+import { rowsOf } from '../src/db/sql.ts';
 import { type TestDatabase, testDatabase } from './helpers/db.ts';
 
 const DIR = fileURLToPath(new URL('../src/db/functions/', import.meta.url));
@@ -38,7 +39,7 @@ const files: FunctionFile[] = readdirSync(DIR)
 
 /** The SQL and PL/pgSQL functions of the public schema that no extension owns, as PostgreSQL renders them. */
 async function definitions(db: Db, name?: string): Promise<Array<{ name: string; def: string }>> {
-  return await queryRows<{ name: string; def: string }>(
+  return await rowsOf<{ name: string; def: string }>(
     db,
     sql`select p.proname as name, pg_get_functiondef(p.oid) as def
           from pg_proc p

@@ -2,7 +2,7 @@
 // input (nasty text, wrong types, huge numbers, deep nesting, long ids, bad escapes, duplicate
 // and unknown parameters, wrong content types, empty bodies) as anonymous, buyer, seller and
 // admin. No answer may be a 5xx, every refusal must be exactly the error model, and no body may
-// carry a stack trace, a file path or SQL (../shared/design/architecture.md, "Principles").
+// carry a stack trace, a file path or SQL (docs/decisions.md "Principles").
 // The test walks /openapi.json: a route added tomorrow is fuzzed without editing this file.
 // Deterministic: a fixed seed picks the sample (FUZZ_SEED and FUZZ_SAMPLE widen a manual run).
 import net from 'node:net';

@@ -1,5 +1,5 @@
 // The framework's own refusals, hostile input and stalled requests all end in the error
-// model, never a 500 or a stack (../shared/design/decisions.md, "Hardening").
+// model, never a 500 or a stack (docs/decisions.md "Security").
 import net from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type Answer, buyer, listen, type TestApp, testApp } from './helpers/app.ts';

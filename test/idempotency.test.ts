@@ -1,5 +1,5 @@
-// Idempotency-Key on POST requests (../shared/design/decisions.md, "Checkout, payment,
-// orders"; src/http/idempotency.ts): replays, conflicts, races, expiry, what is not stored.
+// Idempotency-Key on POST requests (docs/api.md "Idempotency"; src/http/idempotency.ts):
+// replays, conflicts, races, expiry, what is not stored.
 // The app is the real one (buildApp), with a few routes of its own added before it starts, for
 // what no real route does on demand: a server error, an answer over 1 MiB, a handler that
 // waits until the test lets it go.

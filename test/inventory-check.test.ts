@@ -1,5 +1,5 @@
 // check_inventory over HTTP against a real database: what can be bought now, and that the cart
-// refuses by the same count (../shared/design/decisions.md, "Cart, coupons, stock").
+// refuses by the same count (docs/api.md "Cart and coupons").
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { SignedIn, TestApp } from './helpers/app.ts';
 import { testApp } from './helpers/app.ts';

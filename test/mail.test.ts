@@ -1,6 +1,6 @@
 // The mail outbox and its worker against a real database, a real SMTP server (smtp-server on a
 // local port) and real .eml files; the order email templates
-// (../shared/design/decisions.md, "Mail" and "Background jobs").
+// (docs/decisions.md "Mail" and "Background jobs").
 import { mkdtemp, readdir, readFile, rm, stat } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';

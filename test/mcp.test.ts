@@ -539,7 +539,7 @@ describe('tokens', () => {
     failed(await call(client, 'search_products', { query: word }), 'AUTH_ERROR', 401);
   });
 
-  // ../shared/design/decisions.md ("Hardening"): the tool server never puts a credential in a
+  // docs/decisions.md "Agents (MCP)": the tool server never puts a credential in a
   // message, on stdout or stderr.
   it('a token with a line break and a SERVICE_URL with a password: errors name neither', async () => {
     const b = await buyer(t.api, 'leaky');

@@ -1,7 +1,7 @@
 // The authorization pages in headless Chromium, used as a person uses them: an agent sends the
 // browser to /oauth/authorize; the person signs in, reads what the agent asks for, and allows
 // (or denies); the browser lands on the agent's redirect URI (a local server here) with a code
-// the agent exchanges for a token that calls the API (README "Remote agents").
+// the agent exchanges for a token that calls the API (docs/api.md "OAuth authorization server").
 import { createServer, type Server } from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { listen, type SignedIn, type TestApp, testApp } from './helpers/app.ts';

@@ -1,4 +1,5 @@
-// Portage as the OAuth 2.1 authorization server for its own users (README "Remote agents"):
+// Portage as the OAuth 2.1 authorization server for its own users
+// (docs/api.md "OAuth authorization server"):
 // metadata, the authorization pages, PKCE, redirect URIs, codes, rotating refresh tokens,
 // registration, revocation and the person's list of agents, over the real app and database.
 import { createServer, type Server } from 'node:http';

@@ -1,8 +1,8 @@
 // The order lifecycle over HTTP on a real database: a paid two-seller cart becomes one order per
 // seller; listing and visibility; shipping, delivery and cancellation with its refund; a paid
 // checkout whose reservation lapsed and whose stock is gone (pending); expiry; a declined card;
-// the order email leaving the outbox (README "Orders"; ../shared/design/decisions.md,
-// "Checkout, payment, orders", "The 14th tool", "Background jobs", "Mail").
+// the order email leaving the outbox (docs/api.md "Orders", "Order states", "Mail";
+// docs/operations.md "Background jobs").
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';

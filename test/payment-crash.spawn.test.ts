@@ -1,8 +1,7 @@
 // A crash between receiving a payment event and committing it: the real service runs as a child
 // process on PostgreSQL, the webhook's transaction is held on the buyer's cart lock by another
 // connection, the process is killed (SIGKILL), and the provider's redelivery to a restarted
-// service makes exactly one set of orders (README "Payments"; ../shared/design/decisions.md,
-// "Checkout, payment, orders").
+// service makes exactly one set of orders (docs/api.md "Payments").
 import { type ChildProcess, spawn } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import net from 'node:net';

@@ -1,5 +1,5 @@
 // The money math, checked against amounts worked out by hand (never recomputed with the code
-// under test). Rules: ../shared/design/decisions.md, "Checkout, payment, orders".
+// under test). Rules: docs/api.md "Pricing".
 import { describe, expect, it } from 'vitest';
 import { PROVINCES, type Province } from '../src/contract/common.ts';
 import { AppError } from '../src/contract/errors.ts';

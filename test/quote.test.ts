@@ -1,6 +1,5 @@
 // The pricing quote of a purchase (one parcel per seller), checked against figures worked out
-// by hand, never recomputed with the code under test. Rules: ../shared/design/decisions.md,
-// "Checkout, payment, orders".
+// by hand, never recomputed with the code under test. Rules: docs/api.md "Pricing".
 import { describe, expect, it } from 'vitest';
 import type { Province } from '../src/contract/common.ts';
 import { AppError } from '../src/contract/errors.ts';

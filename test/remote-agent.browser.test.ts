@@ -5,7 +5,7 @@
 // (dynamically, or by its client ID metadata document served from its own web server); the
 // person signs in and allows on the pages in headless Chromium; the SDK exchanges the code,
 // shops and checks out through the tools, refreshes its token when it expires, and meets 401
-// once the person takes the access back (README "Remote agents").
+// once the person takes the access back (docs/api.md "Remote agents").
 import {
   Client,
   StreamableHTTPClientTransport,

@@ -1,5 +1,5 @@
-// Returns over HTTP on a real database (README "Returns"; ../shared/design/decisions.md "Returns
-// and reviews"): the window on a frozen clock at its edges, estimates to the cent (a coupon, tax,
+// Returns over HTTP on a real database (docs/api.md "Returns"; docs/decisions.md "Returns"):
+// the window on a frozen clock at its edges, estimates to the cent (a coupon, tax,
 // partial and whole returns), one open return per order, who may see and decide a return, and the
 // refund path with the sandbox provider: approve -> refund sent -> return refunded, order
 // refundedCents, the buyer's emails in the outbox, no restock.

@@ -2,7 +2,7 @@
 // per product (also when submitted twice at once), links held for moderation, the admin's
 // publish and reject, and the product's and seller's rating/reviewCount against a
 // recomputation from the reviews themselves, after concurrent submissions and moderation
-// (README "Reviews"; ../shared/design/decisions.md "Returns and reviews").
+// (docs/api.md "Reviews"; docs/decisions.md "Reviews").
 import { eq, sql } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { sellerProfiles } from '../src/modules/auth/tables.ts';

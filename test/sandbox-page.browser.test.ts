@@ -1,7 +1,7 @@
 // The sandbox's payment page in headless Chromium, used as a person uses it: open the
 // session's sessionUrl, read the order summary, type the card, pay, read the confirmation;
 // then check the orders through the API. Also the declined card, an expired session, a
-// seller's title that tries to run script, and the page's CSP (README "Payments").
+// seller's title that tries to run script, and the page's CSP (docs/api.md "Paying").
 import type { Locator } from 'playwright-core';
 import { describe, expect, it } from 'vitest';
 import { dollars, PAGE_CSP } from '../src/modules/payments/sandbox-page.ts';

@@ -1,5 +1,5 @@
 // The in-process search index under churn: a seller rewriting descriptions with new words
-// over and over must not grow the process (../shared/design/decisions.md "Hardening"),
+// over and over must not grow the process (docs/decisions.md "Search"),
 // and searches stay right while dead entries are reclaimed and their ordinals reused.
 // The index's counters are read from an instance of our own over the same database (a
 // second instance, as another API process would be); the answers are the app's, over HTTP.

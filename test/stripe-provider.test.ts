@@ -1,6 +1,6 @@
 // The Stripe provider through the official SDK against a local server speaking Stripe's wire
 // format (test/helpers/fake-stripe.ts); webhook events are signed by the SDK's own test helper.
-// No database: this is the provider alone (README "Payments: Stripe").
+// No database: this is the provider alone (docs/api.md "Stripe").
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import type { PaymentsConfig } from '../src/config.ts';
 import {

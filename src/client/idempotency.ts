@@ -1,5 +1,5 @@
-// The Idempotency-Key of create_checkout (../shared/spec/interface.md section 4.2 behaviour 2;
-// ../shared/design/decisions.md "Checkout, payment, orders": the same key with the same body
+// The Idempotency-Key of create_checkout (docs/api.md "Agent tools";
+// docs/api.md "Idempotency": the same key with the same body
 // replays the first answer for 24 hours, with another body it is 409 CONFLICT).
 //
 // An agent retries a call whose answer it did not get (a timeout, a dropped connection, a

@@ -1,6 +1,6 @@
 // Typed HTTP client of the Portage API, built on the wire contract (src/contract) and
 // nothing else, so the tool server and any other program can use it. It follows the
-// client rules of ../shared/spec/interface.md section 7: renew an expired token once
+// client rules of docs/api.md "Typed client": renew an expired token once
 // through /auth/refresh, retry RATE_LIMIT with backoff, retry nothing else, and say plainly
 // when the service cannot be reached.
 import type { z } from 'zod';

@@ -1,4 +1,4 @@
-// Credentials out of every message: ../shared/design/decisions.md ("Hardening") says the tool
+// Credentials out of every message: docs/decisions.md "Agents (MCP)" says the tool
 // server and the client never put a token, a password or URL userinfo in an error or a log.
 // Every message the client and the tool server make from the address, a header or a thrown
 // error passes through maskCredentials (fetch's own TypeError quotes a refused header value,

@@ -1,5 +1,5 @@
-// Wire schemas of analytics (../shared/spec/interface.md section 4.2 `get_analytics`;
-// ../shared/design/decisions.md "Analytics"). Field names are the spec's, snake_case.
+// Wire schemas of analytics (docs/api.md "Analytics", `get_analytics`;
+// docs/decisions.md "Analytics"). Field names are the spec's, snake_case.
 import { z } from 'zod';
 
 export const ANALYTICS_PERIODS = ['day', 'week', 'month', 'year'] as const;

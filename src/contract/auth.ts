@@ -1,5 +1,4 @@
-// Wire schemas of authentication and accounts (README "Accounts and tokens";
-// ../shared/spec/interface.md 4.1 "Authentication endpoints" and section 5).
+// Wire schemas of authentication and accounts (docs/api.md "Accounts and tokens").
 import { z } from 'zod';
 import { province, recordId, role, unixSeconds } from './common.ts';
 
@@ -87,7 +86,7 @@ export const jwks = z.object({
   keys: z.array(z.looseObject({ kty: z.string(), kid: z.string(), alg: z.string(), use: z.string() })),
 });
 
-// Account emails (README "Account emails"): the token is the one a link in the email carries.
+// Account emails (docs/api.md "Account emails"): the token is the one a link in the email carries.
 const linkToken = z
   .string()
   .min(1, 'must not be empty')

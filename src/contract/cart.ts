@@ -5,7 +5,7 @@ import { province, unixSeconds } from './common.ts';
 
 /**
  * A cart holds at most this many lines, and at most MAX_QUANTITY of one product
- * (../shared/design/decisions.md, "Cart, coupons, stock").
+ * (docs/api.md "Cart and coupons").
  */
 export const MAX_LINES = 50;
 export const MAX_QUANTITY = 100;

@@ -1,5 +1,4 @@
-// Wire schemas of categories, products and product search (README "Catalog" and "Search";
-// `../shared/spec/interface.md` sections 2, 3 and 4.1).
+// Wire schemas of categories, products and product search (docs/api.md "Catalog" and "Search").
 import { z } from 'zod';
 import { recordId, unixSeconds } from './common.ts';
 

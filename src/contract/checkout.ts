@@ -1,6 +1,6 @@
 // Wire schemas of checkout: the shipping address and the checkout session
-// (../shared/spec/interface.md sections 2 and 4.2; ../shared/design/decisions.md "Checkout,
-// payment, orders"). The body of POST /checkout is create_checkout's input.
+// (docs/api.md "Checkout"; docs/decisions.md "Checkout and holds").
+// The body of POST /checkout is create_checkout's input.
 import { z } from 'zod';
 import { taxLine } from './cart.ts';
 import { PROVINCES, type Province, province, unixSeconds } from './common.ts';

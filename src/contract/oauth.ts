@@ -1,6 +1,6 @@
-// Wire shapes of the agents a person let in (README "Remote agents"). The OAuth protocol's own
+// Wire shapes of the agents a person let in (docs/api.md "Remote agents"). The OAuth protocol's own
 // endpoints (/oauth/*, /.well-known/oauth-*) answer in the forms their RFCs define and are
-// documented in the README, not here.
+// documented in docs/api.md "OAuth authorization server", not here.
 import { z } from 'zod';
 import { agentScope } from './scopes.ts';
 

@@ -1,5 +1,4 @@
-// Wire schemas of orders (../shared/spec/interface.md sections 2, 3 and 4.2;
-// ../shared/design/decisions.md "Checkout, payment, orders" and "The 14th tool").
+// Wire schemas of orders (docs/api.md "Orders" and "Order states").
 import { z } from 'zod';
 import { taxLine } from './cart.ts';
 import { intParam } from './catalog.ts';

@@ -1,5 +1,4 @@
-// Wire schemas of returns (../shared/spec/interface.md sections 2 "Return request", 3 and 4.2
-// `request_return`; ../shared/design/decisions.md "Returns and reviews"). The request body is
+// Wire schemas of returns (docs/api.md "Returns"; `request_return`). The request body is
 // exactly the `request_return` tool's input (snake_case, described for agents); the answer is the
 // spec's Return request object, with a few more fields (a superset).
 import { z } from 'zod';

@@ -1,5 +1,4 @@
-// Wire schemas of reviews (../shared/spec/interface.md sections 2 "Review" and 4.2
-// `submit_review`; ../shared/design/decisions.md "Returns and reviews").
+// Wire schemas of reviews (docs/api.md "Reviews"; `submit_review`).
 import { z } from 'zod';
 import { intParam } from './catalog.ts';
 import { recordId, unixSeconds } from './common.ts';

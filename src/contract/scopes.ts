@@ -1,4 +1,4 @@
-// The scopes an agent's token may carry (../shared/design/decisions.md "Remote agents"): what a
+// The scopes an agent's token may carry (docs/api.md "Remote agents"): what a
 // person lets an agent do for them. A route that backs a tool names the scope it needs
 // (`config.scope`); an agent's token is refused on any other route.
 import { z } from 'zod';

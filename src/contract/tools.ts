@@ -1,4 +1,4 @@
-// The agent tools (README "Agent tool server (MCP)"; ../shared/spec/interface.md 4.2): one
+// The agent tools (docs/api.md "Agent tools"): one
 // declarative list from which the tool server, the discovery documents
 // (/.well-known/mcp.json, /llms.txt) and the README table are made.
 // Inputs are exactly the spec's (names, required fields, ranges, defaults).
@@ -300,7 +300,7 @@ export const TOOLS: Tool[] = [
 ] as Tool[];
 
 /**
- * The scope an agent's token needs for each tool (../shared/design/decisions.md "Remote agents");
+ * The scope an agent's token needs for each tool (docs/api.md "Remote agents");
  * the routes behind each tool name the same scope (config.scope).
  */
 export const TOOL_SCOPES: Record<string, AgentScope> = {

@@ -1,5 +1,5 @@
-// Idempotency-Key on POST requests (../shared/design/decisions.md, "Checkout, payment,
-// orders"): the same caller sending the same key with the same request within 24 hours gets
+// Idempotency-Key on POST requests (docs/api.md "Idempotency"):
+// the same caller sending the same key with the same request within 24 hours gets
 // the first answer again (header Idempotent-Replayed: true) and the handler does not run
 // again; the same key with another request, or while the first is still running, is 409. A
 // route may refuse a stored answer (config.replayable: POST /checkout's session has ended):

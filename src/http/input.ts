@@ -1,5 +1,5 @@
 // Text the database cannot hold, or structures no client needs, refused as 400 before any
-// service sees them (../shared/design/decisions.md, "Hardening"): a NUL character
+// service sees them (docs/decisions.md "Security"): a NUL character
 // (PostgreSQL text cannot hold one), a lone UTF-16 surrogate (PostgreSQL's JSON and text
 // refuse it), and JSON nested deeper than MAX_JSON_DEPTH. Checked by an explicit walk: a
 // recursion over hostile nesting would overflow the stack.

@@ -1,5 +1,5 @@
-// Rate limits per route group (README "Rate limits"; ../shared/spec/interface.md section 8,
-// ../shared/design/decisions.md "Rate limits"), keyed by user when the caller is signed in
+// Rate limits per route group (docs/api.md "Rate limits"; docs/decisions.md "Rate limits"),
+// keyed by user when the caller is signed in
 // and by client address otherwise. Counters live in memory, or in Redis when REDIS_URL is
 // set so that every instance shares them.
 import { createRequire } from 'node:module';

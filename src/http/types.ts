@@ -10,7 +10,7 @@ export type RouteAuth = 'public' | 'user' | readonly Role[];
 
 declare module 'fastify' {
   interface FastifyInstance {
-    /** The background jobs of this instance (README "Background jobs"). */
+    /** The background jobs of this instance (docs/operations.md "Background jobs"). */
     jobs: JobRunner;
   }
   interface FastifyRequest {

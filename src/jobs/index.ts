@@ -1,4 +1,4 @@
-// The background jobs every instance runs (../shared/design/decisions.md, "Background jobs").
+// The background jobs every instance runs (docs/operations.md "Background jobs").
 import { FOLD_BATCH, foldAnalytics } from '../modules/analytics/service.ts';
 import { expireLapsedSessions } from '../modules/checkout/service.ts';
 import { deleteEndedReservations, releaseLapsedReservations } from '../modules/inventory/service.ts';

@@ -1,6 +1,6 @@
 // Background jobs: every `portage serve` instance runs them (unless JOBS=off), each pass
 // claiming its rows with FOR UPDATE SKIP LOCKED, so any number of instances run side by side
-// (../shared/design/decisions.md, "Background jobs").
+// (docs/decisions.md "Background jobs").
 import type { FastifyBaseLogger } from 'fastify';
 import type { Db } from '../db/index.ts';
 import type { Clock, RequestContext } from '../modules/context.ts';

@@ -1,5 +1,5 @@
 // `POST /mcp`: the tool server over Streamable HTTP, stateless, for agents signed in through
-// OAuth (../shared/design/decisions.md, "Remote agents"). The same tools and handlers as
+// OAuth (docs/api.md "Remote agents"). The same tools and handlers as
 // `portage mcp` (./tools.ts), served by the MCP SDK v2's createMcpHandler, which answers both
 // protocol eras: 2025-11-25 clients (initialize, then one request per POST; GET and DELETE are
 // 405 since there are no sessions) and 2026-07-28 clients (no initialize, server/discover).

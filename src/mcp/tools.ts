@@ -101,7 +101,7 @@ const HANDLERS: Record<string, Handler<Tool>> = {
     client.getAnalytics(input)) as Handler<Tool>,
 };
 
-/** `category` is an id or a slug (../shared/design/decisions.md, "Catalog and search"): a slug is looked up among the categories. */
+/** `category` is an id or a slug (docs/api.md "Agent tools"): a slug is looked up among the categories. */
 async function categoryId(client: PortageClient, idOrSlug: string): Promise<string> {
   if (idOrSlug.startsWith('categories:')) return idOrSlug;
   const { categories } = await client.request('GET', '/categories', { schema: categoryList });
@@ -149,7 +149,7 @@ export function createToolServer(client: PortageClient, options: ToolServerOptio
 
   server.setRequestHandler('tools/list', async () => ({ tools: TOOL_LIST }));
 
-  // Every failure leaves through here, masked (../shared/design/decisions.md, "Hardening":
+  // Every failure leaves through here, masked (docs/decisions.md "Agents (MCP)":
   // no credential in a message).
   const mask = (text: string) => client.maskCredentials(text);
   const failure = (body: ErrorBody): CallToolResult => ({

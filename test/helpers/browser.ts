@@ -1,5 +1,5 @@
 // Headless Chromium for tests that use a page as a person does: Debian's `chromium` (or
-// CHROMIUM_PATH) driven by playwright-core (../shared/design/architecture.md, "browser tests").
+// CHROMIUM_PATH) driven by playwright-core (docs/decisions.md "Tests").
 // Without the executable the browser tests are skipped, saying why; in CI
 // (CI_REQUIRE_BROWSER=1, set by .ci/run) a missing browser fails the run instead.
 import { accessSync, constants, mkdtempSync, rmSync } from 'node:fs';

@@ -8,7 +8,7 @@ import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js'
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { expect } from 'vitest';
 
-/** The 14 tools, in the order tools/list answers them (../shared/spec/interface.md 4.2, and cancel_order). */
+/** The 14 tools, in the order tools/list answers them (README "Agents": the tool table). */
 export const TOOL_NAMES = [
   'search_products',
   'get_product',

@@ -1,5 +1,5 @@
 -- Bumps the product_count_versions of each category a statement on products touches, in category
--- order, so GET /products knows when the listing totals it kept are stale (README "Catalog").
+-- order, so GET /products knows when the listing totals it kept are stale (docs/api.md "Catalog").
 -- Runs from triggers products_count_version_insert, _update, _delete, _truncate (AFTER … ON products, each statement).
 CREATE OR REPLACE FUNCTION portage_product_count_versions() RETURNS trigger LANGUAGE plpgsql AS $$
 BEGIN

@@ -3,7 +3,7 @@
 // 0019): each change is queued in its own transaction and folded in by the `analytics` job, and
 // by every read before it reads, so an answer counts every change committed before it. This
 // module reads only its own tables; names come from the catalog's and the sellers' services
-// (README "Analytics"; ../shared/design/decisions.md "Analytics").
+// (docs/api.md "Analytics"; docs/decisions.md "Analytics").
 import { type SQL, sql } from 'drizzle-orm';
 import {
   type AnalyticsAnswer,

@@ -5,7 +5,7 @@ import { bigint, date, index, integer, pgTable, primaryKey, smallint, text } fro
 // and checkout_sessions write each change they count to analytics_changes, in the transaction of
 // the change (one small insert); portage_analytics_fold() adds pending changes to the rollups, in
 // batches, one folder at a time: the `analytics` job every second, and every read before it reads
-// (migrations 0013 and 0019). This module reads only these tables (README "Analytics"). A day is
+// (migrations 0013 and 0019). This module reads only these tables (docs/decisions.md "Analytics"). A day is
 // a calendar day in America/Toronto; a month starts on its first day.
 
 /** The scope of a totals row: the whole platform, or one seller (their id). */
@@ -78,7 +78,7 @@ export const analyticsProductMonths = pgTable(
 
 /**
  * Each day a buyer has a counted order in a scope, linked to their previous such day: the
- * distinct customers of any window then follow from per-day counters (README "Analytics").
+ * distinct customers of any window then follow from per-day counters (docs/decisions.md "Analytics").
  */
 export const analyticsCustomerDays = pgTable(
   'analytics_customer_days',

@@ -1,5 +1,5 @@
 // The links of account emails: verifying an address (48 hours) and resetting a password
-// (30 minutes) (../shared/design/decisions.md "Accounts and sessions", "Mail"). A link carries
+// (30 minutes) (docs/api.md "Account emails", "Mail"). A link carries
 // 32 random bytes (base64url); only their SHA-256 is stored, so the table opens no account.
 // A link is used once: the one conditional UPDATE ... WHERE used_at IS NULL AND expires_at > now
 // settles two uses racing. Emails are outbox rows written in the transaction of their cause.

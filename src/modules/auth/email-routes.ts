@@ -1,4 +1,4 @@
-// HTTP adapter of the account emails' links (README "Account emails"). The POST routes take
+// HTTP adapter of the account emails' links (docs/api.md "Account emails"). The POST routes take
 // JSON (the API, answering JSON) and the form fields of the pages (answering a page). GET of a
 // link serves its page and never uses the link: mail scanners open links before people do.
 // Form parsing (4 KiB) exists only inside this plugin.

@@ -2,7 +2,7 @@
 // `auth_time` (the sign-in the token descends from) and `ver` (the user's token version,
 // bumped to revoke). Signing and verifying only; the rules of sessions are in tokens.ts.
 // An agent's token (OAuth, for /mcp) is the same JWT with `aud` = `{PUBLIC_BASE_URL}/mcp`,
-// `scope`, `client_id` and `gid` (its grant): README "Remote agents".
+// `scope`, `client_id` and `gid` (its grant): docs/api.md "OAuth authorization server".
 import { compactVerify, errors, type JWTPayload, jwtVerify, SignJWT } from 'jose';
 import type { Role } from '../../contract/common.ts';
 import { type AppError, unauthenticated } from '../../contract/errors.ts';
@@ -13,7 +13,7 @@ export const ISSUER = 'portage';
 
 /**
  * How far in the future a token's `iat` may lie (clock skew between instances); beyond it
- * the token is invalid (../shared/design/decisions.md "Accounts and sessions").
+ * the token is invalid (docs/decisions.md "Accounts").
  */
 const MAX_CLOCK_SKEW_SECONDS = 60;
 

@@ -1,5 +1,5 @@
 // The cookie that binds an external login's `state` to the browser that started it, against
-// login CSRF (../shared/design/decisions.md "Hardening"): without it, an attacker could send a
+// login CSRF (docs/decisions.md "Accounts"): without it, an attacker could send a
 // victim's browser to the callback URL of the attacker's own login and sign the victim in as
 // the attacker. /auth/google/start sets it; the callback accepts the state only with it.
 import { createHmac, timingSafeEqual } from 'node:crypto';

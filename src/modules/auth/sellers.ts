@@ -1,5 +1,5 @@
 // What other modules read of sellers. Accounts and shops are the auth module's tables; other
-// modules ask here instead of reading them (../shared/design/architecture.md, "Layout").
+// modules ask here instead of reading them (docs/decisions.md "Principles").
 import { and, eq, inArray, type SQL, sql } from 'drizzle-orm';
 import { isRecordId, type Province } from '../../contract/common.ts';
 import type { RequestContext } from '../context.ts';

@@ -1,7 +1,7 @@
 // Sessions and their tokens: issuing, checking a bearer token on every request, refreshing,
 // and "log out everywhere". A session starts at a sign-in (`auth_time`); every token refreshed
 // from it keeps that time, and none outlives SESSION_MAX_AGE_SECONDS after it
-// (../shared/design/decisions.md "Accounts and sessions").
+// (docs/api.md "Accounts and tokens").
 import { eq, sql } from 'drizzle-orm';
 import { isRecordId } from '../../contract/common.ts';
 import { unauthenticated } from '../../contract/errors.ts';

@@ -26,7 +26,7 @@ type Cart = z.infer<typeof cart>;
 
 /**
  * The province the cart's tax and shipping are estimated for
- * (../shared/design/decisions.md, "Cart, coupons, stock").
+ * (docs/api.md "Cart and coupons").
  */
 async function taxProvince(ctx: RequestContext): Promise<Province> {
   return (await lastShippingProvince(ctx, caller(ctx).id)) ?? 'ON';

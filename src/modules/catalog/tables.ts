@@ -45,7 +45,8 @@ export const products = pgTable(
     priceCents: integer('price_cents').notNull(),
     stockQuantity: integer('stock_quantity').notNull().default(0),
     // Units held by unreleased checkout reservations; kept by the inventory module, which
-    // alone writes it, in the same statement as the reservation rows (README "Checkout").
+    // alone writes it, in the same statement as the reservation rows
+    // (docs/decisions.md "Checkout and holds").
     reservedQuantity: integer('reserved_quantity').notNull().default(0),
     status: text('status', { enum: PRODUCT_STATUSES }).notNull().default('active'),
     isDigital: boolean('is_digital').notNull().default(false),
@@ -104,7 +105,7 @@ export const products = pgTable(
  * price or text changed. Statement triggers on products keep it, in the same transaction
  * as the change (migration 0007). Two reads that see the same version of a category (of the
  * sum over all categories, for a listing of every category) see the same matching products,
- * so GET /products may answer a total it counted under that version (README "Catalog").
+ * so GET /products may answer a total it counted under that version (docs/api.md "Catalog").
  */
 export const productCountVersions = pgTable('product_count_versions', {
   categoryKey: text('category_key').primaryKey(),

@@ -1,7 +1,7 @@
 // Checkout: the cart priced by the one quote for the buyer's address, its stock reserved for 30
 // minutes, and a session opened at the payment provider. It creates no order: only the
-// provider's confirmation of the payment does (README "Checkout"; ../shared/design/decisions.md,
-// "Checkout, payment, orders"). The provider is called after the reservation commits, never
+// provider's confirmation of the payment does (docs/api.md "Checkout";
+// docs/decisions.md "Checkout and holds"). The provider is called after the reservation commits, never
 // inside a transaction; if it fails the reservation is released.
 import { createHash } from 'node:crypto';
 import { and, eq, getTableColumns, lte, sql } from 'drizzle-orm';
@@ -21,7 +21,7 @@ import { quote, quoteRefusal } from '../pricing/index.ts';
 import { checkoutMachine } from './states.ts';
 import { checkoutSessions, type StoredParcel } from './tables.ts';
 
-/** How long a checkout holds its stock (../shared/design/decisions.md, "Checkout, payment, orders"). */
+/** How long a checkout holds its stock (docs/api.md "Stock holds"). */
 const CHECKOUT_TTL_SECONDS = 30 * 60;
 /** After a hold lapses unpaid, how long its buyer waits before holding that product again. */
 const HOLD_COOLDOWN_SECONDS = 15 * 60;

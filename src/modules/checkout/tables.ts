@@ -33,7 +33,7 @@ export interface StoredAddress {
 
 /**
  * A checkout: the priced cart, the address and the payment provider's session. It becomes
- * orders only when the provider confirms the payment (README "Checkout").
+ * orders only when the provider confirms the payment (docs/api.md "Checkout").
  */
 export const checkoutSessions = pgTable(
   'checkout_sessions',

@@ -1,6 +1,5 @@
 // Coupons: created by admins; checked whenever a cart is priced. A redemption is counted
-// when an order is paid, not when the code is applied (../shared/design/decisions.md, "Cart,
-// coupons, stock").
+// when an order is paid, not when the code is applied (docs/api.md "Cart and coupons").
 import { eq, sql } from 'drizzle-orm';
 import type { z } from 'zod';
 import type { coupon, createCouponBody } from '../../contract/cart.ts';

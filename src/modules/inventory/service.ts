@@ -1,6 +1,6 @@
 // Availability and stock: how many units of a product can be bought now, and the only writes of
 // stock that checkout and orders make: reserve, release, commit, restock
-// (../shared/design/decisions.md, "Cart, coupons, stock"; README "Checkout").
+// (docs/api.md "Cart and coupons", "Stock holds").
 //
 // A live reservation (neither released nor committed) is counted in products.reserved_quantity,
 // changed in the same statement as the reservation row. A reservation is one conditional update

@@ -5,7 +5,7 @@ import { products } from '../catalog/tables.ts';
 /**
  * Units of a product held for a checkout session until `expiresAt`. A live reservation (neither
  * released nor committed) is counted in `products.reserved_quantity`; releasing or committing it
- * takes it off that count in the same statement (README "Checkout").
+ * takes it off that count in the same statement (docs/decisions.md "Checkout and holds").
  */
 export const reservations = pgTable(
   'reservations',

@@ -1,5 +1,5 @@
 // Writing an email: one row of the outbox, in the caller's transaction, so the email exists
-// exactly when the change that causes it commits (../shared/design/decisions.md, "Mail").
+// exactly when the change that causes it commits (docs/decisions.md "Mail").
 
 import { sql } from 'drizzle-orm';
 import { randomKey } from '../../contract/common.ts';

@@ -1,6 +1,6 @@
 // The return emails, one per decision (approved, rejected, refunded): pure functions from the
-// return's data to a subject, a text body and an HTML body (../shared/design/decisions.md,
-// "Mail": amounts in dollars). Every string a user wrote (product names, the seller's note) is
+// return's data to a subject, a text body and an HTML body (docs/api.md "Mail":
+// amounts in dollars). Every string a user wrote (product names, the seller's note) is
 // escaped in the HTML and kept to one line where it is a name.
 import {
   escapeHtml,

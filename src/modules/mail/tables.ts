@@ -6,7 +6,7 @@ export const MAIL_STATUSES = ['pending', 'sent', 'failed'] as const;
 /**
  * The transactional outbox: every email is a row written in the same transaction as the change
  * that causes it; the worker of any instance claims due rows and sends them
- * (../shared/design/decisions.md, "Mail").
+ * (docs/decisions.md "Mail").
  */
 export const outbox = pgTable(
   'mail_outbox',

@@ -1,5 +1,5 @@
 // The order emails: pure functions from order data to a subject, a text body and an HTML body
-// (../shared/design/decisions.md, "Mail": amounts in dollars with the tax lines). Amounts are
+// (docs/api.md "Mail": amounts in dollars with the tax lines). Amounts are
 // formatted from integer cents with integer arithmetic; every string a user wrote (product and
 // seller names, the address, a reason) is escaped in the HTML.
 import { escapeHtml, formatCents } from '../../contract/format.ts';

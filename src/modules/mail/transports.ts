@@ -1,5 +1,5 @@
 // How an email leaves: SMTP through nodemailer when SMTP_URL is set, otherwise an RFC 5322 .eml
-// file under $DATA_DIR/mail/ (../shared/design/decisions.md, "Mail"). Errors leave without the
+// file under $DATA_DIR/mail/ (docs/api.md "Mail"). Errors leave without the
 // SMTP URL's credentials: their text is stored in the outbox and logged.
 import { randomBytes } from 'node:crypto';
 import { chmod, mkdir, rename, rm, writeFile } from 'node:fs/promises';

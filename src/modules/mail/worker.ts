@@ -1,8 +1,8 @@
-// The outbox worker: every instance runs it (../shared/design/decisions.md, "Mail" and
-// "Background jobs"). A pass claims due rows with FOR UPDATE SKIP LOCKED in one short statement
+// The outbox worker: every instance runs it (docs/decisions.md "Mail" and "Background jobs").
+// A pass claims due rows with FOR UPDATE SKIP LOCKED in one short statement
 // that also takes a lease (next_attempt_at moves forward, attempts counts the try), commits, and
 // only then talks to the mail server: never inside a transaction
-// (../shared/design/architecture.md, "Transactions and context"). A sender that dies after its
+// (docs/decisions.md "Database"). A sender that dies after its
 // claim leaves the row to come back when the lease ends.
 import { and, asc, eq, inArray, lte, sql } from 'drizzle-orm';
 import type { Job } from '../../jobs/runner.ts';

@@ -1,7 +1,8 @@
 // Client ID metadata documents (draft-ietf-oauth-client-id-metadata-document): a `client_id`
 // that is an https URL names a JSON document of client metadata, fetched from that URL. The
-// fetch is an outbound request chosen by a stranger, so it is fenced (README "Remote agents"):
-// https only; the host's addresses are resolved and checked before connecting, and the socket
+// fetch is an outbound request chosen by a stranger, so it is fenced
+// (docs/api.md "OAuth authorization server"): https only; the host's addresses are resolved and
+// checked before connecting, and the socket
 // connects to the checked address (no second resolution a DNS rebinding could change); private,
 // loopback, link-local and unique-local addresses are refused outside development; 5 s; 64 KiB;
 // no redirects; answers cached (LRU, 1,000 entries, max-age honoured between 1 and 10 minutes).

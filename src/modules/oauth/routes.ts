@@ -1,8 +1,8 @@
-// HTTP adapter of the authorization server for remote agents (README "Remote agents"): the
+// HTTP adapter of the authorization server for remote agents (docs/api.md "OAuth authorization server"): the
 // metadata (RFC 8414, RFC 9728), the authorization pages, the token, registration and revocation
 // endpoints, and the person's own list of agents. The protocol endpoints answer errors in their
 // RFCs' form `{error, error_description}` (RFC 6749 section 5.2, RFC 7591 section 3.2.2), not the
-// service's error model, and are left out of the OpenAPI document (the README documents them).
+// service's error model, and are left out of the OpenAPI document (docs/api.md documents them).
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { AppError } from '../../contract/errors.ts';

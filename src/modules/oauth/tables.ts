@@ -5,8 +5,9 @@ import { users } from '../auth/tables.ts';
 /**
  * What a person let an agent (an OAuth client) do for them: the scopes, when, and whether they
  * took it back. Every agent's token names its grant (`gid`), and is refused once the grant is
- * revoked (README "Remote agents"). One grant per authorization (consent + code exchange): it is
- * the family of every refresh token descending from that code, revoked as a whole.
+ * revoked (docs/api.md "OAuth authorization server"). One grant per authorization (consent +
+ * code exchange): it is the family of every refresh token descending from that code, revoked
+ * as a whole.
  */
 export const agentGrants = pgTable(
   'agent_grants',

@@ -1,5 +1,5 @@
 // What other modules may ask about a buyer's purchases (reviews: is this a verified purchase?).
-// Orders' tables are read here, not by those modules (../shared/design/architecture.md, "Layout").
+// Orders' tables are read here, not by those modules (docs/decisions.md "Principles").
 import { and, eq, ne, sql } from 'drizzle-orm';
 import { isRecordId } from '../../contract/common.ts';
 import type { RequestContext } from '../context.ts';

@@ -1,10 +1,7 @@
-// Orders: created from a paid checkout in exactly one function (createFromCheckout), one per
-// seller, in the transaction that records the payment; then moved only by the transitions of
-// states.ts. Refunds are intents written with the change that causes them, sent to the provider
-// after commit and retried by a job (README "Orders"; ../shared/design/decisions.md,
-// "Checkout, payment, orders" and "The 14th tool"). The returns module reads, locks and refunds
-// orders only through the functions of "returns" below; a return's refund, once the provider
-// confirms it, marks the return refunded in the same transaction (returns/refunded.ts).
+// Orders after they exist: reading them, and moving them only by the transitions of states.ts
+// (each publishes its event). They are created in one place, purchase/flow.ts; their refunds are
+// payments/refunds.ts; the returns module reaches them only through for-returns.ts
+// (docs/api.md "Orders", "Refunds"; docs/decisions.md "Orders").
 import { and, asc, count, desc, eq, lte, sql } from 'drizzle-orm';
 import type { z } from 'zod';
 import { isRecordId, type Province, toUnix } from '../../contract/common.ts';
@@ -36,7 +33,7 @@ type OrderRow = typeof orders.$inferSelect;
 type ItemRow = typeof orderItems.$inferSelect;
 type Detail = z.infer<typeof orderDetail>;
 
-/** Pending orders are cancelled and refunded after this long (README "Order states"). */
+/** Pending orders are cancelled and refunded after this long (docs/api.md "Order states"). */
 const PENDING_MAX_AGE_SECONDS = 48 * 3600;
 
 /** What an order's email shows of it. */

@@ -18,7 +18,7 @@ import type { StoredParcel } from '../checkout/tables.ts';
 
 /**
  * One order per seller of a paid checkout. `(checkout_id, seller_id)` is unique: however often
- * the payment is reported, a checkout's orders exist once (README "Orders").
+ * the payment is reported, a checkout's orders exist once (docs/api.md "Payments").
  */
 export const orders = pgTable(
   'orders',

@@ -1,4 +1,4 @@
-// The payment provider interface (../shared/design/architecture.md, "Data flow of a purchase"):
+// The payment provider interface (README "Main flows"):
 // Stripe in production, the built-in sandbox everywhere else, both behind these few calls.
 // Nothing here runs inside a database transaction: the caller commits first, then calls.
 import type { StoredAddress, StoredParcel } from '../checkout/tables.ts';

@@ -1,5 +1,5 @@
 // HTTP adapter of payments: the provider's webhook (POST /webhooks/payments) and, when the
-// sandbox is the provider, its payment page (README "Payments").
+// sandbox is the provider, its payment page (docs/api.md "Payments", "Paying").
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { z } from 'zod';

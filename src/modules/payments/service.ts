@@ -1,6 +1,6 @@
 // A verified payment event, handled once: recorded by its id in the same transaction as what
 // it causes, so a crash before commit leaves nothing and the provider's redelivery starts over,
-// and a redelivery after commit changes nothing (README "Payments").
+// and a redelivery after commit changes nothing (docs/api.md "Payments").
 
 import { sql } from 'drizzle-orm';
 import { AppError, conflict, invalid, notFound } from '../../contract/errors.ts';

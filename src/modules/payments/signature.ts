@@ -1,6 +1,6 @@
 // Webhook signatures in the payment provider's format: header `t=<unix>,v1=<hex HMAC-SHA256 of
 // "t.body">`, checked on the raw body with 5 minutes of tolerance
-// (../shared/design/decisions.md, "Checkout, payment, orders"). The sandbox signs with it;
+// (docs/api.md "Payments"). The sandbox signs with it;
 // Stripe's events are checked by its SDK, which implements the same scheme.
 import { createHmac, timingSafeEqual } from 'node:crypto';
 import { WebhookSignatureError } from './provider.ts';

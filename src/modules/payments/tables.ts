@@ -10,7 +10,7 @@ import {
   uniqueIndex,
 } from 'drizzle-orm/pg-core';
 
-/** Each provider event once: a delivery whose id is here changes nothing (README "Payments"). */
+/** Each provider event once: a delivery whose id is here changes nothing (docs/api.md "Payments"). */
 export const paymentEvents = pgTable(
   'payment_events',
   {
@@ -29,7 +29,7 @@ export const REFUND_STATUSES = ['requested', 'succeeded', 'failed'] as const;
 /**
  * A refund: written as an intent in the transaction that decides it (a cancellation, a
  * return), sent to the provider after that commits, then marked with the outcome; a job
- * retries those the provider did not confirm (README "Payments").
+ * retries those the provider did not confirm (docs/api.md "Refunds").
  */
 export const refunds = pgTable(
   'refunds',

@@ -1,5 +1,5 @@
 // Integer-cent arithmetic shared by tax, discounts and fees. Money is integer cents end to
-// end (../shared/design/architecture.md, "Principles"): every rate is applied as an integer
+// end (docs/decisions.md "Principles"): every rate is applied as an integer
 // ratio and rounded once, here, so that no float ever reaches a stored amount and every split
 // sums exactly.
 
@@ -51,7 +51,7 @@ export function percentOf(cents: number, percent: number): number {
 
 /**
  * Splits `totalCents` across `weights` (e.g. the order subtotals a coupon discount is shared
- * by, ../shared/design/decisions.md, "Checkout, payment, orders") by the largest-remainder
+ * by, docs/api.md "Pricing") by the largest-remainder
  * method: each share is first rounded down, then the cents left over go one each to the
  * largest remainders, ties to the earlier index. The shares always sum to `totalCents`, and a zero weight gets nothing
  * (unless every weight is zero: then the total is split as evenly as possible, earlier indexes
@@ -95,7 +95,7 @@ export function splitProportionally(totalCents: number, weights: number[]): numb
 
 /**
  * The platform's fee on one order: `bps` basis points of (items - discount), rounded half-up
- * (../shared/design/decisions.md, "Checkout, payment, orders": 2.5%, `PLATFORM_FEE_BPS=250`).
+ * (docs/api.md "Pricing": 2.5%, `PLATFORM_FEE_BPS=250`).
  * Shipping and tax carry no fee.
  */
 export function platformFeeCents(itemsMinusDiscountCents: number, bps = 250): number {

@@ -1,6 +1,6 @@
 // One quote of a purchase: the lines grouped into one parcel per seller, the coupon discount
 // split across the parcels, shipping and tax per parcel, and the totals
-// (../shared/design/decisions.md, "Checkout, payment, orders"). The cart's estimate and
+// (docs/api.md "Pricing"). The cart's estimate and
 // checkout both price through `quote`, so that for the same lines, address and day the cart
 // shows what checkout charges, to the cent; each parcel becomes its own order.
 import type { Province } from '../../contract/common.ts';

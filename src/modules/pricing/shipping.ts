@@ -1,5 +1,5 @@
-// Flat-rate shipping per seller parcel (../shared/design/decisions.md, "Checkout, payment,
-// orders"). Carrier rate APIs are meant to plug in behind this same function later, so it
+// Flat-rate shipping per seller parcel (docs/api.md "Pricing").
+// Carrier rate APIs are meant to plug in behind this same function later, so it
 // takes a parcel and answers a cost and what stops it from shipping, nothing more.
 import type { Province } from '../../contract/common.ts';
 import { assertSafeInteger } from './money.ts';

@@ -1,5 +1,5 @@
-// Canadian sales tax by destination province (../shared/design/decisions.md, "Checkout,
-// payment, orders"): GST everywhere, HST in its place in the harmonized provinces, and a
+// Canadian sales tax by destination province (docs/api.md "Pricing"):
+// GST everywhere, HST in its place in the harmonized provinces, and a
 // provincial tax (PST, or QST in Quebec) on top where there is one. Each component is rounded
 // half-up to the cent on its own, and the order records each one, so the total is the sum of
 // the rounded lines.

@@ -1,5 +1,5 @@
 // The buyer's email about a return's decision, written to the outbox in the caller's
-// transaction (../shared/design/decisions.md, "Mail"): one per cause, `return-<kind>:<return id>`.
+// transaction (docs/decisions.md "Mail"): one per cause, `return-<kind>:<return id>`.
 
 import { findUser } from '../auth/users.ts';
 import type { RequestContext } from '../context.ts';

@@ -1,5 +1,5 @@
-// Returns (request_return; README "Returns"; ../shared/design/decisions.md "Returns and
-// reviews"): a delivered order's buyer asks, within the return window; its seller (or an admin)
+// Returns (request_return; docs/api.md "Returns"; docs/decisions.md "Returns"):
+// a delivered order's buyer asks, within the return window; its seller (or an admin)
 // approves or rejects; approval writes a refund intent with the decision, sends it after commit,
 // and the return becomes `refunded` when the provider confirms. Orders are read, locked and
 // refunded only through the orders service.

@@ -25,7 +25,7 @@ export interface ReturnedItem {
 const inList = (values: readonly string[]) => sql.raw(values.map((v) => `'${v}'`).join(', '));
 
 /**
- * A return request of a delivered order (README "Returns"). At most one is open (pending, or
+ * A return request of a delivered order (docs/api.md "Returns"). At most one is open (pending, or
  * approved and not yet refunded) per order: the partial unique index holds it, so two racing
  * requests make one return. A rejected or refunded return closes; a new one may follow.
  */

@@ -1,4 +1,4 @@
-// Whether review text carries a link, which holds the review for moderation (README "Reviews").
+// Whether review text carries a link, which holds the review for moderation (docs/api.md "Reviews").
 // Biased to flag: a false alarm costs a short wait for an admin; a miss publishes spam. The
 // text is first folded, so that a link written to slip past still reads as one:
 //  - NFKC (full-width letters and dots become plain ones), format characters (zero-width

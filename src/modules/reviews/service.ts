@@ -2,7 +2,7 @@
 // the product, held for moderation when they carry a link; published ones listed per product;
 // the admin's moderation. The product's and its seller's rating and reviewCount are kept by
 // a trigger on this table, in the review's own transaction, over published reviews only
-// (migration 0003; README "Reviews"; ../shared/design/decisions.md "Returns and reviews").
+// (migration 0003; docs/api.md "Reviews"; docs/decisions.md "Reviews").
 import { and, count, desc, eq, isNotNull, isNull, type SQL } from 'drizzle-orm';
 import type { z } from 'zod';
 import { isRecordId, newId, toUnix } from '../../contract/common.ts';

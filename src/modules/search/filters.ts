@@ -1,5 +1,5 @@
-// The `filters` grammar of GET /search/products (README "Search";
-// ../shared/design/decisions.md "Catalog and search"): clauses `field:value` separated by
+// The `filters` grammar of GET /search/products (docs/api.md "Search"):
+// clauses `field:value` separated by
 // commas, all combined with AND; `a|b` inside a value is OR; `lo..hi` is an inclusive range.
 // The first `:` separates field from value (ids contain colons).
 import { invalid } from '../../contract/errors.ts';

@@ -1,6 +1,6 @@
 // The search index's data: per entry (a version of an active product's searchable text) the
 // columns that filters, facets and sorts need, in typed arrays; per lexeme its postings
-// (lexicon.ts). Memory stays bounded under any sequence of writes (README "Design choices"):
+// (lexicon.ts). Memory stays bounded under any sequence of writes (docs/decisions.md "Search"):
 //
 // - A product whose text changes gets a new entry; the old one is dead. Dead entries are
 //   reclaimed while serving by a sweep that walks the lexicon a slice at a time, dropping

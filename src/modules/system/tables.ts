@@ -2,8 +2,8 @@ import { index, integer, pgTable, primaryKey, text, timestamp } from 'drizzle-or
 
 /**
  * POST requests sent with an Idempotency-Key: the first answer, replayed for 24 hours to the
- * same caller sending the same key and body (../shared/design/decisions.md, "Checkout,
- * payment, orders"). A row without a status is a request still running.
+ * same caller sending the same key and body (docs/api.md "Idempotency").
+ * A row without a status is a request still running.
  */
 export const idempotencyKeys = pgTable(
   'idempotency_keys',

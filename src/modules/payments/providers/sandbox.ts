@@ -1,6 +1,6 @@
 // The sandbox payment provider (the default when no Stripe key is set): a payment page of our
 // own at /sandbox/checkout/:id, test cards, and events signed exactly as Stripe signs them,
-// delivered to our own POST /webhooks/payments (README "Payments").
+// delivered to our own POST /webhooks/payments (docs/api.md "Paying").
 import { createHash, randomBytes } from 'node:crypto';
 import { randomKey } from '../../../contract/common.ts';
 import {

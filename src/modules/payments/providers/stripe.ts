@@ -1,6 +1,6 @@
-// The Stripe payment provider (../shared/design/architecture.md, "Data flow of a purchase"), through
+// The Stripe payment provider (README "Main flows"), through
 // the official SDK: an embedded Checkout Session per checkout, refunds, and webhook verification.
-// Chosen when STRIPE_SECRET_KEY is set (README "Payments: Stripe"). Amounts are integer cents (CAD).
+// Chosen when STRIPE_SECRET_KEY is set (docs/api.md "Stripe"). Amounts are integer cents (CAD).
 import Stripe from 'stripe';
 import type { PaymentsConfig } from '../../../config.ts';
 import {
@@ -29,7 +29,7 @@ export interface StripeProviderOptions {
 export const EXPIRY_GRACE_SECONDS = 60;
 
 /**
- * Our payment method names (../shared/design/decisions.md, "Checkout, payment, orders") as
+ * Our payment method names (docs/api.md "Checkout") as
  * Stripe's payment method types. Apple Pay and Google Pay are wallets of `card` at Stripe,
  * not types of their own: allowing `card` offers them where the device supports them.
  */
@@ -177,7 +177,7 @@ function sessionParams(
     })),
   );
   // Our tax, per component summed over the parcels, as its own lines: Stripe charges exactly the
-  // quote the orders record (README "Checkout, payment and orders").
+  // quote the orders record (docs/api.md "Stripe").
   const taxLines = new Map<string, { label: string; cents: number }>();
   for (const parcel of input.parcels) {
     for (const t of parcel.taxLines) {
