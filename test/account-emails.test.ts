@@ -6,14 +6,13 @@ import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { Writable } from 'node:stream';
 import { and, desc, eq } from 'drizzle-orm';
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { beforeEach, describe, expect, it } from 'vitest';
 import { loggerOptions } from '../src/app.ts';
 import { hashPassword } from '../src/modules/auth/passwords.ts';
 import { emailTokens, users } from '../src/modules/auth/tables.ts';
 import { outbox } from '../src/modules/mail/tables.ts';
-import { type SignedIn, type TestApp, testApp } from './helpers/app.ts';
+import { type SignedIn, testApp, useTestApp } from './helpers/app.ts';
 import { buyer, expectError, uniqueEmail } from './helpers/builders.ts';
-import { type TestDatabase, testDatabase } from './helpers/db.ts';
 import { emlFiles, setClock } from './helpers/orders.ts';
 import { type ParsedMail, parseEml } from './helpers/smtp.ts';
 
@@ -31,17 +30,8 @@ const BAD_VERIFY_LINK =
   'This email verification link is invalid, already used or expired (links work once, for 48 hours); sign in and ask for a new one';
 const FORM = { 'content-type': 'application/x-www-form-urlencoded' };
 
-let database: TestDatabase;
-let t: TestApp;
+const { t, database } = useTestApp();
 
-beforeAll(async () => {
-  database = await testDatabase();
-  t = await testApp(database);
-});
-afterAll(async () => {
-  await t?.close();
-  await database?.close();
-});
 beforeEach(() => {
   setClock(t, '2026-11-21T15:00:00.000Z');
 });

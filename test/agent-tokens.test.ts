@@ -1,25 +1,16 @@
 // Agents' tokens on the API (docs/api.md "Remote agents"): accepted only on
 // the routes that back a tool of a scope the token holds, refused once the grant is revoked,
 // never renewed at /auth/refresh; a user's own token is unchanged.
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { agentToken, revokeGrant } from './helpers/agents.ts';
-import { type SignedIn, type TestApp, testApp } from './helpers/app.ts';
+import { type SignedIn, useTestApp } from './helpers/app.ts';
 import { admin, buyer, expectError } from './helpers/builders.ts';
-import { type TestDatabase, testDatabase } from './helpers/db.ts';
 
-let database: TestDatabase;
-let t: TestApp;
+const { t, database } = useTestApp();
 let shopper: SignedIn;
 
 beforeAll(async () => {
-  database = await testDatabase();
-  t = await testApp(database);
   shopper = await buyer(t.api);
-});
-
-afterAll(async () => {
-  await t?.close();
-  await database?.close();
 });
 
 describe("an agent's token on the API", () => {

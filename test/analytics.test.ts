@@ -6,27 +6,15 @@
 // docs/decisions.md "Analytics").
 import { eq, sql } from 'drizzle-orm';
 import pg from 'pg';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { rowsOf } from '../src/db/sql.ts';
 import { orders } from '../src/modules/orders/tables.ts';
-import type { SignedIn, TestApp } from './helpers/app.ts';
-import { testApp } from './helpers/app.ts';
+import { type SignedIn, useTestApp } from './helpers/app.ts';
 import { admin, buyer, expectError, type Product, product, seller } from './helpers/builders.ts';
 import { addToCart, ON_ADDRESS, openCheckout, payOk } from './helpers/checkout.ts';
-import { type TestDatabase, testDatabase } from './helpers/db.ts';
 import { ordersOfCheckout, setClock, signIn } from './helpers/orders.ts';
 
-let database: TestDatabase;
-let t: TestApp;
-
-beforeAll(async () => {
-  database = await testDatabase();
-  t = await testApp(database);
-});
-afterAll(async () => {
-  await t?.close();
-  await database?.close();
-});
+const { t, database } = useTestApp();
 
 /** Signs in again at the current clock (tokens last an hour; the tests move the clock by days). */
 const fresh = (who: SignedIn) => signIn(t.api, who);

@@ -3,26 +3,18 @@
 // future is refused (docs/decisions.md "Accounts").
 import { eq } from 'drizzle-orm';
 import { decodeJwt, importPKCS8, SignJWT } from 'jose';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { users } from '../src/modules/auth/tables.ts';
-import { type SignedIn, type TestApp, testApp, testKeyPem } from './helpers/app.ts';
+import { type SignedIn, testApp, testKeyPem, useTestApp } from './helpers/app.ts';
 import { buyer, expectError } from './helpers/builders.ts';
-import { type TestDatabase, testDatabase } from './helpers/db.ts';
 
 const DAY = 86_400;
 const SESSION_OVER = 'AUTH_ERROR: Your session is older than 30 days; sign in again';
 
-let database: TestDatabase;
-let t: TestApp;
+const { t, database } = useTestApp();
 
 beforeAll(async () => {
-  database = await testDatabase();
-  t = await testApp(database);
   t.clock.freeze();
-});
-afterAll(async () => {
-  await t?.close();
-  await database?.close();
 });
 
 const nowSeconds = () => Math.floor(t.clock.now().getTime() / 1000);

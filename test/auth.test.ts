@@ -1,10 +1,9 @@
 import { eq } from 'drizzle-orm';
 import { decodeJwt, decodeProtectedHeader } from 'jose';
-import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { users } from '../src/modules/auth/tables.ts';
-import { type Answer, type TestApp, testApp } from './helpers/app.ts';
+import { type Answer, testApp, useTestApp, withTestApp } from './helpers/app.ts';
 import { admin, buyer, expectError, expectInvalid, seller, uniqueEmail } from './helpers/builders.ts';
-import { type TestDatabase, testDatabase } from './helpers/db.ts';
 
 // The password library, passed through unchanged: the login test counts its verifications.
 const argon2Verify = vi.hoisted(() => vi.fn());
@@ -14,17 +13,7 @@ vi.mock('@node-rs/argon2', async (original) => {
   return { ...real, verify: argon2Verify };
 });
 
-let database: TestDatabase;
-let t: TestApp;
-
-beforeAll(async () => {
-  database = await testDatabase();
-  t = await testApp(database);
-});
-afterAll(async () => {
-  await t?.close();
-  await database?.close();
-});
+const { t, database } = useTestApp();
 
 /** The one answer to every wrong token: nothing about what was wrong with it. */
 const expectInvalidToken = (res: Answer) => expectError(res, 'AUTH_ERROR', 401, 'AUTH_ERROR: Invalid token');
@@ -208,10 +197,8 @@ describe('POST /auth/refresh', () => {
   });
 
   it('renews an expired token up to the end of the refresh window, not a second after', async () => {
-    const d = await testDatabase();
-    const a = await testApp(d);
-    a.clock.freeze();
-    try {
+    await withTestApp(async (a) => {
+      a.clock.freeze();
       const b = await buyer(a.api);
       a.clock.advance(3600 + 1);
       expectError(await a.api.as(b).get('/me'), 'AUTH_ERROR', 401, 'AUTH_ERROR: Token expired');
@@ -229,10 +216,7 @@ describe('POST /auth/refresh', () => {
         401,
         'AUTH_ERROR: Token expired too long ago to refresh; log in again',
       );
-    } finally {
-      await a.close();
-      await d.close();
-    }
+    });
   });
 
   it('follows REFRESH_WINDOW_SECONDS', async () => {
@@ -334,9 +318,7 @@ describe('roles', () => {
   });
 
   it('keeps at least one admin, even when two admins demote each other at once', async () => {
-    const d = await testDatabase();
-    const app = await testApp(d);
-    try {
+    await withTestApp(async (app, d) => {
       const a1 = await admin(app.api, d);
       const a2 = await admin(app.api, d);
       const [r1, r2] = await Promise.all([
@@ -357,9 +339,6 @@ describe('roles', () => {
           role: 'buyer',
         });
       expectError(self, 'CONFLICT', 409, 'This is the last admin; make another user admin first');
-    } finally {
-      await app.close();
-      await d.close();
-    }
+    });
   });
 });

@@ -9,16 +9,15 @@ import type pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type Database, type Db, openDatabase } from '../src/db/index.ts';
 import { insertInto, rowsOf } from '../src/db/sql.ts';
-import { type TestDatabase, testDatabase } from './helpers/db.ts';
+import { useTestDatabase } from './helpers/db.ts';
 
 const probe = pgTable('batching_probe', { id: integer('id').primaryKey(), note: text('note').notNull() });
 
-let database: TestDatabase;
+const database = useTestDatabase();
 /** A pool of one connection (PostgreSQL), or the same PGlite. */
 let one: Database;
 
 beforeAll(async () => {
-  database = await testDatabase();
   one = database.url ? await openDatabase({ databaseUrl: database.url, poolSize: 1 }) : database;
   await database.db.execute(sql`create table batching_probe (id int primary key, note text not null)`);
   await database.db.execute(
@@ -28,7 +27,6 @@ beforeAll(async () => {
 });
 afterAll(async () => {
   if (one && one !== database) await one.close();
-  await database?.close();
 });
 
 const probeRows = (db: Db, ids: number[]) =>

@@ -3,12 +3,11 @@
 // (admin creation, applying, every refusal) and the cart's rate limit. Availability itself:
 // inventory-check.test.ts.
 import { and, eq } from 'drizzle-orm';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { cartItems, carts } from '../src/modules/cart/tables.ts';
 import { products } from '../src/modules/catalog/tables.ts';
 import { couponRedemptions, coupons } from '../src/modules/coupons/tables.ts';
-import type { SignedIn, TestApp } from './helpers/app.ts';
-import { testApp } from './helpers/app.ts';
+import { type SignedIn, testApp, useTestApp } from './helpers/app.ts';
 import {
   admin,
   buyer,
@@ -21,20 +20,12 @@ import {
   seller,
   uniqueWord,
 } from './helpers/builders.ts';
-import { type TestDatabase, testDatabase } from './helpers/db.ts';
 
-let database: TestDatabase;
-let t: TestApp;
+const { t, database } = useTestApp();
 let root: SignedIn;
 
 beforeAll(async () => {
-  database = await testDatabase();
-  t = await testApp(database);
   root = await admin(t.api, database);
-});
-afterAll(async () => {
-  await t?.close();
-  await database?.close();
 });
 
 const add = (who: SignedIn, productId: string, quantity: number) =>

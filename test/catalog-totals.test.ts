@@ -4,25 +4,17 @@
 // database (as another instance would), and ask again with one-product pages, whose total
 // is never known from the page itself.
 import { eq, sql } from 'drizzle-orm';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { newId } from '../src/contract/common.ts';
 import { products } from '../src/modules/catalog/tables.ts';
-import { type SignedIn, type TestApp, testApp } from './helpers/app.ts';
+import { type SignedIn, useTestApp } from './helpers/app.ts';
 import { admin, buyer, category, product, seller, uniqueWord } from './helpers/builders.ts';
-import { type TestDatabase, testDatabase } from './helpers/db.ts';
 
-let database: TestDatabase;
-let t: TestApp;
+const { t, database } = useTestApp();
 let root: SignedIn;
 
 beforeAll(async () => {
-  database = await testDatabase();
-  t = await testApp(database);
   root = await admin(t.api, database);
-});
-afterAll(async () => {
-  await t?.close();
-  await database?.close();
 });
 
 /** The total of a one-product page of `query`, asked twice (counted, then remembered). */

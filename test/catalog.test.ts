@@ -1,14 +1,14 @@
 // Categories and products over HTTP: the product rules, who sees and changes what, soft
 // delete, listing and paging, and the review aggregates shown in the product detail.
 import { eq, sql } from 'drizzle-orm';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { productList, productListItem } from '../src/contract/catalog.ts';
 import { isRecordId, newId, randomKey } from '../src/contract/common.ts';
 import { listItemsByIds, listProducts } from '../src/modules/catalog/service.ts';
 import { products } from '../src/modules/catalog/tables.ts';
 import { inTransaction } from '../src/modules/context.ts';
 import { reviews } from '../src/modules/reviews/tables.ts';
-import { type Answer, type SignedIn, type TestApp, testApp } from './helpers/app.ts';
+import { type Answer, type SignedIn, useTestApp } from './helpers/app.ts';
 import {
   admin,
   buyer,
@@ -20,20 +20,12 @@ import {
   seller,
   uniqueWord,
 } from './helpers/builders.ts';
-import { type TestDatabase, testDatabase } from './helpers/db.ts';
 
-let database: TestDatabase;
-let t: TestApp;
+const { t, database } = useTestApp();
 let root: SignedIn;
 
 beforeAll(async () => {
-  database = await testDatabase();
-  t = await testApp(database);
   root = await admin(t.api, database);
-});
-afterAll(async () => {
-  await t?.close();
-  await database?.close();
 });
 
 const notFound = (id: string) => errorBody('NOT_FOUND', 404, `Product ${id} not found`);

@@ -5,13 +5,13 @@
 // docs/decisions.md "Checkout and holds", "Background jobs").
 import { eq, sql } from 'drizzle-orm';
 import pg from 'pg';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { users } from '../src/modules/auth/tables.ts';
 import { checkoutSessions } from '../src/modules/checkout/tables.ts';
 import { couponRedemptions } from '../src/modules/coupons/tables.ts';
 import { outbox } from '../src/modules/mail/tables.ts';
 import { signatureHeader } from '../src/modules/payments/signature.ts';
-import { type Answer, listen, type SignedIn, type TestApp, testApp } from './helpers/app.ts';
+import { type Answer, listen, type SignedIn, type TestApp, testApp, useTestApp } from './helpers/app.ts';
 import { admin, buyer, coupon, product, seller } from './helpers/builders.ts';
 import {
   addToCart,
@@ -22,7 +22,6 @@ import {
   postEvent,
   QC_ADDRESS,
 } from './helpers/checkout.ts';
-import { type TestDatabase, testDatabase } from './helpers/db.ts';
 import { startFakeStripe } from './helpers/fake-stripe.ts';
 import {
   emlFiles,
@@ -39,17 +38,7 @@ import {
 
 const onPostgres = !!process.env.TEST_DATABASE_URL;
 
-let database: TestDatabase;
-let t: TestApp;
-
-beforeAll(async () => {
-  database = await testDatabase();
-  t = await testApp(database);
-});
-afterAll(async () => {
-  await t?.close();
-  await database?.close();
-});
+const { t, database } = useTestApp();
 
 /** A JSON request over a real socket; answers status and parsed body. */
 async function http(base: string, method: string, url: string, token?: string, body?: unknown) {

@@ -1,40 +1,21 @@
 // The same checkout on Stripe: the app configured with Stripe keys talks to a local server that
 // answers the official SDK as Stripe does; events are signed by the SDK's own test helper.
 import { eq } from 'drizzle-orm';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { refunds } from '../src/modules/payments/tables.ts';
-import type { TestApp } from './helpers/app.ts';
-import { buyer, expectError, product, seller } from './helpers/builders.ts';
-import { addToCart, checkout, ON_ADDRESS, openCheckout } from './helpers/checkout.ts';
-import { type TestDatabase, testDatabase } from './helpers/db.ts';
-import { appOnFakeStripe, type FakeStripe, signedEvent, stripeEvent } from './helpers/fake-stripe.ts';
-import { stockOf as stockOfProduct } from './helpers/orders.ts';
+import { expectError } from './helpers/builders.ts';
+import { checkout, ON_ADDRESS, openCheckout } from './helpers/checkout.ts';
+import { signedEvent, stripeEvent, useFakeStripeApp } from './helpers/fake-stripe.ts';
+import { filledCart, stockOf as stockOfProduct } from './helpers/orders.ts';
 
 const SECRET = 'whsec_test_portage_0123456789abcdef';
 
-let database: TestDatabase;
-let t: TestApp;
-let stripe: FakeStripe;
-
-beforeAll(async () => {
-  database = await testDatabase();
-  ({ t, stripe } = await appOnFakeStripe(database, SECRET));
-});
-afterAll(async () => {
-  await t?.close();
-  await stripe?.close();
-  await database?.close();
-});
+const { t, database, stripe } = useFakeStripeApp(SECRET);
 
 const stockOf = (productId: string) => stockOfProduct(database, productId);
 
-async function ready(stock = 5) {
-  const s = await seller(t.api);
-  const p = await product(t.api, s, { title: 'Maple syrup, amber', priceCents: 1800, stockQuantity: stock });
-  const b = await buyer(t.api);
-  await addToCart(t.api, b, p.id, 2);
-  return { s, p, b };
-}
+const ready = (stock = 5) =>
+  filledCart(t, { fields: { title: 'Maple syrup, amber', priceCents: 1800 }, stock, quantity: 2 });
 
 const succeeded = (checkoutId: string, amount: number, pi = `pi_test_${checkoutId.slice(10)}`) =>
   stripeEvent('payment_intent.succeeded', {
@@ -57,7 +38,7 @@ function deliver(event: unknown, at = Math.floor(t.clock.now().getTime() / 1000)
 
 describe('checkout on Stripe', () => {
   it('opens an embedded Checkout Session with our idempotency key and metadata, and our page mounts it', async () => {
-    const { b } = await ready();
+    const { buyer: b } = await ready();
     const session = await openCheckout(t.api, b);
     expect(session).toMatchObject({
       publishableKey: 'pk_test_portage123',
@@ -83,7 +64,7 @@ describe('checkout on Stripe', () => {
   });
 
   it('turns payment_intent.succeeded into the order once, and refunds through Stripe on cancel', async () => {
-    const { b, p } = await ready();
+    const { buyer: b, product: p } = await ready();
     const session = await openCheckout(t.api, b);
     const event = succeeded(session.sessionId, session.totalCents);
     const first = await deliver(event);
@@ -118,7 +99,7 @@ describe('checkout on Stripe', () => {
   });
 
   it('retries a refund Stripe could not take, with the same idempotency key', async () => {
-    const { b } = await ready();
+    const { buyer: b } = await ready();
     const session = await openCheckout(t.api, b);
     const [orderId] = (await deliver(succeeded(session.sessionId, session.totalCents))).body.orderIds;
     // The SDK tries 3 times (2 retries): all 3 fail, so the refund waits for the job.
@@ -140,7 +121,7 @@ describe('checkout on Stripe', () => {
   });
 
   it('makes no order from a payment of another amount than quoted, and refunds what was paid', async () => {
-    const { b, p } = await ready();
+    const { buyer: b, product: p } = await ready();
     const session = await openCheckout(t.api, b);
     const pi = `pi_test_short_${session.sessionId.slice(10)}`;
     const res = await deliver(succeeded(session.sessionId, 100, pi));
@@ -156,7 +137,7 @@ describe('checkout on Stripe', () => {
   });
 
   it('makes no order from a payment for a session a newer checkout replaced, and refunds it whole through Stripe', async () => {
-    const { b, p } = await ready();
+    const { buyer: b, product: p } = await ready();
     const replaced = await openCheckout(t.api, b);
     const newer = await openCheckout(t.api, b, { ...ON_ADDRESS, street: '200 King St W' });
     expect(newer.sessionId).not.toBe(replaced.sessionId);
@@ -178,7 +159,7 @@ describe('checkout on Stripe', () => {
   });
 
   it('refunds a second, different payment of a checkout already paid, once', async () => {
-    const { b, p } = await ready();
+    const { buyer: b, product: p } = await ready();
     const session = await openCheckout(t.api, b);
     const first = await deliver(succeeded(session.sessionId, session.totalCents));
     const second = succeeded(
@@ -199,7 +180,7 @@ describe('checkout on Stripe', () => {
   });
 
   it('releases the stock on checkout.session.expired', async () => {
-    const { b, p } = await ready();
+    const { buyer: b, product: p } = await ready();
     const session = await openCheckout(t.api, b);
     expect(await stockOf(p.id)).toEqual({ stock: 5, reserved: 2 });
     const providerSession = [...stripe.sessions.values()].find(
@@ -219,7 +200,7 @@ describe('checkout on Stripe', () => {
   });
 
   it('answers PAYMENT_PROVIDER_ERROR when Stripe refuses the session, and holds nothing', async () => {
-    const { b, p } = await ready();
+    const { buyer: b, product: p } = await ready();
     stripe.failNext(400, { type: 'invalid_request_error', message: 'No such tax registration' });
     const res = await checkout(t.api, b, { shipping_address: ON_ADDRESS });
     expectError(res, 'PAYMENT_PROVIDER_ERROR', 400);
@@ -229,7 +210,7 @@ describe('checkout on Stripe', () => {
   });
 
   it('refuses an event signed with another secret or too old', async () => {
-    const { b } = await ready();
+    const { buyer: b } = await ready();
     const session = await openCheckout(t.api, b);
     const event = succeeded(session.sessionId, session.totalCents);
     const { body, signature } = signedEvent(

@@ -2,37 +2,20 @@
 // equals the checkout to the cent), reservations, the open session reused, the sandbox payment
 // through the signed webhook, and the provider failing.
 import { eq } from 'drizzle-orm';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { checkoutSessions } from '../src/modules/checkout/tables.ts';
 import { reservations } from '../src/modules/inventory/tables.ts';
-import { type TestApp, testApp } from './helpers/app.ts';
+import { useTestApp } from './helpers/app.ts';
 import { admin, buyer, coupon, expectError, expectInvalid, product, seller } from './helpers/builders.ts';
 import { addToCart, checkout, ON_ADDRESS, openCheckout, pay, payOk, QC_ADDRESS } from './helpers/checkout.ts';
-import { type TestDatabase, testDatabase } from './helpers/db.ts';
-import { stockOf as stockOfProduct } from './helpers/orders.ts';
+import { filledCart, stockOf as stockOfProduct } from './helpers/orders.ts';
 
-let database: TestDatabase;
-let t: TestApp;
-
-beforeAll(async () => {
-  database = await testDatabase();
-  t = await testApp(database);
-});
-afterAll(async () => {
-  await t?.close();
-  await database?.close();
-});
+const { t, database } = useTestApp();
 
 const stockOf = (productId: string) => stockOfProduct(database, productId);
 
 /** A buyer with one unit of a fresh $25.00 product in the cart. */
-async function buyerWithCart(stock = 10) {
-  const s = await seller(t.api);
-  const p = await product(t.api, s, { priceCents: 2500, stockQuantity: stock });
-  const b = await buyer(t.api);
-  await addToCart(t.api, b, p.id, 1);
-  return { s, p, b };
-}
+const buyerWithCart = (stock = 10) => filledCart(t, { fields: { priceCents: 2500 }, stock });
 
 describe('POST /checkout: the address', () => {
   const cases: Array<[string, Record<string, unknown>, { field: string; message: string }]> = [
@@ -89,7 +72,7 @@ describe('POST /checkout: the address', () => {
   it.each(cases)(
     'refuses %s with 400 naming the field, and holds nothing',
     async (_name, change, problem) => {
-      const { b, p } = await buyerWithCart();
+      const { buyer: b, product: p } = await buyerWithCart();
       const res = await checkout(t.api, b, { shipping_address: { ...ON_ADDRESS, ...change } });
       expectInvalid(res, [problem]);
       expect(await stockOf(p.id)).toEqual({ stock: 10, reserved: 0 });
@@ -97,7 +80,7 @@ describe('POST /checkout: the address', () => {
   );
 
   it('refuses a missing address and a missing phone', async () => {
-    const { b } = await buyerWithCart();
+    const { buyer: b } = await buyerWithCart();
     expectInvalid(await checkout(t.api, b, {}), [{ field: 'shipping_address', message: 'is required' }]);
     const { phone: _phone, ...noPhone } = ON_ADDRESS;
     expectInvalid(await checkout(t.api, b, { shipping_address: noPhone }), [
@@ -112,7 +95,7 @@ describe('POST /checkout: the address', () => {
       ['YT', 'Y1A 1A1'],
       ['BC', 'V6B 1A1'],
     ]) {
-      const { b } = await buyerWithCart();
+      const { buyer: b } = await buyerWithCart();
       const res = await checkout(t.api, b, { shipping_address: { ...ON_ADDRESS, province, postalCode } });
       expect(res.status, `${province}: ${JSON.stringify(res.body)}`).toBe(201);
     }
@@ -156,7 +139,7 @@ describe('POST /checkout: refusals', () => {
 
   it('refuses an unknown coupon given at checkout with 404, and a coupon whose minimum is not met with 409', async () => {
     const a = await admin(t.api, database);
-    const { b } = await buyerWithCart();
+    const { buyer: b } = await buyerWithCart();
     expectError(
       await checkout(t.api, b, { shipping_address: ON_ADDRESS, coupon: 'NOPE-NOT-HERE' }),
       'NOT_FOUND',
@@ -222,7 +205,7 @@ describe('POST /checkout: refusals', () => {
 describe('POST /checkout: the session', () => {
   it('answers the spec fields, holds the stock 30 minutes, and creates no order', async () => {
     t.clock.freeze();
-    const { b, p } = await buyerWithCart();
+    const { buyer: b, product: p } = await buyerWithCart();
     const res = await checkout(t.api, b);
     expect(res.status).toBe(201);
     const now = Math.floor(t.clock.now().getTime() / 1000);
@@ -252,7 +235,7 @@ describe('POST /checkout: the session', () => {
   });
 
   it('gives an unchanged cart its open session back (200), and a changed cart a new one that ends the old', async () => {
-    const { b, p } = await buyerWithCart();
+    const { buyer: b, product: p } = await buyerWithCart();
     const first = await checkout(t.api, b);
     const again = await checkout(t.api, b);
     expect(again.status).toBe(200);
@@ -274,7 +257,7 @@ describe('POST /checkout: the session', () => {
   });
 
   it("is another buyer's 404", async () => {
-    const { b } = await buyerWithCart();
+    const { buyer: b } = await buyerWithCart();
     const session = await openCheckout(t.api, b);
     const other = await buyer(t.api);
     expectError(
@@ -371,7 +354,7 @@ describe('exact amounts: two sellers, a coupon, to ON and to QC', () => {
 
 describe('paying in the sandbox', () => {
   it('declines 4000000000000002 with PAYMENT_PROVIDER_ERROR and keeps the hold; 4242 then pays', async () => {
-    const { b, p } = await buyerWithCart(2);
+    const { buyer: b, product: p } = await buyerWithCart(2);
     const session = await openCheckout(t.api, b);
     expectError(
       await pay(t.api, session.sessionId, '4000 0000 0000 0002'),
@@ -393,7 +376,7 @@ describe('paying in the sandbox', () => {
   });
 
   it('refuses to pay an expired session; the expiry job gave its stock back', async () => {
-    const { b, p } = await buyerWithCart(2);
+    const { buyer: b, product: p } = await buyerWithCart(2);
     const session = await openCheckout(t.api, b);
     t.clock.advance(30 * 60 + 1);
     expectError(
@@ -420,7 +403,7 @@ describe('paying in the sandbox', () => {
   });
 
   it('shows the payment page with the summary, and not for an unknown session', async () => {
-    const { b } = await buyerWithCart();
+    const { buyer: b } = await buyerWithCart();
     const session = await openCheckout(t.api, b);
     const page = await t.api.get(new URL(session.sessionUrl).pathname);
     expect(page.status).toBe(200);
@@ -435,7 +418,7 @@ describe('paying in the sandbox', () => {
 
 describe('POST /checkout with an Idempotency-Key', () => {
   it('replays the same key and body, refuses it with another body, and runs two at once once', async () => {
-    const { b, p } = await buyerWithCart();
+    const { buyer: b, product: p } = await buyerWithCart();
     const key = { 'idempotency-key': 'agent-retry-0001' };
     const first = await checkout(t.api, b, { shipping_address: ON_ADDRESS }, key);
     expect(first.status).toBe(201);
@@ -454,7 +437,7 @@ describe('POST /checkout with an Idempotency-Key', () => {
     const other = await buyerWithCart();
     const both = await Promise.all(
       [1, 2].map(() =>
-        checkout(t.api, other.b, { shipping_address: ON_ADDRESS }, { 'idempotency-key': 'twice' }),
+        checkout(t.api, other.buyer, { shipping_address: ON_ADDRESS }, { 'idempotency-key': 'twice' }),
       ),
     );
     const statuses = both.map((r) => r.status).sort();
@@ -464,6 +447,6 @@ describe('POST /checkout with an Idempotency-Key', () => {
     ]).toContainEqual(statuses);
     const sessions = new Set(both.filter((r) => r.status === 201).map((r) => r.body.sessionId));
     expect(sessions.size).toBe(1);
-    expect(await stockOf(other.p.id)).toEqual({ stock: 10, reserved: 1 });
+    expect(await stockOf(other.product.id)).toEqual({ stock: 10, reserved: 1 });
   });
 });

@@ -4,7 +4,7 @@ import { randomBytes } from 'node:crypto';
 import http from 'node:http';
 import net from 'node:net';
 import { inspect } from 'node:util';
-import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { beforeAll, describe, expect, it, vi } from 'vitest';
 import {
   type CreateCheckoutInput,
   canonicalJson,
@@ -14,13 +14,11 @@ import {
   tokenSubject,
 } from '../src/client/index.ts';
 import { userWithToken } from '../src/contract/auth.ts';
-import { type TestApp, testApp } from './helpers/app.ts';
+import { type TestApp, testApp, useTestApp } from './helpers/app.ts';
 import { buyer, product, seller, uniqueWord } from './helpers/builders.ts';
 import { addToCart, ON_ADDRESS, payOk } from './helpers/checkout.ts';
-import { type TestDatabase, testDatabase } from './helpers/db.ts';
 
-let database: TestDatabase;
-let t: TestApp;
+const { t, database } = useTestApp();
 let baseUrl: string;
 
 async function listen(app: TestApp): Promise<string> {
@@ -31,13 +29,7 @@ async function listen(app: TestApp): Promise<string> {
 }
 
 beforeAll(async () => {
-  database = await testDatabase();
-  t = await testApp(database);
   baseUrl = await listen(t);
-});
-afterAll(async () => {
-  await t?.close();
-  await database?.close();
 });
 
 /** The real global fetch, with every call written down (method and path) before it is made. */

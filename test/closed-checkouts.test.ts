@@ -3,9 +3,9 @@
 // refuses it under the session's lock; a coupon's limits are counted again where the
 // redemption is written. Raced 20 times: a payment for A while a new checkout B replaces it.
 import { eq } from 'drizzle-orm';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { coupons } from '../src/modules/coupons/tables.ts';
-import { type Answer, type SignedIn, type TestApp, testApp } from './helpers/app.ts';
+import { type Answer, type SignedIn, useTestApp } from './helpers/app.ts';
 import { admin, buyer, coupon, expectError, product, seller } from './helpers/builders.ts';
 import {
   addToCart,
@@ -16,7 +16,6 @@ import {
   postEvent,
   QC_ADDRESS,
 } from './helpers/checkout.ts';
-import { type TestDatabase, testDatabase } from './helpers/db.ts';
 import {
   ordersOfCheckout,
   outboxRows,
@@ -26,17 +25,7 @@ import {
   stockOf,
 } from './helpers/orders.ts';
 
-let database: TestDatabase;
-let t: TestApp;
-
-beforeAll(async () => {
-  database = await testDatabase();
-  t = await testApp(database);
-});
-afterAll(async () => {
-  await t?.close();
-  await database?.close();
-});
+const { t, database } = useTestApp();
 
 const OTHER_STREET = { ...ON_ADDRESS, street: '200 King St W' };
 

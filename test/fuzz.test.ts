@@ -6,8 +6,8 @@
 // The test walks /openapi.json: a route added tomorrow is fuzzed without editing this file.
 // Deterministic: a fixed seed picks the sample (FUZZ_SEED and FUZZ_SAMPLE widen a manual run).
 import net from 'node:net';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type SignedIn, type TestApp, testApp } from './helpers/app.ts';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { type SignedIn, useTestApp } from './helpers/app.ts';
 import {
   admin,
   buyer,
@@ -18,7 +18,6 @@ import {
   uniqueEmail,
   uniqueWord,
 } from './helpers/builders.ts';
-import { type TestDatabase, testDatabase } from './helpers/db.ts';
 import {
   BAD_AUTHORIZATIONS,
   BAD_BODIES,
@@ -70,15 +69,12 @@ interface Finding {
   body: string;
 }
 
-let database: TestDatabase;
-let t: TestApp;
+const { t, database } = useTestApp();
 let openapi: unknown;
 const users: Partial<Record<Role, SignedIn>> = {};
 let fixtures: Fixtures;
 
 beforeAll(async () => {
-  database = await testDatabase();
-  t = await testApp(database);
   users.admin = await admin(t.api, database);
   users.seller = await seller(t.api);
   users.buyer = await buyer(t.api);
@@ -113,11 +109,6 @@ beforeAll(async () => {
   const res = await t.app.inject({ method: 'GET', url: '/openapi.json' });
   expect(res.statusCode).toBe(200);
   openapi = res.json();
-});
-
-afterAll(async () => {
-  await t?.close();
-  await database?.close();
 });
 
 // ---- cases from an operation ----------------------------------------------------------------

@@ -2,22 +2,14 @@
 // model, never a 500 or a stack (docs/decisions.md "Security").
 import net from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type Answer, buyer, listen, type TestApp, testApp } from './helpers/app.ts';
+import { type Answer, buyer, listen, type TestApp, testApp, useTestApp } from './helpers/app.ts';
 import { expectError, product, seller } from './helpers/builders.ts';
-import { type TestDatabase, testDatabase } from './helpers/db.ts';
 
-let database: TestDatabase;
-let t: TestApp;
+const { t, database } = useTestApp({ timeouts: { requestMs: 1_500, headersMs: 1_000 } });
 let base: URL;
 
 beforeAll(async () => {
-  database = await testDatabase();
-  t = await testApp(database, { timeouts: { requestMs: 1_500, headersMs: 1_000 } });
   base = new URL(await listen(t));
-});
-afterAll(async () => {
-  await t?.close();
-  await database?.close();
 });
 
 /** Sends raw bytes over a socket, `gapMs` apart; answers the reply's status and JSON body once the server closed, and how many chunks had been written by then. */

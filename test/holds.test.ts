@@ -2,25 +2,17 @@
 // from the first reservation; a hold let lapse is not taken again by the same buyer for 15
 // minutes; an account whose email is not verified holds at most 5 units of a product.
 import { eq } from 'drizzle-orm';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { users } from '../src/modules/auth/tables.ts';
-import { type SignedIn, type TestApp, testApp } from './helpers/app.ts';
+import { type SignedIn, useTestApp } from './helpers/app.ts';
 import { buyer, expectError, product, seller } from './helpers/builders.ts';
 import { addToCart, checkout, ON_ADDRESS, paymentEvent, postEvent } from './helpers/checkout.ts';
-import { type TestDatabase, testDatabase } from './helpers/db.ts';
 import { sessionRow, stockOf } from './helpers/orders.ts';
 
-let database: TestDatabase;
-let t: TestApp;
+const { t, database } = useTestApp();
 
 beforeAll(async () => {
-  database = await testDatabase();
-  t = await testApp(database);
   t.clock.freeze();
-});
-afterAll(async () => {
-  await t?.close();
-  await database?.close();
 });
 
 const street = (n: number) => ({ ...ON_ADDRESS, street: `${n} Queen St W` });

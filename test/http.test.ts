@@ -1,22 +1,12 @@
 // Cross-cutting HTTP behaviour: one error model, limits on bodies, security headers, CORS,
 // request ids, log redaction and the API reference.
 import { Writable } from 'node:stream';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { loggerOptions } from '../src/app.ts';
-import { buyer, type TestApp, testApp } from './helpers/app.ts';
-import { type TestDatabase, testDatabase } from './helpers/db.ts';
+import { buyer, testApp, useTestApp } from './helpers/app.ts';
+import { testDatabase } from './helpers/db.ts';
 
-let database: TestDatabase;
-let t: TestApp;
-
-beforeAll(async () => {
-  database = await testDatabase();
-  t = await testApp(database, { env: { CORS_ORIGINS: 'https://shop.example.ca' } });
-});
-afterAll(async () => {
-  await t?.close();
-  await database?.close();
-});
+const { t, database } = useTestApp({ env: { CORS_ORIGINS: 'https://shop.example.ca' } });
 
 describe('error model', () => {
   it('an unknown route is a JSON 404', async () => {

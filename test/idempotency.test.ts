@@ -24,9 +24,9 @@ import { products } from '../src/modules/catalog/tables.ts';
 import { idempotencyKeys } from '../src/modules/system/tables.ts';
 import { Api, type SignedIn, TestClock, testKeyPem } from './helpers/app.ts';
 import { buyer, expectError, expectInvalid, product, seller, uniqueWord } from './helpers/builders.ts';
-import { type TestDatabase, testDatabase } from './helpers/db.ts';
+import { useTestDatabase } from './helpers/db.ts';
 
-let database: TestDatabase;
+const database = useTestDatabase();
 let app: FastifyInstance;
 let api: Api;
 const clock = new TestClock();
@@ -49,7 +49,6 @@ function makeGate() {
 const nextEntered = () => new Promise<void>((resolve) => entered.push(resolve));
 
 beforeAll(async () => {
-  database = await testDatabase();
   const config = loadConfig({
     APP_ENV: 'development',
     DATA_DIR: mkdtempSync(path.join(os.tmpdir(), 'portage-data-')),
@@ -83,7 +82,6 @@ beforeAll(async () => {
 });
 afterAll(async () => {
   await app?.close();
-  await database?.close();
 });
 
 interface Raw {

@@ -1,22 +1,10 @@
 // check_inventory over HTTP against a real database: what can be bought now, and that the cart
 // refuses by the same count (docs/api.md "Cart and coupons").
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { SignedIn, TestApp } from './helpers/app.ts';
-import { testApp } from './helpers/app.ts';
+import { describe, expect, it } from 'vitest';
+import { type SignedIn, useTestApp } from './helpers/app.ts';
 import { buyer, expectError, expectInvalid, product, seller } from './helpers/builders.ts';
-import { type TestDatabase, testDatabase } from './helpers/db.ts';
 
-let database: TestDatabase;
-let t: TestApp;
-
-beforeAll(async () => {
-  database = await testDatabase();
-  t = await testApp(database);
-});
-afterAll(async () => {
-  await t?.close();
-  await database?.close();
-});
+const { t } = useTestApp();
 
 describe('GET /products/:id/inventory (check_inventory)', () => {
   it('answers available, only-N-left and out of stock, with the requested quantity', async () => {

@@ -8,7 +8,7 @@ import { Writable } from 'node:stream';
 import { eq } from 'drizzle-orm';
 import type { FastifyBaseLogger } from 'fastify';
 import pino from 'pino';
-import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { inTransaction, type RequestContext } from '../src/modules/context.ts';
 import { enqueueMail, type MailMessage } from '../src/modules/mail/outbox.ts';
 import { outbox } from '../src/modules/mail/tables.ts';
@@ -23,13 +23,13 @@ import {
 } from '../src/modules/mail/templates.ts';
 import { createMailTransport, describeError, type MailTransport } from '../src/modules/mail/transports.ts';
 import { MAIL_LEASE_MS, MAIL_MAX_ATTEMPTS, mailJob } from '../src/modules/mail/worker.ts';
-import { type TestDatabase, testDatabase } from './helpers/db.ts';
+import { useTestDatabase } from './helpers/db.ts';
 import { parseEml, startSilentServer, startSmtpServer, type TestSmtpServer } from './helpers/smtp.ts';
 
 const FROM = 'Portage <orders@portage.test>';
 const MIN = 60_000;
 
-let database: TestDatabase;
+const database = useTestDatabase();
 let nowMs: number;
 const clock = () => new Date(nowMs);
 const logLines: string[] = [];
@@ -45,12 +45,6 @@ const log = pino(
 const ctx = (): RequestContext => ({ db: database.db, now: clock, log });
 const cleanup: Array<() => unknown> = [];
 
-beforeAll(async () => {
-  database = await testDatabase();
-});
-afterAll(async () => {
-  await database?.close();
-});
 beforeEach(async () => {
   nowMs = Date.parse('2026-11-21T15:00:00.000Z');
   logLines.length = 0;

@@ -7,14 +7,12 @@ import { eq } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { returns } from '../src/modules/returns/tables.ts';
 import { reviews } from '../src/modules/reviews/tables.ts';
-import { listen, type SignedIn, type TestApp, testApp } from './helpers/app.ts';
+import { listen, type SignedIn, useTestApp } from './helpers/app.ts';
 import { admin, buyer, product, seller } from './helpers/builders.ts';
-import { type TestDatabase, testDatabase } from './helpers/db.ts';
 import { callTool, startToolServer, TOOL_NAMES, toolFailed, toolOk } from './helpers/mcp.ts';
-import { paidOrder } from './helpers/orders.ts';
+import { deliveredOrder } from './helpers/orders.ts';
 
-let database: TestDatabase;
-let t: TestApp;
+const { t, database } = useTestApp();
 let baseUrl: string;
 const agents: Client[] = [];
 let shopper: SignedIn;
@@ -32,31 +30,24 @@ async function agentFor(who: SignedIn): Promise<Client> {
 }
 
 beforeAll(async () => {
-  database = await testDatabase();
-  t = await testApp(database);
   baseUrl = await listen(t);
   boss = await admin(t.api, database);
   const s = await seller(t.api);
   const p = await product(t.api, s, { priceCents: 2000, stockQuantity: 10 });
   shopper = await buyer(t.api);
-  const paid = await paidOrder(t, { seller: s, product: p, buyer: shopper });
-  expect(
-    (
-      await t.api
-        .as(s)
-        .post(`/orders/${paid.orderId}/ship`, { trackingNumber: '1Z 42', carrier: 'Canada Post' })
-    ).status,
-  ).toBe(200);
-  expect((await t.api.as(s).post(`/orders/${paid.orderId}/deliver`)).status).toBe(200);
-  order = { orderId: paid.orderId, productId: p.id, sellerId: s.id };
+  const delivered = await deliveredOrder(t, {
+    seller: s,
+    product: p,
+    buyer: shopper,
+    parcel: { trackingNumber: '1Z 42', carrier: 'Canada Post' },
+  });
+  order = { orderId: delivered.orderId, productId: p.id, sellerId: s.id };
   [agent, adminAgent] = await Promise.all([agentFor(shopper), agentFor(boss)]);
   tools = (await agent.listTools()).tools;
 });
 
 afterAll(async () => {
   for (const client of agents) await client.close().catch(() => {});
-  await t?.close();
-  await database?.close();
 });
 
 describe('tools/list', () => {

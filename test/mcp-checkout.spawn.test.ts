@@ -9,14 +9,12 @@ import type { Tool as McpTool } from '@modelcontextprotocol/sdk/types.js';
 import { eq } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { checkoutSessions } from '../src/modules/checkout/tables.ts';
-import { listen, type SignedIn, type TestApp, testApp } from './helpers/app.ts';
+import { listen, type SignedIn, useTestApp } from './helpers/app.ts';
 import { buyer, product, seller, uniqueWord } from './helpers/builders.ts';
 import { addToCart, ON_ADDRESS, pay } from './helpers/checkout.ts';
-import { type TestDatabase, testDatabase } from './helpers/db.ts';
 import { callTool, startToolServer, TOOL_NAMES, toolFailed, toolOk } from './helpers/mcp.ts';
 
-let database: TestDatabase;
-let t: TestApp;
+const { t, database } = useTestApp();
 let proxyUrl: string;
 let proxy: http.Server;
 let tools: McpTool[];
@@ -108,8 +106,6 @@ let shopper: SignedIn;
 let agent: Client;
 
 beforeAll(async () => {
-  database = await testDatabase();
-  t = await testApp(database);
   proxyUrl = await startProxy(await listen(t));
 
   const s = await seller(t.api);
@@ -127,8 +123,6 @@ beforeAll(async () => {
 afterAll(async () => {
   for (const client of running) await client.close().catch(() => {});
   await new Promise((resolve) => proxy?.close(resolve));
-  await t?.close();
-  await database?.close();
 });
 
 // ---- tools/list -----------------------------------------------------------------------------

@@ -8,14 +8,12 @@ import { Client } from '@modelcontextprotocol/client';
 import { StdioClientTransport } from '@modelcontextprotocol/client/stdio';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { TOOLS } from '../src/contract/tools.ts';
-import { listen, type SignedIn, type TestApp, testApp } from './helpers/app.ts';
+import { listen, type SignedIn, useTestApp } from './helpers/app.ts';
 import { buyer, product, seller, uniqueWord } from './helpers/builders.ts';
-import { type TestDatabase, testDatabase } from './helpers/db.ts';
 import { type Era, ROOT, toolOk } from './helpers/mcp.ts';
 import { finished } from './helpers/process.ts';
 
-let database: TestDatabase;
-let t: TestApp;
+const { t } = useTestApp();
 let baseUrl: string;
 let shopper: SignedIn;
 const word = uniqueWord();
@@ -29,8 +27,6 @@ const env = () => ({
 });
 
 beforeAll(async () => {
-  database = await testDatabase();
-  t = await testApp(database);
   baseUrl = await listen(t);
   const shop = await seller(t.api);
   await product(t.api, shop, { title: `Birch ${word} canoe`, priceCents: 150000 });
@@ -39,8 +35,6 @@ beforeAll(async () => {
 
 afterAll(async () => {
   for (const c of clients) await c.close().catch(() => {});
-  await t?.close();
-  await database?.close();
 });
 
 describe.each(['legacy', 'modern'] as const)('portage mcp over stdio, %s era', (era: Era) => {

@@ -8,14 +8,12 @@ import { TOOLS } from '../src/contract/tools.ts';
 import { LIMITS } from '../src/http/rate-limit.ts';
 import { products } from '../src/modules/catalog/tables.ts';
 import { agentToken, revokeGrant } from './helpers/agents.ts';
-import { listen, type SignedIn, type TestApp, testApp } from './helpers/app.ts';
+import { listen, type SignedIn, type TestApp, testApp, useTestApp } from './helpers/app.ts';
 import { buyer, product, seller, uniqueWord } from './helpers/builders.ts';
 import { ON_ADDRESS } from './helpers/checkout.ts';
-import { type TestDatabase, testDatabase } from './helpers/db.ts';
 import { type Era, toolFailed, toolOk } from './helpers/mcp.ts';
 
-let database: TestDatabase;
-let t: TestApp;
+const { t, database } = useTestApp();
 let baseUrl: string;
 let shopper: SignedIn;
 let agent: string;
@@ -26,8 +24,6 @@ const clients: Client[] = [];
 const METADATA = 'http://portage.test/.well-known/oauth-protected-resource/mcp';
 
 beforeAll(async () => {
-  database = await testDatabase();
-  t = await testApp(database);
   baseUrl = await listen(t);
   const shop = await seller(t.api);
   ids.paddle = (
@@ -42,8 +38,6 @@ beforeAll(async () => {
 
 afterAll(async () => {
   for (const c of clients) await c.close().catch(() => {});
-  await t?.close();
-  await database?.close();
 });
 
 /** The SDK v2 client at /mcp with `token`, speaking 2025-11-25 (initialize) or 2026-07-28. */

@@ -13,15 +13,13 @@ import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js'
 import type { CallToolResult, Tool as McpTool } from '@modelcontextprotocol/sdk/types.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { toolsMarkdownTable } from '../src/contract/tools.ts';
-import { type SignedIn, type TestApp, testApp } from './helpers/app.ts';
+import { type SignedIn, useTestApp } from './helpers/app.ts';
 import { admin, buyer, coupon, product, seller, uniqueWord } from './helpers/builders.ts';
-import { type TestDatabase, testDatabase } from './helpers/db.ts';
 import { TOOL_NAMES } from './helpers/mcp.ts';
 import { finished } from './helpers/process.ts';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
-let database: TestDatabase;
-let t: TestApp;
+const { t, database } = useTestApp();
 let baseUrl: string;
 let shopper: SignedIn;
 let agent: Client;
@@ -115,8 +113,6 @@ const toolNamed = (name: string): McpTool => {
 // ---- the service and its data ---------------------------------------------------------------
 
 beforeAll(async () => {
-  database = await testDatabase();
-  t = await testApp(database);
   await t.app.listen({ port: 0, host: '127.0.0.1' });
   const address = t.app.server.address();
   if (!address || typeof address === 'string') throw new Error(`unexpected address ${address}`);
@@ -156,8 +152,6 @@ beforeAll(async () => {
 afterAll(async () => {
   for (const r of running) await r.client.close().catch(() => {});
   for (const child of children) if (child.exitCode === null && child.signalCode === null) child.kill();
-  await t?.close();
-  await database?.close();
 });
 
 // ---- tools/list -----------------------------------------------------------------------------

@@ -4,17 +4,15 @@
 // the agent exchanges for a token that calls the API (docs/api.md "OAuth authorization server").
 import { createServer, type Server } from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { listen, type SignedIn, type TestApp, testApp } from './helpers/app.ts';
+import { listen, type SignedIn, useTestApp } from './helpers/app.ts';
 import { browserUnavailable, launchBrowser, type TestBrowser } from './helpers/browser.ts';
 import { buyer } from './helpers/builders.ts';
-import { type TestDatabase, testDatabase } from './helpers/db.ts';
 import { authorizeUrl, exchange, pkce, registerClient } from './helpers/oauth.ts';
 
 const unavailable = browserUnavailable();
 
 describe.skipIf(unavailable !== undefined)('the authorization pages in Chromium', () => {
-  let database: TestDatabase;
-  let t: TestApp;
+  const { t } = useTestApp();
   let base: string;
   let browser: TestBrowser;
   let agent: Server;
@@ -23,8 +21,6 @@ describe.skipIf(unavailable !== undefined)('the authorization pages in Chromium'
   const landed: string[] = [];
 
   beforeAll(async () => {
-    database = await testDatabase();
-    t = await testApp(database);
     base = await listen(t);
     browser = await launchBrowser();
     // The agent's redirect URI: a local server that records where the browser lands.
@@ -40,8 +36,6 @@ describe.skipIf(unavailable !== undefined)('the authorization pages in Chromium'
   afterAll(async () => {
     await browser?.close();
     await new Promise<void>((resolve) => (agent ? agent.close(() => resolve()) : resolve()));
-    await t?.close();
-    await database?.close();
   });
 
   async function openAuthorization(clientId: string, challenge: string) {

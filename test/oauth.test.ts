@@ -4,9 +4,8 @@
 // registration, revocation and the person's list of agents, over the real app and database.
 import { createServer, type Server } from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type SignedIn, type TestApp, testApp } from './helpers/app.ts';
+import { type SignedIn, testApp, useTestApp } from './helpers/app.ts';
 import { admin, buyer, expectError } from './helpers/builders.ts';
-import { type TestDatabase, testDatabase } from './helpers/db.ts';
 import {
   agentTokens,
   authorize,
@@ -23,19 +22,11 @@ import {
   signInToConsent,
 } from './helpers/oauth.ts';
 
-let database: TestDatabase;
-let t: TestApp;
+const { t, database } = useTestApp();
 let shopper: SignedIn;
 
 beforeAll(async () => {
-  database = await testDatabase();
-  t = await testApp(database);
   shopper = await buyer(t.api);
-});
-
-afterAll(async () => {
-  await t?.close();
-  await database?.close();
 });
 
 const bearer = (token: string) => t.api.as(token);

@@ -7,18 +7,15 @@ import { decodeJwt } from 'jose';
 import { OAuth2Server } from 'oauth2-mock-server';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { oidcLogins, userIdentities, users } from '../src/modules/auth/tables.ts';
-import { type Answer, type TestApp, testApp } from './helpers/app.ts';
+import { type Answer, type TestApp, testApp, useTestApp } from './helpers/app.ts';
 import { buyer, expectError, expectInvalid, uniqueEmail } from './helpers/builders.ts';
-import { type TestDatabase, testDatabase } from './helpers/db.ts';
 
 const APP = 'http://app.test';
 const BACK = `${APP}/signed-in?next=%2Fcart`;
 const CALLBACK = 'http://portage.test/auth/google/callback';
 
-let database: TestDatabase;
 let provider: OAuth2Server;
 let issuer: string;
-let t: TestApp;
 /** Claims the provider puts in the next tokens it signs. */
 let claims: Record<string, unknown>;
 
@@ -32,20 +29,18 @@ const oidcEnv = () => ({
   AUTH_REDIRECT_ORIGINS: APP,
 });
 
+// The provider starts first: the app's settings name its URL.
 beforeAll(async () => {
-  database = await testDatabase();
   provider = new OAuth2Server();
   await provider.issuer.keys.generate('RS256');
   await provider.start(0, '127.0.0.1');
   issuer = provider.issuer.url!;
   provider.service.on('beforeTokenSigning', (token) => Object.assign(token.payload, claims));
-  t = await testApp(database, { env: oidcEnv() });
 });
 afterAll(async () => {
-  await t?.close();
   await provider?.stop();
-  await database?.close();
 });
+const { t, database } = useTestApp(() => ({ env: oidcEnv() }));
 
 let n = 0;
 const identity = (over: Record<string, unknown> = {}) => ({

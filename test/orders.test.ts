@@ -5,12 +5,12 @@
 // docs/operations.md "Background jobs").
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type SignedIn, type TestApp, testApp } from './helpers/app.ts';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { type SignedIn, useTestApp } from './helpers/app.ts';
 import { admin, buyer, coupon, expectError, expectInvalid, product, seller } from './helpers/builders.ts';
 import { addToCart, ON_ADDRESS, openCheckout, pay, paymentEvent, postEvent } from './helpers/checkout.ts';
-import { type TestDatabase, testDatabase } from './helpers/db.ts';
 import {
+  deliver,
   emlFiles,
   liveReservedUnits,
   ordersOfCheckout,
@@ -21,13 +21,13 @@ import {
   refundRows,
   sessionRow,
   setClock,
+  shippedOrder,
   signIn,
   stockOf,
 } from './helpers/orders.ts';
 import { parseEml } from './helpers/smtp.ts';
 
-let database: TestDatabase;
-let t: TestApp;
+const { t, database } = useTestApp();
 let adm: SignedIn;
 
 /** A Friday, 10:00 in Toronto: 3 business days later is Wednesday, 7 is the Tuesday after next. */
@@ -45,14 +45,8 @@ const YT_ADDRESS = {
 };
 
 beforeAll(async () => {
-  database = await testDatabase();
-  t = await testApp(database);
   setClock(t, CONFIRMED_AT);
   adm = await admin(t.api, database);
-});
-afterAll(async () => {
-  await t?.close();
-  await database?.close();
 });
 
 const notFoundBody = (id: string) => ({ error: `Order ${id} not found`, code: 'NOT_FOUND', statusCode: 404 });
@@ -413,8 +407,8 @@ describe('cancellation (cancel_order)', () => {
   });
 
   it('refuses a shipped order, naming request_return', async () => {
-    const { seller: s, buyer: b, orderId } = await paidOrder(t);
-    await t.api.as(s).post(`/orders/${orderId}/ship`, { trackingNumber: 'T1', carrier: 'Purolator' });
+    const parcel = { trackingNumber: 'T1', carrier: 'Purolator' };
+    const { seller: s, buyer: b, orderId } = await shippedOrder(t, { parcel });
     const res = await t.api.as(b).post(`/orders/${orderId}/cancel`, {});
     expectError(
       res,
@@ -423,7 +417,7 @@ describe('cancellation (cancel_order)', () => {
       'The order has shipped and can no longer be cancelled; request a return instead (request_return)',
     );
     expect(await refundRows(database, orderId)).toEqual([]);
-    await t.api.as(s).post(`/orders/${orderId}/deliver`);
+    await deliver(t, s, orderId);
     expectError(await t.api.as(b).post(`/orders/${orderId}/cancel`, {}), 'CONFLICT', 409, /request_return/);
   });
 

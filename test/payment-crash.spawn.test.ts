@@ -13,7 +13,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { signatureHeader } from '../src/modules/payments/signature.ts';
 import { uniqueEmail } from './helpers/app.ts';
 import { ON_ADDRESS, paymentEvent } from './helpers/checkout.ts';
-import { type TestDatabase, testDatabase } from './helpers/db.ts';
+import { useTestDatabase } from './helpers/db.ts';
 import { type Finished, finished } from './helpers/process.ts';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
@@ -129,12 +129,11 @@ async function until(what: string, check: () => Promise<boolean>, ms = 20_000) {
 describe.skipIf(!onPostgres)(
   'a crash while the webhook commits (PostgreSQL only: the embedded PGlite database cannot be shared with a second connection)',
   () => {
-    let database: TestDatabase;
+    const database = useTestDatabase();
     let dataDir: string;
     const running: Service[] = [];
 
     beforeAll(async () => {
-      database = await testDatabase();
       dataDir = mkdtempSync(path.join(os.tmpdir(), 'portage-crash-'));
     });
     afterAll(async () => {
@@ -142,7 +141,6 @@ describe.skipIf(!onPostgres)(
         if (s.child.exitCode === null && s.child.signalCode === null) s.child.kill('SIGKILL');
         await s.done.catch(() => undefined);
       }
-      await database?.close();
       if (dataDir) rmSync(dataDir, { recursive: true, force: true });
     });
 

@@ -1,20 +1,9 @@
 import { randomBytes } from 'node:crypto';
 import { Redis } from 'ioredis';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type TestApp, testApp, uniqueEmail } from './helpers/app.ts';
-import { type TestDatabase, testDatabase } from './helpers/db.ts';
+import { describe, expect, it } from 'vitest';
+import { type TestApp, testApp, uniqueEmail, useTestApp } from './helpers/app.ts';
 
-let database: TestDatabase;
-let t: TestApp;
-
-beforeAll(async () => {
-  database = await testDatabase();
-  t = await testApp(database, { env: { RATE_LIMITS: 'on' } });
-});
-afterAll(async () => {
-  await t?.close();
-  await database?.close();
-});
+const { t, database } = useTestApp({ env: { RATE_LIMITS: 'on' } });
 
 const login = (app: TestApp, ip: string) =>
   app.api.from(ip).post('/auth/login', { email: uniqueEmail('rl'), password: 'whatever-password' });

@@ -19,7 +19,7 @@ import type { SignedIn, TestApp } from './helpers/app.ts';
 import { browserUnavailable, launchBrowser, type TestBrowser } from './helpers/browser.ts';
 import { buyer, product, seller, uniqueWord } from './helpers/builders.ts';
 import { ON_ADDRESS } from './helpers/checkout.ts';
-import { type TestDatabase, testDatabase } from './helpers/db.ts';
+import { useTestDatabase } from './helpers/db.ts';
 import { type Era, toolOk } from './helpers/mcp.ts';
 import {
   type AgentHost,
@@ -37,7 +37,7 @@ const NAME = 'Aisle Assistant';
 const DOCUMENT_NAME = 'Trailhead Concierge';
 
 describe.skipIf(unavailable !== undefined)('a remote agent at /mcp through the SDK’s OAuth client', () => {
-  let database: TestDatabase;
+  const database = useTestDatabase();
   let t: TestApp;
   let base: string;
   let browser: TestBrowser;
@@ -47,7 +47,6 @@ describe.skipIf(unavailable !== undefined)('a remote agent at /mcp through the S
   const clients: Client[] = [];
 
   beforeAll(async () => {
-    database = await testDatabase();
     ({ t, base } = await listeningApp(database));
     browser = await launchBrowser();
     host = await agentHost(DOCUMENT_NAME);
@@ -61,7 +60,6 @@ describe.skipIf(unavailable !== undefined)('a remote agent at /mcp through the S
     await browser?.close();
     await host?.close();
     await t?.close();
-    await database?.close();
   });
 
   /** A client and transport at {base}/mcp with `provider`, every exchange recorded in `log`. */

@@ -2,34 +2,24 @@
 // approvals racing refund once; a refund Stripe could not take stays `approved` until the refunds
 // job retries it with the same idempotency key, and then the return is `refunded`, once.
 import { eq } from 'drizzle-orm';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { refunds } from '../src/modules/payments/tables.ts';
 import { returns } from '../src/modules/returns/tables.ts';
-import type { SignedIn, TestApp } from './helpers/app.ts';
+import type { SignedIn } from './helpers/app.ts';
 import { admin, buyer, product, seller } from './helpers/builders.ts';
 import { addToCart, openCheckout } from './helpers/checkout.ts';
-import { type TestDatabase, testDatabase } from './helpers/db.ts';
-import { appOnFakeStripe, type FakeStripe, signedEvent, stripeEvent } from './helpers/fake-stripe.ts';
-import { outboxRows, refundRows } from './helpers/orders.ts';
+import { signedEvent, stripeEvent, useFakeStripeApp } from './helpers/fake-stripe.ts';
+import { deliver, outboxRows, refundRows, ship } from './helpers/orders.ts';
 
 const SECRET = 'whsec_test_portage_returns_0123456789';
 
-let database: TestDatabase;
-let t: TestApp;
-let stripe: FakeStripe;
+const { t, database, stripe } = useFakeStripeApp(SECRET);
 let adm: SignedIn;
 
 beforeAll(async () => {
-  database = await testDatabase();
-  ({ t, stripe } = await appOnFakeStripe(database, SECRET));
   // Stopped at the current second (the fake Stripe checks session expiries against real time).
   t.clock.freeze();
   adm = await admin(t.api, database);
-});
-afterAll(async () => {
-  await t?.close();
-  await stripe?.close();
-  await database?.close();
 });
 
 /** A delivered order paid through (fake) Stripe: 2 × $18.00 + $8.99 shipping + HST 13% of 44.99 (5.85) = $50.84. */
@@ -56,8 +46,8 @@ async function deliveredOrder() {
   });
   expect(paid.status).toBe(200);
   const orderId: string = paid.body.orderIds[0];
-  await t.api.as(s).post(`/orders/${orderId}/ship`, { trackingNumber: 'T1', carrier: 'Canada Post' });
-  expect((await t.api.as(s).post(`/orders/${orderId}/deliver`)).status).toBe(200);
+  await ship(t, s, orderId, { trackingNumber: 'T1', carrier: 'Canada Post' });
+  await deliver(t, s, orderId);
   return { seller: s, buyer: b, orderId, pi, totalCents: session.totalCents as number };
 }
 

@@ -4,18 +4,27 @@
 // refund path with the sandbox provider: approve -> refund sent -> return refunded, order
 // refundedCents, the buyer's emails in the outbox, no restock.
 import { eq } from 'drizzle-orm';
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { ConfigError, loadConfig } from '../src/config.ts';
 import { refunds } from '../src/modules/payments/tables.ts';
 import { returns } from '../src/modules/returns/tables.ts';
-import { type SignedIn, type TestApp, testApp } from './helpers/app.ts';
+import { type SignedIn, useTestApp } from './helpers/app.ts';
 import { admin, buyer, coupon, expectError, expectInvalid, product, seller } from './helpers/builders.ts';
-import { addToCart, ON_ADDRESS, openCheckout, payOk } from './helpers/checkout.ts';
-import { type TestDatabase, testDatabase } from './helpers/db.ts';
-import { outboxRows, paidOrder, refundRows, setClock, signIn, stockOf } from './helpers/orders.ts';
+import {
+  cancelledOrder,
+  deliveredOrder,
+  deliveredOrderOf,
+  outboxRows,
+  paidOrder,
+  refundRows,
+  requestedReturn,
+  setClock,
+  shippedOrder,
+  signIn,
+  stockOf,
+} from './helpers/orders.ts';
 
-let database: TestDatabase;
-let t: TestApp;
+const { t, database } = useTestApp();
 let adm: SignedIn;
 
 const START = '2026-11-20T15:00:00.000Z';
@@ -25,8 +34,6 @@ const PENDING_MESSAGE =
   'Return requested. The seller reviews it within 2 business days; you will get an email with the decision.';
 
 beforeAll(async () => {
-  database = await testDatabase();
-  t = await testApp(database);
   setClock(t, START);
   adm = await admin(t.api, database);
 });
@@ -34,45 +41,8 @@ beforeAll(async () => {
 beforeEach(async () => {
   adm = await signIn(t.api, adm);
 });
-afterAll(async () => {
-  await t?.close();
-  await database?.close();
-});
 
-/** Ships and delivers an order as its seller; answers the order as delivered. */
-async function shipAndDeliver(s: SignedIn, orderId: string) {
-  const shipped = await t.api
-    .as(s)
-    .post(`/orders/${orderId}/ship`, { trackingNumber: '1Z 999', carrier: 'Canada Post' });
-  expect(shipped.status).toBe(200);
-  const delivered = await t.api.as(s).post(`/orders/${orderId}/deliver`);
-  expect(delivered.status).toBe(200);
-  return delivered.body;
-}
-
-/** A delivered order of one product (2 × $20.00 unless told). */
-async function deliveredOrder(opts: { quantity?: number; seller?: SignedIn } = {}) {
-  const o = await paidOrder(t, { quantity: opts.quantity ?? 2, seller: opts.seller });
-  const order = await shipAndDeliver(o.seller, o.orderId);
-  return { ...o, order };
-}
-
-/** A delivered order of several products of one seller (each line: price and quantity). */
-async function deliveredOrderOf(lines: Array<{ priceCents: number; quantity: number }>, couponCode?: string) {
-  const s = await seller(t.api);
-  const b = await buyer(t.api);
-  const products = [];
-  for (const line of lines) {
-    const p = await product(t.api, s, { priceCents: line.priceCents, stockQuantity: 10 });
-    await addToCart(t.api, b, p.id, line.quantity);
-    products.push(p);
-  }
-  if (couponCode) expect((await t.api.as(b).post('/cart/coupon', { code: couponCode })).status).toBe(200);
-  const session = await openCheckout(t.api, b, ON_ADDRESS);
-  const [orderId] = await payOk(t.api, session.sessionId);
-  const order = await shipAndDeliver(s, orderId!);
-  return { seller: s, buyer: b, products, orderId: orderId!, order };
-}
+// The orders returned here are 2 × $20.00 unless told: $55.36 with shipping and HST.
 
 const requestReturn = (who: SignedIn, body: Record<string, unknown>) => t.api.as(who).post('/returns', body);
 
@@ -90,8 +60,8 @@ describe('the return window', () => {
 
   it('is open at deliveredAt + 30 days to the second, closed one second later; only delivered orders', async () => {
     const s = await seller(t.api);
-    const first = await deliveredOrder({ seller: s });
-    const second = await deliveredOrder({ seller: s });
+    const first = await deliveredOrder(t, { quantity: 2, seller: s });
+    const second = await deliveredOrder(t, { quantity: 2, seller: s });
     const deliveredAt = unixNow();
     expect(first.order.deliveredAt).toBe(deliveredAt);
     expect(second.order.deliveredAt).toBe(deliveredAt);
@@ -144,20 +114,14 @@ describe('the return window', () => {
       409,
       `Order ${confirmed.orderId} has not been delivered (it is confirmed): only a delivered order can be returned; an order that has not shipped can be cancelled instead (cancel_order)`,
     );
-    const shipped = await paidOrder(t);
-    await t.api
-      .as(shipped.seller)
-      .post(`/orders/${shipped.orderId}/ship`, { trackingNumber: 'T1', carrier: 'Purolator' });
+    const shipped = await shippedOrder(t, { parcel: { trackingNumber: 'T1', carrier: 'Purolator' } });
     expectError(
       await requestReturn(shipped.buyer, { order_id: shipped.orderId, reason: 'other' }),
       'CONFLICT',
       409,
       `Order ${shipped.orderId} has shipped but is not delivered yet: a return can be requested once it is delivered`,
     );
-    const cancelled = await paidOrder(t);
-    expect((await t.api.as(cancelled.buyer).post(`/orders/${cancelled.orderId}/cancel`, {})).status).toBe(
-      200,
-    );
+    const cancelled = await cancelledOrder(t);
     expectError(
       await requestReturn(cancelled.buyer, { order_id: cancelled.orderId, reason: 'other' }),
       'CONFLICT',
@@ -177,11 +141,12 @@ describe('estimated refunds', () => {
       orderId,
       order,
     } = await deliveredOrderOf(
+      t,
       [
         { priceCents: 1999, quantity: 3 },
         { priceCents: 1234, quantity: 1 },
       ],
-      c.code,
+      { coupon: c.code },
     );
     // Subtotal 3 × 19.99 + 12.34 = 72.31; 15% off = 10.8465 -> 10.85; 61.46 < 75 so shipping 8.99
     // (ON to ON); HST 13% of (72.31 - 10.85 + 8.99 = 70.45) = 9.1585 -> 9.16; total 79.61.
@@ -233,7 +198,13 @@ describe('estimated refunds', () => {
 
   it('a whole-order return of an unrefunded order is its total exactly', async () => {
     const c = await coupon(t.api, adm, { discountPercent: 15 });
-    const { buyer: b, orderId, order } = await deliveredOrderOf([{ priceCents: 1999, quantity: 3 }], c.code);
+    const {
+      buyer: b,
+      orderId,
+      order,
+    } = await deliveredOrderOf(t, [{ priceCents: 1999, quantity: 3 }], {
+      coupon: c.code,
+    });
     const res = await requestReturn(b, {
       order_id: orderId,
       reason: 'wrong_item',
@@ -254,7 +225,7 @@ describe('estimated refunds', () => {
       products,
       orderId,
       order,
-    } = await deliveredOrderOf([
+    } = await deliveredOrderOf(t, [
       { priceCents: 3000, quantity: 1 },
       { priceCents: 1000, quantity: 1 },
     ]);
@@ -302,7 +273,7 @@ describe('each unit is refunded once', () => {
       seller: s,
       products,
       orderId,
-    } = await deliveredOrderOf([
+    } = await deliveredOrderOf(t, [
       { priceCents: 1000, quantity: 1 },
       { priceCents: 9000, quantity: 1 },
     ]);
@@ -328,7 +299,7 @@ describe('each unit is refunded once', () => {
 
 describe('one open return per order', () => {
   it('refuses a second open return (409); after a rejection a new one may be requested', async () => {
-    const { buyer: b, seller: s, orderId } = await deliveredOrder();
+    const { buyer: b, seller: s, orderId } = await deliveredOrder(t, { quantity: 2 });
     const first = await requestReturn(b, { order_id: orderId, reason: 'damaged' });
     expect(first.status).toBe(201);
     expectError(
@@ -360,7 +331,7 @@ describe('one open return per order', () => {
   });
 
   it('two concurrent requests make one return: one 201, one 409', async () => {
-    const { buyer: b, orderId } = await deliveredOrder();
+    const { buyer: b, orderId } = await deliveredOrder(t, { quantity: 2 });
     const answers = await Promise.all([
       requestReturn(b, { order_id: orderId, reason: 'damaged' }),
       requestReturn(b, { order_id: orderId, reason: 'wrong_item' }),
@@ -371,7 +342,7 @@ describe('one open return per order', () => {
   });
 
   it('marks the order refundRequested', async () => {
-    const { buyer: b, orderId } = await deliveredOrder();
+    const { buyer: b, orderId } = await deliveredOrder(t, { quantity: 2 });
     expect((await t.api.as(b).get(`/orders/${orderId}`)).body.refundRequested).toBe(false);
     await requestReturn(b, { order_id: orderId, reason: 'damaged' });
     expect((await t.api.as(b).get(`/orders/${orderId}`)).body.refundRequested).toBe(true);
@@ -380,7 +351,7 @@ describe('one open return per order', () => {
 
 describe('input and ownership', () => {
   it('answers 404 for an unknown, malformed or another buyer’s order; 400 for foreign or repeated items', async () => {
-    const { buyer: b, orderId, product: p } = await deliveredOrder();
+    const { buyer: b, orderId, product: p } = await deliveredOrder(t, { quantity: 2 });
     const other = await buyer(t.api);
     expectError(
       await requestReturn(other, { order_id: orderId, reason: 'damaged' }),
@@ -433,10 +404,7 @@ describe('input and ownership', () => {
     const p = await product(t.api, s, { priceCents: 2000, stockQuantity: 20 });
     const made: string[] = [];
     for (let i = 0; i < 3; i++) {
-      const o = await paidOrder(t, { seller: s, buyer: b, product: p });
-      await shipAndDeliver(s, o.orderId);
-      const r = await requestReturn(b, { order_id: o.orderId, reason: 'other' });
-      made.push(r.body.return_id);
+      made.push((await requestedReturn(t, { seller: s, buyer: b, product: p, reason: 'other' })).returnId);
       t.clock.advance(1);
     }
     const [oldest, middle, newest] = made as [string, string, string];
@@ -484,9 +452,7 @@ describe('input and ownership', () => {
 
 describe('deciding', () => {
   it('another seller gets 404, the buyer 403; nothing changes', async () => {
-    const { buyer: b, orderId } = await deliveredOrder();
-    const r = await requestReturn(b, { order_id: orderId, reason: 'damaged' });
-    const id = r.body.return_id;
+    const { buyer: b, orderId, returnId: id } = await requestedReturn(t, { quantity: 2 });
     const other = await seller(t.api);
     expectError(
       await t.api.as(other).post(`/returns/${id}/approve`),
@@ -507,18 +473,15 @@ describe('deciding', () => {
   });
 
   it('a rejection needs a note and emails the buyer', async () => {
-    const { buyer: b, seller: s, orderId } = await deliveredOrder();
-    const r = await requestReturn(b, { order_id: orderId, reason: 'damaged' });
-    expectInvalid(await t.api.as(s).post(`/returns/${r.body.return_id}/reject`, { note: '  ' }), [
+    const { buyer: b, seller: s, orderId, returnId } = await requestedReturn(t, { quantity: 2 });
+    expectInvalid(await t.api.as(s).post(`/returns/${returnId}/reject`, { note: '  ' }), [
       { field: 'note', message: 'must say why the return is rejected' },
     ]);
-    const rejected = await t.api
-      .as(s)
-      .post(`/returns/${r.body.return_id}/reject`, { note: 'Outside <b>policy</b>' });
+    const rejected = await t.api.as(s).post(`/returns/${returnId}/reject`, { note: 'Outside <b>policy</b>' });
     expect(rejected.body.message).toBe(
       'Not accepted by the seller (see note). You may request a new return of this order while its return window is open.',
     );
-    const [mail] = await outboxRows(database, `return-rejected:${r.body.return_id}`);
+    const [mail] = await outboxRows(database, `return-rejected:${returnId}`);
     expect(mail).toMatchObject({ toAddress: b.email, kind: 'return-rejected' });
     expect(mail!.textBody).toContain('Reason given: Outside <b>policy</b>');
     expect(mail!.htmlBody).toContain('Outside &lt;b&gt;policy&lt;/b&gt;');
@@ -526,7 +489,7 @@ describe('deciding', () => {
   });
 
   it('an admin can approve; approval refunds through the provider and the return becomes refunded', async () => {
-    const { buyer: b, seller: s, product: p, orderId } = await deliveredOrder();
+    const { buyer: b, seller: s, product: p, orderId } = await deliveredOrder(t, { quantity: 2 });
     const stockBefore = await stockOf(database, p.id);
     const r = await requestReturn(b, { order_id: orderId, reason: 'damaged' });
     const id = r.body.return_id;

@@ -4,32 +4,24 @@
 // recomputation from the reviews themselves, after concurrent submissions and moderation
 // (docs/api.md "Reviews"; docs/decisions.md "Reviews").
 import { eq, sql } from 'drizzle-orm';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { sellerProfiles } from '../src/modules/auth/tables.ts';
 import { products } from '../src/modules/catalog/tables.ts';
 import { containsLink } from '../src/modules/reviews/links.ts';
 import { reviews } from '../src/modules/reviews/tables.ts';
-import { type Api, type SignedIn, type TestApp, testApp } from './helpers/app.ts';
+import { type Api, type SignedIn, testApp, useTestApp } from './helpers/app.ts';
 import { admin, buyer, expectError, expectInvalid, product, seller } from './helpers/builders.ts';
-import { type TestDatabase, testDatabase } from './helpers/db.ts';
-import { paidOrder, setClock, signIn } from './helpers/orders.ts';
+import { cancelledOrder, paidOrder, setClock, signIn } from './helpers/orders.ts';
 
-let database: TestDatabase;
-let t: TestApp;
+const { t, database } = useTestApp();
 let adm: SignedIn;
 
 const STARTED_AT = '2026-11-20T15:00:00.000Z';
 const nowUnix = () => Math.floor(t.clock.now().getTime() / 1000);
 
 beforeAll(async () => {
-  database = await testDatabase();
-  t = await testApp(database);
   setClock(t, STARTED_AT);
   adm = await admin(t.api, database);
-});
-afterAll(async () => {
-  await t?.close();
-  await database?.close();
 });
 
 const submit = (who: SignedIn, body: unknown) => t.api.as(who).post('/reviews', body);
@@ -148,10 +140,11 @@ describe('POST /reviews', () => {
     // A buyer with a paid order of another product only.
     const { buyer: b2, orderId: otherOrder } = await paidOrder(t, { seller: s, product: other });
     // A buyer whose order of the product was cancelled (refunded).
-    const { buyer: b3, orderId: cancelled } = await paidOrder(t, { seller: s, product: p });
-    expect(
-      (await t.api.as(b3).post(`/orders/${cancelled}/cancel`, { reason: 'changed my mind' })).status,
-    ).toBe(200);
+    const { buyer: b3, orderId: cancelled } = await cancelledOrder(t, {
+      seller: s,
+      product: p,
+      reason: 'changed my mind',
+    });
     const b1 = await buyer(t.api);
     const b4 = await buyer(t.api);
     const b5 = await buyer(t.api);

@@ -4,27 +4,19 @@
 // The index's counters are read from an instance of our own over the same database (a
 // second instance, as another API process would be); the answers are the app's, over HTTP.
 import { eq, sql } from 'drizzle-orm';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { products } from '../src/modules/catalog/tables.ts';
 import { MemorySearchIndex } from '../src/modules/search/memory-index.ts';
-import { type Answer, type SignedIn, type TestApp, testApp } from './helpers/app.ts';
+import { type Answer, type SignedIn, useTestApp } from './helpers/app.ts';
 import { admin, buyer, category, product, seller, uniqueWord } from './helpers/builders.ts';
-import { type TestDatabase, testDatabase } from './helpers/db.ts';
 
-let database: TestDatabase;
-let t: TestApp;
+const { t, database } = useTestApp({ env: { SEARCH_INDEX: 'memory' } });
 let root: SignedIn;
 let shopper: SignedIn;
 
 beforeAll(async () => {
-  database = await testDatabase();
-  t = await testApp(database, { env: { SEARCH_INDEX: 'memory' } });
   root = await admin(t.api, database);
   shopper = await buyer(t.api, 'shopper');
-});
-afterAll(async () => {
-  await t?.close();
-  await database?.close();
 });
 
 const search = (params: Record<string, string | number>) =>

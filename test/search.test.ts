@@ -1,11 +1,11 @@
 // GET /search/products over HTTP: full text with stemming and prefixes, relevance and the
 // sorts, the filter grammar, facets over the whole result, hostile text, paging, rate limit.
 import { eq, inArray, sql } from 'drizzle-orm';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { searchAnswer, searchResult } from '../src/contract/catalog.ts';
 import { products } from '../src/modules/catalog/tables.ts';
 import { STEM_CACHE_MAX } from '../src/modules/search/service.ts';
-import { type Answer, type SignedIn, type TestApp, testApp } from './helpers/app.ts';
+import { type Answer, type SignedIn, testApp, useTestApp } from './helpers/app.ts';
 import {
   admin,
   buyer,
@@ -14,25 +14,17 @@ import {
   seller,
   uniqueWord,
 } from './helpers/builders.ts';
-import { type TestDatabase, testDatabase } from './helpers/db.ts';
-
-let database: TestDatabase;
-let t: TestApp;
-let root: SignedIn;
-let shopper: SignedIn;
 
 // test/search-sql.test.ts runs this same file on the SQL engine.
 const engine = process.env.PORTAGE_TEST_SEARCH_INDEX ?? 'memory';
 
+const { t, database } = useTestApp({ env: { SEARCH_INDEX: engine } });
+let root: SignedIn;
+let shopper: SignedIn;
+
 beforeAll(async () => {
-  database = await testDatabase();
-  t = await testApp(database, { env: { SEARCH_INDEX: engine } });
   root = await admin(t.api, database);
   shopper = await buyer(t.api, 'shopper');
-});
-afterAll(async () => {
-  await t?.close();
-  await database?.close();
 });
 
 const product = (owner: SignedIn, fields: Record<string, unknown> = {}) => makeProduct(t.api, owner, fields);

@@ -6,11 +6,12 @@ import path from 'node:path';
 import { eq, sql } from 'drizzle-orm';
 import type { FastifyInstance, FastifyServerOptions } from 'fastify';
 import type { Redis } from 'ioredis';
+import { afterAll, beforeAll } from 'vitest';
 import { type AppOptions, buildApp } from '../../src/app.ts';
 import { type Config, loadConfig } from '../../src/config.ts';
 import { type KeyRing, loadKeyRing } from '../../src/modules/auth/keys.ts';
 import { users } from '../../src/modules/auth/tables.ts';
-import type { TestDatabase } from './db.ts';
+import { standIn, type TestDatabase, testDatabase } from './db.ts';
 
 let testPem: string | undefined;
 /** One RSA key per test process, generated at test time (never committed). */
@@ -43,16 +44,16 @@ export interface TestApp {
   close(): Promise<void>;
 }
 
-export async function testApp(
-  database: TestDatabase,
-  opts: {
-    env?: Record<string, string>;
-    redis?: Redis;
-    rateLimitNamespace?: string;
-    logger?: FastifyServerOptions['logger'];
-    timeouts?: AppOptions['timeouts'];
-  } = {},
-): Promise<TestApp> {
+export interface TestAppOptions {
+  /** Environment variables over the tests' defaults (e.g. `{ RATE_LIMITS: 'on' }`). */
+  env?: Record<string, string>;
+  redis?: Redis;
+  rateLimitNamespace?: string;
+  logger?: FastifyServerOptions['logger'];
+  timeouts?: AppOptions['timeouts'];
+}
+
+export async function testApp(database: TestDatabase, opts: TestAppOptions = {}): Promise<TestApp> {
   const config = loadConfig({
     APP_ENV: 'development',
     DATA_DIR: mkdtempSync(path.join(os.tmpdir(), 'portage-data-')),
@@ -78,6 +79,60 @@ export async function testApp(
   });
   await app.ready();
   return { app, config, keys, clock, api: new Api(app), close: () => app.close() };
+}
+
+/**
+ * The app of a test file over a database of its own, opened in beforeAll and closed in afterAll
+ * (of the file, or of the describe it is called in): `const { t, database } = useTestApp();`.
+ * `t` and `database` stand for them inside hooks and tests (see standIn in ./db.ts).
+ *
+ * `options` are testApp's, or a function answering them when the hook runs (for a value that
+ * an earlier beforeAll sets, such as a server's URL). More setup goes in the file's own
+ * beforeAll after this call: beforeAll hooks run in the order written, afterAll hooks in the
+ * reverse order, so the file's own afterAll runs before the app and database close.
+ */
+export function useTestApp(options: TestAppOptions | (() => TestAppOptions) = {}): {
+  t: TestApp;
+  database: TestDatabase;
+} {
+  let database: TestDatabase | undefined;
+  let app: TestApp | undefined;
+  beforeAll(async () => {
+    database = await testDatabase();
+    app = await testApp(database, typeof options === 'function' ? options() : options);
+  });
+  afterAll(async () => {
+    const [openApp, openDatabase] = [app, database];
+    app = undefined;
+    database = undefined;
+    await openApp?.close();
+    await openDatabase?.close();
+  });
+  return {
+    t: standIn('useTestApp(): the app', () => app),
+    database: standIn('useTestApp(): the database', () => database),
+  };
+}
+
+/**
+ * A fresh database and app for one test, when the file's own will not do (a clock or setting of
+ * its own, a database no other test touched): runs `fn` with them, then closes both.
+ */
+export async function withTestApp<R>(
+  fn: (t: TestApp, database: TestDatabase) => Promise<R>,
+  options: TestAppOptions = {},
+): Promise<R> {
+  const database = await testDatabase();
+  try {
+    const t = await testApp(database, options);
+    try {
+      return await fn(t, database);
+    } finally {
+      await t.close();
+    }
+  } finally {
+    await database.close();
+  }
 }
 
 export interface Answer {

@@ -7,8 +7,8 @@ import os from 'node:os';
 import path from 'node:path';
 import { type BrowserContext, chromium, type Page } from 'playwright-core';
 import { afterAll, beforeAll } from 'vitest';
-import { listen, type TestApp, testApp } from './app.ts';
-import { type TestDatabase, testDatabase } from './db.ts';
+import { listen, type TestApp, useTestApp } from './app.ts';
+import type { TestDatabase } from './db.ts';
 
 export const CHROMIUM_PATH = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
 
@@ -102,21 +102,19 @@ export interface BrowserApp {
 }
 
 /**
- * Starts (beforeAll) and stops (afterAll) a browser test's app and Chromium; the fields are set
- * once the suite starts. Call it inside the suite's describe.
+ * Starts (beforeAll) and stops (afterAll) a browser test's app (useTestApp) and Chromium; `t`
+ * and `database` stand for the app and its database, `base` and `browser` are set once the
+ * suite starts. Call it inside the suite's describe.
  */
 export function browserApp(): BrowserApp {
-  const env = {} as BrowserApp;
+  const { t, database } = useTestApp();
+  const env = { t, database } as BrowserApp;
   beforeAll(async () => {
-    env.database = await testDatabase();
-    env.t = await testApp(env.database);
-    env.base = await listen(env.t);
+    env.base = await listen(t);
     env.browser = await launchBrowser();
   });
   afterAll(async () => {
     await env.browser?.close();
-    await env.t?.close();
-    await env.database?.close();
   });
   return env;
 }

@@ -6,8 +6,9 @@ import { randomBytes } from 'node:crypto';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import Stripe from 'stripe';
-import { type TestApp, testApp } from './app.ts';
-import type { TestDatabase } from './db.ts';
+import { afterAll, beforeAll } from 'vitest';
+import { type TestApp, useTestApp } from './app.ts';
+import { standIn, type TestDatabase } from './db.ts';
 
 export interface FakeStripeRequest {
   method: string;
@@ -401,19 +402,31 @@ export function stripeEvent(type: string, object: Json, eventId = id('evt_test_'
   };
 }
 
-/** The app with Stripe as its payment provider, pointed at a fake Stripe started for it. */
-export async function appOnFakeStripe(
-  database: TestDatabase,
-  webhookSecret: string,
-): Promise<{ t: TestApp; stripe: FakeStripe }> {
-  const stripe = await startFakeStripe({ apiKey: 'sk_test_portage123' });
-  const t = await testApp(database, {
+/**
+ * A test file's app with Stripe as its payment provider, pointed at a fake Stripe started for
+ * it (beforeAll; closed in afterAll, after the app): useTestApp with the fake's settings.
+ */
+export function useFakeStripeApp(webhookSecret: string): {
+  t: TestApp;
+  database: TestDatabase;
+  stripe: FakeStripe;
+} {
+  let stripe: FakeStripe | undefined;
+  beforeAll(async () => {
+    stripe = await startFakeStripe({ apiKey: 'sk_test_portage123' });
+  });
+  afterAll(async () => {
+    const open = stripe;
+    stripe = undefined;
+    await open?.close();
+  });
+  const { t, database } = useTestApp(() => ({
     env: {
       STRIPE_SECRET_KEY: 'sk_test_portage123',
       STRIPE_PUBLISHABLE_KEY: 'pk_test_portage123',
       PAYMENT_WEBHOOK_SECRET: webhookSecret,
-      STRIPE_API_BASE: stripe.url,
+      STRIPE_API_BASE: stripe!.url,
     },
-  });
-  return { t, stripe };
+  }));
+  return { t, database, stripe: standIn('useFakeStripeApp(): the fake Stripe', () => stripe) };
 }

@@ -1,6 +1,7 @@
 // Helpers for the order lifecycle, race and crash tests: the database effects a test checks after
 // talking HTTP (stock, reserved units, orders, outbox rows, payment events, refunds), a fixed
-// clock, and a buyer who has paid for a cart.
+// clock, and orders and returns in each state (paid, shipped, delivered, cancelled; a return
+// requested, refunded, rejected), made through the API as their buyers and sellers make them.
 import { readdir } from 'node:fs/promises';
 import { createServer, request as httpRequest } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -111,19 +112,182 @@ export async function oversoldUnits(database: TestDatabase, productId: string): 
   return Math.max(0, -stock) + Math.max(0, reserved - Math.max(stock, 0));
 }
 
-/** A seller, a product of theirs, a buyer who paid for `quantity` of it: answers all of it. */
-export async function paidOrder(
-  t: TestApp,
-  opts: { seller?: SignedIn; product?: Product; buyer?: SignedIn; quantity?: number; stock?: number } = {},
-) {
+// ---- orders in each state, through the API -------------------------------------------------
+
+/** Who and what an order is made of: new ones (a seller, a $20.00 product, a buyer) unless given. */
+export interface OrderOptions {
+  seller?: SignedIn;
+  product?: Product;
+  buyer?: SignedIn;
+  /** Units bought (1 unless told). */
+  quantity?: number;
+  /** Stock of the new product (10 unless told). */
+  stock?: number;
+  /** Fields of the new product, over the $20.00 price and the stock (e.g. `{ title, priceCents }`). */
+  fields?: Record<string, unknown>;
+}
+
+/** A seller, a product of theirs, and a buyer with `quantity` of it in the cart: answers all three. */
+export async function filledCart(t: TestApp, opts: OrderOptions = {}) {
   const s = opts.seller ?? (await seller(t.api));
-  const p = opts.product ?? (await product(t.api, s, { priceCents: 2000, stockQuantity: opts.stock ?? 10 }));
+  const p =
+    opts.product ??
+    (await product(t.api, s, { priceCents: 2000, stockQuantity: opts.stock ?? 10, ...opts.fields }));
   const b = opts.buyer ?? (await buyer(t.api));
   await addToCart(t.api, b, p.id, opts.quantity ?? 1);
+  return { seller: s, product: p, buyer: b };
+}
+
+/** filledCart, checked out (Ontario) and paid in the sandbox: answers its fields, the session and the order id. */
+export async function paidOrder(t: TestApp, opts: OrderOptions = {}) {
+  const cart = await filledCart(t, opts);
+  const session = await openCheckout(t.api, cart.buyer, ON_ADDRESS);
+  const orderIds = await payOk(t.api, session.sessionId);
+  expect(orderIds).toHaveLength(1);
+  return { ...cart, session, orderId: orderIds[0]! };
+}
+
+export type PaidOrder = Awaited<ReturnType<typeof paidOrder>>;
+
+/**
+ * One seller's products, each bought `quantity` times by one buyer (with a coupon code when
+ * given) and paid: answers the seller, the buyer, the products in the order of `lines`, the
+ * session and the order.
+ */
+export async function paidOrderOf(
+  t: TestApp,
+  lines: Array<{ priceCents: number; quantity: number }>,
+  opts: { coupon?: string } = {},
+) {
+  const s = await seller(t.api);
+  const b = await buyer(t.api);
+  const products: Product[] = [];
+  for (const line of lines) {
+    const p = await product(t.api, s, { priceCents: line.priceCents, stockQuantity: 10 });
+    await addToCart(t.api, b, p.id, line.quantity);
+    products.push(p);
+  }
+  if (opts.coupon) expect((await t.api.as(b).post('/cart/coupon', { code: opts.coupon })).status).toBe(200);
   const session = await openCheckout(t.api, b, ON_ADDRESS);
   const orderIds = await payOk(t.api, session.sessionId);
   expect(orderIds).toHaveLength(1);
-  return { seller: s, product: p, buyer: b, session, orderId: orderIds[0]! };
+  return { seller: s, buyer: b, products, session, orderId: orderIds[0]! };
+}
+
+/** A parcel's tracking, as a seller gives it when shipping. */
+export const PARCEL = { trackingNumber: '1Z 999', carrier: 'Canada Post' };
+
+/** Ships a confirmed order as its seller; answers the order as shipped. */
+export async function ship(t: TestApp, s: SignedIn, orderId: string, parcel = PARCEL) {
+  const res = await t.api.as(s).post(`/orders/${orderId}/ship`, parcel);
+  expect(res.status, JSON.stringify(res.body)).toBe(200);
+  return res.body;
+}
+
+/** Marks a shipped order delivered as its seller; answers the order as delivered. */
+export async function deliver(t: TestApp, s: SignedIn, orderId: string) {
+  const res = await t.api.as(s).post(`/orders/${orderId}/deliver`);
+  expect(res.status, JSON.stringify(res.body)).toBe(200);
+  return res.body;
+}
+
+/** Cancels an order as `who` (a reason when given); answers the order as cancelled. */
+export async function cancel(t: TestApp, who: SignedIn, orderId: string, reason?: string) {
+  const res = await t.api.as(who).post(`/orders/${orderId}/cancel`, reason === undefined ? {} : { reason });
+  expect(res.status, JSON.stringify(res.body)).toBe(200);
+  return res.body;
+}
+
+/** A paid order (paidOrder) its seller shipped: answers paidOrder's fields and `order`, as shipped. */
+export async function shippedOrder(t: TestApp, opts: OrderOptions & { parcel?: typeof PARCEL } = {}) {
+  const paid = await paidOrder(t, opts);
+  return { ...paid, order: await ship(t, paid.seller, paid.orderId, opts.parcel) };
+}
+
+/** A paid order its seller shipped and delivered: answers paidOrder's fields and `order`, as delivered. */
+export async function deliveredOrder(t: TestApp, opts: OrderOptions & { parcel?: typeof PARCEL } = {}) {
+  const shipped = await shippedOrder(t, opts);
+  return { ...shipped, order: await deliver(t, shipped.seller, shipped.orderId) };
+}
+
+/** paidOrderOf, shipped and delivered: answers its fields and `order`, as delivered. */
+export async function deliveredOrderOf(
+  t: TestApp,
+  lines: Array<{ priceCents: number; quantity: number }>,
+  opts: { coupon?: string } = {},
+) {
+  const paid = await paidOrderOf(t, lines, opts);
+  await ship(t, paid.seller, paid.orderId);
+  return { ...paid, order: await deliver(t, paid.seller, paid.orderId) };
+}
+
+/**
+ * A paid order cancelled by its buyer (or its seller, `by: 'seller'`), refunded in full:
+ * answers paidOrder's fields and `order`, as the cancellation answered it.
+ */
+export async function cancelledOrder(
+  t: TestApp,
+  opts: OrderOptions & { by?: 'buyer' | 'seller'; reason?: string } = {},
+) {
+  const paid = await paidOrder(t, opts);
+  const who = opts.by === 'seller' ? paid.seller : paid.buyer;
+  return { ...paid, order: await cancel(t, who, paid.orderId, opts.reason) };
+}
+
+// ---- returns in each state ------------------------------------------------------------------
+
+/** What the buyer asks for: the whole order for `damaged` unless told. */
+export interface ReturnOptions {
+  reason?: 'damaged' | 'wrong_item' | 'not_as_described' | 'other';
+  items?: string[];
+  description?: string;
+}
+
+/**
+ * A delivered order (deliveredOrder) whose buyer requested a return: answers deliveredOrder's
+ * fields, `returnId`, and `return`, the return as requested (pending).
+ */
+export async function requestedReturn(t: TestApp, opts: OrderOptions & ReturnOptions = {}) {
+  const delivered = await deliveredOrder(t, opts);
+  const res = await t.api.as(delivered.buyer).post('/returns', {
+    order_id: delivered.orderId,
+    reason: opts.reason ?? 'damaged',
+    ...(opts.items ? { items: opts.items } : {}),
+    ...(opts.description ? { description: opts.description } : {}),
+  });
+  expect(res.status, JSON.stringify(res.body)).toBe(201);
+  return { ...delivered, returnId: res.body.return_id as string, return: res.body };
+}
+
+/**
+ * A requested return its seller (or `by`, an admin) approved. With the sandbox provider the
+ * refund is sent at once, so the return is refunded: answers requestedReturn's fields, `return`
+ * as the approval answered it.
+ */
+export async function refundedReturn(
+  t: TestApp,
+  opts: OrderOptions & ReturnOptions & { by?: SignedIn; note?: string } = {},
+) {
+  const requested = await requestedReturn(t, opts);
+  const res = await t.api
+    .as(opts.by ?? requested.seller)
+    .post(`/returns/${requested.returnId}/approve`, opts.note === undefined ? {} : { note: opts.note });
+  expect(res.status, JSON.stringify(res.body)).toBe(200);
+  expect(res.body.status).toBe('refunded');
+  return { ...requested, return: res.body };
+}
+
+/** A requested return its seller rejected with `note`: answers requestedReturn's fields, `return` as rejected. */
+export async function rejectedReturn(
+  t: TestApp,
+  opts: OrderOptions & ReturnOptions & { note?: string } = {},
+) {
+  const requested = await requestedReturn(t, opts);
+  const res = await t.api
+    .as(requested.seller)
+    .post(`/returns/${requested.returnId}/reject`, { note: opts.note ?? 'Outside the policy' });
+  expect(res.status, JSON.stringify(res.body)).toBe(200);
+  return { ...requested, return: res.body };
 }
 
 /**
