@@ -1,4 +1,5 @@
 // The one place where the environment is read. Everything else receives a typed Config.
+// Long because it is one place: every variable's parsing and its error message stay together.
 import { readFileSync } from 'node:fs';
 import { isIP } from 'node:net';
 import path from 'node:path';

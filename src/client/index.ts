@@ -3,6 +3,7 @@
 // client rules of docs/api.md "Typed client": renew an expired token once
 // through /auth/refresh, retry RATE_LIMIT with backoff, retry nothing else, and say plainly
 // when the service cannot be reached.
+// Long because it is one method per API operation, for the tool server and any other program.
 import type { z } from 'zod';
 import { type AnalyticsQuery, analyticsAnswer } from '../contract/analytics.ts';
 import { me, refreshAnswer } from '../contract/auth.ts';

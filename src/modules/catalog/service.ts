@@ -1,4 +1,5 @@
 // Categories and products: who may see and change what, and every product rule.
+// Its length is categories and products with their listing statements; the listing is the next to split.
 import { and, asc, eq, ne, type SQL, sql } from 'drizzle-orm';
 import type { z } from 'zod';
 import type {

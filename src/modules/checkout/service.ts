@@ -3,6 +3,7 @@
 // provider's confirmation of the payment does (docs/api.md "Checkout";
 // docs/decisions.md "Checkout and holds"). The provider is called after the reservation commits, never
 // inside a transaction; if it fails the reservation is released.
+// Its length is one session's life (open, pay, expire, read); the next split is the protocols' adapters.
 import { createHash } from 'node:crypto';
 import { and, eq, getTableColumns, lte, sql } from 'drizzle-orm';
 import type { z } from 'zod';

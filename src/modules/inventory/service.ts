@@ -8,6 +8,7 @@
 // and re-check against the latest row, so no two can take the same unit. Availability is
 // stock less the live reservations that have not expired (a lapsed one counts as free even
 // before the expiry job releases it).
+// Its length is the stock's few hot statements, each with the reason for its shape beside it.
 import { and, eq, isNull, lte, type SQL, sql } from 'drizzle-orm';
 import type { z } from 'zod';
 import type { inventoryAnswer } from '../../contract/cart.ts';

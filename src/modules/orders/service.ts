@@ -2,6 +2,7 @@
 // (each publishes its event). They are created in one place, purchase/flow.ts; their refunds are
 // payments/refunds.ts; the returns module reaches them only through for-returns.ts
 // (docs/api.md "Orders", "Refunds"; docs/decisions.md "Orders").
+// Its length is reading orders (lists, detail, mail views) and their transitions, which share the row helpers.
 import { and, asc, count, desc, eq, lte, sql } from 'drizzle-orm';
 import type { z } from 'zod';
 import { isRecordId, type Province, toUnix } from '../../contract/common.ts';

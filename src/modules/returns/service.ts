@@ -3,6 +3,7 @@
 // approves or rejects; approval writes a refund intent with the decision, sends it after commit,
 // and the return becomes `refunded` when the provider confirms. Orders are read, locked and
 // refunded only through the orders service.
+// Its length is one lifecycle's rules (request, decide, refund, read); split, they would share every helper.
 import { and, count, desc, eq, inArray } from 'drizzle-orm';
 import type { z } from 'zod';
 import { isoSecond, isRecordId, newId, toUnix } from '../../contract/common.ts';

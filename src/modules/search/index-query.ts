@@ -1,6 +1,7 @@
 // A query over the index's data: the products containing every term (ranked by the best
 // field of each), the filters, facet counts over the whole result in one pass, and a
 // bounded heap for the page. Runs synchronously once its inputs are in.
+// Long because the query is one synchronous pass whose parts share its arrays; split, they would copy them.
 import { type EngineAnswer, FACET_VALUES, fixedFacets, type IndexQuery, type SortKey } from './engine.ts';
 import type { Clause } from './filters.ts';
 import type { IndexStore } from './index-store.ts';
