@@ -23,8 +23,6 @@ export interface RequestContext {
   user?: AuthUser;
   /** Set by inTransaction: `db` is a transaction that nested calls join. */
   readonly inTransaction?: true;
-  /** Set by inTransaction: what runs once the transaction has committed (events.ts). */
-  readonly afterCommit?: Array<() => void>;
 }
 
 /** The caller of a route that requires sign-in (the guard has run). */
@@ -38,15 +36,7 @@ export function caller(ctx: RequestContext): AuthUser {
  * service calling another service commits (or rolls back) once, as a whole. The one way a
  * service opens a transaction; helpers take the context, never a bare Db.
  */
-export async function inTransaction<T>(
-  ctx: RequestContext,
-  fn: (tx: RequestContext) => Promise<T>,
-): Promise<T> {
+export function inTransaction<T>(ctx: RequestContext, fn: (tx: RequestContext) => Promise<T>): Promise<T> {
   if (ctx.inTransaction) return fn(ctx);
-  const afterCommit: Array<() => void> = [];
-  const answer = await ctx.db.transaction((tx) =>
-    fn({ ...ctx, db: tx as unknown as Db, inTransaction: true, afterCommit }),
-  );
-  for (const run of afterCommit) run();
-  return answer;
+  return ctx.db.transaction((tx) => fn({ ...ctx, db: tx as unknown as Db, inTransaction: true }));
 }

@@ -1,7 +1,6 @@
 // Domain events: how one module learns of another's changes without importing it. An event is
-// published in the transaction that makes the change; its subscribers run in that same
-// transaction (so what they write commits or rolls back with it), and its after-commit
-// subscribers run once it has committed (nothing they do can undo it). The events are the
+// published in the transaction that makes the change, and its subscribers run in that same
+// transaction (so what they write commits or rolls back with it). The events are the
 // public record of an order's life: the agent-commerce protocols will send these same events to
 // agents as signed webhooks, so an event carries ids and states, never a person's details.
 // Who subscribes to what is one list: subscriptions.ts.
@@ -48,13 +47,10 @@ export type DomainEvent =
 export type EventType = DomainEvent['type'];
 export type EventOf<T extends EventType> = Extract<DomainEvent, { type: T }>;
 type Handler<T extends EventType> = (ctx: RequestContext, event: EventOf<T>) => Promise<void>;
-type AfterCommit<T extends EventType> = (ctx: RequestContext, event: EventOf<T>) => void;
 
-// Stored untyped by event type; subscribe and publish keep each handler with its own type.
+// Stored untyped by event type; subscribe keeps each handler with its own type.
 type AnyHandler = (ctx: RequestContext, event: DomainEvent) => Promise<void>;
-type AnyAfterCommit = (ctx: RequestContext, event: DomainEvent) => void;
 const inTransactionHandlers = new Map<EventType, Set<AnyHandler>>();
-const afterCommitHandlers = new Map<EventType, Set<AnyAfterCommit>>();
 
 /** Runs `handler` in the transaction of every `type` event. Subscribing twice is once. */
 export function subscribe<T extends EventType>(type: T, handler: Handler<T>): void {
@@ -63,28 +59,10 @@ export function subscribe<T extends EventType>(type: T, handler: Handler<T>): vo
   inTransactionHandlers.set(type, set);
 }
 
-/** Runs `handler` after the commit of every `type` event (its errors are logged, not thrown). */
-export function subscribeAfterCommit<T extends EventType>(type: T, handler: AfterCommit<T>): void {
-  const set = afterCommitHandlers.get(type) ?? new Set();
-  set.add(handler as AnyAfterCommit);
-  afterCommitHandlers.set(type, set);
-}
-
 /** Publishes an event in ctx's transaction (inTransaction): the one way a module announces a change. */
 export async function publish(ctx: RequestContext, event: DomainEvent): Promise<void> {
-  if (!ctx.afterCommit) throw new Error(`publish(${event.type}) outside a transaction`);
+  if (!ctx.inTransaction) throw new Error(`publish(${event.type}) outside a transaction`);
   for (const handler of inTransactionHandlers.get(event.type) ?? []) {
     await handler(ctx, event);
   }
-  const after = afterCommitHandlers.get(event.type);
-  if (!after || after.size === 0) return;
-  ctx.afterCommit.push(() => {
-    for (const handler of after) {
-      try {
-        handler(ctx, event);
-      } catch (err) {
-        ctx.log.error({ err, event: event.type }, 'an after-commit subscriber failed');
-      }
-    }
-  });
 }

@@ -37,11 +37,8 @@ export function defineMachine<S extends string, const T extends string, A extend
     name,
     states,
     transitions,
-    /** The states a transition leaves from. */
-    from: (t: T): S[] => [...transitions[t].from],
     /** The state a transition leads to. */
     to: (t: T): S => transitions[t].to,
-    can: (t: T, status: S): boolean => transitions[t].from.includes(status),
     /** Whether `actor` may make the transition (one without `by` is the service's own). */
     allows: (t: T, actor: A): boolean => transitions[t].by?.includes(actor) ?? true,
     /** The condition of the transition's update: the row is in one of its `from` states. */

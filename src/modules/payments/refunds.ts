@@ -63,11 +63,8 @@ export async function unrefundedCentsOf(
   ctx: RequestContext,
   row: { id: string; totalAmountCents: number },
 ): Promise<number> {
-  const [sum] = await ctx.db
-    .select({ cents: sql<number>`coalesce(sum(${refunds.amountCents}), 0)::int` })
-    .from(refunds)
-    .where(and(eq(refunds.orderId, row.id), inArray(refunds.status, ['requested', 'succeeded'])));
-  return Math.max(0, row.totalAmountCents - Number(sum?.cents ?? 0));
+  const refunded = (await refundedCentsOf(ctx, [row.id])).get(row.id) ?? 0;
+  return Math.max(0, row.totalAmountCents - refunded);
 }
 
 /**
