@@ -1,8 +1,9 @@
 // The account rows that accounts, tokens and external login share: reading one, creating one,
 // and the public shape of a user.
-import { eq } from 'drizzle-orm';
+import { eq, sql } from 'drizzle-orm';
 import { isRecordId, newId, type Role } from '../../contract/common.ts';
 import { conflict } from '../../contract/errors.ts';
+import { query } from '../../db/sql.ts';
 import type { RequestContext } from '../context.ts';
 import { users } from './tables.ts';
 
@@ -31,4 +32,17 @@ export async function insertUser(
     .returning();
   if (!row) throw conflict(`An account with the email ${input.email} already exists; log in instead`);
   return row;
+}
+
+const emailVerifiedStatement = query('user_email_verified', (db, name) =>
+  db
+    .select({ emailVerified: users.emailVerified })
+    .from(users)
+    .where(eq(users.id, sql.placeholder('id')))
+    .prepare(name),
+);
+
+/** Whether the user's email address is verified (prepared: every checkout asks; sends at once, for a pipeline step). */
+export function isEmailVerified(ctx: RequestContext, id: string): Promise<boolean> {
+  return emailVerifiedStatement(ctx.db, { id }).then((rows) => rows[0]?.emailVerified ?? false);
 }

@@ -2,7 +2,7 @@
 // pricing quote that checkout charges by. Availability is inventory's to say. Every change
 // locks the buyer's cart row first, in one transaction, so two changes of one buyer never
 // interleave (two concurrent adds of the last units: one wins, one is refused).
-import { and, asc, eq, type SQL, sql } from 'drizzle-orm';
+import { and, eq, sql } from 'drizzle-orm';
 import type { z } from 'zod';
 import {
   type addToCartBody,
@@ -14,7 +14,7 @@ import {
 import { isRecordId, type Province, toUnix } from '../../contract/common.ts';
 import { conflict, notFound } from '../../contract/errors.ts';
 import { pipeline, query, statement } from '../../db/sql.ts';
-import { saleProductOf } from '../catalog/service.ts';
+import type { SaleProductRow } from '../catalog/service.ts';
 import { caller, inTransaction, type RequestContext } from '../context.ts';
 import { type CouponCheck, checkCoupon, findCoupon, requireCoupon } from '../coupons/service.ts';
 import { availableUnits } from '../inventory/service.ts';
@@ -59,17 +59,13 @@ const lockCartKeeping = query('cart_lock_keeping', (db, name) =>
     .prepare(name),
 );
 
-const cartLines = query('cart_lines', (db, name) =>
-  db
-    .select({
-      productId: cartItems.productId,
-      quantity: cartItems.quantity,
-      product: saleProductOf(sql`${cartItems}.product_id`),
-    })
-    .from(cartItems)
-    .where(eq(cartItems.userId, ph('userId')))
-    .orderBy(asc(cartItems.addedAt), asc(cartItems.productId))
-    .prepare(name),
+/** The cart's lines with the catalog's sale view of each product (null: not on sale), prepared. */
+const cartLines = statement<{ productId: string; quantity: number; product: SaleProductRow | null }>(
+  'cart_lines',
+  sql`select c.product_id as "productId", c.quantity, p.product
+    from ${cartItems} c left join lateral portage_sale_product(c.product_id) as p(product) on true
+    where c.user_id = ${ph('userId')}
+    order by c.added_at, c.product_id`,
 );
 
 /**
@@ -315,21 +311,3 @@ const clearPurchasedStatement = statement(
         else nullif(${carts.couponCode}, ${ph('couponCode')}::text) end
     where ${carts.userId} = ${ph('buyerId')}`,
 );
-
-/**
- * A statement (prepared as `name`) locking the cart row of the buyer the query `buyerOf` selects,
- * for the rest of the transaction (a payment turning into orders: the cart of its checkout's
- * buyer, before the checkout, in one statement). Its lastUpdated stays; no one reads its answer,
- * so in a transaction it goes out with the next statement (db/prepared.ts `later`). Its values:
- * those of `buyerOf`, and `now`.
- */
-export function cartLockOfBuyer(name: string, buyerOf: SQL) {
-  const run = statement(
-    name,
-    sql`
-      insert into ${carts} (user_id, updated_at) select b.id, ${ph('now')}::timestamptz from (${buyerOf}) as b(id)
-      on conflict (user_id) do update set updated_at = ${carts}.updated_at`,
-  );
-  return (ctx: RequestContext, values: Record<string, unknown>) =>
-    run.later(ctx.db, { ...values, now: ctx.now() });
-}

@@ -15,7 +15,7 @@ import { isRecordId, newId, type Province } from '../../contract/common.ts';
 import { conflict, type FieldProblem, forbidden, invalid, notFound } from '../../contract/errors.ts';
 import type { Db } from '../../db/index.ts';
 import { statement } from '../../db/sql.ts';
-import { isSeller, shipFromProvinceOf } from '../auth/sellers.ts';
+import { isSeller } from '../auth/sellers.ts';
 import { type AuthUser, caller, type RequestContext } from '../context.ts';
 import { categories, productCountVersions, products } from './tables.ts';
 import { searchTerms, tsQueryOf } from './text-query.ts';
@@ -341,21 +341,10 @@ export interface SaleProduct {
 }
 
 /**
- * The product `productId` names, if it is on sale (active), as a column of the caller's own read
- * (one statement for a cart's lines and their products): a JSON object of SaleProduct's fields,
- * null for a product not on sale (or gone); its sellerProvince is null for a seller without a
- * shop. `productId` is a qualified column of the caller's (sql`cart_items.product_id`).
+ * SaleProduct as other modules read it inside one of their statements, through the database
+ * function portage_sale_product (src/db/functions): sellerProvince null for a seller without a shop.
  */
-export function saleProductOf(
-  productId: SQL,
-): SQL<(Omit<SaleProduct, 'sellerProvince'> & { sellerProvince: Province | null }) | null> {
-  // Aliased and qualified: the query builder writes columns unqualified in a one-table select.
-  return sql`(select json_build_object('id', p.id, 'title', p.title, 'priceCents', p.price_cents,
-    'imageUrls', p.image_urls, 'isDigital', p.is_digital, 'isPerishable', p.is_perishable,
-    'weightKg', p.weight_kg, 'sellerId', p.seller_id,
-    'sellerProvince', ${shipFromProvinceOf(sql`p.seller_id`)})
-    from ${products} p where p.id = ${productId} and p.status = 'active')`;
-}
+export type SaleProductRow = Omit<SaleProduct, 'sellerProvince'> & { sellerProvince: Province | null };
 
 export async function listProducts(ctx: RequestContext, q: z.infer<typeof listProductsQuery>) {
   const me = caller(ctx);

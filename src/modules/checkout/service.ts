@@ -11,9 +11,9 @@ import { type checkoutSession, type createCheckoutBody, PAYMENT_METHODS } from '
 import { isoSecond, isRecordId, newId, type Province, toUnix } from '../../contract/common.ts';
 import { AppError, conflict, notFound } from '../../contract/errors.ts';
 import { insertInto, pipeline, query, statement } from '../../db/sql.ts';
-import { mailNamesOf } from '../auth/sellers.ts';
-import { users } from '../auth/tables.ts';
-import { cartLockOfBuyer, lockedCartForCheckout, quoteLines } from '../cart/service.ts';
+import type { MailNames } from '../auth/sellers.ts';
+import { isEmailVerified } from '../auth/users.ts';
+import { lockedCartForCheckout, quoteLines } from '../cart/service.ts';
 import { caller, inTransaction, type RequestContext } from '../context.ts';
 import { couponProblem, couponUses, lockedCoupon, noSuchCoupon } from '../coupons/service.ts';
 import { lockProducts, releaseCheckout, reserve } from '../inventory/service.ts';
@@ -89,10 +89,10 @@ export async function createCheckout(
   const prepared = await inTransaction(ctx, async (tx) => {
     const now = tx.now();
     // One round trip: the cart's lock, then the buyer's open checkouts locked, then reads.
-    const [cart, open, [holder], lapsed] = await pipeline(tx, [
+    const [cart, open, verified, lapsed] = await pipeline(tx, [
       (c) => lockedCartForCheckout(c, me.id),
       (c) => openSessionsLocked(c.db, { buyerId: me.id }),
-      (c) => emailVerifiedOf(c.db, { id: me.id }),
+      (c) => isEmailVerified(c, me.id),
       (c) =>
         lapsedHolds(c.db, {
           buyerId: me.id,
@@ -103,7 +103,7 @@ export async function createCheckout(
     if (cart.lines.length === 0) throw conflict('Your cart is empty: add products before checking out');
     // Nobody keeps stock from others: an unverified account holds a few units of a product, and
     // a hold let lapse is not taken again at once (a re-checkout does not extend one: below).
-    if (!holder?.emailVerified) {
+    if (!verified) {
       const over = cart.lines.filter((l) => l.quantity > UNVERIFIED_MAX_UNITS);
       if (over.length > 0) {
         throw conflict(
@@ -316,15 +316,6 @@ export async function createCheckout(
 
 const ph = sql.placeholder;
 
-/** Whether the buyer's email address is verified (prepared: every checkout reads it). */
-const emailVerifiedOf = query('checkout_email_verified', (db, name) =>
-  db
-    .select({ emailVerified: users.emailVerified })
-    .from(users)
-    .where(eq(users.id, ph('id')))
-    .prepare(name),
-);
-
 /**
  * The products of the buyer's holds that lapsed unpaid since `since`, with when: a session past
  * its end that the expiry job has not ended yet, or one it (or the provider's expiry) ended at or
@@ -367,10 +358,8 @@ const sessionByIdLocked = query('checkout_by_id_locked', (db, name) =>
   db
     .select({
       ...getTableColumns(checkoutSessions),
-      mailNames: mailNamesOf(
-        sql`${checkoutSessions}.buyer_id`,
-        sql`array(select x->>'sellerId' from jsonb_array_elements(${checkoutSessions}.parcels) x)`,
-      ),
+      mailNames: sql<MailNames>`(select n from portage_mail_names(${checkoutSessions}.buyer_id,
+        array(select x->>'sellerId' from jsonb_array_elements(${checkoutSessions}.parcels) x)) as n)`,
     })
     .from(checkoutSessions)
     .where(eq(checkoutSessions.id, ph('id')))
@@ -378,10 +367,10 @@ const sessionByIdLocked = query('checkout_by_id_locked', (db, name) =>
     .prepare(name),
 );
 
-/** Locks the cart of a checkout's buyer (see lockSessionForPayment). */
-const lockCartOfCheckout = cartLockOfBuyer(
+/** Locks the cart of a checkout's buyer, through the cart's database function (see lockSessionForPayment). */
+const lockCartOfCheckout = statement(
   'checkout_lock_cart_of_buyer',
-  sql`select ${checkoutSessions.buyerId} from ${checkoutSessions} where ${checkoutSessions.id} = ${ph('checkoutId')}`,
+  sql`select portage_lock_cart(s.buyer_id, ${ph('now')}::timestamptz) from ${checkoutSessions} s where s.id = ${ph('checkoutId')}`,
 );
 
 const completeStatement = query('checkout_complete', (db, name) =>
@@ -478,7 +467,7 @@ export async function checkoutStillOpen(ctx: RequestContext, status: number, bod
 export async function lockSessionForPayment(ctx: RequestContext, checkoutId: string) {
   if (!isRecordId('checkouts', checkoutId)) return undefined;
   // The cart's lock goes out with the session's read (no checkout: neither finds a row).
-  await lockCartOfCheckout(ctx, { checkoutId });
+  await lockCartOfCheckout.later(ctx.db, { checkoutId, now: ctx.now() });
   const [row] = await sessionByIdLocked(ctx.db, { id: checkoutId });
   return row;
 }

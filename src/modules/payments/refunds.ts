@@ -47,6 +47,19 @@ export async function requestRefund(
   return id;
 }
 
+/** The refund, if any, already asked of one payment for an order (or a checkout that made none). */
+export async function refundOfPayment(
+  ctx: RequestContext,
+  subjectId: string,
+  paymentIntentId: string,
+): Promise<string | undefined> {
+  const [row] = await ctx.db
+    .select({ id: refunds.id })
+    .from(refunds)
+    .where(and(eq(refunds.orderId, subjectId), eq(refunds.paymentIntentId, paymentIntentId)));
+  return row?.id;
+}
+
 /** What each order has refunded or has a refund on the way for (requested or made), in cents. */
 export async function refundedCentsOf(ctx: RequestContext, orderIds: string[]): Promise<Map<string, number>> {
   if (orderIds.length === 0) return new Map();

@@ -4,13 +4,11 @@
 //   2. refuse, with a refund, a payment that cannot make orders: a second payment of a paid
 //      checkout, a checkout that had ended, a coupon used up meanwhile, another amount;
 //   3. take each parcel's units out of stock (confirmed), or leave it pending;
-//   4. write one order per seller, with its items;
+//   4. write one order per seller, with its items (orders/create.ts);
 //   5. count the coupon's use, take what was bought out of the cart, complete the session;
 //   6. publish order.paid and checkout.completed, and write the buyer's email to the outbox.
-// It is the only place orders are created; `(checkout_id, seller_id)` is unique besides.
-import { and, eq } from 'drizzle-orm';
-import { newId } from '../../contract/common.ts';
-import { insertInto } from '../../db/sql.ts';
+// Orders are created only here (their rows written by orders/create.ts); `(checkout_id,
+// seller_id)` is unique besides.
 import { clearPurchased } from '../cart/service.ts';
 import { completeSession, expireCheckout, lockSessionForPayment } from '../checkout/service.ts';
 import type { StoredAddress } from '../checkout/tables.ts';
@@ -20,12 +18,9 @@ import { publish } from '../events.ts';
 import { commitParcels, lockProducts } from '../inventory/service.ts';
 import { enqueueMail } from '../mail/outbox.ts';
 import { orderPaidEmail, paymentRefundedEmail } from '../mail/templates.ts';
+import { recordOrders } from '../orders/create.ts';
 import { mailOrdersOf, type OrdersDeps, orderIdsOfCheckout } from '../orders/service.ts';
-import { orderItems, orders } from '../orders/tables.ts';
-import { requestRefund } from '../payments/refunds.ts';
-import { refunds } from '../payments/tables.ts';
-import { estimatedDelivery } from '../pricing/dates.ts';
-import { platformFeeCents } from '../pricing/money.ts';
+import { refundOfPayment, requestRefund } from '../payments/refunds.ts';
 
 export type PurchaseDeps = Pick<OrdersDeps, 'platformFeeBps'>;
 
@@ -39,10 +34,6 @@ export type PaymentOutcome =
 
 /** A checkout's session locked for its payment (undefined: no such checkout). */
 export type LockedSession = Awaited<ReturnType<typeof lockSessionForPayment>>;
-
-/** The orders of a payment, and their items (db/sql.ts). */
-const insertOrders = insertInto('orders_insert', orders);
-const insertItems = insertInto('order_items_insert', orderItems);
 
 /**
  * Turns a paid checkout into its orders: one per seller, `confirmed` with the units taken from
@@ -119,7 +110,6 @@ export async function createFromCheckout(
           : undefined;
       return { outcome: 'refused', refundId };
     }
-    const now = tx.now();
     const { phone: _phone, ...address } = session.address as StoredAddress;
     await lockProducts(
       tx,
@@ -132,44 +122,15 @@ export async function createFromCheckout(
       session.id,
       session.parcels.map((p) => p.items.map((i) => ({ productId: i.productId, quantity: i.quantity }))),
     );
-    const ids = session.parcels.map(() => newId('orders'));
-    const rows = session.parcels.map((parcel, n) => ({
-      id: ids[n]!,
+    const created = await recordOrders(tx, {
       checkoutId: session.id,
       buyerId: session.buyerId,
-      sellerId: parcel.sellerId,
-      status: committed[n] ? ('confirmed' as const) : ('pending' as const),
-      subtotalCents: parcel.subtotalCents,
-      discountCents: parcel.discountCents,
-      shippingCostCents: parcel.shippingCostCents,
-      taxAmountCents: parcel.taxAmountCents,
-      taxLines: parcel.taxLines,
-      platformFeeCents: platformFeeCents(parcel.subtotalCents - parcel.discountCents, deps.platformFeeBps),
-      totalAmountCents: parcel.totalCents,
-      shippingAddress: address,
       paymentIntentId: payment.paymentIntentId,
-      stockCommitted: committed[n]!,
-      itemCount: parcel.items.reduce((k, i) => k + i.quantity, 0),
-      estimatedDelivery: estimatedDelivery(now, parcel.originProvince, address.province),
-      createdAt: now,
-      confirmedAt: committed[n] ? now : null,
-    }));
-    const items = session.parcels.map((parcel, n) =>
-      parcel.items.map((item, position) => ({
-        orderId: ids[n]!,
-        productId: item.productId,
-        name: item.name,
-        quantity: item.quantity,
-        unitPriceCents: item.unitPriceCents,
-        imageUrl: item.imageUrl,
-        position,
-      })),
-    );
-    // What is written here is not read back (the rows are those above): these statements, and
-    // the ones below, go out with the commit (db/batching-client.ts).
-    await insertOrders.later(tx.db, rows);
-    await insertItems.later(tx.db, items.flat());
-    const created = rows.map((row, n) => ({ ...row, trackingNumber: null, carrier: null, items: items[n]! }));
+      address,
+      parcels: session.parcels,
+      committed,
+      platformFeeBps: deps.platformFeeBps,
+    });
     // Nothing of the session is held any more: each parcel's reservations were committed, or
     // released when its stock could not be taken.
     if (session.couponCode) await redeemCoupon(tx, session.couponCode, session.buyerId, created[0]!.id);
@@ -180,7 +141,7 @@ export async function createFromCheckout(
       session.couponCode,
     );
     await completeSession(tx, session.id, payment.paymentIntentId);
-    for (const row of rows) {
+    for (const row of created) {
       await publish(tx, {
         type: 'order.paid',
         orderId: row.id,
@@ -194,7 +155,7 @@ export async function createFromCheckout(
       type: 'checkout.completed',
       checkoutId: session.id,
       buyerId: session.buyerId,
-      orderIds: ids,
+      orderIds: created.map((o) => o.id),
     });
 
     // The names were read with the session (lockSessionForPayment).
@@ -227,11 +188,7 @@ async function refundWhole(
   reason: 'checkout_closed' | 'coupon_used_up',
 ): Promise<string | undefined> {
   if (payment.amountCents <= 0) return undefined;
-  const [before] = await tx.db
-    .select({ id: refunds.id })
-    .from(refunds)
-    .where(and(eq(refunds.orderId, session.id), eq(refunds.paymentIntentId, payment.paymentIntentId)));
-  if (before) return undefined;
+  if (await refundOfPayment(tx, session.id, payment.paymentIntentId)) return undefined;
   const refundId = await requestRefund(
     tx,
     { id: session.id, paymentIntentId: payment.paymentIntentId },
