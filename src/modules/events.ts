@@ -59,10 +59,30 @@ export function subscribe<T extends EventType>(type: T, handler: Handler<T>): vo
   inTransactionHandlers.set(type, set);
 }
 
-/** Publishes an event in ctx's transaction (inTransaction): the one way a module announces a change. */
+/** Events published while a transaction's subscribers run, to deliver after the current one. */
+const delivering = new WeakMap<object, DomainEvent[]>();
+
+/**
+ * Publishes an event in ctx's transaction (inTransaction): the one way a module announces a
+ * change. An event a subscriber publishes is delivered once every subscriber has the event
+ * being handled, so every subscriber sees a transaction's events in the order they happened.
+ */
 export async function publish(ctx: RequestContext, event: DomainEvent): Promise<void> {
   if (!ctx.inTransaction) throw new Error(`publish(${event.type}) outside a transaction`);
-  for (const handler of inTransactionHandlers.get(event.type) ?? []) {
-    await handler(ctx, event);
+  const queued = delivering.get(ctx.db);
+  if (queued) {
+    queued.push(event);
+    return;
+  }
+  const queue = [event];
+  delivering.set(ctx.db, queue);
+  try {
+    for (let next = queue.shift(); next; next = queue.shift()) {
+      for (const handler of inTransactionHandlers.get(next.type) ?? []) {
+        await handler(ctx, next);
+      }
+    }
+  } finally {
+    delivering.delete(ctx.db);
   }
 }

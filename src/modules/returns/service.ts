@@ -246,6 +246,7 @@ export async function requestReturn(
       .returning();
     if (!created) throw conflict(`Order ${order.id} already has an open return: wait for its decision`);
     await markRefundRequested(tx, order.id);
+    await publish(tx, { type: 'return.requested', returnId: created.id, orderId: order.id });
     return created;
   });
   return answer(ctx, row);
