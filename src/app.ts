@@ -45,6 +45,7 @@ import { oauthRoutes } from './modules/oauth/routes.ts';
 import { orderRoutes } from './modules/orders/routes.ts';
 import { createProvider } from './modules/payments/providers/index.ts';
 import { paymentRoutes } from './modules/payments/routes.ts';
+import { platformRoutes } from './modules/platforms/routes.ts';
 import { returnRoutes } from './modules/returns/routes.ts';
 import { reviewRoutes } from './modules/reviews/routes.ts';
 import { MemorySearchIndex } from './modules/search/memory-index.ts';
@@ -184,6 +185,7 @@ export async function buildApp(opts: AppOptions): Promise<FastifyInstance> {
   await app.register(inventoryRoutes);
   await app.register(cartRoutes);
   await app.register(couponRoutes);
+  await app.register(platformRoutes);
   const search = createSearch({
     index: config.searchIndex === 'memory' ? new MemorySearchIndex() : undefined,
   });

@@ -1,4 +1,4 @@
-// The `portage` command: serve | mcp | migrate | seed | user create.
+// The `portage` command: serve | mcp | migrate | seed | user create | platform create.
 // Each command loads only the modules it needs: the tool server none of the service's.
 import { UsageError } from './cli-errors.ts';
 import { ConfigError } from './config.ts';
@@ -17,6 +17,9 @@ Commands:
   user create --email E --password P --name N --role buyer|seller|admin
               [--shop-name S --province P]
                              create an account (e.g. the first admin)
+  platform create --name N --webhook-url U
+                             register an agent platform; prints it as JSON with its
+                             API key and webhook secret, shown once
 
 Configuration comes from the environment; see the README.`;
 
@@ -38,6 +41,10 @@ async function main(argv: string[]): Promise<void> {
       if (rest[0] !== 'create')
         throw new UsageError(`Unknown command "${['user', ...rest.slice(0, 1)].join(' ')}"`);
       return (await import('./commands.ts')).createUser(rest.slice(1));
+    case 'platform':
+      if (rest[0] !== 'create')
+        throw new UsageError(`Unknown command "${['platform', ...rest.slice(0, 1)].join(' ')}"`);
+      return (await import('./commands.ts')).createPlatformCommand(rest.slice(1));
     case undefined:
     case 'help':
     case '--help':

@@ -1,4 +1,4 @@
-// The service's commands: serve, migrate, seed, user create. Loaded by src/cli.ts only for
+// The service's commands: serve, migrate, seed, user create, platform create. Loaded by src/cli.ts only for
 // these commands, so that `portage mcp` does not load the service.
 import { randomBytes } from 'node:crypto';
 import { parseArgs } from 'node:util';
@@ -8,9 +8,11 @@ import { type Config, loadConfig } from './config.ts';
 import { becomeSellerBody, registerBody } from './contract/auth.ts';
 import { role as roleSchema } from './contract/common.ts';
 import { AppError } from './contract/errors.ts';
+import { createPlatformBody } from './contract/platforms.ts';
 import { type Database, openDatabase } from './db/index.ts';
 import { seedCatalog } from './db/seed.ts';
 import { createAuthService } from './modules/auth/service.ts';
+import { createPlatform } from './modules/platforms/service.ts';
 
 export async function migrate() {
   await withDatabase(loadConfig(), async () => {
@@ -129,6 +131,33 @@ export async function createUser(args: string[]) {
       shop: shop.data,
     });
     console.log(`Created ${user.role} ${user.email} (${user.id})`);
+  });
+}
+
+/** `platform create`: registers an agent platform and prints it, key and secret included, as JSON. */
+export async function createPlatformCommand(args: string[]) {
+  const { values } = parseArgs({
+    args,
+    options: { name: { type: 'string' }, 'webhook-url': { type: 'string' } },
+    strict: true,
+  });
+  const input = createPlatformBody.safeParse({ name: values.name, webhookUrl: values['webhook-url'] });
+  if (!input.success) {
+    throw new UsageError(
+      input.error.issues
+        .map(
+          (i) =>
+            `--${i.path[0] === 'webhookUrl' ? 'webhook-url' : i.path.join('.')}: ${
+              /received undefined$/.test(i.message) ? 'is required' : i.message
+            }`,
+        )
+        .join('\n'),
+    );
+  }
+  await withDatabase(loadConfig(), async (database) => {
+    const platform = await createPlatform(cliContext(database), input.data);
+    console.log(JSON.stringify(platform, null, 2));
+    console.error("The API key and webhook secret are shown once; only the key's SHA-256 is stored.");
   });
 }
 

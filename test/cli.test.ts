@@ -1,5 +1,6 @@
 // The `portage` command, run as operators run it: a child process of `node bin/portage.js`.
 import { type ChildProcess, spawn } from 'node:child_process';
+import { createHash } from 'node:crypto';
 import {
   cpSync,
   existsSync,
@@ -15,12 +16,14 @@ import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { eq } from 'drizzle-orm';
 import { decodeJwt } from 'jose';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildApp } from '../src/app.ts';
 import { loadConfig } from '../src/config.ts';
 import { openDatabase } from '../src/db/index.ts';
 import { loadKeyRing } from '../src/modules/auth/keys.ts';
+import { platforms } from '../src/modules/platforms/tables.ts';
 import { Api, testApp, testKeyPem, uniqueEmail } from './helpers/app.ts';
 import { testDatabase } from './helpers/db.ts';
 import { finished } from './helpers/process.ts';
@@ -196,6 +199,72 @@ describe('portage user create', () => {
     expect(res.stderr).toMatch(/^portage: /);
     expect(res.stderr).not.toContain(STACK_FRAME);
     expect(res.code).toBe(2);
+    expect(readdirSync(dataDir)).toEqual([]);
+  });
+});
+
+describe('portage platform create', () => {
+  it("prints the issued platform as JSON on stdout; only the key's SHA-256 is stored", async () => {
+    const dataDir = freshDataDir();
+    const database = onPostgres ? await testDatabase() : undefined;
+    const env = { DATA_DIR: dataDir, ...(database?.url ? { DATABASE_URL: database.url } : {}) };
+    try {
+      const webhookUrl = 'http://127.0.0.1:4010/acp/webhooks';
+      const res = await portage(
+        ['platform', 'create', '--name', 'Maple Chat', '--webhook-url', webhookUrl],
+        env,
+      );
+      expect(res.code).toBe(0);
+      expect(lines(res.stderr)).toEqual([
+        "The API key and webhook secret are shown once; only the key's SHA-256 is stored.",
+      ]);
+      const issued = JSON.parse(res.stdout);
+      expect(issued).toEqual({
+        id: expect.stringMatching(/^platforms:[A-Za-z0-9_-]{20}$/),
+        name: 'Maple Chat',
+        webhookUrl,
+        createdAt: expect.any(Number),
+        keyRotatedAt: null,
+        revokedAt: null,
+        apiKey: expect.stringMatching(/^acp_[A-Za-z0-9_-]{43}$/),
+        webhookSecret: expect.stringMatching(/^whsec_[A-Za-z0-9_-]{43}$/),
+      });
+
+      const db = database ?? (await openDatabase({ dataDir }));
+      try {
+        const [row] = await db.db.select().from(platforms).where(eq(platforms.id, issued.id));
+        expect(row?.keyHash).toBe(createHash('sha256').update(issued.apiKey).digest('hex'));
+      } finally {
+        if (!database) await db.close();
+      }
+    } finally {
+      await database?.close();
+    }
+  });
+
+  it('refuses a missing --name with exit code 2 and the usage, before opening the database', async () => {
+    const dataDir = freshDataDir();
+    const res = await portage(['platform', 'create', '--webhook-url', 'https://chat.example.com/hooks'], {
+      DATA_DIR: dataDir,
+    });
+    expect(res.code).toBe(2);
+    expect(res.stderr).toMatch(/^portage: --name: is required\n/);
+    expect(res.stderr).toContain('platform create --name N --webhook-url U');
+    expect(res.stderr).not.toContain(STACK_FRAME);
+    expect(res.stdout).toBe('');
+    expect(readdirSync(dataDir)).toEqual([]);
+  });
+
+  it('names --webhook-url when the URL is refused', async () => {
+    const dataDir = freshDataDir();
+    const res = await portage(
+      ['platform', 'create', '--name', 'N', '--webhook-url', 'http://chat.example.com/hooks'],
+      { DATA_DIR: dataDir },
+    );
+    expect(res.code).toBe(2);
+    expect(res.stderr).toMatch(
+      /^portage: --webhook-url: must use https, or http on a loopback host \(127\.0\.0\.1, \[::1\], localhost\)\n/,
+    );
     expect(readdirSync(dataDir)).toEqual([]);
   });
 });

@@ -10,6 +10,7 @@ export const COLLECTIONS = [
   'reviews',
   'categories',
   'checkouts',
+  'platforms',
 ] as const;
 export type Collection = (typeof COLLECTIONS)[number];
 

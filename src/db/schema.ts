@@ -11,6 +11,7 @@ export * from '../modules/mail/tables.ts';
 export * from '../modules/oauth/tables.ts';
 export * from '../modules/orders/tables.ts';
 export * from '../modules/payments/tables.ts';
+export * from '../modules/platforms/tables.ts';
 export * from '../modules/returns/tables.ts';
 export * from '../modules/reviews/tables.ts';
 export * from '../modules/system/tables.ts';

@@ -1,0 +1,62 @@
+// Wire schemas of agent platforms: the chat platforms that buy through the Agentic Commerce
+// Protocol, each with an API key an admin issues (docs/api.md "Platforms").
+import { z } from 'zod';
+import { recordId, unixSeconds } from './common.ts';
+
+const MAX_URL_LENGTH = 2000;
+
+/** The hosts a webhook URL may reach over plain http: this machine only (a test's receiver). */
+const LOOPBACK_HOSTS = new Set(['127.0.0.1', '[::1]', 'localhost']);
+
+/** Why a webhook URL is not acceptable, if it is not. */
+function webhookUrlProblem(value: string): string | undefined {
+  if (!URL.canParse(value)) return 'must be an absolute URL';
+  const url = new URL(value);
+  if (url.username || url.password) return 'must not hold credentials';
+  if (url.hash || value.includes('#')) return 'must not have a fragment';
+  if (url.protocol === 'https:') return undefined;
+  if (url.protocol === 'http:' && LOOPBACK_HOSTS.has(url.hostname)) return undefined;
+  return 'must use https, or http on a loopback host (127.0.0.1, [::1], localhost)';
+}
+
+const webhookUrl = z
+  .string()
+  .max(MAX_URL_LENGTH, `must be at most ${MAX_URL_LENGTH} characters`)
+  .superRefine((value, ctx) => {
+    const problem = webhookUrlProblem(value);
+    if (problem) ctx.addIssue({ code: 'custom', message: problem });
+  })
+  .describe('Where the service POSTs signed order events: https, or http on a loopback host');
+
+export const createPlatformBody = z.strictObject({
+  name: z.string().trim().min(1, 'must not be empty').max(100, 'must be at most 100 characters'),
+  webhookUrl,
+});
+
+export const platformParams = z.object({ id: z.string() });
+
+export const platform = z
+  .object({
+    id: recordId('platforms'),
+    name: z.string(),
+    webhookUrl: z.string(),
+    createdAt: unixSeconds,
+    keyRotatedAt: unixSeconds.nullable().describe('When the key was last replaced; null if never'),
+    revokedAt: unixSeconds.nullable().describe('When the platform lost access; null while it has it'),
+  })
+  .meta({ id: 'Platform' });
+
+export const platformList = z.object({ platforms: z.array(platform) });
+
+const apiKey = z.string().describe("The platform's API key, `acp_…`: shown once, stored only as its SHA-256");
+
+export const issuedPlatform = platform
+  .extend({
+    apiKey,
+    webhookSecret: z
+      .string()
+      .describe('`whsec_…`, the secret the service signs its webhooks with: shown once'),
+  })
+  .meta({ id: 'IssuedPlatform' });
+
+export const rotatedKey = z.object({ id: recordId('platforms'), apiKey }).meta({ id: 'RotatedPlatformKey' });

@@ -1,0 +1,71 @@
+// HTTP adapter of agent platforms: admins issue, list, rotate and revoke their API keys.
+import type { FastifyInstance } from 'fastify';
+import type { ZodTypeProvider } from 'fastify-type-provider-zod';
+import {
+  createPlatformBody,
+  issuedPlatform,
+  platform,
+  platformList,
+  platformParams,
+  rotatedKey,
+} from '../../contract/platforms.ts';
+import { createPlatform, listPlatforms, revokePlatform, rotatePlatformKey } from './service.ts';
+
+export async function platformRoutes(fastify: FastifyInstance) {
+  const app = fastify.withTypeProvider<ZodTypeProvider>();
+
+  app.post(
+    '/admin/platforms',
+    {
+      config: { auth: ['admin'], limit: 'productWrites' },
+      schema: {
+        tags: ['admin'],
+        summary: 'Register an agent platform: answers its API key and webhook secret, shown once',
+        body: createPlatformBody,
+        response: { 201: issuedPlatform },
+      },
+    },
+    async (req, reply) => reply.code(201).send(await createPlatform(req.ctx, req.body)),
+  );
+
+  app.get(
+    '/admin/platforms',
+    {
+      config: { auth: ['admin'], limit: 'productWrites' },
+      schema: {
+        tags: ['admin'],
+        summary: 'List agent platforms, newest first (at most 200)',
+        response: { 200: platformList },
+      },
+    },
+    async (req) => ({ platforms: await listPlatforms(req.ctx) }),
+  );
+
+  app.post(
+    '/admin/platforms/:id/rotate-key',
+    {
+      config: { auth: ['admin'], limit: 'productWrites' },
+      schema: {
+        tags: ['admin'],
+        summary: "Replace a platform's API key (shown once); the old key stops working at once",
+        params: platformParams,
+        response: { 200: rotatedKey },
+      },
+    },
+    async (req) => rotatePlatformKey(req.ctx, req.params.id),
+  );
+
+  app.delete(
+    '/admin/platforms/:id',
+    {
+      config: { auth: ['admin'], limit: 'productWrites' },
+      schema: {
+        tags: ['admin'],
+        summary: 'Revoke a platform: its key stops working at once (revoking again answers it as it is)',
+        params: platformParams,
+        response: { 200: platform },
+      },
+    },
+    async (req) => revokePlatform(req.ctx, req.params.id),
+  );
+}

@@ -1,0 +1,147 @@
+// Agent platforms: admins issue, rotate and revoke their API keys; the ACP routes authenticate a
+// platform by its key (docs/api.md "Platforms"). Only the key's SHA-256 is stored; the webhook
+// secret is kept as issued, since the service signs the platform's webhooks with it.
+import { createHash, randomBytes } from 'node:crypto';
+import { and, desc, eq, isNull, sql } from 'drizzle-orm';
+import type { z } from 'zod';
+import { isRecordId, newId, toUnix } from '../../contract/common.ts';
+import { conflict, notFound } from '../../contract/errors.ts';
+import type { createPlatformBody, issuedPlatform, platform, rotatedKey } from '../../contract/platforms.ts';
+import { query } from '../../db/sql.ts';
+import type { RequestContext } from '../context.ts';
+import { platforms } from './tables.ts';
+
+type PlatformRow = typeof platforms.$inferSelect;
+type Platform = z.infer<typeof platform>;
+
+const KEY_PREFIX = 'acp_';
+const SECRET_PREFIX = 'whsec_';
+/** The most platforms one list answers. */
+const LIST_LIMIT = 200;
+
+/** Who is calling an ACP route: the platform its key belongs to. */
+export interface PlatformCaller {
+  id: string;
+  name: string;
+  webhookUrl: string;
+}
+
+/** A new secret: the prefix and 32 bytes of the CSPRNG, base64url (never the ids' pool). */
+const secret = (prefix: string) => `${prefix}${randomBytes(32).toString('base64url')}`;
+
+/** What is stored of a key: its SHA-256, hex. The key has 256 random bits: no slow hash is needed. */
+const keyHash = (apiKey: string) => createHash('sha256').update(apiKey).digest('hex');
+
+function toPlatform(row: PlatformRow): Platform {
+  return {
+    id: row.id,
+    name: row.name,
+    webhookUrl: row.webhookUrl,
+    createdAt: toUnix(row.createdAt),
+    keyRotatedAt: row.keyRotatedAt && toUnix(row.keyRotatedAt),
+    revokedAt: row.revokedAt && toUnix(row.revokedAt),
+  };
+}
+
+const noSuchPlatform = (id: string) => notFound(`Platform ${id} not found`);
+
+export async function createPlatform(
+  ctx: RequestContext,
+  input: z.infer<typeof createPlatformBody>,
+): Promise<z.infer<typeof issuedPlatform>> {
+  const apiKey = secret(KEY_PREFIX);
+  const webhookSecret = secret(SECRET_PREFIX);
+  const [row] = await ctx.db
+    .insert(platforms)
+    .values({
+      id: newId('platforms'),
+      name: input.name,
+      webhookUrl: input.webhookUrl,
+      keyHash: keyHash(apiKey),
+      webhookSecret,
+      createdAt: ctx.now(),
+    })
+    .returning();
+  return { ...toPlatform(row!), apiKey, webhookSecret };
+}
+
+/** The platforms, newest first (at most 200). */
+export async function listPlatforms(ctx: RequestContext): Promise<Platform[]> {
+  const rows = await ctx.db
+    .select()
+    .from(platforms)
+    .orderBy(desc(platforms.createdAt), desc(platforms.id))
+    .limit(LIST_LIMIT);
+  return rows.map(toPlatform);
+}
+
+/**
+ * Issues the platform a new key; the old one stops working with this statement. A revoked
+ * platform is 409 (checked in the update itself: a revocation racing it wins or loses whole).
+ */
+export async function rotatePlatformKey(
+  ctx: RequestContext,
+  id: string,
+): Promise<z.infer<typeof rotatedKey>> {
+  if (!isRecordId('platforms', id)) throw noSuchPlatform(id);
+  const apiKey = secret(KEY_PREFIX);
+  const [row] = await ctx.db
+    .update(platforms)
+    .set({ keyHash: keyHash(apiKey), keyRotatedAt: ctx.now() })
+    .where(and(eq(platforms.id, id), isNull(platforms.revokedAt)))
+    .returning({ id: platforms.id });
+  if (row) return { id: row.id, apiKey };
+  const [exists] = await ctx.db.select({ id: platforms.id }).from(platforms).where(eq(platforms.id, id));
+  if (!exists) throw noSuchPlatform(id);
+  throw conflict(`Platform ${id} is revoked; its key cannot be rotated`);
+}
+
+/** Revokes the platform at once; a revoked platform is answered as it is (its first revocation time kept). */
+export async function revokePlatform(ctx: RequestContext, id: string): Promise<Platform> {
+  if (!isRecordId('platforms', id)) throw noSuchPlatform(id);
+  const [row] = await ctx.db
+    .update(platforms)
+    .set({ revokedAt: sql`coalesce(${platforms.revokedAt}, ${ctx.now().toISOString()}::timestamptz)` })
+    .where(eq(platforms.id, id))
+    .returning();
+  if (!row) throw noSuchPlatform(id);
+  return toPlatform(row);
+}
+
+/**
+ * The platform an API key belongs to, or undefined when the key is unknown or its platform
+ * revoked. A key without the `acp_` prefix is answered without a query. Prepared: every ACP
+ * request asks.
+ */
+export async function authenticatePlatform(
+  ctx: RequestContext,
+  apiKey: string,
+): Promise<PlatformCaller | undefined> {
+  if (!apiKey.startsWith(KEY_PREFIX)) return undefined;
+  const [row] = await byKeyStatement(ctx.db, { keyHash: keyHash(apiKey) });
+  return row;
+}
+
+const byKeyStatement = query('platforms_by_key', (db, name) =>
+  db
+    .select({ id: platforms.id, name: platforms.name, webhookUrl: platforms.webhookUrl })
+    .from(platforms)
+    .where(and(eq(platforms.keyHash, sql.placeholder('keyHash')), isNull(platforms.revokedAt)))
+    .prepare(name),
+);
+
+/**
+ * Where to send a platform its webhooks and the secret to sign them with; undefined when the
+ * platform is unknown or revoked (a revoked platform hears nothing more).
+ */
+export async function platformWebhookTarget(
+  ctx: RequestContext,
+  id: string,
+): Promise<{ webhookUrl: string; webhookSecret: string } | undefined> {
+  if (!isRecordId('platforms', id)) return undefined;
+  const [row] = await ctx.db
+    .select({ webhookUrl: platforms.webhookUrl, webhookSecret: platforms.webhookSecret })
+    .from(platforms)
+    .where(and(eq(platforms.id, id), isNull(platforms.revokedAt)));
+  return row;
+}
