@@ -205,7 +205,7 @@ describe.skipIf(!onPostgres)(
           await until('the webhook waits on the cart lock', async () => {
             const n = await count(
               `select count(*) as n from pg_stat_activity
-                 where datname = current_database() and wait_event_type = 'Lock' and query ilike '%carts%'`,
+                 where datname = current_database() and wait_event_type = 'Lock' and query ilike '%portage_lock_cart%'`,
             );
             return n > 0;
           });
