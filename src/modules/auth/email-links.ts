@@ -3,7 +3,7 @@
 // 32 random bytes (base64url); only their SHA-256 is stored, so the table opens no account.
 // A link is used once: the one conditional UPDATE ... WHERE used_at IS NULL AND expires_at > now
 // settles two uses racing. Emails are outbox rows written in the transaction of their cause.
-import { createHash, randomBytes } from 'node:crypto';
+import { randomBytes } from 'node:crypto';
 import { and, desc, eq, gt, isNull, lte, sql } from 'drizzle-orm';
 import type { z } from 'zod';
 import type { resetPasswordBody } from '../../contract/auth.ts';
@@ -13,6 +13,7 @@ import type { Job } from '../../jobs/runner.ts';
 import { caller, inTransaction, type RequestContext } from '../context.ts';
 import { passwordResetEmail, verifyBeforeResetEmail, verifyEmailEmail } from '../mail/account-templates.ts';
 import { enqueueMail } from '../mail/outbox.ts';
+import { randomToken, sha256 } from '../secrets.ts';
 import { hashPassword } from './passwords.ts';
 import { type EmailTokenPurpose, emailTokens, users } from './tables.ts';
 import type { Tokens } from './tokens.ts';
@@ -59,7 +60,7 @@ export interface EmailLinkDeps {
   nudgeMail?: () => void;
 }
 
-const hashToken = (token: string) => createHash('sha256').update(token).digest('hex');
+const hashToken = sha256;
 
 const inWords = (seconds: number) =>
   seconds % 3600 === 0 ? `${seconds / 3600} hours` : `${Math.round(seconds / 60)} minutes`;
@@ -75,7 +76,7 @@ export function createEmailLinks(tokens: Tokens, deps: EmailLinkDeps | undefined
 
   /** A new link for `user`, stored hashed (in tx's transaction); answers the row id and the token. */
   async function newLink(tx: RequestContext, userId: string, purpose: EmailTokenPurpose) {
-    const token = randomBytes(32).toString('base64url');
+    const token = randomToken();
     const id = `etok_${randomBytes(12).toString('base64url')}`;
     const now = tx.now();
     await tx.db.insert(emailTokens).values({

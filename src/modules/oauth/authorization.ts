@@ -3,13 +3,14 @@
 // code a consent gives. A request is checked in two steps: until its client and redirect URI are
 // known good, a problem is shown on a page (never sent to an unchecked URI); after, it goes back
 // to the client's redirect URI as `error=...`.
-import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
+import { randomBytes, timingSafeEqual } from 'node:crypto';
 import { and, eq, gt } from 'drizzle-orm';
 import { AppError } from '../../contract/errors.ts';
 import { type AgentScope, parseScopes, roleCanGrant } from '../../contract/scopes.ts';
 import type { AuthService } from '../auth/service.ts';
 import { findUser } from '../auth/users.ts';
 import type { RequestContext } from '../context.ts';
+import { randomToken, sha256 } from '../secrets.ts';
 import type { MetadataDocuments } from './clients.ts';
 import { type Client, findClient, OAuthError } from './clients.ts';
 import { oauthCodes, oauthRequests } from './tables.ts';
@@ -20,9 +21,6 @@ export const REQUEST_TTL_SECONDS = 600;
 export const CODE_TTL_SECONDS = 120;
 /** Scopes given when a request names none. */
 export const DEFAULT_SCOPES: AgentScope[] = ['shop', 'orders'];
-
-export const sha256 = (v: string) => createHash('sha256').update(v).digest('hex');
-export const randomToken = () => randomBytes(32).toString('base64url');
 
 export interface AuthorizationSettings {
   issuer: string;

@@ -9,7 +9,7 @@ import { type AgentScope, parseScopes } from '../../contract/scopes.ts';
 import { signAgentToken, type TokenSettings, unixSeconds, verifyAccessToken } from '../auth/jwt.ts';
 import { findUser } from '../auth/users.ts';
 import { inTransaction, type RequestContext } from '../context.ts';
-import { randomToken, sha256 } from './authorization.ts';
+import { randomToken, sha256 } from '../secrets.ts';
 import type { MetadataDocuments } from './clients.ts';
 import { findClient, OAuthError } from './clients.ts';
 import { revokeGrants } from './grants.ts';

@@ -1,7 +1,6 @@
 // Agent platforms: admins issue, rotate and revoke their API keys; the ACP routes authenticate a
 // platform by its key (docs/api.md "Platforms"). Only the key's SHA-256 is stored; the webhook
 // secret is kept as issued, since the service signs the platform's webhooks with it.
-import { createHash, randomBytes } from 'node:crypto';
 import { and, desc, eq, isNull, sql } from 'drizzle-orm';
 import type { z } from 'zod';
 import { isRecordId, newId, toUnix } from '../../contract/common.ts';
@@ -9,6 +8,7 @@ import { conflict, notFound } from '../../contract/errors.ts';
 import type { createPlatformBody, issuedPlatform, platform, rotatedKey } from '../../contract/platforms.ts';
 import { query } from '../../db/sql.ts';
 import type { RequestContext } from '../context.ts';
+import { randomToken, sha256 } from '../secrets.ts';
 import { platforms } from './tables.ts';
 
 type PlatformRow = typeof platforms.$inferSelect;
@@ -27,10 +27,10 @@ export interface PlatformCaller {
 }
 
 /** A new secret: the prefix and 32 bytes of the CSPRNG, base64url (never the ids' pool). */
-const secret = (prefix: string) => `${prefix}${randomBytes(32).toString('base64url')}`;
+const secret = (prefix: string) => `${prefix}${randomToken()}`;
 
 /** What is stored of a key: its SHA-256, hex. The key has 256 random bits: no slow hash is needed. */
-const keyHash = (apiKey: string) => createHash('sha256').update(apiKey).digest('hex');
+const keyHash = sha256;
 
 function toPlatform(row: PlatformRow): Platform {
   return {
