@@ -39,7 +39,7 @@ const addressFields = {
 };
 
 /** The address as the buyer gives it (with the phone, for the carrier). */
-const shippingAddressInput = z
+export const shippingAddressInput = z
   .object({
     ...addressFields,
     phone: z.string().regex(PHONE, 'must be +1 followed by 10 digits (E.164)'),

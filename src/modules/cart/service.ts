@@ -273,7 +273,7 @@ export async function lockedCartForCheckout(ctx: RequestContext, buyerId: string
     (c) => lockCart(c, buyerId, false),
     (c) => activeLines(c, buyerId),
   ]);
-  return { couponCode: row.couponCode, lines };
+  return { couponCode: row.couponCode, lines, unavailable: [] as string[] };
 }
 
 /**

@@ -14,6 +14,7 @@ import { insertInto, pipeline, query, statement } from '../../db/sql.ts';
 import type { MailNames } from '../auth/sellers.ts';
 import { isEmailVerified } from '../auth/users.ts';
 import { lockedCartForCheckout, quoteLines } from '../cart/service.ts';
+import type { SaleProductRow } from '../catalog/service.ts';
 import { caller, inTransaction, type RequestContext } from '../context.ts';
 import { couponProblem, couponUses, lockedCoupon, noSuchCoupon } from '../coupons/service.ts';
 import { lockProducts, releaseCheckout, reserve } from '../inventory/service.ts';
@@ -34,6 +35,41 @@ const OPENING_GRACE_SECONDS = 120;
 export interface CheckoutDeps {
   provider: PaymentProvider;
   publicBaseUrl: string;
+}
+
+/** Why a checkout could not hold: the 409 (or 400, 404) POST /checkout answers, and what a protocol adapter tells its agent. */
+export type RefusalReason =
+  | 'empty'
+  | 'unavailable'
+  | 'unverified_limit'
+  | 'cooling_down'
+  | 'no_such_coupon'
+  | 'coupon'
+  | 'unshippable'
+  | 'out_of_stock'
+  | 'opening';
+
+/** A checkout refused: an AppError as before, with the reason and the products it names. */
+export class CheckoutRefusal extends AppError {
+  constructor(
+    readonly reason: RefusalReason,
+    error: AppError,
+    readonly productIds: string[] = [],
+  ) {
+    super(error.code, error.statusCode, error.message, error.details);
+  }
+}
+
+/** What a checkout holds: the buyer's cart, or lines an adapter's session names (ACP). */
+export interface HoldRequest {
+  shipping_address: z.infer<typeof createCheckoutBody>['shipping_address'];
+  coupon?: string;
+  /**
+   * A protocol adapter's session (ACP): its lines are given (the cart is not read, nor cleared
+   * when paid), its coupon only the one named, no provider page is opened (the adapter charges
+   * a delegated token), and the hold ends by `notAfter`.
+   */
+  adapter?: { sessionId: string; lines: Array<{ productId: string; quantity: number }>; notAfter: Date };
 }
 
 type SessionRow = typeof checkoutSessions.$inferSelect;
@@ -85,12 +121,26 @@ export async function createCheckout(
   deps: CheckoutDeps & { publishableKey: string },
   input: z.infer<typeof createCheckoutBody>,
 ): Promise<{ session: Session; created: boolean }> {
+  const { row, created } = await holdCheckout(ctx, deps, input);
+  return { session: answer(row, deps.publishableKey, []), created };
+}
+
+/**
+ * Prices and holds a checkout for the caller (the buyer): POST /checkout's work, and a protocol
+ * adapter's. Answers the session row and whether it is new; refusals are CheckoutRefusal.
+ */
+export async function holdCheckout(
+  ctx: RequestContext,
+  deps: CheckoutDeps,
+  input: HoldRequest,
+): Promise<{ row: SessionRow; created: boolean; superseded: string[] }> {
   const me = caller(ctx);
+  const adapter = input.adapter;
   const prepared = await inTransaction(ctx, async (tx) => {
     const now = tx.now();
     // One round trip: the cart's lock, then the buyer's open checkouts locked, then reads.
     const [cart, open, verified, lapsed] = await pipeline(tx, [
-      (c) => lockedCartForCheckout(c, me.id),
+      (c) => (adapter ? givenLinesLocked(c, me.id, adapter.lines) : lockedCartForCheckout(c, me.id)),
       (c) => openSessionsLocked(c.db, { buyerId: me.id }),
       (c) => isEmailVerified(c, me.id),
       (c) =>
@@ -100,16 +150,29 @@ export async function createCheckout(
           since: new Date(now.getTime() - HOLD_COOLDOWN_SECONDS * 1000),
         }),
     ]);
-    if (cart.lines.length === 0) throw conflict('Your cart is empty: add products before checking out');
+    if (cart.unavailable.length > 0) {
+      throw new CheckoutRefusal(
+        'unavailable',
+        notFound(`Not on sale: ${cart.unavailable.join(', ')}`),
+        cart.unavailable,
+      );
+    }
+    if (cart.lines.length === 0) {
+      throw new CheckoutRefusal('empty', conflict('Your cart is empty: add products before checking out'));
+    }
     // Nobody keeps stock from others: an unverified account holds a few units of a product, and
     // a hold let lapse is not taken again at once (a re-checkout does not extend one: below).
     if (!verified) {
       const over = cart.lines.filter((l) => l.quantity > UNVERIFIED_MAX_UNITS);
       if (over.length > 0) {
-        throw conflict(
-          `Verify your email address to check out more than ${UNVERIFIED_MAX_UNITS} of a product: ${over
-            .map((l) => `${l.title} (${l.productId}) has ${l.quantity} in your cart`)
-            .join('; ')}`,
+        throw new CheckoutRefusal(
+          'unverified_limit',
+          conflict(
+            `Verify your email address to check out more than ${UNVERIFIED_MAX_UNITS} of a product: ${over
+              .map((l) => `${l.title} (${l.productId}) has ${l.quantity} in your cart`)
+              .join('; ')}`,
+          ),
+          over.map((l) => l.productId),
         );
       }
     }
@@ -118,12 +181,16 @@ export async function createCheckout(
       return at ? [{ line: l, until: new Date((Number(at) + HOLD_COOLDOWN_SECONDS) * 1000) }] : [];
     });
     if (cooling.length > 0) {
-      throw conflict(
-        `Your last checkout of ${cooling
-          .map((c) => `${c.line.title} (${c.line.productId})`)
-          .join(', ')} lapsed unpaid; you can hold it again from ${isoSecond(
-          new Date(Math.max(...cooling.map((c) => c.until.getTime()))),
-        )} (${HOLD_COOLDOWN_SECONDS / 60} minutes after it lapsed)`,
+      throw new CheckoutRefusal(
+        'cooling_down',
+        conflict(
+          `Your last checkout of ${cooling
+            .map((c) => `${c.line.title} (${c.line.productId})`)
+            .join(', ')} lapsed unpaid; you can hold it again from ${isoSecond(
+            new Date(Math.max(...cooling.map((c) => c.until.getTime()))),
+          )} (${HOLD_COOLDOWN_SECONDS / 60} minutes after it lapsed)`,
+        ),
+        cooling.map((c) => c.line.productId),
       );
     }
 
@@ -139,10 +206,15 @@ export async function createCheckout(
         (c) => couponUses(c, upper, me.id),
         (c) => heldCouponUses(c, upper, me.id),
       ]);
-      if (!coupon && input.coupon) throw noSuchCoupon(upper);
+      if (!coupon && input.coupon) throw new CheckoutRefusal('no_such_coupon', noSuchCoupon(upper));
       if (coupon) {
         const checked = couponProblem(tx, coupon, used, subtotal, held);
-        if (checked.problem) throw conflict(`${checked.problem}; remove the coupon or change the cart`);
+        if (checked.problem) {
+          throw new CheckoutRefusal(
+            'coupon',
+            conflict(`${checked.problem}; remove the coupon or change the cart`),
+          );
+        }
         discount = checked.discount;
       }
     }
@@ -154,7 +226,13 @@ export async function createCheckout(
       on: now,
     });
     const refusal = quoteRefusal(priced);
-    if (refusal) throw refusal;
+    if (refusal) {
+      throw new CheckoutRefusal(
+        'unshippable',
+        refusal,
+        priced.problems.map((p) => p.productId),
+      );
+    }
 
     const fingerprint = createHash('sha256')
       .update(
@@ -162,16 +240,22 @@ export async function createCheckout(
           lines: cart.lines.map((l) => [l.productId, l.quantity, l.priceCents]),
           coupon: discount ? code : null,
           address,
+          adapter: adapter?.sessionId,
         }),
       )
       .digest('base64url');
     const same = open.find((s) => s.fingerprint === fingerprint && s.expiresAt > now);
-    if (same?.sessionUrl) return { row: same, created: false, superseded: [] as SessionRow[] };
+    // (An adapter's session has no provider page: it is open as soon as it is held.)
+    if (same && (same.sessionUrl || adapter))
+      return { row: same, created: false, superseded: [] as SessionRow[] };
     // The same cart still being opened at the provider by a request that is running (a double
     // click, an agent's retry): 409, as a repeated Idempotency-Key still running is. One left
     // unopened longer than that (its process died) is superseded below.
     if (same && now.getTime() - same.createdAt.getTime() < OPENING_GRACE_SECONDS * 1000) {
-      throw conflict('This checkout is still being opened at the payment provider; try again in a moment');
+      throw new CheckoutRefusal(
+        'opening',
+        conflict('This checkout is still being opened at the payment provider; try again in a moment'),
+      );
     }
 
     // One open checkout per buyer: a new one ends the others and gives back their stock. The
@@ -191,6 +275,7 @@ export async function createCheckout(
       Math.min(
         now.getTime() + CHECKOUT_TTL_SECONDS * 1000,
         ...open.filter((s) => s.expiresAt > now).map((s) => s.expiresAt.getTime()),
+        adapter?.notAfter.getTime() ?? Number.POSITIVE_INFINITY,
       ),
     );
     const images = new Map(cart.lines.map((l) => [l.productId, l.imageUrls[0] ?? null]));
@@ -207,7 +292,11 @@ export async function createCheckout(
           ? `${title} (${productId}) is out of stock`
           : `Only ${left} left of ${title} (${productId}); your cart has ${quantity}`;
       });
-      throw conflict(`${problems.join('. ')}. Change the cart and check out again`);
+      throw new CheckoutRefusal(
+        'out_of_stock',
+        conflict(`${problems.join('. ')}. Change the cart and check out again`),
+        refused.map((r) => r.productId),
+      );
     }
     const parcels: StoredParcel[] = priced.parcels.map((p) => ({
       sellerId: p.sellerId,
@@ -227,7 +316,7 @@ export async function createCheckout(
       })),
     }));
     // The sandbox's session is ours: written with the row, no call after the commit.
-    const local = deps.provider.localSession?.({ checkoutId: id });
+    const local = adapter ? undefined : deps.provider.localSession?.({ checkoutId: id });
     const row: SessionRow = {
       id,
       buyerId: me.id,
@@ -243,6 +332,7 @@ export async function createCheckout(
       taxAmountCents: priced.taxAmountCents,
       totalCents: priced.totalCents,
       provider: deps.provider.name,
+      adapterSessionId: adapter?.sessionId ?? null,
       providerSessionId: local?.providerSessionId ?? null,
       sessionUrl: local?.url ?? null,
       clientSecret: local?.clientSecret ?? null,
@@ -257,15 +347,12 @@ export async function createCheckout(
     return { row, created: true, superseded: open };
   });
 
-  for (const s of prepared.superseded) {
-    if (s.providerSessionId) {
-      await deps.provider.expireSession(s.providerSessionId).catch((err) => {
-        ctx.log.warn({ err, checkoutId: s.id }, 'could not end a superseded session at the provider');
-      });
-    }
-  }
+  const superseded = prepared.superseded.flatMap((s) => (s.providerSessionId ? [s.providerSessionId] : []));
+  // An adapter holds inside its own transaction: it ends them at the provider after its commit.
+  if (adapter) return { row: prepared.row, created: prepared.created, superseded };
+  await endProviderSessions(ctx, deps, superseded);
   if (!prepared.created || prepared.row.sessionUrl) {
-    return { session: answer(prepared.row, deps.publishableKey, []), created: prepared.created };
+    return { row: prepared.row, created: prepared.created, superseded: [] };
   }
   const row = prepared.row;
   try {
@@ -301,7 +388,7 @@ export async function createCheckout(
         'A newer checkout of your cart replaced this one while it was being opened; use the newer one',
       );
     }
-    return { session: answer(updated, deps.publishableKey, []), created: true };
+    return { row: updated, created: true, superseded: [] };
   } catch (err) {
     await inTransaction(ctx, (tx) => expire(tx, row.id));
     if (err instanceof ProviderError) {
@@ -314,7 +401,60 @@ export async function createCheckout(
   }
 }
 
+/** Ends at the provider the sessions of checkouts a newer one replaced (after the commit; best effort). */
+export async function endProviderSessions(
+  ctx: RequestContext,
+  deps: CheckoutDeps,
+  providerSessionIds: string[],
+) {
+  for (const id of providerSessionIds) {
+    await deps.provider.expireSession(id).catch((err) => {
+      ctx.log.warn({ err, providerSessionId: id }, 'could not end a superseded session at the provider');
+    });
+  }
+}
+
 const ph = sql.placeholder;
+
+/**
+ * An adapter's lines as checkout prices them, under the buyer's cart lock (taken as the cart's
+ * own checkout takes it: the payment flow locks cart, then session, for every checkout). The
+ * products are read through the catalog's sale view; ids not on sale are listed apart.
+ */
+async function givenLinesLocked(
+  ctx: RequestContext,
+  buyerId: string,
+  given: Array<{ productId: string; quantity: number }>,
+) {
+  const [, rows] = await pipeline(ctx, [
+    (c) => lockCartOfBuyer(c.db, { buyerId, now: c.now() }),
+    (c) =>
+      givenLines(c.db, {
+        lines: JSON.stringify(given.map((l) => ({ productId: l.productId, quantity: l.quantity }))),
+      }),
+  ]);
+  const lines = rows.flatMap(({ productId, quantity, product: p }) =>
+    p ? [{ ...p, sellerProvince: p.sellerProvince ?? undefined, productId, quantity }] : [],
+  );
+  return {
+    couponCode: null,
+    lines,
+    unavailable: rows.filter((r) => !r.product).map((r) => r.productId),
+  };
+}
+
+const lockCartOfBuyer = statement(
+  'checkout_lock_cart_of',
+  sql`select portage_lock_cart(${ph('buyerId')}::text, ${ph('now')}::timestamptz)`,
+);
+
+const givenLines = statement<{ productId: string; quantity: number; product: SaleProductRow | null }>(
+  'checkout_given_lines',
+  sql`select g.line->>'productId' as "productId", (g.line->>'quantity')::int as quantity, p.product
+    from jsonb_array_elements(${ph('lines')}::jsonb) with ordinality as g(line, n)
+      left join lateral portage_sale_product(g.line->>'productId') as p(product) on true
+    order by g.n`,
+);
 
 /**
  * The products of the buyer's holds that lapsed unpaid since `since`, with when: a session past
