@@ -25,6 +25,8 @@ import './http/types.ts';
 import { commerceJobs } from './jobs/index.ts';
 import { createJobRunner, type JobRunner } from './jobs/runner.ts';
 import { injectFetch, mcpHttpRoutes } from './mcp/http.ts';
+import { acpRoutes } from './modules/acp/routes.ts';
+import { acpWebhookJob } from './modules/acp/webhooks.ts';
 import { analyticsRoutes } from './modules/analytics/routes.ts';
 import { emailTokenCleanupJob } from './modules/auth/email-links.ts';
 import { developmentKeyPem, type KeyRing, loadKeyRing } from './modules/auth/keys.ts';
@@ -129,12 +131,21 @@ export async function buildApp(opts: AppOptions): Promise<FastifyInstance> {
       'Content-Type',
       'Idempotency-Key',
       'X-Request-Id',
+      'API-Version',
+      'Request-Id',
       'Mcp-Protocol-Version',
       'Mcp-Method',
       'Mcp-Name',
       'Last-Event-ID',
     ],
-    exposedHeaders: ['Retry-After', 'X-Request-Id', 'Idempotent-Replayed', 'WWW-Authenticate'],
+    exposedHeaders: [
+      'Retry-After',
+      'X-Request-Id',
+      'Idempotent-Replayed',
+      'WWW-Authenticate',
+      'Idempotency-Key',
+      'Request-Id',
+    ],
     maxAge: 600,
   });
   await app.register(swagger, {
@@ -207,6 +218,7 @@ export async function buildApp(opts: AppOptions): Promise<FastifyInstance> {
   await app.register(checkoutRoutes({ ...commerce, publishableKey: config.payments.publishableKey }));
   await app.register(paymentRoutes({ ...commerce, sandbox }));
   await app.register(orderRoutes(commerce));
+  await app.register(acpRoutes({ ...commerce, sandbox, auth }));
   await app.register(returnRoutes({ ...commerce, returnWindowDays: config.returnWindowDays }));
   await app.register(reviewRoutes);
   await app.register(analyticsRoutes);
@@ -243,6 +255,7 @@ export async function buildApp(opts: AppOptions): Promise<FastifyInstance> {
       ...commerceJobs(commerce),
       mailJob({ transport: mailTransport, from: config.mail.from }),
       idempotencyCleanupJob(),
+      acpWebhookJob({ publicBaseUrl: config.publicBaseUrl }),
       emailTokenCleanupJob(),
       oauthCleanupJob(),
     ],

@@ -19,6 +19,7 @@ import {
   uniqueWord,
 } from './helpers/builders.ts';
 import {
+  ACP_PATHS,
   BAD_AUTHORIZATIONS,
   BAD_BODIES,
   BAD_CONTENT_TYPES,
@@ -302,6 +303,7 @@ describe('every operation of /openapi.json, malformed, as every role', () => {
             res.statusCode,
             res.headers['content-type'] as string | undefined,
             res.body,
+            ACP_PATHS.test(op.path) ? 'acp' : 'portage',
           );
           if (problems.length) {
             findings.push({

@@ -74,8 +74,13 @@ export function frameworkErrors(err: FastifyError, req: FastifyRequest, reply: F
     err.code === 'FST_ERR_MAX_PARAM_LENGTH'
       ? [414, `A path segment is longer than ${MAX_PARAM_LENGTH} characters; no id is that long`]
       : [400, 'The URL is not valid: check its percent-encoding (%XX) and characters'];
+  // The ACP routes answer in that protocol's flat error, even before a route is found.
+  if (ACP_PREFIX.test(req.url))
+    return reply.code(status).send({ type: 'invalid_request', code: 'invalid', message });
   return reply.code(status).send(new AppError('VALIDATION_ERROR', status, message).toBody());
 }
+
+const ACP_PREFIX = /^\/(acp|agentic_commerce)\//;
 
 export const MAX_PARAM_LENGTH = 100;
 

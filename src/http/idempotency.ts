@@ -9,7 +9,8 @@
 // Only signed-in callers: keys are scoped per user (two users may pick the same key), and the
 // anonymous POSTs (register, login, the payment webhook) need none: the webhook is made
 // idempotent by its event id, and logging in twice is harmless. An anonymous caller's header
-// is ignored.
+// is ignored. A route with config.idempotency 'required' (the ACP routes) refuses a POST
+// without a key, and scopes keys by caller (a user, or ctx.principal: a platform) and path.
 //
 // The lifecycle, all through the idempotency_keys table (src/modules/system/tables.ts):
 // - preValidation: the key is checked (1-255 printable ASCII, else 400) and the request
@@ -31,7 +32,7 @@
 import { createHash } from 'node:crypto';
 import { and, eq, isNull, lte, or, sql } from 'drizzle-orm';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { conflict, invalid } from '../contract/errors.ts';
+import { AppError, conflict, invalid } from '../contract/errors.ts';
 import type { Job } from '../jobs/runner.ts';
 import type { RequestContext } from '../modules/context.ts';
 import { idempotencyKeys } from '../modules/system/tables.ts';
@@ -64,18 +65,42 @@ interface Claim {
 
 const claims = new WeakMap<FastifyRequest, Claim>();
 
+/** A refusal of the Idempotency-Key, with its reason (the ACP routes answer each with the spec's code). */
+export class IdempotencyError extends AppError {
+  constructor(
+    readonly reason: 'required' | 'invalid' | 'conflict' | 'in_flight',
+    error: AppError,
+  ) {
+    super(error.code, error.statusCode, error.message, error.details);
+  }
+}
+
 export function registerIdempotency(app: FastifyInstance) {
   app.addHook('preValidation', async (req) => {
-    const user = req.ctx?.user;
+    const owner = req.ctx?.user?.id ?? req.ctx?.principal;
     const key = req.headers[IDEMPOTENCY_HEADER];
-    if (req.method !== 'POST' || !user || key === undefined) return;
+    const required = req.routeOptions.config.idempotency === 'required';
+    if (req.method !== 'POST' || !owner) return;
+    if (key === undefined && required) {
+      throw new IdempotencyError(
+        'required',
+        invalid('Idempotency-Key header is required on all POST requests', [
+          { field: 'Idempotency-Key', message: 'is required' },
+        ]),
+      );
+    }
+    if (key === undefined) return;
     if (typeof key !== 'string' || !KEY_PATTERN.test(key)) {
-      throw invalid(`Invalid headers: Idempotency-Key ${KEY_RULE}`, [
-        { field: 'Idempotency-Key', message: KEY_RULE },
-      ]);
+      throw new IdempotencyError(
+        'invalid',
+        invalid(`Invalid headers: Idempotency-Key ${KEY_RULE}`, [
+          { field: 'Idempotency-Key', message: KEY_RULE },
+        ]),
+      );
     }
     claims.set(req, {
-      userId: user.id,
+      // Scoped to the caller, and for the routes that require keys to the path as well.
+      userId: required ? `${owner} ${req.url.split('?')[0]}` : owner,
       key,
       hash: requestHash(req),
       replayable: req.routeOptions.config.replayable,
@@ -186,7 +211,9 @@ async function claimKey(
       .where(and(eq(t.userId, claim.userId), eq(t.key, claim.key)));
     if (!row) continue; // deleted in between (a 5xx, a release): insert again
     const expired = row.expiresAt.getTime() <= now.getTime();
-    if (!expired && row.requestHash !== claim.hash) throw conflict(USED_WITH_ANOTHER_REQUEST);
+    if (!expired && row.requestHash !== claim.hash) {
+      throw new IdempotencyError('conflict', conflict(USED_WITH_ANOTHER_REQUEST));
+    }
     if (!expired && row.responseStatus !== null) {
       const body = row.responseBody ?? '';
       if (!claim.replayable || (await claim.replayable(ctx, row.responseStatus, body))) {
@@ -206,7 +233,7 @@ async function claimKey(
       continue;
     }
     const abandoned = row.createdAt.getTime() <= now.getTime() - RUNNING_LEASE_MS;
-    if (!expired && !abandoned) throw conflict(STILL_RUNNING);
+    if (!expired && !abandoned) throw new IdempotencyError('in_flight', conflict(STILL_RUNNING));
     const taken = await ctx.db
       .update(t)
       .set({ ...fresh, responseStatus: null, responseBody: null })
@@ -231,7 +258,7 @@ async function claimKey(
     }
     // Someone else took it over or finished it first: look again.
   }
-  throw conflict(STILL_RUNNING);
+  throw new IdempotencyError('in_flight', conflict(STILL_RUNNING));
 }
 
 /** The answer's text if it can be stored: JSON (or empty) and at most MAX_STORED_BYTES. */

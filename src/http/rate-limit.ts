@@ -27,6 +27,8 @@ export const LIMITS = {
   // POST /mcp itself (tools/list, the handshake, every tools/call); each call's API request also
   // counts in its own group, as for any client.
   mcp: 120,
+  /** The ACP routes, per platform (or agent's person): a platform buys for many people. */
+  acp: 600,
 } as const;
 export type LimitGroup = keyof typeof LIMITS;
 
@@ -77,7 +79,7 @@ export async function registerRateLimits(app: FastifyInstance, opts: { redis?: R
     store: sharedStore(opts.redis, opts.nameSpace ?? 'portage-rl:'),
     // Redis unreachable: serve without limits rather than refuse every request (logged by ioredis).
     skipOnError: true,
-    keyGenerator: (req) => req.ctx?.user?.id ?? req.ip,
+    keyGenerator: (req) => req.ctx?.user?.id ?? req.ctx?.principal ?? req.ip,
     errorResponseBuilder: (_req, ctx) =>
       rateLimited(
         `Too many requests; retry in ${Math.ceil(ctx.ttl / 1000)} seconds (limit ${ctx.max} a minute)`,

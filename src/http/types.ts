@@ -27,6 +27,11 @@ declare module 'fastify' {
      */
     replayable?: (ctx: RequestContext, status: number, body: string) => Promise<boolean>;
     /**
+     * `required`: every POST must carry an Idempotency-Key, scoped to the caller and the path
+     * (the ACP routes, as that spec says); otherwise it is optional and scoped to the caller.
+     */
+    idempotency?: 'required';
+    /**
      * The route answers in another specification's format (JSON-RPC, OAuth, HTML pages): it is
      * documented by its summary only, and our error model is not added to its answers.
      */

@@ -21,6 +21,11 @@ export interface RequestContext {
   log: FastifyBaseLogger;
   /** The signed-in caller; undefined on public routes. */
   user?: AuthUser;
+  /**
+   * A caller that is not a user (an ACP platform, `platform:<id>`): what rate limits count and
+   * Idempotency-Keys are scoped by when there is no user.
+   */
+  principal?: string;
   /** Set by inTransaction: `db` is a transaction that nested calls join. */
   readonly inTransaction?: true;
 }

@@ -1,5 +1,6 @@
 // The pieces of the API fuzz test (test/fuzz.test.ts): a seeded random source, malformed values,
 // request cases made from an OpenAPI operation, and the checks every answer must pass.
+import { acpError } from '../../src/contract/acp.ts';
 import { codeForStatus } from '../../src/contract/errors.ts';
 import { prng } from '../../src/db/seed.ts';
 
@@ -343,8 +344,19 @@ export const LEAKS: Array<[string, RegExp]> = [
   ],
 ];
 
-/** Why an answer breaks the error model, or undefined when it keeps to it. */
-export function problemsOf(status: number, contentType: string | undefined, text: string): string[] {
+/** The routes that answer ACP's flat error (`{type, code, message, param?}`) instead of ours. */
+export const ACP_PATHS = /^\/(acp\/|agentic_commerce\/)/;
+
+/**
+ * Why an answer breaks the error model (ours, or ACP's on the ACP routes), or undefined when it
+ * keeps to it.
+ */
+export function problemsOf(
+  status: number,
+  contentType: string | undefined,
+  text: string,
+  model: 'portage' | 'acp' = 'portage',
+): string[] {
   const problems: string[] = [];
   if (status >= 500) problems.push(`status ${status}`);
   for (const [what, pattern] of LEAKS) {
@@ -361,6 +373,10 @@ export function problemsOf(status: number, contentType: string | undefined, text
     return problems;
   }
   if (!body || typeof body !== 'object' || Array.isArray(body)) return [...problems, 'body is not an object'];
+  if (model === 'acp') {
+    const parsed = acpError.safeParse(body);
+    return parsed.success ? problems : [...problems, `not ACP's error: ${parsed.error.issues[0]?.message}`];
+  }
   const b = body as Record<string, unknown>;
   const allowed = ['error', 'code', 'statusCode', 'details', ...(status === 500 ? ['requestId'] : [])];
   const extra = Object.keys(b).filter((k) => !allowed.includes(k));

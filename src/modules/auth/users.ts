@@ -34,6 +34,31 @@ export async function insertUser(
   return row;
 }
 
+/**
+ * The account of an email address, made as a guest's when there is none: no password,
+ * unverified. Its person claims it by verifying the address, then setting a password through
+ * the reset link (docs/acp.md "Guest buyers"). Two platforms naming one new email get one account.
+ */
+export async function accountForEmail(ctx: RequestContext, email: string, name: string): Promise<UserRow> {
+  const address = email.toLowerCase();
+  const [made] = await ctx.db
+    .insert(users)
+    .values({
+      id: newId('users'),
+      email: address,
+      name,
+      role: 'buyer',
+      passwordHash: null,
+      emailVerified: false,
+    })
+    .onConflictDoNothing({ target: users.email })
+    .returning();
+  if (made) return made;
+  const [found] = await ctx.db.select().from(users).where(eq(users.email, address));
+  if (!found) throw new Error(`accountForEmail: ${address} neither inserted nor found`);
+  return found;
+}
+
 const emailVerifiedStatement = query('user_email_verified', (db, name) =>
   db
     .select({ emailVerified: users.emailVerified })

@@ -55,6 +55,8 @@ export const checkoutSessions = pgTable(
     taxAmountCents: integer('tax_amount_cents').notNull(),
     totalCents: integer('total_cents').notNull(),
     provider: text('provider').notNull(),
+    /** The protocol adapter's session this checkout holds for (ACP), null for POST /checkout's. */
+    adapterSessionId: text('adapter_session_id'),
     /** The provider's session; null until it is opened (after the reservation commits). */
     providerSessionId: text('provider_session_id').unique(),
     sessionUrl: text('session_url'),

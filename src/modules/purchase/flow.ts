@@ -5,7 +5,7 @@
 //      checkout, a checkout that had ended, a coupon used up meanwhile, another amount;
 //   3. take each parcel's units out of stock (confirmed), or leave it pending;
 //   4. write one order per seller, with its items (orders/create.ts);
-//   5. count the coupon's use, take what was bought out of the cart, complete the session;
+//   5. count the coupon's use, take what was bought out of the cart (a cart checkout's), complete the session;
 //   6. publish order.paid and checkout.completed, and write the buyer's email to the outbox.
 // Orders are created only here (their rows written by orders/create.ts); `(checkout_id,
 // seller_id)` is unique besides.
@@ -134,12 +134,15 @@ export async function createFromCheckout(
     // Nothing of the session is held any more: each parcel's reservations were committed, or
     // released when its stock could not be taken.
     if (session.couponCode) await redeemCoupon(tx, session.couponCode, session.buyerId, created[0]!.id);
-    await clearPurchased(
-      tx,
-      session.buyerId,
-      session.parcels.flatMap((p) => p.items),
-      session.couponCode,
-    );
+    // A protocol adapter's checkout (ACP) was not made from the cart: the cart stays as it is.
+    if (!session.adapterSessionId) {
+      await clearPurchased(
+        tx,
+        session.buyerId,
+        session.parcels.flatMap((p) => p.items),
+        session.couponCode,
+      );
+    }
     await completeSession(tx, session.id, payment.paymentIntentId);
     for (const row of created) {
       await publish(tx, {

@@ -1,0 +1,331 @@
+// HTTP adapter of ACP 2026-04-17 (docs/acp.md): discovery, the five checkout session operations
+// under /acp, and the sandbox's delegate payment. These routes answer in the spec's format: its
+// flat errors, API-Version required, Idempotency-Key required on every POST (scoped to the caller
+// and path), Idempotency-Key and Request-Id echoed.
+import type { FastifyError, FastifyInstance, FastifyRequest } from 'fastify';
+import { hasZodFastifySchemaValidationErrors } from 'fastify-type-provider-zod';
+import { z } from 'zod';
+import {
+  type AcpError,
+  type AcpPaymentHandler,
+  acpCancelSessionRequest,
+  acpCheckoutSession,
+  acpCompleteSessionRequest,
+  acpCreateSessionRequest,
+  acpDelegatePaymentRequest,
+  acpDelegatePaymentResponse,
+  acpDiscoveryResponse,
+  acpUpdateSessionRequest,
+} from '../../contract/acp.ts';
+import { AppError } from '../../contract/errors.ts';
+import { bearerToken } from '../../http/auth.ts';
+import { IdempotencyError } from '../../http/idempotency.ts';
+import type { AuthService } from '../auth/service.ts';
+import { authenticatePlatform } from '../platforms/service.ts';
+import { ACP_SUPPORTED_VERSIONS, ACP_VERSION } from './answer.ts';
+import type { AcpCaller } from './caller.ts';
+import { AcpFailure } from './errors.ts';
+import {
+  type AcpDeps,
+  cancelAcpSession,
+  completeAcpSession,
+  createAcpSession,
+  getAcpSession,
+  updateAcpSession,
+} from './sessions.ts';
+import { delegatePayment } from './vault.ts';
+
+/** The sandbox's payment handler: delegated tokens from our own vault (vault.ts). */
+export const SANDBOX_HANDLER_ID = 'portage_sandbox_card';
+
+export type AcpRouteDeps = Omit<AcpDeps, 'handlers'> & { auth: AuthService };
+
+export function acpHandlers(deps: Pick<AcpDeps, 'publicBaseUrl' | 'sandbox'>): AcpPaymentHandler[] {
+  const docs = `${deps.publicBaseUrl}/docs`;
+  if (!deps.sandbox) return [];
+  return [
+    {
+      id: SANDBOX_HANDLER_ID,
+      name: 'dev.portage.sandbox_card',
+      display_name: 'Sandbox test card',
+      version: ACP_VERSION,
+      spec: docs,
+      requires_delegate_payment: true,
+      requires_pci_compliance: false,
+      psp: 'portage_sandbox',
+      config_schema: docs,
+      instrument_schemas: [docs],
+      config: {
+        delegate_payment_url: `${deps.publicBaseUrl}/agentic_commerce/delegate_payment`,
+        test_cards: { pays: '4242424242424242', declined: '4000000000000002' },
+      },
+    },
+  ];
+}
+
+const sessionParams = z.object({ checkout_session_id: z.string().min(1).max(100) });
+const callers = new WeakMap<FastifyRequest, AcpCaller>();
+const tags = ['acp'];
+const POST = { auth: 'public', limit: 'acp', idempotency: 'required', otherFormat: true } as const;
+const GET = { auth: 'public', limit: 'acp', otherFormat: true } as const;
+
+export function acpRoutes(routeDeps: AcpRouteDeps) {
+  const deps: AcpDeps = { ...routeDeps, handlers: acpHandlers(routeDeps) };
+  return async (fastify: FastifyInstance) => {
+    fastify.get(
+      '/.well-known/acp.json',
+      {
+        config: { auth: 'public', limit: 'search', otherFormat: true },
+        schema: {
+          tags,
+          summary: 'ACP discovery: versions, base URL, transports, services',
+          response: { 200: acpDiscoveryResponse },
+        },
+      },
+      async (_req, reply) =>
+        reply.header('cache-control', 'public, max-age=300').send({
+          protocol: {
+            name: 'acp',
+            version: ACP_VERSION,
+            supported_versions: [...ACP_SUPPORTED_VERSIONS],
+            documentation_url: `${deps.publicBaseUrl}/docs`,
+          },
+          api_base_url: `${deps.publicBaseUrl}/acp`,
+          transports: ['rest', 'mcp'],
+          capabilities: {
+            services: deps.sandbox ? ['checkout', 'orders', 'delegate_payment'] : ['checkout', 'orders'],
+            supported_currencies: ['cad'],
+            supported_locales: ['en-CA'],
+          },
+        }),
+    );
+
+    await fastify.register(async (scope) => {
+      acpConventions(scope, routeDeps.auth);
+      const app = scope.withTypeProvider<import('fastify-type-provider-zod').ZodTypeProvider>();
+
+      app.post(
+        '/acp/checkout_sessions',
+        {
+          config: POST,
+          schema: {
+            tags,
+            summary: 'ACP: create a checkout session (201)',
+            body: acpCreateSessionRequest,
+            response: { 201: acpCheckoutSession },
+          },
+        },
+        async (req, reply) =>
+          reply.code(201).send(await createAcpSession(req.ctx, deps, callerOf(req), req.body, localeOf(req))),
+      );
+      app.post(
+        '/acp/checkout_sessions/:checkout_session_id',
+        {
+          config: POST,
+          schema: {
+            tags,
+            summary: 'ACP: update a checkout session',
+            params: sessionParams,
+            body: acpUpdateSessionRequest,
+            response: { 200: acpCheckoutSession },
+          },
+        },
+        async (req) =>
+          updateAcpSession(req.ctx, deps, callerOf(req), req.params.checkout_session_id, req.body),
+      );
+      app.get(
+        '/acp/checkout_sessions/:checkout_session_id',
+        {
+          config: GET,
+          schema: {
+            tags,
+            summary: 'ACP: retrieve a checkout session',
+            params: sessionParams,
+            response: { 200: acpCheckoutSession },
+          },
+        },
+        async (req) => getAcpSession(req.ctx, deps, callerOf(req), req.params.checkout_session_id),
+      );
+      app.post(
+        '/acp/checkout_sessions/:checkout_session_id/complete',
+        {
+          config: POST,
+          schema: {
+            tags,
+            summary: 'ACP: pay a checkout session with a delegated token',
+            params: sessionParams,
+            body: acpCompleteSessionRequest,
+            response: { 200: acpCheckoutSession },
+          },
+        },
+        async (req) =>
+          completeAcpSession(req.ctx, deps, callerOf(req), req.params.checkout_session_id, req.body),
+      );
+      app.post(
+        '/acp/checkout_sessions/:checkout_session_id/cancel',
+        {
+          config: POST,
+          schema: {
+            tags,
+            summary: 'ACP: cancel a checkout session (its stock back at once)',
+            params: sessionParams,
+            body: acpCancelSessionRequest.optional(),
+            response: { 200: acpCheckoutSession },
+          },
+        },
+        async (req) => cancelAcpSession(req.ctx, deps, callerOf(req), req.params.checkout_session_id),
+      );
+      if (deps.sandbox) {
+        app.post(
+          '/agentic_commerce/delegate_payment',
+          {
+            config: POST,
+            schema: {
+              tags,
+              summary: "ACP delegate payment: the sandbox's vault token for a test card (201)",
+              body: acpDelegatePaymentRequest,
+              response: { 201: acpDelegatePaymentResponse },
+            },
+          },
+          async (req, reply) => reply.code(201).send(await delegatePayment(req.ctx, callerOf(req), req.body)),
+        );
+      }
+    });
+  };
+}
+
+function callerOf(req: FastifyRequest): AcpCaller {
+  const who = callers.get(req);
+  if (!who) throw new Error('an ACP route ran without its caller');
+  return who;
+}
+
+/** The first language of Accept-Language (e.g. en-CA), when it looks like one. */
+function localeOf(req: FastifyRequest): string | undefined {
+  const first = req.headers['accept-language']?.split(',')[0]?.split(';')[0]?.trim();
+  return first && /^[A-Za-z]{2,3}(-[A-Za-z0-9]{2,8})*$/.test(first) ? first : undefined;
+}
+
+/** Who calls, the version, the headers echoed and the spec's error shape, for every route of `scope`. */
+function acpConventions(scope: FastifyInstance, auth: AuthService) {
+  scope.addHook('onRequest', async (req, reply) => {
+    const echo = req.headers['request-id'];
+    if (typeof echo === 'string' && echo.length <= 200) reply.header('request-id', echo);
+    const key = req.headers['idempotency-key'];
+    if (req.method === 'POST' && typeof key === 'string' && key.length <= 255)
+      reply.header('idempotency-key', key);
+
+    const token = bearerToken(req.headers.authorization);
+    if (!token) throw unauthorized('Missing API key: send Authorization: Bearer <key>');
+    if (token.startsWith('acp_')) {
+      const platform = await authenticatePlatform(req.ctx, token);
+      if (!platform) throw unauthorized('Unknown or revoked API key');
+      callers.set(req, { platform });
+      req.ctx.principal = `platform:${platform.id}`;
+    } else {
+      let user: Awaited<ReturnType<AuthService['authenticate']>>;
+      try {
+        user = await auth.authenticate(req.ctx, token);
+      } catch {
+        throw unauthorized('Unknown or expired token');
+      }
+      if (user.agent && !user.agent.scopes.includes('shop')) {
+        throw new AcpFailure(403, {
+          type: 'invalid_request',
+          code: 'forbidden',
+          message: 'This agent was not granted the "shop" scope',
+        });
+      }
+      if (!user.agent || user.role !== 'buyer') {
+        throw new AcpFailure(403, {
+          type: 'invalid_request',
+          code: 'forbidden',
+          message: "ACP takes a platform's API key, or an agent's token of a buyer with the shop scope",
+        });
+      }
+      req.ctx.user = user;
+      callers.set(req, { user });
+    }
+
+    const version = req.headers['api-version'];
+    if (typeof version !== 'string' || version === '') {
+      throw versionFailure('missing_api_version', 'The API-Version header is required');
+    }
+    if (!(ACP_SUPPORTED_VERSIONS as readonly string[]).includes(version)) {
+      throw versionFailure('unsupported_api_version', `API-Version ${version.slice(0, 20)} is not supported`);
+    }
+  });
+
+  scope.setErrorHandler((err: FastifyError, req, reply) => {
+    const [status, body, retryAfter] = acpErrorOf(err, req);
+    if (retryAfter) reply.header('retry-after', String(retryAfter));
+    return reply.code(status).send(body);
+  });
+}
+
+const unauthorized = (message: string) =>
+  new AcpFailure(401, { type: 'invalid_request', code: 'unauthorized', message });
+
+const versionFailure = (code: string, message: string) =>
+  new AcpFailure(400, {
+    type: 'invalid_request',
+    code,
+    message: `${message}; supported: ${ACP_SUPPORTED_VERSIONS.join(', ')}`,
+    supported_versions: [...ACP_SUPPORTED_VERSIONS],
+  });
+
+/** Any failure as the spec's flat error, with its status (and seconds to wait, for one in flight). */
+function acpErrorOf(err: FastifyError, req: FastifyRequest): [number, AcpError, number?] {
+  if (err instanceof AcpFailure) return [err.statusCode, err.body, err.retryAfter];
+  if (err instanceof IdempotencyError) {
+    const [status, code, retry] = {
+      required: [400, 'idempotency_key_required'],
+      invalid: [400, 'invalid'],
+      conflict: [422, 'idempotency_conflict'],
+      in_flight: [409, 'idempotency_in_flight', 1],
+    }[err.reason] as [number, string, number?];
+    const message =
+      err.reason === 'conflict'
+        ? 'Idempotency-Key has already been used with a different request body'
+        : err.message;
+    return [status, { type: 'invalid_request', code, message }, retry];
+  }
+  if (hasZodFastifySchemaValidationErrors(err)) {
+    const first = err.validation[0];
+    const issue = first?.params?.issue as { path?: PropertyKey[]; keys?: string[] } | undefined;
+    const path: PropertyKey[] = issue?.path?.length
+      ? issue.path
+      : (first?.instancePath ?? '')
+          .split('/')
+          .filter(Boolean)
+          .map((p) => (/^\d+$/.test(p) ? Number(p) : p));
+    const parts = [...path, ...(issue?.keys?.length ? [issue.keys[0]!] : [])];
+    const param = `$${parts.map((p) => (typeof p === 'number' ? `[${p}]` : `.${String(p)}`)).join('')}`;
+    const where = err.validationContext === 'params' ? 'path' : 'request';
+    return [
+      400,
+      {
+        type: 'invalid_request',
+        code: /received undefined$/.test(first?.message ?? '') ? 'missing' : 'invalid',
+        message: `Invalid ${where}: ${err.validation.map((v) => v.message).join('; ')}`.slice(0, 1000),
+        ...(where === 'request' ? { param } : {}),
+      },
+    ];
+  }
+  if (err instanceof AppError) {
+    const type = err.statusCode >= 500 ? 'service_unavailable' : 'invalid_request';
+    const code = err.statusCode === 429 ? 'rate_limited' : err.code.toLowerCase();
+    return [err.statusCode, { type, code, message: err.message }];
+  }
+  const status = err.statusCode ?? 500;
+  if (status < 500) return [status, { type: 'invalid_request', code: 'invalid', message: err.message }];
+  req.log.error({ err }, 'unhandled error on an ACP route');
+  return [
+    500,
+    {
+      type: 'processing_error',
+      code: 'internal_error',
+      message: `Internal error; quote request id ${req.id}`,
+    },
+  ];
+}

@@ -1,0 +1,509 @@
+// The ACP adapter's five operations over Portage's one checkout (docs/acp.md): a session's items
+// and address are quoted and held by checkout's holdCheckout, paid by the payments module's own
+// sandbox payment or Stripe, and made into orders by the purchase flow, exactly as POST /checkout.
+// Lock order: the ACP session row, then (inside checkout) the buyer's cart, then checkouts.
+import { eq, sql } from 'drizzle-orm';
+import type {
+  AcpBuyer,
+  AcpCheckoutSession,
+  AcpCompleteSessionRequest,
+  AcpCreateSessionRequest,
+  AcpMessage,
+  AcpUpdateSessionRequest,
+} from '../../contract/acp.ts';
+import { shippingAddressInput } from '../../contract/checkout.ts';
+import { randomKey } from '../../contract/common.ts';
+import { AppError } from '../../contract/errors.ts';
+import { accountForEmail } from '../auth/users.ts';
+import {
+  type CheckoutDeps,
+  CheckoutRefusal,
+  endProviderSessions,
+  expireCheckout,
+  holdCheckout,
+  sessionForPayment,
+} from '../checkout/service.ts';
+import { type AuthUser, inTransaction, type RequestContext } from '../context.ts';
+import type { OrdersDeps } from '../orders/service.ts';
+import { SANDBOX_CARDS } from '../payments/providers/sandbox.ts';
+import { paySandbox } from '../payments/service.ts';
+import { type AnswerDeps, effectiveStatus, SHIPPING_OPTION, toAcpSession } from './answer.ts';
+import { type AcpCaller, vaultOwner } from './caller.ts';
+import { AcpFailure, acpInvalid, acpNotFound } from './errors.ts';
+import { acpSessionMachine } from './states.ts';
+import { type AcpSessionRequest, acpSessions } from './tables.ts';
+import { spendVaultToken } from './vault.ts';
+
+/** How long a session lives, and so at most its hold (checkout's 30 minutes). */
+const SESSION_TTL_MS = 30 * 60 * 1000;
+
+export interface AcpDeps extends CheckoutDeps, OrdersDeps, AnswerDeps {
+  /** The sandbox's signer, when the sandbox is the provider (its vault handler is offered then). */
+  sandbox?: { sign(payload: string, now: Date): string };
+}
+
+type AcpRow = typeof acpSessions.$inferSelect;
+
+const newSessionId = () => `acp_cs_${randomKey(15)}`;
+
+/** POST /checkout_sessions: 201 with the session, quoted and held when it can be. */
+export async function createAcpSession(
+  ctx: RequestContext,
+  deps: AcpDeps,
+  who: AcpCaller,
+  input: AcpCreateSessionRequest,
+  locale: string | undefined,
+): Promise<AcpCheckoutSession> {
+  if (input.currency.toLowerCase() !== 'cad') {
+    throw acpInvalid('invalid', 'Portage sells in Canadian dollars only: send currency "cad"', '$.currency');
+  }
+  const now = ctx.now();
+  const request: AcpSessionRequest = {
+    items: mergedItems(input.line_items),
+    ...(input.buyer ? { buyer: input.buyer } : {}),
+    ...(input.fulfillment_details ? { fulfillmentDetails: input.fulfillment_details } : {}),
+    coupons: couponsOf(input),
+    capabilities: input.capabilities,
+    ...((input.locale ?? locale) ? { locale: input.locale ?? locale } : {}),
+    ...(input.order_notes ? { orderNotes: input.order_notes } : {}),
+  };
+  const row: AcpRow = {
+    id: newSessionId(),
+    platformId: 'platform' in who ? who.platform.id : null,
+    agentUserId: 'user' in who ? who.user.id : null,
+    buyerId: null,
+    status: 'not_ready_for_payment',
+    request,
+    checkoutId: null,
+    messages: [],
+    createdAt: now,
+    updatedAt: now,
+    expiresAt: new Date(now.getTime() + SESSION_TTL_MS),
+  };
+  await ctx.db.insert(acpSessions).values(row);
+  return requote(ctx, deps, who, row.id, {});
+}
+
+/** POST /checkout_sessions/:id: the items, buyer, address, option or coupons changed, quoted again. */
+export async function updateAcpSession(
+  ctx: RequestContext,
+  deps: AcpDeps,
+  who: AcpCaller,
+  id: string,
+  input: AcpUpdateSessionRequest,
+): Promise<AcpCheckoutSession> {
+  const option = input.selected_fulfillment_options?.find((o) => o.option_id !== SHIPPING_OPTION);
+  if (option) {
+    throw acpInvalid(
+      'invalid',
+      `No fulfillment option ${option.option_id}: Portage offers "${SHIPPING_OPTION}" (each seller ships its parcel)`,
+      '$.selected_fulfillment_options',
+    );
+  }
+  return requote(ctx, deps, who, id, {
+    ...(input.line_items ? { items: mergedItems(input.line_items) } : {}),
+    ...(input.buyer ? { buyer: input.buyer } : {}),
+    ...(input.fulfillment_details ? { fulfillmentDetails: input.fulfillment_details } : {}),
+    ...(input.coupons || input.discounts ? { coupons: couponsOf(input) } : {}),
+    ...(input.order_notes ? { orderNotes: input.order_notes } : {}),
+  });
+}
+
+/** GET /checkout_sessions/:id. */
+export async function getAcpSession(
+  ctx: RequestContext,
+  deps: AcpDeps,
+  who: AcpCaller,
+  id: string,
+): Promise<AcpCheckoutSession> {
+  const row = await sessionOf(ctx, who, id, false);
+  return toAcpSession(deps, row, await checkoutOf(ctx, row), ctx.now());
+}
+
+/** POST /checkout_sessions/:id/cancel: 200 canceled, its stock back at once; 405 if completed or canceled. */
+export async function cancelAcpSession(
+  ctx: RequestContext,
+  deps: AcpDeps,
+  who: AcpCaller,
+  id: string,
+): Promise<AcpCheckoutSession> {
+  return inTransaction(ctx, async (tx) => {
+    const row = await sessionOf(tx, who, id, true);
+    const checkout = await checkoutOf(tx, row);
+    const status = effectiveStatus(row, checkout, tx.now());
+    if (
+      status === 'completed' ||
+      status === 'canceled' ||
+      status === 'expired' ||
+      status === 'complete_in_progress'
+    ) {
+      throw acpInvalid(
+        'invalid',
+        `This checkout session is ${status} and cannot be canceled`,
+        undefined,
+        405,
+      );
+    }
+    const [canceled] = await tx.db
+      .update(acpSessions)
+      .set({ status: acpSessionMachine.to('cancel'), updatedAt: tx.now() })
+      .where(sql`${acpSessions.id} = ${row.id} and ${acpSessionMachine.where('cancel', acpSessions.status)}`)
+      .returning();
+    if (row.checkoutId) await expireCheckout(tx, row.checkoutId);
+    return toAcpSession(deps, canceled!, await checkoutOf(tx, row), tx.now());
+  });
+}
+
+/**
+ * POST /checkout_sessions/:id/complete: spends the delegated token on the held checkout. The
+ * order is made by the purchase flow under the checkout's lock, once, whichever of this answer
+ * and the provider's webhook comes first; a session completed already answers its order.
+ */
+export async function completeAcpSession(
+  ctx: RequestContext,
+  deps: AcpDeps,
+  who: AcpCaller,
+  id: string,
+  input: AcpCompleteSessionRequest,
+): Promise<AcpCheckoutSession> {
+  const payment = input.payment_data;
+  if (!payment.handler_id || !payment.instrument) {
+    throw acpInvalid(
+      'unsupported',
+      'Portage takes payment by a delegated payment token only (no purchase orders)',
+      '$.payment_data',
+    );
+  }
+  const handler = deps.handlers.find((h) => h.id === payment.handler_id);
+  if (!handler) {
+    throw acpInvalid(
+      'invalid',
+      `No payment handler ${payment.handler_id}; this merchant offers ${deps.handlers.map((h) => h.id).join(', ')}`,
+      '$.payment_data.handler_id',
+    );
+  }
+  const token = payment.instrument.credential.token;
+  // Claimed under the session's lock: the token is checked against the held total and spent.
+  type Claim = { done: AcpCheckoutSession } | { checkoutId: string; outcome: 'pays' | 'declined' };
+  const claim = await inTransaction<Claim>(ctx, async (tx) => {
+    const row = await sessionOf(tx, who, id, true);
+    const checkout = await checkoutOf(tx, row);
+    const status = effectiveStatus(row, checkout, tx.now());
+    if (status === 'completed') return { done: toAcpSession(deps, row, checkout, tx.now()) };
+    if (status !== 'ready_for_payment' && status !== 'complete_in_progress') {
+      throw acpInvalid(
+        status === 'not_ready_for_payment' ? 'not_ready_for_payment' : status,
+        status === 'not_ready_for_payment'
+          ? 'This checkout session is not ready for payment: fix what its messages say, then complete it'
+          : `This checkout session is ${status}; nothing was charged`,
+        undefined,
+        409,
+      );
+    }
+    const vaulted = await spendVaultToken(tx, {
+      token,
+      owner: vaultOwner(who),
+      sessionId: row.id,
+      amount: checkout!.totalCents,
+    });
+    await tx.db
+      .update(acpSessions)
+      .set({ status: acpSessionMachine.to('pay'), updatedAt: tx.now() })
+      .where(sql`${acpSessions.id} = ${row.id} and ${acpSessionMachine.where('pay', acpSessions.status)}`);
+    return { checkoutId: checkout!.id, outcome: vaulted.outcome };
+  });
+  if ('done' in claim) return claim.done;
+  if (!deps.sandbox)
+    throw new AcpFailure(503, {
+      type: 'service_unavailable',
+      code: 'unavailable',
+      message: 'No payment handler is configured',
+    });
+
+  try {
+    await paySandbox(
+      ctx,
+      { ...deps, sign: deps.sandbox.sign },
+      claim.checkoutId,
+      SANDBOX_CARDS[claim.outcome],
+    );
+  } catch (err) {
+    if (!(err instanceof AppError)) throw err;
+    // Declined, or the hold ended meanwhile: nothing was charged (or it was refunded); the session can pay again.
+    await ctx.db
+      .update(acpSessions)
+      .set({ status: acpSessionMachine.to('payment_failed'), updatedAt: ctx.now() })
+      .where(
+        sql`${acpSessions.id} = ${id} and ${acpSessionMachine.where('payment_failed', acpSessions.status)}`,
+      );
+    if (err.code === 'PAYMENT_PROVIDER_ERROR') {
+      throw acpInvalid('payment_declined', err.message, '$.payment_data', 402);
+    }
+    throw acpInvalid('conflict', err.message, undefined, 409);
+  }
+  return inTransaction(ctx, async (tx) => {
+    const [row] = await tx.db
+      .update(acpSessions)
+      .set({ status: acpSessionMachine.to('complete'), updatedAt: tx.now() })
+      .where(sql`${acpSessions.id} = ${id} and ${acpSessionMachine.where('complete', acpSessions.status)}`)
+      .returning();
+    const now = row ?? (await sessionOf(tx, who, id, false));
+    return toAcpSession(deps, now, await checkoutOf(tx, now), tx.now());
+  });
+}
+
+// ---- quoting ------------------------------------------------------------------------------------
+
+type Change = Partial<
+  Pick<AcpSessionRequest, 'items' | 'buyer' | 'fulfillmentDetails' | 'coupons' | 'orderNotes'>
+>;
+
+/**
+ * Applies a change and quotes the session again, in one transaction under the session's lock:
+ * what the buyer must fix becomes messages (not_ready_for_payment, no hold); otherwise the
+ * checkout holds the items (ready_for_payment), replacing the session's earlier hold.
+ */
+async function requote(
+  ctx: RequestContext,
+  deps: AcpDeps,
+  who: AcpCaller,
+  id: string,
+  change: Change,
+): Promise<AcpCheckoutSession> {
+  const done = await inTransaction(ctx, async (tx) => {
+    const before = await sessionOf(tx, who, id, true);
+    const status = effectiveStatus(before, await checkoutOf(tx, before), tx.now());
+    if (status !== 'not_ready_for_payment' && status !== 'ready_for_payment') {
+      throw acpInvalid(
+        'invalid',
+        `This checkout session is ${status} and can no longer change`,
+        undefined,
+        409,
+      );
+    }
+    const request: AcpSessionRequest = { ...before.request, ...change };
+    const buyer = await buyerOf(tx, who, request.buyer);
+    const address = addressOf(request);
+    const messages: AcpMessage[] = [...buyer.messages, ...address.messages];
+    let held: Awaited<ReturnType<typeof holdCheckout>> | undefined;
+    if (messages.length === 0 && buyer.user && address.value) {
+      const asBuyer = { ...tx, user: buyer.user };
+      const attempt = async (coupon: string | undefined) =>
+        // A savepoint: a refused hold leaves nothing of itself behind.
+        tx.db.transaction((sp) =>
+          holdCheckout({ ...asBuyer, db: sp as unknown as typeof tx.db, inTransaction: true }, deps, {
+            shipping_address: address.value!,
+            ...(coupon ? { coupon } : {}),
+            adapter: {
+              sessionId: before.id,
+              lines: request.items.map((i) => ({ productId: i.id, quantity: i.quantity })),
+              notAfter: before.expiresAt,
+            },
+          }),
+        );
+      const coupon = request.coupons[0];
+      try {
+        held = await attempt(coupon);
+      } catch (err) {
+        if (!(err instanceof CheckoutRefusal)) throw err;
+        if (coupon && (err.reason === 'coupon' || err.reason === 'no_such_coupon')) {
+          // A refused coupon does not stop the purchase: quoted without it, and said so.
+          messages.push(couponMessage(err.message));
+          try {
+            held = await attempt(undefined);
+          } catch (again) {
+            if (!(again instanceof CheckoutRefusal)) throw again;
+            messages.push(...refusalMessages(again, request));
+          }
+        } else {
+          messages.push(...refusalMessages(err, request));
+        }
+      }
+    }
+    const holding = held?.row;
+    // The earlier hold ends when this quote does not take its place (a new hold replaced it already).
+    if (before.checkoutId && before.checkoutId !== holding?.id) await expireCheckout(tx, before.checkoutId);
+    const transition = holding ? 'hold' : 'refuse';
+    const [row] = await tx.db
+      .update(acpSessions)
+      .set({
+        request,
+        buyerId: buyer.user?.id ?? null,
+        checkoutId: holding?.id ?? null,
+        messages,
+        status: acpSessionMachine.to(transition),
+        updatedAt: tx.now(),
+      })
+      .where(eq(acpSessions.id, before.id))
+      .returning();
+    return { row: row!, holding, superseded: held?.superseded ?? [] };
+  });
+  await endProviderSessions(ctx, deps, done.superseded);
+  return toAcpSession(deps, done.row, done.holding, ctx.now());
+}
+
+/** One line per product: a product named twice is one line of the summed quantity. */
+function mergedItems(items: AcpCreateSessionRequest['line_items']): AcpSessionRequest['items'] {
+  const byId = new Map<string, AcpSessionRequest['items'][number]>();
+  for (const item of items) {
+    const seen = byId.get(item.id);
+    const quantity = (seen?.quantity ?? 0) + (item.quantity ?? 1);
+    byId.set(item.id, { ...seen, ...item, quantity });
+  }
+  const merged = [...byId.values()];
+  const over = merged.findIndex((i) => i.quantity > 999);
+  if (over >= 0)
+    throw acpInvalid('invalid', 'A line can have at most 999 units', `$.line_items[${over}].quantity`);
+  if (merged.length > 50) throw acpInvalid('invalid', 'A session can have at most 50 lines', '$.line_items');
+  return merged;
+}
+
+function couponsOf(input: { coupons?: string[]; discounts?: { codes?: string[] } }): string[] {
+  const codes = [...(input.discounts?.codes ?? []), ...(input.coupons ?? [])]
+    .map((c) => c.trim())
+    .filter(Boolean);
+  return [...new Set(codes)].slice(0, 5);
+}
+
+/** The session's buyer: the agent's person, or the account of the email the platform names (a guest one if new). */
+async function buyerOf(
+  ctx: RequestContext,
+  who: AcpCaller,
+  buyer: AcpBuyer | undefined,
+): Promise<{ user?: AuthUser; messages: AcpMessage[] }> {
+  if ('user' in who) return { user: who.user, messages: [] };
+  if (!buyer?.email) {
+    return {
+      messages: [
+        error(
+          'missing',
+          '$.buyer.email',
+          'requires_buyer_input',
+          "The buyer's email address is needed to buy",
+        ),
+      ],
+    };
+  }
+  const name =
+    buyer.full_name ?? ([buyer.first_name, buyer.last_name].filter(Boolean).join(' ') || buyer.email);
+  const account = await accountForEmail(ctx, buyer.email, name.slice(0, 100));
+  if (account.role !== 'buyer') {
+    return {
+      messages: [
+        error('invalid', '$.buyer.email', 'requires_buyer_input', 'This email address cannot be used to buy'),
+      ],
+    };
+  }
+  return { user: { id: account.id, email: account.email, role: 'buyer' }, messages: [] };
+}
+
+/** The ACP address as checkout takes it, or the messages naming what to fix (JSONPaths into the request). */
+function addressOf(request: AcpSessionRequest) {
+  const details = request.fulfillmentDetails;
+  const a = details?.address;
+  if (!a) {
+    return {
+      messages: [
+        error(
+          'missing',
+          '$.fulfillment_details.address',
+          'requires_buyer_input',
+          'A Canadian shipping address is needed',
+        ),
+      ],
+    };
+  }
+  const digits = (details.phone_number ?? '').replace(/\D/g, '');
+  const compact = a.postal_code.toUpperCase().replace(/\s+/g, '');
+  const candidate = {
+    street: [a.line_one, a.line_two].filter(Boolean).join(', '),
+    city: a.city,
+    province: a.state.toUpperCase(),
+    postalCode: compact.length === 6 ? `${compact.slice(0, 3)} ${compact.slice(3)}` : a.postal_code,
+    country: a.country.toUpperCase(),
+    phone: digits.length === 10 ? `+1${digits}` : `+${digits}`,
+  };
+  const parsed = shippingAddressInput.safeParse(candidate);
+  if (parsed.success) return { value: parsed.data, messages: [] as AcpMessage[] };
+  const paths: Record<string, string> = {
+    street: '$.fulfillment_details.address.line_one',
+    city: '$.fulfillment_details.address.city',
+    province: '$.fulfillment_details.address.state',
+    postalCode: '$.fulfillment_details.address.postal_code',
+    country: '$.fulfillment_details.address.country',
+    phone: '$.fulfillment_details.phone_number',
+  };
+  return {
+    messages: parsed.error.issues.map((issue) => {
+      const field = String(issue.path[0] ?? 'street');
+      const missing = field === 'phone' && digits.length === 0;
+      return error(
+        missing ? 'missing' : 'invalid',
+        paths[field] ?? '$.fulfillment_details.address',
+        'requires_buyer_input',
+        missing
+          ? 'A phone number for the carrier is needed'
+          : `${paths[field]?.split('.').pop()} ${issue.message}`,
+      );
+    }),
+  };
+}
+
+/** A checkout's refusal as the agent sees it: one message per product it names, with its line. */
+function refusalMessages(err: CheckoutRefusal, request: AcpSessionRequest): AcpMessage[] {
+  const code: Record<CheckoutRefusal['reason'], Extract<AcpMessage, { type: 'error' }>['code']> = {
+    empty: 'missing',
+    unavailable: 'not_found',
+    unverified_limit: 'quantity_exceeded',
+    cooling_down: 'conflict',
+    no_such_coupon: 'coupon_invalid',
+    coupon: 'coupon_invalid',
+    unshippable: 'region_restricted',
+    out_of_stock: 'out_of_stock',
+    opening: 'conflict',
+  };
+  const resolution =
+    err.reason === 'unverified_limit' || err.reason === 'unshippable'
+      ? 'requires_buyer_input'
+      : 'recoverable';
+  const errorCode = code[err.reason];
+  const lines = err.productIds.map((p) => request.items.findIndex((i) => i.id === p)).filter((n) => n >= 0);
+  const params = lines.length > 0 ? lines.map((n) => `$.line_items[${n}]`) : ['$.line_items'];
+  return params.map((param) => error(errorCode, param, resolution, err.message));
+}
+
+function couponMessage(content: string): AcpMessage {
+  return {
+    type: 'warning',
+    code: 'discount_code_invalid',
+    param: '$.discounts.codes',
+    resolution: 'recoverable',
+    content_type: 'plain',
+    content: `${content.replace(/; remove the coupon or change the cart$/, '')}; quoted without it`,
+  };
+}
+
+function error(
+  code: Extract<AcpMessage, { type: 'error' }>['code'],
+  param: string,
+  resolution: 'recoverable' | 'requires_buyer_input' | 'requires_buyer_review',
+  content: string,
+): AcpMessage {
+  return { type: 'error', code, param, resolution, content_type: 'plain', content };
+}
+
+// ---- reading ------------------------------------------------------------------------------------
+
+/** The caller's session (locked when asked); another caller's, or none, is 404. */
+async function sessionOf(ctx: RequestContext, who: AcpCaller, id: string, lock: boolean): Promise<AcpRow> {
+  const read = ctx.db.select().from(acpSessions).where(eq(acpSessions.id, id));
+  const [row] = id.length <= 64 ? await (lock ? read.for('update') : read) : [];
+  const mine =
+    row && ('platform' in who ? row.platformId === who.platform.id : row.agentUserId === who.user.id);
+  if (!row || !mine) throw acpNotFound(id.slice(0, 64));
+  return row;
+}
+
+async function checkoutOf(ctx: RequestContext, row: AcpRow) {
+  return row.checkoutId ? await sessionForPayment(ctx, row.checkoutId) : undefined;
+}

@@ -1,0 +1,34 @@
+// An ACP checkout session's lifecycle (machine.ts), mapped onto the Portage checkout that holds
+// its stock (docs/acp.md "The session machine"). A quote either holds (ready_for_payment) or
+// leaves messages to fix (not_ready_for_payment); paying passes through complete_in_progress
+// while the provider answers. `completed` and `expired` are also read from the checkout (its
+// payment, its hold's end), so the payment's transaction never has to lock this row.
+import { defineMachine } from '../machine.ts';
+
+export const ACP_STORED_STATUSES = [
+  'not_ready_for_payment',
+  'ready_for_payment',
+  'complete_in_progress',
+  'completed',
+  'canceled',
+  'expired',
+] as const;
+export type AcpStoredStatus = (typeof ACP_STORED_STATUSES)[number];
+
+export const acpSessionMachine = defineMachine({
+  name: 'ACP checkout session',
+  states: ACP_STORED_STATUSES,
+  transitions: {
+    hold: { from: ['not_ready_for_payment', 'ready_for_payment'], to: 'ready_for_payment', past: 'quoted' },
+    refuse: {
+      from: ['not_ready_for_payment', 'ready_for_payment'],
+      to: 'not_ready_for_payment',
+      past: 'quoted',
+    },
+    pay: { from: ['ready_for_payment'], to: 'complete_in_progress', past: 'paid' },
+    payment_failed: { from: ['complete_in_progress'], to: 'ready_for_payment' },
+    complete: { from: ['ready_for_payment', 'complete_in_progress'], to: 'completed' },
+    cancel: { from: ['not_ready_for_payment', 'ready_for_payment'], to: 'canceled' },
+    expire: { from: ['not_ready_for_payment', 'ready_for_payment'], to: 'expired' },
+  },
+});

@@ -1,0 +1,107 @@
+import { sql } from 'drizzle-orm';
+import { bigserial, check, index, integer, jsonb, pgTable, text, timestamp } from 'drizzle-orm/pg-core';
+import { users } from '../auth/tables.ts';
+import { platforms } from '../platforms/tables.ts';
+import { ACP_STORED_STATUSES } from './states.ts';
+
+/** What an ACP session keeps of its requests (the wire's own fields, as sent). */
+export interface AcpSessionRequest {
+  items: Array<{ id: string; quantity: number; name?: string; unit_amount?: number }>;
+  buyer?: import('../../contract/acp.ts').AcpBuyer;
+  fulfillmentDetails?: {
+    name?: string;
+    phone_number?: string;
+    email?: string;
+    address?: import('../../contract/acp.ts').AcpAddress;
+  };
+  coupons: string[];
+  selectedOption?: string;
+  capabilities: unknown;
+  locale?: string;
+  orderNotes?: string;
+}
+
+/**
+ * An Agentic Commerce Protocol checkout session (docs/acp.md): what the platform asked for, and
+ * the Portage checkout holding its stock. Its states are the ACP machine (states.ts).
+ */
+export const acpSessions = pgTable(
+  'acp_sessions',
+  {
+    id: text('id').primaryKey(),
+    /** The platform that made it; null when an agent's OAuth token made it (then the buyer is that person). */
+    platformId: text('platform_id').references(() => platforms.id),
+    /** The agent token's person, when an agent made it: only that person may see it. */
+    agentUserId: text('agent_user_id').references(() => users.id, { onDelete: 'cascade' }),
+    /** The account that buys; null until the platform names a buyer. */
+    buyerId: text('buyer_id').references(() => users.id, { onDelete: 'cascade' }),
+    status: text('status', { enum: ACP_STORED_STATUSES }).notNull(),
+    request: jsonb('request').$type<AcpSessionRequest>().notNull(),
+    /** The Portage checkout holding the stock (null while not ready for payment). */
+    checkoutId: text('checkout_id'),
+    /** Why the last quote could not hold: ACP messages, answered as they are. */
+    messages: jsonb('messages').$type<unknown[]>().notNull(),
+    createdAt: timestamp('created_at', { withTimezone: true }).notNull(),
+    updatedAt: timestamp('updated_at', { withTimezone: true }).notNull(),
+    expiresAt: timestamp('expires_at', { withTimezone: true }).notNull(),
+  },
+  (t) => [
+    check(
+      'acp_sessions_status_check',
+      sql`${t.status} in (${sql.raw(ACP_STORED_STATUSES.map((s) => `'${s}'`).join(', '))})`,
+    ),
+    index('acp_sessions_checkout_idx').on(t.checkoutId),
+  ],
+);
+
+/**
+ * The sandbox payment handler's vault: a delegated token stands for a test card's outcome under
+ * its allowance. No card number is kept (docs/acp.md "Payment").
+ */
+export const acpVaultTokens = pgTable('acp_vault_tokens', {
+  id: text('id').primaryKey(),
+  /** Who vaulted it: a platform, or an agent's person (`user:<id>`). */
+  owner: text('owner').notNull(),
+  outcome: text('outcome', { enum: ['pays', 'declined'] }).notNull(),
+  brand: text('brand').notNull(),
+  last4: text('last4').notNull(),
+  maxAmount: integer('max_amount').notNull(),
+  currency: text('currency').notNull(),
+  checkoutSessionId: text('checkout_session_id').notNull(),
+  expiresAt: timestamp('expires_at', { withTimezone: true }).notNull(),
+  metadata: jsonb('metadata').$type<Record<string, string>>().notNull(),
+  createdAt: timestamp('created_at', { withTimezone: true }).notNull(),
+  /** Set when a complete spent it (one time): it pays for nothing else. */
+  usedAt: timestamp('used_at', { withTimezone: true }),
+});
+
+/**
+ * Order events waiting for (or given to) a platform's webhook: the outbox. Rows of one session
+ * go out in id order; each keeps its event id across retries.
+ */
+export const acpWebhookDeliveries = pgTable(
+  'acp_webhook_deliveries',
+  {
+    id: bigserial('id', { mode: 'number' }).primaryKey(),
+    eventId: text('event_id').notNull().unique(),
+    platformId: text('platform_id')
+      .notNull()
+      .references(() => platforms.id),
+    acpSessionId: text('acp_session_id')
+      .notNull()
+      .references(() => acpSessions.id, { onDelete: 'cascade' }),
+    body: text('body').notNull(),
+    attempts: integer('attempts').notNull().default(0),
+    nextAttemptAt: timestamp('next_attempt_at', { withTimezone: true }).notNull(),
+    lastError: text('last_error'),
+    createdAt: timestamp('created_at', { withTimezone: true }).notNull(),
+    deliveredAt: timestamp('delivered_at', { withTimezone: true }),
+    /** Set when a day of retries passed without an answer: no more tries. */
+    abandonedAt: timestamp('abandoned_at', { withTimezone: true }),
+  },
+  (t) => [
+    index('acp_webhook_deliveries_pending_idx')
+      .on(t.acpSessionId, t.id)
+      .where(sql`${t.deliveredAt} is null and ${t.abandonedAt} is null`),
+  ],
+);

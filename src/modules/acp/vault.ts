@@ -1,0 +1,90 @@
+// The sandbox payment handler's vault: POST /agentic_commerce/delegate_payment turns a sandbox
+// test card into a delegated token (`vt_…`) usable once, for one session, up to its allowance's
+// amount, until its expiry (the spec's delegate payment). No card number is stored: only the
+// outcome the test card stands for, its brand and last four digits.
+import { eq } from 'drizzle-orm';
+import type { AcpDelegatePaymentRequest, AcpDelegatePaymentResponse } from '../../contract/acp.ts';
+import { isoSecond } from '../../contract/common.ts';
+import type { RequestContext } from '../context.ts';
+import { SANDBOX_CARDS } from '../payments/providers/sandbox.ts';
+import { randomToken } from '../secrets.ts';
+import { type AcpCaller, vaultOwner } from './caller.ts';
+import { AcpFailure, acpInvalid } from './errors.ts';
+import { acpVaultTokens } from './tables.ts';
+
+/** The longest allowance the vault accepts. */
+const MAX_ALLOWANCE_MS = 24 * 60 * 60 * 1000;
+
+const cardRefused = (message: string, param: string) =>
+  new AcpFailure(400, { type: 'invalid_request', code: 'invalid_card', message, param });
+
+export async function delegatePayment(
+  ctx: RequestContext,
+  who: AcpCaller,
+  input: AcpDelegatePaymentRequest,
+): Promise<AcpDelegatePaymentResponse> {
+  const number = input.payment_method.number.replace(/[\s-]/g, '');
+  const outcome =
+    number === SANDBOX_CARDS.pays ? 'pays' : number === SANDBOX_CARDS.declined ? 'declined' : undefined;
+  if (!outcome) {
+    throw cardRefused(
+      'The sandbox vaults only its test cards: 4242 4242 4242 4242 pays, 4000 0000 0000 0002 is declined',
+      '$.payment_method.number',
+    );
+  }
+  const { allowance } = input;
+  if (allowance.currency !== 'cad') throw cardRefused('The allowance must be in cad', '$.allowance.currency');
+  if (allowance.max_amount <= 0) throw cardRefused('The allowance must be above 0', '$.allowance.max_amount');
+  const now = ctx.now();
+  const expiresAt = new Date(allowance.expires_at);
+  if (!(expiresAt > now) || expiresAt.getTime() - now.getTime() > MAX_ALLOWANCE_MS) {
+    throw cardRefused('The allowance must expire in the future, within a day', '$.allowance.expires_at');
+  }
+  const id = `vt_${randomToken()}`;
+  await ctx.db.insert(acpVaultTokens).values({
+    id,
+    owner: vaultOwner(who),
+    outcome,
+    brand: 'visa',
+    last4: number.slice(-4),
+    maxAmount: allowance.max_amount,
+    currency: allowance.currency,
+    checkoutSessionId: allowance.checkout_session_id,
+    expiresAt,
+    metadata: input.metadata,
+    createdAt: now,
+  });
+  return { id, created: isoSecond(now), metadata: input.metadata };
+}
+
+/**
+ * Spends a token on a session's payment, under the token's lock (in the caller's transaction):
+ * it must be the caller's, for this session, unexpired, in cad and cover the amount. A token
+ * spent on this same session may pay it again (a retried complete); never another.
+ */
+export async function spendVaultToken(
+  tx: RequestContext,
+  use: { token: string; owner: string; sessionId: string; amount: number },
+): Promise<{ outcome: 'pays' | 'declined' }> {
+  const param = '$.payment_data.instrument.credential.token';
+  const [row] =
+    use.token.length <= 100
+      ? await tx.db.select().from(acpVaultTokens).where(eq(acpVaultTokens.id, use.token)).for('update')
+      : [];
+  if (!row || row.owner !== use.owner) throw acpInvalid('invalid', 'Unknown payment token', param);
+  if (row.checkoutSessionId !== use.sessionId) {
+    throw acpInvalid('invalid', "This payment token's allowance is for another checkout session", param);
+  }
+  if (row.expiresAt <= tx.now())
+    throw acpInvalid('expired', "This payment token's allowance has expired", param);
+  if (row.maxAmount < use.amount) {
+    throw acpInvalid(
+      'invalid',
+      `This payment token's allowance (${row.maxAmount} cents) is below the total (${use.amount} cents)`,
+      param,
+    );
+  }
+  if (!row.usedAt)
+    await tx.db.update(acpVaultTokens).set({ usedAt: tx.now() }).where(eq(acpVaultTokens.id, row.id));
+  return { outcome: row.outcome };
+}

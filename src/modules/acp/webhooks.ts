@@ -1,0 +1,268 @@
+// Order events to the platforms (docs/acp.md "Order events"): subscribers of the domain events
+// write an outbox row in the transaction that made the change (the full ACP Order as it then is,
+// under a stable event id); a job POSTs the rows signed `Merchant-Signature: t=<unix>,v1=<hex>`,
+// each session's rows in order, retrying with backoff for a day. A row is claimed by pushing
+// its next attempt a lease ahead, so no transaction stays open across the network call.
+import { and, eq, isNull, sql } from 'drizzle-orm';
+import type { AcpOrder, AcpWebhookEvent } from '../../contract/acp.ts';
+import { isoSecond } from '../../contract/common.ts';
+import { rowsOf } from '../../db/sql.ts';
+import type { Job } from '../../jobs/runner.ts';
+import type { RequestContext } from '../context.ts';
+import type { DomainEvent } from '../events.ts';
+import { ordersOfOneCheckout } from '../orders/service.ts';
+import { signatureHeader } from '../payments/signature.ts';
+import { platforms } from '../platforms/tables.ts';
+import { acpOrderId, lineId } from './answer.ts';
+import { acpSessions, acpWebhookDeliveries } from './tables.ts';
+
+/** How long a row is retried before it is given up. */
+const RETRY_FOR_MS = 24 * 60 * 60 * 1000;
+/** A claimed row is not claimed again for this long (the POST's own limit is far shorter). */
+const LEASE_MS = 60_000;
+const POST_TIMEOUT_MS = 5_000;
+/** Rows one pass sends, and at most per platform (a slow endpoint never takes a whole pass). */
+const BATCH = 20;
+const PER_PLATFORM = 5;
+
+type Orders = Awaited<ReturnType<typeof ordersOfOneCheckout>>;
+
+/** The ACP Order of a checkout's orders: one order, one fulfillment per seller's parcel. */
+export function toAcpOrder(
+  publicBaseUrl: string,
+  sessionId: string,
+  checkoutId: string,
+  orders: Orders,
+): AcpOrder & { type: 'order'; status: string } {
+  const rank = { pending: 0, confirmed: 1, shipped: 2, delivered: 3 } as const;
+  const live = orders.filter((o) => o.status !== 'cancelled');
+  const least = live.reduce<keyof typeof rank | undefined>(
+    (min, o) =>
+      min === undefined || rank[o.status as keyof typeof rank] < rank[min]
+        ? (o.status as keyof typeof rank)
+        : min,
+    undefined,
+  );
+  const status =
+    least === undefined
+      ? 'canceled'
+      : { pending: 'created', confirmed: 'confirmed', shipped: 'shipped', delivered: 'completed' }[least];
+  const orderKey = (id: string) => id.slice(id.indexOf(':') + 1);
+  const refunded = orders.reduce((n, o) => n + o.refundedCents, 0);
+  return {
+    type: 'order',
+    id: acpOrderId(checkoutId),
+    checkout_session_id: sessionId,
+    permalink_url: `${publicBaseUrl}/checkout/${encodeURIComponent(checkoutId)}`,
+    status,
+    line_items: orders.flatMap((o) =>
+      o.items.map((i) => ({
+        id: lineId(i.productId),
+        title: i.name,
+        product_id: i.productId,
+        quantity: {
+          ordered: i.quantity,
+          current: o.status === 'cancelled' ? 0 : i.quantity,
+          fulfilled: o.status === 'shipped' || o.status === 'delivered' ? i.quantity : 0,
+        },
+        unit_price: i.unitPriceCents,
+        subtotal: i.unitPriceCents * i.quantity,
+        status: o.status,
+      })),
+    ),
+    fulfillments: orders.map((o) => ({
+      id: `fulfillment_${orderKey(o.id)}`,
+      type: 'shipping' as const,
+      status: o.status,
+      line_items: o.items.map((i) => ({ id: lineId(i.productId), quantity: i.quantity })),
+      ...(o.carrier ? { carrier: o.carrier } : {}),
+      ...(o.trackingNumber ? { tracking_number: o.trackingNumber } : {}),
+    })),
+    adjustments: orders
+      .filter((o) => o.refundedCents > 0)
+      .map((o) => ({
+        id: `refund_${orderKey(o.id)}`,
+        type: 'refund',
+        occurred_at: isoSecond(o.cancelledAt ?? o.deliveredAt ?? o.createdAt),
+        status: 'completed',
+        amount: o.refundedCents,
+        currency: 'cad',
+        description: `Refunded on the parcel of ${o.sellerId}`,
+      })),
+    totals: [
+      { type: 'total', display_text: 'Total', amount: orders.reduce((n, o) => n + o.totalAmountCents, 0) },
+      ...(refunded > 0
+        ? [{ type: 'amount_refunded' as const, display_text: 'Refunded', amount: refunded }]
+        : []),
+    ],
+  };
+}
+
+/**
+ * The subscriber: an order event of a checkout an ACP platform made writes that platform's
+ * outbox row (in the event's transaction). `order_create` once per checkout, then `order_update`.
+ * The row's permalink is a path: the job, which knows the public URL, makes it absolute.
+ */
+export async function queueOrderEvent(ctx: RequestContext, event: DomainEvent): Promise<void> {
+  // A payment reads only the session (an index lookup) unless a platform's session made it.
+  const created = event.type === 'checkout.completed';
+  const orders = 'orderId' in event ? await ordersOfOneCheckout(ctx, { orderId: event.orderId }) : undefined;
+  const checkoutId = created ? event.checkoutId : orders?.[0]?.checkoutId;
+  if (!checkoutId) return;
+  const [session] = await ctx.db
+    .select({ id: acpSessions.id, platformId: acpSessions.platformId })
+    .from(acpSessions)
+    .where(eq(acpSessions.checkoutId, checkoutId));
+  if (!session?.platformId) return; // not an ACP platform's purchase
+  const key = checkoutId.slice(checkoutId.indexOf(':') + 1);
+  const eventId = created
+    ? `evt_${key}_created`
+    : `evt_${key}_${event.type.replace('.', '_')}_${eventSubject(event)}`;
+  const data = toAcpOrder(
+    '',
+    session.id,
+    checkoutId,
+    orders ?? (await ordersOfOneCheckout(ctx, { checkoutId })),
+  );
+  const body: AcpWebhookEvent = { type: created ? 'order_create' : 'order_update', data };
+  await ctx.db
+    .insert(acpWebhookDeliveries)
+    .values({
+      eventId,
+      platformId: session.platformId,
+      acpSessionId: session.id,
+      body: JSON.stringify(body),
+      nextAttemptAt: ctx.now(),
+      createdAt: ctx.now(),
+    })
+    .onConflictDoNothing({ target: acpWebhookDeliveries.eventId });
+}
+
+/** What makes an event's id unique: the order, refund or return it is about. */
+function eventSubject(event: DomainEvent): string {
+  const id =
+    event.type === 'refund.succeeded'
+      ? event.refundId
+      : 'returnId' in event && event.returnId
+        ? event.returnId
+        : 'orderId' in event
+          ? event.orderId
+          : event.checkoutId;
+  return id.slice(id.indexOf(':') + 1);
+}
+
+/** The order events an ACP platform hears of. */
+export const ACP_ORDER_EVENTS = [
+  'checkout.completed',
+  'order.confirmed',
+  'order.shipped',
+  'order.delivered',
+  'order.cancelled',
+  'refund.succeeded',
+  'return.approved',
+  'return.rejected',
+] as const satisfies ReadonlyArray<DomainEvent['type']>;
+
+/** The wait before the next try after `attempts` failed ones: 30 s doubling, at most an hour. */
+export const backoffMs = (attempts: number) => Math.min(30_000 * 2 ** Math.max(0, attempts - 1), 3_600_000);
+
+interface Claimed {
+  id: number;
+  eventId: string;
+  body: string;
+  attempts: number;
+  createdAt: Date;
+  webhookUrl: string;
+  webhookSecret: string;
+  revoked: boolean;
+}
+
+/** The job: sends due rows, the oldest undelivered row of each session only. */
+export function acpWebhookJob(opts: { publicBaseUrl: string; fetch?: typeof fetch; everyMs?: number }): Job {
+  const send = opts.fetch ?? fetch;
+  return {
+    name: 'acp-webhooks',
+    everyMs: opts.everyMs ?? 2_000,
+    batch: BATCH,
+    async run(ctx) {
+      const now = ctx.now();
+      const d = acpWebhookDeliveries;
+      const claimed = await rowsOf<Claimed>(
+        ctx.db,
+        sql`with due as (
+            select d.id, row_number() over (partition by d.platform_id order by d.next_attempt_at, d.id) as n
+            from ${d} d
+            where d.delivered_at is null and d.abandoned_at is null and d.next_attempt_at <= ${now.toISOString()}::timestamptz
+              and not exists (select 1 from ${d} e where e.acp_session_id = d.acp_session_id and e.id < d.id
+                and e.delivered_at is null and e.abandoned_at is null)
+          ), picked as (
+            select id from ${d} where id in (select id from due where n <= ${PER_PLATFORM})
+            order by next_attempt_at limit ${BATCH} for update skip locked
+          )
+          update ${d} set next_attempt_at = ${new Date(now.getTime() + LEASE_MS).toISOString()}::timestamptz,
+            attempts = ${d.attempts} + 1
+          from picked, ${platforms} p
+          where ${d.id} = picked.id and p.id = ${d.platformId}
+          returning ${d.id} as id, ${d.eventId} as "eventId", ${d.body} as body, ${d.attempts} as attempts,
+            ${d.createdAt} as "createdAt", p.webhook_url as "webhookUrl", p.webhook_secret as "webhookSecret",
+            (p.revoked_at is not null) as revoked`,
+      );
+      await Promise.all(claimed.map((row) => deliver(ctx, send, withBase(row, opts.publicBaseUrl))));
+      return claimed.length;
+    },
+  };
+}
+
+/** The row's body with its permalink made absolute (stored as a path: see queueOrderEvent). */
+function withBase(row: Claimed, publicBaseUrl: string): Claimed {
+  const event = JSON.parse(row.body) as AcpWebhookEvent;
+  event.data.permalink_url = `${publicBaseUrl}${event.data.permalink_url}`;
+  return { ...row, body: JSON.stringify(event) };
+}
+
+async function deliver(ctx: RequestContext, send: typeof fetch, row: Claimed) {
+  const d = acpWebhookDeliveries;
+  const now = ctx.now();
+  const held = and(eq(d.id, row.id), isNull(d.deliveredAt));
+  if (row.revoked) {
+    await ctx.db.update(d).set({ abandonedAt: now, lastError: 'the platform was revoked' }).where(held);
+    return;
+  }
+  let failure: string | undefined;
+  try {
+    const res = await send(row.webhookUrl, {
+      method: 'POST',
+      headers: {
+        'content-type': 'application/json',
+        'merchant-signature': signatureHeader(row.body, row.webhookSecret, Math.floor(now.getTime() / 1000)),
+        'idempotency-key': row.eventId,
+        'api-version': '2026-04-17',
+        'user-agent': 'Portage-ACP-Webhooks',
+      },
+      body: row.body,
+      redirect: 'manual',
+      signal: AbortSignal.timeout(POST_TIMEOUT_MS),
+    });
+    await res.body?.cancel().catch(() => {});
+    if (res.status < 200 || res.status >= 300) failure = `answered ${res.status}`;
+  } catch (err) {
+    failure = err instanceof Error ? err.message.slice(0, 200) : 'failed';
+  }
+  if (!failure) {
+    await ctx.db.update(d).set({ deliveredAt: ctx.now(), lastError: null }).where(held);
+    return;
+  }
+  const giveUp = now.getTime() - new Date(row.createdAt).getTime() >= RETRY_FOR_MS;
+  ctx.log.warn(
+    { eventId: row.eventId, attempts: row.attempts, failure, giveUp },
+    'an ACP webhook was not accepted',
+  );
+  await ctx.db
+    .update(d)
+    .set(
+      giveUp
+        ? { abandonedAt: now, lastError: failure }
+        : { nextAttemptAt: new Date(now.getTime() + backoffMs(row.attempts)), lastError: failure },
+    )
+    .where(held);
+}

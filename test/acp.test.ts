@@ -1,0 +1,482 @@
+// ACP 2026-04-17 over Portage's one checkout (docs/acp.md): a platform creates, updates, completes
+// and cancels sessions. Every request and answer goes through test/helpers/acp.ts, which checks
+// it against our zod contract of the spec.
+import { and, eq } from 'drizzle-orm';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { acpWebhookEvent } from '../src/contract/acp.ts';
+import { acpSessions } from '../src/modules/acp/tables.ts';
+import { users } from '../src/modules/auth/tables.ts';
+import { sandboxPaymentIntent } from '../src/modules/payments/providers/sandbox.ts';
+import { verifySignature } from '../src/modules/payments/signature.ts';
+import { idempotencyKeys } from '../src/modules/system/tables.ts';
+import {
+  ACP_ON,
+  ACP_QC,
+  ACP_VERSION,
+  AcpClient,
+  CAPABILITIES,
+  issuePlatform,
+  type Platform,
+  startReceiver,
+} from './helpers/acp.ts';
+import { agentToken } from './helpers/agents.ts';
+import type { SignedIn } from './helpers/app.ts';
+import { useTestApp } from './helpers/app.ts';
+import { admin, buyer, product, seller, uniqueEmail } from './helpers/builders.ts';
+import { paymentEvent, postEvent } from './helpers/checkout.ts';
+import { liveReservedUnits, ordersOfCheckout, stockOf } from './helpers/orders.ts';
+
+const { t, database } = useTestApp();
+
+let boss: SignedIn;
+let shop: SignedIn;
+let platform: Platform;
+let acp: AcpClient;
+beforeAll(async () => {
+  boss = await admin(t.api, database);
+  shop = await seller(t.api, 'ON');
+  platform = await issuePlatform(t.api, boss);
+  acp = new AcpClient(t.api, platform.apiKey, t.clock.now);
+});
+
+const buyerNamed = (email = uniqueEmail('acp')) => ({ email, first_name: 'Avery', last_name: 'Tremblay' });
+type Total = { type: string; amount: number };
+const amount = (body: { totals: Total[] }, type: string) => body.totals.find((x) => x.type === type)?.amount;
+
+/** A held session of `quantity` units of a new product (stock 5, $25.00): answers it and the product. */
+async function heldSession(quantity = 1, client = acp) {
+  const p = await product(t.api, shop, { priceCents: 2500, stockQuantity: 5 });
+  const res = await client.create({
+    line_items: [{ id: p.id, quantity }],
+    buyer: buyerNamed(),
+    fulfillment_details: ACP_ON,
+  });
+  expect(res.status, JSON.stringify(res.body)).toBe(201);
+  expect(res.body.status).toBe('ready_for_payment');
+  return { session: res.body, product: p };
+}
+
+const checkoutOf = async (sessionId: string) =>
+  (await database.db.select().from(acpSessions).where(eq(acpSessions.id, sessionId)))[0]!.checkoutId!;
+
+describe('a platform buys through ACP', () => {
+  it('create (201, held) → update to Quebec (tax changes) → complete: one order, for a guest account', async () => {
+    const p = await product(t.api, shop, { priceCents: 2500, stockQuantity: 5 });
+    const email = uniqueEmail('acp');
+    const created = await acp.create({
+      line_items: [{ id: p.id, quantity: 2 }],
+      buyer: buyerNamed(email),
+      fulfillment_details: ACP_ON,
+    });
+    expect(created.status, JSON.stringify(created.body)).toBe(201);
+    expect(created.body).toMatchObject({ status: 'ready_for_payment', currency: 'cad', messages: [] });
+    expect(created.body.line_items).toEqual([
+      expect.objectContaining({
+        id: `line_${p.id}`,
+        item: { id: p.id, quantity: 2 },
+        quantity: 2,
+        unit_amount: 2500,
+      }),
+    ]);
+    const shipping = amount(created.body, 'fulfillment')!;
+    expect(amount(created.body, 'items_base_amount')).toBe(5000);
+    expect(amount(created.body, 'tax')).toBe(Math.round((5000 + shipping) * 0.13));
+    expect(amount(created.body, 'total')).toBe(5000 + shipping + Math.round((5000 + shipping) * 0.13));
+    expect(created.body.totals.map((x: Total) => x.type)).not.toContain('fee');
+    expect(await liveReservedUnits(database, p.id)).toBe(2);
+
+    const moved = await acp.update(created.body.id, { fulfillment_details: ACP_QC });
+    expect(moved.status, JSON.stringify(moved.body)).toBe(200);
+    const qcTax = moved.body.totals.find((x: Total) => x.type === 'tax');
+    expect(qcTax.amount).not.toBe(amount(created.body, 'tax'));
+    expect(qcTax.breakdown.map((b: { jurisdiction: string }) => b.jurisdiction.split(' ')[0])).toEqual([
+      'GST',
+      'QST',
+    ]);
+    expect(await liveReservedUnits(database, p.id)).toBe(2);
+
+    const done = await acp.pay(created.body.id);
+    expect(done.status, JSON.stringify(done.body)).toBe(200);
+    expect(done.body.status).toBe('completed');
+    expect(done.body.order).toMatchObject({ type: 'order', checkout_session_id: created.body.id });
+    const orders = await ordersOfCheckout(database, await checkoutOf(created.body.id));
+    expect(orders).toHaveLength(1);
+    expect(orders[0]!.totalAmountCents).toBe(amount(moved.body, 'total'));
+    expect(await stockOf(database, p.id)).toEqual({ stock: 3, reserved: 0 });
+    const [guest] = await database.db.select().from(users).where(eq(users.email, email));
+    expect(guest).toMatchObject({ role: 'buyer', passwordHash: null, emailVerified: false });
+    expect(orders[0]!.buyerId).toBe(guest!.id);
+
+    const again = await acp.get(created.body.id);
+    expect(again.body).toEqual(done.body);
+  });
+
+  it("sends order_create, then order_update when shipped, signed with the platform's secret", async () => {
+    const receiver = await startReceiver();
+    try {
+      const own = await issuePlatform(t.api, boss, receiver.url);
+      const client = new AcpClient(t.api, own.apiKey, t.clock.now);
+      const { session } = await heldSession(1, client);
+      await client.pay(session.id);
+      await t.app.jobs.runOnce();
+      const [order] = await ordersOfCheckout(database, await checkoutOf(session.id));
+      const shipped = await t.api
+        .as(shop)
+        .post(`/orders/${order!.id}/ship`, { trackingNumber: '1Z999AA10123456784', carrier: 'Canada Post' });
+      expect(shipped.status, JSON.stringify(shipped.body)).toBe(200);
+      await t.app.jobs.runOnce();
+
+      expect(receiver.received.map((r) => JSON.parse(r.body).type)).toEqual(['order_create', 'order_update']);
+      for (const r of receiver.received) {
+        expect(() =>
+          verifySignature(
+            Buffer.from(r.body),
+            r.headers['merchant-signature'] as string,
+            own.webhookSecret,
+            t.clock.now(),
+          ),
+        ).not.toThrow();
+        acpWebhookEvent.parse(JSON.parse(r.body));
+      }
+      const update = JSON.parse(receiver.received[1]!.body).data;
+      expect(update).toMatchObject({ checkout_session_id: session.id, status: 'shipped' });
+      expect(update.fulfillments).toEqual([
+        expect.objectContaining({
+          status: 'shipped',
+          carrier: 'Canada Post',
+          tracking_number: '1Z999AA10123456784',
+        }),
+      ]);
+      expect(update.permalink_url).toMatch(/^http/);
+    } finally {
+      await receiver.close();
+    }
+  });
+
+  it('an agent token with scope shop buys as its person; without shop it is 403', async () => {
+    const person = await buyer(t.api, 'acp-agent');
+    const agent = await agentToken(t, database, person, ['shop']);
+    const client = new AcpClient(t.api, agent.token, t.clock.now);
+    const p = await product(t.api, shop);
+    const created = await client.create({ line_items: [{ id: p.id }], fulfillment_details: ACP_ON });
+    expect(created.status, JSON.stringify(created.body)).toBe(201);
+    expect(created.body.status).toBe('ready_for_payment');
+    const done = await client.pay(created.body.id);
+    expect(done.body.status).toBe('completed');
+    const [order] = await ordersOfCheckout(database, await checkoutOf(created.body.id));
+    expect(order!.buyerId).toBe(person.id);
+    expect((await acp.get(created.body.id)).status).toBe(404);
+
+    const reader = await agentToken(t, database, person, ['orders']);
+    const refused = await new AcpClient(t.api, reader.token).create({ line_items: [{ id: p.id }] });
+    expect(refused.status).toBe(403);
+  });
+});
+
+describe('messages for what the buyer must fix', () => {
+  it('no buyer and no address: not_ready_for_payment, each named, nothing held', async () => {
+    const p = await product(t.api, shop);
+    const res = await acp.create({ line_items: [{ id: p.id, quantity: 1 }] });
+    expect(res.status).toBe(201);
+    expect(res.body.status).toBe('not_ready_for_payment');
+    expect(res.body.messages).toEqual([
+      expect.objectContaining({
+        type: 'error',
+        code: 'missing',
+        param: '$.buyer.email',
+        resolution: 'requires_buyer_input',
+      }),
+      expect.objectContaining({ type: 'error', code: 'missing', param: '$.fulfillment_details.address' }),
+    ]);
+    expect(await liveReservedUnits(database, p.id)).toBe(0);
+  });
+
+  it('an invalid postal code names its field', async () => {
+    const p = await product(t.api, shop);
+    const res = await acp.create({
+      line_items: [{ id: p.id }],
+      buyer: buyerNamed(),
+      fulfillment_details: { ...ACP_ON, address: { ...ACP_ON.address, postal_code: 'H3A 3G4' } },
+    });
+    expect(res.body.status).toBe('not_ready_for_payment');
+    expect(res.body.messages).toEqual([
+      expect.objectContaining({
+        code: 'invalid',
+        param: '$.fulfillment_details.address.postal_code',
+        content: expect.stringContaining('postal codes in ON start with K or L or M or N or P'),
+      }),
+    ]);
+  });
+
+  it('out of stock, unknown product and a perishable across provinces each name their line', async () => {
+    const few = await product(t.api, shop, { stockQuantity: 1 });
+    const fish = await product(t.api, shop, { isPerishable: true });
+    const lacking = await acp.create({
+      line_items: [{ id: fish.id }, { id: few.id, quantity: 3 }],
+      buyer: buyerNamed(),
+      fulfillment_details: ACP_ON,
+    });
+    expect(lacking.body.status).toBe('not_ready_for_payment');
+    expect(lacking.body.messages).toEqual([
+      expect.objectContaining({ code: 'out_of_stock', param: '$.line_items[1]', resolution: 'recoverable' }),
+    ]);
+
+    const unknown = await acp.update(lacking.body.id, { line_items: [{ id: 'products:nope' }] });
+    expect(unknown.body.messages).toEqual([
+      expect.objectContaining({ code: 'not_found', param: '$.line_items[0]' }),
+    ]);
+
+    const far = await acp.update(lacking.body.id, {
+      line_items: [{ id: fish.id }],
+      fulfillment_details: ACP_QC,
+    });
+    expect(far.body.status).toBe('not_ready_for_payment');
+    expect(far.body.messages).toEqual([
+      expect.objectContaining({
+        code: 'region_restricted',
+        param: '$.line_items[0]',
+        resolution: 'requires_buyer_input',
+      }),
+    ]);
+    const fixed = await acp.update(lacking.body.id, { fulfillment_details: ACP_ON });
+    expect(fixed.body.status).toBe('ready_for_payment');
+    expect(fixed.body.messages).toEqual([]);
+  });
+
+  it('an unknown coupon is rejected with a warning; the session is quoted without it', async () => {
+    const p = await product(t.api, shop);
+    const res = await acp.create({
+      line_items: [{ id: p.id }],
+      buyer: buyerNamed(),
+      fulfillment_details: ACP_ON,
+      discounts: { codes: ['NOPE10'] },
+    });
+    expect(res.body.status).toBe('ready_for_payment');
+    expect(res.body.messages).toEqual([
+      expect.objectContaining({ type: 'warning', code: 'discount_code_invalid', param: '$.discounts.codes' }),
+    ]);
+    expect(res.body.discounts).toMatchObject({
+      codes: ['NOPE10'],
+      rejected: [{ code: 'NOPE10', reason: 'discount_code_invalid' }],
+    });
+  });
+});
+
+describe('exactly once', () => {
+  it('20 concurrent completes of one session make one order, and all answer it', async () => {
+    const { session, product: p } = await heldSession(2);
+    const vaulted = await acp.delegate(session.id);
+    const answers = await Promise.all(
+      Array.from({ length: 20 }, () => acp.complete(session.id, vaulted.body.id)),
+    );
+    for (const a of answers) expect(a.status, JSON.stringify(a.body)).toBe(200);
+    expect(new Set(answers.map((a) => a.body.order.id)).size).toBe(1);
+    expect(await ordersOfCheckout(database, await checkoutOf(session.id))).toHaveLength(1);
+    expect(await stockOf(database, p.id)).toEqual({ stock: 3, reserved: 0 });
+  });
+
+  it("a complete racing the provider's webhook of the same payment: one order", async () => {
+    const { session } = await heldSession(1);
+    const checkoutId = await checkoutOf(session.id);
+    const vaulted = await acp.delegate(session.id);
+    const total = amount(session, 'total')!;
+    const [completed, hooked] = await Promise.all([
+      acp.complete(session.id, vaulted.body.id),
+      postEvent(t, paymentEvent(checkoutId, total, { pi: sandboxPaymentIntent(checkoutId) })),
+    ]);
+    expect(completed.status, JSON.stringify(completed.body)).toBe(200);
+    expect(completed.body.status).toBe('completed');
+    expect(hooked.status).toBe(200);
+    expect(await ordersOfCheckout(database, checkoutId)).toHaveLength(1);
+  });
+
+  it('a declined token is 402 payment_declined, no order; the session can still pay', async () => {
+    const { session } = await heldSession(1);
+    const declined = await acp.delegate(session.id, { card: '4000000000000002' });
+    const res = await acp.complete(session.id, declined.body.id);
+    expect(res.status).toBe(402);
+    expect(res.body).toMatchObject({
+      type: 'invalid_request',
+      code: 'payment_declined',
+      param: '$.payment_data',
+    });
+    expect(await ordersOfCheckout(database, await checkoutOf(session.id))).toHaveLength(0);
+    expect((await acp.get(session.id)).body.status).toBe('ready_for_payment');
+    expect((await acp.pay(session.id)).body.status).toBe('completed');
+  });
+
+  it('a token for another session, or below the total, pays nothing', async () => {
+    const { session } = await heldSession(1);
+    const { session: other } = await heldSession(1);
+    const elsewhere = await acp.delegate(other.id);
+    const small = await acp.delegate(session.id, { maxAmount: 100 });
+    for (const token of [elsewhere.body.id, small.body.id, 'vt_unknown']) {
+      const res = await acp.complete(session.id, token);
+      expect(res.status).toBe(400);
+      expect(res.body).toMatchObject({
+        type: 'invalid_request',
+        param: '$.payment_data.instrument.credential.token',
+      });
+    }
+    expect((await acp.get(session.id)).body.status).toBe('ready_for_payment');
+  });
+});
+
+describe('cancel and expiry', () => {
+  it('cancel gives the stock back at once; completing it then makes no order; cancelling again is 405', async () => {
+    const { session, product: p } = await heldSession(2);
+    const vaulted = await acp.delegate(session.id);
+    const canceled = await acp.cancel(session.id);
+    expect(canceled.status).toBe(200);
+    expect(canceled.body.status).toBe('canceled');
+    expect(await liveReservedUnits(database, p.id)).toBe(0);
+    const late = await acp.complete(session.id, vaulted.body.id);
+    expect(late.status).toBe(409);
+    expect(await ordersOfCheckout(database, await checkoutOf(session.id))).toHaveLength(0);
+    expect((await acp.cancel(session.id)).status).toBe(405);
+  });
+
+  it("money that moved for a canceled session (the provider's webhook) is refunded, no order", async () => {
+    const { session } = await heldSession(1);
+    const checkoutId = await checkoutOf(session.id);
+    await acp.cancel(session.id);
+    const hooked = await postEvent(t, paymentEvent(checkoutId, amount(session, 'total')!));
+    expect(hooked.status).toBe(200);
+    expect(await ordersOfCheckout(database, checkoutId)).toHaveLength(0);
+    const [refund] = await database.db
+      .execute(
+        // the payment's refund, keyed by its checkout (it made no order)
+        `select amount_cents from refunds where order_id = '${checkoutId}'`,
+      )
+      .then((r) => (r as unknown as { rows: Array<{ amount_cents: number }> }).rows);
+    expect(refund?.amount_cents).toBe(amount(session, 'total'));
+  });
+
+  it('a session past its 30 minutes is expired: no order, its stock back', async () => {
+    const { session, product: p } = await heldSession(1);
+    const vaulted = await acp.delegate(session.id);
+    t.clock.advance(31 * 60);
+    try {
+      expect((await acp.get(session.id)).body.status).toBe('expired');
+      const late = await acp.complete(session.id, vaulted.body.id);
+      expect(late.status).toBe(409);
+      await t.app.jobs.runOnce();
+      expect(await liveReservedUnits(database, p.id)).toBe(0);
+      expect(await ordersOfCheckout(database, await checkoutOf(session.id))).toHaveLength(0);
+    } finally {
+      t.clock.advance(-31 * 60);
+    }
+  });
+});
+
+describe('the protocol', () => {
+  const raw = (
+    headers: Record<string, string>,
+    body: unknown = { line_items: [{ id: 'x' }], currency: 'cad', capabilities: CAPABILITIES },
+  ) => t.api.as(platform.apiKey).post('/acp/checkout_sessions', body, headers);
+
+  it('API-Version is required, and an unsupported one is 400 listing the supported', async () => {
+    const missing = await raw({ 'idempotency-key': 'k-missing-version' });
+    expect(missing.status).toBe(400);
+    expect(missing.body).toMatchObject({
+      type: 'invalid_request',
+      code: 'missing_api_version',
+      supported_versions: [ACP_VERSION],
+    });
+    const old = await raw({ 'api-version': '2025-09-29', 'idempotency-key': 'k-old' });
+    expect(old.status).toBe(400);
+    expect(old.body).toMatchObject({ code: 'unsupported_api_version', supported_versions: [ACP_VERSION] });
+  });
+
+  it('an unknown or revoked key is 401; another platform cannot see a session (404)', async () => {
+    const headers = { 'api-version': ACP_VERSION, 'idempotency-key': 'k-auth' };
+    const unknown = await t.api
+      .as('acp_unknownkeyunknownkeyunknownkeyunknownkey000')
+      .post('/acp/checkout_sessions', {}, headers);
+    expect(unknown.status).toBe(401);
+    expect(unknown.body).toMatchObject({ type: 'invalid_request', code: 'unauthorized' });
+    expect((await t.api.post('/acp/checkout_sessions', {}, headers)).status).toBe(401);
+
+    const other = await issuePlatform(t.api, boss);
+    const { session } = await heldSession(1);
+    const peek = await new AcpClient(t.api, other.apiKey).get(session.id);
+    expect(peek.status).toBe(404);
+    expect(peek.body).toMatchObject({ type: 'invalid_request', code: 'not_found' });
+    await t.api.as(boss).delete(`/admin/platforms/${other.id}`);
+    expect((await new AcpClient(t.api, other.apiKey).get(session.id)).status).toBe(401);
+  });
+
+  it('Idempotency-Key: required (400), replayed byte for byte, 422 with another body, 409 while in flight', async () => {
+    const p = await product(t.api, shop);
+    const body = {
+      line_items: [{ id: p.id }],
+      currency: 'cad',
+      capabilities: CAPABILITIES,
+      buyer: buyerNamed(),
+      fulfillment_details: ACP_ON,
+    };
+    const none = await raw({ 'api-version': ACP_VERSION }, body);
+    expect(none.status).toBe(400);
+    expect(none.body).toEqual({
+      type: 'invalid_request',
+      code: 'idempotency_key_required',
+      message: 'Idempotency-Key header is required on all POST requests',
+    });
+
+    const headers = { 'api-version': ACP_VERSION, 'idempotency-key': `k-${p.id}`, 'request-id': 'req-123' };
+    const first = await raw(headers, body);
+    expect(first.status).toBe(201);
+    expect(first.headers['idempotency-key']).toBe(`k-${p.id}`);
+    expect(first.headers['request-id']).toBe('req-123');
+    const replay = await t.api
+      .as(platform.apiKey)
+      .send('POST', '/acp/checkout_sessions', JSON.stringify(body), {
+        ...headers,
+        'content-type': 'application/json',
+      });
+    expect(replay.status).toBe(201);
+    expect(replay.headers['idempotent-replayed']).toBe('true');
+    expect(JSON.stringify(replay.body)).toBe(JSON.stringify(first.body));
+    expect(await liveReservedUnits(database, p.id)).toBe(1);
+
+    const changed = await raw(headers, { ...body, line_items: [{ id: p.id, quantity: 2 }] });
+    expect(changed.status).toBe(422);
+    expect(changed.body).toMatchObject({ type: 'invalid_request', code: 'idempotency_conflict' });
+
+    // A request still running under a key: its row claimed and not answered yet.
+    const [row] = await database.db
+      .select()
+      .from(idempotencyKeys)
+      .where(and(eq(idempotencyKeys.key, `k-${p.id}`)));
+    await database.db
+      .insert(idempotencyKeys)
+      .values({ ...row!, key: `k-running-${p.id}`, responseStatus: null, responseBody: null });
+    const running = await raw({ ...headers, 'idempotency-key': `k-running-${p.id}` }, body);
+    expect(running.status).toBe(409);
+    expect(running.body).toMatchObject({ type: 'invalid_request', code: 'idempotency_in_flight' });
+    expect(running.headers['retry-after']).toBe('1');
+  });
+
+  it('an invalid body is 400 with a JSONPath param; a currency other than cad is refused', async () => {
+    const bad = await raw(
+      { 'api-version': ACP_VERSION, 'idempotency-key': 'k-bad' },
+      { line_items: [{ id: 7 }], currency: 'cad', capabilities: {} },
+    );
+    expect(bad.status).toBe(400);
+    expect(bad.body).toMatchObject({ type: 'invalid_request', param: '$.line_items[0].id' });
+    const usd = await acp.create({ line_items: [{ id: 'x' }], currency: 'usd' });
+    expect(usd.status).toBe(400);
+    expect(usd.body).toMatchObject({ param: '$.currency' });
+  });
+
+  it('discovery names the version, base URL, transports and services', async () => {
+    const res = await t.api.get('/.well-known/acp.json');
+    expect(res.status).toBe(200);
+    expect(res.body).toMatchObject({
+      protocol: { name: 'acp', version: ACP_VERSION, supported_versions: [ACP_VERSION] },
+      api_base_url: `${t.config.publicBaseUrl}/acp`,
+      transports: ['rest', 'mcp'],
+      capabilities: { services: ['checkout', 'orders', 'delegate_payment'], supported_currencies: ['cad'] },
+    });
+  });
+});
