@@ -39,9 +39,10 @@ export function registerErrorHandling(app: FastifyInstance) {
 
   app.setNotFoundHandler((req, reply) => {
     const path = req.url.split('?')[0];
-    reply
-      .code(404)
-      .send(new AppError('NOT_FOUND', 404, `No route ${req.method} ${path}; see /docs for the API`).toBody());
+    const message = `No route ${req.method} ${path}; see /docs for the API`;
+    if (ACP_PREFIX.test(req.url))
+      return reply.code(404).send({ type: 'invalid_request', code: 'not_found', message });
+    return reply.code(404).send(new AppError('NOT_FOUND', 404, message).toBody());
   });
 }
 
@@ -74,12 +75,12 @@ export function frameworkErrors(err: FastifyError, req: FastifyRequest, reply: F
     err.code === 'FST_ERR_MAX_PARAM_LENGTH'
       ? [414, `A path segment is longer than ${MAX_PARAM_LENGTH} characters; no id is that long`]
       : [400, 'The URL is not valid: check its percent-encoding (%XX) and characters'];
-  // The ACP routes answer in that protocol's flat error, even before a route is found.
   if (ACP_PREFIX.test(req.url))
     return reply.code(status).send({ type: 'invalid_request', code: 'invalid', message });
   return reply.code(status).send(new AppError('VALIDATION_ERROR', status, message).toBody());
 }
 
+/** The ACP routes answer in that protocol's flat error, even when no route, or no valid URL, is found. */
 const ACP_PREFIX = /^\/(acp|agentic_commerce)\//;
 
 export const MAX_PARAM_LENGTH = 100;

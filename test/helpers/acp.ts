@@ -75,6 +75,8 @@ export class AcpClient {
     readonly token: string,
     /** The service's clock (a vault allowance expires an hour after it). */
     readonly now: () => Date = () => new Date(),
+    /** The payment handler complete names: the sandbox's vault, or Stripe's shared payment tokens. */
+    readonly handlerId: 'portage_sandbox_card' | 'stripe_shared_payment_token' = 'portage_sandbox_card',
   ) {}
 
   headers(extra: Record<string, string> = {}, post = true): Record<string, string> {
@@ -114,7 +116,7 @@ export class AcpClient {
         `/acp/checkout_sessions/${id}/complete`,
         {
           payment_data: {
-            handler_id: 'portage_sandbox_card',
+            handler_id: this.handlerId,
             instrument: { type: 'card', credential: { type: 'spt', token } },
           },
         },

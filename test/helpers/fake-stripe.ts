@@ -1,7 +1,8 @@
 // A local stand-in for Stripe's API, speaking its wire format to the official SDK (which the
 // provider points here with its host/port/protocol options): form-encoded request bodies,
 // Stripe-shaped JSON objects and errors, Idempotency-Key replay. Only what the Stripe provider
-// calls: checkout sessions (create, expire), coupons and refunds.
+// calls: checkout sessions (create, expire), coupons, refunds, and payment intents confirmed with
+// a Shared Payment Token (the ACP handler's charge).
 import { randomBytes } from 'node:crypto';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -44,8 +45,28 @@ export interface FakeStripe {
    * one more request.
    */
   failNext(status: number, error: StripeErrorBody, headers?: Record<string, string>): void;
+  /** Payment intents by id, as created (a granted token's charge). */
+  paymentIntents: Map<string, Record<string, unknown>>;
+  /**
+   * Runs after a payment intent is made and before it is answered: a test delivers its
+   * `payment_intent.succeeded` webhook here to have the webhook arrive first, as it may.
+   */
+  beforePaymentIntentAnswer: ((intent: Record<string, unknown>) => Promise<void>) | undefined;
   close(): Promise<void>;
 }
+
+/**
+ * Shared Payment Tokens the fake knows by their name: `spt_test_declined…` is declined,
+ * `spt_test_processing…` settles later, `spt_test_3ds…` wants 3-D Secure; any other `spt_` pays.
+ */
+const sptOutcome = (token: string) =>
+  token.startsWith('spt_test_declined')
+    ? 'declined'
+    : token.startsWith('spt_test_processing')
+      ? 'processing'
+      : token.startsWith('spt_test_3ds')
+        ? 'requires_action'
+        : 'succeeded';
 
 type Json = Record<string, unknown>;
 
@@ -114,6 +135,7 @@ export async function startFakeStripe(opts: { apiKey?: string } = {}): Promise<F
   const coupons = new Map<string, Json>();
   const idempotent = new Map<string, { fingerprint: string; status: number; body: Json }>();
   const failures: Array<{ status: number; error: StripeErrorBody; headers: Record<string, string> }> = [];
+  const fake = { beforePaymentIntentAnswer: undefined } as FakeStripe;
   const nowSec = () => Math.floor(Date.now() / 1000);
 
   function createSession(b: Json): Json {
@@ -269,6 +291,42 @@ export async function startFakeStripe(opts: { apiKey?: string } = {}): Promise<F
     };
   }
 
+  const paymentIntents = new Map<string, Json>();
+  function createPaymentIntent(b: Json): Json {
+    const amount = int(b.amount, 'amount');
+    if (amount < 50) throw invalid('Amount must be at least $0.50 cad', 'amount');
+    if (b.currency !== 'cad') throw invalid(`Invalid currency: ${String(b.currency)}`, 'currency');
+    const token = (b.payment_method_data as Json | undefined)?.shared_payment_granted_token;
+    if (typeof token !== 'string' || !token.startsWith('spt_')) {
+      throw invalid(
+        'This fake charges only payment_method_data[shared_payment_granted_token]',
+        'payment_method_data',
+      );
+    }
+    if (b.confirm !== 'true') throw invalid('This fake confirms at once: send confirm=true', 'confirm');
+    const outcome = sptOutcome(token);
+    const intent: Json = {
+      id: id('pi_test_'),
+      object: 'payment_intent',
+      amount,
+      amount_received: outcome === 'succeeded' ? amount : 0,
+      currency: 'cad',
+      created: nowSec(),
+      metadata: b.metadata ?? {},
+      status: outcome === 'declined' ? 'requires_payment_method' : outcome,
+    };
+    if (outcome === 'declined') {
+      throw new ApiError(402, {
+        type: 'card_error',
+        code: 'card_declined',
+        decline_code: 'generic_decline',
+        message: 'Your card was declined.',
+      });
+    }
+    paymentIntents.set(intent.id as string, intent);
+    return intent;
+  }
+
   function route(method: string, path: string, body: Json): Json {
     if (method !== 'POST') throw invalid(`Unrecognized request URL (${method}: ${path}).`, undefined, 404);
     if (path === '/v1/checkout/sessions') return createSession(body);
@@ -276,6 +334,7 @@ export async function startFakeStripe(opts: { apiKey?: string } = {}): Promise<F
     if (expire) return expireSession(decodeURIComponent(expire[1]!));
     if (path === '/v1/coupons') return createCoupon(body);
     if (path === '/v1/refunds') return createRefund(body);
+    if (path === '/v1/payment_intents') return createPaymentIntent(body);
     throw invalid(`Unrecognized request URL (${method}: ${path}).`, undefined, 404);
   }
 
@@ -351,6 +410,9 @@ export async function startFakeStripe(opts: { apiKey?: string } = {}): Promise<F
       status = err.status;
       out = { error: err.body };
     }
+    if (status === 200 && out.object === 'payment_intent' && fake.beforePaymentIntentAnswer) {
+      await fake.beforePaymentIntentAnswer(out);
+    }
     // Stripe saves the result once the endpoint ran; a request refused by validation saves
     // nothing (Stripe's API reference, "Idempotent requests"). Here every refusal is validation.
     if (record.idempotencyKey && status === 200) {
@@ -361,11 +423,12 @@ export async function startFakeStripe(opts: { apiKey?: string } = {}): Promise<F
 
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const { port } = server.address() as AddressInfo;
-  return {
+  Object.assign(fake, {
     url: `http://127.0.0.1:${port}`,
     requests,
     sessions,
-    failNext(status, error, headers = {}) {
+    paymentIntents,
+    failNext(status: number, error: StripeErrorBody, headers: Record<string, string> = {}) {
       failures.push({ status, error, headers });
     },
     close: () =>
@@ -373,7 +436,8 @@ export async function startFakeStripe(opts: { apiKey?: string } = {}): Promise<F
         server.closeAllConnections();
         server.close((err) => (err ? reject(err) : resolve()));
       }),
-  };
+  });
+  return fake;
 }
 
 /** A webhook body and its `Stripe-Signature` header, signed by the SDK's own test helper. */

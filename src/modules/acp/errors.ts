@@ -19,3 +19,6 @@ export const acpInvalid = (code: string, message: string, param?: string, status
 
 export const acpNotFound = (id: string) =>
   acpInvalid('not_found', `Checkout session ${id} not found`, undefined, 404);
+
+/** Where a complete request carries its delegated token. */
+export const TOKEN_PARAM = '$.payment_data.instrument.credential.token';

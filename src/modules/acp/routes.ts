@@ -7,7 +7,6 @@ import { hasZodFastifySchemaValidationErrors } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import {
   type AcpError,
-  type AcpPaymentHandler,
   acpCancelSessionRequest,
   acpCheckoutSession,
   acpCompleteSessionRequest,
@@ -25,6 +24,7 @@ import { authenticatePlatform } from '../platforms/service.ts';
 import { ACP_SUPPORTED_VERSIONS, ACP_VERSION } from './answer.ts';
 import type { AcpCaller } from './caller.ts';
 import { AcpFailure } from './errors.ts';
+import { acpHandlers } from './handlers.ts';
 import {
   type AcpDeps,
   cancelAcpSession,
@@ -35,33 +35,7 @@ import {
 } from './sessions.ts';
 import { delegatePayment } from './vault.ts';
 
-/** The sandbox's payment handler: delegated tokens from our own vault (vault.ts). */
-export const SANDBOX_HANDLER_ID = 'portage_sandbox_card';
-
 export type AcpRouteDeps = Omit<AcpDeps, 'handlers'> & { auth: AuthService };
-
-export function acpHandlers(deps: Pick<AcpDeps, 'publicBaseUrl' | 'sandbox'>): AcpPaymentHandler[] {
-  const docs = `${deps.publicBaseUrl}/docs`;
-  if (!deps.sandbox) return [];
-  return [
-    {
-      id: SANDBOX_HANDLER_ID,
-      name: 'dev.portage.sandbox_card',
-      display_name: 'Sandbox test card',
-      version: ACP_VERSION,
-      spec: docs,
-      requires_delegate_payment: true,
-      requires_pci_compliance: false,
-      psp: 'portage_sandbox',
-      config_schema: docs,
-      instrument_schemas: [docs],
-      config: {
-        delegate_payment_url: `${deps.publicBaseUrl}/agentic_commerce/delegate_payment`,
-        test_cards: { pays: '4242424242424242', declined: '4000000000000002' },
-      },
-    },
-  ];
-}
 
 const sessionParams = z.object({ checkout_session_id: z.string().min(1).max(100) });
 const callers = new WeakMap<FastifyRequest, AcpCaller>();

@@ -26,10 +26,12 @@ import {
 import { type AuthUser, inTransaction, type RequestContext } from '../context.ts';
 import type { OrdersDeps } from '../orders/service.ts';
 import { SANDBOX_CARDS } from '../payments/providers/sandbox.ts';
-import { paySandbox } from '../payments/service.ts';
+import { payDelegated, paySandbox } from '../payments/service.ts';
+import { sha256 } from '../secrets.ts';
 import { type AnswerDeps, effectiveStatus, SHIPPING_OPTION, toAcpSession } from './answer.ts';
 import { type AcpCaller, vaultOwner } from './caller.ts';
-import { AcpFailure, acpInvalid, acpNotFound } from './errors.ts';
+import { AcpFailure, acpInvalid, acpNotFound, TOKEN_PARAM } from './errors.ts';
+import { SANDBOX_HANDLER_ID, STRIPE_HANDLER_ID } from './handlers.ts';
 import { acpSessionMachine } from './states.ts';
 import { type AcpSessionRequest, acpSessions } from './tables.ts';
 import { spendVaultToken } from './vault.ts';
@@ -157,7 +159,9 @@ export async function cancelAcpSession(
 /**
  * POST /checkout_sessions/:id/complete: spends the delegated token on the held checkout. The
  * order is made by the purchase flow under the checkout's lock, once, whichever of this answer
- * and the provider's webhook comes first; a session completed already answers its order.
+ * and the provider's webhook comes first; a session completed already answers its order. While
+ * the provider settles (or did not answer), the session is complete_in_progress, and completing
+ * it again with the same token asks the provider again under the same idempotency key.
  */
 export async function completeAcpSession(
   ctx: RequestContext,
@@ -178,13 +182,19 @@ export async function completeAcpSession(
   if (!handler) {
     throw acpInvalid(
       'invalid',
-      `No payment handler ${payment.handler_id}; this merchant offers ${deps.handlers.map((h) => h.id).join(', ')}`,
+      `No payment handler ${payment.handler_id.slice(0, 100)}; this merchant offers ${deps.handlers.map((h) => h.id).join(', ') || 'none'}`,
       '$.payment_data.handler_id',
     );
   }
   const token = payment.instrument.credential.token;
-  // Claimed under the session's lock: the token is checked against the held total and spent.
-  type Claim = { done: AcpCheckoutSession } | { checkoutId: string; outcome: 'pays' | 'declined' };
+  if (handler.id === STRIPE_HANDLER_ID && !/^spt_[A-Za-z0-9_]{1,200}$/.test(token)) {
+    throw acpInvalid('invalid', 'Expected a Stripe shared payment token (spt_…)', TOKEN_PARAM);
+  }
+  // Claimed under the session's lock: the state checked, a vault token checked against the
+  // held total and spent, the session complete_in_progress before any money moves.
+  type Claim =
+    | { done: AcpCheckoutSession }
+    | { checkoutId: string; totalCents: number; outcome?: 'pays' | 'declined' };
   const claim = await inTransaction<Claim>(ctx, async (tx) => {
     const row = await sessionOf(tx, who, id, true);
     const checkout = await checkoutOf(tx, row);
@@ -192,7 +202,7 @@ export async function completeAcpSession(
     if (status === 'completed') return { done: toAcpSession(deps, row, checkout, tx.now()) };
     if (status !== 'ready_for_payment' && status !== 'complete_in_progress') {
       throw acpInvalid(
-        status === 'not_ready_for_payment' ? 'not_ready_for_payment' : status,
+        status,
         status === 'not_ready_for_payment'
           ? 'This checkout session is not ready for payment: fix what its messages say, then complete it'
           : `This checkout session is ${status}; nothing was charged`,
@@ -200,35 +210,53 @@ export async function completeAcpSession(
         409,
       );
     }
-    const vaulted = await spendVaultToken(tx, {
-      token,
-      owner: vaultOwner(who),
-      sessionId: row.id,
-      amount: checkout!.totalCents,
-    });
+    const vaulted =
+      handler.id === SANDBOX_HANDLER_ID
+        ? await spendVaultToken(tx, {
+            token,
+            owner: vaultOwner(who),
+            sessionId: row.id,
+            amount: checkout!.totalCents,
+          })
+        : undefined;
     await tx.db
       .update(acpSessions)
       .set({ status: acpSessionMachine.to('pay'), updatedAt: tx.now() })
       .where(sql`${acpSessions.id} = ${row.id} and ${acpSessionMachine.where('pay', acpSessions.status)}`);
-    return { checkoutId: checkout!.id, outcome: vaulted.outcome };
+    return { checkoutId: checkout!.id, totalCents: checkout!.totalCents, outcome: vaulted?.outcome };
   });
   if ('done' in claim) return claim.done;
-  if (!deps.sandbox)
-    throw new AcpFailure(503, {
-      type: 'service_unavailable',
-      code: 'unavailable',
-      message: 'No payment handler is configured',
-    });
 
   try {
-    await paySandbox(
-      ctx,
-      { ...deps, sign: deps.sandbox.sign },
-      claim.checkoutId,
-      SANDBOX_CARDS[claim.outcome],
-    );
+    if (claim.outcome) {
+      if (!deps.sandbox) throw new Error('a sandbox vault token without the sandbox');
+      await paySandbox(
+        ctx,
+        { ...deps, sign: deps.sandbox.sign },
+        claim.checkoutId,
+        SANDBOX_CARDS[claim.outcome],
+      );
+    } else {
+      const paid = await payDelegated(ctx, deps, {
+        checkoutId: claim.checkoutId,
+        token,
+        amountCents: claim.totalCents,
+        idempotencyKey: `acp-complete:${claim.checkoutId}:${sha256(token).slice(0, 32)}`,
+      });
+      // Accepted and settling: the provider's webhook makes the order; the session says so meanwhile.
+      if (paid.state === 'processing') return getAcpSession(ctx, deps, who, id);
+    }
   } catch (err) {
     if (!(err instanceof AppError)) throw err;
+    if (err.statusCode === 503) {
+      // The provider did not answer: the money may have moved. The session stays
+      // complete_in_progress; a retried complete asks again under the same key.
+      throw new AcpFailure(
+        503,
+        { type: 'service_unavailable', code: 'payment_provider_unavailable', message: err.message },
+        5,
+      );
+    }
     // Declined, or the hold ended meanwhile: nothing was charged (or it was refunded); the session can pay again.
     await ctx.db
       .update(acpSessions)

@@ -9,7 +9,7 @@ import type { RequestContext } from '../context.ts';
 import { SANDBOX_CARDS } from '../payments/providers/sandbox.ts';
 import { randomToken } from '../secrets.ts';
 import { type AcpCaller, vaultOwner } from './caller.ts';
-import { AcpFailure, acpInvalid } from './errors.ts';
+import { AcpFailure, acpInvalid, TOKEN_PARAM } from './errors.ts';
 import { acpVaultTokens } from './tables.ts';
 
 /** The longest allowance the vault accepts. */
@@ -66,7 +66,7 @@ export async function spendVaultToken(
   tx: RequestContext,
   use: { token: string; owner: string; sessionId: string; amount: number },
 ): Promise<{ outcome: 'pays' | 'declined' }> {
-  const param = '$.payment_data.instrument.credential.token';
+  const param = TOKEN_PARAM;
   const [row] =
     use.token.length <= 100
       ? await tx.db.select().from(acpVaultTokens).where(eq(acpVaultTokens.id, use.token)).for('update')

@@ -75,4 +75,26 @@ export interface PaymentProvider {
   refund(input: { paymentIntentId: string; amountCents: number; idempotencyKey: string }): Promise<{
     refundId: string;
   }>;
+  /**
+   * Charges a token an agent platform was granted for this purchase (a Stripe Shared Payment
+   * Token, `spt_…`): a payment confirmed at once, `metadata.checkoutSessionId` set, so that its
+   * webhook names the checkout as a page's payment does. A provider without delegated payments
+   * (the sandbox: its own vault, docs/acp.md "Payment") has none. A refusal is a ProviderError.
+   */
+  chargeDelegated?(input: DelegatedCharge): Promise<DelegatedPayment>;
+}
+
+export interface DelegatedCharge {
+  token: string;
+  amountCents: number;
+  checkoutId: string;
+  /** Sent as the provider's idempotency key: a retried complete charges once. */
+  idempotencyKey: string;
+}
+
+/** `processing`: accepted, not settled yet; its webhook completes the purchase. */
+export interface DelegatedPayment {
+  paymentIntentId: string;
+  status: 'succeeded' | 'processing';
+  amountCents: number;
 }

@@ -9,7 +9,7 @@ import { checkoutIdOfProviderSession, expireCheckout, lockSessionForPayment } fr
 import { inTransaction, type RequestContext } from '../context.ts';
 import { type OrdersDeps, orderIdsOfCheckout } from '../orders/service.ts';
 import { createFromCheckout, type LockedSession } from '../purchase/flow.ts';
-import { type PaymentEvent, type PaymentProvider, WebhookSignatureError } from './provider.ts';
+import { type PaymentEvent, type PaymentProvider, ProviderError, WebhookSignatureError } from './provider.ts';
 import { paymentSucceededEvent, SANDBOX_CARDS, sandboxPaymentIntent } from './providers/sandbox.ts';
 import { sendRefund } from './refunds.ts';
 import { paymentEvents } from './tables.ts';
@@ -146,6 +146,60 @@ async function applyPaymentEvent(
     if (checkoutId) await expireCheckout(tx, checkoutId);
   }
   return { received: true, duplicate: false };
+}
+
+// ---- a delegated payment (an agent platform's token) ------------------------------------------
+
+/** What charging a delegated token answers: the orders, or that the provider is still settling. */
+export type DelegatedOutcome = { state: 'paid'; orderIds: string[] } | { state: 'processing' };
+
+/**
+ * Charges a token an agent platform holds (Stripe's Shared Payment Token) for a held checkout,
+ * after the caller's commit, then records the provider's synchronous answer as the payment's
+ * event: the same handling as its webhook, so whichever of the two arrives first makes the
+ * orders and the other finds them (one payment intent: no refund, no second order). A refusal
+ * is PAYMENT_PROVIDER_ERROR (402) and nothing was charged.
+ */
+export async function payDelegated(
+  ctx: RequestContext,
+  deps: OrdersDeps & { provider: PaymentProvider },
+  charge: { checkoutId: string; token: string; amountCents: number; idempotencyKey: string },
+): Promise<DelegatedOutcome> {
+  if (!deps.provider.chargeDelegated) {
+    throw new AppError(
+      'PAYMENT_PROVIDER_ERROR',
+      402,
+      'This payment provider takes no delegated payment tokens',
+    );
+  }
+  let paid: Awaited<ReturnType<NonNullable<PaymentProvider['chargeDelegated']>>>;
+  try {
+    paid = await deps.provider.chargeDelegated(charge);
+  } catch (err) {
+    if (!(err instanceof ProviderError)) throw err;
+    ctx.log.warn({ err: err.message, checkoutId: charge.checkoutId }, 'a delegated payment was refused');
+    throw new AppError('PAYMENT_PROVIDER_ERROR', err.retryable ? 503 : 402, err.publicMessage);
+  }
+  if (paid.status === 'processing') return { state: 'processing' };
+  const outcome = await handlePaymentEvent(
+    ctx,
+    { ...deps, providerName: deps.provider.name },
+    {
+      kind: 'payment_succeeded',
+      // Its own event id (the webhook's differs): recorded once, as any event is.
+      eventId: `charge:${paid.paymentIntentId}`,
+      paymentIntentId: paid.paymentIntentId,
+      checkoutId: charge.checkoutId,
+      amountCents: paid.amountCents,
+    },
+  );
+  if (outcome.duplicate) {
+    return { state: 'paid', orderIds: await orderIdsOfCheckout(ctx, charge.checkoutId) };
+  }
+  if (!outcome.orderIds?.length) {
+    throw conflict('This checkout could no longer become an order; the payment was refunded in full');
+  }
+  return { state: 'paid', orderIds: outcome.orderIds };
 }
 
 // ---- the sandbox's payment -------------------------------------------------------------------

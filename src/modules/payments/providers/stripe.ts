@@ -4,6 +4,7 @@
 import Stripe from 'stripe';
 import type { PaymentsConfig } from '../../../config.ts';
 import {
+  type DelegatedPayment,
   type PaymentEvent,
   type PaymentProvider,
   ProviderError,
@@ -142,6 +143,36 @@ export function createStripeProvider(
         throw new WebhookSignatureError('Signature timestamp outside the tolerance');
       }
       return toPaymentEvent(event);
+    },
+
+    async chargeDelegated(input): Promise<DelegatedPayment> {
+      const metadata = { checkoutSessionId: input.checkoutId };
+      // The granted token goes in payment_method_data (Stripe API 2026-04-22); the SDK's types
+      // predate it, so the parameter is added untyped.
+      const params = {
+        amount: input.amountCents,
+        currency: 'cad',
+        confirm: true,
+        payment_method_data: { shared_payment_granted_token: input.token },
+        metadata,
+      } as unknown as Stripe.PaymentIntentCreateParams;
+      const intent = await stripe.paymentIntents
+        .create(params, { idempotencyKey: input.idempotencyKey })
+        .catch(wrap('charge a shared payment token'));
+      const status = (['succeeded', 'processing'] as const).find((s) => s === intent.status);
+      if (status) {
+        return {
+          paymentIntentId: intent.id,
+          status,
+          amountCents: intent.amount_received || intent.amount,
+        };
+      }
+      // requires_action (3-D Secure) and the like: nobody is there to act in an agent's purchase.
+      throw new ProviderError(
+        `Stripe answered payment intent ${intent.id} with status ${intent.status}`,
+        'The payment needs the buyer to confirm it, which a delegated payment cannot do',
+        false,
+      );
     },
 
     async refund(input) {
