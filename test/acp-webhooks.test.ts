@@ -1,0 +1,131 @@
+// Order events to ACP platforms through the outbox (docs/acp.md "Order events to the platform"):
+// a platform's endpoint down for an hour gets every event once it is back, in order per order,
+// under the same event id; another platform's events never wait for it; a day of failures ends
+// the tries.
+
+import { eq } from 'drizzle-orm';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { acpSessions, acpWebhookDeliveries } from '../src/modules/acp/tables.ts';
+import { ACP_ON, AcpClient, issuePlatform, type Receiver, startReceiver } from './helpers/acp.ts';
+import type { SignedIn } from './helpers/app.ts';
+import { useTestApp } from './helpers/app.ts';
+import { admin, product, seller, uniqueEmail } from './helpers/builders.ts';
+import { ordersOfCheckout, ship } from './helpers/orders.ts';
+
+const { t, database } = useTestApp();
+
+let boss: SignedIn;
+let shop: SignedIn;
+beforeAll(async () => {
+  boss = await admin(t.api, database);
+  shop = await seller(t.api, 'ON');
+});
+
+/** A platform on its own receiver, with one paid session: answers its client, order and receiver. */
+async function platformWithOrder(receiver: Receiver) {
+  const platform = await issuePlatform(t.api, boss, receiver.url);
+  const client = new AcpClient(t.api, platform.apiKey, t.clock.now);
+  const p = await product(t.api, shop, { stockQuantity: 5 });
+  const created = await client.create({
+    line_items: [{ id: p.id }],
+    buyer: { email: uniqueEmail('acp-hooks'), first_name: 'Avery', last_name: 'Tremblay' },
+    fulfillment_details: ACP_ON,
+  });
+  expect((await client.pay(created.body.id)).body.status).toBe('completed');
+  const [row] = await database.db.select().from(acpSessions).where(eq(acpSessions.id, created.body.id));
+  const [order] = await ordersOfCheckout(database, row!.checkoutId!);
+  return { platform, sessionId: created.body.id, order: order! };
+}
+
+const typesOf = (receiver: Receiver) => receiver.received.map((r) => JSON.parse(r.body).type as string);
+
+/** Moves the clock by `seconds` in steps of `step`, running the jobs after each. */
+async function passTime(seconds: number, step: number) {
+  for (let gone = 0; gone < seconds; gone += step) {
+    t.clock.advance(step);
+    await t.app.jobs.runOnce();
+  }
+}
+
+describe('order events to a platform', () => {
+  it('an endpoint down for an hour gets every event once back, in order, under the same ids; others are not held', async () => {
+    const down = await startReceiver();
+    const up = await startReceiver();
+    const advanced: number[] = [];
+    try {
+      down.status = 503;
+      const a = await platformWithOrder(down);
+      const b = await platformWithOrder(up);
+      await t.app.jobs.runOnce();
+      await ship(t, shop, a.order.id);
+      await ship(t, shop, b.order.id);
+      await t.app.jobs.runOnce();
+      expect(typesOf(up)).toEqual(['order_create', 'order_update']);
+
+      await passTime(3600, 300);
+      advanced.push(3600);
+      // Only the first event of A's order was tried (the update waits behind it), with backoff:
+      // 30 s doubling, 7 tries in the hour at most, not one per pass.
+      expect(new Set(typesOf(down))).toEqual(new Set(['order_create']));
+      expect(down.received.length).toBeGreaterThanOrEqual(5);
+      expect(down.received.length).toBeLessThanOrEqual(10);
+      const ids = new Set(down.received.map((r) => r.headers['idempotency-key']));
+      expect(ids.size).toBe(1);
+
+      down.status = 200;
+      const tried = down.received.length;
+      await passTime(3600, 300);
+      advanced.push(3600);
+      const after = down.received.slice(tried - 1);
+      expect(after.map((r) => JSON.parse(r.body).type)).toEqual([
+        'order_create',
+        'order_create',
+        'order_update',
+      ]);
+      expect(after[1]!.headers['idempotency-key']).toBe([...ids][0]);
+      expect(JSON.parse(after[2]!.body).data).toMatchObject({
+        status: 'shipped',
+        checkout_session_id: a.sessionId,
+      });
+      expect(typesOf(up)).toEqual(['order_create', 'order_update']);
+      const pending = await database.db
+        .select()
+        .from(acpWebhookDeliveries)
+        .where(eq(acpWebhookDeliveries.acpSessionId, a.sessionId));
+      expect(pending.map((r) => [r.deliveredAt !== null, r.abandonedAt])).toEqual([
+        [true, null],
+        [true, null],
+      ]);
+    } finally {
+      for (const s of advanced) t.clock.advance(-s);
+      await down.close();
+      await up.close();
+    }
+  });
+
+  it('a day of failures ends the tries: the event is abandoned, not retried for ever', async () => {
+    const dead = await startReceiver();
+    let advanced = 0;
+    try {
+      dead.status = 500;
+      const a = await platformWithOrder(dead);
+      await t.app.jobs.runOnce();
+      await passTime(25 * 3600, 3600);
+      advanced = 25 * 3600;
+      const [row] = await database.db
+        .select()
+        .from(acpWebhookDeliveries)
+        .where(eq(acpWebhookDeliveries.acpSessionId, a.sessionId));
+      expect(row).toMatchObject({ deliveredAt: null, lastError: 'answered 500' });
+      expect(row!.abandonedAt).not.toBeNull();
+      const tries = dead.received.length;
+      t.clock.advance(3600);
+      advanced += 3600;
+      await t.app.jobs.runOnce();
+      expect(dead.received.length).toBe(tries);
+    } finally {
+      t.clock.advance(-advanced);
+      await dead.close();
+    }
+  });
+});
