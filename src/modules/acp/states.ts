@@ -1,8 +1,9 @@
 // An ACP checkout session's lifecycle (machine.ts), mapped onto the Portage checkout that holds
 // its stock (docs/acp.md "The session machine"). A quote either holds (ready_for_payment) or
 // leaves messages to fix (not_ready_for_payment); paying passes through complete_in_progress
-// while the provider answers. `completed` and `expired` are also read from the checkout (its
-// payment, its hold's end), so the payment's transaction never has to lock this row.
+// while the provider answers. `completed` is also read from the checkout (its payment) and
+// `expired` from the session's end (answer.ts effectiveStatus), never written by a job: the
+// payment's transaction never has to lock this row, and a lapsed session needs no sweep.
 import { defineMachine } from '../machine.ts';
 
 export const ACP_STORED_STATUSES = [
@@ -29,6 +30,5 @@ export const acpSessionMachine = defineMachine({
     payment_failed: { from: ['complete_in_progress'], to: 'ready_for_payment' },
     complete: { from: ['ready_for_payment', 'complete_in_progress'], to: 'completed' },
     cancel: { from: ['not_ready_for_payment', 'ready_for_payment'], to: 'canceled' },
-    expire: { from: ['not_ready_for_payment', 'ready_for_payment'], to: 'expired' },
   },
 });
