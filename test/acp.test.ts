@@ -1,11 +1,14 @@
 // ACP 2026-04-17 over Portage's one checkout (docs/acp.md): a platform creates, updates, completes
 // and cancels sessions. Every request and answer goes through test/helpers/acp.ts, which checks
 // it against our zod contract of the spec.
-import { and, eq } from 'drizzle-orm';
+import { readFile } from 'node:fs/promises';
+import path from 'node:path';
+import { and, desc, eq } from 'drizzle-orm';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { acpWebhookEvent } from '../src/contract/acp.ts';
 import { acpSessions } from '../src/modules/acp/tables.ts';
 import { users } from '../src/modules/auth/tables.ts';
+import { outbox } from '../src/modules/mail/tables.ts';
 import { sandboxPaymentIntent } from '../src/modules/payments/providers/sandbox.ts';
 import { verifySignature } from '../src/modules/payments/signature.ts';
 import { idempotencyKeys } from '../src/modules/system/tables.ts';
@@ -24,7 +27,8 @@ import type { SignedIn } from './helpers/app.ts';
 import { useTestApp } from './helpers/app.ts';
 import { admin, buyer, product, seller, uniqueEmail } from './helpers/builders.ts';
 import { paymentEvent, postEvent } from './helpers/checkout.ts';
-import { liveReservedUnits, ordersOfCheckout, stockOf } from './helpers/orders.ts';
+import { emlFiles, liveReservedUnits, ordersOfCheckout, stockOf } from './helpers/orders.ts';
+import { parseEml } from './helpers/smtp.ts';
 
 const { t, database } = useTestApp();
 
@@ -170,6 +174,48 @@ describe('a platform buys through ACP', () => {
     const reader = await agentToken(t, database, person, ['orders']);
     const refused = await new AcpClient(t.api, reader.token).create({ line_items: [{ id: p.id }] });
     expect(refused.status).toBe(403);
+  });
+});
+
+describe('a guest claims the account a platform made', () => {
+  /** The link to `pathname` in the newest email of `kind` to `to`, as the worker wrote it (.eml). */
+  async function linkInMail(to: string, kind: string, pathname: string): Promise<string> {
+    await t.app.jobs.runOnce();
+    const [row] = await database.db
+      .select()
+      .from(outbox)
+      .where(and(eq(outbox.toAddress, to), eq(outbox.kind, kind)))
+      .orderBy(desc(outbox.createdAt), desc(outbox.id))
+      .limit(1);
+    const [file] = (await emlFiles(t)).filter((f) => f.endsWith(`-${row!.id}.eml`));
+    const mail = parseEml(await readFile(path.join(t.config.dataDir, 'mail', file!), 'utf8'));
+    const token = new RegExp(`${pathname}\\?token=([A-Za-z0-9_-]{43})`).exec(mail.text ?? '')?.[1];
+    expect(token, mail.text).toBeDefined();
+    return token!;
+  }
+
+  it('by verifying the address, then setting a password: the order is in their history', async () => {
+    const { session } = await heldSession(1);
+    const done = await acp.pay(session.id);
+    expect(done.body.status).toBe('completed');
+    const email = session.buyer.email as string;
+    // No password was set by the platform: nobody can sign in yet.
+    expect((await t.api.post('/auth/login', { email, password: 'anything-at-all-1' })).status).toBe(401);
+
+    expect((await t.api.post('/auth/password/forgot', { email })).status).toBe(202);
+    const verify = await linkInMail(email, 'email-verify', '/auth/email/verify');
+    expect((await t.api.post('/auth/email/verify', { token: verify })).status).toBe(200);
+    expect((await t.api.post('/auth/password/forgot', { email })).status).toBe(202);
+    const reset = await linkInMail(email, 'password-reset', '/auth/password/reset');
+    const password = 'my own canoe paddle 42';
+    expect((await t.api.post('/auth/password/reset', { token: reset, password })).status).toBe(200);
+
+    const signedIn = await t.api.post('/auth/login', { email, password });
+    expect(signedIn.status).toBe(200);
+    const orders = await t.api.as(signedIn.body.token).get('/orders');
+    expect(orders.body.orders.map((o: { id: string }) => o.id)).toEqual(
+      (await ordersOfCheckout(database, await checkoutOf(session.id))).map((o) => o.id),
+    );
   });
 });
 
