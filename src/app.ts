@@ -25,6 +25,7 @@ import './http/types.ts';
 import { commerceJobs } from './jobs/index.ts';
 import { createJobRunner, type JobRunner } from './jobs/runner.ts';
 import { injectFetch, mcpHttpRoutes } from './mcp/http.ts';
+import { acpCleanupJob } from './modules/acp/cleanup.ts';
 import { acpRoutes } from './modules/acp/routes.ts';
 import { acpWebhookJob } from './modules/acp/webhooks.ts';
 import { analyticsRoutes } from './modules/analytics/routes.ts';
@@ -256,6 +257,7 @@ export async function buildApp(opts: AppOptions): Promise<FastifyInstance> {
       mailJob({ transport: mailTransport, from: config.mail.from }),
       idempotencyCleanupJob(),
       acpWebhookJob({ publicBaseUrl: config.publicBaseUrl }),
+      acpCleanupJob(),
       emailTokenCleanupJob(),
       oauthCleanupJob(),
     ],

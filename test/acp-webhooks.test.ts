@@ -5,7 +5,7 @@
 
 import { eq } from 'drizzle-orm';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { acpSessions, acpWebhookDeliveries } from '../src/modules/acp/tables.ts';
+import { acpSessions, acpVaultTokens, acpWebhookDeliveries } from '../src/modules/acp/tables.ts';
 import { ACP_ON, AcpClient, issuePlatform, type Receiver, startReceiver } from './helpers/acp.ts';
 import type { SignedIn } from './helpers/app.ts';
 import { useTestApp } from './helpers/app.ts';
@@ -109,6 +109,9 @@ describe('order events to a platform', () => {
     try {
       dead.status = 500;
       const a = await platformWithOrder(dead);
+      const tokensOf = () =>
+        database.db.select().from(acpVaultTokens).where(eq(acpVaultTokens.checkoutSessionId, a.sessionId));
+      expect(await tokensOf()).toHaveLength(1);
       await t.app.jobs.runOnce();
       await passTime(25 * 3600, 3600);
       advanced = 25 * 3600;
@@ -123,6 +126,22 @@ describe('order events to a platform', () => {
       advanced += 3600;
       await t.app.jobs.runOnce();
       expect(dead.received.length).toBe(tries);
+
+      // A week after it was given up the row is deleted (the vault token went a day past its end).
+      t.clock.advance(8 * 86_400);
+      advanced += 8 * 86_400;
+      await t.app.jobs.runOnce();
+      const left = await database.db
+        .select()
+        .from(acpWebhookDeliveries)
+        .where(eq(acpWebhookDeliveries.acpSessionId, a.sessionId));
+      expect(left).toEqual([]);
+      expect(
+        await database.db
+          .select()
+          .from(acpVaultTokens)
+          .where(eq(acpVaultTokens.checkoutSessionId, a.sessionId)),
+      ).toEqual([]);
     } finally {
       t.clock.advance(-advanced);
       await dead.close();
