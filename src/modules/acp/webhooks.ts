@@ -1,4 +1,4 @@
-// Order events to the platforms (docs/acp.md "Order events"): subscribers of the domain events
+// Order events to the platforms (docs/acp.md "Order events to the platform"): subscribers of the domain events
 // write an outbox row in the transaction that made the change (the full ACP Order as it then is,
 // under a stable event id); a job POSTs the rows signed `Merchant-Signature: t=<unix>,v1=<hex>`,
 // each session's rows in order, retrying with backoff for a day. A row is claimed by pushing
