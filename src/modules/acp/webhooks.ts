@@ -13,7 +13,7 @@ import type { DomainEvent } from '../events.ts';
 import { ordersOfOneCheckout } from '../orders/service.ts';
 import { signatureHeader } from '../payments/signature.ts';
 import { platforms } from '../platforms/tables.ts';
-import { acpOrderId, lineId } from './answer.ts';
+import { ACP_VERSION, acpOrderId, lineId } from './answer.ts';
 import { acpSessions, acpWebhookDeliveries } from './tables.ts';
 
 /** How long a row is retried before it is given up. */
@@ -236,7 +236,7 @@ async function deliver(ctx: RequestContext, send: typeof fetch, row: Claimed) {
         'content-type': 'application/json',
         'merchant-signature': signatureHeader(row.body, row.webhookSecret, Math.floor(now.getTime() / 1000)),
         'idempotency-key': row.eventId,
-        'api-version': '2026-04-17',
+        'api-version': ACP_VERSION,
         'user-agent': 'Portage-ACP-Webhooks',
       },
       body: row.body,
