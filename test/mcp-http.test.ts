@@ -4,6 +4,7 @@
 import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
 import { eq } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ACP_TOOLS } from '../src/contract/acp-tools.ts';
 import { TOOLS } from '../src/contract/tools.ts';
 import { LIMITS } from '../src/http/rate-limit.ts';
 import { products } from '../src/modules/catalog/tables.ts';
@@ -88,11 +89,11 @@ const call = async (client: Client, name: string, args: Record<string, unknown> 
   (await client.callTool({ name, arguments: args })) as any;
 
 describe.each(['legacy', 'modern'] as const)('POST /mcp, %s era', (era) => {
-  it('lists the 14 tools with their schemas', async () => {
+  it('lists the 14 tools with their schemas, then the ACP binding’s 5', async () => {
     const client = await connect(agent, era);
     const { tools } = await client.listTools();
-    expect(tools.map((x) => x.name)).toEqual(TOOLS.map((x) => x.name));
-    expect(tools).toHaveLength(14);
+    expect(tools.map((x) => x.name)).toEqual([...TOOLS, ...ACP_TOOLS].map((x) => x.name));
+    expect(tools).toHaveLength(19);
     for (const tool of tools) expect(tool.inputSchema.type, tool.name).toBe('object');
   });
 
@@ -153,7 +154,7 @@ describe('scopes', () => {
     const client = await connect(shopOnly, 'modern');
     await expect(client.callTool({ name: 'list_orders', arguments: {} })).rejects.toThrow();
     // Tools of its scope work; tools/list shows every tool (a host asks for more when needed).
-    expect((await client.listTools()).tools).toHaveLength(14);
+    expect((await client.listTools()).tools).toHaveLength(19);
     toolOk(await call(client, 'get_cart'));
   });
 
@@ -237,7 +238,7 @@ describe('who may call /mcp', () => {
     const res = await post(listTools, agent, { 'mcp-protocol-version': '2025-11-25' });
     expect(res.status).toBe(200);
     const json = await message(res);
-    expect(json.result.tools).toHaveLength(14);
+    expect(json.result.tools).toHaveLength(19);
   });
 
   it("a web page's request (Origin) is served only for our own origin and MCP_ALLOWED_ORIGINS: otherwise 403", async () => {

@@ -1,5 +1,7 @@
 // The one error a client call throws: the service's own {error, code, statusCode} answer, or
 // one shaped the same way for what never reached the service (network) or broke the contract.
+// The ACP routes answer ACP's own flat error instead: AcpApiError carries it as sent.
+import { type AcpError, acpError } from '../contract/acp.ts';
 import {
   ERROR_CODES,
   type ErrorBody,
@@ -74,6 +76,54 @@ export function errorFromAnswer(status: number, statusText: string, json: unknow
     code: codeForStatus(status),
     statusCode: status,
   });
+}
+
+/**
+ * An ACP route's error answer, `{type, code, message, param?}` (the spec's Error), with its
+ * status: thrown by the client's ACP calls in place of PortageApiError, so that a caller can pass
+ * the spec's error on as it is (the MCP binding puts it in the JSON-RPC error's data).
+ */
+export class AcpApiError extends Error {
+  constructor(
+    readonly statusCode: number,
+    readonly body: AcpError,
+    options?: { cause?: unknown },
+  ) {
+    super(body.message, options);
+    this.name = 'AcpApiError';
+  }
+
+  masked(mask: (text: string) => string): AcpApiError {
+    const { message, param, ...rest } = this.body;
+    return new AcpApiError(
+      this.statusCode,
+      { ...rest, message: mask(message), ...(param === undefined ? {} : { param: mask(param) }) },
+      this.cause === undefined ? undefined : { cause: maskError(this.cause, mask) },
+    );
+  }
+}
+
+/**
+ * The AcpApiError of a non-2xx answer of an ACP route. An answer that is not ACP's error (one
+ * made before the route: a proxy's page, our own error model) becomes one from its status.
+ */
+export function acpErrorFromAnswer(status: number, json: unknown, fallback: PortageApiError): AcpApiError {
+  const parsed = acpError.safeParse(json);
+  if (parsed.success) return new AcpApiError(status, parsed.data);
+  return acpErrorOf(fallback);
+}
+
+/** A PortageApiError (no answer, a broken contract, a refused id) as ACP's error. */
+export function acpErrorOf(err: PortageApiError): AcpApiError {
+  const { statusCode, code, body } = err;
+  // 503: the service could not be reached; another 5xx: its answer broke the contract.
+  const type =
+    statusCode === 503 ? 'service_unavailable' : statusCode >= 500 ? 'processing_error' : 'invalid_request';
+  return new AcpApiError(
+    statusCode,
+    { type, code: statusCode === 429 ? 'rate_limited' : code.toLowerCase(), message: body.error },
+    { cause: err },
+  );
 }
 
 /**

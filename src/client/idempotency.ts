@@ -57,3 +57,18 @@ export function tokenSubject(token: string): string | undefined {
     return undefined;
   }
 }
+
+/**
+ * The Idempotency-Key of an ACP POST sent without one (the MCP binding's meta.idempotency_key is
+ * optional): hex SHA-256 of the operation, the session id, the canonical JSON of the body and,
+ * for update and complete, the session as read just before (`state`). So a retry of a call
+ * replays its first answer (a create does not open a second session), while the same update or
+ * complete on a session changed since runs anew rather than replaying a stale answer (set the
+ * address to A, then B, then A again; complete, refused as not ready, then fixed and completed).
+ * Keys are scoped by the service to the caller and the path: no user id is needed here.
+ */
+export function acpIdempotencyKey(operation: string, id: string, body: unknown, state?: unknown): string {
+  return createHash('sha256')
+    .update(`acp\0${operation}\0${id}\0${canonicalJson(body)}\0${canonicalJson(state ?? null)}`)
+    .digest('hex');
+}

@@ -2,9 +2,18 @@
 // nothing else, so the tool server and any other program can use it. It follows the
 // client rules of docs/api.md "Typed client": renew an expired token once
 // through /auth/refresh, retry RATE_LIMIT with backoff, retry nothing else, and say plainly
-// when the service cannot be reached.
+// when the service cannot be reached. The ACP calls (the checkout sessions under /acp) send ACP's
+// headers and throw ACP's own error (AcpApiError) rather than ours.
 // Long because it is one method per API operation, for the tool server and any other program.
 import type { z } from 'zod';
+import {
+  type AcpCheckoutSession,
+  type acpCancelSessionRequest,
+  acpCheckoutSession,
+  type acpCompleteSessionRequest,
+  type acpCreateSessionRequest,
+  type acpUpdateSessionRequest,
+} from '../contract/acp.ts';
 import { type AnalyticsQuery, analyticsAnswer } from '../contract/analytics.ts';
 import { me, refreshAnswer } from '../contract/auth.ts';
 import {
@@ -20,12 +29,25 @@ import { checkoutSession, type createCheckoutBody } from '../contract/checkout.t
 import { cancelOrderAnswer, type ORDER_STATUSES, orderDetail, orderList } from '../contract/orders.ts';
 import { type requestReturnBody, returnRequest } from '../contract/returns.ts';
 import { review, type submitReviewBody } from '../contract/reviews.ts';
-import { errorFromAnswer, networkError, PortageApiError } from './errors.ts';
-import { checkoutIdempotencyKey, tokenSubject } from './idempotency.ts';
+import {
+  AcpApiError,
+  acpErrorFromAnswer,
+  acpErrorOf,
+  errorFromAnswer,
+  networkError,
+  PortageApiError,
+} from './errors.ts';
+import { acpIdempotencyKey, checkoutIdempotencyKey, tokenSubject } from './idempotency.ts';
 import { KnownSecrets, maskUrl, urlCredentials } from './mask.ts';
 
-export { type ErrorBody, type ErrorCode, type FieldProblem, PortageApiError } from './errors.ts';
-export { canonicalJson, checkoutIdempotencyKey, tokenSubject } from './idempotency.ts';
+export {
+  AcpApiError,
+  type ErrorBody,
+  type ErrorCode,
+  type FieldProblem,
+  PortageApiError,
+} from './errors.ts';
+export { acpIdempotencyKey, canonicalJson, checkoutIdempotencyKey, tokenSubject } from './idempotency.ts';
 export { maskCredentials, maskErrorBody, maskUrl } from './mask.ts';
 
 export type Me = z.output<typeof me>;
@@ -49,6 +71,36 @@ export type ReturnRequest = z.output<typeof returnRequest>;
 export type SubmitReviewInput = z.input<typeof submitReviewBody>;
 export type Review = z.output<typeof review>;
 export type Analytics = z.output<typeof analyticsAnswer>;
+
+export type { AcpCheckoutSession };
+export type AcpCreateSessionInput = z.input<typeof acpCreateSessionRequest>;
+export type AcpUpdateSessionInput = z.input<typeof acpUpdateSessionRequest>;
+export type AcpCompleteSessionInput = z.input<typeof acpCompleteSessionRequest>;
+export type AcpCancelSessionInput = z.input<typeof acpCancelSessionRequest>;
+
+/**
+ * ACP's request headers of one call, named as the MCP binding's `meta` names them. Without
+ * `idempotency_key`, a POST gets a key derived from the call (acpIdempotencyKey).
+ */
+export interface AcpRequestMeta {
+  api_version: string;
+  idempotency_key?: string;
+  request_id?: string;
+  user_agent?: string;
+  accept_language?: string;
+  signature?: string;
+  timestamp?: string;
+}
+
+/** The header each `meta` field is sent as (Idempotency-Key aside: it is the key option). */
+const ACP_HEADERS = {
+  api_version: 'api-version',
+  request_id: 'request-id',
+  user_agent: 'user-agent',
+  accept_language: 'accept-language',
+  signature: 'signature',
+  timestamp: 'timestamp',
+} as const satisfies Partial<Record<keyof AcpRequestMeta, string>>;
 
 export interface ListOrdersParams {
   status?: (typeof ORDER_STATUSES)[number];
@@ -99,6 +151,13 @@ export interface RequestOptions<S extends z.ZodType | undefined = undefined> {
   body?: unknown;
   /** Sent as the `Idempotency-Key` header (the same key on every retry of this call). */
   idempotencyKey?: string;
+  /** More headers for this call (a protocol's own, e.g. ACP's API-Version); ours win a clash. */
+  headers?: Record<string, string>;
+  /**
+   * 'acp': the route answers ACP's flat error, thrown as AcpApiError; every other failure (no
+   * answer, a broken contract) is thrown as one too, made from our error.
+   */
+  errors?: 'acp';
   /** Validates (and types) a success answer. */
   schema?: S;
 }
@@ -301,13 +360,105 @@ export class PortageClient {
     });
   }
 
+  // ---- ACP: the checkout sessions under /acp (docs/acp.md), as a buyer's agent ------------------
+  // Each answers the session, checked against the ACP contract, and throws AcpApiError with ACP's
+  // error as the route sent it.
+
+  /** POST /acp/checkout_sessions: opens a session (201), priced and held when it can be. */
+  async createAcpSession(payload: AcpCreateSessionInput, meta: AcpRequestMeta): Promise<AcpCheckoutSession> {
+    return this.#acp('POST', undefined, '', meta, { operation: 'create', body: payload });
+  }
+
+  /** GET /acp/checkout_sessions/:id. */
+  async getAcpSession(id: string, meta: AcpRequestMeta): Promise<AcpCheckoutSession> {
+    return this.#acp('GET', id, '', meta);
+  }
+
+  /** POST /acp/checkout_sessions/:id: changes the session and prices it again. */
+  async updateAcpSession(
+    id: string,
+    payload: AcpUpdateSessionInput,
+    meta: AcpRequestMeta,
+  ): Promise<AcpCheckoutSession> {
+    // A derived key covers the whole session as it is: any update applied since is a new call.
+    return this.#acp('POST', id, '', meta, { operation: 'update', body: payload, state: (s) => s });
+  }
+
+  /** POST /acp/checkout_sessions/:id/complete: pays the session with a delegated token. */
+  async completeAcpSession(
+    id: string,
+    payload: AcpCompleteSessionInput,
+    meta: AcpRequestMeta,
+  ): Promise<AcpCheckoutSession> {
+    // A derived key covers what is paid for, not the session's progress through paying: a retry
+    // while the first call pays (complete_in_progress) or after it (completed) keeps the key.
+    return this.#acp('POST', id, '/complete', meta, {
+      operation: 'complete',
+      body: payload,
+      state: ({ status: _s, updated_at: _u, order: _o, ...paidFor }) => paidFor,
+    });
+  }
+
+  /** POST /acp/checkout_sessions/:id/cancel: cancels the session, its stock back at once. */
+  async cancelAcpSession(
+    id: string,
+    payload: AcpCancelSessionInput | undefined,
+    meta: AcpRequestMeta,
+  ): Promise<AcpCheckoutSession> {
+    return this.#acp('POST', id, '/cancel', meta, { operation: 'cancel', body: payload ?? {} });
+  }
+
+  /**
+   * One ACP call: `meta` as headers; a POST without meta.idempotency_key gets a key derived from
+   * the operation, the session id, the body and, when `state` is given, what it takes of the
+   * session read just before (acpIdempotencyKey).
+   */
+  async #acp(
+    method: 'GET' | 'POST',
+    id: string | undefined,
+    suffix: string,
+    meta: AcpRequestMeta,
+    post?: { operation: string; body: unknown; state?: (session: AcpCheckoutSession) => unknown },
+  ): Promise<AcpCheckoutSession> {
+    let path: string;
+    try {
+      path = `/acp/checkout_sessions${id === undefined ? '' : `/${segment(id)}`}${suffix}`;
+    } catch (err) {
+      throw err instanceof PortageApiError ? acpErrorOf(err) : err;
+    }
+    const headers: Record<string, string> = {};
+    for (const [field, header] of Object.entries(ACP_HEADERS)) {
+      const value = meta[field as keyof typeof ACP_HEADERS];
+      if (value !== undefined) headers[header] = value;
+    }
+    let idempotencyKey: string | undefined;
+    if (post) {
+      const { idempotency_key: given, ...read } = meta;
+      idempotencyKey =
+        given ??
+        acpIdempotencyKey(
+          post.operation,
+          id ?? '',
+          post.body,
+          post.state && id !== undefined ? post.state(await this.getAcpSession(id, read)) : undefined,
+        );
+    }
+    return this.request(method, path, {
+      headers,
+      body: post?.body,
+      idempotencyKey,
+      schema: acpCheckoutSession,
+      errors: 'acp',
+    });
+  }
+
   // ---- any call -------------------------------------------------------------------------------
 
   /**
    * One call of the API. `path` is relative to the base URL and starts with `/`; encode
    * path segments with encodeURIComponent. Answers the parsed JSON (validated by `schema`
    * when given); throws PortageApiError for any non-2xx answer, a network failure, or an
-   * answer that breaks the schema.
+   * answer that breaks the schema (AcpApiError instead with `errors: 'acp'`).
    */
   request<S extends z.ZodType>(
     method: HttpMethod,
@@ -320,7 +471,12 @@ export class PortageClient {
       return await this.#request(method, path, options);
     } catch (err) {
       // The one place errors leave the client: none carries a credential (mask.ts).
-      if (err instanceof PortageApiError) throw err.masked((text) => this.maskCredentials(text));
+      const mask = (text: string) => this.maskCredentials(text);
+      if (err instanceof PortageApiError) {
+        const masked = err.masked(mask);
+        throw options.errors === 'acp' ? acpErrorOf(masked) : masked;
+      }
+      if (err instanceof AcpApiError) throw err.masked(mask);
       throw err;
     }
   }
@@ -332,7 +488,15 @@ export class PortageClient {
       throw new TypeError(`path must start with /, not ${this.maskCredentials(path)}`);
     if (this.#addressRefusal) throw this.#addressRefusal;
     const url = this.baseUrl + path + queryString(options.query);
-    const headers: Record<string, string> = { accept: 'application/json' };
+    const headers: Record<string, string> = {};
+    for (const [name, value] of Object.entries(options.headers ?? {})) {
+      // fetch's own refusal would quote the value; a header holds one line of text.
+      if (!/^[\t\x20-\x7e\x80-\xff]*$/.test(value)) {
+        throw new TypeError(`The ${name.slice(0, 100)} header's value must be one line of text`);
+      }
+      headers[name.toLowerCase()] = value;
+    }
+    headers.accept = 'application/json';
     if (options.body !== undefined) headers['content-type'] = 'application/json';
     if (options.idempotencyKey) headers['idempotency-key'] = options.idempotencyKey;
     const body = options.body === undefined ? undefined : JSON.stringify(options.body);
@@ -356,7 +520,8 @@ export class PortageClient {
 
       // Masked before errorFromAnswer cuts it short: a cut token would no longer be recognised.
       const text = this.maskCredentials(answer.text);
-      const err = errorFromAnswer(answer.status, answer.statusText, answer.json, text);
+      const ours = errorFromAnswer(answer.status, answer.statusText, answer.json, text);
+      const err = options.errors === 'acp' ? acpErrorFromAnswer(answer.status, answer.json, ours) : ours;
       // Spec 7: an expired token is renewed once; AUTH_ERROR itself is never retried.
       if (answer.status === 401 && this.#refreshes && !refreshed && sentToken && !NO_REFRESH.test(path)) {
         refreshed = true;

@@ -11,12 +11,19 @@
 // the typed client over an in-process fetch (app.inject): auth, rate limits, idempotency and
 // errors are exactly those of HTTP. This module imports neither modules nor db: the app hands
 // it `authenticate` and the in-process fetch.
+//
+// /mcp also serves ACP's MCP binding (src/contract/acp-tools.ts): the five checkout session
+// tools, each a call of its REST route under /acp with the agent's token (scope `shop`).
 import type { McpHttpHandler } from '@modelcontextprotocol/server';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { PortageClient } from '../client/index.ts';
+import { ACP_TOOL_SCOPES } from '../contract/acp-tools.ts';
 import { AppError, type ErrorBody } from '../contract/errors.ts';
 import { type AgentScope, roleCanGrant } from '../contract/scopes.ts';
 import { TOOL_SCOPES } from '../contract/tools.ts';
+
+/** The scope of every tool /mcp serves: Portage's and the ACP binding's. */
+const SCOPES: Record<string, AgentScope> = { ...TOOL_SCOPES, ...ACP_TOOL_SCOPES };
 
 /** What /mcp needs to know of the caller of a token. */
 export interface McpCaller {
@@ -78,6 +85,7 @@ export function mcpHttpRoutes(options: McpHttpOptions) {
           if (!extra) throw new Error('/mcp served without authentication');
           return createToolServer(extra.client, {
             logError: (message) => extra.log.error(message.trimEnd()),
+            acp: true,
           });
         },
         // 2025-era requests are served statelessly from the same factory (GET and DELETE: 405).
@@ -198,7 +206,7 @@ function missingScope(body: unknown, granted: readonly AgentScope[]): AgentScope
   for (const message of Array.isArray(body) ? body : [body]) {
     const m = message as { method?: unknown; params?: { name?: unknown } } | null;
     if (m?.method !== 'tools/call' || typeof m.params?.name !== 'string') continue;
-    const need = Object.hasOwn(TOOL_SCOPES, m.params.name) ? TOOL_SCOPES[m.params.name] : undefined;
+    const need = Object.hasOwn(SCOPES, m.params.name) ? SCOPES[m.params.name] : undefined;
     if (need && !granted.includes(need)) return need;
   }
   return undefined;

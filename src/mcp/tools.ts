@@ -4,6 +4,8 @@
 // the typed client (src/client): over the network from `portage mcp`, in process from /mcp.
 // Built on the MCP SDK v2's low-level Server: the tool list and the JSON Schemas are ours
 // (toolJsonSchemas), and so are input validation and the error JSON of a failed call.
+// POST /mcp also serves the ACP binding's checkout tools (src/contract/acp-tools.ts), which
+// answer as that binding says: the session as the result, ACP's error as a JSON-RPC error.
 import {
   type CallToolResult,
   type ListToolsResult,
@@ -12,7 +14,28 @@ import {
   Server,
 } from '@modelcontextprotocol/server';
 import type { z } from 'zod';
-import { maskErrorBody, PortageApiError, type PortageClient } from '../client/index.ts';
+import {
+  AcpApiError,
+  type AcpCancelSessionInput,
+  type AcpCompleteSessionInput,
+  type AcpCreateSessionInput,
+  type AcpUpdateSessionInput,
+  maskErrorBody,
+  PortageApiError,
+  type PortageClient,
+} from '../client/index.ts';
+import type { AcpError } from '../contract/acp.ts';
+import {
+  ACP_TOOLS,
+  type AcpArguments,
+  type AcpTool,
+  acpEnvelope,
+  cancelCheckoutSessionTool,
+  completeCheckoutSessionTool,
+  createCheckoutSessionTool,
+  getCheckoutSessionTool,
+  updateCheckoutSessionTool,
+} from '../contract/acp-tools.ts';
 import { categoryList } from '../contract/catalog.ts';
 import { type ErrorBody, inputProblems } from '../contract/errors.ts';
 import {
@@ -101,6 +124,22 @@ const HANDLERS: Record<string, Handler<Tool>> = {
     client.getAnalytics(input)) as Handler<Tool>,
 };
 
+/** What each ACP tool does: its REST operation under /acp, through the client. */
+const ACP_HANDLERS: Record<string, (client: PortageClient, args: AcpArguments) => Promise<object>> = {
+  [createCheckoutSessionTool.name]: (client, a) =>
+    client.createAcpSession(a.payload as AcpCreateSessionInput, a.meta),
+  [getCheckoutSessionTool.name]: (client, a) => client.getAcpSession(a.id!, a.meta),
+  [updateCheckoutSessionTool.name]: (client, a) =>
+    client.updateAcpSession(a.id!, a.payload as AcpUpdateSessionInput, a.meta),
+  [completeCheckoutSessionTool.name]: (client, a) =>
+    client.completeAcpSession(a.id!, a.payload as AcpCompleteSessionInput, a.meta),
+  [cancelCheckoutSessionTool.name]: (client, a) =>
+    client.cancelAcpSession(a.id!, a.payload as AcpCancelSessionInput | undefined, a.meta),
+};
+
+/** The JSON-RPC code of every ACP error (the binding's "server error"; ACP's own is in data). */
+const ACP_ERROR_CODE = -32000;
+
 /** `category` is an id or a slug (docs/api.md "Agent tools"): a slug is looked up among the categories. */
 async function categoryId(client: PortageClient, idOrSlug: string): Promise<string> {
   if (idOrSlug.startsWith('categories:')) return idOrSlug;
@@ -124,16 +163,34 @@ const success = (value: object): CallToolResult => ({
 export interface ToolServerOptions {
   /** Where a failure nobody expected is reported (never stdout under stdio); already masked. */
   logError?: (message: string) => void;
+  /**
+   * The ACP binding's checkout tools, listed after ours and served: for POST /mcp only (an
+   * agent's token; `portage mcp` holds a login token, which the ACP routes refuse).
+   */
+  acp?: boolean;
 }
 
+const listed = (tools: readonly Tool[], withOutput = true) =>
+  tools.map((t) => {
+    const { inputSchema, outputSchema } = toolJsonSchemas(t);
+    return {
+      name: t.name,
+      title: t.title,
+      description: t.description,
+      inputSchema,
+      ...(withOutput && outputSchema ? { outputSchema } : {}),
+      annotations: { title: t.title, ...t.annotations },
+    };
+  }) as ListToolsResult['tools'];
+
 /** The tools as MCP lists them, built once (toolJsonSchemas answers object schemas). */
-const TOOL_LIST: ListToolsResult['tools'] = TOOLS.map((t) => ({
-  name: t.name,
-  title: t.title,
-  description: t.description,
-  ...toolJsonSchemas(t),
-  annotations: { title: t.title, ...t.annotations },
-})) as ListToolsResult['tools'];
+const TOOL_LIST = listed(TOOLS);
+let acpToolList: ListToolsResult['tools'] | undefined;
+/** Portage's tools, then the ACP binding's (built at the first list that names them). */
+// Without their output schema: each is the spec's CheckoutSession, 36 KB of JSON Schema that
+// five tools would repeat in every agent's context (the answers are still that schema's).
+const withAcpTools = () => (acpToolList ??= [...TOOL_LIST, ...listed(ACP_TOOLS, false)]);
+const ACP_ENVELOPES = new Map(ACP_TOOLS.map((t) => [t.name, acpEnvelope(t)]));
 
 /**
  * A server instance acting through `client`. The SDK's entries (serveStdio, createMcpHandler)
@@ -146,8 +203,12 @@ export function createToolServer(client: PortageClient, options: ToolServerOptio
     { capabilities: { tools: {} }, instructions: TOOL_SERVER.description },
   );
   const byName = new Map(TOOLS.map((t) => [t.name, t]));
+  const acpByName = new Map(options.acp ? ACP_TOOLS.map((t) => [t.name, t]) : []);
+  const listedCount = TOOLS.length + (options.acp ? ACP_TOOLS.length : 0);
 
-  server.setRequestHandler('tools/list', async () => ({ tools: TOOL_LIST }));
+  server.setRequestHandler('tools/list', async () => ({
+    tools: options.acp ? withAcpTools() : TOOL_LIST,
+  }));
 
   // Every failure leaves through here, masked (docs/decisions.md "Agents (MCP)":
   // no credential in a message).
@@ -157,13 +218,47 @@ export function createToolServer(client: PortageClient, options: ToolServerOptio
     isError: true,
   });
 
+  /**
+   * An ACP tool, as the binding answers it: malformed arguments are Invalid params (-32602);
+   * ACP's error (the route's, or one made for a failure before it) is -32000 with it as data.
+   */
+  const callAcp = async (tool: AcpTool, args: unknown): Promise<CallToolResult> => {
+    const parsed = ACP_ENVELOPES.get(tool.name)!.safeParse(args ?? {});
+    if (!parsed.success) {
+      const details = inputProblems(tool.input, parsed.error);
+      throw new ProtocolError(
+        ProtocolErrorCode.InvalidParams,
+        mask(
+          `Invalid arguments for ${tool.name}: ${details.map((d) => `${d.field} ${d.message}`).join('; ')}`,
+        ),
+      );
+    }
+    let body: AcpError;
+    try {
+      return success(await ACP_HANDLERS[tool.name]!(client, parsed.data));
+    } catch (err) {
+      if (err instanceof AcpApiError) body = err.body;
+      else {
+        logError(mask(`portage mcp: ${tool.name} failed: ${(err as Error)?.stack ?? err}\n`));
+        body = {
+          type: 'processing_error',
+          code: 'internal_error',
+          message: 'Internal error in the tool server',
+        };
+      }
+    }
+    throw new ProtocolError(ACP_ERROR_CODE, body.message, body);
+  };
+
   server.setRequestHandler('tools/call', async (request): Promise<CallToolResult> => {
+    const acpTool = acpByName.get(request.params.name);
+    if (acpTool) return callAcp(acpTool, request.params.arguments);
     const tool = byName.get(request.params.name);
     if (!tool) {
       // The spec's protocol error for an unknown tool (Invalid params), not a tool's result.
       throw new ProtocolError(
         ProtocolErrorCode.InvalidParams,
-        `Unknown tool: ${mask(request.params.name.slice(0, 100))}; tools/list names the ${TOOLS.length} tools`,
+        `Unknown tool: ${mask(request.params.name.slice(0, 100))}; tools/list names the ${listedCount} tools`,
       );
     }
     const parsed = tool.input.safeParse(request.params.arguments ?? {});

@@ -81,3 +81,33 @@ export function toolFailed(result: CallToolResult, code: string, statusCode: num
   for (const key of Object.keys(body)) expect(['error', 'code', 'statusCode', 'details']).toContain(key);
   return body;
 }
+
+/** A raw POST /mcp of one JSON-RPC message with an agent's token, as a remote agent sends it. */
+export async function postMcp(
+  baseUrl: string,
+  body: unknown,
+  token?: string,
+  headers: Record<string, string> = {},
+): Promise<Response> {
+  return fetch(`${baseUrl}/mcp`, {
+    method: 'POST',
+    headers: {
+      'content-type': 'application/json',
+      accept: 'application/json, text/event-stream',
+      'mcp-protocol-version': '2025-11-25',
+      ...(token ? { authorization: `Bearer ${token}` } : {}),
+      ...headers,
+    },
+    body: JSON.stringify(body),
+  });
+}
+
+/** The one JSON-RPC message of an answer of /mcp, sent as JSON or as one SSE event. */
+// biome-ignore lint/suspicious/noExplicitAny: JSON-RPC messages are asserted by the tests
+export async function mcpMessage(res: Response): Promise<any> {
+  const text = await res.text();
+  if (text.startsWith('{')) return JSON.parse(text);
+  const data = text.split('\n').find((l) => l.startsWith('data:'));
+  if (!data) throw new Error(`no JSON-RPC message in: ${text.slice(0, 500)}`);
+  return JSON.parse(data.slice(5));
+}
