@@ -5,12 +5,13 @@
 
 import { eq } from 'drizzle-orm';
 import { beforeAll, describe, expect, it } from 'vitest';
+import { acpWebhookEvent } from '../src/contract/acp.ts';
 import { acpSessions, acpVaultTokens, acpWebhookDeliveries } from '../src/modules/acp/tables.ts';
 import { ACP_ON, AcpClient, issuePlatform, type Receiver, startReceiver } from './helpers/acp.ts';
 import type { SignedIn } from './helpers/app.ts';
 import { useTestApp } from './helpers/app.ts';
 import { admin, product, seller, uniqueEmail } from './helpers/builders.ts';
-import { ordersOfCheckout, ship } from './helpers/orders.ts';
+import { cancel, ordersOfCheckout, ship } from './helpers/orders.ts';
 
 const { t, database } = useTestApp();
 
@@ -100,6 +101,32 @@ describe('order events to a platform', () => {
       for (const s of advanced) t.clock.advance(-s);
       await down.close();
       await up.close();
+    }
+  });
+
+  it('a cancelled order: order_update canceled, then order_update with the refund as an adjustment', async () => {
+    const receiver = await startReceiver();
+    try {
+      const a = await platformWithOrder(receiver);
+      await t.app.jobs.runOnce();
+      await cancel(t, shop, a.order.id, 'Out of stock at the warehouse');
+      // One row of a session a pass: the next waits until the one before it was delivered.
+      await t.app.jobs.runOnce();
+      await t.app.jobs.runOnce();
+      const events = receiver.received.map((r) => acpWebhookEvent.parse(JSON.parse(r.body)));
+      expect(events.map((e) => [e.type, e.data.status])).toEqual([
+        ['order_create', 'confirmed'],
+        ['order_update', 'canceled'],
+        ['order_update', 'canceled'],
+      ]);
+      expect(events[2]!.data).toMatchObject({
+        adjustments: [
+          { type: 'refund', status: 'completed', amount: a.order.totalAmountCents, currency: 'cad' },
+        ],
+      });
+      expect(new Set(receiver.received.map((r) => r.headers['idempotency-key'])).size).toBe(3);
+    } finally {
+      await receiver.close();
     }
   });
 
