@@ -14,6 +14,7 @@ import type {
 import { shippingAddressInput } from '../../contract/checkout.ts';
 import { randomKey } from '../../contract/common.ts';
 import { AppError } from '../../contract/errors.ts';
+import { insertInto } from '../../db/sql.ts';
 import { accountForEmail } from '../auth/users.ts';
 import {
   type CheckoutDeps,
@@ -26,7 +27,7 @@ import {
 import { type AuthUser, inTransaction, type RequestContext } from '../context.ts';
 import type { OrdersDeps } from '../orders/service.ts';
 import { SANDBOX_CARDS } from '../payments/providers/sandbox.ts';
-import { payDelegated, paySandbox } from '../payments/service.ts';
+import { payDelegated, paySandboxIn, sandboxPaid } from '../payments/service.ts';
 import { sha256 } from '../secrets.ts';
 import { type AnswerDeps, effectiveStatus, SHIPPING_OPTION, toAcpSession } from './answer.ts';
 import { type AcpCaller, vaultOwner } from './caller.ts';
@@ -45,6 +46,9 @@ export interface AcpDeps extends CheckoutDeps, OrdersDeps, AnswerDeps {
 }
 
 type AcpRow = typeof acpSessions.$inferSelect;
+type CheckoutRow = NonNullable<Awaited<ReturnType<typeof sessionForPayment>>>;
+
+const insertSession = insertInto('acp_insert_session', acpSessions);
 
 const newSessionId = () => `acp_cs_${randomKey(15)}`;
 
@@ -82,8 +86,7 @@ export async function createAcpSession(
     updatedAt: now,
     expiresAt: new Date(now.getTime() + SESSION_TTL_MS),
   };
-  await ctx.db.insert(acpSessions).values(row);
-  return requote(ctx, deps, who, row.id, {});
+  return requote(ctx, deps, who, row, {});
 }
 
 /** POST /checkout_sessions/:id: the items, buyer, address, option or coupons changed, quoted again. */
@@ -159,9 +162,7 @@ export async function cancelAcpSession(
 /**
  * POST /checkout_sessions/:id/complete: spends the delegated token on the held checkout. The
  * order is made by the purchase flow under the checkout's lock, once, whichever of this answer
- * and the provider's webhook comes first; a session completed already answers its order. While
- * the provider settles (or did not answer), the session is complete_in_progress, and completing
- * it again with the same token asks the provider again under the same idempotency key.
+ * and the provider's webhook comes first; a session completed already answers its order.
  */
 export async function completeAcpSession(
   ctx: RequestContext,
@@ -187,68 +188,101 @@ export async function completeAcpSession(
     );
   }
   const token = payment.instrument.credential.token;
-  if (handler.id === STRIPE_HANDLER_ID && !/^spt_[A-Za-z0-9_]{1,200}$/.test(token)) {
+  if (handler.id === SANDBOX_HANDLER_ID) return completeWithVault(ctx, deps, who, id, token);
+  if (!/^spt_[A-Za-z0-9_]{1,200}$/.test(token)) {
     throw acpInvalid('invalid', 'Expected a Stripe shared payment token (spt_…)', TOKEN_PARAM);
   }
-  // Claimed under the session's lock: the state checked, a vault token checked against the
-  // held total and spent, the session complete_in_progress before any money moves.
-  type Claim =
-    | { done: AcpCheckoutSession }
-    | { checkoutId: string; totalCents: number; outcome?: 'pays' | 'declined' };
-  const claim = await inTransaction<Claim>(ctx, async (tx) => {
-    const row = await sessionOf(tx, who, id, true);
-    const checkout = await checkoutOf(tx, row);
-    const status = effectiveStatus(row, checkout, tx.now());
-    if (status === 'completed') return { done: toAcpSession(deps, row, checkout, tx.now()) };
-    if (status !== 'ready_for_payment' && status !== 'complete_in_progress') {
-      throw acpInvalid(
-        status,
-        status === 'not_ready_for_payment'
-          ? 'This checkout session is not ready for payment: fix what its messages say, then complete it'
-          : `This checkout session is ${status}; nothing was charged`,
-        undefined,
-        409,
-      );
-    }
-    const vaulted =
-      handler.id === SANDBOX_HANDLER_ID
-        ? await spendVaultToken(tx, {
-            token,
-            owner: vaultOwner(who),
-            sessionId: row.id,
-            amount: checkout!.totalCents,
-          })
-        : undefined;
-    await tx.db
+  return completeWithProvider(ctx, deps, who, id, token);
+}
+
+type Payable = { done: AcpCheckoutSession } | { row: AcpRow; checkout: CheckoutRow };
+
+/** The session locked for its payment: answered as it is when completed, refused unless payable. */
+async function payable(tx: RequestContext, deps: AcpDeps, who: AcpCaller, id: string): Promise<Payable> {
+  const row = await sessionOf(tx, who, id, true);
+  const checkout = await checkoutOf(tx, row);
+  const status = effectiveStatus(row, checkout, tx.now());
+  if (status === 'completed') return { done: toAcpSession(deps, row, checkout, tx.now()) };
+  if (!checkout || (status !== 'ready_for_payment' && status !== 'complete_in_progress')) {
+    throw acpInvalid(
+      status,
+      status === 'not_ready_for_payment'
+        ? 'This checkout session is not ready for payment: fix what its messages say, then complete it'
+        : `This checkout session is ${status}; nothing was charged`,
+      undefined,
+      409,
+    );
+  }
+  return { row, checkout };
+}
+
+/**
+ * The sandbox's vault: the token checked against the held total and spent, and the sandbox's
+ * payment made, in one transaction under the session's lock (then its checkout's). A refusal
+ * rolls it all back: nothing charged, the token unspent, the session as it was.
+ */
+async function completeWithVault(
+  ctx: RequestContext,
+  deps: AcpDeps,
+  who: AcpCaller,
+  id: string,
+  token: string,
+): Promise<AcpCheckoutSession> {
+  const sandbox = deps.sandbox;
+  if (!sandbox) throw new Error('the sandbox handler is offered only with the sandbox');
+  const paying = await inTransaction(ctx, async (tx) => {
+    const p = await payable(tx, deps, who, id);
+    if ('done' in p) return p;
+    const vaulted = await spendVaultToken(tx, {
+      token,
+      owner: vaultOwner(who),
+      sessionId: p.row.id,
+      amount: p.checkout.totalCents,
+    });
+    const card = SANDBOX_CARDS[vaulted.outcome];
+    return {
+      row: p.row,
+      outcome: await paySandboxIn(tx, { ...deps, sign: sandbox.sign }, p.checkout.id, card),
+    };
+  }).catch(paymentRefusal);
+  if ('done' in paying) return paying.done;
+  await sandboxPaid(ctx, deps, paying.outcome).catch(paymentRefusal);
+  return answerOf(ctx, deps, paying.row);
+}
+
+/**
+ * A provider's token (Stripe's Shared Payment Token): the session goes complete_in_progress under
+ * its lock, then the provider is asked after the commit (never inside a transaction). While the
+ * provider settles or did not answer, the session stays complete_in_progress, and completing it
+ * again with the same token asks again under the same idempotency key.
+ */
+async function completeWithProvider(
+  ctx: RequestContext,
+  deps: AcpDeps,
+  who: AcpCaller,
+  id: string,
+  token: string,
+): Promise<AcpCheckoutSession> {
+  const claim = await inTransaction(ctx, async (tx) => {
+    const p = await payable(tx, deps, who, id);
+    if ('done' in p) return p;
+    const [paying] = await tx.db
       .update(acpSessions)
       .set({ status: acpSessionMachine.to('pay'), updatedAt: tx.now() })
-      .where(sql`${acpSessions.id} = ${row.id} and ${acpSessionMachine.where('pay', acpSessions.status)}`);
-    return { checkoutId: checkout!.id, totalCents: checkout!.totalCents, outcome: vaulted?.outcome };
+      .where(sql`${acpSessions.id} = ${p.row.id} and ${acpSessionMachine.where('pay', acpSessions.status)}`)
+      .returning();
+    return { row: paying ?? p.row, checkout: p.checkout };
   });
   if ('done' in claim) return claim.done;
-
   try {
-    if (claim.outcome) {
-      if (!deps.sandbox) throw new Error('a sandbox vault token without the sandbox');
-      await paySandbox(
-        ctx,
-        { ...deps, sign: deps.sandbox.sign },
-        claim.checkoutId,
-        SANDBOX_CARDS[claim.outcome],
-      );
-    } else {
-      const paid = await payDelegated(ctx, deps, {
-        checkoutId: claim.checkoutId,
-        token,
-        amountCents: claim.totalCents,
-        idempotencyKey: `acp-complete:${claim.checkoutId}:${sha256(token).slice(0, 32)}`,
-      });
-      // Accepted and settling: the provider's webhook makes the order; the session says so meanwhile.
-      if (paid.state === 'processing') return getAcpSession(ctx, deps, who, id);
-    }
+    await payDelegated(ctx, deps, {
+      checkoutId: claim.checkout.id,
+      token,
+      amountCents: claim.checkout.totalCents,
+      idempotencyKey: `acp-complete:${claim.checkout.id}:${sha256(token).slice(0, 32)}`,
+    });
   } catch (err) {
-    if (!(err instanceof AppError)) throw err;
-    if (err.statusCode === 503) {
+    if (err instanceof AppError && err.statusCode === 503) {
       // The provider did not answer: the money may have moved. The session stays
       // complete_in_progress; a retried complete asks again under the same key.
       throw new AcpFailure(
@@ -264,20 +298,23 @@ export async function completeAcpSession(
       .where(
         sql`${acpSessions.id} = ${id} and ${acpSessionMachine.where('payment_failed', acpSessions.status)}`,
       );
-    if (err.code === 'PAYMENT_PROVIDER_ERROR') {
-      throw acpInvalid('payment_declined', err.message, '$.payment_data', 402);
-    }
-    throw acpInvalid('conflict', err.message, undefined, 409);
+    return paymentRefusal(err);
   }
-  return inTransaction(ctx, async (tx) => {
-    const [row] = await tx.db
-      .update(acpSessions)
-      .set({ status: acpSessionMachine.to('complete'), updatedAt: tx.now() })
-      .where(sql`${acpSessions.id} = ${id} and ${acpSessionMachine.where('complete', acpSessions.status)}`)
-      .returning();
-    const now = row ?? (await sessionOf(tx, who, id, false));
-    return toAcpSession(deps, now, await checkoutOf(tx, now), tx.now());
-  });
+  // Paid (completed, read from its checkout), or accepted and settling (complete_in_progress).
+  return answerOf(ctx, deps, claim.row);
+}
+
+/** A payment's refusal as ACP says it: declined is 402, a checkout that ended meanwhile 409. */
+function paymentRefusal(err: unknown): never {
+  if (!(err instanceof AppError)) throw err;
+  if (err.code === 'PAYMENT_PROVIDER_ERROR')
+    throw acpInvalid('payment_declined', err.message, '$.payment_data', 402);
+  throw acpInvalid('conflict', err.message, undefined, 409);
+}
+
+/** The session after its payment, its checkout read again (completed is read from it). */
+async function answerOf(ctx: RequestContext, deps: AcpDeps, row: AcpRow): Promise<AcpCheckoutSession> {
+  return toAcpSession(deps, row, await checkoutOf(ctx, row), ctx.now());
 }
 
 // ---- quoting ------------------------------------------------------------------------------------
@@ -295,11 +332,13 @@ async function requote(
   ctx: RequestContext,
   deps: AcpDeps,
   who: AcpCaller,
-  id: string,
+  /** The session's id, or a new session's row (written in the same transaction). */
+  target: string | AcpRow,
   change: Change,
 ): Promise<AcpCheckoutSession> {
   const done = await inTransaction(ctx, async (tx) => {
-    const before = await sessionOf(tx, who, id, true);
+    if (typeof target !== 'string') await insertSession.later(tx.db, [target]);
+    const before = typeof target === 'string' ? await sessionOf(tx, who, target, true) : target;
     const status = effectiveStatus(before, await checkoutOf(tx, before), tx.now());
     if (status !== 'not_ready_for_payment' && status !== 'ready_for_payment') {
       throw acpInvalid(

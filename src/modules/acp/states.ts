@@ -28,7 +28,6 @@ export const acpSessionMachine = defineMachine({
     },
     pay: { from: ['ready_for_payment'], to: 'complete_in_progress', past: 'paid' },
     payment_failed: { from: ['complete_in_progress'], to: 'ready_for_payment' },
-    complete: { from: ['ready_for_payment', 'complete_in_progress'], to: 'completed' },
     cancel: { from: ['not_ready_for_payment', 'ready_for_payment'], to: 'canceled' },
   },
 });

@@ -220,51 +220,79 @@ export interface SandboxPayment {
  */
 export async function paySandbox(
   ctx: RequestContext,
-  deps: OrdersDeps & { provider: PaymentProvider; sign(payload: string, now: Date): string },
+  deps: SandboxPayDeps,
   checkoutId: string,
   cardNumber: string,
 ): Promise<SandboxPayment> {
+  const outcome = await inTransaction(ctx, (tx) => paySandboxIn(tx, deps, checkoutId, cardNumber));
+  return sandboxPaid(ctx, deps, outcome);
+}
+
+type SandboxPayDeps = OrdersDeps & { provider: PaymentProvider; sign(payload: string, now: Date): string };
+
+/** What paySandboxIn decided, for sandboxPaid to finish after the commit. */
+export interface SandboxOutcome {
+  checkoutId: string;
+  paid: EventOutcome;
+}
+
+/**
+ * paySandbox's work in the caller's transaction (a protocol adapter pays under its own session's
+ * lock, taken before this one's): the caller commits, then hands the outcome to sandboxPaid.
+ */
+export async function paySandboxIn(
+  tx: RequestContext,
+  deps: SandboxPayDeps,
+  checkoutId: string,
+  cardNumber: string,
+): Promise<SandboxOutcome> {
   const card = cardNumber.replace(/[\s-]/g, '');
-  const outcome = await inTransaction(ctx, async (tx) => {
-    const session = await lockSessionForPayment(tx, checkoutId);
-    if (!session) throw notFound(`Checkout session ${checkoutId} not found`);
-    if (session.status === 'complete') {
-      const paid: EventOutcome = {
-        received: true,
-        duplicate: true,
-        orderIds: await orderIdsOfCheckout(tx, session.id),
-      };
-      return { session, paid };
-    }
-    if (session.expiresAt <= tx.now()) {
-      throw conflict('This checkout session has expired and its stock was released; check out again');
-    }
-    if (session.status === 'expired') {
-      throw conflict(
-        'A newer checkout of your cart replaced this one and its stock was released; pay the newer one, or check out again',
-      );
-    }
-    if (card === SANDBOX_CARDS.declined) {
-      throw new AppError(
-        'PAYMENT_PROVIDER_ERROR',
-        400,
-        'Your card was declined (sandbox test card 4000 0000 0000 0002)',
-      );
-    }
-    if (card !== SANDBOX_CARDS.pays) {
-      throw new AppError(
-        'PAYMENT_PROVIDER_ERROR',
-        400,
-        'The sandbox takes only its test cards: 4242 4242 4242 4242 pays, 4000 0000 0000 0002 is declined',
-      );
-    }
-    const payload = JSON.stringify(paymentSucceededEvent(session.id, session.totalCents, tx.now()));
-    const event = deps.provider.parseWebhook(Buffer.from(payload), deps.sign(payload, tx.now()), tx.now());
-    const paid = await applyPaymentEvent(tx, { ...deps, providerName: deps.provider.name }, event, {
-      session,
-    });
-    return { session, paid };
+  const session = await lockSessionForPayment(tx, checkoutId);
+  if (!session) throw notFound(`Checkout session ${checkoutId} not found`);
+  if (session.status === 'complete') {
+    const paid: EventOutcome = {
+      received: true,
+      duplicate: true,
+      orderIds: await orderIdsOfCheckout(tx, session.id),
+    };
+    return { checkoutId: session.id, paid };
+  }
+  if (session.expiresAt <= tx.now()) {
+    throw conflict('This checkout session has expired and its stock was released; check out again');
+  }
+  if (session.status === 'expired') {
+    throw conflict(
+      'A newer checkout of your cart replaced this one and its stock was released; pay the newer one, or check out again',
+    );
+  }
+  if (card === SANDBOX_CARDS.declined) {
+    throw new AppError(
+      'PAYMENT_PROVIDER_ERROR',
+      400,
+      'Your card was declined (sandbox test card 4000 0000 0000 0002)',
+    );
+  }
+  if (card !== SANDBOX_CARDS.pays) {
+    throw new AppError(
+      'PAYMENT_PROVIDER_ERROR',
+      400,
+      'The sandbox takes only its test cards: 4242 4242 4242 4242 pays, 4000 0000 0000 0002 is declined',
+    );
+  }
+  const payload = JSON.stringify(paymentSucceededEvent(session.id, session.totalCents, tx.now()));
+  const event = deps.provider.parseWebhook(Buffer.from(payload), deps.sign(payload, tx.now()), tx.now());
+  const paid = await applyPaymentEvent(tx, { ...deps, providerName: deps.provider.name }, event, {
+    session,
   });
+  return { checkoutId: session.id, paid };
+}
+
+/** After the commit: the mail nudge, a refund's sending, and the answer (or why no order). */
+export async function sandboxPaid(
+  ctx: RequestContext,
+  deps: OrdersDeps,
+  outcome: SandboxOutcome,
+): Promise<SandboxPayment> {
   const answer = await afterCommit(ctx, deps, outcome.paid);
   if (!answer.orderIds?.length) {
     // The payment was taken and refused under the lock (a coupon used up meanwhile): refunded.
@@ -274,8 +302,8 @@ export async function paySandbox(
   }
   return {
     paid: true,
-    sessionId: outcome.session.id,
-    paymentIntentId: sandboxPaymentIntent(outcome.session.id),
+    sessionId: outcome.checkoutId,
+    paymentIntentId: sandboxPaymentIntent(outcome.checkoutId),
     orderIds: answer.orderIds ?? [],
   };
 }
