@@ -1,4 +1,4 @@
-// The five checkout tools of ACP 2026-04-17's MCP binding (the spec's docs/mcp-binding.md; our
+// The five checkout tools of ACP 2026-04-17's MCP binding (our
 // docs/acp.md), one per REST operation under /acp. Their arguments are the binding's
 // `{meta, id, payload}`: `meta` stands for the request headers, `id` for the session in the path,
 // `payload` for the REST body, checked by the route with the same schemas as over REST. Served
