@@ -8,7 +8,14 @@ import type { OrderStatus } from '../contract/orders.ts';
 import type { RequestContext } from './context.ts';
 
 export type DomainEvent =
-  | { type: 'checkout.completed'; checkoutId: string; buyerId: string; orderIds: string[] }
+  | {
+      type: 'checkout.completed';
+      checkoutId: string;
+      buyerId: string;
+      orderIds: string[];
+      /** The protocol adapter's session the checkout held for (ACP), when one made it. */
+      adapterSessionId?: string;
+    }
   | {
       type: 'order.paid';
       orderId: string;

@@ -14,7 +14,7 @@ import type {
 import { shippingAddressInput } from '../../contract/checkout.ts';
 import { randomKey } from '../../contract/common.ts';
 import { AppError } from '../../contract/errors.ts';
-import { insertInto } from '../../db/sql.ts';
+import { insertInto, ph, query, statement } from '../../db/sql.ts';
 import { accountForEmail } from '../auth/users.ts';
 import {
   type CheckoutDeps,
@@ -32,7 +32,7 @@ import { sha256 } from '../secrets.ts';
 import { type AnswerDeps, effectiveStatus, SHIPPING_OPTION, toAcpSession } from './answer.ts';
 import { type AcpCaller, vaultOwner } from './caller.ts';
 import { AcpFailure, acpInvalid, acpNotFound, TOKEN_PARAM } from './errors.ts';
-import { SANDBOX_HANDLER_ID, STRIPE_HANDLER_ID } from './handlers.ts';
+import { SANDBOX_HANDLER_ID } from './handlers.ts';
 import { acpSessionMachine } from './states.ts';
 import { type AcpSessionRequest, acpSessions } from './tables.ts';
 import { spendVaultToken } from './vault.ts';
@@ -355,10 +355,9 @@ async function requote(
     let held: Awaited<ReturnType<typeof holdCheckout>> | undefined;
     if (messages.length === 0 && buyer.user && address.value) {
       const asBuyer = { ...tx, user: buyer.user };
-      const attempt = async (coupon: string | undefined) =>
-        // A savepoint: a refused hold leaves nothing of itself behind.
-        tx.db.transaction((sp) =>
-          holdCheckout({ ...asBuyer, db: sp as unknown as typeof tx.db, inTransaction: true }, deps, {
+      const attempt = (coupon: string | undefined) =>
+        withSavepoint(asBuyer, () =>
+          holdCheckout(asBuyer, deps, {
             shipping_address: address.value!,
             ...(coupon ? { coupon } : {}),
             adapter: {
@@ -407,6 +406,27 @@ async function requote(
   });
   await endProviderSessions(ctx, deps, done.superseded);
   return toAcpSession(deps, done.row, done.holding, ctx.now());
+}
+
+const savepoint = statement('', sql.raw('savepoint acp_hold'));
+const releaseSavepoint = statement('', sql.raw('release savepoint acp_hold'));
+const rollbackToSavepoint = statement('', sql.raw('rollback to savepoint acp_hold'));
+
+/**
+ * Runs `work` under a savepoint of tx's transaction: a refused hold (some units reserved before
+ * another product ran out) leaves nothing of itself behind. Setting and releasing it go out with
+ * the next statements; only a rollback costs a round trip of its own.
+ */
+async function withSavepoint<T>(tx: RequestContext, work: () => Promise<T>): Promise<T> {
+  await savepoint.later(tx.db);
+  try {
+    const done = await work();
+    await releaseSavepoint.later(tx.db);
+    return done;
+  } catch (err) {
+    await rollbackToSavepoint(tx.db);
+    throw err;
+  }
 }
 
 /** One line per product: a product named twice is one line of the summed quantity. */
@@ -563,13 +583,30 @@ function error(
 
 /** The caller's session (locked when asked); another caller's, or none, is 404. */
 async function sessionOf(ctx: RequestContext, who: AcpCaller, id: string, lock: boolean): Promise<AcpRow> {
-  const read = ctx.db.select().from(acpSessions).where(eq(acpSessions.id, id));
-  const [row] = id.length <= 64 ? await (lock ? read.for('update') : read) : [];
+  const [row] = id.length <= 64 ? await (lock ? sessionLocked : sessionRead)(ctx.db, { id }) : [];
   const mine =
     row && ('platform' in who ? row.platformId === who.platform.id : row.agentUserId === who.user.id);
   if (!row || !mine) throw acpNotFound(id.slice(0, 64));
   return row;
 }
+
+const sessionRead = query('acp_session', (db, name) =>
+  db
+    .select()
+    .from(acpSessions)
+    .where(eq(acpSessions.id, ph('id')))
+    .prepare(name),
+);
+// `for no key update`: a payment's transaction writes the session's webhook row, whose foreign
+// key takes a key-share lock on this row; `for update` would make the two wait on each other.
+const sessionLocked = query('acp_session_locked', (db, name) =>
+  db
+    .select()
+    .from(acpSessions)
+    .where(eq(acpSessions.id, ph('id')))
+    .for('no key update')
+    .prepare(name),
+);
 
 async function checkoutOf(ctx: RequestContext, row: AcpRow) {
   return row.checkoutId ? await sessionForPayment(ctx, row.checkoutId) : undefined;

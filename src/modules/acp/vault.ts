@@ -2,9 +2,10 @@
 // test card into a delegated token (`vt_…`) usable once, for one session, up to its allowance's
 // amount, until its expiry (the spec's delegate payment). No card number is stored: only the
 // outcome the test card stands for, its brand and last four digits.
-import { eq } from 'drizzle-orm';
+import { eq, sql } from 'drizzle-orm';
 import type { AcpDelegatePaymentRequest, AcpDelegatePaymentResponse } from '../../contract/acp.ts';
 import { isoSecond } from '../../contract/common.ts';
+import { ph, query } from '../../db/sql.ts';
 import type { RequestContext } from '../context.ts';
 import { SANDBOX_CARDS } from '../payments/providers/sandbox.ts';
 import { randomToken } from '../secrets.ts';
@@ -67,10 +68,8 @@ export async function spendVaultToken(
   use: { token: string; owner: string; sessionId: string; amount: number },
 ): Promise<{ outcome: 'pays' | 'declined' }> {
   const param = TOKEN_PARAM;
-  const [row] =
-    use.token.length <= 100
-      ? await tx.db.select().from(acpVaultTokens).where(eq(acpVaultTokens.id, use.token)).for('update')
-      : [];
+  // Spent and locked in one statement; a refusal below rolls the spending back with the caller's transaction.
+  const [row] = use.token.length <= 100 ? await spend(tx.db, { id: use.token, now: tx.now() }) : [];
   if (!row || row.owner !== use.owner) throw acpInvalid('invalid', 'Unknown payment token', param);
   if (row.checkoutSessionId !== use.sessionId) {
     throw acpInvalid('invalid', "This payment token's allowance is for another checkout session", param);
@@ -84,7 +83,14 @@ export async function spendVaultToken(
       param,
     );
   }
-  if (!row.usedAt)
-    await tx.db.update(acpVaultTokens).set({ usedAt: tx.now() }).where(eq(acpVaultTokens.id, row.id));
   return { outcome: row.outcome };
 }
+
+const spend = query('acp_vault_spend', (db, name) =>
+  db
+    .update(acpVaultTokens)
+    .set({ usedAt: sql`coalesce(${acpVaultTokens.usedAt}, ${ph('now')}::timestamptz)` })
+    .where(eq(acpVaultTokens.id, ph('id')))
+    .returning()
+    .prepare(name),
+);

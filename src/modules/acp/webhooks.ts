@@ -6,7 +6,7 @@
 import { and, eq, isNull, sql } from 'drizzle-orm';
 import type { AcpOrder, AcpWebhookEvent } from '../../contract/acp.ts';
 import { isoSecond } from '../../contract/common.ts';
-import { rowsOf } from '../../db/sql.ts';
+import { insertInto, ph, rowsOf, statement } from '../../db/sql.ts';
 import type { Job } from '../../jobs/runner.ts';
 import type { RequestContext } from '../context.ts';
 import type { DomainEvent } from '../events.ts';
@@ -104,16 +104,16 @@ export function toAcpOrder(
  * The row's permalink is a path: the job, which knows the public URL, makes it absolute.
  */
 export async function queueOrderEvent(ctx: RequestContext, event: DomainEvent): Promise<void> {
-  // A payment reads only the session (an index lookup) unless a platform's session made it.
   const created = event.type === 'checkout.completed';
+  // A purchase costs nothing here unless an adapter's session made it (its event says so).
+  if (created && !event.adapterSessionId) return;
   const orders = 'orderId' in event ? await ordersOfOneCheckout(ctx, { orderId: event.orderId }) : undefined;
   const checkoutId = created ? event.checkoutId : orders?.[0]?.checkoutId;
   if (!checkoutId) return;
-  const [session] = await ctx.db
-    .select({ id: acpSessions.id, platformId: acpSessions.platformId })
-    .from(acpSessions)
-    .where(eq(acpSessions.checkoutId, checkoutId));
-  if (!session?.platformId) return; // not an ACP platform's purchase
+  const [session] = await (created
+    ? sessionById(ctx.db, { id: event.adapterSessionId })
+    : sessionOfCheckout(ctx.db, { checkoutId }));
+  if (!session?.platformId) return; // not an ACP platform's purchase (an agent's has no webhook)
   const key = checkoutId.slice(checkoutId.indexOf(':') + 1);
   const eventId = created
     ? `evt_${key}_created`
@@ -125,18 +125,32 @@ export async function queueOrderEvent(ctx: RequestContext, event: DomainEvent): 
     orders ?? (await ordersOfOneCheckout(ctx, { checkoutId })),
   );
   const body: AcpWebhookEvent = { type: created ? 'order_create' : 'order_update', data };
-  await ctx.db
-    .insert(acpWebhookDeliveries)
-    .values({
+  const now = ctx.now();
+  // Written with the transaction's next statement (or its commit): nobody reads its answer.
+  await insertDelivery.later(ctx.db, [
+    {
       eventId,
       platformId: session.platformId,
       acpSessionId: session.id,
       body: JSON.stringify(body),
-      nextAttemptAt: ctx.now(),
-      createdAt: ctx.now(),
-    })
-    .onConflictDoNothing({ target: acpWebhookDeliveries.eventId });
+      nextAttemptAt: now,
+      createdAt: now,
+    },
+  ]);
 }
+
+type SessionOwner = { id: string; platformId: string | null };
+const sessionById = statement<SessionOwner>(
+  'acp_session_owner_by_id',
+  sql`select id, platform_id as "platformId" from ${acpSessions} where id = ${ph('id')}`,
+);
+const sessionOfCheckout = statement<SessionOwner>(
+  'acp_session_owner_by_checkout',
+  sql`select id, platform_id as "platformId" from ${acpSessions} where checkout_id = ${ph('checkoutId')}`,
+);
+const insertDelivery = insertInto('acp_insert_delivery', acpWebhookDeliveries, {
+  onConflictDoNothing: [acpWebhookDeliveries.eventId],
+});
 
 /** What makes an event's id unique: the order, refund or return it is about. */
 function eventSubject(event: DomainEvent): string {

@@ -3,7 +3,7 @@
 // payments/refunds.ts; the returns module reaches them only through for-returns.ts
 // (docs/api.md "Orders", "Refunds"; docs/decisions.md "Orders").
 // Its length is reading orders (lists, detail, mail views) and their transitions, which share the row helpers.
-import { and, asc, count, desc, eq, inArray, lte, sql } from 'drizzle-orm';
+import { and, asc, count, desc, eq, getTableColumns, lte, sql } from 'drizzle-orm';
 import type { z } from 'zod';
 import { isRecordId, type Province, toUnix } from '../../contract/common.ts';
 import { conflict, forbidden, notFound } from '../../contract/errors.ts';
@@ -96,9 +96,17 @@ export async function orderIdsOfCheckout(ctx: RequestContext, checkoutId: string
   return rows.map((r) => r.id);
 }
 
+/** An order item as a protocol adapter shows it. */
+export interface AdapterOrderItem {
+  productId: string;
+  name: string;
+  quantity: number;
+  unitPriceCents: number;
+}
+
 /**
  * Every order of one checkout (named by the checkout, or by one of its orders) with its items,
- * by seller: what a protocol adapter shows as the one order its session became.
+ * by seller, in one statement: what a protocol adapter shows as the one order its session became.
  */
 export async function ordersOfOneCheckout(
   ctx: RequestContext,
@@ -108,24 +116,16 @@ export async function ordersOfOneCheckout(
     'checkoutId' in of
       ? sql`${of.checkoutId}`
       : sql`(select ${orders.checkoutId} from ${orders} where ${orders.id} = ${of.orderId})`;
-  const rows = await ctx.db
-    .select()
+  return ctx.db
+    .select({
+      ...getTableColumns(orders),
+      items: sql<AdapterOrderItem[]>`(select coalesce(json_agg(json_build_object('productId', i.product_id,
+        'name', i.name, 'quantity', i.quantity, 'unitPriceCents', i.unit_price_cents) order by i.position), '[]')
+        from ${orderItems} i where i.order_id = ${orders.id})`,
+    })
     .from(orders)
     .where(sql`${orders.checkoutId} = ${checkout}`)
     .orderBy(asc(orders.sellerId));
-  const items = rows.length
-    ? await ctx.db
-        .select()
-        .from(orderItems)
-        .where(
-          inArray(
-            orderItems.orderId,
-            rows.map((r) => r.id),
-          ),
-        )
-        .orderBy(asc(orderItems.position))
-    : [];
-  return rows.map((r) => ({ ...r, items: items.filter((i) => i.orderId === r.id) }));
 }
 
 /** The province of the buyer's last order's address (the cart estimates tax for it). */

@@ -159,6 +159,7 @@ export async function createFromCheckout(
       checkoutId: session.id,
       buyerId: session.buyerId,
       orderIds: created.map((o) => o.id),
+      ...(session.adapterSessionId ? { adapterSessionId: session.adapterSessionId } : {}),
     });
 
     // The names were read with the session (lockSessionForPayment).
