@@ -210,6 +210,51 @@ describe('ACP with Stripe shared payment tokens', () => {
     expect(await ordersOfCheckout(database, checkoutId)).toHaveLength(1);
   });
 
+  it('while a payment is in progress, another token is refused (no second charge); its webhook completes it', async () => {
+    const { session } = await heldSession();
+    expect((await acp.complete(session.id, 'spt_test_processing_first')).body.status).toBe(
+      'complete_in_progress',
+    );
+    const other = await acp.complete(session.id, 'spt_test_another_card');
+    expect(other.status).toBe(409);
+    expect(other.body).toMatchObject({
+      code: 'complete_in_progress',
+      param: '$.payment_data.instrument.credential.token',
+    });
+    const checkoutId = await checkoutOf(session.id);
+    expect(intentsOf(checkoutId)).toHaveLength(1);
+    // The same token again asks Stripe under the same key: still one payment intent.
+    expect((await acp.complete(session.id, 'spt_test_processing_first')).body.status).toBe(
+      'complete_in_progress',
+    );
+    expect(intentsOf(checkoutId)).toHaveLength(1);
+    expect((await deliverSucceeded(intentsOf(checkoutId)[0]!)).status).toBe(200);
+    expect((await acp.get(session.id)).body.status).toBe('completed');
+    expect(await refundsOf(checkoutId)).toEqual([]);
+  });
+
+  it('a payment still settling when its hold ends: expired, cancel refused (405), and its money refunded when it lands', async () => {
+    const { session, product: p } = await heldSession();
+    expect((await acp.complete(session.id, 'spt_test_processing_late')).body.status).toBe(
+      'complete_in_progress',
+    );
+    const checkoutId = await checkoutOf(session.id);
+    t.clock.advance(31 * 60);
+    try {
+      await t.app.jobs.runOnce();
+      expect((await acp.get(session.id)).body.status).toBe('expired');
+      const cancel = await acp.cancel(session.id);
+      expect(cancel.status).toBe(405);
+      expect(await liveReservedUnits(database, p.id)).toBe(0);
+      expect((await deliverSucceeded(intentsOf(checkoutId)[0]!)).status).toBe(200);
+      expect(await ordersOfCheckout(database, checkoutId)).toHaveLength(0);
+      expect((await refundsOf(checkoutId)).map((r) => r.amountCents)).toEqual([amount(session, 'total')]);
+      expect((await acp.get(session.id)).body.status).toBe('expired');
+    } finally {
+      t.clock.advance(-31 * 60);
+    }
+  });
+
   it('Stripe unreachable: 503 with Retry-After, the session complete_in_progress; the retry charges once', async () => {
     const { session } = await heldSession();
     for (let i = 0; i < 3; i++) stripe.failNext(500, { type: 'api_error', message: 'Something went wrong' });

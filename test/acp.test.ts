@@ -26,7 +26,7 @@ import { agentToken } from './helpers/agents.ts';
 import type { SignedIn } from './helpers/app.ts';
 import { useTestApp } from './helpers/app.ts';
 import { admin, buyer, product, seller, uniqueEmail } from './helpers/builders.ts';
-import { paymentEvent, postEvent } from './helpers/checkout.ts';
+import { addToCart, openCheckout, paymentEvent, postEvent } from './helpers/checkout.ts';
 import { emlFiles, liveReservedUnits, ordersOfCheckout, stockOf } from './helpers/orders.ts';
 import { parseEml } from './helpers/smtp.ts';
 
@@ -48,11 +48,11 @@ type Total = { type: string; amount: number };
 const amount = (body: { totals: Total[] }, type: string) => body.totals.find((x) => x.type === type)?.amount;
 
 /** A held session of `quantity` units of a new product (stock 5, $25.00): answers it and the product. */
-async function heldSession(quantity = 1, client = acp) {
+async function heldSession(quantity = 1, client = acp, who: Record<string, string> = buyerNamed()) {
   const p = await product(t.api, shop, { priceCents: 2500, stockQuantity: 5 });
   const res = await client.create({
     line_items: [{ id: p.id, quantity }],
-    buyer: buyerNamed(),
+    buyer: who,
     fulfillment_details: ACP_ON,
   });
   expect(res.status, JSON.stringify(res.body)).toBe(201);
@@ -216,6 +216,23 @@ describe('a guest claims the account a platform made', () => {
     expect(orders.body.orders.map((o: { id: string }) => o.id)).toEqual(
       (await ordersOfCheckout(database, await checkoutOf(session.id))).map((o) => o.id),
     );
+  });
+});
+
+describe('a platform naming an existing account', () => {
+  it("buys as that person, without ending the person's own checkout or hold", async () => {
+    const person = await buyer(t.api, 'acp-existing');
+    const own = await product(t.api, shop, { stockQuantity: 5 });
+    await addToCart(t.api, person, own.id, 1);
+    const mine = await openCheckout(t.api, person);
+    const { session } = await heldSession(1, acp, { email: person.email, first_name: 'Avery' });
+    expect((await acp.pay(session.id)).body.status).toBe('completed');
+    // The person's own checkout is still theirs to pay.
+    const still = await t.api.as(person).get(`/checkout/${encodeURIComponent(mine.sessionId)}`);
+    expect(still.body.status).toBe('ready_for_payment');
+    expect(await liveReservedUnits(database, own.id)).toBe(1);
+    const [order] = await ordersOfCheckout(database, await checkoutOf(session.id));
+    expect(order!.buyerId).toBe(person.id);
   });
 });
 

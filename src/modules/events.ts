@@ -27,6 +27,8 @@ export type DomainEvent =
   | {
       type: 'order.confirmed' | 'order.shipped' | 'order.delivered' | 'order.cancelled';
       orderId: string;
+      /** The checkout the order was paid in (a protocol adapter's session is found by it). */
+      checkoutId: string;
       buyerId: string;
       sellerId: string;
     }

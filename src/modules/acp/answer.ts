@@ -28,12 +28,17 @@ export interface AnswerDeps {
 export const acpOrderId = (checkoutId: string) => `order_${checkoutId.slice(checkoutId.indexOf(':') + 1)}`;
 
 /**
- * The session's status as it stands: the stored one, unless the checkout says more (paid:
- * completed; its hold lapsed: expired; replaced by a newer checkout of the buyer: not ready).
+ * The session's status as it stands: paid is completed whatever was stored; then the stored
+ * status, unless the checkout says more (its hold ended: expired, or not ready when a newer
+ * checkout replaced it). A payment in progress stays so while its hold does.
  */
 export function effectiveStatus(row: AcpRow, checkout: CheckoutRow | undefined, now: Date): AcpStoredStatus {
-  if (row.status === 'canceled' || row.status === 'expired' || row.status === 'completed') return row.status;
   if (checkout?.status === 'complete') return 'completed';
+  if (row.status === 'canceled' || row.status === 'expired' || row.status === 'completed') return row.status;
+  if (row.status === 'complete_in_progress') {
+    // Money that lands after the hold ended is refunded (purchase/flow.ts): the session expired.
+    return checkout?.status === 'ready_for_payment' ? row.status : 'expired';
+  }
   if (row.expiresAt <= now) return 'expired';
   if (row.status === 'not_ready_for_payment') return row.status;
   if (checkout?.status !== 'ready_for_payment' || checkout.expiresAt <= now) {

@@ -1,7 +1,8 @@
 // The ACP adapter's five operations over Portage's one checkout (docs/acp.md): a session's items
 // and address are quoted and held by checkout's holdCheckout, paid by the payments module's own
 // sandbox payment or Stripe, and made into orders by the purchase flow, exactly as POST /checkout.
-// Lock order: the ACP session row, then (inside checkout) the buyer's cart, then checkouts.
+// Lock order: the ACP session row, then its checkout as a payment locks it (the buyer's cart,
+// then the checkout), then (inside holdCheckout) the buyer's other open checkouts of the session.
 import { eq, sql } from 'drizzle-orm';
 import type {
   AcpBuyer,
@@ -22,6 +23,7 @@ import {
   endProviderSessions,
   expireCheckout,
   holdCheckout,
+  lockSessionForPayment,
   sessionForPayment,
 } from '../checkout/service.ts';
 import { type AuthUser, inTransaction, type RequestContext } from '../context.ts';
@@ -69,7 +71,6 @@ export async function createAcpSession(
     ...(input.buyer ? { buyer: input.buyer } : {}),
     ...(input.fulfillment_details ? { fulfillmentDetails: input.fulfillment_details } : {}),
     coupons: couponsOf(input),
-    capabilities: input.capabilities,
     ...((input.locale ?? locale) ? { locale: input.locale ?? locale } : {}),
     ...(input.order_notes ? { orderNotes: input.order_notes } : {}),
   };
@@ -81,6 +82,7 @@ export async function createAcpSession(
     status: 'not_ready_for_payment',
     request,
     checkoutId: null,
+    paymentTokenHash: null,
     messages: [],
     createdAt: now,
     updatedAt: now,
@@ -133,29 +135,19 @@ export async function cancelAcpSession(
   id: string,
 ): Promise<AcpCheckoutSession> {
   return inTransaction(ctx, async (tx) => {
-    const row = await sessionOf(tx, who, id, true);
-    const checkout = await checkoutOf(tx, row);
+    const { row, checkout } = await lockedSession(tx, who, id);
     const status = effectiveStatus(row, checkout, tx.now());
-    if (
-      status === 'completed' ||
-      status === 'canceled' ||
-      status === 'expired' ||
-      status === 'complete_in_progress'
-    ) {
-      throw acpInvalid(
-        'invalid',
-        `This checkout session is ${status} and cannot be canceled`,
-        undefined,
-        405,
-      );
-    }
+    const refused = () =>
+      acpInvalid('invalid', `This checkout session is ${status} and cannot be canceled`, undefined, 405);
+    if (status !== 'not_ready_for_payment' && status !== 'ready_for_payment') throw refused();
     const [canceled] = await tx.db
       .update(acpSessions)
       .set({ status: acpSessionMachine.to('cancel'), updatedAt: tx.now() })
       .where(sql`${acpSessions.id} = ${row.id} and ${acpSessionMachine.where('cancel', acpSessions.status)}`)
       .returning();
+    if (!canceled) throw refused();
     if (row.checkoutId) await expireCheckout(tx, row.checkoutId);
-    return toAcpSession(deps, canceled!, await checkoutOf(tx, row), tx.now());
+    return toAcpSession(deps, canceled, await checkoutOf(tx, row), tx.now());
   });
 }
 
@@ -199,8 +191,7 @@ type Payable = { done: AcpCheckoutSession } | { row: AcpRow; checkout: CheckoutR
 
 /** The session locked for its payment: answered as it is when completed, refused unless payable. */
 async function payable(tx: RequestContext, deps: AcpDeps, who: AcpCaller, id: string): Promise<Payable> {
-  const row = await sessionOf(tx, who, id, true);
-  const checkout = await checkoutOf(tx, row);
+  const { row, checkout } = await lockedSession(tx, who, id);
   const status = effectiveStatus(row, checkout, tx.now());
   if (status === 'completed') return { done: toAcpSession(deps, row, checkout, tx.now()) };
   if (!checkout || (status !== 'ready_for_payment' && status !== 'complete_in_progress')) {
@@ -263,12 +254,22 @@ async function completeWithProvider(
   id: string,
   token: string,
 ): Promise<AcpCheckoutSession> {
+  const tokenHash = sha256(token);
   const claim = await inTransaction(ctx, async (tx) => {
     const p = await payable(tx, deps, who, id);
     if ('done' in p) return p;
+    if (p.row.status === 'complete_in_progress' && p.row.paymentTokenHash !== tokenHash) {
+      // Another token while the first one's payment may still land would be a second charge.
+      throw acpInvalid(
+        'complete_in_progress',
+        'A payment with another token is in progress: complete again with that token, or wait for it',
+        TOKEN_PARAM,
+        409,
+      );
+    }
     const [paying] = await tx.db
       .update(acpSessions)
-      .set({ status: acpSessionMachine.to('pay'), updatedAt: tx.now() })
+      .set({ status: acpSessionMachine.to('pay'), paymentTokenHash: tokenHash, updatedAt: tx.now() })
       .where(sql`${acpSessions.id} = ${p.row.id} and ${acpSessionMachine.where('pay', acpSessions.status)}`)
       .returning();
     return { row: paying ?? p.row, checkout: p.checkout };
@@ -279,7 +280,7 @@ async function completeWithProvider(
       checkoutId: claim.checkout.id,
       token,
       amountCents: claim.checkout.totalCents,
-      idempotencyKey: `acp-complete:${claim.checkout.id}:${sha256(token).slice(0, 32)}`,
+      idempotencyKey: `acp-complete:${claim.checkout.id}:${tokenHash.slice(0, 32)}`,
     });
   } catch (err) {
     if (err instanceof AppError && err.statusCode === 503) {
@@ -291,13 +292,18 @@ async function completeWithProvider(
         5,
       );
     }
-    // Declined, or the hold ended meanwhile: nothing was charged (or it was refunded); the session can pay again.
-    await ctx.db
-      .update(acpSessions)
-      .set({ status: acpSessionMachine.to('payment_failed'), updatedAt: ctx.now() })
-      .where(
-        sql`${acpSessions.id} = ${id} and ${acpSessionMachine.where('payment_failed', acpSessions.status)}`,
-      );
+    if (err instanceof AppError && err.code === 'PAYMENT_PROVIDER_ERROR') {
+      // Declined: nothing was charged, and the session can pay again (this token's attempt only).
+      await ctx.db
+        .update(acpSessions)
+        .set({ status: acpSessionMachine.to('payment_failed'), paymentTokenHash: null, updatedAt: ctx.now() })
+        .where(
+          sql`${acpSessions.id} = ${id} and ${acpSessions.paymentTokenHash} = ${tokenHash}
+            and ${acpSessionMachine.where('payment_failed', acpSessions.status)}`,
+        );
+    }
+    // Anything else (the hold ended meanwhile and the money was refunded, or a failure of ours
+    // after the charge) leaves the session complete_in_progress: the money may have moved.
     return paymentRefusal(err);
   }
   // Paid (completed, read from its checkout), or accepted and settling (complete_in_progress).
@@ -338,8 +344,12 @@ async function requote(
 ): Promise<AcpCheckoutSession> {
   const done = await inTransaction(ctx, async (tx) => {
     if (typeof target !== 'string') await insertSession.later(tx.db, [target]);
-    const before = typeof target === 'string' ? await sessionOf(tx, who, target, true) : target;
-    const status = effectiveStatus(before, await checkoutOf(tx, before), tx.now());
+    const locked =
+      typeof target === 'string'
+        ? await lockedSession(tx, who, target)
+        : { row: target, checkout: undefined };
+    const before = locked.row;
+    const status = effectiveStatus(before, locked.checkout, tx.now());
     if (status !== 'not_ready_for_payment' && status !== 'ready_for_payment') {
       throw acpInvalid(
         'invalid',
@@ -400,9 +410,13 @@ async function requote(
         status: acpSessionMachine.to(transition),
         updatedAt: tx.now(),
       })
-      .where(eq(acpSessions.id, before.id))
+      .where(
+        sql`${acpSessions.id} = ${before.id} and ${acpSessionMachine.where(transition, acpSessions.status)}`,
+      )
       .returning();
-    return { row: row!, holding, superseded: held?.superseded ?? [] };
+    // Checked above under the locks; a session that moved on meanwhile would be a bug: roll back.
+    if (!row) throw new Error(`ACP session ${before.id} left ${before.status} while locked`);
+    return { row, holding, superseded: held?.superseded ?? [] };
   });
   await endProviderSessions(ctx, deps, done.superseded);
   return toAcpSession(deps, done.row, done.holding, ctx.now());
@@ -607,6 +621,17 @@ const sessionLocked = query('acp_session_locked', (db, name) =>
     .for('no key update')
     .prepare(name),
 );
+
+/**
+ * The caller's session locked, then its checkout locked as a payment locks it (the buyer's cart,
+ * then the checkout): what the session is cannot change under a decision made on it, and a
+ * payment being made waits for it, or it for the payment.
+ */
+async function lockedSession(tx: RequestContext, who: AcpCaller, id: string) {
+  const row = await sessionOf(tx, who, id, true);
+  const checkout = row.checkoutId ? await lockSessionForPayment(tx, row.checkoutId) : undefined;
+  return { row, checkout };
+}
 
 async function checkoutOf(ctx: RequestContext, row: AcpRow) {
   return row.checkoutId ? await sessionForPayment(ctx, row.checkoutId) : undefined;

@@ -3,7 +3,7 @@
 // leaves messages to fix (not_ready_for_payment); paying passes through complete_in_progress
 // while the provider answers. `completed` is also read from the checkout (its payment) and
 // `expired` from the session's end (answer.ts effectiveStatus), never written by a job: the
-// payment's transaction never has to lock this row, and a lapsed session needs no sweep.
+// payment's transaction never updates this row, and a lapsed session needs no sweep.
 import { defineMachine } from '../machine.ts';
 
 export const ACP_STORED_STATUSES = [

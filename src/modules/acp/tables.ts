@@ -15,8 +15,6 @@ export interface AcpSessionRequest {
     address?: import('../../contract/acp.ts').AcpAddress;
   };
   coupons: string[];
-  selectedOption?: string;
-  capabilities: unknown;
   locale?: string;
   orderNotes?: string;
 }
@@ -39,6 +37,11 @@ export const acpSessions = pgTable(
     request: jsonb('request').$type<AcpSessionRequest>().notNull(),
     /** The Portage checkout holding the stock (null while not ready for payment). */
     checkoutId: text('checkout_id'),
+    /**
+     * The SHA-256 of the delegated token a payment in progress was asked with: while the session
+     * is complete_in_progress, only that token may complete it (another would be a second charge).
+     */
+    paymentTokenHash: text('payment_token_hash'),
     /** Why the last quote could not hold: ACP messages, answered as they are. */
     messages: jsonb('messages').$type<unknown[]>().notNull(),
     createdAt: timestamp('created_at', { withTimezone: true }).notNull(),

@@ -2,7 +2,7 @@
 // test card into a delegated token (`vt_…`) usable once, for one session, up to its allowance's
 // amount, until its expiry (the spec's delegate payment). No card number is stored: only the
 // outcome the test card stands for, its brand and last four digits.
-import { eq, sql } from 'drizzle-orm';
+import { and, eq, isNull, sql } from 'drizzle-orm';
 import type { AcpDelegatePaymentRequest, AcpDelegatePaymentResponse } from '../../contract/acp.ts';
 import { isoSecond } from '../../contract/common.ts';
 import { ph, query } from '../../db/sql.ts';
@@ -60,16 +60,24 @@ export async function delegatePayment(
 
 /**
  * Spends a token on a session's payment, under the token's lock (in the caller's transaction):
- * it must be the caller's, for this session, unexpired, in cad and cover the amount. A token
- * spent on this same session may pay it again (a retried complete); never another.
+ * it must be the caller's, unspent, for this session, unexpired, in cad and cover the amount. A
+ * retried complete of a paid session is answered before it gets here.
  */
 export async function spendVaultToken(
   tx: RequestContext,
   use: { token: string; owner: string; sessionId: string; amount: number },
 ): Promise<{ outcome: 'pays' | 'declined' }> {
   const param = TOKEN_PARAM;
-  // Spent and locked in one statement; a refusal below rolls the spending back with the caller's transaction.
+  // Spent and locked in one statement, once: a token that paid (even for a payment refunded
+  // since) pays for nothing else. A refusal below rolls the spending back with the caller's transaction.
   const [row] = use.token.length <= 100 ? await spend(tx.db, { id: use.token, now: tx.now() }) : [];
+  if (!row && use.token.length <= 100) {
+    const [spent] = await tx.db
+      .select({ owner: acpVaultTokens.owner })
+      .from(acpVaultTokens)
+      .where(eq(acpVaultTokens.id, use.token));
+    if (spent?.owner === use.owner) throw acpInvalid('invalid', 'This payment token was used already', param);
+  }
   if (!row || row.owner !== use.owner) throw acpInvalid('invalid', 'Unknown payment token', param);
   if (row.checkoutSessionId !== use.sessionId) {
     throw acpInvalid('invalid', "This payment token's allowance is for another checkout session", param);
@@ -89,8 +97,8 @@ export async function spendVaultToken(
 const spend = query('acp_vault_spend', (db, name) =>
   db
     .update(acpVaultTokens)
-    .set({ usedAt: sql`coalesce(${acpVaultTokens.usedAt}, ${ph('now')}::timestamptz)` })
-    .where(eq(acpVaultTokens.id, ph('id')))
+    .set({ usedAt: sql`${ph('now')}::timestamptz` })
+    .where(and(eq(acpVaultTokens.id, ph('id')), isNull(acpVaultTokens.usedAt)))
     .returning()
     .prepare(name),
 );

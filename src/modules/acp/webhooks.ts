@@ -105,25 +105,27 @@ export function toAcpOrder(
  */
 export async function queueOrderEvent(ctx: RequestContext, event: DomainEvent): Promise<void> {
   const created = event.type === 'checkout.completed';
-  // A purchase costs nothing here unless an adapter's session made it (its event says so).
+  // A purchase costs nothing here unless an adapter's session made it (its event says so); an
+  // order's change costs a look-up of its checkout's session; a refund's or a return's, a read
+  // of the order's checkout first.
   if (created && !event.adapterSessionId) return;
-  const orders = 'orderId' in event ? await ordersOfOneCheckout(ctx, { orderId: event.orderId }) : undefined;
-  const checkoutId = created ? event.checkoutId : orders?.[0]?.checkoutId;
+  const known = created || 'checkoutId' in event ? (event as { checkoutId: string }).checkoutId : undefined;
+  let orders =
+    known === undefined && 'orderId' in event
+      ? await ordersOfOneCheckout(ctx, { orderId: event.orderId })
+      : undefined;
+  const checkoutId = known ?? orders?.[0]?.checkoutId;
   if (!checkoutId) return;
   const [session] = await (created
     ? sessionById(ctx.db, { id: event.adapterSessionId })
     : sessionOfCheckout(ctx.db, { checkoutId }));
   if (!session?.platformId) return; // not an ACP platform's purchase (an agent's has no webhook)
+  orders ??= await ordersOfOneCheckout(ctx, { checkoutId });
   const key = checkoutId.slice(checkoutId.indexOf(':') + 1);
   const eventId = created
     ? `evt_${key}_created`
     : `evt_${key}_${event.type.replace('.', '_')}_${eventSubject(event)}`;
-  const data = toAcpOrder(
-    '',
-    session.id,
-    checkoutId,
-    orders ?? (await ordersOfOneCheckout(ctx, { checkoutId })),
-  );
+  const data = toAcpOrder('', session.id, checkoutId, orders);
   const body: AcpWebhookEvent = { type: created ? 'order_create' : 'order_update', data };
   const now = ctx.now();
   // Written with the transaction's next statement (or its commit): nobody reads its answer.

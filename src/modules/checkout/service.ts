@@ -141,11 +141,12 @@ export async function holdCheckout(
     // One round trip: the cart's lock, then the buyer's open checkouts locked, then reads.
     const [cart, open, verified, lapsed] = await pipeline(tx, [
       (c) => (adapter ? givenLinesLocked(c, me.id, adapter.lines) : lockedCartForCheckout(c, me.id)),
-      (c) => openSessionsLocked(c.db, { buyerId: me.id }),
+      (c) => openSessionsLocked(c.db, { buyerId: me.id, adapterSessionId: adapter?.sessionId ?? null }),
       (c) => isEmailVerified(c, me.id),
       (c) =>
         lapsedHolds(c.db, {
           buyerId: me.id,
+          ofCart: !adapter,
           now,
           since: new Date(now.getTime() - HOLD_COOLDOWN_SECONDS * 1000),
         }),
@@ -461,7 +462,9 @@ const givenLines = statement<{ productId: string; quantity: number; product: Sal
 /**
  * The products of the buyer's holds that lapsed unpaid since `since`, with when: a session past
  * its end that the expiry job has not ended yet, or one it (or the provider's expiry) ended at or
- * after its end. A session replaced by a newer checkout, or refused, ended before its end.
+ * after its end. A session replaced by a newer checkout, or refused, ended before its end. Of
+ * one kind: the cart's checkouts, or the protocol adapters' (a platform's lapses never cool the
+ * person's own checkout down).
  */
 const lapsedHolds = statement<{ productId: string; lapsedAt: number }>(
   'checkout_lapsed_holds',
@@ -470,10 +473,15 @@ const lapsedHolds = statement<{ productId: string; lapsedAt: number }>(
     where s.buyer_id = ${ph('buyerId')}::text and s.expires_at <= ${ph('now')}::timestamptz
       and s.expires_at > ${ph('since')}::timestamptz
       and (s.status = 'ready_for_payment' or (s.status = 'expired' and s.expired_at >= s.expires_at))
+      and (s.adapter_session_id is null) = ${ph('ofCart')}::boolean
     group by 1`,
 );
 
-/** The buyer's open sessions, locked (prepared: every checkout reads them). */
+/**
+ * The buyer's open sessions of one kind, locked (prepared: every checkout reads them): the cart's
+ * (no adapter session), or one adapter session's. A platform's hold for a person never ends the
+ * person's own checkout, nor theirs a platform's (docs/acp.md "Guest buyers").
+ */
 const openSessionsLocked = query('checkout_open_of_buyer', (db, name) =>
   db
     .select()
@@ -481,7 +489,11 @@ const openSessionsLocked = query('checkout_open_of_buyer', (db, name) =>
     // The status as a literal, not a parameter: the plan kept for the statement can then use
     // the partial index of open sessions (with a parameter, every call was planned anew).
     .where(
-      and(eq(checkoutSessions.buyerId, ph('buyerId')), sql`${checkoutSessions.status} = 'ready_for_payment'`),
+      and(
+        eq(checkoutSessions.buyerId, ph('buyerId')),
+        sql`${checkoutSessions.status} = 'ready_for_payment'`,
+        sql`${checkoutSessions.adapterSessionId} is not distinct from ${ph('adapterSessionId')}::text`,
+      ),
     )
     .for('update')
     .prepare(name),

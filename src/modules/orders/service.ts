@@ -280,6 +280,7 @@ async function transition(
       | 'order.delivered'
       | 'order.cancelled',
     orderId: updated.id,
+    checkoutId: updated.checkoutId,
     buyerId: updated.buyerId,
     sellerId: updated.sellerId,
   });

@@ -245,9 +245,11 @@ export async function paySandboxIn(
   deps: SandboxPayDeps,
   checkoutId: string,
   cardNumber: string,
+  /** The session, when the caller locked it already (lockSessionForPayment, in tx's transaction). */
+  locked?: LockedSession,
 ): Promise<SandboxOutcome> {
   const card = cardNumber.replace(/[\s-]/g, '');
-  const session = await lockSessionForPayment(tx, checkoutId);
+  const session = locked ?? (await lockSessionForPayment(tx, checkoutId));
   if (!session) throw notFound(`Checkout session ${checkoutId} not found`);
   if (session.status === 'complete') {
     const paid: EventOutcome = {

@@ -1,0 +1,1 @@
+ALTER TABLE "acp_sessions" ADD COLUMN "payment_token_hash" text;
