@@ -532,6 +532,30 @@ describe('the protocol', () => {
     expect(usd.body).toMatchObject({ param: '$.currency' });
   });
 
+  it('delegate payment refuses in its own codes: a card not of the sandbox, an allowance past a day, a missing key', async () => {
+    const { session } = await heldSession(1);
+    const card = await acp.delegate(session.id, { card: '5555555555554444' });
+    expect(card.status).toBe(400);
+    expect(card.body).toMatchObject({
+      type: 'invalid_request',
+      code: 'invalid_card',
+      param: '$.payment_method.number',
+    });
+    const later = new Date(t.clock.now().getTime() + 2 * 86_400_000).toISOString();
+    const long = await acp.delegate(session.id, { expiresAt: later });
+    expect(long.body).toMatchObject({ code: 'invalid_card', param: '$.allowance.expires_at' });
+    const bare = await t.api
+      .as(platform.apiKey)
+      .post('/agentic_commerce/delegate_payment', { payment_method: {} }, { 'api-version': ACP_VERSION });
+    expect(bare.status).toBe(400);
+    expect(bare.body).toMatchObject({ code: 'idempotency_key_required' });
+    const shapeless = await acp.api
+      .as(platform.apiKey)
+      .post('/agentic_commerce/delegate_payment', { payment_method: {} }, acp.headers());
+    expect(shapeless.status).toBe(400);
+    expect(shapeless.body).toMatchObject({ type: 'invalid_request', code: 'invalid_card' });
+  });
+
   it('discovery names the version, base URL, transports and services', async () => {
     const res = await t.api.get('/.well-known/acp.json');
     expect(res.status).toBe(200);

@@ -6,6 +6,7 @@ import type { FastifyError, FastifyInstance, FastifyRequest } from 'fastify';
 import { hasZodFastifySchemaValidationErrors } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import {
+  type AcpDelegatePaymentError,
   type AcpError,
   acpCancelSessionRequest,
   acpCheckoutSession,
@@ -231,10 +232,27 @@ function acpConventions(scope: FastifyInstance, auth: AuthService) {
   });
 
   scope.setErrorHandler((err: FastifyError, req, reply) => {
-    const [status, body, retryAfter] = acpErrorOf(err, req);
+    const [status, answer, retryAfter] = acpErrorOf(err, req);
+    const body = req.url.startsWith('/agentic_commerce/') ? asDelegateError(status, answer) : answer;
     if (retryAfter) reply.header('retry-after', String(retryAfter));
     return reply.code(status).send(body);
   });
+}
+
+/**
+ * Delegate payment's own error codes, a closed list: a refused request is `invalid_card` (its
+ * only code for a bad request), a rate limit `rate_limit_exceeded`/`too_many_requests`. The list
+ * has no code for a missing key, route or version: those keep the checkout API's (`unauthorized`, `not_found`,
+ * `missing_api_version`, `unsupported_api_version`).
+ */
+function asDelegateError(status: number, body: AcpError): AcpError | AcpDelegatePaymentError {
+  if (status === 429)
+    return { type: 'rate_limit_exceeded', code: 'too_many_requests', message: body.message };
+  const own = ['invalid_card', 'idempotency_key_required', 'idempotency_conflict', 'idempotency_in_flight'];
+  const kept = ['unauthorized', 'forbidden', 'not_found', 'missing_api_version', 'unsupported_api_version'];
+  if (status === 400 && !own.includes(body.code) && !kept.includes(body.code))
+    return { ...body, code: 'invalid_card' };
+  return body;
 }
 
 const unauthorized = (message: string) =>
