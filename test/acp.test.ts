@@ -556,6 +556,14 @@ describe('the protocol', () => {
     expect(shapeless.body).toMatchObject({ type: 'invalid_request', code: 'invalid_card' });
   });
 
+  it("a request body over 64 KiB is 413 in ACP's error shape, and nothing is stored", async () => {
+    const p = await product(t.api, shop);
+    const big = await acp.create({ line_items: [{ id: p.id }], order_notes: 'x'.repeat(70 * 1024) });
+    expect(big.status).toBe(413);
+    expect(big.body).toMatchObject({ type: 'invalid_request' });
+    expect(await liveReservedUnits(database, p.id)).toBe(0);
+  });
+
   it('discovery names the version, base URL, transports and services', async () => {
     const res = await t.api.get('/.well-known/acp.json');
     expect(res.status).toBe(200);

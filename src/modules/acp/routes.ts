@@ -43,6 +43,11 @@ const callers = new WeakMap<FastifyRequest, AcpCaller>();
 const tags = ['acp'];
 const POST = { auth: 'public', limit: 'acp', idempotency: 'required', otherFormat: true } as const;
 const GET = { auth: 'public', limit: 'acp', otherFormat: true } as const;
+/**
+ * A session's request is kept with it: 64 KiB, not the API's 1 MiB (50 lines with their names and
+ * an address take a few KiB), so a platform's 600 requests a minute cannot store 600 MiB.
+ */
+const BODY_LIMIT = 64 * 1024;
 
 export function acpRoutes(routeDeps: AcpRouteDeps) {
   const deps: AcpDeps = { ...routeDeps, handlers: acpHandlers(routeDeps) };
@@ -83,6 +88,7 @@ export function acpRoutes(routeDeps: AcpRouteDeps) {
         '/acp/checkout_sessions',
         {
           config: POST,
+          bodyLimit: BODY_LIMIT,
           schema: {
             tags,
             summary: 'ACP: create a checkout session (201)',
@@ -97,6 +103,7 @@ export function acpRoutes(routeDeps: AcpRouteDeps) {
         '/acp/checkout_sessions/:checkout_session_id',
         {
           config: POST,
+          bodyLimit: BODY_LIMIT,
           schema: {
             tags,
             summary: 'ACP: update a checkout session',
@@ -125,6 +132,7 @@ export function acpRoutes(routeDeps: AcpRouteDeps) {
         '/acp/checkout_sessions/:checkout_session_id/complete',
         {
           config: POST,
+          bodyLimit: BODY_LIMIT,
           schema: {
             tags,
             summary: 'ACP: pay a checkout session with a delegated token',
@@ -140,6 +148,7 @@ export function acpRoutes(routeDeps: AcpRouteDeps) {
         '/acp/checkout_sessions/:checkout_session_id/cancel',
         {
           config: POST,
+          bodyLimit: BODY_LIMIT,
           schema: {
             tags,
             summary: 'ACP: cancel a checkout session (its stock back at once)',
@@ -155,6 +164,7 @@ export function acpRoutes(routeDeps: AcpRouteDeps) {
           '/agentic_commerce/delegate_payment',
           {
             config: POST,
+            bodyLimit: BODY_LIMIT,
             schema: {
               tags,
               summary: "ACP delegate payment: the sandbox's vault token for a test card (201)",
