@@ -27,7 +27,7 @@
 //   npm run bench:acp -- --cpu-prof       (the service writes a .cpuprofile to bench/.data/prof/)
 import { type ChildProcess, spawn } from 'node:child_process';
 import { generateKeyPairSync, randomUUID } from 'node:crypto';
-import { existsSync, mkdirSync, readFileSync, rmSync } from 'node:fs';
+import { existsSync, mkdirSync, rmSync } from 'node:fs';
 import http from 'node:http';
 import { availableParallelism } from 'node:os';
 import path from 'node:path';
@@ -41,6 +41,7 @@ import { FOLD_BATCH } from '../src/modules/analytics/service.ts';
 import { signAccessToken } from '../src/modules/auth/jwt.ts';
 import { loadKeyRing } from '../src/modules/auth/keys.ts';
 import { pct } from './churn.ts';
+import { machineCpu, pool, prng, procCpuMs, procWrites } from './lib.ts';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const env = process.env;
@@ -174,19 +175,6 @@ const deadline = setTimeout(() => {
 deadline.unref();
 let service: ChildProcess | undefined;
 
-// ---- a small seedable random source (bench/checkout.ts's: runs are comparable) ---------------
-
-function prng(seed: number) {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
-
 // ---- HTTP: one keep-alive agent (bench/checkout.ts's, with a timeout) --------------------------
 
 const agent = new http.Agent({ keepAlive: true, maxSockets: C * 2 });
@@ -253,24 +241,6 @@ const json = (method: string, urlPath: string, value: unknown, headers: Record<s
 const bearer = (token: string) => ({ authorization: `Bearer ${token}` });
 
 /** Runs `fn` over `items`, `c` at a time; answers the wall-clock seconds. */
-async function pool<T>(
-  items: T[],
-  c: number,
-  fn: (item: T, index: number) => Promise<void>,
-): Promise<number> {
-  let next = 0;
-  const t0 = performance.now();
-  await Promise.all(
-    Array.from({ length: Math.min(c, items.length) }, async () => {
-      while (next < items.length) {
-        const index = next++;
-        await fn(items[index]!, index);
-      }
-    }),
-  );
-  return (performance.now() - t0) / 1000;
-}
-
 function expectStatus(res: Answer, wanted: number, what: string) {
   if (res.status !== wanted) {
     throw new Error(`${what}: ${res.status} ${JSON.stringify(res.body).slice(0, 400)}`);
@@ -278,46 +248,6 @@ function expectStatus(res: Answer, wanted: number, what: string) {
 }
 
 // ---- CPU spent: the service, the database's backends, this process (bench/checkout.ts's) ----------
-
-/** User + system CPU of a process so far, in ms (Linux /proc; 100 clock ticks per second). */
-function procCpuMs(pid: number): number {
-  try {
-    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-    return (Number(fields[11]) + Number(fields[12])) * 10;
-  } catch {
-    return 0;
-  }
-}
-
-/** Write system calls of a process so far (/proc/<pid>/io syscw): the service's socket writes, one or
- * more per round trip to PostgreSQL and per HTTP answer. */
-function procWrites(pid: number): number {
-  try {
-    return Number(/syscw:\s+(\d+)/.exec(readFileSync(`/proc/${pid}/io`, 'utf8'))?.[1] ?? 0);
-  } catch {
-    return 0;
-  }
-}
-
-/** /proc/stat's first line: user nice system idle iowait irq softirq steal (ticks). */
-function machineCpu(): { total: number; steal: number; idle: number } {
-  try {
-    const ticks = readFileSync('/proc/stat', 'utf8')
-      .split('\n', 1)[0]!
-      .trim()
-      .split(/\s+/)
-      .slice(1, 9)
-      .map(Number);
-    return {
-      total: ticks.reduce((a, b) => a + b, 0),
-      steal: ticks[7] ?? 0,
-      idle: (ticks[3] ?? 0) + (ticks[4] ?? 0),
-    };
-  } catch {
-    return { total: 0, steal: 0, idle: 0 };
-  }
-}
 
 interface CpuSnapshot {
   service: number;

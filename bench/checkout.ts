@@ -11,7 +11,7 @@
 //   npm run bench:checkout -- --runs 1 --cpu-prof      (the service writes a .cpuprofile)
 import { type ChildProcess, spawn } from 'node:child_process';
 import { generateKeyPairSync, randomBytes } from 'node:crypto';
-import { mkdirSync, readFileSync, rmSync } from 'node:fs';
+import { mkdirSync, rmSync } from 'node:fs';
 import http from 'node:http';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -31,6 +31,7 @@ import { signatureHeader } from '../src/modules/payments/signature.ts';
 import { estimatedDelivery } from '../src/modules/pricing/dates.ts';
 import { platformFeeCents } from '../src/modules/pricing/money.ts';
 import { pct } from './churn.ts';
+import { machineCpu, pool, prng, procCpuMs } from './lib.ts';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const { values: flags } = parseArgs({
@@ -112,17 +113,6 @@ const PROVINCES = ['ON', 'QC', 'BC', 'AB', 'NS', 'MB'];
 
 // ---- a small seedable random source (runs are comparable) -------------------------------------
 
-function prng(seed: number) {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
-
 // ---- HTTP: one keep-alive agent, C sockets ---------------------------------------------------
 
 const agent = new http.Agent({ keepAlive: true, maxSockets: C * 2 });
@@ -184,21 +174,6 @@ function request(
 const json = (method: string, urlPath: string, value: unknown, token?: string) =>
   request(method, urlPath, JSON.stringify(value), token ? { authorization: `Bearer ${token}` } : {});
 
-/** Runs `fn` over `items`, `c` at a time; answers the wall-clock seconds. */
-async function pool<T>(items: T[], c: number, fn: (item: T) => Promise<void>): Promise<number> {
-  let next = 0;
-  const started = performance.now();
-  await Promise.all(
-    Array.from({ length: Math.min(c, items.length) }, async () => {
-      while (next < items.length) {
-        const item = items[next++]!;
-        await fn(item);
-      }
-    }),
-  );
-  return (performance.now() - started) / 1000;
-}
-
 function expectStatus(res: Answer, wanted: number[], what: string) {
   if (!wanted.includes(res.status)) {
     throw new Error(`${what}: ${res.status} ${JSON.stringify(res.body).slice(0, 400)}`);
@@ -209,38 +184,12 @@ function expectStatus(res: Answer, wanted: number[], what: string) {
 // The machine is shared, so throughput alone says little: CPU milliseconds per payment, read
 // from /proc, say what a payment costs whatever else runs (and so what 2 idle cores would do).
 
-/** User + system CPU of a process so far, in ms (Linux /proc; 100 clock ticks per second). */
-function procCpuMs(pid: number): number {
-  try {
-    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-    return (Number(fields[11]) + Number(fields[12])) * 10;
-  } catch {
-    return 0;
-  }
-}
-
 interface CpuSnapshot {
   service: number;
   bench: number;
   backends: Map<number, number>;
-  /** The machine's CPU time so far, all cores (/proc/stat): in all, and stolen by its host. */
-  machine: { total: number; steal: number };
-}
-
-/** /proc/stat's first line: user nice system idle iowait irq softirq steal (ticks). */
-function machineCpu(): { total: number; steal: number } {
-  try {
-    const ticks = readFileSync('/proc/stat', 'utf8')
-      .split('\n', 1)[0]!
-      .trim()
-      .split(/\s+/)
-      .slice(1, 9)
-      .map(Number);
-    return { total: ticks.reduce((a, b) => a + b, 0), steal: ticks[7] ?? 0 };
-  } catch {
-    return { total: 0, steal: 0 };
-  }
+  /** The machine's CPU time so far, all cores (/proc/stat): in all, stolen by its host, idle. */
+  machine: { total: number; steal: number; idle: number };
 }
 
 async function cpuSnapshot(db: pg.Pool, servicePid: number): Promise<CpuSnapshot> {
