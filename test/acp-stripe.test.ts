@@ -5,12 +5,19 @@
 import { eq } from 'drizzle-orm';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { acpWebhookEvent } from '../src/contract/acp.ts';
-import { acpSessions } from '../src/modules/acp/tables.ts';
 import { verifySignature } from '../src/modules/payments/signature.ts';
 import { refunds } from '../src/modules/payments/tables.ts';
-import { ACP_ON, ACP_QC, AcpClient, issuePlatform, type Platform, startReceiver } from './helpers/acp.ts';
+import {
+  ACP_QC,
+  AcpClient,
+  checkoutOfSession,
+  heldSessionOf,
+  issuePlatform,
+  type Platform,
+  startReceiver,
+} from './helpers/acp.ts';
 import type { SignedIn } from './helpers/app.ts';
-import { admin, product, seller, uniqueEmail } from './helpers/builders.ts';
+import { admin, seller, uniqueEmail } from './helpers/builders.ts';
 import { signedEvent, stripeEvent, useFakeStripeApp } from './helpers/fake-stripe.ts';
 import { liveReservedUnits, ordersOfCheckout, ship, stockOf } from './helpers/orders.ts';
 
@@ -31,20 +38,12 @@ beforeAll(async () => {
 type Total = { type: string; amount: number };
 const amount = (body: { totals: Total[] }, type: string) => body.totals.find((x) => x.type === type)?.amount;
 
-async function heldSession(client = acp, quantity = 1) {
-  const p = await product(t.api, shop, { priceCents: 2500, stockQuantity: 5 });
-  const res = await client.create({
-    line_items: [{ id: p.id, quantity }],
+const heldSession = (client = acp, quantity = 1) =>
+  heldSessionOf(t.api, shop, client, {
+    quantity,
     buyer: { email: uniqueEmail('acp-stripe'), first_name: 'Avery', last_name: 'Tremblay' },
-    fulfillment_details: ACP_ON,
   });
-  expect(res.status, JSON.stringify(res.body)).toBe(201);
-  expect(res.body.status).toBe('ready_for_payment');
-  return { session: res.body, product: p };
-}
-
-const checkoutOf = async (sessionId: string) =>
-  (await database.db.select().from(acpSessions).where(eq(acpSessions.id, sessionId)))[0]!.checkoutId!;
+const checkoutOf = (sessionId: string) => checkoutOfSession(database, sessionId);
 
 const intentsOf = (checkoutId: string) =>
   [...stripe.paymentIntents.values()].filter(

@@ -6,7 +6,6 @@ import path from 'node:path';
 import { and, desc, eq } from 'drizzle-orm';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { acpWebhookEvent } from '../src/contract/acp.ts';
-import { acpSessions } from '../src/modules/acp/tables.ts';
 import { users } from '../src/modules/auth/tables.ts';
 import { outbox } from '../src/modules/mail/tables.ts';
 import { sandboxPaymentIntent } from '../src/modules/payments/providers/sandbox.ts';
@@ -18,6 +17,8 @@ import {
   ACP_VERSION,
   AcpClient,
   CAPABILITIES,
+  checkoutOfSession,
+  heldSessionOf,
   issuePlatform,
   type Platform,
   startReceiver,
@@ -48,20 +49,9 @@ type Total = { type: string; amount: number };
 const amount = (body: { totals: Total[] }, type: string) => body.totals.find((x) => x.type === type)?.amount;
 
 /** A held session of `quantity` units of a new product (stock 5, $25.00): answers it and the product. */
-async function heldSession(quantity = 1, client = acp, who: Record<string, string> = buyerNamed()) {
-  const p = await product(t.api, shop, { priceCents: 2500, stockQuantity: 5 });
-  const res = await client.create({
-    line_items: [{ id: p.id, quantity }],
-    buyer: who,
-    fulfillment_details: ACP_ON,
-  });
-  expect(res.status, JSON.stringify(res.body)).toBe(201);
-  expect(res.body.status).toBe('ready_for_payment');
-  return { session: res.body, product: p };
-}
-
-const checkoutOf = async (sessionId: string) =>
-  (await database.db.select().from(acpSessions).where(eq(acpSessions.id, sessionId)))[0]!.checkoutId!;
+const heldSession = (quantity = 1, client = acp, buyer: Record<string, string> = buyerNamed()) =>
+  heldSessionOf(t.api, shop, client, { quantity, buyer });
+const checkoutOf = (sessionId: string) => checkoutOfSession(database, sessionId);
 
 describe('a platform buys through ACP', () => {
   it('create (201, held) → update to Quebec (tax changes) → complete: one order, for a guest account', async () => {

@@ -1,6 +1,7 @@
 // An ACP platform as the tests drive it: its key issued by an admin, every request sent with the
 // spec's headers, and every answer checked against our zod contract of ACP 2026-04-17.
 import { randomUUID } from 'node:crypto';
+import { eq } from 'drizzle-orm';
 import { expect } from 'vitest';
 import {
   acpCheckoutSession,
@@ -8,7 +9,10 @@ import {
   acpDelegatePaymentResponse,
   acpError,
 } from '../../src/contract/acp.ts';
+import { acpSessions } from '../../src/modules/acp/tables.ts';
 import type { Answer, Api, SignedIn } from './app.ts';
+import { product } from './builders.ts';
+import type { TestDatabase } from './db.ts';
 
 export const ACP_VERSION = '2026-04-17';
 
@@ -208,4 +212,28 @@ export async function startReceiver(): Promise<Receiver> {
   receiver.url = `http://127.0.0.1:${address.port}/acp/webhooks`;
   receiver.close = () => new Promise<void>((resolve) => server.close(() => resolve()));
   return receiver;
+}
+
+/** A new product (stock 5, $25.00) and a session of `client` holding `quantity` of it for `buyer`, shipped in Ontario. */
+export async function heldSessionOf(
+  api: Api,
+  shop: SignedIn,
+  client: AcpClient,
+  opts: { quantity?: number; buyer: Record<string, string> },
+) {
+  const p = await product(api, shop, { priceCents: 2500, stockQuantity: 5 });
+  const res = await client.create({
+    line_items: [{ id: p.id, quantity: opts.quantity ?? 1 }],
+    buyer: opts.buyer,
+    fulfillment_details: ACP_ON,
+  });
+  expect(res.status, JSON.stringify(res.body)).toBe(201);
+  expect(res.body.status).toBe('ready_for_payment');
+  return { session: res.body, product: p };
+}
+
+/** The Portage checkout holding a session's stock. */
+export async function checkoutOfSession(database: TestDatabase, sessionId: string): Promise<string> {
+  const [row] = await database.db.select().from(acpSessions).where(eq(acpSessions.id, sessionId));
+  return row!.checkoutId!;
 }

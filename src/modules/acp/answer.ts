@@ -25,7 +25,10 @@ export interface AnswerDeps {
 }
 
 /** The id a session's order has on the wire: one per checkout (docs/acp.md "Principles"). */
-export const acpOrderId = (checkoutId: string) => `order_${checkoutId.slice(checkoutId.indexOf(':') + 1)}`;
+export const acpOrderId = (checkoutId: string) => `order_${keyOf(checkoutId)}`;
+
+/** A record id's key, without its table: `checkouts:abc` is `abc` (ids shown to platforms). */
+export const keyOf = (id: string) => id.slice(id.indexOf(':') + 1);
 
 /**
  * The session's status as it stands: paid is completed whatever was stored; then the stored
@@ -34,7 +37,7 @@ export const acpOrderId = (checkoutId: string) => `order_${checkoutId.slice(chec
  */
 export function effectiveStatus(row: AcpRow, checkout: CheckoutRow | undefined, now: Date): AcpStoredStatus {
   if (checkout?.status === 'complete') return 'completed';
-  if (row.status === 'canceled' || row.status === 'expired' || row.status === 'completed') return row.status;
+  if (row.status === 'canceled') return row.status;
   if (row.status === 'complete_in_progress') {
     // Money that lands after the hold ended is refunded (purchase/flow.ts): the session expired.
     return checkout?.status === 'ready_for_payment' ? row.status : 'expired';

@@ -1,9 +1,46 @@
 // Who calls the ACP routes: a platform with the key an admin issued (acting for the buyer its
 // session names), or an agent with a person's OAuth token (scope shop: buying as that person).
-import type { AuthUser } from '../context.ts';
-import type { PlatformCaller } from '../platforms/service.ts';
+import type { AuthService } from '../auth/service.ts';
+import type { AuthUser, RequestContext } from '../context.ts';
+import { authenticatePlatform, type PlatformCaller } from '../platforms/service.ts';
+import { AcpFailure } from './errors.ts';
 
 export type AcpCaller = { platform: PlatformCaller } | { user: AuthUser };
 
 /** Whose vault tokens and sessions: a platform's, or an agent's person's. */
 export const vaultOwner = (who: AcpCaller) => ('platform' in who ? who.platform.id : `user:${who.user.id}`);
+
+const unauthorized = (message: string) =>
+  new AcpFailure(401, { type: 'invalid_request', code: 'unauthorized', message });
+const forbidden = (message: string) =>
+  new AcpFailure(403, { type: 'invalid_request', code: 'forbidden', message });
+
+/**
+ * Who a bearer token is: a platform by its `acp_` key (unknown or revoked: 401), or an agent's
+ * OAuth token of a buyer granted `shop` (anything else: 403).
+ */
+export async function acpCallerOf(
+  ctx: RequestContext,
+  auth: Pick<AuthService, 'authenticate'>,
+  token: string | undefined,
+): Promise<AcpCaller> {
+  if (!token) throw unauthorized('Missing API key: send Authorization: Bearer <key>');
+  if (token.startsWith('acp_')) {
+    const platform = await authenticatePlatform(ctx, token);
+    if (!platform) throw unauthorized('Unknown or revoked API key');
+    return { platform };
+  }
+  let user: AuthUser & { agent?: { scopes: readonly string[] } };
+  try {
+    user = await auth.authenticate(ctx, token);
+  } catch {
+    throw unauthorized('Unknown or expired token');
+  }
+  if (user.agent && !user.agent.scopes.includes('shop')) {
+    throw forbidden('This agent was not granted the "shop" scope');
+  }
+  if (!user.agent || user.role !== 'buyer') {
+    throw forbidden("ACP takes a platform's API key, or an agent's token of a buyer with the shop scope");
+  }
+  return { user };
+}

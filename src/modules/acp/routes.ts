@@ -21,9 +21,8 @@ import { AppError } from '../../contract/errors.ts';
 import { bearerToken } from '../../http/auth.ts';
 import { IdempotencyError } from '../../http/idempotency.ts';
 import type { AuthService } from '../auth/service.ts';
-import { authenticatePlatform } from '../platforms/service.ts';
 import { ACP_SUPPORTED_VERSIONS, ACP_VERSION } from './answer.ts';
-import type { AcpCaller } from './caller.ts';
+import { type AcpCaller, acpCallerOf } from './caller.ts';
 import { AcpFailure } from './errors.ts';
 import { acpHandlers } from './handlers.ts';
 import {
@@ -200,37 +199,11 @@ function acpConventions(scope: FastifyInstance, auth: AuthService) {
     if (req.method === 'POST' && typeof key === 'string' && key.length <= 255)
       reply.header('idempotency-key', key);
 
-    const token = bearerToken(req.headers.authorization);
-    if (!token) throw unauthorized('Missing API key: send Authorization: Bearer <key>');
-    if (token.startsWith('acp_')) {
-      const platform = await authenticatePlatform(req.ctx, token);
-      if (!platform) throw unauthorized('Unknown or revoked API key');
-      callers.set(req, { platform });
-      req.ctx.principal = `platform:${platform.id}`;
-    } else {
-      let user: Awaited<ReturnType<AuthService['authenticate']>>;
-      try {
-        user = await auth.authenticate(req.ctx, token);
-      } catch {
-        throw unauthorized('Unknown or expired token');
-      }
-      if (user.agent && !user.agent.scopes.includes('shop')) {
-        throw new AcpFailure(403, {
-          type: 'invalid_request',
-          code: 'forbidden',
-          message: 'This agent was not granted the "shop" scope',
-        });
-      }
-      if (!user.agent || user.role !== 'buyer') {
-        throw new AcpFailure(403, {
-          type: 'invalid_request',
-          code: 'forbidden',
-          message: "ACP takes a platform's API key, or an agent's token of a buyer with the shop scope",
-        });
-      }
-      req.ctx.user = user;
-      callers.set(req, { user });
-    }
+    const who = await acpCallerOf(req.ctx, auth, bearerToken(req.headers.authorization));
+    callers.set(req, who);
+    // What rate limits count and Idempotency-Keys are scoped by: the platform, or the person.
+    if ('platform' in who) req.ctx.principal = `platform:${who.platform.id}`;
+    else req.ctx.user = who.user;
 
     const version = req.headers['api-version'];
     if (typeof version !== 'string' || version === '') {
@@ -264,9 +237,6 @@ function asDelegateError(status: number, body: AcpError): AcpError | AcpDelegate
     return { ...body, code: 'invalid_card' };
   return body;
 }
-
-const unauthorized = (message: string) =>
-  new AcpFailure(401, { type: 'invalid_request', code: 'unauthorized', message });
 
 const versionFailure = (code: string, message: string) =>
   new AcpFailure(400, {

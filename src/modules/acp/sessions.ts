@@ -48,7 +48,7 @@ export interface AcpDeps extends CheckoutDeps, OrdersDeps, AnswerDeps {
 }
 
 type AcpRow = typeof acpSessions.$inferSelect;
-type CheckoutRow = NonNullable<Awaited<ReturnType<typeof sessionForPayment>>>;
+type CheckoutRow = NonNullable<Awaited<ReturnType<typeof lockSessionForPayment>>>;
 
 const insertSession = insertInto('acp_insert_session', acpSessions);
 
@@ -147,7 +147,8 @@ export async function cancelAcpSession(
       .returning();
     if (!canceled) throw refused();
     if (row.checkoutId) await expireCheckout(tx, row.checkoutId);
-    return toAcpSession(deps, canceled, await checkoutOf(tx, row), tx.now());
+    // A canceled session shows nothing of its checkout: no need to read it again.
+    return toAcpSession(deps, canceled, undefined, tx.now());
   });
 }
 

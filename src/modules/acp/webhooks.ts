@@ -13,7 +13,7 @@ import type { DomainEvent } from '../events.ts';
 import { ordersOfOneCheckout } from '../orders/service.ts';
 import { signatureHeader } from '../payments/signature.ts';
 import { platforms } from '../platforms/tables.ts';
-import { ACP_VERSION, acpOrderId, lineId } from './answer.ts';
+import { ACP_VERSION, acpOrderId, keyOf, lineId } from './answer.ts';
 import { acpSessions, acpWebhookDeliveries } from './tables.ts';
 
 /** How long a row is retried before it is given up. */
@@ -47,7 +47,6 @@ export function toAcpOrder(
     least === undefined
       ? 'canceled'
       : { pending: 'created', confirmed: 'confirmed', shipped: 'shipped', delivered: 'completed' }[least];
-  const orderKey = (id: string) => id.slice(id.indexOf(':') + 1);
   const refunded = orders.reduce((n, o) => n + o.refundedCents, 0);
   return {
     type: 'order',
@@ -71,7 +70,7 @@ export function toAcpOrder(
       })),
     ),
     fulfillments: orders.map((o) => ({
-      id: `fulfillment_${orderKey(o.id)}`,
+      id: `fulfillment_${keyOf(o.id)}`,
       type: 'shipping' as const,
       status: o.status,
       line_items: o.items.map((i) => ({ id: lineId(i.productId), quantity: i.quantity })),
@@ -81,7 +80,7 @@ export function toAcpOrder(
     adjustments: orders
       .filter((o) => o.refundedCents > 0)
       .map((o) => ({
-        id: `refund_${orderKey(o.id)}`,
+        id: `refund_${keyOf(o.id)}`,
         type: 'refund',
         occurred_at: isoSecond(o.cancelledAt ?? o.deliveredAt ?? o.createdAt),
         status: 'completed',
@@ -121,7 +120,7 @@ export async function queueOrderEvent(ctx: RequestContext, event: DomainEvent): 
     : sessionOfCheckout(ctx.db, { checkoutId }));
   if (!session?.platformId) return; // not an ACP platform's purchase (an agent's has no webhook)
   orders ??= await ordersOfOneCheckout(ctx, { checkoutId });
-  const key = checkoutId.slice(checkoutId.indexOf(':') + 1);
+  const key = keyOf(checkoutId);
   const eventId = created
     ? `evt_${key}_created`
     : `evt_${key}_${event.type.replace('.', '_')}_${eventSubject(event)}`;
@@ -164,7 +163,7 @@ function eventSubject(event: DomainEvent): string {
         : 'orderId' in event
           ? event.orderId
           : event.checkoutId;
-  return id.slice(id.indexOf(':') + 1);
+  return keyOf(id);
 }
 
 /** The order events an ACP platform hears of. */

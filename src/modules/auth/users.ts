@@ -25,12 +25,18 @@ export async function insertUser(
   ctx: RequestContext,
   input: { email: string; name: string; role: Role; passwordHash: string | null; emailVerified: boolean },
 ): Promise<UserRow> {
+  const row = await insertIfNew(ctx, input);
+  if (!row) throw conflict(`An account with the email ${input.email} already exists; log in instead`);
+  return row;
+}
+
+/** The account inserted, or undefined when the email is taken. */
+async function insertIfNew(ctx: RequestContext, input: Parameters<typeof insertUser>[1]) {
   const [row] = await ctx.db
     .insert(users)
     .values({ id: newId('users'), ...input })
     .onConflictDoNothing({ target: users.email })
     .returning();
-  if (!row) throw conflict(`An account with the email ${input.email} already exists; log in instead`);
   return row;
 }
 
@@ -41,18 +47,13 @@ export async function insertUser(
  */
 export async function accountForEmail(ctx: RequestContext, email: string, name: string): Promise<UserRow> {
   const address = email.toLowerCase();
-  const [made] = await ctx.db
-    .insert(users)
-    .values({
-      id: newId('users'),
-      email: address,
-      name,
-      role: 'buyer',
-      passwordHash: null,
-      emailVerified: false,
-    })
-    .onConflictDoNothing({ target: users.email })
-    .returning();
+  const made = await insertIfNew(ctx, {
+    email: address,
+    name,
+    role: 'buyer',
+    passwordHash: null,
+    emailVerified: false,
+  });
   if (made) return made;
   const [found] = await ctx.db.select().from(users).where(eq(users.email, address));
   if (!found) throw new Error(`accountForEmail: ${address} neither inserted nor found`);
