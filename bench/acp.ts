@@ -28,7 +28,6 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import { generateKeyPairSync, randomUUID } from 'node:crypto';
 import { existsSync, mkdirSync, rmSync } from 'node:fs';
-import http from 'node:http';
 import { availableParallelism } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -41,7 +40,7 @@ import { FOLD_BATCH } from '../src/modules/analytics/service.ts';
 import { signAccessToken } from '../src/modules/auth/jwt.ts';
 import { loadKeyRing } from '../src/modules/auth/keys.ts';
 import { pct } from './churn.ts';
-import { machineCpu, pool, prng, procCpuMs, procWrites } from './lib.ts';
+import { type Answer, httpClient, machineCpu, pool, prng, procCpuMs, procWrites } from './lib.ts';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const env = process.env;
@@ -177,64 +176,7 @@ let service: ChildProcess | undefined;
 
 // ---- HTTP: one keep-alive agent (bench/checkout.ts's, with a timeout) --------------------------
 
-const agent = new http.Agent({ keepAlive: true, maxSockets: C * 2 });
-const REQUEST_TIMEOUT_MS = 60_000;
-
-interface Answer {
-  status: number;
-  // biome-ignore lint/suspicious/noExplicitAny: JSON answers, checked where used
-  body: any;
-  ms: number;
-}
-
-function request(
-  method: string,
-  urlPath: string,
-  body?: string,
-  headers: Record<string, string> = {},
-  retried = false,
-): Promise<Answer> {
-  const t0 = performance.now();
-  return new Promise((resolve, reject) => {
-    const req = http.request(
-      `${BASE}${urlPath}`,
-      {
-        method,
-        agent,
-        headers: {
-          ...(body !== undefined
-            ? { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) }
-            : {}),
-          ...headers,
-        },
-      },
-      (res) => {
-        const chunks: Buffer[] = [];
-        res.on('data', (c: Buffer) => chunks.push(c));
-        res.on('end', () => {
-          const ms = performance.now() - t0;
-          const text = Buffer.concat(chunks).toString('utf8');
-          let parsed: unknown = text;
-          try {
-            parsed = JSON.parse(text);
-          } catch {}
-          resolve({ status: res.statusCode ?? 0, body: parsed, ms });
-        });
-        res.on('error', reject);
-      },
-    );
-    req.setTimeout(REQUEST_TIMEOUT_MS, () => req.destroy(new Error(`${method} ${urlPath}: timed out`)));
-    req.on('error', (err: NodeJS.ErrnoException) => {
-      // An idle keep-alive socket closed by the server as this request went out on it: the
-      // request never reached the service, so sending it again (once) is safe.
-      if (req.reusedSocket && err.code === 'ECONNRESET' && !retried) {
-        request(method, urlPath, body, headers, true).then(resolve, reject);
-      } else reject(err);
-    });
-    if (body !== undefined) req.write(body);
-    req.end();
-  });
-}
+const request = httpClient(BASE, C * 2);
 
 const json = (method: string, urlPath: string, value: unknown, headers: Record<string, string> = {}) =>
   request(method, urlPath, value === undefined ? undefined : JSON.stringify(value), headers);
@@ -1033,7 +975,7 @@ async function main() {
   const checked = await audit(db, catalog, acpSeen);
   await folder.end();
   await db.end();
-  agent.destroy();
+  request.close();
   if (!flags.keep) await dropDatabase();
   report(results, checked);
   console.log(`total time ${((performance.now() - started) / 1000).toFixed(0)} s`);

@@ -12,7 +12,6 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import { generateKeyPairSync, randomBytes } from 'node:crypto';
 import { mkdirSync, rmSync } from 'node:fs';
-import http from 'node:http';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
@@ -31,7 +30,7 @@ import { signatureHeader } from '../src/modules/payments/signature.ts';
 import { estimatedDelivery } from '../src/modules/pricing/dates.ts';
 import { platformFeeCents } from '../src/modules/pricing/money.ts';
 import { pct } from './churn.ts';
-import { machineCpu, pool, prng, procCpuMs } from './lib.ts';
+import { type Answer, httpClient, machineCpu, pool, prng, procCpuMs } from './lib.ts';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const { values: flags } = parseArgs({
@@ -115,61 +114,7 @@ const PROVINCES = ['ON', 'QC', 'BC', 'AB', 'NS', 'MB'];
 
 // ---- HTTP: one keep-alive agent, C sockets ---------------------------------------------------
 
-const agent = new http.Agent({ keepAlive: true, maxSockets: C * 2 });
-
-interface Answer {
-  status: number;
-  // biome-ignore lint/suspicious/noExplicitAny: JSON answers, checked where used
-  body: any;
-  ms: number;
-}
-
-function request(
-  method: string,
-  urlPath: string,
-  body?: string,
-  headers: Record<string, string> = {},
-): Promise<Answer> {
-  const started = performance.now();
-  return new Promise((resolve, reject) => {
-    const req = http.request(
-      `${BASE}${urlPath}`,
-      {
-        method,
-        agent,
-        headers: {
-          ...(body !== undefined
-            ? { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) }
-            : {}),
-          ...headers,
-        },
-      },
-      (res) => {
-        const chunks: Buffer[] = [];
-        res.on('data', (c: Buffer) => chunks.push(c));
-        res.on('end', () => {
-          const ms = performance.now() - started;
-          const text = Buffer.concat(chunks).toString('utf8');
-          let parsed: unknown = text;
-          try {
-            parsed = JSON.parse(text);
-          } catch {}
-          resolve({ status: res.statusCode ?? 0, body: parsed, ms });
-        });
-        res.on('error', reject);
-      },
-    );
-    req.on('error', (err: NodeJS.ErrnoException) => {
-      // The server closed an idle keep-alive socket as this request went out on it: the request
-      // never reached the service, so sending it again is safe (Node's documented pattern).
-      if (req.reusedSocket && err.code === 'ECONNRESET') {
-        request(method, urlPath, body, headers).then(resolve, reject);
-      } else reject(err);
-    });
-    if (body !== undefined) req.write(body);
-    req.end();
-  });
-}
+const request = httpClient(BASE, C * 2);
 
 const json = (method: string, urlPath: string, value: unknown, token?: string) =>
   request(method, urlPath, JSON.stringify(value), token ? { authorization: `Bearer ${token}` } : {});
@@ -960,7 +905,7 @@ async function run(index: number): Promise<RunFigures> {
 
 const results: RunFigures[] = [];
 for (let i = 0; i < RUNS; i++) results.push(await run(i));
-agent.destroy();
+request.close();
 if (!flags.keep) {
   const admin = new pg.Client({ connectionString: pgServer });
   await admin.connect();

@@ -1,6 +1,7 @@
-// What the benchmarks share: a seedable random source, a bounded pool of concurrent work, and the
-// CPU counters of processes and of the machine (Linux /proc).
+// What the benchmarks share: a seedable random source, a bounded pool of concurrent work, an HTTP
+// client over keep-alive sockets, and the CPU counters of processes and of the machine (Linux /proc).
 import { readFileSync } from 'node:fs';
+import http from 'node:http';
 
 /** A small seedable random source: runs of a benchmark are comparable. */
 export function prng(seed: number) {
@@ -71,4 +72,72 @@ export function machineCpu(): { total: number; steal: number; idle: number } {
   } catch {
     return { total: 0, steal: 0, idle: 0 };
   }
+}
+
+/** A JSON answer and how long it took. */
+export interface Answer {
+  status: number;
+  // biome-ignore lint/suspicious/noExplicitAny: JSON answers, checked where used
+  body: any;
+  ms: number;
+}
+
+/**
+ * Requests to `base` over keep-alive sockets (at most `maxSockets`), each given up after
+ * `timeoutMs`; answers the status, the parsed JSON (or the text) and the milliseconds.
+ */
+export function httpClient(base: string, maxSockets: number, timeoutMs = 60_000) {
+  const agent = new http.Agent({ keepAlive: true, maxSockets });
+  const BASE = base;
+  const REQUEST_TIMEOUT_MS = timeoutMs;
+  function request(
+    method: string,
+    urlPath: string,
+    body?: string,
+    headers: Record<string, string> = {},
+    retried = false,
+  ): Promise<Answer> {
+    const t0 = performance.now();
+    return new Promise((resolve, reject) => {
+      const req = http.request(
+        `${BASE}${urlPath}`,
+        {
+          method,
+          agent,
+          headers: {
+            ...(body !== undefined
+              ? { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) }
+              : {}),
+            ...headers,
+          },
+        },
+        (res) => {
+          const chunks: Buffer[] = [];
+          res.on('data', (c: Buffer) => chunks.push(c));
+          res.on('end', () => {
+            const ms = performance.now() - t0;
+            const text = Buffer.concat(chunks).toString('utf8');
+            let parsed: unknown = text;
+            try {
+              parsed = JSON.parse(text);
+            } catch {}
+            resolve({ status: res.statusCode ?? 0, body: parsed, ms });
+          });
+          res.on('error', reject);
+        },
+      );
+      req.setTimeout(REQUEST_TIMEOUT_MS, () => req.destroy(new Error(`${method} ${urlPath}: timed out`)));
+      req.on('error', (err: NodeJS.ErrnoException) => {
+        // An idle keep-alive socket closed by the server as this request went out on it: the
+        // request never reached the service, so sending it again (once) is safe.
+        if (req.reusedSocket && err.code === 'ECONNRESET' && !retried) {
+          request(method, urlPath, body, headers, true).then(resolve, reject);
+        } else reject(err);
+      });
+      if (body !== undefined) req.write(body);
+      req.end();
+    });
+  }
+  // close(): ends the idle sockets, so that the process can exit.
+  return Object.assign(request, { close: () => agent.destroy() });
 }
