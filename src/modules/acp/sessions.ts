@@ -234,12 +234,14 @@ async function completeWithVault(
     const card = SANDBOX_CARDS[vaulted.outcome];
     return {
       row: p.row,
-      outcome: await paySandboxIn(tx, { ...deps, sign: sandbox.sign }, p.checkout.id, card),
+      checkout: p.checkout,
+      outcome: await paySandboxIn(tx, { ...deps, sign: sandbox.sign }, p.checkout.id, card, p.checkout),
     };
   }).catch(paymentRefusal);
   if ('done' in paying) return paying.done;
   await sandboxPaid(ctx, deps, paying.outcome).catch(paymentRefusal);
-  return answerOf(ctx, deps, paying.row);
+  // sandboxPaid answers only once the checkout became orders: it is complete, nothing else changed.
+  return toAcpSession(deps, paying.row, { ...paying.checkout, status: 'complete' }, ctx.now());
 }
 
 /**

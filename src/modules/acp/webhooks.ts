@@ -6,7 +6,7 @@
 import { and, eq, isNull, sql } from 'drizzle-orm';
 import type { AcpOrder, AcpWebhookEvent } from '../../contract/acp.ts';
 import { isoSecond } from '../../contract/common.ts';
-import { insertInto, ph, rowsOf, statement } from '../../db/sql.ts';
+import { insertInto, ph, pipeline, rowsOf, statement } from '../../db/sql.ts';
 import type { Job } from '../../jobs/runner.ts';
 import type { RequestContext } from '../context.ts';
 import type { DomainEvent } from '../events.ts';
@@ -115,11 +115,14 @@ export async function queueOrderEvent(ctx: RequestContext, event: DomainEvent): 
       : undefined;
   const checkoutId = known ?? orders?.[0]?.checkoutId;
   if (!checkoutId) return;
-  const [session] = await (created
-    ? sessionById(ctx.db, { id: event.adapterSessionId })
-    : sessionOfCheckout(ctx.db, { checkoutId }));
+  // A purchase's session and orders are read in one round trip (its orders were just written).
+  const [[session], ordersNow] = await pipeline(ctx, [
+    (c) =>
+      created ? sessionById(c.db, { id: event.adapterSessionId }) : sessionOfCheckout(c.db, { checkoutId }),
+    created && ((c) => ordersOfOneCheckout(c, { checkoutId })),
+  ]);
   if (!session?.platformId) return; // not an ACP platform's purchase (an agent's has no webhook)
-  orders ??= await ordersOfOneCheckout(ctx, { checkoutId });
+  orders ??= ordersNow || (await ordersOfOneCheckout(ctx, { checkoutId }));
   const key = keyOf(checkoutId);
   const eventId = created
     ? `evt_${key}_created`

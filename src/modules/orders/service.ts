@@ -3,11 +3,13 @@
 // payments/refunds.ts; the returns module reaches them only through for-returns.ts
 // (docs/api.md "Orders", "Refunds"; docs/decisions.md "Orders").
 // Its length is reading orders (lists, detail, mail views) and their transitions, which share the row helpers.
-import { and, asc, count, desc, eq, getTableColumns, lte, sql } from 'drizzle-orm';
+import { and, asc, count, desc, eq, getTableColumns, lte, type SQL, sql } from 'drizzle-orm';
 import type { z } from 'zod';
 import { isRecordId, type Province, toUnix } from '../../contract/common.ts';
 import { conflict, forbidden, notFound } from '../../contract/errors.ts';
 import type { listOrdersQuery, orderDetail, orderListItem } from '../../contract/orders.ts';
+import type { Db } from '../../db/index.ts';
+import { ph, query } from '../../db/sql.ts';
 import { shopNames } from '../auth/sellers.ts';
 import { findUser } from '../auth/users.ts';
 import { type AuthUser, caller, inTransaction, type RequestContext } from '../context.ts';
@@ -107,16 +109,14 @@ export interface AdapterOrderItem {
 /**
  * Every order of one checkout (named by the checkout, or by one of its orders) with its items,
  * by seller, in one statement: what a protocol adapter shows as the one order its session became.
+ * Named by the checkout, the statement is sent at the call (it may be a `pipeline` step).
  */
-export async function ordersOfOneCheckout(
-  ctx: RequestContext,
-  of: { checkoutId: string } | { orderId: string },
-) {
-  const checkout =
-    'checkoutId' in of
-      ? sql`${of.checkoutId}`
-      : sql`(select ${orders.checkoutId} from ${orders} where ${orders.id} = ${of.orderId})`;
-  return ctx.db
+export function ordersOfOneCheckout(ctx: RequestContext, of: { checkoutId: string } | { orderId: string }) {
+  return 'checkoutId' in of ? ordersOfCheckout(ctx.db, of) : ordersOfOrdersCheckout(ctx.db, of);
+}
+
+const ordersOfCheckoutWhere = (db: Db, checkout: SQL) =>
+  db
     .select({
       ...getTableColumns(orders),
       items: sql<AdapterOrderItem[]>`(select coalesce(json_agg(json_build_object('productId', i.product_id,
@@ -126,7 +126,15 @@ export async function ordersOfOneCheckout(
     .from(orders)
     .where(sql`${orders.checkoutId} = ${checkout}`)
     .orderBy(asc(orders.sellerId));
-}
+const ordersOfCheckout = query('orders_of_checkout', (db, name) =>
+  ordersOfCheckoutWhere(db, sql`${ph('checkoutId')}`).prepare(name),
+);
+const ordersOfOrdersCheckout = query('orders_of_orders_checkout', (db, name) =>
+  ordersOfCheckoutWhere(
+    db,
+    sql`(select ${orders.checkoutId} from ${orders} where ${orders.id} = ${ph('orderId')})`,
+  ).prepare(name),
+);
 
 /** The province of the buyer's last order's address (the cart estimates tax for it). */
 export async function lastShippingProvince(
