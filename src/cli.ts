@@ -17,7 +17,7 @@ Commands:
   user create --email E --password P --name N --role buyer|seller|admin
               [--shop-name S --province P]
                              create an account (e.g. the first admin)
-  platform create --name N --webhook-url U
+  platform create --name N --webhook-url U [--ucp-profile P]
                              register an agent platform; prints it as JSON with its
                              API key and webhook secret, shown once
 

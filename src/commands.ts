@@ -138,16 +138,25 @@ export async function createUser(args: string[]) {
 export async function createPlatformCommand(args: string[]) {
   const { values } = parseArgs({
     args,
-    options: { name: { type: 'string' }, 'webhook-url': { type: 'string' } },
+    options: {
+      name: { type: 'string' },
+      'webhook-url': { type: 'string' },
+      'ucp-profile': { type: 'string' },
+    },
     strict: true,
   });
-  const input = createPlatformBody.safeParse({ name: values.name, webhookUrl: values['webhook-url'] });
+  const flags: Record<string, string> = { webhookUrl: 'webhook-url', ucpProfileUrl: 'ucp-profile' };
+  const input = createPlatformBody.safeParse({
+    name: values.name,
+    webhookUrl: values['webhook-url'],
+    ...(values['ucp-profile'] ? { ucpProfileUrl: values['ucp-profile'] } : {}),
+  });
   if (!input.success) {
     throw new UsageError(
       input.error.issues
         .map(
           (i) =>
-            `--${i.path[0] === 'webhookUrl' ? 'webhook-url' : i.path.join('.')}: ${
+            `--${flags[String(i.path[0])] ?? i.path.join('.')}: ${
               /received undefined$/.test(i.message) ? 'is required' : i.message
             }`,
         )

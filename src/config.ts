@@ -1,5 +1,6 @@
 // The one place where the environment is read. Everything else receives a typed Config.
 // Long because it is one place: every variable's parsing and its error message stay together.
+import { createPrivateKey } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { isIP } from 'node:net';
 import path from 'node:path';
@@ -40,6 +41,10 @@ export interface Config {
   jwtPrivateKey: string | undefined;
   /** PEMs (SPKI) of retired signing keys whose tokens are still accepted. */
   jwtPreviousPublicKeys: string[];
+  /** PEM (PKCS#8, EC P-256) of the key that signs UCP webhooks; undefined in development means "generate in dataDir". */
+  ucpSigningKey: string | undefined;
+  /** PEMs (SPKI) of retired UCP signing keys still published in /.well-known/ucp (rotation). */
+  ucpPreviousPublicKeys: string[];
   accessTokenTtlSeconds: number;
   /** Lifetime of an agent's access token (OAuth, for /mcp); its refresh token renews it. */
   agentTokenTtlSeconds: number;
@@ -108,6 +113,17 @@ const GOOGLE = {
 };
 
 // Spelled in two parts so that secret scanners do not take this pattern for a key.
+/** Whether a PEM is a PKCS#8 EC private key on P-256 (UCP signs with ES256 only). */
+function isP256PrivateKey(pem: string): boolean {
+  if (!PKCS8_PEM.test(pem)) return false;
+  try {
+    const key = createPrivateKey(pem);
+    return key.asymmetricKeyType === 'ec' && key.asymmetricKeyDetails?.namedCurve === 'prime256v1';
+  } catch {
+    return false;
+  }
+}
+
 const PKCS8_PEM = new RegExp(`-----BEGIN ${'PRIVATE'} KEY-----`);
 
 const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'];
@@ -201,6 +217,30 @@ export function loadConfig(env: Env = process.env): Config {
       /-----BEGIN PUBLIC KEY-----[\s\S]+?-----END PUBLIC KEY-----/g,
     ) ?? [];
 
+  // UCP's signing key is its own (not the token key): UCP requires ES256, and it rotates apart.
+  let ucpSigningKey = env.UCP_SIGNING_KEY || undefined;
+  if (!ucpSigningKey && env.UCP_SIGNING_KEY_FILE) {
+    try {
+      ucpSigningKey = readFileSync(env.UCP_SIGNING_KEY_FILE, 'utf8');
+    } catch {
+      problems.push(`UCP_SIGNING_KEY_FILE: cannot read ${env.UCP_SIGNING_KEY_FILE}`);
+    }
+  }
+  if (ucpSigningKey && !isP256PrivateKey(ucpSigningKey)) {
+    problems.push(
+      'UCP_SIGNING_KEY: must be an EC P-256 private key in PKCS#8 PEM form (openssl genpkey -algorithm EC -pkeyopt ec_paramgen_curve:P-256)',
+    );
+  }
+  if (!ucpSigningKey && deployed) {
+    problems.push(
+      `UCP_SIGNING_KEY (or UCP_SIGNING_KEY_FILE): required when APP_ENV=${appEnv}; no default key is used`,
+    );
+  }
+  const ucpPreviousPublicKeys =
+    (env.UCP_PREVIOUS_PUBLIC_KEYS ?? '').match(
+      /-----BEGIN PUBLIC KEY-----[\s\S]+?-----END PUBLIC KEY-----/g,
+    ) ?? [];
+
   const accessTokenTtlSeconds = pick('ACCESS_TOKEN_TTL_SECONDS', intIn(1, 86_400), 3600);
   const agentTokenTtlSeconds = pick('AGENT_TOKEN_TTL_SECONDS', intIn(60, 86_400), 3600);
   const refreshWindowSeconds = pick('REFRESH_WINDOW_SECONDS', intIn(0, 90 * 86_400), 7 * 86_400);
@@ -288,6 +328,8 @@ export function loadConfig(env: Env = process.env): Config {
     publicBaseUrl,
     jwtPrivateKey,
     jwtPreviousPublicKeys,
+    ucpSigningKey,
+    ucpPreviousPublicKeys,
     accessTokenTtlSeconds,
     agentTokenTtlSeconds,
     refreshWindowSeconds,

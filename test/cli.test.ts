@@ -210,8 +210,18 @@ describe('portage platform create', () => {
     const env = { DATA_DIR: dataDir, ...(database?.url ? { DATABASE_URL: database.url } : {}) };
     try {
       const webhookUrl = 'http://127.0.0.1:4010/acp/webhooks';
+      const ucpProfileUrl = 'https://chat.example.com/.well-known/ucp';
       const res = await portage(
-        ['platform', 'create', '--name', 'Maple Chat', '--webhook-url', webhookUrl],
+        [
+          'platform',
+          'create',
+          '--name',
+          'Maple Chat',
+          '--webhook-url',
+          webhookUrl,
+          '--ucp-profile',
+          ucpProfileUrl,
+        ],
         env,
       );
       expect(res.code).toBe(0);
@@ -223,6 +233,7 @@ describe('portage platform create', () => {
         id: expect.stringMatching(/^platforms:[A-Za-z0-9_-]{20}$/),
         name: 'Maple Chat',
         webhookUrl,
+        ucpProfileUrl,
         createdAt: expect.any(Number),
         keyRotatedAt: null,
         revokedAt: null,

@@ -1,9 +1,10 @@
+import { generateKeyPairSync } from 'node:crypto';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { ConfigError, loadConfig } from '../src/config.ts';
-import { testKeyPem } from './helpers/app.ts';
+import { testKeyPem, testUcpKeyPem } from './helpers/app.ts';
 
 /** The problems loadConfig reports for env; fails the test when it loads instead. */
 function problemsOf(env: Record<string, string | undefined>): string[] {
@@ -19,6 +20,7 @@ function problemsOf(env: Record<string, string | undefined>): string[] {
 const deployed = (appEnv: string) => ({
   APP_ENV: appEnv,
   JWT_PRIVATE_KEY: testKeyPem(),
+  UCP_SIGNING_KEY: testUcpKeyPem(),
   PUBLIC_BASE_URL: 'https://shop.example.ca',
   PAYMENT_WEBHOOK_SECRET: 'whsec_deployed_secret_0123456789',
   ...(appEnv === 'production'
@@ -39,6 +41,8 @@ describe('loadConfig', () => {
       publicBaseUrl: 'http://localhost:3000',
       jwtPrivateKey: undefined,
       jwtPreviousPublicKeys: [],
+      ucpSigningKey: undefined,
+      ucpPreviousPublicKeys: [],
       accessTokenTtlSeconds: 3600,
       agentTokenTtlSeconds: 3600,
       refreshWindowSeconds: 604_800,
@@ -216,10 +220,11 @@ describe('loadConfig', () => {
         appEnv === 'production'
           ? ['STRIPE_SECRET_KEY: required when APP_ENV=production (the sandbox takes no money)']
           : [];
-      expect(problems).toHaveLength(3 + sandboxRefused.length);
+      expect(problems).toHaveLength(4 + sandboxRefused.length);
       expect(problems).toEqual(
         expect.arrayContaining([
           expect.stringMatching(/^JWT_PRIVATE_KEY\b.*required when APP_ENV=/),
+          expect.stringMatching(/^UCP_SIGNING_KEY\b.*required when APP_ENV=/),
           `PUBLIC_BASE_URL: required when APP_ENV=${appEnv}`,
           `PAYMENT_WEBHOOK_SECRET: required when APP_ENV=${appEnv}`,
           ...sandboxRefused,
@@ -235,6 +240,23 @@ describe('loadConfig', () => {
       });
     },
   );
+
+  it("takes UCP's signing key only as an EC P-256 key, and keeps the retired public keys given", () => {
+    const rsa = testKeyPem();
+    const p384 = generateKeyPairSync('ec', { namedCurve: 'P-384' })
+      .privateKey.export({ type: 'pkcs8', format: 'pem' })
+      .toString();
+    const refusal =
+      'UCP_SIGNING_KEY: must be an EC P-256 private key in PKCS#8 PEM form (openssl genpkey -algorithm EC -pkeyopt ec_paramgen_curve:P-256)';
+    expect(problemsOf({ UCP_SIGNING_KEY: rsa })).toEqual([refusal]);
+    expect(problemsOf({ UCP_SIGNING_KEY: p384 })).toEqual([refusal]);
+    const old = generateKeyPairSync('ec', { namedCurve: 'P-256' })
+      .publicKey.export({ type: 'spki', format: 'pem' })
+      .toString();
+    const config = loadConfig({ UCP_SIGNING_KEY: testUcpKeyPem(), UCP_PREVIOUS_PUBLIC_KEYS: old });
+    expect(config.ucpSigningKey).toBe(testUcpKeyPem());
+    expect(config.ucpPreviousPublicKeys).toEqual([old.trim()]);
+  });
 
   it('reads the signing key from JWT_PRIVATE_KEY_FILE, and names a file it cannot read', () => {
     const dir = mkdtempSync(path.join(os.tmpdir(), 'portage-config-'));

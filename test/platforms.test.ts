@@ -45,6 +45,7 @@ describe('creating a platform', () => {
       id: expect.stringMatching(/^platforms:[A-Za-z0-9_-]{20}$/),
       name: 'Maple Chat',
       webhookUrl: 'https://chat.example.com/acp/hooks?v=1',
+      ucpProfileUrl: null,
       createdAt: nowUnix(),
       keyRotatedAt: null,
       revokedAt: null,
@@ -55,6 +56,24 @@ describe('creating a platform', () => {
     expect(res.body.webhookSecret).not.toBe(res.body.apiKey.replace(/^acp_/, 'whsec_'));
   });
 
+  it('keeps a UCP profile URL given (https, or http on a loopback host), and refuses another', async () => {
+    const profile = 'https://agent.example.com/.well-known/ucp';
+    expect((await issue({ ucpProfileUrl: profile })).ucpProfileUrl).toBe(profile);
+    const res = await t.api
+      .as(boss)
+      .post('/admin/platforms', {
+        name: 'Bad',
+        webhookUrl: RECEIVER,
+        ucpProfileUrl: 'http://agent.example.com/p',
+      });
+    expectInvalid(res, [
+      {
+        field: 'ucpProfileUrl',
+        message: 'must use https, or http on a loopback host (127.0.0.1, [::1], localhost)',
+      },
+    ]);
+  });
+
   it('stores the SHA-256 of the key, never the key; the webhook secret as issued', async () => {
     const p = await issue();
     const row = await rowOf(p.id);
@@ -62,6 +81,7 @@ describe('creating a platform', () => {
       id: p.id,
       name: 'Chat Platform',
       webhookUrl: RECEIVER,
+      ucpProfileUrl: null,
       keyHash: sha256(p.apiKey),
       webhookSecret: p.webhookSecret,
       createdAt: new Date(nowUnix() * 1000),
@@ -188,6 +208,7 @@ describe('listing', () => {
       id: newer.id,
       name: 'Newer',
       webhookUrl: RECEIVER,
+      ucpProfileUrl: null,
       createdAt: newer.createdAt,
       keyRotatedAt: null,
       revokedAt: null,
@@ -206,6 +227,7 @@ describe('authenticating a platform by its key', () => {
       id: p.id,
       name: 'Keyed',
       webhookUrl: RECEIVER,
+      ucpProfileUrl: null,
     });
     // Another last character (a key that ends in A must not be "changed" into itself).
     const other = p.apiKey.endsWith('A') ? 'B' : 'A';
@@ -280,6 +302,7 @@ describe('revoking', () => {
       id: p.id,
       name: p.name,
       webhookUrl: p.webhookUrl,
+      ucpProfileUrl: null,
       createdAt: p.createdAt,
       keyRotatedAt: null,
       revokedAt,

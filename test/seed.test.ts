@@ -10,7 +10,7 @@ import { type Database, openDatabase } from '../src/db/index.ts';
 import { CATEGORIES, SELLERS, seedCatalog, seededProduct } from '../src/db/seed.ts';
 import { rowsOf } from '../src/db/sql.ts';
 import { products } from '../src/modules/catalog/tables.ts';
-import { testKeyPem } from './helpers/app.ts';
+import { testKeyPem, testUcpKeyPem } from './helpers/app.ts';
 import { type TestDatabase, testDatabase } from './helpers/db.ts';
 
 const run = promisify(execFile);
@@ -86,6 +86,7 @@ describe('portage seed', () => {
         STRIPE_SECRET_KEY: 'sk_test_production1',
         STRIPE_PUBLISHABLE_KEY: 'pk_test_production1',
         JWT_PRIVATE_KEY: testKeyPem(),
+        UCP_SIGNING_KEY: testUcpKeyPem(),
       },
     }).catch((e: { code: number; stderr: string }) => e);
     expect('code' in failed && failed.code).toBe(2);

@@ -28,9 +28,22 @@ const webhookUrl = z
   })
   .describe('Where the service POSTs signed order events: https, or http on a loopback host');
 
+/** A UCP platform's profile URL: the same rule as a webhook URL (its requests must name this one). */
+const ucpProfileUrl = z
+  .string()
+  .max(MAX_URL_LENGTH, `must be at most ${MAX_URL_LENGTH} characters`)
+  .superRefine((value, ctx) => {
+    const problem = webhookUrlProblem(value);
+    if (problem) ctx.addIssue({ code: 'custom', message: problem });
+  })
+  .describe(
+    "The platform's UCP profile (what its UCP-Agent header names): https, or http on a loopback host. Without it the platform cannot use UCP",
+  );
+
 export const createPlatformBody = z.strictObject({
   name: z.string().trim().min(1, 'must not be empty').max(100, 'must be at most 100 characters'),
   webhookUrl,
+  ucpProfileUrl: ucpProfileUrl.optional(),
 });
 
 export const platformParams = z.object({ id: z.string() });
@@ -40,6 +53,7 @@ export const platform = z
     id: recordId('platforms'),
     name: z.string(),
     webhookUrl: z.string(),
+    ucpProfileUrl: z.string().nullable().describe("The platform's UCP profile; null: no UCP"),
     createdAt: unixSeconds,
     keyRotatedAt: unixSeconds.nullable().describe('When the key was last replaced; null if never'),
     revokedAt: unixSeconds.nullable().describe('When the platform lost access; null while it has it'),

@@ -22,6 +22,15 @@ export function testKeyPem(): string {
   return testPem;
 }
 
+let testUcpPem: string | undefined;
+/** One EC P-256 key for UCP signing, shared by the test files of a run. */
+export function testUcpKeyPem(): string {
+  testUcpPem ??= generateKeyPairSync('ec', { namedCurve: 'P-256' })
+    .privateKey.export({ type: 'pkcs8', format: 'pem' })
+    .toString();
+  return testUcpPem;
+}
+
 export class TestClock {
   offsetMs = 0;
   private frozenAt: number | undefined;
@@ -63,6 +72,7 @@ export async function testApp(database: TestDatabase, opts: TestAppOptions = {})
     // Tests run the jobs' passes themselves (t.app.jobs.runOnce()), at the clock they set.
     JOBS: 'off',
     JWT_PRIVATE_KEY: testKeyPem(),
+    UCP_SIGNING_KEY: testUcpKeyPem(),
     ...opts.env,
   });
   const keys = await loadKeyRing(config.jwtPrivateKey!, config.jwtPreviousPublicKeys);

@@ -1,6 +1,9 @@
-// The ACP adapter's five operations over Portage's one checkout (docs/acp.md): a session's items
-// and address are quoted and held by checkout's holdCheckout, paid by the payments module's own
-// sandbox payment or Stripe, and made into orders by the purchase flow, exactly as POST /checkout.
+// The protocol adapters' checkout sessions over Portage's one checkout (docs/acp.md, docs/ucp.md):
+// a session's items and address are quoted and held by checkout's holdCheckout, paid by the
+// payments module's own sandbox payment or Stripe, and made into orders by the purchase flow,
+// exactly as POST /checkout. The core (createSession … completeSession) answers the session's
+// state (its row and checkout); ACP's operations below it, and UCP's (ucp/sessions.ts), say it
+// in their protocol. A session belongs to one protocol (its id's prefix) and one caller.
 // Lock order: the ACP session row, then its checkout as a payment locks it (the buyer's cart,
 // then the checkout), then (inside holdCheckout) the buyer's other open checkouts of the session.
 import { eq, sql } from 'drizzle-orm';
@@ -26,6 +29,7 @@ import {
   lockSessionForPayment,
   sessionForPayment,
 } from '../checkout/service.ts';
+import type { checkoutSessions } from '../checkout/tables.ts';
 import { type AuthUser, inTransaction, type RequestContext } from '../context.ts';
 import type { OrdersDeps } from '../orders/service.ts';
 import { SANDBOX_CARDS } from '../payments/providers/sandbox.ts';
@@ -52,30 +56,27 @@ type CheckoutRow = NonNullable<Awaited<ReturnType<typeof lockSessionForPayment>>
 
 const insertSession = insertInto('acp_insert_session', acpSessions);
 
-const newSessionId = () => `acp_cs_${randomKey(15)}`;
+export type SessionProtocol = 'acp' | 'ucp';
+/** A session's id: its protocol's prefix, so one protocol never reads another's sessions. */
+const newSessionId = (protocol: SessionProtocol) => `${protocol}_cs_${randomKey(15)}`;
 
-/** POST /checkout_sessions: 201 with the session, quoted and held when it can be. */
-export async function createAcpSession(
+/** A session as it is now: its row, and the checkout holding its stock (undefined when none, or not read). */
+export interface SessionState {
+  row: AcpRow;
+  checkout: typeof checkoutSessions.$inferSelect | undefined;
+}
+
+/** A new session, quoted and held when it can be. */
+export async function createSession(
   ctx: RequestContext,
   deps: AcpDeps,
   who: AcpCaller,
-  input: AcpCreateSessionRequest,
-  locale: string | undefined,
-): Promise<AcpCheckoutSession> {
-  if (input.currency.toLowerCase() !== 'cad') {
-    throw acpInvalid('invalid', 'Portage sells in Canadian dollars only: send currency "cad"', '$.currency');
-  }
+  protocol: SessionProtocol,
+  request: AcpSessionRequest,
+): Promise<SessionState> {
   const now = ctx.now();
-  const request: AcpSessionRequest = {
-    items: mergedItems(input.line_items),
-    ...(input.buyer ? { buyer: input.buyer } : {}),
-    ...(input.fulfillment_details ? { fulfillmentDetails: input.fulfillment_details } : {}),
-    coupons: couponsOf(input),
-    ...((input.locale ?? locale) ? { locale: input.locale ?? locale } : {}),
-    ...(input.order_notes ? { orderNotes: input.order_notes } : {}),
-  };
   const row: AcpRow = {
-    id: newSessionId(),
+    id: newSessionId(protocol),
     platformId: 'platform' in who ? who.platform.id : null,
     agentUserId: 'user' in who ? who.user.id : null,
     buyerId: null,
@@ -88,7 +89,109 @@ export async function createAcpSession(
     updatedAt: now,
     expiresAt: new Date(now.getTime() + SESSION_TTL_MS),
   };
-  return requote(ctx, deps, who, row, {});
+  return requote(ctx, deps, who, protocol, row, {});
+}
+
+/** A session's items, buyer, address or coupons changed: quoted again. */
+export function updateSession(
+  ctx: RequestContext,
+  deps: AcpDeps,
+  who: AcpCaller,
+  protocol: SessionProtocol,
+  id: string,
+  change: Change,
+): Promise<SessionState> {
+  return requote(ctx, deps, who, protocol, id, change);
+}
+
+/** The caller's session as it is now (404 when another's, or another protocol's). */
+export async function readSession(
+  ctx: RequestContext,
+  who: AcpCaller,
+  protocol: SessionProtocol,
+  id: string,
+): Promise<SessionState> {
+  const row = await sessionOf(ctx, who, protocol, id, false);
+  return { row, checkout: await checkoutOf(ctx, row) };
+}
+
+/** Cancels a session: its stock back at once; 405 if completed or canceled. */
+export async function cancelSession(
+  ctx: RequestContext,
+  who: AcpCaller,
+  protocol: SessionProtocol,
+  id: string,
+): Promise<SessionState> {
+  return inTransaction(ctx, async (tx) => {
+    const { row, checkout } = await lockedSession(tx, who, protocol, id);
+    const status = effectiveStatus(row, checkout, tx.now());
+    const refused = () =>
+      acpInvalid('invalid', `This checkout session is ${status} and cannot be canceled`, undefined, 405);
+    if (status !== 'not_ready_for_payment' && status !== 'ready_for_payment') throw refused();
+    const [canceled] = await tx.db
+      .update(acpSessions)
+      .set({ status: acpSessionMachine.to('cancel'), updatedAt: tx.now() })
+      .where(sql`${acpSessions.id} = ${row.id} and ${acpSessionMachine.where('cancel', acpSessions.status)}`)
+      .returning();
+    if (!canceled) throw refused();
+    if (row.checkoutId) await expireCheckout(tx, row.checkoutId);
+    // A canceled session shows nothing of its checkout: no need to read it again.
+    return { row: canceled, checkout: undefined };
+  });
+}
+
+/**
+ * Pays a session with a delegated token of one of deps.handlers: the sandbox's vault token, or
+ * a provider's (Stripe's Shared Payment Token). The order is made by the purchase flow under the
+ * checkout's lock, once, whichever of this answer and the provider's webhook comes first; a
+ * session completed already answers its order.
+ */
+export async function completeSession(
+  ctx: RequestContext,
+  deps: AcpDeps,
+  who: AcpCaller,
+  protocol: SessionProtocol,
+  id: string,
+  payment: { handlerId: string; token: string },
+): Promise<SessionState> {
+  const handler = deps.handlers.find((h) => h.id === payment.handlerId);
+  if (!handler) {
+    throw acpInvalid(
+      'invalid',
+      `No payment handler ${payment.handlerId.slice(0, 100)}; this merchant offers ${deps.handlers.map((h) => h.id).join(', ') || 'none'}`,
+      '$.payment_data.handler_id',
+    );
+  }
+  if (handler.id === SANDBOX_HANDLER_ID)
+    return completeWithVault(ctx, deps, who, protocol, id, payment.token);
+  if (!/^spt_[A-Za-z0-9_]{1,200}$/.test(payment.token)) {
+    throw acpInvalid('invalid', 'Expected a Stripe shared payment token (spt_…)', TOKEN_PARAM);
+  }
+  return completeWithProvider(ctx, deps, who, protocol, id, payment.token);
+}
+
+// ---- ACP's operations ---------------------------------------------------------------------------
+
+/** POST /checkout_sessions: 201 with the session, quoted and held when it can be. */
+export async function createAcpSession(
+  ctx: RequestContext,
+  deps: AcpDeps,
+  who: AcpCaller,
+  input: AcpCreateSessionRequest,
+  locale: string | undefined,
+): Promise<AcpCheckoutSession> {
+  if (input.currency.toLowerCase() !== 'cad') {
+    throw acpInvalid('invalid', 'Portage sells in Canadian dollars only: send currency "cad"', '$.currency');
+  }
+  const request: AcpSessionRequest = {
+    items: mergedItems(input.line_items),
+    ...(input.buyer ? { buyer: input.buyer } : {}),
+    ...(input.fulfillment_details ? { fulfillmentDetails: input.fulfillment_details } : {}),
+    coupons: couponsOf(input),
+    ...((input.locale ?? locale) ? { locale: input.locale ?? locale } : {}),
+    ...(input.order_notes ? { orderNotes: input.order_notes } : {}),
+  };
+  return acpAnswer(deps, ctx, await createSession(ctx, deps, who, 'acp', request));
 }
 
 /** POST /checkout_sessions/:id: the items, buyer, address, option or coupons changed, quoted again. */
@@ -107,13 +210,14 @@ export async function updateAcpSession(
       '$.selected_fulfillment_options',
     );
   }
-  return requote(ctx, deps, who, id, {
+  const state = await updateSession(ctx, deps, who, 'acp', id, {
     ...(input.line_items ? { items: mergedItems(input.line_items) } : {}),
     ...(input.buyer ? { buyer: input.buyer } : {}),
     ...(input.fulfillment_details ? { fulfillmentDetails: input.fulfillment_details } : {}),
     ...(input.coupons || input.discounts ? { coupons: couponsOf(input) } : {}),
     ...(input.order_notes ? { orderNotes: input.order_notes } : {}),
   });
+  return acpAnswer(deps, ctx, state);
 }
 
 /** GET /checkout_sessions/:id. */
@@ -123,8 +227,7 @@ export async function getAcpSession(
   who: AcpCaller,
   id: string,
 ): Promise<AcpCheckoutSession> {
-  const row = await sessionOf(ctx, who, id, false);
-  return toAcpSession(deps, row, await checkoutOf(ctx, row), ctx.now());
+  return acpAnswer(deps, ctx, await readSession(ctx, who, 'acp', id));
 }
 
 /** POST /checkout_sessions/:id/cancel: 200 canceled, its stock back at once; 405 if completed or canceled. */
@@ -134,22 +237,7 @@ export async function cancelAcpSession(
   who: AcpCaller,
   id: string,
 ): Promise<AcpCheckoutSession> {
-  return inTransaction(ctx, async (tx) => {
-    const { row, checkout } = await lockedSession(tx, who, id);
-    const status = effectiveStatus(row, checkout, tx.now());
-    const refused = () =>
-      acpInvalid('invalid', `This checkout session is ${status} and cannot be canceled`, undefined, 405);
-    if (status !== 'not_ready_for_payment' && status !== 'ready_for_payment') throw refused();
-    const [canceled] = await tx.db
-      .update(acpSessions)
-      .set({ status: acpSessionMachine.to('cancel'), updatedAt: tx.now() })
-      .where(sql`${acpSessions.id} = ${row.id} and ${acpSessionMachine.where('cancel', acpSessions.status)}`)
-      .returning();
-    if (!canceled) throw refused();
-    if (row.checkoutId) await expireCheckout(tx, row.checkoutId);
-    // A canceled session shows nothing of its checkout: no need to read it again.
-    return toAcpSession(deps, canceled, undefined, tx.now());
-  });
+  return acpAnswer(deps, ctx, await cancelSession(ctx, who, 'acp', id));
 }
 
 /**
@@ -172,29 +260,30 @@ export async function completeAcpSession(
       '$.payment_data',
     );
   }
-  const handler = deps.handlers.find((h) => h.id === payment.handler_id);
-  if (!handler) {
-    throw acpInvalid(
-      'invalid',
-      `No payment handler ${payment.handler_id.slice(0, 100)}; this merchant offers ${deps.handlers.map((h) => h.id).join(', ') || 'none'}`,
-      '$.payment_data.handler_id',
-    );
-  }
   const token = payment.instrument.credential.token;
-  if (handler.id === SANDBOX_HANDLER_ID) return completeWithVault(ctx, deps, who, id, token);
-  if (!/^spt_[A-Za-z0-9_]{1,200}$/.test(token)) {
-    throw acpInvalid('invalid', 'Expected a Stripe shared payment token (spt_…)', TOKEN_PARAM);
-  }
-  return completeWithProvider(ctx, deps, who, id, token);
+  const state = await completeSession(ctx, deps, who, 'acp', id, { handlerId: payment.handler_id, token });
+  return acpAnswer(deps, ctx, state);
 }
 
-type Payable = { done: AcpCheckoutSession } | { row: AcpRow; checkout: CheckoutRow };
+/** A session's state as ACP says it. */
+function acpAnswer(deps: AcpDeps, ctx: RequestContext, state: SessionState): AcpCheckoutSession {
+  return toAcpSession(deps, state.row, state.checkout, ctx.now());
+}
+
+// ---- paying -------------------------------------------------------------------------------------
+
+type Payable = { done: SessionState } | { row: AcpRow; checkout: CheckoutRow };
 
 /** The session locked for its payment: answered as it is when completed, refused unless payable. */
-async function payable(tx: RequestContext, deps: AcpDeps, who: AcpCaller, id: string): Promise<Payable> {
-  const { row, checkout } = await lockedSession(tx, who, id);
+async function payable(
+  tx: RequestContext,
+  who: AcpCaller,
+  protocol: SessionProtocol,
+  id: string,
+): Promise<Payable> {
+  const { row, checkout } = await lockedSession(tx, who, protocol, id);
   const status = effectiveStatus(row, checkout, tx.now());
-  if (status === 'completed') return { done: toAcpSession(deps, row, checkout, tx.now()) };
+  if (status === 'completed') return { done: { row, checkout } };
   if (!checkout || (status !== 'ready_for_payment' && status !== 'complete_in_progress')) {
     throw acpInvalid(
       status,
@@ -217,13 +306,14 @@ async function completeWithVault(
   ctx: RequestContext,
   deps: AcpDeps,
   who: AcpCaller,
+  protocol: SessionProtocol,
   id: string,
   token: string,
-): Promise<AcpCheckoutSession> {
+): Promise<SessionState> {
   const sandbox = deps.sandbox;
   if (!sandbox) throw new Error('the sandbox handler is offered only with the sandbox');
   const paying = await inTransaction(ctx, async (tx) => {
-    const p = await payable(tx, deps, who, id);
+    const p = await payable(tx, who, protocol, id);
     if ('done' in p) return p;
     const vaulted = await spendVaultToken(tx, {
       token,
@@ -241,7 +331,7 @@ async function completeWithVault(
   if ('done' in paying) return paying.done;
   await sandboxPaid(ctx, deps, paying.outcome).catch(paymentRefusal);
   // sandboxPaid answers only once the checkout became orders: it is complete, nothing else changed.
-  return toAcpSession(deps, paying.row, { ...paying.checkout, status: 'complete' }, ctx.now());
+  return { row: paying.row, checkout: { ...paying.checkout, status: 'complete' } };
 }
 
 /**
@@ -254,12 +344,13 @@ async function completeWithProvider(
   ctx: RequestContext,
   deps: AcpDeps,
   who: AcpCaller,
+  protocol: SessionProtocol,
   id: string,
   token: string,
-): Promise<AcpCheckoutSession> {
+): Promise<SessionState> {
   const tokenHash = sha256(token);
   const claim = await inTransaction(ctx, async (tx) => {
-    const p = await payable(tx, deps, who, id);
+    const p = await payable(tx, who, protocol, id);
     if ('done' in p) return p;
     if (p.row.status === 'complete_in_progress' && p.row.paymentTokenHash !== tokenHash) {
       // Another token while the first one's payment may still land would be a second charge.
@@ -310,7 +401,7 @@ async function completeWithProvider(
     return paymentRefusal(err);
   }
   // Paid (completed, read from its checkout), or accepted and settling (complete_in_progress).
-  return answerOf(ctx, deps, claim.row);
+  return { row: claim.row, checkout: await checkoutOf(ctx, claim.row) };
 }
 
 /** A payment's refusal as ACP says it: declined is 402, a checkout that ended meanwhile 409. */
@@ -321,14 +412,9 @@ function paymentRefusal(err: unknown): never {
   throw acpInvalid('conflict', err.message, undefined, 409);
 }
 
-/** The session after its payment, its checkout read again (completed is read from it). */
-async function answerOf(ctx: RequestContext, deps: AcpDeps, row: AcpRow): Promise<AcpCheckoutSession> {
-  return toAcpSession(deps, row, await checkoutOf(ctx, row), ctx.now());
-}
-
 // ---- quoting ------------------------------------------------------------------------------------
 
-type Change = Partial<
+export type Change = Partial<
   Pick<AcpSessionRequest, 'items' | 'buyer' | 'fulfillmentDetails' | 'coupons' | 'orderNotes'>
 >;
 
@@ -341,15 +427,16 @@ async function requote(
   ctx: RequestContext,
   deps: AcpDeps,
   who: AcpCaller,
+  protocol: SessionProtocol,
   /** The session's id, or a new session's row (written in the same transaction). */
   target: string | AcpRow,
   change: Change,
-): Promise<AcpCheckoutSession> {
+): Promise<SessionState> {
   const done = await inTransaction(ctx, async (tx) => {
     if (typeof target !== 'string') await insertSession.later(tx.db, [target]);
     const locked =
       typeof target === 'string'
-        ? await lockedSession(tx, who, target)
+        ? await lockedSession(tx, who, protocol, target)
         : { row: target, checkout: undefined };
     const before = locked.row;
     const status = effectiveStatus(before, locked.checkout, tx.now());
@@ -422,7 +509,7 @@ async function requote(
     return { row, holding, superseded: held?.superseded ?? [] };
   });
   await endProviderSessions(ctx, deps, done.superseded);
-  return toAcpSession(deps, done.row, done.holding, ctx.now());
+  return { row: done.row, checkout: done.holding };
 }
 
 const savepoint = statement('', sql.raw('savepoint acp_hold'));
@@ -599,8 +686,17 @@ function error(
 // ---- reading ------------------------------------------------------------------------------------
 
 /** The caller's session (locked when asked); another caller's, or none, is 404. */
-async function sessionOf(ctx: RequestContext, who: AcpCaller, id: string, lock: boolean): Promise<AcpRow> {
-  const [row] = id.length <= 64 ? await (lock ? sessionLocked : sessionRead)(ctx.db, { id }) : [];
+async function sessionOf(
+  ctx: RequestContext,
+  who: AcpCaller,
+  protocol: SessionProtocol,
+  id: string,
+  lock: boolean,
+): Promise<AcpRow> {
+  const [row] =
+    id.length <= 64 && id.startsWith(`${protocol}_cs_`)
+      ? await (lock ? sessionLocked : sessionRead)(ctx.db, { id })
+      : [];
   const mine =
     row && ('platform' in who ? row.platformId === who.platform.id : row.agentUserId === who.user.id);
   if (!row || !mine) throw acpNotFound(id.slice(0, 64));
@@ -630,8 +726,8 @@ const sessionLocked = query('acp_session_locked', (db, name) =>
  * then the checkout): what the session is cannot change under a decision made on it, and a
  * payment being made waits for it, or it for the payment.
  */
-async function lockedSession(tx: RequestContext, who: AcpCaller, id: string) {
-  const row = await sessionOf(tx, who, id, true);
+async function lockedSession(tx: RequestContext, who: AcpCaller, protocol: SessionProtocol, id: string) {
+  const row = await sessionOf(tx, who, protocol, id, true);
   const checkout = row.checkoutId ? await lockSessionForPayment(tx, row.checkoutId) : undefined;
   return { row, checkout };
 }

@@ -24,6 +24,7 @@ export interface PlatformCaller {
   id: string;
   name: string;
   webhookUrl: string;
+  ucpProfileUrl: string | null;
 }
 
 /** A new secret: the prefix and 32 bytes of the CSPRNG, base64url (never the ids' pool). */
@@ -37,6 +38,7 @@ function toPlatform(row: PlatformRow): Platform {
     id: row.id,
     name: row.name,
     webhookUrl: row.webhookUrl,
+    ucpProfileUrl: row.ucpProfileUrl,
     createdAt: toUnix(row.createdAt),
     keyRotatedAt: row.keyRotatedAt && toUnix(row.keyRotatedAt),
     revokedAt: row.revokedAt && toUnix(row.revokedAt),
@@ -57,6 +59,7 @@ export async function createPlatform(
       id: newId('platforms'),
       name: input.name,
       webhookUrl: input.webhookUrl,
+      ucpProfileUrl: input.ucpProfileUrl ?? null,
       keyHash: keyHash(apiKey),
       webhookSecret,
       createdAt: ctx.now(),
@@ -124,7 +127,12 @@ export async function authenticatePlatform(
 
 const byKeyStatement = query('platforms_by_key', (db, name) =>
   db
-    .select({ id: platforms.id, name: platforms.name, webhookUrl: platforms.webhookUrl })
+    .select({
+      id: platforms.id,
+      name: platforms.name,
+      webhookUrl: platforms.webhookUrl,
+      ucpProfileUrl: platforms.ucpProfileUrl,
+    })
     .from(platforms)
     .where(and(eq(platforms.keyHash, sql.placeholder('keyHash')), isNull(platforms.revokedAt)))
     .prepare(name),

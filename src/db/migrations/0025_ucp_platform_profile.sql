@@ -1,0 +1,1 @@
+ALTER TABLE "platforms" ADD COLUMN "ucp_profile_url" text;
