@@ -56,6 +56,8 @@ import { searchRoutes } from './modules/search/routes.ts';
 import { createSearch } from './modules/search/service.ts';
 import { subscribeModules } from './modules/subscriptions.ts';
 import { systemRoutes } from './modules/system/routes.ts';
+import { developmentUcpKeyPem, loadUcpKeyRing } from './modules/ucp/keys.ts';
+import { ucpRoutes } from './modules/ucp/routes.ts';
 
 export const BODY_LIMIT = 1024 * 1024;
 
@@ -87,6 +89,11 @@ export async function buildApp(opts: AppOptions): Promise<FastifyInstance> {
       config.jwtPrivateKey ?? developmentKeyPem(config.dataDir),
       config.jwtPreviousPublicKeys,
     ));
+
+  const ucpKeys = await loadUcpKeyRing(
+    config.ucpSigningKey ?? developmentUcpKeyPem(config.dataDir),
+    config.ucpPreviousPublicKeys,
+  );
 
   const requestMs = opts.timeouts?.requestMs ?? 30_000;
   const app = Fastify({
@@ -125,7 +132,7 @@ export async function buildApp(opts: AppOptions): Promise<FastifyInstance> {
   registerSecurityHeaders(app);
   await app.register(cors, {
     origin: config.corsOrigins === '*' ? '*' : config.corsOrigins.length ? config.corsOrigins : false,
-    methods: ['GET', 'POST', 'PATCH', 'DELETE'],
+    methods: ['GET', 'POST', 'PUT', 'PATCH', 'DELETE'],
     // The MCP headers let browser-based agents reach /mcp (2026-07-28 requests carry Mcp-Method).
     allowedHeaders: [
       'Authorization',
@@ -134,6 +141,11 @@ export async function buildApp(opts: AppOptions): Promise<FastifyInstance> {
       'X-Request-Id',
       'API-Version',
       'Request-Id',
+      'X-API-Key',
+      'UCP-Agent',
+      'Signature',
+      'Signature-Input',
+      'Content-Digest',
       'Mcp-Protocol-Version',
       'Mcp-Method',
       'Mcp-Name',
@@ -220,6 +232,9 @@ export async function buildApp(opts: AppOptions): Promise<FastifyInstance> {
   await app.register(paymentRoutes({ ...commerce, sandbox }));
   await app.register(orderRoutes(commerce));
   await app.register(acpRoutes({ ...commerce, sandbox, auth }));
+  await app.register(
+    ucpRoutes({ ...commerce, sandbox, auth, keys: ucpKeys, development: config.appEnv === 'development' }),
+  );
   await app.register(returnRoutes({ ...commerce, returnWindowDays: config.returnWindowDays }));
   await app.register(reviewRoutes);
   await app.register(analyticsRoutes);

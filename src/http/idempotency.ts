@@ -9,8 +9,8 @@
 // Only signed-in callers: keys are scoped per user (two users may pick the same key), and the
 // anonymous POSTs (register, login, the payment webhook) need none: the webhook is made
 // idempotent by its event id, and logging in twice is harmless. An anonymous caller's header
-// is ignored. A route with config.idempotency 'required' (the ACP routes) refuses a POST
-// without a key, and scopes keys by caller (a user, or ctx.principal: a platform) and path.
+// is ignored. A route with config.idempotency 'required' (the ACP and UCP routes) refuses a POST
+// or PUT without a key, and scopes keys by caller (a user, or ctx.principal: a platform) and path.
 //
 // The lifecycle, all through the idempotency_keys table (src/modules/system/tables.ts):
 // - preValidation: the key is checked (1-255 printable ASCII, else 400) and the request
@@ -80,7 +80,8 @@ export function registerIdempotency(app: FastifyInstance) {
     const owner = req.ctx?.user?.id ?? req.ctx?.principal;
     const key = req.headers[IDEMPOTENCY_HEADER];
     const required = req.routeOptions.config.idempotency === 'required';
-    if (req.method !== 'POST' || !owner) return;
+    // POST, and PUT where keys are required (UCP's update is a PUT the spec keys).
+    if ((req.method !== 'POST' && !(required && req.method === 'PUT')) || !owner) return;
     if (key === undefined && required) {
       throw new IdempotencyError(
         'required',

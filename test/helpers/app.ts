@@ -171,6 +171,8 @@ export class Api {
   get = (url: string, headers: Record<string, string> = {}) => this.send('GET', url, undefined, headers);
   post = (url: string, body?: unknown, headers: Record<string, string> = {}) =>
     this.send('POST', url, body, headers);
+  put = (url: string, body?: unknown, headers: Record<string, string> = {}) =>
+    this.send('PUT', url, body, headers);
   patch = (url: string, body?: unknown, headers: Record<string, string> = {}) =>
     this.send('PATCH', url, body, headers);
   delete = (url: string, headers: Record<string, string> = {}) =>

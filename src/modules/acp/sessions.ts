@@ -534,7 +534,7 @@ async function withSavepoint<T>(tx: RequestContext, work: () => Promise<T>): Pro
 }
 
 /** One line per product: a product named twice is one line of the summed quantity. */
-function mergedItems(items: AcpCreateSessionRequest['line_items']): AcpSessionRequest['items'] {
+export function mergedItems(items: AcpCreateSessionRequest['line_items']): AcpSessionRequest['items'] {
   const byId = new Map<string, AcpSessionRequest['items'][number]>();
   for (const item of items) {
     const seen = byId.get(item.id);
@@ -549,7 +549,7 @@ function mergedItems(items: AcpCreateSessionRequest['line_items']): AcpSessionRe
   return merged;
 }
 
-function couponsOf(input: { coupons?: string[]; discounts?: { codes?: string[] } }): string[] {
+export function couponsOf(input: { coupons?: string[]; discounts?: { codes?: string[] } }): string[] {
   const codes = [...(input.discounts?.codes ?? []), ...(input.coupons ?? [])]
     .map((c) => c.trim())
     .filter(Boolean);

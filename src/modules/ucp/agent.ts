@@ -1,0 +1,148 @@
+// Who a UCP request speaks for (docs/ucp.md "Platforms and profiles"): the `UCP-Agent` header
+// names the platform's profile; the profile is fetched (fenced like OAuth metadata documents:
+// src/http/outbound.ts) and cached, its protocol version checked, and the capabilities both
+// sides declare negotiated (the spec's intersection: name, then the latest common version,
+// then extensions whose parent is gone pruned until none is).
+import { parseDictionary } from 'structured-headers';
+import {
+  UCP_VERSION,
+  type UcpBusinessProfile,
+  type UcpPlatformProfile,
+  ucpPlatformProfile,
+} from '../../contract/ucp.ts';
+import { fetchDocument } from '../../http/outbound.ts';
+import { UcpFailure } from './errors.ts';
+
+const CACHE_MAX = 1000;
+/** The spec's floor: a profile is kept at least a minute, whatever its Cache-Control says. */
+const CACHE_MIN_SECONDS = 60;
+const CACHE_MAX_SECONDS = 600;
+const CACHE_DEFAULT_SECONDS = 300;
+const MAX_URL_LENGTH = 2000;
+const LOOPBACK = /^http:\/\/(127\.0\.0\.1|localhost|\[::1\])(:\d+)?\//;
+
+/** The profile URL of a `UCP-Agent: profile="https://…"` header (RFC 8941 dictionary). */
+export function profileUrlOf(header: string | string[] | undefined, development: boolean): string {
+  const refuse = (why: string) =>
+    new UcpFailure(400, 'invalid_profile_url', `UCP-Agent ${why}: send UCP-Agent: profile="https://…"`);
+  if (typeof header !== 'string' || header === '') throw refuse('is required');
+  let profile: unknown;
+  try {
+    profile = parseDictionary(header).get('profile')?.[0];
+  } catch {
+    throw refuse('is not a structured-field dictionary');
+  }
+  if (typeof profile !== 'string') throw refuse('must name the profile as a quoted string');
+  if (profile.length > MAX_URL_LENGTH || !URL.canParse(profile)) throw refuse('must name an absolute URL');
+  const url = new URL(profile);
+  const allowed = url.protocol === 'https:' || (development && LOOPBACK.test(profile));
+  if (!allowed || url.username || url.password || url.hash) throw refuse('must name an https URL');
+  return profile;
+}
+
+export interface Profiles {
+  /** The platform's profile, fetched or from the cache; refusals are UcpFailures with the spec's codes. */
+  get(url: string): Promise<UcpPlatformProfile>;
+}
+
+export function createProfiles(opts: { development: boolean }): Profiles {
+  const cache = new Map<string, { profile: UcpPlatformProfile; until: number }>();
+  const unreachable = (why: string) =>
+    new UcpFailure(424, 'profile_unreachable', `The platform's profile ${why}`);
+
+  async function get(url: string): Promise<UcpPlatformProfile> {
+    const now = Date.now();
+    const hit = cache.get(url);
+    if (hit && hit.until > now) {
+      cache.delete(url);
+      cache.set(url, hit);
+      return hit.profile;
+    }
+    const { body, maxAge } = await fetchDocument(url, opts.development, unreachable);
+    let json: unknown;
+    try {
+      json = JSON.parse(body);
+    } catch {
+      throw new UcpFailure(422, 'profile_malformed', "The platform's profile is not JSON");
+    }
+    // UCP demands https everywhere; development also takes http on a loopback host (a local
+    // platform, the tests' receivers): checked as if it were https, used as it is.
+    const checked = ucpPlatformProfile.safeParse(
+      opts.development
+        ? JSON.parse(body.replace(/"http:\/\/(127\.0\.0\.1|localhost|\[::1\])/g, '"https://$1'))
+        : json,
+    );
+    if (!checked.success) {
+      const issue = checked.error.issues[0]!;
+      throw new UcpFailure(
+        422,
+        'profile_malformed',
+        `The platform's profile is not a UCP platform profile: ${issue.path.join('.') || '(root)'} ${issue.message}`,
+      );
+    }
+    const profile = json as UcpPlatformProfile;
+    const seconds = Math.min(CACHE_MAX_SECONDS, Math.max(CACHE_MIN_SECONDS, maxAge || CACHE_DEFAULT_SECONDS));
+    cache.delete(url);
+    if (cache.size >= CACHE_MAX) cache.delete(cache.keys().next().value as string);
+    cache.set(url, { profile, until: now + seconds * 1000 });
+    return profile;
+  }
+
+  return { get };
+}
+
+/** The capabilities both sides speak, each at the version chosen. */
+export type Negotiated = Map<string, { version: string; extends: string[] }>;
+
+/**
+ * The spec's intersection: our capabilities the platform also declares, each at the latest
+ * version both list; then extensions none of whose parents survived are dropped, until stable.
+ * The platform's protocol version must be ours (we publish no other).
+ */
+export function negotiate(ours: UcpBusinessProfile, theirs: UcpPlatformProfile): Negotiated {
+  if (theirs.ucp.version !== UCP_VERSION) {
+    throw new UcpFailure(
+      422,
+      'version_unsupported',
+      `UCP version ${String(theirs.ucp.version).slice(0, 20)} is not supported; this business speaks ${UCP_VERSION}`,
+    );
+  }
+  const negotiated: Negotiated = new Map();
+  for (const [name, entries] of Object.entries(ours.ucp.capabilities ?? {})) {
+    const theirVersions = new Set((theirs.ucp.capabilities?.[name] ?? []).map((e) => e.version));
+    const common = entries
+      .filter((e) => theirVersions.has(e.version))
+      .sort((a, b) => (a.version < b.version ? 1 : -1));
+    const chosen = common[0];
+    if (!chosen) continue;
+    const parents =
+      chosen.extends === undefined
+        ? []
+        : typeof chosen.extends === 'string'
+          ? [chosen.extends]
+          : chosen.extends;
+    negotiated.set(name, { version: chosen.version, extends: parents });
+  }
+  for (let pruned = true; pruned; ) {
+    pruned = false;
+    for (const [name, c] of negotiated) {
+      if (c.extends.length > 0 && !c.extends.some((p) => negotiated.has(p))) {
+        negotiated.delete(name);
+        pruned = true;
+      }
+    }
+  }
+  return negotiated;
+}
+
+/** The negotiated capabilities an answer about `root` lists: the root and its extensions. */
+export function capabilitiesFor(
+  negotiated: Negotiated,
+  root: string,
+): Record<string, Array<{ version: string }>> {
+  const listed: Record<string, Array<{ version: string }>> = {};
+  for (const [name, c] of negotiated) {
+    if (name === root || c.extends.includes(root)) listed[name] = [{ version: c.version }];
+  }
+  return listed;
+}

@@ -1,0 +1,259 @@
+// A session's state said in UCP (docs/ucp.md "The checkout"): its status mapped from the
+// adapter session's, lines and totals from the one quote (tax per parcel as the tax entry's
+// lines, the platform's fee never shown), the fulfillment and discount extensions when
+// negotiated, the session's messages in UCP's words and paths.
+import type { AcpAddress, AcpMessage } from '../../contract/acp.ts';
+import { isoSecond } from '../../contract/common.ts';
+import {
+  UCP_VERSION,
+  type UcpCheckout,
+  type UcpCheckoutStatus,
+  type UcpMessage,
+  type UcpPostalAddress,
+  type UcpTotal,
+} from '../../contract/ucp.ts';
+import { acpOrderId, effectiveStatus, lineId } from '../acp/answer.ts';
+import type { SessionState } from '../acp/sessions.ts';
+import type { AcpSessionRequest } from '../acp/tables.ts';
+import { capabilitiesFor, type Negotiated } from './agent.ts';
+import { CHECKOUT, DISCOUNT, FULFILLMENT, ucpPaymentHandlers } from './profile.ts';
+
+export interface UcpAnswerDeps {
+  publicBaseUrl: string;
+  handlers: import('../../contract/acp.ts').AcpPaymentHandler[];
+}
+
+/** What an unheld session shows of its products: their titles and prices, read for it. */
+export type ProductFacts = Map<string, { title: string; priceCents: number; imageUrl?: string }>;
+
+const STATUS: Record<ReturnType<typeof effectiveStatus>, UcpCheckoutStatus> = {
+  not_ready_for_payment: 'incomplete',
+  ready_for_payment: 'ready_for_complete',
+  complete_in_progress: 'complete_in_progress',
+  completed: 'completed',
+  canceled: 'canceled',
+  // UCP has no expired: a session past its hold is invalid, as canceled says.
+  expired: 'canceled',
+};
+
+export const ucpStatusOf = (state: SessionState, now: Date): UcpCheckoutStatus =>
+  STATUS[effectiveStatus(state.row, state.checkout, now)];
+
+/** The one fulfillment method, destination, group and option of a Portage session. */
+const METHOD_ID = 'shipping';
+const DESTINATION_ID = 'destination_1';
+const GROUP_ID = 'parcels';
+export const OPTION_ID = 'standard';
+
+export function toUcpCheckout(
+  deps: UcpAnswerDeps,
+  negotiated: Negotiated,
+  state: SessionState,
+  facts: ProductFacts,
+  now: Date,
+  extra: UcpMessage[] = [],
+): UcpCheckout {
+  const { row, checkout } = state;
+  const effective = effectiveStatus(row, checkout, now);
+  const status = STATUS[effective];
+  const held =
+    checkout !== undefined &&
+    (effective === 'ready_for_payment' || effective === 'complete_in_progress' || effective === 'completed');
+  const request = row.request;
+  const bought = new Map(
+    (held ? checkout.parcels : []).flatMap((p) => p.items.map((i) => [i.productId, i] as const)),
+  );
+  const lineItems = request.items.map((item) => {
+    const sold = bought.get(item.id);
+    const known = facts.get(item.id);
+    const price = sold?.unitPriceCents ?? known?.priceCents ?? 0;
+    const image = sold?.imageUrl ?? known?.imageUrl;
+    const base = price * item.quantity;
+    return {
+      id: lineId(item.id),
+      item: {
+        id: item.id,
+        title: sold?.name ?? known?.title ?? item.id,
+        price,
+        ...(image && /^https?:\/\//.test(image) ? { image_url: image } : {}),
+      },
+      quantity: item.quantity,
+      totals: [
+        { type: 'subtotal', amount: base },
+        { type: 'total', amount: base },
+      ],
+    };
+  });
+  const messages: UcpMessage[] = [...(row.messages as AcpMessage[]).map(ucpMessageOf), ...extra];
+  if (effective === 'not_ready_for_payment' && row.status !== 'not_ready_for_payment') {
+    messages.push({
+      type: 'error',
+      code: 'item_unavailable',
+      path: '$.line_items',
+      severity: 'recoverable',
+      content:
+        'The stock this session held was released (a newer checkout of the same buyer replaced it); update the session to quote and hold it again',
+    });
+  }
+  const answer: UcpCheckout = {
+    ucp: {
+      version: UCP_VERSION,
+      capabilities: capabilitiesFor(negotiated, CHECKOUT),
+      payment_handlers: ucpPaymentHandlers(deps.handlers),
+    },
+    id: row.id,
+    status,
+    currency: 'CAD',
+    line_items: lineItems,
+    ...(request.buyer ? { buyer: ucpBuyerOf(request.buyer) } : {}),
+    totals: held
+      ? heldTotals(checkout)
+      : [
+          { type: 'subtotal', amount: lineItems.reduce((n, l) => n + l.totals[0]!.amount, 0) },
+          { type: 'total', amount: lineItems.reduce((n, l) => n + l.totals[0]!.amount, 0) },
+        ],
+    ...(messages.length > 0 ? { messages } : {}),
+    links: [
+      { type: 'terms_of_service', url: `${deps.publicBaseUrl}/docs` },
+      { type: 'refund_policy', url: `${deps.publicBaseUrl}/docs` },
+    ],
+    expires_at: isoSecond(held ? checkout.expiresAt : row.expiresAt),
+  };
+  if (negotiated.has(FULFILLMENT)) {
+    const address = request.fulfillmentDetails?.address;
+    const ids = lineItems.map((l) => l.id);
+    answer.fulfillment = {
+      methods: [
+        {
+          id: METHOD_ID,
+          type: 'shipping',
+          line_item_ids: ids,
+          destinations: address
+            ? [{ id: DESTINATION_ID, ...ucpAddressOf(address, request.fulfillmentDetails?.phone_number) }]
+            : [],
+          selected_destination_id: address ? DESTINATION_ID : null,
+          groups: held
+            ? [
+                {
+                  id: GROUP_ID,
+                  line_item_ids: ids,
+                  options: [
+                    {
+                      id: OPTION_ID,
+                      title: 'Standard shipping',
+                      description:
+                        checkout.parcels.length === 1
+                          ? 'One parcel from its seller'
+                          : `${checkout.parcels.length} parcels, each shipped by its own seller`,
+                      totals: [{ type: 'total', amount: checkout.shippingCostCents }],
+                    },
+                  ],
+                  selected_option_id: OPTION_ID,
+                },
+              ]
+            : [],
+        },
+      ],
+    };
+  }
+  if (negotiated.has(DISCOUNT) && request.coupons.length > 0) {
+    const applied = held ? checkout.couponCode : null;
+    answer.discounts = {
+      codes: request.coupons,
+      applied: applied && held ? [{ code: applied, title: applied, amount: checkout.discountCents }] : [],
+    };
+  }
+  if (effective === 'completed' && checkout) {
+    answer.order = {
+      id: acpOrderId(checkout.id),
+      permalink_url: `${deps.publicBaseUrl}/checkout/${encodeURIComponent(checkout.id)}`,
+    };
+  }
+  return answer;
+}
+
+/** Items, discount (negative), shipping, tax with a line per parcel's tax, total: they add up to the total. */
+function heldTotals(checkout: NonNullable<SessionState['checkout']>): UcpTotal[] {
+  const totals: UcpTotal[] = [{ type: 'subtotal', amount: checkout.subtotalCents }];
+  if (checkout.discountCents > 0) totals.push({ type: 'discount', amount: -checkout.discountCents });
+  totals.push({ type: 'fulfillment', display_text: 'Shipping', amount: checkout.shippingCostCents });
+  const lines = checkout.parcels.flatMap((p) =>
+    p.taxLines.map((t) => ({
+      display_text: `${t.name} ${t.ratePercent}% (${checkout.address.province}, parcel of ${p.sellerId})`,
+      amount: t.amountCents,
+    })),
+  );
+  totals.push({
+    type: 'tax',
+    display_text: 'Taxes',
+    amount: checkout.taxAmountCents,
+    ...(lines.length > 0 ? { lines } : {}),
+  });
+  totals.push({ type: 'total', amount: checkout.totalCents });
+  return totals;
+}
+
+function ucpBuyerOf(buyer: NonNullable<AcpSessionRequest['buyer']>) {
+  return {
+    email: buyer.email,
+    ...(buyer.first_name ? { first_name: buyer.first_name } : {}),
+    ...(buyer.last_name ? { last_name: buyer.last_name } : {}),
+    ...(buyer.phone_number ? { phone_number: buyer.phone_number } : {}),
+  };
+}
+
+export function ucpAddressOf(a: AcpAddress, phone: string | undefined): UcpPostalAddress {
+  const [first, ...rest] = a.name.split(' ');
+  return {
+    street_address: a.line_one,
+    ...(a.line_two ? { extended_address: a.line_two } : {}),
+    address_locality: a.city,
+    address_region: a.state,
+    address_country: a.country,
+    postal_code: a.postal_code,
+    ...(first ? { first_name: first } : {}),
+    ...(rest.length > 0 ? { last_name: rest.join(' ') } : {}),
+    ...(phone ? { phone_number: phone } : {}),
+  };
+}
+
+/** Where a field of the one destination lives in a UCP request. */
+const DESTINATION = '$.fulfillment.methods[0].destinations[0]';
+const PATHS: Record<string, string> = {
+  '$.fulfillment_details.address': DESTINATION,
+  '$.fulfillment_details.address.line_one': `${DESTINATION}.street_address`,
+  '$.fulfillment_details.address.city': `${DESTINATION}.address_locality`,
+  '$.fulfillment_details.address.state': `${DESTINATION}.address_region`,
+  '$.fulfillment_details.address.postal_code': `${DESTINATION}.postal_code`,
+  '$.fulfillment_details.address.country': `${DESTINATION}.address_country`,
+  '$.fulfillment_details.phone_number': `${DESTINATION}.phone_number`,
+};
+
+const CODES: Record<string, string> = {
+  not_found: 'item_unavailable',
+  region_restricted: 'address_undeliverable',
+  quantity_exceeded: 'invalid_quantity',
+};
+
+/**
+ * An adapter session's message in UCP's words: its code (UCP's where it has one), its path into
+ * a UCP request. Every error is `recoverable`: the platform can fix each through the API.
+ */
+function ucpMessageOf(m: AcpMessage): UcpMessage {
+  const path = m.param ? (PATHS[m.param] ?? m.param) : undefined;
+  if (m.type === 'error') {
+    const code =
+      m.code === 'invalid' && path?.startsWith(DESTINATION)
+        ? path.endsWith('phone_number')
+          ? 'invalid_phone'
+          : 'invalid_address'
+        : (CODES[m.code] ?? m.code);
+    return { type: 'error', code, ...(path ? { path } : {}), severity: 'recoverable', content: m.content };
+  }
+  return {
+    type: m.type === 'warning' ? 'warning' : 'info',
+    code: 'code' in m && m.code ? m.code : 'notice',
+    ...(path ? { path } : {}),
+    content: m.content,
+  } as UcpMessage;
+}

@@ -1,0 +1,86 @@
+// Portage's business profile, served at /.well-known/ucp (docs/ucp.md "Discovery"): the
+// dev.ucp.shopping service over REST, the capabilities we offer (checkout with its fulfillment
+// and discount extensions, order), the payment handlers of this deployment (the sandbox's vault,
+// or Stripe's Shared Payment Tokens: the same handlers as ACP's), and our signing keys.
+import type { AcpPaymentHandler } from '../../contract/acp.ts';
+import { UCP_VERSION, type UcpBusinessProfile } from '../../contract/ucp.ts';
+import { SANDBOX_HANDLER_ID } from '../acp/handlers.ts';
+import type { UcpKeyRing } from './keys.ts';
+
+const SPEC = `https://ucp.dev/${UCP_VERSION}/specification`;
+const SCHEMAS = `https://ucp.dev/${UCP_VERSION}/schemas`;
+
+export const CHECKOUT = 'dev.ucp.shopping.checkout';
+export const FULFILLMENT = 'dev.ucp.shopping.fulfillment';
+export const DISCOUNT = 'dev.ucp.shopping.discount';
+export const ORDER = 'dev.ucp.shopping.order';
+
+/** Where UCP's REST operations live: `{endpoint}/checkout-sessions`, `{endpoint}/orders/{id}`. */
+export const REST_PREFIX = '/ucp/v1';
+
+/**
+ * A handler's registry name (reverse-domain). Ours carry no spec/schema URLs: the spec wants them
+ * on the name's own domain, and a deployment's domain is not Portage's (docs/ucp.md "Payment").
+ */
+const HANDLER_NAMES: Record<string, string> = {
+  [SANDBOX_HANDLER_ID]: 'dev.portage.sandbox_card',
+  stripe_shared_payment_token: 'com.stripe.shared_payment_token',
+};
+
+export function ucpPaymentHandlers(
+  handlers: AcpPaymentHandler[],
+): UcpBusinessProfile['ucp']['payment_handlers'] {
+  const registry: UcpBusinessProfile['ucp']['payment_handlers'] = {};
+  for (const h of handlers) {
+    registry[HANDLER_NAMES[h.id] ?? h.name] = [
+      {
+        id: h.id,
+        version: UCP_VERSION,
+        available_instruments: [{ type: 'card' }],
+        ...(h.config ? { config: h.config } : {}),
+      },
+    ];
+  }
+  return registry;
+}
+
+export function businessProfile(deps: {
+  publicBaseUrl: string;
+  handlers: AcpPaymentHandler[];
+  keys: UcpKeyRing;
+}): UcpBusinessProfile {
+  const capability = (name: string, doc: string, schema: string, parent?: string) => ({
+    [name]: [
+      {
+        version: UCP_VERSION,
+        spec: `${SPEC}/${doc}`,
+        schema: `${SCHEMAS}/${schema}`,
+        ...(parent ? { extends: parent } : {}),
+      },
+    ],
+  });
+  return {
+    ucp: {
+      version: UCP_VERSION,
+      services: {
+        'dev.ucp.shopping': [
+          {
+            version: UCP_VERSION,
+            spec: `${SPEC}/overview`,
+            transport: 'rest',
+            schema: `https://ucp.dev/${UCP_VERSION}/services/shopping/rest.openapi.json`,
+            endpoint: `${deps.publicBaseUrl}${REST_PREFIX}`,
+          },
+        ],
+      },
+      capabilities: {
+        ...capability(CHECKOUT, 'checkout', 'shopping/checkout.json'),
+        ...capability(FULFILLMENT, 'fulfillment', 'shopping/fulfillment.json', CHECKOUT),
+        ...capability(DISCOUNT, 'discount', 'shopping/discount.json', CHECKOUT),
+        ...capability(ORDER, 'order', 'shopping/order.json'),
+      },
+      payment_handlers: ucpPaymentHandlers(deps.handlers),
+    },
+    signing_keys: deps.keys.jwks,
+  };
+}

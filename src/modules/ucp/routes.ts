@@ -1,0 +1,317 @@
+// HTTP adapter of UCP v2026-04-08 (docs/ucp.md): the business profile at /.well-known/ucp, and
+// the checkout's REST operations under /ucp/v1. Every operation: the caller by its platform key
+// (Authorization: Bearer, or X-API-Key) or a person's OAuth token; `UCP-Agent` naming the
+// platform's profile (a platform's must be the one registered for it); the profile fetched and
+// the capabilities negotiated; Idempotency-Key required on POST and PUT; Request-Id echoed;
+// refusals in UCP's two shapes (errors.ts).
+import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { hasZodFastifySchemaValidationErrors, type ZodTypeProvider } from 'fastify-type-provider-zod';
+import { z } from 'zod';
+import { AppError } from '../../contract/errors.ts';
+import {
+  UCP_VERSION,
+  type UcpErrorResponse,
+  ucpBusinessProfile,
+  ucpCheckout,
+  ucpCheckoutCompleteRequest,
+  ucpCheckoutCreateRequest,
+  ucpCheckoutUpdateRequest,
+  ucpErrorResponse,
+  ucpProtocolError,
+} from '../../contract/ucp.ts';
+import { bearerToken } from '../../http/auth.ts';
+import { IdempotencyError } from '../../http/idempotency.ts';
+import { type AcpCaller, acpCallerOf } from '../acp/caller.ts';
+import { AcpFailure } from '../acp/errors.ts';
+import { acpHandlers } from '../acp/handlers.ts';
+import type { AcpDeps } from '../acp/sessions.ts';
+import type { AuthService } from '../auth/service.ts';
+import { capabilitiesFor, createProfiles, type Negotiated, negotiate, profileUrlOf } from './agent.ts';
+import { UcpFailure } from './errors.ts';
+import type { UcpKeyRing } from './keys.ts';
+import { businessProfile, CHECKOUT, REST_PREFIX } from './profile.ts';
+import {
+  cancelUcpSession,
+  completeUcpSession,
+  createUcpSession,
+  getUcpSession,
+  updateUcpSession,
+} from './sessions.ts';
+
+export type UcpRouteDeps = Omit<AcpDeps, 'handlers'> & {
+  auth: AuthService;
+  keys: UcpKeyRing;
+  development: boolean;
+};
+
+interface Caller {
+  who: AcpCaller;
+  negotiated: Negotiated;
+}
+
+const callers = new WeakMap<FastifyRequest, Caller>();
+const tags = ['ucp'];
+const WRITE = { auth: 'public', limit: 'acp', idempotency: 'required', otherFormat: true } as const;
+const READ = { auth: 'public', limit: 'acp', otherFormat: true } as const;
+/** A session keeps its request: 64 KiB as for ACP (50 lines and an address take a few KiB). */
+const BODY_LIMIT = 64 * 1024;
+const sessionParams = z.object({ id: z.string().min(1).max(100) });
+const checkoutAnswer = z.union([ucpCheckout, ucpErrorResponse]);
+const protocolErrors = {
+  400: ucpProtocolError,
+  401: ucpProtocolError,
+  403: ucpProtocolError,
+  409: ucpProtocolError,
+};
+
+export function ucpRoutes(routeDeps: UcpRouteDeps) {
+  const deps: AcpDeps = { ...routeDeps, handlers: acpHandlers(routeDeps) };
+  const profile = businessProfile({ ...routeDeps, handlers: deps.handlers });
+  const profiles = createProfiles({ development: routeDeps.development });
+  const paths = `${REST_PREFIX}/checkout-sessions`;
+
+  return async (fastify: FastifyInstance) => {
+    fastify.get(
+      '/.well-known/ucp',
+      {
+        config: { auth: 'public', limit: 'search', otherFormat: true },
+        schema: {
+          tags,
+          summary: 'UCP: the business profile (services, capabilities, handlers, keys)',
+          response: { 200: ucpBusinessProfile },
+        },
+      },
+      // The spec: public, at least a minute (platforms cache it; a rotated key shows within 5).
+      async (_req, reply) => reply.header('cache-control', 'public, max-age=300').send(profile),
+    );
+
+    await fastify.register(async (scope) => {
+      ucpConventions(scope, routeDeps, profiles, profile);
+      const app = scope.withTypeProvider<ZodTypeProvider>();
+
+      app.post(
+        paths,
+        {
+          config: WRITE,
+          bodyLimit: BODY_LIMIT,
+          schema: {
+            tags,
+            summary: 'UCP: create a checkout session (201)',
+            body: ucpCheckoutCreateRequest,
+            response: { 201: ucpCheckout, 200: ucpErrorResponse, ...protocolErrors },
+          },
+        },
+        async (req, reply) => {
+          const c = checkoutCaller(req, reply);
+          if (!c) return;
+          return reply.code(201).send(await createUcpSession(req.ctx, deps, c.who, c.negotiated, req.body));
+        },
+      );
+      app.get(
+        `${paths}/:id`,
+        {
+          config: READ,
+          schema: {
+            tags,
+            summary: 'UCP: get a checkout session',
+            params: sessionParams,
+            response: { 200: checkoutAnswer, ...protocolErrors },
+          },
+        },
+        async (req, reply) => {
+          const c = checkoutCaller(req, reply);
+          if (!c) return;
+          return getUcpSession(req.ctx, deps, c.who, c.negotiated, req.params.id);
+        },
+      );
+      app.put(
+        `${paths}/:id`,
+        {
+          config: WRITE,
+          bodyLimit: BODY_LIMIT,
+          schema: {
+            tags,
+            summary: 'UCP: update a checkout session (a full replacement)',
+            params: sessionParams,
+            body: ucpCheckoutUpdateRequest,
+            response: { 200: checkoutAnswer, ...protocolErrors },
+          },
+        },
+        async (req, reply) => {
+          const c = checkoutCaller(req, reply);
+          if (!c) return;
+          return updateUcpSession(req.ctx, deps, c.who, c.negotiated, req.params.id, req.body);
+        },
+      );
+      app.post(
+        `${paths}/:id/complete`,
+        {
+          config: WRITE,
+          bodyLimit: BODY_LIMIT,
+          schema: {
+            tags,
+            summary: 'UCP: complete a checkout session with a payment instrument',
+            params: sessionParams,
+            body: ucpCheckoutCompleteRequest,
+            response: { 200: checkoutAnswer, ...protocolErrors },
+          },
+        },
+        async (req, reply) => {
+          const c = checkoutCaller(req, reply);
+          if (!c) return;
+          return completeUcpSession(req.ctx, deps, c.who, c.negotiated, req.params.id, req.body);
+        },
+      );
+      app.post(
+        `${paths}/:id/cancel`,
+        {
+          config: WRITE,
+          bodyLimit: BODY_LIMIT,
+          schema: {
+            tags,
+            summary: 'UCP: cancel a checkout session (its stock back at once)',
+            params: sessionParams,
+            body: z.looseObject({}).optional(),
+            response: { 200: checkoutAnswer, ...protocolErrors },
+          },
+        },
+        async (req, reply) => {
+          const c = checkoutCaller(req, reply);
+          if (!c) return;
+          return cancelUcpSession(req.ctx, deps, c.who, c.negotiated, req.params.id);
+        },
+      );
+    });
+  };
+}
+
+function callerOf(req: FastifyRequest): Caller {
+  const c = callers.get(req);
+  if (!c) throw new Error('a UCP route ran without its caller');
+  return c;
+}
+
+/**
+ * The caller of a checkout operation, or (answered here) the spec's business outcome when the
+ * platform and we share no checkout capability.
+ */
+function checkoutCaller(req: FastifyRequest, reply: FastifyReply): Caller | undefined {
+  const c = callerOf(req);
+  if (c.negotiated.has(CHECKOUT)) return c;
+  void reply
+    .code(200)
+    .send(
+      businessError(
+        'capabilities_incompatible',
+        `The platform's profile and ours share no ${CHECKOUT} version`,
+        {},
+      ),
+    );
+  return undefined;
+}
+
+/** The body of a business outcome with no resource to show (`ucp.status: "error"`). */
+function businessError(
+  code: string,
+  content: string,
+  capabilities: Record<string, Array<{ version: string }>>,
+): UcpErrorResponse {
+  return {
+    ucp: { version: UCP_VERSION, status: 'error', capabilities },
+    messages: [{ type: 'error', code, content, severity: 'unrecoverable' }],
+  };
+}
+
+/** Who calls and for which profile, the headers echoed, and UCP's error shapes, for every route of `scope`. */
+function ucpConventions(
+  scope: FastifyInstance,
+  deps: UcpRouteDeps,
+  profiles: ReturnType<typeof createProfiles>,
+  ours: ReturnType<typeof businessProfile>,
+) {
+  scope.addHook('onRequest', async (req, reply) => {
+    const echo = req.headers['request-id'];
+    if (typeof echo === 'string' && echo.length <= 200) reply.header('request-id', echo);
+
+    const apiKey = req.headers['x-api-key'];
+    const token = bearerToken(req.headers.authorization) ?? (typeof apiKey === 'string' ? apiKey : undefined);
+    let who: AcpCaller;
+    try {
+      who = await acpCallerOf(req.ctx, deps.auth, token);
+    } catch (err) {
+      if (err instanceof AcpFailure) throw new UcpFailure(err.statusCode, err.body.code, err.body.message);
+      throw err;
+    }
+    // What rate limits count and Idempotency-Keys are scoped by: the platform, or the person.
+    if ('platform' in who) req.ctx.principal = `platform:${who.platform.id}`;
+    else req.ctx.user = who.user;
+
+    const profileUrl = profileUrlOf(req.headers['ucp-agent'], deps.development);
+    // A platform's key speaks only for the profile registered for it (the spec's identity binding).
+    if ('platform' in who && who.platform.ucpProfileUrl !== profileUrl) {
+      throw new UcpFailure(
+        403,
+        'profile_not_trusted',
+        who.platform.ucpProfileUrl
+          ? "UCP-Agent names another profile than this platform's"
+          : 'This platform has no UCP profile registered: an admin sets ucpProfileUrl',
+      );
+    }
+    const negotiated = negotiate(ours, await profiles.get(profileUrl));
+    callers.set(req, { who, negotiated });
+  });
+
+  scope.setErrorHandler((err: FastifyError, req, reply) => {
+    const [status, body, retryAfter] = ucpErrorOf(err, req, callers.get(req)?.negotiated);
+    if (retryAfter) reply.header('retry-after', String(retryAfter));
+    if (status === 401) reply.header('www-authenticate', 'Bearer realm="ucp"');
+    return reply.code(status).send(body);
+  });
+}
+
+/** Any failure as UCP says it: a status with `{code, content}`, or 200 with an error response. */
+function ucpErrorOf(
+  err: FastifyError,
+  req: FastifyRequest,
+  negotiated: Negotiated | undefined,
+): [number, UcpErrorResponse | { code: string; content: string }, number?] {
+  if (err instanceof UcpFailure)
+    return [err.statusCode, { code: err.code, content: err.content }, err.retryAfter];
+  if (err instanceof AcpFailure) {
+    if (err.statusCode === 404) {
+      // The spec's "not found" is a business outcome: 200, no resource, why.
+      const capabilities = negotiated ? capabilitiesFor(negotiated, CHECKOUT) : {};
+      return [200, businessError('not_found', err.body.message, capabilities)];
+    }
+    const code = err.statusCode === 409 || err.statusCode === 405 ? 'invalid_state' : err.body.code;
+    return [
+      err.statusCode === 405 ? 409 : err.statusCode,
+      { code, content: err.body.message },
+      err.retryAfter,
+    ];
+  }
+  if (err instanceof IdempotencyError) {
+    const [status, code, retry] = {
+      required: [400, 'idempotency_key_required'],
+      invalid: [400, 'invalid_request'],
+      conflict: [409, 'idempotency_conflict'],
+      in_flight: [409, 'idempotency_in_flight', 1],
+    }[err.reason] as [number, string, number?];
+    return [status, { code, content: err.message }, retry];
+  }
+  if (hasZodFastifySchemaValidationErrors(err)) {
+    const where = err.validationContext === 'params' ? 'path' : 'request';
+    const detail = err.validation
+      .map((v) => `${v.instancePath ? `$${v.instancePath.replaceAll('/', '.')}: ` : ''}${v.message}`)
+      .join('; ');
+    return [400, { code: 'invalid_request', content: `Invalid ${where}: ${detail}`.slice(0, 1000) }];
+  }
+  if (err instanceof AppError) {
+    const code = err.statusCode === 429 ? 'rate_limited' : err.code.toLowerCase();
+    return [err.statusCode, { code, content: err.message }];
+  }
+  const status = err.statusCode ?? 500;
+  if (status < 500) return [status, { code: 'invalid_request', content: err.message }];
+  req.log.error({ err }, 'unhandled error on a UCP route');
+  return [500, { code: 'internal_error', content: `Internal error; quote request id ${req.id}` }];
+}

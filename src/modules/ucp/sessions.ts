@@ -1,0 +1,217 @@
+// UCP's checkout operations over the adapter sessions' core (acp/sessions.ts): a UCP request is
+// read into the session's request (items, buyer, the one shipping destination, coupons), the
+// core quotes, holds, pays and cancels as it does for ACP, and the state is said in UCP
+// (answer.ts). A session made through UCP is only ever seen through UCP (its id's prefix).
+import type {
+  UcpCheckout,
+  UcpCheckoutCompleteRequest,
+  UcpCheckoutCreateRequest,
+  UcpCheckoutUpdateRequest,
+  UcpMessage,
+} from '../../contract/ucp.ts';
+import type { AcpCaller } from '../acp/caller.ts';
+import { AcpFailure } from '../acp/errors.ts';
+import {
+  type AcpDeps,
+  type Change,
+  cancelSession,
+  completeSession,
+  couponsOf,
+  createSession,
+  mergedItems,
+  readSession,
+  type SessionState,
+  updateSession,
+} from '../acp/sessions.ts';
+import type { AcpSessionRequest } from '../acp/tables.ts';
+import { listItemsByIds } from '../catalog/service.ts';
+import type { RequestContext } from '../context.ts';
+import type { Negotiated } from './agent.ts';
+import { type ProductFacts, toUcpCheckout } from './answer.ts';
+import { UcpFailure } from './errors.ts';
+import { DISCOUNT, FULFILLMENT } from './profile.ts';
+
+export type UcpDeps = AcpDeps;
+
+/** POST /checkout-sessions: 201 with the session, quoted and held when it can be. */
+export async function createUcpSession(
+  ctx: RequestContext,
+  deps: UcpDeps,
+  who: AcpCaller,
+  negotiated: Negotiated,
+  input: UcpCheckoutCreateRequest,
+): Promise<UcpCheckout> {
+  const request: AcpSessionRequest = { ...requestOf(input, negotiated), coupons: codesOf(input, negotiated) };
+  const state = await createSession(ctx, deps, who, 'ucp', request);
+  return answer(ctx, deps, negotiated, state);
+}
+
+/** PUT /checkout-sessions/{id}: the whole checkout again (a full replacement), quoted again. */
+export async function updateUcpSession(
+  ctx: RequestContext,
+  deps: UcpDeps,
+  who: AcpCaller,
+  negotiated: Negotiated,
+  id: string,
+  input: UcpCheckoutUpdateRequest,
+): Promise<UcpCheckout> {
+  const { items, buyer, fulfillmentDetails } = requestOf(input, negotiated);
+  // Absent is cleared: the request replaces the checkout's fields, as PUT says.
+  const change: Change = { items, buyer, fulfillmentDetails, coupons: codesOf(input, negotiated) };
+  const state = await updateSession(ctx, deps, who, 'ucp', id, change);
+  return answer(ctx, deps, negotiated, state);
+}
+
+/** GET /checkout-sessions/{id}. */
+export async function getUcpSession(
+  ctx: RequestContext,
+  deps: UcpDeps,
+  who: AcpCaller,
+  negotiated: Negotiated,
+  id: string,
+): Promise<UcpCheckout> {
+  return answer(ctx, deps, negotiated, await readSession(ctx, who, 'ucp', id));
+}
+
+/** POST /checkout-sessions/{id}/cancel: canceled, its stock back at once. */
+export async function cancelUcpSession(
+  ctx: RequestContext,
+  deps: UcpDeps,
+  who: AcpCaller,
+  negotiated: Negotiated,
+  id: string,
+): Promise<UcpCheckout> {
+  return answer(ctx, deps, negotiated, await cancelSession(ctx, who, 'ucp', id));
+}
+
+/**
+ * POST /checkout-sessions/{id}/complete: the selected instrument's token, through its handler.
+ * A refused payment (declined, or a token that cannot pay this session) is the spec's business
+ * outcome: the checkout as it is, with a `payment_failed` message; nothing was charged.
+ */
+export async function completeUcpSession(
+  ctx: RequestContext,
+  deps: UcpDeps,
+  who: AcpCaller,
+  negotiated: Negotiated,
+  id: string,
+  input: UcpCheckoutCompleteRequest,
+): Promise<UcpCheckout> {
+  const instruments = input.payment.instruments ?? [];
+  const index = Math.max(
+    0,
+    instruments.findIndex((i) => i.selected),
+  );
+  const instrument = instruments[index];
+  const token = instrument?.credential?.token;
+  if (!instrument || !token) {
+    throw new UcpFailure(
+      400,
+      'invalid_request',
+      'Complete needs payment.instruments with a credential {type: "token", token} from one of the payment handlers',
+    );
+  }
+  try {
+    const state = await completeSession(ctx, deps, who, 'ucp', id, {
+      handlerId: instrument.handler_id,
+      token,
+    });
+    return answer(ctx, deps, negotiated, state);
+  } catch (err) {
+    const refused =
+      err instanceof AcpFailure &&
+      (err.statusCode === 402 || (err.statusCode === 400 && err.body.param?.startsWith('$.payment_data')));
+    if (!refused) throw err;
+    const failed: UcpMessage = {
+      type: 'error',
+      code: 'payment_failed',
+      path: `$.payment.instruments[${index}]`,
+      severity: 'recoverable',
+      content: err.body.message,
+    };
+    return answer(ctx, deps, negotiated, await readSession(ctx, who, 'ucp', id), [failed]);
+  }
+}
+
+/** The state in UCP, with the titles and prices of an unheld session's products read for it. */
+async function answer(
+  ctx: RequestContext,
+  deps: UcpDeps,
+  negotiated: Negotiated,
+  state: SessionState,
+  extra: UcpMessage[] = [],
+): Promise<UcpCheckout> {
+  const facts: ProductFacts = new Map();
+  const held = state.checkout?.parcels.flatMap((p) => p.items.map((i) => i.productId)) ?? [];
+  const missing = state.row.request.items.map((i) => i.id).filter((id) => !held.includes(id));
+  if (missing.length > 0) {
+    for (const p of await listItemsByIds(ctx, missing)) {
+      if (p.status !== 'active') continue; // a draft's title is its seller's business
+      facts.set(p.id, {
+        title: p.title,
+        priceCents: p.priceCents,
+        ...(p.imageUrls[0] ? { imageUrl: p.imageUrls[0] } : {}),
+      });
+    }
+  }
+  return toUcpCheckout(deps, negotiated, state, facts, ctx.now(), extra);
+}
+
+/** The discount codes asked for, when the discount extension was negotiated (else none). */
+function codesOf(
+  input: UcpCheckoutCreateRequest | UcpCheckoutUpdateRequest,
+  negotiated: Negotiated,
+): string[] {
+  return negotiated.has(DISCOUNT) && input.discounts ? couponsOf({ discounts: input.discounts }) : [];
+}
+
+/** A UCP create or update read into the session's request (its items merged, its one destination). */
+function requestOf(
+  input: UcpCheckoutCreateRequest | UcpCheckoutUpdateRequest,
+  negotiated: Negotiated,
+): Omit<AcpSessionRequest, 'coupons'> {
+  const items = mergedItems(input.line_items.map((l) => ({ id: l.item.id, quantity: l.quantity })));
+  const buyer = input.buyer?.email
+    ? {
+        email: input.buyer.email,
+        ...(input.buyer.first_name ? { first_name: input.buyer.first_name } : {}),
+        ...(input.buyer.last_name ? { last_name: input.buyer.last_name } : {}),
+        ...(input.buyer.phone_number ? { phone_number: input.buyer.phone_number } : {}),
+      }
+    : undefined;
+  const method = negotiated.has(FULFILLMENT) ? input.fulfillment?.methods?.[0] : undefined;
+  if (method?.type && method.type !== 'shipping') {
+    throw new UcpFailure(
+      400,
+      'invalid_request',
+      'Portage ships every order: the fulfillment method is "shipping"',
+    );
+  }
+  const destinations = (method?.destinations ?? []) as Array<Record<string, unknown>>;
+  const d = destinations[0];
+  const text = (key: string) => (typeof d?.[key] === 'string' ? (d[key] as string) : '');
+  const phone = text('phone_number') || input.buyer?.phone_number;
+  const name = [text('first_name'), text('last_name')].filter(Boolean).join(' ');
+  const fulfillmentDetails = d
+    ? {
+        ...(phone ? { phone_number: phone } : {}),
+        address: {
+          name:
+            name || [buyer?.first_name, buyer?.last_name].filter(Boolean).join(' ') || (buyer?.email ?? ''),
+          line_one: text('street_address'),
+          ...(text('extended_address') ? { line_two: text('extended_address') } : {}),
+          city: text('address_locality'),
+          state: text('address_region'),
+          country: text('address_country'),
+          postal_code: text('postal_code'),
+        },
+      }
+    : undefined;
+  const locale = input.context?.language;
+  return {
+    items,
+    ...(buyer ? { buyer } : {}),
+    ...(fulfillmentDetails ? { fulfillmentDetails } : {}),
+    ...(typeof locale === 'string' && locale.length <= 35 ? { locale } : {}),
+  };
+}

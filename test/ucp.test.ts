@@ -1,0 +1,290 @@
+// UCP v2026-04-08 over Portage's one checkout (docs/ucp.md): a platform whose profile is served
+// on a local port discovers us, creates, updates (PUT), completes and cancels checkout sessions.
+// Every answer goes through test/helpers/ucp.ts, which checks it against our zod contract.
+import { eq } from 'drizzle-orm';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ucpBusinessProfile } from '../src/contract/ucp.ts';
+import { acpSessions } from '../src/modules/acp/tables.ts';
+import { AcpClient } from './helpers/acp.ts';
+import type { SignedIn } from './helpers/app.ts';
+import { useTestApp } from './helpers/app.ts';
+import { admin, product, seller, uniqueEmail } from './helpers/builders.ts';
+import { liveReservedUnits, ordersOfCheckout, stockOf } from './helpers/orders.ts';
+import {
+  issueUcpPlatform,
+  type ProfileServer,
+  platformProfile,
+  startProfileServer,
+  UCP_ON,
+  UCP_QC,
+  UcpClient,
+  type UcpPlatform,
+} from './helpers/ucp.ts';
+
+// UCP wants https URLs in answers (continue_url, endpoints): the app's public URL is one.
+const { t, database } = useTestApp({ env: { PUBLIC_BASE_URL: 'https://portage.test' } });
+
+let boss: SignedIn;
+let shop: SignedIn;
+let profiles: ProfileServer;
+let platform: UcpPlatform;
+let ucp: UcpClient;
+let vault: AcpClient;
+beforeAll(async () => {
+  boss = await admin(t.api, database);
+  shop = await seller(t.api, 'ON');
+  profiles = await startProfileServer();
+  profiles.documents.set('/agent.json', { body: platformProfile(`${profiles.base}/orders-hook`) });
+  platform = await issueUcpPlatform(t.api, boss, `${profiles.base}/agent.json`);
+  ucp = new UcpClient(t.api, platform);
+  vault = new AcpClient(t.api, platform.apiKey, t.clock.now);
+});
+afterAll(() => profiles.close());
+
+type Total = { type: string; amount: number };
+const amount = (body: { totals: Total[] }, type: string) => body.totals.find((x) => x.type === type)?.amount;
+const buyerNamed = (email = uniqueEmail('ucp')) => ({ email, first_name: 'Avery', last_name: 'Tremblay' });
+const shipTo = (destination: Record<string, string>) => ({
+  methods: [{ type: 'shipping', destinations: [destination] }],
+});
+const checkoutOf = async (id: string) =>
+  (await database.db.select().from(acpSessions).where(eq(acpSessions.id, id)))[0]!.checkoutId!;
+
+describe('discovery', () => {
+  it('/.well-known/ucp is our business profile: REST service, capabilities, the sandbox handler, our key', async () => {
+    const res = await t.api.get('/.well-known/ucp');
+    expect(res.status).toBe(200);
+    expect(res.headers['cache-control']).toBe('public, max-age=300');
+    const profile = ucpBusinessProfile.parse(res.body);
+    expect(profile.ucp.services['dev.ucp.shopping']).toEqual([
+      expect.objectContaining({ transport: 'rest', endpoint: 'https://portage.test/ucp/v1' }),
+    ]);
+    expect(Object.keys(profile.ucp.capabilities ?? {})).toEqual([
+      'dev.ucp.shopping.checkout',
+      'dev.ucp.shopping.fulfillment',
+      'dev.ucp.shopping.discount',
+      'dev.ucp.shopping.order',
+    ]);
+    expect(profile.ucp.payment_handlers['dev.portage.sandbox_card']).toEqual([
+      expect.objectContaining({ id: 'portage_sandbox_card', version: '2026-04-08' }),
+    ]);
+    expect(profile.signing_keys).toEqual([
+      expect.objectContaining({ kty: 'EC', crv: 'P-256', alg: 'ES256', use: 'sig' }),
+    ]);
+  });
+});
+
+describe('a platform buys through UCP', () => {
+  it('create (201, ready) → PUT to Quebec (tax changes) → complete: completed with one order', async () => {
+    const p = await product(t.api, shop, { priceCents: 2500, stockQuantity: 5 });
+    const created = await ucp.create({
+      line_items: [{ item: { id: p.id }, quantity: 2 }],
+      buyer: buyerNamed(),
+      fulfillment: shipTo(UCP_ON),
+    });
+    expect(created.status, JSON.stringify(created.body)).toBe(201);
+    expect(created.headers['request-id']).toBeDefined();
+    expect(created.body).toMatchObject({ status: 'ready_for_complete', currency: 'CAD' });
+    expect(created.body.id).toMatch(/^ucp_cs_/);
+    expect(created.body.ucp.capabilities).toEqual({
+      'dev.ucp.shopping.checkout': [{ version: '2026-04-08' }],
+      'dev.ucp.shopping.fulfillment': [{ version: '2026-04-08' }],
+      'dev.ucp.shopping.discount': [{ version: '2026-04-08' }],
+    });
+    expect(created.body.line_items).toEqual([
+      {
+        id: `line_${p.id}`,
+        item: expect.objectContaining({ id: p.id, title: p.title, price: 2500 }),
+        quantity: 2,
+        totals: [
+          { type: 'subtotal', amount: 5000 },
+          { type: 'total', amount: 5000 },
+        ],
+      },
+    ]);
+    const shipping = amount(created.body, 'fulfillment')!;
+    expect(amount(created.body, 'subtotal')).toBe(5000);
+    expect(amount(created.body, 'tax')).toBe(Math.round((5000 + shipping) * 0.13));
+    expect(created.body.fulfillment.methods[0].groups[0].selected_option_id).toBe('standard');
+    expect(await liveReservedUnits(database, p.id)).toBe(2);
+
+    const body = {
+      line_items: [{ id: `line_${p.id}`, item: { id: p.id }, quantity: 2 }],
+      buyer: created.body.buyer,
+      fulfillment: {
+        methods: [
+          { id: 'shipping', type: 'shipping', line_item_ids: [`line_${p.id}`], destinations: [UCP_QC] },
+        ],
+      },
+    };
+    const moved = await ucp.update(created.body.id, body);
+    expect(moved.status, JSON.stringify(moved.body)).toBe(200);
+    expect(moved.body.status).toBe('ready_for_complete');
+    const qcTax = amount(moved.body, 'tax')!;
+    expect(qcTax).not.toBe(amount(created.body, 'tax'));
+    expect(
+      moved.body.totals
+        .find((x: Total) => x.type === 'tax')
+        .lines.map((l: { display_text: string }) => l.display_text),
+    ).toEqual([expect.stringMatching(/^GST 5% \(QC/), expect.stringMatching(/^QST 9\.975% \(QC/)]);
+
+    const token = await vault.delegate(created.body.id);
+    expect(token.status, JSON.stringify(token.body)).toBe(201);
+    const done = await ucp.complete(created.body.id, token.body.id);
+    expect(done.status, JSON.stringify(done.body)).toBe(200);
+    expect(done.body.status).toBe('completed');
+    const checkoutId = await checkoutOf(created.body.id);
+    expect(done.body.order).toEqual({
+      id: `order_${checkoutId.split(':')[1]}`,
+      permalink_url: `https://portage.test/checkout/${encodeURIComponent(checkoutId)}`,
+    });
+    expect(await ordersOfCheckout(database, checkoutId)).toHaveLength(1);
+    expect(await stockOf(database, p.id)).toEqual({ stock: 3, reserved: 0 });
+
+    // Completed again (a retry with another key): the same order, no second.
+    const again = await ucp.complete(created.body.id, token.body.id);
+    expect(again.body.status).toBe('completed');
+    expect(await ordersOfCheckout(database, checkoutId)).toHaveLength(1);
+  });
+
+  it('what the buyer must fix is a message with its UCP path; nothing is held until it is fixed', async () => {
+    const p = await product(t.api, shop, { priceCents: 1500, stockQuantity: 5 });
+    const res = await ucp.create({
+      line_items: [{ item: { id: p.id }, quantity: 1 }],
+      buyer: buyerNamed(),
+      fulfillment: shipTo({ ...UCP_ON, postal_code: '12345' }),
+    });
+    expect(res.status, JSON.stringify(res.body)).toBe(201);
+    expect(res.body.status).toBe('incomplete');
+    expect(res.body.messages).toEqual([
+      expect.objectContaining({
+        type: 'error',
+        code: 'invalid_address',
+        path: '$.fulfillment.methods[0].destinations[0].postal_code',
+        severity: 'recoverable',
+      }),
+    ]);
+    expect(res.body.line_items[0].item).toMatchObject({ id: p.id, title: p.title, price: 1500 });
+    expect(await liveReservedUnits(database, p.id)).toBe(0);
+  });
+
+  it('cancel gives the stock back at once; a canceled session cannot be completed or canceled again', async () => {
+    const p = await product(t.api, shop, { priceCents: 1500, stockQuantity: 5 });
+    const created = await ucp.create({
+      line_items: [{ item: { id: p.id }, quantity: 3 }],
+      buyer: buyerNamed(),
+      fulfillment: shipTo(UCP_ON),
+    });
+    expect(await liveReservedUnits(database, p.id)).toBe(3);
+    const canceled = await ucp.cancel(created.body.id);
+    expect(canceled.status).toBe(200);
+    expect(canceled.body.status).toBe('canceled');
+    expect(await liveReservedUnits(database, p.id)).toBe(0);
+    const again = await ucp.cancel(created.body.id);
+    expect(again.status).toBe(409);
+    expect(again.body.code).toBe('invalid_state');
+  });
+
+  it('a declined card is payment_failed on the checkout (200), nothing charged; another token then pays', async () => {
+    const p = await product(t.api, shop, { priceCents: 1500, stockQuantity: 5 });
+    const created = await ucp.create({
+      line_items: [{ item: { id: p.id }, quantity: 1 }],
+      buyer: buyerNamed(),
+      fulfillment: shipTo(UCP_ON),
+    });
+    const declined = await vault.delegate(created.body.id, { card: '4000000000000002' });
+    const res = await ucp.complete(created.body.id, declined.body.id);
+    expect(res.status, JSON.stringify(res.body)).toBe(200);
+    expect(res.body.status).toBe('ready_for_complete');
+    expect(res.body.messages).toEqual([
+      expect.objectContaining({ type: 'error', code: 'payment_failed', path: '$.payment.instruments[0]' }),
+    ]);
+    expect(await ordersOfCheckout(database, await checkoutOf(created.body.id))).toHaveLength(0);
+    const good = await vault.delegate(created.body.id);
+    expect((await ucp.complete(created.body.id, good.body.id)).body.status).toBe('completed');
+  });
+});
+
+describe('who may call, for which profile', () => {
+  it('refuses a missing UCP-Agent (400 invalid_profile_url), an unknown key (401), another profile (403)', async () => {
+    const missing = await t.api.get('/ucp/v1/checkout-sessions/ucp_cs_x', { 'x-api-key': platform.apiKey });
+    expect(missing.status).toBe(400);
+    expect(missing.body.code).toBe('invalid_profile_url');
+    const unknown = await ucp.get('ucp_cs_x', { 'x-api-key': 'acp_nope' });
+    expect(unknown.status).toBe(401);
+    expect(unknown.headers['www-authenticate']).toBe('Bearer realm="ucp"');
+    const other = await ucp.get('ucp_cs_x', { 'ucp-agent': `profile="${profiles.base}/other.json"` });
+    expect(other.status).toBe(403);
+    expect(other.body.code).toBe('profile_not_trusted');
+  });
+
+  it("another platform's session, or an ACP session, is not found (200, ucp.status error)", async () => {
+    const res = await ucp.get('acp_cs_abc');
+    expect(res.status).toBe(200);
+    expect(res.body.ucp.status).toBe('error');
+    expect(res.body.messages[0]).toMatchObject({ code: 'not_found', severity: 'unrecoverable' });
+  });
+
+  it('requires an Idempotency-Key on POST and PUT; replays the first answer', async () => {
+    const p = await product(t.api, shop, { priceCents: 1500, stockQuantity: 5 });
+    const body = {
+      line_items: [{ item: { id: p.id }, quantity: 1 }],
+      buyer: buyerNamed(),
+      fulfillment: shipTo(UCP_ON),
+    };
+    const { 'idempotency-key': _, ...keyless } = ucp.headers();
+    const none = await t.api.post('/ucp/v1/checkout-sessions', body, keyless);
+    expect(none.status).toBe(400);
+    expect(none.body.code).toBe('idempotency_key_required');
+    const first = await ucp.create(body, { 'idempotency-key': 'ucp-replay-1' });
+    const replay = await ucp.create(body, { 'idempotency-key': 'ucp-replay-1' });
+    expect(replay.headers['idempotent-replayed']).toBe('true');
+    expect(replay.body).toEqual(first.body);
+    const conflict = await ucp.create(
+      { ...body, line_items: [{ item: { id: p.id }, quantity: 2 }] },
+      { 'idempotency-key': 'ucp-replay-1' },
+    );
+    expect(conflict.status).toBe(409);
+    expect(conflict.body.code).toBe('idempotency_conflict');
+  });
+
+  it('a profile of another UCP version is version_unsupported (422); one without checkout is capabilities_incompatible (200)', async () => {
+    profiles.documents.set('/old.json', {
+      body: platformProfile('https://x.example/h', undefined, '2026-01-11'),
+    });
+    const old = new UcpClient(t.api, await issueUcpPlatform(t.api, boss, `${profiles.base}/old.json`));
+    const refused = await old.get('ucp_cs_x');
+    expect(refused.status).toBe(422);
+    expect(refused.body.code).toBe('version_unsupported');
+
+    profiles.documents.set('/orders-only.json', {
+      body: platformProfile('https://x.example/h', {
+        'dev.ucp.shopping.order': [
+          {
+            version: '2026-04-08',
+            spec: 'https://ucp.dev/2026-04-08/specification/order',
+            schema: 'https://ucp.dev/2026-04-08/schemas/shopping/order.json',
+            config: { webhook_url: 'https://x.example/h' },
+          },
+        ],
+      }),
+    });
+    const ordersOnly = new UcpClient(
+      t.api,
+      await issueUcpPlatform(t.api, boss, `${profiles.base}/orders-only.json`),
+    );
+    const incompatible = await ordersOnly.get('ucp_cs_x');
+    expect(incompatible.status).toBe(200);
+    expect(incompatible.body.messages[0].code).toBe('capabilities_incompatible');
+  });
+
+  it('a profile that is not JSON is profile_malformed (422); one that cannot be fetched, profile_unreachable (424)', async () => {
+    profiles.documents.set('/broken.json', { body: 'not json' });
+    const broken = new UcpClient(t.api, await issueUcpPlatform(t.api, boss, `${profiles.base}/broken.json`));
+    expect((await broken.get('ucp_cs_x')).body.code).toBe('profile_malformed');
+    const gone = new UcpClient(t.api, await issueUcpPlatform(t.api, boss, `${profiles.base}/gone.json`));
+    const res = await gone.get('ucp_cs_x');
+    expect(res.status).toBe(424);
+    expect(res.body.code).toBe('profile_unreachable');
+  });
+});
