@@ -56,8 +56,10 @@ import { searchRoutes } from './modules/search/routes.ts';
 import { createSearch } from './modules/search/service.ts';
 import { subscribeModules } from './modules/subscriptions.ts';
 import { systemRoutes } from './modules/system/routes.ts';
+import { createProfiles } from './modules/ucp/agent.ts';
 import { developmentUcpKeyPem, loadUcpKeyRing } from './modules/ucp/keys.ts';
 import { ucpRoutes } from './modules/ucp/routes.ts';
+import { ucpDeliverer } from './modules/ucp/webhooks.ts';
 
 export const BODY_LIMIT = 1024 * 1024;
 
@@ -232,8 +234,10 @@ export async function buildApp(opts: AppOptions): Promise<FastifyInstance> {
   await app.register(paymentRoutes({ ...commerce, sandbox }));
   await app.register(orderRoutes(commerce));
   await app.register(acpRoutes({ ...commerce, sandbox, auth }));
+  const development = config.appEnv === 'development';
+  const ucpProfiles = createProfiles({ development });
   await app.register(
-    ucpRoutes({ ...commerce, sandbox, auth, keys: ucpKeys, development: config.appEnv === 'development' }),
+    ucpRoutes({ ...commerce, sandbox, auth, keys: ucpKeys, profiles: ucpProfiles, development }),
   );
   await app.register(returnRoutes({ ...commerce, returnWindowDays: config.returnWindowDays }));
   await app.register(reviewRoutes);
@@ -241,7 +245,7 @@ export async function buildApp(opts: AppOptions): Promise<FastifyInstance> {
   await app.register(
     oauthRoutes({
       publicBaseUrl: config.publicBaseUrl,
-      development: config.appEnv === 'development',
+      development,
       tokens: { keys, audience: config.publicBaseUrl, ttlSeconds: config.accessTokenTtlSeconds },
       agentTokenTtlSeconds: config.agentTokenTtlSeconds,
       sessionMaxAgeSeconds: config.sessionMaxAgeSeconds,
@@ -271,7 +275,15 @@ export async function buildApp(opts: AppOptions): Promise<FastifyInstance> {
       ...commerceJobs(commerce),
       mailJob({ transport: mailTransport, from: config.mail.from }),
       idempotencyCleanupJob(),
-      acpWebhookJob({ publicBaseUrl: config.publicBaseUrl }),
+      acpWebhookJob({
+        publicBaseUrl: config.publicBaseUrl,
+        ucp: ucpDeliverer({
+          publicBaseUrl: config.publicBaseUrl,
+          keys: ucpKeys,
+          profiles: ucpProfiles,
+          development,
+        }),
+      }),
       acpCleanupJob(),
       emailTokenCleanupJob(),
       oauthCleanupJob(),

@@ -1,15 +1,17 @@
 // UCP v2026-04-08 over Portage's one checkout (docs/ucp.md): a platform whose profile is served
 // on a local port discovers us, creates, updates (PUT), completes and cancels checkout sessions.
 // Every answer goes through test/helpers/ucp.ts, which checks it against our zod contract.
+import { createHash, createPublicKey, verify } from 'node:crypto';
 import { eq } from 'drizzle-orm';
+import { httpbis } from 'http-message-signatures';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ucpBusinessProfile } from '../src/contract/ucp.ts';
+import { ucpBusinessProfile, ucpOrder } from '../src/contract/ucp.ts';
 import { acpSessions } from '../src/modules/acp/tables.ts';
-import { AcpClient } from './helpers/acp.ts';
+import { AcpClient, type Receiver, startReceiver } from './helpers/acp.ts';
 import type { SignedIn } from './helpers/app.ts';
 import { useTestApp } from './helpers/app.ts';
 import { admin, product, seller, uniqueEmail } from './helpers/builders.ts';
-import { liveReservedUnits, ordersOfCheckout, stockOf } from './helpers/orders.ts';
+import { liveReservedUnits, ordersOfCheckout, ship, stockOf } from './helpers/orders.ts';
 import {
   issueUcpPlatform,
   type ProfileServer,
@@ -30,16 +32,21 @@ let profiles: ProfileServer;
 let platform: UcpPlatform;
 let ucp: UcpClient;
 let vault: AcpClient;
+let hooks: Receiver;
 beforeAll(async () => {
   boss = await admin(t.api, database);
   shop = await seller(t.api, 'ON');
   profiles = await startProfileServer();
-  profiles.documents.set('/agent.json', { body: platformProfile(`${profiles.base}/orders-hook`) });
+  hooks = await startReceiver();
+  profiles.documents.set('/agent.json', { body: platformProfile(hooks.url) });
   platform = await issueUcpPlatform(t.api, boss, `${profiles.base}/agent.json`);
   ucp = new UcpClient(t.api, platform);
   vault = new AcpClient(t.api, platform.apiKey, t.clock.now);
 });
-afterAll(() => profiles.close());
+afterAll(async () => {
+  await profiles.close();
+  await hooks.close();
+});
 
 type Total = { type: string; amount: number };
 const amount = (body: { totals: Total[] }, type: string) => body.totals.find((x) => x.type === type)?.amount;
@@ -286,5 +293,96 @@ describe('who may call, for which profile', () => {
     const res = await gone.get('ucp_cs_x');
     expect(res.status).toBe(424);
     expect(res.body.code).toBe('profile_unreachable');
+  });
+});
+
+/** Verifies a webhook as a platform would: its digest, then its RFC 9421 signature with a key of our profile. */
+async function verifiedHook(hook: Receiver['received'][number]) {
+  const headers = hook.headers as Record<string, string>;
+  expect(headers['content-digest']).toBe(
+    `sha-256=:${createHash('sha256').update(hook.body).digest('base64')}:`,
+  );
+  const published = ucpBusinessProfile.parse((await t.api.get('/.well-known/ucp')).body).signing_keys ?? [];
+  const verified = await httpbis.verifyMessage(
+    {
+      keyLookup: async (params) => {
+        const jwk = published.find((k) => k.kid === params.keyid);
+        if (!jwk) return null;
+        const key = createPublicKey({ key: jwk as never, format: 'jwk' });
+        return {
+          id: jwk.kid,
+          verify: async (data: Buffer, signature: Buffer) =>
+            verify('sha256', data, { key, dsaEncoding: 'ieee-p1363' }, signature),
+        };
+      },
+      requiredFields: ['@method', '@authority', '@path', 'ucp-agent', 'content-digest', 'content-type'],
+    },
+    { method: 'POST', url: hooks.url, headers },
+  );
+  expect(verified).toBe(true);
+  return ucpOrder.parse(JSON.parse(hook.body));
+}
+
+describe('orders', () => {
+  it('a completed checkout is one order: GET /orders/{id}, and signed webhooks of its creation and shipping', async () => {
+    const p = await product(t.api, shop, { priceCents: 2500, stockQuantity: 5 });
+    const created = await ucp.create({
+      line_items: [{ item: { id: p.id }, quantity: 2 }],
+      buyer: buyerNamed(),
+      fulfillment: shipTo(UCP_ON),
+    });
+    const token = await vault.delegate(created.body.id);
+    const done = await ucp.complete(created.body.id, token.body.id);
+    const orderId = done.body.order.id;
+
+    const read = await t.api.get(`/ucp/v1/orders/${orderId}`, ucp.headers({}, false));
+    expect(read.status, JSON.stringify(read.body)).toBe(200);
+    const order = ucpOrder.parse(read.body);
+    expect(order).toMatchObject({
+      id: orderId,
+      checkout_id: created.body.id,
+      currency: 'CAD',
+      line_items: [
+        { id: `line_${p.id}`, quantity: { original: 2, total: 2, fulfilled: 0 }, status: 'processing' },
+      ],
+    });
+    expect(order.totals.find((x) => x.type === 'total')?.amount).toBe(amount(done.body, 'total'));
+
+    const mine = () => hooks.received.filter((r) => JSON.parse(r.body).checkout_id === created.body.id);
+    await t.app.jobs.runOnce();
+    expect(mine()).toHaveLength(1);
+    const first = mine()[0]!;
+    expect(first.headers['webhook-id']).toMatch(
+      /^[0-9a-f]{8}-[0-9a-f]{4}-8[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/,
+    );
+    expect(first.headers['webhook-timestamp']).toMatch(/^\d{10}$/);
+    expect(first.headers['ucp-agent']).toBe('profile="https://portage.test/.well-known/ucp"');
+    expect((await verifiedHook(first)).line_items[0]!.status).toBe('processing');
+
+    const checkoutId = await checkoutOf(created.body.id);
+    const [portageOrder] = await ordersOfCheckout(database, checkoutId);
+    await ship(t, shop, portageOrder!.id);
+    await t.app.jobs.runOnce();
+    expect(mine()).toHaveLength(2);
+    const second = mine()[1]!;
+    const shipped = await verifiedHook(second);
+    expect(shipped.line_items[0]).toMatchObject({
+      quantity: { total: 2, fulfilled: 2 },
+      status: 'fulfilled',
+    });
+    expect(shipped.fulfillment.events).toEqual([
+      expect.objectContaining({ type: 'shipped', tracking_number: expect.any(String) }),
+    ]);
+    expect(second.headers['webhook-id']).not.toBe(first.headers['webhook-id']);
+
+    // A tampered body no longer matches its digest or signature.
+    const forged = { ...second, body: second.body.replace('"fulfilled"', '"processing"') };
+    await expect(verifiedHook(forged)).rejects.toThrow();
+  });
+
+  it("another platform's order, or an unknown one, is not found (200, ucp.status error)", async () => {
+    const res = await t.api.get('/ucp/v1/orders/order_nope', ucp.headers({}, false));
+    expect(res.status).toBe(200);
+    expect(res.body).toMatchObject({ ucp: { status: 'error' }, messages: [{ code: 'not_found' }] });
   });
 });

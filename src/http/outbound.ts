@@ -52,24 +52,7 @@ export function fetchDocument(
   if (isIP(host) && !development && isPrivateAddress(host)) {
     return Promise.reject(unusable('is at a private address, which is refused'));
   }
-  // Every address the name resolves to is checked; the socket connects only to a checked one.
-  const lookup = (
-    hostname: string,
-    options: { all?: boolean; family?: number | string },
-    callback: (err: NodeJS.ErrnoException | null, address: string | LookupAddress[], family?: number) => void,
-  ) => {
-    dnsLookup(hostname, { all: true, family: Number(options.family) || 0 }, (err, addresses) => {
-      if (err) return callback(err, '');
-      const list = addresses as LookupAddress[];
-      if (!list.length || (!development && list.some((a) => isPrivateAddress(a.address)))) {
-        const refused: NodeJS.ErrnoException = new Error('private address');
-        refused.code = 'EPRIVATE';
-        return callback(refused, '');
-      }
-      if (options.all) return callback(null, list);
-      callback(null, list[0]!.address, list[0]!.family);
-    });
-  };
+  const lookup = fencedLookup(development);
   const client = url.protocol === 'https:' ? https : http;
   return new Promise((resolve, reject) => {
     const req = client.request(
@@ -123,5 +106,72 @@ export function fetchDocument(
       else reject(unusable('could not be fetched'));
     });
     req.end();
+  });
+}
+
+type Lookup = (
+  hostname: string,
+  options: { all?: boolean; family?: number | string },
+  callback: (err: NodeJS.ErrnoException | null, address: string | LookupAddress[], family?: number) => void,
+) => void;
+
+/** A DNS lookup that refuses private addresses (outside development): the socket connects only to a checked one. */
+function fencedLookup(development: boolean): Lookup {
+  return (hostname, options, callback) => {
+    dnsLookup(hostname, { all: true, family: Number(options.family) || 0 }, (err, addresses) => {
+      if (err) return callback(err, '');
+      const list = addresses as LookupAddress[];
+      if (!list.length || (!development && list.some((a) => isPrivateAddress(a.address)))) {
+        const refused: NodeJS.ErrnoException = new Error('private address');
+        refused.code = 'EPRIVATE';
+        return callback(refused, '');
+      }
+      if (options.all) return callback(null, list);
+      callback(null, list[0]!.address, list[0]!.family);
+    });
+  };
+}
+
+/**
+ * POSTs `body` to a URL a stranger's document named (a UCP platform's webhook URL), with the
+ * fences of fetchDocument: the address checked, no redirects followed, `timeoutMs`. Answers the
+ * status; the answer's body is not read. Rejects with why it could not be sent.
+ */
+export function postFenced(
+  target: string,
+  headers: Record<string, string>,
+  body: string,
+  development: boolean,
+  timeoutMs: number,
+): Promise<number> {
+  const url = new URL(target);
+  const host = url.hostname.replace(/^\[|\]$/g, '');
+  if (isIP(host) && !development && isPrivateAddress(host)) {
+    return Promise.reject(new Error('the URL is at a private address, which is refused'));
+  }
+  const client = url.protocol === 'https:' ? https : http;
+  return new Promise((resolve, reject) => {
+    const req = client.request(url, {
+      method: 'POST',
+      headers: { ...headers, 'content-length': String(Buffer.byteLength(body)) },
+      lookup: fencedLookup(development) as never,
+      timeout: timeoutMs,
+      agent: false,
+    });
+    const deadline = setTimeout(() => req.destroy(new Error('timeout')), timeoutMs);
+    req.on('response', (res) => {
+      res.resume();
+      resolve(res.statusCode ?? 0);
+    });
+    req.on('close', () => clearTimeout(deadline));
+    req.on('timeout', () => req.destroy(new Error('timeout')));
+    req.on('error', (err: NodeJS.ErrnoException) =>
+      reject(
+        new Error(
+          err.code === 'EPRIVATE' ? 'the URL is at a private address, which is refused' : err.message,
+        ),
+      ),
+    );
+    req.end(body);
   });
 }

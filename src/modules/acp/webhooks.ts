@@ -1,8 +1,10 @@
-// Order events to the platforms (docs/acp.md "Order events to the platform"): subscribers of the domain events
-// write an outbox row in the transaction that made the change (the full ACP Order as it then is,
-// under a stable event id); a job POSTs the rows signed `Merchant-Signature: t=<unix>,v1=<hex>`,
-// each session's rows in order, retrying with backoff for a day. A row is claimed by pushing
-// its next attempt a lease ahead, so no transaction stays open across the network call.
+// Order events to the platforms (docs/acp.md "Order events to the platform", docs/ucp.md "Order
+// webhooks"): a subscriber of the domain events writes an outbox row in the transaction that made
+// the change (the full order as it then is, in the session's protocol, under a stable event id);
+// a job POSTs the rows, each session's rows in order, retrying with backoff for a day: ACP's
+// signed `Merchant-Signature: t=<unix>,v1=<hex>` here, UCP's by its own deliverer (ucp/webhooks.ts,
+// given to the job). A row is claimed by pushing its next attempt a lease ahead, so no
+// transaction stays open across the network call.
 import { and, eq, isNull, sql } from 'drizzle-orm';
 import type { AcpOrder, AcpWebhookEvent } from '../../contract/acp.ts';
 import { isoSecond } from '../../contract/common.ts';
@@ -97,12 +99,42 @@ export function toAcpOrder(
   };
 }
 
+/** An outbox row's event id and body for one order event, in a protocol's words. */
+export type OrderEventBody = (
+  event: DomainEvent,
+  session: { id: string },
+  checkoutId: string,
+  orders: Orders,
+) => { eventId: string; body: string };
+
+/** ACP's: `order_create` once per checkout, then `order_update`, the permalink a path. */
+export const acpOrderEventBody: OrderEventBody = (event, session, checkoutId, orders) => {
+  const created = event.type === 'checkout.completed';
+  const key = keyOf(checkoutId);
+  const eventId = created
+    ? `evt_${key}_created`
+    : `evt_${key}_${event.type.replace('.', '_')}_${eventSubject(event)}`;
+  const data = toAcpOrder('', session.id, checkoutId, orders);
+  const body: AcpWebhookEvent = { type: created ? 'order_create' : 'order_update', data };
+  return { eventId, body: JSON.stringify(body) };
+};
+
 /**
- * The subscriber: an order event of a checkout an ACP platform made writes that platform's
- * outbox row (in the event's transaction). `order_create` once per checkout, then `order_update`.
- * The row's permalink is a path: the job, which knows the public URL, makes it absolute.
+ * The subscriber: an order event of a checkout a platform's adapter session made writes that
+ * platform's outbox row (in the event's transaction), its body by the session's protocol (the
+ * prefix of its id). The row's permalink is a path: the job, which knows the public URL, makes
+ * it absolute.
  */
-export async function queueOrderEvent(ctx: RequestContext, event: DomainEvent): Promise<void> {
+export const orderEventQueue =
+  (bodies: Record<string, OrderEventBody>) =>
+  (ctx: RequestContext, event: DomainEvent): Promise<void> =>
+    queueOrderEvent(ctx, event, bodies);
+
+async function queueOrderEvent(
+  ctx: RequestContext,
+  event: DomainEvent,
+  bodies: Record<string, OrderEventBody>,
+): Promise<void> {
   const created = event.type === 'checkout.completed';
   // A purchase costs nothing here unless an adapter's session made it (its event says so); an
   // order's change costs a look-up of its checkout's session; a refund's or a return's, a read
@@ -121,14 +153,11 @@ export async function queueOrderEvent(ctx: RequestContext, event: DomainEvent): 
       created ? sessionById(c.db, { id: event.adapterSessionId }) : sessionOfCheckout(c.db, { checkoutId }),
     created && ((c) => ordersOfOneCheckout(c, { checkoutId })),
   ]);
-  if (!session?.platformId) return; // not an ACP platform's purchase (an agent's has no webhook)
+  if (!session?.platformId) return; // not a platform's purchase (an agent's has no webhook)
+  const bodyOf = bodies[session.id.slice(0, session.id.indexOf('_'))];
+  if (!bodyOf) return;
   orders ??= ordersNow || (await ordersOfOneCheckout(ctx, { checkoutId }));
-  const key = keyOf(checkoutId);
-  const eventId = created
-    ? `evt_${key}_created`
-    : `evt_${key}_${event.type.replace('.', '_')}_${eventSubject(event)}`;
-  const data = toAcpOrder('', session.id, checkoutId, orders);
-  const body: AcpWebhookEvent = { type: created ? 'order_create' : 'order_update', data };
+  const { eventId, body } = bodyOf(event, session, checkoutId, orders);
   const now = ctx.now();
   // Written with the transaction's next statement (or its commit): nobody reads its answer.
   await insertDelivery.later(ctx.db, [
@@ -136,7 +165,7 @@ export async function queueOrderEvent(ctx: RequestContext, event: DomainEvent): 
       eventId,
       platformId: session.platformId,
       acpSessionId: session.id,
-      body: JSON.stringify(body),
+      body,
       nextAttemptAt: now,
       createdAt: now,
     },
@@ -157,7 +186,7 @@ const insertDelivery = insertInto('acp_insert_delivery', acpWebhookDeliveries, {
 });
 
 /** What makes an event's id unique: the order, refund or return it is about. */
-function eventSubject(event: DomainEvent): string {
+export function eventSubject(event: DomainEvent): string {
   const id =
     event.type === 'refund.succeeded'
       ? event.refundId
@@ -184,19 +213,32 @@ export const ACP_ORDER_EVENTS = [
 /** The wait before the next try after `attempts` failed ones: 30 s doubling, at most an hour. */
 export const backoffMs = (attempts: number) => Math.min(30_000 * 2 ** Math.max(0, attempts - 1), 3_600_000);
 
-interface Claimed {
+export interface Claimed {
   id: number;
   eventId: string;
+  /** The adapter session the row is about (its prefix says its protocol). */
+  sessionId: string;
   body: string;
   attempts: number;
   createdAt: Date;
   webhookUrl: string;
   webhookSecret: string;
+  /** The platform's UCP profile (where a UCP row goes is read from it). */
+  ucpProfileUrl: string | null;
   revoked: boolean;
 }
 
+/** Sends a row of another protocol's session (UCP's); answers why it failed, or undefined when delivered. */
+export type Deliverer = (ctx: RequestContext, row: Claimed) => Promise<string | undefined>;
+
 /** The job: sends due rows, the oldest undelivered row of each session only. */
-export function acpWebhookJob(opts: { publicBaseUrl: string; fetch?: typeof fetch; everyMs?: number }): Job {
+export function acpWebhookJob(opts: {
+  publicBaseUrl: string;
+  fetch?: typeof fetch;
+  everyMs?: number;
+  /** UCP sessions' rows (`ucp_cs_…`): their deliverer. */
+  ucp?: Deliverer;
+}): Job {
   const send = opts.fetch ?? fetch;
   return {
     name: 'acp-webhooks',
@@ -221,11 +263,18 @@ export function acpWebhookJob(opts: { publicBaseUrl: string; fetch?: typeof fetc
             attempts = ${d.attempts} + 1
           from picked, ${platforms} p
           where ${d.id} = picked.id and p.id = ${d.platformId}
-          returning ${d.id} as id, ${d.eventId} as "eventId", ${d.body} as body, ${d.attempts} as attempts,
-            ${d.createdAt} as "createdAt", p.webhook_url as "webhookUrl", p.webhook_secret as "webhookSecret",
+          returning ${d.id} as id, ${d.eventId} as "eventId", ${d.acpSessionId} as "sessionId", ${d.body} as body,
+            ${d.attempts} as attempts, ${d.createdAt} as "createdAt", p.webhook_url as "webhookUrl",
+            p.webhook_secret as "webhookSecret", p.ucp_profile_url as "ucpProfileUrl",
             (p.revoked_at is not null) as revoked`,
       );
-      await Promise.all(claimed.map((row) => deliver(ctx, send, withBase(row, opts.publicBaseUrl))));
+      await Promise.all(
+        claimed.map((row) =>
+          row.sessionId.startsWith('ucp_cs_')
+            ? deliver(ctx, row, () => opts.ucp?.(ctx, row) ?? Promise.resolve('no UCP deliverer'))
+            : deliver(ctx, row, () => postAcp(send, withBase(row, opts.publicBaseUrl), ctx.now())),
+        ),
+      );
       return claimed.length;
     },
   };
@@ -238,15 +287,8 @@ function withBase(row: Claimed, publicBaseUrl: string): Claimed {
   return { ...row, body: JSON.stringify(event) };
 }
 
-async function deliver(ctx: RequestContext, send: typeof fetch, row: Claimed) {
-  const d = acpWebhookDeliveries;
-  const now = ctx.now();
-  const held = and(eq(d.id, row.id), isNull(d.deliveredAt));
-  if (row.revoked) {
-    await ctx.db.update(d).set({ abandonedAt: now, lastError: 'the platform was revoked' }).where(held);
-    return;
-  }
-  let failure: string | undefined;
+/** ACP's POST of a row, signed with the platform's webhook secret: why it failed, or undefined. */
+async function postAcp(send: typeof fetch, row: Claimed, now: Date): Promise<string | undefined> {
   try {
     const res = await send(row.webhookUrl, {
       method: 'POST',
@@ -262,10 +304,22 @@ async function deliver(ctx: RequestContext, send: typeof fetch, row: Claimed) {
       signal: AbortSignal.timeout(POST_TIMEOUT_MS),
     });
     await res.body?.cancel().catch(() => {});
-    if (res.status < 200 || res.status >= 300) failure = `answered ${res.status}`;
+    return res.status < 200 || res.status >= 300 ? `answered ${res.status}` : undefined;
   } catch (err) {
-    failure = err instanceof Error ? err.message.slice(0, 200) : 'failed';
+    return err instanceof Error ? err.message.slice(0, 200) : 'failed';
   }
+}
+
+/** Sends a claimed row with `post`, then records it delivered, retried later, or given up. */
+async function deliver(ctx: RequestContext, row: Claimed, post: () => Promise<string | undefined>) {
+  const d = acpWebhookDeliveries;
+  const now = ctx.now();
+  const held = and(eq(d.id, row.id), isNull(d.deliveredAt));
+  if (row.revoked) {
+    await ctx.db.update(d).set({ abandonedAt: now, lastError: 'the platform was revoked' }).where(held);
+    return;
+  }
+  const failure = await post();
   if (!failure) {
     await ctx.db.update(d).set({ deliveredAt: ctx.now(), lastError: null }).where(held);
     return;
@@ -273,7 +327,7 @@ async function deliver(ctx: RequestContext, send: typeof fetch, row: Claimed) {
   const giveUp = now.getTime() - new Date(row.createdAt).getTime() >= RETRY_FOR_MS;
   ctx.log.warn(
     { eventId: row.eventId, attempts: row.attempts, failure, giveUp },
-    'an ACP webhook was not accepted',
+    'a platform webhook was not accepted',
   );
   await ctx.db
     .update(d)

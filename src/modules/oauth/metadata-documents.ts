@@ -86,4 +86,3 @@ export function createMetadataDocuments(opts: { development: boolean }): Metadat
 
   return { isDocumentUrl, get };
 }
-

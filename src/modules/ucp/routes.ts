@@ -17,6 +17,7 @@ import {
   ucpCheckoutCreateRequest,
   ucpCheckoutUpdateRequest,
   ucpErrorResponse,
+  ucpOrder,
   ucpProtocolError,
 } from '../../contract/ucp.ts';
 import { bearerToken } from '../../http/auth.ts';
@@ -26,10 +27,11 @@ import { AcpFailure } from '../acp/errors.ts';
 import { acpHandlers } from '../acp/handlers.ts';
 import type { AcpDeps } from '../acp/sessions.ts';
 import type { AuthService } from '../auth/service.ts';
-import { capabilitiesFor, createProfiles, type Negotiated, negotiate, profileUrlOf } from './agent.ts';
+import { capabilitiesFor, type Negotiated, negotiate, type Profiles, profileUrlOf } from './agent.ts';
 import { UcpFailure } from './errors.ts';
 import type { UcpKeyRing } from './keys.ts';
-import { businessProfile, CHECKOUT, REST_PREFIX } from './profile.ts';
+import { getUcpOrder } from './orders.ts';
+import { businessProfile, CHECKOUT, ORDER, REST_PREFIX } from './profile.ts';
 import {
   cancelUcpSession,
   completeUcpSession,
@@ -41,6 +43,8 @@ import {
 export type UcpRouteDeps = Omit<AcpDeps, 'handlers'> & {
   auth: AuthService;
   keys: UcpKeyRing;
+  /** The platforms' profiles, fetched and cached (shared with the webhooks' deliverer). */
+  profiles: Profiles;
   development: boolean;
 };
 
@@ -67,7 +71,7 @@ const protocolErrors = {
 export function ucpRoutes(routeDeps: UcpRouteDeps) {
   const deps: AcpDeps = { ...routeDeps, handlers: acpHandlers(routeDeps) };
   const profile = businessProfile({ ...routeDeps, handlers: deps.handlers });
-  const profiles = createProfiles({ development: routeDeps.development });
+  const profiles = routeDeps.profiles;
   const paths = `${REST_PREFIX}/checkout-sessions`;
 
   return async (fastify: FastifyInstance) => {
@@ -181,6 +185,37 @@ export function ucpRoutes(routeDeps: UcpRouteDeps) {
           return cancelUcpSession(req.ctx, deps, c.who, c.negotiated, req.params.id);
         },
       );
+      app.get(
+        `${REST_PREFIX}/orders/:id`,
+        {
+          config: READ,
+          schema: {
+            tags,
+            summary: 'UCP: get an order (the one order a completed checkout became)',
+            params: sessionParams,
+            response: { 200: z.union([ucpOrder, ucpErrorResponse]), ...protocolErrors },
+          },
+        },
+        async (req) => {
+          const c = callerOf(req);
+          if (!c.negotiated.has(ORDER)) {
+            return businessError(
+              'capabilities_incompatible',
+              `The platform's profile and ours share no ${ORDER} version`,
+              {},
+            );
+          }
+          const order = await getUcpOrder(req.ctx, routeDeps.publicBaseUrl, c.who, req.params.id);
+          return (
+            order ??
+            businessError(
+              'not_found',
+              `Order ${req.params.id.slice(0, 64)} not found`,
+              capabilitiesFor(c.negotiated, ORDER),
+            )
+          );
+        },
+      );
     });
   };
 }
@@ -226,7 +261,7 @@ function businessError(
 function ucpConventions(
   scope: FastifyInstance,
   deps: UcpRouteDeps,
-  profiles: ReturnType<typeof createProfiles>,
+  profiles: Profiles,
   ours: ReturnType<typeof businessProfile>,
 ) {
   scope.addHook('onRequest', async (req, reply) => {
