@@ -19,7 +19,7 @@ import {
   uniqueWord,
 } from './helpers/builders.ts';
 import {
-  ACP_PATHS,
+  modelOf,
   BAD_AUTHORIZATIONS,
   BAD_BODIES,
   BAD_CONTENT_TYPES,
@@ -303,7 +303,7 @@ describe('every operation of /openapi.json, malformed, as every role', () => {
             res.statusCode,
             res.headers['content-type'] as string | undefined,
             res.body,
-            ACP_PATHS.test(op.path) ? 'acp' : 'portage',
+            modelOf(op.path),
           );
           if (problems.length) {
             findings.push({

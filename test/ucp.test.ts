@@ -1,9 +1,10 @@
 // UCP v2026-04-08 over Portage's one checkout (docs/ucp.md): a platform whose profile is served
 // on a local port discovers us, creates, updates (PUT), completes and cancels checkout sessions.
 // Every answer goes through test/helpers/ucp.ts, which checks it against our zod contract.
-import { createHash, createPublicKey, verify } from 'node:crypto';
+import { createHash, createPublicKey, generateKeyPairSync, randomUUID, sign, verify } from 'node:crypto';
 import { eq } from 'drizzle-orm';
 import { httpbis } from 'http-message-signatures';
+import { exportJWK } from 'jose';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ucpBusinessProfile, ucpOrder } from '../src/contract/ucp.ts';
 import { acpSessions } from '../src/modules/acp/tables.ts';
@@ -384,5 +385,84 @@ describe('orders', () => {
     const res = await t.api.get('/ucp/v1/orders/order_nope', ucp.headers({}, false));
     expect(res.status).toBe(200);
     expect(res.body).toMatchObject({ ucp: { status: 'error' }, messages: [{ code: 'not_found' }] });
+  });
+});
+
+describe('signed requests', () => {
+  const platformKey = generateKeyPairSync('ec', { namedCurve: 'P-256' });
+  let signer: UcpClient;
+  beforeAll(async () => {
+    const jwk = await exportJWK(platformKey.publicKey);
+    const signed = {
+      ...platformProfile(hooks.url),
+      signing_keys: [{ ...jwk, kid: 'platform-2026', alg: 'ES256', use: 'sig' }],
+    };
+    profiles.documents.set('/signing.json', { body: signed });
+    signer = new UcpClient(t.api, await issueUcpPlatform(t.api, boss, `${profiles.base}/signing.json`));
+  });
+
+  /** Sends a request signed as the spec asks (method, authority, path, UCP-Agent, Idempotency-Key, digest, type). */
+  async function signedCreate(body: string, opts: { kid?: string; digestOf?: string } = {}) {
+    const url = 'http://portage.test/ucp/v1/checkout-sessions';
+    const headers: Record<string, string> = {
+      ...signer.headers(),
+      host: 'portage.test',
+      'content-type': 'application/json',
+      'content-digest': `sha-256=:${createHash('sha256')
+        .update(opts.digestOf ?? body)
+        .digest('base64')}:`,
+    };
+    const signedReq = await httpbis.signMessage(
+      {
+        key: {
+          id: opts.kid ?? 'platform-2026',
+          sign: async (data: Buffer) =>
+            sign('sha256', data, { key: platformKey.privateKey, dsaEncoding: 'ieee-p1363' }),
+        },
+        fields: [
+          '@method',
+          '@authority',
+          '@path',
+          'ucp-agent',
+          'idempotency-key',
+          'content-digest',
+          'content-type',
+        ],
+        params: ['keyid', 'created'],
+      },
+      { method: 'POST', url, headers },
+    );
+    return t.api.post('/ucp/v1/checkout-sessions', body, signedReq.headers as Record<string, string>);
+  }
+
+  it('takes a request signed with a key of the platform profile; refuses a changed body, an unknown key, a bad signature', async () => {
+    const p = await product(t.api, shop, { priceCents: 1500, stockQuantity: 5 });
+    const body = JSON.stringify({
+      line_items: [{ item: { id: p.id }, quantity: 1 }],
+      buyer: buyerNamed(),
+      fulfillment: shipTo(UCP_ON),
+    });
+    const ok = await signedCreate(body);
+    expect(ok.status, JSON.stringify(ok.body)).toBe(201);
+
+    const changed = await signedCreate(body.replace('"quantity":1', '"quantity":2'), { digestOf: body });
+    expect(changed.status).toBe(400);
+    expect(changed.body.code).toBe('digest_mismatch');
+
+    const unknown = await signedCreate(body, { kid: 'someone-else' });
+    expect(unknown.status).toBe(401);
+    expect(unknown.body.code).toBe('key_not_found');
+
+    const headers = { ...signer.headers(), host: 'portage.test', 'content-type': 'application/json' };
+    const forged = await t.api.post('/ucp/v1/checkout-sessions', body, {
+      ...headers,
+      'content-digest': `sha-256=:${createHash('sha256').update(body).digest('base64')}:`,
+      'signature-input': 'sig1=("@method" "@authority" "@path" "content-digest");keyid="platform-2026"',
+      signature: `sig1=:${Buffer.alloc(64, 7).toString('base64')}:`,
+      'idempotency-key': randomUUID(),
+    });
+    expect(forged.status).toBe(401);
+    expect(forged.body.code).toBe('signature_invalid');
+    expect(await liveReservedUnits(database, p.id)).toBe(1);
   });
 });

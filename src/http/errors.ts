@@ -42,6 +42,7 @@ export function registerErrorHandling(app: FastifyInstance) {
     const message = `No route ${req.method} ${path}; see /docs for the API`;
     if (ACP_PREFIX.test(req.url))
       return reply.code(404).send({ type: 'invalid_request', code: 'not_found', message });
+    if (UCP_PREFIX.test(req.url)) return reply.code(404).send({ code: 'not_found', content: message });
     return reply.code(404).send(new AppError('NOT_FOUND', 404, message).toBody());
   });
 }
@@ -77,11 +78,15 @@ export function frameworkErrors(err: FastifyError, req: FastifyRequest, reply: F
       : [400, 'The URL is not valid: check its percent-encoding (%XX) and characters'];
   if (ACP_PREFIX.test(req.url))
     return reply.code(status).send({ type: 'invalid_request', code: 'invalid', message });
+  if (UCP_PREFIX.test(req.url))
+    return reply.code(status).send({ code: 'invalid_request', content: message });
   return reply.code(status).send(new AppError('VALIDATION_ERROR', status, message).toBody());
 }
 
 /** The ACP routes answer in that protocol's flat error, even when no route, or no valid URL, is found. */
 const ACP_PREFIX = /^\/(acp|agentic_commerce)\//;
+/** The UCP routes likewise answer UCP's protocol error, `{code, content}`. */
+const UCP_PREFIX = /^\/ucp\//;
 
 export const MAX_PARAM_LENGTH = 100;
 

@@ -1,6 +1,7 @@
 // The pieces of the API fuzz test (test/fuzz.test.ts): a seeded random source, malformed values,
 // request cases made from an OpenAPI operation, and the checks every answer must pass.
 import { acpError } from '../../src/contract/acp.ts';
+import { ucpProtocolError } from '../../src/contract/ucp.ts';
 import { codeForStatus } from '../../src/contract/errors.ts';
 import { prng } from '../../src/db/seed.ts';
 
@@ -346,6 +347,11 @@ export const LEAKS: Array<[string, RegExp]> = [
 
 /** The routes that answer ACP's flat error (`{type, code, message, param?}`) instead of ours. */
 export const ACP_PATHS = /^\/(acp\/|agentic_commerce\/)/;
+/** The routes that answer UCP's protocol error (`{code, content}`) instead of ours. */
+export const UCP_PATHS = /^\/ucp\//;
+
+/** The error model a path answers in. */
+export const modelOf = (path: string) => (ACP_PATHS.test(path) ? 'acp' : UCP_PATHS.test(path) ? 'ucp' : 'portage');
 
 /**
  * Why an answer breaks the error model (ours, or ACP's on the ACP routes), or undefined when it
@@ -355,7 +361,7 @@ export function problemsOf(
   status: number,
   contentType: string | undefined,
   text: string,
-  model: 'portage' | 'acp' = 'portage',
+  model: 'portage' | 'acp' | 'ucp' = 'portage',
 ): string[] {
   const problems: string[] = [];
   if (status >= 500) problems.push(`status ${status}`);
@@ -376,6 +382,13 @@ export function problemsOf(
   if (model === 'acp') {
     const parsed = acpError.safeParse(body);
     return parsed.success ? problems : [...problems, `not ACP's error: ${parsed.error.issues[0]?.message}`];
+  }
+  if (model === 'ucp') {
+    const parsed = ucpProtocolError.safeParse(body);
+    const b = body as Record<string, unknown>;
+    const extra = Object.keys(b).filter((k) => !['code', 'content', 'continue_url'].includes(k));
+    if (!parsed.success) return [...problems, `not UCP's protocol error: ${parsed.error.issues[0]?.message}`];
+    return extra.length ? [...problems, `unexpected keys ${extra.join(', ')}`] : problems;
   }
   const b = body as Record<string, unknown>;
   const allowed = ['error', 'code', 'statusCode', 'details', ...(status === 500 ? ['requestId'] : [])];

@@ -11,7 +11,7 @@ import { AppError } from '../../contract/errors.ts';
 import {
   UCP_VERSION,
   type UcpErrorResponse,
-  ucpBusinessProfile,
+  type UcpPlatformProfile,
   ucpCheckout,
   ucpCheckoutCompleteRequest,
   ucpCheckoutCreateRequest,
@@ -39,6 +39,7 @@ import {
   getUcpSession,
   updateUcpSession,
 } from './sessions.ts';
+import { verifyRequestSignature } from './signatures.ts';
 
 export type UcpRouteDeps = Omit<AcpDeps, 'handlers'> & {
   auth: AuthService;
@@ -51,9 +52,12 @@ export type UcpRouteDeps = Omit<AcpDeps, 'handlers'> & {
 interface Caller {
   who: AcpCaller;
   negotiated: Negotiated;
+  profile: UcpPlatformProfile;
 }
 
 const callers = new WeakMap<FastifyRequest, Caller>();
+/** Bodies as received: a signed request's Content-Digest is over these bytes. */
+const rawBodies = new WeakMap<FastifyRequest, Buffer>();
 const tags = ['ucp'];
 const WRITE = { auth: 'public', limit: 'acp', idempotency: 'required', otherFormat: true } as const;
 const READ = { auth: 'public', limit: 'acp', otherFormat: true } as const;
@@ -61,6 +65,10 @@ const READ = { auth: 'public', limit: 'acp', otherFormat: true } as const;
 const BODY_LIMIT = 64 * 1024;
 const sessionParams = z.object({ id: z.string().min(1).max(100) });
 const checkoutAnswer = z.union([ucpCheckout, ucpErrorResponse]);
+const profileShape = z.looseObject({
+  ucp: z.looseObject({ version: z.string() }),
+  signing_keys: z.array(z.looseObject({})),
+});
 const protocolErrors = {
   400: ucpProtocolError,
   401: ucpProtocolError,
@@ -82,7 +90,8 @@ export function ucpRoutes(routeDeps: UcpRouteDeps) {
         schema: {
           tags,
           summary: 'UCP: the business profile (services, capabilities, handlers, keys)',
-          response: { 200: ucpBusinessProfile },
+          // Described, not checked on the way out: development's http PUBLIC_BASE_URL is no https endpoint.
+          response: { 200: profileShape },
         },
       },
       // The spec: public, at least a minute (platforms cache it; a rotated key shows within 5).
@@ -292,8 +301,29 @@ function ucpConventions(
           : 'This platform has no UCP profile registered: an admin sets ucpProfileUrl',
       );
     }
-    const negotiated = negotiate(ours, await profiles.get(profileUrl));
-    callers.set(req, { who, negotiated });
+    const profile = await profiles.get(profileUrl);
+    const negotiated = negotiate(ours, profile);
+    callers.set(req, { who, negotiated, profile });
+  });
+
+  // JSON as Fastify parses it, the bytes kept for the signature's digest.
+  const json = scope.getDefaultJsonParser('error', 'error');
+  scope.addContentTypeParser('application/json', { parseAs: 'buffer' }, (req, body, done) => {
+    rawBodies.set(req, body as Buffer);
+    json(req, (body as Buffer).toString('utf8'), done);
+  });
+  // Before the Idempotency-Key is claimed (preHandler): a refused signature stores no answer.
+  scope.addHook('preValidation', async (req) => {
+    const c = callerOf(req);
+    await verifyRequestSignature(
+      {
+        method: req.method,
+        url: `${req.protocol}://${req.headers.host ?? 'localhost'}${req.url}`,
+        headers: req.headers,
+        body: rawBodies.get(req),
+      },
+      c.profile,
+    );
   });
 
   scope.setErrorHandler((err: FastifyError, req, reply) => {

@@ -1,0 +1,87 @@
+// Requests a platform signs (docs/ucp.md "Signatures"): RFC 9421 HTTP Message Signatures with a
+// key of the platform's profile (`keyid` is a `kid` of its signing_keys; ES256 on P-256, ES384 on
+// P-384, the curve saying which), over at least the method, authority and path, and the body's
+// RFC 9530 Content-Digest when there is a body. A request without a signature is taken on its
+// API key alone; one with a signature that does not verify is refused.
+import { createHash, createPublicKey, verify } from 'node:crypto';
+import { httpbis } from 'http-message-signatures';
+import type { UcpPlatformProfile } from '../../contract/ucp.ts';
+import { UcpFailure } from './errors.ts';
+
+/** What a signature must cover: the request line's parts, and the body's digest when there is one. */
+const REQUIRED = ['@method', '@authority', '@path'];
+/** How far a signature's `created` may be ahead of our clock. */
+const TOLERANCE_S = 60;
+
+export interface SignedRequest {
+  method: string;
+  url: string;
+  headers: Record<string, string | string[] | undefined>;
+  /** The body's bytes as received (undefined: no body). */
+  body: Buffer | undefined;
+}
+
+/** True when the request carries a signature (and then it was verified); false when it carries none. */
+export async function verifyRequestSignature(
+  req: SignedRequest,
+  profile: UcpPlatformProfile,
+): Promise<boolean> {
+  const signature = req.headers.signature;
+  const input = req.headers['signature-input'];
+  if (signature === undefined && input === undefined) return false;
+  if (typeof signature !== 'string' || typeof input !== 'string') {
+    throw new UcpFailure(
+      401,
+      'signature_invalid',
+      'A signed request carries both Signature and Signature-Input',
+    );
+  }
+  if (req.body !== undefined && req.body.length > 0) {
+    const digest = req.headers['content-digest'];
+    const expected = `sha-256=:${createHash('sha256').update(req.body).digest('base64')}:`;
+    if (typeof digest !== 'string' || !digest.split(',').some((d) => d.trim() === expected)) {
+      throw new UcpFailure(400, 'digest_mismatch', 'Content-Digest (sha-256) does not match the body');
+    }
+  }
+  let unknownKey = false;
+  let verified: boolean | null;
+  try {
+    verified = await httpbis.verifyMessage(
+      {
+        keyLookup: async (params) => {
+          const jwk = (profile.signing_keys ?? []).find((k) => k.kid === params.keyid);
+          if (!jwk) {
+            unknownKey = true;
+            return null;
+          }
+          const key = createPublicKey({ key: jwk as never, format: 'jwk' });
+          const hash = jwk.crv === 'P-384' ? 'sha384' : 'sha256';
+          return {
+            id: jwk.kid,
+            verify: async (data: Buffer, sig: Buffer) =>
+              verify(hash, data, { key, dsaEncoding: 'ieee-p1363' }, sig),
+          };
+        },
+        requiredFields: req.body?.length ? [...REQUIRED, 'content-digest'] : REQUIRED,
+        tolerance: TOLERANCE_S,
+      },
+      { method: req.method, url: req.url, headers: req.headers as Record<string, string> },
+    );
+  } catch (err) {
+    throw new UcpFailure(
+      401,
+      'signature_invalid',
+      `The request's signature does not verify: ${err instanceof Error ? err.message.slice(0, 100) : 'refused'}`,
+    );
+  }
+  if (unknownKey) {
+    throw new UcpFailure(
+      401,
+      'key_not_found',
+      "The signature's keyid is not a kid of the platform's signing_keys",
+    );
+  }
+  if (verified !== true)
+    throw new UcpFailure(401, 'signature_invalid', "The request's signature does not verify");
+  return true;
+}
