@@ -19,7 +19,6 @@ import {
   uniqueWord,
 } from './helpers/builders.ts';
 import {
-  modelOf,
   BAD_AUTHORIZATIONS,
   BAD_BODIES,
   BAD_CONTENT_TYPES,
@@ -27,6 +26,7 @@ import {
   BAD_QUERY_VALUES,
   type Fixtures,
   idFor,
+  modelOf,
   type Operation,
   operationsOf,
   problemsOf,

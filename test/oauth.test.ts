@@ -45,7 +45,14 @@ describe('metadata', () => {
       grant_types_supported: ['authorization_code', 'refresh_token'],
       code_challenge_methods_supported: ['S256'],
       token_endpoint_auth_methods_supported: ['none'],
-      scopes_supported: ['shop', 'orders', 'analytics'],
+      scopes_supported: [
+        'shop',
+        'orders',
+        'analytics',
+        'dev.ucp.shopping.checkout:manage',
+        'dev.ucp.shopping.order:read',
+        'dev.ucp.shopping.order:manage',
+      ],
       client_id_metadata_document_supported: true,
     });
     for (const path of [

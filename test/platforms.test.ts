@@ -59,13 +59,11 @@ describe('creating a platform', () => {
   it('keeps a UCP profile URL given (https, or http on a loopback host), and refuses another', async () => {
     const profile = 'https://agent.example.com/.well-known/ucp';
     expect((await issue({ ucpProfileUrl: profile })).ucpProfileUrl).toBe(profile);
-    const res = await t.api
-      .as(boss)
-      .post('/admin/platforms', {
-        name: 'Bad',
-        webhookUrl: RECEIVER,
-        ucpProfileUrl: 'http://agent.example.com/p',
-      });
+    const res = await t.api.as(boss).post('/admin/platforms', {
+      name: 'Bad',
+      webhookUrl: RECEIVER,
+      ucpProfileUrl: 'http://agent.example.com/p',
+    });
     expectInvalid(res, [
       {
         field: 'ucpProfileUrl',

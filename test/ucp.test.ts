@@ -9,9 +9,11 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ucpBusinessProfile, ucpOrder } from '../src/contract/ucp.ts';
 import { acpSessions } from '../src/modules/acp/tables.ts';
 import { AcpClient, type Receiver, startReceiver } from './helpers/acp.ts';
+import { agentToken } from './helpers/agents.ts';
 import type { SignedIn } from './helpers/app.ts';
 import { useTestApp } from './helpers/app.ts';
-import { admin, product, seller, uniqueEmail } from './helpers/builders.ts';
+import { admin, buyer, product, seller, uniqueEmail } from './helpers/builders.ts';
+import { agentTokens, authorizeUrl, pkce, registerClient, signInToConsent } from './helpers/oauth.ts';
 import { liveReservedUnits, ordersOfCheckout, ship, stockOf } from './helpers/orders.ts';
 import {
   issueUcpPlatform,
@@ -72,7 +74,11 @@ describe('discovery', () => {
       'dev.ucp.shopping.fulfillment',
       'dev.ucp.shopping.discount',
       'dev.ucp.shopping.order',
+      'dev.ucp.common.identity_linking',
     ]);
+    expect(
+      Object.keys(profile.ucp.capabilities?.['dev.ucp.common.identity_linking']?.[0]?.config?.scopes ?? {}),
+    ).toEqual(['dev.ucp.shopping.order:read', 'dev.ucp.shopping.order:manage']);
     expect(profile.ucp.payment_handlers['dev.portage.sandbox_card']).toEqual([
       expect.objectContaining({ id: 'portage_sandbox_card', version: '2026-04-08' }),
     ]);
@@ -464,5 +470,78 @@ describe('signed requests', () => {
     expect(forged.status).toBe(401);
     expect(forged.body.code).toBe('signature_invalid');
     expect(await liveReservedUnits(database, p.id)).toBe(1);
+  });
+});
+
+describe('identity linking', () => {
+  it("a platform linked to a person's account buys as that person and reads the order; a link without order:read cannot", async () => {
+    const person = await buyer(t.api, 'linked');
+    // Linked through our OAuth server as a platform would: authorization code with PKCE, the
+    // person signing in and consenting on our pages.
+    const tokens = await agentTokens(
+      t.api,
+      person,
+      ['dev.ucp.shopping.checkout:manage', 'dev.ucp.shopping.order:read'],
+      'https://portage.test/mcp',
+    );
+    expect(tokens.scope).toBe('dev.ucp.shopping.checkout:manage dev.ucp.shopping.order:read');
+    const linked = { token: tokens.access_token };
+    const asPerson = (token: string) => ({ authorization: `Bearer ${token}`, 'x-api-key': '' });
+    const p = await product(t.api, shop, { priceCents: 1500, stockQuantity: 5 });
+    const created = await ucp.create(
+      { line_items: [{ item: { id: p.id }, quantity: 1 }], fulfillment: shipTo(UCP_ON) },
+      asPerson(linked.token),
+    );
+    expect(created.status, JSON.stringify(created.body)).toBe(201);
+    expect(created.body.status).toBe('ready_for_complete');
+    const vaulted = await new AcpClient(t.api, linked.token, t.clock.now).delegate(created.body.id);
+    expect(vaulted.status, JSON.stringify(vaulted.body)).toBe(201);
+    const done = await ucp.complete(created.body.id, vaulted.body.id, asPerson(linked.token));
+    expect(done.body.status).toBe('completed');
+    const order = await t.api.get(`/ucp/v1/orders/${done.body.order.id}`, {
+      ...ucp.headers({}, false),
+      ...asPerson(linked.token),
+    });
+    expect(order.status).toBe(200);
+    expect(ucpOrder.parse(order.body).checkout_id).toBe(created.body.id);
+    const [row] = await database.db.select().from(acpSessions).where(eq(acpSessions.id, created.body.id));
+    expect(row).toMatchObject({ buyerId: person.id, agentUserId: person.id, platformId: null });
+
+    // The platform's key does not see the person's session, nor the person's link the platform's.
+    expect((await ucp.get(created.body.id)).body.ucp.status).toBe('error');
+
+    const orderOnly = await agentToken(t, database, person, ['dev.ucp.shopping.checkout:manage']);
+    const refused = await t.api.get('/ucp/v1/orders/order_whatever', {
+      ...ucp.headers({}, false),
+      ...asPerson(orderOnly.token),
+    });
+    expect(refused.status).toBe(403);
+    expect(refused.body.code).toBe('insufficient_scope');
+    expect(refused.headers['www-authenticate']).toBe(
+      'Bearer realm="ucp", error="insufficient_scope", scope="dev.ucp.shopping.checkout:manage dev.ucp.shopping.order:read"',
+    );
+    const expired = await t.api.get('/ucp/v1/orders/order_whatever', {
+      ...ucp.headers({}, false),
+      ...asPerson('not-a-token'),
+    });
+    expect(expired.status).toBe(401);
+    expect(expired.body.code).toBe('identity_required');
+  });
+});
+
+describe('the consent page', () => {
+  it("says UCP's scopes in plain words", async () => {
+    const person = await buyer(t.api, 'consent');
+    const { clientId } = await registerClient(t.api);
+    const url = authorizeUrl({
+      clientId,
+      challenge: pkce().challenge,
+      method: 'S256',
+      scope: 'dev.ucp.shopping.order:read dev.ucp.shopping.order:manage',
+    });
+    const { consent } = await signInToConsent(t.api, url, person);
+    expect(consent.status).toBe(200);
+    expect(consent.body).toContain('see the orders you placed and where they are');
+    expect(consent.body).toContain('see and cancel your orders, ask for returns and write reviews');
   });
 });

@@ -4,7 +4,7 @@
 // naming the scope otherwise.
 import type { FastifyInstance } from 'fastify';
 import { forbidden, unauthenticated } from '../contract/errors.ts';
-import { roleCanGrant } from '../contract/scopes.ts';
+import { roleCanGrant, scopesCover } from '../contract/scopes.ts';
 import type { Db } from '../db/index.ts';
 import type { AuthService } from '../modules/auth/service.ts';
 import type { Clock } from '../modules/context.ts';
@@ -23,7 +23,7 @@ export function registerAuthGuard(app: FastifyInstance, deps: { db: Db; now: Clo
     if (user.agent) {
       const need = req.routeOptions.config.scope;
       if (!need) throw forbidden("AUTHZ_ERROR: An agent's token cannot call this route");
-      if (need !== 'any' && !user.agent.scopes.includes(need)) {
+      if (need !== 'any' && !scopesCover(user.agent.scopes, need)) {
         if (!roleCanGrant(need, user.role)) {
           throw forbidden(
             `AUTHZ_ERROR: This needs the "${need}" scope, which a ${user.role} cannot grant (administrators only); no agent of this account can do it`,

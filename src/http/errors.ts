@@ -78,8 +78,7 @@ export function frameworkErrors(err: FastifyError, req: FastifyRequest, reply: F
       : [400, 'The URL is not valid: check its percent-encoding (%XX) and characters'];
   if (ACP_PREFIX.test(req.url))
     return reply.code(status).send({ type: 'invalid_request', code: 'invalid', message });
-  if (UCP_PREFIX.test(req.url))
-    return reply.code(status).send({ code: 'invalid_request', content: message });
+  if (UCP_PREFIX.test(req.url)) return reply.code(status).send({ code: 'invalid_request', content: message });
   return reply.code(status).send(new AppError('VALIDATION_ERROR', status, message).toBody());
 }
 

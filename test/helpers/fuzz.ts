@@ -1,8 +1,8 @@
 // The pieces of the API fuzz test (test/fuzz.test.ts): a seeded random source, malformed values,
 // request cases made from an OpenAPI operation, and the checks every answer must pass.
 import { acpError } from '../../src/contract/acp.ts';
-import { ucpProtocolError } from '../../src/contract/ucp.ts';
 import { codeForStatus } from '../../src/contract/errors.ts';
+import { ucpProtocolError } from '../../src/contract/ucp.ts';
 import { prng } from '../../src/db/seed.ts';
 
 // ---- a seeded random source ---------------------------------------------------------------
@@ -351,7 +351,8 @@ export const ACP_PATHS = /^\/(acp\/|agentic_commerce\/)/;
 export const UCP_PATHS = /^\/ucp\//;
 
 /** The error model a path answers in. */
-export const modelOf = (path: string) => (ACP_PATHS.test(path) ? 'acp' : UCP_PATHS.test(path) ? 'ucp' : 'portage');
+export const modelOf = (path: string) =>
+  ACP_PATHS.test(path) ? 'acp' : UCP_PATHS.test(path) ? 'ucp' : 'portage';
 
 /**
  * Why an answer breaks the error model (ours, or ACP's on the ACP routes), or undefined when it

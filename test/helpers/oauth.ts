@@ -81,11 +81,11 @@ export async function signInToConsent(api: Api, url: string, who: SignedIn) {
 export async function authorize(
   api: Api,
   who: SignedIn,
-  o: { clientId: string; challenge: string; scope?: string; redirectUri?: string },
+  o: { clientId: string; challenge: string; scope?: string; redirectUri?: string; resource?: string },
 ): Promise<{ code: string; location: URL }> {
   const { cookie, consent } = await signInToConsent(
     api,
-    authorizeUrl({ ...o, method: 'S256', resource: 'http://portage.test/mcp' }),
+    authorizeUrl({ ...o, method: 'S256', resource: o.resource ?? 'http://portage.test/mcp' }),
     who,
   );
   const answered = await api.post(
@@ -127,10 +127,16 @@ export async function refresh(api: Api, o: { clientId: string; refreshToken: str
 }
 
 /** Registers a client, authorizes `who` with `scopes` and answers the token endpoint's answer. */
-export async function agentTokens(api: Api, who: SignedIn, scopes: AgentScope[] = ['shop', 'orders']) {
+export async function agentTokens(
+  api: Api,
+  who: SignedIn,
+  scopes: AgentScope[] = ['shop', 'orders'],
+  /** The app's /mcp resource, when its PUBLIC_BASE_URL is not the tests' usual one. */
+  resource?: string,
+) {
   const { clientId } = await registerClient(api);
   const { verifier, challenge } = pkce();
-  const { code } = await authorize(api, who, { clientId, challenge, scope: scopes.join(' ') });
+  const { code } = await authorize(api, who, { clientId, challenge, scope: scopes.join(' '), resource });
   const res = await exchange(api, { clientId, code, verifier });
   if (res.status !== 200) throw new Error(`token: ${res.status} ${JSON.stringify(res.body)}`);
   return { clientId, ...(res.body as { access_token: string; refresh_token: string; scope: string }) };

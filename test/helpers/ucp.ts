@@ -110,13 +110,11 @@ export interface UcpPlatform {
 
 /** Registers a platform with its UCP profile URL. */
 export async function issueUcpPlatform(api: Api, boss: SignedIn, profileUrl: string): Promise<UcpPlatform> {
-  const res = await api
-    .as(boss)
-    .post('/admin/platforms', {
-      name: 'Maple Agent',
-      webhookUrl: 'http://127.0.0.1:9/hooks',
-      ucpProfileUrl: profileUrl,
-    });
+  const res = await api.as(boss).post('/admin/platforms', {
+    name: 'Maple Agent',
+    webhookUrl: 'http://127.0.0.1:9/hooks',
+    ucpProfileUrl: profileUrl,
+  });
   expect(res.status, JSON.stringify(res.body)).toBe(201);
   return { id: res.body.id, apiKey: res.body.apiKey, profileUrl };
 }

@@ -36,7 +36,11 @@ export async function acpCallerOf(
   } catch {
     throw unauthorized('Unknown or expired token');
   }
-  if (user.agent && !user.agent.scopes.includes('shop')) {
+  // UCP's checkout:manage is the same permission (a linked platform vaults the sandbox's cards here).
+  if (
+    user.agent &&
+    !user.agent.scopes.some((s) => s === 'shop' || s === 'dev.ucp.shopping.checkout:manage')
+  ) {
     throw forbidden('This agent was not granted the "shop" scope');
   }
   if (!user.agent || user.role !== 'buyer') {

@@ -6,7 +6,7 @@
 import { randomBytes, timingSafeEqual } from 'node:crypto';
 import { and, eq, gt } from 'drizzle-orm';
 import { AppError } from '../../contract/errors.ts';
-import { type AgentScope, parseScopes, roleCanGrant } from '../../contract/scopes.ts';
+import { AGENT_SCOPES, type AgentScope, parseScopes, roleCanGrant } from '../../contract/scopes.ts';
 import type { AuthService } from '../auth/service.ts';
 import { findUser } from '../auth/users.ts';
 import type { RequestContext } from '../context.ts';
@@ -112,7 +112,7 @@ export async function startAuthorization(
     const names = scopeParam.split(' ').filter(Boolean);
     scopes = parseScopes(scopeParam);
     if (scopes.length !== new Set(names).size) {
-      return back('invalid_scope', 'scope may hold only shop, orders and analytics');
+      return back('invalid_scope', `scope may hold only ${AGENT_SCOPES.join(', ')}`);
     }
   }
   if (state && state.length > 1000) return back('invalid_request', 'state is longer than 1000 characters');

@@ -7,7 +7,7 @@ import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { AppError } from '../../contract/errors.ts';
 import { agentParams, agentsAnswer } from '../../contract/oauth.ts';
-import { AGENT_SCOPES } from '../../contract/scopes.ts';
+import { AGENT_SCOPES, MCP_SCOPES } from '../../contract/scopes.ts';
 import type { TokenSettings } from '../auth/jwt.ts';
 import type { AuthService } from '../auth/service.ts';
 import { findUser } from '../auth/users.ts';
@@ -109,7 +109,7 @@ export function oauthRoutes(deps: OAuthRouteDeps) {
     resource,
     resource_name: 'Portage',
     authorization_servers: [base],
-    scopes_supported: [...AGENT_SCOPES],
+    scopes_supported: [...MCP_SCOPES],
     bearer_methods_supported: ['header'],
   };
 

@@ -2,7 +2,7 @@
 import type { FastifyInstance } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { z } from 'zod';
-import { AGENT_SCOPES, SCOPE_DESCRIPTIONS } from '../../contract/scopes.ts';
+import { MCP_SCOPES, SCOPE_DESCRIPTIONS } from '../../contract/scopes.ts';
 import { TOOL_SCOPES, TOOL_SERVER, TOOLS, toolJsonSchemas } from '../../contract/tools.ts';
 import type { Database } from '../../db/index.ts';
 
@@ -95,7 +95,7 @@ function remote(base: string) {
       resource: `${base}/mcp`,
       protectedResourceMetadata: `${base}/.well-known/oauth-protected-resource/mcp`,
       authorizationServerMetadata: `${base}/.well-known/oauth-authorization-server`,
-      scopes: Object.fromEntries(AGENT_SCOPES.map((s) => [s, SCOPE_DESCRIPTIONS[s]])),
+      scopes: Object.fromEntries(MCP_SCOPES.map((s) => [s, SCOPE_DESCRIPTIONS[s]])),
     },
   };
 }
@@ -159,7 +159,7 @@ function llmsTxt(base: string): string {
       `${PROTOCOL_VERSIONS.join(' and ')}). Sign the person in with OAuth 2.1: the 401 from /mcp points at ` +
       `${base}/.well-known/oauth-protected-resource/mcp, which names the authorization server ` +
       `(${base}/.well-known/oauth-authorization-server); authorization code with PKCE S256. Scopes: ` +
-      `${AGENT_SCOPES.map((s) => `\`${s}\` (${SCOPE_DESCRIPTIONS[s]})`).join('; ')}.`,
+      `${MCP_SCOPES.map((s) => `\`${s}\` (${SCOPE_DESCRIPTIONS[s]})`).join('; ')}.`,
     `- Local (stdio): \`node ${LOCAL_ENTRY} mcp\`, run from a checkout of Portage's source (\`npm install\` ` +
       `there first), with SERVICE_URL=${base} and SERVICE_JWT_TOKEN set to the user's token (POST ${base}/auth/login).`,
     '',

@@ -3,6 +3,7 @@
 // and discount extensions, order), the payment handlers of this deployment (the sandbox's vault,
 // or Stripe's Shared Payment Tokens: the same handlers as ACP's), and our signing keys.
 import type { AcpPaymentHandler } from '../../contract/acp.ts';
+import { SCOPE_DESCRIPTIONS } from '../../contract/scopes.ts';
 import { UCP_VERSION, type UcpBusinessProfile } from '../../contract/ucp.ts';
 import { SANDBOX_HANDLER_ID } from '../acp/handlers.ts';
 import type { UcpKeyRing } from './keys.ts';
@@ -14,6 +15,7 @@ export const CHECKOUT = 'dev.ucp.shopping.checkout';
 export const FULFILLMENT = 'dev.ucp.shopping.fulfillment';
 export const DISCOUNT = 'dev.ucp.shopping.discount';
 export const ORDER = 'dev.ucp.shopping.order';
+export const IDENTITY_LINKING = 'dev.ucp.common.identity_linking';
 
 /** Where UCP's REST operations live: `{endpoint}/checkout-sessions`, `{endpoint}/orders/{id}`. */
 export const REST_PREFIX = '/ucp/v1';
@@ -78,6 +80,25 @@ export function businessProfile(deps: {
         ...capability(FULFILLMENT, 'fulfillment', 'shopping/fulfillment.json', CHECKOUT),
         ...capability(DISCOUNT, 'discount', 'shopping/discount.json', CHECKOUT),
         ...capability(ORDER, 'order', 'shopping/order.json'),
+        [IDENTITY_LINKING]: [
+          {
+            version: UCP_VERSION,
+            spec: `${SPEC}/identity-linking`,
+            schema: `${SCHEMAS}/common/identity_linking.json`,
+            // The operations these cover need a linked person's token; checkout does not (a
+            // platform's key buys as a guest), so its scope is taken but not listed.
+            config: {
+              scopes: {
+                'dev.ucp.shopping.order:read': {
+                  description: { plain: SCOPE_DESCRIPTIONS['dev.ucp.shopping.order:read'] },
+                },
+                'dev.ucp.shopping.order:manage': {
+                  description: { plain: SCOPE_DESCRIPTIONS['dev.ucp.shopping.order:manage'] },
+                },
+              },
+            },
+          },
+        ],
       },
       payment_handlers: ucpPaymentHandlers(deps.handlers),
     },

@@ -22,12 +22,13 @@ import {
 } from '../../contract/ucp.ts';
 import { bearerToken } from '../../http/auth.ts';
 import { IdempotencyError } from '../../http/idempotency.ts';
-import { type AcpCaller, acpCallerOf } from '../acp/caller.ts';
+import type { AcpCaller } from '../acp/caller.ts';
 import { AcpFailure } from '../acp/errors.ts';
 import { acpHandlers } from '../acp/handlers.ts';
 import type { AcpDeps } from '../acp/sessions.ts';
 import type { AuthService } from '../auth/service.ts';
 import { capabilitiesFor, type Negotiated, negotiate, type Profiles, profileUrlOf } from './agent.ts';
+import { UcpAuthFailure, ucpCallerOf } from './caller.ts';
 import { UcpFailure } from './errors.ts';
 import type { UcpKeyRing } from './keys.ts';
 import { getUcpOrder } from './orders.ts';
@@ -279,13 +280,8 @@ function ucpConventions(
 
     const apiKey = req.headers['x-api-key'];
     const token = bearerToken(req.headers.authorization) ?? (typeof apiKey === 'string' ? apiKey : undefined);
-    let who: AcpCaller;
-    try {
-      who = await acpCallerOf(req.ctx, deps.auth, token);
-    } catch (err) {
-      if (err instanceof AcpFailure) throw new UcpFailure(err.statusCode, err.body.code, err.body.message);
-      throw err;
-    }
+    const need = req.routeOptions.url?.startsWith(`${REST_PREFIX}/orders/`) ? 'order' : 'checkout';
+    const who = await ucpCallerOf(req.ctx, deps.auth, token, need);
     // What rate limits count and Idempotency-Keys are scoped by: the platform, or the person.
     if ('platform' in who) req.ctx.principal = `platform:${who.platform.id}`;
     else req.ctx.user = who.user;
@@ -329,7 +325,8 @@ function ucpConventions(
   scope.setErrorHandler((err: FastifyError, req, reply) => {
     const [status, body, retryAfter] = ucpErrorOf(err, req, callers.get(req)?.negotiated);
     if (retryAfter) reply.header('retry-after', String(retryAfter));
-    if (status === 401) reply.header('www-authenticate', 'Bearer realm="ucp"');
+    if (err instanceof UcpAuthFailure) reply.header('www-authenticate', err.challenge);
+    else if (status === 401) reply.header('www-authenticate', 'Bearer realm="ucp"');
     return reply.code(status).send(body);
   });
 }

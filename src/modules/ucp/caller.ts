@@ -1,0 +1,82 @@
+// Who calls a UCP route (docs/ucp.md "Identity linking"): a platform by its key (buying for the
+// buyer its session names, a guest account if new), or a platform linked to a person's account
+// through our OAuth server, with the person's token and UCP's scopes: checkout:manage to buy as
+// the person, order:read (or :manage) to read their orders. The agents' own `shop` and `orders`
+// scopes count as those.
+
+import type { AcpCaller } from '../acp/caller.ts';
+import type { AuthService } from '../auth/service.ts';
+import type { AuthUser, RequestContext } from '../context.ts';
+import { authenticatePlatform } from '../platforms/service.ts';
+import { UcpFailure } from './errors.ts';
+
+export type UcpNeed = 'checkout' | 'order';
+
+const SCOPES: Record<UcpNeed, string[]> = {
+  checkout: ['dev.ucp.shopping.checkout:manage', 'shop'],
+  order: ['dev.ucp.shopping.order:read', 'dev.ucp.shopping.order:manage', 'orders'],
+};
+
+/** A refusal with the challenge RFC 6750 (and UCP's identity linking) asks of a 401 or 403. */
+export class UcpAuthFailure extends UcpFailure {
+  constructor(
+    status: 401 | 403,
+    code: string,
+    content: string,
+    readonly challenge: string,
+  ) {
+    super(status, code, content);
+  }
+}
+
+export async function ucpCallerOf(
+  ctx: RequestContext,
+  auth: Pick<AuthService, 'authenticate'>,
+  token: string | undefined,
+  need: UcpNeed,
+): Promise<AcpCaller> {
+  if (!token) {
+    throw new UcpAuthFailure(
+      401,
+      'unauthorized',
+      "Send the platform key (X-API-Key) or a linked person's token (Authorization: Bearer)",
+      'Bearer realm="ucp"',
+    );
+  }
+  if (token.startsWith('acp_')) {
+    const platform = await authenticatePlatform(ctx, token);
+    if (!platform)
+      throw new UcpAuthFailure(401, 'unauthorized', 'Unknown or revoked API key', 'Bearer realm="ucp"');
+    return { platform };
+  }
+  let user: AuthUser & { agent?: { scopes: readonly string[] } };
+  try {
+    user = await auth.authenticate(ctx, token);
+  } catch {
+    throw new UcpAuthFailure(
+      401,
+      'identity_required',
+      'Unknown or expired token: link the account again',
+      'Bearer realm="ucp", error="invalid_token"',
+    );
+  }
+  if (!user.agent || user.role !== 'buyer') {
+    throw new UcpAuthFailure(
+      403,
+      'forbidden',
+      "UCP takes a platform's key, or a linked buyer's token",
+      'Bearer realm="ucp"',
+    );
+  }
+  const scopes = user.agent.scopes;
+  if (!SCOPES[need].some((s) => scopes.includes(s))) {
+    const wanted = [...new Set([...scopes, SCOPES[need][0]!])].join(' ');
+    throw new UcpAuthFailure(
+      403,
+      'insufficient_scope',
+      `This needs the "${SCOPES[need][0]}" scope, which this link was not granted`,
+      `Bearer realm="ucp", error="insufficient_scope", scope="${wanted}"`,
+    );
+  }
+  return { user };
+}
