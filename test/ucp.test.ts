@@ -8,11 +8,13 @@ import { exportJWK } from 'jose';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ucpBusinessProfile, ucpOrder } from '../src/contract/ucp.ts';
 import { acpSessions } from '../src/modules/acp/tables.ts';
-import { AcpClient, type Receiver, startReceiver } from './helpers/acp.ts';
+import { sandboxPaymentIntent } from '../src/modules/payments/providers/sandbox.ts';
+import { ACP_ON, AcpClient, issuePlatform, type Receiver, startReceiver } from './helpers/acp.ts';
 import { agentToken } from './helpers/agents.ts';
 import type { SignedIn } from './helpers/app.ts';
 import { useTestApp } from './helpers/app.ts';
 import { admin, buyer, product, seller, uniqueEmail } from './helpers/builders.ts';
+import { paymentEvent, postEvent } from './helpers/checkout.ts';
 import { agentTokens, authorizeUrl, pkce, registerClient, signInToConsent } from './helpers/oauth.ts';
 import { liveReservedUnits, ordersOfCheckout, ship, stockOf } from './helpers/orders.ts';
 import {
@@ -543,5 +545,73 @@ describe('the consent page', () => {
     expect(consent.status).toBe(200);
     expect(consent.body).toContain('see the orders you placed and where they are');
     expect(consent.body).toContain('see and cancel your orders, ask for returns and write reviews');
+  });
+});
+
+describe('exactly once', () => {
+  /** A held UCP session of one unit of a new product (stock 5). */
+  async function held(quantity = 1) {
+    const p = await product(t.api, shop, { priceCents: 2000, stockQuantity: 5 });
+    const created = await ucp.create({
+      line_items: [{ item: { id: p.id }, quantity }],
+      buyer: buyerNamed(),
+      fulfillment: shipTo(UCP_ON),
+    });
+    expect(created.body.status).toBe('ready_for_complete');
+    return { session: created.body, product: p };
+  }
+
+  it('20 concurrent completes of one session make one order, and all answer it', async () => {
+    const { session, product: p } = await held(2);
+    const token = await vault.delegate(session.id);
+    const answers = await Promise.all(
+      Array.from({ length: 20 }, () => ucp.complete(session.id, token.body.id)),
+    );
+    for (const a of answers) expect(a.status, JSON.stringify(a.body)).toBe(200);
+    expect(answers.map((a) => a.body.status)).toEqual(Array(20).fill('completed'));
+    expect(new Set(answers.map((a) => a.body.order.id)).size).toBe(1);
+    expect(await ordersOfCheckout(database, await checkoutOf(session.id))).toHaveLength(1);
+    expect(await stockOf(database, p.id)).toEqual({ stock: 3, reserved: 0 });
+  });
+
+  it("a complete racing the provider's webhook of the same payment: one order", async () => {
+    const { session } = await held();
+    const checkoutId = await checkoutOf(session.id);
+    const token = await vault.delegate(session.id);
+    const [completed, hooked] = await Promise.all([
+      ucp.complete(session.id, token.body.id),
+      postEvent(
+        t,
+        paymentEvent(checkoutId, amount(session, 'total')!, { pi: sandboxPaymentIntent(checkoutId) }),
+      ),
+    ]);
+    expect(completed.body.status).toBe('completed');
+    expect(hooked.status).toBe(200);
+    expect(await ordersOfCheckout(database, checkoutId)).toHaveLength(1);
+  });
+});
+
+describe('one buyer, two protocols', () => {
+  it('a person bought for through ACP and through UCP sees both orders in one history', async () => {
+    const person = await buyer(t.api, 'both');
+    const acp = new AcpClient(t.api, (await issuePlatform(t.api, boss)).apiKey, t.clock.now);
+    const p = await product(t.api, shop, { priceCents: 1200, stockQuantity: 5 });
+    const viaAcp = await acp.create({
+      line_items: [{ id: p.id, quantity: 1 }],
+      buyer: { email: person.email, first_name: 'Avery', last_name: 'Tremblay' },
+      fulfillment_details: ACP_ON,
+    });
+    expect((await acp.pay(viaAcp.body.id)).body.status).toBe('completed');
+    const viaUcp = await ucp.create({
+      line_items: [{ item: { id: p.id }, quantity: 1 }],
+      buyer: { email: person.email },
+      fulfillment: shipTo(UCP_ON),
+    });
+    const token = await vault.delegate(viaUcp.body.id);
+    expect((await ucp.complete(viaUcp.body.id, token.body.id)).body.status).toBe('completed');
+    const history = await t.api.as(person).get('/orders');
+    expect(history.status).toBe(200);
+    const checkouts = new Set(history.body.orders.map((o: { checkoutId?: string; id: string }) => o.id));
+    expect(checkouts.size).toBe(2);
   });
 });
