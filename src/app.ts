@@ -25,6 +25,7 @@ import './http/types.ts';
 import { commerceJobs } from './jobs/index.ts';
 import { createJobRunner, type JobRunner } from './jobs/runner.ts';
 import { injectFetch, mcpHttpRoutes } from './mcp/http.ts';
+import { ucpMcpRoutes } from './mcp/ucp.ts';
 import { acpCleanupJob } from './modules/acp/cleanup.ts';
 import { acpRoutes } from './modules/acp/routes.ts';
 import { acpWebhookJob } from './modules/acp/webhooks.ts';
@@ -266,6 +267,14 @@ export async function buildApp(opts: AppOptions): Promise<FastifyInstance> {
         ...config.mcpAllowedOrigins,
         ...(config.corsOrigins === '*' ? [] : config.corsOrigins),
       ],
+    }),
+  );
+
+  // UCP's MCP binding on its own endpoint; its tools call /ucp/v1 in process.
+  await app.register(
+    ucpMcpRoutes({
+      fetch: (outer) => injectFetch(app, { id: outer.id, ip: outer.ip }),
+      publicBaseUrl: config.publicBaseUrl,
     }),
   );
 

@@ -1,6 +1,7 @@
 // The one error a client call throws: the service's own {error, code, statusCode} answer, or
 // one shaped the same way for what never reached the service (network) or broke the contract.
-// The ACP routes answer ACP's own flat error instead: AcpApiError carries it as sent.
+// The ACP routes answer ACP's own flat error instead: AcpApiError carries it as sent; the UCP
+// routes answer UCP's protocol error `{code, content}`: UcpApiError.
 import { type AcpError, acpError } from '../contract/acp.ts';
 import {
   ERROR_CODES,
@@ -9,6 +10,7 @@ import {
   type FieldProblem,
   codeForStatus as knownCode,
 } from '../contract/errors.ts';
+import { ucpProtocolError } from '../contract/ucp.ts';
 import { maskError, maskErrorBody, maskUrl } from './mask.ts';
 
 export type { ErrorBody, ErrorCode, FieldProblem };
@@ -124,6 +126,45 @@ export function acpErrorOf(err: PortageApiError): AcpApiError {
     { type, code: statusCode === 429 ? 'rate_limited' : code.toLowerCase(), message: body.error },
     { cause: err },
   );
+}
+
+/** UCP's protocol error, `{code, content}`, with its status (a business outcome is a 200 answer, not this). */
+export class UcpApiError extends Error {
+  constructor(
+    readonly statusCode: number,
+    readonly body: { code: string; content: string },
+    options?: { cause?: unknown },
+  ) {
+    super(body.content, options);
+    this.name = 'UcpApiError';
+  }
+
+  masked(mask: (text: string) => string): UcpApiError {
+    return new UcpApiError(
+      this.statusCode,
+      { code: this.body.code, content: mask(this.body.content) },
+      this.cause === undefined ? undefined : { cause: maskError(this.cause, mask) },
+    );
+  }
+}
+
+/** The UcpApiError of a non-2xx answer of a UCP route; another answer becomes one from our error. */
+export function ucpErrorFromAnswer(status: number, json: unknown, fallback: PortageApiError): UcpApiError {
+  const parsed = ucpProtocolError.safeParse(json);
+  if (parsed.success)
+    return new UcpApiError(status, { code: parsed.data.code, content: parsed.data.content });
+  return ucpErrorOf(fallback);
+}
+
+/** A PortageApiError (no answer, a broken contract, a refused id) as UCP's protocol error. */
+export function ucpErrorOf(err: PortageApiError): UcpApiError {
+  const code =
+    err.statusCode === 429
+      ? 'rate_limited'
+      : err.statusCode >= 500
+        ? 'internal_error'
+        : err.code.toLowerCase();
+  return new UcpApiError(err.statusCode, { code, content: err.body.error }, { cause: err });
 }
 
 /**

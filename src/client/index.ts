@@ -36,6 +36,9 @@ import {
   errorFromAnswer,
   networkError,
   PortageApiError,
+  UcpApiError,
+  ucpErrorFromAnswer,
+  ucpErrorOf,
 } from './errors.ts';
 import { acpIdempotencyKey, checkoutIdempotencyKey, tokenSubject } from './idempotency.ts';
 import { KnownSecrets, maskUrl, urlCredentials } from './mask.ts';
@@ -46,6 +49,7 @@ export {
   type ErrorCode,
   type FieldProblem,
   PortageApiError,
+  UcpApiError,
 } from './errors.ts';
 export { acpIdempotencyKey, canonicalJson, checkoutIdempotencyKey, tokenSubject } from './idempotency.ts';
 export { maskCredentials, maskErrorBody, maskUrl } from './mask.ts';
@@ -102,6 +106,12 @@ const ACP_HEADERS = {
   timestamp: 'timestamp',
 } as const satisfies Partial<Record<keyof AcpRequestMeta, string>>;
 
+/** The UCP MCP binding's `meta`: the platform's profile, and an Idempotency-Key for a write. */
+export interface UcpRequestMeta {
+  'ucp-agent': { profile: string };
+  'idempotency-key'?: string;
+}
+
 export interface ListOrdersParams {
   status?: (typeof ORDER_STATUSES)[number];
   limit?: number;
@@ -157,7 +167,7 @@ export interface RequestOptions<S extends z.ZodType | undefined = undefined> {
    * 'acp': the route answers ACP's flat error, thrown as AcpApiError; every other failure (no
    * answer, a broken contract) is thrown as one too, made from our error.
    */
-  errors?: 'acp';
+  errors?: 'acp' | 'ucp';
   /** Validates (and types) a success answer. */
   schema?: S;
 }
@@ -452,6 +462,69 @@ export class PortageClient {
     });
   }
 
+  // ---- UCP: the checkout sessions and orders under /ucp/v1 (docs/ucp.md), as a platform ---------
+  // `meta` is the MCP binding's: the platform's profile (sent as UCP-Agent) and, for a write, an
+  // Idempotency-Key (derived from the call when none is given). Each answers the UCP payload: the
+  // checkout or order, or the business outcome without one (`ucp.status: "error"`); a protocol
+  // error is thrown as UcpApiError.
+
+  /** POST /ucp/v1/checkout-sessions. */
+  createUcpCheckout(checkout: unknown, meta: UcpRequestMeta): Promise<Record<string, unknown>> {
+    return this.#ucp('POST', '/checkout-sessions', meta, { operation: 'create', body: checkout });
+  }
+
+  /** GET /ucp/v1/checkout-sessions/{id}. */
+  getUcpCheckout(id: string, meta: UcpRequestMeta): Promise<Record<string, unknown>> {
+    return this.#ucp('GET', `/checkout-sessions/${segment(id)}`, meta);
+  }
+
+  /** PUT /ucp/v1/checkout-sessions/{id}: the whole checkout again. */
+  updateUcpCheckout(id: string, checkout: unknown, meta: UcpRequestMeta): Promise<Record<string, unknown>> {
+    return this.#ucp('PUT', `/checkout-sessions/${segment(id)}`, meta, {
+      operation: `update ${id}`,
+      body: checkout,
+    });
+  }
+
+  /** POST /ucp/v1/checkout-sessions/{id}/complete. */
+  completeUcpCheckout(id: string, checkout: unknown, meta: UcpRequestMeta): Promise<Record<string, unknown>> {
+    return this.#ucp('POST', `/checkout-sessions/${segment(id)}/complete`, meta, {
+      operation: `complete ${id}`,
+      body: checkout,
+    });
+  }
+
+  /** POST /ucp/v1/checkout-sessions/{id}/cancel. */
+  cancelUcpCheckout(id: string, meta: UcpRequestMeta): Promise<Record<string, unknown>> {
+    return this.#ucp('POST', `/checkout-sessions/${segment(id)}/cancel`, meta, {
+      operation: `cancel ${id}`,
+      body: {},
+    });
+  }
+
+  /** GET /ucp/v1/orders/{id}. */
+  getUcpOrder(id: string, meta: UcpRequestMeta): Promise<Record<string, unknown>> {
+    return this.#ucp('GET', `/orders/${segment(id)}`, meta);
+  }
+
+  async #ucp(
+    method: 'GET' | 'POST' | 'PUT',
+    path: string,
+    meta: UcpRequestMeta,
+    write?: { operation: string; body: unknown },
+  ): Promise<Record<string, unknown>> {
+    const profile = meta['ucp-agent'].profile.replace(/["\\]/g, '');
+    const idempotencyKey = write
+      ? (meta['idempotency-key'] ?? acpIdempotencyKey(`ucp ${write.operation}`, profile, write.body))
+      : undefined;
+    return (await this.request(method, `/ucp/v1${path}`, {
+      headers: { 'ucp-agent': `profile="${profile}"` },
+      body: write?.body,
+      idempotencyKey,
+      errors: 'ucp',
+    })) as Record<string, unknown>;
+  }
+
   // ---- any call -------------------------------------------------------------------------------
 
   /**
@@ -474,9 +547,13 @@ export class PortageClient {
       const mask = (text: string) => this.maskCredentials(text);
       if (err instanceof PortageApiError) {
         const masked = err.masked(mask);
-        throw options.errors === 'acp' ? acpErrorOf(masked) : masked;
+        throw options.errors === 'acp'
+          ? acpErrorOf(masked)
+          : options.errors === 'ucp'
+            ? ucpErrorOf(masked)
+            : masked;
       }
-      if (err instanceof AcpApiError) throw err.masked(mask);
+      if (err instanceof AcpApiError || err instanceof UcpApiError) throw err.masked(mask);
       throw err;
     }
   }
@@ -521,7 +598,12 @@ export class PortageClient {
       // Masked before errorFromAnswer cuts it short: a cut token would no longer be recognised.
       const text = this.maskCredentials(answer.text);
       const ours = errorFromAnswer(answer.status, answer.statusText, answer.json, text);
-      const err = options.errors === 'acp' ? acpErrorFromAnswer(answer.status, answer.json, ours) : ours;
+      const err =
+        options.errors === 'acp'
+          ? acpErrorFromAnswer(answer.status, answer.json, ours)
+          : options.errors === 'ucp'
+            ? ucpErrorFromAnswer(answer.status, answer.json, ours)
+            : ours;
       // Spec 7: an expired token is renewed once; AUTH_ERROR itself is never retried.
       if (answer.status === 401 && this.#refreshes && !refreshed && sentToken && !NO_REFRESH.test(path)) {
         refreshed = true;

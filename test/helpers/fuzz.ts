@@ -198,10 +198,10 @@ export interface Operation {
 
 /**
  * Routes listed in the document that answer in another specification's format, not ours: the
- * MCP endpoint (JSON-RPC), OAuth (RFC 6749 errors, HTML sign-in and consent pages) and the
- * sandbox's payment page (HTML). Their refusals are tested in their own files.
+ * MCP endpoints (JSON-RPC: /mcp and UCP's /ucp/mcp), OAuth (RFC 6749 errors, HTML sign-in and
+ * consent pages) and the sandbox's payment page (HTML). Their refusals are tested in their own files.
  */
-const OTHER_FORMATS = /^\/(mcp$|oauth\/|\.well-known\/oauth-|sandbox\/checkout\/\{sessionId\}$)/;
+const OTHER_FORMATS = /^\/(mcp$|ucp\/mcp$|oauth\/|\.well-known\/oauth-|sandbox\/checkout\/\{sessionId\}$)/;
 
 export function operationsOf(openapi: Schema): Operation[] {
   const ops: Operation[] = [];
