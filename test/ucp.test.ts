@@ -12,7 +12,7 @@ import { sandboxPaymentIntent } from '../src/modules/payments/providers/sandbox.
 import { ACP_ON, AcpClient, issuePlatform, type Receiver, startReceiver } from './helpers/acp.ts';
 import { agentToken } from './helpers/agents.ts';
 import type { SignedIn } from './helpers/app.ts';
-import { useTestApp } from './helpers/app.ts';
+import { useTestApp, withTestApp } from './helpers/app.ts';
 import { admin, buyer, product, seller, uniqueEmail } from './helpers/builders.ts';
 import { paymentEvent, postEvent } from './helpers/checkout.ts';
 import { agentTokens, authorizeUrl, pkce, registerClient, signInToConsent } from './helpers/oauth.ts';
@@ -294,6 +294,30 @@ describe('who may call, for which profile', () => {
     expect(incompatible.body.messages[0].code).toBe('capabilities_incompatible');
   });
 
+  it('outside development, a profile at a private address is never fetched (424), by address or by name', async () => {
+    await withTestApp(
+      async (staging, db) => {
+        const boss2 = await admin(staging.api, db);
+        for (const profileUrl of ['https://127.0.0.1:9/agent.json', 'https://localhost:9/agent.json']) {
+          const p = await issueUcpPlatform(staging.api, boss2, profileUrl);
+          const res = await new UcpClient(staging.api, p).get('ucp_cs_x');
+          expect(res.status, JSON.stringify(res.body)).toBe(424);
+          expect(res.body).toEqual({
+            code: 'profile_unreachable',
+            content: "The platform's profile is at a private address, which is refused",
+          });
+        }
+      },
+      {
+        env: {
+          APP_ENV: 'staging',
+          PUBLIC_BASE_URL: 'https://portage.test',
+          PAYMENT_WEBHOOK_SECRET: 'whsec_staging_test_secret',
+        },
+      },
+    );
+  });
+
   it('a profile that is not JSON is profile_malformed (422); one that cannot be fetched, profile_unreachable (424)', async () => {
     profiles.documents.set('/broken.json', { body: 'not json' });
     const broken = new UcpClient(t.api, await issueUcpPlatform(t.api, boss, `${profiles.base}/broken.json`));
@@ -410,7 +434,7 @@ describe('signed requests', () => {
   });
 
   /** Sends a request signed as the spec asks (method, authority, path, UCP-Agent, Idempotency-Key, digest, type). */
-  async function signedCreate(body: string, opts: { kid?: string; digestOf?: string } = {}) {
+  async function signedCreate(body: string, opts: { kid?: string; digestOf?: string; created?: Date } = {}) {
     const url = 'http://portage.test/ucp/v1/checkout-sessions';
     const headers: Record<string, string> = {
       ...signer.headers(),
@@ -437,13 +461,14 @@ describe('signed requests', () => {
           'content-type',
         ],
         params: ['keyid', 'created'],
+        paramValues: { created: opts.created ?? new Date() },
       },
       { method: 'POST', url, headers },
     );
     return t.api.post('/ucp/v1/checkout-sessions', body, signedReq.headers as Record<string, string>);
   }
 
-  it('takes a request signed with a key of the platform profile; refuses a changed body, an unknown key, a bad signature', async () => {
+  it('takes a request signed with a key of the platform profile; refuses a changed body, a stale signature, an unknown key, a bad signature', async () => {
     const p = await product(t.api, shop, { priceCents: 1500, stockQuantity: 5 });
     const body = JSON.stringify({
       line_items: [{ item: { id: p.id }, quantity: 1 }],
@@ -456,6 +481,10 @@ describe('signed requests', () => {
     const changed = await signedCreate(body.replace('"quantity":1', '"quantity":2'), { digestOf: body });
     expect(changed.status).toBe(400);
     expect(changed.body.code).toBe('digest_mismatch');
+
+    const stale = await signedCreate(body, { created: new Date(Date.now() - 3600_000) });
+    expect(stale.status).toBe(401);
+    expect(stale.body.code).toBe('signature_invalid');
 
     const unknown = await signedCreate(body, { kid: 'someone-else' });
     expect(unknown.status).toBe(401);

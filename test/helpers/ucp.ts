@@ -1,10 +1,18 @@
 // A UCP platform as the tests drive it: its profile served on a local port, its key issued by an
 // admin with that profile registered, every request sent with the spec's headers, and every
-// answer checked against our zod contract of UCP v2026-04-08.
+// request and answer checked against our zod contract of UCP v2026-04-08.
 import { randomUUID } from 'node:crypto';
 import { createServer } from 'node:http';
 import { expect } from 'vitest';
-import { UCP_VERSION, ucpCheckout, ucpErrorResponse, ucpProtocolError } from '../../src/contract/ucp.ts';
+import {
+  UCP_VERSION,
+  ucpCheckout,
+  ucpCheckoutCompleteRequest,
+  ucpCheckoutCreateRequest,
+  ucpCheckoutUpdateRequest,
+  ucpErrorResponse,
+  ucpProtocolError,
+} from '../../src/contract/ucp.ts';
 import type { Answer, Api, SignedIn } from './app.ts';
 
 const SPEC = `https://ucp.dev/${UCP_VERSION}/specification`;
@@ -148,10 +156,12 @@ export class UcpClient {
   }
 
   async create(body: Record<string, unknown>, headers: Record<string, string> = {}) {
+    ucpCheckoutCreateRequest.parse(body);
     return checked(await this.api.post(this.base, body, this.headers(headers)));
   }
 
   async update(id: string, body: Record<string, unknown>, headers: Record<string, string> = {}) {
+    ucpCheckoutUpdateRequest.parse(body);
     return checked(await this.api.put(`${this.base}/${id}`, body, this.headers(headers)));
   }
 
@@ -176,7 +186,13 @@ export class UcpClient {
         },
       ],
     };
-    return checked(await this.api.post(`${this.base}/${id}/complete`, { payment }, this.headers(headers)));
+    return checked(
+      await this.api.post(
+        `${this.base}/${id}/complete`,
+        ucpCheckoutCompleteRequest.parse({ payment }),
+        this.headers(headers),
+      ),
+    );
   }
 
   async cancel(id: string, headers: Record<string, string> = {}) {

@@ -1,8 +1,9 @@
 // Requests a platform signs (docs/ucp.md "Signatures"): RFC 9421 HTTP Message Signatures with a
 // key of the platform's profile (`keyid` is a `kid` of its signing_keys; ES256 on P-256, ES384 on
 // P-384, the curve saying which), over at least the method, authority and path, and the body's
-// RFC 9530 Content-Digest when there is a body. A request without a signature is taken on its
-// API key alone; one with a signature that does not verify is refused.
+// RFC 9530 Content-Digest when there is a body, and made within 5 minutes when it says when. A
+// request without a signature is taken on its API key alone; one with a signature that does
+// not verify is refused.
 import { createHash, createPublicKey, verify } from 'node:crypto';
 import { httpbis } from 'http-message-signatures';
 import type { UcpPlatformProfile } from '../../contract/ucp.ts';
@@ -10,8 +11,10 @@ import { UcpFailure } from './errors.ts';
 
 /** What a signature must cover: the request line's parts, and the body's digest when there is one. */
 const REQUIRED = ['@method', '@authority', '@path'];
-/** How far a signature's `created` may be ahead of our clock. */
+/** How far a signature's `created` may be off our clock. */
 const TOLERANCE_S = 60;
+/** A signature whose `created` is older is stale (a replayed request); one without `created` is judged by its Idempotency-Key. */
+const MAX_AGE_S = 300;
 
 export interface SignedRequest {
   method: string;
@@ -64,6 +67,7 @@ export async function verifyRequestSignature(
         },
         requiredFields: req.body?.length ? [...REQUIRED, 'content-digest'] : REQUIRED,
         tolerance: TOLERANCE_S,
+        maxAge: MAX_AGE_S,
       },
       { method: req.method, url: req.url, headers: req.headers as Record<string, string> },
     );
