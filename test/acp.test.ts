@@ -6,6 +6,7 @@ import path from 'node:path';
 import { and, desc, eq } from 'drizzle-orm';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { acpWebhookEvent } from '../src/contract/acp.ts';
+import { acpVaultTokens } from '../src/modules/acp/tables.ts';
 import { users } from '../src/modules/auth/tables.ts';
 import { outbox } from '../src/modules/mail/tables.ts';
 import { sandboxPaymentIntent } from '../src/modules/payments/providers/sandbox.ts';
@@ -356,6 +357,25 @@ describe('exactly once', () => {
     expect(await ordersOfCheckout(database, await checkoutOf(session.id))).toHaveLength(0);
     expect((await acp.get(session.id)).body.status).toBe('ready_for_payment');
     expect((await acp.pay(session.id)).body.status).toBe('completed');
+  });
+
+  it('a token of a card that needs its holder to confirm (3-D Secure) is 402 requires_3ds, unspent, no order', async () => {
+    const { session } = await heldSession(1);
+    const vaulted = await acp.delegate(session.id, { card: '4000002760003184' });
+    expect(vaulted.status).toBe(201);
+    const res = await acp.complete(session.id, vaulted.body.id);
+    expect(res.status).toBe(402);
+    expect(res.body).toMatchObject({
+      code: 'requires_3ds',
+      param: '$.payment_data.instrument.credential.token',
+    });
+    const [token] = await database.db
+      .select()
+      .from(acpVaultTokens)
+      .where(eq(acpVaultTokens.id, vaulted.body.id));
+    expect(token?.usedAt).toBeNull();
+    expect(await ordersOfCheckout(database, await checkoutOf(session.id))).toHaveLength(0);
+    expect((await acp.get(session.id)).body.status).toBe('ready_for_payment');
   });
 
   it('a token for another session, or below the total, pays nothing', async () => {

@@ -106,8 +106,8 @@ export interface BrowserApp {
  * and `database` stand for the app and its database, `base` and `browser` are set once the
  * suite starts. Call it inside the suite's describe.
  */
-export function browserApp(): BrowserApp {
-  const { t, database } = useTestApp();
+export function browserApp(options: Parameters<typeof useTestApp>[0] = {}): BrowserApp {
+  const { t, database } = useTestApp(options);
   const env = { t, database } as BrowserApp;
   beforeAll(async () => {
     env.base = await listen(t);

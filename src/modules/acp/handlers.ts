@@ -31,7 +31,11 @@ export function acpHandlers(deps: {
         instrument_schemas: [docs],
         config: {
           delegate_payment_url: `${deps.publicBaseUrl}/agentic_commerce/delegate_payment`,
-          test_cards: { pays: '4242424242424242', declined: '4000000000000002' },
+          test_cards: {
+            pays: '4242424242424242',
+            declined: '4000000000000002',
+            authenticates: '4000002760003184',
+          },
         },
       },
     ];

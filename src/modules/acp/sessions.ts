@@ -321,6 +321,15 @@ async function completeWithVault(
       sessionId: p.row.id,
       amount: p.checkout.totalCents,
     });
+    if (vaulted.outcome === 'authenticates') {
+      // Rolled back with the transaction: the token stays unspent, nothing is charged.
+      throw acpInvalid(
+        'requires_3ds',
+        'This card needs its holder to confirm the payment (3-D Secure), which a delegated payment cannot do: the person pays on the payment page',
+        TOKEN_PARAM,
+        402,
+      );
+    }
     const card = SANDBOX_CARDS[vaulted.outcome];
     return {
       row: p.row,

@@ -65,7 +65,8 @@ export const acpVaultTokens = pgTable('acp_vault_tokens', {
   id: text('id').primaryKey(),
   /** Who vaulted it: a platform, or an agent's person (`user:<id>`). */
   owner: text('owner').notNull(),
-  outcome: text('outcome', { enum: ['pays', 'declined'] }).notNull(),
+  /** The test card it stands for (SANDBOX_CARDS): pays, declined, or authenticates (3-D Secure). */
+  outcome: text('outcome', { enum: ['pays', 'declined', 'authenticates'] }).notNull(),
   brand: text('brand').notNull(),
   last4: text('last4').notNull(),
   maxAmount: integer('max_amount').notNull(),

@@ -25,11 +25,12 @@ export async function delegatePayment(
   input: AcpDelegatePaymentRequest,
 ): Promise<AcpDelegatePaymentResponse> {
   const number = input.payment_method.number.replace(/[\s-]/g, '');
-  const outcome =
-    number === SANDBOX_CARDS.pays ? 'pays' : number === SANDBOX_CARDS.declined ? 'declined' : undefined;
+  const outcome = (Object.keys(SANDBOX_CARDS) as Array<keyof typeof SANDBOX_CARDS>).find(
+    (k) => SANDBOX_CARDS[k] === number,
+  );
   if (!outcome) {
     throw cardRefused(
-      'The sandbox vaults only its test cards: 4242 4242 4242 4242 pays, 4000 0000 0000 0002 is declined',
+      'The sandbox vaults only its test cards: 4242 4242 4242 4242 pays, 4000 0000 0000 0002 is declined, 4000 0027 6000 3184 needs its holder to confirm',
       '$.payment_method.number',
     );
   }
@@ -66,7 +67,7 @@ export async function delegatePayment(
 export async function spendVaultToken(
   tx: RequestContext,
   use: { token: string; owner: string; sessionId: string; amount: number },
-): Promise<{ outcome: 'pays' | 'declined' }> {
+): Promise<{ outcome: keyof typeof SANDBOX_CARDS }> {
   const param = TOKEN_PARAM;
   // Spent and locked in one statement, once: a token that paid (even for a payment refunded
   // since) pays for nothing else. A refusal below rolls the spending back with the caller's transaction.

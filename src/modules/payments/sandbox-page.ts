@@ -138,7 +138,7 @@ export function paymentPage(s: PageSession, error?: string): string {
         <button type="submit">Pay ${dollars(s.totalCents)}</button>
       </form>
       <p class="hold">Your items are reserved until <time datetime="${s.expiresAt.toISOString()}">${clock(s.expiresAt)}</time>.</p>
-      <p class="note" id="test-cards">Sandbox test cards: <code>4242 4242 4242 4242</code> pays; <code>4000 0000 0000 0002</code> is declined. Any expiry and CVC. Apple Pay, Google Pay and Klarna are offered by the real provider.</p>
+      <p class="note" id="test-cards">Sandbox test cards: <code>4242 4242 4242 4242</code> pays; <code>4000 0000 0000 0002</code> is declined; <code>4000 0027 6000 3184</code> asks you to confirm (3-D Secure) and pays. Any expiry and CVC. Apple Pay, Google Pay and Klarna are offered by the real provider.</p>
     </section>${summary(s)}`,
     'two',
   );

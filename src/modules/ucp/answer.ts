@@ -21,7 +21,13 @@ import { CHECKOUT, DISCOUNT, FULFILLMENT, ucpPaymentHandlers } from './profile.t
 export interface UcpAnswerDeps {
   publicBaseUrl: string;
   handlers: import('../../contract/acp.ts').AcpPaymentHandler[];
+  /** Set when the sandbox is the provider: its payment page, where a person pays a held checkout. */
+  sandbox?: unknown;
 }
+
+/** Where the person can finish a held checkout themselves (the sandbox's payment page), if anywhere. */
+export const continueUrlOf = (deps: UcpAnswerDeps, checkoutId: string) =>
+  deps.sandbox ? `${deps.publicBaseUrl}/sandbox/checkout/${encodeURIComponent(checkoutId)}` : undefined;
 
 /** What an unheld session shows of its products: their titles and prices, read for it. */
 export type ProductFacts = Map<string, { title: string; priceCents: number; imageUrl?: string }>;
@@ -52,14 +58,17 @@ export function toUcpCheckout(
   facts: ProductFacts,
   now: Date,
   extra: UcpMessage[] = [],
+  /** The complete's answer that needs the person: requires_escalation, with the payment page. */
+  escalate = false,
 ): UcpCheckout {
   const { row, checkout } = state;
   const effective = effectiveStatus(row, checkout, now);
-  const status = STATUS[effective];
   const held =
     checkout !== undefined &&
     (effective === 'ready_for_payment' || effective === 'complete_in_progress' || effective === 'completed');
   const request = row.request;
+  const handOff = held && effective !== 'completed' ? continueUrlOf(deps, checkout.id) : undefined;
+  const status = escalate && handOff ? 'requires_escalation' : STATUS[effective];
   const bought = new Map(
     (held ? checkout.parcels : []).flatMap((p) => p.items.map((i) => [i.productId, i] as const)),
   );
@@ -118,6 +127,8 @@ export function toUcpCheckout(
       { type: 'refund_policy', url: `${deps.publicBaseUrl}/docs` },
     ],
     expires_at: isoSecond(held ? checkout.expiresAt : row.expiresAt),
+    // The spec: a continue_url while the person could still finish (a must when escalating).
+    ...(handOff ? { continue_url: handOff } : {}),
   };
   if (negotiated.has(FULFILLMENT)) {
     const address = request.fulfillmentDetails?.address;

@@ -118,6 +118,17 @@ export async function completeUcpSession(
     });
     return answer(ctx, deps, negotiated, state);
   } catch (err) {
+    if (err instanceof AcpFailure && err.body.code === 'requires_3ds') {
+      // The person must confirm the card: the spec's escalation, to the payment page.
+      const needsBuyer: UcpMessage = {
+        type: 'error',
+        code: 'requires_3ds',
+        path: `$.payment.instruments[${index}]`,
+        severity: 'requires_buyer_input',
+        content: 'The card needs its holder to confirm the payment: open continue_url for the person to pay',
+      };
+      return answer(ctx, deps, negotiated, await readSession(ctx, who, 'ucp', id), [needsBuyer], true);
+    }
     const refused =
       err instanceof AcpFailure &&
       (err.statusCode === 402 || (err.statusCode === 400 && err.body.param?.startsWith('$.payment_data')));
@@ -140,6 +151,7 @@ async function answer(
   negotiated: Negotiated,
   state: SessionState,
   extra: UcpMessage[] = [],
+  escalate = false,
 ): Promise<UcpCheckout> {
   const facts: ProductFacts = new Map();
   const held = state.checkout?.parcels.flatMap((p) => p.items.map((i) => i.productId)) ?? [];
@@ -154,7 +166,7 @@ async function answer(
       });
     }
   }
-  return toUcpCheckout(deps, negotiated, state, facts, ctx.now(), extra);
+  return toUcpCheckout(deps, negotiated, state, facts, ctx.now(), extra, escalate);
 }
 
 /** The discount codes asked for, when the discount extension was negotiated (else none). */

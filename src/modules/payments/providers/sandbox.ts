@@ -12,7 +12,13 @@ import {
 } from '../provider.ts';
 import { signatureHeader, verifySignature } from '../signature.ts';
 
-export const SANDBOX_CARDS = { pays: '4242424242424242', declined: '4000000000000002' } as const;
+export const SANDBOX_CARDS = {
+  pays: '4242424242424242',
+  declined: '4000000000000002',
+  // Needs the card holder to confirm (3-D Secure): it pays on the payment page, where the person
+  // is; a delegated token of it cannot pay (an agent's protocol hands the person the page).
+  authenticates: '4000002760003184',
+} as const;
 
 const id = (prefix: string) => `${prefix}_${randomKey(12).replace(/[-_]/g, 'x')}`;
 
