@@ -1,7 +1,7 @@
 // UCP v2026-04-08 over Portage's one checkout (docs/ucp.md): a platform whose profile is served
 // on a local port discovers us, creates, updates (PUT), completes and cancels checkout sessions.
 // Every answer goes through test/helpers/ucp.ts, which checks it against our zod contract.
-import { createHash, createPublicKey, generateKeyPairSync, randomUUID, sign, verify } from 'node:crypto';
+import { createHash, generateKeyPairSync, randomUUID, sign } from 'node:crypto';
 import { eq } from 'drizzle-orm';
 import { httpbis } from 'http-message-signatures';
 import { exportJWK } from 'jose';
@@ -26,6 +26,7 @@ import {
   UCP_QC,
   UcpClient,
   type UcpPlatform,
+  verifiedUcpWebhook,
 } from './helpers/ucp.ts';
 
 // UCP wants https URLs in answers (continue_url, endpoints): the app's public URL is one.
@@ -329,32 +330,8 @@ describe('who may call, for which profile', () => {
   });
 });
 
-/** Verifies a webhook as a platform would: its digest, then its RFC 9421 signature with a key of our profile. */
-async function verifiedHook(hook: Receiver['received'][number]) {
-  const headers = hook.headers as Record<string, string>;
-  expect(headers['content-digest']).toBe(
-    `sha-256=:${createHash('sha256').update(hook.body).digest('base64')}:`,
-  );
-  const published = ucpBusinessProfile.parse((await t.api.get('/.well-known/ucp')).body).signing_keys ?? [];
-  const verified = await httpbis.verifyMessage(
-    {
-      keyLookup: async (params) => {
-        const jwk = published.find((k) => k.kid === params.keyid);
-        if (!jwk) return null;
-        const key = createPublicKey({ key: jwk as never, format: 'jwk' });
-        return {
-          id: jwk.kid,
-          verify: async (data: Buffer, signature: Buffer) =>
-            verify('sha256', data, { key, dsaEncoding: 'ieee-p1363' }, signature),
-        };
-      },
-      requiredFields: ['@method', '@authority', '@path', 'ucp-agent', 'content-digest', 'content-type'],
-    },
-    { method: 'POST', url: hooks.url, headers },
-  );
-  expect(verified).toBe(true);
-  return ucpOrder.parse(JSON.parse(hook.body));
-}
+/** Verifies a webhook as a platform would (test/helpers/ucp.ts), with our published keys. */
+const verifiedHook = (hook: Receiver['received'][number]) => verifiedUcpWebhook(t.api, hooks.url, hook);
 
 describe('orders', () => {
   it('a completed checkout is one order: GET /orders/{id}, and signed webhooks of its creation and shipping', async () => {

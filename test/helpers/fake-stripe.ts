@@ -470,7 +470,11 @@ export function stripeEvent(type: string, object: Json, eventId = id('evt_test_'
  * A test file's app with Stripe as its payment provider, pointed at a fake Stripe started for
  * it (beforeAll; closed in afterAll, after the app): useTestApp with the fake's settings.
  */
-export function useFakeStripeApp(webhookSecret: string): {
+export function useFakeStripeApp(
+  webhookSecret: string,
+  /** More environment (e.g. an https PUBLIC_BASE_URL, for UCP's answers). */
+  env: Record<string, string> = {},
+): {
   t: TestApp;
   database: TestDatabase;
   stripe: FakeStripe;
@@ -490,6 +494,7 @@ export function useFakeStripeApp(webhookSecret: string): {
       STRIPE_PUBLISHABLE_KEY: 'pk_test_portage123',
       PAYMENT_WEBHOOK_SECRET: webhookSecret,
       STRIPE_API_BASE: stripe!.url,
+      ...env,
     },
   }));
   return { t, database, stripe: standIn('useFakeStripeApp(): the fake Stripe', () => stripe) };

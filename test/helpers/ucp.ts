@@ -1,16 +1,19 @@
 // A UCP platform as the tests drive it: its profile served on a local port, its key issued by an
 // admin with that profile registered, every request sent with the spec's headers, and every
 // request and answer checked against our zod contract of UCP v2026-04-08.
-import { randomUUID } from 'node:crypto';
+import { createHash, createPublicKey, randomUUID, verify } from 'node:crypto';
 import { createServer } from 'node:http';
+import { httpbis } from 'http-message-signatures';
 import { expect } from 'vitest';
 import {
   UCP_VERSION,
+  ucpBusinessProfile,
   ucpCheckout,
   ucpCheckoutCompleteRequest,
   ucpCheckoutCreateRequest,
   ucpCheckoutUpdateRequest,
   ucpErrorResponse,
+  ucpOrder,
   ucpProtocolError,
 } from '../../src/contract/ucp.ts';
 import type { Answer, Api, SignedIn } from './app.ts';
@@ -198,4 +201,38 @@ export class UcpClient {
   async cancel(id: string, headers: Record<string, string> = {}) {
     return checked(await this.api.post(`${this.base}/${id}/cancel`, {}, this.headers(headers)));
   }
+}
+
+/**
+ * Verifies an order webhook as a platform would: its Content-Digest, then its RFC 9421 signature
+ * with a key of our published profile. Answers the order it carries (checked against the contract).
+ */
+export async function verifiedUcpWebhook(
+  api: Api,
+  url: string,
+  hook: { headers: Record<string, string | string[] | undefined>; body: string },
+) {
+  const headers = hook.headers as Record<string, string>;
+  expect(headers['content-digest']).toBe(
+    `sha-256=:${createHash('sha256').update(hook.body).digest('base64')}:`,
+  );
+  const published = ucpBusinessProfile.parse((await api.get('/.well-known/ucp')).body).signing_keys ?? [];
+  const verified = await httpbis.verifyMessage(
+    {
+      keyLookup: async (params) => {
+        const jwk = published.find((k) => k.kid === params.keyid);
+        if (!jwk) return null;
+        const key = createPublicKey({ key: jwk as never, format: 'jwk' });
+        return {
+          id: jwk.kid,
+          verify: async (data: Buffer, signature: Buffer) =>
+            verify('sha256', data, { key, dsaEncoding: 'ieee-p1363' }, signature),
+        };
+      },
+      requiredFields: ['@method', '@authority', '@path', 'ucp-agent', 'content-digest', 'content-type'],
+    },
+    { method: 'POST', url, headers },
+  );
+  expect(verified).toBe(true);
+  return ucpOrder.parse(JSON.parse(hook.body));
 }
