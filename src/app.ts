@@ -238,7 +238,7 @@ export async function buildApp(opts: AppOptions): Promise<FastifyInstance> {
   const development = config.appEnv === 'development';
   const ucpProfiles = createProfiles({ development });
   await app.register(
-    ucpRoutes({ ...commerce, sandbox, auth, keys: ucpKeys, profiles: ucpProfiles, development }),
+    ucpRoutes({ ...commerce, sandbox, auth, search, keys: ucpKeys, profiles: ucpProfiles, development }),
   );
   await app.register(returnRoutes({ ...commerce, returnWindowDays: config.returnWindowDays }));
   await app.register(reviewRoutes);

@@ -4,7 +4,7 @@
 // is checked against our zod contract of UCP, and so is every protocol error in a JSON-RPC error.
 import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ucpCheckout, ucpOrder, ucpProtocolError } from '../src/contract/ucp.ts';
+import { ucpCatalogLookupResponse, ucpCheckout, ucpOrder, ucpProtocolError } from '../src/contract/ucp.ts';
 import { AcpClient } from './helpers/acp.ts';
 import { listen, type SignedIn, useTestApp } from './helpers/app.ts';
 import { admin, product, seller, uniqueEmail } from './helpers/builders.ts';
@@ -40,6 +40,9 @@ const UCP_NAMES = [
   'complete_checkout',
   'cancel_checkout',
   'get_order',
+  'search_catalog',
+  'lookup_catalog',
+  'get_product',
 ];
 const meta = (profile = platform.profileUrl) => ({ 'ucp-agent': { profile } });
 
@@ -84,12 +87,21 @@ async function rpc(
 }
 
 describe.each(['legacy', 'modern'] as const)('the UCP tools over %s MCP', (era) => {
-  it("lists the binding's six tools, none of Portage's own; create → complete → get_order", async () => {
+  it("lists the binding's nine tools, none of Portage's own; search → create → complete → get_order", async () => {
     const client = await connect(era);
     try {
       const { tools } = await client.listTools();
       expect(tools.map((x) => x.name)).toEqual(UCP_NAMES);
       const p = await product(t.api, shop, { priceCents: 2500, stockQuantity: 5 });
+      const searched = ucpCatalogLookupResponse.parse(
+        payload(
+          await client.callTool({
+            name: 'lookup_catalog',
+            arguments: { meta: meta(), catalog: { ids: [p.id] } },
+          }),
+        ),
+      );
+      expect(searched.products.map((x) => x.id)).toEqual([p.id]);
       const created = ucpCheckout.parse(
         payload(
           await client.callTool({

@@ -1,7 +1,8 @@
-// The UCP v2026-04-08 wire schemas against realistic bodies of ours (CAD in cents, an Ontario address):
-// each parses its example, keeps an unknown field where the spec leaves the object open (refuses it on
-// the closed error response), and refuses a missing required field, a value outside an enum and a
-// fractional amount; then the request/response views and the spec's cross-field rules.
+// The UCP v2026-04-08 wire schemas against realistic bodies of ours (CAD in cents, an Ontario address, a
+// catalog product with a single variant that carries the product's id): each parses its example, keeps an
+// unknown field where the spec leaves the object open (refuses it on the closed error response), and
+// refuses a missing required field, a value outside an enum (where the schema has one) and a fractional
+// amount; then the request/response views and the spec's cross-field rules.
 import { describe, expect, it } from 'vitest';
 import type { z } from 'zod';
 import {
@@ -9,31 +10,46 @@ import {
   UCP_VERSION,
   ucpAppliedDiscount,
   ucpBusinessProfile,
+  ucpCatalogLookupRequest,
+  ucpCatalogLookupResponse,
+  ucpCatalogSearchRequest,
+  ucpCatalogSearchResponse,
   ucpCheckout,
   ucpCheckoutCompleteRequest,
   ucpCheckoutCreateRequest,
   ucpCheckoutUpdateRequest,
   ucpContext,
   ucpDerivedLineItemStatus,
+  ucpDetailOptionValue,
   ucpErrorResponse,
   ucpFulfillmentCreate,
   ucpFulfillmentDestination,
   ucpFulfillmentUpdate,
+  ucpGetProductRequest,
+  ucpGetProductResponse,
   ucpLineTotals,
   ucpMcpMeta,
+  ucpMedia,
   ucpMessage,
   ucpOrder,
   ucpOrderLineItem,
+  ucpPagination,
   ucpPaymentInstrument,
   ucpPaymentResponse,
   ucpPlatformProfile,
+  ucpPrice,
+  ucpPriceRange,
+  ucpProduct,
   ucpProtocolError,
+  ucpRating,
+  ucpResponseCatalogMeta,
   ucpResponseCheckoutMeta,
   ucpServiceEntry,
   ucpSignals,
   ucpSigningKey,
   ucpTotal,
   ucpTotals,
+  ucpVariant,
   ucpVersion,
 } from '../src/contract/ucp.ts';
 
@@ -422,6 +438,122 @@ const mcpMeta = {
   'idempotency-key': '550e8400-e29b-41d4-a716-446655440000',
 };
 
+// The catalog: the syrup is a product with a single variant, which carries the product's id.
+const MISSING_PRODUCT = 'products:Zw8Kd3Rt5Yh1Nq7Bv2Xc';
+const cad = (amount: number) => ({ amount, currency: 'CAD' });
+const price = cad(2499);
+const priceRange = { min: cad(2499), max: cad(2499) };
+const media = {
+  type: 'image',
+  url: 'https://portage.example/i/syrup.jpg',
+  alt_text: 'A 1 L can of amber maple syrup',
+  width: 1200,
+  height: 1200,
+};
+const rating = { value: 4.7, scale_min: 1, scale_max: 5, count: 212 };
+const description = { plain: 'Grade A amber maple syrup from the Beauce, bottled in Quebec.' };
+const variant = {
+  id: PRODUCT,
+  sku: 'PT-ERA-1L',
+  barcodes: [{ type: 'UPC', value: '062639300012' }],
+  title: 'Maple syrup, 1 L',
+  description,
+  url: 'https://portage.example/products/sirop-erable-1l',
+  price,
+  list_price: cad(2799),
+  // (2499 / 1000 ml) * 100 ml, rounded to the cent
+  unit_price: { ...cad(250), measure: { value: 1000, unit: 'ml' }, reference: { value: 100, unit: 'ml' } },
+  availability: { available: true, status: 'in_stock' },
+  media: [media],
+  seller: {
+    name: 'Portage',
+    links: [{ type: 'refund_policy', url: 'https://portage.example/returns', title: 'Returns' }],
+  },
+};
+const product = {
+  id: PRODUCT,
+  handle: 'sirop-erable-1l',
+  title: 'Maple syrup, 1 L',
+  description,
+  url: 'https://portage.example/products/sirop-erable-1l',
+  categories: [{ value: 'Food > Pantry > Syrups', taxonomy: 'merchant' }],
+  price_range: priceRange,
+  list_price_range: { min: cad(2799), max: cad(2799) },
+  media: [media],
+  variants: [variant],
+  rating,
+  tags: ['maple', 'quebec'],
+  metadata: { harvest: 'spring 2026' },
+};
+const catalogMeta = (capability: string) => ({
+  version: UCP_VERSION,
+  capabilities: { [capability]: [{ version: UCP_VERSION }] },
+});
+const searchRequest = {
+  query: 'maple syrup',
+  context: { ...context, currency: 'CAD', intent: 'a gift for a colleague abroad' },
+  signals,
+  attribution,
+  pagination: { limit: 20 },
+};
+const pagination = { cursor: 'eyJvZmZzZXQiOjIwfQ', has_next_page: true, total_count: 47 };
+const searchResponse = {
+  ucp: catalogMeta('dev.ucp.shopping.catalog.search'),
+  products: [product],
+  pagination,
+  messages: [{ type: 'info', code: 'member_pricing', content: 'Sign in for member prices' }],
+};
+const lookupRequest = {
+  ids: [PRODUCT, 'PT-ERA-1L', MISSING_PRODUCT],
+  filters: { price: { max: 5000 } },
+  context: { ...context, currency: 'CAD' },
+};
+const lookupResponse = {
+  ucp: catalogMeta('dev.ucp.shopping.catalog.lookup'),
+  products: [
+    {
+      ...product,
+      variants: [
+        {
+          ...variant,
+          inputs: [
+            { id: PRODUCT, match: 'exact' },
+            { id: 'PT-ERA-1L', match: 'exact' },
+          ],
+        },
+      ],
+    },
+  ],
+  messages: [{ type: 'info', code: 'not_found', content: MISSING_PRODUCT }],
+};
+const size = { name: 'Size', id: 'size_1l', label: '1 L' };
+const getProductRequest = {
+  id: PRODUCT,
+  selected: [size],
+  preferences: ['Size'],
+  filters: { price: { min: 0, max: 5000 } },
+  context: { ...context, currency: 'CAD' },
+};
+const detailProduct = {
+  ...product,
+  options: [{ name: 'Size', values: [{ id: 'size_1l', label: '1 L', available: true, exists: true }] }],
+  selected: [size],
+  variants: [{ ...variant, options: [size] }],
+};
+const getProductResponse = {
+  ucp: catalogMeta('dev.ucp.shopping.catalog.lookup'),
+  product: detailProduct,
+  messages: [
+    {
+      type: 'warning',
+      code: 'final_sale',
+      path: '$.product',
+      content: 'Food is **final sale**',
+      content_type: 'markdown',
+    },
+  ],
+};
+
 type Path = Array<string | number>;
 type Case = {
   name: string;
@@ -497,6 +629,82 @@ const cases: Case[] = [
     enumField: ['signing_keys', 0, 'crv'],
   },
   { name: 'MCP meta', schema: ucpMcpMeta, valid: mcpMeta, required: ['ucp-agent', 'profile'] },
+  { name: 'price', schema: ucpPrice, valid: price, required: ['currency'], integer: ['amount'] },
+  {
+    name: 'price range',
+    schema: ucpPriceRange,
+    valid: priceRange,
+    required: ['max'],
+    integer: ['min', 'amount'],
+  },
+  { name: 'media', schema: ucpMedia, valid: media, required: ['url'], integer: ['width'] },
+  { name: 'rating', schema: ucpRating, valid: rating, required: ['scale_max'], integer: ['count'] },
+  {
+    name: 'variant',
+    schema: ucpVariant,
+    valid: variant,
+    required: ['description'],
+    integer: ['unit_price', 'amount'],
+  },
+  {
+    name: 'product',
+    schema: ucpProduct,
+    valid: product,
+    required: ['price_range'],
+    integer: ['variants', 0, 'price', 'amount'],
+  },
+  {
+    name: 'pagination',
+    schema: ucpPagination,
+    valid: pagination,
+    required: ['has_next_page'],
+    integer: ['total_count'],
+  },
+  {
+    name: 'catalog search request',
+    schema: ucpCatalogSearchRequest,
+    valid: searchRequest,
+    required: ['query'], // the only input of this one
+    integer: ['pagination', 'limit'],
+  },
+  {
+    name: 'catalog search response',
+    schema: ucpCatalogSearchResponse,
+    valid: searchResponse,
+    required: ['products'],
+    enumField: ['ucp', 'status'],
+    integer: ['products', 0, 'variants', 0, 'price', 'amount'],
+  },
+  {
+    name: 'catalog lookup request',
+    schema: ucpCatalogLookupRequest,
+    valid: lookupRequest,
+    required: ['ids'],
+    integer: ['filters', 'price', 'max'],
+  },
+  {
+    name: 'catalog lookup response',
+    schema: ucpCatalogLookupResponse,
+    valid: lookupResponse,
+    required: ['products', 0, 'variants', 0, 'inputs'],
+    enumField: ['ucp', 'status'],
+    integer: ['products', 0, 'price_range', 'min', 'amount'],
+  },
+  {
+    name: 'get product request',
+    schema: ucpGetProductRequest,
+    valid: getProductRequest,
+    required: ['id'],
+    integer: ['filters', 'price', 'min'],
+  },
+  {
+    name: 'get product response',
+    schema: ucpGetProductResponse,
+    valid: getProductResponse,
+    required: ['product', 'selected'],
+    enumField: ['messages', 0, 'content_type'],
+    integer: ['product', 'variants', 0, 'list_price', 'amount'],
+  },
 ];
 
 /** A deep copy of `value` with `change` applied to the parent of `path`'s last key. */
@@ -895,6 +1103,125 @@ describe('UCP profiles', () => {
       },
     };
     expect(ok(ucpBusinessProfile, leaf)).toBe(false);
+  });
+});
+
+describe('UCP catalog', () => {
+  it('needs a query or at least one filter to search', () => {
+    const browse = { filters: { categories: ['Food > Pantry > Syrups'] } };
+    expect(ucpCatalogSearchRequest.parse(browse)).toEqual(browse);
+    expect(ok(ucpCatalogSearchRequest, { filters: { price: { max: 3000 } } })).toBe(true);
+    expect(ok(ucpCatalogSearchRequest, { filters: {} })).toBe(false);
+    expect(ok(ucpCatalogSearchRequest, { context })).toBe(false);
+    expect(
+      ok(ucpCatalogSearchRequest, { query: 'maple', filters: { 'example.portage.organic': true } }),
+    ).toBe(true);
+  });
+
+  it('takes price filters and pagination limits as integers from their minimum', () => {
+    expect(ok(ucpCatalogSearchRequest, { query: 'maple', filters: { price: { min: -1 } } })).toBe(false);
+    expect(ok(ucpCatalogSearchRequest, { query: 'maple', filters: { price: { max: 24.99 } } })).toBe(false);
+    expect(ok(ucpCatalogSearchRequest, setAt(searchRequest, ['pagination', 'limit'], 0))).toBe(false);
+  });
+
+  it('needs the cursor of a next page only', () => {
+    expect(ok(ucpPagination, without(pagination, ['cursor']))).toBe(false);
+    expect(ok(ucpPagination, { has_next_page: false, total_count: 1 })).toBe(true);
+    expect(ok(ucpPagination, setAt(pagination, ['total_count'], -1))).toBe(false);
+  });
+
+  it('answers an empty search with no products, and is not results when ucp.status is error', () => {
+    const empty = { ucp: catalogMeta('dev.ucp.shopping.catalog.search'), products: [] };
+    expect(ucpCatalogSearchResponse.parse(empty)).toEqual(empty);
+    expect(ok(ucpCatalogSearchResponse, setAt(empty, ['ucp', 'status'], 'error'))).toBe(false);
+    expect(ok(ucpCatalogLookupResponse, setAt(lookupResponse, ['ucp', 'status'], 'error'))).toBe(false);
+    expect(ok(ucpGetProductResponse, setAt(getProductResponse, ['ucp', 'status'], 'error'))).toBe(false);
+    expect(ok(ucpResponseCatalogMeta, { capabilities: {} })).toBe(false);
+  });
+
+  it('answers a product not found with the error response', () => {
+    const notFound = {
+      ucp: { ...catalogMeta('dev.ucp.shopping.catalog.lookup'), status: 'error' },
+      messages: [
+        {
+          type: 'error',
+          code: 'not_found',
+          content: `Product not found: ${MISSING_PRODUCT}`,
+          severity: 'unrecoverable',
+        },
+      ],
+    };
+    expect(ucpErrorResponse.parse(notFound)).toEqual(notFound);
+    expect(ok(ucpGetProductResponse, notFound)).toBe(false);
+  });
+
+  it('needs a product, its variants, a description and a price in ISO 4217 cents', () => {
+    expect(ok(ucpProduct, setAt(product, ['variants'], []))).toBe(false);
+    expect(ok(ucpProduct, setAt(product, ['description'], {}))).toBe(false);
+    expect(ok(ucpProduct, setAt(product, ['description'], { html: '<p>Sirop</p>' }))).toBe(true);
+    expect(ok(ucpPrice, setAt(price, ['currency'], 'cad'))).toBe(false);
+    expect(ok(ucpPrice, setAt(price, ['amount'], -1))).toBe(false);
+    expect(ok(ucpPrice, cad(0))).toBe(true); // free items
+    expect(ok(ucpVariant, setAt(variant, ['unit_price', 'currency'], 'Canadian dollars'))).toBe(false);
+  });
+
+  it('keeps open strings open: media type, availability status, barcode type, match', () => {
+    expect(ok(ucpMedia, setAt(media, ['type'], 'model_3d'))).toBe(true);
+    expect(ok(ucpVariant, setAt(variant, ['availability', 'status'], 'seasonal'))).toBe(true);
+    expect(ok(ucpVariant, setAt(variant, ['barcodes', 0, 'type'], 'GTIN'))).toBe(true);
+    expect(
+      ok(
+        ucpCatalogLookupResponse,
+        setAt(lookupResponse, ['products', 0, 'variants', 0, 'inputs', 0, 'match'], 'sku'),
+      ),
+    ).toBe(true);
+  });
+
+  it('holds media sizes, ratings and unit-price references to their bounds', () => {
+    expect(ok(ucpMedia, setAt(media, ['height'], 0))).toBe(false);
+    expect(ok(ucpRating, setAt(rating, ['scale_max'], 0.5))).toBe(false);
+    expect(ok(ucpRating, setAt(rating, ['value'], -1))).toBe(false);
+    expect(ok(ucpRating, setAt(rating, ['value'], 4.35))).toBe(true);
+    expect(ok(ucpVariant, setAt(variant, ['unit_price', 'measure', 'value'], 0.75))).toBe(true);
+    expect(ok(ucpVariant, setAt(variant, ['unit_price', 'reference', 'value'], 0.1))).toBe(false);
+  });
+
+  it('looks up at least one id, and each variant tells which ids resolved to it', () => {
+    expect(ok(ucpCatalogLookupRequest, { ids: [] })).toBe(false);
+    expect(ok(ucpCatalogLookupRequest, { ids: [PRODUCT, PRODUCT] })).toBe(true); // the business dedupes
+    const inputs = ['products', 0, 'variants', 0, 'inputs'];
+    expect(ok(ucpCatalogLookupResponse, setAt(lookupResponse, inputs, []))).toBe(false);
+    expect(ok(ucpCatalogLookupResponse, setAt(lookupResponse, [...inputs, 0], { match: 'exact' }))).toBe(
+      false,
+    );
+    expect(ok(ucpCatalogSearchResponse, searchResponse)).toBe(true); // search variants need no inputs
+  });
+
+  it('takes each option name once in a selection', () => {
+    const twice = setAt(getProductRequest, ['selected'], [size, { name: 'Size', label: '4 L' }]);
+    expect(ok(ucpGetProductRequest, twice)).toBe(false);
+    expect(ok(ucpGetProductRequest, without(getProductRequest, ['selected', 0, 'label']))).toBe(false);
+    expect(ok(ucpGetProductRequest, { id: PRODUCT })).toBe(true);
+    expect(ok(ucpGetProductResponse, setAt(getProductResponse, ['product', 'selected'], [size, size]))).toBe(
+      false,
+    );
+  });
+
+  it('needs the effective selections of a product with options only', () => {
+    const plain = without(without(getProductResponse, ['product', 'options']), ['product', 'selected']);
+    expect(ucpGetProductResponse.parse(plain)).toEqual(plain);
+    expect(ok(ucpGetProductResponse, setAt(getProductResponse, ['product', 'selected'], []))).toBe(true);
+    expect(
+      ok(ucpGetProductResponse, setAt(getProductResponse, ['product', 'options', 0, 'values'], [])),
+    ).toBe(false);
+  });
+
+  it('reads availability signals: an available value exists', () => {
+    expect(ok(ucpDetailOptionValue, { label: '4 L', available: false, exists: true })).toBe(true);
+    expect(ok(ucpDetailOptionValue, { label: '4 L', available: false, exists: false })).toBe(true);
+    expect(ok(ucpDetailOptionValue, { label: '4 L', available: true, exists: false })).toBe(false);
+    expect(ok(ucpDetailOptionValue, { label: '4 L', available: 'yes' })).toBe(false);
+    expect(ok(ucpDetailOptionValue, { available: true })).toBe(false);
   });
 });
 

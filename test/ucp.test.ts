@@ -6,7 +6,13 @@ import { eq } from 'drizzle-orm';
 import { httpbis } from 'http-message-signatures';
 import { exportJWK } from 'jose';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ucpBusinessProfile, ucpOrder } from '../src/contract/ucp.ts';
+import {
+  ucpBusinessProfile,
+  ucpCatalogLookupResponse,
+  ucpCatalogSearchResponse,
+  ucpGetProductResponse,
+  ucpOrder,
+} from '../src/contract/ucp.ts';
 import { acpSessions } from '../src/modules/acp/tables.ts';
 import { sandboxPaymentIntent } from '../src/modules/payments/providers/sandbox.ts';
 import { ACP_ON, AcpClient, issuePlatform, type Receiver, startReceiver } from './helpers/acp.ts';
@@ -77,6 +83,8 @@ describe('discovery', () => {
       'dev.ucp.shopping.fulfillment',
       'dev.ucp.shopping.discount',
       'dev.ucp.shopping.order',
+      'dev.ucp.shopping.catalog.search',
+      'dev.ucp.shopping.catalog.lookup',
       'dev.ucp.common.identity_linking',
     ]);
     expect(
@@ -619,5 +627,76 @@ describe('one buyer, two protocols', () => {
     expect(history.status).toBe(200);
     const checkouts = new Set(history.body.orders.map((o: { checkoutId?: string; id: string }) => o.id));
     expect(checkouts.size).toBe(2);
+  });
+});
+
+describe('the catalog', () => {
+  const post = (path: string, body: unknown) =>
+    t.api.post(`/ucp/v1/catalog/${path}`, body, ucp.headers({}, false));
+
+  it('searches by words and a price range, one variant per product, and pages with the cursor', async () => {
+    const word = `tuque${Date.now().toString(36)}`;
+    const made = [];
+    for (const price of [1500, 2500, 3500]) {
+      made.push(
+        await product(t.api, shop, { title: `Wool ${word} ${price}`, priceCents: price, stockQuantity: 3 }),
+      );
+    }
+    const first = await post('search', {
+      query: word,
+      filters: { price: { min: 2000 } },
+      pagination: { limit: 1 },
+    });
+    expect(first.status, JSON.stringify(first.body)).toBe(200);
+    const page1 = ucpCatalogSearchResponse.parse(first.body);
+    expect(page1.ucp.capabilities).toEqual({
+      'dev.ucp.shopping.catalog.search': [{ version: '2026-04-08' }],
+    });
+    expect(page1.pagination).toMatchObject({ has_next_page: true, total_count: 2 });
+    const [shown] = page1.products;
+    expect(shown!.variants).toEqual([
+      expect.objectContaining({
+        id: shown!.id,
+        price: { amount: shown!.price_range.min.amount, currency: 'CAD' },
+        availability: { available: true, status: 'in_stock' },
+      }),
+    ]);
+    const second = ucpCatalogSearchResponse.parse(
+      (
+        await post('search', {
+          query: word,
+          filters: { price: { min: 2000 } },
+          pagination: { limit: 1, cursor: page1.pagination!.cursor },
+        })
+      ).body,
+    );
+    expect(second.pagination?.has_next_page).toBe(false);
+    expect([shown!.id, second.products[0]!.id].sort()).toEqual([made[1]!.id, made[2]!.id].sort());
+    expect((await post('search', { query: word, pagination: { cursor: 'not-ours' } })).body.code).toBe(
+      'invalid_request',
+    );
+  });
+
+  it('looks products up by id, naming those not found; one product; an unknown one is not_found', async () => {
+    const p = await product(t.api, shop, { priceCents: 1900, stockQuantity: 0 });
+    const looked = ucpCatalogLookupResponse.parse(
+      (await post('lookup', { ids: [p.id, 'products:nope'] })).body,
+    );
+    expect(looked.products.map((x) => x.id)).toEqual([p.id]);
+    expect(looked.products[0]!.variants[0]).toMatchObject({
+      inputs: [{ id: p.id, match: 'exact' }],
+      availability: { available: false, status: 'out_of_stock' },
+    });
+    expect(looked.messages).toEqual([
+      { type: 'info', code: 'not_found', content: 'Not found: products:nope' },
+    ]);
+    const one = ucpGetProductResponse.parse((await post('product', { id: p.id })).body);
+    expect(one.product).toMatchObject({
+      id: p.id,
+      title: p.title,
+      description: { plain: expect.any(String) },
+    });
+    const none = await post('product', { id: 'products:nope' });
+    expect(none.body).toMatchObject({ ucp: { status: 'error' }, messages: [{ code: 'not_found' }] });
   });
 });

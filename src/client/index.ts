@@ -507,14 +507,23 @@ export class PortageClient {
     return this.#ucp('GET', `/orders/${segment(id)}`, meta);
   }
 
+  /** POST /ucp/v1/catalog/search, /catalog/lookup, /catalog/product: reads (no Idempotency-Key). */
+  ucpCatalog(
+    operation: 'search' | 'lookup' | 'product',
+    catalog: unknown,
+    meta: UcpRequestMeta,
+  ): Promise<Record<string, unknown>> {
+    return this.#ucp('POST', `/catalog/${operation}`, meta, { body: catalog });
+  }
+
   async #ucp(
     method: 'GET' | 'POST' | 'PUT',
     path: string,
     meta: UcpRequestMeta,
-    write?: { operation: string; body: unknown },
+    write?: { operation?: string; body: unknown },
   ): Promise<Record<string, unknown>> {
     const profile = meta['ucp-agent'].profile.replace(/["\\]/g, '');
-    const idempotencyKey = write
+    const idempotencyKey = write?.operation
       ? (meta['idempotency-key'] ?? acpIdempotencyKey(`ucp ${write.operation}`, profile, write.body))
       : undefined;
     return (await this.request(method, `/ucp/v1${path}`, {

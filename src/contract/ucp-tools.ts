@@ -6,11 +6,17 @@
 import { z } from 'zod';
 import type { Tool, ToolAnnotations } from './tools.ts';
 import {
+  ucpCatalogLookupRequest,
+  ucpCatalogLookupResponse,
+  ucpCatalogSearchRequest,
+  ucpCatalogSearchResponse,
   ucpCheckout,
   ucpCheckoutCompleteRequest,
   ucpCheckoutCreateRequest,
   ucpCheckoutUpdateRequest,
   ucpErrorResponse,
+  ucpGetProductRequest,
+  ucpGetProductResponse,
   ucpOrder,
 } from './ucp.ts';
 
@@ -47,7 +53,16 @@ const OUTCOMES =
 
 export interface UcpTool extends Tool<z.ZodObject, z.ZodType> {
   /** The REST call it makes. */
-  operation: 'create' | 'get' | 'update' | 'complete' | 'cancel' | 'get_order';
+  operation:
+    | 'create'
+    | 'get'
+    | 'update'
+    | 'complete'
+    | 'cancel'
+    | 'get_order'
+    | 'search'
+    | 'lookup'
+    | 'product';
 }
 
 const tool = (t: Omit<UcpTool, 'output'> & { output?: z.ZodType }): UcpTool =>
@@ -104,5 +119,34 @@ export const UCP_TOOLS: readonly UcpTool[] = [
     output: z.union([ucpOrder, ucpErrorResponse]),
     annotations: annotations(true, false),
     operation: 'get_order',
+  }),
+  tool({
+    name: 'search_catalog',
+    title: 'Search the catalog',
+    description:
+      'Searches products by words and filters (categories, a price range in cents); pages with pagination.cursor. ' +
+      'Each product has one variant, whose id is what a checkout line item takes.',
+    input: z.strictObject({ meta: ucpToolMeta, catalog: ucpCatalogSearchRequest }),
+    output: z.union([ucpCatalogSearchResponse, ucpErrorResponse]),
+    annotations: annotations(true, false),
+    operation: 'search',
+  }),
+  tool({
+    name: 'lookup_catalog',
+    title: 'Look products up',
+    description: 'Products by id (at most 50); ids not found are named in an info message.',
+    input: z.strictObject({ meta: ucpToolMeta, catalog: ucpCatalogLookupRequest }),
+    output: z.union([ucpCatalogLookupResponse, ucpErrorResponse]),
+    annotations: annotations(true, false),
+    operation: 'lookup',
+  }),
+  tool({
+    name: 'get_product',
+    title: 'Get a product',
+    description: 'One product by id; a business outcome with ucp.status "error" when it is not found.',
+    input: z.strictObject({ meta: ucpToolMeta, catalog: ucpGetProductRequest }),
+    output: z.union([ucpGetProductResponse, ucpErrorResponse]),
+    annotations: annotations(true, false),
+    operation: 'product',
   }),
 ];

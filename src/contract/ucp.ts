@@ -422,6 +422,9 @@ export const ucpResponseCheckoutMeta = z.looseObject({
 /** ucp.json#/$defs/response_order_schema (the order GET and the order webhook body). */
 export const ucpResponseOrderMeta = z.looseObject(envelope);
 
+/** ucp.json#/$defs/response_catalog_schema (search, lookup and get_product responses): version only. */
+export const ucpResponseCatalogMeta = z.looseObject(envelope);
+
 /** ucp.json#/$defs/error: status must be "error". */
 export const ucpErrorMeta = z.looseObject({ ...envelope, status: z.literal('error') });
 
@@ -938,6 +941,275 @@ export const ucpOrder = z
     path: ['ucp', 'status'],
   });
 
+// --- The catalog: catalog_search.json, catalog_lookup.json and their types/*.json ---------------------
+
+/** types/price.json: the currency is held to ^[A-Z]{3}$ by the schema itself. */
+export const ucpPrice = z.looseObject({ amount, currency: currencyCode });
+
+/**
+ * types/price_range.json. min <= max and one currency for both are implied by the names only, not
+ * stated: not enforced.
+ */
+export const ucpPriceRange = z.looseObject({ min: ucpPrice, max: ucpPrice });
+
+/** types/media.json: `type` is open (image, video, model_3d, ...). */
+export const ucpMedia = z.looseObject({
+  type: z.string(),
+  url: uri,
+  alt_text: z.string().optional(),
+  width: int.min(1).optional(),
+  height: int.min(1).optional(),
+});
+
+/** types/rating.json. value within [scale_min, scale_max] is not stated: not enforced. */
+export const ucpRating = z.looseObject({
+  value: z.number().min(0),
+  scale_min: z.number().min(0).optional(), // default 1 (not filled in here)
+  scale_max: z.number().min(1),
+  count: int.min(0).optional(),
+});
+
+/** types/category.json: `taxonomy` is open (google_product_category, shopify, merchant, ...). */
+export const ucpCategory = z.looseObject({ value: z.string(), taxonomy: z.string().optional() });
+
+/** types/option_value.json */
+export const ucpOptionValue = z.looseObject({ id: z.string().optional(), label: z.string() });
+
+/** types/product_option.json */
+export const ucpProductOption = z.looseObject({ name: z.string(), values: z.array(ucpOptionValue).min(1) });
+
+/** types/selected_option.json: `id`, when present, is an option_value.id the server SHOULD match on. */
+export const ucpSelectedOption = z.looseObject({
+  name: z.string(),
+  id: z.string().optional(),
+  label: z.string(),
+});
+
+/** lookup.md §Option Selection: "Each option name MUST appear at most once" in `selected`. */
+const selectedOptions = z
+  .array(ucpSelectedOption)
+  .refine((options) => new Set(options.map((o) => o.name)).size === options.length, {
+    message: 'each option name may appear at most once',
+  });
+
+/**
+ * types/detail_option_value.json (option_value + availability signals). lookup.md §Output: Availability
+ * Signals lists available/exists as true/true, false/true and false/false: a purchasable value exists,
+ * so available: true with exists: false is refused.
+ */
+export const ucpDetailOptionValue = ucpOptionValue
+  .extend({ available: z.boolean().optional(), exists: z.boolean().optional() })
+  .refine((v) => !(v.available === true && v.exists === false), {
+    message: 'an available value must exist',
+    path: ['exists'],
+  });
+
+/** variant.json `unit_price`: amount precomputed by the business, (price / measure.value) * reference.value. */
+export const ucpUnitPrice = z.looseObject({
+  amount,
+  currency: currencyCode, // pattern ^[A-Z]{3}$ in the schema
+  measure: z.looseObject({ value: z.number(), unit: z.string() }), // e.g. 750 ml
+  reference: z.looseObject({ value: int, unit: z.string() }), // e.g. per 100 ml
+});
+
+/**
+ * types/variant.json: its `id` is the item.id of checkout line items. availability.status and
+ * barcodes[].type are open strings (in_stock, backorder, preorder, out_of_stock, discontinued; UPC, EAN,
+ * ISBN, GTIN, JAN).
+ */
+export const ucpVariant = z.looseObject({
+  id: z.string(),
+  sku: z.string().optional(),
+  barcodes: z.array(z.looseObject({ type: z.string(), value: z.string() })).optional(),
+  handle: z.string().optional(),
+  title: z.string(),
+  description: ucpDescription,
+  url: uri.optional(),
+  categories: z.array(ucpCategory).optional(),
+  price: ucpPrice,
+  list_price: ucpPrice.optional(),
+  unit_price: ucpUnitPrice.optional(),
+  availability: z
+    .looseObject({ available: z.boolean().optional(), status: z.string().optional() })
+    .optional(),
+  options: z.array(ucpSelectedOption).optional(),
+  media: z.array(ucpMedia).optional(),
+  rating: ucpRating.optional(),
+  tags: z.array(z.string()).optional(),
+  metadata: freeObject.optional(),
+  seller: z.looseObject({ name: z.string().optional(), links: z.array(ucpLink).optional() }).optional(),
+});
+
+/**
+ * types/product.json. price_range spans all the product's variants, not only the ones a response
+ * carries (lookup returns the featured one, get_product a subset), so it is not checked against them.
+ */
+export const ucpProduct = z.looseObject({
+  id: z.string(),
+  handle: z.string().optional(),
+  title: z.string(),
+  description: ucpDescription,
+  url: uri.optional(),
+  categories: z.array(ucpCategory).optional(),
+  price_range: ucpPriceRange,
+  list_price_range: ucpPriceRange.optional(),
+  media: z.array(ucpMedia).optional(), // the first is featured
+  options: z.array(ucpProductOption).optional(),
+  variants: z.array(ucpVariant).min(1), // the first is featured
+  rating: ucpRating.optional(),
+  tags: z.array(z.string()).optional(),
+  metadata: freeObject.optional(),
+});
+
+/** types/price_filter.json: amounts in context.currency (businesses SHOULD convert, MAY ignore). */
+export const ucpPriceFilter = z.looseObject({ min: amount.optional(), max: amount.optional() });
+
+/** types/search_filters.json (additionalProperties: true: businesses MAY add custom filters). */
+export const ucpSearchFilters = z.looseObject({
+  categories: z.array(z.string()).optional(), // OR among them; matched against categories[].value
+  price: ucpPriceFilter.optional(),
+});
+
+/** pagination.json#/$defs/request */
+export const ucpPaginationRequest = z.looseObject({
+  cursor: z.string().optional(),
+  limit: int.min(1).optional(), // default 10; businesses MAY clamp it
+});
+
+/** pagination.json#/$defs/response: if has_next_page is true, cursor is required (if/then). */
+export const ucpPagination = z
+  .looseObject({
+    cursor: z.string().optional(),
+    has_next_page: z.boolean(),
+    total_count: int.min(0).optional(),
+  })
+  .refine((p) => !p.has_next_page || p.cursor !== undefined, {
+    message: 'a next page needs its cursor',
+    path: ['cursor'],
+  });
+
+/** types/input_correlation.json: `match` is open (exact, featured, ...). */
+export const ucpInputCorrelation = z.looseObject({ id: z.string(), match: z.string().optional() });
+
+const catalogInputs = {
+  context: ucpContext.optional(),
+  signals: ucpSignals.optional(),
+  attribution: ucpAttribution.optional(),
+};
+
+/**
+ * catalog_search.json#/$defs/search_request. Every field is optional in the schema, but search.md
+ * §Search Inputs: a request MUST include a query, one or more filters "or an extension-defined input",
+ * and implementations MUST validate that it has one they recognize. We negotiate no input extension, so
+ * a query (any string) or a filters object with at least one key is required.
+ */
+export const ucpCatalogSearchRequest = z
+  .looseObject({
+    query: z.string().optional(),
+    ...catalogInputs,
+    filters: ucpSearchFilters.optional(),
+    pagination: ucpPaginationRequest.optional(),
+  })
+  .refine((r) => r.query !== undefined || (r.filters !== undefined && Object.keys(r.filters).length > 0), {
+    message: 'a search needs a query or at least one filter',
+    path: ['query'],
+  });
+
+/**
+ * A catalog response with `ucp.status: "error"` is an error response (types/error_response.json), not a
+ * catalog payload (checkout.md §Error Handling: ucp.status is the shape discriminator; catalog/rest.md
+ * §Product Not Found).
+ */
+const notAnError = (what: string) => (body: { ucp: { status?: string } }, ctx: z.RefinementCtx) => {
+  if (body.ucp.status !== 'error') return;
+  ctx.addIssue({
+    code: 'custom',
+    message: `ucp.status "error" means an error response, not ${what}`,
+    path: ['ucp', 'status'],
+  });
+};
+
+// catalog/index.md says every catalog error has severity "recoverable", but catalog/rest.md §Product Not
+// Found answers with "unrecoverable": severity is left to the message schema.
+
+/** catalog_search.json#/$defs/search_response: products may be [] (no match is not an error). */
+export const ucpCatalogSearchResponse = z
+  .looseObject({
+    ucp: ucpResponseCatalogMeta,
+    products: z.array(ucpProduct),
+    pagination: ucpPagination.optional(),
+    messages: z.array(ucpMessage).optional(),
+  })
+  .superRefine(notAnError('search results'));
+
+/**
+ * catalog_lookup.json#/$defs/lookup_request. lookup.md: duplicate ids are deduplicated by the business
+ * (so allowed here); a business MAY cap the batch (400 request_too_large), not a schema rule.
+ */
+export const ucpCatalogLookupRequest = z.looseObject({
+  ids: z.array(z.string()).min(1), // product and variant ids MUST be supported; SKU, handle, ... MAY
+  filters: ucpSearchFilters.optional(),
+  ...catalogInputs,
+});
+
+/** catalog_lookup.json#/$defs/lookup_variant: which request ids resolved to the variant, and how. */
+export const ucpLookupVariant = ucpVariant.extend({ inputs: z.array(ucpInputCorrelation).min(1) });
+
+/** A lookup_response product: types/product.json whose variants are lookup variants. */
+export const ucpLookupProduct = ucpProduct.extend({ variants: z.array(ucpLookupVariant).min(1) });
+
+/** catalog_lookup.json#/$defs/lookup_response: ids not found are left out (MAY be named in info messages). */
+export const ucpCatalogLookupResponse = z
+  .looseObject({
+    ucp: ucpResponseCatalogMeta,
+    products: z.array(ucpLookupProduct),
+    messages: z.array(ucpMessage).optional(),
+  })
+  .superRefine(notAnError('lookup results'));
+
+/** catalog_lookup.json#/$defs/get_product_request: `id` is a product or a variant id. */
+export const ucpGetProductRequest = z.looseObject({
+  id: z.string(),
+  selected: selectedOptions.optional(), // partial selections are valid
+  preferences: z.array(z.string()).optional(), // option names, relaxed from the end first
+  filters: ucpSearchFilters.optional(),
+  ...catalogInputs,
+});
+
+/** catalog_lookup.json#/$defs/detail_product `options[]`: a product_option whose values carry signals. */
+export const ucpDetailProductOption = z.looseObject({
+  name: z.string(),
+  values: z.array(ucpDetailOptionValue).min(1),
+});
+
+/**
+ * catalog_lookup.json#/$defs/detail_product: types/product.json + the effective `selected` and options
+ * with availability signals. Its `selected` is described as "Required when the product has configurable
+ * options" (and lookup.md §Output: Effective Selections MUST), which the schema does not enforce: we do,
+ * reading "configurable options" as a non-empty `options`. `selected` may be partial (relaxation).
+ */
+export const ucpDetailProduct = ucpProduct
+  .extend({
+    selected: selectedOptions.optional(),
+    options: z.array(ucpDetailProductOption).optional(),
+  })
+  .refine((p) => p.options === undefined || p.options.length === 0 || p.selected !== undefined, {
+    message: 'a product with options carries its effective selections',
+    path: ['selected'],
+  });
+
+/**
+ * catalog_lookup.json#/$defs/get_product_response. REST and MCP answer it oneOf types/error_response.json
+ * (ucpErrorResponse), which is what a product not found gets.
+ */
+export const ucpGetProductResponse = z
+  .looseObject({
+    ucp: ucpResponseCatalogMeta,
+    product: ucpDetailProduct,
+    messages: z.array(ucpMessage).optional(),
+  })
+  .superRefine(notAnError('a product'));
+
 // --- Profiles: discovery/profile_schema.json ----------------------------------------------------------
 
 /**
@@ -1092,6 +1364,34 @@ export type UcpExpectation = z.infer<typeof ucpExpectation>;
 export type UcpFulfillmentEvent = z.infer<typeof ucpFulfillmentEvent>;
 export type UcpAdjustment = z.infer<typeof ucpAdjustment>;
 export type UcpOrder = z.infer<typeof ucpOrder>;
+export type UcpResponseCatalogMeta = z.infer<typeof ucpResponseCatalogMeta>;
+export type UcpPrice = z.infer<typeof ucpPrice>;
+export type UcpPriceRange = z.infer<typeof ucpPriceRange>;
+export type UcpMedia = z.infer<typeof ucpMedia>;
+export type UcpRating = z.infer<typeof ucpRating>;
+export type UcpCategory = z.infer<typeof ucpCategory>;
+export type UcpOptionValue = z.infer<typeof ucpOptionValue>;
+export type UcpProductOption = z.infer<typeof ucpProductOption>;
+export type UcpSelectedOption = z.infer<typeof ucpSelectedOption>;
+export type UcpDetailOptionValue = z.infer<typeof ucpDetailOptionValue>;
+export type UcpUnitPrice = z.infer<typeof ucpUnitPrice>;
+export type UcpVariant = z.infer<typeof ucpVariant>;
+export type UcpProduct = z.infer<typeof ucpProduct>;
+export type UcpPriceFilter = z.infer<typeof ucpPriceFilter>;
+export type UcpSearchFilters = z.infer<typeof ucpSearchFilters>;
+export type UcpPaginationRequest = z.infer<typeof ucpPaginationRequest>;
+export type UcpPagination = z.infer<typeof ucpPagination>;
+export type UcpInputCorrelation = z.infer<typeof ucpInputCorrelation>;
+export type UcpCatalogSearchRequest = z.infer<typeof ucpCatalogSearchRequest>;
+export type UcpCatalogSearchResponse = z.infer<typeof ucpCatalogSearchResponse>;
+export type UcpCatalogLookupRequest = z.infer<typeof ucpCatalogLookupRequest>;
+export type UcpLookupVariant = z.infer<typeof ucpLookupVariant>;
+export type UcpLookupProduct = z.infer<typeof ucpLookupProduct>;
+export type UcpCatalogLookupResponse = z.infer<typeof ucpCatalogLookupResponse>;
+export type UcpGetProductRequest = z.infer<typeof ucpGetProductRequest>;
+export type UcpDetailProductOption = z.infer<typeof ucpDetailProductOption>;
+export type UcpDetailProduct = z.infer<typeof ucpDetailProduct>;
+export type UcpGetProductResponse = z.infer<typeof ucpGetProductResponse>;
 export type UcpSigningKey = z.infer<typeof ucpSigningKey>;
 export type UcpIdentityLinkingConfig = z.infer<typeof ucpIdentityLinkingConfig>;
 export type UcpPlatformOrderConfig = z.infer<typeof ucpPlatformOrderConfig>;

@@ -54,7 +54,7 @@ const TOOL_LIST = UCP_TOOLS.map((t) => ({
   annotations: { title: t.title, ...t.annotations },
 })) as ListToolsResult['tools'];
 
-type Args = { meta: UcpRequestMeta; id?: string; checkout?: unknown };
+type Args = { meta: UcpRequestMeta; id?: string; checkout?: unknown; catalog?: unknown };
 
 const CALLS: Record<UcpTool['operation'], (c: PortageClient, a: Args) => Promise<Record<string, unknown>>> = {
   create: (c, a) => c.createUcpCheckout(a.checkout, a.meta),
@@ -63,6 +63,9 @@ const CALLS: Record<UcpTool['operation'], (c: PortageClient, a: Args) => Promise
   complete: (c, a) => c.completeUcpCheckout(a.id!, a.checkout, a.meta),
   cancel: (c, a) => c.cancelUcpCheckout(a.id!, a.meta),
   get_order: (c, a) => c.getUcpOrder(a.id!, a.meta),
+  search: (c, a) => c.ucpCatalog('search', a.catalog, a.meta),
+  lookup: (c, a) => c.ucpCatalog('lookup', a.catalog, a.meta),
+  product: (c, a) => c.ucpCatalog('product', a.catalog, a.meta),
 };
 
 /** A server acting through `client` (the caller's credential). */

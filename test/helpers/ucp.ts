@@ -73,6 +73,8 @@ export function platformProfile(webhookUrl: string, capabilities?: Capabilities,
         'dev.ucp.shopping.order': cap('order', 'shopping/order.json', {
           config: { webhook_url: webhookUrl },
         }),
+        'dev.ucp.shopping.catalog.search': cap('catalog/search', 'shopping/catalog_search.json'),
+        'dev.ucp.shopping.catalog.lookup': cap('catalog/lookup', 'shopping/catalog_lookup.json'),
       },
       payment_handlers: {},
     },

@@ -10,11 +10,19 @@ import type { AuthUser, RequestContext } from '../context.ts';
 import { authenticatePlatform } from '../platforms/service.ts';
 import { UcpFailure } from './errors.ts';
 
-export type UcpNeed = 'checkout' | 'order';
+export type UcpNeed = 'checkout' | 'order' | 'catalog';
 
 const SCOPES: Record<UcpNeed, string[]> = {
   checkout: ['dev.ucp.shopping.checkout:manage', 'shop'],
   order: ['dev.ucp.shopping.order:read', 'dev.ucp.shopping.order:manage', 'orders'],
+  // The catalog is public to any linked platform: whatever it was granted.
+  catalog: [
+    'dev.ucp.shopping.checkout:manage',
+    'shop',
+    'dev.ucp.shopping.order:read',
+    'dev.ucp.shopping.order:manage',
+    'orders',
+  ],
 };
 
 /** A refusal with the challenge RFC 6750 (and UCP's identity linking) asks of a 401 or 403. */

@@ -16,6 +16,8 @@ export const FULFILLMENT = 'dev.ucp.shopping.fulfillment';
 export const DISCOUNT = 'dev.ucp.shopping.discount';
 export const ORDER = 'dev.ucp.shopping.order';
 export const IDENTITY_LINKING = 'dev.ucp.common.identity_linking';
+export const CATALOG_SEARCH = 'dev.ucp.shopping.catalog.search';
+export const CATALOG_LOOKUP = 'dev.ucp.shopping.catalog.lookup';
 
 /** Where UCP's REST operations live: `{endpoint}/checkout-sessions`, `{endpoint}/orders/{id}`. */
 export const REST_PREFIX = '/ucp/v1';
@@ -80,6 +82,8 @@ export function businessProfile(deps: {
         ...capability(FULFILLMENT, 'fulfillment', 'shopping/fulfillment.json', CHECKOUT),
         ...capability(DISCOUNT, 'discount', 'shopping/discount.json', CHECKOUT),
         ...capability(ORDER, 'order', 'shopping/order.json'),
+        ...capability(CATALOG_SEARCH, 'catalog/search', 'shopping/catalog_search.json'),
+        ...capability(CATALOG_LOOKUP, 'catalog/lookup', 'shopping/catalog_lookup.json'),
         [IDENTITY_LINKING]: [
           {
             version: UCP_VERSION,

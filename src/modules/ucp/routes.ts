@@ -12,11 +12,17 @@ import {
   UCP_VERSION,
   type UcpErrorResponse,
   type UcpPlatformProfile,
+  ucpCatalogLookupRequest,
+  ucpCatalogLookupResponse,
+  ucpCatalogSearchRequest,
+  ucpCatalogSearchResponse,
   ucpCheckout,
   ucpCheckoutCompleteRequest,
   ucpCheckoutCreateRequest,
   ucpCheckoutUpdateRequest,
   ucpErrorResponse,
+  ucpGetProductRequest,
+  ucpGetProductResponse,
   ucpOrder,
   ucpProtocolError,
 } from '../../contract/ucp.ts';
@@ -27,12 +33,14 @@ import { AcpFailure } from '../acp/errors.ts';
 import { acpHandlers } from '../acp/handlers.ts';
 import type { AcpDeps } from '../acp/sessions.ts';
 import type { AuthService } from '../auth/service.ts';
+import type { SearchEngine } from '../search/service.ts';
 import { capabilitiesFor, type Negotiated, negotiate, type Profiles, profileUrlOf } from './agent.ts';
 import { UcpAuthFailure, ucpCallerOf } from './caller.ts';
+import { lookupCatalog, productOfCatalog, searchCatalog } from './catalog.ts';
 import { UcpFailure } from './errors.ts';
 import type { UcpKeyRing } from './keys.ts';
 import { getUcpOrder } from './orders.ts';
-import { businessProfile, CHECKOUT, ORDER, REST_PREFIX } from './profile.ts';
+import { businessProfile, CATALOG_LOOKUP, CATALOG_SEARCH, CHECKOUT, ORDER, REST_PREFIX } from './profile.ts';
 import {
   cancelUcpSession,
   completeUcpSession,
@@ -43,6 +51,8 @@ import {
 import { verifyRequestSignature } from './signatures.ts';
 
 export type UcpRouteDeps = Omit<AcpDeps, 'handlers'> & {
+  /** The search engine GET /search/products uses (catalog search). */
+  search: SearchEngine;
   auth: AuthService;
   keys: UcpKeyRing;
   /** The platforms' profiles, fetched and cached (shared with the webhooks' deliverer). */
@@ -195,6 +205,87 @@ export function ucpRoutes(routeDeps: UcpRouteDeps) {
           return cancelUcpSession(req.ctx, deps, c.who, c.negotiated, req.params.id);
         },
       );
+      // The catalog: POSTs that read (no Idempotency-Key), each needing its capability.
+      const CATALOG = { auth: 'public', limit: 'search', otherFormat: true } as const;
+      const catalogCaller = (req: FastifyRequest, capability: string) => {
+        const c = callerOf(req);
+        return c.negotiated.has(capability) ? c : undefined;
+      };
+      const incompatible = (capability: string) =>
+        businessError(
+          'capabilities_incompatible',
+          `The platform's profile and ours share no ${capability} version`,
+          {},
+        );
+      const catalogMeta = (c: Caller, capability: string) => ({
+        version: UCP_VERSION,
+        capabilities: capabilitiesFor(c.negotiated, capability),
+      });
+      app.post(
+        `${REST_PREFIX}/catalog/search`,
+        {
+          config: CATALOG,
+          bodyLimit: BODY_LIMIT,
+          schema: {
+            tags,
+            summary: 'UCP: search the catalog',
+            body: ucpCatalogSearchRequest,
+            response: { 200: z.union([ucpCatalogSearchResponse, ucpErrorResponse]), ...protocolErrors },
+          },
+        },
+        async (req) => {
+          const c = catalogCaller(req, CATALOG_SEARCH);
+          if (!c) return incompatible(CATALOG_SEARCH);
+          return {
+            ucp: catalogMeta(c, CATALOG_SEARCH),
+            ...(await searchCatalog(req.ctx, routeDeps.search, req.body)),
+          };
+        },
+      );
+      app.post(
+        `${REST_PREFIX}/catalog/lookup`,
+        {
+          config: CATALOG,
+          bodyLimit: BODY_LIMIT,
+          schema: {
+            tags,
+            summary: 'UCP: look products up by id',
+            body: ucpCatalogLookupRequest,
+            response: { 200: z.union([ucpCatalogLookupResponse, ucpErrorResponse]), ...protocolErrors },
+          },
+        },
+        async (req) => {
+          const c = catalogCaller(req, CATALOG_LOOKUP);
+          if (!c) return incompatible(CATALOG_LOOKUP);
+          return { ucp: catalogMeta(c, CATALOG_LOOKUP), ...(await lookupCatalog(req.ctx, req.body)) };
+        },
+      );
+      app.post(
+        `${REST_PREFIX}/catalog/product`,
+        {
+          config: CATALOG,
+          bodyLimit: BODY_LIMIT,
+          schema: {
+            tags,
+            summary: 'UCP: one product',
+            body: ucpGetProductRequest,
+            response: { 200: z.union([ucpGetProductResponse, ucpErrorResponse]), ...protocolErrors },
+          },
+        },
+        async (req) => {
+          const c = catalogCaller(req, CATALOG_LOOKUP);
+          if (!c) return incompatible(CATALOG_LOOKUP);
+          const found = await productOfCatalog(req.ctx, req.body);
+          if (!found) {
+            return businessError(
+              'not_found',
+              `Product ${req.body.id.slice(0, 64)} not found`,
+              capabilitiesFor(c.negotiated, CATALOG_LOOKUP),
+            );
+          }
+          return { ucp: catalogMeta(c, CATALOG_LOOKUP), ...found };
+        },
+      );
       app.get(
         `${REST_PREFIX}/orders/:id`,
         {
@@ -280,7 +371,12 @@ function ucpConventions(
 
     const apiKey = req.headers['x-api-key'];
     const token = bearerToken(req.headers.authorization) ?? (typeof apiKey === 'string' ? apiKey : undefined);
-    const need = req.routeOptions.url?.startsWith(`${REST_PREFIX}/orders/`) ? 'order' : 'checkout';
+    const route = req.routeOptions.url ?? '';
+    const need = route.startsWith(`${REST_PREFIX}/orders/`)
+      ? 'order'
+      : route.startsWith(`${REST_PREFIX}/catalog/`)
+        ? 'catalog'
+        : 'checkout';
     const who = await ucpCallerOf(req.ctx, deps.auth, token, need);
     // What rate limits count and Idempotency-Keys are scoped by: the platform, or the person.
     if ('platform' in who) req.ctx.principal = `platform:${who.platform.id}`;
