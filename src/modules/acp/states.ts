@@ -1,4 +1,4 @@
-// An ACP checkout session's lifecycle (machine.ts), mapped onto the Portage checkout that holds
+// An adapter checkout session's lifecycle, ACP's and UCP's (machine.ts), mapped onto the Portage checkout that holds
 // its stock (docs/acp.md "The session machine"). A quote either holds (ready_for_payment) or
 // leaves messages to fix (not_ready_for_payment); paying passes through complete_in_progress
 // while the provider answers. `completed` is also read from the checkout (its payment) and

@@ -123,6 +123,6 @@ export async function lookupCatalog(ctx: RequestContext, input: UcpCatalogLookup
 export async function productOfCatalog(ctx: RequestContext, input: UcpGetProductRequest) {
   if (!/^products:[A-Za-z0-9_-]{1,40}$/.test(input.id)) return undefined;
   const [item] = await listItemsByIds(ctx, [input.id]);
-  if (!item || item.status !== 'active') return undefined;
+  if (item?.status !== 'active') return undefined;
   return { product: ucpProductOf(item) };
 }
