@@ -19,26 +19,24 @@ function webhookUrlProblem(value: string): string | undefined {
   return 'must use https, or http on a loopback host (127.0.0.1, [::1], localhost)';
 }
 
-const webhookUrl = z
-  .string()
-  .max(MAX_URL_LENGTH, `must be at most ${MAX_URL_LENGTH} characters`)
-  .superRefine((value, ctx) => {
-    const problem = webhookUrlProblem(value);
-    if (problem) ctx.addIssue({ code: 'custom', message: problem });
-  })
-  .describe('Where the service POSTs signed order events: https, or http on a loopback host');
+/** A URL a platform gives us: https, or http on a loopback host; no credentials or fragment. */
+const platformUrl = () =>
+  z
+    .string()
+    .max(MAX_URL_LENGTH, `must be at most ${MAX_URL_LENGTH} characters`)
+    .superRefine((value, ctx) => {
+      const problem = webhookUrlProblem(value);
+      if (problem) ctx.addIssue({ code: 'custom', message: problem });
+    });
+
+const webhookUrl = platformUrl().describe(
+  'Where the service POSTs signed order events: https, or http on a loopback host',
+);
 
 /** A UCP platform's profile URL: the same rule as a webhook URL (its requests must name this one). */
-const ucpProfileUrl = z
-  .string()
-  .max(MAX_URL_LENGTH, `must be at most ${MAX_URL_LENGTH} characters`)
-  .superRefine((value, ctx) => {
-    const problem = webhookUrlProblem(value);
-    if (problem) ctx.addIssue({ code: 'custom', message: problem });
-  })
-  .describe(
-    "The platform's UCP profile (what its UCP-Agent header names): https, or http on a loopback host. Without it the platform cannot use UCP",
-  );
+const ucpProfileUrl = platformUrl().describe(
+  "The platform's UCP profile (what its UCP-Agent header names): https, or http on a loopback host. Without it the platform cannot use UCP",
+);
 
 export const createPlatformBody = z.strictObject({
   name: z.string().trim().min(1, 'must not be empty').max(100, 'must be at most 100 characters'),

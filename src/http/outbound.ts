@@ -31,6 +31,37 @@ export function isPrivateAddress(address: string): boolean {
   return parsed.range() !== 'unicast';
 }
 
+/**
+ * Fetched documents, each kept for its max-age held between a floor and a ceiling (no-store: the
+ * floor), at most `max` of them: the least recently used goes first.
+ */
+/** What both kinds of documents are kept for: 1,000 at most, a minute to ten (the UCP spec's floor is a minute). */
+export const DOCUMENT_CACHE_LIMITS = { max: 1000, minSeconds: 60, maxSeconds: 600, defaultSeconds: 300 };
+
+export class DocumentCache<T> {
+  private readonly entries = new Map<string, { value: T; until: number }>();
+
+  constructor(
+    private readonly limits: { max: number; minSeconds: number; maxSeconds: number; defaultSeconds: number },
+  ) {}
+
+  get(url: string, now = Date.now()): T | undefined {
+    const hit = this.entries.get(url);
+    if (!hit || hit.until <= now) return undefined;
+    this.entries.delete(url);
+    this.entries.set(url, hit);
+    return hit.value;
+  }
+
+  set(url: string, value: T, maxAge: number | undefined, now = Date.now()): void {
+    const { minSeconds, maxSeconds, defaultSeconds } = this.limits;
+    const seconds = Math.min(maxSeconds, Math.max(minSeconds, maxAge ?? defaultSeconds));
+    this.entries.delete(url);
+    if (this.entries.size >= this.limits.max) this.entries.delete(this.entries.keys().next().value as string);
+    this.entries.set(url, { value, until: now + seconds * 1000 });
+  }
+}
+
 /** The fenced fetch's answer: the body's text, and the max-age its Cache-Control gave (0: not to be kept). */
 export interface FetchedDocument {
   body: string;

@@ -218,7 +218,7 @@ const quotable = (text: string) => text.replace(/["\\]/g, "'").replace(/[^\x20-\
 const HOP_BY_HOP = new Set(['host', 'connection', 'content-length', 'transfer-encoding', 'keep-alive']);
 
 /** The request as the SDK's web-standard handler takes it; the body goes as parsedBody. */
-function webRequest(req: FastifyRequest, origin: string): Request {
+export function webRequest(req: FastifyRequest, origin: string): Request {
   const headers = new Headers();
   for (const [name, value] of Object.entries(req.headers)) {
     if (value === undefined || HOP_BY_HOP.has(name)) continue;

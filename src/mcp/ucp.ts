@@ -19,6 +19,7 @@ import { PortageClient, UcpApiError, type UcpRequestMeta } from '../client/index
 import { inputProblems } from '../contract/errors.ts';
 import { TOOL_SERVER, toolJsonSchemas } from '../contract/tools.ts';
 import { UCP_TOOLS, type UcpTool } from '../contract/ucp-tools.ts';
+import { webRequest } from './http.ts';
 
 export interface UcpMcpOptions {
   /** A fetch that goes straight into the app (injectFetch), for the calls made for `outer`. */
@@ -171,22 +172,10 @@ export function ucpMcpRoutes(options: UcpMcpOptions) {
           maxRetries: 0,
         });
         const served = await handler();
-        const headers = new Headers();
-        for (const [name, value] of Object.entries(req.headers)) {
-          if (
-            value === undefined ||
-            ['host', 'connection', 'content-length', 'transfer-encoding'].includes(name)
-          )
-            continue;
-          headers.set(name, Array.isArray(value) ? value.join(', ') : value);
-        }
-        const response = await served.fetch(
-          new Request(new URL(req.url, origin), { method: req.method, headers }),
-          {
-            authInfo: { token, clientId: 'ucp', scopes: [], extra: { client, log: req.log } },
-            parsedBody: req.body,
-          },
-        );
+        const response = await served.fetch(webRequest(req, origin), {
+          authInfo: { token, clientId: 'ucp', scopes: [], extra: { client, log: req.log } },
+          parsedBody: req.body,
+        });
         return reply.send(response);
       },
     });

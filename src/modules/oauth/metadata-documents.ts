@@ -3,7 +3,7 @@
 // fetch is an outbound request chosen by a stranger, so it is fenced (src/http/outbound.ts,
 // docs/api.md "OAuth authorization server"); answers cached (LRU, 1,000 entries, max-age honoured
 // between 1 and 10 minutes).
-import { fetchDocument } from '../../http/outbound.ts';
+import { DOCUMENT_CACHE_LIMITS, DocumentCache, fetchDocument } from '../../http/outbound.ts';
 import {
   type Client,
   clientFromMetadata,
@@ -12,16 +12,12 @@ import {
   OAuthError,
 } from './clients.ts';
 
-const CACHE_MAX = 1000;
-const CACHE_MIN_SECONDS = 60;
-const CACHE_MAX_SECONDS = 600;
-const CACHE_DEFAULT_SECONDS = 300;
 const MAX_URL_LENGTH = 2000;
 
 const unusable = (why: string) => new OAuthError('invalid_client', `The client ID metadata document ${why}`);
 
 export function createMetadataDocuments(opts: { development: boolean }): MetadataDocuments {
-  const cache = new Map<string, { client: Client; until: number }>();
+  const cache = new DocumentCache<Client>(DOCUMENT_CACHE_LIMITS);
 
   function isDocumentUrl(clientId: string): boolean {
     if (clientId.length > MAX_URL_LENGTH) return false;
@@ -49,13 +45,8 @@ export function createMetadataDocuments(opts: { development: boolean }): Metadat
   }
 
   async function get(url: string): Promise<Client> {
-    const now = Date.now();
     const hit = cache.get(url);
-    if (hit && hit.until > now) {
-      cache.delete(url);
-      cache.set(url, hit);
-      return hit.client;
-    }
+    if (hit) return hit;
     const { body, maxAge } = await fetchDocument(url, opts.development, unusable);
     let json: unknown;
     try {
@@ -77,10 +68,7 @@ export function createMetadataDocuments(opts: { development: boolean }): Metadat
         throw new OAuthError('invalid_client', `The client ID metadata document: ${err.description}`);
       throw err;
     }
-    const seconds = Math.min(CACHE_MAX_SECONDS, Math.max(CACHE_MIN_SECONDS, maxAge ?? CACHE_DEFAULT_SECONDS));
-    cache.delete(url);
-    if (cache.size >= CACHE_MAX) cache.delete(cache.keys().next().value as string);
-    cache.set(url, { client, until: now + seconds * 1000 });
+    cache.set(url, client, maxAge);
     return client;
   }
 

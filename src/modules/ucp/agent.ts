@@ -10,14 +10,9 @@ import {
   type UcpPlatformProfile,
   ucpPlatformProfile,
 } from '../../contract/ucp.ts';
-import { fetchDocument } from '../../http/outbound.ts';
+import { DOCUMENT_CACHE_LIMITS, DocumentCache, fetchDocument } from '../../http/outbound.ts';
 import { UcpFailure } from './errors.ts';
 
-const CACHE_MAX = 1000;
-/** The spec's floor: a profile is kept at least a minute, whatever its Cache-Control says. */
-const CACHE_MIN_SECONDS = 60;
-const CACHE_MAX_SECONDS = 600;
-const CACHE_DEFAULT_SECONDS = 300;
 const MAX_URL_LENGTH = 2000;
 const LOOPBACK = /^http:\/\/(127\.0\.0\.1|localhost|\[::1\])(:\d+)?\//;
 
@@ -46,18 +41,14 @@ export interface Profiles {
 }
 
 export function createProfiles(opts: { development: boolean }): Profiles {
-  const cache = new Map<string, { profile: UcpPlatformProfile; until: number }>();
+  // The spec's floor: a profile is kept at least a minute, whatever its Cache-Control says.
+  const cache = new DocumentCache<UcpPlatformProfile>(DOCUMENT_CACHE_LIMITS);
   const unreachable = (why: string) =>
     new UcpFailure(424, 'profile_unreachable', `The platform's profile ${why}`);
 
   async function get(url: string): Promise<UcpPlatformProfile> {
-    const now = Date.now();
     const hit = cache.get(url);
-    if (hit && hit.until > now) {
-      cache.delete(url);
-      cache.set(url, hit);
-      return hit.profile;
-    }
+    if (hit) return hit;
     const { body, maxAge } = await fetchDocument(url, opts.development, unreachable);
     let json: unknown;
     try {
@@ -81,10 +72,7 @@ export function createProfiles(opts: { development: boolean }): Profiles {
       );
     }
     const profile = json as UcpPlatformProfile;
-    const seconds = Math.min(CACHE_MAX_SECONDS, Math.max(CACHE_MIN_SECONDS, maxAge || CACHE_DEFAULT_SECONDS));
-    cache.delete(url);
-    if (cache.size >= CACHE_MAX) cache.delete(cache.keys().next().value as string);
-    cache.set(url, { profile, until: now + seconds * 1000 });
+    cache.set(url, profile, maxAge);
     return profile;
   }
 
