@@ -275,6 +275,10 @@ export async function buildApp(opts: AppOptions): Promise<FastifyInstance> {
     ucpMcpRoutes({
       fetch: (outer) => injectFetch(app, { id: outer.id, ip: outer.ip }),
       publicBaseUrl: config.publicBaseUrl,
+      allowedOrigins: [
+        ...config.mcpAllowedOrigins,
+        ...(config.corsOrigins === '*' ? [] : config.corsOrigins),
+      ],
     }),
   );
 

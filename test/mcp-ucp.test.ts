@@ -179,6 +179,21 @@ describe('failures', () => {
     });
   });
 
+  it("a web page of a foreign origin is refused (403), as on /mcp: the transport's DNS-rebinding defence", async () => {
+    const evil = await rpc(
+      'get_checkout',
+      { meta: meta(), id: 'ucp_cs_x' },
+      { 'x-api-key': platform.apiKey, origin: 'http://evil.example.com' },
+    );
+    expect(evil.status).toBe(403);
+    const ours = await rpc(
+      'get_checkout',
+      { meta: meta(), id: 'ucp_cs_x' },
+      { 'x-api-key': platform.apiKey, origin: 'https://portage.test' },
+    );
+    expect(ours.status).toBe(200);
+  });
+
   it('malformed arguments are Invalid params (-32602); no credential is 401', async () => {
     const bad = await rpc('get_checkout', { meta: {}, id: 'ucp_cs_x' });
     expect(bad.message.error.code).toBe(-32602);

@@ -120,17 +120,7 @@ export function mcpHttpRoutes(options: McpHttpOptions) {
           'The MCP tool server (Streamable HTTP, protocols 2025-11-25 and 2026-07-28): JSON-RPC, an OAuth 2.1 agent token',
       },
       onRequest: async (req, reply) => {
-        const from = req.headers.origin;
-        if (from !== undefined && !allowedOrigins.has(from)) {
-          return reply.code(403).send({
-            jsonrpc: '2.0',
-            id: null,
-            error: {
-              code: -32000,
-              message: `Forbidden: requests from the origin ${JSON.stringify(from.slice(0, 200))} are not allowed; set MCP_ALLOWED_ORIGINS to allow a web page's origin`,
-            },
-          });
-        }
+        if (foreignOrigin(req, allowedOrigins)) return refuseOrigin(req, reply);
         const token = req.headers.authorization?.match(/^Bearer +([A-Za-z0-9._~+/=-]+)$/i)?.[1];
         if (!token)
           return refuse(reply, 'AUTH_ERROR: Missing token; send Authorization: Bearer <token>', false);
@@ -199,6 +189,26 @@ export function mcpHttpRoutes(options: McpHttpOptions) {
       },
     });
   };
+}
+
+/**
+ * The transport's DNS-rebinding defence: whether the request comes from a web page (it carries
+ * Origin) of an origin not allowed. Agents outside a browser send none.
+ */
+export const foreignOrigin = (req: FastifyRequest, allowed: ReadonlySet<string>) =>
+  req.headers.origin !== undefined && !allowed.has(req.headers.origin);
+
+/** The 403 the MCP transport spec asks for a foreign Origin, as a JSON-RPC error. */
+export function refuseOrigin(req: FastifyRequest, reply: FastifyReply) {
+  const from = String(req.headers.origin);
+  return reply.code(403).send({
+    jsonrpc: '2.0',
+    id: null,
+    error: {
+      code: -32000,
+      message: `Forbidden: requests from the origin ${JSON.stringify(from.slice(0, 200))} are not allowed; set MCP_ALLOWED_ORIGINS to allow a web page's origin`,
+    },
+  });
 }
 
 /** The first scope a tools/call in `body` (one message or a batch) needs and was not granted. */

@@ -19,12 +19,14 @@ import { PortageClient, UcpApiError, type UcpRequestMeta } from '../client/index
 import { inputProblems } from '../contract/errors.ts';
 import { TOOL_SERVER, toolJsonSchemas } from '../contract/tools.ts';
 import { UCP_TOOLS, type UcpTool } from '../contract/ucp-tools.ts';
-import { webRequest } from './http.ts';
+import { foreignOrigin, refuseOrigin, webRequest } from './http.ts';
 
 export interface UcpMcpOptions {
   /** A fetch that goes straight into the app (injectFetch), for the calls made for `outer`. */
   fetch: (outer: FastifyRequest) => typeof fetch;
   publicBaseUrl: string;
+  /** Browser origins besides PUBLIC_BASE_URL's that may call it (as for /mcp). */
+  allowedOrigins?: readonly string[];
 }
 
 const DISCOVERY = new Set([
@@ -113,6 +115,7 @@ export function createUcpToolServer(client: PortageClient, logError: (message: s
 
 export function ucpMcpRoutes(options: UcpMcpOptions) {
   const origin = new URL(options.publicBaseUrl).origin;
+  const allowedOrigins = new Set([origin, ...(options.allowedOrigins ?? [])]);
   let loading: Promise<McpHttpHandler> | undefined;
   const handler = () =>
     (loading ??= (async () => {
@@ -144,6 +147,7 @@ export function ucpMcpRoutes(options: UcpMcpOptions) {
           "UCP's MCP binding (Streamable HTTP): checkout and order tools, a platform's key or a linked token",
       },
       handler: async (req, reply) => {
+        if (foreignOrigin(req, allowedOrigins)) return refuseOrigin(req, reply);
         const apiKey = req.headers['x-api-key'];
         const token =
           req.headers.authorization?.match(/^Bearer +([A-Za-z0-9._~+/=-]+)$/i)?.[1] ??
