@@ -72,6 +72,35 @@ describe('creating a platform', () => {
     ]);
   });
 
+  it('PATCH sets, changes and takes away the UCP profile; a revoked platform is 409, an unknown one 404', async () => {
+    const p = await issue();
+    const set = await t.api
+      .as(boss)
+      .patch(`/admin/platforms/${p.id}`, { ucpProfileUrl: 'https://agent.example.com/p.json' });
+    expect(set.status).toBe(200);
+    expect(set.body.ucpProfileUrl).toBe('https://agent.example.com/p.json');
+    expect((await authenticatePlatform(ctx(), p.apiKey))?.ucpProfileUrl).toBe(
+      'https://agent.example.com/p.json',
+    );
+    expect(
+      (await t.api.as(boss).patch(`/admin/platforms/${p.id}`, { ucpProfileUrl: null })).body.ucpProfileUrl,
+    ).toBeNull();
+    expectInvalid(await t.api.as(boss).patch(`/admin/platforms/${p.id}`, { ucpProfileUrl: 'ftp://x' }), [
+      {
+        field: 'ucpProfileUrl',
+        message: 'must use https, or http on a loopback host (127.0.0.1, [::1], localhost)',
+      },
+    ]);
+    await t.api.as(boss).delete(`/admin/platforms/${p.id}`);
+    expect((await t.api.as(boss).patch(`/admin/platforms/${p.id}`, { ucpProfileUrl: null })).status).toBe(
+      409,
+    );
+    expect(
+      (await t.api.as(boss).patch('/admin/platforms/platforms:AAAAAAAAAAAAAAAAAAAA', { ucpProfileUrl: null }))
+        .status,
+    ).toBe(404);
+  });
+
   it('stores the SHA-256 of the key, never the key; the webhook secret as issued', async () => {
     const p = await issue();
     const row = await rowOf(p.id);

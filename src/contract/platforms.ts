@@ -46,6 +46,9 @@ export const createPlatformBody = z.strictObject({
 
 export const platformParams = z.object({ id: z.string() });
 
+/** PATCH /admin/platforms/:id: its UCP profile set, changed, or taken away (null). */
+export const updatePlatformBody = z.strictObject({ ucpProfileUrl: ucpProfileUrl.nullable() });
+
 export const platform = z
   .object({
     id: recordId('platforms'),

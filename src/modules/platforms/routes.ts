@@ -1,4 +1,5 @@
-// HTTP adapter of agent platforms: admins issue, list, rotate and revoke their API keys.
+// HTTP adapter of agent platforms: admins issue, list, rotate and revoke their API keys, and set
+// their UCP profile.
 import type { FastifyInstance } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import {
@@ -8,8 +9,15 @@ import {
   platformList,
   platformParams,
   rotatedKey,
+  updatePlatformBody,
 } from '../../contract/platforms.ts';
-import { createPlatform, listPlatforms, revokePlatform, rotatePlatformKey } from './service.ts';
+import {
+  createPlatform,
+  listPlatforms,
+  revokePlatform,
+  rotatePlatformKey,
+  updatePlatform,
+} from './service.ts';
 
 export async function platformRoutes(fastify: FastifyInstance) {
   const app = fastify.withTypeProvider<ZodTypeProvider>();
@@ -53,6 +61,21 @@ export async function platformRoutes(fastify: FastifyInstance) {
       },
     },
     async (req) => rotatePlatformKey(req.ctx, req.params.id),
+  );
+
+  app.patch(
+    '/admin/platforms/:id',
+    {
+      config: { auth: ['admin'], limit: 'productWrites' },
+      schema: {
+        tags: ['admin'],
+        summary: "Set a platform's UCP profile (null takes it away: the platform can no longer use UCP)",
+        params: platformParams,
+        body: updatePlatformBody,
+        response: { 200: platform },
+      },
+    },
+    async (req) => updatePlatform(req.ctx, req.params.id, req.body),
   );
 
   app.delete(

@@ -5,7 +5,13 @@ import { and, desc, eq, isNull, sql } from 'drizzle-orm';
 import type { z } from 'zod';
 import { isRecordId, newId, toUnix } from '../../contract/common.ts';
 import { conflict, notFound } from '../../contract/errors.ts';
-import type { createPlatformBody, issuedPlatform, platform, rotatedKey } from '../../contract/platforms.ts';
+import type {
+  createPlatformBody,
+  issuedPlatform,
+  platform,
+  rotatedKey,
+  updatePlatformBody,
+} from '../../contract/platforms.ts';
 import { query } from '../../db/sql.ts';
 import type { RequestContext } from '../context.ts';
 import { randomToken, sha256 } from '../secrets.ts';
@@ -97,6 +103,24 @@ export async function rotatePlatformKey(
   const [exists] = await ctx.db.select({ id: platforms.id }).from(platforms).where(eq(platforms.id, id));
   if (!exists) throw noSuchPlatform(id);
   throw conflict(`Platform ${id} is revoked; its key cannot be rotated`);
+}
+
+/** Sets (or, with null, takes away) the UCP profile a platform's UCP requests must name; a revoked one is 409. */
+export async function updatePlatform(
+  ctx: RequestContext,
+  id: string,
+  input: z.infer<typeof updatePlatformBody>,
+): Promise<Platform> {
+  if (!isRecordId('platforms', id)) throw noSuchPlatform(id);
+  const [row] = await ctx.db
+    .update(platforms)
+    .set({ ucpProfileUrl: input.ucpProfileUrl })
+    .where(and(eq(platforms.id, id), isNull(platforms.revokedAt)))
+    .returning();
+  if (row) return toPlatform(row);
+  const [exists] = await ctx.db.select({ id: platforms.id }).from(platforms).where(eq(platforms.id, id));
+  if (!exists) throw noSuchPlatform(id);
+  throw conflict(`Platform ${id} is revoked`);
 }
 
 /** Revokes the platform at once; a revoked platform is answered as it is (its first revocation time kept). */
