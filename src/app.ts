@@ -50,6 +50,7 @@ import { orderRoutes } from './modules/orders/routes.ts';
 import { createProvider } from './modules/payments/providers/index.ts';
 import { paymentRoutes } from './modules/payments/routes.ts';
 import { platformRoutes } from './modules/platforms/routes.ts';
+import { platformKeys } from './modules/platforms/service.ts';
 import { returnRoutes } from './modules/returns/routes.ts';
 import { reviewRoutes } from './modules/reviews/routes.ts';
 import { MemorySearchIndex } from './modules/search/memory-index.ts';
@@ -212,7 +213,9 @@ export async function buildApp(opts: AppOptions): Promise<FastifyInstance> {
   await app.register(inventoryRoutes);
   await app.register(cartRoutes);
   await app.register(couponRoutes);
-  await app.register(platformRoutes);
+  // Platforms' keys, remembered for AUTH_CACHE_MS as a token's user is (every ACP/UCP request asks).
+  const platforms = platformKeys(config.authCacheMs);
+  await app.register(platformRoutes(platforms));
   const search = createSearch({
     index: config.searchIndex === 'memory' ? new MemorySearchIndex() : undefined,
   });
@@ -235,11 +238,20 @@ export async function buildApp(opts: AppOptions): Promise<FastifyInstance> {
   await app.register(checkoutRoutes({ ...commerce, publishableKey: config.payments.publishableKey }));
   await app.register(paymentRoutes({ ...commerce, sandbox }));
   await app.register(orderRoutes(commerce));
-  await app.register(acpRoutes({ ...commerce, sandbox, auth }));
+  await app.register(acpRoutes({ ...commerce, sandbox, auth, platforms }));
   const development = config.appEnv === 'development';
   const ucpProfiles = createProfiles({ development });
   await app.register(
-    ucpRoutes({ ...commerce, sandbox, auth, search, keys: ucpKeys, profiles: ucpProfiles, development }),
+    ucpRoutes({
+      ...commerce,
+      sandbox,
+      auth,
+      platforms,
+      search,
+      keys: ucpKeys,
+      profiles: ucpProfiles,
+      development,
+    }),
   );
   await app.register(returnRoutes({ ...commerce, returnWindowDays: config.returnWindowDays }));
   await app.register(reviewRoutes);

@@ -11,6 +11,7 @@ import { users } from '../src/modules/auth/tables.ts';
 import { outbox } from '../src/modules/mail/tables.ts';
 import { sandboxPaymentIntent } from '../src/modules/payments/providers/sandbox.ts';
 import { verifySignature } from '../src/modules/payments/signature.ts';
+import { platforms } from '../src/modules/platforms/tables.ts';
 import { idempotencyKeys } from '../src/modules/system/tables.ts';
 import {
   ACP_ON,
@@ -477,6 +478,21 @@ describe('the protocol', () => {
     expect(peek.body).toMatchObject({ type: 'invalid_request', code: 'not_found' });
     await t.api.as(boss).delete(`/admin/platforms/${other.id}`);
     expect((await new AcpClient(t.api, other.apiKey).get(session.id)).status).toBe(401);
+  });
+
+  it('a key revoked by another instance stops working within AUTH_CACHE_MS (1 s): what this one remembered of it', async () => {
+    const other = await issuePlatform(t.api, boss);
+    const client = new AcpClient(t.api, other.apiKey);
+    expect((await client.get('acp_cs_none')).status).toBe(404);
+    // As another instance revokes it: straight in the database, this instance not told.
+    await database.db.update(platforms).set({ revokedAt: t.clock.now() }).where(eq(platforms.id, other.id));
+    expect((await client.get('acp_cs_none')).status).toBe(404);
+    t.clock.advance(2);
+    try {
+      expect((await client.get('acp_cs_none')).status).toBe(401);
+    } finally {
+      t.clock.advance(-2);
+    }
   });
 
   it('Idempotency-Key: required (400), replayed byte for byte, 422 with another body, 409 while in flight', async () => {

@@ -2,7 +2,7 @@
 // session names), or an agent with a person's OAuth token (scope shop: buying as that person).
 import type { AuthService } from '../auth/service.ts';
 import type { AuthUser, RequestContext } from '../context.ts';
-import { authenticatePlatform, type PlatformCaller } from '../platforms/service.ts';
+import type { PlatformCaller, PlatformKeys } from '../platforms/service.ts';
 import { AcpFailure } from './errors.ts';
 
 export type AcpCaller = { platform: PlatformCaller } | { user: AuthUser };
@@ -22,11 +22,12 @@ const forbidden = (message: string) =>
 export async function acpCallerOf(
   ctx: RequestContext,
   auth: Pick<AuthService, 'authenticate'>,
+  platforms: PlatformKeys,
   token: string | undefined,
 ): Promise<AcpCaller> {
   if (!token) throw unauthorized('Missing API key: send Authorization: Bearer <key>');
   if (token.startsWith('acp_')) {
-    const platform = await authenticatePlatform(ctx, token);
+    const platform = await platforms.authenticate(ctx, token);
     if (!platform) throw unauthorized('Unknown or revoked API key');
     return { platform };
   }

@@ -21,6 +21,7 @@ import { AppError } from '../../contract/errors.ts';
 import { bearerToken } from '../../http/auth.ts';
 import { IdempotencyError } from '../../http/idempotency.ts';
 import type { AuthService } from '../auth/service.ts';
+import type { PlatformKeys } from '../platforms/service.ts';
 import { ACP_SUPPORTED_VERSIONS, ACP_VERSION } from './answer.ts';
 import { type AcpCaller, acpCallerOf } from './caller.ts';
 import { AcpFailure } from './errors.ts';
@@ -35,7 +36,7 @@ import {
 } from './sessions.ts';
 import { delegatePayment } from './vault.ts';
 
-export type AcpRouteDeps = Omit<AcpDeps, 'handlers'> & { auth: AuthService };
+export type AcpRouteDeps = Omit<AcpDeps, 'handlers'> & { auth: AuthService; platforms: PlatformKeys };
 
 const sessionParams = z.object({ checkout_session_id: z.string().min(1).max(100) });
 const callers = new WeakMap<FastifyRequest, AcpCaller>();
@@ -80,7 +81,7 @@ export function acpRoutes(routeDeps: AcpRouteDeps) {
     );
 
     await fastify.register(async (scope) => {
-      acpConventions(scope, routeDeps.auth);
+      acpConventions(scope, routeDeps.auth, routeDeps.platforms);
       const app = scope.withTypeProvider<import('fastify-type-provider-zod').ZodTypeProvider>();
 
       app.post(
@@ -191,7 +192,7 @@ function localeOf(req: FastifyRequest): string | undefined {
 }
 
 /** Who calls, the version, the headers echoed and the spec's error shape, for every route of `scope`. */
-function acpConventions(scope: FastifyInstance, auth: AuthService) {
+function acpConventions(scope: FastifyInstance, auth: AuthService, platforms: PlatformKeys) {
   scope.addHook('onRequest', async (req, reply) => {
     const echo = req.headers['request-id'];
     if (typeof echo === 'string' && echo.length <= 200) reply.header('request-id', echo);
@@ -199,7 +200,7 @@ function acpConventions(scope: FastifyInstance, auth: AuthService) {
     if (req.method === 'POST' && typeof key === 'string' && key.length <= 255)
       reply.header('idempotency-key', key);
 
-    const who = await acpCallerOf(req.ctx, auth, bearerToken(req.headers.authorization));
+    const who = await acpCallerOf(req.ctx, auth, platforms, bearerToken(req.headers.authorization));
     callers.set(req, who);
     // What rate limits count and Idempotency-Keys are scoped by: the platform, or the person.
     if ('platform' in who) req.ctx.principal = `platform:${who.platform.id}`;

@@ -14,13 +14,23 @@ import {
 import {
   createPlatform,
   listPlatforms,
+  type PlatformKeys,
   revokePlatform,
   rotatePlatformKey,
   updatePlatform,
 } from './service.ts';
 
-export async function platformRoutes(fastify: FastifyInstance) {
+/** `keys`: what this instance remembers of platforms' keys, forgotten at once on a change here. */
+export const platformRoutes = (keys: PlatformKeys) => async (fastify: FastifyInstance) => {
   const app = fastify.withTypeProvider<ZodTypeProvider>();
+  /** Runs a change of platform `id`, then forgets what this instance remembered of it. */
+  const changing = async <T>(id: string, change: Promise<T>) => {
+    try {
+      return await change;
+    } finally {
+      keys.forget(id);
+    }
+  };
 
   app.post(
     '/admin/platforms',
@@ -60,7 +70,7 @@ export async function platformRoutes(fastify: FastifyInstance) {
         response: { 200: rotatedKey },
       },
     },
-    async (req) => rotatePlatformKey(req.ctx, req.params.id),
+    async (req) => changing(req.params.id, rotatePlatformKey(req.ctx, req.params.id)),
   );
 
   app.patch(
@@ -75,7 +85,7 @@ export async function platformRoutes(fastify: FastifyInstance) {
         response: { 200: platform },
       },
     },
-    async (req) => updatePlatform(req.ctx, req.params.id, req.body),
+    async (req) => changing(req.params.id, updatePlatform(req.ctx, req.params.id, req.body)),
   );
 
   app.delete(
@@ -89,6 +99,6 @@ export async function platformRoutes(fastify: FastifyInstance) {
         response: { 200: platform },
       },
     },
-    async (req) => revokePlatform(req.ctx, req.params.id),
+    async (req) => changing(req.params.id, revokePlatform(req.ctx, req.params.id)),
   );
-}
+};

@@ -135,6 +135,44 @@ export async function revokePlatform(ctx: RequestContext, id: string): Promise<P
   return toPlatform(row);
 }
 
+/** What one instance remembers of platforms' keys: at most this many. */
+const KEY_CACHE_MAX = 10_000;
+
+export interface PlatformKeys {
+  /** authenticatePlatform, remembering a live key's platform for `cacheMs`. */
+  authenticate(ctx: RequestContext, apiKey: string): Promise<PlatformCaller | undefined>;
+  /** Forgets a platform at once (its key rotated or revoked, its profile changed here). */
+  forget(platformId: string): void;
+}
+
+/**
+ * Platforms by key, trusted for `cacheMs` after a read (AUTH_CACHE_MS, as a token's user is):
+ * every ACP and UCP request asks. A change made through this instance's admin routes applies at
+ * once; one made through another instance, within `cacheMs`. Unknown keys are never remembered.
+ */
+export function platformKeys(cacheMs: number): PlatformKeys {
+  const known = new Map<string, { platform: PlatformCaller; until: number }>();
+  return {
+    async authenticate(ctx, apiKey) {
+      if (!apiKey.startsWith(KEY_PREFIX)) return undefined;
+      const hash = keyHash(apiKey);
+      const now = ctx.now().getTime();
+      const hit = known.get(hash);
+      if (hit && hit.until > now) return hit.platform;
+      known.delete(hash);
+      const [row] = await byKeyStatement(ctx.db, { keyHash: hash });
+      if (row && cacheMs > 0) {
+        if (known.size >= KEY_CACHE_MAX) known.clear();
+        known.set(hash, { platform: row, until: now + cacheMs });
+      }
+      return row;
+    },
+    forget(platformId) {
+      for (const [hash, entry] of known) if (entry.platform.id === platformId) known.delete(hash);
+    },
+  };
+}
+
 /**
  * The platform an API key belongs to, or undefined when the key is unknown or its platform
  * revoked. A key without the `acp_` prefix is answered without a query. Prepared: every ACP

@@ -7,7 +7,7 @@
 import type { AcpCaller } from '../acp/caller.ts';
 import type { AuthService } from '../auth/service.ts';
 import type { AuthUser, RequestContext } from '../context.ts';
-import { authenticatePlatform } from '../platforms/service.ts';
+import type { PlatformKeys } from '../platforms/service.ts';
 import { UcpFailure } from './errors.ts';
 
 export type UcpNeed = 'checkout' | 'order' | 'catalog';
@@ -40,6 +40,7 @@ export class UcpAuthFailure extends UcpFailure {
 export async function ucpCallerOf(
   ctx: RequestContext,
   auth: Pick<AuthService, 'authenticate'>,
+  platforms: PlatformKeys,
   token: string | undefined,
   need: UcpNeed,
 ): Promise<AcpCaller> {
@@ -52,7 +53,7 @@ export async function ucpCallerOf(
     );
   }
   if (token.startsWith('acp_')) {
-    const platform = await authenticatePlatform(ctx, token);
+    const platform = await platforms.authenticate(ctx, token);
     if (!platform)
       throw new UcpAuthFailure(401, 'unauthorized', 'Unknown or revoked API key', 'Bearer realm="ucp"');
     return { platform };

@@ -33,6 +33,7 @@ import { AcpFailure } from '../acp/errors.ts';
 import { acpHandlers } from '../acp/handlers.ts';
 import type { AcpDeps } from '../acp/sessions.ts';
 import type { AuthService } from '../auth/service.ts';
+import type { PlatformKeys } from '../platforms/service.ts';
 import type { SearchEngine } from '../search/service.ts';
 import { capabilitiesFor, type Negotiated, negotiate, type Profiles, profileUrlOf } from './agent.ts';
 import { UcpAuthFailure, ucpCallerOf } from './caller.ts';
@@ -51,6 +52,7 @@ import {
 import { verifyRequestSignature } from './signatures.ts';
 
 export type UcpRouteDeps = Omit<AcpDeps, 'handlers'> & {
+  platforms: PlatformKeys;
   /** The search engine GET /search/products uses (catalog search). */
   search: SearchEngine;
   auth: AuthService;
@@ -377,7 +379,7 @@ function ucpConventions(
       : route.startsWith(`${REST_PREFIX}/catalog/`)
         ? 'catalog'
         : 'checkout';
-    const who = await ucpCallerOf(req.ctx, deps.auth, token, need);
+    const who = await ucpCallerOf(req.ctx, deps.auth, deps.platforms, token, need);
     // What rate limits count and Idempotency-Keys are scoped by: the platform, or the person.
     if ('platform' in who) req.ctx.principal = `platform:${who.platform.id}`;
     else req.ctx.user = who.user;
