@@ -67,7 +67,6 @@ describe('loadConfig', () => {
       mail: { smtpUrl: undefined, from: 'Portage <orders@portage.localhost>' },
       jobs: true,
       returnWindowDays: 30,
-      platformMaxHolds: 1000,
     });
   });
 

@@ -47,8 +47,6 @@ import { spendVaultToken } from './vault.ts';
 const SESSION_TTL_MS = 30 * 60 * 1000;
 
 export interface AcpDeps extends CheckoutDeps, OrdersDeps, AnswerDeps {
-  /** At most this many live holds per platform (PLATFORM_MAX_HOLDS; default DEFAULT_MAX_PLATFORM_HOLDS). */
-  maxPlatformHolds?: number;
   /** The sandbox's signer, when the sandbox is the provider (its vault handler is offered then). */
   sandbox?: { sign(payload: string, now: Date): string };
 }
@@ -460,11 +458,7 @@ async function requote(
       );
     }
     const request: AcpSessionRequest = { ...before.request, ...change };
-    // The platform's holds are counted in the buyer's round trip (sent first, awaited after).
-    const overHolds = 'platform' in who ? refuseOverHolds(tx, deps, who.platform.id, before.id) : undefined;
-    overHolds?.catch(() => {});
     const buyer = await buyerOf(tx, who, request.buyer);
-    await overHolds;
     const address = addressOf(request);
     const messages: AcpMessage[] = [...buyer.messages, ...address.messages];
     let held: Awaited<ReturnType<typeof holdCheckout>> | undefined;
@@ -526,38 +520,6 @@ async function requote(
   await endProviderSessions(ctx, deps, done.superseded);
   return { row: done.row, checkout: done.holding };
 }
-
-/**
- * A platform holds stock for people it names by email, guest accounts included: without a cap,
- * one key could hold a catalog's whole stock for 30 minutes at a time. Past `maxPlatformHolds`
- * live holds (sessions held or paying, this one aside) a quote is 429 until some are paid,
- * canceled or lapse. A soft cap: requests in flight together may each pass it once.
- */
-async function refuseOverHolds(tx: RequestContext, deps: AcpDeps, platformId: string, sessionId: string) {
-  const max = deps.maxPlatformHolds ?? DEFAULT_MAX_PLATFORM_HOLDS;
-  const [row] = await liveHoldsOfPlatform(tx.db, { platformId, sessionId, now: tx.now() });
-  if ((row?.n ?? 0) >= max) {
-    throw new AcpFailure(
-      429,
-      {
-        type: 'invalid_request',
-        code: 'rate_limited',
-        message: `This platform has ${max} checkout sessions holding stock: complete or cancel some, or wait for their holds to lapse`,
-      },
-      60,
-    );
-  }
-}
-
-/** The live holds a platform may keep at once unless PLATFORM_MAX_HOLDS says otherwise. */
-export const DEFAULT_MAX_PLATFORM_HOLDS = 1000;
-
-const liveHoldsOfPlatform = statement<{ n: number }>(
-  'acp_platform_live_holds',
-  sql`select count(*)::int as n from ${acpSessions}
-    where platform_id = ${ph('platformId')} and status in ('ready_for_payment', 'complete_in_progress')
-      and expires_at > ${ph('now')}::timestamptz and id <> ${ph('sessionId')}`,
-);
 
 const savepoint = statement('', sql.raw('savepoint acp_hold'));
 const releaseSavepoint = statement('', sql.raw('release savepoint acp_hold'));

@@ -54,10 +54,6 @@ export const acpSessions = pgTable(
       sql`${t.status} in (${sql.raw(ACP_STORED_STATUSES.map((s) => `'${s}'`).join(', '))})`,
     ),
     index('acp_sessions_checkout_idx').on(t.checkoutId),
-    // A platform's live holds, counted before it holds another (sessions.ts PLATFORM_HOLDS).
-    index('acp_sessions_platform_live_idx')
-      .on(t.platformId, t.expiresAt)
-      .where(sql`${t.status} in ('ready_for_payment', 'complete_in_progress')`),
   ],
 );
 

@@ -1,1 +1,0 @@
-CREATE INDEX "acp_sessions_platform_live_idx" ON "acp_sessions" USING btree ("platform_id","expires_at") WHERE "acp_sessions"."status" in ('ready_for_payment', 'complete_in_progress');
