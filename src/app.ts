@@ -232,6 +232,7 @@ export async function buildApp(opts: AppOptions): Promise<FastifyInstance> {
     provider,
     publicBaseUrl: config.publicBaseUrl,
     platformFeeBps: config.payments.platformFeeBps,
+    maxPlatformHolds: config.platformMaxHolds,
     nudge: (job: 'mail' | 'refunds') => jobs?.nudge(job),
   };
   await app.register(checkoutRoutes({ ...commerce, publishableKey: config.payments.publishableKey }));

@@ -73,6 +73,8 @@ export interface Config {
   jobs: boolean;
   /** A delivered order may be returned until this many days after its delivery (docs/api.md "Returns"). */
   returnWindowDays: number;
+  /** Live holds (checkout sessions holding stock) one agent platform may keep at once. */
+  platformMaxHolds: number;
 }
 
 export interface PaymentsConfig {
@@ -314,6 +316,7 @@ export function loadConfig(env: Env = process.env): Config {
     from: pick('MAIL_FROM', z.string().min(3).max(200), 'Portage <orders@portage.localhost>'),
   };
   const jobs = pick('JOBS', z.enum(['on', 'off'], { message: 'must be on or off' }), 'on') === 'on';
+  const platformMaxHolds = pick('PLATFORM_MAX_HOLDS', intIn(1, 1_000_000), 1000);
   const returnWindowDays = pick('RETURN_WINDOW_DAYS', intIn(1, 365), 30);
 
   if (problems.length) throw new ConfigError(problems);
@@ -347,6 +350,7 @@ export function loadConfig(env: Env = process.env): Config {
     mail,
     jobs,
     returnWindowDays,
+    platformMaxHolds,
   };
 }
 

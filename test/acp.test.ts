@@ -27,7 +27,7 @@ import {
 } from './helpers/acp.ts';
 import { agentToken } from './helpers/agents.ts';
 import type { SignedIn } from './helpers/app.ts';
-import { useTestApp } from './helpers/app.ts';
+import { useTestApp, withTestApp } from './helpers/app.ts';
 import { admin, buyer, product, seller, uniqueEmail } from './helpers/builders.ts';
 import { addToCart, openCheckout, paymentEvent, postEvent } from './helpers/checkout.ts';
 import { emlFiles, liveReservedUnits, ordersOfCheckout, stockOf } from './helpers/orders.ts';
@@ -599,5 +599,44 @@ describe('the protocol', () => {
       transports: ['rest', 'mcp'],
       capabilities: { services: ['checkout', 'orders', 'delegate_payment'], supported_currencies: ['cad'] },
     });
+  });
+});
+
+describe("a platform's live holds", () => {
+  it('past PLATFORM_MAX_HOLDS a quote is 429 (nothing held, no session); a canceled or paid one frees its place', async () => {
+    await withTestApp(
+      async (app, db) => {
+        const boss2 = await admin(app.api, db);
+        const shop2 = await seller(app.api, 'ON');
+        const client = new AcpClient(app.api, (await issuePlatform(app.api, boss2)).apiKey, app.clock.now);
+        const p = await product(app.api, shop2, { priceCents: 1000, stockQuantity: 50 });
+        const create = () =>
+          client.create({
+            line_items: [{ id: p.id, quantity: 1 }],
+            buyer: { email: uniqueEmail('holds'), first_name: 'Avery', last_name: 'Tremblay' },
+            fulfillment_details: ACP_ON,
+          });
+        const first = await create();
+        const second = await create();
+        expect([first.body.status, second.body.status]).toEqual(['ready_for_payment', 'ready_for_payment']);
+        // Quoting a held session again keeps its place: it is not counted against itself.
+        expect((await client.update(first.body.id, { fulfillment_details: ACP_QC })).status).toBe(200);
+
+        const third = await create();
+        expect(third.status).toBe(429);
+        expect(third.headers['retry-after']).toBe('60');
+        expect(third.body).toMatchObject({ type: 'invalid_request', code: 'rate_limited' });
+        expect(await liveReservedUnits(db, p.id)).toBe(2);
+
+        expect((await client.cancel(second.body.id)).status).toBe(200);
+        const fourth = await create();
+        expect(fourth.body.status).toBe('ready_for_payment');
+        // A paid session holds nothing any more: its place is free too.
+        expect((await create()).status).toBe(429);
+        expect((await client.pay(first.body.id)).body.status).toBe('completed');
+        expect((await create()).body.status).toBe('ready_for_payment');
+      },
+      { env: { PLATFORM_MAX_HOLDS: '2' } },
+    );
   });
 });

@@ -26,6 +26,7 @@ import {
   endProviderSessions,
   expireCheckout,
   holdCheckout,
+  liveHoldsOf,
   lockSessionForPayment,
   sessionForPayment,
 } from '../checkout/service.ts';
@@ -47,6 +48,8 @@ import { spendVaultToken } from './vault.ts';
 const SESSION_TTL_MS = 30 * 60 * 1000;
 
 export interface AcpDeps extends CheckoutDeps, OrdersDeps, AnswerDeps {
+  /** At most this many live holds per platform (PLATFORM_MAX_HOLDS; default DEFAULT_MAX_PLATFORM_HOLDS). */
+  maxPlatformHolds?: number;
   /** The sandbox's signer, when the sandbox is the provider (its vault handler is offered then). */
   sandbox?: { sign(payload: string, now: Date): string };
 }
@@ -458,7 +461,11 @@ async function requote(
       );
     }
     const request: AcpSessionRequest = { ...before.request, ...change };
+    // The platform's holds are counted in the buyer's round trip (sent first, awaited after).
+    const overHolds = 'platform' in who ? refuseOverHolds(tx, deps, who.platform.id, before.id) : undefined;
+    overHolds?.catch(() => {});
     const buyer = await buyerOf(tx, who, request.buyer);
+    await overHolds;
     const address = addressOf(request);
     const messages: AcpMessage[] = [...buyer.messages, ...address.messages];
     let held: Awaited<ReturnType<typeof holdCheckout>> | undefined;
@@ -471,6 +478,7 @@ async function requote(
             ...(coupon ? { coupon } : {}),
             adapter: {
               sessionId: before.id,
+              ...('platform' in who ? { owner: who.platform.id } : {}),
               lines: request.items.map((i) => ({ productId: i.id, quantity: i.quantity })),
               notAfter: before.expiresAt,
             },
@@ -520,6 +528,30 @@ async function requote(
   await endProviderSessions(ctx, deps, done.superseded);
   return { row: done.row, checkout: done.holding };
 }
+
+/**
+ * A platform holds stock for people it names by email, guest accounts included: without a cap,
+ * one key could hold a catalog's whole stock for 30 minutes at a time. Past `maxPlatformHolds`
+ * live holds (sessions held or paying, this one aside) a quote is 429 until some are paid,
+ * canceled or lapse. A soft cap: requests in flight together may each pass it once.
+ */
+async function refuseOverHolds(tx: RequestContext, deps: AcpDeps, platformId: string, sessionId: string) {
+  const max = deps.maxPlatformHolds ?? DEFAULT_MAX_PLATFORM_HOLDS;
+  if ((await liveHoldsOf(tx, platformId, sessionId, tx.now())) >= max) {
+    throw new AcpFailure(
+      429,
+      {
+        type: 'invalid_request',
+        code: 'rate_limited',
+        message: `This platform has ${max} checkout sessions holding stock: complete or cancel some, or wait for their holds to lapse`,
+      },
+      60,
+    );
+  }
+}
+
+/** The live holds a platform may keep at once unless PLATFORM_MAX_HOLDS says otherwise. */
+export const DEFAULT_MAX_PLATFORM_HOLDS = 1000;
 
 const savepoint = statement('', sql.raw('savepoint acp_hold'));
 const releaseSavepoint = statement('', sql.raw('release savepoint acp_hold'));

@@ -69,7 +69,13 @@ export interface HoldRequest {
    * when paid), its coupon only the one named, no provider page is opened (the adapter charges
    * a delegated token), and the hold ends by `notAfter`.
    */
-  adapter?: { sessionId: string; lines: Array<{ productId: string; quantity: number }>; notAfter: Date };
+  adapter?: {
+    sessionId: string;
+    lines: Array<{ productId: string; quantity: number }>;
+    notAfter: Date;
+    /** Whom the hold counts against (a platform's id: liveHoldsOf), if anyone. */
+    owner?: string;
+  };
 }
 
 type SessionRow = typeof checkoutSessions.$inferSelect;
@@ -334,6 +340,7 @@ export async function holdCheckout(
       totalCents: priced.totalCents,
       provider: deps.provider.name,
       adapterSessionId: adapter?.sessionId ?? null,
+      adapterOwner: adapter?.owner ?? null,
       providerSessionId: local?.providerSessionId ?? null,
       sessionUrl: local?.url ?? null,
       clientSecret: local?.clientSecret ?? null,
@@ -625,6 +632,28 @@ export async function lockSessionForPayment(ctx: RequestContext, checkoutId: str
   const [row] = await sessionByIdLocked(ctx.db, { id: checkoutId });
   return row;
 }
+
+/**
+ * How many live holds an owner (a platform) has: its adapters' checkouts still ready for payment
+ * and unexpired, but for the one of adapter session `except` (a quote replaces its own hold).
+ * Paid, expired and replaced checkouts no longer count. The statement is sent at the call.
+ */
+export async function liveHoldsOf(
+  ctx: RequestContext,
+  owner: string,
+  except: string,
+  now: Date,
+): Promise<number> {
+  const [row] = await liveHoldsStatement(ctx.db, { owner, except, now });
+  return row?.n ?? 0;
+}
+
+const liveHoldsStatement = statement<{ n: number }>(
+  'checkout_live_holds_of_owner',
+  sql`select count(*)::int as n from ${checkoutSessions}
+    where adapter_owner = ${ph('owner')} and status = 'ready_for_payment'
+      and expires_at > ${ph('now')}::timestamptz and adapter_session_id <> ${ph('except')}`,
+);
 
 /** Marks a session paid (in the transaction that creates its orders). */
 export async function completeSession(ctx: RequestContext, checkoutId: string, paymentIntentId: string) {

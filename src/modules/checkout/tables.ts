@@ -57,6 +57,8 @@ export const checkoutSessions = pgTable(
     provider: text('provider').notNull(),
     /** The protocol adapter's session this checkout holds for (ACP), null for POST /checkout's. */
     adapterSessionId: text('adapter_session_id'),
+    /** Whom an adapter's hold is for (a platform's id), counted against its cap; null otherwise. */
+    adapterOwner: text('adapter_owner'),
     /** The provider's session; null until it is opened (after the reservation commits). */
     providerSessionId: text('provider_session_id').unique(),
     sessionUrl: text('session_url'),
@@ -75,6 +77,10 @@ export const checkoutSessions = pgTable(
     ),
     index('checkout_sessions_buyer_open_idx').on(t.buyerId).where(sql`${t.status} = 'ready_for_payment'`),
     index('checkout_sessions_open_expiry_idx').on(t.expiresAt).where(sql`${t.status} = 'ready_for_payment'`),
+    // A platform's live holds: counted before it holds another (acp/sessions.ts refuseOverHolds).
+    index('checkout_sessions_owner_open_idx')
+      .on(t.adapterOwner, t.expiresAt)
+      .where(sql`${t.status} = 'ready_for_payment' and ${t.adapterOwner} is not null`),
     // A buyer's holds that lapsed lately (the cool-down before holding a product again).
     index('checkout_sessions_buyer_expiry_idx').on(t.buyerId, t.expiresAt),
   ],

@@ -1,0 +1,2 @@
+ALTER TABLE "checkout_sessions" ADD COLUMN "adapter_owner" text;--> statement-breakpoint
+CREATE INDEX "checkout_sessions_owner_open_idx" ON "checkout_sessions" USING btree ("adapter_owner","expires_at") WHERE "checkout_sessions"."status" = 'ready_for_payment' and "checkout_sessions"."adapter_owner" is not null;
