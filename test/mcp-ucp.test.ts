@@ -171,6 +171,38 @@ describe('failures', () => {
     expect(unreachable.message.error.data.code).toBe('profile_unreachable');
   });
 
+  it('a write without an idempotency-key is keyed by the checkout as it is: the same body after another change is not a replay', async () => {
+    const p = await product(t.api, shop, { priceCents: 1000, stockQuantity: 9 });
+    const created = await rpc('create_checkout', {
+      meta: meta(),
+      checkout: {
+        line_items: [{ item: { id: p.id }, quantity: 1 }],
+        buyer: { email: uniqueEmail('ucp-mcp-keys') },
+        fulfillment: { methods: [{ type: 'shipping', destinations: [UCP_ON] }] },
+      },
+    });
+    const id = created.message.result.structuredContent.id;
+    const line = `line_${p.id}`;
+    const update = (quantity: number) =>
+      rpc('update_checkout', {
+        meta: meta(),
+        id,
+        checkout: {
+          line_items: [{ id: line, item: { id: p.id }, quantity }],
+          buyer: created.message.result.structuredContent.buyer,
+          fulfillment: {
+            methods: [{ id: 'shipping', type: 'shipping', line_item_ids: [line], destinations: [UCP_ON] }],
+          },
+        },
+      });
+    const quantityOf = (r: Awaited<ReturnType<typeof rpc>>) =>
+      r.message.result.structuredContent.line_items[0].quantity;
+    expect(quantityOf(await update(2))).toBe(2);
+    expect(quantityOf(await update(1))).toBe(1);
+    expect(quantityOf(await update(2))).toBe(2);
+    expect(quantityOf(await rpc('get_checkout', { meta: meta(), id }))).toBe(2);
+  });
+
   it('an unknown business id is a result, the business outcome not_found', async () => {
     const res = await rpc('get_checkout', { meta: meta(), id: 'ucp_cs_nope' });
     expect(res.message.result.structuredContent).toMatchObject({

@@ -193,6 +193,23 @@ describe('a platform buys through UCP', () => {
     expect(await liveReservedUnits(database, p.id)).toBe(0);
   });
 
+  it('a buyer email that is no address is 400; one with spaces around is taken trimmed', async () => {
+    const p = await product(t.api, shop, { priceCents: 1500, stockQuantity: 5 });
+    const bad = await ucp.create({
+      line_items: [{ item: { id: p.id }, quantity: 1 }],
+      buyer: { email: 'x'.repeat(300) },
+    });
+    expect(bad.status).toBe(400);
+    expect(bad.body.code).toBe('invalid_request');
+    const email = uniqueEmail('trimmed');
+    const ok = await ucp.create({
+      line_items: [{ item: { id: p.id }, quantity: 1 }],
+      buyer: { email: `  ${email} ` },
+      fulfillment: shipTo(UCP_ON),
+    });
+    expect(ok.body.buyer.email).toBe(email);
+  });
+
   it('cancel gives the stock back at once; a canceled session cannot be completed or canceled again', async () => {
     const p = await product(t.api, shop, { priceCents: 1500, stockQuantity: 5 });
     const created = await ucp.create({
@@ -373,7 +390,8 @@ describe('orders', () => {
     expect(first.headers['webhook-id']).toMatch(
       /^[0-9a-f]{8}-[0-9a-f]{4}-8[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/,
     );
-    expect(first.headers['webhook-timestamp']).toMatch(/^\d{10}$/);
+    // The attempt's time, not the event's (a retry an hour later carries its own).
+    expect(Number(first.headers['webhook-timestamp'])).toBe(Math.floor(t.clock.now().getTime() / 1000));
     expect(first.headers['ucp-agent']).toBe('profile="https://portage.test/.well-known/ucp"');
     expect((await verifiedHook(first)).line_items[0]!.status).toBe('processing');
 
@@ -536,6 +554,14 @@ describe('identity linking', () => {
     expect(refused.headers['www-authenticate']).toBe(
       'Bearer realm="ucp", error="insufficient_scope", scope="dev.ucp.shopping.checkout:manage dev.ucp.shopping.order:read"',
     );
+    // A linked token names a profile too: only a registered platform's (none other is fetched).
+    const unregistered = await t.api.get('/ucp/v1/orders/order_whatever', {
+      ...ucp.headers({}, false),
+      ...asPerson(linked.token),
+      'ucp-agent': 'profile="https://attacker.example/anything.json"',
+    });
+    expect(unregistered.status).toBe(403);
+    expect(unregistered.body.code).toBe('profile_not_trusted');
     const expired = await t.api.get('/ucp/v1/orders/order_whatever', {
       ...ucp.headers({}, false),
       ...asPerson('not-a-token'),

@@ -480,17 +480,29 @@ export class PortageClient {
 
   /** PUT /ucp/v1/checkout-sessions/{id}: the whole checkout again. */
   updateUcpCheckout(id: string, checkout: unknown, meta: UcpRequestMeta): Promise<Record<string, unknown>> {
+    // A derived key covers the checkout as it is: the same body after another change is a new call.
     return this.#ucp('PUT', `/checkout-sessions/${segment(id)}`, meta, {
       operation: `update ${id}`,
       body: checkout,
+      state: { id, of: (c) => c },
     });
   }
 
   /** POST /ucp/v1/checkout-sessions/{id}/complete. */
   completeUcpCheckout(id: string, checkout: unknown, meta: UcpRequestMeta): Promise<Record<string, unknown>> {
+    // A derived key covers what is paid for and whether it is still to pay: a retry while it pays
+    // (complete_in_progress) keeps the key; a checkout changed, or paid on the person's page
+    // since, is a new call (its refusal or escalation is not replayed).
     return this.#ucp('POST', `/checkout-sessions/${segment(id)}/complete`, meta, {
       operation: `complete ${id}`,
       body: checkout,
+      state: {
+        id,
+        of: ({ status, order: _o, messages: _m, continue_url: _c, expires_at: _e, ...paidFor }) => ({
+          ...paidFor,
+          paying: status === 'complete_in_progress' ? 'ready_for_complete' : status,
+        }),
+      },
     });
   }
 
@@ -520,12 +532,20 @@ export class PortageClient {
     method: 'GET' | 'POST' | 'PUT',
     path: string,
     meta: UcpRequestMeta,
-    write?: { operation?: string; body: unknown },
+    write?: {
+      operation?: string;
+      body: unknown;
+      /** What of the checkout, read just before, the derived key covers too. */
+      state?: { id: string; of: (checkout: Record<string, unknown>) => unknown };
+    },
   ): Promise<Record<string, unknown>> {
     const profile = meta['ucp-agent'].profile.replace(/["\\]/g, '');
-    const idempotencyKey = write?.operation
-      ? (meta['idempotency-key'] ?? acpIdempotencyKey(`ucp ${write.operation}`, profile, write.body))
-      : undefined;
+    let idempotencyKey = write?.operation ? meta['idempotency-key'] : undefined;
+    if (write?.operation && idempotencyKey === undefined) {
+      const { 'idempotency-key': _, ...read } = meta;
+      const state = write.state ? write.state.of(await this.getUcpCheckout(write.state.id, read)) : undefined;
+      idempotencyKey = acpIdempotencyKey(`ucp ${write.operation}`, profile, write.body, state);
+    }
     return (await this.request(method, `/ucp/v1${path}`, {
       headers: { 'ucp-agent': `profile="${profile}"` },
       body: write?.body,

@@ -105,6 +105,16 @@ export async function rotatePlatformKey(
   throw conflict(`Platform ${id} is revoked; its key cannot be rotated`);
 }
 
+/** Whether `url` is the UCP profile of a live platform (a linked person's platform must name one). */
+export async function isRegisteredProfile(ctx: RequestContext, url: string): Promise<boolean> {
+  const [row] = await ctx.db
+    .select({ id: platforms.id })
+    .from(platforms)
+    .where(and(eq(platforms.ucpProfileUrl, url), isNull(platforms.revokedAt)))
+    .limit(1);
+  return row !== undefined;
+}
+
 /** Sets (or, with null, takes away) the UCP profile a platform's UCP requests must name; a revoked one is 409. */
 export async function updatePlatform(
   ctx: RequestContext,
@@ -152,6 +162,8 @@ export interface PlatformKeys {
  */
 export function platformKeys(cacheMs: number): PlatformKeys {
   const known = new Map<string, { platform: PlatformCaller; until: number }>();
+  // Bumped by every forget: a read that began before one (it may have read the old key) is not kept.
+  let epoch = 0;
   return {
     async authenticate(ctx, apiKey) {
       if (!apiKey.startsWith(KEY_PREFIX)) return undefined;
@@ -160,14 +172,16 @@ export function platformKeys(cacheMs: number): PlatformKeys {
       const hit = known.get(hash);
       if (hit && hit.until > now) return hit.platform;
       known.delete(hash);
+      const began = epoch;
       const [row] = await byKeyStatement(ctx.db, { keyHash: hash });
-      if (row && cacheMs > 0) {
+      if (row && cacheMs > 0 && began === epoch) {
         if (known.size >= KEY_CACHE_MAX) known.clear();
         known.set(hash, { platform: row, until: now + cacheMs });
       }
       return row;
     },
     forget(platformId) {
+      epoch++;
       for (const [hash, entry] of known) if (entry.platform.id === platformId) known.delete(hash);
     },
   };

@@ -33,7 +33,7 @@ import { AcpFailure } from '../acp/errors.ts';
 import { acpHandlers } from '../acp/handlers.ts';
 import type { AcpDeps } from '../acp/sessions.ts';
 import type { AuthService } from '../auth/service.ts';
-import type { PlatformKeys } from '../platforms/service.ts';
+import { isRegisteredProfile, type PlatformKeys } from '../platforms/service.ts';
 import type { SearchEngine } from '../search/service.ts';
 import { capabilitiesFor, type Negotiated, negotiate, type Profiles, profileUrlOf } from './agent.ts';
 import { UcpAuthFailure, ucpCallerOf } from './caller.ts';
@@ -385,6 +385,11 @@ function ucpConventions(
     else req.ctx.user = who.user;
 
     const profileUrl = profileUrlOf(req.headers['ucp-agent'], deps.development);
+    // A linked person's token names no platform: its profile must still be one an admin
+    // registered, or any buyer could make us fetch (and resolve) any URL.
+    if ('user' in who && !(await isRegisteredProfile(req.ctx, profileUrl))) {
+      throw new UcpFailure(403, 'profile_not_trusted', "UCP-Agent names no registered platform's profile");
+    }
     // A platform's key speaks only for the profile registered for it (the spec's identity binding).
     if ('platform' in who && who.platform.ucpProfileUrl !== profileUrl) {
       throw new UcpFailure(

@@ -2,6 +2,8 @@
 // read into the session's request (items, buyer, the one shipping destination, coupons), the
 // core quotes, holds, pays and cancels as it does for ACP, and the state is said in UCP
 // (answer.ts). A session made through UCP is only ever seen through UCP (its id's prefix).
+
+import { z } from 'zod';
 import type {
   UcpCheckout,
   UcpCheckoutCompleteRequest,
@@ -32,6 +34,8 @@ import { UcpFailure } from './errors.ts';
 import { DISCOUNT, FULFILLMENT } from './profile.ts';
 
 export type UcpDeps = AcpDeps;
+
+const BUYER_EMAIL = z.email().max(254);
 
 /** POST /checkout-sessions: 201 with the session, quoted and held when it can be. */
 export async function createUcpSession(
@@ -183,14 +187,25 @@ function requestOf(
   negotiated: Negotiated,
 ): Omit<AcpSessionRequest, 'coupons'> {
   const items = mergedItems(input.line_items.map((l) => ({ id: l.item.id, quantity: l.quantity })));
-  const buyer = input.buyer?.email
-    ? {
-        email: input.buyer.email,
-        ...(input.buyer.first_name ? { first_name: input.buyer.first_name } : {}),
-        ...(input.buyer.last_name ? { last_name: input.buyer.last_name } : {}),
-        ...(input.buyer.phone_number ? { phone_number: input.buyer.phone_number } : {}),
-      }
-    : undefined;
+  const email = input.buyer?.email?.trim();
+  // UCP's buyer.email is any string: ours names an account, so it must be an address.
+  if (email && !BUYER_EMAIL.safeParse(email).success) {
+    throw new UcpFailure(
+      400,
+      'invalid_request',
+      'buyer.email must be an email address (at most 254 characters)',
+    );
+  }
+  const given = input.buyer;
+  const buyer =
+    email && given
+      ? {
+          email,
+          ...(given.first_name ? { first_name: given.first_name } : {}),
+          ...(given.last_name ? { last_name: given.last_name } : {}),
+          ...(given.phone_number ? { phone_number: given.phone_number } : {}),
+        }
+      : undefined;
   const method = negotiated.has(FULFILLMENT) ? input.fulfillment?.methods?.[0] : undefined;
   if (method?.type && method.type !== 'shipping') {
     throw new UcpFailure(

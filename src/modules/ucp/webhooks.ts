@@ -50,7 +50,7 @@ export function ucpDeliverer(deps: {
       sign('sha256', data, { key: deps.keys.privateKey, dsaEncoding: 'ieee-p1363' }),
   };
   const agent = `profile="${deps.publicBaseUrl}/.well-known/ucp"`;
-  return async (_ctx, row: Claimed) => {
+  return async (ctx, row: Claimed) => {
     if (!row.ucpProfileUrl) return 'the platform has no UCP profile';
     let target: string | undefined;
     try {
@@ -74,7 +74,8 @@ export function ucpDeliverer(deps: {
         'content-digest': contentDigest(body),
         'ucp-agent': agent,
         'webhook-id': row.eventId,
-        'webhook-timestamp': String(Math.floor(new Date(row.createdAt).getTime() / 1000)),
+        // The attempt's time (Standard Webhooks receivers refuse an old one), not the event's.
+        'webhook-timestamp': String(Math.floor(ctx.now().getTime() / 1000)),
         'user-agent': 'Portage-UCP-Webhooks',
       },
     };
