@@ -35,12 +35,21 @@ import { parseArgs } from 'node:util';
 import pg from 'pg';
 import { loadConfig } from '../src/config.ts';
 import { newId } from '../src/contract/common.ts';
-import { openDatabase } from '../src/db/index.ts';
-import { FOLD_BATCH } from '../src/modules/analytics/service.ts';
 import { signAccessToken } from '../src/modules/auth/jwt.ts';
 import { loadKeyRing } from '../src/modules/auth/keys.ts';
 import { pct } from './churn.ts';
-import { type Answer, httpClient, machineCpu, pool, prng, procCpuMs, procWrites } from './lib.ts';
+import {
+  type Answer,
+  type CpuSnapshot,
+  cpuSnapshot,
+  dropDatabase,
+  folding,
+  freshDatabase,
+  httpClient,
+  pool,
+  prng,
+  stopService,
+} from './lib.ts';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const env = process.env;
@@ -191,28 +200,6 @@ function expectStatus(res: Answer, wanted: number, what: string) {
 
 // ---- CPU spent: the service, the database's backends, this process (bench/checkout.ts's) ----------
 
-interface CpuSnapshot {
-  service: number;
-  serviceWrites: number;
-  bench: number;
-  backends: Map<number, number>;
-  machine: { total: number; steal: number; idle: number };
-}
-
-async function cpuSnapshot(db: pg.Pool, servicePid: number): Promise<CpuSnapshot> {
-  const { rows } = await db.query<{ pid: number }>(
-    'select pid from pg_stat_activity where datname = current_database()',
-  );
-  const u = process.cpuUsage();
-  return {
-    service: procCpuMs(servicePid),
-    serviceWrites: procWrites(servicePid),
-    bench: (u.user + u.system) / 1000,
-    backends: new Map(rows.map((r) => [r.pid, procCpuMs(r.pid)])),
-    machine: machineCpu(),
-  };
-}
-
 interface CpuSpent {
   service: number;
   /** Write system calls of the service. */
@@ -240,24 +227,6 @@ function cpuSpent(a: CpuSnapshot, b: CpuSnapshot): CpuSpent {
 }
 
 // ---- the database --------------------------------------------------------------------------------
-
-async function freshDatabase() {
-  const admin = new pg.Client({ connectionString: pgServer });
-  await admin.connect();
-  await admin.query(`drop database if exists ${DB_NAME} with (force)`);
-  await admin.query(`create database ${DB_NAME}`);
-  await admin.end();
-  const database = await openDatabase({ databaseUrl: dbUrl, poolSize: 2 });
-  await database.migrate();
-  await database.close();
-}
-
-async function dropDatabase() {
-  const admin = new pg.Client({ connectionString: pgServer });
-  await admin.connect();
-  await admin.query(`drop database if exists ${DB_NAME} with (force)`);
-  await admin.end();
-}
 
 interface Catalog {
   /** Products by seller. */
@@ -452,57 +421,6 @@ async function startService(privatePem: string): Promise<{ child: ChildProcess; 
   }
   child.kill('SIGKILL');
   throw new Error('portage serve did not answer /health within 60 s');
-}
-
-const stopService = (child: ChildProcess) =>
-  new Promise<void>((resolve) => {
-    if (child.exitCode !== null || child.signalCode !== null) return resolve();
-    child.removeAllListeners('exit');
-    const force = setTimeout(() => child.kill('SIGKILL'), 10_000);
-    child.on('exit', () => {
-      clearTimeout(force);
-      resolve();
-    });
-    child.kill('SIGTERM');
-  });
-
-// ---- the analytics fold (bench/checkout.ts's) ---------------------------------------------------
-
-/**
- * The service's `analytics` job, which the bench's service (JOBS=off) does not run: every second
- * it folds the analytics changes the payments queued into the rollups, on a connection of its own.
- * A phase ends once everything it queued is folded: its time and PostgreSQL's CPU include the fold.
- * Answers the seconds the last fold took after the phase.
- */
-async function folding(folder: pg.Client, phase: () => Promise<unknown>): Promise<number> {
-  const fold = async () => {
-    for (let i = 0; i < 10_000; i++) {
-      const { rows } = await folder.query<{ n: number }>(
-        'select portage_analytics_fold($1::int, false) as n',
-        [FOLD_BATCH],
-      );
-      if (Number(rows[0]!.n) < FOLD_BATCH) return;
-    }
-  };
-  let stopped = false;
-  let timer: NodeJS.Timeout | undefined;
-  let running: Promise<void> = Promise.resolve();
-  const tick = () => {
-    running = fold().then(() => {
-      if (!stopped) timer = setTimeout(tick, 1000);
-    });
-  };
-  timer = setTimeout(tick, 1000);
-  try {
-    await phase();
-  } finally {
-    stopped = true;
-    clearTimeout(timer);
-    await running;
-  }
-  const t0 = performance.now();
-  await fold();
-  return (performance.now() - t0) / 1000;
 }
 
 // ---- the phases ----------------------------------------------------------------------------------
@@ -878,7 +796,7 @@ async function main() {
       `service pool ${POOL_SIZE}; ${SELLERS} sellers x ${PER_SELLER} products of ${STOCK} units`,
   );
   let t = performance.now();
-  await freshDatabase();
+  await freshDatabase(pgServer, DB_NAME, dbUrl);
   const db = new pg.Pool({ connectionString: dbUrl, max: 4 });
   db.on('error', () => {});
   const folder = new pg.Client({ connectionString: dbUrl });
@@ -976,7 +894,7 @@ async function main() {
   await folder.end();
   await db.end();
   request.close();
-  if (!flags.keep) await dropDatabase();
+  if (!flags.keep) await dropDatabase(pgServer, DB_NAME);
   report(results, checked);
   console.log(`total time ${((performance.now() - started) / 1000).toFixed(0)} s`);
 }

@@ -18,8 +18,6 @@ import { parseArgs } from 'node:util';
 import pg from 'pg';
 import { loadConfig } from '../src/config.ts';
 import { newId } from '../src/contract/common.ts';
-import { openDatabase } from '../src/db/index.ts';
-import { FOLD_BATCH } from '../src/modules/analytics/service.ts';
 import { signAccessToken } from '../src/modules/auth/jwt.ts';
 import { loadKeyRing } from '../src/modules/auth/keys.ts';
 import { hashPassword } from '../src/modules/auth/passwords.ts';
@@ -30,7 +28,18 @@ import { signatureHeader } from '../src/modules/payments/signature.ts';
 import { estimatedDelivery } from '../src/modules/pricing/dates.ts';
 import { platformFeeCents } from '../src/modules/pricing/money.ts';
 import { pct } from './churn.ts';
-import { type Answer, httpClient, machineCpu, pool, prng, procCpuMs } from './lib.ts';
+import {
+  type Answer,
+  type CpuSnapshot,
+  cpuSnapshot,
+  dropDatabase,
+  folding,
+  freshDatabase,
+  httpClient,
+  pool,
+  prng,
+  stopService,
+} from './lib.ts';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const { values: flags } = parseArgs({
@@ -129,27 +138,6 @@ function expectStatus(res: Answer, wanted: number[], what: string) {
 // The machine is shared, so throughput alone says little: CPU milliseconds per payment, read
 // from /proc, say what a payment costs whatever else runs (and so what 2 idle cores would do).
 
-interface CpuSnapshot {
-  service: number;
-  bench: number;
-  backends: Map<number, number>;
-  /** The machine's CPU time so far, all cores (/proc/stat): in all, stolen by its host, idle. */
-  machine: { total: number; steal: number; idle: number };
-}
-
-async function cpuSnapshot(db: pg.Pool, servicePid: number): Promise<CpuSnapshot> {
-  const { rows } = await db.query<{ pid: number }>(
-    'select pid from pg_stat_activity where datname = current_database()',
-  );
-  const u = process.cpuUsage();
-  return {
-    service: procCpuMs(servicePid),
-    bench: (u.user + u.system) / 1000,
-    backends: new Map(rows.map((r) => [r.pid, procCpuMs(r.pid)])),
-    machine: machineCpu(),
-  };
-}
-
 interface CpuSpent {
   service: number;
   postgres: number;
@@ -182,17 +170,6 @@ const perPayment = (c: CpuSpent, n: number) =>
       `load generator ${(c.bench / n).toFixed(1)} ms; the machine's host took ${(c.steal * 100).toFixed(0)}% of its CPU (steal)`;
 
 // ---- the database --------------------------------------------------------------------------
-
-async function freshDatabase() {
-  const admin = new pg.Client({ connectionString: pgServer });
-  await admin.connect();
-  await admin.query(`drop database if exists ${DB_NAME} with (force)`);
-  await admin.query(`create database ${DB_NAME}`);
-  await admin.end();
-  const database = await openDatabase({ databaseUrl: dbUrl, poolSize: 2 });
-  await database.migrate();
-  await database.close();
-}
 
 interface Catalog {
   sellers: string[];
@@ -401,13 +378,6 @@ async function startService(privatePem: string): Promise<ChildProcess> {
   }
 }
 
-const stopService = (child: ChildProcess) =>
-  new Promise<void>((resolve) => {
-    child.removeAllListeners('exit');
-    child.on('exit', () => resolve());
-    child.kill('SIGTERM');
-  });
-
 // ---- the phases ----------------------------------------------------------------------------
 
 interface PhaseFigures {
@@ -422,43 +392,6 @@ interface PhaseFigures {
 const sorted = (xs: number[]) => [...xs].sort((a, b) => a - b);
 
 /** Each buyer: POST /checkout, then `pay` for the session; a 409 at checkout is a refusal. */
-/**
- * The service's `analytics` job, which the bench's service (JOBS=off) does not run: every second
- * it folds the analytics changes the payments queued into the rollups (the same function), on a
- * connection of its own. A phase ends once everything it queued is folded: its time and
- * PostgreSQL's CPU include the fold. Answers the seconds the last fold took after the phase.
- */
-async function folding(folder: pg.Client, phase: () => Promise<unknown>): Promise<number> {
-  const fold = async () => {
-    for (;;) {
-      const { rows } = await folder.query<{ n: number }>(
-        'select portage_analytics_fold($1::int, false) as n',
-        [FOLD_BATCH],
-      );
-      if (Number(rows[0]!.n) < FOLD_BATCH) return;
-    }
-  };
-  let stopped = false;
-  let timer: NodeJS.Timeout | undefined;
-  let running: Promise<void> = Promise.resolve();
-  const tick = () => {
-    running = fold().then(() => {
-      if (!stopped) timer = setTimeout(tick, 1000);
-    });
-  };
-  timer = setTimeout(tick, 1000);
-  try {
-    await phase();
-  } finally {
-    stopped = true;
-    clearTimeout(timer);
-    await running;
-  }
-  const started = performance.now();
-  await fold();
-  return (performance.now() - started) / 1000;
-}
-
 async function checkoutPhase(
   buyers: Buyer[],
   pay: (session: { sessionId: string; totalCents: number }) => Promise<Answer>,
@@ -776,7 +709,7 @@ interface RunFigures {
 async function run(index: number): Promise<RunFigures> {
   const random = prng(1000 + index);
   console.log(`\n== run ${index + 1}/${RUNS}: fresh database ${DB_NAME}`);
-  await freshDatabase();
+  await freshDatabase(pgServer, DB_NAME, dbUrl);
   const db = new pg.Pool({ connectionString: dbUrl, max: POOL_SIZE });
   db.on('error', () => {});
   const folder = new pg.Client({ connectionString: dbUrl });
@@ -906,12 +839,7 @@ async function run(index: number): Promise<RunFigures> {
 const results: RunFigures[] = [];
 for (let i = 0; i < RUNS; i++) results.push(await run(i));
 request.close();
-if (!flags.keep) {
-  const admin = new pg.Client({ connectionString: pgServer });
-  await admin.connect();
-  await admin.query(`drop database if exists ${DB_NAME} with (force)`);
-  await admin.end();
-}
+if (!flags.keep) await dropDatabase(pgServer, DB_NAME);
 
 const median = (xs: number[]) => {
   const s = sorted(xs);

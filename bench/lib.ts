@@ -1,7 +1,12 @@
 // What the benchmarks share: a seedable random source, a bounded pool of concurrent work, an HTTP
-// client over keep-alive sockets, and the CPU counters of processes and of the machine (Linux /proc).
+// client over keep-alive sockets, the CPU counters of processes and of the machine (Linux /proc),
+// a database made anew, the service stopped, and the analytics fold the service's job would run.
+import type { ChildProcess } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import http from 'node:http';
+import pg from 'pg';
+import { openDatabase } from '../src/db/index.ts';
+import { FOLD_BATCH } from '../src/modules/analytics/service.ts';
 
 /** A small seedable random source: runs of a benchmark are comparable. */
 export function prng(seed: number) {
@@ -140,4 +145,98 @@ export function httpClient(base: string, maxSockets: number, timeoutMs = 60_000)
   }
   // close(): ends the idle sockets, so that the process can exit.
   return Object.assign(request, { close: () => agent.destroy() });
+}
+
+/** What the CPU counters say at one moment: the service, its writes, this process, PostgreSQL's backends, the machine. */
+export interface CpuSnapshot {
+  service: number;
+  /** Write system calls of the service so far. */
+  serviceWrites: number;
+  bench: number;
+  backends: Map<number, number>;
+  /** The machine's CPU time so far, all cores (/proc/stat): in all, stolen by its host, idle. */
+  machine: { total: number; steal: number; idle: number };
+}
+
+export async function cpuSnapshot(db: pg.Pool, servicePid: number): Promise<CpuSnapshot> {
+  const { rows } = await db.query<{ pid: number }>(
+    'select pid from pg_stat_activity where datname = current_database()',
+  );
+  const u = process.cpuUsage();
+  return {
+    service: procCpuMs(servicePid),
+    serviceWrites: procWrites(servicePid),
+    bench: (u.user + u.system) / 1000,
+    backends: new Map(rows.map((r) => [r.pid, procCpuMs(r.pid)])),
+    machine: machineCpu(),
+  };
+}
+
+/** Drops `name` on the server of `serverUrl` and makes it anew, migrated (`url` names it). */
+export async function freshDatabase(serverUrl: string, name: string, url: string) {
+  await dropDatabase(serverUrl, name);
+  const admin = new pg.Client({ connectionString: serverUrl });
+  await admin.connect();
+  await admin.query(`create database ${name}`);
+  await admin.end();
+  const database = await openDatabase({ databaseUrl: url, poolSize: 2 });
+  await database.migrate();
+  await database.close();
+}
+
+export async function dropDatabase(serverUrl: string, name: string) {
+  const admin = new pg.Client({ connectionString: serverUrl });
+  await admin.connect();
+  await admin.query(`drop database if exists ${name} with (force)`);
+  await admin.end();
+}
+
+/** Stops the service (SIGTERM, SIGKILL after 10 s); at once if it has exited already. */
+export const stopService = (child: ChildProcess) =>
+  new Promise<void>((resolve) => {
+    if (child.exitCode !== null || child.signalCode !== null) return resolve();
+    child.removeAllListeners('exit');
+    const force = setTimeout(() => child.kill('SIGKILL'), 10_000);
+    child.on('exit', () => {
+      clearTimeout(force);
+      resolve();
+    });
+    child.kill('SIGTERM');
+  });
+
+/**
+ * The service's `analytics` job, which the bench's service (JOBS=off) does not run: every second
+ * it folds the analytics changes the payments queued into the rollups (the same function), on a
+ * connection of its own. A phase ends once everything it queued is folded: its time and
+ * PostgreSQL's CPU include the fold. Answers the seconds the last fold took after the phase.
+ */
+export async function folding(folder: pg.Client, phase: () => Promise<unknown>): Promise<number> {
+  const fold = async () => {
+    for (;;) {
+      const { rows } = await folder.query<{ n: number }>(
+        'select portage_analytics_fold($1::int, false) as n',
+        [FOLD_BATCH],
+      );
+      if (Number(rows[0]!.n) < FOLD_BATCH) return;
+    }
+  };
+  let stopped = false;
+  let timer: NodeJS.Timeout | undefined;
+  let running: Promise<void> = Promise.resolve();
+  const tick = () => {
+    running = fold().then(() => {
+      if (!stopped) timer = setTimeout(tick, 1000);
+    });
+  };
+  timer = setTimeout(tick, 1000);
+  try {
+    await phase();
+  } finally {
+    stopped = true;
+    clearTimeout(timer);
+    await running;
+  }
+  const started = performance.now();
+  await fold();
+  return (performance.now() - started) / 1000;
 }
