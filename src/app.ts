@@ -303,12 +303,14 @@ export async function buildApp(opts: AppOptions): Promise<FastifyInstance> {
       idempotencyCleanupJob(),
       acpWebhookJob({
         publicBaseUrl: config.publicBaseUrl,
-        ucp: ucpDeliverer({
-          publicBaseUrl: config.publicBaseUrl,
-          keys: ucpKeys,
-          profiles: ucpProfiles,
-          development,
-        }),
+        deliverers: {
+          ucp: ucpDeliverer({
+            publicBaseUrl: config.publicBaseUrl,
+            keys: ucpKeys,
+            profiles: ucpProfiles,
+            development,
+          }),
+        },
       }),
       acpCleanupJob(),
       emailTokenCleanupJob(),

@@ -29,6 +29,18 @@ export const SCOPE_DESCRIPTIONS: Record<AgentScope, string> = {
   'dev.ucp.shopping.order:manage': 'see and cancel your orders, ask for returns and write reviews',
 };
 
+/**
+ * What lets an agent buy as the person through a protocol adapter (ACP, UCP): the agents' `shop`,
+ * or UCP's checkout:manage (which grants nothing else of Portage's own routes).
+ */
+export const BUYING_SCOPES: readonly AgentScope[] = ['dev.ucp.shopping.checkout:manage', 'shop'];
+/** What lets an agent read the person's orders through UCP: UCP's order scopes, or `orders`. */
+export const ORDER_READING_SCOPES: readonly AgentScope[] = [
+  'dev.ucp.shopping.order:read',
+  'dev.ucp.shopping.order:manage',
+  'orders',
+];
+
 /** Scopes that grant what another does on Portage's own routes (UCP's order:manage is `orders`). */
 export const IMPLIED_SCOPES: Partial<Record<AgentScope, AgentScope>> = {
   'dev.ucp.shopping.order:manage': 'orders',

@@ -80,8 +80,8 @@ export function registerIdempotency(app: FastifyInstance) {
     const owner = req.ctx?.user?.id ?? req.ctx?.principal;
     const key = req.headers[IDEMPOTENCY_HEADER];
     const required = req.routeOptions.config.idempotency === 'required';
-    // POST, and PUT where keys are required (UCP's update is a PUT the spec keys).
-    if ((req.method !== 'POST' && !(required && req.method === 'PUT')) || !owner) return;
+    // POST, and any write where keys are required (UCP's update is a PUT the spec keys).
+    if (!owner || (req.method !== 'POST' && !required)) return;
     if (key === undefined && required) {
       throw new IdempotencyError(
         'required',

@@ -10,8 +10,8 @@ import https from 'node:https';
 import { isIP } from 'node:net';
 import ipaddr from 'ipaddr.js';
 
-export const DOCUMENT_TIMEOUT_MS = 5000;
-export const DOCUMENT_MAX_BYTES = 64 * 1024;
+const DOCUMENT_TIMEOUT_MS = 5000;
+const DOCUMENT_MAX_BYTES = 64 * 1024;
 
 /**
  * True for an address a document must not come from: anything ipaddr.js does not class as
@@ -20,7 +20,7 @@ export const DOCUMENT_MAX_BYTES = 64 * 1024;
  * `::ffff:0:a.b.c.d`); an IPv4-mapped address is judged as its IPv4 address, and an
  * IPv4-compatible one (`::a.b.c.d`, which ipaddr.js calls unicast) is refused.
  */
-export function isPrivateAddress(address: string): boolean {
+function isPrivateAddress(address: string): boolean {
   if (!ipaddr.isValid(address)) return true;
   let parsed = ipaddr.parse(address);
   if (parsed.kind() === 'ipv6') {
@@ -31,13 +31,13 @@ export function isPrivateAddress(address: string): boolean {
   return parsed.range() !== 'unicast';
 }
 
+/** What both kinds of documents are kept for: 1,000 at most, a minute to ten (the UCP spec's floor is a minute). */
+export const DOCUMENT_CACHE_LIMITS = { max: 1000, minSeconds: 60, maxSeconds: 600, defaultSeconds: 300 };
+
 /**
  * Fetched documents, each kept for its max-age held between a floor and a ceiling (no-store: the
  * floor), at most `max` of them: the least recently used goes first.
  */
-/** What both kinds of documents are kept for: 1,000 at most, a minute to ten (the UCP spec's floor is a minute). */
-export const DOCUMENT_CACHE_LIMITS = { max: 1000, minSeconds: 60, maxSeconds: 600, defaultSeconds: 300 };
-
 export class DocumentCache<T> {
   private readonly entries = new Map<string, { value: T; until: number }>();
 

@@ -1,5 +1,6 @@
 // Who calls the ACP routes: a platform with the key an admin issued (acting for the buyer its
 // session names), or an agent with a person's OAuth token (scope shop: buying as that person).
+import { BUYING_SCOPES } from '../../contract/scopes.ts';
 import type { AuthService } from '../auth/service.ts';
 import type { AuthUser, RequestContext } from '../context.ts';
 import type { PlatformCaller, PlatformKeys } from '../platforms/service.ts';
@@ -38,10 +39,7 @@ export async function acpCallerOf(
     throw unauthorized('Unknown or expired token');
   }
   // UCP's checkout:manage is the same permission (a linked platform vaults the sandbox's cards here).
-  if (
-    user.agent &&
-    !user.agent.scopes.some((s) => s === 'shop' || s === 'dev.ucp.shopping.checkout:manage')
-  ) {
+  if (user.agent && !user.agent.scopes.some((s) => BUYING_SCOPES.includes(s))) {
     throw forbidden('This agent was not granted the "shop" scope');
   }
   if (!user.agent || user.role !== 'buyer') {

@@ -3,6 +3,7 @@
 // (docs/acp.md "Payment"). Never both: a token is charged by the provider that takes the money.
 import type { AcpPaymentHandler } from '../../contract/acp.ts';
 import type { PaymentProvider } from '../payments/provider.ts';
+import { SANDBOX_CARDS } from '../payments/providers/sandbox.ts';
 import { ACP_VERSION } from './answer.ts';
 
 /** The sandbox's handler: delegated tokens (`vt_…`) from our own vault (vault.ts). */
@@ -31,11 +32,7 @@ export function acpHandlers(deps: {
         instrument_schemas: [docs],
         config: {
           delegate_payment_url: `${deps.publicBaseUrl}/agentic_commerce/delegate_payment`,
-          test_cards: {
-            pays: '4242424242424242',
-            declined: '4000000000000002',
-            authenticates: '4000002760003184',
-          },
+          test_cards: { ...SANDBOX_CARDS },
         },
       },
     ];

@@ -48,8 +48,8 @@ import { spendVaultToken } from './vault.ts';
 const SESSION_TTL_MS = 30 * 60 * 1000;
 
 export interface AcpDeps extends CheckoutDeps, OrdersDeps, AnswerDeps {
-  /** At most this many live holds per platform (PLATFORM_MAX_HOLDS; default DEFAULT_MAX_PLATFORM_HOLDS). */
-  maxPlatformHolds?: number;
+  /** At most this many live holds per platform (PLATFORM_MAX_HOLDS). */
+  maxPlatformHolds: number;
   /** The sandbox's signer, when the sandbox is the provider (its vault handler is offered then). */
   sandbox?: { sign(payload: string, now: Date): string };
 }
@@ -536,7 +536,7 @@ async function requote(
  * canceled or lapse. A soft cap: requests in flight together may each pass it once.
  */
 async function refuseOverHolds(tx: RequestContext, deps: AcpDeps, platformId: string, sessionId: string) {
-  const max = deps.maxPlatformHolds ?? DEFAULT_MAX_PLATFORM_HOLDS;
+  const max = deps.maxPlatformHolds;
   if ((await liveHoldsOf(tx, platformId, sessionId, tx.now())) >= max) {
     throw new AcpFailure(
       429,
@@ -549,9 +549,6 @@ async function refuseOverHolds(tx: RequestContext, deps: AcpDeps, platformId: st
     );
   }
 }
-
-/** The live holds a platform may keep at once unless PLATFORM_MAX_HOLDS says otherwise. */
-export const DEFAULT_MAX_PLATFORM_HOLDS = 1000;
 
 const savepoint = statement('', sql.raw('savepoint acp_hold'));
 const releaseSavepoint = statement('', sql.raw('release savepoint acp_hold'));

@@ -236,8 +236,11 @@ export function acpWebhookJob(opts: {
   publicBaseUrl: string;
   fetch?: typeof fetch;
   everyMs?: number;
-  /** UCP sessions' rows (`ucp_cs_…`): their deliverer. */
-  ucp?: Deliverer;
+  /**
+   * The deliverers of other protocols' rows, by their sessions' id prefix (`ucp` for `ucp_cs_…`),
+   * as the subscriber's bodies are; ACP's own rows are posted here.
+   */
+  deliverers?: Record<string, Deliverer>;
 }): Job {
   const send = opts.fetch ?? fetch;
   return {
@@ -269,11 +272,13 @@ export function acpWebhookJob(opts: {
             (p.revoked_at is not null) as revoked`,
       );
       await Promise.all(
-        claimed.map((row) =>
-          row.sessionId.startsWith('ucp_cs_')
-            ? deliver(ctx, row, () => opts.ucp?.(ctx, row) ?? Promise.resolve('no UCP deliverer'))
-            : deliver(ctx, row, () => postAcp(send, withBase(row, opts.publicBaseUrl), ctx.now())),
-        ),
+        claimed.map((row) => {
+          const protocol = row.sessionId.slice(0, row.sessionId.indexOf('_'));
+          const other = opts.deliverers?.[protocol];
+          return deliver(ctx, row, () =>
+            other ? other(ctx, row) : postAcp(send, withBase(row, opts.publicBaseUrl), ctx.now()),
+          );
+        }),
       );
       return claimed.length;
     },

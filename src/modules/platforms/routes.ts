@@ -20,17 +20,9 @@ import {
   updatePlatform,
 } from './service.ts';
 
-/** `keys`: what this instance remembers of platforms' keys, forgotten at once on a change here. */
+/** `keys`: what this instance remembers of platforms' keys (the changes below forget it). */
 export const platformRoutes = (keys: PlatformKeys) => async (fastify: FastifyInstance) => {
   const app = fastify.withTypeProvider<ZodTypeProvider>();
-  /** Runs a change of platform `id`, then forgets what this instance remembered of it. */
-  const changing = async <T>(id: string, change: Promise<T>) => {
-    try {
-      return await change;
-    } finally {
-      keys.forget(id);
-    }
-  };
 
   app.post(
     '/admin/platforms',
@@ -70,7 +62,7 @@ export const platformRoutes = (keys: PlatformKeys) => async (fastify: FastifyIns
         response: { 200: rotatedKey },
       },
     },
-    async (req) => changing(req.params.id, rotatePlatformKey(req.ctx, req.params.id)),
+    async (req) => rotatePlatformKey(req.ctx, keys, req.params.id),
   );
 
   app.patch(
@@ -85,7 +77,7 @@ export const platformRoutes = (keys: PlatformKeys) => async (fastify: FastifyIns
         response: { 200: platform },
       },
     },
-    async (req) => changing(req.params.id, updatePlatform(req.ctx, req.params.id, req.body)),
+    async (req) => updatePlatform(req.ctx, keys, req.params.id, req.body),
   );
 
   app.delete(
@@ -99,6 +91,6 @@ export const platformRoutes = (keys: PlatformKeys) => async (fastify: FastifyIns
         response: { 200: platform },
       },
     },
-    async (req) => changing(req.params.id, revokePlatform(req.ctx, req.params.id)),
+    async (req) => revokePlatform(req.ctx, keys, req.params.id),
   );
 };

@@ -90,8 +90,13 @@ export async function listPlatforms(ctx: RequestContext): Promise<Platform[]> {
  */
 export async function rotatePlatformKey(
   ctx: RequestContext,
+  keys: PlatformKeys,
   id: string,
 ): Promise<z.infer<typeof rotatedKey>> {
+  return forgetting(keys, id, () => rotate(ctx, id));
+}
+
+async function rotate(ctx: RequestContext, id: string): Promise<z.infer<typeof rotatedKey>> {
   if (!isRecordId('platforms', id)) throw noSuchPlatform(id);
   const apiKey = secret(KEY_PREFIX);
   const [row] = await ctx.db
@@ -118,6 +123,15 @@ export async function isRegisteredProfile(ctx: RequestContext, url: string): Pro
 /** Sets (or, with null, takes away) the UCP profile a platform's UCP requests must name; a revoked one is 409. */
 export async function updatePlatform(
   ctx: RequestContext,
+  keys: PlatformKeys,
+  id: string,
+  input: z.infer<typeof updatePlatformBody>,
+): Promise<Platform> {
+  return forgetting(keys, id, () => update(ctx, id, input));
+}
+
+async function update(
+  ctx: RequestContext,
   id: string,
   input: z.infer<typeof updatePlatformBody>,
 ): Promise<Platform> {
@@ -134,7 +148,11 @@ export async function updatePlatform(
 }
 
 /** Revokes the platform at once; a revoked platform is answered as it is (its first revocation time kept). */
-export async function revokePlatform(ctx: RequestContext, id: string): Promise<Platform> {
+export async function revokePlatform(ctx: RequestContext, keys: PlatformKeys, id: string): Promise<Platform> {
+  return forgetting(keys, id, () => revoke(ctx, id));
+}
+
+async function revoke(ctx: RequestContext, id: string): Promise<Platform> {
   if (!isRecordId('platforms', id)) throw noSuchPlatform(id);
   const [row] = await ctx.db
     .update(platforms)
@@ -143,6 +161,15 @@ export async function revokePlatform(ctx: RequestContext, id: string): Promise<P
     .returning();
   if (!row) throw noSuchPlatform(id);
   return toPlatform(row);
+}
+
+/** Runs a change of platform `id`, then has this instance forget what it remembered of it. */
+async function forgetting<T>(keys: PlatformKeys, id: string, change: () => Promise<T>): Promise<T> {
+  try {
+    return await change();
+  } finally {
+    keys.forget(id);
+  }
 }
 
 /** What one instance remembers of platforms' keys: at most this many. */
@@ -173,7 +200,7 @@ export function platformKeys(cacheMs: number): PlatformKeys {
       if (hit && hit.until > now) return hit.platform;
       known.delete(hash);
       const began = epoch;
-      const [row] = await byKeyStatement(ctx.db, { keyHash: hash });
+      const row = await authenticatePlatform(ctx, apiKey);
       if (row && cacheMs > 0 && began === epoch) {
         if (known.size >= KEY_CACHE_MAX) known.clear();
         known.set(hash, { platform: row, until: now + cacheMs });

@@ -4,6 +4,7 @@
 // the person, order:read (or :manage) to read their orders. The agents' own `shop` and `orders`
 // scopes count as those.
 
+import { BUYING_SCOPES, ORDER_READING_SCOPES } from '../../contract/scopes.ts';
 import type { AcpCaller } from '../acp/caller.ts';
 import type { AuthService } from '../auth/service.ts';
 import type { AuthUser, RequestContext } from '../context.ts';
@@ -12,17 +13,12 @@ import { UcpFailure } from './errors.ts';
 
 export type UcpNeed = 'checkout' | 'order' | 'catalog';
 
-const SCOPES: Record<UcpNeed, string[]> = {
-  checkout: ['dev.ucp.shopping.checkout:manage', 'shop'],
-  order: ['dev.ucp.shopping.order:read', 'dev.ucp.shopping.order:manage', 'orders'],
+/** The scopes each kind of operation takes; a missing one is asked for as the first. */
+const SCOPES: Record<UcpNeed, readonly string[]> = {
+  checkout: BUYING_SCOPES,
+  order: ORDER_READING_SCOPES,
   // The catalog is public to any linked platform: whatever it was granted.
-  catalog: [
-    'dev.ucp.shopping.checkout:manage',
-    'shop',
-    'dev.ucp.shopping.order:read',
-    'dev.ucp.shopping.order:manage',
-    'orders',
-  ],
+  catalog: [...BUYING_SCOPES, ...ORDER_READING_SCOPES],
 };
 
 /** A refusal with the challenge RFC 6750 (and UCP's identity linking) asks of a 401 or 403. */
