@@ -155,7 +155,7 @@ async function categoryId(client: PortageClient, idOrSlug: string): Promise<stri
   return found.id;
 }
 
-const success = (value: object): CallToolResult => ({
+export const success = (value: object): CallToolResult => ({
   content: [{ type: 'text', text: JSON.stringify(value) }],
   structuredContent: value as Record<string, unknown>,
 });
@@ -170,7 +170,7 @@ export interface ToolServerOptions {
   acp?: boolean;
 }
 
-const listed = (tools: readonly Tool[], withOutput = true) =>
+export const listed = (tools: readonly Tool[], withOutput = true) =>
   tools.map((t) => {
     const { inputSchema, outputSchema } = toolJsonSchemas(t);
     return {

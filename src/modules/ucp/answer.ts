@@ -42,9 +42,6 @@ const STATUS: Record<ReturnType<typeof effectiveStatus>, UcpCheckoutStatus> = {
   expired: 'canceled',
 };
 
-export const ucpStatusOf = (state: SessionState, now: Date): UcpCheckoutStatus =>
-  STATUS[effectiveStatus(state.row, state.checkout, now)];
-
 /** The one fulfillment method, destination, group and option of a Portage session. */
 const METHOD_ID = 'shipping';
 const DESTINATION_ID = 'destination_1';
@@ -117,10 +114,7 @@ export function toUcpCheckout(
     ...(request.buyer ? { buyer: ucpBuyerOf(request.buyer) } : {}),
     totals: held
       ? heldTotals(checkout)
-      : [
-          { type: 'subtotal', amount: lineItems.reduce((n, l) => n + l.totals[0]!.amount, 0) },
-          { type: 'total', amount: lineItems.reduce((n, l) => n + l.totals[0]!.amount, 0) },
-        ],
+      : unheldTotals(lineItems.reduce((n, l) => n + l.totals[0]!.amount, 0)),
     ...(messages.length > 0 ? { messages } : {}),
     links: [
       { type: 'terms_of_service', url: `${deps.publicBaseUrl}/docs` },
@@ -182,6 +176,12 @@ export function toUcpCheckout(
   }
   return answer;
 }
+
+/** An unheld session's totals: its lines at their catalog prices, nothing quoted yet. */
+const unheldTotals = (items: number): UcpTotal[] => [
+  { type: 'subtotal', amount: items },
+  { type: 'total', amount: items },
+];
 
 /** Items, discount (negative), shipping, tax with a line per parcel's tax, total: they add up to the total. */
 function heldTotals(checkout: NonNullable<SessionState['checkout']>): UcpTotal[] {
