@@ -344,6 +344,14 @@ describe('who may call, for which profile', () => {
     );
   });
 
+  it('requests that miss the profile cache together share one fetch of it', async () => {
+    profiles.documents.set('/shared.json', { body: platformProfile(hooks.url) });
+    const shared = new UcpClient(t.api, await issueUcpPlatform(t.api, boss, `${profiles.base}/shared.json`));
+    const answers = await Promise.all(Array.from({ length: 8 }, () => shared.get('ucp_cs_x')));
+    expect(answers.map((a) => a.body.messages[0].code)).toEqual(Array(8).fill('not_found'));
+    expect(profiles.hits.get('/shared.json')).toBe(1);
+  });
+
   it('a profile that is not JSON is profile_malformed (422); one that cannot be fetched, profile_unreachable (424)', async () => {
     profiles.documents.set('/broken.json', { body: 'not json' });
     const broken = new UcpClient(t.api, await issueUcpPlatform(t.api, boss, `${profiles.base}/broken.json`));

@@ -46,9 +46,22 @@ export function createProfiles(opts: { development: boolean }): Profiles {
   const unreachable = (why: string) =>
     new UcpFailure(424, 'profile_unreachable', `The platform's profile ${why}`);
 
-  async function get(url: string): Promise<UcpPlatformProfile> {
+  // Requests that miss the cache together share one fetch (a URL's, while it is under way): the
+  // map holds no more entries than fetches in flight.
+  const inFlight = new Map<string, Promise<UcpPlatformProfile>>();
+
+  function get(url: string): Promise<UcpPlatformProfile> {
     const hit = cache.get(url);
-    if (hit) return hit;
+    if (hit) return Promise.resolve(hit);
+    let fetching = inFlight.get(url);
+    if (!fetching) {
+      fetching = fetchProfile(url).finally(() => inFlight.delete(url));
+      inFlight.set(url, fetching);
+    }
+    return fetching;
+  }
+
+  async function fetchProfile(url: string): Promise<UcpPlatformProfile> {
     const { body, maxAge } = await fetchDocument(url, opts.development, unreachable);
     let json: unknown;
     try {

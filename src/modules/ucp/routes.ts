@@ -209,16 +209,6 @@ export function ucpRoutes(routeDeps: UcpRouteDeps) {
       );
       // The catalog: POSTs that read (no Idempotency-Key), each needing its capability.
       const CATALOG = { auth: 'public', limit: 'search', otherFormat: true } as const;
-      const catalogCaller = (req: FastifyRequest, capability: string) => {
-        const c = callerOf(req);
-        return c.negotiated.has(capability) ? c : undefined;
-      };
-      const incompatible = (capability: string) =>
-        businessError(
-          'capabilities_incompatible',
-          `The platform's profile and ours share no ${capability} version`,
-          {},
-        );
       const catalogMeta = (c: Caller, capability: string) => ({
         version: UCP_VERSION,
         capabilities: capabilitiesFor(c.negotiated, capability),
@@ -236,7 +226,7 @@ export function ucpRoutes(routeDeps: UcpRouteDeps) {
           },
         },
         async (req) => {
-          const c = catalogCaller(req, CATALOG_SEARCH);
+          const c = capableCaller(req, CATALOG_SEARCH);
           if (!c) return incompatible(CATALOG_SEARCH);
           return {
             ucp: catalogMeta(c, CATALOG_SEARCH),
@@ -257,7 +247,7 @@ export function ucpRoutes(routeDeps: UcpRouteDeps) {
           },
         },
         async (req) => {
-          const c = catalogCaller(req, CATALOG_LOOKUP);
+          const c = capableCaller(req, CATALOG_LOOKUP);
           if (!c) return incompatible(CATALOG_LOOKUP);
           return { ucp: catalogMeta(c, CATALOG_LOOKUP), ...(await lookupCatalog(req.ctx, req.body)) };
         },
@@ -275,7 +265,7 @@ export function ucpRoutes(routeDeps: UcpRouteDeps) {
           },
         },
         async (req) => {
-          const c = catalogCaller(req, CATALOG_LOOKUP);
+          const c = capableCaller(req, CATALOG_LOOKUP);
           if (!c) return incompatible(CATALOG_LOOKUP);
           const found = await productOfCatalog(req.ctx, req.body);
           if (!found) {
@@ -301,13 +291,7 @@ export function ucpRoutes(routeDeps: UcpRouteDeps) {
         },
         async (req) => {
           const c = callerOf(req);
-          if (!c.negotiated.has(ORDER)) {
-            return businessError(
-              'capabilities_incompatible',
-              `The platform's profile and ours share no ${ORDER} version`,
-              {},
-            );
-          }
+          if (!c.negotiated.has(ORDER)) return incompatible(ORDER);
           const order = await getUcpOrder(req.ctx, routeDeps.publicBaseUrl, c.who, req.params.id);
           return (
             order ??
@@ -336,17 +320,23 @@ function callerOf(req: FastifyRequest): Caller {
 function checkoutCaller(req: FastifyRequest, reply: FastifyReply): Caller | undefined {
   const c = callerOf(req);
   if (c.negotiated.has(CHECKOUT)) return c;
-  void reply
-    .code(200)
-    .send(
-      businessError(
-        'capabilities_incompatible',
-        `The platform's profile and ours share no ${CHECKOUT} version`,
-        {},
-      ),
-    );
+  void reply.code(200).send(incompatible(CHECKOUT));
   return undefined;
 }
+
+/** The caller, when the platform and we share `capability`; undefined otherwise. */
+function capableCaller(req: FastifyRequest, capability: string): Caller | undefined {
+  const c = callerOf(req);
+  return c.negotiated.has(capability) ? c : undefined;
+}
+
+/** The spec's business outcome for an operation whose capability the platform and we do not share. */
+const incompatible = (capability: string) =>
+  businessError(
+    'capabilities_incompatible',
+    `The platform's profile and ours share no ${capability} version`,
+    {},
+  );
 
 /** The body of a business outcome with no resource to show (`ucp.status: "error"`). */
 function businessError(
