@@ -25,9 +25,9 @@
 //   npm run bench:acp -- --orders 1000 --rounds 3 --concurrency 16
 //   npm run bench:acp -- --steps          (also: each ACP request alone, CPU per request)
 //   npm run bench:acp -- --cpu-prof       (the service writes a .cpuprofile to bench/.data/prof/)
-import { type ChildProcess, spawn } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
 import { generateKeyPairSync, randomUUID } from 'node:crypto';
-import { existsSync, mkdirSync, rmSync } from 'node:fs';
+import { existsSync } from 'node:fs';
 import { availableParallelism } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -48,6 +48,7 @@ import {
   httpClient,
   pool,
   prng,
+  startPortage,
   stopService,
 } from './lib.ts';
 
@@ -376,8 +377,6 @@ async function fillCarts(db: pg.Pool, buyers: Buyer[], plans: Lines[]) {
 // ---- the service (bench/checkout.ts's) ----------------------------------------------------------
 
 async function startService(privatePem: string): Promise<{ child: ChildProcess; built: boolean }> {
-  rmSync(dataDir, { recursive: true, force: true });
-  mkdirSync(dataDir, { recursive: true });
   // What bin/portage.js will run: the build of the sources as they are, or the sources through tsx.
   const sources = (await import(new URL('../scripts/sources.mjs', import.meta.url).href)) as {
     fingerprint(files: unknown): string;
@@ -389,12 +388,12 @@ async function startService(privatePem: string): Promise<{ child: ChildProcess; 
   const nodeArgs = flags['cpu-prof']
     ? ['--cpu-prof', `--cpu-prof-dir=${path.join(root, 'bench', '.data', 'prof')}`]
     : [];
-  const child = spawn(process.execPath, [...nodeArgs, 'bin/portage.js', 'serve'], {
-    cwd: root,
+  const child = await startPortage({
+    root,
+    dataDir,
+    nodeArgs,
     env: {
-      ...env,
       DATABASE_URL: dbUrl,
-      DATA_DIR: dataDir,
       PORT: String(PORT),
       PUBLIC_BASE_URL: BASE,
       RATE_LIMITS: 'off',
@@ -402,25 +401,10 @@ async function startService(privatePem: string): Promise<{ child: ChildProcess; 
       LOG_LEVEL: 'warn',
       JWT_PRIVATE_KEY: privatePem,
     },
-    stdio: ['ignore', 'inherit', 'inherit'],
+    healthy: async () => (await request('GET', '/health')).status === 200,
   });
   service = child;
-  let exited: number | null | undefined;
-  child.on('exit', (code) => {
-    exited = code;
-  });
-  const until = performance.now() + 60_000;
-  while (performance.now() < until) {
-    if (exited !== undefined) throw new Error(`portage serve exited with ${exited}`);
-    const ok = await request('GET', '/health').then(
-      (r) => r.status === 200,
-      () => false,
-    );
-    if (ok) return { child, built };
-    await new Promise((r) => setTimeout(r, 100));
-  }
-  child.kill('SIGKILL');
-  throw new Error('portage serve did not answer /health within 60 s');
+  return { child, built };
 }
 
 // ---- the phases ----------------------------------------------------------------------------------

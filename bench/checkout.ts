@@ -9,9 +9,8 @@
 //   npm run bench:checkout
 //   npm run bench:checkout -- --buyers 2000 --concurrency 16 --runs 3
 //   npm run bench:checkout -- --runs 1 --cpu-prof      (the service writes a .cpuprofile)
-import { type ChildProcess, spawn } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
 import { generateKeyPairSync, randomBytes } from 'node:crypto';
-import { mkdirSync, rmSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
@@ -38,6 +37,7 @@ import {
   httpClient,
   pool,
   prng,
+  startPortage,
   stopService,
 } from './lib.ts';
 
@@ -341,18 +341,15 @@ async function fillCarts(buyers: Buyer[], catalog: Catalog, hot: string[], rando
 
 // ---- the service ---------------------------------------------------------------------------
 
-async function startService(privatePem: string): Promise<ChildProcess> {
-  rmSync(dataDir, { recursive: true, force: true });
-  mkdirSync(dataDir, { recursive: true });
-  const nodeArgs = flags['cpu-prof']
-    ? ['--cpu-prof', `--cpu-prof-dir=${path.join(root, 'bench', '.data', 'prof')}`]
-    : [];
-  const child = spawn(process.execPath, [...nodeArgs, 'bin/portage.js', 'serve'], {
-    cwd: root,
+function startService(privatePem: string): Promise<ChildProcess> {
+  return startPortage({
+    root,
+    dataDir,
+    nodeArgs: flags['cpu-prof']
+      ? ['--cpu-prof', `--cpu-prof-dir=${path.join(root, 'bench', '.data', 'prof')}`]
+      : [],
     env: {
-      ...process.env,
       DATABASE_URL: dbUrl,
-      DATA_DIR: dataDir,
       PORT: String(PORT),
       PUBLIC_BASE_URL: BASE,
       RATE_LIMITS: 'off',
@@ -361,21 +358,8 @@ async function startService(privatePem: string): Promise<ChildProcess> {
       PAYMENT_WEBHOOK_SECRET: WEBHOOK_SECRET,
       JWT_PRIVATE_KEY: privatePem,
     },
-    stdio: ['ignore', 'inherit', 'inherit'],
+    healthy: async () => (await request('GET', '/health')).status === 200,
   });
-  let exited: number | null | undefined;
-  child.on('exit', (code) => {
-    exited = code;
-  });
-  for (;;) {
-    if (exited !== undefined) throw new Error(`portage serve exited with ${exited}`);
-    const ok = await request('GET', '/health').then(
-      (r) => r.status === 200,
-      () => false,
-    );
-    if (ok) return child;
-    await new Promise((r) => setTimeout(r, 100));
-  }
 }
 
 // ---- the phases ----------------------------------------------------------------------------

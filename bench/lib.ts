@@ -1,8 +1,8 @@
 // What the benchmarks share: a seedable random source, a bounded pool of concurrent work, an HTTP
 // client over keep-alive sockets, the CPU counters of processes and of the machine (Linux /proc),
 // a database made anew, the service stopped, and the analytics fold the service's job would run.
-import type { ChildProcess } from 'node:child_process';
-import { readFileSync } from 'node:fs';
+import { type ChildProcess, spawn } from 'node:child_process';
+import { mkdirSync, readFileSync, rmSync } from 'node:fs';
 import http from 'node:http';
 import pg from 'pg';
 import { openDatabase } from '../src/db/index.ts';
@@ -189,6 +189,38 @@ export async function dropDatabase(serverUrl: string, name: string) {
   await admin.connect();
   await admin.query(`drop database if exists ${name} with (force)`);
   await admin.end();
+}
+
+/**
+ * Starts `bin/portage.js serve` in `root` over a fresh `dataDir` with `env` (over this process's),
+ * and answers it once `healthy()` says so; throws if it exits first or is not healthy within 60 s.
+ */
+export async function startPortage(opts: {
+  root: string;
+  dataDir: string;
+  env: Record<string, string>;
+  nodeArgs?: string[];
+  healthy: () => Promise<boolean>;
+}): Promise<ChildProcess> {
+  rmSync(opts.dataDir, { recursive: true, force: true });
+  mkdirSync(opts.dataDir, { recursive: true });
+  const child = spawn(process.execPath, [...(opts.nodeArgs ?? []), 'bin/portage.js', 'serve'], {
+    cwd: opts.root,
+    env: { ...process.env, DATA_DIR: opts.dataDir, ...opts.env },
+    stdio: ['ignore', 'inherit', 'inherit'],
+  });
+  let exited: number | null | undefined;
+  child.on('exit', (code) => {
+    exited = code;
+  });
+  const until = performance.now() + 60_000;
+  while (performance.now() < until) {
+    if (exited !== undefined) throw new Error(`portage serve exited with ${exited}`);
+    if (await opts.healthy().catch(() => false)) return child;
+    await new Promise((r) => setTimeout(r, 100));
+  }
+  child.kill('SIGKILL');
+  throw new Error('portage serve did not answer /health within 60 s');
 }
 
 /** Stops the service (SIGTERM, SIGKILL after 10 s); at once if it has exited already. */
