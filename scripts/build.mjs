@@ -127,6 +127,12 @@ function snapshotPlugin(sources, outdir) {
           loader: 'ts',
         };
       });
+      b.onLoad({ filter: /\.json$/ }, (args) => {
+        const file = path.relative(ROOT, args.path).split(path.sep).join('/');
+        const content = sources.get(file);
+        if (!content) throw new Error(`${file} is not among the build's inputs (scripts/sources.mjs)`);
+        return { contents: content.toString('utf8'), loader: 'json' };
+      });
     },
   };
 }

@@ -1,6 +1,6 @@
-// What a build of the sources is made from, and its fingerprint: every TypeScript file
-// under src/ plus the build recipe. bin/portage.js runs a build only when its fingerprint
-// is that of the sources as they are now (see docs/startup.md).
+// What a build of the sources is made from, and its fingerprint: every TypeScript and JSON
+// file under src/ (the message catalogues are JSON) plus the build recipe. bin/portage.js runs
+// a build only when its fingerprint is that of the sources as they are now (docs/startup.md).
 import { createHash } from 'node:crypto';
 import { readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
@@ -11,7 +11,7 @@ const RECIPE = ['scripts/build.mjs', 'scripts/sources.mjs', 'tsconfig.json'];
 export function readSources(root) {
   const files = readdirSync(path.join(root, 'src'), { recursive: true })
     .map((f) => `src/${String(f).split(path.sep).join('/')}`)
-    .filter((f) => f.endsWith('.ts'));
+    .filter((f) => f.endsWith('.ts') || f.endsWith('.json'));
   const sources = new Map();
   for (const file of [...files, ...RECIPE].sort()) {
     sources.set(file, readFileSync(path.join(root, file)));

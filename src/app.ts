@@ -8,6 +8,7 @@ import type { Redis } from 'ioredis';
 import type { Config } from './config.ts';
 import type { Database } from './db/index.ts';
 import { registerAuthGuard } from './http/auth.ts';
+import { registerContentLanguage } from './http/content-language.ts';
 import { registerDocs } from './http/docs.ts';
 import {
   clientErrorHandler,
@@ -41,6 +42,8 @@ import { checkoutRoutes } from './modules/checkout/routes.ts';
 import type { Clock } from './modules/context.ts';
 import { couponRoutes } from './modules/coupons/routes.ts';
 import { inventoryRoutes } from './modules/inventory/routes.ts';
+import { createInvoiceLinks } from './modules/invoices/links.ts';
+import { invoiceRoutes } from './modules/invoices/routes.ts';
 import { createMailTransport } from './modules/mail/transports.ts';
 import { mailJob } from './modules/mail/worker.ts';
 import { oauthCleanupJob } from './modules/oauth/cleanup.ts';
@@ -134,6 +137,7 @@ export async function buildApp(opts: AppOptions): Promise<FastifyInstance> {
   });
 
   registerSecurityHeaders(app);
+  registerContentLanguage(app);
   await app.register(cors, {
     origin: config.corsOrigins === '*' ? '*' : config.corsOrigins.length ? config.corsOrigins : false,
     methods: ['GET', 'POST', 'PUT', 'PATCH', 'DELETE'],
@@ -202,7 +206,7 @@ export async function buildApp(opts: AppOptions): Promise<FastifyInstance> {
     emailLinks: { publicBaseUrl: config.publicBaseUrl, nudgeMail: () => jobs?.nudge('mail') },
     agentGrants: { isLive: grantIsLive },
   });
-  registerAuthGuard(app, { db: database.db, now, auth });
+  registerAuthGuard(app, { db: database.db, now, auth, defaultLocale: config.defaultLocale });
   if (config.rateLimits) {
     await registerRateLimits(app, { redis: opts.redis, nameSpace: opts.rateLimitNamespace });
   }
@@ -228,9 +232,11 @@ export async function buildApp(opts: AppOptions): Promise<FastifyInstance> {
   await app.register(searchRoutes(search));
 
   const { provider, sandbox } = await createProvider(config.payments, config.publicBaseUrl);
+  const invoiceLinks = createInvoiceLinks(keys.derive('invoice-links'), config.publicBaseUrl);
   const commerce = {
     provider,
     publicBaseUrl: config.publicBaseUrl,
+    invoiceLinks,
     platformFeeBps: config.payments.platformFeeBps,
     maxPlatformHolds: config.platformMaxHolds,
     nudge: (job: 'mail' | 'refunds') => jobs?.nudge(job),
@@ -238,6 +244,7 @@ export async function buildApp(opts: AppOptions): Promise<FastifyInstance> {
   await app.register(checkoutRoutes({ ...commerce, publishableKey: config.payments.publishableKey }));
   await app.register(paymentRoutes({ ...commerce, sandbox }));
   await app.register(orderRoutes(commerce));
+  await app.register(invoiceRoutes(invoiceLinks));
   await app.register(acpRoutes({ ...commerce, sandbox, auth, platforms }));
   const development = config.appEnv === 'development';
   const ucpProfiles = createProfiles({ development });
@@ -320,6 +327,7 @@ export async function buildApp(opts: AppOptions): Promise<FastifyInstance> {
       db: database.db,
       now,
       log: app.log.child({ component: 'jobs' }),
+      defaultLocale: config.defaultLocale,
     },
   );
   app.decorate('jobs', jobs);

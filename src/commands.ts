@@ -3,11 +3,13 @@
 import { randomBytes } from 'node:crypto';
 import { parseArgs } from 'node:util';
 import pino from 'pino';
+import type { z } from 'zod';
 import { UsageError } from './cli-errors.ts';
 import { type Config, loadConfig } from './config.ts';
 import { becomeSellerBody, registerBody } from './contract/auth.ts';
 import { role as roleSchema } from './contract/common.ts';
-import { AppError } from './contract/errors.ts';
+import { AppError, inputProblems, wordProblems } from './contract/errors.ts';
+import { BASE_LOCALE } from './contract/i18n.ts';
 import { createPlatformBody } from './contract/platforms.ts';
 import { type Database, openDatabase } from './db/index.ts';
 import { seedCatalog } from './db/seed.ts';
@@ -107,17 +109,12 @@ export async function createUser(args: string[]) {
     province: values.province,
   });
   const problems = [
-    ...(input.success
-      ? []
-      : input.error.issues.map(
-          (i) =>
-            `--${i.path.join('.')}: ${/received undefined$/.test(i.message) ? 'is required' : i.message}`,
-        )),
-    ...(role.success ? [] : [`--role: ${role.error.issues[0]?.message}`]),
+    ...(input.success ? [] : flagProblems(registerBody, input.error)),
+    ...(role.success ? [] : flagProblems(roleSchema, role.error, () => 'role')),
     ...(shop.success
       ? []
-      : shop.error.issues.map(
-          (i) => `--${i.path[0] === 'shopName' ? 'shop-name' : 'province'}: ${i.message}`,
+      : flagProblems(becomeSellerBody, shop.error, (path) =>
+          path === 'shopName' ? 'shop-name' : 'province',
         )),
   ];
   if (problems.length || !input.success || !role.success || !shop.success) {
@@ -153,14 +150,7 @@ export async function createPlatformCommand(args: string[]) {
   });
   if (!input.success) {
     throw new UsageError(
-      input.error.issues
-        .map(
-          (i) =>
-            `--${flags[String(i.path[0])] ?? i.path.join('.')}: ${
-              /received undefined$/.test(i.message) ? 'is required' : i.message
-            }`,
-        )
-        .join('\n'),
+      flagProblems(createPlatformBody, input.error, (path) => flags[path] ?? path).join('\n'),
     );
   }
   await withDatabase(loadConfig(), async (database) => {
@@ -238,4 +228,15 @@ export async function seed(args: string[]) {
         `${result.productsInserted} new products of ${count} in ${result.seconds.toFixed(1)} s.`,
     );
   });
+}
+
+/** "--password: must be at least 8 characters": each problem of an input, worded as the API words it. */
+function flagProblems(
+  schema: z.ZodType,
+  error: z.ZodError,
+  flagOf: (path: string) => string = (path) => path,
+): string[] {
+  return wordProblems(BASE_LOCALE, inputProblems(schema, error)).map(
+    (p) => `--${flagOf(p.field)}: ${p.message}`,
+  );
 }

@@ -5,6 +5,7 @@ import { readFileSync } from 'node:fs';
 import { isIP } from 'node:net';
 import path from 'node:path';
 import { z } from 'zod';
+import { LOCALES, type Locale } from './contract/i18n.ts';
 
 export const APP_ENVS = ['development', 'staging', 'production'] as const;
 export type AppEnv = (typeof APP_ENVS)[number];
@@ -75,6 +76,8 @@ export interface Config {
   returnWindowDays: number;
   /** Live holds (checkout sessions holding stock) one agent platform may keep at once. */
   platformMaxHolds: number;
+  /** The locale of a person with no saved preference and no Accept-Language we speak. */
+  defaultLocale: Locale;
 }
 
 export interface PaymentsConfig {
@@ -318,6 +321,11 @@ export function loadConfig(env: Env = process.env): Config {
   const jobs = pick('JOBS', z.enum(['on', 'off'], { message: 'must be on or off' }), 'on') === 'on';
   const platformMaxHolds = pick('PLATFORM_MAX_HOLDS', intIn(1, 1_000_000), 1000);
   const returnWindowDays = pick('RETURN_WINDOW_DAYS', intIn(1, 365), 30);
+  const defaultLocale = pick(
+    'DEFAULT_LOCALE',
+    z.enum(LOCALES, { message: `must be one of ${LOCALES.join(', ')}` }),
+    'en-CA',
+  );
 
   if (problems.length) throw new ConfigError(problems);
   return {
@@ -351,6 +359,7 @@ export function loadConfig(env: Env = process.env): Config {
     jobs,
     returnWindowDays,
     platformMaxHolds,
+    defaultLocale,
   };
 }
 

@@ -170,6 +170,7 @@ describe('GET /me', () => {
       role: 'buyer',
       emailVerified: false,
       createdAt: expect.any(Number),
+      locale: null,
       seller: null,
     });
   });

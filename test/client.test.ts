@@ -71,6 +71,7 @@ describe('typed calls', () => {
       role: 'buyer',
       emailVerified: false,
       createdAt: expect.any(Number),
+      locale: null,
       seller: null,
     });
     const empty = await c.searchProducts({ q: 'x' });

@@ -67,6 +67,7 @@ describe('loadConfig', () => {
       mail: { smtpUrl: undefined, from: 'Portage <orders@portage.localhost>' },
       jobs: true,
       returnWindowDays: 30,
+      defaultLocale: 'en-CA',
       platformMaxHolds: 1000,
     });
   });

@@ -457,7 +457,7 @@ describe('order email templates', () => {
         '  Shipping: $9.99',
         '  HST 13%: $6.56',
         '  Total: $57.04',
-        '  Estimated delivery: 2026-11-28',
+        '  Estimated delivery: November 28, 2026',
         '  Ships to: 100 Queen St W, Toronto ON M5H 2N2, CA',
         '',
         'From Boutique Québec (order number ord_qc1)',
@@ -467,7 +467,7 @@ describe('order email templates', () => {
         '  GST 5%: $1.50',
         '  QST 9.975%: $3.00',
         '  Total: $34.53',
-        '  Estimated delivery: 2026-11-30',
+        '  Estimated delivery: November 30, 2026',
         '  Ships to: 100 Queen St W, Toronto ON M5H 2N2, CA',
         '',
         'Total paid: $91.57',
@@ -476,7 +476,7 @@ describe('order email templates', () => {
         '',
       ].join('\n'),
     );
-    for (const part of ['HST 13%', '$6.56', 'QST 9.975%', '$3.00', '$91.57', '2026-11-30']) {
+    for (const part of ['HST 13%', '$6.56', 'QST 9.975%', '$3.00', '$91.57', 'November 30, 2026']) {
       expect(email.html).toContain(part);
     }
     // No link to a page that does not answer yet (the account pages come later).
@@ -494,7 +494,7 @@ describe('order email templates', () => {
     expect(email.text).toContain(
       'Carrier: Canada Post\nTracking number: 1Z999AA10123456784\nTrack it: https://www.canadapost-postescanada.ca/track-reperage/en#/details/1Z999AA10123456784\n',
     );
-    expect(email.text).toContain('Estimated delivery: 2026-11-28');
+    expect(email.text).toContain('Estimated delivery: November 28, 2026');
     expect(email.text).toContain('Order number: ord_on1');
     expect(email.html).toContain('Tracking number: 1Z999AA10123456784');
     expect(email.html).toContain('Carrier: Canada Post');

@@ -179,6 +179,7 @@ describe('GET /auth/google/callback', () => {
       role: 'buyer',
       emailVerified: true,
       createdAt: expect.any(Number),
+      locale: null,
       seller: null,
     });
 

@@ -112,6 +112,7 @@ describe('a paid two-seller cart', () => {
       ...common,
       id: idOf(on.id),
       sellerId: on.id,
+      invoiceUrl: `http://portage.test/orders/${encodeURIComponent(idOf(on.id))}/invoice`,
       items: [{ productId: pa.id, name: pa.title, quantity: 2, unitPriceCents: 3000, imageUrl: null }],
       subtotalCents: 6000,
       discountCents: 600,
@@ -130,6 +131,7 @@ describe('a paid two-seller cart', () => {
       ...common,
       id: idOf(qc.id),
       sellerId: qc.id,
+      invoiceUrl: `http://portage.test/orders/${encodeURIComponent(idOf(qc.id))}/invoice`,
       items: [{ productId: pb.id, name: pb.title, quantity: 1, unitPriceCents: 2600, imageUrl: null }],
       subtotalCents: 2600,
       discountCents: 260,
@@ -512,8 +514,10 @@ describe('the order email', () => {
     const { text } = parseEml(eml);
     expect(text).toContain('Hello Test buyer,');
     expect(text).toMatch(/From Maple Goods \(order number orders:\S+\)/);
-    // No link to a page that does not answer yet.
-    expect(text).not.toMatch(/https?:\/\//);
+    // Its one link is the order's invoice, signed (GET /invoices/:token answers it signed out).
+    expect(text?.match(/https?:\/\/\S+/g)).toEqual([
+      expect.stringMatching(/^http:\/\/portage\.test\/invoices\/[\w.-]+\?locale=en-CA$/),
+    ]);
     // Another pass sends nothing again.
     await t.app.jobs.runOnce();
     expect((await emlFiles(t)).filter((f) => f.endsWith(`-${row!.id}.eml`))).toHaveLength(1);

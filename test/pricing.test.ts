@@ -379,6 +379,10 @@ describe('shippingFor', () => {
     message:
       `Fresh cheese curds (products:curds1) is perishable and ships only within the seller's province, ${origin}; ` +
       `remove it or ship to an address in ${origin}`,
+    text: {
+      key: 'error.pricing.perishable',
+      values: { title: 'Fresh cheese curds', id: 'products:curds1', province: origin },
+    },
   });
 
   it.each([
@@ -415,6 +419,10 @@ describe('shippingFor', () => {
           message:
             "Smoked salmon (products:salmon) is perishable and ships only within the seller's province, BC; " +
             'remove it or ship to an address in BC',
+          text: {
+            key: 'error.pricing.perishable',
+            values: { title: 'Smoked salmon', id: 'products:salmon', province: 'BC' },
+          },
         },
       ],
     });

@@ -393,7 +393,16 @@ describe('quote: shipping per parcel', () => {
     const message =
       "Fromage frais (products:cheese) is perishable and ships only within the seller's province, QC; " +
       'remove it or ship to an address in QC';
-    expect(q.problems).toEqual([{ productId: 'products:cheese', message }]);
+    expect(q.problems).toEqual([
+      {
+        productId: 'products:cheese',
+        message,
+        text: {
+          key: 'error.pricing.perishable',
+          values: { title: 'Fromage frais', id: 'products:cheese', province: 'QC' },
+        },
+      },
+    ]);
     // Ontario's own perishable ships: 800 + 899 = 1699 -> 220.87 -> 221.
     // Quebec's parcel as if it could go: 2000 + 1299 = 3299 -> 428.87 -> 429.
     expect(parcelMoney(q).map((p) => [p.sellerId, p.shipping, p.tax])).toEqual([
@@ -409,6 +418,15 @@ describe('quote: shipping per parcel', () => {
       code: 'VALIDATION_ERROR',
       statusCode: 400,
       details: [{ field: 'shipping_address.province', message }],
+    });
+    // The same refusal in French, for a reader who asks for it.
+    const french =
+      'Fromage frais (products:cheese) est périssable et n’est livré que dans la province du vendeur, QC; ' +
+      'retirez-le ou faites-le livrer à une adresse en QC';
+    expect(refusal!.toBody('fr-CA')).toMatchObject({
+      error: french,
+      code: 'VALIDATION_ERROR',
+      details: [{ field: 'shipping_address.province', message: french }],
     });
     // Shipped within Quebec, nothing is refused.
     expect(priced([cheese, mug], 'QC').problems).toEqual([]);

@@ -3,6 +3,7 @@
 // No database: this is the provider alone (docs/api.md "Stripe").
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import type { PaymentsConfig } from '../src/config.ts';
+import { render } from '../src/contract/i18n.ts';
 import {
   type PaymentProvider,
   ProviderError,
@@ -299,7 +300,8 @@ async function providerError(promise: Promise<unknown>): Promise<ProviderError> 
   );
   expect(err).toBeInstanceOf(ProviderError);
   const e = err as ProviderError;
-  for (const text of [e.message, e.publicMessage, String(e.stack)]) expect(text).not.toContain(SECRET_KEY);
+  const shown = ['en-CA', 'fr-CA'].map((l) => render(l as 'en-CA', e.publicMessage));
+  for (const text of [e.message, ...shown, String(e.stack)]) expect(text).not.toContain(SECRET_KEY);
   return e;
 }
 
@@ -313,7 +315,9 @@ describe('errors', () => {
     });
     const e = await providerError(noRetry.createSession(sessionInput({ discountCents: 0 })));
     expect(e.retryable).toBe(false);
-    expect(e.publicMessage).toBe('Your card was declined.');
+    expect(render('en-CA', e.publicMessage)).toBe('Your card was declined.');
+    // Stripe writes in English: the French reader gets ours, by the refusal's code.
+    expect(render('fr-CA', e.publicMessage)).toBe('Votre carte a été refusée.');
     expect(e.message).toContain('card_declined');
   });
 
@@ -321,7 +325,7 @@ describe('errors', () => {
     fake.failNext(500, { type: 'api_error', message: 'Something went wrong on our end.' });
     const e500 = await providerError(noRetry.createSession(sessionInput({ discountCents: 0 })));
     expect(e500.retryable).toBe(true);
-    expect(e500.publicMessage).toMatch(/try again/);
+    expect(render('en-CA', e500.publicMessage)).toMatch(/try again/);
 
     fake.failNext(429, {
       type: 'invalid_request_error',
@@ -354,7 +358,8 @@ describe('errors', () => {
     expect(e401.retryable).toBe(false);
     expect(e401.message).toContain('401');
     expect(e401.message).not.toContain('sk_test_wrong');
-    expect(e401.publicMessage).toBe('The payment could not be processed');
+    expect(render('en-CA', e401.publicMessage)).toBe('The payment could not be processed');
+    expect(render('fr-CA', e401.publicMessage)).toBe('Le paiement n’a pas pu être traité');
   });
 
   it('needs a secret key', () => {

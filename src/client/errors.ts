@@ -10,6 +10,7 @@ import {
   type FieldProblem,
   codeForStatus as knownCode,
 } from '../contract/errors.ts';
+import { BASE_LOCALE, type Locale, t } from '../contract/i18n.ts';
 import { ucpProtocolError } from '../contract/ucp.ts';
 import { maskError, maskErrorBody, maskUrl } from './mask.ts';
 
@@ -63,9 +64,16 @@ const isErrorCode = (v: unknown): v is ErrorCode => (ERROR_CODES as readonly unk
 
 /**
  * The error of a non-2xx answer. The service's body is kept as sent when it has the error
- * shape; anything else (a proxy's HTML page, an empty body) gets a body made from the status.
+ * shape (worded in its Content-Language); anything else (a proxy's HTML page, an empty body)
+ * gets a body made from the status, worded in `locale`.
  */
-export function errorFromAnswer(status: number, statusText: string, json: unknown, text: string) {
+export function errorFromAnswer(
+  status: number,
+  statusText: string,
+  json: unknown,
+  text: string,
+  locale: Locale = BASE_LOCALE,
+) {
   if (json && typeof json === 'object' && typeof (json as { error?: unknown }).error === 'string') {
     const body = json as Record<string, unknown>;
     if (isErrorCode(body.code) && body.statusCode === status) return new PortageApiError(body as ErrorBody);
@@ -74,7 +82,9 @@ export function errorFromAnswer(status: number, statusText: string, json: unknow
   const snippet = text.trim().replace(/\s+/g, ' ').slice(0, 200);
   const reason = statusText ? ` ${statusText}` : '';
   return new PortageApiError({
-    error: `The service answered HTTP ${status}${reason}${snippet ? `: ${snippet}` : ' with no body'}`,
+    error: snippet
+      ? t(locale, 'tool.client.httpAnswer', { status, reason, snippet })
+      : t(locale, 'tool.client.httpNoBody', { status, reason }),
     code: codeForStatus(status),
     statusCode: status,
   });
@@ -168,26 +178,21 @@ export function ucpErrorOf(err: PortageApiError): UcpApiError {
 }
 
 /**
- * Why fetch failed, in words that tell the caller what to check. The address is shown without
- * its userinfo; the caller masks the rest (fetch's messages quote headers and URLs).
+ * Why fetch failed, in words (of `locale`) that tell the caller what to check. The address is
+ * shown without its userinfo; the caller masks the rest (fetch's messages quote headers and URLs).
  */
-export function networkError(baseUrl: string, err: unknown): PortageApiError {
+export function networkError(baseUrl: string, err: unknown, locale: Locale = BASE_LOCALE): PortageApiError {
   const code = systemCode(err);
-  const where = `the Portage service at ${maskUrl(baseUrl)}`;
+  const url = maskUrl(baseUrl);
   let error: string;
   if (code === 'ECONNREFUSED') {
-    error =
-      `Cannot connect to ${where} (connection refused): the service address (SERVICE_URL, ` +
-      `the base URL) is wrong or the service is down`;
+    error = t(locale, 'tool.client.connectionRefused', { url });
   } else if (code === 'ENOTFOUND' || code === 'EAI_AGAIN') {
-    error =
-      `Cannot connect to ${where} (host not found): the service address (SERVICE_URL, ` +
-      `the base URL) is wrong or the network is down`;
+    error = t(locale, 'tool.client.hostNotFound', { url });
   } else {
+    // fetch's own words (English, from Node): the cause, for whoever checks the network.
     const detail = describeCause(err);
-    error =
-      `Network error talking to ${where}${detail ? ` (${detail})` : ''}: check the service address ` +
-      `(SERVICE_URL, the base URL) and that the service is up`;
+    error = t(locale, 'tool.client.networkError', { url, detail: detail ? ` (${detail})` : '' });
   }
   return new PortageApiError({ error, code: 'INTERNAL_ERROR', statusCode: 503 }, { cause: err });
 }

@@ -26,6 +26,7 @@ import {
 } from '../contract/cart.ts';
 import { productDetail, type SORTS, searchAnswer } from '../contract/catalog.ts';
 import { checkoutSession, type createCheckoutBody } from '../contract/checkout.ts';
+import { BASE_LOCALE, type Locale, negotiateLocale, t } from '../contract/i18n.ts';
 import { cancelOrderAnswer, type ORDER_STATUSES, orderDetail, orderList } from '../contract/orders.ts';
 import { type requestReturnBody, returnRequest } from '../contract/returns.ts';
 import { review, type submitReviewBody } from '../contract/reviews.ts';
@@ -149,6 +150,12 @@ export interface PortageClientOptions {
    * False for an agent's token, which only the authorization server renews (/oauth/token).
    */
   refresh?: boolean;
+  /**
+   * The language of the person the calls are made for, sent as Accept-Language (the service
+   * answers in the user's saved language first, this one second). Without it, the client's own
+   * messages follow the language the service last answered in (Content-Language).
+   */
+  locale?: Locale;
 }
 
 export type HttpMethod = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
@@ -209,6 +216,10 @@ export class PortageClient {
   readonly #secrets: KnownSecrets;
   /** Why no call can be made with this address (it carries a user name or password). */
   readonly #addressRefusal: PortageApiError | undefined;
+  /** The language asked for (Accept-Language), when configured. */
+  readonly locale: Locale | undefined;
+  /** The language the service's last answer was written in (its Content-Language). */
+  #answeredLocale: Locale | undefined;
 
   constructor(options: PortageClientOptions) {
     if (!URL.canParse(options.baseUrl)) {
@@ -217,12 +228,11 @@ export class PortageClient {
       );
     }
     this.baseUrl = options.baseUrl.replace(/\/+$/, '');
+    this.locale = options.locale;
     this.#secrets = new KnownSecrets(urlCredentials(this.baseUrl));
     if (this.#secrets.hasAddressSecrets) {
       this.#addressRefusal = new PortageApiError({
-        error:
-          `The service address (SERVICE_URL, the base URL) ${maskUrl(this.baseUrl)} carries a user name or ` +
-          'password; the service signs in with the token alone: remove "user:password@" from the address',
+        error: t(this.messageLocale, 'tool.client.addressCredentials', { url: maskUrl(this.baseUrl) }),
         code: 'VALIDATION_ERROR',
         statusCode: 400,
       });
@@ -239,6 +249,19 @@ export class PortageClient {
   /** The token in use now (a refreshed one after an automatic refresh). */
   get token(): string {
     return this.#token;
+  }
+
+  /** The language the service's last answer was written in (Content-Language), once it answered. */
+  get answeredLocale(): Locale | undefined {
+    return this.#answeredLocale;
+  }
+
+  /**
+   * The language to write to the person in: the one asked for, else the one the service last
+   * answered in (the user's saved choice, or the service's default), else the base locale.
+   */
+  get messageLocale(): Locale {
+    return this.locale ?? this.#answeredLocale ?? BASE_LOCALE;
   }
 
   /**
@@ -258,7 +281,7 @@ export class PortageClient {
 
   /** GET /products/:id: product detail. */
   async getProduct(id: string): Promise<ProductDetail> {
-    return this.request('GET', `/products/${segment(id)}`, { schema: productDetail });
+    return this.request('GET', `/products/${this.#segment(id)}`, { schema: productDetail });
   }
 
   /** GET /search/products: full-text search with filters, sort and facets. */
@@ -272,7 +295,7 @@ export class PortageClient {
 
   /** GET /products/:id/inventory?quantity=N: whether `quantity` units can be bought now. */
   async checkInventory(productId: string, quantity?: number): Promise<Inventory> {
-    return this.request('GET', `/products/${segment(productId)}/inventory`, {
+    return this.request('GET', `/products/${this.#segment(productId)}/inventory`, {
       query: { quantity },
       schema: inventoryAnswer,
     });
@@ -290,7 +313,7 @@ export class PortageClient {
 
   /** DELETE /cart/items/:productId?quantity=N: `quantity` units, or the whole line when absent. */
   async removeFromCart(productId: string, quantity?: number): Promise<RemoveFromCartAnswer> {
-    return this.request('DELETE', `/cart/items/${segment(productId)}`, {
+    return this.request('DELETE', `/cart/items/${this.#segment(productId)}`, {
       query: { quantity },
       schema: removeFromCartAnswer,
     });
@@ -329,7 +352,7 @@ export class PortageClient {
 
   /** GET /checkout/:sessionId: a checkout session of the user's, with its orders once paid. */
   async getCheckout(sessionId: string): Promise<CheckoutSession> {
-    return this.request('GET', `/checkout/${segment(sessionId)}`, { schema: checkoutSession });
+    return this.request('GET', `/checkout/${this.#segment(sessionId)}`, { schema: checkoutSession });
   }
 
   /** GET /orders (list_orders): the user's orders, filtered by status, sorted and paged. */
@@ -340,12 +363,12 @@ export class PortageClient {
 
   /** GET /orders/:id (get_order): one of the user's orders in detail. */
   async getOrder(orderId: string): Promise<OrderDetail> {
-    return this.request('GET', `/orders/${segment(orderId)}`, { schema: orderDetail });
+    return this.request('GET', `/orders/${this.#segment(orderId)}`, { schema: orderDetail });
   }
 
   /** POST /orders/:id/cancel (cancel_order): cancels an order not yet shipped, refunding it in full. */
   async cancelOrder(orderId: string, reason?: string): Promise<CancelledOrder> {
-    return this.request('POST', `/orders/${segment(orderId)}/cancel`, {
+    return this.request('POST', `/orders/${this.#segment(orderId)}/cancel`, {
       body: reason === undefined ? {} : { reason },
       schema: cancelOrderAnswer,
     });
@@ -432,7 +455,7 @@ export class PortageClient {
   ): Promise<AcpCheckoutSession> {
     let path: string;
     try {
-      path = `/acp/checkout_sessions${id === undefined ? '' : `/${segment(id)}`}${suffix}`;
+      path = `/acp/checkout_sessions${id === undefined ? '' : `/${this.#segment(id)}`}${suffix}`;
     } catch (err) {
       throw err instanceof PortageApiError ? acpErrorOf(err) : err;
     }
@@ -475,13 +498,13 @@ export class PortageClient {
 
   /** GET /ucp/v1/checkout-sessions/{id}. */
   getUcpCheckout(id: string, meta: UcpRequestMeta): Promise<Record<string, unknown>> {
-    return this.#ucp('GET', `/checkout-sessions/${segment(id)}`, meta);
+    return this.#ucp('GET', `/checkout-sessions/${this.#segment(id)}`, meta);
   }
 
   /** PUT /ucp/v1/checkout-sessions/{id}: the whole checkout again. */
   updateUcpCheckout(id: string, checkout: unknown, meta: UcpRequestMeta): Promise<Record<string, unknown>> {
     // A derived key covers the checkout as it is: the same body after another change is a new call.
-    return this.#ucp('PUT', `/checkout-sessions/${segment(id)}`, meta, {
+    return this.#ucp('PUT', `/checkout-sessions/${this.#segment(id)}`, meta, {
       operation: `update ${id}`,
       body: checkout,
       state: { id, of: (c) => c },
@@ -493,7 +516,7 @@ export class PortageClient {
     // A derived key covers what is paid for and whether it is still to pay: a retry while it pays
     // (complete_in_progress) keeps the key; a checkout changed, or paid on the person's page
     // since, is a new call (its refusal or escalation is not replayed).
-    return this.#ucp('POST', `/checkout-sessions/${segment(id)}/complete`, meta, {
+    return this.#ucp('POST', `/checkout-sessions/${this.#segment(id)}/complete`, meta, {
       operation: `complete ${id}`,
       body: checkout,
       state: {
@@ -508,7 +531,7 @@ export class PortageClient {
 
   /** POST /ucp/v1/checkout-sessions/{id}/cancel. */
   cancelUcpCheckout(id: string, meta: UcpRequestMeta): Promise<Record<string, unknown>> {
-    return this.#ucp('POST', `/checkout-sessions/${segment(id)}/cancel`, meta, {
+    return this.#ucp('POST', `/checkout-sessions/${this.#segment(id)}/cancel`, meta, {
       operation: `cancel ${id}`,
       body: {},
     });
@@ -516,7 +539,7 @@ export class PortageClient {
 
   /** GET /ucp/v1/orders/{id}. */
   getUcpOrder(id: string, meta: UcpRequestMeta): Promise<Record<string, unknown>> {
-    return this.#ucp('GET', `/orders/${segment(id)}`, meta);
+    return this.#ucp('GET', `/orders/${this.#segment(id)}`, meta);
   }
 
   /** POST /ucp/v1/catalog/search, /catalog/lookup, /catalog/product: reads (no Idempotency-Key). */
@@ -589,6 +612,21 @@ export class PortageClient {
 
   // ---- internals ------------------------------------------------------------------------------
 
+  /**
+   * One path segment: ids contain `:` and may contain anything a caller typed. An empty, `.`
+   * or `..` segment would name another path (URLs resolve dot segments even when encoded).
+   */
+  #segment(value: string): string {
+    if (value === '' || value === '.' || value === '..') {
+      throw new PortageApiError({
+        error: t(this.messageLocale, 'tool.client.notAnId', { value }),
+        code: 'VALIDATION_ERROR',
+        statusCode: 400,
+      });
+    }
+    return encodeURIComponent(value);
+  }
+
   async #request(method: HttpMethod, path: string, options: RequestOptions<z.ZodType | undefined>) {
     if (!path.startsWith('/'))
       throw new TypeError(`path must start with /, not ${this.maskCredentials(path)}`);
@@ -603,6 +641,8 @@ export class PortageClient {
       headers[name.toLowerCase()] = value;
     }
     headers.accept = 'application/json';
+    // A call's own language (ACP's meta.accept_language) wins over the client's.
+    if (this.locale && headers['accept-language'] === undefined) headers['accept-language'] = this.locale;
     if (options.body !== undefined) headers['content-type'] = 'application/json';
     if (options.idempotencyKey) headers['idempotency-key'] = options.idempotencyKey;
     const body = options.body === undefined ? undefined : JSON.stringify(options.body);
@@ -613,9 +653,7 @@ export class PortageClient {
       const sentToken = this.#token;
       if (!TOKEN_CHARACTERS.test(sentToken)) {
         throw new PortageApiError({
-          error:
-            'AUTH_ERROR: Invalid token: the token (SERVICE_JWT_TOKEN) holds a line break, a space or another ' +
-            'character a token cannot have; copy it again, on one line',
+          error: t(this.messageLocale, 'tool.client.tokenCharacters'),
           code: 'AUTH_ERROR',
           statusCode: 401,
         });
@@ -626,7 +664,7 @@ export class PortageClient {
 
       // Masked before errorFromAnswer cuts it short: a cut token would no longer be recognised.
       const text = this.maskCredentials(answer.text);
-      const ours = errorFromAnswer(answer.status, answer.statusText, answer.json, text);
+      const ours = errorFromAnswer(answer.status, answer.statusText, answer.json, text, this.messageLocale);
       const err =
         options.errors === 'acp'
           ? acpErrorFromAnswer(answer.status, answer.json, ours)
@@ -666,9 +704,12 @@ export class PortageClient {
       } catch (err) {
         res = undefined;
         if (safe && attempt === 0 && connectionReset(err)) continue;
-        throw networkError(this.baseUrl, err);
+        throw networkError(this.baseUrl, err, this.messageLocale);
       }
     }
+    // The language the service wrote in: what the client's own messages follow when none was asked for.
+    const answered = negotiateLocale(res.headers.get('content-language'));
+    if (answered) this.#answeredLocale = answered;
     let json: unknown;
     if (text) {
       try {
@@ -688,9 +729,12 @@ export class PortageClient {
       message: i.message,
     }));
     throw new PortageApiError({
-      error:
-        `The service answered ${method} ${path} with a body that does not match this client's contract ` +
-        `(${details.map((d) => `${d.field}: ${d.message}`).join('; ')}); the client and the service versions differ`,
+      // zod's words for each mismatch (English): they are for whoever upgrades the client.
+      error: t(this.messageLocale, 'tool.client.contractMismatch', {
+        method,
+        path,
+        list: details.map((d) => `${d.field}: ${d.message}`).join('; '),
+      }),
       code: 'INTERNAL_ERROR',
       statusCode: 502,
       details,
@@ -744,21 +788,6 @@ export class PortageClient {
     ms ??= BACKOFF_BASE_MS * 2 ** attempt;
     return Math.min(Math.max(ms, 0), this.maxBackoffMs);
   }
-}
-
-/**
- * One path segment: ids contain `:` and may contain anything a caller typed. An empty, `.`
- * or `..` segment would name another path (URLs resolve dot segments even when encoded).
- */
-function segment(value: string): string {
-  if (value === '' || value === '.' || value === '..') {
-    throw new PortageApiError({
-      error: `"${value}" is not an id; ids look like products:<key> or orders:<key>`,
-      code: 'VALIDATION_ERROR',
-      statusCode: 400,
-    });
-  }
-  return encodeURIComponent(value);
 }
 
 const authorization = (token: string): Record<string, string> =>

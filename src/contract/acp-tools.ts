@@ -18,7 +18,7 @@ import type { Tool, ToolAnnotations } from './tools.ts';
 const headerValue = (what: string) =>
   z
     .string()
-    .regex(/^[\x20-\x7e]*$/, 'must be printable ASCII on one line')
+    .regex(/^[\x20-\x7e]*$/, 'validation.headerValue')
     .describe(what);
 
 /**
@@ -30,7 +30,7 @@ export const acpMeta = z
     api_version: headerValue('The ACP version, e.g. "2026-04-17" (sent as API-Version)').min(1),
     idempotency_key: z
       .string()
-      .regex(/^[\x20-\x7e]{1,255}$/, 'must be 1-255 printable ASCII characters')
+      .regex(/^[\x20-\x7e]{1,255}$/, 'validation.idempotencyKey')
       .optional()
       .describe(
         'Sent as Idempotency-Key: the same key with the same payload answers the first result again ' +

@@ -7,8 +7,8 @@ import { z } from 'zod';
 const int = z.number().int();
 const dateTime = z.iso.datetime({ offset: true }); // format: date-time is RFC 3339: Z or an offset
 const uri = z.url();
-const apiDate = z.string().regex(/^\d{4}-\d{2}-\d{2}$/, 'must be a YYYY-MM-DD version');
-const currencyCode = z.string().regex(/^[a-z]{3}$/, 'must be a lower-case ISO 4217 code');
+const apiDate = z.string().regex(/^\d{4}-\d{2}-\d{2}$/, 'validation.versionDate');
+const currencyCode = z.string().regex(/^[a-z]{3}$/, 'validation.currencyLower');
 const freeObject = z.looseObject({}); // `type: object` with no properties: any keys, all kept
 const scalarRecord = z.record(z.string(), z.union([z.string(), z.number(), z.boolean()]));
 const stringRecord = z.record(z.string(), z.string());
@@ -16,7 +16,7 @@ const stringRecord = z.record(z.string(), z.string());
 /** JSON Schema `uniqueItems`: no two items alike (items compare as their JSON). */
 const uniqueArray = <T extends z.ZodType>(item: T) =>
   z.array(item).refine((a) => new Set(a.map((x) => JSON.stringify(x))).size === a.length, {
-    message: 'items must be unique',
+    message: 'validation.uniqueItems',
   });
 
 // --- Shared parts -------------------------------------------------------------------------------------
@@ -153,7 +153,7 @@ const affiliateAttribution = z
     touchpoint: z.enum(['first', 'last']).optional(),
   })
   .refine((a) => a.token !== undefined || a.publisher_id !== undefined, {
-    message: 'needs a token or a publisher_id',
+    message: 'validation.acpTokenOrPublisher',
   });
 
 const discountsRequest = z.strictObject({ codes: z.array(z.string()).optional() });
@@ -215,7 +215,7 @@ export const acpPaymentData = z
   .refine(
     (p) =>
       (p.handler_id !== undefined && p.instrument !== undefined) || p.purchase_order_number !== undefined,
-    { message: 'needs handler_id and instrument, or a purchase_order_number' },
+    { message: 'validation.acpPaymentData' },
   );
 
 const authenticationResult = z
@@ -245,7 +245,7 @@ const authenticationResult = z
     (r) =>
       !['authenticated', 'informational', 'attempt_acknowledged'].includes(r.outcome) ||
       r.outcome_details !== undefined,
-    { message: 'outcome_details is required for this outcome', path: ['outcome_details'] },
+    { message: 'validation.outcomeDetailsRequired', path: ['outcome_details'] },
   );
 
 export const acpCompleteSessionRequest = z.strictObject({

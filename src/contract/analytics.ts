@@ -10,17 +10,17 @@ export const MAX_WINDOW_DAYS = 1096;
 
 const isoDate = z
   .string()
-  .regex(/^\d{4}-\d{2}-\d{2}$/, { message: 'must be a date YYYY-MM-DD', abort: true })
+  .regex(/^\d{4}-\d{2}-\d{2}$/, { message: 'validation.isoDate', abort: true })
   .refine((d) => {
     const t = new Date(`${d}T00:00:00Z`);
     return (
       !Number.isNaN(t.getTime()) && t.toISOString().startsWith(d) && d >= '2000-01-01' && d <= '2999-12-31'
     );
-  }, 'must be a real calendar date from 2000-01-01 on');
+  }, 'validation.calendarDate');
 
 export const analyticsQuery = z.object({
   period: z
-    .enum(ANALYTICS_PERIODS, { message: `must be one of ${ANALYTICS_PERIODS.join(', ')}` })
+    .enum(ANALYTICS_PERIODS)
     .optional()
     .describe(
       'A window ending today (America/Toronto): day = today; week = the 7 days ending today; month = ' +

@@ -1,23 +1,29 @@
 // Wire schemas of authentication and accounts (docs/api.md "Accounts and tokens").
+// A field's own words come from the catalogues: built-in checks (lengths, formats) are worded by
+// contract/errors.ts's wordIssue; a custom check's message is a catalogue key.
 import { z } from 'zod';
 import { province, recordId, role, unixSeconds } from './common.ts';
+import { LOCALES } from './i18n.ts';
+import {
+  checkGstHstNumber,
+  checkQstNumber,
+  TAX_NUMBER_MAX_INPUT,
+  type TaxNumberCheck,
+} from './tax-numbers.ts';
 
 const email = z
   .string()
   .trim()
-  .max(254, 'must be at most 254 characters')
-  .pipe(z.email({ message: 'must be an email address' }))
+  .max(254)
+  .pipe(z.email())
   .transform((e) => e.toLowerCase());
-const password = z
-  .string()
-  .min(8, 'must be at least 8 characters')
-  .max(256, 'must be at most 256 characters');
-const name = z.string().trim().min(1, 'must not be empty').max(100, 'must be at most 100 characters');
+const password = z.string().min(8).max(256);
+const name = z.string().trim().min(1).max(100);
 
 export const registerBody = z.object({ email, password, name });
 export const loginBody = z.object({
   email,
-  password: z.string().min(1, 'must not be empty').max(256, 'must be at most 256 characters'),
+  password: z.string().min(1).max(256),
 });
 
 export const publicUser = z
@@ -29,15 +35,108 @@ export const publicUser = z
   })
   .meta({ id: 'User' });
 
-export const sellerProfile = z.object({ shopName: z.string(), province });
+/** What a seller's invoices say of the supplier (docs/invoices.md); null until the seller sets it. */
+const invoiceIdentity = {
+  legalName: z
+    .string()
+    .nullable()
+    .describe("The business's legal name; invoices use the shop name without it"),
+  street: z.string().nullable(),
+  city: z.string().nullable(),
+  postalCode: z.string().nullable(),
+  gstHstNumber: z.string().nullable().describe('GST/HST registration number, normalized: 123456782RT0001'),
+  qstNumber: z
+    .string()
+    .nullable()
+    .describe('QST registration number, normalized: 1234567892TQ0001, or NR00012345 (outside Québec)'),
+};
+
+export const sellerProfile = z.object({ shopName: z.string(), province, ...invoiceIdentity });
+
+export const localeField = z
+  .enum(LOCALES)
+  .nullable()
+  .describe('The language the person reads (emails, errors, invoices); null: Accept-Language decides');
 
 export const me = publicUser
   .extend({
     emailVerified: z.boolean(),
     createdAt: unixSeconds,
+    locale: localeField,
     seller: sellerProfile.nullable(),
   })
   .meta({ id: 'Me' });
+
+/** PATCH /me: the person's own settings. */
+export const updateMeBody = z.object({ locale: localeField });
+
+/** A registration number as given ("123 456 782 RT 0001"), stored normalized, or refused naming why. */
+const taxNumber = (check: (input: string) => TaxNumberCheck) =>
+  z
+    .string()
+    .max(TAX_NUMBER_MAX_INPUT)
+    .transform((input, ctx) => {
+      const result = check(input);
+      if (result.ok) return result.value;
+      ctx.issues.push({
+        code: 'custom',
+        input,
+        message: result.key,
+        ...(result.values ? { params: result.values } : {}),
+      });
+      return z.NEVER;
+    });
+export const gstHstNumber = taxNumber(checkGstHstNumber);
+export const qstNumber = taxNumber(checkQstNumber);
+
+/** A Canadian postal code, written as given ("h3a3g4", "H3A-3G4") and stored "H3A 3G4". */
+export const canadianPostalCode = z
+  .string()
+  .max(10)
+  .transform((input, ctx) => {
+    const compact = input.replace(/[\s-]/g, '').toUpperCase();
+    if (/^[A-Z]\d[A-Z]\d[A-Z]\d$/.test(compact)) return `${compact.slice(0, 3)} ${compact.slice(3)}`;
+    ctx.issues.push({ code: 'custom', input, message: 'validation.postalCodeCA' });
+    return z.NEVER;
+  });
+
+const line = (max: number) => z.string().trim().min(1).max(max);
+
+/**
+ * PATCH /me/seller: the seller's invoice identity, field by field (an absent field stays as it
+ * is; null clears it).
+ */
+export const sellerInvoiceBody = z.object({
+  legalName: line(200).nullable().optional(),
+  street: line(200).nullable().optional(),
+  city: line(100).nullable().optional(),
+  postalCode: canadianPostalCode.nullable().optional(),
+  gstHstNumber: gstHstNumber.nullable().optional(),
+  qstNumber: qstNumber.nullable().optional(),
+});
+
+/** The marketplace operator's identity on invoices (PUT /admin/tax-profile, GET answers it). */
+export const platformTaxProfileBody = z.object({
+  legalName: line(200),
+  street: line(200),
+  city: line(100),
+  province,
+  postalCode: canadianPostalCode,
+  gstHstNumber: gstHstNumber.nullable(),
+  qstNumber: qstNumber.nullable(),
+});
+export const platformTaxProfile = z
+  .object({
+    legalName: z.string(),
+    street: z.string(),
+    city: z.string(),
+    province,
+    postalCode: z.string(),
+    gstHstNumber: z.string().nullable(),
+    qstNumber: z.string().nullable(),
+    updatedAt: unixSeconds,
+  })
+  .meta({ id: 'PlatformTaxProfile' });
 
 export const tokenFields = {
   token: z
@@ -60,7 +159,7 @@ export const refreshAnswer = z.object({ success: z.literal(true), ...tokenFields
 export const logoutAllAnswer = z.object({ success: z.literal(true) });
 
 export const becomeSellerBody = z.object({
-  shopName: z.string().trim().min(1, 'must not be empty').max(100, 'must be at most 100 characters'),
+  shopName: z.string().trim().min(1).max(100),
   province,
 });
 export const userWithToken = z.object({ success: z.literal(true), user: publicUser, ...tokenFields });
@@ -87,11 +186,7 @@ export const jwks = z.object({
 });
 
 // Account emails (docs/api.md "Account emails"): the token is the one a link in the email carries.
-const linkToken = z
-  .string()
-  .min(1, 'must not be empty')
-  .max(128, 'must be at most 128 characters')
-  .describe('The token of the link in the email (`?token=…`)');
+const linkToken = z.string().min(1).max(128).describe('The token of the link in the email (`?token=…`)');
 
 export const verifyEmailBody = z.object({ token: linkToken });
 export const verifyEmailAnswer = z.object({ success: z.literal(true), emailVerified: z.literal(true) });
@@ -109,7 +204,7 @@ export const resetPasswordBody = z.object({
   password,
   confirmPassword: z
     .string()
-    .max(256, 'must be at most 256 characters')
+    .max(256)
     .optional()
     .describe('Optional (the page sends it); when given it must equal `password`'),
 });

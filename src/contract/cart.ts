@@ -10,17 +10,14 @@ import { province, unixSeconds } from './common.ts';
 export const MAX_LINES = 50;
 export const MAX_QUANTITY = 100;
 
-const quantity = z
-  .number({ message: `must be a whole number from 1 to ${MAX_QUANTITY}` })
-  .int(`must be a whole number from 1 to ${MAX_QUANTITY}`)
-  .min(1, `must be a whole number from 1 to ${MAX_QUANTITY}`)
-  .max(MAX_QUANTITY, `must be a whole number from 1 to ${MAX_QUANTITY}`);
+// Worded from its bounds ("must be a whole number from 1 to 100"), left out or not.
+const quantity = z.number({ message: 'validation.cartQuantity' }).int().min(1).max(MAX_QUANTITY);
 
 const quantityParam = z.coerce
-  .number({ message: 'must be a whole number >= 1' })
-  .int('must be a whole number >= 1')
-  .min(1, 'must be a whole number >= 1')
-  .max(1_000_000, 'must be at most 1000000');
+  .number({ message: 'validation.wholeNumberFromOne' })
+  .int('validation.wholeNumberFromOne')
+  .min(1, 'validation.wholeNumberFromOne')
+  .max(1_000_000, 'validation.atMost');
 
 // ---- inventory ----------------------------------------------------------------------------
 
@@ -82,9 +79,9 @@ export const cart = z
   .meta({ id: 'Cart' });
 
 export const addToCartBody = z.object({
-  product_id: z.string().min(1, 'must not be empty').max(100, 'must be at most 100 characters'),
+  product_id: z.string().min(1).max(100),
   quantity,
-  variant: z.string().max(100, 'must be at most 100 characters').optional().describe('Variant or SKU'),
+  variant: z.string().max(100).optional().describe('Variant or SKU'),
 });
 export const addToCartAnswer = z.object({
   product_id: z.string(),
@@ -108,9 +105,9 @@ export const removeFromCartAnswer = z.object({
 const couponCode = z
   .string()
   .trim()
-  .min(1, 'must not be empty')
-  .max(40, 'must be at most 40 characters')
-  .regex(/^[A-Za-z0-9_-]+$/, 'letters, digits, - and _ only')
+  .min(1)
+  .max(40)
+  .regex(/^[A-Za-z0-9_-]+$/, 'validation.couponCode')
   .transform((c) => c.toUpperCase());
 
 export const applyCouponBody = z.object({ code: couponCode });
@@ -128,45 +125,48 @@ export const applyCouponAnswer = z
 
 const isoDate = z
   .string()
-  .regex(/^\d{4}-\d{2}-\d{2}$/, 'must be a date YYYY-MM-DD')
+  .regex(/^\d{4}-\d{2}-\d{2}$/, 'validation.isoDate')
   .refine((d) => {
     const t = new Date(`${d}T00:00:00Z`);
     return !Number.isNaN(t.getTime()) && t.toISOString().startsWith(d) && d >= '2000-01-01';
-  }, 'must be a real calendar date from 2000-01-01 on');
+  }, 'validation.calendarDate');
 
 /** Whole numbers that fit the database's 32-bit integers, with a business ceiling. */
 const count = (max: number) =>
-  z.number().int('must be a whole number').positive('must be above 0').max(max, `must be at most ${max}`);
+  z.number().int('validation.Int').positive('validation.aboveZero').max(max, 'validation.atMost');
 
 export const createCouponBody = z
   .object({
-    code: couponCode.pipe(z.string().min(3, 'must be at least 3 characters')),
+    code: couponCode.pipe(z.string().min(3)),
     discountPercent: z
       .number()
-      .gt(0, 'must be above 0')
-      .max(100, 'must be at most 100')
+      .gt(0, 'validation.aboveZero')
+      .max(100, 'validation.atMost')
       // The money math works in thousandths of a percent (9.975%).
-      .refine((p) => Math.abs(p * 1000 - Math.round(p * 1000)) < 1e-6, 'at most 3 decimals')
+      .refine((p) => Math.abs(p * 1000 - Math.round(p * 1000)) < 1e-6, {
+        message: 'validation.atMostDecimals',
+        params: { n: 3 },
+      })
       .optional(),
     discountCents: z
       .number()
-      .int('must be whole cents')
-      .positive('must be above 0')
-      .max(100_000_000, 'must be at most 100000000')
+      .int('validation.wholeCents')
+      .positive('validation.aboveZero')
+      .max(100_000_000, 'validation.atMost')
       .optional(),
     minSubtotalCents: z
       .number()
-      .int('must be whole cents')
-      .min(0, 'must be >= 0')
-      .max(100_000_000, 'must be at most 100000000')
+      .int('validation.wholeCents')
+      .min(0, 'validation.notBelow')
+      .max(100_000_000, 'validation.atMost')
       .default(0),
     expirationDate: isoDate.optional().describe('Last day the code works (America/Toronto)'),
     maxRedemptions: count(1_000_000_000).optional(),
     maxRedemptionsPerCustomer: count(1_000_000).optional(),
-    terms: z.string().max(1000, 'must be at most 1000 characters').default(''),
+    terms: z.string().max(1000).default(''),
   })
   .refine((c) => (c.discountPercent === undefined) !== (c.discountCents === undefined), {
-    message: 'give exactly one of discountPercent and discountCents',
+    message: 'validation.oneDiscount',
     path: ['discountPercent'],
   });
 

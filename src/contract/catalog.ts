@@ -4,14 +4,12 @@ import { recordId, unixSeconds } from './common.ts';
 
 /** The one list of product statuses: the wire, the table's check and every subset come from it. */
 export const PRODUCT_STATUSES = ['draft', 'active', 'inactive', 'deleted'] as const;
-export const productStatus = z.enum(PRODUCT_STATUSES, {
-  message: `must be one of ${PRODUCT_STATUSES.join(', ')}`,
-});
+export const productStatus = z.enum(PRODUCT_STATUSES);
 
 const httpUrl = z
   .string()
-  .max(2048, 'must be at most 2048 characters')
-  .refine((v) => /^https?:\/\/[^\s]+$/i.test(v) && URL.canParse(v), 'must be an http(s) URL');
+  .max(2048)
+  .refine((v) => /^https?:\/\/[^\s]+$/i.test(v) && URL.canParse(v), 'validation.httpUrl');
 
 // ---- categories -------------------------------------------------------------------------
 
@@ -25,11 +23,11 @@ export const category = z
   .meta({ id: 'Category' });
 
 export const createCategoryBody = z.object({
-  name: z.string().trim().min(1, 'must not be empty').max(100, 'must be at most 100 characters'),
+  name: z.string().trim().min(1).max(100),
   slug: z
     .string()
-    .regex(/^[a-z0-9]+(?:-[a-z0-9]+)*$/, 'must be lowercase letters, digits and single hyphens')
-    .max(100, 'must be at most 100 characters'),
+    .regex(/^[a-z0-9]+(?:-[a-z0-9]+)*$/, 'validation.slug')
+    .max(100),
   parentId: z.string().nullable().optional(),
 });
 export const categoryList = z.object({ categories: z.array(category) });
@@ -37,37 +35,39 @@ export const categoryList = z.object({ categories: z.array(category) });
 // ---- products ---------------------------------------------------------------------------
 
 const positiveNumber = (max: number) =>
-  z.number().positive('must be greater than 0').max(max, `must be at most ${max}`);
+  z.number().positive('validation.greaterThanZero').max(max, 'validation.atMost');
 
 export const dimensions = z
   .object({ width: positiveNumber(10_000), height: positiveNumber(10_000), depth: positiveNumber(10_000) })
   .describe('Centimetres');
 
-const title = z.string().trim().min(1, 'must not be empty').max(200, 'must be at most 200 characters');
-const description = z.string().max(10_000, 'must be at most 10000 characters');
-const keywords = z
-  .array(z.string().trim().min(1, 'must not be empty').max(50, 'must be at most 50 characters'))
-  .max(30, 'at most 30 keywords');
+const title = z.string().trim().min(1).max(200);
+const description = z.string().max(10_000);
+const keywords = z.array(z.string().trim().min(1).max(50)).max(30, 'validation.atMostKeywords');
+const MAX_SPECIFICATIONS = 50;
 const specifications = z
   .record(z.string().min(1).max(100), z.string().max(500))
-  .refine((o) => Object.keys(o).length <= 50, 'at most 50 specifications');
+  .refine((o) => Object.keys(o).length <= MAX_SPECIFICATIONS, {
+    message: 'validation.atMostSpecifications',
+    params: { n: MAX_SPECIFICATIONS },
+  });
 
 /** Fields a seller may set; the same names on create and change. */
 const productFields = {
   title,
   description,
   priceCents: z
-    .number({ message: 'must be a positive integer (cents)' })
-    .int('must be a positive integer (cents)')
-    .positive('must be a positive integer (cents)')
-    .max(100_000_000, 'must be at most 100000000'),
+    .number({ message: 'validation.positiveCents' })
+    .int('validation.positiveCents')
+    .positive('validation.positiveCents')
+    .max(100_000_000, 'validation.atMost'),
   stockQuantity: z
-    .number({ message: 'must be an integer >= 0' })
-    .int('must be an integer >= 0')
-    .min(0, 'must be an integer >= 0')
-    .max(1_000_000, 'must be at most 1000000'),
+    .number({ message: 'validation.nonNegativeInteger' })
+    .int('validation.nonNegativeInteger')
+    .min(0, 'validation.nonNegativeInteger')
+    .max(1_000_000, 'validation.atMost'),
   imageUrl: httpUrl,
-  imageUrls: z.array(httpUrl).max(10, 'at most 10 images'),
+  imageUrls: z.array(httpUrl).max(10, 'validation.atMostImages'),
   categoryId: z.string().nullable(),
   isPerishable: z.boolean(),
   isDigital: z.boolean(),
@@ -91,7 +91,7 @@ export const createProductBody = z.object({
   keywords: keywords.default([]),
   specifications: specifications.default({}),
   status: productStatus
-    .extract(['draft', 'active'], { message: 'must be draft or active' })
+    .extract(['draft', 'active'], { message: 'validation.draftOrActive' })
     .default('active'),
   sellerId: z.string().optional().describe('Admins only: the seller whose catalog receives the product'),
 });
@@ -101,11 +101,11 @@ export const updateProductBody = z
     ...productFields,
     // Only DELETE deletes.
     status: productStatus.exclude(['deleted'], {
-      message: 'must be draft, active or inactive (use DELETE to delete)',
+      message: 'validation.statusNotDeleted',
     }),
   })
   .partial()
-  .refine((o) => Object.keys(o).length > 0, 'send at least one field to change');
+  .refine((o) => Object.keys(o).length > 0, 'validation.oneFieldToChange');
 
 export const productIdParams = z.object({ productId: z.string() });
 
@@ -148,12 +148,13 @@ export const productDetail = productListItem
   })
   .meta({ id: 'Product' });
 
-export const intParam = (name: string, min: number, max: number) =>
+/** A whole number in a query string, from `min` to `max` (the field names it: `name` is for the docs). */
+export const intParam = (_name: string, min: number, max: number) =>
   z.coerce
-    .number({ message: `${name} must be a whole number` })
-    .int(`must be a whole number`)
-    .min(min, `must be at least ${min}`)
-    .max(max, `must be at most ${max}`);
+    .number({ message: 'validation.Int' })
+    .int('validation.Int')
+    .min(min, 'validation.atLeast')
+    .max(max, 'validation.atMost');
 
 export const listProductsQuery = z
   .object({
@@ -162,12 +163,12 @@ export const listProductsQuery = z
     status: productStatus.optional(),
     sellerId: z.string().optional(),
     categoryId: z.string().optional(),
-    search: z.string().max(200, 'must be at most 200 characters').optional(),
+    search: z.string().max(200).optional(),
     minPrice: intParam('minPrice', 0, 100_000_000).optional(),
     maxPrice: intParam('maxPrice', 0, 100_000_000).optional(),
   })
   .refine((q) => q.minPrice === undefined || q.maxPrice === undefined || q.minPrice <= q.maxPrice, {
-    message: 'minPrice must not exceed maxPrice',
+    message: 'validation.minPriceOverMax',
     path: ['minPrice'],
   });
 
@@ -183,16 +184,16 @@ export const productList = z.object({
 export const SORTS = ['relevance', 'price_asc', 'price_desc', 'newest', 'popular'] as const;
 
 export const searchQuery = z.object({
-  q: z.string().max(200, 'must be at most 200 characters').default(''),
+  q: z.string().max(200).default(''),
   filters: z
     .string()
-    .max(2000, 'must be at most 2000 characters')
+    .max(2000)
     .optional()
     .describe(
       'Clauses `field:value` separated by commas, combined with AND; `a|b` is OR; `lo..hi` an inclusive range. ' +
         'Fields: categoryId, sellerId, priceCents, isDigital, isPerishable, rating (minimum).',
     ),
-  sort: z.enum(SORTS, { message: `must be one of ${SORTS.join(', ')}` }).optional(),
+  sort: z.enum(SORTS).optional(),
   limit: intParam('limit', 1, 100).default(20),
   offset: intParam('offset', 0, 10_000).default(0),
 });

@@ -25,24 +25,21 @@ const POSTAL_LETTERS: Record<Province, string> = {
   YT: 'Y',
 };
 
-const text = (max: number) =>
-  z.string().trim().min(1, 'must not be empty').max(max, `must be at most ${max} characters`);
+const text = (max: number) => z.string().trim().min(1).max(max);
 
 const addressFields = {
   street: text(200),
   city: text(100),
   province,
-  postalCode: z
-    .string()
-    .regex(POSTAL_CODE, 'must look like A1A 1A1: upper-case letters, one space in the middle'),
-  country: z.literal('CA', { message: 'must be CA: Portage ships within Canada only' }),
+  postalCode: z.string().regex(POSTAL_CODE, 'validation.postalCode'),
+  country: z.literal('CA', { message: 'validation.countryCa' }),
 };
 
 /** The address as the buyer gives it (with the phone, for the carrier). */
 export const shippingAddressInput = z
   .object({
     ...addressFields,
-    phone: z.string().regex(PHONE, 'must be +1 followed by 10 digits (E.164)'),
+    phone: z.string().regex(PHONE, 'validation.phone'),
   })
   .superRefine((a, ctx) => {
     const letters = POSTAL_LETTERS[a.province as Province];
@@ -50,7 +47,13 @@ export const shippingAddressInput = z
       ctx.addIssue({
         code: 'custom',
         path: ['postalCode'],
-        message: `postal codes in ${a.province} start with ${letters.split('').join(' or ')}`,
+        message: 'validation.postalCodeProvince',
+        params: {
+          province: a.province,
+          n: letters.length,
+          letters: letters.split('').join(' or '),
+          list: letters.split('').join(', '),
+        },
       });
     }
   });
@@ -71,9 +74,9 @@ export const createCheckoutBody = z.object({
   coupon: z
     .string()
     .trim()
-    .min(1, 'must not be empty')
-    .max(40, 'must be at most 40 characters')
-    .regex(/^[A-Za-z0-9_-]+$/, 'letters, digits, - and _ only')
+    .min(1)
+    .max(40)
+    .regex(/^[A-Za-z0-9_-]+$/, 'validation.couponCode')
     .transform((c) => c.toUpperCase())
     .optional()
     .describe("A coupon code to use instead of the cart's"),

@@ -67,11 +67,11 @@ export const PROVINCES = [
   'NU',
 ] as const;
 export type Province = (typeof PROVINCES)[number];
-export const province = z.enum(PROVINCES, { message: `must be one of ${PROVINCES.join(', ')}` });
+export const province = z.enum(PROVINCES);
 
 export const ROLES = ['buyer', 'seller', 'admin'] as const;
 export type Role = (typeof ROLES)[number];
-export const role = z.enum(ROLES, { message: `must be one of ${ROLES.join(', ')}` });
+export const role = z.enum(ROLES);
 
 export const unixSeconds = z.number().int().describe('Unix time in seconds');
 export const toUnix = (d: Date) => Math.floor(d.getTime() / 1000);

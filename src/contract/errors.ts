@@ -1,6 +1,16 @@
 // The one error model of the service: every failure answer is {error, code, statusCode}
 // (+ details for validation). Services throw AppError; the HTTP error handler shapes it.
 import { z } from 'zod';
+import {
+  BASE_LOCALE,
+  CATALOGUES,
+  type Locale,
+  type MessageKey,
+  type MessageValues,
+  type Text,
+  t,
+  text,
+} from './i18n.ts';
 
 export const ERROR_CODES = [
   'VALIDATION_ERROR',
@@ -46,46 +56,92 @@ export const errorBody = z
   .meta({ id: 'Error' });
 export type ErrorBody = z.infer<typeof errorBody>;
 
+/** A field's problem before it is put into words (rendered in the reader's locale). */
+export interface Problem {
+  field: string;
+  message: Text;
+}
+
 export class AppError extends Error {
+  /**
+   * `message` is a catalogue key (with `values` for its placeholders); the answer is written in
+   * the reader's locale when it leaves, `Error.message` in the base locale for logs.
+   */
+  readonly text: Text;
+  readonly problems?: Problem[];
+
   constructor(
     readonly code: ErrorCode,
     readonly statusCode: number,
-    message: string,
-    readonly details?: FieldProblem[],
+    message: Text,
+    problems?: Problem[],
   ) {
-    super(message);
+    super(say(BASE_LOCALE, message));
     this.name = 'AppError';
+    this.text = message;
+    if (problems) this.problems = problems;
   }
 
-  toBody(): ErrorBody {
+  /** The field problems in the base locale. */
+  get details(): FieldProblem[] | undefined {
+    return this.problems && wordProblems(BASE_LOCALE, this.problems);
+  }
+
+  toBody(locale: Locale = BASE_LOCALE): ErrorBody {
     return {
-      error: this.message,
+      error: say(locale, this.text),
       code: this.code,
       statusCode: this.statusCode,
-      ...(this.details ? { details: this.details } : {}),
+      ...(this.problems ? { details: wordProblems(locale, this.problems) } : {}),
     };
   }
 }
 
-export const invalid = (message: string, details?: FieldProblem[]) =>
-  new AppError('VALIDATION_ERROR', 400, message, details);
-export const unauthenticated = (message = 'AUTH_ERROR: Invalid token') =>
-  new AppError('AUTH_ERROR', 401, message);
-export const forbidden = (message: string) => new AppError('AUTHZ_ERROR', 403, message);
-export const notFound = (message: string) => new AppError('NOT_FOUND', 404, message);
-export const conflict = (message: string) => new AppError('CONFLICT', 409, message);
-export const rateLimited = (message: string) => new AppError('RATE_LIMIT', 429, message);
-export const internal = (message = 'Internal server error') => new AppError('INTERNAL_ERROR', 500, message);
+/**
+ * A message in `locale`. An error on its way out must never fail for want of a word: a key
+ * missing from the catalogues (a test forbids it) is sent as it is.
+ */
+export function say(locale: Locale, message: Text): string {
+  return message.key in CATALOGUES[BASE_LOCALE]
+    ? t(locale, message.key, message.values)
+    : String(message.key);
+}
+
+export const wordProblems = (locale: Locale, problems: Problem[]): FieldProblem[] =>
+  problems.map((p) => ({ field: p.field, message: say(locale, p.message) }));
+
+export const problem = (field: string, key: MessageKey, values?: MessageValues): Problem => ({
+  field,
+  message: text(key, values),
+});
+
+export const invalid = (key: MessageKey, values?: MessageValues, problems?: Problem[]) =>
+  new AppError('VALIDATION_ERROR', 400, text(key, values), problems);
+export const unauthenticated = (key: MessageKey = 'error.auth.invalidToken', values?: MessageValues) =>
+  new AppError('AUTH_ERROR', 401, text(key, values));
+export const forbidden = (key: MessageKey, values?: MessageValues) =>
+  new AppError('AUTHZ_ERROR', 403, text(key, values));
+export const notFound = (key: MessageKey, values?: MessageValues) =>
+  new AppError('NOT_FOUND', 404, text(key, values));
+export const conflict = (key: MessageKey, values?: MessageValues) =>
+  new AppError('CONFLICT', 409, text(key, values));
+export const rateLimited = (key: MessageKey, values?: MessageValues) =>
+  new AppError('RATE_LIMIT', 429, text(key, values));
+export const internal = (key: MessageKey = 'error.internal', values?: MessageValues) =>
+  new AppError('INTERNAL_ERROR', 500, text(key, values));
 
 /**
- * The problems of an input that failed `schema`, worded as the API words its own ("must be a
- * whole number from 1 to 100", "is required"), for inputs that reach no route's own messages
- * (the tools'). The bounds come from the field's schema, so a number names both ends.
+ * The problems of an input that failed `schema`, in our words ("must be a whole number from 1
+ * to 100", "is required") and the reader's locale. The bounds come from the field's schema,
+ * so a number names both ends.
  */
-export function inputProblems(schema: z.ZodType, error: z.ZodError): FieldProblem[] {
+export function inputProblems(
+  schema: z.ZodType | undefined,
+  error: { issues: z.core.$ZodIssue[] },
+): Problem[] {
   return error.issues.map((issue) => ({
     field: issue.path.join('.') || 'input',
-    message: wordIssue(issue, fieldSchema(schema, issue.path)),
+    message: wordIssue(issue, schema && fieldSchema(schema, issue.path)),
   }));
 }
 
@@ -108,59 +164,60 @@ function unwrap(schema: z.ZodType | undefined): z.ZodType | undefined {
   return at;
 }
 
+/** A schema's own message is a catalogue key ('validation.postalCode'): its words are ours. */
+const isKey = (message: string): message is MessageKey => message in CATALOGUES[BASE_LOCALE];
+
 /** "must be at least 3 characters", "must have at most 50 items", "must be at most 5". */
-function bound(origin: string, side: 'least' | 'most', n: number | bigint): string {
-  if (origin === 'string') return `must be at ${side} ${n} characters`;
-  if (origin === 'array') return `must have at ${side} ${n} items`;
-  return `must be at ${side} ${n}`;
+function bound(origin: string, side: 'Least' | 'Most', n: number | bigint): Text {
+  const kind = origin === 'string' ? 'Characters' : origin === 'array' ? 'Items' : '';
+  return text(`validation.at${side}${kind}` as MessageKey, { n: Number(n) });
 }
 
 /** A field left out (zod keeps no input in its issues: its message says what it received). */
 const missing = (issue: z.core.$ZodIssue) =>
   issue.code === 'invalid_type' && /received undefined$/.test(issue.message);
 
-function wordIssue(issue: z.core.$ZodIssue, field: z.ZodType | undefined): string {
-  // A message the schema wrote itself is already in our words (zod's own start "Invalid", "Too").
-  if (/^(must|is|has|cannot) /.test(issue.message)) return issue.message;
+export function wordIssue(issue: z.core.$ZodIssue, field: z.ZodType | undefined): Text {
+  if (isKey(issue.message)) {
+    // A check's key ('validation.atMost' on .max(5)) takes its bound as {n}; a refinement its params.
+    const bound =
+      issue.code === 'too_big' ? issue.maximum : issue.code === 'too_small' ? issue.minimum : undefined;
+    const values =
+      (issue as { params?: MessageValues }).params ??
+      (bound !== undefined ? { n: Number(bound) } : undefined);
+    return text(issue.message, values);
+  }
+  if (missing(issue)) return text('validation.required');
   if (
     field instanceof z.ZodNumber &&
     (issue.code === 'too_small' || issue.code === 'too_big' || issue.code === 'invalid_type')
   ) {
-    if (missing(issue)) return 'is required';
-    const kind = field.isInt ? 'a whole number' : 'a number';
+    const whole = field.isInt ? 'Int' : 'Number';
     const min = Number.isFinite(field.minValue) ? field.minValue : undefined;
     const max =
       Number.isFinite(field.maxValue) && (field.maxValue ?? 0) < Number.MAX_SAFE_INTEGER
         ? field.maxValue
         : undefined;
-    if (min !== undefined && max !== undefined) return `must be ${kind} from ${min} to ${max}`;
-    if (min !== undefined) return `must be ${kind} of at least ${min}`;
-    if (max !== undefined) return `must be ${kind} of at most ${max}`;
-    return `must be ${kind}`;
+    if (min != null && max != null) return text(`validation.${whole}Between` as MessageKey, { min, max });
+    if (min != null) return text(`validation.${whole}AtLeast` as MessageKey, { min });
+    if (max != null) return text(`validation.${whole}AtMost` as MessageKey, { max });
+    return text(`validation.${whole}` as MessageKey);
   }
   switch (issue.code) {
     case 'invalid_type':
-      if (missing(issue)) return 'is required';
-      return `must be ${issue.expected === 'array' ? 'a list' : issue.expected === 'object' ? 'an object' : `a ${issue.expected}`}`;
+      return text('validation.type', { type: issue.expected });
     case 'too_small':
-      if (issue.origin === 'string' && Number(issue.minimum) === 1) return 'must not be empty';
-      return bound(issue.origin, 'least', issue.minimum);
+      if (issue.origin === 'string' && Number(issue.minimum) === 1) return text('validation.notEmpty');
+      return bound(issue.origin, 'Least', issue.minimum);
     case 'too_big':
-      return bound(issue.origin, 'most', issue.maximum);
+      return bound(issue.origin, 'Most', issue.maximum);
     case 'invalid_value':
-      return `must be one of ${issue.values.map((v) => String(v)).join(', ')}`;
+      return text('validation.oneOf', { values: issue.values.map((v) => String(v)).join(', ') });
     case 'invalid_format':
-      return issue.format === 'url'
-        ? 'must be a URL'
-        : issue.format === 'email'
-          ? 'must be an email address'
-          : `must be a valid ${issue.format}`;
+      return text('validation.format', { format: issue.format });
     case 'unrecognized_keys':
-      return `has unknown fields: ${issue.keys.join(', ')}`;
-    case 'custom':
-      // A refinement's message is always ours.
-      return issue.message;
+      return text('validation.unknownFields', { fields: issue.keys.join(', ') });
     default:
-      return 'is invalid';
+      return text('validation.invalid');
   }
 }

@@ -4,18 +4,17 @@ import { taxLine } from './cart.ts';
 import { intParam } from './catalog.ts';
 import { shippingAddress } from './checkout.ts';
 import { unixSeconds } from './common.ts';
+import { LOCALES } from './i18n.ts';
 
 export const ORDER_STATUSES = ['pending', 'confirmed', 'shipped', 'delivered', 'cancelled'] as const;
 export type OrderStatus = (typeof ORDER_STATUSES)[number];
-export const orderStatus = z.enum(ORDER_STATUSES, {
-  message: `must be one of ${ORDER_STATUSES.join(', ')}`,
-});
+export const orderStatus = z.enum(ORDER_STATUSES);
 
 export const listOrdersQuery = z.object({
   status: orderStatus.optional(),
   limit: intParam('limit', 1, 100).default(20),
   offset: intParam('offset', 0, 1_000_000).default(0),
-  sort: z.enum(['newest', 'oldest'], { message: 'must be newest or oldest' }).default('newest'),
+  sort: z.enum(['newest', 'oldest'], { message: 'validation.newestOrOldest' }).default('newest'),
 });
 
 export const orderListItem = z
@@ -76,22 +75,34 @@ export const orderDetail = z
     refundedCents: z.number().int(),
     estimatedDelivery: z.string(),
     itemCount: z.number().int(),
+    invoiceUrl: z
+      .string()
+      .optional()
+      .describe(
+        "The order's invoice (PDF, with a credit note per refund): `GET` it signed in as its buyer or seller; " +
+          '`?locale=fr-CA` or `en-CA` (docs/invoices.md). Always present in answers',
+      ),
   })
   .meta({ id: 'Order' });
 
+/** Where an order's invoice is served (GET, signed in): under PUBLIC_BASE_URL in answers and emails. */
+export const invoicePath = (orderId: string) => `/orders/${encodeURIComponent(orderId)}/invoice`;
+
 export const orderParams = z.object({ orderId: z.string() });
 
-export const cancelOrderBody = z
-  .object({ reason: z.string().trim().max(500, 'must be at most 500 characters').optional() })
-  .default({});
+export const invoiceQuery = z.object({
+  locale: z.enum(LOCALES).optional().describe("The invoice's language; the buyer's saved one by default"),
+});
+
+export const cancelOrderBody = z.object({ reason: z.string().trim().max(500).optional() }).default({});
 export const cancelOrderAnswer = orderDetail.extend({ refund_amount_cents: z.number().int() });
 
 export const shipOrderBody = z.object({
   trackingNumber: z
     .string()
     .trim()
-    .min(1, 'must not be empty')
-    .max(64, 'must be at most 64 characters')
-    .regex(/^[A-Za-z0-9 -]+$/, 'letters, digits, spaces and - only'),
-  carrier: z.string().trim().min(1, 'must not be empty').max(64, 'must be at most 64 characters'),
+    .min(1)
+    .max(64)
+    .regex(/^[A-Za-z0-9 -]+$/, 'validation.trackingNumber'),
+  carrier: z.string().trim().min(1).max(64),
 });

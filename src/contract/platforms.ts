@@ -2,6 +2,7 @@
 // Protocol, each with an API key an admin issues (docs/api.md "Platforms").
 import { z } from 'zod';
 import { recordId, unixSeconds } from './common.ts';
+import type { MessageKey } from './i18n.ts';
 
 const MAX_URL_LENGTH = 2000;
 
@@ -9,21 +10,21 @@ const MAX_URL_LENGTH = 2000;
 const LOOPBACK_HOSTS = new Set(['127.0.0.1', '[::1]', 'localhost']);
 
 /** Why a webhook URL is not acceptable, if it is not. */
-function webhookUrlProblem(value: string): string | undefined {
-  if (!URL.canParse(value)) return 'must be an absolute URL';
+function webhookUrlProblem(value: string): MessageKey | undefined {
+  if (!URL.canParse(value)) return 'validation.absoluteUrl';
   const url = new URL(value);
-  if (url.username || url.password) return 'must not hold credentials';
-  if (url.hash || value.includes('#')) return 'must not have a fragment';
+  if (url.username || url.password) return 'validation.urlCredentials';
+  if (url.hash || value.includes('#')) return 'validation.urlFragment';
   if (url.protocol === 'https:') return undefined;
   if (url.protocol === 'http:' && LOOPBACK_HOSTS.has(url.hostname)) return undefined;
-  return 'must use https, or http on a loopback host (127.0.0.1, [::1], localhost)';
+  return 'validation.httpsOrLoopback';
 }
 
 /** A URL a platform gives us: https, or http on a loopback host; no credentials or fragment. */
 const platformUrl = () =>
   z
     .string()
-    .max(MAX_URL_LENGTH, `must be at most ${MAX_URL_LENGTH} characters`)
+    .max(MAX_URL_LENGTH)
     .superRefine((value, ctx) => {
       const problem = webhookUrlProblem(value);
       if (problem) ctx.addIssue({ code: 'custom', message: problem });
@@ -39,7 +40,7 @@ const ucpProfileUrl = platformUrl().describe(
 );
 
 export const createPlatformBody = z.strictObject({
-  name: z.string().trim().min(1, 'must not be empty').max(100, 'must be at most 100 characters'),
+  name: z.string().trim().min(1).max(100),
   webhookUrl,
   ucpProfileUrl: ucpProfileUrl.optional(),
 });

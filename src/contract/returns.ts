@@ -11,9 +11,7 @@ export type ReturnReason = (typeof RETURN_REASONS)[number];
 /** pending -> approved | rejected (by the seller or an admin); approved -> refunded (the provider confirmed). */
 export const RETURN_STATUSES = ['pending', 'approved', 'rejected', 'refunded'] as const;
 export type ReturnStatus = (typeof RETURN_STATUSES)[number];
-export const returnStatus = z.enum(RETURN_STATUSES, {
-  message: `must be one of ${RETURN_STATUSES.join(', ')}`,
-});
+export const returnStatus = z.enum(RETURN_STATUSES);
 
 /** A return names at most this many products (an order holds at most 50 lines). */
 export const MAX_RETURN_ITEMS = 50;
@@ -22,22 +20,20 @@ export const requestReturnBody = z
   .object({
     order_id: z
       .string()
-      .max(100, 'must be at most 100 characters')
+      .max(100)
       .describe('The delivered order to return, `orders:<key>` (from list_orders or get_order)'),
-    reason: z
-      .enum(RETURN_REASONS, { message: `must be one of ${RETURN_REASONS.join(', ')}` })
-      .describe('Why: damaged, wrong_item, not_as_described or other'),
+    reason: z.enum(RETURN_REASONS).describe('Why: damaged, wrong_item, not_as_described or other'),
     description: z
       .string()
       .trim()
-      .max(2000, 'must be at most 2000 characters')
+      .max(2000)
       .optional()
       .describe('What happened, in the words of the person returning it (shown to the seller)'),
     items: z
-      .array(z.string().max(100, 'must be at most 100 characters'))
-      .min(1, 'must name at least one product; leave items out to return the whole order')
-      .max(MAX_RETURN_ITEMS, `must be at most ${MAX_RETURN_ITEMS} products`)
-      .refine((ids) => new Set(ids).size === ids.length, 'must not name a product twice')
+      .array(z.string().max(100))
+      .min(1, 'validation.returnItemsNone')
+      .max(MAX_RETURN_ITEMS, 'validation.returnItemsTooMany')
+      .refine((ids) => new Set(ids).size === ids.length, 'validation.productTwice')
       .optional()
       .describe(
         'Product ids (`products:<key>`) of the order to return, for a partial return; leave out to return the whole order (shipping is refunded only then)',
@@ -104,7 +100,7 @@ export const returnList = z.object({
 
 export const returnParams = z.object({ returnId: z.string() });
 
-const note = z.string().trim().max(1000, 'must be at most 1000 characters');
+const note = z.string().trim().max(1000);
 
 /** Optional: approving needs no body. */
 export const approveReturnBody = z
@@ -112,7 +108,5 @@ export const approveReturnBody = z
   .nullish();
 
 export const rejectReturnBody = z.object({
-  note: note
-    .min(1, 'must say why the return is rejected')
-    .describe('Why the return is rejected (sent to the buyer)'),
+  note: note.min(1, 'validation.rejectNeedsNote').describe('Why the return is rejected (sent to the buyer)'),
 });

@@ -9,39 +9,34 @@ export const REVIEW_COMMENT_MAX = 5000;
 /** Where a review stands: shown and counted, waiting for an admin, or refused by one. */
 export const REVIEW_STATUSES = ['published', 'pending', 'rejected'] as const;
 export type ReviewStatus = (typeof REVIEW_STATUSES)[number];
-export const reviewStatus = z.enum(REVIEW_STATUSES, {
-  message: `must be one of ${REVIEW_STATUSES.join(', ')}`,
-});
+export const reviewStatus = z.enum(REVIEW_STATUSES);
 
 /** The `submit_review` tool's input, exactly; also the body of POST /reviews. */
 export const submitReviewBody = z.object({
-  product_id: z
-    .string()
-    .max(100, 'must be at most 100 characters')
-    .describe('The product reviewed (`products:<key>`)'),
+  product_id: z.string().max(100).describe('The product reviewed (`products:<key>`)'),
   rating: z
     .number({
-      error: (issue) => (issue.input === undefined ? 'is required' : 'must be a whole number from 1 to 5'),
+      error: (issue) => (issue.input === undefined ? 'validation.required' : 'validation.rating'),
     })
-    .int('must be a whole number from 1 to 5')
-    .min(1, 'must be a whole number from 1 to 5')
-    .max(5, 'must be a whole number from 1 to 5')
+    .int('validation.rating')
+    .min(1, 'validation.rating')
+    .max(5, 'validation.rating')
     .describe('Stars, a whole number from 1 to 5'),
   title: z
     .string()
     .trim()
-    .max(REVIEW_TITLE_MAX, `must be at most ${REVIEW_TITLE_MAX} characters`)
+    .max(REVIEW_TITLE_MAX)
     .default('')
     .describe(`A headline, at most ${REVIEW_TITLE_MAX} characters; text with a link waits for moderation`),
   comment: z
     .string()
     .trim()
-    .max(REVIEW_COMMENT_MAX, `must be at most ${REVIEW_COMMENT_MAX} characters`)
+    .max(REVIEW_COMMENT_MAX)
     .default('')
     .describe(`The review, at most ${REVIEW_COMMENT_MAX} characters; text with a link waits for moderation`),
   order_id: z
     .string()
-    .max(100, 'must be at most 100 characters')
+    .max(100)
     .optional()
     .describe(
       'Your paid order (`orders:<key>`) that contains the product: marks the review a verified purchase',
@@ -92,7 +87,7 @@ export const moderatedReview = publicReview
   .meta({ id: 'ModeratedReview' });
 
 const boolParam = z
-  .enum(['true', 'false'], { message: 'must be true or false' })
+  .enum(['true', 'false'], { message: 'validation.trueOrFalse' })
   .transform((v) => v === 'true');
 
 export const adminReviewsQuery = z
@@ -106,7 +101,7 @@ export const adminReviewsQuery = z
   })
   .refine(
     (q) => q.published === undefined || q.status === undefined || q.published === (q.status === 'published'),
-    { message: 'published and status disagree; send one of them', path: ['published'] },
+    { message: 'validation.publishedStatusDisagree', path: ['published'] },
   );
 
 export const adminReviewList = z.object({

@@ -2,6 +2,7 @@
 // declarative list from which the tool server, the discovery documents
 // (/.well-known/mcp.json, /llms.txt) and the README table are made.
 // Inputs are exactly the spec's (names, required fields, ranges, defaults).
+// Tool names and descriptions, argument, field and enum names stay English: read by the model, not a person.
 import { z } from 'zod';
 import { analyticsAnswer, analyticsQuery } from './analytics.ts';
 import {

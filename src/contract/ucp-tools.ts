@@ -30,7 +30,7 @@ export const ucpToolMeta = z
       .describe('Who the platform is: its profile'),
     'idempotency-key': z
       .string()
-      .regex(/^[\x20-\x7e]{1,255}$/, 'must be 1-255 printable ASCII characters')
+      .regex(/^[\x20-\x7e]{1,255}$/, 'validation.idempotencyKey')
       .optional()
       .describe('Sent as Idempotency-Key; without it a key is derived from the call itself'),
   })

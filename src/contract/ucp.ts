@@ -20,15 +20,15 @@ const httpsUri = z.url({ protocol: /^https$/ });
 const freeObject = z.looseObject({}); // `type: object` with no properties: any keys, all kept
 // Business-determined ISO 4217 code (the schema says only "ISO 4217 currency code"; we hold it to the
 // upper-case alpha-3 form). The platform's context.currency hint stays a free string.
-const currencyCode = z.string().regex(/^[A-Z]{3}$/, 'must be an ISO 4217 code such as CAD');
+const currencyCode = z.string().regex(/^[A-Z]{3}$/, 'validation.currencyUpper');
 
 /** ucp.json#/$defs/version: every UCP version is a date. */
-export const ucpVersion = z.string().regex(/^\d{4}-\d{2}-\d{2}$/, 'must be a YYYY-MM-DD version');
+export const ucpVersion = z.string().regex(/^\d{4}-\d{2}-\d{2}$/, 'validation.versionDate');
 
 /** types/reverse_domain_name.json */
 export const ucpReverseDomainName = z
   .string()
-  .regex(/^[a-z][a-z0-9]*(?:\.[a-z][a-z0-9_]*)+$/, 'must be a reverse-domain name such as dev.ucp.buyer_ip');
+  .regex(/^[a-z][a-z0-9]*(?:\.[a-z][a-z0-9_]*)+$/, 'validation.reverseDomain');
 
 const amount = int.min(0); // types/amount.json
 const signedAmount = int; // types/signed_amount.json
@@ -36,12 +36,12 @@ const signedAmount = int; // types/signed_amount.json
 /** JSON Schema `uniqueItems`: no two items alike (items compare as their JSON). */
 const uniqueArray = <T extends z.ZodType>(item: T) =>
   z.array(item).refine((a) => new Set(a.map((x) => JSON.stringify(x))).size === a.length, {
-    message: 'items must be unique',
+    message: 'validation.uniqueItems',
   });
 
 /** JSON Schema `minProperties: 1` on an open object. */
 const nonEmptyObject = freeObject.refine((o) => Object.keys(o).length > 0, {
-  message: 'must have at least one property',
+  message: 'validation.atLeastOneProperty',
 });
 
 // --- Shared parts: types/*.json -----------------------------------------------------------------------
@@ -96,7 +96,7 @@ export const ucpSignals = z
   .superRefine((signals, ctx) => {
     for (const key of Object.keys(signals)) {
       if (!ucpReverseDomainName.safeParse(key).success) {
-        ctx.addIssue({ code: 'custom', message: 'signal keys must be reverse-domain names', path: [key] });
+        ctx.addIssue({ code: 'custom', message: 'validation.signalKeys', path: [key] });
       }
     }
   });
@@ -114,7 +114,7 @@ export const ucpLink = z.looseObject({
 /** types/description.json: one format at least. */
 export const ucpDescription = z
   .looseObject({ plain: z.string().optional(), html: z.string().optional(), markdown: z.string().optional() })
-  .refine((d) => Object.keys(d).length > 0, { message: 'needs at least one format' });
+  .refine((d) => Object.keys(d).length > 0, { message: 'validation.atLeastOneFormat' });
 
 // --- Totals: types/total.json, types/totals.json ------------------------------------------------------
 
@@ -151,17 +151,23 @@ export const ucpTotal = z
   })
   .superRefine((total, ctx) => {
     if (NEGATIVE_TOTALS.includes(total.type) && total.amount >= 0) {
-      ctx.addIssue({ code: 'custom', message: `a ${total.type} amount must be negative`, path: ['amount'] });
+      ctx.addIssue({
+        code: 'custom',
+        message: 'validation.totalNegative',
+        params: { type: total.type },
+        path: ['amount'],
+      });
     }
     if (NON_NEGATIVE_TOTALS.includes(total.type) && total.amount < 0) {
       ctx.addIssue({
         code: 'custom',
-        message: `a ${total.type} amount must not be negative`,
+        message: 'validation.totalNotNegative',
+        params: { type: total.type },
         path: ['amount'],
       });
     }
     if (total.lines !== undefined && sum(total.lines) !== total.amount) {
-      ctx.addIssue({ code: 'custom', message: 'lines must add up to the amount', path: ['lines'] });
+      ctx.addIssue({ code: 'custom', message: 'validation.linesAddUp', path: ['lines'] });
     }
   });
 
@@ -178,7 +184,8 @@ export const ucpTotals = z.array(ucpTotal).superRefine((totals, ctx) => {
     if (!WELL_KNOWN_TOTALS.includes(total.type) && total.display_text === undefined) {
       ctx.addIssue({
         code: 'custom',
-        message: `a ${total.type} entry needs display_text`,
+        message: 'validation.totalNeedsDisplayText',
+        params: { type: total.type },
         path: [i, 'display_text'],
       });
     }
@@ -186,17 +193,18 @@ export const ucpTotals = z.array(ucpTotal).superRefine((totals, ctx) => {
   const subtotals = totals.filter((t) => t.type === 'subtotal');
   const grand = totals.filter((t) => t.type === 'total');
   if (subtotals.length !== 1) {
-    ctx.addIssue({ code: 'custom', message: `needs exactly one subtotal, found ${subtotals.length}` });
+    ctx.addIssue({ code: 'custom', message: 'validation.oneSubtotal', params: { n: subtotals.length } });
   }
   if (grand.length !== 1) {
-    ctx.addIssue({ code: 'custom', message: `needs exactly one total, found ${grand.length}` });
+    ctx.addIssue({ code: 'custom', message: 'validation.oneTotal', params: { n: grand.length } });
     return;
   }
   const expected = sum(totals.filter((t) => t.type !== 'total'));
   if (expected !== grand[0]!.amount) {
     ctx.addIssue({
       code: 'custom',
-      message: `total is ${grand[0]!.amount} but the entries add up to ${expected}`,
+      message: 'validation.totalMismatch',
+      params: { total: grand[0]!.amount, expected },
     });
   }
 });
@@ -337,7 +345,7 @@ export const ucpAvailablePaymentInstrument = z
     if (!brands.success) {
       ctx.addIssue({
         code: 'custom',
-        message: 'card brands must be a non-empty list of distinct strings',
+        message: 'validation.cardBrands',
         path: ['constraints', 'brands'],
       });
     }
@@ -364,7 +372,8 @@ const registry = <T extends z.ZodType>(entry: T, specific: Record<string, z.ZodT
         const result = schema.safeParse(value);
         if (result.success) return;
         for (const issue of result.error.issues) {
-          ctx.addIssue({ code: 'custom', message: issue.message, path: [name, i, ...issue.path] });
+          // The entry's own issue, at its place in the registry (worded as it was).
+          ctx.addIssue({ ...issue, path: [name, i, ...issue.path] } as z.core.$ZodRawIssue);
         }
       });
     }
@@ -391,7 +400,8 @@ const capabilityRegistry = <T extends z.ZodType>(entry: T, specific: Record<stri
           if (typeof url === 'string' && URL.canParse(url) && new URL(url).origin !== origin) {
             ctx.addIssue({
               code: 'custom',
-              message: `${field} must be served from ${origin}`,
+              message: 'validation.servedFrom',
+              params: { field, origin },
               path: [name, i, field],
             });
           }
@@ -591,7 +601,7 @@ export const ucpAppliedDiscount = z
     allocations: z.array(ucpDiscountAllocation).optional(),
   })
   .refine((d) => d.allocations === undefined || sum(d.allocations) === d.amount, {
-    message: 'allocations must add up to the amount',
+    message: 'validation.allocationsAddUp',
     path: ['allocations'],
   });
 
@@ -633,7 +643,7 @@ const checkCardDisplay = (
   const result = ucpCardDisplay.safeParse(instrument.display);
   if (result.success) return;
   for (const issue of result.error.issues) {
-    ctx.addIssue({ code: 'custom', message: issue.message, path: ['display', ...issue.path] });
+    ctx.addIssue({ ...issue, path: ['display', ...issue.path] } as z.core.$ZodRawIssue);
   }
 };
 
@@ -658,7 +668,7 @@ export const ucpPaymentInstrumentResponse = z
     credential: z
       .looseObject({
         type: z.string(),
-        token: z.never({ error: 'credentials are never echoed in responses' }).optional(),
+        token: z.never({ error: 'validation.credentialsNotEchoed' }).optional(),
       })
       .optional(),
   })
@@ -676,10 +686,10 @@ export const ucpPaymentResponse = z.looseObject({
 
 const merchantAuthorization = z
   .string()
-  .regex(/^[A-Za-z0-9_-]+\.\.[A-Za-z0-9_-]+$/, 'must be a detached JWS');
+  .regex(/^[A-Za-z0-9_-]+\.\.[A-Za-z0-9_-]+$/, 'validation.detachedJws');
 const checkoutMandate = z
   .string()
-  .regex(/^[A-Za-z0-9_-]+\.[A-Za-z0-9_-]*\.[A-Za-z0-9_-]+(~[A-Za-z0-9_-]+)*$/, 'must be an SD-JWT+kb');
+  .regex(/^[A-Za-z0-9_-]+\.[A-Za-z0-9_-]*\.[A-Za-z0-9_-]+(~[A-Za-z0-9_-]+)*$/, 'validation.sdJwt');
 
 // --- The checkout: checkout.json -----------------------------------------------------------------------
 
@@ -736,7 +746,8 @@ export const ucpCheckout = z
     if (checkout.ucp.status === 'error') {
       ctx.addIssue({
         code: 'custom',
-        message: 'ucp.status "error" means an error response, not a checkout',
+        message: 'validation.notAnError',
+        params: { what: 'checkout' },
         path: ['ucp', 'status'],
       });
     }
@@ -744,7 +755,7 @@ export const ucpCheckout = z
       if (checkout.continue_url === undefined) {
         ctx.addIssue({
           code: 'custom',
-          message: 'requires_escalation needs a continue_url',
+          message: 'validation.escalationNeedsUrl',
           path: ['continue_url'],
         });
       }
@@ -756,14 +767,13 @@ export const ucpCheckout = z
       if (!escalating) {
         ctx.addIssue({
           code: 'custom',
-          message:
-            'requires_escalation needs an error of severity requires_buyer_input or requires_buyer_review',
+          message: 'validation.escalationNeedsError',
           path: ['messages'],
         });
       }
     }
     if (checkout.status === 'completed' && checkout.order === undefined) {
-      ctx.addIssue({ code: 'custom', message: 'a completed checkout carries its order', path: ['order'] });
+      ctx.addIssue({ code: 'custom', message: 'validation.completedNeedsOrder', path: ['order'] });
     }
     const itemsDiscount = (totals: readonly { type: string; amount: number }[]) =>
       sum(totals.filter((t) => t.type === 'items_discount'));
@@ -771,7 +781,8 @@ export const ucpCheckout = z
     if (itemsDiscount(checkout.totals) !== lineDiscounts) {
       ctx.addIssue({
         code: 'custom',
-        message: `items_discount must equal the line items' items_discount (${lineDiscounts})`,
+        message: 'validation.itemsDiscount',
+        params: { n: lineDiscounts },
         path: ['totals'],
       });
     }
@@ -874,7 +885,7 @@ export const ucpOrderLineItem = z
     parent_id: z.string().optional(),
   })
   .refine((line) => line.status === ucpDerivedLineItemStatus(line.quantity), {
-    message: 'status must be the one derived from quantity (removed, fulfilled, partial, processing)',
+    message: 'validation.derivedStatus',
     path: ['status'],
   });
 
@@ -937,7 +948,8 @@ export const ucpOrder = z
     attribution: ucpAttribution.optional(),
   })
   .refine((order) => order.ucp.status !== 'error', {
-    message: 'ucp.status "error" means an error response, not an order',
+    message: 'validation.notAnError',
+    params: { what: 'order' },
     path: ['ucp', 'status'],
   });
 
@@ -989,7 +1001,7 @@ export const ucpSelectedOption = z.looseObject({
 const selectedOptions = z
   .array(ucpSelectedOption)
   .refine((options) => new Set(options.map((o) => o.name)).size === options.length, {
-    message: 'each option name may appear at most once',
+    message: 'validation.optionOnce',
   });
 
 /**
@@ -1000,7 +1012,7 @@ const selectedOptions = z
 export const ucpDetailOptionValue = ucpOptionValue
   .extend({ available: z.boolean().optional(), exists: z.boolean().optional() })
   .refine((v) => !(v.available === true && v.exists === false), {
-    message: 'an available value must exist',
+    message: 'validation.availableMustExist',
     path: ['exists'],
   });
 
@@ -1084,7 +1096,7 @@ export const ucpPagination = z
     total_count: int.min(0).optional(),
   })
   .refine((p) => !p.has_next_page || p.cursor !== undefined, {
-    message: 'a next page needs its cursor',
+    message: 'validation.nextPageCursor',
     path: ['cursor'],
   });
 
@@ -1111,7 +1123,7 @@ export const ucpCatalogSearchRequest = z
     pagination: ucpPaginationRequest.optional(),
   })
   .refine((r) => r.query !== undefined || (r.filters !== undefined && Object.keys(r.filters).length > 0), {
-    message: 'a search needs a query or at least one filter',
+    message: 'validation.searchNeedsQuery',
     path: ['query'],
   });
 
@@ -1120,14 +1132,16 @@ export const ucpCatalogSearchRequest = z
  * catalog payload (checkout.md §Error Handling: ucp.status is the shape discriminator; catalog/rest.md
  * §Product Not Found).
  */
-const notAnError = (what: string) => (body: { ucp: { status?: string } }, ctx: z.RefinementCtx) => {
-  if (body.ucp.status !== 'error') return;
-  ctx.addIssue({
-    code: 'custom',
-    message: `ucp.status "error" means an error response, not ${what}`,
-    path: ['ucp', 'status'],
-  });
-};
+const notAnError =
+  (what: 'search' | 'lookup' | 'product') => (body: { ucp: { status?: string } }, ctx: z.RefinementCtx) => {
+    if (body.ucp.status !== 'error') return;
+    ctx.addIssue({
+      code: 'custom',
+      message: 'validation.notAnError',
+      params: { what },
+      path: ['ucp', 'status'],
+    });
+  };
 
 // catalog/index.md says every catalog error has severity "recoverable", but catalog/rest.md §Product Not
 // Found answers with "unrecoverable": severity is left to the message schema.
@@ -1140,7 +1154,7 @@ export const ucpCatalogSearchResponse = z
     pagination: ucpPagination.optional(),
     messages: z.array(ucpMessage).optional(),
   })
-  .superRefine(notAnError('search results'));
+  .superRefine(notAnError('search'));
 
 /**
  * catalog_lookup.json#/$defs/lookup_request. lookup.md: duplicate ids are deduplicated by the business
@@ -1165,7 +1179,7 @@ export const ucpCatalogLookupResponse = z
     products: z.array(ucpLookupProduct),
     messages: z.array(ucpMessage).optional(),
   })
-  .superRefine(notAnError('lookup results'));
+  .superRefine(notAnError('lookup'));
 
 /** catalog_lookup.json#/$defs/get_product_request: `id` is a product or a variant id. */
 export const ucpGetProductRequest = z.looseObject({
@@ -1194,7 +1208,7 @@ export const ucpDetailProduct = ucpProduct
     options: z.array(ucpDetailProductOption).optional(),
   })
   .refine((p) => p.options === undefined || p.options.length === 0 || p.selected !== undefined, {
-    message: 'a product with options carries its effective selections',
+    message: 'validation.optionsSelected',
     path: ['selected'],
   });
 
@@ -1208,7 +1222,7 @@ export const ucpGetProductResponse = z
     product: ucpDetailProduct,
     messages: z.array(ucpMessage).optional(),
   })
-  .superRefine(notAnError('a product'));
+  .superRefine(notAnError('product'));
 
 // --- Profiles: discovery/profile_schema.json ----------------------------------------------------------
 
@@ -1228,14 +1242,14 @@ export const ucpSigningKey = z
     alg: z.enum(['ES256', 'ES384']).optional(),
   })
   .refine((key) => key.alg === undefined || key.alg === (key.crv === 'P-256' ? 'ES256' : 'ES384'), {
-    message: 'alg must match crv (P-256 is ES256, P-384 is ES384)',
+    message: 'validation.algMatchesCrv',
     path: ['alg'],
   });
 
 /** identity_linking.json#/$defs/scope_token: `{capability}:{scope}`. */
 export const ucpScopeToken = z
   .string()
-  .regex(/^[a-z][a-z0-9]*(?:\.[a-z][a-z0-9_]*)+:[a-z][a-z0-9_]*$/, 'must be {capability}:{scope}');
+  .regex(/^[a-z][a-z0-9]*(?:\.[a-z][a-z0-9_]*)+:[a-z][a-z0-9_]*$/, 'validation.scopeToken');
 
 /** identity_linking.json business_schema: config.scopes maps scope -> policy ({} = user auth only). */
 export const ucpIdentityLinkingConfig = z.looseObject({

@@ -4,40 +4,54 @@
 // naming the scope otherwise.
 import type { FastifyInstance } from 'fastify';
 import { forbidden, unauthenticated } from '../contract/errors.ts';
+import { type Locale, negotiateLocale } from '../contract/i18n.ts';
 import { roleCanGrant, scopesCover } from '../contract/scopes.ts';
 import type { Db } from '../db/index.ts';
 import type { AuthService } from '../modules/auth/service.ts';
 import type { Clock } from '../modules/context.ts';
 
-export function registerAuthGuard(app: FastifyInstance, deps: { db: Db; now: Clock; auth: AuthService }) {
+export function registerAuthGuard(
+  app: FastifyInstance,
+  deps: { db: Db; now: Clock; auth: AuthService; defaultLocale: Locale },
+) {
   app.decorateRequest('ctx');
   app.addHook('onRequest', async (req) => {
-    req.ctx = { db: deps.db, now: deps.now, log: req.log };
+    req.ctx = {
+      db: deps.db,
+      now: deps.now,
+      log: req.log,
+      locale: negotiateLocale(req.headers['accept-language']) ?? deps.defaultLocale,
+      defaultLocale: deps.defaultLocale,
+    };
     if (req.is404) return;
     const rule = req.routeOptions.config.auth;
     if (rule === 'public') return;
     const token = bearerToken(req.headers.authorization);
-    if (!token) throw unauthenticated('AUTH_ERROR: Missing token; send Authorization: Bearer <token>');
+    if (!token) throw unauthenticated('error.auth.missingToken');
     const user = await deps.auth.authenticate(req.ctx, token);
     req.ctx.user = user;
+    if (user.locale) req.ctx.locale = user.locale;
     if (user.agent) {
       const need = req.routeOptions.config.scope;
-      if (!need) throw forbidden("AUTHZ_ERROR: An agent's token cannot call this route");
+      if (!need) throw forbidden('error.auth.agentTokenRefused');
       if (need !== 'any' && !scopesCover(user.agent.scopes, need)) {
         if (!roleCanGrant(need, user.role)) {
-          throw forbidden(
-            `AUTHZ_ERROR: This needs the "${need}" scope, which a ${user.role} cannot grant (administrators only); no agent of this account can do it`,
-          );
+          throw forbidden('error.auth.scopeNotGrantable', { scope: need, role: user.role });
         }
-        throw forbidden(`AUTHZ_ERROR: This needs the "${need}" scope, which this agent was not granted`);
+        throw forbidden('error.auth.scopeNotGranted', { scope: need });
       }
     }
     // Deny by default: a route that forgot to declare its rule is for admins only.
     const roles = rule === 'user' ? undefined : (rule ?? []);
     if (roles && user.role !== 'admin' && !roles.includes(user.role)) {
-      throw forbidden(
-        `AUTHZ_ERROR: This needs the ${roles.join(' or ') || 'admin'} role; you are ${user.role}`,
-      );
+      // Role names are codes; the catalogue words "or" (a rule names one or two roles).
+      const [first = 'admin', ...others] = roles;
+      throw forbidden('error.auth.roleNeeded', {
+        n: others.length + 1,
+        first,
+        second: others.join(', '),
+        role: user.role,
+      });
     }
   });
 }

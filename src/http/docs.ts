@@ -36,7 +36,7 @@ export function registerDocs(app: FastifyInstance) {
       headers: { accept: req.headers.accept ?? '*/*' },
     });
     if (res.statusCode >= 400)
-      throw notFound(`No route ${req.method} ${req.url.split('?')[0]}; see /docs for the API`);
+      throw notFound('error.http.noRoute', { method: req.method, path: req.url.split('?')[0] ?? '' });
     reply.code(res.statusCode);
     for (const [name, value] of Object.entries(res.headers)) {
       if (value !== undefined && !NOT_FORWARDED.has(name)) reply.header(name, value);

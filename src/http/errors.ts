@@ -1,36 +1,72 @@
 // Every answer that is not a success goes through here and leaves as {error, code, statusCode}.
 import { STATUS_CODES } from 'node:http';
 import type { Duplex } from 'node:stream';
-import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type {
+  FastifyError,
+  FastifyInstance,
+  FastifyReply,
+  FastifyRequest,
+  FastifySchemaValidationError,
+} from 'fastify';
 import { hasZodFastifySchemaValidationErrors, isResponseSerializationError } from 'fastify-type-provider-zod';
-import { AppError, codeForStatus, type FieldProblem } from '../contract/errors.ts';
+import type { z } from 'zod';
+import {
+  AppError,
+  codeForStatus,
+  inputProblems,
+  type Problem,
+  say,
+  wordProblems,
+} from '../contract/errors.ts';
+import { BASE_LOCALE, type Locale, negotiateLocale, type Text, t, text } from '../contract/i18n.ts';
 
 export function registerErrorHandling(app: FastifyInstance) {
   app.setErrorHandler((err: FastifyError, req, reply) => {
-    if (err instanceof AppError) return reply.code(err.statusCode).send(err.toBody());
+    const locale = localeOf(req);
+    if (err instanceof AppError) return reply.code(err.statusCode).send(err.toBody(locale));
 
     if (hasZodFastifySchemaValidationErrors(err)) {
       const where = err.validationContext ?? 'body';
-      const details: FieldProblem[] = err.validation.map((v) => ({
-        field: fieldName(where, v.instancePath, v.params?.issue),
-        message: /received undefined$/.test(v.message ?? '') ? 'is required' : (v.message ?? 'is invalid'),
-      }));
-      const list = details.map((d) => `${d.field} ${d.message}`).join('; ');
-      return reply
-        .code(400)
-        .send(new AppError('VALIDATION_ERROR', 400, `Invalid ${where}: ${list}`, details).toBody());
+      // Each worded with its field's schema (a number names both its bounds).
+      const issues = zodIssuesOf(err);
+      const schema = (req.routeOptions.schema as Record<string, unknown> | undefined)?.[where] as
+        | z.ZodType
+        | undefined;
+      const worded = inputProblems(schema, { issues });
+      const problems: Problem[] = issues.map((issue, i) =>
+        issue.code === 'unrecognized_keys'
+          ? // As the API has always said it: on the object that has them, the keys quoted.
+            {
+              field: fieldName(where, '', { path: issue.path }),
+              message: text('validation.unrecognizedKeys', {
+                n: issue.keys.length,
+                fields: issue.keys.map((k) => `"${k}"`).join(', '),
+              }),
+            }
+          : { field: fieldName(where, '', issue), message: worded[i]?.message ?? text('validation.invalid') },
+      );
+      const list = wordProblems(locale, problems)
+        .map((d) => `${d.field} ${d.message}`)
+        .join('; ');
+      const error = new AppError(
+        'VALIDATION_ERROR',
+        400,
+        text('error.validation.invalidInput', { where, list }),
+        problems,
+      );
+      return reply.code(400).send(error.toBody(locale));
     }
 
     const status = err.statusCode ?? 500;
     const code = codeForStatus(status);
     if (code && !isResponseSerializationError(err)) {
-      return reply.code(status).send(new AppError(code, status, clientMessage(err, status)).toBody());
+      return reply.code(status).send(new AppError(code, status, clientMessage(err, status)).toBody(locale));
     }
 
     // Unexpected: log everything, answer nothing but the request id.
     req.log.error({ err }, 'unhandled error');
     return reply.code(500).send({
-      error: 'Internal server error; quote the request id when reporting it',
+      error: t(locale, 'error.internal'),
       code: 'INTERNAL_ERROR',
       statusCode: 500,
       requestId: req.id,
@@ -39,11 +75,13 @@ export function registerErrorHandling(app: FastifyInstance) {
 
   app.setNotFoundHandler((req, reply) => {
     const path = req.url.split('?')[0];
-    const message = `No route ${req.method} ${path}; see /docs for the API`;
+    const message = t(localeOf(req), 'error.http.noRoute', { method: req.method, path: path ?? '' });
     if (ACP_PREFIX.test(req.url))
       return reply.code(404).send({ type: 'invalid_request', code: 'not_found', message });
     if (UCP_PREFIX.test(req.url)) return reply.code(404).send({ code: 'not_found', content: message });
-    return reply.code(404).send(new AppError('NOT_FOUND', 404, message).toBody());
+    return reply
+      .code(404)
+      .send(new AppError('NOT_FOUND', 404, text('error.http.other', { message })).toBody());
   });
 }
 
@@ -56,14 +94,20 @@ function fieldName(where: string, instancePath: string, issue: unknown): string 
   return parts.join('.') || where;
 }
 
-function clientMessage(err: FastifyError, status: number): string {
-  if (status === 413) return 'Request body is larger than the 1 MiB limit';
-  if (status === 415) return 'Unsupported Content-Type; send application/json';
-  if (err.code === 'FST_ERR_CTP_EMPTY_JSON_BODY') return 'Request body is empty; send a JSON object';
+function clientMessage(err: FastifyError, status: number): Text {
+  if (status === 413) return text('error.http.tooLarge');
+  if (status === 415) return text('error.http.unsupportedType');
+  if (err.code === 'FST_ERR_CTP_EMPTY_JSON_BODY') return text('error.http.emptyBody');
   if (status === 400 && (err.name === 'SyntaxError' || err.code === 'FST_ERR_CTP_INVALID_JSON_BODY')) {
-    return 'Request body is not valid JSON';
+    return text('error.http.badJson');
   }
-  return err.message;
+  // A framework refusal we have no words for (rare): its own message.
+  return text('error.http.other', { message: err.message });
+}
+
+/** The reader's language: the request context's, or, before one exists, Accept-Language alone. */
+export function localeOf(req: FastifyRequest): Locale {
+  return req.ctx?.locale ?? negotiateLocale(req.headers['accept-language']) ?? BASE_LOCALE;
 }
 
 /**
@@ -72,14 +116,15 @@ function clientMessage(err: FastifyError, status: number): string {
  */
 export function frameworkErrors(err: FastifyError, req: FastifyRequest, reply: FastifyReply) {
   reply.header('x-request-id', req.id);
-  const [status, message] =
+  const [status, said] =
     err.code === 'FST_ERR_MAX_PARAM_LENGTH'
-      ? [414, `A path segment is longer than ${MAX_PARAM_LENGTH} characters; no id is that long`]
-      : [400, 'The URL is not valid: check its percent-encoding (%XX) and characters'];
+      ? [414, text('error.http.longSegment', { max: MAX_PARAM_LENGTH })]
+      : [400, text('error.http.badUrl')];
+  const message = say(localeOf(req), said);
   if (ACP_PREFIX.test(req.url))
     return reply.code(status).send({ type: 'invalid_request', code: 'invalid', message });
   if (UCP_PREFIX.test(req.url)) return reply.code(status).send({ code: 'invalid_request', content: message });
-  return reply.code(status).send(new AppError('VALIDATION_ERROR', status, message).toBody());
+  return reply.code(status).send(new AppError('VALIDATION_ERROR', status, said).toBody(localeOf(req)));
 }
 
 /** The ACP routes answer in that protocol's flat error, even when no route, or no valid URL, is found. */
@@ -95,12 +140,13 @@ export const MAX_PARAM_LENGTH = 100;
  */
 export function clientErrorHandler(err: NodeJS.ErrnoException, socket: Duplex) {
   if (err.code === 'ECONNRESET' || socket.destroyed) return;
+  // No request was parsed: no language to read, the base locale answers.
   const [status, message] =
     err.code === 'ERR_HTTP_REQUEST_TIMEOUT'
-      ? [408, 'The request took too long to arrive; send it again']
+      ? [408, text('error.http.timeout')]
       : err.code === 'HPE_HEADER_OVERFLOW'
-        ? [431, 'Request headers are larger than the 16 KB limit']
-        : [400, 'Malformed HTTP request'];
+        ? [431, text('error.http.headersTooLarge')]
+        : [400, text('error.http.malformed')];
   const body = JSON.stringify(new AppError('VALIDATION_ERROR', status, message).toBody());
   if (socket.writable) {
     socket.write(
@@ -109,4 +155,17 @@ export function clientErrorHandler(err: NodeJS.ErrnoException, socket: Duplex) {
     );
   }
   socket.destroy();
+}
+
+/** The provider hands each zod issue over without its code, message and path: put them back. */
+export function zodIssuesOf(err: { validation: FastifySchemaValidationError[] }): z.core.$ZodIssue[] {
+  return err.validation.map(
+    (v) =>
+      ({
+        ...v.params,
+        code: v.keyword,
+        message: v.message ?? '',
+        path: v.instancePath.split('/').filter(Boolean),
+      }) as z.core.$ZodIssue,
+  );
 }

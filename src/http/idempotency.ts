@@ -32,7 +32,7 @@
 import { createHash } from 'node:crypto';
 import { and, eq, isNull, lte, or, sql } from 'drizzle-orm';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { AppError, conflict, invalid } from '../contract/errors.ts';
+import { AppError, conflict, invalid, problem } from '../contract/errors.ts';
 import type { Job } from '../jobs/runner.ts';
 import type { RequestContext } from '../modules/context.ts';
 import { idempotencyKeys } from '../modules/system/tables.ts';
@@ -47,9 +47,6 @@ export const RUNNING_LEASE_MS = 5 * 60 * 1000;
 export const MAX_STORED_BYTES = 1024 * 1024;
 
 const KEY_PATTERN = /^[\x20-\x7e]{1,255}$/;
-const KEY_RULE = 'must be 1-255 printable ASCII characters';
-const USED_WITH_ANOTHER_REQUEST = 'This Idempotency-Key was used with another request';
-const STILL_RUNNING = 'A request with this Idempotency-Key is still running';
 
 interface Claim {
   userId: string;
@@ -71,7 +68,7 @@ export class IdempotencyError extends AppError {
     readonly reason: 'required' | 'invalid' | 'conflict' | 'in_flight',
     error: AppError,
   ) {
-    super(error.code, error.statusCode, error.message, error.details);
+    super(error.code, error.statusCode, error.text, error.problems);
   }
 }
 
@@ -85,17 +82,15 @@ export function registerIdempotency(app: FastifyInstance) {
     if (key === undefined && required) {
       throw new IdempotencyError(
         'required',
-        invalid('Idempotency-Key header is required on all POST requests', [
-          { field: 'Idempotency-Key', message: 'is required' },
-        ]),
+        invalid('error.idempotency.required', undefined, [problem('Idempotency-Key', 'validation.required')]),
       );
     }
     if (key === undefined) return;
     if (typeof key !== 'string' || !KEY_PATTERN.test(key)) {
       throw new IdempotencyError(
         'invalid',
-        invalid(`Invalid headers: Idempotency-Key ${KEY_RULE}`, [
-          { field: 'Idempotency-Key', message: KEY_RULE },
+        invalid('error.idempotency.invalidKey', undefined, [
+          problem('Idempotency-Key', 'validation.idempotencyKey'),
         ]),
       );
     }
@@ -213,7 +208,7 @@ async function claimKey(
     if (!row) continue; // deleted in between (a 5xx, a release): insert again
     const expired = row.expiresAt.getTime() <= now.getTime();
     if (!expired && row.requestHash !== claim.hash) {
-      throw new IdempotencyError('conflict', conflict(USED_WITH_ANOTHER_REQUEST));
+      throw new IdempotencyError('conflict', conflict('error.idempotency.otherRequest'));
     }
     if (!expired && row.responseStatus !== null) {
       const body = row.responseBody ?? '';
@@ -234,7 +229,8 @@ async function claimKey(
       continue;
     }
     const abandoned = row.createdAt.getTime() <= now.getTime() - RUNNING_LEASE_MS;
-    if (!expired && !abandoned) throw new IdempotencyError('in_flight', conflict(STILL_RUNNING));
+    if (!expired && !abandoned)
+      throw new IdempotencyError('in_flight', conflict('error.idempotency.stillRunning'));
     const taken = await ctx.db
       .update(t)
       .set({ ...fresh, responseStatus: null, responseBody: null })
@@ -259,7 +255,7 @@ async function claimKey(
     }
     // Someone else took it over or finished it first: look again.
   }
-  throw new IdempotencyError('in_flight', conflict(STILL_RUNNING));
+  throw new IdempotencyError('in_flight', conflict('error.idempotency.stillRunning'));
 }
 
 /** The answer's text if it can be stored: JSON (or empty) and at most MAX_STORED_BYTES. */

@@ -5,23 +5,24 @@
 // recursion over hostile nesting would overflow the stack.
 import type { FastifyInstance } from 'fastify';
 import { invalid } from '../contract/errors.ts';
+import type { Text } from '../contract/i18n.ts';
 
 const MAX_JSON_DEPTH = 32;
 
-const NUL = 'Text must not contain NUL characters (\\u0000)';
-const SURROGATE = 'Text must be valid Unicode: a lone UTF-16 surrogate (\\ud800-\\udfff) is not allowed';
-const DEEP = `JSON must not be nested deeper than ${MAX_JSON_DEPTH} levels`;
+const NUL: Text = { key: 'error.input.nul' };
+const SURROGATE: Text = { key: 'error.input.loneSurrogate' };
+const DEEP: Text = { key: 'error.input.tooDeep', values: { max: MAX_JSON_DEPTH } };
 
 const LONE_SURROGATE = /\p{Cs}/u;
 
-function textProblem(text: string): string | undefined {
+function textProblem(text: string): Text | undefined {
   if (text.includes('\u0000')) return NUL;
   if (LONE_SURROGATE.test(text)) return SURROGATE;
   return undefined;
 }
 
 /** Why a parsed input (a JSON body, a query, path parameters) cannot be accepted, if it cannot. */
-function inputProblem(value: unknown): string | undefined {
+function inputProblem(value: unknown): Text | undefined {
   const stack: Array<{ value: unknown; depth: number }> = [{ value, depth: 0 }];
   for (let next = stack.pop(); next; next = stack.pop()) {
     const v = next.value;
@@ -49,6 +50,6 @@ export function refuseUnsafeInput(app: FastifyInstance) {
     const problem = req.url.includes('%00')
       ? NUL
       : (inputProblem(req.params) ?? inputProblem(req.query) ?? inputProblem(req.body));
-    if (problem) throw invalid(problem);
+    if (problem) throw invalid(problem.key, problem.values);
   });
 }

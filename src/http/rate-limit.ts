@@ -81,8 +81,6 @@ export async function registerRateLimits(app: FastifyInstance, opts: { redis?: R
     skipOnError: true,
     keyGenerator: (req) => req.ctx?.user?.id ?? req.ctx?.principal ?? req.ip,
     errorResponseBuilder: (_req, ctx) =>
-      rateLimited(
-        `Too many requests; retry in ${Math.ceil(ctx.ttl / 1000)} seconds (limit ${ctx.max} a minute)`,
-      ),
+      rateLimited('error.http.rateLimited', { seconds: Math.ceil(ctx.ttl / 1000), max: ctx.max }),
   });
 }

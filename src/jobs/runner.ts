@@ -2,6 +2,7 @@
 // claiming its rows with FOR UPDATE SKIP LOCKED, so any number of instances run side by side
 // (docs/decisions.md "Background jobs").
 import type { FastifyBaseLogger } from 'fastify';
+import type { Locale } from '../contract/i18n.ts';
 import type { Db } from '../db/index.ts';
 import type { Clock, RequestContext } from '../modules/context.ts';
 
@@ -27,9 +28,14 @@ export interface JobRunner {
 
 export function createJobRunner(
   jobs: Job[],
-  deps: { db: Db; now: Clock; log: FastifyBaseLogger },
+  deps: { db: Db; now: Clock; log: FastifyBaseLogger; defaultLocale?: Locale },
 ): JobRunner {
-  const ctx = (): RequestContext => ({ db: deps.db, now: deps.now, log: deps.log });
+  const ctx = (): RequestContext => ({
+    db: deps.db,
+    now: deps.now,
+    log: deps.log,
+    ...(deps.defaultLocale ? { defaultLocale: deps.defaultLocale } : {}),
+  });
   let stopped = true;
   const timers = new Map<string, NodeJS.Timeout>();
   const running = new Map<string, Promise<void>>();

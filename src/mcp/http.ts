@@ -14,13 +14,19 @@
 //
 // /mcp also serves ACP's MCP binding (src/contract/acp-tools.ts): the five checkout session
 // tools, each a call of its REST route under /acp with the agent's token (scope `shop`).
+//
+// Language (docs/i18n.md): the request's Accept-Language is the MCP client's; it goes with every
+// API call the tools make, and the tool server's own messages are written in it; without one,
+// in the user's saved language, else DEFAULT_LOCALE (as the API itself would answer).
 import type { McpHttpHandler } from '@modelcontextprotocol/server';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { PortageClient } from '../client/index.ts';
 import { ACP_TOOL_SCOPES } from '../contract/acp-tools.ts';
-import { AppError, type ErrorBody } from '../contract/errors.ts';
+import { AppError, type ErrorBody, say } from '../contract/errors.ts';
+import { BASE_LOCALE, type Locale, negotiateLocale, type Text, t, text } from '../contract/i18n.ts';
 import { type AgentScope, roleCanGrant } from '../contract/scopes.ts';
 import { TOOL_SCOPES } from '../contract/tools.ts';
+import { localeOf } from '../http/errors.ts';
 
 /** The scope of every tool /mcp serves: Portage's and the ACP binding's. */
 const SCOPES: Record<string, AgentScope> = { ...TOOL_SCOPES, ...ACP_TOOL_SCOPES };
@@ -29,6 +35,8 @@ const SCOPES: Record<string, AgentScope> = { ...TOOL_SCOPES, ...ACP_TOOL_SCOPES 
 export interface McpCaller {
   id: string;
   role: string;
+  /** The person's saved language, when they chose one. */
+  locale?: Locale;
   /** Set for an agent's token (OAuth, audience {PUBLIC_BASE_URL}/mcp); absent for a user's API token. */
   agent?: { clientId: string; grantId: string; scopes: readonly AgentScope[] };
 }
@@ -50,10 +58,6 @@ export interface McpHttpOptions {
 /** Where the protected resource metadata of /mcp is (RFC 9728, path-aware). */
 export const resourceMetadataUrl = (publicBaseUrl: string) =>
   `${publicBaseUrl.replace(/\/+$/, '')}/.well-known/oauth-protected-resource/mcp`;
-
-const NOT_AN_AGENT =
-  "AUTH_ERROR: /mcp accepts only an agent's token, issued through OAuth for this resource; " +
-  'a token from /auth/login is for the API and `portage mcp`';
 
 interface Served {
   token: string;
@@ -93,14 +97,20 @@ export function mcpHttpRoutes(options: McpHttpOptions) {
       );
     })());
 
-  /** 401 with the challenge a client starts its OAuth flow from (RFC 6750 section 3, RFC 9728 section 5.1). */
-  const refuse = (reply: FastifyReply, message: string, tokenSent: boolean) => {
+  /**
+   * 401 with the challenge a client starts its OAuth flow from (RFC 6750 section 3, RFC 9728
+   * section 5.1). The body is in the reader's language; the header's description, ASCII by
+   * its RFC, in the base locale (it is for the client program).
+   */
+  const refuse = (req: FastifyRequest, reply: FastifyReply, said: Text, tokenSent: boolean) => {
     const challenge = [`resource_metadata="${metadata}"`];
-    if (tokenSent) challenge.push('error="invalid_token"', `error_description="${quotable(message)}"`);
+    if (tokenSent) {
+      challenge.push('error="invalid_token"', `error_description="${quotable(say(BASE_LOCALE, said))}"`);
+    }
     return reply
       .code(401)
       .header('www-authenticate', `Bearer ${challenge.join(', ')}`)
-      .send({ error: message, code: 'AUTH_ERROR', statusCode: 401 } satisfies ErrorBody);
+      .send({ error: say(localeOf(req), said), code: 'AUTH_ERROR', statusCode: 401 } satisfies ErrorBody);
   };
 
   return async (app: FastifyInstance) => {
@@ -122,46 +132,42 @@ export function mcpHttpRoutes(options: McpHttpOptions) {
       onRequest: async (req, reply) => {
         if (foreignOrigin(req, allowedOrigins)) return refuseOrigin(req, reply);
         const token = req.headers.authorization?.match(/^Bearer +([A-Za-z0-9._~+/=-]+)$/i)?.[1];
-        if (!token)
-          return refuse(reply, 'AUTH_ERROR: Missing token; send Authorization: Bearer <token>', false);
+        if (!token) return refuse(req, reply, text('error.auth.missingToken'), false);
         let caller: McpCaller;
         try {
           caller = await options.authenticate(req, token);
         } catch (err) {
-          if (err instanceof AppError && err.statusCode === 401) return refuse(reply, err.message, true);
+          if (err instanceof AppError && err.statusCode === 401) return refuse(req, reply, err.text, true);
           throw err;
         }
-        if (!caller.agent) return refuse(reply, NOT_AN_AGENT, true);
+        if (!caller.agent) return refuse(req, reply, text('tool.http.notAnAgent'), true);
         served.set(req, { token, caller: caller as Served['caller'] });
       },
       handler: async (req, reply) => {
         const { token, caller } = served.get(req)!;
+        // The MCP client's language, else the user's saved one, else the service's default: the
+        // answer's Content-Language says it (src/http/content-language.ts).
+        const locale =
+          negotiateLocale(req.headers['accept-language']) ?? caller.locale ?? req.ctx?.locale ?? BASE_LOCALE;
+        if (req.ctx) req.ctx.locale = locale;
         // Neither protocol era served here has JSON-RPC batches; refused, one POST is one message
         // (a batch of 100 would count once against the limit and answer 100 times over).
-        if (Array.isArray(req.body)) {
-          return reply.code(400).send({
-            jsonrpc: '2.0',
-            id: null,
-            error: {
-              code: -32600,
-              message: 'Invalid Request: batches are not supported; send one message per POST',
-            },
-          });
-        }
+        if (Array.isArray(req.body)) return refuseBatch(reply, locale);
         const needed = missingScope(req.body, caller.agent.scopes);
         // A scope the user's role can never grant is no challenge (a host that honours step-up
         // would loop back to consent): the call goes on, and the tool answers why it cannot.
         if (needed && roleCanGrant(needed, caller.role)) {
           // The MCP authorization spec's scope challenge: the scopes to ask for are those already
           // granted and the missing one, so that re-authorizing loses nothing.
-          const message = `AUTHZ_ERROR: This needs the "${needed}" scope, which this agent was not granted`;
+          const said = text('tool.http.scopeNotGranted', { scope: needed });
+          const message = say(locale, said);
           const scopes = [...caller.agent.scopes, needed].join(' ');
           return reply
             .code(403)
             .header(
               'www-authenticate',
               `Bearer error="insufficient_scope", scope="${scopes}", resource_metadata="${metadata}", ` +
-                `error_description="${quotable(message)}"`,
+                `error_description="${quotable(say(BASE_LOCALE, said))}"`,
             )
             .send({ error: message, code: 'AUTHZ_ERROR', statusCode: 403 } satisfies ErrorBody);
         }
@@ -173,6 +179,7 @@ export function mcpHttpRoutes(options: McpHttpOptions) {
           // once (RATE_LIMIT with its delay) rather than held while the agent waits.
           refresh: false,
           maxRetries: 0,
+          locale,
         });
         const handler = await mcpHandler();
         const response = await handler.fetch(webRequest(req, origin), {
@@ -200,14 +207,20 @@ export const foreignOrigin = (req: FastifyRequest, allowed: ReadonlySet<string>)
 
 /** The 403 the MCP transport spec asks for a foreign Origin, as a JSON-RPC error. */
 export function refuseOrigin(req: FastifyRequest, reply: FastifyReply) {
-  const from = String(req.headers.origin);
+  const origin = JSON.stringify(String(req.headers.origin).slice(0, 200));
   return reply.code(403).send({
     jsonrpc: '2.0',
     id: null,
-    error: {
-      code: -32000,
-      message: `Forbidden: requests from the origin ${JSON.stringify(from.slice(0, 200))} are not allowed; set MCP_ALLOWED_ORIGINS to allow a web page's origin`,
-    },
+    error: { code: -32000, message: t(localeOf(req), 'tool.http.foreignOrigin', { origin }) },
+  });
+}
+
+/** A JSON-RPC batch, refused (neither protocol era served has them). */
+export function refuseBatch(reply: FastifyReply, locale: Locale) {
+  return reply.code(400).send({
+    jsonrpc: '2.0',
+    id: null,
+    error: { code: -32600, message: t(locale, 'tool.http.noBatches') },
   });
 }
 

@@ -6,6 +6,8 @@
 // (toolJsonSchemas), and so are input validation and the error JSON of a failed call.
 // POST /mcp also serves the ACP binding's checkout tools (src/contract/acp-tools.ts), which
 // answer as that binding says: the session as the result, ACP's error as a JSON-RPC error.
+// Its own messages (a refused input, an unknown tool) are written in the person's language
+// (client.messageLocale, docs/i18n.md); the API's come already written in it.
 import {
   type CallToolResult,
   type ListToolsResult,
@@ -37,7 +39,8 @@ import {
   updateCheckoutSessionTool,
 } from '../contract/acp-tools.ts';
 import { categoryList } from '../contract/catalog.ts';
-import { type ErrorBody, inputProblems } from '../contract/errors.ts';
+import { type ErrorBody, inputProblems, type Problem, wordProblems } from '../contract/errors.ts';
+import { type Locale, negotiateLocale, t } from '../contract/i18n.ts';
 import {
   addToCartTool,
   applyCouponTool,
@@ -64,6 +67,12 @@ type Handler<T extends Tool> = (
   input: z.output<T['input']>,
 ) => Promise<z.output<T['output']>>;
 
+/** "field message; field message" in `locale`, the problems' list of an error's sentence. */
+const problemList = (locale: Locale, problems: Problem[]) =>
+  wordProblems(locale, problems)
+    .map((d) => `${d.field} ${d.message}`)
+    .join('; ');
+
 class ToolError extends Error {
   constructor(readonly body: ErrorBody) {
     super(body.error);
@@ -74,11 +83,16 @@ class ToolError extends Error {
 const HANDLERS: Record<string, Handler<Tool>> = {
   [searchProductsTool.name]: (async (client, input: z.output<typeof searchProductsTool.input>) => {
     if (input.min_price !== undefined && input.max_price !== undefined && input.min_price > input.max_price) {
+      const locale = client.messageLocale;
       throw new ToolError({
-        error: `Bad price range: min_price ${input.min_price} is above max_price ${input.max_price}`,
+        // Cents as digits, as the input has them (not "5,000" nor "5 000").
+        error: t(locale, 'tool.searchProducts.badPriceRange', {
+          min: String(input.min_price),
+          max: String(input.max_price),
+        }),
         code: 'VALIDATION_ERROR',
         statusCode: 400,
-        details: [{ field: 'min_price', message: 'must not exceed max_price' }],
+        details: [{ field: 'min_price', message: t(locale, 'tool.searchProducts.minOverMax') }],
       });
     }
     const filters: string[] = [];
@@ -147,7 +161,10 @@ async function categoryId(client: PortageClient, idOrSlug: string): Promise<stri
   const found = categories.find((c) => c.slug === idOrSlug.toLowerCase());
   if (!found) {
     throw new ToolError({
-      error: `No category with the slug "${idOrSlug}"; known slugs: ${categories.map((c) => c.slug).join(', ')}`,
+      error: t(client.messageLocale, 'tool.searchProducts.unknownCategory', {
+        slug: idOrSlug,
+        slugs: categories.map((c) => c.slug).join(', '),
+      }),
       code: 'NOT_FOUND',
       statusCode: 404,
     });
@@ -217,20 +234,24 @@ export function createToolServer(client: PortageClient, options: ToolServerOptio
     content: [{ type: 'text', text: JSON.stringify(maskErrorBody(body, mask)) }],
     isError: true,
   });
+  // The person's language: the MCP client's (the client's locale: Accept-Language of POST /mcp,
+  // PORTAGE_LOCALE or LANG of `portage mcp`), else the one the API last answered in.
+  const localeNow = () => client.messageLocale;
 
   /**
    * An ACP tool, as the binding answers it: malformed arguments are Invalid params (-32602);
    * ACP's error (the route's, or one made for a failure before it) is -32000 with it as data.
    */
   const callAcp = async (tool: AcpTool, args: unknown): Promise<CallToolResult> => {
+    // A call's meta.accept_language is its own Accept-Language: ACP's errors, ours too, speak it.
+    const asked = (args as { meta?: { accept_language?: unknown } } | undefined)?.meta?.accept_language;
+    const locale = (typeof asked === 'string' && negotiateLocale(asked)) || localeNow();
     const parsed = ACP_ENVELOPES.get(tool.name)!.safeParse(args ?? {});
     if (!parsed.success) {
-      const details = inputProblems(tool.input, parsed.error);
+      const problems = inputProblems(tool.input, parsed.error);
       throw new ProtocolError(
         ProtocolErrorCode.InvalidParams,
-        mask(
-          `Invalid arguments for ${tool.name}: ${details.map((d) => `${d.field} ${d.message}`).join('; ')}`,
-        ),
+        mask(t(locale, 'tool.invalidArguments', { tool: tool.name, list: problemList(locale, problems) })),
       );
     }
     let body: AcpError;
@@ -240,11 +261,7 @@ export function createToolServer(client: PortageClient, options: ToolServerOptio
       if (err instanceof AcpApiError) body = err.body;
       else {
         logError(mask(`portage mcp: ${tool.name} failed: ${(err as Error)?.stack ?? err}\n`));
-        body = {
-          type: 'processing_error',
-          code: 'internal_error',
-          message: 'Internal error in the tool server',
-        };
+        body = { type: 'processing_error', code: 'internal_error', message: t(locale, 'tool.internal') };
       }
     }
     throw new ProtocolError(ACP_ERROR_CODE, body.message, body);
@@ -258,17 +275,21 @@ export function createToolServer(client: PortageClient, options: ToolServerOptio
       // The spec's protocol error for an unknown tool (Invalid params), not a tool's result.
       throw new ProtocolError(
         ProtocolErrorCode.InvalidParams,
-        `Unknown tool: ${mask(request.params.name.slice(0, 100))}; tools/list names the ${listedCount} tools`,
+        t(localeNow(), 'tool.unknownTool', {
+          name: mask(request.params.name.slice(0, 100)),
+          count: String(listedCount),
+        }),
       );
     }
     const parsed = tool.input.safeParse(request.params.arguments ?? {});
     if (!parsed.success) {
-      const details = inputProblems(tool.input, parsed.error);
+      const locale = localeNow();
+      const problems = inputProblems(tool.input, parsed.error);
       return failure({
-        error: `Invalid input for ${tool.name}: ${details.map((d) => `${d.field} ${d.message}`).join('; ')}`,
+        error: t(locale, 'tool.invalidInput', { tool: tool.name, list: problemList(locale, problems) }),
         code: 'VALIDATION_ERROR',
         statusCode: 400,
-        details,
+        details: wordProblems(locale, problems),
       });
     }
     try {
@@ -277,7 +298,7 @@ export function createToolServer(client: PortageClient, options: ToolServerOptio
       if (err instanceof ToolError) return failure(err.body);
       if (err instanceof PortageApiError) return failure(err.toJSON());
       logError(mask(`portage mcp: ${tool.name} failed: ${(err as Error)?.stack ?? err}\n`));
-      return failure({ error: 'Internal error in the tool server', code: 'INTERNAL_ERROR', statusCode: 500 });
+      return failure({ error: t(localeNow(), 'tool.internal'), code: 'INTERNAL_ERROR', statusCode: 500 });
     }
   });
   return server;

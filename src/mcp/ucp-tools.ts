@@ -2,7 +2,8 @@
 // request (./ucp.ts), as /mcp loads Portage's (./tools.ts): the SDK stays out of the start-up.
 import { type CallToolResult, ProtocolError, ProtocolErrorCode, Server } from '@modelcontextprotocol/server';
 import { type PortageClient, UcpApiError, type UcpRequestMeta } from '../client/index.ts';
-import { inputProblems } from '../contract/errors.ts';
+import { inputProblems, wordProblems } from '../contract/errors.ts';
+import { t } from '../contract/i18n.ts';
 import { TOOL_SERVER } from '../contract/tools.ts';
 import { UCP_TOOLS, type UcpTool } from '../contract/ucp-tools.ts';
 import { listed, success } from './tools.ts';
@@ -51,23 +52,30 @@ export function createUcpToolServer(client: PortageClient, logError: (message: s
     { capabilities: { tools: {} }, instructions: "UCP's shopping tools: checkout sessions and orders." },
   );
   const mask = (text: string) => client.maskCredentials(text);
+  // Our own messages in the person's language (Accept-Language of POST /ucp/mcp, else the one
+  // the API last answered in); UCP's come from the routes already written in it.
+  const localeNow = () => client.messageLocale;
   server.setRequestHandler('tools/list', async () => ({ tools: TOOL_LIST }));
   server.setRequestHandler('tools/call', async (request): Promise<CallToolResult> => {
     const tool = BY_NAME.get(request.params.name);
     if (!tool) {
       throw new ProtocolError(
         ProtocolErrorCode.InvalidParams,
-        `Unknown tool: ${mask(request.params.name.slice(0, 100))}; tools/list names the ${UCP_TOOLS.length} tools`,
+        t(localeNow(), 'tool.unknownTool', {
+          name: mask(request.params.name.slice(0, 100)),
+          count: String(UCP_TOOLS.length),
+        }),
       );
     }
     const parsed = tool.input.safeParse(request.params.arguments ?? {});
     if (!parsed.success) {
-      const details = inputProblems(tool.input, parsed.error);
+      const locale = localeNow();
+      const list = wordProblems(locale, inputProblems(tool.input, parsed.error))
+        .map((d) => `${d.field} ${d.message}`)
+        .join('; ');
       throw new ProtocolError(
         ProtocolErrorCode.InvalidParams,
-        mask(
-          `Invalid arguments for ${tool.name}: ${details.map((d) => `${d.field} ${d.message}`).join('; ')}`,
-        ),
+        mask(t(locale, 'tool.invalidArguments', { tool: tool.name, list })),
       );
     }
     try {
@@ -75,10 +83,8 @@ export function createUcpToolServer(client: PortageClient, logError: (message: s
     } catch (err) {
       if (err instanceof UcpApiError) throw new ProtocolError(rpcCode(err), err.body.content, err.body);
       logError(mask(`ucp mcp: ${tool.name} failed: ${(err as Error)?.stack ?? err}\n`));
-      throw new ProtocolError(-32603, 'Internal error in the tool server', {
-        code: 'internal_error',
-        content: 'Internal error in the tool server',
-      });
+      const content = t(localeNow(), 'tool.internal');
+      throw new ProtocolError(-32603, content, { code: 'internal_error', content });
     }
   });
   return server;

@@ -6,10 +6,14 @@
 // authenticates, negotiates and refuses exactly as over REST. A tool's answer is the UCP payload
 // (structuredContent, and as text); a protocol error is a JSON-RPC error whose data is UCP's
 // `{code, content}`: -32001 for discovery, -32600 for a bad digest, -32603 internal, -32000 else.
+// The request's Accept-Language goes with every call, and the tool server's own messages are
+// written in it (else in the language the API answers in), as on /mcp.
 import type { McpHttpHandler } from '@modelcontextprotocol/server';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { PortageClient } from '../client/index.ts';
-import { foreignOrigin, refuseOrigin, webRequest } from './http.ts';
+import { negotiateLocale, t } from '../contract/i18n.ts';
+import { localeOf } from '../http/errors.ts';
+import { foreignOrigin, refuseBatch, refuseOrigin, webRequest } from './http.ts';
 
 export interface UcpMcpOptions {
   /** A fetch that goes straight into the app (injectFetch), for the calls made for `outer`. */
@@ -66,24 +70,17 @@ export function ucpMcpRoutes(options: UcpMcpOptions) {
           return reply
             .code(401)
             .header('www-authenticate', 'Bearer realm="ucp"')
-            .send({ code: 'unauthorized', content: "Send the platform's key (X-API-Key) or a linked token" });
+            .send({ code: 'unauthorized', content: t(localeOf(req), 'tool.ucp.noCredential') });
         }
-        if (Array.isArray(req.body)) {
-          return reply.code(400).send({
-            jsonrpc: '2.0',
-            id: null,
-            error: {
-              code: -32600,
-              message: 'Invalid Request: batches are not supported; send one message per POST',
-            },
-          });
-        }
+        if (Array.isArray(req.body)) return refuseBatch(reply, localeOf(req));
         const client = new PortageClient({
           baseUrl: origin,
           token,
           fetch: options.fetch(req),
           refresh: false,
           maxRetries: 0,
+          // Only a language asked for: without one, the route's (a linked person's saved one).
+          locale: negotiateLocale(req.headers['accept-language']),
         });
         const served = await handler();
         const response = await served.fetch(webRequest(req, origin), {

@@ -1,6 +1,7 @@
 // What every service call receives: who is calling, the database handle and the clock.
 import type { FastifyBaseLogger } from 'fastify';
 import type { Role } from '../contract/common.ts';
+import type { Locale } from '../contract/i18n.ts';
 import type { AgentScope } from '../contract/scopes.ts';
 import type { Db } from '../db/index.ts';
 
@@ -8,6 +9,8 @@ export interface AuthUser {
   id: string;
   email: string;
   role: Role;
+  /** The person's saved language, when they chose one (PATCH /me). */
+  locale?: Locale;
   /** Set when the caller is an agent acting with an OAuth grant (a token for /mcp). */
   agent?: { clientId: string; grantId: string; scopes: readonly AgentScope[] };
 }
@@ -26,6 +29,14 @@ export interface RequestContext {
    * Idempotency-Keys are scoped by when there is no user.
    */
   principal?: string;
+  /**
+   * The language of the person this request answers: their saved preference, else the
+   * Accept-Language we speak, else DEFAULT_LOCALE. Undefined outside a request (jobs): an
+   * email then takes its recipient's own (mail/locale.ts).
+   */
+  locale?: Locale;
+  /** DEFAULT_LOCALE: the language of a person we know nothing of (an email a job writes). */
+  defaultLocale?: Locale;
   /** Set by inTransaction: `db` is a transaction that nested calls join. */
   readonly inTransaction?: true;
 }

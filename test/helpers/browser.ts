@@ -59,9 +59,10 @@ export interface TestBrowser {
 
 /**
  * Launches headless Chromium with a fresh profile (its --user-data-dir, a new temporary
- * directory: Playwright takes it as launchPersistentContext's argument, not in `args`).
+ * directory: Playwright takes it as launchPersistentContext's argument, not in `args`), in
+ * `locale` (its Accept-Language and navigator.language; en-CA unless told).
  */
-export async function launchBrowser(): Promise<TestBrowser> {
+export async function launchBrowser(options: { locale?: string } = {}): Promise<TestBrowser> {
   const userDataDir = mkdtempSync(path.join(os.tmpdir(), 'portage-chromium-'));
   let context: BrowserContext;
   try {
@@ -71,7 +72,7 @@ export async function launchBrowser(): Promise<TestBrowser> {
       args: ARGS,
       timeout: 60_000,
       viewport: { width: 1100, height: 900 },
-      locale: 'en-CA',
+      locale: options.locale ?? 'en-CA',
     });
   } catch (err) {
     rmSync(userDataDir, { recursive: true, force: true });

@@ -9,7 +9,9 @@ import type {
   AcpTotal,
 } from '../../contract/acp.ts';
 import { isoSecond } from '../../contract/common.ts';
+import { type Locale, t } from '../../contract/i18n.ts';
 import type { checkoutSessions } from '../checkout/tables.ts';
+import { sayWords, type Words, words } from './errors.ts';
 import type { AcpStoredStatus } from './states.ts';
 import type { acpSessions } from './tables.ts';
 
@@ -50,23 +52,39 @@ export function effectiveStatus(row: AcpRow, checkout: CheckoutRow | undefined, 
   return row.status;
 }
 
-/** The message of a hold ended early (the buyer checked out elsewhere): update the session to hold again. */
-const holdEnded: AcpMessage = {
+/**
+ * A session's message as it is kept: the spec's message, with its words (said in each reader's
+ * locale; `content` is the base locale's, and what a message kept without words says).
+ */
+export type StoredMessage = AcpMessage & { words?: Words };
+
+/** A kept message as the spec's, in `locale`. */
+export function spokenIn(locale: Locale, stored: StoredMessage): AcpMessage {
+  const { words: said, ...message } = stored;
+  return said ? { ...message, content: sayWords(locale, said) } : message;
+}
+
+/** The words of a hold ended early (the buyer checked out elsewhere): update the session to hold again. */
+export const HOLD_ENDED = words('acp.message.holdEnded');
+
+const holdEnded = (locale: Locale): AcpMessage => ({
   type: 'error',
   code: 'expired',
   resolution: 'recoverable',
   param: '$.line_items',
   content_type: 'plain',
-  content:
-    'The stock this session held was released (a newer checkout of the same buyer replaced it); update the session to quote and hold it again',
-};
+  content: sayWords(locale, HOLD_ENDED),
+});
 
 export function toAcpSession(
   deps: AnswerDeps,
   row: AcpRow,
   checkout: CheckoutRow | undefined,
   now: Date,
+  /** The language of the person-facing words (messages, totals' display texts). */
+  locale: Locale,
 ): AcpCheckoutSession {
+  const say = (key: Parameters<typeof t>[1], values?: Parameters<typeof t>[2]) => t(locale, key, values);
   const status = effectiveStatus(row, checkout, now);
   const held =
     checkout &&
@@ -88,13 +106,17 @@ export function toAcpSession(
             unit_amount: sold.unitPriceCents,
             product_id: item.id,
             ...(sold.imageUrl && /^https?:\/\//.test(sold.imageUrl) ? { images: [sold.imageUrl] } : {}),
-            totals: [total('items_base_amount', 'Items', base!), total('subtotal', 'Subtotal', base!)],
+            totals: [
+              total('items_base_amount', say('acp.total.items'), base!),
+              total('subtotal', say('acp.total.subtotal'), base!),
+            ],
           }
         : { totals: [] }),
     };
   });
-  const messages = [...(row.messages as AcpMessage[])];
-  if (status === 'not_ready_for_payment' && row.status !== 'not_ready_for_payment') messages.push(holdEnded);
+  const messages = (row.messages as StoredMessage[]).map((m) => spokenIn(locale, m));
+  if (status === 'not_ready_for_payment' && row.status !== 'not_ready_for_payment')
+    messages.push(holdEnded(locale));
 
   const session: AcpCheckoutSession = {
     id: row.id,
@@ -106,7 +128,7 @@ export function toAcpSession(
     ...(row.request.locale ? { locale: row.request.locale } : {}),
     line_items: lineItems,
     ...(row.request.fulfillmentDetails ? { fulfillment_details: row.request.fulfillmentDetails } : {}),
-    fulfillment_options: held ? fulfillmentOptions(checkout) : [],
+    fulfillment_options: held ? fulfillmentOptions(checkout, locale) : [],
     ...(held
       ? {
           selected_fulfillment_options: [
@@ -118,7 +140,7 @@ export function toAcpSession(
           ],
         }
       : {}),
-    totals: held ? sessionTotals(checkout) : [],
+    totals: held ? sessionTotals(checkout, locale) : [],
     messages,
     links: [
       { type: 'terms_of_use', url: `${deps.publicBaseUrl}/docs` },
@@ -127,7 +149,9 @@ export function toAcpSession(
     created_at: isoSecond(row.createdAt),
     updated_at: isoSecond(row.updatedAt),
     expires_at: isoSecond(held ? checkout.expiresAt : row.expiresAt),
-    ...(row.request.coupons.length > 0 ? { discounts: discountsOf(row, held ? checkout : undefined) } : {}),
+    ...(row.request.coupons.length > 0
+      ? { discounts: discountsOf(row, messages, held ? checkout : undefined) }
+      : {}),
   };
   if (status === 'completed' && checkout) {
     session.order = {
@@ -151,42 +175,47 @@ function total(type: AcpTotal['type'], display_text: string, amount: number): Ac
 /** The one fulfilment option: each seller ships its parcel (digital items cost nothing to ship). */
 export const SHIPPING_OPTION = 'shipping';
 
-function fulfillmentOptions(checkout: CheckoutRow): AcpFulfillmentOption[] {
-  const sellers = checkout.parcels.length;
+function fulfillmentOptions(checkout: CheckoutRow, locale: Locale): AcpFulfillmentOption[] {
   return [
     {
       type: 'shipping',
       id: SHIPPING_OPTION,
-      title: 'Standard shipping',
-      description:
-        sellers === 1 ? 'One parcel from its seller' : `${sellers} parcels, each shipped by its own seller`,
-      totals: [total('fulfillment', 'Shipping', checkout.shippingCostCents)],
+      title: t(locale, 'acp.shipping.title'),
+      description: t(locale, 'acp.shipping.parcels', { n: checkout.parcels.length }),
+      totals: [total('fulfillment', t(locale, 'acp.total.shipping'), checkout.shippingCostCents)],
     },
   ];
 }
 
 /** The session's totals: items, discount, shipping per the quote, tax per parcel and tax, the total. The platform's fee is the sellers' cost and never shown. */
-function sessionTotals(checkout: CheckoutRow): AcpTotal[] {
-  const totals: AcpTotal[] = [total('items_base_amount', 'Items', checkout.subtotalCents)];
-  if (checkout.discountCents > 0) totals.push(total('discount', 'Discount', checkout.discountCents));
-  totals.push(total('subtotal', 'Subtotal', checkout.subtotalCents - checkout.discountCents));
-  totals.push(total('fulfillment', 'Shipping', checkout.shippingCostCents));
+function sessionTotals(checkout: CheckoutRow, locale: Locale): AcpTotal[] {
+  const say = (key: Parameters<typeof t>[1]) => t(locale, key);
+  const totals: AcpTotal[] = [total('items_base_amount', say('acp.total.items'), checkout.subtotalCents)];
+  if (checkout.discountCents > 0)
+    totals.push(total('discount', say('acp.total.discount'), checkout.discountCents));
+  totals.push(total('subtotal', say('acp.total.subtotal'), checkout.subtotalCents - checkout.discountCents));
+  totals.push(total('fulfillment', say('acp.total.shipping'), checkout.shippingCostCents));
   totals.push({
-    ...total('tax', 'Taxes', checkout.taxAmountCents),
+    ...total('tax', say('acp.total.taxes'), checkout.taxAmountCents),
     breakdown: checkout.parcels.flatMap((p) =>
-      p.taxLines.map((t) => ({
-        jurisdiction: `${t.name} ${checkout.address.province} (parcel of ${p.sellerId})`,
-        rate: t.ratePercent / 100,
-        amount: t.amountCents,
+      p.taxLines.map((line) => ({
+        jurisdiction: t(locale, 'acp.total.jurisdiction', {
+          tax: line.name,
+          province: checkout.address.province,
+          seller: p.sellerId,
+        }),
+        rate: line.ratePercent / 100,
+        amount: line.amountCents,
       })),
     ),
   });
-  totals.push(total('total', 'Total', checkout.totalCents));
+  totals.push(total('total', say('acp.total.total'), checkout.totalCents));
   return totals;
 }
 
 function discountsOf(
   row: AcpRow,
+  messages: AcpMessage[],
   checkout: CheckoutRow | undefined,
 ): NonNullable<AcpCheckoutSession['discounts']> {
   const codes = row.request.coupons;
@@ -210,7 +239,7 @@ function discountsOf(
       .map((code) => ({
         code,
         reason: 'discount_code_invalid' as const,
-        message: (row.messages as AcpMessage[]).find((m) => m.param === '$.discounts.codes')?.content,
+        message: messages.find((m) => m.param === '$.discounts.codes')?.content,
       }))
       .map(({ message, ...r }) => (message ? { ...r, message } : r)),
   };

@@ -1,20 +1,22 @@
 // Who calls the ACP routes: a platform with the key an admin issued (acting for the buyer its
 // session names), or an agent with a person's OAuth token (scope shop: buying as that person).
+
+import type { MessageKey } from '../../contract/i18n.ts';
 import { BUYING_SCOPES } from '../../contract/scopes.ts';
 import type { AuthService } from '../auth/service.ts';
 import type { AuthUser, RequestContext } from '../context.ts';
 import type { PlatformCaller, PlatformKeys } from '../platforms/service.ts';
-import { AcpFailure } from './errors.ts';
+import { AcpFailure, words } from './errors.ts';
 
 export type AcpCaller = { platform: PlatformCaller } | { user: AuthUser };
 
 /** Whose vault tokens and sessions: a platform's, or an agent's person's. */
 export const vaultOwner = (who: AcpCaller) => ('platform' in who ? who.platform.id : `user:${who.user.id}`);
 
-const unauthorized = (message: string) =>
-  new AcpFailure(401, { type: 'invalid_request', code: 'unauthorized', message });
-const forbidden = (message: string) =>
-  new AcpFailure(403, { type: 'invalid_request', code: 'forbidden', message });
+const unauthorized = (key: MessageKey) =>
+  new AcpFailure(401, { type: 'invalid_request', code: 'unauthorized' }, words(key));
+const forbidden = (key: MessageKey) =>
+  new AcpFailure(403, { type: 'invalid_request', code: 'forbidden' }, words(key));
 
 /**
  * Who a bearer token is: a platform by its `acp_` key (unknown or revoked: 401), or an agent's
@@ -26,24 +28,24 @@ export async function acpCallerOf(
   platforms: PlatformKeys,
   token: string | undefined,
 ): Promise<AcpCaller> {
-  if (!token) throw unauthorized('Missing API key: send Authorization: Bearer <key>');
+  if (!token) throw unauthorized('acp.error.missingKey');
   if (token.startsWith('acp_')) {
     const platform = await platforms.authenticate(ctx, token);
-    if (!platform) throw unauthorized('Unknown or revoked API key');
+    if (!platform) throw unauthorized('acp.error.unknownKey');
     return { platform };
   }
   let user: AuthUser & { agent?: { scopes: readonly string[] } };
   try {
     user = await auth.authenticate(ctx, token);
   } catch {
-    throw unauthorized('Unknown or expired token');
+    throw unauthorized('acp.error.unknownToken');
   }
   // UCP's checkout:manage is the same permission (a linked platform vaults the sandbox's cards here).
   if (user.agent && !user.agent.scopes.some((s) => BUYING_SCOPES.includes(s))) {
-    throw forbidden('This agent was not granted the "shop" scope');
+    throw forbidden('acp.error.noShopScope');
   }
   if (!user.agent || user.role !== 'buyer') {
-    throw forbidden("ACP takes a platform's API key, or an agent's token of a buyer with the shop scope");
+    throw forbidden('acp.error.wrongCaller');
   }
   return { user };
 }

@@ -17,14 +17,15 @@ import {
   acpDiscoveryResponse,
   acpUpdateSessionRequest,
 } from '../../contract/acp.ts';
-import { AppError } from '../../contract/errors.ts';
+import { AppError, say } from '../../contract/errors.ts';
+import { BASE_LOCALE, LOCALES, type Locale } from '../../contract/i18n.ts';
 import { bearerToken } from '../../http/auth.ts';
 import { IdempotencyError } from '../../http/idempotency.ts';
 import type { AuthService } from '../auth/service.ts';
 import type { PlatformKeys } from '../platforms/service.ts';
 import { ACP_SUPPORTED_VERSIONS, ACP_VERSION } from './answer.ts';
 import { type AcpCaller, acpCallerOf } from './caller.ts';
-import { AcpFailure } from './errors.ts';
+import { AcpFailure, frameworkWords, jsonPath, sayWords, schemaProblems, words } from './errors.ts';
 import { acpHandlers } from './handlers.ts';
 import {
   type AcpDeps,
@@ -75,7 +76,7 @@ export function acpRoutes(routeDeps: AcpRouteDeps) {
           capabilities: {
             services: deps.sandbox ? ['checkout', 'orders', 'delegate_payment'] : ['checkout', 'orders'],
             supported_currencies: ['cad'],
-            supported_locales: ['en-CA'],
+            supported_locales: [...LOCALES],
           },
         }),
     );
@@ -97,7 +98,9 @@ export function acpRoutes(routeDeps: AcpRouteDeps) {
           },
         },
         async (req, reply) =>
-          reply.code(201).send(await createAcpSession(req.ctx, deps, callerOf(req), req.body, localeOf(req))),
+          reply
+            .code(201)
+            .send(await createAcpSession(req.ctx, deps, callerOf(req), req.body, requestedLocale(req))),
       );
       app.post(
         '/acp/checkout_sessions/:checkout_session_id',
@@ -185,8 +188,12 @@ function callerOf(req: FastifyRequest): AcpCaller {
   return who;
 }
 
-/** The first language of Accept-Language (e.g. en-CA), when it looks like one. */
-function localeOf(req: FastifyRequest): string | undefined {
+/**
+ * The session's `locale` (the spec's field, kept with the session): the first language of
+ * Accept-Language (e.g. fr-CA), when it looks like one. What the answers are written in is
+ * the request context's locale (the one of ours that header asks for), read again at each request.
+ */
+function requestedLocale(req: FastifyRequest): string | undefined {
   const first = req.headers['accept-language']?.split(',')[0]?.split(';')[0]?.trim();
   return first && /^[A-Za-z]{2,3}(-[A-Za-z0-9]{2,8})*$/.test(first) ? first : undefined;
 }
@@ -204,14 +211,21 @@ function acpConventions(scope: FastifyInstance, auth: AuthService, platforms: Pl
     callers.set(req, who);
     // What rate limits count and Idempotency-Keys are scoped by: the platform, or the person.
     if ('platform' in who) req.ctx.principal = `platform:${who.platform.id}`;
-    else req.ctx.user = who.user;
+    else {
+      req.ctx.user = who.user;
+      // A person's own token: their saved language, as on the rest of the API (src/http/auth.ts).
+      if (who.user.locale) req.ctx.locale = who.user.locale;
+    }
 
     const version = req.headers['api-version'];
     if (typeof version !== 'string' || version === '') {
-      throw versionFailure('missing_api_version', 'The API-Version header is required');
+      throw versionFailure('missing_api_version', words('acp.error.apiVersionMissing'));
     }
     if (!(ACP_SUPPORTED_VERSIONS as readonly string[]).includes(version)) {
-      throw versionFailure('unsupported_api_version', `API-Version ${version.slice(0, 20)} is not supported`);
+      throw versionFailure(
+        'unsupported_api_version',
+        words('acp.error.apiVersionUnsupported', { version: version.slice(0, 20) }),
+      );
     }
   });
 
@@ -239,17 +253,20 @@ function asDelegateError(status: number, body: AcpError): AcpError | AcpDelegate
   return body;
 }
 
-const versionFailure = (code: string, message: string) =>
-  new AcpFailure(400, {
-    type: 'invalid_request',
-    code,
-    message: `${message}; supported: ${ACP_SUPPORTED_VERSIONS.join(', ')}`,
-    supported_versions: [...ACP_SUPPORTED_VERSIONS],
-  });
+const versionFailure = (code: string, problem: ReturnType<typeof words>) =>
+  new AcpFailure(
+    400,
+    { type: 'invalid_request', code, supported_versions: [...ACP_SUPPORTED_VERSIONS] },
+    words('acp.error.apiVersionSupported', { problem, versions: ACP_SUPPORTED_VERSIONS.join(', ') }),
+  );
+
+/** The locale an ACP answer is written in: the one Accept-Language asks for (set on the request's context). */
+const answerLocale = (req: FastifyRequest): Locale => req.ctx?.locale ?? BASE_LOCALE;
 
 /** Any failure as the spec's flat error, with its status (and seconds to wait, for one in flight). */
 function acpErrorOf(err: FastifyError, req: FastifyRequest): [number, AcpError, number?] {
-  if (err instanceof AcpFailure) return [err.statusCode, err.body, err.retryAfter];
+  const locale = answerLocale(req);
+  if (err instanceof AcpFailure) return [err.statusCode, err.body(locale), err.retryAfter];
   if (err instanceof IdempotencyError) {
     const [status, code, retry] = {
       required: [400, 'idempotency_key_required'],
@@ -259,8 +276,8 @@ function acpErrorOf(err: FastifyError, req: FastifyRequest): [number, AcpError, 
     }[err.reason] as [number, string, number?];
     const message =
       err.reason === 'conflict'
-        ? 'Idempotency-Key has already been used with a different request body'
-        : err.message;
+        ? say(locale, { key: 'acp.error.idempotencyConflict' })
+        : say(locale, err.text);
     return [status, { type: 'invalid_request', code, message }, retry];
   }
   if (hasZodFastifySchemaValidationErrors(err)) {
@@ -273,14 +290,20 @@ function acpErrorOf(err: FastifyError, req: FastifyRequest): [number, AcpError, 
           .filter(Boolean)
           .map((p) => (/^\d+$/.test(p) ? Number(p) : p));
     const parts = [...path, ...(issue?.keys?.length ? [issue.keys[0]!] : [])];
-    const param = `$${parts.map((p) => (typeof p === 'number' ? `[${p}]` : `.${String(p)}`)).join('')}`;
+    const param = jsonPath(parts);
     const where = err.validationContext === 'params' ? 'path' : 'request';
+    const schema = (req.routeOptions.schema as Record<string, unknown> | undefined)?.[
+      where === 'path' ? 'params' : 'body'
+    ];
     return [
       400,
       {
         type: 'invalid_request',
         code: /received undefined$/.test(first?.message ?? '') ? 'missing' : 'invalid',
-        message: `Invalid ${where}: ${err.validation.map((v) => v.message).join('; ')}`.slice(0, 1000),
+        message: say(locale, {
+          key: 'acp.error.invalidInput',
+          values: { where, problems: schemaProblems(locale, err.validation, schema, ' ') },
+        }).slice(0, 1000),
         ...(where === 'request' ? { param } : {}),
       },
     ];
@@ -288,17 +311,23 @@ function acpErrorOf(err: FastifyError, req: FastifyRequest): [number, AcpError, 
   if (err instanceof AppError) {
     const type = err.statusCode >= 500 ? 'service_unavailable' : 'invalid_request';
     const code = err.statusCode === 429 ? 'rate_limited' : err.code.toLowerCase();
-    return [err.statusCode, { type, code, message: err.message }];
+    return [err.statusCode, { type, code, message: say(locale, err.text) }];
   }
   const status = err.statusCode ?? 500;
-  if (status < 500) return [status, { type: 'invalid_request', code: 'invalid', message: err.message }];
+  if (status < 500) {
+    // A framework refusal (a body too large, not JSON).
+    return [
+      status,
+      { type: 'invalid_request', code: 'invalid', message: sayWords(locale, frameworkWords(err)) },
+    ];
+  }
   req.log.error({ err }, 'unhandled error on an ACP route');
   return [
     500,
     {
       type: 'processing_error',
       code: 'internal_error',
-      message: `Internal error; quote request id ${req.id}`,
+      message: say(locale, { key: 'acp.error.internal', values: { id: req.id } }),
     },
   ];
 }

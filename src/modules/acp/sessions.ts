@@ -17,7 +17,8 @@ import type {
 } from '../../contract/acp.ts';
 import { shippingAddressInput } from '../../contract/checkout.ts';
 import { randomKey } from '../../contract/common.ts';
-import { AppError } from '../../contract/errors.ts';
+import { AppError, inputProblems } from '../../contract/errors.ts';
+import { BASE_LOCALE } from '../../contract/i18n.ts';
 import { insertInto, ph, query, statement } from '../../db/sql.ts';
 import { accountForEmail } from '../auth/users.ts';
 import {
@@ -36,9 +37,15 @@ import type { OrdersDeps } from '../orders/service.ts';
 import { SANDBOX_CARDS } from '../payments/providers/sandbox.ts';
 import { payDelegated, paySandboxIn, sandboxPaid } from '../payments/service.ts';
 import { sha256 } from '../secrets.ts';
-import { type AnswerDeps, effectiveStatus, SHIPPING_OPTION, toAcpSession } from './answer.ts';
+import {
+  type AnswerDeps,
+  effectiveStatus,
+  SHIPPING_OPTION,
+  type StoredMessage,
+  toAcpSession,
+} from './answer.ts';
 import { type AcpCaller, vaultOwner } from './caller.ts';
-import { AcpFailure, acpInvalid, acpNotFound, TOKEN_PARAM } from './errors.ts';
+import { AcpFailure, acpInvalid, acpNotFound, sayWords, TOKEN_PARAM, type Words, words } from './errors.ts';
 import { SANDBOX_HANDLER_ID } from './handlers.ts';
 import { acpSessionMachine } from './states.ts';
 import { type AcpSessionRequest, acpSessions } from './tables.ts';
@@ -128,8 +135,7 @@ export async function cancelSession(
   return inTransaction(ctx, async (tx) => {
     const { row, checkout } = await lockedSession(tx, who, protocol, id);
     const status = effectiveStatus(row, checkout, tx.now());
-    const refused = () =>
-      acpInvalid('invalid', `This checkout session is ${status} and cannot be canceled`, undefined, 405);
+    const refused = () => acpInvalid('invalid', words('acp.error.cannotCancel', { status }), undefined, 405);
     if (status !== 'not_ready_for_payment' && status !== 'ready_for_payment') throw refused();
     const [canceled] = await tx.db
       .update(acpSessions)
@@ -161,14 +167,18 @@ export async function completeSession(
   if (!handler) {
     throw acpInvalid(
       'invalid',
-      `No payment handler ${payment.handlerId.slice(0, 100)}; this merchant offers ${deps.handlers.map((h) => h.id).join(', ') || 'none'}`,
+      words('acp.error.noHandler', {
+        handler: payment.handlerId.slice(0, 100),
+        handlers: deps.handlers.map((h) => h.id).join(', '),
+        count: deps.handlers.length,
+      }),
       '$.payment_data.handler_id',
     );
   }
   if (handler.id === SANDBOX_HANDLER_ID)
     return completeWithVault(ctx, deps, who, protocol, id, payment.token);
   if (!/^spt_[A-Za-z0-9_]{1,200}$/.test(payment.token)) {
-    throw acpInvalid('invalid', 'Expected a Stripe shared payment token (spt_…)', TOKEN_PARAM);
+    throw acpInvalid('invalid', words('acp.error.sptExpected'), TOKEN_PARAM);
   }
   return completeWithProvider(ctx, deps, who, protocol, id, payment.token);
 }
@@ -184,7 +194,7 @@ export async function createAcpSession(
   locale: string | undefined,
 ): Promise<AcpCheckoutSession> {
   if (input.currency.toLowerCase() !== 'cad') {
-    throw acpInvalid('invalid', 'Portage sells in Canadian dollars only: send currency "cad"', '$.currency');
+    throw acpInvalid('invalid', words('acp.error.cadOnly'), '$.currency');
   }
   const request: AcpSessionRequest = {
     items: mergedItems(input.line_items),
@@ -209,7 +219,7 @@ export async function updateAcpSession(
   if (option) {
     throw acpInvalid(
       'invalid',
-      `No fulfillment option ${option.option_id}: Portage offers "${SHIPPING_OPTION}" (each seller ships its parcel)`,
+      words('acp.error.noFulfillmentOption', { option: option.option_id, offered: SHIPPING_OPTION }),
       '$.selected_fulfillment_options',
     );
   }
@@ -257,20 +267,16 @@ export async function completeAcpSession(
 ): Promise<AcpCheckoutSession> {
   const payment = input.payment_data;
   if (!payment.handler_id || !payment.instrument) {
-    throw acpInvalid(
-      'unsupported',
-      'Portage takes payment by a delegated payment token only (no purchase orders)',
-      '$.payment_data',
-    );
+    throw acpInvalid('unsupported', words('acp.error.tokenOnly'), '$.payment_data');
   }
   const token = payment.instrument.credential.token;
   const state = await completeSession(ctx, deps, who, 'acp', id, { handlerId: payment.handler_id, token });
   return acpAnswer(deps, ctx, state);
 }
 
-/** A session's state as ACP says it. */
+/** A session's state as ACP says it, in the request's locale. */
 function acpAnswer(deps: AcpDeps, ctx: RequestContext, state: SessionState): AcpCheckoutSession {
-  return toAcpSession(deps, state.row, state.checkout, ctx.now());
+  return toAcpSession(deps, state.row, state.checkout, ctx.now(), ctx.locale ?? BASE_LOCALE);
 }
 
 // ---- paying -------------------------------------------------------------------------------------
@@ -291,8 +297,8 @@ async function payable(
     throw acpInvalid(
       status,
       status === 'not_ready_for_payment'
-        ? 'This checkout session is not ready for payment: fix what its messages say, then complete it'
-        : `This checkout session is ${status}; nothing was charged`,
+        ? words('acp.error.notReady')
+        : words('acp.error.nothingCharged', { status }),
       undefined,
       409,
     );
@@ -326,12 +332,7 @@ async function completeWithVault(
     });
     if (vaulted.outcome === 'authenticates') {
       // Rolled back with the transaction: the token stays unspent, nothing is charged.
-      throw acpInvalid(
-        'requires_3ds',
-        'This card needs its holder to confirm the payment (3-D Secure), which a delegated payment cannot do: the person pays on the payment page',
-        TOKEN_PARAM,
-        402,
-      );
+      throw acpInvalid('requires_3ds', words('acp.error.requires3ds'), TOKEN_PARAM, 402);
     }
     const card = SANDBOX_CARDS[vaulted.outcome];
     return {
@@ -366,12 +367,7 @@ async function completeWithProvider(
     if ('done' in p) return p;
     if (p.row.status === 'complete_in_progress' && p.row.paymentTokenHash !== tokenHash) {
       // Another token while the first one's payment may still land would be a second charge.
-      throw acpInvalid(
-        'complete_in_progress',
-        'A payment with another token is in progress: complete again with that token, or wait for it',
-        TOKEN_PARAM,
-        409,
-      );
+      throw acpInvalid('complete_in_progress', words('acp.error.otherTokenInProgress'), TOKEN_PARAM, 409);
     }
     const [paying] = await tx.db
       .update(acpSessions)
@@ -394,7 +390,8 @@ async function completeWithProvider(
       // complete_in_progress; a retried complete asks again under the same key.
       throw new AcpFailure(
         503,
-        { type: 'service_unavailable', code: 'payment_provider_unavailable', message: err.message },
+        { type: 'service_unavailable', code: 'payment_provider_unavailable' },
+        err.text,
         5,
       );
     }
@@ -420,8 +417,8 @@ async function completeWithProvider(
 function paymentRefusal(err: unknown): never {
   if (!(err instanceof AppError)) throw err;
   if (err.code === 'PAYMENT_PROVIDER_ERROR')
-    throw acpInvalid('payment_declined', err.message, '$.payment_data', 402);
-  throw acpInvalid('conflict', err.message, undefined, 409);
+    throw acpInvalid('payment_declined', err.text, '$.payment_data', 402);
+  throw acpInvalid('conflict', err.text, undefined, 409);
 }
 
 // ---- quoting ------------------------------------------------------------------------------------
@@ -453,12 +450,7 @@ async function requote(
     const before = locked.row;
     const status = effectiveStatus(before, locked.checkout, tx.now());
     if (status !== 'not_ready_for_payment' && status !== 'ready_for_payment') {
-      throw acpInvalid(
-        'invalid',
-        `This checkout session is ${status} and can no longer change`,
-        undefined,
-        409,
-      );
+      throw acpInvalid('invalid', words('acp.error.cannotChange', { status }), undefined, 409);
     }
     const request: AcpSessionRequest = { ...before.request, ...change };
     // The platform's holds are counted in the buyer's round trip (sent first, awaited after).
@@ -467,7 +459,7 @@ async function requote(
     const buyer = await buyerOf(tx, who, request.buyer);
     await overHolds;
     const address = addressOf(request);
-    const messages: AcpMessage[] = [...buyer.messages, ...address.messages];
+    const messages: StoredMessage[] = [...buyer.messages, ...address.messages];
     let held: Awaited<ReturnType<typeof holdCheckout>> | undefined;
     if (messages.length === 0 && buyer.user && address.value) {
       const asBuyer = { ...tx, user: buyer.user };
@@ -491,7 +483,7 @@ async function requote(
         if (!(err instanceof CheckoutRefusal)) throw err;
         if (coupon && (err.reason === 'coupon' || err.reason === 'no_such_coupon')) {
           // A refused coupon does not stop the purchase: quoted without it, and said so.
-          messages.push(couponMessage(err.message));
+          messages.push(couponMessage(err));
           try {
             held = await attempt(undefined);
           } catch (again) {
@@ -540,11 +532,8 @@ async function refuseOverHolds(tx: RequestContext, deps: AcpDeps, platformId: st
   if ((await liveHoldsOf(tx, platformId, sessionId, tx.now())) >= max) {
     throw new AcpFailure(
       429,
-      {
-        type: 'invalid_request',
-        code: 'rate_limited',
-        message: `This platform has ${max} checkout sessions holding stock: complete or cancel some, or wait for their holds to lapse`,
-      },
+      { type: 'invalid_request', code: 'rate_limited' },
+      words('acp.error.tooManyHolds', { max }),
       60,
     );
   }
@@ -582,8 +571,13 @@ export function mergedItems(items: AcpCreateSessionRequest['line_items']): AcpSe
   const merged = [...byId.values()];
   const over = merged.findIndex((i) => i.quantity > 999);
   if (over >= 0)
-    throw acpInvalid('invalid', 'A line can have at most 999 units', `$.line_items[${over}].quantity`);
-  if (merged.length > 50) throw acpInvalid('invalid', 'A session can have at most 50 lines', '$.line_items');
+    throw acpInvalid(
+      'invalid',
+      words('acp.error.lineTooBig', { max: 999 }),
+      `$.line_items[${over}].quantity`,
+    );
+  if (merged.length > 50)
+    throw acpInvalid('invalid', words('acp.error.tooManyLines', { max: 50 }), '$.line_items');
   return merged;
 }
 
@@ -599,17 +593,12 @@ async function buyerOf(
   ctx: RequestContext,
   who: AcpCaller,
   buyer: AcpBuyer | undefined,
-): Promise<{ user?: AuthUser; messages: AcpMessage[] }> {
+): Promise<{ user?: AuthUser; messages: StoredMessage[] }> {
   if ('user' in who) return { user: who.user, messages: [] };
   if (!buyer?.email) {
     return {
       messages: [
-        error(
-          'missing',
-          '$.buyer.email',
-          'requires_buyer_input',
-          "The buyer's email address is needed to buy",
-        ),
+        error('missing', '$.buyer.email', 'requires_buyer_input', words('acp.message.buyerEmailNeeded')),
       ],
     };
   }
@@ -619,7 +608,7 @@ async function buyerOf(
   if (account.role !== 'buyer') {
     return {
       messages: [
-        error('invalid', '$.buyer.email', 'requires_buyer_input', 'This email address cannot be used to buy'),
+        error('invalid', '$.buyer.email', 'requires_buyer_input', words('acp.message.emailCannotBuy')),
       ],
     };
   }
@@ -637,7 +626,7 @@ function addressOf(request: AcpSessionRequest) {
           'missing',
           '$.fulfillment_details.address',
           'requires_buyer_input',
-          'A Canadian shipping address is needed',
+          words('acp.message.addressNeeded'),
         ),
       ],
     };
@@ -653,7 +642,7 @@ function addressOf(request: AcpSessionRequest) {
     phone: digits.length === 10 ? `+1${digits}` : `+${digits}`,
   };
   const parsed = shippingAddressInput.safeParse(candidate);
-  if (parsed.success) return { value: parsed.data, messages: [] as AcpMessage[] };
+  if (parsed.success) return { value: parsed.data, messages: [] as StoredMessage[] };
   const paths: Record<string, string> = {
     street: '$.fulfillment_details.address.line_one',
     city: '$.fulfillment_details.address.city',
@@ -662,8 +651,10 @@ function addressOf(request: AcpSessionRequest) {
     country: '$.fulfillment_details.address.country',
     phone: '$.fulfillment_details.phone_number',
   };
+  // Each problem in our words (the address schema's own, or zod's worded from the field).
+  const worded = inputProblems(shippingAddressInput, parsed.error);
   return {
-    messages: parsed.error.issues.map((issue) => {
+    messages: parsed.error.issues.map((issue, i) => {
       const field = String(issue.path[0] ?? 'street');
       const missing = field === 'phone' && digits.length === 0;
       return error(
@@ -671,15 +662,18 @@ function addressOf(request: AcpSessionRequest) {
         paths[field] ?? '$.fulfillment_details.address',
         'requires_buyer_input',
         missing
-          ? 'A phone number for the carrier is needed'
-          : `${paths[field]?.split('.').pop()} ${issue.message}`,
+          ? words('acp.message.phoneNeeded')
+          : words('acp.message.fieldProblem', {
+              field: String(paths[field]?.split('.').pop()),
+              problem: worded[i]!.message,
+            }),
       );
     }),
   };
 }
 
 /** A checkout's refusal as the agent sees it: one message per product it names, with its line. */
-function refusalMessages(err: CheckoutRefusal, request: AcpSessionRequest): AcpMessage[] {
+function refusalMessages(err: CheckoutRefusal, request: AcpSessionRequest): StoredMessage[] {
   const code: Record<CheckoutRefusal['reason'], Extract<AcpMessage, { type: 'error' }>['code']> = {
     empty: 'missing',
     unavailable: 'not_found',
@@ -698,27 +692,46 @@ function refusalMessages(err: CheckoutRefusal, request: AcpSessionRequest): AcpM
   const errorCode = code[err.reason];
   const lines = err.productIds.map((p) => request.items.findIndex((i) => i.id === p)).filter((n) => n >= 0);
   const params = lines.length > 0 ? lines.map((n) => `$.line_items[${n}]`) : ['$.line_items'];
-  return params.map((param) => error(errorCode, param, resolution, err.message));
+  return params.map((param) => error(errorCode, param, resolution, err.text));
 }
 
-function couponMessage(content: string): AcpMessage {
-  return {
-    type: 'warning',
-    code: 'discount_code_invalid',
-    param: '$.discounts.codes',
-    resolution: 'recoverable',
-    content_type: 'plain',
-    content: `${content.replace(/; remove the coupon or change the cart$/, '')}; quoted without it`,
-  };
+/** A refused coupon, the purchase quoted without it: the refusal's own words (not its advice to remove it). */
+function couponMessage(err: CheckoutRefusal): StoredMessage {
+  const { text } = err;
+  const problem =
+    text.key === 'error.checkout.couponRefused' && text.values?.problem !== undefined
+      ? text.values.problem
+      : text;
+  return spoken(
+    {
+      type: 'warning',
+      code: 'discount_code_invalid',
+      param: '$.discounts.codes',
+      resolution: 'recoverable',
+      content_type: 'plain',
+    },
+    words('acp.message.couponQuotedWithout', { problem }),
+  );
 }
 
 function error(
   code: Extract<AcpMessage, { type: 'error' }>['code'],
   param: string,
   resolution: 'recoverable' | 'requires_buyer_input' | 'requires_buyer_review',
-  content: string,
-): AcpMessage {
-  return { type: 'error', code, param, resolution, content_type: 'plain', content };
+  said: Words,
+): StoredMessage {
+  return spoken({ type: 'error', code, param, resolution, content_type: 'plain' }, said);
+}
+
+/** A message but for its content (each kind of message: distributed over the union). */
+type Unsaid = AcpMessage extends infer M ? (M extends unknown ? Omit<M, 'content'> : never) : never;
+
+/**
+ * A message as a session keeps it: its words, said again in each reader's locale, and its
+ * content in the base locale (what a reading falls back to, and the log's).
+ */
+function spoken(message: Unsaid, said: Words): StoredMessage {
+  return { ...message, content: sayWords(BASE_LOCALE, said), words: said } as StoredMessage;
 }
 
 // ---- reading ------------------------------------------------------------------------------------

@@ -5,19 +5,20 @@
 import { and, eq, isNull, sql } from 'drizzle-orm';
 import type { AcpDelegatePaymentRequest, AcpDelegatePaymentResponse } from '../../contract/acp.ts';
 import { isoSecond } from '../../contract/common.ts';
+import type { MessageKey } from '../../contract/i18n.ts';
 import { ph, query } from '../../db/sql.ts';
 import type { RequestContext } from '../context.ts';
 import { SANDBOX_CARDS } from '../payments/providers/sandbox.ts';
 import { randomToken } from '../secrets.ts';
 import { type AcpCaller, vaultOwner } from './caller.ts';
-import { AcpFailure, acpInvalid, TOKEN_PARAM } from './errors.ts';
+import { AcpFailure, acpInvalid, TOKEN_PARAM, words } from './errors.ts';
 import { acpVaultTokens } from './tables.ts';
 
 /** The longest allowance the vault accepts. */
 const MAX_ALLOWANCE_MS = 24 * 60 * 60 * 1000;
 
-const cardRefused = (message: string, param: string) =>
-  new AcpFailure(400, { type: 'invalid_request', code: 'invalid_card', message, param });
+const cardRefused = (key: MessageKey, param: string) =>
+  new AcpFailure(400, { type: 'invalid_request', code: 'invalid_card', param }, words(key));
 
 export async function delegatePayment(
   ctx: RequestContext,
@@ -29,18 +30,15 @@ export async function delegatePayment(
     (k) => SANDBOX_CARDS[k] === number,
   );
   if (!outcome) {
-    throw cardRefused(
-      'The sandbox vaults only its test cards: 4242 4242 4242 4242 pays, 4000 0000 0000 0002 is declined, 4000 0027 6000 3184 needs its holder to confirm',
-      '$.payment_method.number',
-    );
+    throw cardRefused('acp.error.vaultTestCardsOnly', '$.payment_method.number');
   }
   const { allowance } = input;
-  if (allowance.currency !== 'cad') throw cardRefused('The allowance must be in cad', '$.allowance.currency');
-  if (allowance.max_amount <= 0) throw cardRefused('The allowance must be above 0', '$.allowance.max_amount');
+  if (allowance.currency !== 'cad') throw cardRefused('acp.error.allowanceCurrency', '$.allowance.currency');
+  if (allowance.max_amount <= 0) throw cardRefused('acp.error.allowanceAmount', '$.allowance.max_amount');
   const now = ctx.now();
   const expiresAt = new Date(allowance.expires_at);
   if (!(expiresAt > now) || expiresAt.getTime() - now.getTime() > MAX_ALLOWANCE_MS) {
-    throw cardRefused('The allowance must expire in the future, within a day', '$.allowance.expires_at');
+    throw cardRefused('acp.error.allowanceExpiry', '$.allowance.expires_at');
   }
   const id = `vt_${randomToken()}`;
   await ctx.db.insert(acpVaultTokens).values({
@@ -77,18 +75,17 @@ export async function spendVaultToken(
       .select({ owner: acpVaultTokens.owner })
       .from(acpVaultTokens)
       .where(eq(acpVaultTokens.id, use.token));
-    if (spent?.owner === use.owner) throw acpInvalid('invalid', 'This payment token was used already', param);
+    if (spent?.owner === use.owner) throw acpInvalid('invalid', words('acp.error.tokenUsed'), param);
   }
-  if (!row || row.owner !== use.owner) throw acpInvalid('invalid', 'Unknown payment token', param);
+  if (!row || row.owner !== use.owner) throw acpInvalid('invalid', words('acp.error.tokenUnknown'), param);
   if (row.checkoutSessionId !== use.sessionId) {
-    throw acpInvalid('invalid', "This payment token's allowance is for another checkout session", param);
+    throw acpInvalid('invalid', words('acp.error.tokenOtherSession'), param);
   }
-  if (row.expiresAt <= tx.now())
-    throw acpInvalid('expired', "This payment token's allowance has expired", param);
+  if (row.expiresAt <= tx.now()) throw acpInvalid('expired', words('acp.error.tokenExpired'), param);
   if (row.maxAmount < use.amount) {
     throw acpInvalid(
       'invalid',
-      `This payment token's allowance (${row.maxAmount} cents) is below the total (${use.amount} cents)`,
+      words('acp.error.tokenBelowTotal', { allowance: row.maxAmount, total: use.amount }),
       param,
     );
   }

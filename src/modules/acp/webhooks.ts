@@ -8,6 +8,7 @@
 import { and, eq, isNull, sql } from 'drizzle-orm';
 import type { AcpOrder, AcpWebhookEvent } from '../../contract/acp.ts';
 import { isoSecond } from '../../contract/common.ts';
+import { BASE_LOCALE, t } from '../../contract/i18n.ts';
 import { insertInto, ph, pipeline, rowsOf, statement } from '../../db/sql.ts';
 import type { Job } from '../../jobs/runner.ts';
 import type { RequestContext } from '../context.ts';
@@ -88,12 +89,22 @@ export function toAcpOrder(
         status: 'completed',
         amount: o.refundedCents,
         currency: 'cad',
-        description: `Refunded on the parcel of ${o.sellerId}`,
+        description: t(BASE_LOCALE, 'ucp.order.refunded', { seller: o.sellerId }),
       })),
     totals: [
-      { type: 'total', display_text: 'Total', amount: orders.reduce((n, o) => n + o.totalAmountCents, 0) },
+      {
+        type: 'total',
+        display_text: t(BASE_LOCALE, 'acp.total.total'),
+        amount: orders.reduce((n, o) => n + o.totalAmountCents, 0),
+      },
       ...(refunded > 0
-        ? [{ type: 'amount_refunded' as const, display_text: 'Refunded', amount: refunded }]
+        ? [
+            {
+              type: 'amount_refunded' as const,
+              display_text: t(BASE_LOCALE, 'acp.total.refunded'),
+              amount: refunded,
+            },
+          ]
         : []),
     ],
   };

@@ -11,7 +11,7 @@ import {
   type AnalyticsQuery,
   MAX_WINDOW_DAYS,
 } from '../../contract/analytics.ts';
-import { invalid } from '../../contract/errors.ts';
+import { invalid, problem } from '../../contract/errors.ts';
 import { rowsOf } from '../../db/sql.ts';
 import { shopNames } from '../auth/sellers.ts';
 import { listItemsByIds } from '../catalog/service.ts';
@@ -73,13 +73,13 @@ export function windowOf(q: AnalyticsQuery, now: Date): Window {
     w = { period, start: periodStart(period, end), end };
   }
   if (w.start > w.end) {
-    throw invalid(`start_date ${w.start} is after end_date ${w.end}`, [
-      { field: 'start_date', message: `must not be after end_date (${w.end})` },
+    throw invalid('error.analytics.startAfterEnd', { start: w.start, end: w.end }, [
+      problem('start_date', 'validation.notAfterEndDate', { end: w.end }),
     ]);
   }
   if (daysBetween(w.start, w.end) + 1 > MAX_WINDOW_DAYS) {
-    throw invalid(`The window may hold at most ${MAX_WINDOW_DAYS} days; ask for a shorter one`, [
-      { field: 'start_date', message: `must be at most ${MAX_WINDOW_DAYS} days before end_date` },
+    throw invalid('error.analytics.windowTooLong', { max: MAX_WINDOW_DAYS }, [
+      problem('start_date', 'validation.atMostDaysBeforeEndDate', { max: MAX_WINDOW_DAYS }),
     ]);
   }
   return w;

@@ -4,7 +4,7 @@ import { and, asc, eq, sql } from 'drizzle-orm';
 import type { z } from 'zod';
 import type { becomeSellerBody, changeRoleBody, loginBody, registerBody } from '../../contract/auth.ts';
 import { type Role, toUnix } from '../../contract/common.ts';
-import { conflict, invalid, notFound, unauthenticated } from '../../contract/errors.ts';
+import { conflict, invalid, notFound, problem, unauthenticated } from '../../contract/errors.ts';
 import { caller, inTransaction, type RequestContext } from '../context.ts';
 import type { EmailLinks } from './email-links.ts';
 import { checkPassword, hashPassword } from './passwords.ts';
@@ -62,7 +62,7 @@ export function createAccounts(tokens: Tokens, links: EmailLinks) {
       const [user] = await ctx.db.select().from(users).where(eq(users.email, input.email));
       // Same answer, same work, for an unknown email and a wrong password.
       const ok = await checkPassword(user?.passwordHash, input.password);
-      if (!user || !ok) throw unauthenticated('AUTH_ERROR: Invalid email or password');
+      if (!user || !ok) throw unauthenticated('error.auth.badCredentials');
       const t = await tokens.issue(ctx, user);
       return { success: true as const, user: publicUser(user), ...t, userId: user.id, role: user.role };
     },
@@ -89,15 +89,15 @@ export function createAccounts(tokens: Tokens, links: EmailLinks) {
      */
     async becomeSeller(ctx: RequestContext, input: z.infer<typeof becomeSellerBody>) {
       const me = caller(ctx);
-      if (me.role === 'seller') throw conflict('You are already a seller');
-      if (me.role === 'admin') throw conflict('Admins already have every seller capability');
+      if (me.role === 'seller') throw conflict('error.auth.alreadySeller');
+      if (me.role === 'admin') throw conflict('error.auth.adminIsSeller');
       const user = await inTransaction(ctx, async (tx) => {
         const [updated] = await tx.db
           .update(users)
           .set({ role: 'seller', tokenVersion: sql`${users.tokenVersion} + 1` })
           .where(and(eq(users.id, me.id), eq(users.role, 'buyer')))
           .returning();
-        if (!updated) throw conflict('You are already a seller');
+        if (!updated) throw conflict('error.auth.alreadySeller');
         await tx.db
           .insert(sellerProfiles)
           .values({ userId: me.id, shopName: input.shopName, province: input.province })
@@ -126,10 +126,10 @@ export function createAccounts(tokens: Tokens, links: EmailLinks) {
           .orderBy(asc(users.id))
           .for('update');
         const [current] = await tx.db.select().from(users).where(eq(users.id, userId)).for('update');
-        if (!current) throw notFound(`User ${userId} not found`);
+        if (!current) throw notFound('error.auth.userNotFound', { id: userId });
         if (current.role === input.role) return current;
         if (current.role === 'admin' && admins.length <= 1) {
-          throw conflict('This is the last admin; make another user admin first');
+          throw conflict('error.auth.lastAdmin');
         }
         if (input.role === 'seller') await ensureShop(tx, userId, input);
         const [row] = await tx.db
@@ -150,9 +150,9 @@ async function ensureShop(tx: RequestContext, userId: string, input: z.infer<typ
   const [profile] = await tx.db.select().from(sellerProfiles).where(eq(sellerProfiles.userId, userId));
   if (profile) return;
   if (!input.shopName || !input.province) {
-    throw invalid('A new seller needs a shop', [
-      ...(input.shopName ? [] : [{ field: 'shopName', message: 'required to make this user a seller' }]),
-      ...(input.province ? [] : [{ field: 'province', message: 'required to make this user a seller' }]),
+    throw invalid('error.auth.sellerNeedsShop', undefined, [
+      ...(input.shopName ? [] : [problem('shopName', 'validation.requiredForSeller')]),
+      ...(input.province ? [] : [problem('province', 'validation.requiredForSeller')]),
     ]);
   }
   await tx.db.insert(sellerProfiles).values({ userId, shopName: input.shopName, province: input.province });

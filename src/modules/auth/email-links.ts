@@ -8,10 +8,12 @@ import { and, desc, eq, gt, isNull, lte, sql } from 'drizzle-orm';
 import type { z } from 'zod';
 import type { resetPasswordBody } from '../../contract/auth.ts';
 import { isoSecond } from '../../contract/common.ts';
-import { conflict, internal, invalid, rateLimited, unauthenticated } from '../../contract/errors.ts';
+import { conflict, internal, invalid, problem, rateLimited, unauthenticated } from '../../contract/errors.ts';
+import { BASE_LOCALE, type Locale, type MessageKey, t } from '../../contract/i18n.ts';
 import type { Job } from '../../jobs/runner.ts';
 import { caller, inTransaction, type RequestContext } from '../context.ts';
 import { passwordResetEmail, verifyBeforeResetEmail, verifyEmailEmail } from '../mail/account-templates.ts';
+import { mailLocale } from '../mail/locale.ts';
 import { enqueueMail } from '../mail/outbox.ts';
 import { randomToken, sha256 } from '../secrets.ts';
 import { hashPassword } from './passwords.ts';
@@ -40,17 +42,15 @@ const PATH: Record<EmailTokenPurpose, string> = {
 /** 32 bytes in base64url: exactly 43 characters. Anything else cannot be a link's token. */
 const TOKEN_SHAPE = /^[A-Za-z0-9_-]{43}$/;
 
-export const FORGOT_ANSWER = {
+/** The answer of /auth/password/forgot, whatever the address, in the language of the request. */
+export const forgotAnswer = (locale: Locale = BASE_LOCALE) => ({
   success: true as const,
-  message:
-    'If an account uses this email address, we sent it a link to reset the password (valid 30 minutes). Check your inbox.',
-};
+  message: t(locale, 'mail.answer.forgot'),
+});
 
-const INVALID_LINK: Record<EmailTokenPurpose, string> = {
-  verify:
-    'This email verification link is invalid, already used or expired (links work once, for 48 hours); sign in and ask for a new one',
-  reset:
-    'This password reset link is invalid, already used or expired (links work once, for 30 minutes); ask for a new one at /auth/password/forgot',
+const INVALID_LINK: Record<EmailTokenPurpose, MessageKey> = {
+  verify: 'error.auth.verifyLinkInvalid',
+  reset: 'error.auth.resetLinkInvalid',
 };
 
 export interface EmailLinkDeps {
@@ -62,14 +62,11 @@ export interface EmailLinkDeps {
 
 const hashToken = sha256;
 
-const inWords = (seconds: number) =>
-  seconds % 3600 === 0 ? `${seconds / 3600} hours` : `${Math.round(seconds / 60)} minutes`;
-
 export type EmailLinks = ReturnType<typeof createEmailLinks>;
 
 export function createEmailLinks(tokens: Tokens, deps: EmailLinkDeps | undefined) {
   const baseUrl = () => {
-    if (!deps) throw internal('Account emails are not configured (no public base URL)');
+    if (!deps) throw internal('error.auth.emailLinksNotConfigured');
     return deps.publicBaseUrl.replace(/\/+$/, '');
   };
   const nudge = () => deps?.nudgeMail?.();
@@ -90,7 +87,14 @@ export function createEmailLinks(tokens: Tokens, deps: EmailLinkDeps | undefined
     return { id, url: `${baseUrl()}${PATH[purpose]}?token=${token}` };
   }
 
-  type Recipient = Pick<UserRow, 'id' | 'email' | 'name'>;
+  type Recipient = Pick<UserRow, 'id' | 'email' | 'name'> & Partial<Pick<UserRow, 'locale'>>;
+
+  /**
+   * The language of a link email (mail/locale.ts): the person's saved preference, else the
+   * request's, since a link email is always asked for by its recipient (registration, resend,
+   * forgot password).
+   */
+  const localeOf = (tx: RequestContext, user: Recipient) => mailLocale(tx, user, { ownRequest: true });
 
   /**
    * Whether the account may get another link email now: fewer than ACCOUNT_MAILS_PER_HOUR in
@@ -116,8 +120,9 @@ export function createEmailLinks(tokens: Tokens, deps: EmailLinkDeps | undefined
   /** Writes a verification email (to the outbox, in tx's transaction). */
   async function mailVerification(tx: RequestContext, user: Recipient, beforeReset = false) {
     const link = await newLink(tx, user.id, 'verify');
-    const data = { name: user.name, url: link.url, validFor: inWords(VERIFY_LINK_SECONDS) };
-    const mail = beforeReset ? verifyBeforeResetEmail(data) : verifyEmailEmail(data);
+    const data = { name: user.name, url: link.url, validForSeconds: VERIFY_LINK_SECONDS };
+    const locale = localeOf(tx, user);
+    const mail = beforeReset ? verifyBeforeResetEmail(data, locale) : verifyEmailEmail(data, locale);
     await enqueueMail(tx, {
       dedupeKey: `email-verify:${link.id}`,
       kind: 'email-verify',
@@ -128,11 +133,10 @@ export function createEmailLinks(tokens: Tokens, deps: EmailLinkDeps | undefined
 
   async function mailReset(tx: RequestContext, user: Recipient) {
     const link = await newLink(tx, user.id, 'reset');
-    const mail = passwordResetEmail({
-      name: user.name,
-      url: link.url,
-      validFor: inWords(RESET_LINK_SECONDS),
-    });
+    const mail = passwordResetEmail(
+      { name: user.name, url: link.url, validForSeconds: RESET_LINK_SECONDS },
+      localeOf(tx, user),
+    );
     await enqueueMail(tx, {
       dedupeKey: `password-reset:${link.id}`,
       kind: 'password-reset',
@@ -213,19 +217,21 @@ export function createEmailLinks(tokens: Tokens, deps: EmailLinkDeps | undefined
       await inTransaction(ctx, async (tx) => {
         const [user] = await tx.db.select().from(users).where(eq(users.id, me.id));
         if (!user) throw unauthenticated();
-        if (user.emailVerified) throw conflict('Your email address is already verified');
+        if (user.emailVerified) throw conflict('error.auth.alreadyVerified');
         const allowed = await mailAllowed(tx, user.id);
         if (!allowed.ok) {
-          throw rateLimited(
-            `We sent ${ACCOUNT_MAILS_PER_HOUR} emails to ${me.email} in the last hour; use the newest link, or ask again after ${isoSecond(allowed.from)}`,
-          );
+          throw rateLimited('error.auth.tooManyEmails', {
+            count: ACCOUNT_MAILS_PER_HOUR,
+            email: me.email,
+            after: isoSecond(allowed.from),
+          });
         }
         await mailVerification(tx, user);
       });
       nudge();
       return {
         success: true as const,
-        message: `We sent a new verification link to ${me.email} (valid 48 hours).`,
+        message: t(ctx.locale ?? BASE_LOCALE, 'mail.answer.verificationResent', { email: me.email }),
       };
     },
 
@@ -237,7 +243,13 @@ export function createEmailLinks(tokens: Tokens, deps: EmailLinkDeps | undefined
     async forgotPassword(ctx: RequestContext, email: string) {
       const started = performance.now();
       const [user] = await ctx.db
-        .select({ id: users.id, email: users.email, name: users.name, emailVerified: users.emailVerified })
+        .select({
+          id: users.id,
+          email: users.email,
+          name: users.name,
+          locale: users.locale,
+          emailVerified: users.emailVerified,
+        })
         .from(users)
         .where(eq(users.email, email));
       if (user) {
@@ -251,7 +263,7 @@ export function createEmailLinks(tokens: Tokens, deps: EmailLinkDeps | undefined
       }
       const left = FORGOT_MIN_MS - (performance.now() - started);
       if (left > 0) await new Promise((resolve) => setTimeout(resolve, left));
-      return FORGOT_ANSWER;
+      return forgotAnswer(ctx.locale);
     },
 
     /**
@@ -260,8 +272,8 @@ export function createEmailLinks(tokens: Tokens, deps: EmailLinkDeps | undefined
      */
     async resetPassword(ctx: RequestContext, input: z.infer<typeof resetPasswordBody>) {
       if (input.confirmPassword !== undefined && input.confirmPassword !== input.password) {
-        throw invalid('The two passwords differ; type the same new password twice', [
-          { field: 'confirmPassword', message: 'must equal password' },
+        throw invalid('error.auth.passwordsDiffer', undefined, [
+          problem('confirmPassword', 'validation.equalsPassword'),
         ]);
       }
       if (!TOKEN_SHAPE.test(input.token)) throw invalid(INVALID_LINK.reset);

@@ -15,18 +15,20 @@ import {
   verifyEmailBody,
 } from '../../contract/auth.ts';
 
-import { AppError } from '../../contract/errors.ts';
-import { sendPage } from '../page-layout.ts';
+import { AppError, inputProblems, say } from '../../contract/errors.ts';
+import { type Locale, type MessageKey, t } from '../../contract/i18n.ts';
+import { zodIssuesOf } from '../../http/errors.ts';
+import { pageLang, readPageLocale, sendPage } from '../page-layout.ts';
 import { ACCOUNT_PAGE_CSP, donePage, linkErrorPage, resetPasswordPage, verifyEmailPage } from './pages.ts';
 import type { AuthService } from './service.ts';
 
 const FORM_LIMIT = 4096;
 const tags = ['auth'];
 
-const VERIFY_BAD_LINK =
-  'This link is invalid, already used or expired (links work once, for 48 hours). Sign in and ask for a new verification email.';
-const RESET_BAD_LINK =
-  'This link is invalid, already used or expired (links work once, for 30 minutes). Ask for a new one from the sign-in page ("Forgot your password?").';
+const VERIFY_BAD_LINK: MessageKey = 'page.verify.badLink';
+const RESET_BAD_LINK: MessageKey = 'page.reset.badLink';
+/** The page's own address, to open it again in another language. */
+const resetPageOf = (token: string) => `/auth/password/reset?token=${encodeURIComponent(token)}`;
 
 const isForm = (req: FastifyRequest) =>
   (req.headers['content-type'] ?? '').toLowerCase().startsWith('application/x-www-form-urlencoded');
@@ -34,21 +36,19 @@ const isForm = (req: FastifyRequest) =>
 const html = (reply: FastifyReply, status: number, body: string) =>
   sendPage(reply, status, body, ACCOUNT_PAGE_CSP);
 
-/** A form's refusal, as a person reads it: "password must be at least 8 characters". */
-function formProblem(err: FastifyError): string {
-  if (err instanceof AppError) return err.message;
-  if (!hasZodFastifySchemaValidationErrors(err)) return 'The form could not be read; open the link again.';
-  return err.validation
-    .map((v) => {
-      const path = (v.params?.issue as { path?: PropertyKey[] } | undefined)?.path?.map(String).join('.');
-      const field = path || v.instancePath.split('/').filter(Boolean).join('.') || 'form';
+/** A form's refusal, as a person reads it in `locale`: "The new password must be at least 8 characters". */
+function formProblem(locale: Locale, err: FastifyError): string {
+  if (err instanceof AppError) return say(locale, err.text);
+  if (!hasZodFastifySchemaValidationErrors(err)) return t(locale, 'page.link.unreadableForm');
+  return inputProblems(resetPasswordBody, { issues: zodIssuesOf(err) })
+    .map(({ field, message }) => {
       const label =
         field === 'password'
-          ? 'The new password'
+          ? t(locale, 'page.reset.field.password')
           : field === 'confirmPassword'
-            ? 'The repeated password'
+            ? t(locale, 'page.reset.field.confirmPassword')
             : field;
-      return `${label} ${/received undefined$/.test(v.message ?? '') ? 'is required' : (v.message ?? 'is invalid')}`;
+      return t(locale, 'page.reset.fieldProblem', { field: label, problem: say(locale, message) });
     })
     .join('; ');
 }
@@ -62,6 +62,9 @@ export function accountEmailRoutes(auth: AuthService) {
       (_req, body, done) => done(null, Object.fromEntries(new URLSearchParams(body as string))),
     );
 
+    // `?lang=` and the forms' `lang` field choose the pages' language (and the errors').
+    app.addHook('preValidation', readPageLocale);
+
     // The page's form (form fields with a token) is refused with a page; everything else, JSON
     // callers and forms that are not the page's, with the error model (the parent handler).
     app.setErrorHandler((err: FastifyError, req, reply) => {
@@ -72,10 +75,13 @@ export function accountEmailRoutes(auth: AuthService) {
       const status = err instanceof AppError ? err.statusCode : 400;
       const aboutTheForm = validation || (err instanceof AppError && err.details !== undefined);
       if (req.routeOptions.url === '/auth/password/reset') {
-        if (aboutTheForm && token) return html(reply, status, resetPasswordPage(token, formProblem(err)));
-        return html(reply, status, linkErrorPage('This link does not work', RESET_BAD_LINK));
+        if (aboutTheForm && token) {
+          const p = pageLang(req, { here: resetPageOf(token) });
+          return html(reply, status, resetPasswordPage(p, token, formProblem(p.locale, err)));
+        }
+        return html(reply, status, linkErrorPage(pageLang(req), RESET_BAD_LINK));
       }
-      return html(reply, status, linkErrorPage('This link does not work', VERIFY_BAD_LINK));
+      return html(reply, status, linkErrorPage(pageLang(req), VERIFY_BAD_LINK));
     });
 
     app.get(
@@ -91,10 +97,11 @@ export function accountEmailRoutes(auth: AuthService) {
       },
       async (req, reply) => {
         const token = req.query.token;
+        const p = pageLang(req);
         if (!token || !(await auth.linkIsLive(req.ctx, 'verify', token))) {
-          return html(reply, 400, linkErrorPage('This link does not work', VERIFY_BAD_LINK));
+          return html(reply, 400, linkErrorPage(p, VERIFY_BAD_LINK));
         }
-        return html(reply, 200, verifyEmailPage(token));
+        return html(reply, 200, verifyEmailPage(p, token));
       },
     );
 
@@ -116,14 +123,7 @@ export function accountEmailRoutes(auth: AuthService) {
       async (req, reply) => {
         const answer = await auth.verifyEmail(req.ctx, req.body.token);
         if (!isForm(req)) return answer;
-        return html(
-          reply,
-          200,
-          donePage(
-            'Email address confirmed',
-            'Thank you: your email address is confirmed. You can close this page.',
-          ),
-        );
+        return html(reply, 200, donePage(pageLang(req), 'page.verify.doneTitle', 'page.verify.done'));
       },
     );
 
@@ -173,10 +173,11 @@ export function accountEmailRoutes(auth: AuthService) {
       },
       async (req, reply) => {
         const token = req.query.token;
+        const p = pageLang(req);
         if (!token || !(await auth.linkIsLive(req.ctx, 'reset', token))) {
-          return html(reply, 400, linkErrorPage('This link does not work', RESET_BAD_LINK));
+          return html(reply, 400, linkErrorPage(p, RESET_BAD_LINK));
         }
-        return html(reply, 200, resetPasswordPage(token));
+        return html(reply, 200, resetPasswordPage(p, token));
       },
     );
 
@@ -200,14 +201,7 @@ export function accountEmailRoutes(auth: AuthService) {
       async (req, reply) => {
         const answer = await auth.resetPassword(req.ctx, req.body);
         if (!isForm(req)) return answer;
-        return html(
-          reply,
-          200,
-          donePage(
-            'Your password is changed',
-            'Sign in with your new password. Every device that was signed in to your account has been signed out.',
-          ),
-        );
+        return html(reply, 200, donePage(pageLang(req), 'page.reset.doneTitle', 'page.reset.done'));
       },
     );
   };

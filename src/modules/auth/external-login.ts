@@ -4,7 +4,7 @@
 import { createHash } from 'node:crypto';
 import { and, eq, lt, sql } from 'drizzle-orm';
 import { newId } from '../../contract/common.ts';
-import { invalid, notFound } from '../../contract/errors.ts';
+import { invalid, notFound, problem } from '../../contract/errors.ts';
 import { inTransaction, type RequestContext } from '../context.ts';
 import type { KeyRing } from './keys.ts';
 import { createLoginCookie, type LoginCookie } from './login-cookie.ts';
@@ -38,7 +38,7 @@ export function createExternalLogin(deps: ExternalLoginDeps, tokens: Tokens) {
     }),
   };
   const requireConfigured = () => {
-    if (!configured) throw notFound('External login is not configured on this deployment');
+    if (!configured) throw notFound('error.auth.externalLoginOff');
     return configured;
   };
 
@@ -90,21 +90,20 @@ export function createExternalLogin(deps: ExternalLoginDeps, tokens: Tokens) {
     ): Promise<string> {
       const { oidc, cookie } = requireConfigured();
       const { query } = callback;
-      if (!query.state) throw invalid('Missing state', [{ field: 'state', message: 'required' }]);
+      if (!query.state)
+        throw invalid('error.auth.missingState', undefined, [problem('state', 'validation.requiredShort')]);
       const [login] = await ctx.db
         .delete(oidcLogins)
         .where(eq(oidcLogins.stateHash, sha256(query.state)))
         .returning();
       if (!login || login.expiresAt < ctx.now()) {
-        throw invalid('Unknown or expired login state; start the login again', [
-          { field: 'state', message: 'unknown or expired' },
+        throw invalid('error.auth.unknownState', undefined, [
+          problem('state', 'validation.unknownOrExpired'),
         ]);
       }
       if (!cookie.fits(callback.cookieHeader, query.state)) {
         ctx.log.warn('external login: a state came back without the cookie of its start (login CSRF?)');
-        throw invalid('This login was started in another browser; start the login again', [
-          { field: 'state', message: 'not started in this browser' },
-        ]);
+        throw invalid('error.auth.otherBrowser', undefined, [problem('state', 'validation.otherBrowser')]);
       }
       const back = (fragment: Record<string, string>) => {
         const url = new URL(login.redirectUri);
@@ -137,13 +136,13 @@ function allowedRedirect(redirectUri: string, origins: string[]): URL {
   try {
     target = new URL(redirectUri);
   } catch {
-    throw invalid('redirectUri must be an absolute URL', [
-      { field: 'redirectUri', message: 'must be a URL' },
+    throw invalid('error.auth.redirectNotUrl', undefined, [
+      problem('redirectUri', 'validation.format', { format: 'url' }),
     ]);
   }
   if (!origins.includes(target.origin)) {
-    throw invalid(`redirectUri origin ${target.origin} is not allowed`, [
-      { field: 'redirectUri', message: `origin must be one of ${origins.join(', ')}` },
+    throw invalid('error.auth.redirectOrigin', { origin: target.origin }, [
+      problem('redirectUri', 'validation.originOneOf', { origins: origins.join(', ') }),
     ]);
   }
   return target;

@@ -171,7 +171,7 @@ export async function verifyForRefresh(
   const claims = claimsOf(payload);
   if (issuedInTheFuture(claims, now)) throw unauthenticated();
   if (unixSeconds(now) - claims.exp > windowSeconds) {
-    throw unauthenticated('AUTH_ERROR: Token expired too long ago to refresh; log in again');
+    throw unauthenticated('error.auth.refreshTooLate');
   }
   return claims;
 }
@@ -205,6 +205,6 @@ function agentClaimsOf(p: JWTPayload): AgentClaims {
 }
 
 function tokenError(err: unknown): AppError {
-  if (err instanceof errors.JWTExpired) return unauthenticated('AUTH_ERROR: Token expired');
+  if (err instanceof errors.JWTExpired) return unauthenticated('error.auth.tokenExpired');
   return unauthenticated();
 }

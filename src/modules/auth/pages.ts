@@ -1,9 +1,11 @@
 // The pages a person reaches from an account email: plain HTML and CSS (no script: the CSP
 // forbids any), a form that posts to the API's own route. Opening a page never uses the link
 // (mail scanners open links); only posting the form does. The token in the form is the
-// secret: a cross-site page cannot post a form it does not know. Every value is escaped.
+// secret: a cross-site page cannot post a form it does not know. Every value is escaped; every
+// word is the catalogues' (`page.verify.*`, `page.reset.*`, `page.link.*`) in the page's language.
 import { escapeHtml } from '../../contract/format.ts';
-import { pageLayout } from '../page-layout.ts';
+import { type MessageKey, t } from '../../contract/i18n.ts';
+import { langField, type PageLang, pageLayout, say } from '../page-layout.ts';
 
 export const ACCOUNT_PAGE_CSP =
   "default-src 'none'; style-src 'unsafe-inline'; form-action 'self'; frame-ancestors 'none'; base-uri 'none'";
@@ -12,49 +14,63 @@ const STYLE = `
   .ok { color: #175; }
 `;
 
-const layout = (title: string, body: string) => pageLayout(title, body, STYLE);
-
 const tokenField = (token: string) => `<input type="hidden" name="token" value="${escapeHtml(token)}">`;
 const errorLine = (error?: string) =>
   error ? `<p class="error" role="alert" id="form-error">${escapeHtml(error)}</p>` : '';
 
-export function verifyEmailPage(token: string): string {
-  return layout(
-    'Confirm your email address',
-    `<h1>Confirm your email address</h1>
-      <p>Press the button to confirm that this email address is yours.</p>
-      <form method="post" action="/auth/email/verify">${tokenField(token)}
-        <button type="submit">Confirm my email address</button>
+export function verifyEmailPage(p: PageLang, token: string): string {
+  const l = p.locale;
+  return pageLayout(
+    p,
+    t(l, 'page.verify.title'),
+    `<h1>${say(l, 'page.verify.title')}</h1>
+      <p>${say(l, 'page.verify.intro')}</p>
+      <form method="post" action="/auth/email/verify">${tokenField(token)}${langField(p)}
+        <button type="submit">${say(l, 'page.verify.submit')}</button>
       </form>`,
+    STYLE,
   );
 }
 
-export function resetPasswordPage(token: string, error?: string): string {
+/** The new password form; `error` is the problem already in the page's language. */
+export function resetPasswordPage(p: PageLang, token: string, error?: string): string {
+  const l = p.locale;
   const invalid = error
     ? ' aria-invalid="true" aria-describedby="form-error password-hint"'
     : ' aria-describedby="password-hint"';
-  return layout(
-    'Choose a new password',
-    `<h1>Choose a new password</h1>${errorLine(error)}
-      <form method="post" action="/auth/password/reset">${tokenField(token)}
-        <label for="password">New password</label>
+  return pageLayout(
+    p,
+    t(l, 'page.reset.title'),
+    `<h1>${say(l, 'page.reset.title')}</h1>${errorLine(error)}
+      <form method="post" action="/auth/password/reset">${tokenField(token)}${langField(p)}
+        <label for="password">${say(l, 'page.reset.password')}</label>
         <input id="password" name="password" type="password" autocomplete="new-password" required minlength="8" maxlength="256"${invalid}>
-        <p class="hint" id="password-hint">At least 8 characters.</p>
-        <label for="confirmPassword">New password, again</label>
+        <p class="hint" id="password-hint">${say(l, 'page.reset.passwordHint')}</p>
+        <label for="confirmPassword">${say(l, 'page.reset.confirmPassword')}</label>
         <input id="confirmPassword" name="confirmPassword" type="password" autocomplete="new-password" required minlength="8" maxlength="256">
-        <button type="submit">Set my new password</button>
+        <button type="submit">${say(l, 'page.reset.submit')}</button>
       </form>
-      <p class="hint">Every device signed in to your account will be signed out.</p>`,
+      <p class="hint">${say(l, 'page.reset.signOutNote')}</p>`,
+    STYLE,
   );
 }
 
-export function donePage(title: string, message: string): string {
-  return layout(title, `<h1 class="ok">${escapeHtml(title)}</h1><p>${escapeHtml(message)}</p>`);
+export function donePage(p: PageLang, title: MessageKey, message: MessageKey): string {
+  const heading = t(p.locale, title);
+  return pageLayout(
+    p,
+    heading,
+    `<h1 class="ok">${escapeHtml(heading)}</h1><p>${say(p.locale, message)}</p>`,
+    STYLE,
+  );
 }
 
-export function linkErrorPage(title: string, message: string): string {
-  return layout(
-    title,
-    `<h1>${escapeHtml(title)}</h1><p class="error" role="alert">${escapeHtml(message)}</p>`,
+export function linkErrorPage(p: PageLang, message: MessageKey): string {
+  const heading = t(p.locale, 'page.link.badTitle');
+  return pageLayout(
+    p,
+    heading,
+    `<h1>${escapeHtml(heading)}</h1><p class="error" role="alert">${say(p.locale, message)}</p>`,
+    STYLE,
   );
 }

@@ -13,21 +13,35 @@ import {
   loginBody,
   logoutAllAnswer,
   me,
+  platformTaxProfile,
+  platformTaxProfileBody,
   refreshAnswer,
   registerAnswer,
   registerBody,
+  sellerInvoiceBody,
+  updateMeBody,
   userIdParams,
   userWithToken,
 } from '../../contract/auth.ts';
 import { bearerToken } from '../../http/auth.ts';
+import type { RequestContext } from '../context.ts';
 import { accountEmailRoutes } from './email-routes.ts';
 import type { KeyRing } from './keys.ts';
+import {
+  getPlatformTaxProfile,
+  putPlatformTaxProfile,
+  saveLocale,
+  updateInvoiceIdentity,
+  withProfile,
+} from './sellers.ts';
 import type { AuthService } from './service.ts';
 
 export function authRoutes(auth: AuthService, keys: KeyRing) {
   return async (fastify: FastifyInstance) => {
     const app = fastify.withTypeProvider<ZodTypeProvider>();
     await fastify.register(accountEmailRoutes(auth));
+    /** GET /me's answer: the account, its saved locale and the seller's invoice identity. */
+    const meAnswer = async (ctx: RequestContext) => withProfile(ctx, await auth.me(ctx));
 
     app.post(
       '/auth/register',
@@ -96,7 +110,76 @@ export function authRoutes(auth: AuthService, keys: KeyRing) {
           response: { 200: me },
         },
       },
-      async (req) => auth.me(req.ctx),
+      async (req) => meAnswer(req.ctx),
+    );
+
+    app.patch(
+      '/me',
+      {
+        config: { auth: 'user' },
+        schema: {
+          tags: ['auth'],
+          summary: 'Your settings: `locale` (en-CA, fr-CA, or null to follow Accept-Language)',
+          description: 'Takes effect at the next request. Answers the signed-in user as `GET /me` does.',
+          body: updateMeBody,
+          response: { 200: me },
+        },
+      },
+      async (req) => {
+        await saveLocale(req.ctx, req.body.locale, auth.forget);
+        return meAnswer(req.ctx);
+      },
+    );
+
+    app.patch(
+      '/me/seller',
+      {
+        config: { auth: ['seller'] },
+        schema: {
+          tags: ['auth'],
+          summary: "Your shop's invoice identity: legal name, address, GST/HST and QST registration numbers",
+          description:
+            'Only the fields sent change; `null` clears one. Numbers may be written with spaces or hyphens and ' +
+            'are stored normalized (`123456782RT0001`, `1234567892TQ0001`, `NR00012345`); a malformed one is ' +
+            '`400` naming the field and what is wrong (docs/invoices.md). Answers the user as `GET /me` does.',
+          body: sellerInvoiceBody,
+          response: { 200: me },
+        },
+      },
+      async (req) => {
+        await updateInvoiceIdentity(req.ctx, req.body);
+        return meAnswer(req.ctx);
+      },
+    );
+
+    app.get(
+      '/admin/tax-profile',
+      {
+        config: { auth: ['admin'] },
+        schema: {
+          tags: ['admin'],
+          summary: "The platform's identity as marketplace operator on invoices (404 until set)",
+          response: { 200: platformTaxProfile },
+        },
+      },
+      async (req) => getPlatformTaxProfile(req.ctx),
+    );
+
+    app.put(
+      '/admin/tax-profile',
+      {
+        config: { auth: ['admin'] },
+        schema: {
+          tags: ['admin'],
+          summary: "Set the platform's identity as marketplace operator on invoices",
+          description:
+            'Legal name, address and GST/HST and QST registration numbers: invoices of sellers without a ' +
+            'GST/HST (or QST) number name the platform as the operator collecting that tax (docs/invoices.md).',
+          body: platformTaxProfileBody,
+          response: { 200: platformTaxProfile },
+        },
+      },
+      async (req) => putPlatformTaxProfile(req.ctx, req.body),
     );
 
     app.post(

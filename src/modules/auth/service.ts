@@ -25,6 +25,8 @@ export function createAuthService(deps: AuthDeps) {
     authenticate: tokens.authenticate,
     refresh: tokens.refresh,
     logoutAll: tokens.logoutAll,
+    /** After a change to what a token's user carries (PATCH /me's locale): this instance reads it afresh. */
+    forget: tokens.forget,
     ...createAccounts(tokens, links),
     linkIsLive: links.linkIsLive,
     verifyEmail: links.verifyEmail,

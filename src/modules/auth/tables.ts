@@ -26,9 +26,14 @@ export const users = pgTable(
     emailVerified: boolean('email_verified').notNull().default(false),
     // Bumped to revoke every token issued before (role change, password change, log out everywhere).
     tokenVersion: integer('token_version').notNull().default(0),
+    // The person's chosen language ('en-CA' | 'fr-CA'); null: Accept-Language, then the default.
+    locale: text('locale'),
     createdAt: timestamp('created_at', { withTimezone: true }).notNull().defaultNow(),
   },
-  (t) => [check('users_role_check', sql`${t.role} in ('buyer', 'seller', 'admin')`)],
+  (t) => [
+    check('users_role_check', sql`${t.role} in ('buyer', 'seller', 'admin')`),
+    check('users_locale_check', sql`${t.locale} is null or ${t.locale} in ('en-CA', 'fr-CA')`),
+  ],
 );
 
 export const sellerProfiles = pgTable('seller_profiles', {
@@ -37,6 +42,15 @@ export const sellerProfiles = pgTable('seller_profiles', {
     .references(() => users.id, { onDelete: 'cascade' }),
   shopName: text('shop_name').notNull(),
   province: text('province').notNull(),
+  // What the seller's invoices say of the supplier (docs/invoices.md); null until the seller sets it.
+  legalName: text('legal_name'),
+  street: text('street'),
+  city: text('city'),
+  postalCode: text('postal_code'),
+  /** GST/HST registration: a business number + RT0001 ("123456789RT0001"), check digit verified. */
+  gstHstNumber: text('gst_hst_number'),
+  /** QST registration: "1234567890TQ0001", or a non-resident's "NR00001234". */
+  qstNumber: text('qst_number'),
   // Review aggregates over the seller's products, kept by a trigger on reviews.
   reviewCount: integer('review_count').notNull().default(0),
   ratingSum: integer('rating_sum').notNull().default(0),
@@ -98,4 +112,24 @@ export const emailTokens = pgTable(
     index('email_tokens_user_idx').on(t.userId, t.purpose),
     index('email_tokens_expires_idx').on(t.expiresAt),
   ],
+);
+
+/**
+ * The marketplace operator's own identity on invoices (one row, id 1): as operator it collects
+ * and remits GST/HST and QST for sellers that are not registered (docs/invoices.md).
+ */
+export const platformTaxProfile = pgTable(
+  'platform_tax_profile',
+  {
+    id: integer('id').primaryKey().default(1),
+    legalName: text('legal_name').notNull(),
+    street: text('street').notNull(),
+    city: text('city').notNull(),
+    province: text('province').notNull(),
+    postalCode: text('postal_code').notNull(),
+    gstHstNumber: text('gst_hst_number'),
+    qstNumber: text('qst_number'),
+    updatedAt: timestamp('updated_at', { withTimezone: true }).notNull().defaultNow(),
+  },
+  (t) => [check('platform_tax_profile_one_row', sql`${t.id} = 1`)],
 );

@@ -5,6 +5,7 @@
 import { eq, sql } from 'drizzle-orm';
 import { isRecordId } from '../../contract/common.ts';
 import { unauthenticated } from '../../contract/errors.ts';
+import { isLocale } from '../../contract/i18n.ts';
 import { query } from '../../db/sql.ts';
 import { type AuthUser, caller, type RequestContext } from '../context.ts';
 import {
@@ -48,7 +49,13 @@ export interface SessionUser extends AuthUser {
 /** The caller's account, read at every authenticated request (prepared: built and planned once). */
 const userOfToken = query('auth_user_of_token', (db, name) =>
   db
-    .select({ id: users.id, email: users.email, role: users.role, tokenVersion: users.tokenVersion })
+    .select({
+      id: users.id,
+      email: users.email,
+      role: users.role,
+      tokenVersion: users.tokenVersion,
+      locale: users.locale,
+    })
     .from(users)
     .where(eq(users.id, sql.placeholder('id')))
     .prepare(name),
@@ -63,7 +70,7 @@ export function createTokens(deps: TokenDeps) {
   // A signature checked once stays valid: tokens already verified skip the RS256 check
   // (the costliest step of an authenticated request); the times are still checked every time.
   const verified = new Map<string, TokenClaims>();
-  const sessionTooOld = `AUTH_ERROR: Your session is older than ${duration(deps.sessionMaxAgeSeconds)}; sign in again`;
+  const sessionTooOld = duration(deps.sessionMaxAgeSeconds);
 
   /**
    * A token for `user`. Without `authTime` it starts a session (a sign-in); with it, the
@@ -112,7 +119,12 @@ export function createTokens(deps: TokenDeps) {
           throw unauthenticated();
         }
         entry = {
-          user: { id: row.id, email: row.email, role: row.role },
+          user: {
+            id: row.id,
+            email: row.email,
+            role: row.role,
+            ...(isLocale(row.locale) ? { locale: row.locale } : {}),
+          },
           tokenVersion: row.tokenVersion,
           until: now.getTime() + (deps.authCacheMs ?? 0),
         };
@@ -135,12 +147,11 @@ export function createTokens(deps: TokenDeps) {
      * expired at most the refresh window ago, of a session younger than the session age.
      */
     async refresh(ctx: RequestContext, token: string | undefined) {
-      if (!token)
-        throw unauthenticated('AUTH_ERROR: Missing token; send Authorization: Bearer <expired token>');
+      if (!token) throw unauthenticated('error.auth.missingRefreshToken');
       const now = ctx.now();
       const claims = await verifyForRefresh(deps.tokens, token, now, deps.refreshWindowSeconds);
       if (unixSeconds(now) - claims.authTime > deps.sessionMaxAgeSeconds) {
-        throw unauthenticated(sessionTooOld);
+        throw unauthenticated('error.auth.sessionTooOld', sessionTooOld);
       }
       const user = await findUser(ctx, claims.sub);
       if (!user || user.tokenVersion !== claims.ver) throw unauthenticated();
@@ -160,15 +171,18 @@ export function createTokens(deps: TokenDeps) {
   };
 }
 
-/** 2592000 -> "30 days", 600 -> "10 minutes": the session age as a person reads it. */
-function duration(seconds: number): string {
+/**
+ * 2592000 -> 30 days, 600 -> 10 minutes: the session age in its largest whole unit, as the
+ * values of error.auth.sessionTooOld (`amount` chooses the plural, `shown` is written as is).
+ */
+function duration(seconds: number): { amount: number; shown: string; unit: string } {
   const units: Array<[number, string]> = [
     [86_400, 'day'],
     [3600, 'hour'],
     [60, 'minute'],
   ];
-  for (const [size, name] of units) {
-    if (seconds % size === 0) return `${seconds / size} ${name}${seconds === size ? '' : 's'}`;
+  for (const [size, unit] of units) {
+    if (seconds % size === 0) return { amount: seconds / size, shown: String(seconds / size), unit };
   }
-  return `${seconds} seconds`;
+  return { amount: seconds, shown: String(seconds), unit: 'second' };
 }

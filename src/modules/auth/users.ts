@@ -26,7 +26,7 @@ export async function insertUser(
   input: { email: string; name: string; role: Role; passwordHash: string | null; emailVerified: boolean },
 ): Promise<UserRow> {
   const row = await insertIfNew(ctx, input);
-  if (!row) throw conflict(`An account with the email ${input.email} already exists; log in instead`);
+  if (!row) throw conflict('error.auth.emailTaken', { email: input.email });
   return row;
 }
 

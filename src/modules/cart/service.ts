@@ -13,6 +13,7 @@ import {
 } from '../../contract/cart.ts';
 import { isRecordId, type Province, toUnix } from '../../contract/common.ts';
 import { conflict, notFound } from '../../contract/errors.ts';
+import { BASE_LOCALE, render } from '../../contract/i18n.ts';
 import { pipeline, query, statement } from '../../db/sql.ts';
 import type { SaleProductRow } from '../catalog/service.ts';
 import { caller, inTransaction, type RequestContext } from '../context.ts';
@@ -141,7 +142,9 @@ async function priceCart(
     coupon_problem: coupon?.problem ?? null,
     shippingCostCents: priced.shippingCostCents,
     // An estimate still: a parcel that cannot go is priced as if it could; checkout refuses it.
-    shipping_problem: priced.problems.length ? priced.problems.map((p) => p.message).join('. ') : null,
+    shipping_problem: priced.problems.length
+      ? priced.problems.map((p) => render(ctx.locale ?? BASE_LOCALE, p.text)).join('. ')
+      : null,
     taxAmountCents: priced.taxAmountCents,
     taxLines: priced.taxLines,
     taxProvince: priced.destinationProvince,
@@ -155,7 +158,7 @@ export async function addToCart(ctx: RequestContext, input: z.infer<typeof addTo
   const quantity = await inTransaction(ctx, async (tx) => {
     await lockCart(tx, me.id);
     const found = await availableUnits(tx, input.product_id);
-    if (!found) throw notFound(`Product ${input.product_id} not found`);
+    if (!found) throw notFound('error.catalog.productNotFound', { id: input.product_id });
     const [line] = await tx.db
       .select({ quantity: cartItems.quantity })
       .from(cartItems)
@@ -163,21 +166,30 @@ export async function addToCart(ctx: RequestContext, input: z.infer<typeof addTo
     const inCart = line?.quantity ?? 0;
     const wanted = inCart + input.quantity;
     if (wanted > MAX_QUANTITY) {
-      throw conflict(
-        `A cart holds at most ${MAX_QUANTITY} of one product; you have ${inCart} of ${found.title} (${input.product_id}) and asked for ${input.quantity} more`,
-      );
+      throw conflict('error.cart.quantityLimit', {
+        max: MAX_QUANTITY,
+        inCart,
+        title: found.title,
+        id: input.product_id,
+        asked: input.quantity,
+      });
     }
     if (wanted > found.units) {
-      throw conflict(
-        `Only ${found.units} left of ${found.title} (${input.product_id}); you have ${inCart} in your cart and asked for ${input.quantity} more`,
-      );
+      throw conflict('error.cart.notEnoughStock', {
+        left: String(found.units),
+        n: found.units,
+        title: found.title,
+        id: input.product_id,
+        inCart,
+        asked: input.quantity,
+      });
     }
     if (!line) {
       const [{ n } = { n: 0 }] = await tx.db
         .select({ n: sql<number>`count(*)::int` })
         .from(cartItems)
         .where(eq(cartItems.userId, me.id));
-      if (n >= MAX_LINES) throw conflict(`A cart holds at most ${MAX_LINES} products; remove one first`);
+      if (n >= MAX_LINES) throw conflict('error.cart.linesLimit', { max: MAX_LINES });
     }
     await tx.db
       .insert(cartItems)
@@ -207,7 +219,7 @@ export async function removeFromCart(ctx: RequestContext, productId: string, qua
           .from(cartItems)
           .where(and(eq(cartItems.userId, me.id), eq(cartItems.productId, productId)))
       : [];
-    if (!line) throw notFound(`Product ${productId} is not in your cart`);
+    if (!line) throw notFound('error.cart.notInCart', { id: productId });
     const take = Math.min(quantity ?? line.quantity, line.quantity);
     const where = and(eq(cartItems.userId, me.id), eq(cartItems.productId, productId));
     if (take === line.quantity) await tx.db.delete(cartItems).where(where);
@@ -235,7 +247,7 @@ export async function applyCoupon(
     const coupon = await requireCoupon(tx, code);
     const lines = await activeLines(tx, me.id);
     const checked = await checkCoupon(tx, coupon, me.id, subtotalOf(lines));
-    if (checked.problem) throw conflict(checked.problem);
+    if (checked.reason) throw conflict(checked.reason.key, checked.reason.values);
     const [row] = await tx.db
       .update(carts)
       .set({ couponCode: coupon.code, updatedAt: tx.now() })

@@ -12,7 +12,16 @@ import type {
   updateProductBody,
 } from '../../contract/catalog.ts';
 import { isRecordId, newId, type Province } from '../../contract/common.ts';
-import { conflict, type FieldProblem, forbidden, invalid, notFound } from '../../contract/errors.ts';
+import {
+  conflict,
+  forbidden,
+  invalid,
+  notFound,
+  type Problem,
+  problem,
+  wordProblems,
+} from '../../contract/errors.ts';
+import { BASE_LOCALE, type Locale } from '../../contract/i18n.ts';
 import type { Db } from '../../db/index.ts';
 import { statement } from '../../db/sql.ts';
 import { isSeller } from '../auth/sellers.ts';
@@ -45,8 +54,8 @@ export async function listCategories(ctx: RequestContext) {
 export async function createCategory(ctx: RequestContext, input: z.infer<typeof createCategoryBody>) {
   const parentId = input.parentId ?? null;
   if (parentId !== null && !(await categoryExists(ctx, parentId))) {
-    throw invalid(`Unknown parent category ${parentId}`, [
-      { field: 'parentId', message: 'unknown category' },
+    throw invalid('error.catalog.unknownParent', { id: parentId }, [
+      problem('parentId', 'validation.unknownCategory'),
     ]);
   }
   const [row] = await ctx.db
@@ -59,7 +68,7 @@ export async function createCategory(ctx: RequestContext, input: z.infer<typeof 
       slug: categories.slug,
       parentId: categories.parentId,
     });
-  if (!row) throw conflict(`A category with the slug ${input.slug} already exists`);
+  if (!row) throw conflict('error.catalog.slugTaken', { slug: input.slug });
   return row;
 }
 
@@ -473,7 +482,7 @@ function canSee(user: AuthUser, p: { sellerId: string; status: string }): boolea
 
 export async function getProduct(ctx: RequestContext, id: string): Promise<Detail> {
   const detail = await loadDetail(ctx, id);
-  if (!detail || !canSee(caller(ctx), detail)) throw notFound(`Product ${id} not found`);
+  if (!detail || !canSee(caller(ctx), detail)) throw notFound('error.catalog.productNotFound', { id });
   return detail;
 }
 
@@ -488,7 +497,7 @@ export async function visibleProduct(
         .from(products)
         .where(eq(products.id, id))
     : [];
-  if (!p || !canSee(caller(ctx), p)) throw notFound(`Product ${id} not found`);
+  if (!p || !canSee(caller(ctx), p)) throw notFound('error.catalog.productNotFound', { id });
   return p;
 }
 
@@ -498,23 +507,30 @@ type ProductInput = z.infer<typeof createProductBody>;
 type ProductChange = z.infer<typeof updateProductBody>;
 
 /** The rules that hold between fields, checked on the product as it will be stored. */
-function checkProductRules(p: { isDigital: boolean; isPerishable: boolean; weight?: number | null }) {
-  const problems: FieldProblem[] = [];
-  if (p.isDigital && p.isPerishable) {
-    problems.push({ field: 'isPerishable', message: 'a digital product cannot be perishable' });
-  }
+function checkProductRules(
+  locale: Locale,
+  p: { isDigital: boolean; isPerishable: boolean; weight?: number | null },
+) {
+  const problems: Problem[] = [];
+  if (p.isDigital && p.isPerishable)
+    problems.push(problem('isPerishable', 'validation.digitalNotPerishable'));
   if (!p.isDigital && !(typeof p.weight === 'number' && p.weight > 0)) {
-    problems.push({ field: 'weight', message: 'required for a physical product: kilograms, greater than 0' });
+    problems.push(problem('weight', 'validation.weightRequired'));
   }
-  if (problems.length)
-    throw invalid(`Invalid product: ${problems.map((x) => `${x.field} ${x.message}`).join('; ')}`, problems);
+  if (problems.length) {
+    // The list is written in the reader's locale (the answer's), the details in each.
+    const list = wordProblems(locale, problems)
+      .map((x) => `${x.field} ${x.message}`)
+      .join('; ');
+    throw invalid('error.catalog.invalidProduct', { list }, problems);
+  }
 }
 
 /** null (or absent) means uncategorised; any string must name a category, "" included. */
 async function checkCategory(ctx: RequestContext, categoryId: string | null | undefined) {
   if (categoryId != null && !(await categoryExists(ctx, categoryId))) {
-    throw invalid(`Unknown category ${categoryId || '""'}`, [
-      { field: 'categoryId', message: 'unknown category' },
+    throw invalid('error.catalog.unknownCategory', { id: categoryId || '""' }, [
+      problem('categoryId', 'validation.unknownCategory'),
     ]);
   }
 }
@@ -526,7 +542,7 @@ const imageList = (imageUrl: string | undefined, imageUrls: string[] | undefined
 export async function createProduct(ctx: RequestContext, input: ProductInput): Promise<Detail> {
   const me = caller(ctx);
   const sellerId = await owningSeller(ctx, me, input.sellerId);
-  checkProductRules(input);
+  checkProductRules(ctx.locale ?? BASE_LOCALE, input);
   await checkCategory(ctx, input.categoryId);
   const physical = !input.isDigital;
   const id = newId('products');
@@ -563,15 +579,19 @@ async function owningSeller(
 ): Promise<string> {
   if (me.role !== 'admin') {
     if (requested !== undefined && requested !== me.id) {
-      throw forbidden('AUTHZ_ERROR: A seller creates products in their own catalog only');
+      throw forbidden('error.catalog.ownCatalogOnly');
     }
     return me.id;
   }
   if (!requested) {
-    throw invalid('An admin must name the seller', [{ field: 'sellerId', message: 'required for admins' }]);
+    throw invalid('error.catalog.adminNamesSeller', undefined, [
+      problem('sellerId', 'validation.requiredForAdmins'),
+    ]);
   }
   if (!(await isSeller(ctx, requested)))
-    throw invalid(`User ${requested} is not a seller`, [{ field: 'sellerId', message: 'not a seller' }]);
+    throw invalid('error.catalog.notASeller', { id: requested }, [
+      problem('sellerId', 'validation.notASeller'),
+    ]);
   return requested;
 }
 
@@ -581,20 +601,23 @@ async function ownProduct(ctx: RequestContext, id: string): Promise<ProductRow> 
   const [p] = isRecordId('products', id)
     ? await ctx.db.select().from(products).where(eq(products.id, id))
     : [];
-  if (!p || !canSee(me, p)) throw notFound(`Product ${id} not found`);
+  if (!p || !canSee(me, p)) throw notFound('error.catalog.productNotFound', { id });
   if (me.role !== 'admin' && p.sellerId !== me.id) {
-    throw forbidden(`AUTHZ_ERROR: Only the seller who owns product ${id} may change it`);
+    throw forbidden('error.catalog.notYourProduct', { id });
   }
   return p;
 }
 
 export async function updateProduct(ctx: RequestContext, id: string, change: ProductChange): Promise<Detail> {
   const current = await ownProduct(ctx, id);
-  if (current.status === 'deleted')
-    throw conflict(`Product ${id} is deleted; a deleted product cannot change`);
+  if (current.status === 'deleted') throw conflict('error.catalog.productDeleted', { id });
   const isDigital = change.isDigital ?? current.isDigital;
   const weight = change.weight !== undefined ? change.weight : current.weightKg;
-  checkProductRules({ isDigital, isPerishable: change.isPerishable ?? current.isPerishable, weight });
+  checkProductRules(ctx.locale ?? BASE_LOCALE, {
+    isDigital,
+    isPerishable: change.isPerishable ?? current.isPerishable,
+    weight,
+  });
   if (change.categoryId !== undefined) await checkCategory(ctx, change.categoryId);
   const dims = change.dimensions !== undefined ? change.dimensions : undefined;
   const images =
@@ -626,7 +649,7 @@ export async function updateProduct(ctx: RequestContext, id: string, change: Pro
     // The status check closes the race with a concurrent DELETE.
     .where(and(eq(products.id, id), ne(products.status, 'deleted')))
     .returning({ id: products.id });
-  if (!updated) throw conflict(`Product ${id} is deleted; a deleted product cannot change`);
+  if (!updated) throw conflict('error.catalog.productDeleted', { id });
   return (await loadDetail(ctx, id))!;
 }
 

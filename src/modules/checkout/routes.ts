@@ -2,8 +2,9 @@
 import type { FastifyInstance } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { checkoutParams, checkoutSession, createCheckoutBody } from '../../contract/checkout.ts';
-import { formatCents } from '../../contract/format.ts';
+import { findUser } from '../auth/users.ts';
 import { orderIdsOfCheckout } from '../orders/service.ts';
+import { pageLang, readPageLocale } from '../page-layout.ts';
 import { returnPage, stripePage } from './pages.ts';
 import {
   type CheckoutDeps,
@@ -56,20 +57,26 @@ export function checkoutRoutes(deps: CheckoutDeps & { publishableKey: string }) 
     // The session id in the URL is the capability (120 random bits), as Stripe's own page URLs are.
     app.get(
       '/checkout/:sessionId/pay',
-      { config: { auth: 'public', limit: 'orders' }, schema: { hide: true, params: checkoutParams } },
+      {
+        preValidation: readPageLocale,
+        config: { auth: 'public', limit: 'orders' },
+        schema: { hide: true, params: checkoutParams },
+      },
       async (req, reply) => {
         const session = await sessionForPayment(req.ctx, req.params.sessionId);
+        const buyer = session ? await findUser(req.ctx, session.buyerId) : undefined;
+        const p = pageLang(req, { known: buyer?.locale });
         if (!session?.clientSecret || session.status !== 'ready_for_payment') {
           return reply
             .code(session ? 410 : 404)
             .header('content-type', 'text/html; charset=utf-8')
             .header('content-security-policy', "default-src 'none'; style-src 'unsafe-inline'")
-            .send(returnPage(session?.status ?? 'expired'));
+            .send(returnPage(p, session?.status ?? 'expired'));
         }
-        const page = stripePage({
+        const page = stripePage(p, {
           publishableKey: deps.publishableKey,
           clientSecret: session.clientSecret,
-          totalLabel: `${formatCents(session.totalCents)} CAD`,
+          totalCents: session.totalCents,
         });
         return reply
           .header('content-type', 'text/html; charset=utf-8')
@@ -81,14 +88,20 @@ export function checkoutRoutes(deps: CheckoutDeps & { publishableKey: string }) 
 
     app.get(
       '/checkout/:sessionId/return',
-      { config: { auth: 'public', limit: 'orders' }, schema: { hide: true, params: checkoutParams } },
+      {
+        preValidation: readPageLocale,
+        config: { auth: 'public', limit: 'orders' },
+        schema: { hide: true, params: checkoutParams },
+      },
       async (req, reply) => {
         const session = await sessionForPayment(req.ctx, req.params.sessionId);
+        const buyer = session ? await findUser(req.ctx, session.buyerId) : undefined;
+        const p = pageLang(req, { known: buyer?.locale });
         return reply
           .code(session ? 200 : 404)
           .header('content-type', 'text/html; charset=utf-8')
           .header('content-security-policy', "default-src 'none'; style-src 'unsafe-inline'")
-          .send(returnPage(session?.status ?? 'expired'));
+          .send(returnPage(p, session?.status ?? 'expired'));
       },
     );
   };

@@ -10,6 +10,7 @@ import type { z } from 'zod';
 import { type checkoutSession, type createCheckoutBody, PAYMENT_METHODS } from '../../contract/checkout.ts';
 import { isoSecond, isRecordId, newId, type Province, toUnix } from '../../contract/common.ts';
 import { AppError, conflict, notFound } from '../../contract/errors.ts';
+import { BASE_LOCALE, type Locale, render, type Text, t } from '../../contract/i18n.ts';
 import { insertInto, pipeline, query, statement } from '../../db/sql.ts';
 import type { MailNames } from '../auth/sellers.ts';
 import { isEmailVerified } from '../auth/users.ts';
@@ -56,9 +57,19 @@ export class CheckoutRefusal extends AppError {
     error: AppError,
     readonly productIds: string[] = [],
   ) {
-    super(error.code, error.statusCode, error.message, error.details);
+    super(error.code, error.statusCode, error.text, error.problems);
   }
 }
+
+/**
+ * A message built of several (a list of products' problems) is put into words in the request's
+ * locale when it is made: a Text's values are words, not Texts.
+ */
+const localeOf = (ctx: RequestContext): Locale => ctx.locale ?? BASE_LOCALE;
+
+/** A problem another module gives as words or as a Text, in `locale`. */
+const wordsOf = (locale: Locale, said: string | Text): string =>
+  typeof said === 'string' ? said : render(locale, said);
 
 /** What a checkout holds: the buyer's cart, or lines an adapter's session names (ACP). */
 export interface HoldRequest {
@@ -160,12 +171,12 @@ export async function holdCheckout(
     if (cart.unavailable.length > 0) {
       throw new CheckoutRefusal(
         'unavailable',
-        notFound(`Not on sale: ${cart.unavailable.join(', ')}`),
+        notFound('error.checkout.notOnSale', { ids: cart.unavailable.join(', ') }),
         cart.unavailable,
       );
     }
     if (cart.lines.length === 0) {
-      throw new CheckoutRefusal('empty', conflict('Your cart is empty: add products before checking out'));
+      throw new CheckoutRefusal('empty', conflict('error.checkout.emptyCart'));
     }
     // Nobody keeps stock from others: an unverified account holds a few units of a product, and
     // a hold let lapse is not taken again at once (a re-checkout does not extend one: below).
@@ -174,11 +185,18 @@ export async function holdCheckout(
       if (over.length > 0) {
         throw new CheckoutRefusal(
           'unverified_limit',
-          conflict(
-            `Verify your email address to check out more than ${UNVERIFIED_MAX_UNITS} of a product: ${over
-              .map((l) => `${l.title} (${l.productId}) has ${l.quantity} in your cart`)
-              .join('; ')}`,
-          ),
+          conflict('error.checkout.unverifiedLimit', {
+            max: UNVERIFIED_MAX_UNITS,
+            lines: over
+              .map((l) =>
+                t(localeOf(ctx), 'error.checkout.unverifiedLine', {
+                  title: l.title,
+                  id: l.productId,
+                  quantity: l.quantity,
+                }),
+              )
+              .join('; '),
+          }),
           over.map((l) => l.productId),
         );
       }
@@ -190,13 +208,11 @@ export async function holdCheckout(
     if (cooling.length > 0) {
       throw new CheckoutRefusal(
         'cooling_down',
-        conflict(
-          `Your last checkout of ${cooling
-            .map((c) => `${c.line.title} (${c.line.productId})`)
-            .join(', ')} lapsed unpaid; you can hold it again from ${isoSecond(
-            new Date(Math.max(...cooling.map((c) => c.until.getTime()))),
-          )} (${HOLD_COOLDOWN_SECONDS / 60} minutes after it lapsed)`,
-        ),
+        conflict('error.checkout.coolingDown', {
+          products: cooling.map((c) => `${c.line.title} (${c.line.productId})`).join(', '),
+          at: isoSecond(new Date(Math.max(...cooling.map((c) => c.until.getTime())))),
+          minutes: HOLD_COOLDOWN_SECONDS / 60,
+        }),
         cooling.map((c) => c.line.productId),
       );
     }
@@ -219,7 +235,7 @@ export async function holdCheckout(
         if (checked.problem) {
           throw new CheckoutRefusal(
             'coupon',
-            conflict(`${checked.problem}; remove the coupon or change the cart`),
+            conflict('error.checkout.couponRefused', { problem: wordsOf(localeOf(ctx), checked.problem) }),
           );
         }
         discount = checked.discount;
@@ -232,7 +248,7 @@ export async function holdCheckout(
       discount,
       on: now,
     });
-    const refusal = quoteRefusal(priced);
+    const refusal = quoteRefusal(priced, localeOf(ctx));
     if (refusal) {
       throw new CheckoutRefusal(
         'unshippable',
@@ -259,10 +275,7 @@ export async function holdCheckout(
     // click, an agent's retry): 409, as a repeated Idempotency-Key still running is. One left
     // unopened longer than that (its process died) is superseded below.
     if (same && now.getTime() - same.createdAt.getTime() < OPENING_GRACE_SECONDS * 1000) {
-      throw new CheckoutRefusal(
-        'opening',
-        conflict('This checkout is still being opened at the payment provider; try again in a moment'),
-      );
+      throw new CheckoutRefusal('opening', conflict('error.checkout.opening'));
     }
 
     // One open checkout per buyer: a new one ends the others and gives back their stock. The
@@ -296,12 +309,12 @@ export async function holdCheckout(
       const problems = refused.map(({ productId, quantity, left }) => {
         const title = cart.lines.find((l) => l.productId === productId)?.title ?? productId;
         return left === 0
-          ? `${title} (${productId}) is out of stock`
-          : `Only ${left} left of ${title} (${productId}); your cart has ${quantity}`;
+          ? t(localeOf(ctx), 'error.checkout.soldOut', { title, id: productId })
+          : t(localeOf(ctx), 'error.checkout.onlyLeft', { left, title, id: productId, quantity });
       });
       throw new CheckoutRefusal(
         'out_of_stock',
-        conflict(`${problems.join('. ')}. Change the cart and check out again`),
+        conflict('error.checkout.outOfStock', { problems: problems.join('. ') }),
         refused.map((r) => r.productId),
       );
     }
@@ -392,9 +405,7 @@ export async function holdCheckout(
     if (!updated) {
       // A newer checkout of this buyer ended this one while the provider was opening it.
       await deps.provider.expireSession(opened.providerSessionId).catch(() => {});
-      throw conflict(
-        'A newer checkout of your cart replaced this one while it was being opened; use the newer one',
-      );
+      throw conflict('error.checkout.replacedWhileOpening');
     }
     return { row: updated, created: true, superseded: [] };
   } catch (err) {
@@ -590,7 +601,7 @@ export async function getCheckout(
     ? (await ctx.db.select().from(checkoutSessions).where(eq(checkoutSessions.id, checkoutId)))[0]
     : undefined;
   if (!row || (row.buyerId !== me.id && me.role !== 'admin')) {
-    throw notFound(`Checkout session ${checkoutId} not found`);
+    throw notFound('error.checkout.sessionNotFound', { id: checkoutId });
   }
   return answer(row, publishableKey, await orderIdsOf(ctx, row.id));
 }

@@ -5,6 +5,15 @@ import type { z } from 'zod';
 import type { coupon, createCouponBody } from '../../contract/cart.ts';
 import { toUnix } from '../../contract/common.ts';
 import { conflict, notFound } from '../../contract/errors.ts';
+import {
+  BASE_LOCALE,
+  formatDate,
+  formatMoney,
+  type Locale,
+  render,
+  type Text,
+  text,
+} from '../../contract/i18n.ts';
 import { insertInto, query, statement } from '../../db/sql.ts';
 import { caller, type RequestContext } from '../context.ts';
 import { torontoDate } from '../pricing/dates.ts';
@@ -14,7 +23,11 @@ import { couponRedemptions, coupons } from './tables.ts';
 type CouponRow = typeof coupons.$inferSelect;
 const ph = sql.placeholder;
 
-const dollars = (cents: number) => `$${(cents / 100).toFixed(2)}`;
+/** An amount in a coupon's problem: English keeps its "$1000.00" (no grouping); French "1 000,00 $". */
+const amount = (locale: Locale, cents: number) =>
+  locale === BASE_LOCALE ? `$${(cents / 100).toFixed(2)}` : formatMoney(locale, cents);
+/** A date in a coupon's problem: English keeps YYYY-MM-DD; French "24 novembre 2026". */
+const day = (locale: Locale, date: string) => (locale === BASE_LOCALE ? date : formatDate(locale, date));
 
 function toCoupon(row: CouponRow, redemptions: number): z.infer<typeof coupon> {
   return {
@@ -47,7 +60,7 @@ export async function createCoupon(ctx: RequestContext, input: z.infer<typeof cr
     })
     .onConflictDoNothing({ target: coupons.code })
     .returning();
-  if (!row) throw conflict(`A coupon with the code ${input.code} already exists`);
+  if (!row) throw conflict('error.coupon.codeTaken', { code: input.code });
   return toCoupon(row, 0);
 }
 
@@ -60,8 +73,10 @@ export interface CouponCheck {
   coupon: CouponRow;
   /** The terms to price with (the quote computes and splits the amount), or null with a problem. */
   discount: DiscountTerms | null;
-  /** Why the coupon gives nothing now (CONFLICT when applying), or null. */
+  /** Why the coupon gives nothing now (CONFLICT when applying), or null: in the request's locale. */
   problem: string | null;
+  /** The same, not yet put into words (its amounts and dates written for the request's locale). */
+  reason: Text | null;
 }
 
 /** A coupon's discount as the pricing quote takes it. */
@@ -114,26 +129,35 @@ export function couponProblem(
   subtotalCents: number,
   held: CouponUses = { total: 0, mine: 0 },
 ): CouponCheck {
-  let problem: string | null = null;
+  const locale = ctx.locale ?? BASE_LOCALE;
+  const code = row.code;
+  let reason: Text | null = null;
   if (row.expiresOn && row.expiresOn < torontoDate(ctx.now())) {
-    problem = `Coupon ${row.code} expired on ${row.expiresOn}`;
+    reason = text('error.coupon.expired', { code, date: day(locale, row.expiresOn) });
   } else if (row.maxRedemptions !== null && used.total + held.total >= row.maxRedemptions) {
-    problem = `Coupon ${row.code} has been used up (${row.maxRedemptions} redemptions)`;
+    reason = text('error.coupon.usedUp', { code, n: row.maxRedemptions, shown: String(row.maxRedemptions) });
   } else if (
     row.maxRedemptionsPerCustomer !== null &&
     used.mine + held.mine >= row.maxRedemptionsPerCustomer
   ) {
-    problem = `You have already used coupon ${row.code} ${used.mine + held.mine} time(s), its limit per customer`;
+    reason = text('error.coupon.perCustomerLimit', { code, times: String(used.mine + held.mine) });
   } else if (subtotalCents < row.minSubtotalCents) {
-    problem =
-      `Coupon ${row.code} needs a subtotal of at least ${dollars(row.minSubtotalCents)}; ` +
-      `the cart's is ${dollars(subtotalCents)}`;
+    reason = text('error.coupon.minimumSubtotal', {
+      code,
+      min: amount(locale, row.minSubtotalCents),
+      subtotal: amount(locale, subtotalCents),
+    });
   }
-  return { coupon: row, discount: problem ? null : discountTerms(row), problem };
+  return {
+    coupon: row,
+    discount: reason ? null : discountTerms(row),
+    problem: reason && render(locale, reason),
+    reason,
+  };
 }
 
 /** The 404 for a code no coupon has (applying it, or naming it at checkout). */
-export const noSuchCoupon = (code: string) => notFound(`No coupon with the code ${code.toUpperCase()}`);
+export const noSuchCoupon = (code: string) => notFound('error.coupon.notFound', { code: code.toUpperCase() });
 
 /** A coupon by its code (any case), or 404. */
 export async function requireCoupon(ctx: RequestContext, code: string): Promise<CouponRow> {

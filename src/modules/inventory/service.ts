@@ -14,6 +14,7 @@ import type { z } from 'zod';
 import type { inventoryAnswer } from '../../contract/cart.ts';
 import { isRecordId } from '../../contract/common.ts';
 import { notFound } from '../../contract/errors.ts';
+import { BASE_LOCALE, t } from '../../contract/i18n.ts';
 import { pipeline, rowsOf, statement } from '../../db/sql.ts';
 import { products } from '../catalog/tables.ts';
 import { inTransaction, type RequestContext } from '../context.ts';
@@ -53,14 +54,18 @@ export async function checkInventory(
   quantity: number,
 ): Promise<z.infer<typeof inventoryAnswer>> {
   const found = await availableUnits(ctx, productId);
-  if (!found) throw notFound(`Product ${productId} not found`);
+  if (!found) throw notFound('error.catalog.productNotFound', { id: productId });
   const available = found.units >= quantity;
-  const message =
+  const units = String(found.units);
+  const message = t(
+    ctx.locale ?? BASE_LOCALE,
     found.units === 0
-      ? `Out of stock: ${found.title}`
+      ? 'tool.checkInventory.outOfStock'
       : available
-        ? `In stock: ${found.units} of ${found.title} available`
-        : `Only ${found.units} left of ${found.title}; you asked for ${quantity}`;
+        ? 'tool.checkInventory.inStock'
+        : 'tool.checkInventory.notEnough',
+    { title: found.title, units, n: found.units, asked: String(quantity) },
+  );
   return {
     product_id: productId,
     available,

@@ -1,77 +1,98 @@
 // The account emails: verifying an address and resetting a password. Pure functions from the
-// account's name and the link to a subject, a text body and an HTML body. The link carries a
-// secret token: it appears in the body only, never in the subject (subjects end up in logs).
+// account's name, the link and the reader's locale to a subject, a text body and an HTML body.
+// The link carries a secret token: it appears in the body only, never in the subject (subjects
+// end up in logs).
+import { BASE_LOCALE, type Locale, t } from '../../contract/i18n.ts';
 import { escapeHtml, greeting, page, type RenderedMail } from './templates.ts';
 
 export interface AccountLinkMailData {
   name: string;
   /** The whole link, token included. */
   url: string;
-  /** How long the link works, in words ("48 hours", "30 minutes"). */
-  validFor: string;
+  /** How long the link works, in seconds (written "48 hours", "30 minutes", "48 heures"). */
+  validForSeconds: number;
 }
 
-function button(url: string, label: string): string {
+/** A link's life in words: whole hours as hours, anything else as minutes. */
+function duration(locale: Locale, seconds: number): string {
+  return seconds % 3600 === 0
+    ? t(locale, 'mail.account.duration', { unit: 'hours', n: seconds / 3600 })
+    : t(locale, 'mail.account.duration', { unit: 'minutes', n: Math.round(seconds / 60) });
+}
+
+function button(locale: Locale, url: string, label: string): string {
   const u = escapeHtml(url);
   return [
     `<p><a href="${u}" style="display:inline-block;background:#1d3b2a;color:#fff;padding:10px 18px;border-radius:6px;text-decoration:none">${escapeHtml(label)}</a></p>`,
-    `<p style="font-size:13px;color:#555">Or paste this link into your browser:<br><a href="${u}">${u}</a></p>`,
+    `<p style="font-size:13px;color:#555">${escapeHtml(t(locale, 'mail.account.pasteLink'))}<br><a href="${u}">${u}</a></p>`,
   ].join('\n');
 }
 
-export function verifyEmailEmail(d: AccountLinkMailData): RenderedMail {
-  const subject = 'Confirm your email address for Portage';
-  const intro = 'Please confirm that this is your email address by opening the link below.';
-  const expiry = `The link works once, for ${d.validFor}. If you did not create a Portage account, ignore this email.`;
-  const text = [greeting(d.name), '', intro, '', d.url, '', expiry, ''].join('\n');
+export function verifyEmailEmail(d: AccountLinkMailData, locale: Locale = BASE_LOCALE): RenderedMail {
+  const subject = t(locale, 'mail.verifyEmail.subject');
+  const intro = t(locale, 'mail.verifyEmail.intro');
+  const expiry = t(locale, 'mail.verifyEmail.expiry', { duration: duration(locale, d.validForSeconds) });
+  const text = [greeting(d.name, locale), '', intro, '', d.url, '', expiry, ''].join('\n');
   return {
     subject,
     text,
-    html: page(subject, [
-      `<p>${escapeHtml(greeting(d.name))}</p>`,
-      `<p>${escapeHtml(intro)}</p>`,
-      button(d.url, 'Confirm my email address'),
-      `<p>${escapeHtml(expiry)}</p>`,
-    ]),
+    html: page(
+      subject,
+      [
+        `<p>${escapeHtml(greeting(d.name, locale))}</p>`,
+        `<p>${escapeHtml(intro)}</p>`,
+        button(locale, d.url, t(locale, 'mail.verifyEmail.button')),
+        `<p>${escapeHtml(expiry)}</p>`,
+      ],
+      locale,
+    ),
   };
 }
 
-export function passwordResetEmail(d: AccountLinkMailData): RenderedMail {
-  const subject = 'Reset your Portage password';
-  const intro = 'Someone (we hope you) asked to reset the password of your Portage account.';
-  const how =
-    'Open the link below to choose a new password. Every device signed in to your account will be signed out.';
-  const expiry = `The link works once, for ${d.validFor}. If you did not ask for it, ignore this email: your password stays as it is.`;
-  const text = [greeting(d.name), '', intro, how, '', d.url, '', expiry, ''].join('\n');
+export function passwordResetEmail(d: AccountLinkMailData, locale: Locale = BASE_LOCALE): RenderedMail {
+  const subject = t(locale, 'mail.passwordReset.subject');
+  const intro = t(locale, 'mail.passwordReset.intro');
+  const how = t(locale, 'mail.passwordReset.how');
+  const expiry = t(locale, 'mail.passwordReset.expiry', { duration: duration(locale, d.validForSeconds) });
+  const text = [greeting(d.name, locale), '', intro, how, '', d.url, '', expiry, ''].join('\n');
   return {
     subject,
     text,
-    html: page(subject, [
-      `<p>${escapeHtml(greeting(d.name))}</p>`,
-      `<p>${escapeHtml(intro)} ${escapeHtml(how)}</p>`,
-      button(d.url, 'Choose a new password'),
-      `<p>${escapeHtml(expiry)}</p>`,
-    ]),
+    html: page(
+      subject,
+      [
+        `<p>${escapeHtml(greeting(d.name, locale))}</p>`,
+        `<p>${escapeHtml(intro)} ${escapeHtml(how)}</p>`,
+        button(locale, d.url, t(locale, 'mail.passwordReset.button')),
+        `<p>${escapeHtml(expiry)}</p>`,
+      ],
+      locale,
+    ),
   };
 }
 
 /** To an address not yet verified that asked for a password reset: verify first. */
-export function verifyBeforeResetEmail(d: AccountLinkMailData): RenderedMail {
-  const subject = 'Confirm your email address to reset your Portage password';
-  const intro =
-    'Someone (we hope you) asked to reset the password of your Portage account, but this email address is not confirmed yet. A password can only be reset by email once the address is confirmed.';
-  const how = 'Confirm it with the link below, then ask for a password reset again.';
-  const expiry = `The link works once, for ${d.validFor}. If you did not ask for it, ignore this email.`;
-  const text = [greeting(d.name), '', intro, how, '', d.url, '', expiry, ''].join('\n');
+export function verifyBeforeResetEmail(d: AccountLinkMailData, locale: Locale = BASE_LOCALE): RenderedMail {
+  const subject = t(locale, 'mail.verifyBeforeReset.subject');
+  const intro = t(locale, 'mail.verifyBeforeReset.intro');
+  const how = t(locale, 'mail.verifyBeforeReset.how');
+  const expiry = t(locale, 'mail.verifyBeforeReset.expiry', {
+    duration: duration(locale, d.validForSeconds),
+  });
+  const text = [greeting(d.name, locale), '', intro, how, '', d.url, '', expiry, ''].join('\n');
   return {
     subject,
     text,
-    html: page(subject, [
-      `<p>${escapeHtml(greeting(d.name))}</p>`,
-      `<p>${escapeHtml(intro)}</p>`,
-      `<p>${escapeHtml(how)}</p>`,
-      button(d.url, 'Confirm my email address'),
-      `<p>${escapeHtml(expiry)}</p>`,
-    ]),
+    html: page(
+      subject,
+      [
+        `<p>${escapeHtml(greeting(d.name, locale))}</p>`,
+        `<p>${escapeHtml(intro)}</p>`,
+        `<p>${escapeHtml(how)}</p>`,
+        button(locale, d.url, t(locale, 'mail.verifyEmail.button')),
+        `<p>${escapeHtml(expiry)}</p>`,
+      ],
+      locale,
+    ),
   };
 }

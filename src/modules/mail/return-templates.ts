@@ -1,13 +1,16 @@
 // The return emails, one per decision (approved, rejected, refunded): pure functions from the
-// return's data to a subject, a text body and an HTML body (docs/api.md "Mail":
-// amounts in dollars). Every string a user wrote (product names, the seller's note) is
-// escaped in the HTML and kept to one line where it is a name.
+// return's data and the reader's locale to a subject, a text body and an HTML body
+// (docs/api.md "Mail": amounts in dollars). Every word comes from the catalogues; every string a
+// user wrote (product names, the seller's note) is escaped in the HTML and kept to one line
+// where it is a name.
+import { BASE_LOCALE, type Locale, type MessageKey, t } from '../../contract/i18n.ts';
 import {
   escapeHtml,
-  formatCents,
   greeting,
+  htmlT,
   itemsSummary,
   line,
+  money,
   page,
   type RenderedMail,
 } from './templates.ts';
@@ -38,85 +41,99 @@ function itemLines(d: ReturnMailData): string[] {
   return d.items.map((i) => `${i.quantity} × ${line(i.name)}`);
 }
 
-function what(d: ReturnMailData): string {
-  return d.wholeOrder
-    ? `your return of ${itemsSummary(d.items)} (the whole order)`
-    : `your return of ${itemsSummary(d.items)} (part of an order)`;
+/** "your return of Cedar box (the whole order)". */
+function what(d: ReturnMailData, locale: Locale): string {
+  return t(locale, 'mail.return.what', {
+    items: itemsSummary(d.items, locale),
+    scope: d.wholeOrder ? 'whole' : 'part',
+  });
 }
 
 /** The reference lines a person quotes to support. */
-const references = (d: ReturnMailData) =>
-  `Return number ${line(d.returnId)}, order number ${line(d.orderId)}.`;
+const references = (d: ReturnMailData, locale: Locale) =>
+  t(locale, 'mail.return.references', { returnId: line(d.returnId), orderId: line(d.orderId) });
 
 /** Text and HTML of a message: paragraphs, then the returned items, then closing paragraphs. */
 function render(
+  locale: Locale,
   subject: string,
   d: ReturnMailData,
   before: string[],
   after: string[],
-  note?: { label: string; text: string },
+  note?: { key: MessageKey; text: string },
 ): RenderedMail {
   const noteText = note?.text.trim();
+  const itemsReturned = t(locale, 'mail.return.itemsReturned');
   const text = [
-    greeting(d.buyerName),
+    greeting(d.buyerName, locale),
     '',
     ...before.flatMap((p) => [p, '']),
-    ...(noteText ? [`${note!.label}: ${noteText}`, ''] : []),
-    'Items returned:',
+    ...(note && noteText ? [t(locale, note.key, { note: noteText }), ''] : []),
+    itemsReturned,
     ...itemLines(d).map((l) => `  ${l}`),
     '',
     ...after.flatMap((p) => [p, '']),
   ].join('\n');
-  const html = page(subject, [
-    `<p>${escapeHtml(greeting(d.buyerName))}</p>`,
-    ...before.map((p) => `<p>${escapeHtml(p)}</p>`),
-    ...(noteText
-      ? [`<p>${escapeHtml(note!.label)}: ${escapeHtml(noteText).replace(/\r?\n/g, '<br>')}</p>`]
-      : []),
-    '<p>Items returned:</p>',
-    `<ul>${itemLines(d)
-      .map((l) => `<li>${escapeHtml(l)}</li>`)
-      .join('')}</ul>`,
-    ...after.map((p) => `<p>${escapeHtml(p)}</p>`),
-  ]);
+  const html = page(
+    subject,
+    [
+      `<p>${escapeHtml(greeting(d.buyerName, locale))}</p>`,
+      ...before.map((p) => `<p>${escapeHtml(p)}</p>`),
+      ...(note && noteText
+        ? [
+            `<p>${htmlT(locale, note.key, { note: { html: escapeHtml(noteText).replace(/\r?\n/g, '<br>') } })}</p>`,
+          ]
+        : []),
+      `<p>${escapeHtml(itemsReturned)}</p>`,
+      `<ul>${itemLines(d)
+        .map((l) => `<li>${escapeHtml(l)}</li>`)
+        .join('')}</ul>`,
+      ...after.map((p) => `<p>${escapeHtml(p)}</p>`),
+    ],
+    locale,
+  );
   return { subject, text, html };
 }
 
-export function returnApprovedEmail(d: ReturnApprovedMailData): RenderedMail {
-  const subject = `Your return of ${itemsSummary(d.items)} is approved`;
-  const money =
+export function returnApprovedEmail(d: ReturnApprovedMailData, locale: Locale = BASE_LOCALE): RenderedMail {
+  const subject = t(locale, 'mail.returnApproved.subject', { items: itemsSummary(d.items, locale) });
+  const refund =
     d.refundCents > 0
-      ? `A refund of ${formatCents(d.refundCents)} is on its way to your original payment method; we will write again when it is made.`
-      : 'Everything paid for this order has already been refunded, so there is nothing more to refund.';
-  return render(subject, d, [`The seller approved ${what(d)}.`, money], [references(d)], {
-    label: 'Note from the seller',
-    text: d.note ?? '',
-  });
-}
-
-export function returnRejectedEmail(d: ReturnRejectedMailData): RenderedMail {
-  const subject = `Your return of ${itemsSummary(d.items)} was not accepted`;
+      ? t(locale, 'mail.returnApproved.refund', { amount: money(locale, d.refundCents) })
+      : t(locale, 'mail.returnApproved.nothingLeft');
   return render(
+    locale,
     subject,
     d,
-    [`The seller did not accept ${what(d)}.`],
-    [
-      'Nothing was refunded. You may request a new return of this order while its return window is open.',
-      references(d),
-    ],
-    { label: 'Reason given', text: d.note },
+    [t(locale, 'mail.returnApproved.approved', { what: what(d, locale) }), refund],
+    [references(d, locale)],
+    { key: 'mail.return.sellerNote', text: d.note ?? '' },
   );
 }
 
-export function returnRefundedEmail(d: ReturnRefundedMailData): RenderedMail {
-  const subject = `Refund of ${formatCents(d.refundCents)} for your return of ${itemsSummary(d.items)}`;
+export function returnRejectedEmail(d: ReturnRejectedMailData, locale: Locale = BASE_LOCALE): RenderedMail {
+  const subject = t(locale, 'mail.returnRejected.subject', { items: itemsSummary(d.items, locale) });
   return render(
+    locale,
+    subject,
+    d,
+    [t(locale, 'mail.returnRejected.rejected', { what: what(d, locale) })],
+    [t(locale, 'mail.returnRejected.after'), references(d, locale)],
+    { key: 'mail.return.reasonGiven', text: d.note },
+  );
+}
+
+export function returnRefundedEmail(d: ReturnRefundedMailData, locale: Locale = BASE_LOCALE): RenderedMail {
+  const amount = money(locale, d.refundCents);
+  const subject = t(locale, 'mail.returnRefunded.subject', { amount, items: itemsSummary(d.items, locale) });
+  return render(
+    locale,
     subject,
     d,
     [
-      `We refunded ${formatCents(d.refundCents)} for ${what(d)}.`,
-      'It goes back to your original payment method and can take 5 to 10 business days to appear.',
+      t(locale, 'mail.returnRefunded.refunded', { amount, what: what(d, locale) }),
+      t(locale, 'mail.refund.delay'),
     ],
-    [references(d)],
+    [references(d, locale)],
   );
 }

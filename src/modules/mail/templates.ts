@@ -1,18 +1,31 @@
-// The order emails: pure functions from order data to a subject, a text body and an HTML body
-// (docs/api.md "Mail": amounts in dollars with the tax lines). Amounts are
-// formatted from integer cents with integer arithmetic; every string a user wrote (product and
-// seller names, the address, a reason) is escaped in the HTML.
+// The order emails: pure functions from order data and the reader's locale to a subject, a text
+// body and an HTML body (docs/api.md "Mail": amounts in dollars with the tax lines). Every word
+// comes from the catalogues (src/contract/messages); amounts are formatted from integer cents by
+// formatMoney, tax names translated at render time (GST reads TPS in French). Every string a
+// user wrote (product and seller names, the address, a reason) is escaped in the HTML.
 import { escapeHtml, formatCents } from '../../contract/format.ts';
+import {
+  BASE_LOCALE,
+  CATALOGUES,
+  formatDate,
+  formatMoney,
+  type Locale,
+  type MessageKey,
+  type MessageValues,
+  t,
+} from '../../contract/i18n.ts';
 
 export { escapeHtml, formatCents };
 
 export type OrderMailOrder = {
   id: string;
+  /** The shop's name; empty when unknown (the email then says "Portage seller"). */
   sellerName: string;
   items: Array<{ name: string; quantity: number; unitPriceCents: number }>;
   subtotalCents: number;
   discountCents: number;
   shippingCostCents: number;
+  /** As stored: `name` is GST, HST, PST or QST (translated when written). */
   taxLines: Array<{ name: string; ratePercent: number; amountCents: number }>;
   taxAmountCents: number;
   totalAmountCents: number;
@@ -27,6 +40,8 @@ export type OrderMailOrder = {
     postalCode: string;
     country: string;
   };
+  /** The order's invoice (GET /orders/:id/invoice): the paid email links to it when given. */
+  invoiceUrl?: string;
 };
 
 export interface RenderedMail {
@@ -51,6 +66,7 @@ export interface OrderShippedMailData {
 export interface OrderCancelledMailData {
   buyerName: string;
   order: OrderMailOrder;
+  /** Already in the reader's words (a person's reason as written, or the service's translated). */
   reason: string;
   refundCents: number;
 }
@@ -69,15 +85,70 @@ export function line(s: string): string {
   return s.replace(CONTROL, ' ').replace(/\s+/g, ' ').trim();
 }
 
-/** "Hello Ann," (the name on one line), or "Hello," without one. */
-export function greeting(buyerName: string): string {
-  const name = line(buyerName);
-  return name ? `Hello ${name},` : 'Hello,';
+/** A value of htmlT inserted as it is (already HTML), not escaped. */
+export interface Html {
+  html: string;
 }
 
-function rate(percent: number): string {
-  // 13 -> "13", 9.975 -> "9.975" (at most three decimals, as the tax tables give them)
-  return String(Math.round(percent * 1000) / 1000);
+/** Marks where a value goes in a message rendered for HTML (private-use: never in a catalogue). */
+const SLOT = '\uE000';
+const SLOTS = /\uE000(\d+)\uE000/;
+
+/**
+ * The message `key` as HTML: its words and string values escaped, `{html}` values inserted as
+ * they are, numbers passed to ICU (plurals). Values are put in after the message is rendered, so
+ * nothing a user wrote is read as ICU or HTML.
+ */
+export function htmlT(
+  locale: Locale,
+  key: MessageKey,
+  values: Record<string, string | number | Html> = {},
+): string {
+  const slots: MessageValues = {};
+  const inserts: string[] = [];
+  for (const [name, value] of Object.entries(values)) {
+    if (typeof value === 'number') {
+      slots[name] = value;
+    } else {
+      slots[name] = `${SLOT}${inserts.length}${SLOT}`;
+      inserts.push(typeof value === 'string' ? escapeHtml(value) : value.html);
+    }
+  }
+  return t(locale, key, slots)
+    .split(SLOTS)
+    .map((part, i) => (i % 2 === 1 ? (inserts[Number(part)] ?? '') : escapeHtml(part)))
+    .join('');
+}
+
+/** "Hello Ann," (the name on one line), or "Hello," without one; "Bonjour Ann," in French. */
+export function greeting(buyerName: string, locale: Locale = BASE_LOCALE): string {
+  const name = line(buyerName);
+  return name ? t(locale, 'mail.greeting.named', { name }) : t(locale, 'mail.greeting.anonymous');
+}
+
+/** Dollars as the reader writes them: "$91.52", "91,52 $". */
+export const money = (locale: Locale, cents: number): string => formatMoney(locale, cents);
+
+/** A delivery date (YYYY-MM-DD) as a person reads it: "November 24, 2026", "24 novembre 2026". */
+export function deliveryDate(locale: Locale, iso: string): string {
+  return formatDate(locale, line(iso));
+}
+
+const rates = new Map<Locale, Intl.NumberFormat>();
+function rate(locale: Locale, percent: number): string {
+  // 13 -> "13", 9.975 -> "9.975" / "9,975" (at most three decimals, as the tax tables give them)
+  let format = rates.get(locale);
+  if (!format) {
+    format = new Intl.NumberFormat(locale, { maximumFractionDigits: 3, useGrouping: false });
+    rates.set(locale, format);
+  }
+  return format.format(percent);
+}
+
+/** A tax line's name in the reader's words: stored GST/HST/PST/QST, TPS/TVH/TVP/TVQ in French. */
+export function taxName(locale: Locale, stored: string): string {
+  const key = `tax.name.${stored}`;
+  return key in CATALOGUES[BASE_LOCALE] ? t(locale, key as MessageKey) : line(stored);
 }
 
 function addressLines(a: OrderMailOrder['shippingAddress']): string[] {
@@ -85,28 +156,38 @@ function addressLines(a: OrderMailOrder['shippingAddress']): string[] {
 }
 
 /** "Birch canoe paddle", "Birch canoe paddle and 2 more items": what a person recognises an order by. */
-export function itemsSummary(items: ReadonlyArray<{ name: string }>): string {
-  const first = line(items[0]?.name ?? '') || 'your items';
-  const more = items.length - 1;
-  return more > 0 ? `${first} and ${more} more item${more === 1 ? '' : 's'}` : first;
+export function itemsSummary(items: ReadonlyArray<{ name: string }>, locale: Locale = BASE_LOCALE): string {
+  const first = line(items[0]?.name ?? '') || t(locale, 'mail.order.yourItems');
+  return t(locale, 'mail.order.itemsSummary', { first, more: Math.max(0, items.length - 1) });
 }
 
-/** "Birch canoe paddle from Maple Goods": an order named by its first item and its shop. */
-const orderName = (o: OrderMailOrder) => `${itemsSummary(o.items)} from ${line(o.sellerName)}`;
+const sellerOf = (o: OrderMailOrder, locale: Locale) =>
+  line(o.sellerName) || t(locale, 'mail.order.sellerFallback');
+
+/** The values naming an order in a sentence: its items and its shop. */
+const named = (o: OrderMailOrder, locale: Locale) => ({
+  items: itemsSummary(o.items, locale),
+  seller: sellerOf(o, locale),
+});
 
 /** The carriers whose tracking pages we know, by the name a seller types (any case, spacing). */
-const TRACKING: Array<[RegExp, (n: string) => string]> = [
+const TRACKING: Array<[RegExp, (n: string, locale: Locale) => string]> = [
   [
     /^(canada ?post|postes? ?canada|cpc)$/,
-    (n) => `https://www.canadapost-postescanada.ca/track-reperage/en#/details/${n}`,
+    (n, locale) =>
+      `https://www.canadapost-postescanada.ca/track-reperage/${locale === 'fr-CA' ? 'fr' : 'en'}#/details/${n}`,
   ],
   [/^purolator$/, (n) => `https://www.purolator.com/en/shipping/tracker?pin=${n}`],
   [/^ups$/, (n) => `https://www.ups.com/track?tracknum=${n}`],
   [/^fed ?ex$/, (n) => `https://www.fedex.com/fedextrack/?trknbr=${n}`],
 ];
 
-/** The carrier's tracking page for this number, when the carrier is one we know. */
-export function trackingUrl(carrier: string | null, trackingNumber: string | null): string | undefined {
+/** The carrier's tracking page for this number, when the carrier is one we know (in the reader's language where it has one). */
+export function trackingUrl(
+  carrier: string | null,
+  trackingNumber: string | null,
+  locale: Locale = BASE_LOCALE,
+): string | undefined {
   const name = line(carrier ?? '')
     .toLowerCase()
     .replace(/[^a-z ]/g, '')
@@ -114,33 +195,65 @@ export function trackingUrl(carrier: string | null, trackingNumber: string | nul
   const number = line(trackingNumber ?? '');
   if (!name || !number) return undefined;
   const known = TRACKING.find(([pattern]) => pattern.test(name));
-  return known?.[1](encodeURIComponent(number));
+  return known?.[1](encodeURIComponent(number), locale);
 }
 
+type Row = { label: string; amount: string; strong?: boolean };
+
 /** The lines of one order's summary (text form; the HTML form is built from the same rows). */
-function orderRows(o: OrderMailOrder): { items: [string, string][]; totals: [string, string][] } {
-  const items = o.items.map((i): [string, string] => [
-    `${i.quantity} × ${line(i.name)} @ ${formatCents(i.unitPriceCents)}`,
-    formatCents(i.quantity * i.unitPriceCents),
-  ]);
-  const totals: [string, string][] = [['Subtotal', formatCents(o.subtotalCents)]];
-  if (o.discountCents !== 0) totals.push(['Discount', formatCents(-Math.abs(o.discountCents))]);
-  totals.push(['Shipping', o.shippingCostCents === 0 ? 'Free' : formatCents(o.shippingCostCents)]);
-  for (const t of o.taxLines)
-    totals.push([`${line(t.name)} ${rate(t.ratePercent)}%`, formatCents(t.amountCents)]);
-  if (o.taxLines.length === 0) totals.push(['Tax', formatCents(o.taxAmountCents)]);
-  totals.push(['Total', formatCents(o.totalAmountCents)]);
+function orderRows(o: OrderMailOrder, locale: Locale): { items: Row[]; totals: Row[] } {
+  const items = o.items.map(
+    (i): Row => ({
+      label: t(locale, 'mail.order.itemLine', {
+        quantity: i.quantity,
+        name: line(i.name),
+        price: money(locale, i.unitPriceCents),
+      }),
+      amount: money(locale, i.quantity * i.unitPriceCents),
+    }),
+  );
+  const totals: Row[] = [{ label: t(locale, 'mail.order.subtotal'), amount: money(locale, o.subtotalCents) }];
+  if (o.discountCents !== 0) {
+    totals.push({
+      label: t(locale, 'mail.order.discount'),
+      amount: money(locale, -Math.abs(o.discountCents)),
+    });
+  }
+  totals.push({
+    label: t(locale, 'mail.order.shipping'),
+    amount:
+      o.shippingCostCents === 0 ? t(locale, 'mail.order.freeShipping') : money(locale, o.shippingCostCents),
+  });
+  for (const x of o.taxLines) {
+    totals.push({
+      label: t(locale, 'mail.order.taxLine', {
+        name: taxName(locale, x.name),
+        rate: rate(locale, x.ratePercent),
+      }),
+      amount: money(locale, x.amountCents),
+    });
+  }
+  if (o.taxLines.length === 0) {
+    totals.push({ label: t(locale, 'mail.order.tax'), amount: money(locale, o.taxAmountCents) });
+  }
+  totals.push({
+    label: t(locale, 'mail.order.total'),
+    amount: money(locale, o.totalAmountCents),
+    strong: true,
+  });
   return { items, totals };
 }
 
-function orderText(o: OrderMailOrder): string[] {
-  const { items, totals } = orderRows(o);
+function orderText(o: OrderMailOrder, locale: Locale): string[] {
+  const { items, totals } = orderRows(o, locale);
   return [
-    `From ${line(o.sellerName)} (order number ${line(o.id)})`,
-    ...items.map(([label, amount]) => `  ${label}: ${amount}`),
-    ...totals.map(([label, amount]) => `  ${label}: ${amount}`),
-    `  Estimated delivery: ${line(o.estimatedDelivery)}`,
-    `  Ships to: ${addressLines(o.shippingAddress).join(', ')}`,
+    `${t(locale, 'mail.order.fromSeller', { seller: sellerOf(o, locale) })} ${t(locale, 'mail.order.numberInParens', { id: line(o.id) })}`,
+    ...[...items, ...totals].map(
+      (r) => `  ${t(locale, 'mail.order.row', { label: r.label, amount: r.amount })}`,
+    ),
+    `  ${t(locale, 'mail.order.estimatedDelivery', { date: deliveryDate(locale, o.estimatedDelivery) })}`,
+    `  ${t(locale, 'mail.order.shipsTo', { address: addressLines(o.shippingAddress).join(', ') })}`,
+    ...(o.invoiceUrl ? [`  ${t(locale, 'mail.order.invoiceText', { url: o.invoiceUrl })}`] : []),
   ];
 }
 
@@ -148,29 +261,35 @@ const STYLE_TABLE = 'border-collapse:collapse;margin:8px 0 16px 0';
 const STYLE_CELL = 'padding:2px 12px 2px 0';
 const STYLE_AMOUNT = 'padding:2px 0;text-align:right';
 
-function orderHtml(o: OrderMailOrder): string {
-  const { items, totals } = orderRows(o);
-  const row = ([label, amount]: [string, string], strong = false) => {
+function orderHtml(o: OrderMailOrder, locale: Locale): string {
+  const { items, totals } = orderRows(o, locale);
+  const row = ({ label, amount, strong }: Row) => {
     const l = strong ? `<strong>${escapeHtml(label)}</strong>` : escapeHtml(label);
     const a = strong ? `<strong>${escapeHtml(amount)}</strong>` : escapeHtml(amount);
     return `<tr><td style="${STYLE_CELL}">${l}</td><td style="${STYLE_AMOUNT}">${a}</td></tr>`;
   };
+  const address = { html: addressLines(o.shippingAddress).map(escapeHtml).join('<br>') };
   return [
-    `<h3>From ${escapeHtml(line(o.sellerName))} <small>(order number ${escapeHtml(line(o.id))})</small></h3>`,
+    `<h3>${htmlT(locale, 'mail.order.fromSeller', { seller: sellerOf(o, locale) })} <small>${htmlT(locale, 'mail.order.numberInParens', { id: line(o.id) })}</small></h3>`,
     `<table style="${STYLE_TABLE}">`,
-    ...items.map((r) => row(r)),
-    ...totals.map((r) => row(r, r[0] === 'Total')),
+    ...items.map(row),
+    ...totals.map(row),
     '</table>',
-    `<p>Estimated delivery: ${escapeHtml(line(o.estimatedDelivery))}<br>`,
-    `Ships to: ${addressLines(o.shippingAddress).map(escapeHtml).join('<br>')}</p>`,
+    `<p>${htmlT(locale, 'mail.order.estimatedDelivery', { date: deliveryDate(locale, o.estimatedDelivery) })}<br>`,
+    `${htmlT(locale, 'mail.order.shipsTo', { address })}</p>`,
+    ...(o.invoiceUrl
+      ? [
+          `<p><a href="${escapeHtml(o.invoiceUrl)}">${escapeHtml(t(locale, 'mail.order.invoiceLink'))}</a></p>`,
+        ]
+      : []),
   ].join('\n');
 }
 
-/** An email's HTML document: the title and the body's lines (already escaped). */
-export function page(title: string, body: string[]): string {
+/** An email's HTML document in `locale` (its lang): the title and the body's lines (already escaped). */
+export function page(title: string, body: string[], locale: Locale = BASE_LOCALE): string {
   return [
     '<!doctype html>',
-    '<html><head><meta charset="utf-8">',
+    `<html lang="${escapeHtml(locale)}"><head><meta charset="utf-8">`,
     `<title>${escapeHtml(title)}</title></head>`,
     '<body style="font-family:Arial,Helvetica,sans-serif;color:#222;line-height:1.4">',
     ...body,
@@ -183,112 +302,134 @@ function link(url: string): string {
   return `<a href="${u}">${u}</a>`;
 }
 
-/** One email per paid checkout, listing each order (one per seller). */
-export function orderPaidEmail(d: OrderPaidMailData): RenderedMail {
-  const count = d.orders.length;
-  const subject = `Your Portage order is confirmed: ${formatCents(d.totalCents)}`;
-  const intro =
-    count === 1
-      ? `Thank you for your order. We received your payment of ${formatCents(d.totalCents)}.`
-      : `Thank you for your order. We received your payment of ${formatCents(d.totalCents)} for ${count} orders (one per seller).`;
-  const follow = 'Tracking details will follow when it ships.';
+/** One email per paid checkout, listing each order (one per seller), each with its invoice's link. */
+export function orderPaidEmail(d: OrderPaidMailData, locale: Locale = BASE_LOCALE): RenderedMail {
+  const total = money(locale, d.totalCents);
+  const subject = t(locale, 'mail.orderPaid.subject', { total });
+  const intro = t(locale, 'mail.orderPaid.intro', { count: d.orders.length, total });
+  const follow = t(locale, 'mail.orderPaid.follow');
   const text = [
-    greeting(d.buyerName),
+    greeting(d.buyerName, locale),
     '',
     intro,
     '',
-    ...d.orders.flatMap((o) => [...orderText(o), '']),
-    `Total paid: ${formatCents(d.totalCents)}`,
+    ...d.orders.flatMap((o) => [...orderText(o, locale), '']),
+    t(locale, 'mail.orderPaid.totalPaid', { total }),
     '',
     follow,
     '',
   ].join('\n');
-  const html = page(subject, [
-    `<p>${escapeHtml(greeting(d.buyerName))}</p>`,
-    `<p>${escapeHtml(intro)}</p>`,
-    ...d.orders.map(orderHtml),
-    `<p><strong>Total paid: ${escapeHtml(formatCents(d.totalCents))}</strong></p>`,
-    `<p>${escapeHtml(follow)}</p>`,
-  ]);
+  const html = page(
+    subject,
+    [
+      `<p>${escapeHtml(greeting(d.buyerName, locale))}</p>`,
+      `<p>${escapeHtml(intro)}</p>`,
+      ...d.orders.map((o) => orderHtml(o, locale)),
+      `<p><strong>${htmlT(locale, 'mail.orderPaid.totalPaid', { total })}</strong></p>`,
+      `<p>${escapeHtml(follow)}</p>`,
+    ],
+    locale,
+  );
   return { subject, text, html };
 }
 
-export function orderShippedEmail(d: OrderShippedMailData): RenderedMail {
+export function orderShippedEmail(d: OrderShippedMailData, locale: Locale = BASE_LOCALE): RenderedMail {
   const o = d.order;
-  const subject = `Your ${orderName(o)} has shipped`;
-  const track = trackingUrl(o.carrier, o.trackingNumber);
+  const subject = t(locale, 'mail.orderShipped.subject', named(o, locale));
+  const track = trackingUrl(o.carrier, o.trackingNumber, locale);
+  const notGiven = t(locale, 'mail.orderShipped.notGiven');
   const tracking = [
-    `Carrier: ${line(o.carrier ?? '') || 'not given'}`,
-    `Tracking number: ${line(o.trackingNumber ?? '') || 'not given'}`,
+    t(locale, 'mail.orderShipped.carrier', { carrier: line(o.carrier ?? '') || notGiven }),
+    t(locale, 'mail.orderShipped.trackingNumber', { number: line(o.trackingNumber ?? '') || notGiven }),
   ];
-  const intro = `Your order of ${itemsSummary(o.items)} from ${line(o.sellerName)} is on its way.`;
+  const intro = t(locale, 'mail.orderShipped.intro', named(o, locale));
+  const date = deliveryDate(locale, o.estimatedDelivery);
+  const address = addressLines(o.shippingAddress);
   const text = [
-    greeting(d.buyerName),
+    greeting(d.buyerName, locale),
     '',
     intro,
     '',
     ...tracking,
-    ...(track ? [`Track it: ${track}`] : []),
-    `Estimated delivery: ${line(o.estimatedDelivery)}`,
-    `Ships to: ${addressLines(o.shippingAddress).join(', ')}`,
-    `Order number: ${line(o.id)}`,
+    ...(track ? [t(locale, 'mail.orderShipped.trackIt', { url: track })] : []),
+    t(locale, 'mail.order.estimatedDelivery', { date }),
+    t(locale, 'mail.order.shipsTo', { address: address.join(', ') }),
+    t(locale, 'mail.order.number', { id: line(o.id) }),
     '',
   ].join('\n');
-  const html = page(subject, [
-    `<p>${escapeHtml(greeting(d.buyerName))}</p>`,
-    `<p>${escapeHtml(intro)}</p>`,
-    `<p>${tracking.map(escapeHtml).join('<br>')}<br>`,
-    ...(track ? [`Track it: ${link(track)}<br>`] : []),
-    `Estimated delivery: ${escapeHtml(line(o.estimatedDelivery))}</p>`,
-    `<p>Ships to: ${addressLines(o.shippingAddress).map(escapeHtml).join('<br>')}</p>`,
-    `<p>Order number: ${escapeHtml(line(o.id))}</p>`,
-  ]);
+  const html = page(
+    subject,
+    [
+      `<p>${escapeHtml(greeting(d.buyerName, locale))}</p>`,
+      `<p>${escapeHtml(intro)}</p>`,
+      `<p>${tracking.map(escapeHtml).join('<br>')}<br>`,
+      ...(track ? [`${htmlT(locale, 'mail.orderShipped.trackIt', { url: { html: link(track) } })}<br>`] : []),
+      `${htmlT(locale, 'mail.order.estimatedDelivery', { date })}</p>`,
+      `<p>${htmlT(locale, 'mail.order.shipsTo', { address: { html: address.map(escapeHtml).join('<br>') } })}</p>`,
+      `<p>${htmlT(locale, 'mail.order.number', { id: line(o.id) })}</p>`,
+    ],
+    locale,
+  );
   return { subject, text, html };
 }
 
-function refundSentence(refundCents: number): string {
+function refundSentence(locale: Locale, refundCents: number): string {
   return refundCents > 0
-    ? `A refund of ${formatCents(refundCents)} goes back to your original payment method; it can take 5 to 10 business days to appear.`
-    : 'Nothing was charged for this order, so there is nothing to refund.';
+    ? t(locale, 'mail.orderCancelled.refund', { amount: money(locale, refundCents) })
+    : t(locale, 'mail.orderCancelled.nothingCharged');
 }
 
-export function orderCancelledEmail(d: OrderCancelledMailData): RenderedMail {
+export function orderCancelledEmail(d: OrderCancelledMailData, locale: Locale = BASE_LOCALE): RenderedMail {
   const o = d.order;
-  const subject = `Your order of ${orderName(o)} was cancelled`;
-  const intro = `Your order of ${orderName(o)} was cancelled.`;
+  const subject = t(locale, 'mail.orderCancelled.subject', named(o, locale));
+  const intro = t(locale, 'mail.orderCancelled.intro', named(o, locale));
   const reason = d.reason.trim();
+  const refund = refundSentence(locale, d.refundCents);
   const text = [
-    greeting(d.buyerName),
+    greeting(d.buyerName, locale),
     '',
     intro,
-    ...(reason ? [`Reason: ${reason}`] : []),
+    ...(reason ? [t(locale, 'mail.orderCancelled.reason', { reason })] : []),
     '',
-    refundSentence(d.refundCents),
+    refund,
     '',
-    ...orderText(o),
+    ...orderText(o, locale),
     '',
   ].join('\n');
-  const html = page(subject, [
-    `<p>${escapeHtml(greeting(d.buyerName))}</p>`,
-    `<p>${escapeHtml(intro)}</p>`,
-    ...(reason ? [`<p>Reason: ${escapeHtml(reason).replace(/\r?\n/g, '<br>')}</p>`] : []),
-    `<p>${escapeHtml(refundSentence(d.refundCents))}</p>`,
-    orderHtml(o),
-  ]);
+  const html = page(
+    subject,
+    [
+      `<p>${escapeHtml(greeting(d.buyerName, locale))}</p>`,
+      `<p>${escapeHtml(intro)}</p>`,
+      ...(reason
+        ? [
+            `<p>${htmlT(locale, 'mail.orderCancelled.reason', { reason: { html: escapeHtml(reason).replace(/\r?\n/g, '<br>') } })}</p>`,
+          ]
+        : []),
+      `<p>${escapeHtml(refund)}</p>`,
+      orderHtml(o, locale),
+    ],
+    locale,
+  );
   return { subject, text, html };
 }
 
-export function orderRefundedEmail(d: OrderRefundedMailData): RenderedMail {
+export function orderRefundedEmail(d: OrderRefundedMailData, locale: Locale = BASE_LOCALE): RenderedMail {
   const o = d.order;
-  const subject = `Refund of ${formatCents(d.refundCents)} for your ${orderName(o)}`;
-  const intro = `We refunded ${formatCents(d.refundCents)} for your order of ${orderName(o)}.`;
-  const after = 'It goes back to your original payment method and can take 5 to 10 business days to appear.';
-  const text = [greeting(d.buyerName), '', intro, after, '', ...orderText(o), ''].join('\n');
-  const html = page(subject, [
-    `<p>${escapeHtml(greeting(d.buyerName))}</p>`,
-    `<p>${escapeHtml(intro)} ${escapeHtml(after)}</p>`,
-    orderHtml(o),
-  ]);
+  const amount = money(locale, d.refundCents);
+  const subject = t(locale, 'mail.orderRefunded.subject', { amount, ...named(o, locale) });
+  const intro = t(locale, 'mail.orderRefunded.intro', { amount, ...named(o, locale) });
+  const after = t(locale, 'mail.refund.delay');
+  const text = [greeting(d.buyerName, locale), '', intro, after, '', ...orderText(o, locale), ''].join('\n');
+  const html = page(
+    subject,
+    [
+      `<p>${escapeHtml(greeting(d.buyerName, locale))}</p>`,
+      `<p>${escapeHtml(intro)} ${escapeHtml(after)}</p>`,
+      orderHtml(o, locale),
+    ],
+    locale,
+  );
   return { subject, text, html };
 }
 
@@ -300,19 +441,23 @@ export interface PaymentRefundedMailData {
 }
 
 /** A payment that made no order, refunded whole. */
-export function paymentRefundedEmail(d: PaymentRefundedMailData): RenderedMail {
-  const amount = formatCents(d.amountCents);
-  const subject = `Your payment of ${amount} is being refunded`;
+export function paymentRefundedEmail(d: PaymentRefundedMailData, locale: Locale = BASE_LOCALE): RenderedMail {
+  const amount = money(locale, d.amountCents);
+  const subject = t(locale, 'mail.paymentRefunded.subject', { amount });
   const why =
     d.reason === 'checkout_closed'
-      ? `Your payment of ${amount} arrived for a checkout that had already ended (a newer checkout of your cart replaced it, or it expired), so it made no order.`
-      : `Your payment of ${amount} arrived after its coupon had reached its limit of uses, so it made no order.`;
-  const after = `We are refunding the full ${amount} to your original payment method; it can take 5 to 10 business days to appear. Nothing else is charged.`;
-  const text = [greeting(d.buyerName), '', why, '', after, ''].join('\n');
-  const html = page(subject, [
-    `<p>${escapeHtml(greeting(d.buyerName))}</p>`,
-    `<p>${escapeHtml(why)}</p>`,
-    `<p>${escapeHtml(after)}</p>`,
-  ]);
+      ? t(locale, 'mail.paymentRefunded.checkoutClosed', { amount })
+      : t(locale, 'mail.paymentRefunded.couponUsedUp', { amount });
+  const after = t(locale, 'mail.paymentRefunded.after', { amount });
+  const text = [greeting(d.buyerName, locale), '', why, '', after, ''].join('\n');
+  const html = page(
+    subject,
+    [
+      `<p>${escapeHtml(greeting(d.buyerName, locale))}</p>`,
+      `<p>${escapeHtml(why)}</p>`,
+      `<p>${escapeHtml(after)}</p>`,
+    ],
+    locale,
+  );
   return { subject, text, html };
 }

@@ -6,6 +6,7 @@
 import { randomBytes, timingSafeEqual } from 'node:crypto';
 import { and, eq, gt } from 'drizzle-orm';
 import { AppError } from '../../contract/errors.ts';
+import { BASE_LOCALE, type MessageKey, type MessageValues, t } from '../../contract/i18n.ts';
 import { AGENT_SCOPES, type AgentScope, parseScopes, roleCanGrant } from '../../contract/scopes.ts';
 import type { AuthService } from '../auth/service.ts';
 import { findUser } from '../auth/users.ts';
@@ -29,6 +30,7 @@ export interface AuthorizationSettings {
 }
 
 export type AuthorizeOutcome =
+  /** A refusal shown on a page: its title and message in the request's language (ctx.locale). */
   | { kind: 'page'; status: number; title: string; message: string }
   | { kind: 'sign-in'; requestId: string; csrf: string; client: Client };
 
@@ -57,54 +59,49 @@ export async function startAuthorization(
   s: AuthorizationSettings,
   query: Record<string, unknown>,
 ): Promise<AuthorizeOutcome> {
-  const page = (message: string, status = 400): AuthorizeOutcome => ({
+  const locale = ctx.locale ?? BASE_LOCALE;
+  const page = (key: MessageKey, values?: MessageValues): AuthorizeOutcome => ({
     kind: 'page',
-    status,
-    title: 'This sign-in link does not work',
-    message,
+    status: 400,
+    title: t(locale, 'page.oauth.badLinkTitle'),
+    message: t(locale, key, values),
   });
   for (const [k, v] of Object.entries(query)) {
-    if (Array.isArray(v)) return page(`The parameter ${k} appears more than once.`);
+    if (Array.isArray(v)) return page('page.oauth.repeatedParameter', { name: k });
   }
   const clientId = one(query, 'client_id');
-  if (!clientId) return page('The agent sent no client_id. Start again from the agent.');
+  if (!clientId) return page('page.oauth.noClientId');
   let client: Client | undefined;
   try {
     client = await findClient(ctx, s.documents, clientId);
   } catch (err) {
-    if (err instanceof OAuthError) return page(`${err.description}. Tell the agent's makers.`);
+    // The protocol's own description (for the agent's makers), inside the page's words.
+    if (err instanceof OAuthError) return page('page.oauth.clientProblem', { description: err.description });
     throw err;
   }
-  if (!client) return page('This agent is not registered with Portage. Start again from the agent.');
+  if (!client) return page('page.oauth.unknownClient');
   const given = one(query, 'redirect_uri');
   const redirectUri = given ?? (client.redirectUris.length === 1 ? client.redirectUris[0] : undefined);
-  if (!redirectUri) return page('The agent sent no redirect_uri. Start again from the agent.');
-  if (!client.redirectUris.includes(redirectUri)) {
-    return page('The agent asked to return to an address it did not register. Nothing was shared with it.');
-  }
+  if (!redirectUri) return page('page.oauth.noRedirectUri');
+  if (!client.redirectUris.includes(redirectUri)) return page('page.oauth.unregisteredRedirect');
 
   // Anyone may register a client and its redirect URI, so a request refused before the person
   // signed in is shown here, never redirected (RFC 9700 section 4.11.2: no open redirector). The
   // page names the OAuth error for the agent's makers.
   const state = one(query, 'state');
-  const back = (error: string, description: string): AuthorizeOutcome =>
-    page(`The agent's request is not valid (${error}: ${description}). Tell the agent's makers.`);
+  const back = (error: string, description: MessageKey, values?: MessageValues): AuthorizeOutcome =>
+    page('page.oauth.badRequest', { error, description: t(locale, description, values) });
   if (one(query, 'response_type') !== 'code') {
-    return back('unsupported_response_type', 'response_type must be "code"');
+    return back('unsupported_response_type', 'page.oauth.bad.responseType');
   }
   const challenge = one(query, 'code_challenge');
   const method = one(query, 'code_challenge_method');
-  if (!challenge) return back('invalid_request', 'code_challenge is required (PKCE with S256)');
-  if (method !== 'S256') return back('invalid_request', 'code_challenge_method must be "S256"');
-  if (!/^[A-Za-z0-9_-]{43}$/.test(challenge)) {
-    return back(
-      'invalid_request',
-      'code_challenge must be the base64url SHA-256 of the verifier (43 characters)',
-    );
-  }
+  if (!challenge) return back('invalid_request', 'page.oauth.bad.noChallenge');
+  if (method !== 'S256') return back('invalid_request', 'page.oauth.bad.challengeMethod');
+  if (!/^[A-Za-z0-9_-]{43}$/.test(challenge)) return back('invalid_request', 'page.oauth.bad.challengeForm');
   const resource = one(query, 'resource');
   if (resource !== undefined && resource !== s.resource) {
-    return back('invalid_target', `resource must be ${s.resource}`);
+    return back('invalid_target', 'page.oauth.bad.resource', { resource: s.resource });
   }
   const scopeParam = one(query, 'scope');
   let scopes: AgentScope[] = DEFAULT_SCOPES;
@@ -112,10 +109,10 @@ export async function startAuthorization(
     const names = scopeParam.split(' ').filter(Boolean);
     scopes = parseScopes(scopeParam);
     if (scopes.length !== new Set(names).size) {
-      return back('invalid_scope', `scope may hold only ${AGENT_SCOPES.join(', ')}`);
+      return back('invalid_scope', 'page.oauth.bad.scope', { scopes: AGENT_SCOPES.join(', ') });
     }
   }
-  if (state && state.length > 1000) return back('invalid_request', 'state is longer than 1000 characters');
+  if (state && state.length > 1000) return back('invalid_request', 'page.oauth.bad.longState');
 
   const requestId = randomToken();
   const csrf = randomToken();

@@ -102,7 +102,7 @@ export async function revokeAgent(ctx: RequestContext, clientId: string): Promis
         isNull(agentGrants.revokedAt),
       ),
     );
-  if (!rows.length) throw notFound(`No agent ${clientId} has access to your account`);
+  if (!rows.length) throw notFound('error.oauth.noSuchAgent', { clientId });
   await revokeGrants(
     ctx,
     rows.map((r) => r.id),

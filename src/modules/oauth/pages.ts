@@ -1,10 +1,12 @@
 // The pages of an authorization: sign in, then consent (which names the agent and what it may
 // do). Plain HTML forms and CSS: no script (the CSP allows none), no frames. Every value is
 // escaped; the agent's name and logo are whatever it declared, shown as such. Each form carries
-// the pending authorization's CSRF token (beside its HttpOnly, SameSite=Lax cookie).
+// the pending authorization's CSRF token (beside its HttpOnly, SameSite=Lax cookie). Every word
+// is the catalogues' (`page.oauth.*`, `page.consent.*`) in the page's language.
 import { escapeHtml } from '../../contract/format.ts';
-import { type AgentScope, SCOPE_DESCRIPTIONS } from '../../contract/scopes.ts';
-import { pageLayout } from '../page-layout.ts';
+import { type Locale, type MessageKey, t } from '../../contract/i18n.ts';
+import type { AgentScope } from '../../contract/scopes.ts';
+import { langField, type PageLang, pageLayout, say, sayHtml } from '../page-layout.ts';
 
 /**
  * Styles inline, images only over https (the agent's logo), forms only to this site, or (the
@@ -15,6 +17,16 @@ export function oauthPageCsp(formTarget?: string): string {
   return `default-src 'none'; style-src 'unsafe-inline'; img-src https:; form-action 'self'${extra}; frame-ancestors 'none'; base-uri 'none'`;
 }
 
+/** What each scope lets the agent do, as the consent page says it (the metadata's words are scopes.ts's). */
+export const SCOPE_WORDS: Record<AgentScope, MessageKey> = {
+  shop: 'page.consent.scope.shop',
+  orders: 'page.consent.scope.orders',
+  analytics: 'page.consent.scope.analytics',
+  'dev.ucp.shopping.checkout:manage': 'page.consent.scope.ucpCheckoutManage',
+  'dev.ucp.shopping.order:read': 'page.consent.scope.ucpOrderRead',
+  'dev.ucp.shopping.order:manage': 'page.consent.scope.ucpOrderManage',
+};
+
 const STYLE = `
   button.secondary { background: #fff; color: #1d3b2a; border: 1px solid #1d3b2a; margin-top: 10px; }
   .agent { display: flex; gap: 12px; align-items: center; margin-bottom: 12px; }
@@ -24,7 +36,7 @@ const STYLE = `
   ul.scopes strong { display: block; }
 `;
 
-const layout = (title: string, body: string) => pageLayout(title, body, STYLE);
+const layout = (p: PageLang, title: string, body: string) => pageLayout(p, title, body, STYLE);
 
 const csrfField = (csrf: string) => `<input type="hidden" name="csrf" value="${escapeHtml(csrf)}">`;
 
@@ -34,60 +46,75 @@ export interface AgentView {
   logoUri: string | null | undefined;
 }
 
-const agentName = (a: AgentView) => a.clientName || 'An unnamed agent';
+const agentName = (l: Locale, a: AgentView) => a.clientName || t(l, 'page.oauth.unnamedAgent');
 
 /** Where the agent's claims come from: a metadata document's host is checked; a registered name is not. */
-function provenance(a: AgentView): string {
+function provenance(l: Locale, a: AgentView): string {
   if (/^https?:\/\//.test(a.clientId)) {
-    return `Described by ${escapeHtml(new URL(a.clientId).host)}.`;
+    return say(l, 'page.oauth.describedBy', { host: new URL(a.clientId).host });
   }
-  return 'This agent registered itself: Portage has not checked its name.';
+  return say(l, 'page.oauth.selfRegistered');
 }
 
-export function signInPage(o: { agent: AgentView; csrf: string; email?: string; error?: string }): string {
+/** The sign-in form; `error` is a catalogue key (the wrong password's). */
+export function signInPage(
+  p: PageLang,
+  o: { agent: AgentView; csrf: string; email?: string; error?: MessageKey },
+): string {
+  const l = p.locale;
+  const agent = agentName(l, o.agent);
   return layout(
-    'Sign in to Portage',
-    `<h1>Sign in to connect ${escapeHtml(agentName(o.agent))}</h1>
-      <p class="hint">${escapeHtml(agentName(o.agent))} asks to use your Portage account. Sign in first; you will see what it asks for before anything is shared.</p>
-      ${o.error ? `<p class="error" role="alert" id="form-error">${escapeHtml(o.error)}</p>` : ''}
-      <form method="post" action="/oauth/sign-in">${csrfField(o.csrf)}
-        <label for="email">Email</label>
+    p,
+    t(l, 'page.oauth.signInTitle'),
+    `<h1>${say(l, 'page.oauth.signInHeading', { agent })}</h1>
+      <p class="hint">${say(l, 'page.oauth.signInIntro', { agent })}</p>
+      ${o.error ? `<p class="error" role="alert" id="form-error">${say(l, o.error)}</p>` : ''}
+      <form method="post" action="/oauth/sign-in">${csrfField(o.csrf)}${langField(p)}
+        <label for="email">${say(l, 'page.oauth.email')}</label>
         <input id="email" name="email" type="email" autocomplete="username" required maxlength="254" value="${escapeHtml(o.email ?? '')}">
-        <label for="password">Password</label>
+        <label for="password">${say(l, 'page.oauth.password')}</label>
         <input id="password" name="password" type="password" autocomplete="current-password" required maxlength="256">
-        <button type="submit">Sign in</button>
+        <button type="submit">${say(l, 'page.oauth.signIn')}</button>
       </form>`,
   );
 }
 
-export function consentPage(o: {
-  agent: AgentView;
-  csrf: string;
-  email: string;
-  scopes: AgentScope[];
-  redirectUri: string;
-}): string {
+export function consentPage(
+  p: PageLang,
+  o: {
+    agent: AgentView;
+    csrf: string;
+    email: string;
+    scopes: AgentScope[];
+    redirectUri: string;
+  },
+): string {
+  const l = p.locale;
   const logo = o.agent.logoUri?.startsWith('https://')
     ? `<img src="${escapeHtml(o.agent.logoUri)}" alt="" referrerpolicy="no-referrer">`
     : '';
-  const name = escapeHtml(agentName(o.agent));
+  const agent = agentName(l, o.agent);
   return layout(
-    `Allow ${agentName(o.agent)}?`,
-    `<div class="agent">${logo}<div><h1>Allow ${name} to use your account?</h1><p class="hint">${provenance(o.agent)}</p></div></div>
-      <p>Signed in as <strong>${escapeHtml(o.email)}</strong>. ${name} will be able to:</p>
+    p,
+    t(l, 'page.consent.title', { agent }),
+    `<div class="agent">${logo}<div><h1>${say(l, 'page.consent.heading', { agent })}</h1><p class="hint">${provenance(l, o.agent)}</p></div></div>
+      <p>${sayHtml(l, 'page.consent.signedInAs', { agent }, { email: `<strong>${escapeHtml(o.email)}</strong>` })}</p>
       <ul class="scopes">${o.scopes
-        .map((s) => `<li><strong>${escapeHtml(s)}</strong>${escapeHtml(SCOPE_DESCRIPTIONS[s])}</li>`)
+        .filter((s) => s in SCOPE_WORDS)
+        .map((s) => `<li><strong>${escapeHtml(s)}</strong>${say(l, SCOPE_WORDS[s])}</li>`)
         .join('')}</ul>
-      <p class="hint">You will go back to ${escapeHtml(new URL(o.redirectUri).host)}. You can take this access back at any time from your account (agents).</p>
-      <form method="post" action="/oauth/consent">${csrfField(o.csrf)}
-        <button type="submit" name="decision" value="allow">Allow</button>
-        <button type="submit" name="decision" value="deny" class="secondary">Deny</button>
+      <p class="hint">${say(l, 'page.consent.returnTo', { host: new URL(o.redirectUri).host })}</p>
+      <form method="post" action="/oauth/consent">${csrfField(o.csrf)}${langField(p)}
+        <button type="submit" name="decision" value="allow">${say(l, 'page.consent.allow')}</button>
+        <button type="submit" name="decision" value="deny" class="secondary">${say(l, 'page.consent.deny')}</button>
       </form>`,
   );
 }
 
-export function errorPage(title: string, message: string): string {
+/** A page that says what went wrong: `title` and `message` already in the page's language. */
+export function errorPage(p: PageLang, title: string, message: string): string {
   return layout(
+    p,
     title,
     `<h1>${escapeHtml(title)}</h1><p class="error" role="alert">${escapeHtml(message)}</p>`,
   );

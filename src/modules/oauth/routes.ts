@@ -5,13 +5,14 @@
 // service's error model, and are left out of the OpenAPI document (docs/api.md documents them).
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
-import { AppError } from '../../contract/errors.ts';
+import { AppError, say } from '../../contract/errors.ts';
+import { t } from '../../contract/i18n.ts';
 import { agentParams, agentsAnswer } from '../../contract/oauth.ts';
 import { AGENT_SCOPES, MCP_SCOPES } from '../../contract/scopes.ts';
 import type { TokenSettings } from '../auth/jwt.ts';
 import type { AuthService } from '../auth/service.ts';
 import { findUser } from '../auth/users.ts';
-import { sendPage } from '../page-layout.ts';
+import { type PageLang, pageLang, readPageLocale, sendPage, withLang } from '../page-layout.ts';
 import {
   decide,
   type PendingRequest,
@@ -40,11 +41,6 @@ const REGISTER_LIMIT = 16_384;
 const COOKIE = 'portage_oauth';
 const PROTOCOL_ROUTES = new Set(['/oauth/token', '/oauth/register', '/oauth/revoke']);
 const PAGE_ROUTES = new Set(['/oauth/authorize', '/oauth/sign-in', '/oauth/consent']);
-const EXPIRED =
-  'This authorization expired (it lasts 10 minutes), was already answered, or was opened in another tab. Start again from the agent.';
-
-const WRONG = 'Invalid email or password.';
-
 const tags = ['oauth'];
 
 /** The agent as the pages show it, from the pending authorization. */
@@ -54,8 +50,12 @@ const agentOf = (row: PendingRequest) => ({
   logoUri: row.logoUri,
 });
 
-const expired = (reply: FastifyReply, status: number) =>
-  html(reply, status, errorPage('This page expired', EXPIRED));
+const expired = (reply: FastifyReply, status: number, p: PageLang) =>
+  html(
+    reply,
+    status,
+    errorPage(p, t(p.locale, 'page.oauth.expiredTitle'), t(p.locale, 'page.oauth.expired')),
+  );
 
 const html = (reply: FastifyReply, status: number, body: string, csp = oauthPageCsp()) =>
   sendPage(reply, status, body, csp);
@@ -136,16 +136,14 @@ export function oauthRoutes(deps: OAuthRouteDeps) {
       const status = err.statusCode ?? 500;
       // The pages answer a person: a page, whatever went wrong (rate limit, unreadable form).
       if (PAGE_ROUTES.has(url) && status >= 400 && status < 500) {
+        const p = pageLang(req, { here: null });
         const message =
           status === 429 && err instanceof AppError
-            ? err.message
-            : 'The form could not be read. Start again from the agent.';
+            ? say(p.locale, err.text)
+            : t(p.locale, 'page.oauth.unreadableForm');
         if (status === 429 && reply.getHeader('retry-after') === undefined) reply.header('retry-after', '60');
-        return html(
-          reply,
-          status,
-          errorPage(status === 429 ? 'Too many attempts' : 'Something is wrong', message),
-        );
+        const title = t(p.locale, status === 429 ? 'page.oauth.tooManyTitle' : 'page.oauth.wrongTitle');
+        return html(reply, status, errorPage(p, title, message));
       }
       if (PROTOCOL_ROUTES.has(url) && status >= 400 && status < 500 && status !== 429) {
         const error = url === '/oauth/register' ? 'invalid_client_metadata' : 'invalid_request';
@@ -181,17 +179,20 @@ export function oauthRoutes(deps: OAuthRouteDeps) {
       async () => protectedResource,
     );
 
+    // `?lang=` and the forms' `lang` field choose the pages' language.
     const page = {
+      preValidation: readPageLocale,
       config: { auth: 'public' as const, limit: 'oauthPages' as const, otherFormat: true as const },
       schema: { tags: ['oauth'], summary: 'The sign-in and consent pages a person sees (HTML forms)' },
     };
 
     app.get('/oauth/authorize', page, async (req, reply) => {
+      const p = pageLang(req);
       const outcome = await startAuthorization(req.ctx, settings, req.query as Record<string, unknown>);
       if (outcome.kind === 'page')
-        return html(reply, outcome.status, errorPage(outcome.title, outcome.message));
+        return html(reply, outcome.status, errorPage(p, outcome.title, outcome.message));
       reply.header('set-cookie', setCookie(outcome.requestId));
-      return html(reply, 200, signInPage({ agent: outcome.client, csrf: outcome.csrf }));
+      return html(reply, 200, signInPage(p, { agent: outcome.client, csrf: outcome.csrf }));
     });
 
     app.post(
@@ -199,12 +200,15 @@ export function oauthRoutes(deps: OAuthRouteDeps) {
       { ...page, bodyLimit: FORM_LIMIT, config: { auth: 'public', limit: 'auth' } },
       async (req, reply) => {
         const outcome = await signIn(req.ctx, settings, deps.auth, cookieValue(req), asParams(req.body));
+        // The sign-in form again is the consent's address (it shows the form until signed in).
+        const p = pageLang(req, { here: outcome.kind === 'expired' ? null : '/oauth/consent' });
         switch (outcome.kind) {
           case 'expired':
-            return expired(reply, 403);
+            return expired(reply, 403, p);
           case 'wrong-password': {
             const { row, email } = outcome;
-            const page = signInPage({ agent: agentOf(row), csrf: row.csrfToken, email, error: WRONG });
+            const error = 'page.oauth.wrongPassword';
+            const page = signInPage(p, { agent: agentOf(row), csrf: row.csrfToken, email, error });
             return html(reply, 401, page);
           }
           case 'refused':
@@ -213,21 +217,23 @@ export function oauthRoutes(deps: OAuthRouteDeps) {
             return reply
               .code(303)
               .header('set-cookie', setCookie(outcome.requestId))
-              .redirect('/oauth/consent');
+              .redirect(p.asked ? withLang('/oauth/consent', p.asked) : '/oauth/consent');
         }
       },
     );
 
     app.get('/oauth/consent', page, async (req, reply) => {
       const row = await pendingRequest(req.ctx, cookieValue(req));
-      if (!row) return expired(reply, 400);
+      if (!row) return expired(reply, 400, pageLang(req));
       const agent = agentOf(row);
       const user = row.userId ? await findUser(req.ctx, row.userId) : undefined;
-      if (!user) return html(reply, 200, signInPage({ agent, csrf: row.csrfToken }));
+      // Signed in, the person's saved language is the page's (unless the URL asks for one).
+      const p = pageLang(req, { known: user?.locale });
+      if (!user) return html(reply, 200, signInPage(p, { agent, csrf: row.csrfToken }));
       return html(
         reply,
         200,
-        consentPage({
+        consentPage(p, {
           agent,
           csrf: row.csrfToken,
           email: user.email,
@@ -241,19 +247,22 @@ export function oauthRoutes(deps: OAuthRouteDeps) {
     app.post('/oauth/consent', { ...page, bodyLimit: FORM_LIMIT }, async (req, reply) => {
       const form = asParams(req.body);
       const row = await pendingRequest(req.ctx, cookieValue(req), form.csrf ?? '');
-      if (!row?.userId) return expired(reply, 403);
+      // A page only when the answer is refused: in the signed-in person's language.
+      const refusal = async (here?: string) => {
+        const user = row?.userId ? await findUser(req.ctx, row.userId) : undefined;
+        return pageLang(req, { known: user?.locale, here: here ?? null });
+      };
+      if (!row?.userId) return expired(reply, 403, await refusal());
       if (form.decision !== 'allow' && form.decision !== 'deny') {
-        return html(
-          reply,
-          400,
-          errorPage('Choose Allow or Deny', 'Press Allow or Deny on the previous page.'),
-        );
+        const p = await refusal('/oauth/consent');
+        const title = t(p.locale, 'page.oauth.chooseTitle');
+        return html(reply, 400, errorPage(p, title, t(p.locale, 'page.oauth.choose')));
       }
       let location: string;
       try {
         location = await decide(req.ctx, settings, row, form.decision === 'allow');
       } catch (err) {
-        if (err instanceof OAuthError) return expired(reply, 403);
+        if (err instanceof OAuthError) return expired(reply, 403, await refusal());
         throw err;
       }
       return reply

@@ -1,5 +1,6 @@
 // What the returns module may do with orders, and only this: read and lock the order a return is
-// about, mark it as having a refund asked for, and write an approved return's refund.
+// about, mark it as having a refund asked for, write an approved return's refund, and say where
+// the order ships (the language of the return's emails).
 import { eq } from 'drizzle-orm';
 import { isRecordId } from '../../contract/common.ts';
 import { notFound } from '../../contract/errors.ts';
@@ -7,6 +8,9 @@ import type { OrderStatus } from '../../contract/orders.ts';
 import type { RequestContext } from '../context.ts';
 import { requestRefund, unrefundedCentsOf } from '../payments/refunds.ts';
 import { itemsOf, soldItems } from './service.ts';
+
+export { shippingProvinceOf } from './service.ts';
+
 import { orders } from './tables.ts';
 
 export interface ReturnableOrder {
@@ -35,10 +39,10 @@ export async function lockOrderForReturn(
   orderId: string,
   buyerId?: string,
 ): Promise<ReturnableOrder> {
-  if (!isRecordId('orders', orderId)) throw notFound(`Order ${orderId} not found`);
+  if (!isRecordId('orders', orderId)) throw notFound('error.orders.notFound', { id: orderId });
   const [row] = await ctx.db.select().from(orders).where(eq(orders.id, orderId)).for('update');
   if (!row || (buyerId !== undefined && row.buyerId !== buyerId))
-    throw notFound(`Order ${orderId} not found`);
+    throw notFound('error.orders.notFound', { id: orderId });
   const items = await itemsOf(ctx, orderId);
   return {
     id: row.id,
@@ -72,7 +76,7 @@ export async function requestReturnRefund(
   input: { orderId: string; returnId: string; maxCents: number },
 ): Promise<{ refundId: string | undefined; amountCents: number }> {
   const [row] = await ctx.db.select().from(orders).where(eq(orders.id, input.orderId));
-  if (!row) throw notFound(`Order ${input.orderId} not found`);
+  if (!row) throw notFound('error.orders.notFound', { id: input.orderId });
   const amountCents = Math.min(input.maxCents, await unrefundedCentsOf(ctx, row));
   if (amountCents <= 0) return { refundId: undefined, amountCents: 0 };
   const refundId = await requestRefund(ctx, row, amountCents, 'return', input.returnId);

@@ -6,6 +6,8 @@ import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import {
   cancelOrderAnswer,
   cancelOrderBody,
+  invoicePath,
+  invoiceQuery,
   listOrdersQuery,
   orderDetail,
   orderList,
@@ -13,6 +15,8 @@ import {
   shipOrderBody,
 } from '../../contract/orders.ts';
 import { shipFromOf } from '../checkout/service.ts';
+import { invoiceResponse, sendInvoice } from '../invoices/routes.ts';
+import { invoiceOf } from '../invoices/service.ts';
 import type { OrdersDeps } from './service.ts';
 import * as ordersService from './service.ts';
 
@@ -21,6 +25,11 @@ const tags = ['orders'];
 export function orderRoutes(deps: OrdersDeps) {
   return async (fastify: FastifyInstance) => {
     const app = fastify.withTypeProvider<ZodTypeProvider>();
+    /** An order answer with the URL of its invoice (docs/invoices.md). */
+    const withInvoice = async <O extends { id: string }>(order: Promise<O>) => {
+      const o = await order;
+      return { ...o, invoiceUrl: `${deps.publicBaseUrl}${invoicePath(o.id)}` };
+    };
 
     app.get(
       '/orders',
@@ -47,7 +56,28 @@ export function orderRoutes(deps: OrdersDeps) {
           response: { 200: orderDetail },
         },
       },
-      async (req) => ordersService.getOrder(req.ctx, req.params.orderId),
+      async (req) => withInvoice(ordersService.getOrder(req.ctx, req.params.orderId)),
+    );
+
+    app.get(
+      '/orders/:orderId/invoice',
+      {
+        config: { auth: 'user', limit: 'orders', scope: 'orders' },
+        schema: {
+          tags,
+          summary: "An order's invoice, a PDF with a credit note per refund (its buyer, its seller, admins)",
+          description:
+            'In `locale` when given, else the buyer’s saved locale (for the seller: the request’s), else ' +
+            'the request’s (Accept-Language). The supplier’s legal name, address and GST/HST and QST numbers ' +
+            '(the platform’s, as marketplace operator, for a tax the seller is not registered for), the ' +
+            'buyer, each line, discount, shipping, each tax with its rate, the total; not the platform fee.',
+          params: orderParams,
+          querystring: invoiceQuery,
+          response: invoiceResponse,
+        },
+      },
+      async (req, reply) =>
+        sendInvoice(reply, await invoiceOf(req.ctx, req.params.orderId, req.query.locale)),
     );
 
     app.post(
@@ -62,7 +92,8 @@ export function orderRoutes(deps: OrdersDeps) {
           response: { 200: cancelOrderAnswer },
         },
       },
-      async (req) => ordersService.cancelOrder(req.ctx, deps, req.params.orderId, req.body?.reason),
+      async (req) =>
+        withInvoice(ordersService.cancelOrder(req.ctx, deps, req.params.orderId, req.body?.reason)),
     );
 
     app.post(
@@ -77,7 +108,7 @@ export function orderRoutes(deps: OrdersDeps) {
           response: { 200: orderDetail },
         },
       },
-      async (req) => ordersService.shipOrder(req.ctx, deps, req.params.orderId, req.body),
+      async (req) => withInvoice(ordersService.shipOrder(req.ctx, deps, req.params.orderId, req.body)),
     );
 
     app.post(
@@ -91,7 +122,7 @@ export function orderRoutes(deps: OrdersDeps) {
           response: { 200: orderDetail },
         },
       },
-      async (req) => ordersService.deliverOrder(req.ctx, req.params.orderId),
+      async (req) => withInvoice(ordersService.deliverOrder(req.ctx, req.params.orderId)),
     );
 
     app.post(
@@ -105,7 +136,7 @@ export function orderRoutes(deps: OrdersDeps) {
           response: { 200: orderDetail },
         },
       },
-      async (req) => ordersService.confirmPendingOrder(req.ctx, req.params.orderId, shipFromOf),
+      async (req) => withInvoice(ordersService.confirmPendingOrder(req.ctx, req.params.orderId, shipFromOf)),
     );
 
     app.get(

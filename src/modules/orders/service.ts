@@ -7,6 +7,7 @@ import { and, asc, count, desc, eq, getTableColumns, lte, type SQL, sql } from '
 import type { z } from 'zod';
 import { isRecordId, type Province, toUnix } from '../../contract/common.ts';
 import { conflict, forbidden, notFound } from '../../contract/errors.ts';
+import { BASE_LOCALE, type Locale, type Text, t, text } from '../../contract/i18n.ts';
 import type { listOrdersQuery, orderDetail, orderListItem } from '../../contract/orders.ts';
 import type { Db } from '../../db/index.ts';
 import { ph, query } from '../../db/sql.ts';
@@ -15,6 +16,8 @@ import { findUser } from '../auth/users.ts';
 import { type AuthUser, caller, inTransaction, type RequestContext } from '../context.ts';
 import { type EventOf, publish } from '../events.ts';
 import { commitParcel, lockProducts, restock } from '../inventory/service.ts';
+import type { InvoiceLinks } from '../invoices/links.ts';
+import { mailLocale } from '../mail/locale.ts';
 import { enqueueMail } from '../mail/outbox.ts';
 import {
   type OrderMailOrder,
@@ -30,6 +33,8 @@ import { orderItems, orders } from './tables.ts';
 export interface OrdersDeps extends RefundDeps {
   publicBaseUrl: string;
   platformFeeBps: number;
+  /** Signed links to invoices, for the paid email (invoices/links.ts). */
+  invoiceLinks?: InvoiceLinks;
 }
 
 type OrderRow = typeof orders.$inferSelect;
@@ -61,6 +66,8 @@ export async function mailOrdersOf(
   list: MailedOrder[],
   /** The sellers' shop names, when already read. */
   shops?: Map<string, string>,
+  /** Each order's invoice link, when the email gives one (the paid email). */
+  invoiceUrlOf?: (orderId: string) => string,
 ): Promise<OrderMailOrder[]> {
   const names =
     shops ??
@@ -70,7 +77,8 @@ export async function mailOrdersOf(
     ));
   return list.map((o) => ({
     id: o.id,
-    sellerName: names.get(o.sellerId) ?? 'Portage seller',
+    // Unknown (the account is gone): the email says "Portage seller" in the reader's words.
+    sellerName: names.get(o.sellerId) ?? '',
     items: [...o.items]
       .sort((a, b) => a.position - b.position)
       .map((i) => ({ name: i.name, quantity: i.quantity, unitPriceCents: i.unitPriceCents })),
@@ -84,7 +92,17 @@ export async function mailOrdersOf(
     trackingNumber: o.trackingNumber,
     carrier: o.carrier,
     shippingAddress: o.shippingAddress,
+    ...(invoiceUrlOf ? { invoiceUrl: invoiceUrlOf(o.id) } : {}),
   }));
+}
+
+/** The province an order ships to: what decides the language of its emails (mail/locale.ts). */
+export async function shippingProvinceOf(ctx: RequestContext, orderId: string): Promise<string | undefined> {
+  const [row] = await ctx.db
+    .select({ province: sql<string>`${orders.shippingAddress}->>'province'` })
+    .from(orders)
+    .where(eq(orders.id, orderId));
+  return row?.province ?? undefined;
 }
 
 // ---- reading ---------------------------------------------------------------------------------
@@ -231,11 +249,11 @@ export async function listOrders(
 
 /** The order if the caller may see it: its buyer, its seller, or an admin. Otherwise 404. */
 async function visibleOrder(ctx: RequestContext, me: AuthUser, orderId: string, lock = false) {
-  if (!isRecordId('orders', orderId)) throw notFound(`Order ${orderId} not found`);
+  if (!isRecordId('orders', orderId)) throw notFound('error.orders.notFound', { id: orderId });
   const query = ctx.db.select().from(orders).where(eq(orders.id, orderId));
   const [row] = lock ? await query.for('update') : await query;
   if (!row || (row.buyerId !== me.id && row.sellerId !== me.id && me.role !== 'admin')) {
-    throw notFound(`Order ${orderId} not found`);
+    throw notFound('error.orders.notFound', { id: orderId });
   }
   return row;
 }
@@ -270,7 +288,7 @@ async function transition(
 ): Promise<OrderRow> {
   if (!orderMachine.allows(name, actor)) {
     const by = orderMachine.transitions[name].by?.filter((a) => a !== 'system') ?? [];
-    throw forbidden(`Only the order's ${by.join(' or ')} can do this`);
+    throw forbidden('error.orders.notAllowed', { who: WHO[by.join(' or ')] ?? by.join(' or ') });
   }
   const [updated] = await ctx.db
     .update(orders)
@@ -279,7 +297,8 @@ async function transition(
     .returning();
   if (!updated) {
     const [now] = await ctx.db.select({ status: orders.status }).from(orders).where(eq(orders.id, row.id));
-    throw conflict(orderMachine.refusal(name, now?.status ?? row.status));
+    const refused = orderRefusal(name, now?.status ?? row.status);
+    throw conflict(refused.key, refused.values);
   }
   await publish(ctx, {
     type: `order.${orderMachine.to(name)}` as
@@ -295,21 +314,49 @@ async function transition(
   return updated;
 }
 
+/** Who may make a transition, as the 403 names them (select keys of error.orders.notAllowed). */
+const WHO: Record<string, string> = {
+  'seller or admin': 'sellerOrAdmin',
+  'buyer or seller or admin': 'buyerSellerOrAdmin',
+};
+
+/**
+ * Why a transition does not apply to an order in `status` (the 409), as a catalogue message:
+ * the words of orderMachine.refusal (states.ts), in the reader's language.
+ */
+export function orderRefusal(name: TransitionName, status: OrderRow['status']): Text {
+  if (name === 'cancel' && status === 'shipped') return text('error.orders.cannotCancelShipped');
+  if (name === 'cancel' && status === 'delivered') return text('error.orders.cannotCancelDelivered');
+  if (status === 'cancelled') return text('error.orders.isCancelled');
+  return text('error.orders.wrongState', { transition: name, status });
+}
+
+/**
+ * Writes the buyer's email about an order, in their language (mail/locale.ts): their preference,
+ * else French for an order shipped to Quebec, else their own request's, else the platform's.
+ */
 async function buyerMail(
   ctx: RequestContext,
   row: OrderRow,
   items: ItemRow[],
   dedupeKey: string,
-  build: (buyerName: string, order: OrderMailOrder) => { subject: string; text: string; html: string },
+  build: (
+    buyerName: string,
+    order: OrderMailOrder,
+    locale: Locale,
+  ) => { subject: string; text: string; html: string },
 ) {
   const buyer = await findUser(ctx, row.buyerId);
   if (!buyer) return;
+  const locale = mailLocale(ctx, buyer, {
+    shippingProvince: (row.shippingAddress as { province?: string }).province,
+  });
   const [order] = await mailOrdersOf(ctx, [{ ...row, items }]);
   await enqueueMail(ctx, {
     dedupeKey,
     kind: dedupeKey.split(':')[0]!,
     to: buyer.email,
-    ...build(buyer.name, order!),
+    ...build(buyer.name, order!, locale),
   });
 }
 
@@ -329,8 +376,8 @@ export async function shipOrder(
       shippedAt: tx.now(),
     });
     const items = await itemsOf(tx, orderId);
-    await buyerMail(tx, updated, items, `order-shipped:${orderId}`, (buyerName, order) =>
-      orderShippedEmail({ buyerName, order }),
+    await buyerMail(tx, updated, items, `order-shipped:${orderId}`, (buyerName, order, locale) =>
+      orderShippedEmail({ buyerName, order }, locale),
     );
     return toDetail(updated, items);
   });
@@ -372,7 +419,7 @@ export async function confirmPendingOrder(
         null,
         items.map((i) => ({ productId: i.productId, quantity: i.quantity })),
       );
-      if (!taken) throw conflict('Not enough stock to confirm this order yet: restock the products first');
+      if (!taken) throw conflict('error.orders.notEnoughStock');
     }
     const now = tx.now();
     // From where the parcel ships (the seller's province when it was sold) to where it goes.
@@ -409,7 +456,7 @@ export async function cancelOrder(
         .from(orders)
         .where(eq(orders.id, orderId))
         .for('update', { skipLocked: true })) as [OrderRow];
-      if (!row) throw conflict(`Order ${orderId} is being changed elsewhere`);
+      if (!row) throw conflict('error.orders.beingChanged', { orderId });
       actor = 'system';
     } else {
       const me = caller(ctx);
@@ -419,9 +466,11 @@ export async function cancelOrder(
     const items = await itemsOf(tx, orderId);
     const name: TransitionName = actor === 'system' ? 'expirePending' : 'cancel';
     const now = tx.now();
+    // The service's own reason is stored in the base locale and written to the buyer in theirs.
+    const unconfirmed = reason === undefined && actor === 'system';
     const updated = await transition(tx, row, name, actor, {
       cancelledAt: now,
-      cancelReason: reason ?? (actor === 'system' ? 'Not confirmed by the seller within 48 hours' : null),
+      cancelReason: reason ?? (unconfirmed ? t(BASE_LOCALE, 'mail.orderCancelled.unconfirmed') : null),
       refundRequested: true,
     });
     if (row.stockCommitted) {
@@ -439,8 +488,16 @@ export async function cancelOrder(
     if (amount > 0) {
       refundId = await requestRefund(tx, updated, amount, 'cancelled');
     }
-    await buyerMail(tx, updated, items, `order-cancelled:${orderId}`, (buyerName, order) =>
-      orderCancelledEmail({ buyerName, order, reason: updated.cancelReason ?? '', refundCents: amount }),
+    await buyerMail(tx, updated, items, `order-cancelled:${orderId}`, (buyerName, order, locale) =>
+      orderCancelledEmail(
+        {
+          buyerName,
+          order,
+          reason: unconfirmed ? t(locale, 'mail.orderCancelled.unconfirmed') : (updated.cancelReason ?? ''),
+          refundCents: amount,
+        },
+        locale,
+      ),
     );
     return { detail: toDetail(updated, items), amount, refundId };
   });
@@ -487,7 +544,12 @@ export async function recordRefundOnOrder(
     .where(eq(orders.id, event.orderId))
     .returning();
   if (!row || event.returnId) return;
-  await buyerMail(ctx, row, await itemsOf(ctx, row.id), `refund:${event.refundId}`, (buyerName, order) =>
-    orderRefundedEmail({ buyerName, order, refundCents: event.amountCents }),
+  await buyerMail(
+    ctx,
+    row,
+    await itemsOf(ctx, row.id),
+    `refund:${event.refundId}`,
+    (buyerName, order, locale) =>
+      orderRefundedEmail({ buyerName, order, refundCents: event.amountCents }, locale),
   );
 }

@@ -1,6 +1,7 @@
 // The payment provider interface (README "Main flows"):
 // Stripe in production, the built-in sandbox everywhere else, both behind these few calls.
 // Nothing here runs inside a database transaction: the caller commits first, then calls.
+import type { Text } from '../../contract/i18n.ts';
 import type { StoredAddress, StoredParcel } from '../checkout/tables.ts';
 
 export interface SessionInput {
@@ -50,8 +51,8 @@ export class WebhookSignatureError extends Error {}
 export class ProviderError extends Error {
   constructor(
     message: string,
-    /** Safe to show the person (e.g. "Your card was declined"). */
-    readonly publicMessage: string,
+    /** Safe to show the person (e.g. "Your card was declined"), worded in their locale when shown. */
+    readonly publicMessage: Text,
     /** Worth retrying later (network, 5xx, rate limit); false for a refusal. */
     readonly retryable: boolean,
   ) {

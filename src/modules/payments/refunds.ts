@@ -2,7 +2,7 @@
 // return, a payment that made no order), sent to the provider after commit with the refund's id
 // as the idempotency key, and retried by a job until it succeeds or fails for an operator. The
 // refund's success is published (refund.succeeded); the orders and returns modules record it.
-import { and, eq, inArray, lte, sql } from 'drizzle-orm';
+import { and, asc, eq, inArray, lte, sql } from 'drizzle-orm';
 import { randomKey } from '../../contract/common.ts';
 import { inTransaction, type RequestContext } from '../context.ts';
 import { publish } from '../events.ts';
@@ -69,6 +69,24 @@ export async function refundedCentsOf(ctx: RequestContext, orderIds: string[]): 
     .where(and(inArray(refunds.orderId, orderIds), inArray(refunds.status, ['requested', 'succeeded'])))
     .groupBy(refunds.orderId);
   return new Map(rows.map((r) => [r.orderId, Number(r.cents)]));
+}
+
+/**
+ * The refunds the provider made for an order, in the order they completed: an order's credit
+ * notes (modules/invoices), numbered in this order, which a later refund does not change.
+ */
+export async function succeededRefundsOf(ctx: RequestContext, orderId: string) {
+  return ctx.db
+    .select({
+      id: refunds.id,
+      amountCents: refunds.amountCents,
+      reason: refunds.reason,
+      completedAt: refunds.completedAt,
+      createdAt: refunds.createdAt,
+    })
+    .from(refunds)
+    .where(and(eq(refunds.orderId, orderId), eq(refunds.status, 'succeeded')))
+    .orderBy(asc(refunds.completedAt), asc(refunds.id));
 }
 
 /** What is left to refund of an order: its total less refunds requested or succeeded, not failed. */

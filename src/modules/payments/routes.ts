@@ -4,11 +4,13 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import { checkoutParams } from '../../contract/checkout.ts';
-import { AppError, invalid } from '../../contract/errors.ts';
+import { AppError, invalid, say } from '../../contract/errors.ts';
+import { t } from '../../contract/i18n.ts';
 import { sessionForPayment } from '../checkout/service.ts';
 import { type OrdersDeps, orderIdsOfCheckout } from '../orders/service.ts';
+import { readPageLocale } from '../page-layout.ts';
 import type { PaymentProvider } from './provider.ts';
-import { closedPage, PAGE_CSP, paidPage, paymentPage } from './sandbox-page.ts';
+import { closedPage, PAGE_CSP, paidPage, paymentPage, sandboxPageLang } from './sandbox-page.ts';
 import { paySandbox, receiveWebhook } from './service.ts';
 
 export interface PaymentRoutesDeps extends OrdersDeps {
@@ -51,7 +53,7 @@ function webhookRoutes(deps: PaymentRoutesDeps) {
         },
       },
       async (req) => {
-        if (!Buffer.isBuffer(req.body)) throw invalid('Send the event as application/json');
+        if (!Buffer.isBuffer(req.body)) throw invalid('error.payments.eventNotJson');
         const signature = req.headers['stripe-signature'];
         return receiveWebhook(req.ctx, deps, req.body, typeof signature === 'string' ? signature : undefined);
       },
@@ -79,35 +81,36 @@ function sandboxRoutes(deps: PaymentRoutesDeps, sandbox: NonNullable<PaymentRout
     app.get(
       '/sandbox/checkout/:sessionId',
       {
+        // `?lang=` chooses the page's language, else the buyer's saved one, else Accept-Language.
+        preValidation: readPageLocale,
         config: { auth: 'public', limit: 'orders', otherFormat: true },
         schema: { tags, summary: "The sandbox's payment page (HTML)", params: checkoutParams },
       },
       async (req, reply) => {
         const session = await sessionForPayment(req.ctx, req.params.sessionId);
-        if (!session) return html(reply, 404, closedPage('No such checkout session.'));
+        const p = await sandboxPageLang(req, session, req.params.sessionId);
+        if (!session) return html(reply, 404, closedPage(p, t(p.locale, 'page.sandbox.noSuchSession')));
         if (session.status === 'complete') {
-          return html(reply, 200, paidPage(session, await orderIdsOfCheckout(req.ctx, session.id)));
+          return html(reply, 200, paidPage(p, session, await orderIdsOfCheckout(req.ctx, session.id)));
         }
         if (session.status === 'expired' || session.expiresAt <= req.ctx.now()) {
-          return html(
-            reply,
-            410,
-            closedPage('This checkout session has expired; check out again from your cart.'),
-          );
+          return html(reply, 410, closedPage(p, t(p.locale, 'page.sandbox.sessionExpired')));
         }
-        return html(reply, 200, paymentPage(session));
+        return html(reply, 200, paymentPage(p, session));
       },
     );
 
     app.post(
       '/sandbox/checkout/:sessionId/pay',
       {
+        // The page's form carries the language it was shown in (`lang`).
+        preValidation: readPageLocale,
         config: { auth: 'public', limit: 'checkout' },
         schema: {
           tags,
           summary: 'Pay a checkout in the sandbox: card 4242424242424242 pays, 4000000000000002 is declined',
           params: checkoutParams,
-          body: z.object({ card: z.string().max(32, 'must be at most 32 characters') }).passthrough(),
+          body: z.object({ card: z.string().max(32) }).passthrough(),
           response: {
             200: z.object({
               paid: z.literal(true),
@@ -129,14 +132,17 @@ function sandboxRoutes(deps: PaymentRoutesDeps, sandbox: NonNullable<PaymentRout
           );
           if (!fromForm) return paid;
           const session = await sessionForPayment(req.ctx, paid.sessionId);
-          return html(reply, 200, paidPage(session!, paid.orderIds));
+          const p = await sandboxPageLang(req, session, paid.sessionId);
+          return html(reply, 200, paidPage(p, session!, paid.orderIds));
         } catch (err) {
           if (!fromForm || !(err instanceof AppError)) throw err;
           const session = await sessionForPayment(req.ctx, req.params.sessionId);
+          const p = await sandboxPageLang(req, session, req.params.sessionId);
+          const said = say(p.locale, err.text);
           if (!session || err.code !== 'PAYMENT_PROVIDER_ERROR') {
-            return html(reply, err.statusCode, closedPage(err.message));
+            return html(reply, err.statusCode, closedPage(p, said));
           }
-          return html(reply, err.statusCode, paymentPage(session, err.message));
+          return html(reply, err.statusCode, paymentPage(p, session, said));
         }
       },
     );

@@ -1,14 +1,29 @@
 // The sandbox's payment page: plain HTML and CSS (no script: its CSP forbids any), the order
 // summary with each parcel, shipping and every tax line, a card form that posts form fields,
-// and the answer pages after paying. Every seller-written text is escaped. Tested in headless
-// Chromium as a person uses it (test/sandbox-page.browser.test.ts).
+// and the answer pages after paying. Every seller-written text is escaped; every word is the
+// catalogues' (`page.sandbox.*`) in the page's language, money and times as that language
+// writes them. Tested in headless Chromium as a person uses it (test/sandbox-page.browser.test.ts,
+// test/i18n-pages.browser.test.ts).
+import type { FastifyRequest } from 'fastify';
 import { escapeHtml, formatCents } from '../../contract/format.ts';
+import { formatMoney, type Locale, t } from '../../contract/i18n.ts';
+import { findUser } from '../auth/users.ts';
 import type { StoredAddress, StoredParcel } from '../checkout/tables.ts';
+import {
+  htmlDocument,
+  langField,
+  languageSwitch,
+  type PageLang,
+  pageLang,
+  say,
+  sayHtml,
+} from '../page-layout.ts';
+import { SANDBOX_CARDS } from './providers/sandbox.ts';
 
 export const PAGE_CSP =
   "default-src 'none'; style-src 'unsafe-inline'; form-action 'self'; frame-ancestors 'none'; base-uri 'none'";
 
-/** Integer cents as dollars (the one money format of pages and emails). */
+/** Integer cents as dollars in English (the tests' money format of the en-CA page). */
 export const dollars = formatCents;
 
 const STYLE = `
@@ -19,7 +34,8 @@ const STYLE = `
   .top div { max-width: 1040px; margin: 0 auto; padding: 14px 20px; display: flex; align-items: center; gap: 14px; }
   .brand { font-weight: 700; font-size: 1.15rem; letter-spacing: .02em; }
   .crumb { opacity: .85; font-size: .92rem; }
-  .badge { margin-left: auto; background: #f4c542; color: #3a2c00; font-size: .78rem; font-weight: 600; padding: 3px 10px; border-radius: 999px; }
+  .top nav { margin-left: auto; font-size: .88rem; } .top nav a { color: #fff; }
+  .badge { background: #f4c542; color: #3a2c00; font-size: .78rem; font-weight: 600; padding: 3px 10px; border-radius: 999px; }
   main { max-width: 1040px; margin: 28px auto; padding: 0 20px; display: grid; gap: 24px; align-items: start; }
   @media (min-width: 820px) { main.two { grid-template-columns: minmax(0, 1.1fr) minmax(0, .9fr); } main.two > .summary { grid-column: 2; grid-row: 1; } }
   section { background: #fff; border: 1px solid var(--line); border-radius: 12px; padding: 22px 24px; }
@@ -53,12 +69,32 @@ const STYLE = `
   .vh { position: absolute; width: 1px; height: 1px; overflow: hidden; clip: rect(0 0 0 0); white-space: nowrap; }
 `;
 
-function layout(title: string, body: string, mainClass = ''): string {
-  return `<!doctype html><html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1"><meta name="robots" content="noindex"><meta name="referrer" content="no-referrer"><title>${escapeHtml(title)}</title><style>${STYLE}</style></head><body>
-<header class="top"><div><span class="brand">Portage</span><span class="crumb">Checkout</span><span class="badge">Sandbox: no real money moves</span></div></header>
+/** The page's own address: where the language switch and the answers after a POST point. */
+export const sandboxPagePath = (sessionId: string) => `/sandbox/checkout/${encodeURIComponent(sessionId)}`;
+
+/**
+ * The language of a checkout's page: `?lang=` (or the form's `lang`), else the buyer's saved
+ * preference, else the request's (Accept-Language).
+ */
+export async function sandboxPageLang(
+  req: FastifyRequest,
+  session: { id: string; buyerId: string } | undefined,
+  sessionId: string,
+): Promise<PageLang> {
+  const buyer = session ? await findUser(req.ctx, session.buyerId) : undefined;
+  return pageLang(req, { known: buyer?.locale, here: sandboxPagePath(sessionId) });
+}
+
+function layout(p: PageLang, title: string, body: string, mainClass = ''): string {
+  const l = p.locale;
+  return htmlDocument(
+    p,
+    title,
+    `<style>${STYLE}</style>`,
+    `<header class="top"><div><span class="brand">Portage</span><span class="crumb">${say(l, 'page.sandbox.crumb')}</span><span class="badge">${say(l, 'page.sandbox.badge')}</span>${languageSwitch(p)}</div></header>
 <main${mainClass ? ` class="${mainClass}"` : ''}>${body}</main>
-<footer>Payments in this environment are simulated by the Portage sandbox. Amounts are in Canadian dollars.</footer>
-</body></html>`;
+<footer>${say(l, 'page.sandbox.footer')}</footer>`,
+  );
 }
 
 export interface PageSession {
@@ -79,85 +115,125 @@ export interface PageSession {
 const row = (label: string, amount: string, attrs = '') =>
   `<tr${attrs}><th scope="row">${label}</th><td class="amount">${amount}</td></tr>`;
 
-function summary(s: PageSession): string {
+function summary(l: Locale, s: PageSession): string {
+  const money = (cents: number) => escapeHtml(formatMoney(l, cents));
   const parcels = s.parcels
     .map((p, i) => {
       const items = p.items
         .map((item) => {
           const each =
-            item.quantity > 1 ? `<span class="each">${dollars(item.unitPriceCents)} each</span>` : '';
+            item.quantity > 1
+              ? `<span class="each">${say(l, 'page.sandbox.each', { price: formatMoney(l, item.unitPriceCents) })}</span>`
+              : '';
           return row(
-            `${escapeHtml(item.name)} × ${item.quantity}${each}`,
-            dollars(item.unitPriceCents * item.quantity),
+            `${say(l, 'page.sandbox.item', { name: item.name, quantity: item.quantity })}${each}`,
+            money(item.unitPriceCents * item.quantity),
           );
         })
         .join('');
       const caption =
         s.parcels.length > 1
-          ? `Parcel ${i + 1} of ${s.parcels.length}: ships from ${escapeHtml(p.originProvince)}`
-          : `Ships from ${escapeHtml(p.originProvince)}`;
-      return `<table class="parcel"><caption>${caption}</caption>${items}${row('Shipping', dollars(p.shippingCostCents))}</table>`;
+          ? say(l, 'page.sandbox.parcelOf', { n: i + 1, count: s.parcels.length, province: p.originProvince })
+          : say(l, 'page.sandbox.shipsFrom', { province: p.originProvince });
+      return `<table class="parcel"><caption>${caption}</caption>${items}${row(say(l, 'page.sandbox.shipping'), money(p.shippingCostCents))}</table>`;
     })
     .join('');
   const taxes = s.taxLines
-    .filter((t) => t.amountCents > 0 || s.taxAmountCents === 0)
-    .map((t) => row(`${escapeHtml(t.name)} ${t.ratePercent}%`, dollars(t.amountCents)))
+    .filter((x) => x.amountCents > 0 || s.taxAmountCents === 0)
+    .map((x) =>
+      row(say(l, 'page.sandbox.taxLine', { tax: x.name, rate: x.ratePercent }), money(x.amountCents)),
+    )
     .join('');
   const shipTo = s.address
-    ? `<p class="due">Shipping to ${escapeHtml(s.address.city)}, ${escapeHtml(s.address.province)}</p>`
+    ? `<p class="due">${say(l, 'page.sandbox.shippingTo', { city: s.address.city, province: s.address.province })}</p>`
     : '';
-  return `<section class="summary" aria-labelledby="summary-title"><h2 id="summary-title">Order summary</h2>${shipTo}${parcels}
-    <table class="totals"><caption class="vh">Totals</caption>
-    ${row('Subtotal', dollars(s.subtotalCents))}
-    ${s.discountCents ? row('Discount', `-${dollars(s.discountCents)}`, ' class="discount"') : ''}
-    ${row('Shipping', dollars(s.shippingCostCents))}
+  return `<section class="summary" aria-labelledby="summary-title"><h2 id="summary-title">${say(l, 'page.sandbox.summary')}</h2>${shipTo}${parcels}
+    <table class="totals"><caption class="vh">${say(l, 'page.sandbox.totals')}</caption>
+    ${row(say(l, 'page.sandbox.subtotal'), money(s.subtotalCents))}
+    ${s.discountCents ? row(say(l, 'page.sandbox.discount'), money(-s.discountCents), ' class="discount"') : ''}
+    ${row(say(l, 'page.sandbox.shipping'), money(s.shippingCostCents))}
     ${taxes}
-    <tr class="total"><th scope="row">Total (CAD)</th><td class="amount" data-testid="total">${dollars(s.totalCents)}</td></tr>
+    <tr class="total"><th scope="row">${say(l, 'page.sandbox.total')}</th><td class="amount" data-testid="total">${money(s.totalCents)}</td></tr>
   </table></section>`;
 }
 
-/** HH:MM UTC of a moment, for "reserved until". */
-const clock = (d: Date) => `${d.toISOString().slice(11, 16)} UTC`;
+const hourMinute = new Map(
+  (['en-CA', 'fr-CA'] as const).map(
+    (l) =>
+      [
+        l,
+        new Intl.DateTimeFormat(l, { hour: '2-digit', minute: '2-digit', hourCycle: 'h23', timeZone: 'UTC' }),
+      ] as const,
+  ),
+);
 
-export function paymentPage(s: PageSession, error?: string): string {
-  const action = `/sandbox/checkout/${encodeURIComponent(s.id)}/pay`;
+/** The UTC time of a moment, for "reserved until": "14:05 UTC", "14 h 05 UTC". */
+const clock = (l: Locale, d: Date) =>
+  t(l, 'page.sandbox.clock', {
+    time:
+      l === 'en-CA' ? d.toISOString().slice(11, 16) : (hourMinute.get(l) as Intl.DateTimeFormat).format(d),
+  });
+
+/** A test card as people write it: 4242 4242 4242 4242. */
+const card = (digits: string) => `<code>${digits.replace(/(\d{4})(?=\d)/g, '$1 ')}</code>`;
+
+/** The payment form; `error` is the refusal already in the page's language. */
+export function paymentPage(p: PageLang, s: PageSession, error?: string): string {
+  const l = p.locale;
+  const action = `${sandboxPagePath(s.id)}/pay`;
   const describedBy = error ? 'card-error test-cards' : 'test-cards';
+  const total = escapeHtml(formatMoney(l, s.totalCents));
   return layout(
-    'Pay for your Portage order',
-    `<section class="pay" aria-labelledby="pay-title"><h1 id="pay-title">Payment</h1>
-      <p class="due">Amount due: <strong>${dollars(s.totalCents)}</strong> CAD</p>
+    p,
+    t(l, 'page.pay.title'),
+    `<section class="pay" aria-labelledby="pay-title"><h1 id="pay-title">${say(l, 'page.sandbox.payment')}</h1>
+      <p class="due">${sayHtml(l, 'page.sandbox.amountDue', {}, { amount: `<strong>${total}</strong>` })}</p>
       ${error ? `<p class="error" role="alert" id="card-error">${escapeHtml(error)}</p>` : ''}
-      <form method="post" action="${escapeHtml(action)}">
-        <fieldset><legend>Card details</legend>
-        <label for="card">Card number</label>
+      <form method="post" action="${escapeHtml(action)}">${langField(p)}
+        <fieldset><legend>${say(l, 'page.sandbox.cardDetails')}</legend>
+        <label for="card">${say(l, 'page.sandbox.cardNumber')}</label>
         <input id="card" name="card" inputmode="numeric" autocomplete="cc-number" required maxlength="23" placeholder="1234 1234 1234 1234" aria-describedby="${describedBy}"${error ? ' aria-invalid="true" autofocus' : ''}>
-        <div class="row"><div><label for="expiry">Expiry (MM/YY)</label><input id="expiry" name="expiry" inputmode="numeric" autocomplete="cc-exp" maxlength="7" placeholder="MM/YY"></div>
-        <div><label for="cvc">Security code (CVC)</label><input id="cvc" name="cvc" inputmode="numeric" autocomplete="cc-csc" maxlength="4" placeholder="123"></div></div>
-        <label for="name">Name on card</label><input id="name" name="name" autocomplete="cc-name" maxlength="100">
+        <div class="row"><div><label for="expiry">${say(l, 'page.sandbox.expiry')}</label><input id="expiry" name="expiry" inputmode="numeric" autocomplete="cc-exp" maxlength="7" placeholder="${say(l, 'page.sandbox.expiryPlaceholder')}"></div>
+        <div><label for="cvc">${say(l, 'page.sandbox.cvc')}</label><input id="cvc" name="cvc" inputmode="numeric" autocomplete="cc-csc" maxlength="4" placeholder="123"></div></div>
+        <label for="name">${say(l, 'page.sandbox.nameOnCard')}</label><input id="name" name="name" autocomplete="cc-name" maxlength="100">
         </fieldset>
-        <button type="submit">Pay ${dollars(s.totalCents)}</button>
+        <button type="submit">${say(l, 'page.sandbox.pay', { amount: formatMoney(l, s.totalCents) })}</button>
       </form>
-      <p class="hold">Your items are reserved until <time datetime="${s.expiresAt.toISOString()}">${clock(s.expiresAt)}</time>.</p>
-      <p class="note" id="test-cards">Sandbox test cards: <code>4242 4242 4242 4242</code> pays; <code>4000 0000 0000 0002</code> is declined; <code>4000 0027 6000 3184</code> asks you to confirm (3-D Secure) and pays. Any expiry and CVC. Apple Pay, Google Pay and Klarna are offered by the real provider.</p>
-    </section>${summary(s)}`,
+      <p class="hold">${sayHtml(l, 'page.sandbox.reservedUntil', {}, { time: `<time datetime="${s.expiresAt.toISOString()}">${escapeHtml(clock(l, s.expiresAt))}</time>` })}</p>
+      <p class="note" id="test-cards">${sayHtml(
+        l,
+        'page.sandbox.testCards',
+        {},
+        {
+          pays: card(SANDBOX_CARDS.pays),
+          declined: card(SANDBOX_CARDS.declined),
+          confirms: card(SANDBOX_CARDS.authenticates),
+        },
+      )}</p>
+    </section>${summary(l, s)}`,
     'two',
   );
 }
 
-export function paidPage(s: PageSession, orderIds: string[]): string {
+export function paidPage(p: PageLang, s: PageSession, orderIds: string[]): string {
+  const l = p.locale;
   return layout(
-    'Payment received',
-    `<section aria-labelledby="paid-title"><h1 id="paid-title" class="ok">Payment received: thank you!</h1>
-      <p>You paid ${dollars(s.totalCents)}. Your order${orderIds.length > 1 ? 's are' : ' is'} confirmed:</p>
-      <ul class="orders" aria-label="Your orders">${orderIds.map((id) => `<li data-testid="order-id">${escapeHtml(id)}</li>`).join('')}</ul>
-      <p class="note">A confirmation email is on its way. You can close this page.</p></section>${summary(s)}`,
+    p,
+    t(l, 'page.sandbox.paidTitle'),
+    `<section aria-labelledby="paid-title"><h1 id="paid-title" class="ok">${say(l, 'page.sandbox.paidHeading')}</h1>
+      <p>${say(l, 'page.sandbox.paidOrders', { amount: formatMoney(l, s.totalCents), count: orderIds.length })}</p>
+      <ul class="orders" aria-label="${say(l, 'page.sandbox.yourOrders')}">${orderIds.map((id) => `<li data-testid="order-id">${escapeHtml(id)}</li>`).join('')}</ul>
+      <p class="note">${say(l, 'page.sandbox.paidNote')}</p></section>${summary(l, s)}`,
     'two',
   );
 }
 
-export function closedPage(message: string): string {
+/** The page of a checkout that cannot be paid; `message` is already in the page's language. */
+export function closedPage(p: PageLang, message: string): string {
+  const l = p.locale;
   return layout(
-    'Checkout unavailable',
-    `<section aria-labelledby="closed-title"><h1 id="closed-title">This checkout is closed</h1><p>${escapeHtml(message)}</p></section>`,
+    p,
+    t(l, 'page.sandbox.closedTitle'),
+    `<section aria-labelledby="closed-title"><h1 id="closed-title">${say(l, 'page.sandbox.closedHeading')}</h1><p>${escapeHtml(message)}</p></section>`,
   );
 }

@@ -4,6 +4,7 @@
 
 import { sql } from 'drizzle-orm';
 import { AppError, conflict, invalid, notFound } from '../../contract/errors.ts';
+import { text } from '../../contract/i18n.ts';
 import { pipeline, query } from '../../db/sql.ts';
 import { checkoutIdOfProviderSession, expireCheckout, lockSessionForPayment } from '../checkout/service.ts';
 import { inTransaction, type RequestContext } from '../context.ts';
@@ -40,7 +41,7 @@ export async function receiveWebhook(
   } catch (err) {
     if (!(err instanceof WebhookSignatureError)) throw err;
     ctx.log.warn({ reason: err.message }, 'webhook refused');
-    throw invalid('Invalid webhook signature');
+    throw invalid('error.payments.badWebhookSignature');
   }
   return handlePaymentEvent(ctx, { ...deps, providerName: deps.provider.name }, event);
 }
@@ -166,11 +167,7 @@ export async function payDelegated(
   charge: { checkoutId: string; token: string; amountCents: number; idempotencyKey: string },
 ): Promise<DelegatedOutcome> {
   if (!deps.provider.chargeDelegated) {
-    throw new AppError(
-      'PAYMENT_PROVIDER_ERROR',
-      402,
-      'This payment provider takes no delegated payment tokens',
-    );
+    throw new AppError('PAYMENT_PROVIDER_ERROR', 402, text('error.payments.noDelegatedTokens'));
   }
   let paid: Awaited<ReturnType<NonNullable<PaymentProvider['chargeDelegated']>>>;
   try {
@@ -197,7 +194,7 @@ export async function payDelegated(
     return { state: 'paid', orderIds: await orderIdsOfCheckout(ctx, charge.checkoutId) };
   }
   if (!outcome.orderIds?.length) {
-    throw conflict('This checkout could no longer become an order; the payment was refunded in full');
+    throw conflict('error.payments.refundedNoOrder');
   }
   return { state: 'paid', orderIds: outcome.orderIds };
 }
@@ -250,7 +247,7 @@ export async function paySandboxIn(
 ): Promise<SandboxOutcome> {
   const card = cardNumber.replace(/[\s-]/g, '');
   const session = locked ?? (await lockSessionForPayment(tx, checkoutId));
-  if (!session) throw notFound(`Checkout session ${checkoutId} not found`);
+  if (!session) throw notFound('error.checkout.sessionNotFound', { id: checkoutId });
   if (session.status === 'complete') {
     const paid: EventOutcome = {
       received: true,
@@ -260,27 +257,17 @@ export async function paySandboxIn(
     return { checkoutId: session.id, paid };
   }
   if (session.expiresAt <= tx.now()) {
-    throw conflict('This checkout session has expired and its stock was released; check out again');
+    throw conflict('error.payments.sessionExpired');
   }
   if (session.status === 'expired') {
-    throw conflict(
-      'A newer checkout of your cart replaced this one and its stock was released; pay the newer one, or check out again',
-    );
+    throw conflict('error.payments.sessionReplaced');
   }
   if (card === SANDBOX_CARDS.declined) {
-    throw new AppError(
-      'PAYMENT_PROVIDER_ERROR',
-      400,
-      'Your card was declined (sandbox test card 4000 0000 0000 0002)',
-    );
+    throw new AppError('PAYMENT_PROVIDER_ERROR', 400, text('error.payments.sandboxDeclined'));
   }
   // The card that asks its holder to confirm pays here: this is the person's own page.
   if (card !== SANDBOX_CARDS.pays && card !== SANDBOX_CARDS.authenticates) {
-    throw new AppError(
-      'PAYMENT_PROVIDER_ERROR',
-      400,
-      'The sandbox takes only its test cards: 4242 4242 4242 4242 pays, 4000 0000 0000 0002 is declined, 4000 0027 6000 3184 pays once its holder confirms',
-    );
+    throw new AppError('PAYMENT_PROVIDER_ERROR', 400, text('error.payments.sandboxCards'));
   }
   const payload = JSON.stringify(paymentSucceededEvent(session.id, session.totalCents, tx.now()));
   const event = deps.provider.parseWebhook(Buffer.from(payload), deps.sign(payload, tx.now()), tx.now());
@@ -299,9 +286,7 @@ export async function sandboxPaid(
   const answer = await afterCommit(ctx, deps, outcome.paid);
   if (!answer.orderIds?.length) {
     // The payment was taken and refused under the lock (a coupon used up meanwhile): refunded.
-    throw conflict(
-      'This checkout could no longer become an order; the payment was refunded in full. Check out again',
-    );
+    throw conflict('error.payments.refundedCheckOutAgain');
   }
   return {
     paid: true,

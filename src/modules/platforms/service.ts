@@ -51,7 +51,7 @@ function toPlatform(row: PlatformRow): Platform {
   };
 }
 
-const noSuchPlatform = (id: string) => notFound(`Platform ${id} not found`);
+const noSuchPlatform = (id: string) => notFound('error.platforms.notFound', { id });
 
 export async function createPlatform(
   ctx: RequestContext,
@@ -107,7 +107,7 @@ async function rotate(ctx: RequestContext, id: string): Promise<z.infer<typeof r
   if (row) return { id: row.id, apiKey };
   const [exists] = await ctx.db.select({ id: platforms.id }).from(platforms).where(eq(platforms.id, id));
   if (!exists) throw noSuchPlatform(id);
-  throw conflict(`Platform ${id} is revoked; its key cannot be rotated`);
+  throw conflict('error.platforms.revokedNoRotate', { id });
 }
 
 /** Whether `url` is the UCP profile of a live platform (a linked person's platform must name one). */
@@ -144,7 +144,7 @@ async function update(
   if (row) return toPlatform(row);
   const [exists] = await ctx.db.select({ id: platforms.id }).from(platforms).where(eq(platforms.id, id));
   if (!exists) throw noSuchPlatform(id);
-  throw conflict(`Platform ${id} is revoked`);
+  throw conflict('error.platforms.revoked', { id });
 }
 
 /** Revokes the platform at once; a revoked platform is answered as it is (its first revocation time kept). */

@@ -5,6 +5,7 @@
 // shows what checkout charges, to the cent; each parcel becomes its own order.
 import type { Province } from '../../contract/common.ts';
 import { type AppError, invalid } from '../../contract/errors.ts';
+import { BASE_LOCALE, type Locale, render } from '../../contract/i18n.ts';
 import { assertSafeInteger, percentOf, splitProportionally } from './money.ts';
 import { type ShippingProblem, shippingFor } from './shipping.ts';
 import { type TaxLine, taxFor } from './tax.ts';
@@ -189,10 +190,12 @@ export function quote(input: QuoteInput): Quote {
  * The refusal checkout gives for a quote with problems: `400 VALIDATION_ERROR` naming each
  * product, on the field `shipping_address.province`; null when every line can ship.
  */
-export function quoteRefusal(q: Quote): AppError | null {
+export function quoteRefusal(q: Quote, locale: Locale = BASE_LOCALE): AppError | null {
   if (q.problems.length === 0) return null;
-  return invalid(
-    q.problems.map((problem) => problem.message).join('. '),
-    q.problems.map((problem) => ({ field: 'shipping_address.province', message: problem.message })),
-  );
+  const problems = q.problems.map((p) => ({ field: 'shipping_address.province', message: p.text }));
+  const [only] = q.problems;
+  if (q.problems.length === 1 && only) return invalid(only.text.key, only.text.values, problems);
+  // Several: the message lists them, put into words in the reader's locale.
+  const list = q.problems.map((p) => render(locale, p.text)).join('. ');
+  return invalid('error.pricing.problems', { problems: list }, problems);
 }

@@ -2,6 +2,7 @@
 // Carrier rate APIs are meant to plug in behind this same function later, so it
 // takes a parcel and answers a cost and what stops it from shipping, nothing more.
 import type { Province } from '../../contract/common.ts';
+import { BASE_LOCALE, render, type Text, text } from '../../contract/i18n.ts';
 import { assertSafeInteger } from './money.ts';
 
 export interface ParcelItem {
@@ -28,7 +29,9 @@ const PER_EXTRA_KG_CENTS = 100;
 /** Why a parcel cannot ship as it stands, naming the product: data, for the caller to refuse or show. */
 export interface ShippingProblem {
   productId: string;
+  /** The problem in the base locale (logs); `text` says it in the reader's. */
   message: string;
+  text: Text;
 }
 
 /**
@@ -43,12 +46,14 @@ function perishableProblems(
   if (destinationProvince === originProvince) return [];
   return physical
     .filter((item) => item.isPerishable)
-    .map((item) => ({
-      productId: item.productId,
-      message:
-        `${item.title} (${item.productId}) is perishable and ships only within the seller's province, ` +
-        `${originProvince}; remove it or ship to an address in ${originProvince}`,
-    }));
+    .map((item) => {
+      const said = text('error.pricing.perishable', {
+        title: item.title,
+        id: item.productId,
+        province: originProvince,
+      });
+      return { productId: item.productId, message: render(BASE_LOCALE, said), text: said };
+    });
 }
 
 /**

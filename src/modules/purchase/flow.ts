@@ -9,6 +9,7 @@
 //   6. publish order.paid and checkout.completed, and write the buyer's email to the outbox.
 // Orders are created only here (their rows written by orders/create.ts); `(checkout_id,
 // seller_id)` is unique besides.
+import { findUser } from '../auth/users.ts';
 import { clearPurchased } from '../cart/service.ts';
 import { completeSession, expireCheckout, lockSessionForPayment } from '../checkout/service.ts';
 import type { StoredAddress } from '../checkout/tables.ts';
@@ -16,13 +17,14 @@ import { inTransaction, type RequestContext } from '../context.ts';
 import { couponLimitReached, redeemCoupon } from '../coupons/service.ts';
 import { publish } from '../events.ts';
 import { commitParcels, lockProducts } from '../inventory/service.ts';
+import { mailLocale } from '../mail/locale.ts';
 import { enqueueMail } from '../mail/outbox.ts';
 import { orderPaidEmail, paymentRefundedEmail } from '../mail/templates.ts';
 import { recordOrders } from '../orders/create.ts';
 import { mailOrdersOf, type OrdersDeps, orderIdsOfCheckout } from '../orders/service.ts';
 import { refundOfPayment, requestRefund } from '../payments/refunds.ts';
 
-export type PurchaseDeps = Pick<OrdersDeps, 'platformFeeBps'>;
+export type PurchaseDeps = Pick<OrdersDeps, 'platformFeeBps' | 'publicBaseUrl' | 'invoiceLinks'>;
 
 export type PaymentOutcome =
   | { outcome: 'created'; orderIds: string[] }
@@ -79,7 +81,10 @@ export async function createFromCheckout(
         { checkoutId: session.id, status: session.status, paymentIntentId: payment.paymentIntentId },
         'a payment for a checkout that had ended: no order, refunded',
       );
-      return { outcome: 'refused', refundId: await refundWhole(tx, session, payment, 'checkout_closed') };
+      return {
+        outcome: 'refused',
+        refundId: await refundWhole(tx, session, payment, 'checkout_closed'),
+      };
     }
     if (session.couponCode && (await couponLimitReached(tx, session.couponCode, session.buyerId))) {
       // Counted again here, under the coupon's lock, where the redemption is written: a use
@@ -89,7 +94,10 @@ export async function createFromCheckout(
         'a payment whose coupon reached its limit meanwhile: no order, refunded',
       );
       await expireCheckout(tx, session.id);
-      return { outcome: 'refused', refundId: await refundWhole(tx, session, payment, 'coupon_used_up') };
+      return {
+        outcome: 'refused',
+        refundId: await refundWhole(tx, session, payment, 'coupon_used_up'),
+      };
     }
     if (payment.amountCents !== session.totalCents) {
       // The provider charged something else than the quote the orders would record: no order;
@@ -165,20 +173,40 @@ export async function createFromCheckout(
     // The names were read with the session (lockSessionForPayment).
     const buyer = session.mailNames.buyer;
     if (buyer) {
-      const mailOrders = await mailOrdersOf(tx, created, new Map(Object.entries(session.mailNames.shops)));
+      const locale = mailLocale(
+        tx,
+        { id: session.buyerId, locale: buyer.locale },
+        { shippingProvince: address.province },
+      );
+      const links = deps.invoiceLinks;
+      const mailOrders = await mailOrdersOf(
+        tx,
+        created,
+        new Map(Object.entries(session.mailNames.shops)),
+        links && ((orderId) => links.urlOf({ orderId, buyerId: session.buyerId }, locale, tx.now())),
+      );
       await enqueueMail(tx, {
         dedupeKey: `order-paid:${session.id}`,
         kind: 'order-paid',
         to: buyer.email,
-        ...orderPaidEmail({
-          buyerName: buyer.name,
-          orders: mailOrders,
-          totalCents: session.totalCents,
-        }),
+        ...orderPaidEmail(
+          {
+            buyerName: buyer.name,
+            orders: mailOrders,
+            totalCents: session.totalCents,
+          },
+          locale,
+        ),
       });
     }
     return { outcome: 'created', orderIds: created.map((o) => o.id) };
   });
+}
+
+/** The language of the buyer's email about a refunded payment (mail/locale.ts), their saved choice read. */
+async function buyerLocale(tx: RequestContext, buyerId: string, province: string | undefined) {
+  const saved = (await findUser(tx, buyerId))?.locale;
+  return mailLocale(tx, { id: buyerId, locale: saved }, { shippingProvince: province });
 }
 
 /**
@@ -201,11 +229,13 @@ async function refundWhole(
   );
   const buyer = session.mailNames.buyer;
   if (buyer) {
+    const province = (session.address as StoredAddress).province;
+    const locale = await buyerLocale(tx, session.buyerId, province);
     await enqueueMail(tx, {
       dedupeKey: `payment-refunded:${payment.paymentIntentId}`,
       kind: 'payment-refunded',
       to: buyer.email,
-      ...paymentRefundedEmail({ buyerName: buyer.name, amountCents: payment.amountCents, reason }),
+      ...paymentRefundedEmail({ buyerName: buyer.name, amountCents: payment.amountCents, reason }, locale),
     });
   }
   return refundId;

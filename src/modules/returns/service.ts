@@ -7,8 +7,8 @@
 import { and, count, desc, eq, inArray } from 'drizzle-orm';
 import type { z } from 'zod';
 import { isoSecond, isRecordId, newId, toUnix } from '../../contract/common.ts';
-import { conflict, forbidden, invalid, notFound } from '../../contract/errors.ts';
-import { formatCents } from '../../contract/format.ts';
+import { conflict, forbidden, invalid, notFound, problem } from '../../contract/errors.ts';
+import { BASE_LOCALE, formatMoney, type Locale, t } from '../../contract/i18n.ts';
 import type {
   listReturnsQuery,
   listSellerReturnsQuery,
@@ -79,35 +79,14 @@ export function returnEstimateCents(
   return paid + tax;
 }
 
-/** Why an order that is not delivered cannot be returned (the 409 message). */
-function notDelivered(order: ReturnableOrder): string {
-  switch (order.status) {
-    case 'pending':
-    case 'confirmed':
-      return `Order ${order.id} has not been delivered (it is ${order.status}): only a delivered order can be returned; an order that has not shipped can be cancelled instead (cancel_order)`;
-    case 'shipped':
-      return `Order ${order.id} has shipped but is not delivered yet: a return can be requested once it is delivered`;
-    default:
-      return `Order ${order.id} is ${order.status}: only a delivered order can be returned`;
-  }
-}
-
 // ---- the answer ------------------------------------------------------------------------------
 
-function messageOf(row: ReturnRow): string {
-  switch (row.status) {
-    case 'pending':
-      return 'Return requested. The seller reviews it within 2 business days; you will get an email with the decision.';
-    case 'approved':
-      return `Approved: a refund of ${formatCents(row.refundAmountCents ?? 0)} is being sent to your original payment method.`;
-    case 'rejected':
-      return 'Not accepted by the seller (see note). You may request a new return of this order while its return window is open.';
-    case 'refunded':
-      return `Refunded: ${formatCents(row.refundAmountCents ?? 0)} went back to your original payment method.`;
-  }
+/** What the return's state means to the buyer, in their language (the request_return tool's `message`). */
+function messageOf(locale: Locale, row: ReturnRow): string {
+  return t(locale, `tool.return.${row.status}`, { amount: formatMoney(locale, row.refundAmountCents ?? 0) });
 }
 
-function toAnswer(row: ReturnRow, orderRefundedCents: number): ReturnRequest {
+function toAnswer(locale: Locale, row: ReturnRow, orderRefundedCents: number): ReturnRequest {
   return {
     return_id: row.id,
     order_id: row.orderId,
@@ -116,7 +95,7 @@ function toAnswer(row: ReturnRow, orderRefundedCents: number): ReturnRequest {
     created_at: toUnix(row.createdAt),
     window_closes_at: toUnix(row.windowClosesAt),
     estimated_refund_amount_cents: row.estimatedRefundCents,
-    message: messageOf(row),
+    message: messageOf(locale, row),
     description: row.description,
     items: row.items.map((i) => i.productId),
     whole_order: row.wholeOrder,
@@ -133,7 +112,7 @@ function toAnswer(row: ReturnRow, orderRefundedCents: number): ReturnRequest {
 /** Returns answered with what their orders have refunded (one read for the lot). */
 async function answers(ctx: RequestContext, rows: ReturnRow[]): Promise<ReturnRequest[]> {
   const refunded = await refundedCentsOf(ctx, [...new Set(rows.map((r) => r.orderId))]);
-  return rows.map((r) => toAnswer(r, refunded.get(r.orderId) ?? 0));
+  return rows.map((r) => toAnswer(ctx.locale ?? BASE_LOCALE, r, refunded.get(r.orderId) ?? 0));
 }
 
 const answer = async (ctx: RequestContext, row: ReturnRow) => (await answers(ctx, [row]))[0]!;
@@ -173,28 +152,36 @@ export async function requestReturn(
     // The order's lock makes requests for one order take turns; the partial unique index
     // (one open return per order) holds even without it.
     const order = await lockOrderForReturn(tx, body.order_id, me.id);
-    if (order.status !== 'delivered' || !order.deliveredAt) throw conflict(notDelivered(order));
+    if (order.status !== 'delivered' || !order.deliveredAt) {
+      // Why, by its status: not shipped yet (cancel it instead), shipped, or cancelled.
+      throw conflict('error.returns.notDelivered', { orderId: order.id, status: order.status });
+    }
     const closesAt = returnWindowClosesAt(order.deliveredAt, deps.returnWindowDays);
     if (tx.now().getTime() > closesAt.getTime()) {
-      throw conflict(
-        `The return window of order ${order.id} closed at ${isoSecond(closesAt)} (${deps.returnWindowDays} days after delivery)`,
-      );
+      throw conflict('error.returns.windowClosed', {
+        orderId: order.id,
+        closedAt: isoSecond(closesAt),
+        days: deps.returnWindowDays,
+      });
     }
     const lines = new Map(order.items.map((i) => [i.productId, i]));
     const foreign = (body.items ?? []).filter((id) => !lines.has(id));
     if (foreign.length) {
-      throw invalid(`Not products of order ${order.id}: ${foreign.join(', ')}`, [
-        { field: 'items', message: `must be products of order ${order.id}` },
+      throw invalid('error.returns.notProducts', { orderId: order.id, ids: foreign.join(', ') }, [
+        problem('items', 'validation.productsOfOrder', { orderId: order.id }),
       ]);
     }
     const [open] = await tx.db
       .select({ id: returns.id, status: returns.status })
       .from(returns)
       .where(and(eq(returns.orderId, order.id), inArray(returns.status, [...OPEN])));
-    if (open) throw conflict(openReturnMessage(order.id, open));
-    if (order.unrefundedCents <= 0) {
-      throw conflict(`Order ${order.id} has been refunded in full: there is nothing left to refund`);
+    if (open) {
+      throw conflict(open.status === 'pending' ? 'error.returns.openPending' : 'error.returns.openApproved', {
+        orderId: order.id,
+        returnId: open.id,
+      });
     }
+    if (order.unrefundedCents <= 0) throw conflict('error.returns.refundedInFull', { orderId: order.id });
     // Each unit is returned (and refunded) at most once: what earlier returns took is left out,
     // and naming a line they took whole is 409.
     const before = await returnedUnits(tx, order.id);
@@ -202,13 +189,22 @@ export async function requestReturn(
     const named = body.items ? body.items.map((id) => lines.get(id)!) : order.items;
     const gone = body.items ? named.filter((i) => left(i) <= 0) : [];
     if (gone.length) {
-      throw conflict(
-        `Already returned: ${gone.map((i) => `${i.name} (${i.productId}, in ${before.get(i.productId)!.returnId})`).join(', ')}; return only what is left of order ${order.id}`,
-      );
+      // The list is worded in the caller's language (the message around it is worded when it leaves).
+      const locale = tx.locale ?? BASE_LOCALE;
+      const items = gone
+        .map((i) =>
+          t(locale, 'error.returns.returnedItem', {
+            name: i.name,
+            productId: i.productId,
+            returnId: before.get(i.productId)!.returnId,
+          }),
+        )
+        .join(', ');
+      throw conflict('error.returns.alreadyReturned', { items, orderId: order.id });
     }
     const returned = named.filter((i) => left(i) > 0).map((i) => ({ ...i, quantity: left(i) }));
     if (returned.length === 0) {
-      throw conflict(`Every item of order ${order.id} has already been returned`);
+      throw conflict('error.returns.allReturned', { orderId: order.id });
     }
     // A return that completes the order (every unit returned with it, at once or after earlier
     // returns) gives back what is left of the order's total, shipping included: returning in
@@ -244,7 +240,7 @@ export async function requestReturn(
       })
       .onConflictDoNothing()
       .returning();
-    if (!created) throw conflict(`Order ${order.id} already has an open return: wait for its decision`);
+    if (!created) throw conflict('error.returns.openRace', { orderId: order.id });
     await markRefundRequested(tx, order.id);
     await publish(tx, { type: 'return.requested', returnId: created.id, orderId: order.id });
     return created;
@@ -252,20 +248,14 @@ export async function requestReturn(
   return answer(ctx, row);
 }
 
-function openReturnMessage(orderId: string, open: { id: string; status: string }): string {
-  return open.status === 'pending'
-    ? `Order ${orderId} already has an open return (${open.id}, pending): wait for the seller's decision`
-    : `Order ${orderId} already has an open return (${open.id}, approved, refund on its way)`;
-}
-
 // ---- reading ---------------------------------------------------------------------------------
 
 /** The return if the caller may see it: its buyer, the order's seller, or an admin. Otherwise 404. */
 async function visibleReturn(ctx: RequestContext, me: AuthUser, returnId: string): Promise<ReturnRow> {
-  if (!isRecordId('returns', returnId)) throw notFound(`Return ${returnId} not found`);
+  if (!isRecordId('returns', returnId)) throw notFound('error.returns.notFound', { returnId });
   const [row] = await ctx.db.select().from(returns).where(eq(returns.id, returnId));
   if (!row || (row.buyerId !== me.id && row.sellerId !== me.id && me.role !== 'admin')) {
-    throw notFound(`Return ${returnId} not found`);
+    throw notFound('error.returns.notFound', { returnId });
   }
   return row;
 }
@@ -306,7 +296,7 @@ export async function listReturns(
 async function decidableReturn(ctx: RequestContext, me: AuthUser, returnId: string): Promise<ReturnRow> {
   const row = await visibleReturn(ctx, me, returnId);
   if (row.sellerId !== me.id && me.role !== 'admin') {
-    throw forbidden("Only the order's seller or an admin can decide a return");
+    throw forbidden('error.returns.decideForbidden');
   }
   return row;
 }
@@ -335,9 +325,7 @@ async function decide(
       .select({ status: returns.status })
       .from(returns)
       .where(eq(returns.id, returnId));
-    throw conflict(
-      `Return ${returnId} is ${now?.status ?? row.status}: only a pending return can be decided`,
-    );
+    throw conflict('error.returns.notPending', { returnId, status: now?.status ?? row.status });
   }
   await publish(tx, {
     type: `return.${updated.status}` as 'return.approved' | 'return.rejected',
@@ -378,8 +366,8 @@ export async function approveReturn(
       })
       .where(eq(returns.id, returnId))
       .returning();
-    await mailBuyer(tx, row!, 'approved', (data) =>
-      returnApprovedEmail({ ...data, refundCents: refund.amountCents, note: row!.note }),
+    await mailBuyer(tx, row!, 'approved', (data, locale) =>
+      returnApprovedEmail({ ...data, refundCents: refund.amountCents, note: row!.note }, locale),
     );
     return refund.refundId;
   });
@@ -398,7 +386,9 @@ export async function rejectReturn(
   const me = caller(ctx);
   const row = await inTransaction(ctx, async (tx) => {
     const rejected = await decide(tx, me, returnId, 'reject', note);
-    await mailBuyer(tx, rejected, 'rejected', (data) => returnRejectedEmail({ ...data, note }));
+    await mailBuyer(tx, rejected, 'rejected', (data, locale) =>
+      returnRejectedEmail({ ...data, note }, locale),
+    );
     return rejected;
   });
   deps.nudge('mail');
@@ -421,7 +411,7 @@ export async function markReturnRefunded(
     .returning();
   if (!row) return;
   await publish(ctx, { type: 'return.refunded', returnId: row.id, orderId: row.orderId });
-  await mailBuyer(ctx, row, 'refunded', (data) =>
-    returnRefundedEmail({ ...data, refundCents: event.amountCents }),
+  await mailBuyer(ctx, row, 'refunded', (data, locale) =>
+    returnRefundedEmail({ ...data, refundCents: event.amountCents }, locale),
   );
 }

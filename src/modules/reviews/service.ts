@@ -51,8 +51,8 @@ const statusOf = (r: ReviewRow): ReviewStatus =>
 export async function submitReview(ctx: RequestContext, input: SubmitReviewInput): Promise<Review> {
   const me = caller(ctx);
   const product = await visibleProduct(ctx, input.product_id);
-  if (product.status !== 'active') throw notFound(`Product ${input.product_id} not found`);
-  if (product.sellerId === me.id) throw forbidden('AUTHZ_ERROR: You cannot review your own product');
+  if (product.status !== 'active') throw notFound('error.catalog.productNotFound', { id: input.product_id });
+  if (product.sellerId === me.id) throw forbidden('error.reviews.ownProduct');
   const verified =
     input.order_id !== undefined && (await orderContainsProduct(ctx, me.id, input.order_id, product.id));
   const held = containsLink(input.title) || containsLink(input.comment);
@@ -73,7 +73,7 @@ export async function submitReview(ctx: RequestContext, input: SubmitReviewInput
       })
       .onConflictDoNothing({ target: [reviews.productId, reviews.buyerId] })
       .returning();
-    if (!row) throw conflict(`You have already reviewed ${product.id}; one review per product`);
+    if (!row) throw conflict('error.reviews.alreadyReviewed', { id: product.id });
     tx.log.info({ reviewId: row.id, productId: product.id, published: row.published }, 'review submitted');
     return toReview(row);
   });
@@ -173,7 +173,7 @@ async function moderate(
   change: Pick<ReviewRow, 'published' | 'rejectedAt'>,
   unlessAlready: SQL,
 ): Promise<ModeratedReview> {
-  if (!isRecordId('reviews', reviewId)) throw notFound(`Review ${reviewId} not found`);
+  if (!isRecordId('reviews', reviewId)) throw notFound('error.reviews.notFound', { id: reviewId });
   return inTransaction(ctx, async (tx) => {
     const [changed] = await tx.db
       .update(reviews)
@@ -185,7 +185,7 @@ async function moderate(
       .from(reviews)
       .innerJoin(users, eq(users.id, reviews.buyerId))
       .where(eq(reviews.id, reviewId));
-    if (!row) throw notFound(`Review ${reviewId} not found`);
+    if (!row) throw notFound('error.reviews.notFound', { id: reviewId });
     if (changed) {
       tx.log.info({ reviewId, published: change.published, by: caller(tx).id }, 'review moderated');
     }

@@ -2,7 +2,8 @@
 // clauses `field:value` separated by
 // commas, all combined with AND; `a|b` inside a value is OR; `lo..hi` is an inclusive range.
 // The first `:` separates field from value (ids contain colons).
-import { invalid } from '../../contract/errors.ts';
+import { invalid, problem } from '../../contract/errors.ts';
+import { BASE_LOCALE, type Locale, type MessageKey, type MessageValues, t } from '../../contract/i18n.ts';
 
 export type Clause =
   | { field: 'categoryId' | 'sellerId'; anyOf: string[] }
@@ -14,25 +15,37 @@ const FIELDS = ['categoryId', 'sellerId', 'priceCents', 'isDigital', 'isPerishab
 const MAX_CLAUSES = 20;
 const MAX_ALTERNATIVES = 50;
 
-export function parseFilters(source: string | undefined): Clause[] {
+/** The clauses of `source`; a 400 says what is wrong in `locale` (the reader's). */
+export function parseFilters(source: string | undefined, locale: Locale = BASE_LOCALE): Clause[] {
   if (!source?.trim()) return [];
   const parts = source.split(',').map((p) => p.trim());
-  if (parts.length > MAX_CLAUSES) throw bad(source, `at most ${MAX_CLAUSES} clauses`);
-  return parts.map(parseClause);
+  // The problems are put into words where they are found: the clause is quoted around them.
+  const bad = (clause: string, why: MessageKey, values?: MessageValues) => {
+    const reason = t(locale, why, values);
+    return invalid('error.search.invalidFilter', { clause, why: reason }, [
+      problem('filters', 'validation.filterClause', { clause, why: reason }),
+    ]);
+  };
+  if (parts.length > MAX_CLAUSES)
+    throw bad(source, 'error.search.filter.tooManyClauses', { max: MAX_CLAUSES });
+  return parts.map((clause) => parseClause(clause, bad));
 }
 
-function parseClause(clause: string): Clause {
+type Bad = (clause: string, why: MessageKey, values?: MessageValues) => Error;
+
+function parseClause(clause: string, bad: Bad): Clause {
   const colon = clause.indexOf(':');
-  if (colon <= 0) throw bad(clause, 'expected field:value');
+  if (colon <= 0) throw bad(clause, 'error.search.filter.noColon');
   const field = clause.slice(0, colon).trim();
   const value = clause.slice(colon + 1).trim();
   if (!(FIELDS as readonly string[]).includes(field)) {
-    throw bad(clause, `unknown field "${field}"; use one of ${FIELDS.join(', ')}`);
+    throw bad(clause, 'error.search.filter.unknownField', { field, fields: FIELDS.join(', ') });
   }
-  if (!value) throw bad(clause, 'empty value');
+  if (!value) throw bad(clause, 'error.search.filter.emptyValue');
   const alternatives = value.split('|').map((v) => v.trim());
-  if (alternatives.length > MAX_ALTERNATIVES) throw bad(clause, `at most ${MAX_ALTERNATIVES} alternatives`);
-  if (alternatives.some((v) => v === '')) throw bad(clause, 'empty alternative');
+  if (alternatives.length > MAX_ALTERNATIVES)
+    throw bad(clause, 'error.search.filter.tooManyAlternatives', { max: MAX_ALTERNATIVES });
+  if (alternatives.some((v) => v === '')) throw bad(clause, 'error.search.filter.emptyAlternative');
   switch (field) {
     case 'categoryId':
     case 'sellerId':
@@ -42,24 +55,24 @@ function parseClause(clause: string): Clause {
       return {
         field,
         anyOf: alternatives.map((v) => {
-          if (v !== 'true' && v !== 'false') throw bad(clause, 'value must be true or false');
+          if (v !== 'true' && v !== 'false') throw bad(clause, 'error.search.filter.boolean');
           return v === 'true';
         }),
       };
     case 'priceCents':
-      return { field, ranges: alternatives.map((v) => parseRange(clause, v)) };
+      return { field, ranges: alternatives.map((v) => parseRange(clause, v, bad)) };
     default: {
-      if (alternatives.length > 1) throw bad(clause, 'rating takes one minimum');
+      if (alternatives.length > 1) throw bad(clause, 'error.search.filter.ratingOneMinimum');
       const min = Number(value);
-      if (!/^\d+(\.\d+)?$/.test(value) || min > 5) throw bad(clause, 'rating must be a number from 0 to 5');
+      if (!/^\d+(\.\d+)?$/.test(value) || min > 5) throw bad(clause, 'error.search.filter.ratingRange');
       return { field: 'rating', min };
     }
   }
 }
 
-function parseRange(clause: string, v: string): { min?: number; max?: number } {
+function parseRange(clause: string, v: string, bad: Bad): { min?: number; max?: number } {
   const int = (s: string) => {
-    if (!/^\d{1,9}$/.test(s)) throw bad(clause, 'prices are whole numbers of cents');
+    if (!/^\d{1,9}$/.test(s)) throw bad(clause, 'error.search.filter.priceCents');
     return Number(s);
   };
   const dots = v.indexOf('..');
@@ -69,16 +82,10 @@ function parseRange(clause: string, v: string): { min?: number; max?: number } {
   }
   const lo = v.slice(0, dots);
   const hi = v.slice(dots + 2);
-  if (!lo && !hi) throw bad(clause, 'a range needs at least one bound');
+  if (!lo && !hi) throw bad(clause, 'error.search.filter.rangeBound');
   const range = { min: lo ? int(lo) : undefined, max: hi ? int(hi) : undefined };
   if (range.min !== undefined && range.max !== undefined && range.min > range.max) {
-    throw bad(clause, 'range start is above its end');
+    throw bad(clause, 'error.search.filter.rangeOrder');
   }
   return range;
-}
-
-function bad(clause: string, why: string) {
-  return invalid(`Invalid filter "${clause}": ${why}`, [
-    { field: 'filters', message: `"${clause}": ${why}` },
-  ]);
 }

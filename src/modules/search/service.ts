@@ -58,7 +58,7 @@ export function createSearch(opts: { index: MemorySearchIndex | undefined }) {
     },
 
     async search(ctx: RequestContext, q: Query): Promise<Answer> {
-      const clauses = parseFilters(q.filters);
+      const clauses = parseFilters(q.filters, ctx.locale);
       const words = searchWords(q.q);
       if (q.q.trim() && words.length === 0) return answer(q, emptyAnswer());
       const sort: SortKey = q.sort ?? (words.length ? 'relevance' : 'newest');

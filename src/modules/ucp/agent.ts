@@ -4,6 +4,7 @@
 // sides declare negotiated (the spec's intersection: name, then the latest common version,
 // then extensions whose parent is gone pruned until none is).
 import { parseDictionary } from 'structured-headers';
+import { inputProblems } from '../../contract/errors.ts';
 import {
   UCP_VERSION,
   type UcpBusinessProfile,
@@ -11,6 +12,7 @@ import {
   ucpPlatformProfile,
 } from '../../contract/ucp.ts';
 import { DOCUMENT_CACHE_LIMITS, DocumentCache, fetchDocument } from '../../http/outbound.ts';
+import { words } from '../acp/errors.ts';
 import { UcpFailure } from './errors.ts';
 
 const MAX_URL_LENGTH = 2000;
@@ -18,20 +20,20 @@ const LOOPBACK = /^http:\/\/(127\.0\.0\.1|localhost|\[::1\])(:\d+)?\//;
 
 /** The profile URL of a `UCP-Agent: profile="https://…"` header (RFC 8941 dictionary). */
 export function profileUrlOf(header: string | string[] | undefined, development: boolean): string {
-  const refuse = (why: string) =>
-    new UcpFailure(400, 'invalid_profile_url', `UCP-Agent ${why}: send UCP-Agent: profile="https://…"`);
-  if (typeof header !== 'string' || header === '') throw refuse('is required');
+  const refuse = (why: 'required' | 'notDictionary' | 'notString' | 'notAbsolute' | 'notHttps') =>
+    new UcpFailure(400, 'invalid_profile_url', words('ucp.error.badAgentHeader', { why }));
+  if (typeof header !== 'string' || header === '') throw refuse('required');
   let profile: unknown;
   try {
     profile = parseDictionary(header).get('profile')?.[0];
   } catch {
-    throw refuse('is not a structured-field dictionary');
+    throw refuse('notDictionary');
   }
-  if (typeof profile !== 'string') throw refuse('must name the profile as a quoted string');
-  if (profile.length > MAX_URL_LENGTH || !URL.canParse(profile)) throw refuse('must name an absolute URL');
+  if (typeof profile !== 'string') throw refuse('notString');
+  if (profile.length > MAX_URL_LENGTH || !URL.canParse(profile)) throw refuse('notAbsolute');
   const url = new URL(profile);
   const allowed = url.protocol === 'https:' || (development && LOOPBACK.test(profile));
-  if (!allowed || url.username || url.password || url.hash) throw refuse('must name an https URL');
+  if (!allowed || url.username || url.password || url.hash) throw refuse('notHttps');
   return profile;
 }
 
@@ -43,8 +45,9 @@ export interface Profiles {
 export function createProfiles(opts: { development: boolean }): Profiles {
   // The spec's floor: a profile is kept at least a minute, whatever its Cache-Control says.
   const cache = new DocumentCache<UcpPlatformProfile>(DOCUMENT_CACHE_LIMITS);
+  // The fetch's reason is its own words (src/http/outbound.ts), quoted as they are.
   const unreachable = (why: string) =>
-    new UcpFailure(424, 'profile_unreachable', `The platform's profile ${why}`);
+    new UcpFailure(424, 'profile_unreachable', words('ucp.error.profileUnreachable', { why }));
 
   // Requests that miss the cache together share one fetch (a URL's, while it is under way): the
   // map holds no more entries than fetches in flight.
@@ -67,7 +70,7 @@ export function createProfiles(opts: { development: boolean }): Profiles {
     try {
       json = JSON.parse(body);
     } catch {
-      throw new UcpFailure(422, 'profile_malformed', "The platform's profile is not JSON");
+      throw new UcpFailure(422, 'profile_malformed', words('ucp.error.profileNotJson'));
     }
     // UCP demands https everywhere; development also takes http on a loopback host (a local
     // platform, the tests' receivers): checked as if it were https, used as it is.
@@ -78,10 +81,14 @@ export function createProfiles(opts: { development: boolean }): Profiles {
     );
     if (!checked.success) {
       const issue = checked.error.issues[0]!;
+      const [problem] = inputProblems(ucpPlatformProfile, { issues: [issue] });
       throw new UcpFailure(
         422,
         'profile_malformed',
-        `The platform's profile is not a UCP platform profile: ${issue.path.join('.') || '(root)'} ${issue.message}`,
+        words('ucp.error.profileMalformed', {
+          field: issue.path.join('.') || '(root)',
+          problem: problem!.message,
+        }),
       );
     }
     const profile = json as UcpPlatformProfile;
@@ -105,7 +112,10 @@ export function negotiate(ours: UcpBusinessProfile, theirs: UcpPlatformProfile):
     throw new UcpFailure(
       422,
       'version_unsupported',
-      `UCP version ${String(theirs.ucp.version).slice(0, 20)} is not supported; this business speaks ${UCP_VERSION}`,
+      words('ucp.error.versionUnsupported', {
+        version: String(theirs.ucp.version).slice(0, 20),
+        ours: UCP_VERSION,
+      }),
     );
   }
   const negotiated: Negotiated = new Map();

@@ -4,6 +4,7 @@
 // negotiated, the session's messages in UCP's words and paths.
 import type { AcpAddress, AcpMessage } from '../../contract/acp.ts';
 import { isoSecond } from '../../contract/common.ts';
+import { type Locale, t } from '../../contract/i18n.ts';
 import {
   UCP_VERSION,
   type UcpCheckout,
@@ -12,7 +13,15 @@ import {
   type UcpPostalAddress,
   type UcpTotal,
 } from '../../contract/ucp.ts';
-import { acpOrderId, effectiveStatus, lineId } from '../acp/answer.ts';
+import {
+  acpOrderId,
+  effectiveStatus,
+  HOLD_ENDED,
+  lineId,
+  type StoredMessage,
+  spokenIn,
+} from '../acp/answer.ts';
+import { sayWords } from '../acp/errors.ts';
 import type { SessionState } from '../acp/sessions.ts';
 import type { AcpSessionRequest } from '../acp/tables.ts';
 import { capabilitiesFor, type Negotiated } from './agent.ts';
@@ -54,6 +63,8 @@ export function toUcpCheckout(
   state: SessionState,
   facts: ProductFacts,
   now: Date,
+  /** The language of the person-facing words (messages, display texts). */
+  locale: Locale,
   extra: UcpMessage[] = [],
   /** The complete's answer that needs the person: requires_escalation, with the payment page. */
   escalate = false,
@@ -90,15 +101,17 @@ export function toUcpCheckout(
       ],
     };
   });
-  const messages: UcpMessage[] = [...(row.messages as AcpMessage[]).map(ucpMessageOf), ...extra];
+  const messages: UcpMessage[] = [
+    ...(row.messages as StoredMessage[]).map((m) => ucpMessageOf(spokenIn(locale, m))),
+    ...extra,
+  ];
   if (effective === 'not_ready_for_payment' && row.status !== 'not_ready_for_payment') {
     messages.push({
       type: 'error',
       code: 'item_unavailable',
       path: '$.line_items',
       severity: 'recoverable',
-      content:
-        'The stock this session held was released (a newer checkout of the same buyer replaced it); update the session to quote and hold it again',
+      content: sayWords(locale, HOLD_ENDED),
     });
   }
   const answer: UcpCheckout = {
@@ -113,7 +126,7 @@ export function toUcpCheckout(
     line_items: lineItems,
     ...(request.buyer ? { buyer: ucpBuyerOf(request.buyer) } : {}),
     totals: held
-      ? heldTotals(checkout)
+      ? heldTotals(checkout, locale)
       : unheldTotals(lineItems.reduce((n, l) => n + l.totals[0]!.amount, 0)),
     ...(messages.length > 0 ? { messages } : {}),
     links: [
@@ -145,11 +158,8 @@ export function toUcpCheckout(
                   options: [
                     {
                       id: OPTION_ID,
-                      title: 'Standard shipping',
-                      description:
-                        checkout.parcels.length === 1
-                          ? 'One parcel from its seller'
-                          : `${checkout.parcels.length} parcels, each shipped by its own seller`,
+                      title: t(locale, 'acp.shipping.title'),
+                      description: t(locale, 'acp.shipping.parcels', { n: checkout.parcels.length }),
                       totals: [{ type: 'total', amount: checkout.shippingCostCents }],
                     },
                   ],
@@ -184,19 +194,28 @@ const unheldTotals = (items: number): UcpTotal[] => [
 ];
 
 /** Items, discount (negative), shipping, tax with a line per parcel's tax, total: they add up to the total. */
-function heldTotals(checkout: NonNullable<SessionState['checkout']>): UcpTotal[] {
+function heldTotals(checkout: NonNullable<SessionState['checkout']>, locale: Locale): UcpTotal[] {
   const totals: UcpTotal[] = [{ type: 'subtotal', amount: checkout.subtotalCents }];
   if (checkout.discountCents > 0) totals.push({ type: 'discount', amount: -checkout.discountCents });
-  totals.push({ type: 'fulfillment', display_text: 'Shipping', amount: checkout.shippingCostCents });
+  totals.push({
+    type: 'fulfillment',
+    display_text: t(locale, 'acp.total.shipping'),
+    amount: checkout.shippingCostCents,
+  });
   const lines = checkout.parcels.flatMap((p) =>
-    p.taxLines.map((t) => ({
-      display_text: `${t.name} ${t.ratePercent}% (${checkout.address.province}, parcel of ${p.sellerId})`,
-      amount: t.amountCents,
+    p.taxLines.map((line) => ({
+      display_text: t(locale, 'ucp.total.taxLine', {
+        tax: line.name,
+        rate: line.ratePercent,
+        province: checkout.address.province,
+        seller: p.sellerId,
+      }),
+      amount: line.amountCents,
     })),
   );
   totals.push({
     type: 'tax',
-    display_text: 'Taxes',
+    display_text: t(locale, 'acp.total.taxes'),
     amount: checkout.taxAmountCents,
     ...(lines.length > 0 ? { lines } : {}),
   });

@@ -6,6 +6,7 @@
 
 import { BUYING_SCOPES, ORDER_READING_SCOPES } from '../../contract/scopes.ts';
 import type { AcpCaller } from '../acp/caller.ts';
+import { type Words, words } from '../acp/errors.ts';
 import type { AuthService } from '../auth/service.ts';
 import type { AuthUser, RequestContext } from '../context.ts';
 import type { PlatformKeys } from '../platforms/service.ts';
@@ -26,10 +27,10 @@ export class UcpAuthFailure extends UcpFailure {
   constructor(
     status: 401 | 403,
     code: string,
-    content: string,
+    said: Words,
     readonly challenge: string,
   ) {
-    super(status, code, content);
+    super(status, code, said);
   }
 }
 
@@ -41,17 +42,12 @@ export async function ucpCallerOf(
   need: UcpNeed,
 ): Promise<AcpCaller> {
   if (!token) {
-    throw new UcpAuthFailure(
-      401,
-      'unauthorized',
-      "Send the platform key (X-API-Key) or a linked person's token (Authorization: Bearer)",
-      'Bearer realm="ucp"',
-    );
+    throw new UcpAuthFailure(401, 'unauthorized', words('ucp.error.noCredential'), 'Bearer realm="ucp"');
   }
   if (token.startsWith('acp_')) {
     const platform = await platforms.authenticate(ctx, token);
     if (!platform)
-      throw new UcpAuthFailure(401, 'unauthorized', 'Unknown or revoked API key', 'Bearer realm="ucp"');
+      throw new UcpAuthFailure(401, 'unauthorized', words('acp.error.unknownKey'), 'Bearer realm="ucp"');
     return { platform };
   }
   let user: AuthUser & { agent?: { scopes: readonly string[] } };
@@ -61,17 +57,12 @@ export async function ucpCallerOf(
     throw new UcpAuthFailure(
       401,
       'identity_required',
-      'Unknown or expired token: link the account again',
+      words('ucp.error.linkAgain'),
       'Bearer realm="ucp", error="invalid_token"',
     );
   }
   if (!user.agent || user.role !== 'buyer') {
-    throw new UcpAuthFailure(
-      403,
-      'forbidden',
-      "UCP takes a platform's key, or a linked buyer's token",
-      'Bearer realm="ucp"',
-    );
+    throw new UcpAuthFailure(403, 'forbidden', words('ucp.error.wrongCaller'), 'Bearer realm="ucp"');
   }
   const scopes = user.agent.scopes;
   if (!SCOPES[need].some((s) => scopes.includes(s))) {
@@ -79,7 +70,7 @@ export async function ucpCallerOf(
     throw new UcpAuthFailure(
       403,
       'insufficient_scope',
-      `This needs the "${SCOPES[need][0]}" scope, which this link was not granted`,
+      words('ucp.error.scopeNeeded', { scope: SCOPES[need][0]! }),
       `Bearer realm="ucp", error="insufficient_scope", scope="${wanted}"`,
     );
   }

@@ -4,6 +4,7 @@
 // cents; only active products are shown.
 import type { z } from 'zod';
 import type { productListItem } from '../../contract/catalog.ts';
+import { BASE_LOCALE, t } from '../../contract/i18n.ts';
 import type {
   UcpCatalogLookupRequest,
   UcpCatalogSearchRequest,
@@ -11,6 +12,7 @@ import type {
   UcpMessage,
   UcpProduct,
 } from '../../contract/ucp.ts';
+import { words } from '../acp/errors.ts';
 import { listItemsByIds } from '../catalog/service.ts';
 import type { RequestContext } from '../context.ts';
 import type { SearchEngine } from '../search/service.ts';
@@ -72,7 +74,7 @@ function offsetOf(cursor: string | undefined): number {
   if (cursor === undefined) return 0;
   const n = /^\d{1,5}$/.test(cursor) ? Number(cursor) : Number.NaN;
   if (!(n >= 0 && n <= MAX_OFFSET))
-    throw new UcpFailure(400, 'invalid_request', 'pagination.cursor is not one of ours');
+    throw new UcpFailure(400, 'invalid_request', words('ucp.error.badCursor'));
   return n;
 }
 
@@ -99,7 +101,11 @@ export async function searchCatalog(
 
 export async function lookupCatalog(ctx: RequestContext, input: UcpCatalogLookupRequest) {
   if (input.ids.length > MAX_LOOKUP_IDS) {
-    throw new UcpFailure(400, 'request_too_large', `A lookup asks for at most ${MAX_LOOKUP_IDS} ids`);
+    throw new UcpFailure(
+      400,
+      'request_too_large',
+      words('ucp.error.lookupTooLarge', { max: MAX_LOOKUP_IDS }),
+    );
   }
   const ids = [...new Set(input.ids)];
   const known = ids.filter((id) => /^products:[A-Za-z0-9_-]{1,40}$/.test(id));
@@ -114,7 +120,15 @@ export async function lookupCatalog(ctx: RequestContext, input: UcpCatalogLookup
   });
   const missing = ids.filter((id) => !found.has(id));
   const messages: UcpMessage[] = missing.length
-    ? [{ type: 'info', code: 'not_found', content: `Not found: ${missing.slice(0, 10).join(', ')}` }]
+    ? [
+        {
+          type: 'info',
+          code: 'not_found',
+          content: t(ctx.locale ?? BASE_LOCALE, 'ucp.message.notFound', {
+            ids: missing.slice(0, 10).join(', '),
+          }),
+        },
+      ]
     : [];
   return { products, ...(messages.length ? { messages } : {}) };
 }

@@ -3,6 +3,7 @@
 // order webhook (webhooks.ts).
 import { eq } from 'drizzle-orm';
 import { isoSecond } from '../../contract/common.ts';
+import { BASE_LOCALE, type Locale, t } from '../../contract/i18n.ts';
 import { UCP_VERSION, type UcpOrder, type UcpTotal } from '../../contract/ucp.ts';
 import { acpOrderId, keyOf, lineId } from '../acp/answer.ts';
 import type { AcpCaller } from '../acp/caller.ts';
@@ -26,14 +27,24 @@ export function toUcpOrder(
   sessionId: string,
   checkoutId: string,
   orders: CheckoutOrders,
+  /** The language of its descriptions and display texts (a webhook's: the base locale). */
+  locale: Locale = BASE_LOCALE,
 ): UcpOrder {
   const sum = (f: (o: CheckoutOrders[number]) => number) => orders.reduce((n, o) => n + f(o), 0);
   const live = orders.filter((o) => o.status !== 'cancelled');
   const totals: UcpTotal[] = [{ type: 'subtotal', amount: sum((o) => o.subtotalCents) }];
   const discount = sum((o) => o.discountCents);
   if (discount > 0) totals.push({ type: 'discount', amount: -discount });
-  totals.push({ type: 'fulfillment', display_text: 'Shipping', amount: sum((o) => o.shippingCostCents) });
-  totals.push({ type: 'tax', display_text: 'Taxes', amount: sum((o) => o.taxAmountCents) });
+  totals.push({
+    type: 'fulfillment',
+    display_text: t(locale, 'acp.total.shipping'),
+    amount: sum((o) => o.shippingCostCents),
+  });
+  totals.push({
+    type: 'tax',
+    display_text: t(locale, 'acp.total.taxes'),
+    amount: sum((o) => o.taxAmountCents),
+  });
   totals.push({ type: 'total', amount: sum((o) => o.totalAmountCents) });
   const destination = (o: CheckoutOrders[number]) => ({
     street_address: o.shippingAddress.street,
@@ -72,7 +83,8 @@ export function toUcpOrder(
         line_items: lines(o),
         method_type: 'shipping' as const,
         destination: destination(o),
-        description: `Shipped by its seller, expected by ${o.estimatedDelivery}`,
+        // The date as ISO 8601 in both locales (the form Quebec's own style guide accepts).
+        description: t(locale, 'ucp.order.expected', { date: o.estimatedDelivery }),
       })),
       events: orders.flatMap((o) => [
         ...(o.shippedAt
@@ -117,7 +129,7 @@ export function toUcpOrder(
         occurred_at: isoSecond(o.cancelledAt ?? o.deliveredAt ?? o.createdAt),
         status: 'completed' as const,
         totals: [{ type: 'total', amount: -o.refundedCents }],
-        description: `Refunded on the parcel of ${o.sellerId}`,
+        description: t(locale, 'ucp.order.refunded', { seller: o.sellerId }),
       })),
     currency: 'CAD',
     totals,
@@ -140,5 +152,5 @@ export async function getUcpOrder(
   if (!session || !mine) return undefined;
   const orders = await ordersOfOneCheckout(ctx, { checkoutId });
   if (orders.length === 0) return undefined;
-  return toUcpOrder(publicBaseUrl, session.id, checkoutId, orders);
+  return toUcpOrder(publicBaseUrl, session.id, checkoutId, orders, ctx.locale ?? BASE_LOCALE);
 }

@@ -7,7 +7,8 @@
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { hasZodFastifySchemaValidationErrors, type ZodTypeProvider } from 'fastify-type-provider-zod';
 import { z } from 'zod';
-import { AppError } from '../../contract/errors.ts';
+import { AppError, say } from '../../contract/errors.ts';
+import { BASE_LOCALE, type Locale } from '../../contract/i18n.ts';
 import {
   UCP_VERSION,
   type UcpErrorResponse,
@@ -29,7 +30,7 @@ import {
 import { bearerToken } from '../../http/auth.ts';
 import { IdempotencyError } from '../../http/idempotency.ts';
 import type { AcpCaller } from '../acp/caller.ts';
-import { AcpFailure } from '../acp/errors.ts';
+import { AcpFailure, frameworkWords, sayWords, schemaProblems, type Words, words } from '../acp/errors.ts';
 import { acpHandlers } from '../acp/handlers.ts';
 import type { AcpDeps } from '../acp/sessions.ts';
 import type { AuthService } from '../auth/service.ts';
@@ -227,7 +228,7 @@ export function ucpRoutes(routeDeps: UcpRouteDeps) {
         },
         async (req) => {
           const c = capableCaller(req, CATALOG_SEARCH);
-          if (!c) return incompatible(CATALOG_SEARCH);
+          if (!c) return incompatible(localeOf(req), CATALOG_SEARCH);
           return {
             ucp: catalogMeta(c, CATALOG_SEARCH),
             ...(await searchCatalog(req.ctx, routeDeps.search, req.body)),
@@ -248,7 +249,7 @@ export function ucpRoutes(routeDeps: UcpRouteDeps) {
         },
         async (req) => {
           const c = capableCaller(req, CATALOG_LOOKUP);
-          if (!c) return incompatible(CATALOG_LOOKUP);
+          if (!c) return incompatible(localeOf(req), CATALOG_LOOKUP);
           return { ucp: catalogMeta(c, CATALOG_LOOKUP), ...(await lookupCatalog(req.ctx, req.body)) };
         },
       );
@@ -266,12 +267,15 @@ export function ucpRoutes(routeDeps: UcpRouteDeps) {
         },
         async (req) => {
           const c = capableCaller(req, CATALOG_LOOKUP);
-          if (!c) return incompatible(CATALOG_LOOKUP);
+          if (!c) return incompatible(localeOf(req), CATALOG_LOOKUP);
           const found = await productOfCatalog(req.ctx, req.body);
           if (!found) {
             return businessError(
               'not_found',
-              `Product ${req.body.id.slice(0, 64)} not found`,
+              sayWords(
+                localeOf(req),
+                words('error.catalog.productNotFound', { id: req.body.id.slice(0, 64) }),
+              ),
               capabilitiesFor(c.negotiated, CATALOG_LOOKUP),
             );
           }
@@ -291,13 +295,13 @@ export function ucpRoutes(routeDeps: UcpRouteDeps) {
         },
         async (req) => {
           const c = callerOf(req);
-          if (!c.negotiated.has(ORDER)) return incompatible(ORDER);
+          if (!c.negotiated.has(ORDER)) return incompatible(localeOf(req), ORDER);
           const order = await getUcpOrder(req.ctx, routeDeps.publicBaseUrl, c.who, req.params.id);
           return (
             order ??
             businessError(
               'not_found',
-              `Order ${req.params.id.slice(0, 64)} not found`,
+              sayWords(localeOf(req), words('error.orders.notFound', { id: req.params.id.slice(0, 64) })),
               capabilitiesFor(c.negotiated, ORDER),
             )
           );
@@ -320,7 +324,7 @@ function callerOf(req: FastifyRequest): Caller {
 function checkoutCaller(req: FastifyRequest, reply: FastifyReply): Caller | undefined {
   const c = callerOf(req);
   if (c.negotiated.has(CHECKOUT)) return c;
-  void reply.code(200).send(incompatible(CHECKOUT));
+  void reply.code(200).send(incompatible(localeOf(req), CHECKOUT));
   return undefined;
 }
 
@@ -331,12 +335,15 @@ function capableCaller(req: FastifyRequest, capability: string): Caller | undefi
 }
 
 /** The spec's business outcome for an operation whose capability the platform and we do not share. */
-const incompatible = (capability: string) =>
+const incompatible = (locale: Locale, capability: string) =>
   businessError(
     'capabilities_incompatible',
-    `The platform's profile and ours share no ${capability} version`,
+    sayWords(locale, words('ucp.error.incompatible', { capability })),
     {},
   );
+
+/** The language UCP answers in: the one Accept-Language asks for (the request context's). */
+const localeOf = (req: FastifyRequest): Locale => req.ctx?.locale ?? BASE_LOCALE;
 
 /** The body of a business outcome with no resource to show (`ucp.status: "error"`). */
 function businessError(
@@ -372,22 +379,24 @@ function ucpConventions(
     const who = await ucpCallerOf(req.ctx, deps.auth, deps.platforms, token, need);
     // What rate limits count and Idempotency-Keys are scoped by: the platform, or the person.
     if ('platform' in who) req.ctx.principal = `platform:${who.platform.id}`;
-    else req.ctx.user = who.user;
+    else {
+      req.ctx.user = who.user;
+      // A person's own token: their saved language, as on the rest of the API (src/http/auth.ts).
+      if (who.user.locale) req.ctx.locale = who.user.locale;
+    }
 
     const profileUrl = profileUrlOf(req.headers['ucp-agent'], deps.development);
     // A linked person's token names no platform: its profile must still be one an admin
     // registered, or any buyer could make us fetch (and resolve) any URL.
     if ('user' in who && !(await isRegisteredProfile(req.ctx, profileUrl))) {
-      throw new UcpFailure(403, 'profile_not_trusted', "UCP-Agent names no registered platform's profile");
+      throw new UcpFailure(403, 'profile_not_trusted', words('ucp.error.profileNotRegistered'));
     }
     // A platform's key speaks only for the profile registered for it (the spec's identity binding).
     if ('platform' in who && who.platform.ucpProfileUrl !== profileUrl) {
       throw new UcpFailure(
         403,
         'profile_not_trusted',
-        who.platform.ucpProfileUrl
-          ? "UCP-Agent names another profile than this platform's"
-          : 'This platform has no UCP profile registered: an admin sets ucpProfileUrl',
+        words(who.platform.ucpProfileUrl ? 'ucp.error.profileOther' : 'ucp.error.profileNone'),
       );
     }
     const profile = await profiles.get(profileUrl);
@@ -430,18 +439,20 @@ function ucpErrorOf(
   req: FastifyRequest,
   negotiated: Negotiated | undefined,
 ): [number, UcpErrorResponse | { code: string; content: string }, number?] {
+  const locale = localeOf(req);
+  const said = (w: Words) => sayWords(locale, w);
   if (err instanceof UcpFailure)
-    return [err.statusCode, { code: err.code, content: err.content }, err.retryAfter];
+    return [err.statusCode, { code: err.code, content: err.content(locale) }, err.retryAfter];
   if (err instanceof AcpFailure) {
     if (err.statusCode === 404) {
       // The spec's "not found" is a business outcome: 200, no resource, why.
       const capabilities = negotiated ? capabilitiesFor(negotiated, CHECKOUT) : {};
-      return [200, businessError('not_found', err.body.message, capabilities)];
+      return [200, businessError('not_found', said(err.words), capabilities)];
     }
-    const code = err.statusCode === 409 || err.statusCode === 405 ? 'invalid_state' : err.body.code;
+    const code = err.statusCode === 409 || err.statusCode === 405 ? 'invalid_state' : err.fields.code;
     return [
       err.statusCode === 405 ? 409 : err.statusCode,
-      { code, content: err.body.message },
+      { code, content: said(err.words) },
       err.retryAfter,
     ];
   }
@@ -452,21 +463,28 @@ function ucpErrorOf(
       conflict: [409, 'idempotency_conflict'],
       in_flight: [409, 'idempotency_in_flight', 1],
     }[err.reason] as [number, string, number?];
-    return [status, { code, content: err.message }, retry];
+    return [status, { code, content: say(locale, err.text) }, retry];
   }
   if (hasZodFastifySchemaValidationErrors(err)) {
     const where = err.validationContext === 'params' ? 'path' : 'request';
-    const detail = err.validation
-      .map((v) => `${v.instancePath ? `$${v.instancePath.replaceAll('/', '.')}: ` : ''}${v.message}`)
-      .join('; ');
-    return [400, { code: 'invalid_request', content: `Invalid ${where}: ${detail}`.slice(0, 1000) }];
+    const schema = (req.routeOptions.schema as Record<string, unknown> | undefined)?.[
+      where === 'path' ? 'params' : 'body'
+    ];
+    const problems = schemaProblems(locale, err.validation, schema, ': ');
+    return [
+      400,
+      {
+        code: 'invalid_request',
+        content: said(words('acp.error.invalidInput', { where, problems })).slice(0, 1000),
+      },
+    ];
   }
   if (err instanceof AppError) {
     const code = err.statusCode === 429 ? 'rate_limited' : err.code.toLowerCase();
-    return [err.statusCode, { code, content: err.message }];
+    return [err.statusCode, { code, content: say(locale, err.text) }];
   }
   const status = err.statusCode ?? 500;
-  if (status < 500) return [status, { code: 'invalid_request', content: err.message }];
+  if (status < 500) return [status, { code: 'invalid_request', content: said(frameworkWords(err)) }];
   req.log.error({ err }, 'unhandled error on a UCP route');
-  return [500, { code: 'internal_error', content: `Internal error; quote request id ${req.id}` }];
+  return [500, { code: 'internal_error', content: said(words('acp.error.internal', { id: req.id })) }];
 }

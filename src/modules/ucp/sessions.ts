@@ -4,6 +4,7 @@
 // (answer.ts). A session made through UCP is only ever seen through UCP (its id's prefix).
 
 import { z } from 'zod';
+import { BASE_LOCALE } from '../../contract/i18n.ts';
 import type {
   UcpCheckout,
   UcpCheckoutCompleteRequest,
@@ -12,7 +13,7 @@ import type {
   UcpMessage,
 } from '../../contract/ucp.ts';
 import type { AcpCaller } from '../acp/caller.ts';
-import { AcpFailure } from '../acp/errors.ts';
+import { AcpFailure, sayWords, words } from '../acp/errors.ts';
 import {
   type AcpDeps,
   type Change,
@@ -109,11 +110,7 @@ export async function completeUcpSession(
   const instrument = instruments[index];
   const token = instrument?.credential?.token;
   if (!instrument || !token) {
-    throw new UcpFailure(
-      400,
-      'invalid_request',
-      'Complete needs payment.instruments with a credential {type: "token", token} from one of the payment handlers',
-    );
+    throw new UcpFailure(400, 'invalid_request', words('ucp.error.completeNeedsToken'));
   }
   try {
     const state = await completeSession(ctx, deps, who, 'ucp', id, {
@@ -122,27 +119,27 @@ export async function completeUcpSession(
     });
     return answer(ctx, deps, negotiated, state);
   } catch (err) {
-    if (err instanceof AcpFailure && err.body.code === 'requires_3ds') {
+    if (err instanceof AcpFailure && err.fields.code === 'requires_3ds') {
       // The person must confirm the card: the spec's escalation, to the payment page.
       const needsBuyer: UcpMessage = {
         type: 'error',
         code: 'requires_3ds',
         path: `$.payment.instruments[${index}]`,
         severity: 'requires_buyer_input',
-        content: 'The card needs its holder to confirm the payment: open continue_url for the person to pay',
+        content: sayWords(ctx.locale ?? BASE_LOCALE, words('ucp.message.requires3ds')),
       };
       return answer(ctx, deps, negotiated, await readSession(ctx, who, 'ucp', id), [needsBuyer], true);
     }
     const refused =
       err instanceof AcpFailure &&
-      (err.statusCode === 402 || (err.statusCode === 400 && err.body.param?.startsWith('$.payment_data')));
+      (err.statusCode === 402 || (err.statusCode === 400 && err.fields.param?.startsWith('$.payment_data')));
     if (!refused) throw err;
     const failed: UcpMessage = {
       type: 'error',
       code: 'payment_failed',
       path: `$.payment.instruments[${index}]`,
       severity: 'recoverable',
-      content: err.body.message,
+      content: sayWords(ctx.locale ?? BASE_LOCALE, err.words),
     };
     return answer(ctx, deps, negotiated, await readSession(ctx, who, 'ucp', id), [failed]);
   }
@@ -170,7 +167,7 @@ async function answer(
       });
     }
   }
-  return toUcpCheckout(deps, negotiated, state, facts, ctx.now(), extra, escalate);
+  return toUcpCheckout(deps, negotiated, state, facts, ctx.now(), ctx.locale ?? BASE_LOCALE, extra, escalate);
 }
 
 /** The discount codes asked for, when the discount extension was negotiated (else none). */
@@ -190,11 +187,7 @@ function requestOf(
   const email = input.buyer?.email?.trim();
   // UCP's buyer.email is any string: ours names an account, so it must be an address.
   if (email && !BUYER_EMAIL.safeParse(email).success) {
-    throw new UcpFailure(
-      400,
-      'invalid_request',
-      'buyer.email must be an email address (at most 254 characters)',
-    );
+    throw new UcpFailure(400, 'invalid_request', words('ucp.error.buyerEmail', { max: 254 }));
   }
   const given = input.buyer;
   const buyer =
@@ -208,29 +201,25 @@ function requestOf(
       : undefined;
   const method = negotiated.has(FULFILLMENT) ? input.fulfillment?.methods?.[0] : undefined;
   if (method?.type && method.type !== 'shipping') {
-    throw new UcpFailure(
-      400,
-      'invalid_request',
-      'Portage ships every order: the fulfillment method is "shipping"',
-    );
+    throw new UcpFailure(400, 'invalid_request', words('ucp.error.shippingOnly'));
   }
   const destinations = (method?.destinations ?? []) as Array<Record<string, unknown>>;
   const d = destinations[0];
-  const text = (key: string) => (typeof d?.[key] === 'string' ? (d[key] as string) : '');
-  const phone = text('phone_number') || input.buyer?.phone_number;
-  const name = [text('first_name'), text('last_name')].filter(Boolean).join(' ');
+  const field = (key: string) => (typeof d?.[key] === 'string' ? (d[key] as string) : '');
+  const phone = field('phone_number') || input.buyer?.phone_number;
+  const name = [field('first_name'), field('last_name')].filter(Boolean).join(' ');
   const fulfillmentDetails = d
     ? {
         ...(phone ? { phone_number: phone } : {}),
         address: {
           name:
             name || [buyer?.first_name, buyer?.last_name].filter(Boolean).join(' ') || (buyer?.email ?? ''),
-          line_one: text('street_address'),
-          ...(text('extended_address') ? { line_two: text('extended_address') } : {}),
-          city: text('address_locality'),
-          state: text('address_region'),
-          country: text('address_country'),
-          postal_code: text('postal_code'),
+          line_one: field('street_address'),
+          ...(field('extended_address') ? { line_two: field('extended_address') } : {}),
+          city: field('address_locality'),
+          state: field('address_region'),
+          country: field('address_country'),
+          postal_code: field('postal_code'),
         },
       }
     : undefined;

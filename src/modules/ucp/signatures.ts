@@ -7,6 +7,7 @@
 import { createHash, createPublicKey, verify } from 'node:crypto';
 import { httpbis } from 'http-message-signatures';
 import type { UcpPlatformProfile } from '../../contract/ucp.ts';
+import { words } from '../acp/errors.ts';
 import { UcpFailure } from './errors.ts';
 
 /** What a signature must cover: the request line's parts, and the body's digest when there is one. */
@@ -33,17 +34,13 @@ export async function verifyRequestSignature(
   const input = req.headers['signature-input'];
   if (signature === undefined && input === undefined) return false;
   if (typeof signature !== 'string' || typeof input !== 'string') {
-    throw new UcpFailure(
-      401,
-      'signature_invalid',
-      'A signed request carries both Signature and Signature-Input',
-    );
+    throw new UcpFailure(401, 'signature_invalid', words('ucp.error.signatureHeaders'));
   }
   if (req.body !== undefined && req.body.length > 0) {
     const digest = req.headers['content-digest'];
     const expected = `sha-256=:${createHash('sha256').update(req.body).digest('base64')}:`;
     if (typeof digest !== 'string' || !digest.split(',').some((d) => d.trim() === expected)) {
-      throw new UcpFailure(400, 'digest_mismatch', 'Content-Digest (sha-256) does not match the body');
+      throw new UcpFailure(400, 'digest_mismatch', words('ucp.error.digestMismatch'));
     }
   }
   let unknownKey = false;
@@ -75,17 +72,14 @@ export async function verifyRequestSignature(
     throw new UcpFailure(
       401,
       'signature_invalid',
-      `The request's signature does not verify: ${err instanceof Error ? err.message.slice(0, 100) : 'refused'}`,
+      words('ucp.error.signatureRefused', {
+        reason: err instanceof Error ? err.message.slice(0, 100) : 'refused',
+      }),
     );
   }
   if (unknownKey) {
-    throw new UcpFailure(
-      401,
-      'key_not_found',
-      "The signature's keyid is not a kid of the platform's signing_keys",
-    );
+    throw new UcpFailure(401, 'key_not_found', words('ucp.error.unknownKeyId'));
   }
-  if (verified !== true)
-    throw new UcpFailure(401, 'signature_invalid', "The request's signature does not verify");
+  if (verified !== true) throw new UcpFailure(401, 'signature_invalid', words('ucp.error.signatureInvalid'));
   return true;
 }

@@ -3,6 +3,7 @@
 // Chosen when STRIPE_SECRET_KEY is set (docs/api.md "Stripe"). Amounts are integer cents (CAD).
 import Stripe from 'stripe';
 import type { PaymentsConfig } from '../../../config.ts';
+import { text } from '../../../contract/i18n.ts';
 import {
   type DelegatedPayment,
   type PaymentEvent,
@@ -95,7 +96,7 @@ export function createStripeProvider(
       if (!session.client_secret) {
         throw new ProviderError(
           `Stripe answered checkout session ${session.id} without a client secret`,
-          'The payment page could not be opened',
+          text('error.payments.pageNotOpened'),
           false,
         );
       }
@@ -170,7 +171,7 @@ export function createStripeProvider(
       // requires_action (3-D Secure) and the like: nobody is there to act in an agent's purchase.
       throw new ProviderError(
         `Stripe answered payment intent ${intent.id} with status ${intent.status}`,
-        'The payment needs the buyer to confirm it, which a delegated payment cannot do',
+        text('error.payments.needsConfirmation'),
         false,
       );
     },
@@ -291,10 +292,14 @@ function toProviderError(err: unknown, what: string, secretKey: string): unknown
     .join(' ');
   const message = scrub(`Stripe could not ${what} (${detail}): ${firstLine(err.message)}`, secretKey);
   if (err instanceof E.StripeCardError) {
-    // Stripe writes card errors for the person ("Your card was declined.").
+    // Stripe writes card errors for the person ("Your card was declined."), in English: said as
+    // it is in English, by its code in French.
+    const said = scrub(firstLine(err.message), secretKey);
     return new ProviderError(
       message,
-      scrub(firstLine(err.message), secretKey) || 'Your card was declined',
+      said
+        ? text('error.payments.cardRefused', { message: said, code: err.code ?? 'other' })
+        : text('error.payments.cardDeclined'),
       false,
     );
   }
@@ -303,9 +308,9 @@ function toProviderError(err: unknown, what: string, secretKey: string): unknown
     err instanceof E.StripeAPIError ||
     err instanceof E.StripeRateLimitError
   ) {
-    return new ProviderError(message, 'The payment provider is unavailable; please try again shortly', true);
+    return new ProviderError(message, text('error.payments.providerUnavailable'), true);
   }
-  return new ProviderError(message, 'The payment could not be processed', false);
+  return new ProviderError(message, text('error.payments.notProcessed'), false);
 }
 
 /** Drops the key itself and anything shaped like a Stripe secret or restricted key. */

@@ -1,0 +1,88 @@
+// Every word a person reads comes from the two catalogues (messages/en-CA.json, messages/fr-CA.json):
+// ICU MessageFormat, formatted by FormatJS's intl-messageformat; money and dates through Intl.
+// Codes, field names and enum values never go through here: they are the same in every locale.
+import { IntlMessageFormat } from 'intl-messageformat';
+import en from './messages/en-CA.json' with { type: 'json' };
+import fr from './messages/fr-CA.json' with { type: 'json' };
+
+export const LOCALES = ['en-CA', 'fr-CA'] as const;
+export type Locale = (typeof LOCALES)[number];
+/** The locale of what is written for no one in particular (logs, the CLI). */
+export const BASE_LOCALE: Locale = 'en-CA';
+
+export type MessageKey = keyof typeof en;
+export type MessageValues = Record<string, string | number | Date>;
+/** A message not yet put into words: rendered in the reader's locale when it leaves. */
+export interface Text {
+  key: MessageKey;
+  values?: MessageValues;
+}
+
+export const CATALOGUES: Record<Locale, Record<MessageKey, string>> = {
+  'en-CA': en,
+  'fr-CA': fr as Record<MessageKey, string>,
+};
+
+export const isLocale = (value: unknown): value is Locale => LOCALES.includes(value as Locale);
+
+/** One compiled format per key and locale: bounded by the catalogues' size. */
+const compiled = new Map<string, IntlMessageFormat>();
+
+/** The message `key` in `locale`, its {placeholders} filled from `values`. */
+export function t(locale: Locale, key: MessageKey, values?: MessageValues): string {
+  const id = `${locale}\u0000${key}`;
+  let format = compiled.get(id);
+  if (!format) {
+    const source = CATALOGUES[locale][key] ?? CATALOGUES[BASE_LOCALE][key];
+    if (source === undefined) throw new Error(`no message ${key}`);
+    format = new IntlMessageFormat(source, locale, undefined, { ignoreTag: true });
+    compiled.set(id, format);
+  }
+  return String(format.format(values));
+}
+
+export const text = (key: MessageKey, values?: MessageValues): Text => (values ? { key, values } : { key });
+export const render = (locale: Locale, message: Text): string => t(locale, message.key, message.values);
+
+const money = new Map(
+  LOCALES.map((l) => [l, new Intl.NumberFormat(l, { style: 'currency', currency: 'CAD' })] as const),
+);
+const longDate = new Map(
+  LOCALES.map((l) => [l, new Intl.DateTimeFormat(l, { dateStyle: 'long', timeZone: 'UTC' })] as const),
+);
+
+/** Integer cents as the locale writes dollars: 9152 -> "$91.52" (en-CA), "91,52 $" (fr-CA). */
+export function formatMoney(locale: Locale, cents: number): string {
+  if (!Number.isSafeInteger(cents)) throw new Error(`an amount must be whole cents, got ${cents}`);
+  // Cents to dollars by division is exact for display: Intl rounds to the currency's 2 digits.
+  return (money.get(locale) as Intl.NumberFormat).format(cents / 100);
+}
+
+/** A calendar date (a Date, or YYYY-MM-DD read as that day) as "November 24, 2026" / "24 novembre 2026". */
+export function formatDate(locale: Locale, date: Date | string): string {
+  const d = typeof date === 'string' ? new Date(`${date.slice(0, 10)}T00:00:00Z`) : date;
+  if (Number.isNaN(d.getTime())) return String(date);
+  return (longDate.get(locale) as Intl.DateTimeFormat).format(d);
+}
+
+/**
+ * The best of our locales for an Accept-Language header (`fr-CA,fr;q=0.9,en;q=0.5`):
+ * any French asks for fr-CA and any English for en-CA, highest q first; undefined when
+ * the header names neither (the caller's default then applies).
+ */
+export function negotiateLocale(header: string | undefined | null): Locale | undefined {
+  if (!header) return undefined;
+  let best: { locale: Locale; q: number } | undefined;
+  // Bounded: a header of hundreds of ranges costs no more than its first 20.
+  for (const range of header.split(',', 20)) {
+    const [tag = '', ...params] = range.trim().split(';');
+    const q = params.reduce((acc, p) => {
+      const m = /^\s*q=([01](?:\.\d{0,3})?)\s*$/.exec(p);
+      return m ? Number(m[1]) : acc;
+    }, 1);
+    const language = tag.trim().toLowerCase().split('-')[0];
+    const locale: Locale | undefined = language === 'fr' ? 'fr-CA' : language === 'en' ? 'en-CA' : undefined;
+    if (locale && q > 0 && (!best || q > best.q)) best = { locale, q };
+  }
+  return best?.locale;
+}

@@ -1,0 +1,56 @@
+// HTTP adapter of invoices: the signed link an email carries (GET /invoices/:token), answered
+// without signing in (invoices/links.ts). An order's own invoice, for a signed-in caller, is
+// GET /orders/:orderId/invoice in the orders module's routes; both answer through sendInvoice.
+import type { FastifyInstance, FastifyReply } from 'fastify';
+import type { ZodTypeProvider } from 'fastify-type-provider-zod';
+import { z } from 'zod';
+import { notFound } from '../../contract/errors.ts';
+import { invoiceQuery } from '../../contract/orders.ts';
+import type { InvoiceLinks } from './links.ts';
+import { invoiceOf } from './service.ts';
+
+/** The PDF answer of either route. */
+export const invoiceResponse = {
+  200: {
+    description: 'The invoice (`Content-Disposition: attachment`)',
+    content: { 'application/pdf': { schema: z.any().describe('The PDF document') } },
+  },
+};
+
+export function sendInvoice(reply: FastifyReply, invoice: Awaited<ReturnType<typeof invoiceOf>>) {
+  return reply
+    .header('content-type', 'application/pdf')
+    .header('content-disposition', `attachment; filename="${invoice.fileName}"`)
+    .header('content-language', invoice.locale)
+    .header('cache-control', 'private, no-store')
+    .header('referrer-policy', 'no-referrer')
+    .send(invoice.pdf);
+}
+
+export function invoiceRoutes(links: InvoiceLinks) {
+  return async (fastify: FastifyInstance) => {
+    const app = fastify.withTypeProvider<ZodTypeProvider>();
+
+    app.get(
+      '/invoices/:token',
+      {
+        config: { auth: 'public', limit: 'orders' },
+        schema: {
+          tags: ['orders'],
+          summary:
+            "An order's invoice from the link in its paid email (no sign-in; the link expires after a year)",
+          params: z.object({ token: z.string().max(100) }),
+          querystring: invoiceQuery,
+          response: invoiceResponse,
+        },
+      },
+      async (req, reply) => {
+        const linked = links.orderOf(req.params.token, req.ctx.now());
+        if (!linked) throw notFound('error.invoices.linkInvalid');
+        // The link speaks for the order's buyer, for this one order.
+        const asBuyer = { ...req.ctx, user: { id: linked.buyerId, email: '', role: 'buyer' as const } };
+        return sendInvoice(reply, await invoiceOf(asBuyer, linked.orderId, req.query.locale));
+      },
+    );
+  };
+}
