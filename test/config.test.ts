@@ -161,11 +161,13 @@ describe('loadConfig', () => {
       RATE_LIMITS: 'maybe',
       LOG_LEVEL: 'loud',
       CORS_ORIGINS: 'not-a-url',
+      DEFAULT_LOCALE: 'fr-FR',
     });
-    expect(problems).toHaveLength(5);
+    expect(problems).toHaveLength(6);
     expect(problems.map((p) => p.split(':')[0]).sort()).toEqual([
       'APP_ENV',
       'CORS_ORIGINS',
+      'DEFAULT_LOCALE',
       'LOG_LEVEL',
       'PORT',
       'RATE_LIMITS',
@@ -177,6 +179,7 @@ describe('loadConfig', () => {
         'RATE_LIMITS: must be on or off (got "maybe")',
         'LOG_LEVEL: must be one of fatal, error, warn, info, debug, trace, silent (got "loud")',
         'CORS_ORIGINS: "not-a-url" is not an origin like https://shop.example.ca',
+        'DEFAULT_LOCALE: must be one of en-CA, fr-CA (got "fr-FR")',
       ]),
     );
     for (const p of problems) expect(p).not.toContain('\n');

@@ -47,9 +47,20 @@ export const render = (locale: Locale, message: Text): string => t(locale, messa
 const money = new Map(
   LOCALES.map((l) => [l, new Intl.NumberFormat(l, { style: 'currency', currency: 'CAD' })] as const),
 );
-const longDate = new Map(
-  LOCALES.map((l) => [l, new Intl.DateTimeFormat(l, { dateStyle: 'long', timeZone: 'UTC' })] as const),
-);
+/** Formats of a long date by locale and time zone: a handful (two locales, the zones we name). */
+const longDates = new Map<string, Intl.DateTimeFormat>();
+const longDate = (locale: Locale, timeZone: string) => {
+  const id = `${locale} ${timeZone}`;
+  let format = longDates.get(id);
+  if (!format) {
+    format = new Intl.DateTimeFormat(locale, { dateStyle: 'long', timeZone });
+    longDates.set(id, format);
+  }
+  return format;
+};
+
+/** Where Portage keeps its books: the calendar day of a moment (an invoice's date) is this zone's. */
+export const BOOKS_TIME_ZONE = 'America/Toronto';
 
 /** Integer cents as the locale writes dollars: 9152 -> "$91.52" (en-CA), "91,52 $" (fr-CA). */
 export function formatMoney(locale: Locale, cents: number): string {
@@ -58,11 +69,16 @@ export function formatMoney(locale: Locale, cents: number): string {
   return (money.get(locale) as Intl.NumberFormat).format(cents / 100);
 }
 
-/** A calendar date (a Date, or YYYY-MM-DD read as that day) as "November 24, 2026" / "24 novembre 2026". */
-export function formatDate(locale: Locale, date: Date | string): string {
-  const d = typeof date === 'string' ? new Date(`${date.slice(0, 10)}T00:00:00Z`) : date;
-  if (Number.isNaN(d.getTime())) return String(date);
-  return (longDate.get(locale) as Intl.DateTimeFormat).format(d);
+/**
+ * A calendar date as "November 24, 2026" / "24 novembre 2026": YYYY-MM-DD as that day, a moment
+ * (a Date) as its day in `timeZone` (UTC unless said).
+ */
+export function formatDate(locale: Locale, date: Date | string, timeZone = 'UTC'): string {
+  if (typeof date === 'string') {
+    const day = new Date(`${date.slice(0, 10)}T00:00:00Z`);
+    return Number.isNaN(day.getTime()) ? date : longDate(locale, 'UTC').format(day);
+  }
+  return longDate(locale, timeZone).format(date);
 }
 
 /**

@@ -8,6 +8,7 @@ import { createRequire } from 'node:module';
 import PDFDocument from 'pdfkit';
 import {
   BASE_LOCALE,
+  BOOKS_TIME_ZONE,
   formatDate,
   formatMoney,
   isLocale,
@@ -209,7 +210,7 @@ export function renderInvoice(invoice: Invoice, now: Date): Promise<Buffer> {
   // Page 1: the invoice.
   pen.title(say('invoice.title'), [
     [say('invoice.number'), invoice.number],
-    [say('invoice.date'), formatDate(locale, invoice.date)],
+    [say('invoice.date'), formatDate(locale, invoice.date, BOOKS_TIME_ZONE)],
     [say('invoice.order'), invoice.orderId],
   ]);
   pen.parties(
@@ -252,7 +253,7 @@ export function renderInvoice(invoice: Invoice, now: Date): Promise<Buffer> {
     ]),
     [say('invoice.total'), formatMoney(locale, invoice.totalCents), 'strong'],
   ]);
-  pen.note(say('invoice.paid', { date: formatDate(locale, invoice.date) }));
+  pen.note(say('invoice.paid', { date: formatDate(locale, invoice.date, BOOKS_TIME_ZONE) }));
   pen.note(say('invoice.currency'));
 
   // A page per credit note.
@@ -260,11 +261,11 @@ export function renderInvoice(invoice: Invoice, now: Date): Promise<Buffer> {
     doc.addPage();
     pen.title(say('invoice.creditNote.title'), [
       [say('invoice.creditNote.number'), note.number],
-      [say('invoice.creditNote.date'), formatDate(locale, note.date)],
+      [say('invoice.creditNote.date'), formatDate(locale, note.date, BOOKS_TIME_ZONE)],
       [say('invoice.order'), invoice.orderId],
     ]);
     pen.note(
-      say('invoice.creditNote.refersTo', { number: invoice.number, date: formatDate(locale, invoice.date) }),
+      say('invoice.creditNote.refersTo', { number: invoice.number, date: formatDate(locale, invoice.date, BOOKS_TIME_ZONE) }),
       16,
     );
     pen.parties(
