@@ -265,7 +265,10 @@ export function renderInvoice(invoice: Invoice, now: Date): Promise<Buffer> {
       [say('invoice.order'), invoice.orderId],
     ]);
     pen.note(
-      say('invoice.creditNote.refersTo', { number: invoice.number, date: formatDate(locale, invoice.date, BOOKS_TIME_ZONE) }),
+      say('invoice.creditNote.refersTo', {
+        number: invoice.number,
+        date: formatDate(locale, invoice.date, BOOKS_TIME_ZONE),
+      }),
       16,
     );
     pen.parties(
