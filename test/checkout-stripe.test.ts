@@ -54,6 +54,7 @@ describe('checkout on Stripe', () => {
       mode: 'payment',
       ui_mode: 'embedded_page',
       currency: 'cad',
+      locale: 'en',
       payment_intent_data: { metadata: { checkoutSessionId: session.sessionId } },
     });
     const page = await t.api.get(new URL(session.sessionUrl).pathname);
@@ -61,6 +62,23 @@ describe('checkout on Stripe', () => {
     expect(page.body).toContain('https://js.stripe.com/v3/');
     expect(page.body).toContain(session.clientSecret);
     expect(page.headers['content-security-policy']).toContain('script-src https://js.stripe.com');
+  });
+
+  it("speaks the buyer's language on Stripe's form: its locale and our tax lines' names", async () => {
+    const { buyer: b } = await ready();
+    expect((await t.api.as(b).patch('/me', { locale: 'fr-CA' })).status).toBe(200);
+    const session = await openCheckout(t.api, b);
+    const created = stripe.requests.find(
+      (r) => r.path === '/v1/checkout/sessions' && r.idempotencyKey === `checkout:${session.sessionId}`,
+    );
+    const body = created?.body as {
+      locale: string;
+      line_items: Array<{ price_data: { product_data: { name: string } } }>;
+    };
+    expect(body.locale).toBe('fr-CA');
+    expect(body.line_items.map((l) => l.price_data.product_data.name)).toContainEqual(
+      expect.stringMatching(/^TVH 13[\s\u00a0\u202f]%$/),
+    );
   });
 
   it('turns payment_intent.succeeded into the order once, and refunds through Stripe on cancel', async () => {

@@ -392,6 +392,7 @@ export async function holdCheckout(
       idempotencyKey: `checkout:${row.id}`,
       returnUrl: `${deps.publicBaseUrl}/checkout/${encodeURIComponent(row.id)}/return`,
       pageUrl: `${deps.publicBaseUrl}/checkout/${encodeURIComponent(row.id)}/pay`,
+      ...(ctx.locale ? { locale: ctx.locale } : {}),
     });
     const [updated] = await ctx.db
       .update(checkoutSessions)

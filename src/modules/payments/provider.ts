@@ -1,7 +1,7 @@
 // The payment provider interface (README "Main flows"):
 // Stripe in production, the built-in sandbox everywhere else, both behind these few calls.
 // Nothing here runs inside a database transaction: the caller commits first, then calls.
-import type { Text } from '../../contract/i18n.ts';
+import type { Locale, Text } from '../../contract/i18n.ts';
 import type { StoredAddress, StoredParcel } from '../checkout/tables.ts';
 
 export interface SessionInput {
@@ -23,6 +23,8 @@ export interface SessionInput {
   returnUrl: string;
   /** Our page that shows the provider's embedded form (when the provider gives no page URL). */
   pageUrl: string;
+  /** The buyer's language: the provider's own form speaks it too. */
+  locale?: Locale;
 }
 
 export interface ProviderSession {
