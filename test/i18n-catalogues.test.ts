@@ -64,6 +64,10 @@ describe('formats', () => {
     expect(formatMoney('fr-CA', 123456)).toBe('1\u00a0234,56\u00a0$');
     expect(formatDate('fr-CA', '2026-11-24')).toBe('24 novembre 2026');
     expect(formatDate('en-CA', '2026-11-24')).toBe('November 24, 2026');
+    expect(formatDate('fr-CA', '2026-12-01')).toBe('1er décembre 2026');
+    expect(formatDate('en-CA', '2026-12-01')).toBe('December 1, 2026');
+    // A moment is dated in the zone asked: 9 p.m. in Toronto is still that day there.
+    expect(formatDate('fr-CA', new Date('2026-11-25T02:00:00Z'), 'America/Toronto')).toBe('24 novembre 2026');
   });
 
   it('choose a locale from Accept-Language by quality, ignoring what we do not speak', () => {

@@ -564,7 +564,7 @@ describe('the language of each recipient', () => {
     const res = await t.api.as(d.buyer).post(`/orders/${d.orderId}/cancel`, {}, FR);
     expect(res.status).toBe(409);
     expect(res.body.error).toBe(
-      'La commande a été livrée et ne peut plus être annulée ; demandez plutôt un retour (request_return)',
+      'La commande a été livrée et ne peut plus être annulée; demandez plutôt un retour (request_return)',
     );
     const foreign = await t.api
       .as(d.buyer)

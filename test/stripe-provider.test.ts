@@ -147,6 +147,7 @@ describe('createSession', () => {
     expect(body).toEqual({
       mode: 'payment',
       ui_mode: 'embedded_page',
+      locale: 'en',
       currency: 'cad',
       line_items: [
         {

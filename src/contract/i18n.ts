@@ -74,11 +74,12 @@ export function formatMoney(locale: Locale, cents: number): string {
  * (a Date) as its day in `timeZone` (UTC unless said).
  */
 export function formatDate(locale: Locale, date: Date | string, timeZone = 'UTC'): string {
-  if (typeof date === 'string') {
-    const day = new Date(`${date.slice(0, 10)}T00:00:00Z`);
-    return Number.isNaN(day.getTime()) ? date : longDate(locale, 'UTC').format(day);
-  }
-  return longDate(locale, timeZone).format(date);
+  const [moment, zone] =
+    typeof date === 'string' ? [new Date(`${date.slice(0, 10)}T00:00:00Z`), 'UTC'] : [date, timeZone];
+  if (Number.isNaN(moment.getTime())) return String(date);
+  const written = longDate(locale, zone).format(moment);
+  // French writes the first of a month as an ordinal: "1er décembre 2026".
+  return locale === 'fr-CA' ? written.replace(/^1 /, '1er ') : written;
 }
 
 /**

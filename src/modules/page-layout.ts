@@ -13,6 +13,7 @@ import {
   type Locale,
   type MessageKey,
   type MessageValues,
+  negotiateLocale,
   t,
 } from '../contract/i18n.ts';
 
@@ -50,8 +51,10 @@ function readAsked(req: FastifyRequest): Locale | undefined {
   const query = req.query as Record<string, unknown> | undefined;
   const body = req.body as Record<string, unknown> | undefined;
   const fromForm = body && typeof body === 'object' && !Buffer.isBuffer(body) ? body.lang : undefined;
-  if (isLocale(fromForm)) return fromForm;
-  return isLocale(query?.lang) ? query.lang : undefined;
+  // `fr`, `fr-ca`, `en-US`: any French asks for fr-CA, any English for en-CA.
+  const asked = (value: unknown) =>
+    typeof value === 'string' && value.length <= 35 ? negotiateLocale(value) : undefined;
+  return asked(fromForm) ?? asked(query?.lang);
 }
 
 /**

@@ -120,8 +120,9 @@ export function createEmailLinks(tokens: Tokens, deps: EmailLinkDeps | undefined
   /** Writes a verification email (to the outbox, in tx's transaction). */
   async function mailVerification(tx: RequestContext, user: Recipient, beforeReset = false) {
     const link = await newLink(tx, user.id, 'verify');
-    const data = { name: user.name, url: link.url, validForSeconds: VERIFY_LINK_SECONDS };
     const locale = localeOf(tx, user);
+    // The page the link opens speaks the email's language, whatever the browser asks.
+    const data = { name: user.name, url: `${link.url}&lang=${locale}`, validForSeconds: VERIFY_LINK_SECONDS };
     const mail = beforeReset ? verifyBeforeResetEmail(data, locale) : verifyEmailEmail(data, locale);
     await enqueueMail(tx, {
       dedupeKey: `email-verify:${link.id}`,
@@ -133,9 +134,10 @@ export function createEmailLinks(tokens: Tokens, deps: EmailLinkDeps | undefined
 
   async function mailReset(tx: RequestContext, user: Recipient) {
     const link = await newLink(tx, user.id, 'reset');
+    const locale = localeOf(tx, user);
     const mail = passwordResetEmail(
-      { name: user.name, url: link.url, validForSeconds: RESET_LINK_SECONDS },
-      localeOf(tx, user),
+      { name: user.name, url: `${link.url}&lang=${locale}`, validForSeconds: RESET_LINK_SECONDS },
+      locale,
     );
     await enqueueMail(tx, {
       dedupeKey: `password-reset:${link.id}`,

@@ -45,6 +45,8 @@ export function invoiceRoutes(links: InvoiceLinks) {
         },
       },
       async (req, reply) => {
+        // The link's language speaks its refusal too.
+        if (req.query.locale) req.ctx.locale = req.query.locale;
         const linked = links.orderOf(req.params.token, req.ctx.now());
         if (!linked) throw notFound('error.invoices.linkInvalid');
         // The link speaks for the order's buyer, for this one order.

@@ -81,7 +81,7 @@ export function createStripeProvider(
               currency: 'cad',
               duration: 'once',
               max_redemptions: 1,
-              name: 'Discount',
+              name: t(input.locale ?? BASE_LOCALE, 'payments.stripe.discount'),
               metadata: { checkoutSessionId: input.checkoutId },
             },
             { idempotencyKey: `${input.idempotencyKey}:coupon` },
@@ -244,7 +244,10 @@ function sessionParams(
       {
         shipping_rate_data: {
           type: 'fixed_amount',
-          display_name: `${shippingCents === 0 ? 'Free shipping' : 'Shipping'}, ${parcels} ${parcels === 1 ? 'parcel' : 'parcels'}`,
+          display_name: t(input.locale ?? BASE_LOCALE, 'payments.stripe.shipping', {
+            free: shippingCents === 0 ? 'yes' : 'no',
+            parcels,
+          }),
           fixed_amount: { amount: shippingCents, currency: 'cad' },
           tax_behavior: 'exclusive',
         },
