@@ -72,7 +72,7 @@ describe('ACP answers in the language Accept-Language asks for', () => {
       param: '$.fulfillment_details.address.postal_code',
     });
     expect(en!.content).toContain('postal codes in ON start with K or L or M or N or P');
-    expect(fr!.content).toMatch(/^postal_code : les codes postaux de ON commencent par/);
+    expect(fr!.content).toMatch(/^postal_code : les codes postaux de l’Ontario commencent par/);
     expect(fr!.content).not.toMatch(/start with|postal codes/);
     // The session's locale is the spec's field: the language the request named.
     expect(french.body.locale).toBe('fr-CA');

@@ -421,8 +421,8 @@ describe('quote: shipping per parcel', () => {
     });
     // The same refusal in French, for a reader who asks for it.
     const french =
-      'Fromage frais (products:cheese) est périssable et n’est livré que dans la province du vendeur, QC; ' +
-      'retirez-le ou faites-le livrer à une adresse en QC';
+      'Fromage frais (products:cheese) est périssable et n’est livré que dans la province du vendeur ' +
+      '(le Québec); retirez-le ou faites-le livrer à une adresse au Québec';
     expect(refusal!.toBody('fr-CA')).toMatchObject({
       error: french,
       code: 'VALIDATION_ERROR',
