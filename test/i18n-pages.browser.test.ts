@@ -26,7 +26,8 @@ const unavailable = browserUnavailable();
  * write alike ("Total", "code de sécurité", "cartes de test", "cette page", "coupons").
  */
 const SHARED = new Set([
-  ...['portage', 'english', 'français', 'cad', 'cvc', 'utc', 'mm'],
+  // A time zone's short name in English (EST) is a French word (est): the page is in French.
+  ...['portage', 'english', 'français', 'cad', 'cvc', 'est', 'mm'],
   ...['total', 'code', 'test', 'dollars', 'agent', 'agents', 'confirmation', 'page', 'coupons'],
 ]);
 
@@ -154,6 +155,9 @@ describe.skipIf(unavailable !== undefined)('every page in French and in English,
     }
     // (Captions are shown in capitals.)
     expect(french.text).toMatch(/colis 1 sur 2 : expédié depuis/i);
+    // The hold ends on the buyer's clock: a Quebec address reads Eastern time.
+    expect(french.text).toMatch(/réservés jusqu’à \d\d h \d\d H[NA]E\b/);
+    expect(english.text).toMatch(/reserved until \d\d:\d\d E[SD]T\b/);
     // Money as French writes it: 91,52 $.
     const total = plain(formatMoney('fr-CA', session.totalCents));
     expect(total).toMatch(/^\d[\d ]*,\d\d \$$/);

@@ -6,7 +6,7 @@
 // test/i18n-pages.browser.test.ts).
 import type { FastifyRequest } from 'fastify';
 import { escapeHtml, formatCents } from '../../contract/format.ts';
-import { formatMoney, type Locale, t } from '../../contract/i18n.ts';
+import { BOOKS_TIME_ZONE, formatMoney, type Locale, t } from '../../contract/i18n.ts';
 import { findUser } from '../auth/users.ts';
 import type { StoredAddress, StoredParcel } from '../checkout/tables.ts';
 import {
@@ -157,22 +157,46 @@ function summary(l: Locale, s: PageSession): string {
   </table></section>`;
 }
 
-const hourMinute = new Map(
-  (['en-CA', 'fr-CA'] as const).map(
-    (l) =>
-      [
-        l,
-        new Intl.DateTimeFormat(l, { hour: '2-digit', minute: '2-digit', hourCycle: 'h23', timeZone: 'UTC' }),
-      ] as const,
-  ),
-);
+/** Each province's clock (the most populous zone where a province has several). */
+const PROVINCE_ZONES: Record<string, string> = {
+  BC: 'America/Vancouver',
+  AB: 'America/Edmonton',
+  SK: 'America/Regina',
+  MB: 'America/Winnipeg',
+  ON: 'America/Toronto',
+  QC: 'America/Toronto',
+  NB: 'America/Halifax',
+  NS: 'America/Halifax',
+  PE: 'America/Halifax',
+  NL: 'America/St_Johns',
+  YT: 'America/Whitehorse',
+  NT: 'America/Yellowknife',
+  NU: 'America/Iqaluit',
+};
 
-/** The UTC time of a moment, for "reserved until": "14:05 UTC", "14 h 05 UTC". */
-const clock = (l: Locale, d: Date) =>
-  t(l, 'page.sandbox.clock', {
-    time:
-      l === 'en-CA' ? d.toISOString().slice(11, 16) : (hourMinute.get(l) as Intl.DateTimeFormat).format(d),
-  });
+/** Formats of a time of day by locale and zone: two locales, the zones above. */
+const hourMinute = new Map<string, Intl.DateTimeFormat>();
+
+/**
+ * The time of a moment on the buyer's clock (the province it ships to; Eastern without one), as
+ * "23:06 EST" or "23 h 06 HNE", for "reserved until".
+ */
+function clock(l: Locale, d: Date, province: string | undefined): string {
+  const timeZone = PROVINCE_ZONES[province ?? ''] ?? BOOKS_TIME_ZONE;
+  const id = `${l} ${timeZone}`;
+  let format = hourMinute.get(id);
+  if (!format) {
+    format = new Intl.DateTimeFormat(l, {
+      hour: '2-digit',
+      minute: '2-digit',
+      hourCycle: 'h23',
+      timeZone,
+      timeZoneName: 'short',
+    });
+    hourMinute.set(id, format);
+  }
+  return format.format(d);
+}
 
 /** A test card as people write it: 4242 4242 4242 4242. */
 const card = (digits: string) => `<code>${digits.replace(/(\d{4})(?=\d)/g, '$1 ')}</code>`;
@@ -199,7 +223,7 @@ export function paymentPage(p: PageLang, s: PageSession, error?: string): string
         </fieldset>
         <button type="submit">${say(l, 'page.sandbox.pay', { amount: formatMoney(l, s.totalCents) })}</button>
       </form>
-      <p class="hold">${sayHtml(l, 'page.sandbox.reservedUntil', {}, { time: `<time datetime="${s.expiresAt.toISOString()}">${escapeHtml(clock(l, s.expiresAt))}</time>` })}</p>
+      <p class="hold">${sayHtml(l, 'page.sandbox.reservedUntil', {}, { time: `<time datetime="${s.expiresAt.toISOString()}">${escapeHtml(clock(l, s.expiresAt, s.address?.province))}</time>` })}</p>
       <p class="note" id="test-cards">${sayHtml(
         l,
         'page.sandbox.testCards',
