@@ -79,7 +79,7 @@ describe('errors in the reader’s language', () => {
     const b = await signedIn();
     const { fr, en } = await both((h) => t.api.as(b).post('/products', { title: 'x', priceCents: 100 }, h));
     expect(fr).toEqual({
-      error: 'AUTHZ_ERROR: Il faut le rôle seller; votre rôle est buyer',
+      error: 'AUTHZ_ERROR: Il faut le rôle vendeur; votre rôle est acheteur',
       code: 'AUTHZ_ERROR',
       statusCode: 403,
     });
