@@ -38,6 +38,24 @@ describe('rate limits', () => {
     expect((await login(t, '203.0.113.21')).status).toBe(401);
   });
 
+  it('answers a reset form sent too often with the form again and when to retry, not a dead link', async () => {
+    const send = () =>
+      t.app.inject({
+        method: 'POST',
+        url: '/auth/password/reset',
+        remoteAddress: '203.0.113.30',
+        headers: { 'content-type': 'application/x-www-form-urlencoded', 'accept-language': 'fr-CA' },
+        payload: 'token=not-a-live-token&password=a-new-password&confirmPassword=a-new-password',
+      });
+    for (let i = 0; i < 5; i++) expect((await send()).statusCode).toBe(400);
+    const res = await send();
+    expect(res.statusCode).toBe(429);
+    expect(res.headers['content-type']).toMatch(/^text\/html/);
+    expect(res.body).toContain('<form method="post" action="/auth/password/reset">');
+    expect(res.body).toMatch(/Trop de requêtes/);
+    expect(res.body).not.toContain('Ce lien ne fonctionne pas');
+  });
+
   it('leaves health and discovery unlimited', async () => {
     const ip = '203.0.113.30';
     for (let i = 0; i < 12; i++) expect((await t.api.from(ip).get('/health')).status).toBe(200);

@@ -73,7 +73,9 @@ export function accountEmailRoutes(auth: AuthService) {
       const token = typeof body?.token === 'string' ? body.token : undefined;
       if (!isForm(req) || token === undefined || !(err instanceof AppError || validation)) throw err;
       const status = err instanceof AppError ? err.statusCode : 400;
-      const aboutTheForm = validation || (err instanceof AppError && err.details !== undefined);
+      // Too many tries is about the form too: the link still works, the person waits and retries.
+      const aboutTheForm =
+        validation || (err instanceof AppError && (err.details !== undefined || status === 429));
       if (req.routeOptions.url === '/auth/password/reset') {
         if (aboutTheForm && token) {
           const p = pageLang(req, { here: resetPageOf(token) });
