@@ -82,6 +82,10 @@ export function formatDate(locale: Locale, date: Date | string, timeZone = 'UTC'
   return locale === 'fr-CA' ? written.replace(/^1 /, '1er ') : written;
 }
 
+/** "GST 5%", "TVQ 9,975 %": a tax line's label, its short name and rate as the locale writes them. */
+export const taxLineLabel = (locale: Locale, tax: string, ratePercent: number): string =>
+  t(locale, 'tax.line', { tax, rate: ratePercent });
+
 /**
  * The best of our locales for an Accept-Language header (`fr-CA,fr;q=0.9,en;q=0.5`):
  * any French asks for fr-CA and any English for en-CA, highest q first; undefined when

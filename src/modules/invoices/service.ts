@@ -16,6 +16,7 @@ import {
   type MessageKey,
   type MessageValues,
   t,
+  taxLineLabel,
 } from '../../contract/i18n.ts';
 import { type InvoiceParty, invoiceParties } from '../auth/sellers.ts';
 import { findUser } from '../auth/users.ts';
@@ -306,13 +307,7 @@ export function renderInvoice(invoice: Invoice, now: Date): Promise<Buffer> {
   return done;
 }
 
-/** "GST 5%", "TVQ 9,975 %": the tax's short name in the locale and its rate as the locale writes it. */
-function taxLabel(locale: Locale, line: TaxLine): string {
-  const rate = new Intl.NumberFormat(locale, { style: 'percent', maximumFractionDigits: 3 }).format(
-    line.ratePercent / 100,
-  );
-  return t(locale, 'invoice.tax', { name: line.name, rate });
-}
+const taxLabel = (locale: Locale, line: TaxLine) => taxLineLabel(locale, line.name, line.ratePercent);
 
 const addressLines = (p: {
   street: string | null;

@@ -6,13 +6,13 @@
 import { escapeHtml, formatCents } from '../../contract/format.ts';
 import {
   BASE_LOCALE,
-  CATALOGUES,
   formatDate,
   formatMoney,
   type Locale,
   type MessageKey,
   type MessageValues,
   t,
+  taxLineLabel,
 } from '../../contract/i18n.ts';
 
 export { escapeHtml, formatCents };
@@ -134,23 +134,6 @@ export function deliveryDate(locale: Locale, iso: string): string {
   return formatDate(locale, line(iso));
 }
 
-const rates = new Map<Locale, Intl.NumberFormat>();
-function rate(locale: Locale, percent: number): string {
-  // 13 -> "13", 9.975 -> "9.975" / "9,975" (at most three decimals, as the tax tables give them)
-  let format = rates.get(locale);
-  if (!format) {
-    format = new Intl.NumberFormat(locale, { maximumFractionDigits: 3, useGrouping: false });
-    rates.set(locale, format);
-  }
-  return format.format(percent);
-}
-
-/** A tax line's name in the reader's words: stored GST/HST/PST/QST, TPS/TVH/TVP/TVQ in French. */
-export function taxName(locale: Locale, stored: string): string {
-  const key = `tax.name.${stored}`;
-  return key in CATALOGUES[BASE_LOCALE] ? t(locale, key as MessageKey) : line(stored);
-}
-
 function addressLines(a: OrderMailOrder['shippingAddress']): string[] {
   return [line(a.street), `${line(a.city)} ${line(a.province)} ${line(a.postalCode)}`, line(a.country)];
 }
@@ -226,10 +209,7 @@ function orderRows(o: OrderMailOrder, locale: Locale): { items: Row[]; totals: R
   });
   for (const x of o.taxLines) {
     totals.push({
-      label: t(locale, 'mail.order.taxLine', {
-        name: taxName(locale, x.name),
-        rate: rate(locale, x.ratePercent),
-      }),
+      label: taxLineLabel(locale, x.name, x.ratePercent),
       amount: money(locale, x.amountCents),
     });
   }

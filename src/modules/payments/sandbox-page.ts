@@ -6,7 +6,7 @@
 // test/i18n-pages.browser.test.ts).
 import type { FastifyRequest } from 'fastify';
 import { escapeHtml, formatCents } from '../../contract/format.ts';
-import { BOOKS_TIME_ZONE, formatMoney, type Locale, t } from '../../contract/i18n.ts';
+import { BOOKS_TIME_ZONE, formatMoney, type Locale, t, taxLineLabel } from '../../contract/i18n.ts';
 import { findUser } from '../auth/users.ts';
 import type { StoredAddress, StoredParcel } from '../checkout/tables.ts';
 import {
@@ -140,9 +140,7 @@ function summary(l: Locale, s: PageSession): string {
     .join('');
   const taxes = s.taxLines
     .filter((x) => x.amountCents > 0 || s.taxAmountCents === 0)
-    .map((x) =>
-      row(say(l, 'page.sandbox.taxLine', { tax: x.name, rate: x.ratePercent }), money(x.amountCents)),
-    )
+    .map((x) => row(escapeHtml(taxLineLabel(l, x.name, x.ratePercent)), money(x.amountCents)))
     .join('');
   const shipTo = s.address
     ? `<p class="due">${say(l, 'page.sandbox.shippingTo', { city: s.address.city, province: s.address.province })}</p>`

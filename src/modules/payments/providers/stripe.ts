@@ -3,7 +3,7 @@
 // Chosen when STRIPE_SECRET_KEY is set (docs/api.md "Stripe"). Amounts are integer cents (CAD).
 import Stripe from 'stripe';
 import type { PaymentsConfig } from '../../../config.ts';
-import { BASE_LOCALE, type Locale, t, text } from '../../../contract/i18n.ts';
+import { BASE_LOCALE, t, taxLineLabel, text } from '../../../contract/i18n.ts';
 import {
   type DelegatedPayment,
   type PaymentEvent,
@@ -189,10 +189,6 @@ export function createStripeProvider(
 }
 
 /** The Checkout Session exactly as Stripe is asked for it. */
-/** "GST 5%", "TPS 5 %": a tax line as the buyer reads it on Stripe's form (the sandbox page's words). */
-const taxLabel = (locale: Locale, tax: string, rate: number) =>
-  t(locale, 'page.sandbox.taxLine', { tax, rate });
-
 function sessionParams(
   input: SessionInput,
   discounts: Stripe.Checkout.SessionCreateParams.Discount[],
@@ -217,7 +213,7 @@ function sessionParams(
   const taxLines = new Map<string, { label: string; cents: number }>();
   for (const parcel of input.parcels) {
     for (const t of parcel.taxLines) {
-      const label = taxLabel(input.locale ?? BASE_LOCALE, t.name, t.ratePercent);
+      const label = taxLineLabel(input.locale ?? BASE_LOCALE, t.name, t.ratePercent);
       taxLines.set(label, { label, cents: (taxLines.get(label)?.cents ?? 0) + t.amountCents });
     }
   }
