@@ -484,6 +484,22 @@ describe('order email templates', () => {
     expect(email.html).toContain('Tracking details will follow when it ships.');
   });
 
+  it('a cancelled or refunded order says nothing of when it would have arrived', () => {
+    const order = onOrder();
+    const cancelled = orderCancelledEmail({
+      buyerName: 'Ada',
+      order,
+      reason: 'Out of stock',
+      refundCents: 100,
+    });
+    const refunded = orderRefundedEmail({ buyerName: 'Ada', order, refundCents: 100 });
+    for (const email of [cancelled, refunded]) {
+      expect(email.text).not.toContain('Estimated delivery');
+      expect(email.html).not.toContain('Estimated delivery');
+      expect(email.text).toContain('Ships to: ');
+    }
+  });
+
   it('the shipped email names the first item and the shop, and links the tracking page of a carrier we know', () => {
     const email = orderShippedEmail({
       buyerName: 'Ada',

@@ -224,14 +224,21 @@ function orderRows(o: OrderMailOrder, locale: Locale): { items: Row[]; totals: R
   return { items, totals };
 }
 
-function orderText(o: OrderMailOrder, locale: Locale): string[] {
+/** Whether the summary says when the order arrives: not once it is cancelled or refunded. */
+type Arriving = { arriving?: boolean };
+
+function orderText(o: OrderMailOrder, locale: Locale, { arriving = true }: Arriving = {}): string[] {
   const { items, totals } = orderRows(o, locale);
   return [
     `${t(locale, 'mail.order.fromSeller', { seller: sellerOf(o, locale) })} ${t(locale, 'mail.order.numberInParens', { id: line(o.id) })}`,
     ...[...items, ...totals].map(
       (r) => `  ${t(locale, 'mail.order.row', { label: r.label, amount: r.amount })}`,
     ),
-    `  ${t(locale, 'mail.order.estimatedDelivery', { date: deliveryDate(locale, o.estimatedDelivery) })}`,
+    ...(arriving
+      ? [
+          `  ${t(locale, 'mail.order.estimatedDelivery', { date: deliveryDate(locale, o.estimatedDelivery) })}`,
+        ]
+      : []),
     `  ${t(locale, 'mail.order.shipsTo', { address: addressLines(o.shippingAddress).join(', ') })}`,
     ...(o.invoiceUrl ? [`  ${t(locale, 'mail.order.invoiceText', { url: o.invoiceUrl })}`] : []),
   ];
@@ -241,7 +248,7 @@ const STYLE_TABLE = 'border-collapse:collapse;margin:8px 0 16px 0';
 const STYLE_CELL = 'padding:2px 12px 2px 0';
 const STYLE_AMOUNT = 'padding:2px 0;text-align:right';
 
-function orderHtml(o: OrderMailOrder, locale: Locale): string {
+function orderHtml(o: OrderMailOrder, locale: Locale, { arriving = true }: Arriving = {}): string {
   const { items, totals } = orderRows(o, locale);
   const row = ({ label, amount, strong }: Row) => {
     const l = strong ? `<strong>${escapeHtml(label)}</strong>` : escapeHtml(label);
@@ -255,7 +262,7 @@ function orderHtml(o: OrderMailOrder, locale: Locale): string {
     ...items.map(row),
     ...totals.map(row),
     '</table>',
-    `<p>${htmlT(locale, 'mail.order.estimatedDelivery', { date: deliveryDate(locale, o.estimatedDelivery) })}<br>`,
+    `<p>${arriving ? `${htmlT(locale, 'mail.order.estimatedDelivery', { date: deliveryDate(locale, o.estimatedDelivery) })}<br>` : ''}`,
     `${htmlT(locale, 'mail.order.shipsTo', { address })}</p>`,
     ...(o.invoiceUrl
       ? [
@@ -373,7 +380,7 @@ export function orderCancelledEmail(d: OrderCancelledMailData, locale: Locale = 
     '',
     refund,
     '',
-    ...orderText(o, locale),
+    ...orderText(o, locale, { arriving: false }),
     '',
   ].join('\n');
   const html = page(
@@ -387,7 +394,7 @@ export function orderCancelledEmail(d: OrderCancelledMailData, locale: Locale = 
           ]
         : []),
       `<p>${escapeHtml(refund)}</p>`,
-      orderHtml(o, locale),
+      orderHtml(o, locale, { arriving: false }),
     ],
     locale,
   );
@@ -400,13 +407,21 @@ export function orderRefundedEmail(d: OrderRefundedMailData, locale: Locale = BA
   const subject = t(locale, 'mail.orderRefunded.subject', { amount, ...named(o, locale) });
   const intro = t(locale, 'mail.orderRefunded.intro', { amount, ...named(o, locale) });
   const after = t(locale, 'mail.refund.delay');
-  const text = [greeting(d.buyerName, locale), '', intro, after, '', ...orderText(o, locale), ''].join('\n');
+  const text = [
+    greeting(d.buyerName, locale),
+    '',
+    intro,
+    after,
+    '',
+    ...orderText(o, locale, { arriving: false }),
+    '',
+  ].join('\n');
   const html = page(
     subject,
     [
       `<p>${escapeHtml(greeting(d.buyerName, locale))}</p>`,
       `<p>${escapeHtml(intro)} ${escapeHtml(after)}</p>`,
-      orderHtml(o, locale),
+      orderHtml(o, locale, { arriving: false }),
     ],
     locale,
   );
