@@ -33,6 +33,7 @@ import { orderMachine, type TransitionName } from '../src/modules/orders/states.
 import { type SignedIn, useTestApp } from './helpers/app.ts';
 import { buyer } from './helpers/builders.ts';
 import { ON_ADDRESS, openCheckout, payOk, QC_ADDRESS } from './helpers/checkout.ts';
+import { mailAddress, onMailOrder, qcMailOrder } from './helpers/mail-orders.ts';
 import {
   cancelledOrder,
   deliveredOrder,
@@ -70,54 +71,19 @@ function expectBoth(en: RenderedMail, fr: RenderedMail, english: string[], frenc
   expect(fr.text).toMatch(/^Bonjour /);
 }
 
-const address = {
-  street: '100 Queen St W',
-  city: 'Toronto',
-  province: 'ON',
-  postalCode: 'M5H 2N2',
-  country: 'CA',
-};
+const address = mailAddress;
 
-function onOrder(over: Partial<OrderMailOrder> = {}): OrderMailOrder {
-  return {
-    id: 'ord_on1',
-    sellerName: 'Maple Goods',
+/** The template tests' Ontario order, its first line in French. */
+const onOrder = (over: Partial<OrderMailOrder> = {}): OrderMailOrder =>
+  onMailOrder({
     items: [
       { name: 'Chaussettes de laine', quantity: 2, unitPriceCents: 1250 },
       { name: 'Tuque', quantity: 1, unitPriceCents: 1999 },
     ],
-    subtotalCents: 4499,
-    discountCents: 450,
-    shippingCostCents: 999,
-    taxLines: [{ name: 'HST', ratePercent: 13, amountCents: 656 }],
-    taxAmountCents: 656,
-    totalAmountCents: 5704,
-    estimatedDelivery: '2026-11-28',
-    trackingNumber: null,
-    carrier: null,
-    shippingAddress: address,
     ...over,
-  };
-}
-
-function qcOrder(): OrderMailOrder {
-  return onOrder({
-    id: 'ord_qc1',
-    sellerName: 'Boutique Québec',
-    items: [{ name: 'Sirop d’érable', quantity: 3, unitPriceCents: 1001 }],
-    subtotalCents: 3003,
-    discountCents: 0,
-    shippingCostCents: 0,
-    taxLines: [
-      { name: 'GST', ratePercent: 5, amountCents: 150 },
-      { name: 'QST', ratePercent: 9.975, amountCents: 300 },
-    ],
-    taxAmountCents: 450,
-    totalAmountCents: 3453,
-    estimatedDelivery: '2026-11-30',
-    shippingAddress: { ...address, province: 'QC', city: 'Montréal' },
   });
-}
+
+const qcOrder = () => qcMailOrder({ ...address, province: 'QC', city: 'Montréal' });
 
 const invoiced = (o: OrderMailOrder) => ({ ...o, invoiceUrl: `http://portage.test/orders/${o.id}/invoice` });
 

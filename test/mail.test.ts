@@ -14,7 +14,6 @@ import { enqueueMail, type MailMessage } from '../src/modules/mail/outbox.ts';
 import { outbox } from '../src/modules/mail/tables.ts';
 import {
   formatCents,
-  type OrderMailOrder,
   orderCancelledEmail,
   orderPaidEmail,
   orderRefundedEmail,
@@ -24,6 +23,7 @@ import {
 import { createMailTransport, describeError, type MailTransport } from '../src/modules/mail/transports.ts';
 import { MAIL_LEASE_MS, MAIL_MAX_ATTEMPTS, mailJob } from '../src/modules/mail/worker.ts';
 import { useTestDatabase } from './helpers/db.ts';
+import { mailAddress, onMailOrder, qcMailOrder } from './helpers/mail-orders.ts';
 import { parseEml, startSilentServer, startSmtpServer, type TestSmtpServer } from './helpers/smtp.ts';
 
 const FROM = 'Portage <orders@portage.test>';
@@ -90,56 +90,9 @@ function smtpTransport(url: string, timeoutMs?: number): MailTransport {
   return transport;
 }
 
-const address = {
-  street: '100 Queen St W',
-  city: 'Toronto',
-  province: 'ON',
-  postalCode: 'M5H 2N2',
-  country: 'CA',
-};
-
-function onOrder(over: Partial<OrderMailOrder> = {}): OrderMailOrder {
-  return {
-    id: 'ord_on1',
-    sellerName: 'Maple Goods',
-    items: [
-      { name: 'Wool socks', quantity: 2, unitPriceCents: 1250 },
-      { name: 'Tuque', quantity: 1, unitPriceCents: 1999 },
-    ],
-    subtotalCents: 4499,
-    discountCents: 450,
-    shippingCostCents: 999,
-    taxLines: [{ name: 'HST', ratePercent: 13, amountCents: 656 }],
-    taxAmountCents: 656,
-    totalAmountCents: 5704,
-    estimatedDelivery: '2026-11-28',
-    trackingNumber: null,
-    carrier: null,
-    shippingAddress: address,
-    ...over,
-  };
-}
-
-function qcOrder(): OrderMailOrder {
-  return {
-    id: 'ord_qc1',
-    sellerName: 'Boutique Québec',
-    items: [{ name: 'Sirop d’érable', quantity: 3, unitPriceCents: 1001 }],
-    subtotalCents: 3003,
-    discountCents: 0,
-    shippingCostCents: 0,
-    taxLines: [
-      { name: 'GST', ratePercent: 5, amountCents: 150 },
-      { name: 'QST', ratePercent: 9.975, amountCents: 300 },
-    ],
-    taxAmountCents: 450,
-    totalAmountCents: 3453,
-    estimatedDelivery: '2026-11-30',
-    trackingNumber: null,
-    carrier: null,
-    shippingAddress: address,
-  };
-}
+const address = mailAddress;
+const onOrder = onMailOrder;
+const qcOrder = () => qcMailOrder();
 
 describe('the outbox worker, .eml files (no SMTP_URL)', () => {
   it('writes an RFC 5322 file with To, From, Subject, a text and an HTML part, and marks the row sent', async () => {

@@ -139,7 +139,7 @@ async function priceCart(
     subtotalCents: priced.subtotalCents,
     discount_cents: priced.discountCents,
     coupon_applied: coupon?.coupon.code ?? null,
-    coupon_problem: coupon?.problem ?? null,
+    coupon_problem: coupon?.reason ? render(ctx.locale ?? BASE_LOCALE, coupon.reason) : null,
     shippingCostCents: priced.shippingCostCents,
     // An estimate still: a parcel that cannot go is priced as if it could; checkout refuses it.
     shipping_problem: priced.problems.length

@@ -10,7 +10,7 @@ import type { z } from 'zod';
 import { type checkoutSession, type createCheckoutBody, PAYMENT_METHODS } from '../../contract/checkout.ts';
 import { isoSecond, isRecordId, newId, type Province, toUnix } from '../../contract/common.ts';
 import { AppError, conflict, notFound } from '../../contract/errors.ts';
-import { BASE_LOCALE, type Locale, render, type Text, t } from '../../contract/i18n.ts';
+import { BASE_LOCALE, type Locale, render, t } from '../../contract/i18n.ts';
 import { insertInto, pipeline, query, statement } from '../../db/sql.ts';
 import type { MailNames } from '../auth/sellers.ts';
 import { isEmailVerified } from '../auth/users.ts';
@@ -66,10 +66,6 @@ export class CheckoutRefusal extends AppError {
  * locale when it is made: a Text's values are words, not Texts.
  */
 const localeOf = (ctx: RequestContext): Locale => ctx.locale ?? BASE_LOCALE;
-
-/** A problem another module gives as words or as a Text, in `locale`. */
-const wordsOf = (locale: Locale, said: string | Text): string =>
-  typeof said === 'string' ? said : render(locale, said);
 
 /** What a checkout holds: the buyer's cart, or lines an adapter's session names (ACP). */
 export interface HoldRequest {
@@ -232,10 +228,10 @@ export async function holdCheckout(
       if (!coupon && input.coupon) throw new CheckoutRefusal('no_such_coupon', noSuchCoupon(upper));
       if (coupon) {
         const checked = couponProblem(tx, coupon, used, subtotal, held);
-        if (checked.problem) {
+        if (checked.reason) {
           throw new CheckoutRefusal(
             'coupon',
-            conflict('error.checkout.couponRefused', { problem: wordsOf(localeOf(ctx), checked.problem) }),
+            conflict('error.checkout.couponRefused', { problem: render(localeOf(ctx), checked.reason) }),
           );
         }
         discount = checked.discount;

@@ -5,15 +5,7 @@ import type { z } from 'zod';
 import type { coupon, createCouponBody } from '../../contract/cart.ts';
 import { toUnix } from '../../contract/common.ts';
 import { conflict, notFound } from '../../contract/errors.ts';
-import {
-  BASE_LOCALE,
-  formatDate,
-  formatMoney,
-  type Locale,
-  render,
-  type Text,
-  text,
-} from '../../contract/i18n.ts';
+import { BASE_LOCALE, formatDate, formatMoney, type Locale, type Text, text } from '../../contract/i18n.ts';
 import { insertInto, query, statement } from '../../db/sql.ts';
 import { caller, type RequestContext } from '../context.ts';
 import { torontoDate } from '../pricing/dates.ts';
@@ -73,9 +65,10 @@ export interface CouponCheck {
   coupon: CouponRow;
   /** The terms to price with (the quote computes and splits the amount), or null with a problem. */
   discount: DiscountTerms | null;
-  /** Why the coupon gives nothing now (CONFLICT when applying), or null: in the request's locale. */
-  problem: string | null;
-  /** The same, not yet put into words (its amounts and dates written for the request's locale). */
+  /**
+   * Why the coupon gives nothing now (CONFLICT when applying), or null: not yet put into words,
+   * its amounts and dates written for the request's locale.
+   */
   reason: Text | null;
 }
 
@@ -151,7 +144,6 @@ export function couponProblem(
   return {
     coupon: row,
     discount: reason ? null : discountTerms(row),
-    problem: reason && render(locale, reason),
     reason,
   };
 }
