@@ -4,10 +4,9 @@
 import type { FastifyInstance, FastifyReply } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { z } from 'zod';
-import { notFound } from '../../contract/errors.ts';
 import { invoiceQuery } from '../../contract/orders.ts';
 import type { InvoiceLinks } from './links.ts';
-import { invoiceOf } from './service.ts';
+import { invoiceByLink, type invoiceOf } from './service.ts';
 
 /** The PDF answer of either route. */
 export const invoiceResponse = {
@@ -47,11 +46,7 @@ export function invoiceRoutes(links: InvoiceLinks) {
       async (req, reply) => {
         // The link's language speaks its refusal too.
         if (req.query.locale) req.ctx.locale = req.query.locale;
-        const linked = links.orderOf(req.params.token, req.ctx.now());
-        if (!linked) throw notFound('error.invoices.linkInvalid');
-        // The link speaks for the order's buyer, for this one order.
-        const asBuyer = { ...req.ctx, user: { id: linked.buyerId, email: '', role: 'buyer' as const } };
-        return sendInvoice(reply, await invoiceOf(asBuyer, linked.orderId, req.query.locale));
+        return sendInvoice(reply, await invoiceByLink(req.ctx, links, req.params.token, req.query.locale));
       },
     );
   };

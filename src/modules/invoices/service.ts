@@ -6,6 +6,7 @@
 // pdfkit writes it with DejaVu Sans embedded (subset): every accent of French prints as itself.
 import { createRequire } from 'node:module';
 import PDFDocument from 'pdfkit';
+import { notFound } from '../../contract/errors.ts';
 import {
   BASE_LOCALE,
   BOOKS_TIME_ZONE,
@@ -23,6 +24,7 @@ import { findUser } from '../auth/users.ts';
 import { caller, type RequestContext } from '../context.ts';
 import { getOrder } from '../orders/service.ts';
 import { succeededRefundsOf } from '../payments/refunds.ts';
+import type { InvoiceLinks } from './links.ts';
 
 /** The embedded fonts, found in node_modules from the sources or from a build in dist/. */
 const require = createRequire(import.meta.url);
@@ -89,6 +91,22 @@ export async function invoiceOf(
     fileName: t(invoice.locale, 'invoice.fileName', { number: invoice.number }),
     locale: invoice.locale,
   };
+}
+
+/**
+ * GET /invoices/:token: the invoice a signed link names, for its order's buyer (404 for a
+ * forged, altered or expired link). The link speaks for that buyer, for that one order.
+ */
+export async function invoiceByLink(
+  ctx: RequestContext,
+  links: InvoiceLinks,
+  token: string,
+  requested?: Locale,
+): ReturnType<typeof invoiceOf> {
+  const linked = links.orderOf(token, ctx.now());
+  if (!linked) throw notFound('error.invoices.linkInvalid');
+  const asBuyer = { ...ctx, user: { id: linked.buyerId, email: '', role: 'buyer' as const } };
+  return invoiceOf(asBuyer, linked.orderId, requested);
 }
 
 /** What the invoice of an order says, read for the caller (404 when the order is not theirs). */
