@@ -11,7 +11,8 @@ export type Locale = (typeof LOCALES)[number];
 export const BASE_LOCALE: Locale = 'en-CA';
 
 export type MessageKey = keyof typeof en;
-export type MessageValues = Record<string, string | number | Date>;
+/** A value may itself be a message (a refusal quoted inside another): it is said in the same locale. */
+export type MessageValues = { [name: string]: string | number | Date | Text };
 /** A message not yet put into words: rendered in the reader's locale when it leaves. */
 export interface Text {
   key: MessageKey;
@@ -38,7 +39,21 @@ export function t(locale: Locale, key: MessageKey, values?: MessageValues): stri
     format = new IntlMessageFormat(source, locale, undefined, { ignoreTag: true });
     compiled.set(id, format);
   }
-  return String(format.format(values));
+  return String(format.format(values && sayValues(locale, values)));
+}
+
+const isText = (value: unknown): value is Text =>
+  typeof value === 'object' && value !== null && !(value instanceof Date) && 'key' in value;
+
+/** The values with each one that is a message put into words first (unchanged when none is). */
+function sayValues(locale: Locale, values: MessageValues): Record<string, string | number | Date> {
+  let said: Record<string, string | number | Date> | undefined;
+  for (const [name, value] of Object.entries(values)) {
+    if (!isText(value)) continue;
+    said ??= { ...(values as Record<string, string | number | Date>) };
+    said[name] = t(locale, value.key, value.values);
+  }
+  return said ?? (values as Record<string, string | number | Date>);
 }
 
 export const text = (key: MessageKey, values?: MessageValues): Text => (values ? { key, values } : { key });

@@ -9,9 +9,9 @@ import type {
   AcpTotal,
 } from '../../contract/acp.ts';
 import { isoSecond } from '../../contract/common.ts';
-import { type Locale, t } from '../../contract/i18n.ts';
+import { type Locale, render, type Text, t, text } from '../../contract/i18n.ts';
 import type { checkoutSessions } from '../checkout/tables.ts';
-import { sayWords, type Words, words } from './errors.ts';
+
 import type { AcpStoredStatus } from './states.ts';
 import type { acpSessions } from './tables.ts';
 
@@ -56,16 +56,16 @@ export function effectiveStatus(row: AcpRow, checkout: CheckoutRow | undefined, 
  * A session's message as it is kept: the spec's message, with its words (said in each reader's
  * locale; `content` is the base locale's, and what a message kept without words says).
  */
-export type StoredMessage = AcpMessage & { words?: Words };
+export type StoredMessage = AcpMessage & { words?: Text };
 
 /** A kept message as the spec's, in `locale`. */
 export function spokenIn(locale: Locale, stored: StoredMessage): AcpMessage {
   const { words: said, ...message } = stored;
-  return said ? { ...message, content: sayWords(locale, said) } : message;
+  return said ? { ...message, content: render(locale, said) } : message;
 }
 
 /** The words of a hold ended early (the buyer checked out elsewhere): update the session to hold again. */
-export const HOLD_ENDED = words('acp.message.holdEnded');
+export const HOLD_ENDED = text('acp.message.holdEnded');
 
 const holdEnded = (locale: Locale): AcpMessage => ({
   type: 'error',
@@ -73,7 +73,7 @@ const holdEnded = (locale: Locale): AcpMessage => ({
   resolution: 'recoverable',
   param: '$.line_items',
   content_type: 'plain',
-  content: sayWords(locale, HOLD_ENDED),
+  content: render(locale, HOLD_ENDED),
 });
 
 export function toAcpSession(

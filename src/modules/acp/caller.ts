@@ -2,11 +2,12 @@
 // session names), or an agent with a person's OAuth token (scope shop: buying as that person).
 
 import type { MessageKey } from '../../contract/i18n.ts';
+import { text } from '../../contract/i18n.ts';
 import { BUYING_SCOPES } from '../../contract/scopes.ts';
 import type { AuthService } from '../auth/service.ts';
 import type { AuthUser, RequestContext } from '../context.ts';
 import type { PlatformCaller, PlatformKeys } from '../platforms/service.ts';
-import { AcpFailure, words } from './errors.ts';
+import { AcpFailure } from './errors.ts';
 
 export type AcpCaller = { platform: PlatformCaller } | { user: AuthUser };
 
@@ -14,9 +15,9 @@ export type AcpCaller = { platform: PlatformCaller } | { user: AuthUser };
 export const vaultOwner = (who: AcpCaller) => ('platform' in who ? who.platform.id : `user:${who.user.id}`);
 
 const unauthorized = (key: MessageKey) =>
-  new AcpFailure(401, { type: 'invalid_request', code: 'unauthorized' }, words(key));
+  new AcpFailure(401, { type: 'invalid_request', code: 'unauthorized' }, text(key));
 const forbidden = (key: MessageKey) =>
-  new AcpFailure(403, { type: 'invalid_request', code: 'forbidden' }, words(key));
+  new AcpFailure(403, { type: 'invalid_request', code: 'forbidden' }, text(key));
 
 /**
  * Who a bearer token is: a platform by its `acp_` key (unknown or revoked: 401), or an agent's

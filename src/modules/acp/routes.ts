@@ -18,14 +18,14 @@ import {
   acpUpdateSessionRequest,
 } from '../../contract/acp.ts';
 import { AppError, say } from '../../contract/errors.ts';
-import { BASE_LOCALE, LOCALES, type Locale } from '../../contract/i18n.ts';
+import { BASE_LOCALE, LOCALES, type Locale, render, type Text, text } from '../../contract/i18n.ts';
 import { bearerToken } from '../../http/auth.ts';
 import { IdempotencyError } from '../../http/idempotency.ts';
 import type { AuthService } from '../auth/service.ts';
 import type { PlatformKeys } from '../platforms/service.ts';
 import { ACP_SUPPORTED_VERSIONS, ACP_VERSION } from './answer.ts';
 import { type AcpCaller, acpCallerOf } from './caller.ts';
-import { AcpFailure, frameworkWords, jsonPath, sayWords, schemaProblems, words } from './errors.ts';
+import { AcpFailure, frameworkWords, jsonPath, schemaProblems } from './errors.ts';
 import { acpHandlers } from './handlers.ts';
 import {
   type AcpDeps,
@@ -219,12 +219,12 @@ function acpConventions(scope: FastifyInstance, auth: AuthService, platforms: Pl
 
     const version = req.headers['api-version'];
     if (typeof version !== 'string' || version === '') {
-      throw versionFailure('missing_api_version', words('acp.error.apiVersionMissing'));
+      throw versionFailure('missing_api_version', text('acp.error.apiVersionMissing'));
     }
     if (!(ACP_SUPPORTED_VERSIONS as readonly string[]).includes(version)) {
       throw versionFailure(
         'unsupported_api_version',
-        words('acp.error.apiVersionUnsupported', { version: version.slice(0, 20) }),
+        text('acp.error.apiVersionUnsupported', { version: version.slice(0, 20) }),
       );
     }
   });
@@ -253,11 +253,11 @@ function asDelegateError(status: number, body: AcpError): AcpError | AcpDelegate
   return body;
 }
 
-const versionFailure = (code: string, problem: ReturnType<typeof words>) =>
+const versionFailure = (code: string, problem: Text) =>
   new AcpFailure(
     400,
     { type: 'invalid_request', code, supported_versions: [...ACP_SUPPORTED_VERSIONS] },
-    words('acp.error.apiVersionSupported', { problem, versions: ACP_SUPPORTED_VERSIONS.join(', ') }),
+    text('acp.error.apiVersionSupported', { problem, versions: ACP_SUPPORTED_VERSIONS.join(', ') }),
   );
 
 /** The locale an ACP answer is written in: the one Accept-Language asks for (set on the request's context). */
@@ -318,7 +318,7 @@ function acpErrorOf(err: FastifyError, req: FastifyRequest): [number, AcpError, 
     // A framework refusal (a body too large, not JSON).
     return [
       status,
-      { type: 'invalid_request', code: 'invalid', message: sayWords(locale, frameworkWords(err)) },
+      { type: 'invalid_request', code: 'invalid', message: render(locale, frameworkWords(err)) },
     ];
   }
   req.log.error({ err }, 'unhandled error on an ACP route');

@@ -18,7 +18,7 @@ import type {
 import { shippingAddressInput } from '../../contract/checkout.ts';
 import { randomKey } from '../../contract/common.ts';
 import { AppError, inputProblems } from '../../contract/errors.ts';
-import { BASE_LOCALE } from '../../contract/i18n.ts';
+import { BASE_LOCALE, render, type Text, text } from '../../contract/i18n.ts';
 import { insertInto, ph, query, statement } from '../../db/sql.ts';
 import { accountForEmail } from '../auth/users.ts';
 import {
@@ -45,7 +45,7 @@ import {
   toAcpSession,
 } from './answer.ts';
 import { type AcpCaller, vaultOwner } from './caller.ts';
-import { AcpFailure, acpInvalid, acpNotFound, sayWords, TOKEN_PARAM, type Words, words } from './errors.ts';
+import { AcpFailure, acpInvalid, acpNotFound, TOKEN_PARAM } from './errors.ts';
 import { SANDBOX_HANDLER_ID } from './handlers.ts';
 import { acpSessionMachine } from './states.ts';
 import { type AcpSessionRequest, acpSessions } from './tables.ts';
@@ -135,7 +135,7 @@ export async function cancelSession(
   return inTransaction(ctx, async (tx) => {
     const { row, checkout } = await lockedSession(tx, who, protocol, id);
     const status = effectiveStatus(row, checkout, tx.now());
-    const refused = () => acpInvalid('invalid', words('acp.error.cannotCancel', { status }), undefined, 405);
+    const refused = () => acpInvalid('invalid', text('acp.error.cannotCancel', { status }), undefined, 405);
     if (status !== 'not_ready_for_payment' && status !== 'ready_for_payment') throw refused();
     const [canceled] = await tx.db
       .update(acpSessions)
@@ -167,7 +167,7 @@ export async function completeSession(
   if (!handler) {
     throw acpInvalid(
       'invalid',
-      words('acp.error.noHandler', {
+      text('acp.error.noHandler', {
         handler: payment.handlerId.slice(0, 100),
         handlers: deps.handlers.map((h) => h.id).join(', '),
         count: deps.handlers.length,
@@ -178,7 +178,7 @@ export async function completeSession(
   if (handler.id === SANDBOX_HANDLER_ID)
     return completeWithVault(ctx, deps, who, protocol, id, payment.token);
   if (!/^spt_[A-Za-z0-9_]{1,200}$/.test(payment.token)) {
-    throw acpInvalid('invalid', words('acp.error.sptExpected'), TOKEN_PARAM);
+    throw acpInvalid('invalid', text('acp.error.sptExpected'), TOKEN_PARAM);
   }
   return completeWithProvider(ctx, deps, who, protocol, id, payment.token);
 }
@@ -194,7 +194,7 @@ export async function createAcpSession(
   locale: string | undefined,
 ): Promise<AcpCheckoutSession> {
   if (input.currency.toLowerCase() !== 'cad') {
-    throw acpInvalid('invalid', words('acp.error.cadOnly'), '$.currency');
+    throw acpInvalid('invalid', text('acp.error.cadOnly'), '$.currency');
   }
   const request: AcpSessionRequest = {
     items: mergedItems(input.line_items),
@@ -219,7 +219,7 @@ export async function updateAcpSession(
   if (option) {
     throw acpInvalid(
       'invalid',
-      words('acp.error.noFulfillmentOption', { option: option.option_id, offered: SHIPPING_OPTION }),
+      text('acp.error.noFulfillmentOption', { option: option.option_id, offered: SHIPPING_OPTION }),
       '$.selected_fulfillment_options',
     );
   }
@@ -267,7 +267,7 @@ export async function completeAcpSession(
 ): Promise<AcpCheckoutSession> {
   const payment = input.payment_data;
   if (!payment.handler_id || !payment.instrument) {
-    throw acpInvalid('unsupported', words('acp.error.tokenOnly'), '$.payment_data');
+    throw acpInvalid('unsupported', text('acp.error.tokenOnly'), '$.payment_data');
   }
   const token = payment.instrument.credential.token;
   const state = await completeSession(ctx, deps, who, 'acp', id, { handlerId: payment.handler_id, token });
@@ -297,8 +297,8 @@ async function payable(
     throw acpInvalid(
       status,
       status === 'not_ready_for_payment'
-        ? words('acp.error.notReady')
-        : words('acp.error.nothingCharged', { status }),
+        ? text('acp.error.notReady')
+        : text('acp.error.nothingCharged', { status }),
       undefined,
       409,
     );
@@ -332,7 +332,7 @@ async function completeWithVault(
     });
     if (vaulted.outcome === 'authenticates') {
       // Rolled back with the transaction: the token stays unspent, nothing is charged.
-      throw acpInvalid('requires_3ds', words('acp.error.requires3ds'), TOKEN_PARAM, 402);
+      throw acpInvalid('requires_3ds', text('acp.error.requires3ds'), TOKEN_PARAM, 402);
     }
     const card = SANDBOX_CARDS[vaulted.outcome];
     return {
@@ -367,7 +367,7 @@ async function completeWithProvider(
     if ('done' in p) return p;
     if (p.row.status === 'complete_in_progress' && p.row.paymentTokenHash !== tokenHash) {
       // Another token while the first one's payment may still land would be a second charge.
-      throw acpInvalid('complete_in_progress', words('acp.error.otherTokenInProgress'), TOKEN_PARAM, 409);
+      throw acpInvalid('complete_in_progress', text('acp.error.otherTokenInProgress'), TOKEN_PARAM, 409);
     }
     const [paying] = await tx.db
       .update(acpSessions)
@@ -450,7 +450,7 @@ async function requote(
     const before = locked.row;
     const status = effectiveStatus(before, locked.checkout, tx.now());
     if (status !== 'not_ready_for_payment' && status !== 'ready_for_payment') {
-      throw acpInvalid('invalid', words('acp.error.cannotChange', { status }), undefined, 409);
+      throw acpInvalid('invalid', text('acp.error.cannotChange', { status }), undefined, 409);
     }
     const request: AcpSessionRequest = { ...before.request, ...change };
     // The platform's holds are counted in the buyer's round trip (sent first, awaited after).
@@ -533,7 +533,7 @@ async function refuseOverHolds(tx: RequestContext, deps: AcpDeps, platformId: st
     throw new AcpFailure(
       429,
       { type: 'invalid_request', code: 'rate_limited' },
-      words('acp.error.tooManyHolds', { max }),
+      text('acp.error.tooManyHolds', { max }),
       60,
     );
   }
@@ -571,13 +571,9 @@ export function mergedItems(items: AcpCreateSessionRequest['line_items']): AcpSe
   const merged = [...byId.values()];
   const over = merged.findIndex((i) => i.quantity > 999);
   if (over >= 0)
-    throw acpInvalid(
-      'invalid',
-      words('acp.error.lineTooBig', { max: 999 }),
-      `$.line_items[${over}].quantity`,
-    );
+    throw acpInvalid('invalid', text('acp.error.lineTooBig', { max: 999 }), `$.line_items[${over}].quantity`);
   if (merged.length > 50)
-    throw acpInvalid('invalid', words('acp.error.tooManyLines', { max: 50 }), '$.line_items');
+    throw acpInvalid('invalid', text('acp.error.tooManyLines', { max: 50 }), '$.line_items');
   return merged;
 }
 
@@ -598,7 +594,7 @@ async function buyerOf(
   if (!buyer?.email) {
     return {
       messages: [
-        error('missing', '$.buyer.email', 'requires_buyer_input', words('acp.message.buyerEmailNeeded')),
+        error('missing', '$.buyer.email', 'requires_buyer_input', text('acp.message.buyerEmailNeeded')),
       ],
     };
   }
@@ -608,7 +604,7 @@ async function buyerOf(
   if (account.role !== 'buyer') {
     return {
       messages: [
-        error('invalid', '$.buyer.email', 'requires_buyer_input', words('acp.message.emailCannotBuy')),
+        error('invalid', '$.buyer.email', 'requires_buyer_input', text('acp.message.emailCannotBuy')),
       ],
     };
   }
@@ -626,7 +622,7 @@ function addressOf(request: AcpSessionRequest) {
           'missing',
           '$.fulfillment_details.address',
           'requires_buyer_input',
-          words('acp.message.addressNeeded'),
+          text('acp.message.addressNeeded'),
         ),
       ],
     };
@@ -662,8 +658,8 @@ function addressOf(request: AcpSessionRequest) {
         paths[field] ?? '$.fulfillment_details.address',
         'requires_buyer_input',
         missing
-          ? words('acp.message.phoneNeeded')
-          : words('acp.message.fieldProblem', {
+          ? text('acp.message.phoneNeeded')
+          : text('acp.message.fieldProblem', {
               field: String(paths[field]?.split('.').pop()),
               problem: worded[i]!.message,
             }),
@@ -697,11 +693,11 @@ function refusalMessages(err: CheckoutRefusal, request: AcpSessionRequest): Stor
 
 /** A refused coupon, the purchase quoted without it: the refusal's own words (not its advice to remove it). */
 function couponMessage(err: CheckoutRefusal): StoredMessage {
-  const { text } = err;
+  const refusal = err.text;
   const problem =
-    text.key === 'error.checkout.couponRefused' && text.values?.problem !== undefined
-      ? text.values.problem
-      : text;
+    refusal.key === 'error.checkout.couponRefused' && refusal.values?.problem !== undefined
+      ? refusal.values.problem
+      : refusal;
   return spoken(
     {
       type: 'warning',
@@ -710,7 +706,7 @@ function couponMessage(err: CheckoutRefusal): StoredMessage {
       resolution: 'recoverable',
       content_type: 'plain',
     },
-    words('acp.message.couponQuotedWithout', { problem }),
+    text('acp.message.couponQuotedWithout', { problem }),
   );
 }
 
@@ -718,7 +714,7 @@ function error(
   code: Extract<AcpMessage, { type: 'error' }>['code'],
   param: string,
   resolution: 'recoverable' | 'requires_buyer_input' | 'requires_buyer_review',
-  said: Words,
+  said: Text,
 ): StoredMessage {
   return spoken({ type: 'error', code, param, resolution, content_type: 'plain' }, said);
 }
@@ -730,8 +726,8 @@ type Unsaid = AcpMessage extends infer M ? (M extends unknown ? Omit<M, 'content
  * A message as a session keeps it: its words, said again in each reader's locale, and its
  * content in the base locale (what a reading falls back to, and the log's).
  */
-function spoken(message: Unsaid, said: Words): StoredMessage {
-  return { ...message, content: sayWords(BASE_LOCALE, said), words: said } as StoredMessage;
+function spoken(message: Unsaid, said: Text): StoredMessage {
+  return { ...message, content: render(BASE_LOCALE, said), words: said } as StoredMessage;
 }
 
 // ---- reading ------------------------------------------------------------------------------------

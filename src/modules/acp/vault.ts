@@ -2,23 +2,25 @@
 // test card into a delegated token (`vt_…`) usable once, for one session, up to its allowance's
 // amount, until its expiry (the spec's delegate payment). No card number is stored: only the
 // outcome the test card stands for, its brand and last four digits.
+
 import { and, eq, isNull, sql } from 'drizzle-orm';
 import type { AcpDelegatePaymentRequest, AcpDelegatePaymentResponse } from '../../contract/acp.ts';
 import { isoSecond } from '../../contract/common.ts';
 import type { MessageKey } from '../../contract/i18n.ts';
+import { text } from '../../contract/i18n.ts';
 import { ph, query } from '../../db/sql.ts';
 import type { RequestContext } from '../context.ts';
 import { SANDBOX_CARDS } from '../payments/providers/sandbox.ts';
 import { randomToken } from '../secrets.ts';
 import { type AcpCaller, vaultOwner } from './caller.ts';
-import { AcpFailure, acpInvalid, TOKEN_PARAM, words } from './errors.ts';
+import { AcpFailure, acpInvalid, TOKEN_PARAM } from './errors.ts';
 import { acpVaultTokens } from './tables.ts';
 
 /** The longest allowance the vault accepts. */
 const MAX_ALLOWANCE_MS = 24 * 60 * 60 * 1000;
 
 const cardRefused = (key: MessageKey, param: string) =>
-  new AcpFailure(400, { type: 'invalid_request', code: 'invalid_card', param }, words(key));
+  new AcpFailure(400, { type: 'invalid_request', code: 'invalid_card', param }, text(key));
 
 export async function delegatePayment(
   ctx: RequestContext,
@@ -75,17 +77,17 @@ export async function spendVaultToken(
       .select({ owner: acpVaultTokens.owner })
       .from(acpVaultTokens)
       .where(eq(acpVaultTokens.id, use.token));
-    if (spent?.owner === use.owner) throw acpInvalid('invalid', words('acp.error.tokenUsed'), param);
+    if (spent?.owner === use.owner) throw acpInvalid('invalid', text('acp.error.tokenUsed'), param);
   }
-  if (!row || row.owner !== use.owner) throw acpInvalid('invalid', words('acp.error.tokenUnknown'), param);
+  if (!row || row.owner !== use.owner) throw acpInvalid('invalid', text('acp.error.tokenUnknown'), param);
   if (row.checkoutSessionId !== use.sessionId) {
-    throw acpInvalid('invalid', words('acp.error.tokenOtherSession'), param);
+    throw acpInvalid('invalid', text('acp.error.tokenOtherSession'), param);
   }
-  if (row.expiresAt <= tx.now()) throw acpInvalid('expired', words('acp.error.tokenExpired'), param);
+  if (row.expiresAt <= tx.now()) throw acpInvalid('expired', text('acp.error.tokenExpired'), param);
   if (row.maxAmount < use.amount) {
     throw acpInvalid(
       'invalid',
-      words('acp.error.tokenBelowTotal', { allowance: row.maxAmount, total: use.amount }),
+      text('acp.error.tokenBelowTotal', { allowance: row.maxAmount, total: use.amount }),
       param,
     );
   }

@@ -10,7 +10,7 @@ import type { z } from 'zod';
 import { type checkoutSession, type createCheckoutBody, PAYMENT_METHODS } from '../../contract/checkout.ts';
 import { isoSecond, isRecordId, newId, type Province, toUnix } from '../../contract/common.ts';
 import { AppError, conflict, notFound } from '../../contract/errors.ts';
-import { BASE_LOCALE, type Locale, render, t } from '../../contract/i18n.ts';
+import { BASE_LOCALE, type Locale, t } from '../../contract/i18n.ts';
 import { insertInto, pipeline, query, statement } from '../../db/sql.ts';
 import type { MailNames } from '../auth/sellers.ts';
 import { isEmailVerified } from '../auth/users.ts';
@@ -62,8 +62,8 @@ export class CheckoutRefusal extends AppError {
 }
 
 /**
- * A message built of several (a list of products' problems) is put into words in the request's
- * locale when it is made: a Text's values are words, not Texts.
+ * A message built of a list (several products' problems) is put into words in the request's
+ * locale when it is made; a single quoted message stays a Text, said with the one around it.
  */
 const localeOf = (ctx: RequestContext): Locale => ctx.locale ?? BASE_LOCALE;
 
@@ -231,7 +231,7 @@ export async function holdCheckout(
         if (checked.reason) {
           throw new CheckoutRefusal(
             'coupon',
-            conflict('error.checkout.couponRefused', { problem: render(localeOf(ctx), checked.reason) }),
+            conflict('error.checkout.couponRefused', { problem: checked.reason }),
           );
         }
         discount = checked.discount;

@@ -3,8 +3,10 @@
 // src/http/outbound.ts) and cached, its protocol version checked, and the capabilities both
 // sides declare negotiated (the spec's intersection: name, then the latest common version,
 // then extensions whose parent is gone pruned until none is).
+
 import { parseDictionary } from 'structured-headers';
 import { inputProblems } from '../../contract/errors.ts';
+import { text } from '../../contract/i18n.ts';
 import {
   UCP_VERSION,
   type UcpBusinessProfile,
@@ -12,7 +14,7 @@ import {
   ucpPlatformProfile,
 } from '../../contract/ucp.ts';
 import { DOCUMENT_CACHE_LIMITS, DocumentCache, fetchDocument } from '../../http/outbound.ts';
-import { words } from '../acp/errors.ts';
+
 import { UcpFailure } from './errors.ts';
 
 const MAX_URL_LENGTH = 2000;
@@ -21,7 +23,7 @@ const LOOPBACK = /^http:\/\/(127\.0\.0\.1|localhost|\[::1\])(:\d+)?\//;
 /** The profile URL of a `UCP-Agent: profile="https://…"` header (RFC 8941 dictionary). */
 export function profileUrlOf(header: string | string[] | undefined, development: boolean): string {
   const refuse = (why: 'required' | 'notDictionary' | 'notString' | 'notAbsolute' | 'notHttps') =>
-    new UcpFailure(400, 'invalid_profile_url', words('ucp.error.badAgentHeader', { why }));
+    new UcpFailure(400, 'invalid_profile_url', text('ucp.error.badAgentHeader', { why }));
   if (typeof header !== 'string' || header === '') throw refuse('required');
   let profile: unknown;
   try {
@@ -47,7 +49,7 @@ export function createProfiles(opts: { development: boolean }): Profiles {
   const cache = new DocumentCache<UcpPlatformProfile>(DOCUMENT_CACHE_LIMITS);
   // The fetch's reason is its own words (src/http/outbound.ts), quoted as they are.
   const unreachable = (why: string) =>
-    new UcpFailure(424, 'profile_unreachable', words('ucp.error.profileUnreachable', { why }));
+    new UcpFailure(424, 'profile_unreachable', text('ucp.error.profileUnreachable', { why }));
 
   // Requests that miss the cache together share one fetch (a URL's, while it is under way): the
   // map holds no more entries than fetches in flight.
@@ -70,7 +72,7 @@ export function createProfiles(opts: { development: boolean }): Profiles {
     try {
       json = JSON.parse(body);
     } catch {
-      throw new UcpFailure(422, 'profile_malformed', words('ucp.error.profileNotJson'));
+      throw new UcpFailure(422, 'profile_malformed', text('ucp.error.profileNotJson'));
     }
     // UCP demands https everywhere; development also takes http on a loopback host (a local
     // platform, the tests' receivers): checked as if it were https, used as it is.
@@ -85,7 +87,7 @@ export function createProfiles(opts: { development: boolean }): Profiles {
       throw new UcpFailure(
         422,
         'profile_malformed',
-        words('ucp.error.profileMalformed', {
+        text('ucp.error.profileMalformed', {
           field: issue.path.join('.') || '(root)',
           problem: problem!.message,
         }),
@@ -112,7 +114,7 @@ export function negotiate(ours: UcpBusinessProfile, theirs: UcpPlatformProfile):
     throw new UcpFailure(
       422,
       'version_unsupported',
-      words('ucp.error.versionUnsupported', {
+      text('ucp.error.versionUnsupported', {
         version: String(theirs.ucp.version).slice(0, 20),
         ours: UCP_VERSION,
       }),

@@ -4,7 +4,7 @@
 // negotiated, the session's messages in UCP's words and paths.
 import type { AcpAddress, AcpMessage } from '../../contract/acp.ts';
 import { isoSecond } from '../../contract/common.ts';
-import { type Locale, t } from '../../contract/i18n.ts';
+import { type Locale, render, t } from '../../contract/i18n.ts';
 import {
   UCP_VERSION,
   type UcpCheckout,
@@ -21,7 +21,7 @@ import {
   type StoredMessage,
   spokenIn,
 } from '../acp/answer.ts';
-import { sayWords } from '../acp/errors.ts';
+
 import type { SessionState } from '../acp/sessions.ts';
 import type { AcpSessionRequest } from '../acp/tables.ts';
 import { capabilitiesFor, type Negotiated } from './agent.ts';
@@ -111,7 +111,7 @@ export function toUcpCheckout(
       code: 'item_unavailable',
       path: '$.line_items',
       severity: 'recoverable',
-      content: sayWords(locale, HOLD_ENDED),
+      content: render(locale, HOLD_ENDED),
     });
   }
   const answer: UcpCheckout = {

@@ -4,9 +4,10 @@
 // the person, order:read (or :manage) to read their orders. The agents' own `shop` and `orders`
 // scopes count as those.
 
+import { type Text, text } from '../../contract/i18n.ts';
 import { BUYING_SCOPES, ORDER_READING_SCOPES } from '../../contract/scopes.ts';
 import type { AcpCaller } from '../acp/caller.ts';
-import { type Words, words } from '../acp/errors.ts';
+
 import type { AuthService } from '../auth/service.ts';
 import type { AuthUser, RequestContext } from '../context.ts';
 import type { PlatformKeys } from '../platforms/service.ts';
@@ -27,7 +28,7 @@ export class UcpAuthFailure extends UcpFailure {
   constructor(
     status: 401 | 403,
     code: string,
-    said: Words,
+    said: Text,
     readonly challenge: string,
   ) {
     super(status, code, said);
@@ -42,12 +43,12 @@ export async function ucpCallerOf(
   need: UcpNeed,
 ): Promise<AcpCaller> {
   if (!token) {
-    throw new UcpAuthFailure(401, 'unauthorized', words('ucp.error.noCredential'), 'Bearer realm="ucp"');
+    throw new UcpAuthFailure(401, 'unauthorized', text('ucp.error.noCredential'), 'Bearer realm="ucp"');
   }
   if (token.startsWith('acp_')) {
     const platform = await platforms.authenticate(ctx, token);
     if (!platform)
-      throw new UcpAuthFailure(401, 'unauthorized', words('acp.error.unknownKey'), 'Bearer realm="ucp"');
+      throw new UcpAuthFailure(401, 'unauthorized', text('acp.error.unknownKey'), 'Bearer realm="ucp"');
     return { platform };
   }
   let user: AuthUser & { agent?: { scopes: readonly string[] } };
@@ -57,12 +58,12 @@ export async function ucpCallerOf(
     throw new UcpAuthFailure(
       401,
       'identity_required',
-      words('ucp.error.linkAgain'),
+      text('ucp.error.linkAgain'),
       'Bearer realm="ucp", error="invalid_token"',
     );
   }
   if (!user.agent || user.role !== 'buyer') {
-    throw new UcpAuthFailure(403, 'forbidden', words('ucp.error.wrongCaller'), 'Bearer realm="ucp"');
+    throw new UcpAuthFailure(403, 'forbidden', text('ucp.error.wrongCaller'), 'Bearer realm="ucp"');
   }
   const scopes = user.agent.scopes;
   if (!SCOPES[need].some((s) => scopes.includes(s))) {
@@ -70,7 +71,7 @@ export async function ucpCallerOf(
     throw new UcpAuthFailure(
       403,
       'insufficient_scope',
-      words('ucp.error.scopeNeeded', { scope: SCOPES[need][0]! }),
+      text('ucp.error.scopeNeeded', { scope: SCOPES[need][0]! }),
       `Bearer realm="ucp", error="insufficient_scope", scope="${wanted}"`,
     );
   }

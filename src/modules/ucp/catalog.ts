@@ -4,7 +4,7 @@
 // cents; only active products are shown.
 import type { z } from 'zod';
 import type { productListItem } from '../../contract/catalog.ts';
-import { BASE_LOCALE, t } from '../../contract/i18n.ts';
+import { BASE_LOCALE, t, text } from '../../contract/i18n.ts';
 import type {
   UcpCatalogLookupRequest,
   UcpCatalogSearchRequest,
@@ -12,7 +12,7 @@ import type {
   UcpMessage,
   UcpProduct,
 } from '../../contract/ucp.ts';
-import { words } from '../acp/errors.ts';
+
 import { listItemsByIds } from '../catalog/service.ts';
 import type { RequestContext } from '../context.ts';
 import type { SearchEngine } from '../search/service.ts';
@@ -73,8 +73,7 @@ function filtersOf(input: UcpCatalogSearchRequest): string | undefined {
 function offsetOf(cursor: string | undefined): number {
   if (cursor === undefined) return 0;
   const n = /^\d{1,5}$/.test(cursor) ? Number(cursor) : Number.NaN;
-  if (!(n >= 0 && n <= MAX_OFFSET))
-    throw new UcpFailure(400, 'invalid_request', words('ucp.error.badCursor'));
+  if (!(n >= 0 && n <= MAX_OFFSET)) throw new UcpFailure(400, 'invalid_request', text('ucp.error.badCursor'));
   return n;
 }
 
@@ -101,11 +100,7 @@ export async function searchCatalog(
 
 export async function lookupCatalog(ctx: RequestContext, input: UcpCatalogLookupRequest) {
   if (input.ids.length > MAX_LOOKUP_IDS) {
-    throw new UcpFailure(
-      400,
-      'request_too_large',
-      words('ucp.error.lookupTooLarge', { max: MAX_LOOKUP_IDS }),
-    );
+    throw new UcpFailure(400, 'request_too_large', text('ucp.error.lookupTooLarge', { max: MAX_LOOKUP_IDS }));
   }
   const ids = [...new Set(input.ids)];
   const known = ids.filter((id) => /^products:[A-Za-z0-9_-]{1,40}$/.test(id));

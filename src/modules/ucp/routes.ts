@@ -8,7 +8,7 @@ import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from
 import { hasZodFastifySchemaValidationErrors, type ZodTypeProvider } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import { AppError, say } from '../../contract/errors.ts';
-import { BASE_LOCALE, type Locale } from '../../contract/i18n.ts';
+import { BASE_LOCALE, type Locale, render, type Text, text } from '../../contract/i18n.ts';
 import {
   UCP_VERSION,
   type UcpErrorResponse,
@@ -30,7 +30,7 @@ import {
 import { bearerToken } from '../../http/auth.ts';
 import { IdempotencyError } from '../../http/idempotency.ts';
 import type { AcpCaller } from '../acp/caller.ts';
-import { AcpFailure, frameworkWords, sayWords, schemaProblems, type Words, words } from '../acp/errors.ts';
+import { AcpFailure, frameworkWords, schemaProblems } from '../acp/errors.ts';
 import { acpHandlers } from '../acp/handlers.ts';
 import type { AcpDeps } from '../acp/sessions.ts';
 import type { AuthService } from '../auth/service.ts';
@@ -272,10 +272,7 @@ export function ucpRoutes(routeDeps: UcpRouteDeps) {
           if (!found) {
             return businessError(
               'not_found',
-              sayWords(
-                localeOf(req),
-                words('error.catalog.productNotFound', { id: req.body.id.slice(0, 64) }),
-              ),
+              render(localeOf(req), text('error.catalog.productNotFound', { id: req.body.id.slice(0, 64) })),
               capabilitiesFor(c.negotiated, CATALOG_LOOKUP),
             );
           }
@@ -301,7 +298,7 @@ export function ucpRoutes(routeDeps: UcpRouteDeps) {
             order ??
             businessError(
               'not_found',
-              sayWords(localeOf(req), words('error.orders.notFound', { id: req.params.id.slice(0, 64) })),
+              render(localeOf(req), text('error.orders.notFound', { id: req.params.id.slice(0, 64) })),
               capabilitiesFor(c.negotiated, ORDER),
             )
           );
@@ -338,7 +335,7 @@ function capableCaller(req: FastifyRequest, capability: string): Caller | undefi
 const incompatible = (locale: Locale, capability: string) =>
   businessError(
     'capabilities_incompatible',
-    sayWords(locale, words('ucp.error.incompatible', { capability })),
+    render(locale, text('ucp.error.incompatible', { capability })),
     {},
   );
 
@@ -389,14 +386,14 @@ function ucpConventions(
     // A linked person's token names no platform: its profile must still be one an admin
     // registered, or any buyer could make us fetch (and resolve) any URL.
     if ('user' in who && !(await isRegisteredProfile(req.ctx, profileUrl))) {
-      throw new UcpFailure(403, 'profile_not_trusted', words('ucp.error.profileNotRegistered'));
+      throw new UcpFailure(403, 'profile_not_trusted', text('ucp.error.profileNotRegistered'));
     }
     // A platform's key speaks only for the profile registered for it (the spec's identity binding).
     if ('platform' in who && who.platform.ucpProfileUrl !== profileUrl) {
       throw new UcpFailure(
         403,
         'profile_not_trusted',
-        words(who.platform.ucpProfileUrl ? 'ucp.error.profileOther' : 'ucp.error.profileNone'),
+        text(who.platform.ucpProfileUrl ? 'ucp.error.profileOther' : 'ucp.error.profileNone'),
       );
     }
     const profile = await profiles.get(profileUrl);
@@ -440,7 +437,7 @@ function ucpErrorOf(
   negotiated: Negotiated | undefined,
 ): [number, UcpErrorResponse | { code: string; content: string }, number?] {
   const locale = localeOf(req);
-  const said = (w: Words) => sayWords(locale, w);
+  const said = (w: Text) => render(locale, w);
   if (err instanceof UcpFailure)
     return [err.statusCode, { code: err.code, content: err.content(locale) }, err.retryAfter];
   if (err instanceof AcpFailure) {
@@ -475,7 +472,7 @@ function ucpErrorOf(
       400,
       {
         code: 'invalid_request',
-        content: said(words('acp.error.invalidInput', { where, problems })).slice(0, 1000),
+        content: said(text('acp.error.invalidInput', { where, problems })).slice(0, 1000),
       },
     ];
   }
@@ -486,5 +483,5 @@ function ucpErrorOf(
   const status = err.statusCode ?? 500;
   if (status < 500) return [status, { code: 'invalid_request', content: said(frameworkWords(err)) }];
   req.log.error({ err }, 'unhandled error on a UCP route');
-  return [500, { code: 'internal_error', content: said(words('acp.error.internal', { id: req.id })) }];
+  return [500, { code: 'internal_error', content: said(text('acp.error.internal', { id: req.id })) }];
 }

@@ -4,7 +4,7 @@
 // (answer.ts). A session made through UCP is only ever seen through UCP (its id's prefix).
 
 import { z } from 'zod';
-import { BASE_LOCALE } from '../../contract/i18n.ts';
+import { BASE_LOCALE, render, text } from '../../contract/i18n.ts';
 import type {
   UcpCheckout,
   UcpCheckoutCompleteRequest,
@@ -13,7 +13,7 @@ import type {
   UcpMessage,
 } from '../../contract/ucp.ts';
 import type { AcpCaller } from '../acp/caller.ts';
-import { AcpFailure, sayWords, words } from '../acp/errors.ts';
+import { AcpFailure } from '../acp/errors.ts';
 import {
   type AcpDeps,
   type Change,
@@ -110,7 +110,7 @@ export async function completeUcpSession(
   const instrument = instruments[index];
   const token = instrument?.credential?.token;
   if (!instrument || !token) {
-    throw new UcpFailure(400, 'invalid_request', words('ucp.error.completeNeedsToken'));
+    throw new UcpFailure(400, 'invalid_request', text('ucp.error.completeNeedsToken'));
   }
   try {
     const state = await completeSession(ctx, deps, who, 'ucp', id, {
@@ -126,7 +126,7 @@ export async function completeUcpSession(
         code: 'requires_3ds',
         path: `$.payment.instruments[${index}]`,
         severity: 'requires_buyer_input',
-        content: sayWords(ctx.locale ?? BASE_LOCALE, words('ucp.message.requires3ds')),
+        content: render(ctx.locale ?? BASE_LOCALE, text('ucp.message.requires3ds')),
       };
       return answer(ctx, deps, negotiated, await readSession(ctx, who, 'ucp', id), [needsBuyer], true);
     }
@@ -139,7 +139,7 @@ export async function completeUcpSession(
       code: 'payment_failed',
       path: `$.payment.instruments[${index}]`,
       severity: 'recoverable',
-      content: sayWords(ctx.locale ?? BASE_LOCALE, err.words),
+      content: render(ctx.locale ?? BASE_LOCALE, err.words),
     };
     return answer(ctx, deps, negotiated, await readSession(ctx, who, 'ucp', id), [failed]);
   }
@@ -187,7 +187,7 @@ function requestOf(
   const email = input.buyer?.email?.trim();
   // UCP's buyer.email is any string: ours names an account, so it must be an address.
   if (email && !BUYER_EMAIL.safeParse(email).success) {
-    throw new UcpFailure(400, 'invalid_request', words('ucp.error.buyerEmail', { max: 254 }));
+    throw new UcpFailure(400, 'invalid_request', text('ucp.error.buyerEmail', { max: 254 }));
   }
   const given = input.buyer;
   const buyer =
@@ -201,7 +201,7 @@ function requestOf(
       : undefined;
   const method = negotiated.has(FULFILLMENT) ? input.fulfillment?.methods?.[0] : undefined;
   if (method?.type && method.type !== 'shipping') {
-    throw new UcpFailure(400, 'invalid_request', words('ucp.error.shippingOnly'));
+    throw new UcpFailure(400, 'invalid_request', text('ucp.error.shippingOnly'));
   }
   const destinations = (method?.destinations ?? []) as Array<Record<string, unknown>>;
   const d = destinations[0];

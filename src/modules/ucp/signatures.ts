@@ -4,10 +4,12 @@
 // RFC 9530 Content-Digest when there is a body, and made within 5 minutes when it says when. A
 // request without a signature is taken on its API key alone; one with a signature that does
 // not verify is refused.
+
 import { createHash, createPublicKey, verify } from 'node:crypto';
 import { httpbis } from 'http-message-signatures';
+import { text } from '../../contract/i18n.ts';
 import type { UcpPlatformProfile } from '../../contract/ucp.ts';
-import { words } from '../acp/errors.ts';
+
 import { UcpFailure } from './errors.ts';
 
 /** What a signature must cover: the request line's parts, and the body's digest when there is one. */
@@ -34,13 +36,13 @@ export async function verifyRequestSignature(
   const input = req.headers['signature-input'];
   if (signature === undefined && input === undefined) return false;
   if (typeof signature !== 'string' || typeof input !== 'string') {
-    throw new UcpFailure(401, 'signature_invalid', words('ucp.error.signatureHeaders'));
+    throw new UcpFailure(401, 'signature_invalid', text('ucp.error.signatureHeaders'));
   }
   if (req.body !== undefined && req.body.length > 0) {
     const digest = req.headers['content-digest'];
     const expected = `sha-256=:${createHash('sha256').update(req.body).digest('base64')}:`;
     if (typeof digest !== 'string' || !digest.split(',').some((d) => d.trim() === expected)) {
-      throw new UcpFailure(400, 'digest_mismatch', words('ucp.error.digestMismatch'));
+      throw new UcpFailure(400, 'digest_mismatch', text('ucp.error.digestMismatch'));
     }
   }
   let unknownKey = false;
@@ -72,14 +74,14 @@ export async function verifyRequestSignature(
     throw new UcpFailure(
       401,
       'signature_invalid',
-      words('ucp.error.signatureRefused', {
+      text('ucp.error.signatureRefused', {
         reason: err instanceof Error ? err.message.slice(0, 100) : 'refused',
       }),
     );
   }
   if (unknownKey) {
-    throw new UcpFailure(401, 'key_not_found', words('ucp.error.unknownKeyId'));
+    throw new UcpFailure(401, 'key_not_found', text('ucp.error.unknownKeyId'));
   }
-  if (verified !== true) throw new UcpFailure(401, 'signature_invalid', words('ucp.error.signatureInvalid'));
+  if (verified !== true) throw new UcpFailure(401, 'signature_invalid', text('ucp.error.signatureInvalid'));
   return true;
 }
