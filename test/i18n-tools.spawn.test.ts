@@ -1,12 +1,4 @@
-// The tools speak the person's language (docs/i18n.md): `portage mcp` over stdio with
-// PORTAGE_LOCALE=fr-CA, POST /mcp with Accept-Language: fr-CA, and, with neither, the user's saved
-// language as the API answers in it (Content-Language). The API's own messages (check_inventory's,
-// a product not found) come through in French; so do the tool server's own (a refused input).
-// Against the real service on a port over a real database; one child process only (slow here).
-import os from 'node:os';
 import { Client, InMemoryTransport } from '@modelcontextprotocol/client';
-import { Client as StdioClient } from '@modelcontextprotocol/sdk/client/index.js';
-import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { PortageClient } from '../src/client/index.ts';
 import { t as say } from '../src/contract/i18n.ts';
@@ -15,7 +7,7 @@ import { createToolServer } from '../src/mcp/tools.ts';
 import { agentToken } from './helpers/agents.ts';
 import { listen, type SignedIn, useTestApp } from './helpers/app.ts';
 import { buyer, product, seller } from './helpers/builders.ts';
-import { callTool, mcpMessage, postMcp, ROOT, toolFailed, toolOk } from './helpers/mcp.ts';
+import { callTool, mcpMessage, postMcp, startToolServer, toolFailed, toolOk } from './helpers/mcp.ts';
 
 const { t, database } = useTestApp();
 let baseUrl: string;
@@ -63,23 +55,11 @@ describe('Content-Language', () => {
 
 describe('portage mcp over stdio, PORTAGE_LOCALE=fr-CA', () => {
   it('words the API’s messages and its own in French', async () => {
-    const transport = new StdioClientTransport({
-      command: process.execPath,
-      args: ['bin/portage.js', 'mcp'],
-      cwd: ROOT,
-      env: {
-        PATH: process.env.PATH ?? '',
-        HOME: process.env.HOME ?? os.tmpdir(),
-        SERVICE_URL: baseUrl,
-        SERVICE_JWT_TOKEN: shopper.token,
-        PORTAGE_LOCALE: 'fr-CA',
-        // PORTAGE_LOCALE wins over the POSIX locale.
-        LANG: 'en_US.UTF-8',
-      },
-      stderr: 'pipe',
+    const agent = await startToolServer(baseUrl, shopper.token, {
+      PORTAGE_LOCALE: 'fr-CA',
+      // PORTAGE_LOCALE wins over the POSIX locale.
+      LANG: 'en_US.UTF-8',
     });
-    const agent = new StdioClient({ name: 'portage-i18n-agent', version: '0.0.0' });
-    await agent.connect(transport);
     closers.push(() => agent.close());
 
     // The API's message (check_inventory's), written in French by the API.

@@ -31,8 +31,12 @@ export type Era = 'legacy' | 'modern';
 
 export const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 
-/** A tool server acting for the user whose token it holds; `close()` ends the child. */
-export async function startToolServer(serviceUrl: string, token: string): Promise<Client> {
+/** A tool server acting for the user whose token it holds (`env` adds to its environment); `close()` ends the child. */
+export async function startToolServer(
+  serviceUrl: string,
+  token: string,
+  env: Record<string, string> = {},
+): Promise<Client> {
   const transport = new StdioClientTransport({
     command: process.execPath,
     args: ['bin/portage.js', 'mcp'],
@@ -42,6 +46,7 @@ export async function startToolServer(serviceUrl: string, token: string): Promis
       HOME: process.env.HOME ?? os.tmpdir(),
       SERVICE_URL: serviceUrl,
       SERVICE_JWT_TOKEN: token,
+      ...env,
     },
     stderr: 'pipe',
   });
