@@ -36,6 +36,7 @@ import { developmentKeyPem, type KeyRing, loadKeyRing } from './modules/auth/key
 import { createOidcClient } from './modules/auth/oidc.ts';
 import { authRoutes } from './modules/auth/routes.ts';
 import { createAuthService } from './modules/auth/service.ts';
+import { webSessionCleanupJob } from './modules/auth/web-sessions.ts';
 import { cartRoutes } from './modules/cart/routes.ts';
 import { catalogRoutes } from './modules/catalog/routes.ts';
 import { checkoutRoutes } from './modules/checkout/routes.ts';
@@ -64,6 +65,7 @@ import { systemRoutes } from './modules/system/routes.ts';
 import { createProfiles } from './modules/ucp/agent.ts';
 import { developmentUcpKeyPem, loadUcpKeyRing } from './modules/ucp/keys.ts';
 import { ucpRoutes } from './modules/ucp/routes.ts';
+import { webRoutes } from './web/routes.ts';
 import { ucpDeliverer } from './modules/ucp/webhooks.ts';
 
 export const BODY_LIMIT = 1024 * 1024;
@@ -302,6 +304,22 @@ export async function buildApp(opts: AppOptions): Promise<FastifyInstance> {
     }),
   );
 
+  // The pages for people: storefront, account, seller's console, admin's desk (src/web).
+  await app.register(
+    webRoutes({
+      auth,
+      search,
+      commerce: { ...commerce, publishableKey: config.payments.publishableKey },
+      platforms,
+      returnWindowDays: config.returnWindowDays,
+      settings: {
+        secure: config.publicBaseUrl.startsWith('https:'),
+        csrfKey: keys.derive('web-csrf'),
+        sessionMaxAgeSeconds: config.sessionMaxAgeSeconds,
+      },
+    }),
+  );
+
   const mailTransport = createMailTransport(config.mail, config.dataDir);
   jobs = createJobRunner(
     [
@@ -322,6 +340,7 @@ export async function buildApp(opts: AppOptions): Promise<FastifyInstance> {
       acpCleanupJob(),
       emailTokenCleanupJob(),
       oauthCleanupJob(),
+      webSessionCleanupJob(),
     ],
     {
       db: database.db,

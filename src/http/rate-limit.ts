@@ -29,6 +29,8 @@ export const LIMITS = {
   mcp: 120,
   /** The ACP routes, per platform (or agent's person): a platform buys for many people. */
   acp: 600,
+  /** The pages for people (src/web), per address: browsing a storefront reads many pages. */
+  pages: 300,
 } as const;
 export type LimitGroup = keyof typeof LIMITS;
 

@@ -13,6 +13,18 @@ import type { Tokens } from './tokens.ts';
 import { insertUser, publicUser } from './users.ts';
 
 export function createAccounts(tokens: Tokens, links: EmailLinks) {
+  /**
+   * The account an email and password open (the pages' sign-in starts a web session with it);
+   * 401 otherwise, with the same answer and the same work for an unknown email and a wrong
+   * password.
+   */
+  async function checkCredentials(ctx: RequestContext, input: z.infer<typeof loginBody>) {
+    const [user] = await ctx.db.select().from(users).where(eq(users.email, input.email));
+    const ok = await checkPassword(user?.passwordHash, input.password);
+    if (!user || !ok) throw unauthenticated('error.auth.badCredentials');
+    return user;
+  }
+
   return {
     /** A buyer account and its verification email, committed together. */
     async register(ctx: RequestContext, input: z.infer<typeof registerBody>) {
@@ -58,13 +70,35 @@ export function createAccounts(tokens: Tokens, links: EmailLinks) {
       return publicUser(user);
     },
 
+    checkCredentials,
+
     async login(ctx: RequestContext, input: z.infer<typeof loginBody>) {
-      const [user] = await ctx.db.select().from(users).where(eq(users.email, input.email));
-      // Same answer, same work, for an unknown email and a wrong password.
-      const ok = await checkPassword(user?.passwordHash, input.password);
-      if (!user || !ok) throw unauthenticated('error.auth.badCredentials');
+      const user = await checkCredentials(ctx, input);
       const t = await tokens.issue(ctx, user);
       return { success: true as const, user: publicUser(user), ...t, userId: user.id, role: user.role };
+    },
+
+    /**
+     * A signed-in person's new password, given the current one. Every session and token of
+     * theirs ends (tokenVersion moves on): the caller starts the one it goes on with.
+     */
+    async changePassword(ctx: RequestContext, input: { currentPassword: string; newPassword: string }) {
+      const me = caller(ctx);
+      const [user] = await ctx.db.select().from(users).where(eq(users.id, me.id));
+      if (!user) throw unauthenticated();
+      if (!(await checkPassword(user.passwordHash, input.currentPassword))) {
+        throw invalid('error.auth.wrongPassword', undefined, [
+          problem('currentPassword', 'validation.wrongPassword'),
+        ]);
+      }
+      const passwordHash = await hashPassword(input.newPassword);
+      const [updated] = await ctx.db
+        .update(users)
+        .set({ passwordHash, tokenVersion: sql`${users.tokenVersion} + 1` })
+        .where(eq(users.id, me.id))
+        .returning();
+      tokens.forget(me.id);
+      return updated!;
     },
 
     async me(ctx: RequestContext) {

@@ -133,3 +133,22 @@ export const platformTaxProfile = pgTable(
   },
   (t) => [check('platform_tax_profile_one_row', sql`${t.id} = 1`)],
 );
+
+/**
+ * A person signed in to the pages (src/web): the cookie holds a random id, the row its hash.
+ * Separate from API tokens; ends at sign-out, at its expiry, or when the user's tokenVersion
+ * moves on (log out everywhere, a password or role change).
+ */
+export const webSessions = pgTable(
+  'web_sessions',
+  {
+    idHash: text('id_hash').primaryKey(),
+    userId: text('user_id')
+      .notNull()
+      .references(() => users.id, { onDelete: 'cascade' }),
+    tokenVersion: integer('token_version').notNull(),
+    createdAt: timestamp('created_at', { withTimezone: true }).notNull(),
+    expiresAt: timestamp('expires_at', { withTimezone: true }).notNull(),
+  },
+  (t) => [index('web_sessions_user_idx').on(t.userId), index('web_sessions_expires_idx').on(t.expiresAt)],
+);

@@ -101,13 +101,14 @@ export function quoteLines(lines: Line[]): QuoteLine[] {
 }
 type Line = Awaited<ReturnType<typeof activeLines>>[number];
 
-export async function getCart(ctx: RequestContext): Promise<Cart> {
+/** The cart, its estimate for `province` (the pages' choice), else for the buyer's last shipping province. */
+export async function getCart(ctx: RequestContext, opts: { province?: Province } = {}): Promise<Cart> {
   const me = caller(ctx);
   const [row] = await ctx.db.select().from(carts).where(eq(carts.userId, me.id));
   const lines = await activeLines(ctx, me.id);
   const coupon = row?.couponCode ? await findCoupon(ctx, row.couponCode) : undefined;
   const checked = coupon ? await checkCoupon(ctx, coupon, me.id, subtotalOf(lines)) : undefined;
-  return priceCart(ctx, row, lines, checked);
+  return priceCart(ctx, row, lines, checked, opts.province);
 }
 
 const subtotalOf = (lines: Line[]) => lines.reduce((n, l) => n + l.priceCents * l.quantity, 0);
@@ -118,10 +119,11 @@ async function priceCart(
   row: CartRow | undefined,
   lines: Line[],
   coupon: CouponCheck | undefined,
+  province?: Province,
 ): Promise<Cart> {
   const priced = quote({
     lines: quoteLines(lines),
-    destinationProvince: await taxProvince(ctx),
+    destinationProvince: province ?? (await taxProvince(ctx)),
     discount: coupon?.discount,
     on: ctx.now(),
   });

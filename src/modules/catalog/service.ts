@@ -476,13 +476,14 @@ async function loadDetail(ctx: RequestContext, id: string): Promise<Detail | und
   };
 }
 
-function canSee(user: AuthUser, p: { sellerId: string; status: string }): boolean {
-  return user.role === 'admin' || p.status === 'active' || p.sellerId === user.id;
+/** Everyone sees an active product; its seller and admins see it in any state. A visitor of the storefront is anonymous. */
+function canSee(user: AuthUser | undefined, p: { sellerId: string; status: string }): boolean {
+  return p.status === 'active' || user?.role === 'admin' || p.sellerId === user?.id;
 }
 
 export async function getProduct(ctx: RequestContext, id: string): Promise<Detail> {
   const detail = await loadDetail(ctx, id);
-  if (!detail || !canSee(caller(ctx), detail)) throw notFound('error.catalog.productNotFound', { id });
+  if (!detail || !canSee(ctx.user, detail)) throw notFound('error.catalog.productNotFound', { id });
   return detail;
 }
 
@@ -497,7 +498,7 @@ export async function visibleProduct(
         .from(products)
         .where(eq(products.id, id))
     : [];
-  if (!p || !canSee(caller(ctx), p)) throw notFound('error.catalog.productNotFound', { id });
+  if (!p || !canSee(ctx.user, p)) throw notFound('error.catalog.productNotFound', { id });
   return p;
 }
 

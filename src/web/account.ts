@@ -1,0 +1,580 @@
+// The buyer's account: sign in and out, register, orders (tracking, invoice, cancel, a return, a
+// review of what was delivered), returns and their decisions, the agents with access (revoke),
+// and settings (language, password, the verification email).
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { z } from 'zod';
+import { loginBody, registerBody } from '../contract/auth.ts';
+import { AppError, conflict, invalid, notFound, problem } from '../contract/errors.ts';
+import { escapeHtml } from '../contract/format.ts';
+import { isLocale, LOCALES, type Locale, t } from '../contract/i18n.ts';
+import { listOrdersQuery } from '../contract/orders.ts';
+import { RETURN_REASONS, requestReturnBody } from '../contract/returns.ts';
+import { submitReviewBody } from '../contract/reviews.ts';
+import { saveLocale } from '../modules/auth/sellers.ts';
+import { findUser } from '../modules/auth/users.ts';
+import { endWebSession, startWebSession } from '../modules/auth/web-sessions.ts';
+import { sendInvoice } from '../modules/invoices/routes.ts';
+import { invoiceOf } from '../modules/invoices/service.ts';
+import { listAgents, revokeAgent } from '../modules/oauth/grants.ts';
+import * as orders from '../modules/orders/service.ts';
+import * as returns from '../modules/returns/service.ts';
+import { submitReview } from '../modules/reviews/service.ts';
+import {
+  addCookie,
+  cookieText,
+  SESSION_COOKIE,
+  safeLocalPath,
+  seeOther,
+  sessionIdOf,
+  setPageLocale,
+  signedIn,
+  type View,
+  viewOf,
+  type WebSettings,
+} from './core.ts';
+import {
+  actionButton,
+  badge,
+  csrfField,
+  date,
+  type FormError,
+  field,
+  formAlert,
+  formErrorOf,
+  money,
+  notice,
+  page,
+  readForm,
+  say,
+  selectField,
+  tabs,
+  textArea,
+} from './layout.ts';
+import type { WebDeps } from './routes.ts';
+import { provinceName, taxLabel } from './store.ts';
+
+const html = (reply: FastifyReply, body: string, status = 200) =>
+  reply.code(status).type('text/html; charset=utf-8').send(body);
+
+/** A refusal a form shows again (4xx from a service or the form's schema); anything else goes on. */
+const shown = (err: unknown): err is AppError =>
+  err instanceof AppError && err.statusCode >= 400 && err.statusCode < 500 && err.statusCode !== 401;
+
+/** After a sign-in: a new session id (nothing from before carries over), its cookie, then the page asked for. */
+async function signInAs(
+  req: FastifyRequest,
+  reply: FastifyReply,
+  s: WebSettings,
+  user: { id: string; tokenVersion: number },
+  next: string,
+) {
+  const old = sessionIdOf(req);
+  if (old) await endWebSession(req.ctx, old);
+  const session = await startWebSession(req.ctx, user, s.sessionMaxAgeSeconds);
+  addCookie(reply, cookieText(s, SESSION_COOKIE, session.id, s.sessionMaxAgeSeconds));
+  return seeOther(reply, next);
+}
+
+const accountTabs = (v: View) =>
+  tabs(v, t(v.p.locale, 'web.account.sections'), [
+    { href: '/account', label: t(v.p.locale, 'web.account.overview') },
+    { href: '/account/orders', label: t(v.p.locale, 'web.account.orders') },
+    { href: '/account/returns', label: t(v.p.locale, 'web.account.returns') },
+    { href: '/account/agents', label: t(v.p.locale, 'web.account.agents') },
+    { href: '/account/settings', label: t(v.p.locale, 'web.account.settings') },
+  ]);
+
+export const orderStatus = (l: Locale, status: string) => badge(l, status, 'web.order.status', { status });
+
+export function accountPages(app: FastifyInstance, deps: WebDeps) {
+  const s = deps.settings;
+  const pageRoute = { config: { auth: 'public', limit: 'pages' }, schema: { hide: true } } as const;
+
+  // ---- signing in and out ----------------------------------------------------------------
+
+  const signInPage = (v: View, o: { email?: string; next: string; error?: FormError }) => {
+    const l = v.p.locale;
+    return page(v, {
+      title: t(l, 'web.signIn.title'),
+      narrow: true,
+      body: `<h1>${say(l, 'web.signIn.title')}</h1><form method="post" action="/account/sign-in" class="card">${csrfField(v)}<input type="hidden" name="next" value="${escapeHtml(o.next)}">${formAlert(o.error)}
+${field({ name: 'email', label: t(l, 'web.signIn.email'), type: 'email', value: o.email, required: true, autocomplete: 'username', error: o.error })}
+${field({ name: 'password', label: t(l, 'web.signIn.password'), type: 'password', required: true, autocomplete: 'current-password', error: o.error })}
+<button type="submit">${say(l, 'web.signIn.submit')}</button></form>
+<p>${say(l, 'web.signIn.noAccount')} <a href="/account/register?next=${encodeURIComponent(o.next)}">${say(l, 'web.nav.register')}</a></p>`,
+    });
+  };
+
+  app.get<{ Querystring: { next?: string } }>('/account/sign-in', pageRoute, async (req, reply) => {
+    const v = viewOf(req, reply, s);
+    const next = safeLocalPath(req.query.next) ?? '/account';
+    if (v.user) return seeOther(reply, next);
+    return html(reply, signInPage(v, { next }));
+  });
+
+  app.post<{ Body: Record<string, string> }>(
+    '/account/sign-in',
+    { config: { auth: 'public', limit: 'auth' }, schema: { hide: true } },
+    async (req, reply) => {
+      const next = safeLocalPath(req.body.next) ?? '/account';
+      try {
+        const input = readForm(loginBody, { email: req.body.email, password: req.body.password });
+        const user = await deps.auth.checkCredentials(req.ctx, input);
+        return await signInAs(req, reply, s, user, next);
+      } catch (err) {
+        if (!(err instanceof AppError) || err.statusCode >= 500) throw err;
+        const v = viewOf(req, reply, s);
+        return html(
+          reply,
+          signInPage(v, { email: req.body.email, next, error: formErrorOf(v.p.locale, err) }),
+          err.statusCode,
+        );
+      }
+    },
+  );
+
+  app.post(
+    '/account/sign-out',
+    { config: { auth: 'public', limit: 'pages' }, schema: { hide: true } },
+    async (req, reply) => {
+      const id = sessionIdOf(req);
+      if (id) await endWebSession(req.ctx, id);
+      addCookie(reply, cookieText(s, SESSION_COOKIE, '', 0));
+      return seeOther(reply, '/');
+    },
+  );
+
+  const registerPage = (v: View, o: { email?: string; name?: string; next: string; error?: FormError }) => {
+    const l = v.p.locale;
+    return page(v, {
+      title: t(l, 'web.register.title'),
+      narrow: true,
+      body: `<h1>${say(l, 'web.register.title')}</h1><form method="post" action="/account/register" class="card">${csrfField(v)}<input type="hidden" name="next" value="${escapeHtml(o.next)}">${formAlert(o.error)}
+${field({ name: 'name', label: t(l, 'web.register.name'), value: o.name, required: true, autocomplete: 'name', error: o.error })}
+${field({ name: 'email', label: t(l, 'web.signIn.email'), type: 'email', value: o.email, required: true, autocomplete: 'email', error: o.error })}
+${field({ name: 'password', label: t(l, 'web.signIn.password'), type: 'password', required: true, autocomplete: 'new-password', hint: t(l, 'web.register.passwordHint'), error: o.error })}
+<button type="submit">${say(l, 'web.register.submit')}</button></form>`,
+    });
+  };
+
+  app.get<{ Querystring: { next?: string } }>('/account/register', pageRoute, async (req, reply) => {
+    const v = viewOf(req, reply, s);
+    return html(reply, registerPage(v, { next: safeLocalPath(req.query.next) ?? '/account' }));
+  });
+
+  app.post<{ Body: Record<string, string> }>(
+    '/account/register',
+    { config: { auth: 'public', limit: 'auth' }, schema: { hide: true } },
+    async (req, reply) => {
+      const next = safeLocalPath(req.body.next) ?? '/account';
+      const b = req.body;
+      try {
+        const input = readForm(registerBody, { email: b.email, password: b.password, name: b.name });
+        const made = await deps.auth.register(req.ctx, input);
+        // The new account keeps the language its pages were read in (its emails follow it).
+        await saveLocale(
+          { ...req.ctx, user: { ...made.user, role: made.user.role } },
+          req.ctx.locale ?? null,
+          deps.auth.forget,
+        );
+        const user = await findUser(req.ctx, made.user.id);
+        if (!user) throw conflict('error.auth.userNotFound', { id: made.user.id });
+        return await signInAs(req, reply, s, user, next);
+      } catch (err) {
+        if (!shown(err)) throw err;
+        const v = viewOf(req, reply, s);
+        return html(
+          reply,
+          registerPage(v, { email: b.email, name: b.name, next, error: formErrorOf(v.p.locale, err) }),
+          err.statusCode,
+        );
+      }
+    },
+  );
+
+  // ---- the account -------------------------------------------------------------------------
+
+  app.get<{ Querystring: { done?: string } }>('/account', pageRoute, async (req, reply) => {
+    const user = signedIn(req);
+    const v = viewOf(req, reply, s);
+    const l = v.p.locale;
+    const recent =
+      user.role === 'buyer' || user.role === 'admin'
+        ? await orders.listOrders(req.ctx, listOrdersQuery.parse({ limit: 5 }), 'buyer')
+        : undefined;
+    return html(
+      reply,
+      page(v, {
+        title: t(l, 'web.account.title'),
+        body: `<h1>${say(l, 'web.account.hello', { name: user.name })}</h1>${accountTabs(v)}
+${user.emailVerified ? '' : `<div class="card"><p>${say(l, 'web.account.unverified', { email: user.email })}</p>${actionButton(v, { action: '/account/verification', label: t(l, 'web.account.resend'), kind: 'secondary' })}</div>`}
+<div class="card"><p>${say(l, 'web.account.signedInAs', { email: user.email, role: user.role })}</p></div>
+${recent ? `<h2>${say(l, 'web.account.recentOrders')}</h2>${orderTable(v, recent.orders)}` : ''}`,
+      }),
+    );
+  });
+
+  app.post(
+    '/account/verification',
+    { config: { auth: 'public', limit: 'auth' }, schema: { hide: true } },
+    async (req, reply) => {
+      signedIn(req);
+      const v = viewOf(req, reply, s);
+      const l = v.p.locale;
+      let message: string;
+      try {
+        await deps.auth.resendVerification(req.ctx);
+        message = t(l, 'web.account.resent');
+      } catch (err) {
+        if (!shown(err) && !(err instanceof AppError && err.statusCode === 429)) throw err;
+        message = formErrorOf(l, err as AppError).message;
+      }
+      return html(
+        reply,
+        page(v, {
+          title: t(l, 'web.account.title'),
+          narrow: true,
+          body: `${notice(message)}<p><a href="/account">${say(l, 'web.account.back')}</a></p>`,
+        }),
+      );
+    },
+  );
+
+  // ---- orders ------------------------------------------------------------------------------
+
+  const orderTable = (v: View, list: Awaited<ReturnType<typeof orders.listOrders>>['orders']) => {
+    const l = v.p.locale;
+    if (!list.length)
+      return `<div class="card"><p>${say(l, 'web.orders.none')}</p><p><a href="/">${say(l, 'web.cart.browse')}</a></p></div>`;
+    return `<div class="table-wrap"><table><thead><tr><th scope="col">${say(l, 'web.orders.order')}</th><th scope="col">${say(l, 'web.orders.date')}</th><th scope="col">${say(l, 'web.orders.status')}</th><th scope="col" class="num">${say(l, 'web.orders.items')}</th><th scope="col" class="num">${say(l, 'web.orders.total')}</th></tr></thead><tbody>${list
+      .map(
+        (o) =>
+          `<tr><td><a href="/account/orders/${encodeURIComponent(o.id)}">${escapeHtml(o.id)}</a></td><td>${date(v, o.createdAt)}</td><td>${orderStatus(l, o.status)}</td><td class="num">${o.itemCount}</td><td class="num">${money(v, o.totalAmountCents)}</td></tr>`,
+      )
+      .join('')}</tbody></table></div>`;
+  };
+
+  app.get<{ Querystring: Record<string, string> }>('/account/orders', pageRoute, async (req, reply) => {
+    signedIn(req, ['buyer']);
+    const v = viewOf(req, reply, s);
+    const l = v.p.locale;
+    const pageNo = Math.max(1, Math.min(1000, Number.parseInt(req.query.page ?? '1', 10) || 1));
+    const list = await orders.listOrders(
+      req.ctx,
+      listOrdersQuery.parse({ limit: 20, offset: (pageNo - 1) * 20 }),
+      'buyer',
+    );
+    const more = list.total > pageNo * 20;
+    return html(
+      reply,
+      page(v, {
+        title: t(l, 'web.account.orders'),
+        body: `<h1>${say(l, 'web.account.orders')}</h1>${accountTabs(v)}${orderTable(v, list.orders)}<nav class="pager" aria-label="${say(l, 'web.search.pages')}">${pageNo > 1 ? `<a href="/account/orders?page=${pageNo - 1}">${say(l, 'web.search.previous')}</a>` : ''}${more ? `<a href="/account/orders?page=${pageNo + 1}">${say(l, 'web.search.next')}</a>` : ''}</nav>`,
+      }),
+    );
+  });
+
+  const orderPage = async (
+    req: FastifyRequest,
+    v: View,
+    id: string,
+    o: { error?: FormError; done?: string } = {},
+  ) => {
+    const l = v.p.locale;
+    const order = await orders.getOrder(req.ctx, id);
+    const me = signedIn(req);
+    if (order.buyerId !== me.id) throw notFound('error.orders.notFound', { id });
+    const oid = encodeURIComponent(order.id);
+    const tracking = order.trackingNumber
+      ? `<p>${say(l, 'web.order.tracking', { carrier: order.carrier ?? '', number: order.trackingNumber })}${trackingUrl(order.carrier, order.trackingNumber) ? ` · <a href="${escapeHtml(trackingUrl(order.carrier, order.trackingNumber)!)}" rel="noreferrer">${say(l, 'web.order.track')}</a>` : ''}</p>`
+      : '';
+    const items = order.items
+      .map(
+        (i) =>
+          `<tr><td><a href="/shop/products/${escapeHtml(i.productId)}">${escapeHtml(i.name)}</a></td><td class="num">${i.quantity}</td><td class="num">${money(v, i.unitPriceCents)}</td><td class="num">${money(v, i.unitPriceCents * i.quantity)}</td></tr>`,
+      )
+      .join('');
+    const cancel =
+      order.status === 'pending' || order.status === 'confirmed'
+        ? `<form method="post" action="/account/orders/${oid}/cancel" class="card">${csrfField(v)}<h2>${say(l, 'web.order.cancelTitle')}</h2>${field({ name: 'reason', label: t(l, 'web.order.cancelReason'), attrs: ' maxlength="500"' })}<button type="submit" class="danger">${say(l, 'web.order.cancel')}</button></form>`
+        : '';
+    const delivered = order.status === 'delivered';
+    const returnForm = delivered
+      ? `<form method="post" action="/account/orders/${oid}/return" class="card">${csrfField(v)}<h2>${say(l, 'web.return.title')}</h2>${formAlert(o.error)}
+${selectField({ name: 'reason', label: t(l, 'web.return.reason'), required: true, error: o.error, options: RETURN_REASONS.map((r) => ({ value: r, label: t(l, 'web.return.reasonName', { reason: r }) })) })}
+${order.items.length > 1 ? `<fieldset><legend>${say(l, 'web.return.items')}</legend>${order.items.map((i) => `<label class="check"><input type="checkbox" name="items" value="${escapeHtml(i.productId)}">${escapeHtml(i.name)}</label>`).join('')}<p class="hint">${say(l, 'web.return.itemsHint')}</p></fieldset>` : ''}
+${textArea({ name: 'description', label: t(l, 'web.return.description'), error: o.error, attrs: ' maxlength="2000"' })}
+<button type="submit">${say(l, 'web.return.submit')}</button></form>`
+      : '';
+    const reviewForms = delivered
+      ? order.items
+          .map(
+            (i) =>
+              `<form method="post" action="/account/orders/${oid}/review" class="card">${csrfField(v)}<input type="hidden" name="product_id" value="${escapeHtml(i.productId)}"><h2>${say(l, 'web.review.title', { name: i.name })}</h2>
+${selectField({ name: 'rating', label: t(l, 'web.review.rating'), required: true, options: [5, 4, 3, 2, 1].map((n) => ({ value: String(n), label: t(l, 'web.search.stars', { n }) })) })}
+${field({ name: 'title', label: t(l, 'web.review.heading'), attrs: ' maxlength="120"' })}${textArea({ name: 'comment', label: t(l, 'web.review.comment'), attrs: ' maxlength="5000"' })}
+<button type="submit" class="secondary">${say(l, 'web.review.submit')}</button></form>`,
+          )
+          .join('')
+      : '';
+    const a = order.shippingAddress;
+    return page(v, {
+      title: t(l, 'web.order.title', { id: order.id }),
+      body: `<h1>${say(l, 'web.order.title', { id: order.id })}</h1>${accountTabs(v)}${notice(o.done)}${o.error && !delivered ? formAlert(o.error) : ''}
+<div class="card"><p>${orderStatus(l, order.status)} · ${say(l, 'web.order.placed', { date: date(v, order.createdAt) })}</p>
+${order.status === 'cancelled' ? '' : `<p>${say(l, 'web.order.estimated', { date: date(v, order.estimatedDelivery) })}</p>`}${tracking}
+<p>${say(l, 'web.order.shipTo', { street: a.street, city: a.city, province: provinceName(l, a.province), postalCode: a.postalCode })}</p>
+<p><a href="/account/orders/${oid}/invoice">${say(l, 'web.order.invoice')}</a></p></div>
+<div class="table-wrap"><table><thead><tr><th scope="col">${say(l, 'web.cart.product')}</th><th scope="col" class="num">${say(l, 'web.cart.quantity')}</th><th scope="col" class="num">${say(l, 'web.cart.price')}</th><th scope="col" class="num">${say(l, 'web.cart.lineTotal')}</th></tr></thead><tbody>${items}</tbody></table></div>
+<div class="card totals"><div><span>${say(l, 'web.cart.subtotal')}</span><span>${money(v, order.subtotalCents)}</span></div>${order.discountCents ? `<div><span>${say(l, 'web.cart.discount')}</span><span>−${money(v, order.discountCents)}</span></div>` : ''}<div><span>${say(l, 'web.cart.shipping')}</span><span>${money(v, order.shippingCostCents)}</span></div>${order.taxLines.map((x) => `<div><span>${escapeHtml(taxLabel(l, x))}</span><span>${money(v, x.amountCents)}</span></div>`).join('')}<div class="grand"><span>${say(l, 'web.cart.total')}</span><span>${money(v, order.totalAmountCents)}</span></div>${order.refundedCents ? `<div><span>${say(l, 'web.order.refunded')}</span><span>${money(v, order.refundedCents)}</span></div>` : ''}</div>
+${cancel}${returnForm}${reviewForms}`,
+    });
+  };
+
+  app.get<{ Params: { orderId: string } }>('/account/orders/:orderId', pageRoute, async (req, reply) => {
+    signedIn(req, ['buyer']);
+    const v = viewOf(req, reply, s);
+    const done = (req.query as { done?: string }).done;
+    const l = v.p.locale;
+    const said =
+      done === 'cancelled'
+        ? t(l, 'web.order.cancelled')
+        : done === 'return'
+          ? t(l, 'web.return.sent')
+          : done === 'review'
+            ? t(l, 'web.review.sent')
+            : undefined;
+    return html(reply, await orderPage(req, v, req.params.orderId, { done: said }));
+  });
+
+  app.get<{ Params: { orderId: string } }>(
+    '/account/orders/:orderId/invoice',
+    pageRoute,
+    async (req, reply) => {
+      signedIn(req);
+      const l = viewOf(req, reply, s).p.locale;
+      reply.header('content-security-policy', "default-src 'none'");
+      return sendInvoice(reply, await invoiceOf(req.ctx, req.params.orderId, l));
+    },
+  );
+
+  const orderAction = (
+    path: string,
+    act: (
+      req: FastifyRequest<{ Params: { orderId: string }; Body: Record<string, string | string[]> }>,
+    ) => Promise<unknown>,
+    done: string,
+    limit: 'orders' | 'returns' | 'reviews',
+  ) =>
+    app.post<{ Params: { orderId: string }; Body: Record<string, string | string[]> }>(
+      `/account/orders/:orderId/${path}`,
+      { config: { auth: 'public', limit }, schema: { hide: true } },
+      async (req, reply) => {
+        signedIn(req, ['buyer']);
+        try {
+          await act(req);
+        } catch (err) {
+          if (!shown(err)) throw err;
+          const v = viewOf(req, reply, s);
+          return html(
+            reply,
+            await orderPage(req, v, req.params.orderId, { error: formErrorOf(v.p.locale, err) }),
+            err.statusCode,
+          );
+        }
+        return seeOther(reply, `/account/orders/${encodeURIComponent(req.params.orderId)}?done=${done}`);
+      },
+    );
+
+  const one = (v: string | string[] | undefined) => (Array.isArray(v) ? v[0] : v);
+  orderAction(
+    'cancel',
+    (req) =>
+      orders.cancelOrder(req.ctx, deps.commerce, req.params.orderId, one(req.body.reason) || undefined),
+    'cancelled',
+    'orders',
+  );
+  orderAction(
+    'return',
+    (req) => {
+      const items = req.body.items === undefined ? undefined : ([] as string[]).concat(req.body.items);
+      const description = one(req.body.description)?.trim();
+      return returns.requestReturn(
+        req.ctx,
+        { ...deps.commerce, returnWindowDays: deps.returnWindowDays },
+        readForm(requestReturnBody, {
+          order_id: req.params.orderId,
+          reason: one(req.body.reason),
+          ...(description ? { description } : {}),
+          ...(items?.length ? { items } : {}),
+        }),
+      );
+    },
+    'return',
+    'returns',
+  );
+  orderAction(
+    'review',
+    (req) =>
+      submitReview(
+        req.ctx,
+        readForm(submitReviewBody, {
+          product_id: one(req.body.product_id),
+          rating: Number(one(req.body.rating)),
+          title: one(req.body.title) ?? '',
+          comment: one(req.body.comment) ?? '',
+          order_id: req.params.orderId,
+        }),
+      ),
+    'review',
+    'reviews',
+  );
+
+  // ---- returns -----------------------------------------------------------------------------
+
+  app.get('/account/returns', pageRoute, async (req, reply) => {
+    signedIn(req, ['buyer']);
+    const v = viewOf(req, reply, s);
+    const l = v.p.locale;
+    const list = await returns.listReturns(req.ctx, { limit: 50, offset: 0 }, 'buyer');
+    const rows = list.returns
+      .map(
+        (r) =>
+          `<tr><td><a href="/account/orders/${encodeURIComponent(r.order_id)}">${escapeHtml(r.order_id)}</a></td><td>${date(v, r.created_at)}</td><td>${say(l, 'web.return.reasonName', { reason: r.reason })}</td><td>${badge(l, r.status, 'web.return.status', { status: r.status })}</td><td class="num">${money(v, r.refund_amount_cents ?? r.estimated_refund_amount_cents)}</td></tr>`,
+      )
+      .join('');
+    return html(
+      reply,
+      page(v, {
+        title: t(l, 'web.account.returns'),
+        body: `<h1>${say(l, 'web.account.returns')}</h1>${accountTabs(v)}${
+          list.returns.length
+            ? `<div class="table-wrap"><table><thead><tr><th scope="col">${say(l, 'web.orders.order')}</th><th scope="col">${say(l, 'web.orders.date')}</th><th scope="col">${say(l, 'web.return.reason')}</th><th scope="col">${say(l, 'web.orders.status')}</th><th scope="col" class="num">${say(l, 'web.return.refund')}</th></tr></thead><tbody>${rows}</tbody></table></div>`
+            : `<div class="card"><p>${say(l, 'web.return.none')}</p></div>`
+        }`,
+      }),
+    );
+  });
+
+  // ---- agents ------------------------------------------------------------------------------
+
+  app.get('/account/agents', pageRoute, async (req, reply) => {
+    signedIn(req);
+    const v = viewOf(req, reply, s);
+    const l = v.p.locale;
+    const { agents } = await listAgents(req.ctx);
+    const done = (req.query as { done?: string }).done;
+    return html(
+      reply,
+      page(v, {
+        title: t(l, 'web.account.agents'),
+        body: `<h1>${say(l, 'web.account.agents')}</h1>${accountTabs(v)}${done ? notice(t(l, 'web.agents.revoked')) : ''}<p>${say(l, 'web.agents.intro')}</p>${
+          agents.length
+            ? `<div class="table-wrap"><table><thead><tr><th scope="col">${say(l, 'web.agents.name')}</th><th scope="col">${say(l, 'web.agents.scopes')}</th><th scope="col">${say(l, 'web.agents.lastUsed')}</th><th scope="col"><span class="visually-hidden">${say(l, 'web.agents.actions')}</span></th></tr></thead><tbody>${agents
+                .map(
+                  (a) =>
+                    `<tr><td>${escapeHtml(a.name)}</td><td>${escapeHtml(a.scopes.join(', '))}</td><td>${a.lastUsedAt ? date(v, a.lastUsedAt) : say(l, 'web.agents.never')}</td><td>${actionButton(v, { action: '/account/agents/revoke', label: t(l, 'web.agents.revoke'), kind: 'danger', fields: { clientId: a.clientId } })}</td></tr>`,
+                )
+                .join('')}</tbody></table></div>`
+            : `<div class="card"><p>${say(l, 'web.agents.none')}</p></div>`
+        }`,
+      }),
+    );
+  });
+
+  app.post<{ Body: Record<string, string> }>(
+    '/account/agents/revoke',
+    { config: { auth: 'public', limit: 'orders' }, schema: { hide: true } },
+    async (req, reply) => {
+      signedIn(req);
+      await revokeAgent(req.ctx, String(req.body.clientId ?? ''));
+      return seeOther(reply, '/account/agents?done=1');
+    },
+  );
+
+  // ---- settings ----------------------------------------------------------------------------
+
+  const settingsPage = (v: View, o: { error?: FormError; done?: string } = {}) => {
+    const l = v.p.locale;
+    return page(v, {
+      title: t(l, 'web.account.settings'),
+      body: `<h1>${say(l, 'web.account.settings')}</h1>${accountTabs(v)}${notice(o.done)}
+<form method="post" action="/account/settings/locale" class="card">${csrfField(v)}<h2>${say(l, 'web.settings.language')}</h2>
+${selectField({ name: 'locale', label: t(l, 'web.settings.languageLabel'), value: v.user?.locale ?? l, options: LOCALES.map((x) => ({ value: x, label: t(l, `page.language.${x}`) })) })}
+<p class="hint">${say(l, 'web.settings.languageHint')}</p><button type="submit">${say(l, 'web.settings.save')}</button></form>
+<form method="post" action="/account/settings/password" class="card">${csrfField(v)}<h2>${say(l, 'web.settings.password')}</h2>${formAlert(o.error)}
+${field({ name: 'currentPassword', label: t(l, 'web.settings.currentPassword'), type: 'password', required: true, autocomplete: 'current-password', error: o.error })}
+${field({ name: 'newPassword', label: t(l, 'web.settings.newPassword'), type: 'password', required: true, autocomplete: 'new-password', hint: t(l, 'web.register.passwordHint'), error: o.error })}
+<p class="hint">${say(l, 'web.settings.passwordHint')}</p><button type="submit">${say(l, 'web.settings.changePassword')}</button></form>`,
+    });
+  };
+
+  app.get('/account/settings', pageRoute, async (req, reply) => {
+    signedIn(req);
+    const v = viewOf(req, reply, s);
+    const done = (req.query as { done?: string }).done;
+    return html(
+      reply,
+      settingsPage(v, {
+        done: done
+          ? t(v.p.locale, done === 'password' ? 'web.settings.passwordChanged' : 'web.settings.saved')
+          : undefined,
+      }),
+    );
+  });
+
+  app.post<{ Body: Record<string, string> }>(
+    '/account/settings/locale',
+    { config: { auth: 'public', limit: 'orders' }, schema: { hide: true } },
+    async (req, reply) => {
+      signedIn(req);
+      const locale = req.body.locale;
+      if (!isLocale(locale))
+        throw invalid('web.form.fix', undefined, [problem('locale', 'web.settings.unknownLocale')]);
+      await saveLocale(req.ctx, locale, deps.auth.forget);
+      setPageLocale(req, reply, s, locale);
+      return seeOther(reply, '/account/settings?done=locale');
+    },
+  );
+
+  app.post<{ Body: Record<string, string> }>(
+    '/account/settings/password',
+    { config: { auth: 'public', limit: 'auth' }, schema: { hide: true } },
+    async (req, reply) => {
+      signedIn(req);
+      try {
+        const input = readForm(
+          z.object({ currentPassword: loginBody.shape.password, newPassword: registerBody.shape.password }),
+          req.body,
+        );
+        const user = await deps.auth.changePassword(req.ctx, input);
+        // Every other session and token ended with the old password; this browser goes on.
+        return await signInAs(req, reply, s, user, '/account/settings?done=password');
+      } catch (err) {
+        if (!shown(err)) throw err;
+        const v = viewOf(req, reply, s);
+        return html(reply, settingsPage(v, { error: formErrorOf(v.p.locale, err) }), err.statusCode);
+      }
+    },
+  );
+}
+
+/** The carrier's tracking page for the carriers Canadians use; none for another carrier. */
+function trackingUrl(carrier: string | null, number: string): string | undefined {
+  const n = encodeURIComponent(number);
+  switch ((carrier ?? '').toLowerCase().replace(/[^a-z]/g, '')) {
+    case 'canadapost':
+    case 'postescanada':
+      return `https://www.canadapost-postescanada.ca/track-reperage/en#/search?searchFor=${n}`;
+    case 'purolator':
+      return `https://www.purolator.com/en/shipping/tracker?pin=${n}`;
+    case 'ups':
+      return `https://www.ups.com/track?tracknum=${n}`;
+    case 'fedex':
+      return `https://www.fedex.com/fedextrack/?trknbr=${n}`;
+    case 'dhl':
+      return `https://www.dhl.com/ca-en/home/tracking.html?tracking-id=${n}`;
+    default:
+      return undefined;
+  }
+}

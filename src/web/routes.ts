@@ -1,0 +1,120 @@
+// The pages for people (docs/pages.md): the storefront, the buyer's account, the seller's console
+// and the admin's desk, served by the same process as the API, over the same services. Every
+// route here is `auth: 'public'` to the API's guard: the pages sign people in with their own
+// session cookie (core.ts), and each page says whom it is for (`signedIn`).
+import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { AppError, forbidden, say as sayText } from '../contract/errors.ts';
+import { escapeHtml } from '../contract/format.ts';
+import { text } from '../contract/i18n.ts';
+import type { AuthService } from '../modules/auth/service.ts';
+import { webSessionUser } from '../modules/auth/web-sessions.ts';
+import type { CheckoutDeps } from '../modules/checkout/service.ts';
+import type { OrdersDeps } from '../modules/orders/service.ts';
+import type { PlatformKeys } from '../modules/platforms/service.ts';
+import type { SearchEngine } from '../modules/search/service.ts';
+import { accountPages } from './account.ts';
+import { consolePages } from './console.ts';
+import {
+  beginWebRequest,
+  cookieOf,
+  csrfFits,
+  SESSION_COOKIE,
+  safeLocalPath,
+  seeOther,
+  viewOf,
+  type WebSettings,
+} from './core.ts';
+import { deskPages } from './desk.ts';
+import { page, say, WEB_CSP } from './layout.ts';
+import { storePages } from './store.ts';
+import { STYLESHEET, STYLESHEET_PATH } from './style.ts';
+
+export interface WebDeps {
+  auth: AuthService;
+  search: SearchEngine;
+  commerce: CheckoutDeps & OrdersDeps & { publishableKey: string };
+  platforms: PlatformKeys;
+  returnWindowDays: number;
+  settings: WebSettings;
+}
+
+/** The largest form a page accepts (a product's description is the largest field). */
+const FORM_LIMIT = 64 * 1024;
+
+export function webRoutes(deps: WebDeps) {
+  const s = deps.settings;
+  return async (app: FastifyInstance) => {
+    app.addContentTypeParser(
+      'application/x-www-form-urlencoded',
+      { parseAs: 'string', bodyLimit: FORM_LIMIT },
+      (_req, body, done) => {
+        const form: Record<string, string | string[]> = {};
+        for (const [k, v] of new URLSearchParams(body as string)) {
+          const had = form[k];
+          form[k] = had === undefined ? v : [...(Array.isArray(had) ? had : [had]), v];
+        }
+        done(null, form);
+      },
+    );
+
+    app.addHook('onRequest', async (req, reply) => {
+      const id = cookieOf(req, SESSION_COOKIE);
+      const user = id ? await webSessionUser(req.ctx, id) : undefined;
+      beginWebRequest(req, reply, s, id && user ? { id, user } : undefined);
+      reply.header('content-security-policy', WEB_CSP).header('cache-control', 'no-store');
+    });
+
+    // Every form post carries the page's CSRF token; without it, nothing runs.
+    app.addHook('preHandler', async (req) => {
+      if (req.method !== 'POST') return;
+      const body = req.body as Record<string, unknown> | undefined;
+      if (!csrfFits(req, s, body?.csrf)) throw forbidden('web.form.expired');
+    });
+
+    app.setErrorHandler((err: FastifyError, req, reply) => errorPage(err, req, reply, s));
+
+    app.get(STYLESHEET_PATH, { config: { auth: 'public' }, schema: { hide: true } }, async (_req, reply) =>
+      reply
+        .header('content-type', 'text/css; charset=utf-8')
+        .header('cache-control', 'public, max-age=31536000, immutable')
+        .send(STYLESHEET),
+    );
+
+    storePages(app, deps);
+    accountPages(app, deps);
+    consolePages(app, deps);
+    deskPages(app, deps);
+  };
+}
+
+/** A page that went wrong: sign in first, or the refusal as a page, in the person's language. */
+function errorPage(err: FastifyError | AppError, req: FastifyRequest, reply: FastifyReply, s: WebSettings) {
+  const status = err.statusCode ?? 500;
+  const v = viewOf(req, reply, s);
+  if (status === 401) {
+    const next = req.method === 'GET' ? v.here : (safeLocalPath(req.headers.referer) ?? '/');
+    return seeOther(reply, `/account/sign-in?next=${encodeURIComponent(next)}`);
+  }
+  const l = v.p.locale;
+  let message: string;
+  if (err instanceof AppError) message = sayText(l, err.text);
+  else if ((err as FastifyError).validation) message = sayText(l, text('web.error.badRequest'));
+  else if (status === 429) message = sayText(l, text('web.error.tooMany'));
+  else if (status >= 400 && status < 500) message = sayText(l, text('web.error.badRequest'));
+  else {
+    req.log.error({ err }, 'unhandled error on a page');
+    message = sayText(l, text('web.error.internal', { id: req.id }));
+  }
+  const title =
+    status === 404 ? sayText(l, text('web.error.notFoundTitle')) : sayText(l, text('web.error.title'));
+  return reply
+    .code(status >= 400 ? status : 500)
+    .header('content-type', 'text/html; charset=utf-8')
+    .send(
+      page(v, {
+        title,
+        narrow: true,
+        body: `<div class="card"><h1>${escapeHtml(title)}</h1><p role="alert">${escapeHtml(message)}</p><p><a href="/">${say(l, 'web.error.home')}</a></p></div>`,
+      }),
+    );
+}

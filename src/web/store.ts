@@ -1,0 +1,479 @@
+// The storefront: search with facets (`/`), a product's page, the cart with its estimate for a
+// province, and the checkout's address form, which opens the payment page (the sandbox's or
+// Stripe's) exactly as POST /checkout does.
+import type { FastifyInstance, FastifyRequest } from 'fastify';
+import { z } from 'zod';
+import { addToCartBody, applyCouponBody } from '../contract/cart.ts';
+import { SORTS, searchQuery } from '../contract/catalog.ts';
+import { createCheckoutBody } from '../contract/checkout.ts';
+import { PROVINCES, type Province } from '../contract/common.ts';
+import { AppError } from '../contract/errors.ts';
+import { escapeHtml } from '../contract/format.ts';
+import { formatDate, type Locale, t, taxLineLabel, text } from '../contract/i18n.ts';
+import { shopNames } from '../modules/auth/sellers.ts';
+import * as carts from '../modules/cart/service.ts';
+import { getProduct, listCategories } from '../modules/catalog/service.ts';
+import { createCheckout } from '../modules/checkout/service.ts';
+import { lastShippingProvince } from '../modules/orders/service.ts';
+import { seeOther, signedIn, type View, viewOf } from './core.ts';
+import {
+  csrfField,
+  type FormError,
+  field,
+  formAlert,
+  formErrorOf,
+  money,
+  notice,
+  page,
+  readForm,
+  say,
+  selectField,
+} from './layout.ts';
+import type { WebDeps } from './routes.ts';
+
+const PAGE_SIZE = 24;
+const ID = /^[A-Za-z0-9_.:-]{1,100}$/;
+const BUYERS = ['buyer'] as const;
+
+/** The search page's query, as a person's form sends it (every field optional, lists repeated). */
+const list = z
+  .union([z.string(), z.array(z.string())])
+  .optional()
+  .transform((v) =>
+    v === undefined ? [] : (Array.isArray(v) ? v : [v]).filter((x) => ID.test(x)).slice(0, 50),
+  );
+const dollars = z
+  .string()
+  .optional()
+  .transform((v) => {
+    const n = v === undefined || v.trim() === '' ? Number.NaN : Number(v.replace(',', '.'));
+    return Number.isFinite(n) && n >= 0 && n <= 1_000_000 ? Math.round(n * 100) : undefined;
+  });
+export const storeQuery = z.object({
+  q: z.string().max(200).optional().default(''),
+  category: list,
+  seller: list,
+  min: dollars,
+  max: dollars,
+  rating: z.enum(['1', '2', '3', '4']).optional().catch(undefined),
+  digital: z.enum(['yes', 'no']).optional().catch(undefined),
+  sort: searchQuery.shape.sort.catch(undefined),
+  page: z.coerce.number().int().min(1).max(400).optional().catch(undefined),
+  lang: z.string().optional(),
+});
+type StoreQuery = z.infer<typeof storeQuery>;
+
+/** The search engine's filter clauses for the page's choices (docs/api.md "Search"). */
+function filtersOf(q: StoreQuery): string | undefined {
+  const clauses = [
+    ...(q.category.length ? [`categoryId:${q.category.join('|')}`] : []),
+    ...(q.seller.length ? [`sellerId:${q.seller.join('|')}`] : []),
+    ...(q.min !== undefined || q.max !== undefined
+      ? [`priceCents:${q.min ?? 0}..${q.max ?? 100_000_000}`]
+      : []),
+    ...(q.rating ? [`rating:${q.rating}`] : []),
+    ...(q.digital ? [`isDigital:${q.digital === 'yes'}`] : []),
+  ];
+  return clauses.length ? clauses.join(',') : undefined;
+}
+
+/** The page's own address with `change` applied (a page link, a removed filter). */
+function hrefWith(q: StoreQuery, change: Partial<Record<string, string | string[] | undefined>>): string {
+  const params = new URLSearchParams();
+  const base: Record<string, string | string[] | undefined> = {
+    q: q.q || undefined,
+    category: q.category,
+    seller: q.seller,
+    min: q.min === undefined ? undefined : String(q.min / 100),
+    max: q.max === undefined ? undefined : String(q.max / 100),
+    rating: q.rating,
+    digital: q.digital,
+    sort: q.sort,
+    page: q.page && q.page > 1 ? String(q.page) : undefined,
+  };
+  for (const [k, v] of Object.entries({ ...base, ...change })) {
+    for (const one of v === undefined ? [] : Array.isArray(v) ? v : [v]) params.append(k, one);
+  }
+  const s = params.toString();
+  return s ? `/?${s}` : '/';
+}
+
+export const provinceName = (l: Locale, p: string) => t(l, 'web.province', { p });
+
+function stars(l: Locale, rating: number, count: number): string {
+  if (!count) return `<span class="muted">${say(l, 'web.product.noReviews')}</span>`;
+  const full = Math.round(rating);
+  return `<span class="stars" aria-hidden="true">${'★'.repeat(full)}${'☆'.repeat(5 - full)}</span> <span>${say(l, 'web.product.rating', { rating: rating.toFixed(1), n: count })}</span>`;
+}
+
+function stockLine(l: Locale, stock: number): string {
+  if (stock <= 0) return `<p class="stock-out">${say(l, 'web.product.outOfStock')}</p>`;
+  return `<p>${say(l, stock <= 5 ? 'web.product.fewLeft' : 'web.product.inStock', { n: stock })}</p>`;
+}
+
+const image = (url: string | null | undefined, alt: string, lazy = true) =>
+  url
+    ? `<img src="${escapeHtml(url)}" alt="${escapeHtml(alt)}" width="400" height="300"${lazy ? ' loading="lazy"' : ''} decoding="async">`
+    : '';
+
+export function storePages(app: FastifyInstance, deps: WebDeps) {
+  const s = deps.settings;
+
+  app.get('/', { config: { auth: 'public', limit: 'pages' }, schema: { hide: true } }, async (req, reply) => {
+    const v = viewOf(req, reply, s);
+    const l = v.p.locale;
+    const parsed = storeQuery.safeParse(req.query);
+    if (!parsed.success) throw new AppError('VALIDATION_ERROR', 400, text('web.error.badRequest'));
+    const q = parsed.data;
+    const offset = ((q.page ?? 1) - 1) * PAGE_SIZE;
+    const found = await deps.search.search(req.ctx, {
+      q: q.q,
+      filters: filtersOf(q),
+      sort: q.sort,
+      limit: PAGE_SIZE,
+      offset,
+    });
+    const [{ categories }, shops] = await Promise.all([
+      listCategories(req.ctx),
+      shopNames(req.ctx, Object.keys(found.facets.sellerId)),
+    ]);
+    const categoryName = new Map(categories.map((c) => [c.id, c.name]));
+    const facetBoxes = (
+      name: 'category' | 'seller',
+      counts: Record<string, number>,
+      nameOf: (id: string) => string,
+      chosen: string[],
+    ) => {
+      const ids = [...new Set([...chosen, ...Object.keys(counts)])].slice(0, 30);
+      if (!ids.length) return '';
+      return `<fieldset><legend>${say(l, name === 'category' ? 'web.search.categories' : 'web.search.sellers')}</legend>${ids
+        .map(
+          (id) =>
+            `<label class="check"><input type="checkbox" name="${name}" value="${escapeHtml(id)}"${chosen.includes(id) ? ' checked' : ''}>${escapeHtml(nameOf(id))}<span class="count">(${counts[id] ?? 0})</span></label>`,
+        )
+        .join('')}</fieldset>`;
+    };
+    const buckets = Object.entries(found.facets.priceRange)
+      .filter(([, n]) => n > 0)
+      .map(([range, n]) => `${escapeHtml(range)} $ (${n})`)
+      .join(', ');
+    const facets = `<form class="facets card" method="get" action="/" aria-labelledby="filters-h">
+  <h2 id="filters-h">${say(l, 'web.search.filters')}</h2>
+  <input type="hidden" name="q" value="${escapeHtml(q.q)}">${q.sort ? `<input type="hidden" name="sort" value="${escapeHtml(q.sort)}">` : ''}
+  ${facetBoxes('category', found.facets.categoryId, (id) => categoryName.get(id) ?? id, q.category)}
+  ${facetBoxes('seller', found.facets.sellerId, (id) => shops.get(id) ?? id, q.seller)}
+  <fieldset><legend>${say(l, 'web.search.price')}</legend>
+    <div class="row">${field({ name: 'min', label: t(l, 'web.search.min'), type: 'number', value: q.min === undefined ? '' : q.min / 100, attrs: ' min="0" step="0.01" inputmode="decimal"' })}${field({ name: 'max', label: t(l, 'web.search.max'), type: 'number', value: q.max === undefined ? '' : q.max / 100, attrs: ' min="0" step="0.01" inputmode="decimal"' })}</div>
+    ${buckets ? `<p class="hint">${buckets}</p>` : ''}
+  </fieldset>
+  ${selectField({ name: 'rating', label: t(l, 'web.search.rating'), value: q.rating ?? '', options: [{ value: '', label: t(l, 'web.search.any') }, ...['4', '3', '2', '1'].map((r) => ({ value: r, label: t(l, 'web.search.ratingAtLeast', { n: Number(r) }) }))] })}
+  ${selectField({
+    name: 'digital',
+    label: t(l, 'web.search.kind'),
+    value: q.digital ?? '',
+    options: [
+      { value: '', label: t(l, 'web.search.any') },
+      { value: 'no', label: t(l, 'web.search.physical', { n: found.facets.isDigital.false ?? 0 }) },
+      { value: 'yes', label: t(l, 'web.search.digital', { n: found.facets.isDigital.true ?? 0 }) },
+    ],
+  })}
+  <button type="submit">${say(l, 'web.search.apply')}</button>
+  <p><a href="${escapeHtml(hrefWith({ ...q, category: [], seller: [], min: undefined, max: undefined, rating: undefined, digital: undefined, page: undefined }, {}))}">${say(l, 'web.search.clear')}</a></p>
+</form>`;
+    const sortForm = `<form method="get" action="/">${hiddenInputs(q, ['sort', 'page'])}<label for="sort">${say(l, 'web.search.sort')}</label><select id="sort" name="sort">${SORTS.map(
+      (x) =>
+        `<option value="${x}"${q.sort === x ? ' selected' : ''}>${say(l, 'web.search.sortBy', { by: x })}</option>`,
+    ).join(
+      '',
+    )}</select><button type="submit" class="small secondary">${say(l, 'web.search.apply')}</button></form>`;
+    const results = found.results.length
+      ? `<ul class="grid">${found.results
+          .map(
+            (r) =>
+              `<li class="product">${image(r.imageUrl, r.title)}<div class="body"><h2><a href="/shop/products/${escapeHtml(r.id)}">${escapeHtml(r.title)}</a></h2><p class="price">${money(v, r.priceCents)}</p><p>${stars(l, r.rating, r.reviewCount)}</p>${r.stockQuantity > 0 ? '' : `<p class="stock-out">${say(l, 'web.product.outOfStock')}</p>`}</div></li>`,
+          )
+          .join('')}</ul>`
+      : `<div class="card"><p>${say(l, 'web.search.none')}</p></div>`;
+    const pageNo = q.page ?? 1;
+    const pages = Math.ceil(Math.min(found.total, 10_000) / PAGE_SIZE);
+    const pager =
+      pages > 1
+        ? `<nav class="pager" aria-label="${say(l, 'web.search.pages')}">${pageNo > 1 ? `<a href="${escapeHtml(hrefWith(q, { page: String(pageNo - 1) }))}" rel="prev">${say(l, 'web.search.previous')}</a>` : ''}<span>${say(l, 'web.search.pageOf', { page: pageNo, pages })}</span>${pageNo < pages ? `<a href="${escapeHtml(hrefWith(q, { page: String(pageNo + 1) }))}" rel="next">${say(l, 'web.search.next')}</a>` : ''}</nav>`
+        : '';
+    const title = q.q ? t(l, 'web.search.titleFor', { q: q.q }) : t(l, 'web.search.title');
+    return reply.type('text/html; charset=utf-8').send(
+      page(v, {
+        title,
+        index: true,
+        body: `<h1>${escapeHtml(title)}</h1><div class="layout">${facets}<section aria-labelledby="results-h"><div class="toolbar"><h2 id="results-h" class="visually-hidden">${say(l, 'web.search.results')}</h2><p role="status">${say(l, 'web.search.count', { n: found.total })}</p>${sortForm}</div>${results}${pager}</section></div>`,
+      }),
+    );
+  });
+
+  app.get<{ Params: { productId: string } }>(
+    '/shop/products/:productId',
+    { config: { auth: 'public', limit: 'pages' }, schema: { hide: true } },
+    async (req, reply) => {
+      const v = viewOf(req, reply, s);
+      return reply.type('text/html; charset=utf-8').send(await productPage(req, v, req.params.productId));
+    },
+  );
+
+  app.post<{ Body: Record<string, string> }>(
+    '/shop/cart/items',
+    { config: { auth: 'public', limit: 'cart' }, schema: { hide: true } },
+    async (req, reply) => {
+      signedIn(req, BUYERS);
+      const v = viewOf(req, reply, s);
+      let input: z.infer<typeof addToCartBody>;
+      try {
+        input = readForm(addToCartBody, {
+          product_id: req.body.product_id,
+          quantity: Number(req.body.quantity),
+        });
+        await carts.addToCart(req.ctx, input);
+      } catch (err) {
+        if (!(err instanceof AppError) || err.statusCode >= 500 || err.statusCode === 401) throw err;
+        const id = String(req.body.product_id ?? '');
+        if (!ID.test(id)) throw err;
+        return reply
+          .code(err.statusCode)
+          .type('text/html; charset=utf-8')
+          .send(await productPage(req, v, id, formErrorOf(v.p.locale, err)));
+      }
+      return seeOther(reply, '/shop/cart?added=1');
+    },
+  );
+
+  app.get<{ Querystring: { province?: string; added?: string } }>(
+    '/shop/cart',
+    { config: { auth: 'public', limit: 'pages' }, schema: { hide: true } },
+    async (req, reply) => {
+      signedIn(req, BUYERS);
+      const v = viewOf(req, reply, s);
+      return reply.type('text/html; charset=utf-8').send(await cartPage(req, v));
+    },
+  );
+
+  // A line's new quantity (0 removes it): the difference is added or removed, under the cart's lock each.
+  app.post<{ Params: { productId: string }; Body: Record<string, string> }>(
+    '/shop/cart/items/:productId',
+    { config: { auth: 'public', limit: 'cart' }, schema: { hide: true } },
+    async (req, reply) => {
+      signedIn(req, BUYERS);
+      const v = viewOf(req, reply, s);
+      const id = req.params.productId;
+      try {
+        const wanted = readForm(
+          z.object({ quantity: z.coerce.number().int().min(0).max(99) }),
+          req.body,
+        ).quantity;
+        const now = (await carts.getCart(req.ctx)).items.find((i) => i.product_id === id)?.quantity ?? 0;
+        if (wanted === 0) await carts.removeFromCart(req.ctx, id);
+        else if (wanted > now) await carts.addToCart(req.ctx, { product_id: id, quantity: wanted - now });
+        else if (wanted < now) await carts.removeFromCart(req.ctx, id, now - wanted);
+      } catch (err) {
+        if (!(err instanceof AppError) || err.statusCode >= 500 || err.statusCode === 401) throw err;
+        return reply
+          .code(err.statusCode)
+          .type('text/html; charset=utf-8')
+          .send(await cartPage(req, v, { error: formErrorOf(v.p.locale, err) }));
+      }
+      return seeOther(reply, '/shop/cart');
+    },
+  );
+
+  app.post<{ Body: Record<string, string> }>(
+    '/shop/cart/coupon',
+    { config: { auth: 'public', limit: 'cart' }, schema: { hide: true } },
+    async (req, reply) => {
+      signedIn(req, BUYERS);
+      const v = viewOf(req, reply, s);
+      try {
+        if (req.body.remove) await carts.removeCoupon(req.ctx);
+        else await carts.applyCoupon(req.ctx, readForm(applyCouponBody, { code: req.body.code }).code);
+      } catch (err) {
+        if (!(err instanceof AppError) || err.statusCode >= 500 || err.statusCode === 401) throw err;
+        return reply
+          .code(err.statusCode)
+          .type('text/html; charset=utf-8')
+          .send(await cartPage(req, v, { couponError: formErrorOf(v.p.locale, err), code: req.body.code }));
+      }
+      return seeOther(reply, '/shop/cart');
+    },
+  );
+
+  app.get(
+    '/shop/checkout',
+    { config: { auth: 'public', limit: 'pages' }, schema: { hide: true } },
+    async (req, reply) => {
+      const user = signedIn(req, BUYERS);
+      const v = viewOf(req, reply, s);
+      const province = await lastShippingProvince(req.ctx, user.id);
+      return reply
+        .type('text/html; charset=utf-8')
+        .send(await checkoutPage(req, v, { province: province ?? '' }));
+    },
+  );
+
+  app.post<{ Body: Record<string, string> }>(
+    '/shop/checkout',
+    { config: { auth: 'public', limit: 'checkout' }, schema: { hide: true } },
+    async (req, reply) => {
+      signedIn(req, BUYERS);
+      const v = viewOf(req, reply, s);
+      const b = req.body;
+      const address = {
+        street: b.street,
+        city: b.city,
+        province: b.province,
+        postalCode: b.postalCode,
+        country: 'CA',
+        phone: b.phone,
+      };
+      try {
+        const input = readForm(createCheckoutBody, { shipping_address: address });
+        const { session } = await createCheckout(req.ctx, deps.commerce, input);
+        return seeOther(reply, session.sessionUrl);
+      } catch (err) {
+        if (!(err instanceof AppError) || err.statusCode >= 500 || err.statusCode === 401) throw err;
+        return reply
+          .code(err.statusCode)
+          .type('text/html; charset=utf-8')
+          .send(await checkoutPage(req, v, address, formErrorOf(v.p.locale, err)));
+      }
+    },
+  );
+}
+
+function hiddenInputs(q: StoreQuery, leave: string[]): string {
+  const url = new URL(hrefWith(q, {}), 'http://page.invalid');
+  return [...url.searchParams]
+    .filter(([k]) => !leave.includes(k))
+    .map(([k, val]) => `<input type="hidden" name="${escapeHtml(k)}" value="${escapeHtml(val)}">`)
+    .join('');
+}
+
+async function productPage(req: FastifyRequest, v: View, id: string, error?: FormError): Promise<string> {
+  const l = v.p.locale;
+  const p = await getProduct(req.ctx, id);
+  const images = p.imageUrls.length ? p.imageUrls : p.imageUrl ? [p.imageUrl] : [];
+  const specs = Object.entries(p.specifications);
+  const canBuy = !v.user || v.user.role !== 'seller';
+  const buy =
+    p.stockQuantity > 0 && p.status === 'active' && canBuy
+      ? `<form method="post" action="/shop/cart/items" class="card">${csrfField(v)}<input type="hidden" name="product_id" value="${escapeHtml(p.id)}">${formAlert(error)}${field({ name: 'quantity', label: t(l, 'web.product.quantity'), type: 'number', value: 1, required: true, error, attrs: ` min="1" max="${Math.min(99, p.stockQuantity)}" inputmode="numeric"` })}<button type="submit">${say(l, 'web.product.addToCart')}</button></form>`
+      : '';
+  const reviews = p.reviews.length
+    ? p.reviews
+        .map(
+          (r) =>
+            `<article class="review"><p>${stars(l, r.rating, 1)}</p>${r.comment ? `<p>${escapeHtml(r.comment)}</p>` : ''}<p class="muted">${escapeHtml(r.author)} · ${escapeHtml(formatDate(l, new Date(r.dateCreated * 1000)))}</p></article>`,
+        )
+        .join('')
+    : `<p class="muted">${say(l, 'web.product.noReviews')}</p>`;
+  return page(v, {
+    title: p.title,
+    index: true,
+    body: `<div class="sheet"><div class="gallery">${images.map((u, i) => image(u, i === 0 ? p.title : t(l, 'web.product.imageN', { title: p.title, n: i + 1 }), i > 0)).join('')}</div>
+<div><h1>${escapeHtml(p.title)}</h1><p class="price">${money(v, p.priceCents)}</p><p>${stars(l, p.rating, p.reviewCount)}</p>
+<p>${say(l, 'web.product.soldBy', { shop: p.seller.name })} · ${stars(l, p.seller.rating, p.seller.reviewCount)}</p>
+${stockLine(l, p.stockQuantity)}${p.isPerishable ? `<p class="hint">${say(l, 'web.product.perishable')}</p>` : ''}${p.isDigital ? `<p class="hint">${say(l, 'web.product.digital')}</p>` : ''}
+${buy}
+<h2>${say(l, 'web.product.description')}</h2><p>${escapeHtml(p.description)}</p>
+${specs.length ? `<h2>${say(l, 'web.product.specifications')}</h2><dl class="specs">${specs.map(([k, val]) => `<dt>${escapeHtml(k)}</dt><dd>${escapeHtml(val)}</dd>`).join('')}</dl>` : ''}
+</div></div>
+<section aria-labelledby="reviews-h"><h2 id="reviews-h">${say(l, 'web.product.reviews')}</h2>${reviews}</section>`,
+  });
+}
+
+const provinceOptions = (l: Locale, blank: boolean) => [
+  ...(blank ? [{ value: '', label: t(l, 'web.checkout.chooseProvince') }] : []),
+  ...PROVINCES.map((p) => ({ value: p, label: provinceName(l, p) })),
+];
+
+async function cartPage(
+  req: FastifyRequest,
+  v: View,
+  o: { error?: FormError; couponError?: FormError; code?: string } = {},
+): Promise<string> {
+  const l = v.p.locale;
+  const q = req.query as { province?: string; added?: string };
+  const province = (PROVINCES as readonly string[]).includes(q.province ?? '')
+    ? (q.province as Province)
+    : undefined;
+  const cart = await carts.getCart(req.ctx, { province });
+  const title = t(l, 'web.cart.title');
+  if (!cart.items.length) {
+    return page(v, {
+      title,
+      body: `<h1>${escapeHtml(title)}</h1>${formAlert(o.error)}<div class="card"><p>${say(l, 'web.cart.empty')}</p><p><a href="/">${say(l, 'web.cart.browse')}</a></p></div>`,
+    });
+  }
+  const rows = cart.items
+    .map(
+      (
+        i,
+      ) => `<tr><td><a href="/shop/products/${escapeHtml(i.product_id)}">${escapeHtml(i.title)}</a></td><td class="num">${money(v, i.unit_price_cents)}</td>
+<td><form method="post" action="/shop/cart/items/${escapeHtml(i.product_id)}" class="row">${csrfField(v)}<div><label for="qty-${escapeHtml(i.product_id)}" class="visually-hidden">${say(l, 'web.cart.quantityOf', { title: i.title })}</label><input id="qty-${escapeHtml(i.product_id)}" name="quantity" type="number" min="0" max="99" value="${i.quantity}" inputmode="numeric"></div><button type="submit" class="small secondary">${say(l, 'web.cart.update')}</button></form>
+<form method="post" action="/shop/cart/items/${escapeHtml(i.product_id)}">${csrfField(v)}<input type="hidden" name="quantity" value="0"><button type="submit" class="small secondary">${say(l, 'web.cart.remove')}<span class="visually-hidden"> ${escapeHtml(i.title)}</span></button></form></td>
+<td class="num">${money(v, i.line_total_cents)}</td></tr>`,
+    )
+    .join('');
+  const taxes = cart.taxLines
+    .map(
+      (x) => `<div><span>${escapeHtml(taxLabel(l, x))}</span><span>${money(v, x.amountCents)}</span></div>`,
+    )
+    .join('');
+  const coupon = cart.coupon_applied
+    ? `<p>${say(l, 'web.cart.couponApplied', { code: cart.coupon_applied })}</p>${cart.coupon_problem ? `<p class="alert">${escapeHtml(cart.coupon_problem)}</p>` : ''}<form method="post" action="/shop/cart/coupon">${csrfField(v)}<input type="hidden" name="remove" value="1"><button type="submit" class="small secondary">${say(l, 'web.cart.removeCoupon')}</button></form>`
+    : `<form method="post" action="/shop/cart/coupon" class="row">${csrfField(v)}${formAlert(o.couponError)}${field({ name: 'code', label: t(l, 'web.cart.coupon'), value: o.code ?? '', error: o.couponError, autocomplete: 'off', attrs: ' maxlength="40"' })}<button type="submit" class="secondary">${say(l, 'web.cart.applyCoupon')}</button></form>`;
+  return page(v, {
+    title,
+    body: `<h1>${escapeHtml(title)}</h1>${q.added ? notice(t(l, 'web.cart.added')) : ''}${formAlert(o.error)}
+<div class="table-wrap"><table><caption class="visually-hidden">${say(l, 'web.cart.title')}</caption><thead><tr><th scope="col">${say(l, 'web.cart.product')}</th><th scope="col" class="num">${say(l, 'web.cart.price')}</th><th scope="col">${say(l, 'web.cart.quantity')}</th><th scope="col" class="num">${say(l, 'web.cart.lineTotal')}</th></tr></thead><tbody>${rows}</tbody></table></div>
+<div class="card">${coupon}</div>
+<div class="card"><form method="get" action="/shop/cart" class="row">${selectField({ name: 'province', label: t(l, 'web.cart.estimateFor'), value: cart.taxProvince, options: provinceOptions(l, false) })}<button type="submit" class="secondary">${say(l, 'web.cart.estimate')}</button></form>
+${cart.shipping_problem ? `<p class="alert">${escapeHtml(cart.shipping_problem)}</p>` : ''}
+<div class="totals"><div><span>${say(l, 'web.cart.subtotal')}</span><span>${money(v, cart.subtotalCents)}</span></div>${cart.discount_cents ? `<div><span>${say(l, 'web.cart.discount')}</span><span>−${money(v, cart.discount_cents)}</span></div>` : ''}<div><span>${say(l, 'web.cart.shipping')}</span><span>${money(v, cart.shippingCostCents)}</span></div>${taxes}<div class="grand"><span>${say(l, 'web.cart.total')}</span><span>${money(v, cart.totalAmountCents)}</span></div></div>
+<p class="hint">${say(l, 'web.cart.estimateNote', { province: provinceName(l, cart.taxProvince) })}</p>
+<a class="button" href="/shop/checkout">${say(l, 'web.cart.checkout')}</a></div>`,
+  });
+}
+
+export const taxLabel = (l: Locale, x: { name: string; ratePercent: number }) =>
+  taxLineLabel(l, x.name, x.ratePercent);
+
+async function checkoutPage(
+  req: FastifyRequest,
+  v: View,
+  a: Partial<Record<'street' | 'city' | 'province' | 'postalCode' | 'phone', string>>,
+  error?: FormError,
+): Promise<string> {
+  const l = v.p.locale;
+  const cart = await carts.getCart(req.ctx);
+  const title = t(l, 'web.checkout.title');
+  const f = (name: keyof typeof a, o: { autocomplete: string; type?: string; hint?: string }) =>
+    field({
+      name,
+      label: t(l, `web.checkout.${name}`),
+      value: a[name] ?? '',
+      required: true,
+      error,
+      problemField: `shipping_address.${name}`,
+      ...o,
+    });
+  return page(v, {
+    title,
+    narrow: true,
+    body: `<h1>${escapeHtml(title)}</h1>
+<div class="card"><p>${say(l, 'web.checkout.summary', { n: cart.itemCount, total: money(v, cart.totalAmountCents) })}</p><p><a href="/shop/cart">${say(l, 'web.checkout.backToCart')}</a></p></div>
+<form method="post" action="/shop/checkout" class="card" novalidate>${csrfField(v)}${formAlert(error)}
+<h2>${say(l, 'web.checkout.address')}</h2>
+${f('street', { autocomplete: 'street-address' })}${f('city', { autocomplete: 'address-level2' })}
+${selectField({ name: 'province', label: t(l, 'web.checkout.province'), value: a.province ?? '', required: true, error, problemField: 'shipping_address.province', options: provinceOptions(l, true), attrs: ' autocomplete="address-level1"' })}
+${f('postalCode', { autocomplete: 'postal-code', hint: t(l, 'web.checkout.postalHint') })}${f('phone', { autocomplete: 'tel', type: 'tel', hint: t(l, 'web.checkout.phoneHint') })}
+<p class="hint">${say(l, 'web.checkout.country')}</p>
+<button type="submit">${say(l, 'web.checkout.pay')}</button></form>`,
+  });
+}

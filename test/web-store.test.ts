@@ -1,0 +1,182 @@
+// The storefront and the buyer's account as pages (src/web), over inject: search with facets,
+// product page, cart, checkout's address form, payment, the order, and the account's actions.
+import { eq } from 'drizzle-orm';
+import { describe, expect, it } from 'vitest';
+import { webSessions } from '../src/modules/auth/tables.ts';
+import { useTestApp } from './helpers/app.ts';
+import { admin, buyer, category, product, seller, uniqueWord } from './helpers/builders.ts';
+import { pay } from './helpers/checkout.ts';
+import { stockOf } from './helpers/orders.ts';
+import { Browser, textOf } from './helpers/web.ts';
+
+const { t, database } = useTestApp();
+
+const ADDRESS = {
+  street: '100 Queen St W',
+  city: 'Toronto',
+  province: 'ON',
+  postalCode: 'M5H 2N2',
+  phone: '+14165550123',
+};
+
+describe('the storefront', () => {
+  it('searches anonymously, with the facets as checkboxes, and shows a product page', async () => {
+    const word = uniqueWord();
+    const s = await seller(t.api);
+    const c = await category(t.api, await admin(t.api, database));
+    const p = await product(t.api, s, { title: `${word} cedar paddle`, priceCents: 8999, categoryId: c.id });
+    await product(t.api, s, { title: `${word} birch paddle`, priceCents: 2500 });
+    const b = new Browser(t.app);
+    const page = await b.get(`/?q=${word}`);
+    expect(page.status).toBe(200);
+    expect(page.headers['content-security-policy']).toContain("default-src 'none'");
+    const text = textOf(page.html);
+    expect(text).toContain(`${word} cedar paddle`);
+    expect(text).toContain('2 products');
+    expect(text).toContain('$89.99');
+    expect(page.html).toContain(`name="category" value="${c.id}"`);
+    const filtered = await b.get(`/?q=${word}&category=${encodeURIComponent(c.id)}`);
+    expect(textOf(filtered.html)).toContain('1 product');
+    expect(textOf(filtered.html)).not.toContain('birch');
+    const cheap = await b.get(`/?q=${word}&max=30`);
+    expect(textOf(cheap.html)).toContain('birch');
+    expect(textOf(cheap.html)).not.toContain('cedar');
+    const sheet = await b.get(`/shop/products/${p.id}`);
+    expect(sheet.status).toBe(200);
+    expect(textOf(sheet.html)).toContain('Sold by Maple Goods');
+    expect(sheet.html).toContain('Add to cart');
+    // A draft of another seller is not there for anyone else.
+    const draft = await product(t.api, s, { title: `${word} draft`, status: 'draft' });
+    expect((await b.get(`/shop/products/${draft.id}`)).status).toBe(404);
+  });
+
+  it('speaks French when asked, and keeps it (a cookie)', async () => {
+    const b = new Browser(t.app);
+    const fr = await b.get('/?lang=fr-CA');
+    expect(fr.html).toContain('<html lang="fr-CA">');
+    expect(textOf(fr.html)).toContain('Magasiner sur Portage');
+    expect((await b.get('/')).html).toContain('<html lang="fr-CA">');
+    const en = new Browser(t.app, { 'accept-language': 'fr-CA' });
+    expect((await en.get('/')).html).toContain('<html lang="fr-CA">');
+  });
+
+  it('escapes HTML in product titles', async () => {
+    const s = await seller(t.api);
+    const word = uniqueWord();
+    const p = await product(t.api, s, { title: `${word} <script>alert(1)</script>` });
+    const b = new Browser(t.app);
+    for (const page of [await b.get(`/?q=${word}`), await b.get(`/shop/products/${p.id}`)]) {
+      expect(page.html).not.toContain('<script>alert(1)</script>');
+      expect(page.html).toContain('&lt;script&gt;alert(1)&lt;/script&gt;');
+    }
+  });
+});
+
+describe('a purchase through the pages', () => {
+  it('adds to the cart, checks out with the address form, pays and sees the order', async () => {
+    const s = await seller(t.api);
+    const p = await product(t.api, s, { title: 'Maple syrup tin', priceCents: 1500, stockQuantity: 5 });
+    const who = await buyer(t.api);
+    const b = new Browser(t.app);
+    // Signed out, the cart sends to the sign-in page, which comes back.
+    const out = await b.get('/shop/cart');
+    expect(out.url).toBe('/account/sign-in?next=%2Fshop%2Fcart');
+    await b.signIn(who);
+    await b.get(`/shop/products/${p.id}`);
+    const cart = await b.post('/shop/cart/items', { product_id: p.id, quantity: '2' });
+    expect(cart.url).toBe('/shop/cart?added=1');
+    expect(textOf(cart.html)).toContain('Maple syrup tin');
+    expect(textOf(cart.html)).toContain('$30.00');
+    // The estimate for another province.
+    const qc = await b.get('/shop/cart?province=QC');
+    expect(textOf(qc.html)).toContain('QST 9.975%');
+    // The same validation messages as the API, under their fields.
+    await b.get('/shop/checkout');
+    const bad = await b.post('/shop/checkout', { ...ADDRESS, postalCode: 'H2X 1Y4' });
+    expect(bad.status).toBe(400);
+    expect(textOf(bad.html)).toContain('Check the fields marked below.');
+    expect(textOf(bad.html)).toContain('postal codes in ON start with');
+    expect(bad.html).toMatch(/id="f-postalCode"[^>]*aria-invalid="true"/);
+    const paying = await b.post('/shop/checkout', ADDRESS, { follow: false });
+    expect(paying.status).toBe(303);
+    const location = String(paying.headers.location);
+    const sessionId = decodeURIComponent(location.split('/sandbox/checkout/')[1] ?? '');
+    expect(sessionId).not.toBe('');
+    expect((await pay(t.api, sessionId)).status).toBe(200);
+    expect(await stockOf(database, p.id)).toEqual({ stock: 3, reserved: 0 });
+    const orders = await b.get('/account/orders');
+    const orderId = decodeURIComponent(orders.html.match(/href="\/account\/orders\/([^"]+)"/)?.[1] ?? '');
+    expect(orderId).toMatch(/^orders:/);
+    const order = await b.get(`/account/orders/${encodeURIComponent(orderId)}`);
+    expect(textOf(order.html)).toContain('Confirmed');
+    const invoice = await b.get(`/account/orders/${encodeURIComponent(orderId)}/invoice`);
+    expect(invoice.status).toBe(200);
+    expect(invoice.headers['content-type']).toBe('application/pdf');
+    // Cancelled from its page: the stock comes back.
+    const cancelled = await b.post(`/account/orders/${encodeURIComponent(orderId)}/cancel`, {
+      reason: 'changed my mind',
+    });
+    expect(textOf(cancelled.html)).toContain('The order is cancelled');
+    expect(await stockOf(database, p.id)).toEqual({ stock: 5, reserved: 0 });
+    // Another person's order is not found.
+    const other = new Browser(t.app);
+    await other.signIn(await buyer(t.api));
+    expect((await other.get(`/account/orders/${encodeURIComponent(orderId)}`)).status).toBe(404);
+    expect((await other.get(`/account/orders/${encodeURIComponent(orderId)}/invoice`)).status).toBe(404);
+  });
+
+  it('refuses a form without its CSRF token, or with another browser’s', async () => {
+    const s = await seller(t.api);
+    const p = await product(t.api, s, {});
+    const who = await buyer(t.api);
+    const b = new Browser(t.app);
+    await b.signIn(who);
+    const none = await b.post('/shop/cart/items', { product_id: p.id, quantity: '1' }, { csrf: null });
+    expect(none.status).toBe(403);
+    const stranger = new Browser(t.app);
+    await stranger.get('/account/sign-in');
+    const foreign = await b.post(
+      '/shop/cart/items',
+      { product_id: p.id, quantity: '1' },
+      { csrf: stranger.csrf() },
+    );
+    expect(foreign.status).toBe(403);
+    expect((await t.api.as(who).get('/cart')).body.items).toEqual([]);
+  });
+
+  it('signs out: the session ends in the database, and its cookie opens nothing', async () => {
+    const who = await buyer(t.api);
+    const b = new Browser(t.app);
+    await b.signIn(who);
+    const cookie = b.cookie('portage_session')!;
+    expect(await database.db.select().from(webSessions).where(eq(webSessions.userId, who.id))).toHaveLength(
+      1,
+    );
+    await b.post('/account/sign-out', {});
+    expect(await database.db.select().from(webSessions).where(eq(webSessions.userId, who.id))).toHaveLength(
+      0,
+    );
+    const replay = await t.app.inject({
+      method: 'GET',
+      url: '/account',
+      headers: { cookie: `portage_session=${cookie}` },
+    });
+    expect(replay.statusCode).toBe(303);
+  });
+
+  it('a wrong password is refused with the same words as an unknown email', async () => {
+    const who = await buyer(t.api);
+    const b = new Browser(t.app);
+    await b.get('/account/sign-in');
+    const wrong = await b.post('/account/sign-in', { email: who.email, password: 'not it at all' });
+    const unknown = await b.post('/account/sign-in', {
+      email: 'nobody@portage.test',
+      password: 'not it at all',
+    });
+    expect(wrong.status).toBe(401);
+    expect(textOf(wrong.html).match(/role="alert"|Invalid[^.]*/)?.[0]).toBe(
+      textOf(unknown.html).match(/role="alert"|Invalid[^.]*/)?.[0],
+    );
+    expect(b.cookie('portage_session')).toBeUndefined();
+  });
+});
