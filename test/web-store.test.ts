@@ -100,6 +100,7 @@ describe('a purchase through the pages', () => {
     const paying = await b.post('/shop/checkout', ADDRESS, { follow: false });
     expect(paying.status).toBe(303);
     const location = String(paying.headers.location);
+    expect(location).toMatch(/^\/sandbox\/checkout\//);
     const sessionId = decodeURIComponent(location.split('/sandbox/checkout/')[1] ?? '');
     expect(sessionId).not.toBe('');
     expect((await pay(t.api, sessionId)).status).toBe(200);

@@ -1,4 +1,771 @@
-import type { FastifyInstance } from 'fastify';
+// The admin's desk: the platform's analytics with charts, reviews to moderate, a user's role,
+// coupons, and the agent platforms with their keys. Every page is for admins (`signedIn` with
+// ['admin']); every rule is the services'. A platform's new key is shown once, on the answer to
+// the form that made it (never in a URL, never again).
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { changeRoleBody } from '../contract/auth.ts';
+import { createCouponBody } from '../contract/cart.ts';
+import { PROVINCES, ROLES } from '../contract/common.ts';
+import { AppError } from '../contract/errors.ts';
+import { escapeHtml } from '../contract/format.ts';
+import { formatMoney, type Locale, t } from '../contract/i18n.ts';
+import { createPlatformBody } from '../contract/platforms.ts';
+import { adminReviewsQuery } from '../contract/reviews.ts';
+import { analyticsSeries, platformAnalytics } from '../modules/analytics/service.ts';
+import { profileOf, shopNames } from '../modules/auth/sellers.ts';
+import { findUser } from '../modules/auth/users.ts';
+import { listItemsByIds } from '../modules/catalog/service.ts';
+import { couponUses, createCoupon, findCoupon } from '../modules/coupons/service.ts';
+import {
+  createPlatform,
+  listPlatforms,
+  revokePlatform,
+  rotatePlatformKey,
+} from '../modules/platforms/service.ts';
+import { listReviewsForModeration, publishReview, rejectReview } from '../modules/reviews/service.ts';
+import { barChart, type ChartPoint, lineChart } from './charts.ts';
+import { seeOther, signedIn, type View, viewOf } from './core.ts';
+import {
+  actionButton,
+  badge,
+  csrfField,
+  date,
+  type FormError,
+  field,
+  formAlert,
+  formErrorOf,
+  money,
+  notice,
+  page,
+  readForm,
+  say,
+  selectField,
+  tabs,
+  textArea,
+} from './layout.ts';
 import type { WebDeps } from './routes.ts';
+import { provinceName } from './store.ts';
 
-export function deskPages(_app: FastifyInstance, _deps: WebDeps) {}
+const ADMINS = ['admin'] as const;
+const PERIODS = ['week', 'month', 'year'] as const;
+const REVIEW_FILTERS = ['pending', 'published', 'rejected', 'all'] as const;
+type ReviewFilter = (typeof REVIEW_FILTERS)[number];
+const REVIEWS_PER_PAGE = 20;
+
+type Form = Record<string, string | string[] | undefined>;
+
+const html = (reply: FastifyReply, body: string, status = 200) =>
+  reply.code(status).type('text/html; charset=utf-8').send(body);
+
+/** A refusal a form shows again (4xx from a service or the form's schema); anything else goes on. */
+const shown = (err: unknown): err is AppError =>
+  err instanceof AppError && err.statusCode >= 400 && err.statusCode < 500 && err.statusCode !== 401;
+
+/** A form's or a query's one value (a repeated name counts its first). */
+const one = (v: unknown): string | undefined =>
+  typeof v === 'string' ? v : Array.isArray(v) && typeof v[0] === 'string' ? v[0] : undefined;
+/** A value typed into a field, or undefined when left blank. */
+const filled = (v: unknown) => {
+  const s = one(v)?.trim();
+  return s ? s : undefined;
+};
+/** A number typed into a field (NaN when it is not one: the schema words the problem). */
+const numberOf = (v: unknown) => {
+  const s = filled(v);
+  return s === undefined ? undefined : Number(s.replace(',', '.'));
+};
+/** Dollars typed into a field, as cents. */
+const centsOf = (v: unknown) => {
+  const n = numberOf(v);
+  return n === undefined || !Number.isFinite(n) ? n : Math.round(n * 100);
+};
+const queryOf = (req: FastifyRequest, name: string) => one((req.query as Record<string, unknown>)[name]);
+const oneOf = <T extends string>(list: readonly T[], v: string | undefined, fallback: T): T =>
+  list.includes(v as T) ? (v as T) : fallback;
+
+const deskTabs = (v: View) => {
+  const l = v.p.locale;
+  return tabs(v, t(l, 'web.desk.sections'), [
+    { href: '/desk', label: t(l, 'web.desk.tab.analytics') },
+    { href: '/desk/reviews', label: t(l, 'web.desk.tab.reviews') },
+    { href: '/desk/users', label: t(l, 'web.desk.tab.users') },
+    { href: '/desk/coupons', label: t(l, 'web.desk.tab.coupons') },
+    { href: '/desk/platforms', label: t(l, 'web.desk.tab.platforms') },
+  ]);
+};
+
+/** A desk page: its heading, the desk's tabs, then `body`. */
+const deskPage = (v: View, title: string, body: string) =>
+  page(v, { title, body: `<h1>${escapeHtml(title)}</h1>${deskTabs(v)}${body}` });
+
+// ---- figures ------------------------------------------------------------------------------
+
+const numberText = (l: Locale, n: number) => new Intl.NumberFormat(l, { maximumFractionDigits: 1 }).format(n);
+const percentText = (l: Locale, r: number) =>
+  new Intl.NumberFormat(l, { style: 'percent', maximumFractionDigits: 1 }).format(r);
+const moneyText = (l: Locale, cents: number) => formatMoney(l, Math.round(cents));
+
+/** A point's label under a chart's axis: "Mar 5" for a day, "Mar 2031" for a month. */
+function pointLabel(l: Locale, grain: 'day' | 'month') {
+  const f = new Intl.DateTimeFormat(
+    l,
+    grain === 'month'
+      ? { month: 'short', year: 'numeric', timeZone: 'UTC' }
+      : { month: 'short', day: 'numeric', timeZone: 'UTC' },
+  );
+  return (iso: string) => f.format(new Date(`${iso}T00:00:00Z`));
+}
+
+/**
+ * A chart's figures as a table, for a screen reader (and anyone who wants the numbers). Cells are
+ * HTML the caller escaped; the first of each row heads it.
+ */
+function figures(l: Locale, caption: string, head: string[], rows: string[][]): string {
+  return `<details><summary>${say(l, 'web.desk.figures')}</summary><div class="table-wrap"><table><caption class="visually-hidden">${escapeHtml(caption)}</caption><thead><tr>${head
+    .map((h, i) => `<th scope="col"${i ? ' class="num"' : ''}>${escapeHtml(h)}</th>`)
+    .join('')}</tr></thead><tbody>${rows
+    .map(
+      (r) =>
+        `<tr>${r.map((c, i) => (i ? `<td class="num">${c}</td>` : `<th scope="row">${c}</th>`)).join('')}</tr>`,
+    )
+    .join('')}</tbody></table></div></details>`;
+}
+
+const chartCard = (id: string, title: string, chart: string, table: string) =>
+  `<section class="card" aria-labelledby="${id}"><h2 id="${id}">${escapeHtml(title)}</h2>${chart}${table}</section>`;
+
+export function deskPages(app: FastifyInstance, deps: WebDeps) {
+  const s = deps.settings;
+  const pageRoute = { config: { auth: 'public', limit: 'pages' }, schema: { hide: true } } as const;
+  const writeRoute = { config: { auth: 'public', limit: 'productWrites' }, schema: { hide: true } } as const;
+
+  // ---- analytics ---------------------------------------------------------------------------
+
+  app.get('/desk', pageRoute, async (req, reply) => {
+    signedIn(req, ADMINS);
+    const v = viewOf(req, reply, s);
+    const l = v.p.locale;
+    const period = oneOf(PERIODS, queryOf(req, 'period'), 'month');
+    const figuresOf = await platformAnalytics(req.ctx, { period });
+    const series = await analyticsSeries(req.ctx, { period }, 'platform');
+    const grain = series.grain;
+    const label = pointLabel(l, grain);
+    const when = t(l, 'web.desk.analytics.when', { grain });
+    const at = (p: { start: string }) => escapeHtml(label(p.start));
+    const rate = (p: { sessionsCreated: number; sessionsPaid: number }) =>
+      p.sessionsCreated ? p.sessionsPaid / p.sessionsCreated : 0;
+    const points = (value: (p: (typeof series.points)[number]) => number): ChartPoint[] =>
+      series.points.map((p) => ({ label: label(p.start), value: value(p) }));
+
+    const tile = (name: string, value: string, hint?: string) =>
+      `<div class="stat"><span>${escapeHtml(name)}</span><strong>${value}</strong>${hint ? `<span class="hint">${escapeHtml(hint)}</span>` : ''}</div>`;
+    const tiles = `<div class="stats">${[
+      tile(t(l, 'web.desk.analytics.revenue'), money(v, figuresOf.total_revenue_cents)),
+      tile(t(l, 'web.desk.analytics.orders'), escapeHtml(numberText(l, figuresOf.total_orders))),
+      tile(t(l, 'web.desk.analytics.averageOrder'), money(v, figuresOf.average_order_value_cents)),
+      tile(t(l, 'web.desk.analytics.itemsSold'), escapeHtml(numberText(l, figuresOf.total_items_sold))),
+      tile(
+        t(l, 'web.desk.analytics.conversion'),
+        escapeHtml(percentText(l, figuresOf.conversion_rate)),
+        t(l, 'web.desk.analytics.conversionHint'),
+      ),
+      tile(t(l, 'web.desk.analytics.newCustomers'), escapeHtml(numberText(l, figuresOf.new_customers))),
+      tile(
+        t(l, 'web.desk.analytics.returningCustomers'),
+        escapeHtml(numberText(l, figuresOf.returning_customers)),
+      ),
+    ].join('')}</div>`;
+
+    const revenueTitle = t(l, 'web.desk.analytics.revenueOver', { grain });
+    const ordersTitle = t(l, 'web.desk.analytics.ordersOver', { grain });
+    const conversionTitle = t(l, 'web.desk.analytics.conversionOver', { grain });
+    const revenue = chartCard(
+      'revenue-h',
+      revenueTitle,
+      lineChart(
+        revenueTitle,
+        points((p) => p.revenueCents),
+        (n) => moneyText(l, n),
+      ),
+      figures(
+        l,
+        revenueTitle,
+        [when, t(l, 'web.desk.analytics.revenue')],
+        series.points.map((p) => [at(p), money(v, p.revenueCents)]),
+      ),
+    );
+    const orders = chartCard(
+      'orders-h',
+      ordersTitle,
+      lineChart(
+        ordersTitle,
+        points((p) => p.orders),
+        (n) => numberText(l, n),
+      ),
+      figures(
+        l,
+        ordersTitle,
+        [when, t(l, 'web.desk.analytics.orders')],
+        series.points.map((p) => [at(p), escapeHtml(numberText(l, p.orders))]),
+      ),
+    );
+    const conversion = chartCard(
+      'conversion-h',
+      conversionTitle,
+      lineChart(conversionTitle, points(rate), (n) => percentText(l, n)),
+      figures(
+        l,
+        conversionTitle,
+        [
+          when,
+          t(l, 'web.desk.analytics.sessionsCreated'),
+          t(l, 'web.desk.analytics.sessionsPaid'),
+          t(l, 'web.desk.analytics.conversion'),
+        ],
+        series.points.map((p) => [
+          at(p),
+          escapeHtml(numberText(l, p.sessionsCreated)),
+          escapeHtml(numberText(l, p.sessionsPaid)),
+          escapeHtml(percentText(l, rate(p))),
+        ]),
+      ),
+    );
+    const noSales = `<p>${say(l, 'web.desk.analytics.noSales')}</p>`;
+    const productsTitle = t(l, 'web.desk.analytics.topProducts');
+    const products = figuresOf.top_products;
+    const topProducts = chartCard(
+      'products-h',
+      productsTitle,
+      products.length
+        ? barChart(
+            productsTitle,
+            products.map((p) => ({ label: p.title || p.product_id, value: p.revenue_cents })),
+            (n) => moneyText(l, n),
+          )
+        : noSales,
+      products.length
+        ? figures(
+            l,
+            productsTitle,
+            [
+              t(l, 'web.desk.analytics.product'),
+              t(l, 'web.desk.analytics.units'),
+              t(l, 'web.desk.analytics.revenue'),
+            ],
+            products.map((p) => [
+              `<a href="/shop/products/${encodeURIComponent(p.product_id)}">${escapeHtml(p.title || p.product_id)}</a>`,
+              escapeHtml(numberText(l, p.units_sold)),
+              money(v, p.revenue_cents),
+            ]),
+          )
+        : '',
+    );
+    const sellersTitle = t(l, 'web.desk.analytics.topSellers');
+    const sellers = figuresOf.top_sellers;
+    const topSellers = chartCard(
+      'sellers-h',
+      sellersTitle,
+      sellers.length
+        ? barChart(
+            sellersTitle,
+            sellers.map((x) => ({ label: x.name || x.seller_id, value: x.revenue_cents })),
+            (n) => moneyText(l, n),
+          )
+        : noSales,
+      sellers.length
+        ? figures(
+            l,
+            sellersTitle,
+            [
+              t(l, 'web.desk.analytics.seller'),
+              t(l, 'web.desk.analytics.orders'),
+              t(l, 'web.desk.analytics.revenue'),
+            ],
+            sellers.map((x) => [
+              `<a href="/desk/users?user=${encodeURIComponent(x.seller_id)}">${escapeHtml(x.name || x.seller_id)}</a>`,
+              escapeHtml(numberText(l, x.orders)),
+              money(v, x.revenue_cents),
+            ]),
+          )
+        : '',
+    );
+    const periodForm = `<form method="get" action="/desk" class="row card">${selectField({
+      name: 'period',
+      label: t(l, 'web.desk.analytics.period'),
+      value: period,
+      options: PERIODS.map((p) => ({
+        value: p,
+        label: t(l, 'web.desk.analytics.periodName', { period: p }),
+      })),
+    })}<button type="submit" class="secondary">${say(l, 'web.desk.show')}</button></form>`;
+    return html(
+      reply,
+      deskPage(
+        v,
+        t(l, 'web.desk.analytics.title'),
+        `${periodForm}<p class="hint">${say(l, 'web.desk.analytics.window', {
+          start: date(v, figuresOf.start_date),
+          end: date(v, figuresOf.end_date),
+        })}</p>${tiles}${revenue}${orders}${conversion}${topProducts}${topSellers}`,
+      ),
+    );
+  });
+
+  // ---- reviews -----------------------------------------------------------------------------
+
+  const reviewsPage = async (
+    req: FastifyRequest,
+    v: View,
+    o: { filter: ReviewFilter; pageNo: number; done?: string; error?: FormError },
+  ) => {
+    const l = v.p.locale;
+    const list = await listReviewsForModeration(
+      req.ctx,
+      adminReviewsQuery.parse({
+        ...(o.filter === 'all' ? {} : { status: o.filter }),
+        limit: REVIEWS_PER_PAGE,
+        offset: (o.pageNo - 1) * REVIEWS_PER_PAGE,
+      }),
+    );
+    const titles = new Map(
+      (await listItemsByIds(req.ctx, [...new Set(list.reviews.map((r) => r.product_id))])).map((p) => [
+        p.id,
+        p.title,
+      ]),
+    );
+    const back = { filter: o.filter };
+    const items = list.reviews
+      .map((r) => {
+        const id = encodeURIComponent(r.review_id);
+        const product = titles.get(r.product_id) ?? r.product_id;
+        const actions = [
+          r.status === 'published'
+            ? ''
+            : actionButton(v, {
+                action: `/desk/reviews/${id}/publish`,
+                label: t(l, 'web.desk.reviews.publish'),
+                fields: back,
+              }),
+          r.status === 'rejected'
+            ? ''
+            : actionButton(v, {
+                action: `/desk/reviews/${id}/hide`,
+                label: t(l, 'web.desk.reviews.hide'),
+                kind: 'danger',
+                fields: back,
+              }),
+        ].join(' ');
+        return `<article class="card review"><p>${badge(l, r.status, 'web.desk.reviews.state', { status: r.status })}${r.verified_purchase ? ` ${badge(l, 'verified', 'web.desk.reviews.verified')}` : ''}${r.has_link ? ` ${badge(l, 'link', 'web.desk.reviews.hasLink')}` : ''}</p>
+<h2>${say(l, 'web.search.stars', { n: r.rating })}${r.title ? ` · ${escapeHtml(r.title)}` : ''}</h2>
+${r.comment ? `<p>${escapeHtml(r.comment)}</p>` : ''}
+<p class="hint">${say(l, 'web.desk.reviews.by', { author: r.author, date: date(v, r.created_at) })} · <a href="/shop/products/${encodeURIComponent(r.product_id)}">${say(l, 'web.desk.reviews.about', { product })}</a> · <a href="/desk/users?user=${encodeURIComponent(r.buyer_id)}">${say(l, 'web.desk.reviews.buyer')}</a></p>
+<p>${actions}</p></article>`;
+      })
+      .join('');
+    const filterForm = `<form method="get" action="/desk/reviews" class="row card">${selectField({
+      name: 'status',
+      label: t(l, 'web.desk.reviews.statusFilter'),
+      value: o.filter,
+      options: REVIEW_FILTERS.map((f) => ({
+        value: f,
+        label: t(l, 'web.desk.reviews.status', { status: f }),
+      })),
+    })}<button type="submit" class="secondary">${say(l, 'web.desk.show')}</button></form>`;
+    const more = list.total > o.pageNo * REVIEWS_PER_PAGE;
+    const href = (n: number) => `/desk/reviews?status=${o.filter}&amp;page=${n}`;
+    const pager =
+      o.pageNo > 1 || more
+        ? `<nav class="pager" aria-label="${say(l, 'web.search.pages')}">${o.pageNo > 1 ? `<a href="${href(o.pageNo - 1)}" rel="prev">${say(l, 'web.search.previous')}</a>` : ''}${more ? `<a href="${href(o.pageNo + 1)}" rel="next">${say(l, 'web.search.next')}</a>` : ''}</nav>`
+        : '';
+    return deskPage(
+      v,
+      t(l, 'web.desk.reviews.title'),
+      `${notice(o.done)}${formAlert(o.error)}${filterForm}<p role="status">${say(l, 'web.desk.reviews.count', { n: list.total })}</p>${
+        items || `<div class="card"><p>${say(l, 'web.desk.reviews.none')}</p></div>`
+      }${pager}`,
+    );
+  };
+
+  const pageNumber = (v: string | undefined) =>
+    Math.max(1, Math.min(1000, Number.parseInt(v ?? '1', 10) || 1));
+
+  app.get('/desk/reviews', pageRoute, async (req, reply) => {
+    signedIn(req, ADMINS);
+    const v = viewOf(req, reply, s);
+    const done = queryOf(req, 'done');
+    return html(
+      reply,
+      await reviewsPage(req, v, {
+        filter: oneOf(REVIEW_FILTERS, queryOf(req, 'status'), 'pending'),
+        pageNo: pageNumber(queryOf(req, 'page')),
+        done:
+          done === 'published'
+            ? t(v.p.locale, 'web.desk.reviews.published')
+            : done === 'hidden'
+              ? t(v.p.locale, 'web.desk.reviews.hidden')
+              : undefined,
+      }),
+    );
+  });
+
+  const moderation = (path: 'publish' | 'hide', act: typeof publishReview) =>
+    app.post<{ Params: { reviewId: string }; Body: Form }>(
+      `/desk/reviews/:reviewId/${path}`,
+      writeRoute,
+      async (req, reply) => {
+        signedIn(req, ADMINS);
+        const filter = oneOf(REVIEW_FILTERS, one(req.body.filter), 'pending');
+        try {
+          await act(req.ctx, req.params.reviewId);
+        } catch (err) {
+          if (!shown(err)) throw err;
+          const v = viewOf(req, reply, s);
+          return html(
+            reply,
+            await reviewsPage(req, v, { filter, pageNo: 1, error: formErrorOf(v.p.locale, err) }),
+            err.statusCode,
+          );
+        }
+        return seeOther(
+          reply,
+          `/desk/reviews?status=${filter}&done=${path === 'hide' ? 'hidden' : 'published'}`,
+        );
+      },
+    );
+  moderation('publish', publishReview);
+  moderation('hide', rejectReview);
+
+  // ---- users -------------------------------------------------------------------------------
+
+  const usersPage = async (
+    req: FastifyRequest,
+    v: View,
+    o: { id?: string; done?: string; error?: FormError; form?: Form },
+  ) => {
+    const l = v.p.locale;
+    const findForm = `<form method="get" action="/desk/users" class="row card">${field({
+      name: 'user',
+      label: t(l, 'web.desk.users.id'),
+      value: o.id ?? '',
+      required: true,
+      hint: t(l, 'web.desk.users.idHint'),
+      autocomplete: 'off',
+      attrs: ' maxlength="100"',
+    })}<button type="submit" class="secondary">${say(l, 'web.desk.find')}</button></form>`;
+    let found = '';
+    const user = o.id ? await findUser(req.ctx, o.id) : undefined;
+    if (o.id && !user) {
+      found = `<div class="card"><p role="status">${say(l, 'web.desk.users.notFound', { id: o.id })}</p></div>`;
+    } else if (user) {
+      const hasShop = (await profileOf(req.ctx, user.id)).seller !== null;
+      const shop = hasShop ? (await shopNames(req.ctx, [user.id])).get(user.id) : undefined;
+      const f = o.form ?? {};
+      const uid = encodeURIComponent(user.id);
+      const shopFields = hasShop
+        ? ''
+        : `<fieldset><legend>${say(l, 'web.desk.users.shop')}</legend><p class="hint">${say(l, 'web.desk.users.shopHint')}</p>
+${field({ name: 'shopName', label: t(l, 'web.desk.users.shopName'), value: one(f.shopName) ?? '', error: o.error, autocomplete: 'off', attrs: ' maxlength="100"' })}
+${selectField({
+  name: 'province',
+  label: t(l, 'web.desk.users.province'),
+  value: one(f.province) ?? '',
+  error: o.error,
+  options: [
+    { value: '', label: t(l, 'web.checkout.chooseProvince') },
+    ...PROVINCES.map((p) => ({ value: p, label: provinceName(l, p) })),
+  ],
+})}</fieldset>`;
+      found = `<section class="card" aria-labelledby="user-h"><h2 id="user-h">${escapeHtml(user.name)}</h2><dl class="specs">
+<dt>${say(l, 'web.desk.users.email')}</dt><dd>${escapeHtml(user.email)}</dd>
+<dt>${say(l, 'web.desk.users.emailVerified')}</dt><dd>${say(l, user.emailVerified ? 'web.desk.yes' : 'web.desk.no')}</dd>
+<dt>${say(l, 'web.desk.users.role')}</dt><dd>${say(l, 'web.desk.users.roleName', { role: user.role })}</dd>
+<dt>${say(l, 'web.desk.users.shop')}</dt><dd>${shop === undefined ? say(l, 'web.desk.users.noShop') : escapeHtml(shop)}</dd>
+</dl></section>
+<form method="post" action="/desk/users/${uid}/role" class="card" novalidate>${csrfField(v)}<h2>${say(l, 'web.desk.users.changeRole')}</h2>${formAlert(o.error)}
+${selectField({
+  name: 'role',
+  label: t(l, 'web.desk.users.newRole'),
+  value: one(f.role) ?? user.role,
+  required: true,
+  error: o.error,
+  options: ROLES.map((r) => ({ value: r, label: t(l, 'web.desk.users.roleName', { role: r }) })),
+})}
+${shopFields}<p class="hint">${say(l, 'web.desk.users.roleHint')}</p>
+<button type="submit">${say(l, 'web.desk.users.changeRole')}</button></form>`;
+    }
+    return deskPage(v, t(l, 'web.desk.users.title'), `${notice(o.done)}${findForm}${found}`);
+  };
+
+  app.get('/desk/users', pageRoute, async (req, reply) => {
+    signedIn(req, ADMINS);
+    const v = viewOf(req, reply, s);
+    return html(
+      reply,
+      await usersPage(req, v, {
+        id: filled(queryOf(req, 'user')),
+        done: queryOf(req, 'done') === 'role' ? t(v.p.locale, 'web.desk.users.changed') : undefined,
+      }),
+    );
+  });
+
+  app.post<{ Params: { userId: string }; Body: Form }>(
+    '/desk/users/:userId/role',
+    writeRoute,
+    async (req, reply) => {
+      signedIn(req, ADMINS);
+      const id = req.params.userId;
+      try {
+        const input = readForm(changeRoleBody, {
+          role: one(req.body.role),
+          shopName: filled(req.body.shopName),
+          province: filled(req.body.province),
+        });
+        await deps.auth.changeRole(req.ctx, id, input);
+      } catch (err) {
+        if (!shown(err)) throw err;
+        const v = viewOf(req, reply, s);
+        return html(
+          reply,
+          await usersPage(req, v, { id, error: formErrorOf(v.p.locale, err), form: req.body }),
+          err.statusCode,
+        );
+      }
+      return seeOther(reply, `/desk/users?user=${encodeURIComponent(id)}&done=role`);
+    },
+  );
+
+  // ---- coupons -----------------------------------------------------------------------------
+
+  const couponsPage = async (
+    req: FastifyRequest,
+    v: View,
+    o: { lookup?: string; done?: string; error?: FormError; form?: Form },
+  ) => {
+    const l = v.p.locale;
+    const f = o.form ?? {};
+    const value = (name: string) => one(f[name]) ?? '';
+    const e = o.error;
+    const findForm = `<form method="get" action="/desk/coupons" class="row card">${field({
+      name: 'lookup',
+      label: t(l, 'web.desk.coupons.find'),
+      value: o.lookup ?? '',
+      required: true,
+      autocomplete: 'off',
+      attrs: ' maxlength="40"',
+    })}<button type="submit" class="secondary">${say(l, 'web.desk.find')}</button></form>`;
+    let found = '';
+    if (o.lookup) {
+      const c = await findCoupon(req.ctx, o.lookup);
+      if (!c) {
+        found = `<div class="card"><p role="status">${say(l, 'web.desk.coupons.notFound', { code: o.lookup })}</p></div>`;
+      } else {
+        const used = (await couponUses(req.ctx, c.code, signedIn(req).id)).total;
+        const noLimit = t(l, 'web.desk.coupons.noLimit');
+        found = `<section class="card" aria-labelledby="coupon-h"><h2 id="coupon-h">${escapeHtml(c.code)}</h2><dl class="specs">
+<dt>${say(l, 'web.desk.coupons.discount')}</dt><dd>${
+          c.discountPercent !== null
+            ? say(l, 'web.desk.coupons.percentOff', { n: c.discountPercent })
+            : say(l, 'web.desk.coupons.amountOff', { amount: formatMoney(l, c.discountCents ?? 0) })
+        }</dd>
+<dt>${say(l, 'web.desk.coupons.minimumShort')}</dt><dd>${money(v, c.minSubtotalCents)}</dd>
+<dt>${say(l, 'web.desk.coupons.expiresShort')}</dt><dd>${c.expiresOn ? date(v, c.expiresOn) : say(l, 'web.desk.coupons.noEnd')}</dd>
+<dt>${say(l, 'web.desk.coupons.limits')}</dt><dd>${say(l, 'web.desk.coupons.limitsValue', {
+          total: c.maxRedemptions === null ? noLimit : numberText(l, c.maxRedemptions),
+          each: c.maxRedemptionsPerCustomer === null ? noLimit : numberText(l, c.maxRedemptionsPerCustomer),
+        })}</dd>
+<dt>${say(l, 'web.desk.coupons.redemptions')}</dt><dd>${escapeHtml(numberText(l, used))}</dd>
+${c.terms ? `<dt>${say(l, 'web.desk.coupons.termsShort')}</dt><dd>${escapeHtml(c.terms)}</dd>` : ''}
+</dl></section>`;
+      }
+    }
+    const createForm = `<form method="post" action="/desk/coupons" class="card" novalidate>${csrfField(v)}<h2>${say(l, 'web.desk.coupons.create')}</h2>${formAlert(e)}
+${field({ name: 'code', label: t(l, 'web.desk.coupons.code'), value: value('code'), required: true, hint: t(l, 'web.desk.coupons.codeHint'), autocomplete: 'off', error: e, attrs: ' maxlength="40"' })}
+<fieldset><legend>${say(l, 'web.desk.coupons.discount')}</legend><p class="hint">${say(l, 'web.desk.coupons.discountHint')}</p><div class="row">
+${field({ name: 'discountPercent', label: t(l, 'web.desk.coupons.percent'), type: 'number', value: value('discountPercent'), error: e, attrs: ' min="0" max="100" step="any" inputmode="decimal"' })}
+${field({ name: 'discountAmount', label: t(l, 'web.desk.coupons.amount'), type: 'number', value: value('discountAmount'), error: e, problemField: 'discountCents', attrs: ' min="0" step="0.01" inputmode="decimal"' })}
+</div></fieldset>
+${field({ name: 'minSubtotal', label: t(l, 'web.desk.coupons.minimum'), type: 'number', value: value('minSubtotal'), error: e, problemField: 'minSubtotalCents', attrs: ' min="0" step="0.01" inputmode="decimal"' })}
+${field({ name: 'expirationDate', label: t(l, 'web.desk.coupons.expires'), type: 'date', value: value('expirationDate'), error: e })}
+<div class="row">${field({ name: 'maxRedemptions', label: t(l, 'web.desk.coupons.maxRedemptions'), type: 'number', value: value('maxRedemptions'), error: e, attrs: ' min="1" step="1" inputmode="numeric"' })}
+${field({ name: 'maxRedemptionsPerCustomer', label: t(l, 'web.desk.coupons.maxPerCustomer'), type: 'number', value: value('maxRedemptionsPerCustomer'), error: e, attrs: ' min="1" step="1" inputmode="numeric"' })}</div>
+${textArea({ name: 'terms', label: t(l, 'web.desk.coupons.terms'), value: value('terms'), error: e, attrs: ' maxlength="1000"' })}
+<button type="submit">${say(l, 'web.desk.coupons.submit')}</button></form>`;
+    return deskPage(v, t(l, 'web.desk.coupons.title'), `${notice(o.done)}${findForm}${found}${createForm}`);
+  };
+
+  app.get('/desk/coupons', pageRoute, async (req, reply) => {
+    signedIn(req, ADMINS);
+    const v = viewOf(req, reply, s);
+    const lookup = filled(queryOf(req, 'lookup'))?.slice(0, 40);
+    return html(
+      reply,
+      await couponsPage(req, v, {
+        lookup,
+        done:
+          lookup && queryOf(req, 'done') === 'created'
+            ? t(v.p.locale, 'web.desk.coupons.created', { code: lookup })
+            : undefined,
+      }),
+    );
+  });
+
+  app.post<{ Body: Form }>('/desk/coupons', writeRoute, async (req, reply) => {
+    signedIn(req, ADMINS);
+    const b = req.body;
+    let code: string;
+    try {
+      const input = readForm(createCouponBody, {
+        code: one(b.code),
+        discountPercent: numberOf(b.discountPercent),
+        discountCents: centsOf(b.discountAmount),
+        minSubtotalCents: centsOf(b.minSubtotal),
+        expirationDate: filled(b.expirationDate),
+        maxRedemptions: numberOf(b.maxRedemptions),
+        maxRedemptionsPerCustomer: numberOf(b.maxRedemptionsPerCustomer),
+        terms: filled(b.terms),
+      });
+      code = (await createCoupon(req.ctx, input)).code;
+    } catch (err) {
+      if (!shown(err)) throw err;
+      const v = viewOf(req, reply, s);
+      return html(
+        reply,
+        await couponsPage(req, v, { error: formErrorOf(v.p.locale, err), form: b }),
+        err.statusCode,
+      );
+    }
+    return seeOther(reply, `/desk/coupons?lookup=${encodeURIComponent(code)}&done=created`);
+  });
+
+  // ---- platforms ---------------------------------------------------------------------------
+
+  interface Issued {
+    /** What the notice says: registered, or its key replaced. */
+    said: string;
+    apiKey: string;
+    webhookSecret?: string;
+  }
+
+  const platformsPage = async (
+    req: FastifyRequest,
+    v: View,
+    o: { done?: string; error?: FormError; form?: Form; issued?: Issued } = {},
+  ) => {
+    const l = v.p.locale;
+    const list = await listPlatforms(req.ctx);
+    const f = o.form ?? {};
+    const issued = o.issued
+      ? `<section class="card" aria-labelledby="issued-h"><h2 id="issued-h" class="notice" role="status">${escapeHtml(o.issued.said)}</h2><dl class="specs">
+<dt>${say(l, 'web.desk.platforms.apiKey')}</dt><dd><code>${escapeHtml(o.issued.apiKey)}</code></dd>
+${o.issued.webhookSecret ? `<dt>${say(l, 'web.desk.platforms.webhookSecret')}</dt><dd><code>${escapeHtml(o.issued.webhookSecret)}</code></dd>` : ''}
+</dl><p class="alert">${say(l, 'web.desk.platforms.shownOnce')}</p></section>`
+      : '';
+    const rows = list
+      .map((p) => {
+        const id = encodeURIComponent(p.id);
+        const state = p.revokedAt === null ? 'active' : 'revoked';
+        const actions =
+          state === 'active'
+            ? `${actionButton(v, { action: `/desk/platforms/${id}/rotate`, label: t(l, 'web.desk.platforms.rotate'), kind: 'secondary' })} ${actionButton(v, { action: `/desk/platforms/${id}/revoke`, label: t(l, 'web.desk.platforms.revoke'), kind: 'danger' })}`
+            : '';
+        return `<tr><th scope="row">${escapeHtml(p.name)}</th><td>${escapeHtml(p.webhookUrl)}</td><td>${p.ucpProfileUrl ? escapeHtml(p.ucpProfileUrl) : say(l, 'web.desk.platforms.noProfile')}</td><td>${date(v, p.createdAt)}</td><td>${p.keyRotatedAt === null ? say(l, 'web.desk.platforms.never') : date(v, p.keyRotatedAt)}</td><td>${badge(l, state, 'web.desk.platforms.state', { state })}</td><td>${actions}</td></tr>`;
+      })
+      .join('');
+    const table = list.length
+      ? `<div class="table-wrap"><table><thead><tr><th scope="col">${say(l, 'web.desk.platforms.name')}</th><th scope="col">${say(l, 'web.desk.platforms.webhookUrl')}</th><th scope="col">${say(l, 'web.desk.platforms.ucpProfile')}</th><th scope="col">${say(l, 'web.desk.platforms.createdAt')}</th><th scope="col">${say(l, 'web.desk.platforms.keyRotatedAt')}</th><th scope="col">${say(l, 'web.desk.platforms.status')}</th><th scope="col"><span class="visually-hidden">${say(l, 'web.desk.platforms.actions')}</span></th></tr></thead><tbody>${rows}</tbody></table></div>`
+      : `<div class="card"><p>${say(l, 'web.desk.platforms.none')}</p></div>`;
+    const createForm = `<form method="post" action="/desk/platforms" class="card" novalidate>${csrfField(v)}<h2>${say(l, 'web.desk.platforms.create')}</h2>${o.form ? formAlert(o.error) : ''}
+${field({ name: 'name', label: t(l, 'web.desk.platforms.name'), value: one(f.name) ?? '', required: true, error: o.error, autocomplete: 'off', attrs: ' maxlength="100"' })}
+${field({ name: 'webhookUrl', label: t(l, 'web.desk.platforms.webhookUrl'), type: 'url', value: one(f.webhookUrl) ?? '', required: true, hint: t(l, 'web.desk.platforms.webhookHint'), error: o.error, autocomplete: 'off', attrs: ' maxlength="2000"' })}
+${field({ name: 'ucpProfileUrl', label: t(l, 'web.desk.platforms.ucpProfileUrl'), type: 'url', value: one(f.ucpProfileUrl) ?? '', error: o.error, autocomplete: 'off', attrs: ' maxlength="2000"' })}
+<button type="submit">${say(l, 'web.desk.platforms.submit')}</button></form>`;
+    return deskPage(
+      v,
+      t(l, 'web.desk.platforms.title'),
+      `${notice(o.done)}${o.form ? '' : formAlert(o.error)}${issued}<p>${say(l, 'web.desk.platforms.intro')}</p>${table}${createForm}`,
+    );
+  };
+
+  app.get('/desk/platforms', pageRoute, async (req, reply) => {
+    signedIn(req, ADMINS);
+    const v = viewOf(req, reply, s);
+    const done = queryOf(req, 'done') === 'revoked' ? t(v.p.locale, 'web.desk.platforms.revoked') : undefined;
+    return html(reply, await platformsPage(req, v, { done }));
+  });
+
+  // The answer to a registration or a rotation is the page itself, with the secrets: a redirect
+  // would have to carry them in its URL, or keep them somewhere to show later.
+  app.post<{ Body: Form }>('/desk/platforms', writeRoute, async (req, reply) => {
+    signedIn(req, ADMINS);
+    const b = req.body;
+    const v = viewOf(req, reply, s);
+    try {
+      const made = await createPlatform(
+        req.ctx,
+        readForm(createPlatformBody, {
+          name: one(b.name) ?? '',
+          webhookUrl: one(b.webhookUrl)?.trim() ?? '',
+          ...(filled(b.ucpProfileUrl) ? { ucpProfileUrl: filled(b.ucpProfileUrl) } : {}),
+        }),
+      );
+      const said = t(v.p.locale, 'web.desk.platforms.issued', { name: made.name });
+      return html(
+        reply,
+        await platformsPage(req, v, {
+          issued: { said, apiKey: made.apiKey, webhookSecret: made.webhookSecret },
+        }),
+        201,
+      );
+    } catch (err) {
+      if (!shown(err)) throw err;
+      return html(
+        reply,
+        await platformsPage(req, v, { error: formErrorOf(v.p.locale, err), form: b }),
+        err.statusCode,
+      );
+    }
+  });
+
+  app.post<{ Params: { platformId: string }; Body: Form }>(
+    '/desk/platforms/:platformId/rotate',
+    writeRoute,
+    async (req, reply) => {
+      signedIn(req, ADMINS);
+      const v = viewOf(req, reply, s);
+      try {
+        const rotated = await rotatePlatformKey(req.ctx, deps.platforms, req.params.platformId);
+        const name = (await listPlatforms(req.ctx)).find((p) => p.id === rotated.id)?.name ?? rotated.id;
+        const said = t(v.p.locale, 'web.desk.platforms.rotated', { name });
+        return html(reply, await platformsPage(req, v, { issued: { said, apiKey: rotated.apiKey } }));
+      } catch (err) {
+        if (!shown(err)) throw err;
+        return html(
+          reply,
+          await platformsPage(req, v, { error: formErrorOf(v.p.locale, err) }),
+          err.statusCode,
+        );
+      }
+    },
+  );
+
+  app.post<{ Params: { platformId: string }; Body: Form }>(
+    '/desk/platforms/:platformId/revoke',
+    writeRoute,
+    async (req, reply) => {
+      signedIn(req, ADMINS);
+      try {
+        await revokePlatform(req.ctx, deps.platforms, req.params.platformId);
+      } catch (err) {
+        if (!shown(err)) throw err;
+        const v = viewOf(req, reply, s);
+        return html(
+          reply,
+          await platformsPage(req, v, { error: formErrorOf(v.p.locale, err) }),
+          err.statusCode,
+        );
+      }
+      return seeOther(reply, '/desk/platforms?done=revoked');
+    },
+  );
+}
+

@@ -334,7 +334,10 @@ export function storePages(app: FastifyInstance, deps: WebDeps) {
       try {
         const input = readForm(createCheckoutBody, { shipping_address: address });
         const { session } = await createCheckout(req.ctx, deps.commerce, input);
-        return seeOther(reply, session.sessionUrl);
+        // Our own payment page by its path (the person's browser may know us by another name).
+        const to = new URL(session.sessionUrl);
+        const ours = to.origin === new URL(deps.commerce.publicBaseUrl).origin;
+        return seeOther(reply, ours ? to.pathname + to.search : session.sessionUrl);
       } catch (err) {
         if (!(err instanceof AppError) || err.statusCode >= 500 || err.statusCode === 401) throw err;
         return reply

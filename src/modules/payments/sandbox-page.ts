@@ -244,7 +244,7 @@ export function paidPage(p: PageLang, s: PageSession, orderIds: string[]): strin
     t(l, 'page.sandbox.paidTitle'),
     `<section aria-labelledby="paid-title"><h1 id="paid-title" class="ok">${say(l, 'page.sandbox.paidHeading')}</h1>
       <p>${say(l, 'page.sandbox.paidOrders', { amount: formatMoney(l, s.totalCents), count: orderIds.length })}</p>
-      <ul class="orders" aria-label="${say(l, 'page.sandbox.yourOrders')}">${orderIds.map((id) => `<li data-testid="order-id">${escapeHtml(id)}</li>`).join('')}</ul>
+      <ul class="orders" aria-label="${say(l, 'page.sandbox.yourOrders')}">${orderIds.map((id) => `<li data-testid="order-id"><a href="/account/orders/${encodeURIComponent(id)}">${escapeHtml(id)}</a></li>`).join('')}</ul>
       <p class="note">${say(l, 'page.sandbox.paidNote')}</p></section>${summary(l, s)}`,
     'two',
   );
