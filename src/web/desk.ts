@@ -8,7 +8,7 @@ import { createCouponBody } from '../contract/cart.ts';
 import { PROVINCES, ROLES } from '../contract/common.ts';
 import { AppError } from '../contract/errors.ts';
 import { escapeHtml } from '../contract/format.ts';
-import { formatMoney, type Locale, t } from '../contract/i18n.ts';
+import { formatDate, formatMoney, type Locale, t } from '../contract/i18n.ts';
 import { createPlatformBody } from '../contract/platforms.ts';
 import { adminReviewsQuery } from '../contract/reviews.ts';
 import { analyticsSeries, platformAnalytics } from '../modules/analytics/service.ts';
@@ -200,7 +200,8 @@ export function deskPages(app: FastifyInstance, deps: WebDeps) {
       lineChart(
         ordersTitle,
         points((p) => p.orders),
-        (n) => numberText(l, n),
+        // Orders are whole: a tick between two (0.2 of an order) is left unlabelled.
+        (n) => (Number.isInteger(n) ? numberText(l, n) : ''),
       ),
       figures(
         l,
@@ -304,8 +305,8 @@ export function deskPages(app: FastifyInstance, deps: WebDeps) {
         v,
         t(l, 'web.desk.analytics.title'),
         `${periodForm}<p class="hint">${say(l, 'web.desk.analytics.window', {
-          start: date(v, figuresOf.start_date),
-          end: date(v, figuresOf.end_date),
+          start: formatDate(l, figuresOf.start_date),
+          end: formatDate(l, figuresOf.end_date),
         })}</p>${tiles}${revenue}${orders}${conversion}${topProducts}${topSellers}`,
       ),
     );
@@ -358,8 +359,8 @@ export function deskPages(app: FastifyInstance, deps: WebDeps) {
         return `<article class="card review"><p>${badge(l, r.status, 'web.desk.reviews.state', { status: r.status })}${r.verified_purchase ? ` ${badge(l, 'verified', 'web.desk.reviews.verified')}` : ''}${r.has_link ? ` ${badge(l, 'link', 'web.desk.reviews.hasLink')}` : ''}</p>
 <h2>${say(l, 'web.search.stars', { n: r.rating })}${r.title ? ` · ${escapeHtml(r.title)}` : ''}</h2>
 ${r.comment ? `<p>${escapeHtml(r.comment)}</p>` : ''}
-<p class="hint">${say(l, 'web.desk.reviews.by', { author: r.author, date: date(v, r.created_at) })} · <a href="/shop/products/${encodeURIComponent(r.product_id)}">${say(l, 'web.desk.reviews.about', { product })}</a> · <a href="/desk/users?user=${encodeURIComponent(r.buyer_id)}">${say(l, 'web.desk.reviews.buyer')}</a></p>
-<p>${actions}</p></article>`;
+<p class="hint">${say(l, 'web.desk.reviews.by', { author: r.author, date: formatDate(l, new Date(r.created_at * 1000), 'America/Toronto') })} · <a href="/shop/products/${encodeURIComponent(r.product_id)}">${say(l, 'web.desk.reviews.about', { product })}</a> · <a href="/desk/users?user=${encodeURIComponent(r.buyer_id)}">${say(l, 'web.desk.reviews.buyer')}</a></p>
+<div>${actions}</div></article>`;
       })
       .join('');
     const filterForm = `<form method="get" action="/desk/reviews" class="row card">${selectField({
@@ -768,4 +769,3 @@ ${field({ name: 'ucpProfileUrl', label: t(l, 'web.desk.platforms.ucpProfileUrl')
     },
   );
 }
-
