@@ -239,6 +239,7 @@ describe('the console’s orders and returns', () => {
     expect(bad.status).toBe(400);
     expect(bad.html).toMatch(/id="f-trackingNumber"[^>]*aria-invalid="true"/);
     expect(bad.html).toContain('letters, digits, spaces and - only');
+    expect(bad.html).toContain('value="no#way"');
     expect((await t.api.as(s).get(`/orders/${orderId}`)).body.status).toBe('confirmed');
 
     await b.get('/console/orders');

@@ -169,7 +169,7 @@ describe('moderating reviews', () => {
 describe('a user’s role', () => {
   it('makes a buyer a seller, asking for the shop the service needs', async () => {
     const who = await buyer(t.api);
-    const found = await desk.get(`/desk/users?user=${encodeURIComponent(who.id)}`);
+    const found = await desk.get(`/desk/users?user=${encodeURIComponent(who.email.toUpperCase())}`);
     expect(found.status).toBe(200);
     expect(textOf(found.html)).toContain(who.email);
     expect(textOf(found.html)).toContain('Role Buyer');
@@ -195,7 +195,7 @@ describe('a user’s role', () => {
     expect(me.body).toMatchObject({ id: who.id, role: 'seller' });
 
     const nobody = await desk.get('/desk/users?user=users%3Anobody');
-    expect(textOf(nobody.html)).toContain('No user has the ID users:nobody.');
+    expect(textOf(nobody.html)).toContain('No user has the email or ID users:nobody.');
   });
 
   it('shows the service’s refusal to demote the last admin', async () => {
@@ -247,6 +247,10 @@ describe('coupons', () => {
     const applied = await t.api.as(who).post('/cart/coupon', { code: 'desk10' });
     expect(applied.status, JSON.stringify(applied.body)).toBe(200);
     expect(applied.body.discount_cents).toBe(1250);
+    // Listed with its redemptions (none paid yet), newest first.
+    const listed = await desk.get('/desk/coupons');
+    expect(listed.html).toContain('href="/desk/coupons?lookup=DESK10"');
+    expect(textOf(listed.html)).toMatch(/Newest coupons Code Discount .* DESK10 \$12\.50 off December 31, 2030 0/);
 
     await desk.get('/desk/coupons');
     const taken = await desk.post('/desk/coupons', { code: 'DESK10', discountPercent: '5' });

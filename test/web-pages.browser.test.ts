@@ -136,12 +136,10 @@ describe.skipIf(unavailable !== undefined)('the storefront and the account in Ch
     expect((await download.body()).subarray(0, 5).toString()).toBe('%PDF-');
 
     // The seller ships and delivers (through the API); the person asks for a return on the page.
-    const shipped = await env.t.api
-      .as(s)
-      .post(`/orders/${encodeURIComponent(orderId)}/ship`, {
-        carrier: 'Canada Post',
-        trackingNumber: '1234567890123456',
-      });
+    const shipped = await env.t.api.as(s).post(`/orders/${encodeURIComponent(orderId)}/ship`, {
+      carrier: 'Canada Post',
+      trackingNumber: '1234567890123456',
+    });
     expect(shipped.status).toBe(200);
     expect((await env.t.api.as(s).post(`/orders/${encodeURIComponent(orderId)}/deliver`)).status).toBe(200);
     await page.reload();

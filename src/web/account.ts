@@ -37,6 +37,7 @@ import {
   badge,
   csrfField,
   date,
+  dateText,
   type FormError,
   field,
   formAlert,
@@ -321,8 +322,8 @@ ${field({ name: 'title', label: t(l, 'web.review.heading'), attrs: ' maxlength="
     return page(v, {
       title: t(l, 'web.order.title', { id: order.id }),
       body: `<h1>${say(l, 'web.order.title', { id: order.id })}</h1>${accountTabs(v)}${notice(o.done)}${o.error && !delivered ? formAlert(o.error) : ''}
-<div class="card"><p>${orderStatus(l, order.status)} · ${say(l, 'web.order.placed', { date: date(v, order.createdAt) })}</p>
-${order.status === 'cancelled' ? '' : `<p>${say(l, 'web.order.estimated', { date: date(v, order.estimatedDelivery) })}</p>`}${tracking}
+<div class="card"><p>${orderStatus(l, order.status)} · ${say(l, 'web.order.placed', { date: dateText(v, order.createdAt) })}</p>
+${order.status === 'cancelled' ? '' : `<p>${say(l, 'web.order.estimated', { date: dateText(v, order.estimatedDelivery) })}</p>`}${tracking}
 <p>${say(l, 'web.order.shipTo', { street: a.street, city: a.city, province: provinceName(l, a.province), postalCode: a.postalCode })}</p>
 <p><a href="/account/orders/${oid}/invoice">${say(l, 'web.order.invoice')}</a></p></div>
 <div class="table-wrap"><table><thead><tr><th scope="col">${say(l, 'web.cart.product')}</th><th scope="col" class="num">${say(l, 'web.cart.quantity')}</th><th scope="col" class="num">${say(l, 'web.cart.price')}</th><th scope="col" class="num">${say(l, 'web.cart.lineTotal')}</th></tr></thead><tbody>${items}</tbody></table></div>

@@ -490,7 +490,13 @@ ${selectField({ name: 'status', label: t(l, 'web.console.product.status'), value
   // ---- orders ------------------------------------------------------------------------------
 
   /** What the seller can do next with an order: confirm it, ship it (carrier and tracking), mark it delivered. */
-  const orderActions = (v: View, o: { id: string; status: string }, rowId?: string, error?: FormError) => {
+  const orderActions = (
+    v: View,
+    o: { id: string; status: string },
+    rowId?: string,
+    form: { error?: FormError; typed?: Body } = {},
+  ) => {
+    const error = form.error;
     const l = v.p.locale;
     const path = orderPath(o.id);
     const from = rowId ? { from: 'list' } : undefined;
@@ -512,8 +518,8 @@ ${rowInput({ id: `${rowId}-tracking`, name: 'trackingNumber', label: t(l, 'web.c
 <button type="submit" class="small">${say(l, 'web.console.order.ship')}</button></form>`;
     }
     return `<form method="post" action="${escapeHtml(`${path}/ship`)}" class="card" novalidate>${csrfField(v)}<h2>${say(l, 'web.console.order.shipTitle')}</h2>${formAlert(error)}
-<div class="row">${field({ name: 'carrier', label: t(l, 'web.console.order.carrier'), required: true, error, attrs: ' maxlength="64"' })}
-${field({ name: 'trackingNumber', label: t(l, 'web.console.order.trackingNumber'), required: true, error, attrs: ' maxlength="64"' })}</div>
+<div class="row">${field({ name: 'carrier', label: t(l, 'web.console.order.carrier'), value: one(form.typed?.carrier), required: true, error, attrs: ' maxlength="64"' })}
+${field({ name: 'trackingNumber', label: t(l, 'web.console.order.trackingNumber'), value: one(form.typed?.trackingNumber), required: true, error, attrs: ' maxlength="64"' })}</div>
 <button type="submit">${say(l, 'web.console.order.ship')}</button></form>`;
   };
 
@@ -595,7 +601,7 @@ ${field({ name: 'trackingNumber', label: t(l, 'web.console.order.trackingNumber'
     },
   );
 
-  const orderPage = (v: View, order: Order, o: { error?: FormError; done?: string } = {}) => {
+  const orderPage = (v: View, order: Order, o: { error?: FormError; typed?: Body; done?: string } = {}) => {
     const l = v.p.locale;
     const a = order.shippingAddress;
     const items = order.items.map(
@@ -613,13 +619,13 @@ ${field({ name: 'trackingNumber', label: t(l, 'web.console.order.trackingNumber'
       ...(order.refundedCents ? [line(t(l, 'web.order.refunded'), order.refundedCents)] : []),
       line(t(l, 'web.console.order.fee'), order.platformFeeCents),
     ].join('');
-    const actions = orderActions(v, order, undefined, o.error);
+    const actions = orderActions(v, order, undefined, { error: o.error, typed: o.typed });
     return consolePage(
       v,
       t(l, 'web.order.title', { id: order.id }),
       `${order.status === 'confirmed' ? '' : formAlert(o.error)}
-<div class="card"><p>${orderBadge(l, order.status)} · ${say(l, 'web.order.placed', { date: date(v, order.createdAt) })}</p>
-${order.status === 'cancelled' ? '' : `<p>${say(l, 'web.order.estimated', { date: date(v, order.estimatedDelivery) })}</p>`}
+<div class="card"><p>${orderBadge(l, order.status)} · ${say(l, 'web.order.placed', { date: formatDate(l, new Date(order.createdAt * 1000)) })}</p>
+${order.status === 'cancelled' ? '' : `<p>${say(l, 'web.order.estimated', { date: formatDate(l, order.estimatedDelivery) })}</p>`}
 ${order.trackingNumber ? `<p>${say(l, 'web.order.tracking', { carrier: order.carrier ?? '', number: order.trackingNumber })}</p>` : ''}
 <p>${say(l, 'web.order.shipTo', { street: a.street, city: a.city, province: provinceName(l, a.province), postalCode: a.postalCode })}</p>
 <p><a href="${escapeHtml(`${orderPath(order.id)}/invoice`)}">${say(l, 'web.order.invoice')}</a></p>
@@ -675,7 +681,11 @@ ${order.status === 'confirmed' ? actions : ''}
           if (!shown(err)) throw err;
           const v = viewOf(req, reply, s);
           const order = await shopOrder(req, id);
-          return html(reply, orderPage(v, order, { error: formErrorOf(v.p.locale, err) }), err.statusCode);
+          return html(
+            reply,
+            orderPage(v, order, { error: formErrorOf(v.p.locale, err), typed: req.body }),
+            err.statusCode,
+          );
         }
         const back = one(req.body?.from) === 'list' ? '/console/orders' : orderPath(id);
         return seeOther(reply, `${back}?done=${done}`);

@@ -13,9 +13,9 @@ import { createPlatformBody } from '../contract/platforms.ts';
 import { adminReviewsQuery } from '../contract/reviews.ts';
 import { analyticsSeries, platformAnalytics } from '../modules/analytics/service.ts';
 import { profileOf, shopNames } from '../modules/auth/sellers.ts';
-import { findUser } from '../modules/auth/users.ts';
+import { findUser, findUserByEmail } from '../modules/auth/users.ts';
 import { listItemsByIds } from '../modules/catalog/service.ts';
-import { couponUses, createCoupon, findCoupon } from '../modules/coupons/service.ts';
+import { couponUses, createCoupon, findCoupon, listCoupons } from '../modules/coupons/service.ts';
 import {
   createPlatform,
   listPlatforms,
@@ -451,10 +451,14 @@ ${r.comment ? `<p>${escapeHtml(r.comment)}</p>` : ''}
       required: true,
       hint: t(l, 'web.desk.users.idHint'),
       autocomplete: 'off',
-      attrs: ' maxlength="100"',
+      attrs: ' maxlength="320"',
     })}<button type="submit" class="secondary">${say(l, 'web.desk.find')}</button></form>`;
     let found = '';
-    const user = o.id ? await findUser(req.ctx, o.id) : undefined;
+    const user = !o.id
+      ? undefined
+      : o.id.includes('@')
+        ? await findUserByEmail(req.ctx, o.id)
+        : await findUser(req.ctx, o.id);
     if (o.id && !user) {
       found = `<div class="card"><p role="status">${say(l, 'web.desk.users.notFound', { id: o.id })}</p></div>`;
     } else if (user) {
@@ -591,7 +595,24 @@ ${field({ name: 'expirationDate', label: t(l, 'web.desk.coupons.expires'), type:
 ${field({ name: 'maxRedemptionsPerCustomer', label: t(l, 'web.desk.coupons.maxPerCustomer'), type: 'number', value: value('maxRedemptionsPerCustomer'), error: e, attrs: ' min="1" step="1" inputmode="numeric"' })}</div>
 ${textArea({ name: 'terms', label: t(l, 'web.desk.coupons.terms'), value: value('terms'), error: e, attrs: ' maxlength="1000"' })}
 <button type="submit">${say(l, 'web.desk.coupons.submit')}</button></form>`;
-    return deskPage(v, t(l, 'web.desk.coupons.title'), `${notice(o.done)}${findForm}${found}${createForm}`);
+    const recent = await listCoupons(req.ctx);
+    const list = recent.length
+      ? `<h2>${say(l, 'web.desk.coupons.recent')}</h2><div class="table-wrap"><table><thead><tr><th scope="col">${say(l, 'web.desk.coupons.code')}</th><th scope="col">${say(l, 'web.desk.coupons.discount')}</th><th scope="col">${say(l, 'web.desk.coupons.expiresShort')}</th><th scope="col" class="num">${say(l, 'web.desk.coupons.redemptions')}</th></tr></thead><tbody>${recent
+          .map(
+            (c) =>
+              `<tr><td><a href="/desk/coupons?lookup=${encodeURIComponent(c.code)}">${escapeHtml(c.code)}</a></td><td>${
+                c.discountPercent !== null
+                  ? say(l, 'web.desk.coupons.percentOff', { n: c.discountPercent })
+                  : say(l, 'web.desk.coupons.amountOff', { amount: formatMoney(l, c.discountCents ?? 0) })
+              }</td><td>${c.expirationDate ? date(v, c.expirationDate) : say(l, 'web.desk.coupons.noEnd')}</td><td class="num">${escapeHtml(numberText(l, c.redemptions))}</td></tr>`,
+          )
+          .join('')}</tbody></table></div>`
+      : '';
+    return deskPage(
+      v,
+      t(l, 'web.desk.coupons.title'),
+      `${notice(o.done)}${findForm}${found}${createForm}${list}`,
+    );
   };
 
   app.get('/desk/coupons', pageRoute, async (req, reply) => {

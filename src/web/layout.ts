@@ -30,9 +30,13 @@ export interface PageOptions {
   index?: boolean;
 }
 
-export const money = (v: View, cents: number) => escapeHtml(formatMoney(v.p.locale, cents));
-export const date = (v: View, d: Date | string | number) =>
-  escapeHtml(formatDate(v.p.locale, typeof d === 'number' ? new Date(d * 1000) : d));
+/** An amount as the page's language writes it; `money` escaped for HTML, `moneyText` for a message's value. */
+export const moneyText = (v: View, cents: number) => formatMoney(v.p.locale, cents);
+export const money = (v: View, cents: number) => escapeHtml(moneyText(v, cents));
+/** A date (unix seconds, a Date or YYYY-MM-DD); `date` escaped for HTML, `dateText` for a message's value. */
+export const dateText = (v: View, d: Date | string | number) =>
+  formatDate(v.p.locale, typeof d === 'number' ? new Date(d * 1000) : d);
+export const date = (v: View, d: Date | string | number) => escapeHtml(dateText(v, d));
 
 export function page(v: View, o: PageOptions): string {
   const l = v.p.locale;

@@ -23,6 +23,7 @@ import {
   formAlert,
   formErrorOf,
   money,
+  moneyText,
   notice,
   page,
   readForm,
@@ -470,7 +471,7 @@ async function checkoutPage(
     title,
     narrow: true,
     body: `<h1>${escapeHtml(title)}</h1>
-<div class="card"><p>${say(l, 'web.checkout.summary', { n: cart.itemCount, total: money(v, cart.totalAmountCents) })}</p><p><a href="/shop/cart">${say(l, 'web.checkout.backToCart')}</a></p></div>
+<div class="card"><p>${say(l, 'web.checkout.summary', { n: cart.itemCount, total: moneyText(v, cart.totalAmountCents) })}</p><p><a href="/shop/cart">${say(l, 'web.checkout.backToCart')}</a></p></div>
 <form method="post" action="/shop/checkout" class="card" novalidate>${csrfField(v)}${formAlert(error)}
 <h2>${say(l, 'web.checkout.address')}</h2>
 ${f('street', { autocomplete: 'street-address' })}${f('city', { autocomplete: 'address-level2' })}

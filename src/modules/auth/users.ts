@@ -20,6 +20,10 @@ export const publicUser = (u: Pick<UserRow, 'id' | 'email' | 'name' | 'role'>) =
 export const findUser = async (ctx: RequestContext, id: string): Promise<UserRow | undefined> =>
   isRecordId('users', id) ? (await ctx.db.select().from(users).where(eq(users.id, id)))[0] : undefined;
 
+/** The user with this email (compared lower-cased, as stored); undefined when none. */
+export const findUserByEmail = async (ctx: RequestContext, email: string): Promise<UserRow | undefined> =>
+  (await ctx.db.select().from(users).where(eq(users.email, email.trim().toLowerCase())))[0];
+
 /** A new account. Answers 409 when the email is taken (emails are unique, case-insensitively). */
 export async function insertUser(
   ctx: RequestContext,

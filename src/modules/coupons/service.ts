@@ -1,6 +1,6 @@
 // Coupons: created by admins; checked whenever a cart is priced. A redemption is counted
 // when an order is paid, not when the code is applied (docs/api.md "Cart and coupons").
-import { eq, sql } from 'drizzle-orm';
+import { desc, eq, sql } from 'drizzle-orm';
 import type { z } from 'zod';
 import type { coupon, createCouponBody } from '../../contract/cart.ts';
 import { toUnix } from '../../contract/common.ts';
@@ -54,6 +54,22 @@ export async function createCoupon(ctx: RequestContext, input: z.infer<typeof cr
     .returning();
   if (!row) throw conflict('error.coupon.codeTaken', { code: input.code });
   return toCoupon(row, 0);
+}
+
+/** The newest coupons (at most `limit`), each with its redemptions so far: the admin's desk lists them. */
+export async function listCoupons(ctx: RequestContext, limit = 50) {
+  const used = ctx.db
+    .select({ code: couponRedemptions.code, n: sql<number>`count(*)::int`.as('n') })
+    .from(couponRedemptions)
+    .groupBy(couponRedemptions.code)
+    .as('used');
+  const rows = await ctx.db
+    .select({ row: coupons, n: used.n })
+    .from(coupons)
+    .leftJoin(used, eq(used.code, coupons.code))
+    .orderBy(desc(coupons.createdAt), desc(coupons.code))
+    .limit(limit);
+  return rows.map((r) => toCoupon(r.row, r.n ?? 0));
 }
 
 export async function findCoupon(ctx: RequestContext, code: string): Promise<CouponRow | undefined> {
