@@ -74,7 +74,19 @@ const people = {
 for (const [role, email] of Object.entries(people)) {
   const made = spawnSync(
     process.execPath,
-    ['bin/portage.js', 'user', 'create', '--email', email, '--password', PASSWORD, "--name", `Bench ${role}`, '--role', role],
+    [
+      'bin/portage.js',
+      'user',
+      'create',
+      '--email',
+      email,
+      '--password',
+      PASSWORD,
+      '--name',
+      `Bench ${role}`,
+      '--role',
+      role,
+    ],
     { cwd: root, env: { ...process.env, DATABASE_URL: databaseUrl, LOG_LEVEL: 'warn' }, encoding: 'utf8' },
   );
   if (made.status !== 0) throw new Error(`portage user create failed: ${made.stderr}`);
@@ -91,7 +103,9 @@ const service = await startPortage({
 /** Signs in through the sign-in page as a browser does: its cookies, its CSRF token, the form. */
 async function signIn(email: string): Promise<string> {
   const form = await fetch(`${base}/account/sign-in`);
-  const visit = (form.headers.getSetCookie().find((c) => c.startsWith('portage_visit=')) ?? '').split(';')[0]!;
+  const visit = (form.headers.getSetCookie().find((c) => c.startsWith('portage_visit=')) ?? '').split(
+    ';',
+  )[0]!;
   const csrf = (await form.text()).match(/name="csrf" value="([^"]+)"/)?.[1] ?? '';
   const res = await fetch(`${base}/account/sign-in`, {
     method: 'POST',
@@ -169,7 +183,9 @@ console.log(`\n${products} products on PostgreSQL, ${connections} connections, $
 console.log('| page | pages/s | p50 ms | p95 ms | p99 ms | service CPU ms/page |');
 console.log('| --- | ---: | ---: | ---: | ---: | ---: |');
 for (const f of figures) {
-  console.log(`| ${f.name} | ${f.rps} | ${f.p50.toFixed(1)} | ${f.p95.toFixed(1)} | ${f.p99.toFixed(1)} | ${f.cpu.toFixed(2)} |`);
+  console.log(
+    `| ${f.name} | ${f.rps} | ${f.p50.toFixed(1)} | ${f.p95.toFixed(1)} | ${f.p99.toFixed(1)} | ${f.cpu.toFixed(2)} |`,
+  );
 }
 const worst = Math.max(...figures.map((f) => f.p95));
 const errors = figures.reduce((n, f) => n + f.errors, 0);

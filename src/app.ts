@@ -65,8 +65,8 @@ import { systemRoutes } from './modules/system/routes.ts';
 import { createProfiles } from './modules/ucp/agent.ts';
 import { developmentUcpKeyPem, loadUcpKeyRing } from './modules/ucp/keys.ts';
 import { ucpRoutes } from './modules/ucp/routes.ts';
-import { webRoutes } from './web/routes.ts';
 import { ucpDeliverer } from './modules/ucp/webhooks.ts';
+import { webRoutes } from './web/routes.ts';
 
 export const BODY_LIMIT = 1024 * 1024;
 

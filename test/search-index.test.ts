@@ -230,3 +230,22 @@ describe('answers while entries are reclaimed and reused', () => {
     expect(moved.body.facets.priceRange).toEqual({ '250+': 2 });
   }, 300_000);
 });
+
+describe('browsing (no words, no filters)', () => {
+  it('keeps its answer only while nothing changed: a new, an edited and a withdrawn product show at once', async () => {
+    const s = await seller(t.api);
+    const before = await search({ sort: 'newest', limit: 5 });
+    const again = await search({ sort: 'newest', limit: 5 });
+    expect(again.body).toEqual(before.body);
+    const p = await product(t.api, s, { title: `${uniqueWord()} fresh`, priceCents: 777 });
+    const after = await search({ sort: 'newest', limit: 5 });
+    expect(after.body.total).toBe(before.body.total + 1);
+    expect(ids(after)[0]).toBe(p.id);
+    await t.api.as(s).patch(`/products/${encodeURIComponent(p.id)}`, { priceCents: 888 });
+    expect((await search({ sort: 'newest', limit: 5 })).body.results[0].priceCents).toBe(888);
+    await t.api.as(s).patch(`/products/${encodeURIComponent(p.id)}`, { status: 'inactive' });
+    const gone = await search({ sort: 'newest', limit: 5 });
+    expect(gone.body.total).toBe(before.body.total);
+    expect(ids(gone)).not.toContain(p.id);
+  });
+});

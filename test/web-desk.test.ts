@@ -250,7 +250,9 @@ describe('coupons', () => {
     // Listed with its redemptions (none paid yet), newest first.
     const listed = await desk.get('/desk/coupons');
     expect(listed.html).toContain('href="/desk/coupons?lookup=DESK10"');
-    expect(textOf(listed.html)).toMatch(/Newest coupons Code Discount .* DESK10 \$12\.50 off December 31, 2030 0/);
+    expect(textOf(listed.html)).toMatch(
+      /Newest coupons Code Discount .* DESK10 \$12\.50 off December 31, 2030 0/,
+    );
 
     await desk.get('/desk/coupons');
     const taken = await desk.post('/desk/coupons', { code: 'DESK10', discountPercent: '5' });

@@ -3,40 +3,13 @@
 // order, download its invoice, ask for a return. axe-core checks every page (no serious or
 // critical violation), on a desktop and on a 360 px phone, in English and French. With
 // PAGE_SCREENSHOTS=<dir> the main pages are saved there (docs/images/pages in the repository).
-import { mkdirSync } from 'node:fs';
-import path from 'node:path';
-import axe from 'axe-core';
+// biome-ignore-all lint/performance/useDomNodeTextContent: Playwright's innerText is the rendered text a person reads
 import type { Page } from 'playwright-core';
 import { describe, expect, it } from 'vitest';
-import { browserApp, browserUnavailable } from './helpers/browser.ts';
+import { accessibilityProblems, browserApp, browserUnavailable, screenshot } from './helpers/browser.ts';
 import { admin, buyer, category, product, seller, uniqueWord } from './helpers/builders.ts';
 
 const unavailable = browserUnavailable();
-const SHOTS = process.env.PAGE_SCREENSHOTS;
-
-/** axe-core's serious and critical violations on the page, as `rule: target` lines. */
-export async function accessibilityProblems(page: Page): Promise<string[]> {
-  // Evaluated through the DevTools protocol: the page's CSP (no script) does not apply to it.
-  await page.evaluate(axe.source);
-  const violations = await page.evaluate(async () => {
-    // biome-ignore lint/suspicious/noExplicitAny: axe is the script just evaluated
-    const result = await (window as any).axe.run(document, { resultTypes: ['violations'] });
-    return result.violations.map((v: { id: string; impact: string; nodes: { target: string[] }[] }) => ({
-      id: v.id,
-      impact: v.impact,
-      targets: v.nodes.map((n) => n.target.join(' ')),
-    }));
-  });
-  return violations
-    .filter((v: { impact: string }) => v.impact === 'serious' || v.impact === 'critical')
-    .map((v: { id: string; targets: string[] }) => `${v.id}: ${v.targets.slice(0, 3).join(', ')}`);
-}
-
-export async function screenshot(page: Page, name: string) {
-  if (!SHOTS) return;
-  mkdirSync(SHOTS, { recursive: true });
-  await page.screenshot({ path: path.join(SHOTS, `${name}.png`), fullPage: true });
-}
 
 describe.skipIf(unavailable !== undefined)('the storefront and the account in Chromium', () => {
   const env = browserApp();

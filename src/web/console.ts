@@ -13,7 +13,7 @@ import { escapeHtml } from '../contract/format.ts';
 import { formatDate, formatMoney, type Locale, t } from '../contract/i18n.ts';
 import { listOrdersQuery, ORDER_STATUSES, orderStatus, shipOrderBody } from '../contract/orders.ts';
 import { rejectReturnBody, returnStatus } from '../contract/returns.ts';
-import { analyticsSeries, type SeriesPoint, sellerAnalytics } from '../modules/analytics/service.ts';
+import { type SeriesPoint, sellerDashboard } from '../modules/analytics/service.ts';
 import { shopNames, updateInvoiceIdentity, withProfile } from '../modules/auth/sellers.ts';
 import {
   createProduct,
@@ -914,13 +914,12 @@ ${f('gstHstNumber', { hint: t(l, 'web.console.shop.gstHstHint'), max: 40 })}${f(
     '/console/analytics',
     pageRoute,
     async (req, reply) => {
-      const me = signedIn(req, SELLERS);
+      signedIn(req, SELLERS);
       const v = viewOf(req, reply, s);
       const l = v.p.locale;
       const period = z.enum(PERIODS).catch('month').parse(req.query.period);
       const q = analyticsQuery.parse({ period });
-      const figures = await sellerAnalytics(req.ctx, q);
-      const series = await analyticsSeries(req.ctx, q, { sellerId: me.id });
+      const { figures, series } = await sellerDashboard(req.ctx, q);
       const form = `<form method="get" action="/console/analytics" class="row">${selectField({
         name: 'period',
         label: t(l, 'web.console.analytics.period'),

@@ -11,7 +11,7 @@ import { escapeHtml } from '../contract/format.ts';
 import { formatDate, formatMoney, type Locale, t } from '../contract/i18n.ts';
 import { createPlatformBody } from '../contract/platforms.ts';
 import { adminReviewsQuery } from '../contract/reviews.ts';
-import { analyticsSeries, platformAnalytics } from '../modules/analytics/service.ts';
+import { platformDashboard } from '../modules/analytics/service.ts';
 import { profileOf, shopNames } from '../modules/auth/sellers.ts';
 import { findUser, findUserByEmail } from '../modules/auth/users.ts';
 import { listItemsByIds } from '../modules/catalog/service.ts';
@@ -146,8 +146,7 @@ export function deskPages(app: FastifyInstance, deps: WebDeps) {
     const v = viewOf(req, reply, s);
     const l = v.p.locale;
     const period = oneOf(PERIODS, queryOf(req, 'period'), 'month');
-    const figuresOf = await platformAnalytics(req.ctx, { period });
-    const series = await analyticsSeries(req.ctx, { period }, 'platform');
+    const { figures: figuresOf, series } = await platformDashboard(req.ctx, { period });
     const grain = series.grain;
     const label = pointLabel(l, grain);
     const when = t(l, 'web.desk.analytics.when', { grain });

@@ -363,7 +363,7 @@ async function productPage(req: FastifyRequest, v: View, id: string, error?: For
   const p = await getProduct(req.ctx, id);
   const images = p.imageUrls.length ? p.imageUrls : p.imageUrl ? [p.imageUrl] : [];
   const specs = Object.entries(p.specifications);
-  const canBuy = !v.user || v.user.role !== 'seller';
+  const canBuy = v.user?.role !== 'seller';
   const buy =
     p.stockQuantity > 0 && p.status === 'active' && canBuy
       ? `<form method="post" action="/shop/cart/items" class="card">${csrfField(v)}<input type="hidden" name="product_id" value="${escapeHtml(p.id)}">${formAlert(error)}${field({ name: 'quantity', label: t(l, 'web.product.quantity'), type: 'number', value: 1, required: true, error, attrs: ` min="1" max="${Math.min(99, p.stockQuantity)}" inputmode="numeric"` })}<button type="submit">${say(l, 'web.product.addToCart')}</button></form>`

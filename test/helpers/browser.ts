@@ -2,9 +2,10 @@
 // CHROMIUM_PATH) driven by playwright-core (docs/decisions.md "Tests").
 // Without the executable the browser tests are skipped, saying why; in CI
 // (CI_REQUIRE_BROWSER=1, set by .ci/run) a missing browser fails the run instead.
-import { accessSync, constants, mkdtempSync, rmSync } from 'node:fs';
+import { accessSync, constants, mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import axe from 'axe-core';
 import { type BrowserContext, chromium, type Page } from 'playwright-core';
 import { afterAll, beforeAll } from 'vitest';
 import { listen, type TestApp, useTestApp } from './app.ts';
@@ -118,4 +119,30 @@ export function browserApp(options: Parameters<typeof useTestApp>[0] = {}): Brow
     await env.browser?.close();
   });
   return env;
+}
+
+/** axe-core's serious and critical violations on the page, as `rule: target` lines. */
+export async function accessibilityProblems(page: Page): Promise<string[]> {
+  // Evaluated through the DevTools protocol: the page's CSP (no script) does not apply to it.
+  await page.evaluate(axe.source);
+  const violations = await page.evaluate(async () => {
+    // biome-ignore lint/suspicious/noExplicitAny: axe is the script just evaluated
+    const result = await (window as any).axe.run(document, { resultTypes: ['violations'] });
+    return result.violations.map((v: { id: string; impact: string; nodes: { target: string[] }[] }) => ({
+      id: v.id,
+      impact: v.impact,
+      targets: v.nodes.map((n) => n.target.join(' ')),
+    }));
+  });
+  return violations
+    .filter((v: { impact: string }) => v.impact === 'serious' || v.impact === 'critical')
+    .map((v: { id: string; targets: string[] }) => `${v.id}: ${v.targets.slice(0, 3).join(', ')}`);
+}
+
+/** Saves the page (whole) as <name>.png under PAGE_SCREENSHOTS, when that names a directory. */
+export async function screenshot(page: Page, name: string) {
+  const dir = process.env.PAGE_SCREENSHOTS;
+  if (!dir) return;
+  mkdirSync(dir, { recursive: true });
+  await page.screenshot({ path: path.join(dir, `${name}.png`), fullPage: true });
 }

@@ -154,12 +154,23 @@ export async function foldAnalytics(ctx: RequestContext, wait = true): Promise<n
   return Number(row?.n ?? 0);
 }
 
+/**
+ * Everything committed before a read is counted: what the job has not folded yet, the read folds
+ * (a batch at a time, so no transaction grows without bound).
+ */
+async function foldPending(ctx: RequestContext) {
+  while ((await foldAnalytics(ctx)) === FOLD_BATCH);
+}
+
 async function analytics(ctx: RequestContext, q: AnalyticsQuery, scope: Scope): Promise<AnalyticsAnswer> {
+  await foldPending(ctx);
+  return figures(ctx, q, scope);
+}
+
+/** The figures of the window, from the rollups as they are (folded by the caller). */
+async function figures(ctx: RequestContext, q: AnalyticsQuery, scope: Scope): Promise<AnalyticsAnswer> {
   const w = windowOf(q, ctx.now());
   const s = segmentsOf(w);
-  // Everything committed before this read is counted: what the job has not folded yet, the read
-  // folds (a batch at a time, so no transaction grows without bound).
-  while ((await foldAnalytics(ctx)) === FOLD_BATCH);
   const key = scope.kind === 'platform' ? PLATFORM_SCOPE : scope.sellerId;
   const [totals, leaving, sellers, products] = await Promise.all([
     rowsOf<Record<string, string | number | null>>(
@@ -331,19 +342,35 @@ export interface SeriesPoint {
   sessionsPaid: number;
 }
 
+/** A window's figures and its series, as the admin's desk and the seller's console draw them. */
+export interface Dashboard {
+  figures: AnalyticsAnswer;
+  series: { grain: 'day' | 'month'; start: string; end: string; points: SeriesPoint[] };
+}
+
+/** The platform's dashboard: one fold, then the figures and the series read together. */
+export async function platformDashboard(ctx: RequestContext, q: AnalyticsQuery): Promise<Dashboard> {
+  return dashboard(ctx, q, { kind: 'platform' });
+}
+
+/** The caller's (a seller's) dashboard. */
+export async function sellerDashboard(ctx: RequestContext, q: AnalyticsQuery): Promise<Dashboard> {
+  return dashboard(ctx, q, { kind: 'seller', sellerId: caller(ctx).id });
+}
+
+async function dashboard(ctx: RequestContext, q: AnalyticsQuery, scope: Scope): Promise<Dashboard> {
+  await foldPending(ctx);
+  const [f, s] = await Promise.all([figures(ctx, q, scope), series(ctx, q, scope)]);
+  return { figures: f, series: s };
+}
+
 /**
  * The window's figures day by day (month by month for a window over 92 days), every day or month
- * present (zeros where nothing happened): what the admin's and the seller's charts draw. The
- * platform's, or `sellerId`'s.
+ * present (zeros where nothing happened), from the rollups as they are (folded by the caller).
  */
-export async function analyticsSeries(
-  ctx: RequestContext,
-  q: AnalyticsQuery,
-  scope: 'platform' | { sellerId: string },
-): Promise<{ grain: 'day' | 'month'; start: string; end: string; points: SeriesPoint[] }> {
+async function series(ctx: RequestContext, q: AnalyticsQuery, scope: Scope): Promise<Dashboard['series']> {
   const w = windowOf(q, ctx.now());
-  while ((await foldAnalytics(ctx)) === FOLD_BATCH);
-  const key = scope === 'platform' ? PLATFORM_SCOPE : scope.sellerId;
+  const key = scope.kind === 'platform' ? PLATFORM_SCOPE : scope.sellerId;
   const grain = daysBetween(w.start, w.end) > 92 ? 'month' : 'day';
   const from = grain === 'month' ? firstOfMonth(w.start) : w.start;
   const rows = await rowsOf<{
