@@ -500,7 +500,7 @@ describe('a declined card', () => {
 
 describe('the order email', () => {
   it('leaves the outbox on the next jobs pass as an .eml file', async () => {
-    const { buyer: b, session } = await paidOrder(t);
+    const { buyer: b, session, orderId } = await paidOrder(t);
     const [row] = await outboxRows(database, `order-paid:${session.sessionId}`);
     expect(row).toMatchObject({ status: 'pending', toAddress: b.email });
     await t.app.jobs.runOnce();
@@ -514,8 +514,10 @@ describe('the order email', () => {
     const { text } = parseEml(eml);
     expect(text).toContain('Hello Test buyer,');
     expect(text).toMatch(/From Maple Goods \(order number orders:\S+\)/);
-    // Its one link is the order's invoice, signed (GET /invoices/:token answers it signed out).
+    // Its links: the order's page in the account, and its invoice, signed (GET /invoices/:token
+    // answers it signed out).
     expect(text?.match(/https?:\/\/\S+/g)).toEqual([
+      `http://portage.test/account/orders/${encodeURIComponent(orderId)}`,
       expect.stringMatching(/^http:\/\/portage\.test\/invoices\/[\w.-]+\?locale=en-CA$/),
     ]);
     // Another pass sends nothing again.

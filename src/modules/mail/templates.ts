@@ -42,6 +42,8 @@ export type OrderMailOrder = {
   };
   /** The order's invoice (GET /orders/:id/invoice): the paid email links to it when given. */
   invoiceUrl?: string;
+  /** The order's page in the buyer's account (/account/orders/:id), when given. */
+  pageUrl?: string;
 };
 
 export interface RenderedMail {
@@ -240,6 +242,7 @@ function orderText(o: OrderMailOrder, locale: Locale, { arriving = true }: Arriv
         ]
       : []),
     `  ${t(locale, 'mail.order.shipsTo', { address: addressLines(o.shippingAddress).join(', ') })}`,
+    ...(o.pageUrl ? [`  ${t(locale, 'mail.order.pageText', { url: o.pageUrl })}`] : []),
     ...(o.invoiceUrl ? [`  ${t(locale, 'mail.order.invoiceText', { url: o.invoiceUrl })}`] : []),
   ];
 }
@@ -264,6 +267,9 @@ function orderHtml(o: OrderMailOrder, locale: Locale, { arriving = true }: Arriv
     '</table>',
     `<p>${arriving ? `${htmlT(locale, 'mail.order.estimatedDelivery', { date: deliveryDate(locale, o.estimatedDelivery) })}<br>` : ''}`,
     `${htmlT(locale, 'mail.order.shipsTo', { address })}</p>`,
+    ...(o.pageUrl
+      ? [`<p><a href="${escapeHtml(o.pageUrl)}">${escapeHtml(t(locale, 'mail.order.pageLink'))}</a></p>`]
+      : []),
     ...(o.invoiceUrl
       ? [
           `<p><a href="${escapeHtml(o.invoiceUrl)}">${escapeHtml(t(locale, 'mail.order.invoiceLink'))}</a></p>`,

@@ -103,7 +103,7 @@ export function consentPage(
         .filter((s) => s in SCOPE_WORDS)
         .map((s) => `<li><strong>${escapeHtml(s)}</strong>${say(l, SCOPE_WORDS[s])}</li>`)
         .join('')}</ul>
-      <p class="hint">${say(l, 'page.consent.returnTo', { host: new URL(o.redirectUri).host })}</p>
+      <p class="hint">${say(l, 'page.consent.returnTo', { host: new URL(o.redirectUri).host })} <a href="/account/agents">${say(l, 'page.consent.manageAgents')}</a></p>
       <form method="post" action="/oauth/consent">${csrfField(o.csrf)}${langField(p)}
         <button type="submit" name="decision" value="allow">${say(l, 'page.consent.allow')}</button>
         <button type="submit" name="decision" value="deny" class="secondary">${say(l, 'page.consent.deny')}</button>

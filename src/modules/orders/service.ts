@@ -66,9 +66,14 @@ export async function mailOrdersOf(
   list: MailedOrder[],
   /** The sellers' shop names, when already read. */
   shops?: Map<string, string>,
-  /** Each order's invoice link, when the email gives one (the paid email). */
-  invoiceUrlOf?: (orderId: string) => string,
+  links: {
+    /** Each order's invoice link, when the email gives one (the paid email). */
+    invoiceUrlOf?: (orderId: string) => string;
+    /** PUBLIC_BASE_URL: the email links each order's page in the buyer's account. */
+    publicBaseUrl?: string;
+  } = {},
 ): Promise<OrderMailOrder[]> {
+  const { invoiceUrlOf, publicBaseUrl } = links;
   const names =
     shops ??
     (await shopNames(
@@ -93,6 +98,7 @@ export async function mailOrdersOf(
     carrier: o.carrier,
     shippingAddress: o.shippingAddress,
     ...(invoiceUrlOf ? { invoiceUrl: invoiceUrlOf(o.id) } : {}),
+    ...(publicBaseUrl ? { pageUrl: `${publicBaseUrl}/account/orders/${encodeURIComponent(o.id)}` } : {}),
   }));
 }
 
@@ -345,13 +351,14 @@ async function buyerMail(
     order: OrderMailOrder,
     locale: Locale,
   ) => { subject: string; text: string; html: string },
+  publicBaseUrl?: string,
 ) {
   const buyer = await findUser(ctx, row.buyerId);
   if (!buyer) return;
   const locale = mailLocale(ctx, buyer, {
     shippingProvince: (row.shippingAddress as { province?: string }).province,
   });
-  const [order] = await mailOrdersOf(ctx, [{ ...row, items }]);
+  const [order] = await mailOrdersOf(ctx, [{ ...row, items }], undefined, { publicBaseUrl });
   await enqueueMail(ctx, {
     dedupeKey,
     kind: dedupeKey.split(':')[0]!,
@@ -376,8 +383,13 @@ export async function shipOrder(
       shippedAt: tx.now(),
     });
     const items = await itemsOf(tx, orderId);
-    await buyerMail(tx, updated, items, `order-shipped:${orderId}`, (buyerName, order, locale) =>
-      orderShippedEmail({ buyerName, order }, locale),
+    await buyerMail(
+      tx,
+      updated,
+      items,
+      `order-shipped:${orderId}`,
+      (buyerName, order, locale) => orderShippedEmail({ buyerName, order }, locale),
+      deps.publicBaseUrl,
     );
     return toDetail(updated, items);
   });
@@ -488,16 +500,22 @@ export async function cancelOrder(
     if (amount > 0) {
       refundId = await requestRefund(tx, updated, amount, 'cancelled');
     }
-    await buyerMail(tx, updated, items, `order-cancelled:${orderId}`, (buyerName, order, locale) =>
-      orderCancelledEmail(
-        {
-          buyerName,
-          order,
-          reason: unconfirmed ? t(locale, 'mail.orderCancelled.unconfirmed') : (updated.cancelReason ?? ''),
-          refundCents: amount,
-        },
-        locale,
-      ),
+    await buyerMail(
+      tx,
+      updated,
+      items,
+      `order-cancelled:${orderId}`,
+      (buyerName, order, locale) =>
+        orderCancelledEmail(
+          {
+            buyerName,
+            order,
+            reason: unconfirmed ? t(locale, 'mail.orderCancelled.unconfirmed') : (updated.cancelReason ?? ''),
+            refundCents: amount,
+          },
+          locale,
+        ),
+      deps.publicBaseUrl,
     );
     return { detail: toDetail(updated, items), amount, refundId };
   });

@@ -179,12 +179,11 @@ export async function createFromCheckout(
         { shippingProvince: address.province },
       );
       const links = deps.invoiceLinks;
-      const mailOrders = await mailOrdersOf(
-        tx,
-        created,
-        new Map(Object.entries(session.mailNames.shops)),
-        links && ((orderId) => links.urlOf({ orderId, buyerId: session.buyerId }, locale, tx.now())),
-      );
+      const mailOrders = await mailOrdersOf(tx, created, new Map(Object.entries(session.mailNames.shops)), {
+        invoiceUrlOf:
+          links && ((orderId) => links.urlOf({ orderId, buyerId: session.buyerId }, locale, tx.now())),
+        publicBaseUrl: deps.publicBaseUrl,
+      });
       await enqueueMail(tx, {
         dedupeKey: `order-paid:${session.id}`,
         kind: 'order-paid',
