@@ -86,7 +86,7 @@ describe('the analytics page', () => {
     expect(text).toContain('New customers 1');
     expect(text).toContain('Revenue per day');
     // The figures as tables too: the product's item revenue (2 × $40.00) and its seller.
-    expect(page.html).toContain('<details><summary>The figures as a table</summary>');
+    expect(page.html).toContain('<details><summary>The chart’s figures</summary>');
     expect(text).toContain(`${word} cedar paddle 2 $80.00`);
     expect(page.html).toContain(`href="/desk/users?user=${encodeURIComponent(s.id)}"`);
     // The tabs, the current one marked.

@@ -84,6 +84,21 @@ export function formatMoney(locale: Locale, cents: number): string {
   return (money.get(locale) as Intl.NumberFormat).format(cents / 100);
 }
 
+const numbers = new Map(
+  LOCALES.map((l) => [l, new Intl.NumberFormat(l, { maximumFractionDigits: 1 })] as const),
+);
+const percents = new Map(
+  LOCALES.map((l) => [l, new Intl.NumberFormat(l, { style: 'percent', maximumFractionDigits: 1 })] as const),
+);
+
+/** A count or a measure as the locale writes it: 1234.5 -> "1,234.5" (en-CA), "1 234,5" (fr-CA). */
+export const formatNumber = (locale: Locale, n: number): string =>
+  (numbers.get(locale) as Intl.NumberFormat).format(n);
+
+/** A ratio as a percentage: 0.125 -> "12.5%" (en-CA), "12,5 %" (fr-CA). */
+export const formatPercent = (locale: Locale, ratio: number): string =>
+  (percents.get(locale) as Intl.NumberFormat).format(ratio);
+
 /**
  * A calendar date as "November 24, 2026" / "24 novembre 2026": YYYY-MM-DD as that day, a moment
  * (a Date) as its day in `timeZone` (UTC unless said).

@@ -5,15 +5,15 @@
 // with the API's own schemas, so that a refusal says what the API's 400 would.
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { z } from 'zod';
-import { type AnalyticsAnswer, analyticsQuery } from '../contract/analytics.ts';
+import { analyticsQuery } from '../contract/analytics.ts';
 import { sellerInvoiceBody } from '../contract/auth.ts';
 import { createProductBody, listProductsQuery, updateProductBody } from '../contract/catalog.ts';
 import { AppError, notFound } from '../contract/errors.ts';
 import { escapeHtml } from '../contract/format.ts';
-import { formatDate, formatMoney, type Locale, t } from '../contract/i18n.ts';
+import { formatDate, type Locale, t } from '../contract/i18n.ts';
 import { listOrdersQuery, ORDER_STATUSES, orderStatus, shipOrderBody } from '../contract/orders.ts';
 import { rejectReturnBody, returnStatus } from '../contract/returns.ts';
-import { type SeriesPoint, sellerDashboard } from '../modules/analytics/service.ts';
+import { sellerDashboard } from '../modules/analytics/service.ts';
 import { shopNames, updateInvoiceIdentity, withProfile } from '../modules/auth/sellers.ts';
 import {
   createProduct,
@@ -28,8 +28,8 @@ import { sendInvoice } from '../modules/invoices/routes.ts';
 import { invoiceOf } from '../modules/invoices/service.ts';
 import * as orders from '../modules/orders/service.ts';
 import * as returns from '../modules/returns/service.ts';
-import { barChart, type ChartPoint, lineChart } from './charts.ts';
 import { seeOther, signedIn, type View, viewOf } from './core.ts';
+import { dashboardBody, PERIODS } from './dashboard.ts';
 import {
   actionButton,
   badge,
@@ -230,7 +230,6 @@ const PRODUCT_DONE = ['created', 'saved', 'published', 'unpublished', 'deleted']
 const ORDER_DONE = ['shipped', 'delivered', 'confirmed'] as const;
 const RETURN_DONE = ['approved', 'rejected'] as const;
 const SHOP_FIELDS = ['legalName', 'street', 'city', 'postalCode', 'gstHstNumber', 'qstNumber'] as const;
-const PERIODS = ['week', 'month', 'year'] as const;
 
 export function consolePages(app: FastifyInstance, deps: WebDeps) {
   const s = deps.settings;
@@ -918,130 +917,15 @@ ${f('gstHstNumber', { hint: t(l, 'web.console.shop.gstHstHint'), max: 40 })}${f(
       const v = viewOf(req, reply, s);
       const l = v.p.locale;
       const period = z.enum(PERIODS).catch('month').parse(req.query.period);
-      const q = analyticsQuery.parse({ period });
-      const { figures, series } = await sellerDashboard(req.ctx, q);
-      const form = `<form method="get" action="/console/analytics" class="row">${selectField({
-        name: 'period',
-        label: t(l, 'web.console.analytics.period'),
-        value: period,
-        options: PERIODS.map((p) => ({
-          value: p,
-          label: t(l, 'web.console.analytics.periodName', { period: p }),
-        })),
-      })}<button type="submit" class="secondary">${say(l, 'web.console.analytics.show')}</button></form>
-<p class="hint">${say(l, 'web.console.analytics.window', { start: formatDate(l, figures.start_date), end: formatDate(l, figures.end_date) })}</p>`;
+      const dashboard = await sellerDashboard(req.ctx, analyticsQuery.parse({ period }));
       return html(
         reply,
         consolePage(
           v,
           t(l, 'web.console.analytics.title'),
-          `${form}${statTiles(v, figures)}${seriesCharts(v, series.grain, series.points)}${topProducts(v, figures)}`,
+          dashboardBody(v, dashboard, { action: '/console/analytics', period, platform: false }),
         ),
       );
     },
-  );
-}
-
-// ---- analytics' pieces ---------------------------------------------------------------------------
-
-const count = (l: Locale, n: number) => new Intl.NumberFormat(l).format(n);
-
-function statTiles(v: View, a: AnalyticsAnswer): string {
-  const l = v.p.locale;
-  const tile = (key: Parameters<typeof say>[1], value: string, hint = '') =>
-    `<div class="stat">${say(l, key)}<strong>${value}</strong>${hint}</div>`;
-  const rate = new Intl.NumberFormat(l, { style: 'percent', maximumFractionDigits: 1 }).format(
-    a.conversion_rate,
-  );
-  return `<div class="stats">${[
-    tile('web.console.analytics.revenue', money(v, a.total_revenue_cents)),
-    tile('web.console.analytics.orders', escapeHtml(count(l, a.total_orders))),
-    tile('web.console.analytics.average', money(v, a.average_order_value_cents)),
-    tile('web.console.analytics.items', escapeHtml(count(l, a.total_items_sold))),
-    tile(
-      'web.console.analytics.conversion',
-      escapeHtml(rate),
-      `<span class="hint">${say(l, 'web.console.analytics.conversionHint')}</span>`,
-    ),
-  ].join('')}</div>`;
-}
-
-/** A day of a series as the axis shows it ("Mar 5", "5 mars"; a month: "Mar 26"), and in full for its table. */
-function dayLabels(l: Locale, grain: 'day' | 'month', day: string): { short: string; long: string } {
-  const at = new Date(`${day}T00:00:00Z`);
-  const format = (o: Intl.DateTimeFormatOptions) =>
-    new Intl.DateTimeFormat(l, { ...o, timeZone: 'UTC' }).format(at);
-  return grain === 'month'
-    ? { short: format({ month: 'short', year: '2-digit' }), long: format({ month: 'long', year: 'numeric' }) }
-    : { short: format({ month: 'short', day: 'numeric' }), long: formatDate(l, day) };
-}
-
-/** A chart, then its figures as a table in a collapsed `<details>` (what a screen reader reads). */
-function chartWithFigures(v: View, title: string, svg: string, head: string[], rows: string[][]): string {
-  const l = v.p.locale;
-  return `<section class="card"><h2>${escapeHtml(title)}</h2>${svg}<details><summary>${say(l, 'web.console.analytics.figures')}</summary>${table(
-    head.map((h, i) => th(h, i > 0)),
-    rows.map(
-      (r) =>
-        `<tr>${r.map((c, i) => (i === 0 ? `<th scope="row">${c}</th>` : `<td class="num">${c}</td>`)).join('')}</tr>`,
-    ),
-    title,
-  )}</details></section>`;
-}
-
-function seriesCharts(v: View, grain: 'day' | 'month', points: SeriesPoint[]): string {
-  const l = v.p.locale;
-  const days = points.map((p) => dayLabels(l, grain, p.start));
-  const revenueTitle = t(l, 'web.console.analytics.revenueChart', { grain });
-  const ordersTitle = t(l, 'web.console.analytics.ordersChart', { grain });
-  const when = t(l, 'web.console.analytics.when', { grain });
-  const revenue = lineChart(
-    revenueTitle,
-    points.map((p, i): ChartPoint => ({ label: days[i]!.short, value: p.revenueCents / 100 })),
-    (dollars) => formatMoney(l, Math.round(dollars * 100)),
-  );
-  const placed = lineChart(
-    ordersTitle,
-    points.map((p, i): ChartPoint => ({ label: days[i]!.short, value: p.orders })),
-    // An axis of whole orders: a fractional tick goes unlabelled.
-    (n) => (Number.isInteger(n) ? count(l, n) : ''),
-  );
-  return (
-    chartWithFigures(
-      v,
-      revenueTitle,
-      revenue,
-      [when, t(l, 'web.console.analytics.revenue')],
-      points.map((p, i) => [escapeHtml(days[i]!.long), money(v, p.revenueCents)]),
-    ) +
-    chartWithFigures(
-      v,
-      ordersTitle,
-      placed,
-      [when, t(l, 'web.console.analytics.orders')],
-      points.map((p, i) => [escapeHtml(days[i]!.long), escapeHtml(count(l, p.orders))]),
-    )
-  );
-}
-
-function topProducts(v: View, a: AnalyticsAnswer): string {
-  const l = v.p.locale;
-  const title = t(l, 'web.console.analytics.topChart');
-  if (!a.top_products.length)
-    return `<div class="card"><p>${say(l, 'web.console.analytics.noSales')}</p></div>`;
-  return chartWithFigures(
-    v,
-    title,
-    barChart(
-      title,
-      a.top_products.map((p) => ({ label: p.title, value: p.revenue_cents / 100 })),
-      (dollars) => formatMoney(l, Math.round(dollars * 100)),
-    ),
-    [t(l, 'web.cart.product'), t(l, 'web.console.analytics.units'), t(l, 'web.console.analytics.revenue')],
-    a.top_products.map((p) => [
-      escapeHtml(p.title),
-      escapeHtml(count(l, p.units_sold)),
-      money(v, p.revenue_cents),
-    ]),
   );
 }

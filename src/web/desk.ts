@@ -8,7 +8,7 @@ import { createCouponBody } from '../contract/cart.ts';
 import { PROVINCES, ROLES } from '../contract/common.ts';
 import { AppError } from '../contract/errors.ts';
 import { escapeHtml } from '../contract/format.ts';
-import { formatDate, formatMoney, type Locale, t } from '../contract/i18n.ts';
+import { formatDate, formatMoney, formatNumber, t } from '../contract/i18n.ts';
 import { createPlatformBody } from '../contract/platforms.ts';
 import { adminReviewsQuery } from '../contract/reviews.ts';
 import { platformDashboard } from '../modules/analytics/service.ts';
@@ -23,8 +23,8 @@ import {
   rotatePlatformKey,
 } from '../modules/platforms/service.ts';
 import { listReviewsForModeration, publishReview, rejectReview } from '../modules/reviews/service.ts';
-import { barChart, type ChartPoint, lineChart } from './charts.ts';
 import { seeOther, signedIn, type View, viewOf } from './core.ts';
+import { dashboardBody, PERIODS } from './dashboard.ts';
 import {
   actionButton,
   badge,
@@ -47,7 +47,6 @@ import type { WebDeps } from './routes.ts';
 import { provinceName } from './store.ts';
 
 const ADMINS = ['admin'] as const;
-const PERIODS = ['week', 'month', 'year'] as const;
 const REVIEW_FILTERS = ['pending', 'published', 'rejected', 'all'] as const;
 type ReviewFilter = (typeof REVIEW_FILTERS)[number];
 const REVIEWS_PER_PAGE = 20;
@@ -98,42 +97,6 @@ const deskTabs = (v: View) => {
 const deskPage = (v: View, title: string, body: string) =>
   page(v, { title, body: `<h1>${escapeHtml(title)}</h1>${deskTabs(v)}${body}` });
 
-// ---- figures ------------------------------------------------------------------------------
-
-const numberText = (l: Locale, n: number) => new Intl.NumberFormat(l, { maximumFractionDigits: 1 }).format(n);
-const percentText = (l: Locale, r: number) =>
-  new Intl.NumberFormat(l, { style: 'percent', maximumFractionDigits: 1 }).format(r);
-const moneyText = (l: Locale, cents: number) => formatMoney(l, Math.round(cents));
-
-/** A point's label under a chart's axis: "Mar 5" for a day, "Mar 2031" for a month. */
-function pointLabel(l: Locale, grain: 'day' | 'month') {
-  const f = new Intl.DateTimeFormat(
-    l,
-    grain === 'month'
-      ? { month: 'short', year: 'numeric', timeZone: 'UTC' }
-      : { month: 'short', day: 'numeric', timeZone: 'UTC' },
-  );
-  return (iso: string) => f.format(new Date(`${iso}T00:00:00Z`));
-}
-
-/**
- * A chart's figures as a table, for a screen reader (and anyone who wants the numbers). Cells are
- * HTML the caller escaped; the first of each row heads it.
- */
-function figures(l: Locale, caption: string, head: string[], rows: string[][]): string {
-  return `<details><summary>${say(l, 'web.desk.figures')}</summary><div class="table-wrap"><table><caption class="visually-hidden">${escapeHtml(caption)}</caption><thead><tr>${head
-    .map((h, i) => `<th scope="col"${i ? ' class="num"' : ''}>${escapeHtml(h)}</th>`)
-    .join('')}</tr></thead><tbody>${rows
-    .map(
-      (r) =>
-        `<tr>${r.map((c, i) => (i ? `<td class="num">${c}</td>` : `<th scope="row">${c}</th>`)).join('')}</tr>`,
-    )
-    .join('')}</tbody></table></div></details>`;
-}
-
-const chartCard = (id: string, title: string, chart: string, table: string) =>
-  `<section class="card" aria-labelledby="${id}"><h2 id="${id}">${escapeHtml(title)}</h2>${chart}${table}</section>`;
-
 export function deskPages(app: FastifyInstance, deps: WebDeps) {
   const s = deps.settings;
   const pageRoute = { config: { auth: 'public', limit: 'pages' }, schema: { hide: true } } as const;
@@ -146,167 +109,18 @@ export function deskPages(app: FastifyInstance, deps: WebDeps) {
     const v = viewOf(req, reply, s);
     const l = v.p.locale;
     const period = oneOf(PERIODS, queryOf(req, 'period'), 'month');
-    const { figures: figuresOf, series } = await platformDashboard(req.ctx, { period });
-    const grain = series.grain;
-    const label = pointLabel(l, grain);
-    const when = t(l, 'web.desk.analytics.when', { grain });
-    const at = (p: { start: string }) => escapeHtml(label(p.start));
-    const rate = (p: { sessionsCreated: number; sessionsPaid: number }) =>
-      p.sessionsCreated ? p.sessionsPaid / p.sessionsCreated : 0;
-    const points = (value: (p: (typeof series.points)[number]) => number): ChartPoint[] =>
-      series.points.map((p) => ({ label: label(p.start), value: value(p) }));
-
-    const tile = (name: string, value: string, hint?: string) =>
-      `<div class="stat"><span>${escapeHtml(name)}</span><strong>${value}</strong>${hint ? `<span class="hint">${escapeHtml(hint)}</span>` : ''}</div>`;
-    const tiles = `<div class="stats">${[
-      tile(t(l, 'web.desk.analytics.revenue'), money(v, figuresOf.total_revenue_cents)),
-      tile(t(l, 'web.desk.analytics.orders'), escapeHtml(numberText(l, figuresOf.total_orders))),
-      tile(t(l, 'web.desk.analytics.averageOrder'), money(v, figuresOf.average_order_value_cents)),
-      tile(t(l, 'web.desk.analytics.itemsSold'), escapeHtml(numberText(l, figuresOf.total_items_sold))),
-      tile(
-        t(l, 'web.desk.analytics.conversion'),
-        escapeHtml(percentText(l, figuresOf.conversion_rate)),
-        t(l, 'web.desk.analytics.conversionHint'),
-      ),
-      tile(t(l, 'web.desk.analytics.newCustomers'), escapeHtml(numberText(l, figuresOf.new_customers))),
-      tile(
-        t(l, 'web.desk.analytics.returningCustomers'),
-        escapeHtml(numberText(l, figuresOf.returning_customers)),
-      ),
-    ].join('')}</div>`;
-
-    const revenueTitle = t(l, 'web.desk.analytics.revenueOver', { grain });
-    const ordersTitle = t(l, 'web.desk.analytics.ordersOver', { grain });
-    const conversionTitle = t(l, 'web.desk.analytics.conversionOver', { grain });
-    const revenue = chartCard(
-      'revenue-h',
-      revenueTitle,
-      lineChart(
-        revenueTitle,
-        points((p) => p.revenueCents),
-        (n) => moneyText(l, n),
-      ),
-      figures(
-        l,
-        revenueTitle,
-        [when, t(l, 'web.desk.analytics.revenue')],
-        series.points.map((p) => [at(p), money(v, p.revenueCents)]),
-      ),
-    );
-    const orders = chartCard(
-      'orders-h',
-      ordersTitle,
-      lineChart(
-        ordersTitle,
-        points((p) => p.orders),
-        // Orders are whole: a tick between two (0.2 of an order) is left unlabelled.
-        (n) => (Number.isInteger(n) ? numberText(l, n) : ''),
-      ),
-      figures(
-        l,
-        ordersTitle,
-        [when, t(l, 'web.desk.analytics.orders')],
-        series.points.map((p) => [at(p), escapeHtml(numberText(l, p.orders))]),
-      ),
-    );
-    const conversion = chartCard(
-      'conversion-h',
-      conversionTitle,
-      lineChart(conversionTitle, points(rate), (n) => percentText(l, n)),
-      figures(
-        l,
-        conversionTitle,
-        [
-          when,
-          t(l, 'web.desk.analytics.sessionsCreated'),
-          t(l, 'web.desk.analytics.sessionsPaid'),
-          t(l, 'web.desk.analytics.conversion'),
-        ],
-        series.points.map((p) => [
-          at(p),
-          escapeHtml(numberText(l, p.sessionsCreated)),
-          escapeHtml(numberText(l, p.sessionsPaid)),
-          escapeHtml(percentText(l, rate(p))),
-        ]),
-      ),
-    );
-    const noSales = `<p>${say(l, 'web.desk.analytics.noSales')}</p>`;
-    const productsTitle = t(l, 'web.desk.analytics.topProducts');
-    const products = figuresOf.top_products;
-    const topProducts = chartCard(
-      'products-h',
-      productsTitle,
-      products.length
-        ? barChart(
-            productsTitle,
-            products.map((p) => ({ label: p.title || p.product_id, value: p.revenue_cents })),
-            (n) => moneyText(l, n),
-          )
-        : noSales,
-      products.length
-        ? figures(
-            l,
-            productsTitle,
-            [
-              t(l, 'web.desk.analytics.product'),
-              t(l, 'web.desk.analytics.units'),
-              t(l, 'web.desk.analytics.revenue'),
-            ],
-            products.map((p) => [
-              `<a href="/shop/products/${encodeURIComponent(p.product_id)}">${escapeHtml(p.title || p.product_id)}</a>`,
-              escapeHtml(numberText(l, p.units_sold)),
-              money(v, p.revenue_cents),
-            ]),
-          )
-        : '',
-    );
-    const sellersTitle = t(l, 'web.desk.analytics.topSellers');
-    const sellers = figuresOf.top_sellers;
-    const topSellers = chartCard(
-      'sellers-h',
-      sellersTitle,
-      sellers.length
-        ? barChart(
-            sellersTitle,
-            sellers.map((x) => ({ label: x.name || x.seller_id, value: x.revenue_cents })),
-            (n) => moneyText(l, n),
-          )
-        : noSales,
-      sellers.length
-        ? figures(
-            l,
-            sellersTitle,
-            [
-              t(l, 'web.desk.analytics.seller'),
-              t(l, 'web.desk.analytics.orders'),
-              t(l, 'web.desk.analytics.revenue'),
-            ],
-            sellers.map((x) => [
-              `<a href="/desk/users?user=${encodeURIComponent(x.seller_id)}">${escapeHtml(x.name || x.seller_id)}</a>`,
-              escapeHtml(numberText(l, x.orders)),
-              money(v, x.revenue_cents),
-            ]),
-          )
-        : '',
-    );
-    const periodForm = `<form method="get" action="/desk" class="row card">${selectField({
-      name: 'period',
-      label: t(l, 'web.desk.analytics.period'),
-      value: period,
-      options: PERIODS.map((p) => ({
-        value: p,
-        label: t(l, 'web.desk.analytics.periodName', { period: p }),
-      })),
-    })}<button type="submit" class="secondary">${say(l, 'web.desk.show')}</button></form>`;
+    const dashboard = await platformDashboard(req.ctx, { period });
     return html(
       reply,
       deskPage(
         v,
         t(l, 'web.desk.analytics.title'),
-        `${periodForm}<p class="hint">${say(l, 'web.desk.analytics.window', {
-          start: formatDate(l, figuresOf.start_date),
-          end: formatDate(l, figuresOf.end_date),
-        })}</p>${tiles}${revenue}${orders}${conversion}${topProducts}${topSellers}`,
+        dashboardBody(v, dashboard, {
+          action: '/desk',
+          period,
+          platform: true,
+          sellerHref: (id) => `/desk/users?user=${encodeURIComponent(id)}`,
+        }),
       ),
     );
   });
@@ -574,10 +388,10 @@ ${shopFields}<p class="hint">${say(l, 'web.desk.users.roleHint')}</p>
 <dt>${say(l, 'web.desk.coupons.minimumShort')}</dt><dd>${money(v, c.minSubtotalCents)}</dd>
 <dt>${say(l, 'web.desk.coupons.expiresShort')}</dt><dd>${c.expiresOn ? date(v, c.expiresOn) : say(l, 'web.desk.coupons.noEnd')}</dd>
 <dt>${say(l, 'web.desk.coupons.limits')}</dt><dd>${say(l, 'web.desk.coupons.limitsValue', {
-          total: c.maxRedemptions === null ? noLimit : numberText(l, c.maxRedemptions),
-          each: c.maxRedemptionsPerCustomer === null ? noLimit : numberText(l, c.maxRedemptionsPerCustomer),
+          total: c.maxRedemptions === null ? noLimit : formatNumber(l, c.maxRedemptions),
+          each: c.maxRedemptionsPerCustomer === null ? noLimit : formatNumber(l, c.maxRedemptionsPerCustomer),
         })}</dd>
-<dt>${say(l, 'web.desk.coupons.redemptions')}</dt><dd>${escapeHtml(numberText(l, used))}</dd>
+<dt>${say(l, 'web.desk.coupons.redemptions')}</dt><dd>${escapeHtml(formatNumber(l, used))}</dd>
 ${c.terms ? `<dt>${say(l, 'web.desk.coupons.termsShort')}</dt><dd>${escapeHtml(c.terms)}</dd>` : ''}
 </dl></section>`;
       }
@@ -603,7 +417,7 @@ ${textArea({ name: 'terms', label: t(l, 'web.desk.coupons.terms'), value: value(
                 c.discountPercent !== null
                   ? say(l, 'web.desk.coupons.percentOff', { n: c.discountPercent })
                   : say(l, 'web.desk.coupons.amountOff', { amount: formatMoney(l, c.discountCents ?? 0) })
-              }</td><td>${c.expirationDate ? date(v, c.expirationDate) : say(l, 'web.desk.coupons.noEnd')}</td><td class="num">${escapeHtml(numberText(l, c.redemptions))}</td></tr>`,
+              }</td><td>${c.expirationDate ? date(v, c.expirationDate) : say(l, 'web.desk.coupons.noEnd')}</td><td class="num">${escapeHtml(formatNumber(l, c.redemptions))}</td></tr>`,
           )
           .join('')}</tbody></table></div>`
       : '';
