@@ -23,7 +23,11 @@ export class Browser {
   ) {}
 
   private keep(setCookie: string | string[] | number | undefined) {
-    for (const c of setCookie === undefined ? [] : ([] as string[]).concat(String(setCookie))) {
+    for (const c of setCookie === undefined
+      ? []
+      : Array.isArray(setCookie)
+        ? setCookie
+        : [String(setCookie)]) {
       const [pair = '', ...attrs] = c.split(';');
       const at = pair.indexOf('=');
       const name = pair.slice(0, at).trim();

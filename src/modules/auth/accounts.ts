@@ -8,7 +8,7 @@ import { conflict, invalid, notFound, problem, unauthenticated } from '../../con
 import { caller, inTransaction, type RequestContext } from '../context.ts';
 import type { EmailLinks } from './email-links.ts';
 import { checkPassword, hashPassword } from './passwords.ts';
-import { sellerProfiles, users } from './tables.ts';
+import { sellerProfiles, users, webSessions } from './tables.ts';
 import type { Tokens } from './tokens.ts';
 import { insertUser, publicUser } from './users.ts';
 
@@ -92,13 +92,20 @@ export function createAccounts(tokens: Tokens, links: EmailLinks) {
         ]);
       }
       const passwordHash = await hashPassword(input.newPassword);
-      const [updated] = await ctx.db
-        .update(users)
-        .set({ passwordHash, tokenVersion: sql`${users.tokenVersion} + 1` })
-        .where(eq(users.id, me.id))
-        .returning();
+      const updated = await inTransaction(ctx, async (tx) => {
+        // Only over the password that was checked: two changes at once do not both win.
+        const [row] = await tx.db
+          .update(users)
+          .set({ passwordHash, tokenVersion: sql`${users.tokenVersion} + 1` })
+          .where(and(eq(users.id, me.id), eq(users.tokenVersion, user.tokenVersion)))
+          .returning();
+        if (!row) throw conflict('error.auth.passwordChangedMeanwhile');
+        // Ended by the new token version already; their rows go now rather than at their expiry.
+        await tx.db.delete(webSessions).where(eq(webSessions.userId, me.id));
+        return row;
+      });
       tokens.forget(me.id);
-      return updated!;
+      return updated;
     },
 
     async me(ctx: RequestContext) {

@@ -1,0 +1,184 @@
+// The buyer's account as pages (src/web/account.ts), over inject: registering, a review of a
+// delivered order (a verified purchase), the agents with access and their revocation, the
+// language, a new password ending every other session and token, the verification email again.
+import { eq } from 'drizzle-orm';
+import { describe, expect, it } from 'vitest';
+import { users, webSessions } from '../src/modules/auth/tables.ts';
+import { useTestApp } from './helpers/app.ts';
+import { buyer, product, seller, uniqueEmail } from './helpers/builders.ts';
+import { addToCart, openCheckout, payOk } from './helpers/checkout.ts';
+import { agentTokens } from './helpers/oauth.ts';
+import { outboxRows } from './helpers/orders.ts';
+import { Browser, textOf } from './helpers/web.ts';
+
+const { t, database } = useTestApp();
+
+describe('registering on the pages', () => {
+  it('makes a signed-in buyer who keeps the language the page was read in', async () => {
+    const b = new Browser(t.app);
+    await b.get('/account/register?lang=fr-CA');
+    const email = uniqueEmail('pages');
+    const weak = await b.post('/account/register', {
+      name: 'Élise',
+      email,
+      password: 'short',
+      next: '/account',
+    });
+    expect(weak.status).toBe(400);
+    expect(weak.html).toMatch(/id="f-password"[^>]*aria-invalid="true"/);
+    const made = await b.post('/account/register', {
+      name: 'Élise',
+      email,
+      password: 'correct horse battery',
+      next: '/account',
+    });
+    expect(made.url).toBe('/account');
+    expect(textOf(made.html)).toContain('Bonjour, Élise');
+    const [row] = await database.db.select().from(users).where(eq(users.email, email));
+    expect([row?.role, row?.locale, row?.emailVerified]).toEqual(['buyer', 'fr-CA', false]);
+    // Its verification email, and another one from the overview.
+    const mails = (await outboxRows(database, 'email-verify:')).filter((m) => m.toAddress === email);
+    expect(mails).toHaveLength(1);
+    const again = await b.post('/account/verification', {});
+    expect(textOf(again.html)).toMatch(/Un nouveau courriel de vérification|Trop|courriel/);
+    // The same email again is refused with the API's words.
+    const other = new Browser(t.app);
+    await other.get('/account/register');
+    const taken = await other.post('/account/register', {
+      name: 'X',
+      email,
+      password: 'correct horse battery',
+    });
+    expect(taken.status).toBe(409);
+  });
+});
+
+describe('a delivered order', () => {
+  it('takes a review from its page, as a verified purchase', async () => {
+    const s = await seller(t.api);
+    const p = await product(t.api, s, { title: 'Birch bowl', priceCents: 4000 });
+    const who = await buyer(t.api);
+    await addToCart(t.api, who, p.id, 1);
+    const [orderId] = await payOk(t.api, (await openCheckout(t.api, who)).sessionId);
+    const b = new Browser(t.app);
+    await b.signIn(who);
+    const page = `/account/orders/${encodeURIComponent(orderId!)}`;
+    expect((await b.get(page)).html).not.toContain('/review"');
+    await t.api
+      .as(s)
+      .post(`/orders/${orderId}/ship`, { carrier: 'Canada Post', trackingNumber: '7023210039414604' });
+    await t.api.as(s).post(`/orders/${orderId}/deliver`);
+    const delivered = await b.get(page);
+    expect(delivered.html).toContain(
+      'href="https://www.canadapost-postescanada.ca/track-reperage/en#/search?searchFor=7023210039414604"',
+    );
+    const bad = await b.post(`${page}/review`, { product_id: p.id, rating: '9', comment: 'x' });
+    expect(bad.status).toBe(400);
+    const done = await b.post(`${page}/review`, {
+      product_id: p.id,
+      rating: '5',
+      title: 'Lovely',
+      comment: 'Smooth and light.',
+    });
+    expect(done.url).toBe(`${page}?done=review`);
+    const listed = await t.api.as(who).get(`/products/${encodeURIComponent(p.id)}/reviews`);
+    expect(
+      listed.body.reviews.map((r: { rating: number; comment: string; verifiedPurchase?: boolean }) => [
+        r.rating,
+        r.comment,
+      ]),
+    ).toEqual([[5, 'Smooth and light.']]);
+    // A second review of the same product is the API's 409, shown on the page.
+    const twice = await b.post(`${page}/review`, { product_id: p.id, rating: '4', comment: 'Again' });
+    expect(twice.status).toBe(409);
+  });
+});
+
+describe('the agents page', () => {
+  it('lists the agents with access and revokes one: its token stops at once', async () => {
+    const who = await buyer(t.api);
+    const agent = await agentTokens(t.api, who, ['shop', 'orders']);
+    expect((await t.api.as(agent.access_token).get('/cart')).status).toBe(200);
+    const b = new Browser(t.app);
+    await b.signIn(who);
+    const page = await b.get('/account/agents');
+    expect(page.html).toContain(`name="clientId" value="${agent.clientId}"`);
+    const revoked = await b.post('/account/agents/revoke', { clientId: agent.clientId });
+    expect(textOf(revoked.html)).toContain('The agent’s access is revoked.');
+    expect((await t.api.as(agent.access_token).get('/cart')).status).toBe(401);
+    // Someone else's agent cannot be revoked from another account: 404.
+    const other = new Browser(t.app);
+    await other.signIn(await buyer(t.api));
+    await other.get('/account/agents');
+    expect((await other.post('/account/agents/revoke', { clientId: agent.clientId })).status).toBe(404);
+  });
+});
+
+describe('settings', () => {
+  it('saves the language for pages and emails', async () => {
+    const who = await buyer(t.api);
+    const b = new Browser(t.app);
+    await b.signIn(who);
+    await b.get('/account/settings');
+    const saved = await b.post('/account/settings/locale', { locale: 'fr-CA' });
+    expect(saved.html).toContain('<html lang="fr-CA">');
+    expect(textOf(saved.html)).toContain('Enregistré.');
+    const [row] = await database.db.select().from(users).where(eq(users.id, who.id));
+    expect(row?.locale).toBe('fr-CA');
+    expect((await b.post('/account/settings/locale', { locale: 'de-DE' })).status).toBe(400);
+  });
+
+  it('changes the password: every other session and token ends, this browser goes on', async () => {
+    const who = await buyer(t.api);
+    const elsewhere = new Browser(t.app);
+    await elsewhere.signIn(who);
+    const b = new Browser(t.app);
+    await b.signIn(who);
+    await b.get('/account/settings');
+    const wrong = await b.post('/account/settings/password', {
+      currentPassword: 'not my password',
+      newPassword: 'a brand new passphrase',
+    });
+    expect(wrong.status).toBe(400);
+    expect(wrong.html).toMatch(/id="f-currentPassword"[^>]*aria-invalid="true"/);
+    const changed = await b.post('/account/settings/password', {
+      currentPassword: who.password,
+      newPassword: 'a brand new passphrase',
+    });
+    expect(changed.url).toBe('/account/settings?done=password');
+    expect((await b.get('/account')).status).toBe(200);
+    expect((await elsewhere.get('/account')).url).toBe('/account/sign-in?next=%2Faccount');
+    expect((await t.api.as(who).get('/me')).status).toBe(401);
+    expect(
+      (await t.api.post('/auth/login', { email: who.email, password: 'a brand new passphrase' })).status,
+    ).toBe(200);
+    // One session left: this browser's.
+    expect(await database.db.select().from(webSessions).where(eq(webSessions.userId, who.id))).toHaveLength(
+      1,
+    );
+  });
+
+  it('two password changes at once: one wins, the other is refused', async () => {
+    const who = await buyer(t.api);
+    const b = new Browser(t.app);
+    await b.signIn(who);
+    await b.get('/account/settings');
+    const tries = ['first new passphrase', 'second new passphrase'];
+    const answers = await Promise.all(
+      tries.map((next) =>
+        b.post(
+          '/account/settings/password',
+          { currentPassword: who.password, newPassword: next },
+          { follow: false },
+        ),
+      ),
+    );
+    // The loser read the new password (400: not the current one) or lost the update (409).
+    expect(answers.filter((a) => a.status === 303)).toHaveLength(1);
+    expect(answers.filter((a) => a.status === 400 || a.status === 409)).toHaveLength(1);
+    const works = await Promise.all(
+      tries.map(async (password) => (await t.api.post('/auth/login', { email: who.email, password })).status),
+    );
+    expect(works.filter((s) => s === 200)).toHaveLength(1);
+  });
+});
