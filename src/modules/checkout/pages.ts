@@ -44,5 +44,5 @@ export function returnPage(p: PageLang, status: string) {
       : status === 'expired'
         ? 'page.stripe.expired'
         : 'page.stripe.pending';
-  return `<!doctype html><html lang="${l}"><head><meta charset="utf-8"><title>${say(l, 'page.stripe.returnTitle')}</title><style>${STYLE}</style></head><body><header><span>Portage</span>${languageSwitch(p)}</header><main><p>${say(l, message)}</p></main></body></html>`;
+  return `<!doctype html><html lang="${l}"><head><meta charset="utf-8"><title>${say(l, 'page.stripe.returnTitle')}</title><style>${STYLE}</style></head><body><header><span>Portage</span>${languageSwitch(p)}</header><main><p>${say(l, message)}</p>${status === 'complete' ? `<p><a href="/account/orders">${say(l, 'page.stripe.yourOrders')}</a></p>` : ''}</main></body></html>`;
 }
