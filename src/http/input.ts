@@ -53,3 +53,23 @@ export function refuseUnsafeInput(app: FastifyInstance) {
     if (problem) throw invalid(problem.key, problem.values);
   });
 }
+
+/**
+ * Reads HTML forms (application/x-www-form-urlencoded) in a plugin's routes, up to `limit` bytes:
+ * each field a string, a field sent twice a list (OAuth refuses a repeated parameter; the pages'
+ * checkboxes send one name many times).
+ */
+export function acceptForms(app: FastifyInstance, limit: number) {
+  app.addContentTypeParser(
+    'application/x-www-form-urlencoded',
+    { parseAs: 'string', bodyLimit: limit },
+    (_req, body, done) => {
+      const form: Record<string, string | string[]> = {};
+      for (const [k, v] of new URLSearchParams(body as string)) {
+        const had = form[k];
+        form[k] = had === undefined ? v : [...(Array.isArray(had) ? had : [had]), v];
+      }
+      done(null, form);
+    },
+  );
+}

@@ -19,6 +19,7 @@ import { listAgents, revokeAgent } from '../modules/oauth/grants.ts';
 import * as orders from '../modules/orders/service.ts';
 import * as returns from '../modules/returns/service.ts';
 import { submitReview } from '../modules/reviews/service.ts';
+import type { WebDeps } from './core.ts';
 import {
   addCookie,
   cookieText,
@@ -45,14 +46,14 @@ import {
   money,
   notice,
   page,
+  provinceName,
   readForm,
   say,
   selectField,
   tabs,
+  taxLabel,
   textArea,
 } from './layout.ts';
-import type { WebDeps } from './routes.ts';
-import { provinceName, taxLabel } from './store.ts';
 
 const html = (reply: FastifyReply, body: string, status = 200) =>
   reply.code(status).type('text/html; charset=utf-8').send(body);

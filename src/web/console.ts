@@ -28,6 +28,7 @@ import { sendInvoice } from '../modules/invoices/routes.ts';
 import { invoiceOf } from '../modules/invoices/service.ts';
 import * as orders from '../modules/orders/service.ts';
 import * as returns from '../modules/returns/service.ts';
+import type { WebDeps } from './core.ts';
 import { seeOther, signedIn, type View, viewOf } from './core.ts';
 import { dashboardBody, PERIODS } from './dashboard.ts';
 import {
@@ -43,14 +44,14 @@ import {
   money,
   notice,
   page,
+  provinceName,
   readForm,
   say,
   selectField,
   tabs,
+  taxLabel,
   textArea,
 } from './layout.ts';
-import type { WebDeps } from './routes.ts';
-import { provinceName, taxLabel } from './store.ts';
 
 const SELLERS = ['seller'] as const;
 const PAGE_SIZE = 20;

@@ -15,8 +15,13 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { Role } from '../contract/common.ts';
 import { forbidden, unauthenticated } from '../contract/errors.ts';
 import { isLocale, type Locale, negotiateLocale } from '../contract/i18n.ts';
+import type { AuthService } from '../modules/auth/service.ts';
 import type { WebUser } from '../modules/auth/web-sessions.ts';
+import type { CheckoutDeps } from '../modules/checkout/service.ts';
+import type { OrdersDeps } from '../modules/orders/service.ts';
 import type { PageLang } from '../modules/page-layout.ts';
+import type { PlatformKeys } from '../modules/platforms/service.ts';
+import type { SearchEngine } from '../modules/search/service.ts';
 
 export const SESSION_COOKIE = 'portage_session';
 const VISIT_COOKIE = 'portage_visit';
@@ -57,6 +62,16 @@ export function addCookie(reply: FastifyReply, cookie: string) {
   const had = reply.getHeader('set-cookie');
   const list = had === undefined ? [] : Array.isArray(had) ? had : [String(had)];
   reply.header('set-cookie', [...list, cookie]);
+}
+
+/** What the pages are built with: the services' dependencies and the pages' own settings. */
+export interface WebDeps {
+  auth: AuthService;
+  search: SearchEngine;
+  commerce: CheckoutDeps & OrdersDeps & { publishableKey: string };
+  platforms: PlatformKeys;
+  returnWindowDays: number;
+  settings: WebSettings;
 }
 
 export interface WebSettings {

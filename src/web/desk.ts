@@ -23,6 +23,7 @@ import {
   rotatePlatformKey,
 } from '../modules/platforms/service.ts';
 import { listReviewsForModeration, publishReview, rejectReview } from '../modules/reviews/service.ts';
+import type { WebDeps } from './core.ts';
 import { seeOther, signedIn, type View, viewOf } from './core.ts';
 import { dashboardBody, PERIODS } from './dashboard.ts';
 import {
@@ -37,14 +38,13 @@ import {
   money,
   notice,
   page,
+  provinceName,
   readForm,
   say,
   selectField,
   tabs,
   textArea,
 } from './layout.ts';
-import type { WebDeps } from './routes.ts';
-import { provinceName } from './store.ts';
 
 const ADMINS = ['admin'] as const;
 const REVIEW_FILTERS = ['pending', 'published', 'rejected', 'all'] as const;

@@ -9,6 +9,8 @@ import {
   type Locale,
   type MessageKey,
   type MessageValues,
+  t,
+  taxLineLabel,
   text,
 } from '../contract/i18n.ts';
 import { languageSwitch, say } from '../modules/page-layout.ts';
@@ -185,3 +187,10 @@ export function tabs(v: View, label: string, items: { href: string; label: strin
     )
     .join('')}</ul></nav>`;
 }
+
+/** A province's or territory's name in the page's language ("Quebec", "Québec"). */
+export const provinceName = (l: Locale, p: string) => t(l, 'web.province', { p });
+
+/** A tax line's label ("GST 5%", "TVQ 9,975 %"). */
+export const taxLabel = (l: Locale, x: { name: string; ratePercent: number }) =>
+  taxLineLabel(l, x.name, x.ratePercent);

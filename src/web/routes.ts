@@ -6,12 +6,8 @@ import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from
 import { AppError, forbidden, say as sayText } from '../contract/errors.ts';
 import { escapeHtml } from '../contract/format.ts';
 import { text } from '../contract/i18n.ts';
-import type { AuthService } from '../modules/auth/service.ts';
+import { acceptForms } from '../http/input.ts';
 import { webSessionUser } from '../modules/auth/web-sessions.ts';
-import type { CheckoutDeps } from '../modules/checkout/service.ts';
-import type { OrdersDeps } from '../modules/orders/service.ts';
-import type { PlatformKeys } from '../modules/platforms/service.ts';
-import type { SearchEngine } from '../modules/search/service.ts';
 import { accountPages } from './account.ts';
 import { consolePages } from './console.ts';
 import {
@@ -22,6 +18,7 @@ import {
   safeLocalPath,
   seeOther,
   viewOf,
+  type WebDeps,
   type WebSettings,
 } from './core.ts';
 import { deskPages } from './desk.ts';
@@ -29,33 +26,15 @@ import { page, say, WEB_CSP } from './layout.ts';
 import { storePages } from './store.ts';
 import { STYLESHEET, STYLESHEET_PATH } from './style.ts';
 
-export interface WebDeps {
-  auth: AuthService;
-  search: SearchEngine;
-  commerce: CheckoutDeps & OrdersDeps & { publishableKey: string };
-  platforms: PlatformKeys;
-  returnWindowDays: number;
-  settings: WebSettings;
-}
-
 /** The largest form a page accepts (a product's description is the largest field). */
 const FORM_LIMIT = 64 * 1024;
+
+export type { WebDeps };
 
 export function webRoutes(deps: WebDeps) {
   const s = deps.settings;
   return async (app: FastifyInstance) => {
-    app.addContentTypeParser(
-      'application/x-www-form-urlencoded',
-      { parseAs: 'string', bodyLimit: FORM_LIMIT },
-      (_req, body, done) => {
-        const form: Record<string, string | string[]> = {};
-        for (const [k, v] of new URLSearchParams(body as string)) {
-          const had = form[k];
-          form[k] = had === undefined ? v : [...(Array.isArray(had) ? had : [had]), v];
-        }
-        done(null, form);
-      },
-    );
+    acceptForms(app, FORM_LIMIT);
 
     app.addHook('onRequest', async (req, reply) => {
       const id = cookieOf(req, SESSION_COOKIE);

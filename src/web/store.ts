@@ -15,6 +15,7 @@ import * as carts from '../modules/cart/service.ts';
 import { getProduct, listCategories } from '../modules/catalog/service.ts';
 import { createCheckout } from '../modules/checkout/service.ts';
 import { lastShippingProvince } from '../modules/orders/service.ts';
+import type { WebDeps } from './core.ts';
 import { seeOther, signedIn, type View, viewOf } from './core.ts';
 import {
   csrfField,
@@ -26,11 +27,11 @@ import {
   moneyText,
   notice,
   page,
+  provinceName,
   readForm,
   say,
   selectField,
 } from './layout.ts';
-import type { WebDeps } from './routes.ts';
 
 const PAGE_SIZE = 24;
 const ID = /^[A-Za-z0-9_.:-]{1,100}$/;
@@ -98,8 +99,6 @@ function hrefWith(q: StoreQuery, change: Partial<Record<string, string | string[
   const s = params.toString();
   return s ? `/?${s}` : '/';
 }
-
-export const provinceName = (l: Locale, p: string) => t(l, 'web.province', { p });
 
 function stars(l: Locale, rating: number, count: number): string {
   if (!count) return `<span class="muted">${say(l, 'web.product.noReviews')}</span>`;

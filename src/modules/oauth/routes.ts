@@ -9,6 +9,7 @@ import { AppError, say } from '../../contract/errors.ts';
 import { t } from '../../contract/i18n.ts';
 import { agentParams, agentsAnswer } from '../../contract/oauth.ts';
 import { AGENT_SCOPES, MCP_SCOPES } from '../../contract/scopes.ts';
+import { acceptForms } from '../../http/input.ts';
 import type { TokenSettings } from '../auth/jwt.ts';
 import type { AuthService } from '../auth/service.ts';
 import { findUser } from '../auth/users.ts';
@@ -115,19 +116,8 @@ export function oauthRoutes(deps: OAuthRouteDeps) {
 
   return async (fastify: FastifyInstance) => {
     const app = fastify.withTypeProvider<ZodTypeProvider>();
-    app.addContentTypeParser(
-      'application/x-www-form-urlencoded',
-      { parseAs: 'string', bodyLimit: FORM_LIMIT },
-      (_req, body, done) => {
-        const params: Record<string, string | string[]> = {};
-        for (const [k, v] of new URLSearchParams(body as string)) {
-          const had = params[k];
-          // RFC 6749 section 3.1: a parameter sent twice is an error; kept as a list, it is refused.
-          params[k] = had === undefined ? v : [...(Array.isArray(had) ? had : [had]), v];
-        }
-        done(null, params);
-      },
-    );
+    // RFC 6749 section 3.1: a parameter sent twice is an error; kept as a list, it is refused.
+    acceptForms(app, FORM_LIMIT);
 
     // The protocol endpoints answer their RFC's error form; 429s keep the service's model.
     app.setErrorHandler((err: FastifyError, req, reply) => {
