@@ -3,6 +3,7 @@
 import { eq } from 'drizzle-orm';
 import { describe, expect, it } from 'vitest';
 import { webSessions } from '../src/modules/auth/tables.ts';
+import { STYLESHEET, STYLESHEET_PATH } from '../src/web/style.ts';
 import { useTestApp } from './helpers/app.ts';
 import { admin, buyer, category, product, seller, uniqueWord } from './helpers/builders.ts';
 import { addToCart, openCheckout, pay, payOk } from './helpers/checkout.ts';
@@ -49,6 +50,19 @@ describe('the storefront', () => {
     // A draft of another seller is not there for anyone else.
     const draft = await product(t.api, s, { title: `${word} draft`, status: 'draft' });
     expect((await b.get(`/shop/products/${draft.id}`)).status).toBe(404);
+  });
+
+  it('links its one stylesheet, cached for a year under a name that changes with it', async () => {
+    const page = await new Browser(t.app).get('/');
+    const href = page.html.match(/<link rel="stylesheet" href="(\/assets\/portage-[0-9a-f]{12}\.css)">/)?.[1];
+    expect(href).toBe(STYLESHEET_PATH);
+    const css = await t.app.inject({ method: 'GET', url: STYLESHEET_PATH });
+    expect(css.statusCode).toBe(200);
+    expect(css.headers['content-type']).toBe('text/css; charset=utf-8');
+    expect(css.headers['cache-control']).toBe('public, max-age=31536000, immutable');
+    expect(css.body).toBe(STYLESHEET);
+    // No page carries a style of its own: the CSP allows ours only.
+    expect(page.html).not.toMatch(/<style|style="/);
   });
 
   it('speaks French when asked, and keeps it (a cookie)', async () => {

@@ -37,6 +37,7 @@ export function webRoutes(deps: WebDeps) {
     acceptForms(app, FORM_LIMIT);
 
     app.addHook('onRequest', async (req, reply) => {
+      if (req.url === STYLESHEET_PATH) return; // the same for everyone: no session read
       const id = cookieOf(req, SESSION_COOKIE);
       const user = id ? await webSessionUser(req.ctx, id) : undefined;
       beginWebRequest(req, reply, s, id && user ? { id, user } : undefined);
