@@ -6,7 +6,13 @@
 // biome-ignore-all lint/performance/useDomNodeTextContent: Playwright's innerText is the rendered text a person reads
 import type { Page } from 'playwright-core';
 import { describe, expect, it } from 'vitest';
-import { accessibilityProblems, browserApp, browserUnavailable, screenshot } from './helpers/browser.ts';
+import {
+  accessibilityProblems,
+  browserApp,
+  browserUnavailable,
+  onAPhone,
+  screenshot,
+} from './helpers/browser.ts';
 import { admin, buyer, category, product, seller, uniqueWord } from './helpers/builders.ts';
 
 const unavailable = browserUnavailable();
@@ -129,6 +135,19 @@ describe.skipIf(unavailable !== undefined)('the storefront and the account in Ch
     await checked(page, 'account-returns');
     await page.getByRole('link', { name: 'Settings' }).click();
     await checked(page, 'account-settings');
+    const order = `/account/orders/${encodeURIComponent(orderId)}`;
+    expect(
+      await onAPhone(page, env.base, {
+        'store-home': '/',
+        'store-product': `/shop/products/${encodeURIComponent(paddle.id)}`,
+        'account-overview': '/account',
+        'account-orders': '/account/orders',
+        'account-order': order,
+        'account-returns': '/account/returns',
+        'account-agents': '/account/agents',
+        'account-settings': '/account/settings',
+      }),
+    ).toEqual([]);
     await page.close();
   });
 

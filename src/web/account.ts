@@ -248,7 +248,7 @@ ${recent ? `<h2>${say(l, 'web.account.recentOrders')}</h2>${orderTable(v, recent
     const l = v.p.locale;
     if (!list.length)
       return `<div class="card"><p>${say(l, 'web.orders.none')}</p><p><a href="/">${say(l, 'web.cart.browse')}</a></p></div>`;
-    return `<div class="table-wrap"><table><thead><tr><th scope="col">${say(l, 'web.orders.order')}</th><th scope="col">${say(l, 'web.orders.date')}</th><th scope="col">${say(l, 'web.orders.status')}</th><th scope="col" class="num">${say(l, 'web.orders.items')}</th><th scope="col" class="num">${say(l, 'web.orders.total')}</th></tr></thead><tbody>${list
+    return `<div class="table-wrap" tabindex="0"><table><thead><tr><th scope="col">${say(l, 'web.orders.order')}</th><th scope="col">${say(l, 'web.orders.date')}</th><th scope="col">${say(l, 'web.orders.status')}</th><th scope="col" class="num">${say(l, 'web.orders.items')}</th><th scope="col" class="num">${say(l, 'web.orders.total')}</th></tr></thead><tbody>${list
       .map(
         (o) =>
           `<tr><td><a href="/account/orders/${encodeURIComponent(o.id)}">${escapeHtml(o.id)}</a></td><td>${date(v, o.createdAt)}</td><td>${orderStatus(l, o.status)}</td><td class="num">${o.itemCount}</td><td class="num">${money(v, o.totalAmountCents)}</td></tr>`,
@@ -327,7 +327,7 @@ ${field({ name: 'title', label: t(l, 'web.review.heading'), attrs: ' maxlength="
 ${order.status === 'cancelled' ? '' : `<p>${say(l, 'web.order.estimated', { date: dateText(v, order.estimatedDelivery) })}</p>`}${tracking}
 <p>${say(l, 'web.order.shipTo', { street: a.street, city: a.city, province: provinceName(l, a.province), postalCode: a.postalCode })}</p>
 <p><a href="/account/orders/${oid}/invoice">${say(l, 'web.order.invoice')}</a></p></div>
-<div class="table-wrap"><table><thead><tr><th scope="col">${say(l, 'web.cart.product')}</th><th scope="col" class="num">${say(l, 'web.cart.quantity')}</th><th scope="col" class="num">${say(l, 'web.cart.price')}</th><th scope="col" class="num">${say(l, 'web.cart.lineTotal')}</th></tr></thead><tbody>${items}</tbody></table></div>
+<div class="table-wrap" tabindex="0"><table><thead><tr><th scope="col">${say(l, 'web.cart.product')}</th><th scope="col" class="num">${say(l, 'web.cart.quantity')}</th><th scope="col" class="num">${say(l, 'web.cart.price')}</th><th scope="col" class="num">${say(l, 'web.cart.lineTotal')}</th></tr></thead><tbody>${items}</tbody></table></div>
 <div class="card totals"><div><span>${say(l, 'web.cart.subtotal')}</span><span>${money(v, order.subtotalCents)}</span></div>${order.discountCents ? `<div><span>${say(l, 'web.cart.discount')}</span><span>−${money(v, order.discountCents)}</span></div>` : ''}<div><span>${say(l, 'web.cart.shipping')}</span><span>${money(v, order.shippingCostCents)}</span></div>${order.taxLines.map((x) => `<div><span>${escapeHtml(taxLabel(l, x))}</span><span>${money(v, x.amountCents)}</span></div>`).join('')}<div class="grand"><span>${say(l, 'web.cart.total')}</span><span>${money(v, order.totalAmountCents)}</span></div>${order.refundedCents ? `<div><span>${say(l, 'web.order.refunded')}</span><span>${money(v, order.refundedCents)}</span></div>` : ''}</div>
 ${cancel}${returnForm}${reviewForms}`,
     });
@@ -451,7 +451,7 @@ ${cancel}${returnForm}${reviewForms}`,
         title: t(l, 'web.account.returns'),
         body: `<h1>${say(l, 'web.account.returns')}</h1>${accountTabs(v)}${
           list.returns.length
-            ? `<div class="table-wrap"><table><thead><tr><th scope="col">${say(l, 'web.orders.order')}</th><th scope="col">${say(l, 'web.orders.date')}</th><th scope="col">${say(l, 'web.return.reason')}</th><th scope="col">${say(l, 'web.orders.status')}</th><th scope="col" class="num">${say(l, 'web.return.refund')}</th></tr></thead><tbody>${rows}</tbody></table></div>`
+            ? `<div class="table-wrap" tabindex="0"><table><thead><tr><th scope="col">${say(l, 'web.orders.order')}</th><th scope="col">${say(l, 'web.orders.date')}</th><th scope="col">${say(l, 'web.return.reason')}</th><th scope="col">${say(l, 'web.orders.status')}</th><th scope="col" class="num">${say(l, 'web.return.refund')}</th></tr></thead><tbody>${rows}</tbody></table></div>`
             : `<div class="card"><p>${say(l, 'web.return.none')}</p></div>`
         }`,
       }),
@@ -472,7 +472,7 @@ ${cancel}${returnForm}${reviewForms}`,
         title: t(l, 'web.account.agents'),
         body: `<h1>${say(l, 'web.account.agents')}</h1>${accountTabs(v)}${done ? notice(t(l, 'web.agents.revoked')) : ''}<p>${say(l, 'web.agents.intro')}</p>${
           agents.length
-            ? `<div class="table-wrap"><table><thead><tr><th scope="col">${say(l, 'web.agents.name')}</th><th scope="col">${say(l, 'web.agents.scopes')}</th><th scope="col">${say(l, 'web.agents.lastUsed')}</th><th scope="col"><span class="visually-hidden">${say(l, 'web.agents.actions')}</span></th></tr></thead><tbody>${agents
+            ? `<div class="table-wrap" tabindex="0"><table><thead><tr><th scope="col">${say(l, 'web.agents.name')}</th><th scope="col">${say(l, 'web.agents.scopes')}</th><th scope="col">${say(l, 'web.agents.lastUsed')}</th><th scope="col"><span class="visually-hidden">${say(l, 'web.agents.actions')}</span></th></tr></thead><tbody>${agents
                 .map(
                   (a) =>
                     `<tr><td>${escapeHtml(a.name)}</td><td>${escapeHtml(a.scopes.join(', '))}</td><td>${a.lastUsedAt ? date(v, a.lastUsedAt) : say(l, 'web.agents.never')}</td><td>${actionButton(v, { action: '/account/agents/revoke', label: t(l, 'web.agents.revoke'), kind: 'danger', fields: { clientId: a.clientId } })}</td></tr>`,

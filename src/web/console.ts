@@ -117,7 +117,7 @@ function pager(
 }
 
 const table = (head: string[], rows: string[], caption?: string) =>
-  `<div class="table-wrap"><table>${caption ? `<caption class="visually-hidden">${escapeHtml(caption)}</caption>` : ''}<thead><tr>${head.join('')}</tr></thead><tbody>${rows.join('')}</tbody></table></div>`;
+  `<div class="table-wrap" tabindex="0"><table>${caption ? `<caption class="visually-hidden">${escapeHtml(caption)}</caption>` : ''}<thead><tr>${head.join('')}</tr></thead><tbody>${rows.join('')}</tbody></table></div>`;
 const th = (label: string, num = false) =>
   `<th scope="col"${num ? ' class="num"' : ''}>${escapeHtml(label)}</th>`;
 const empty = (l: Locale, key: Parameters<typeof say>[1]) => `<div class="card"><p>${say(l, key)}</p></div>`;

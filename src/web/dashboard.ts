@@ -49,7 +49,7 @@ function chartCard(
   head: string[],
   rows: string[][],
 ): string {
-  return `<section class="card" aria-labelledby="${id}"><h2 id="${id}">${escapeHtml(title)}</h2>${svg}<details><summary>${say(l, 'web.analytics.figures')}</summary><div class="table-wrap"><table><caption class="visually-hidden">${escapeHtml(title)}</caption><thead><tr>${head
+  return `<section class="card" aria-labelledby="${id}"><h2 id="${id}">${escapeHtml(title)}</h2>${svg}<details><summary>${say(l, 'web.analytics.figures')}</summary><div class="table-wrap" tabindex="0"><table><caption class="visually-hidden">${escapeHtml(title)}</caption><thead><tr>${head
     .map((h, i) => `<th scope="col"${i ? ' class="num"' : ''}>${escapeHtml(h)}</th>`)
     .join('')}</tr></thead><tbody>${rows
     .map(

@@ -410,7 +410,7 @@ ${textArea({ name: 'terms', label: t(l, 'web.desk.coupons.terms'), value: value(
 <button type="submit">${say(l, 'web.desk.coupons.submit')}</button></form>`;
     const recent = await listCoupons(req.ctx);
     const list = recent.length
-      ? `<h2>${say(l, 'web.desk.coupons.recent')}</h2><div class="table-wrap"><table><thead><tr><th scope="col">${say(l, 'web.desk.coupons.code')}</th><th scope="col">${say(l, 'web.desk.coupons.discount')}</th><th scope="col">${say(l, 'web.desk.coupons.expiresShort')}</th><th scope="col" class="num">${say(l, 'web.desk.coupons.redemptions')}</th></tr></thead><tbody>${recent
+      ? `<h2>${say(l, 'web.desk.coupons.recent')}</h2><div class="table-wrap" tabindex="0"><table><thead><tr><th scope="col">${say(l, 'web.desk.coupons.code')}</th><th scope="col">${say(l, 'web.desk.coupons.discount')}</th><th scope="col">${say(l, 'web.desk.coupons.expiresShort')}</th><th scope="col" class="num">${say(l, 'web.desk.coupons.redemptions')}</th></tr></thead><tbody>${recent
           .map(
             (c) =>
               `<tr><td><a href="/desk/coupons?lookup=${encodeURIComponent(c.code)}">${escapeHtml(c.code)}</a></td><td>${
@@ -507,7 +507,7 @@ ${o.issued.webhookSecret ? `<dt>${say(l, 'web.desk.platforms.webhookSecret')}</d
       })
       .join('');
     const table = list.length
-      ? `<div class="table-wrap"><table><thead><tr><th scope="col">${say(l, 'web.desk.platforms.name')}</th><th scope="col">${say(l, 'web.desk.platforms.webhookUrl')}</th><th scope="col">${say(l, 'web.desk.platforms.ucpProfile')}</th><th scope="col">${say(l, 'web.desk.platforms.createdAt')}</th><th scope="col">${say(l, 'web.desk.platforms.keyRotatedAt')}</th><th scope="col">${say(l, 'web.desk.platforms.status')}</th><th scope="col"><span class="visually-hidden">${say(l, 'web.desk.platforms.actions')}</span></th></tr></thead><tbody>${rows}</tbody></table></div>`
+      ? `<div class="table-wrap" tabindex="0"><table><thead><tr><th scope="col">${say(l, 'web.desk.platforms.name')}</th><th scope="col">${say(l, 'web.desk.platforms.webhookUrl')}</th><th scope="col">${say(l, 'web.desk.platforms.ucpProfile')}</th><th scope="col">${say(l, 'web.desk.platforms.createdAt')}</th><th scope="col">${say(l, 'web.desk.platforms.keyRotatedAt')}</th><th scope="col">${say(l, 'web.desk.platforms.status')}</th><th scope="col"><span class="visually-hidden">${say(l, 'web.desk.platforms.actions')}</span></th></tr></thead><tbody>${rows}</tbody></table></div>`
       : `<div class="card"><p>${say(l, 'web.desk.platforms.none')}</p></div>`;
     const createForm = `<form method="post" action="/desk/platforms" class="card" novalidate>${csrfField(v)}<h2>${say(l, 'web.desk.platforms.create')}</h2>${o.form ? formAlert(o.error) : ''}
 ${field({ name: 'name', label: t(l, 'web.desk.platforms.name'), value: one(f.name) ?? '', required: true, error: o.error, autocomplete: 'off', attrs: ' maxlength="100"' })}

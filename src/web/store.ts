@@ -434,7 +434,7 @@ async function cartPage(
   return page(v, {
     title,
     body: `<h1>${escapeHtml(title)}</h1>${q.added ? notice(t(l, 'web.cart.added')) : ''}${formAlert(o.error)}
-<div class="table-wrap"><table><caption class="visually-hidden">${say(l, 'web.cart.title')}</caption><thead><tr><th scope="col">${say(l, 'web.cart.product')}</th><th scope="col" class="num">${say(l, 'web.cart.price')}</th><th scope="col">${say(l, 'web.cart.quantity')}</th><th scope="col" class="num">${say(l, 'web.cart.lineTotal')}</th></tr></thead><tbody>${rows}</tbody></table></div>
+<div class="table-wrap" tabindex="0"><table><caption class="visually-hidden">${say(l, 'web.cart.title')}</caption><thead><tr><th scope="col">${say(l, 'web.cart.product')}</th><th scope="col" class="num">${say(l, 'web.cart.price')}</th><th scope="col">${say(l, 'web.cart.quantity')}</th><th scope="col" class="num">${say(l, 'web.cart.lineTotal')}</th></tr></thead><tbody>${rows}</tbody></table></div>
 <div class="card">${coupon}</div>
 <div class="card"><form method="get" action="/shop/cart" class="row">${selectField({ name: 'province', label: t(l, 'web.cart.estimateFor'), value: cart.taxProvince, options: provinceOptions(l, false) })}<button type="submit" class="secondary">${say(l, 'web.cart.estimate')}</button></form>
 ${cart.shipping_problem ? `<p class="alert">${escapeHtml(cart.shipping_problem)}</p>` : ''}

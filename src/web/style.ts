@@ -22,7 +22,8 @@ a:focus-visible, button:focus-visible, input:focus-visible, select:focus-visible
 .top nav { display: flex; flex-wrap: wrap; align-items: center; gap: 6px 14px; font-size: .92rem; }
 .top nav form { margin: 0; }
 .top nav button { margin: 0; padding: 0; width: auto; background: none; color: #fff; text-decoration: underline; font-weight: 400; font-size: .92rem; }
-main { max-width: 1120px; margin: 22px auto 40px; padding: 0 16px; }
+main { max-width: 1120px; margin: 22px auto 40px; padding: 0 16px; overflow-wrap: anywhere; }
+table { overflow-wrap: normal; }
 main.narrow { max-width: 520px; }
 footer { max-width: 1120px; margin: 0 auto 30px; padding: 0 16px; color: var(--muted); font-size: .85rem; }
 h1 { font-size: 1.45rem; margin: 0 0 14px; }
@@ -53,7 +54,7 @@ button.small { margin: 0; padding: 6px 10px; font-size: .88rem; }
 .facets .count { color: var(--muted); margin-left: 4px; font-size: .85rem; }
 .grid { display: grid; grid-template-columns: repeat(auto-fill, minmax(200px, 1fr)); gap: 14px; list-style: none; padding: 0; margin: 0; }
 .product { background: var(--card); border: 1px solid var(--line); border-radius: 12px; overflow: hidden; display: flex; flex-direction: column; }
-.product img, .gallery img { width: 100%; height: auto; aspect-ratio: 4 / 3; object-fit: cover; background: #eceae4; display: block; }
+.product img, .gallery img { width: 100%; max-width: 100%; height: auto; aspect-ratio: 4 / 3; object-fit: cover; background: #eceae4; display: block; }
 .product .body { padding: 10px 12px 14px; }
 .product h2 { font-size: 1rem; margin: 0 0 6px; }
 .product h2 a { color: var(--ink); text-decoration: none; }
@@ -95,7 +96,7 @@ dl.specs dt { color: var(--muted); }
 dl.specs dd { margin: 0; }
 .review { border-top: 1px solid var(--line); padding: 10px 0; }
 @media (max-width: 760px) {
-  .layout, .sheet { grid-template-columns: 1fr; }
+  .layout, .sheet { grid-template-columns: minmax(0, 1fr); }
   .facets { order: 2; }
   .top nav { width: 100%; }
   main { margin-top: 14px; }

@@ -146,3 +146,20 @@ export async function screenshot(page: Page, name: string) {
   mkdirSync(dir, { recursive: true });
   await page.screenshot({ path: path.join(dir, `${name}.png`), fullPage: true });
 }
+
+/**
+ * Each page of `paths` on a 360 px phone: nothing wider than the screen, no serious or critical
+ * accessibility problem; saved as `phone-<name>` under PAGE_SCREENSHOTS.
+ */
+export async function onAPhone(page: Page, base: string, paths: Record<string, string>) {
+  await page.setViewportSize({ width: 360, height: 780 });
+  const problems: string[] = [];
+  for (const [name, path] of Object.entries(paths)) {
+    await page.goto(`${base}${path}`);
+    const width = await page.evaluate(() => document.documentElement.scrollWidth);
+    if (width > 360) problems.push(`${name}: ${width} px wide`);
+    for (const p of await accessibilityProblems(page)) problems.push(`${name}: ${p}`);
+    await screenshot(page, `phone-${name}`);
+  }
+  return problems;
+}
