@@ -141,6 +141,26 @@ describe('a purchase through the pages', () => {
     expect((await other.get(`/account/orders/${encodeURIComponent(orderId)}/invoice`)).status).toBe(404);
   });
 
+  it('two quantity changes at once: the line ends at one of them, never at their sum', async () => {
+    const s = await seller(t.api);
+    const p = await product(t.api, s, { stockQuantity: 20 });
+    const who = await buyer(t.api);
+    await addToCart(t.api, who, p.id, 1);
+    const b = new Browser(t.app);
+    await b.signIn(who);
+    await b.get('/shop/cart');
+    const path = `/shop/cart/items/${encodeURIComponent(p.id)}`;
+    const answers = await Promise.all(
+      ['3', '5'].map((quantity) => b.post(path, { quantity }, { follow: false })),
+    );
+    expect(answers.map((a) => a.status)).toEqual([303, 303]);
+    const [line] = (await t.api.as(who).get('/cart')).body.items;
+    expect([3, 5]).toContain(line.quantity);
+    await b.get('/shop/cart');
+    await b.post(path, { quantity: '0' });
+    expect((await t.api.as(who).get('/cart')).body.items).toEqual([]);
+  });
+
   it('refuses a form without its CSRF token, or with another browser’s', async () => {
     const s = await seller(t.api);
     const p = await product(t.api, s, {});

@@ -255,7 +255,6 @@ export function storePages(app: FastifyInstance, deps: WebDeps) {
     },
   );
 
-  // A line's new quantity (0 removes it): the difference is added or removed, under the cart's lock each.
   app.post<{ Params: { productId: string }; Body: Record<string, string> }>(
     '/shop/cart/items/:productId',
     { config: { auth: 'public', limit: 'cart' }, schema: { hide: true } },
@@ -268,10 +267,7 @@ export function storePages(app: FastifyInstance, deps: WebDeps) {
           z.object({ quantity: z.coerce.number().int().min(0).max(99) }),
           req.body,
         ).quantity;
-        const now = (await carts.getCart(req.ctx)).items.find((i) => i.product_id === id)?.quantity ?? 0;
-        if (wanted === 0) await carts.removeFromCart(req.ctx, id);
-        else if (wanted > now) await carts.addToCart(req.ctx, { product_id: id, quantity: wanted - now });
-        else if (wanted < now) await carts.removeFromCart(req.ctx, id, now - wanted);
+        await carts.setCartQuantity(req.ctx, id, wanted);
       } catch (err) {
         if (!(err instanceof AppError) || err.statusCode >= 500 || err.statusCode === 401) throw err;
         return reply

@@ -159,61 +159,84 @@ export async function addToCart(ctx: RequestContext, input: z.infer<typeof addTo
   const me = caller(ctx);
   const quantity = await inTransaction(ctx, async (tx) => {
     await lockCart(tx, me.id);
-    const found = await availableUnits(tx, input.product_id);
-    if (!found) throw notFound('error.catalog.productNotFound', { id: input.product_id });
-    const [line] = await tx.db
-      .select({ quantity: cartItems.quantity })
-      .from(cartItems)
-      .where(and(eq(cartItems.userId, me.id), eq(cartItems.productId, input.product_id)));
-    const inCart = line?.quantity ?? 0;
-    const wanted = inCart + input.quantity;
-    if (wanted > MAX_QUANTITY) {
-      throw conflict('error.cart.quantityLimit', {
-        max: MAX_QUANTITY,
-        inCart,
-        title: found.title,
-        id: input.product_id,
-        asked: input.quantity,
-      });
-    }
-    if (wanted > found.units) {
-      throw conflict('error.cart.notEnoughStock', {
-        left: String(found.units),
-        n: found.units,
-        title: found.title,
-        id: input.product_id,
-        inCart,
-        asked: input.quantity,
-      });
-    }
-    if (!line) {
-      const [{ n } = { n: 0 }] = await tx.db
-        .select({ n: sql<number>`count(*)::int` })
-        .from(cartItems)
-        .where(eq(cartItems.userId, me.id));
-      if (n >= MAX_LINES) throw conflict('error.cart.linesLimit', { max: MAX_LINES });
-    }
-    await tx.db
-      .insert(cartItems)
-      .values({
-        userId: me.id,
-        productId: input.product_id,
-        quantity: input.quantity,
-        variant: input.variant ?? null,
-        addedAt: ctx.now(),
-      })
-      .onConflictDoUpdate({
-        target: [cartItems.userId, cartItems.productId],
-        set: { quantity: wanted, variant: input.variant ?? sql`${cartItems.variant}` },
-      });
-    return wanted;
+    return addUnits(tx, me.id, input);
   });
   return { product_id: input.product_id, quantity, added: true, cart: await getCart(ctx) };
+}
+
+/** Adds units to the buyer's line, under the cart's lock the caller holds; answers the line's quantity. */
+async function addUnits(tx: RequestContext, buyerId: string, input: z.infer<typeof addToCartBody>) {
+  const found = await availableUnits(tx, input.product_id);
+  if (!found) throw notFound('error.catalog.productNotFound', { id: input.product_id });
+  const [line] = await tx.db
+    .select({ quantity: cartItems.quantity })
+    .from(cartItems)
+    .where(and(eq(cartItems.userId, buyerId), eq(cartItems.productId, input.product_id)));
+  const inCart = line?.quantity ?? 0;
+  const wanted = inCart + input.quantity;
+  if (wanted > MAX_QUANTITY) {
+    throw conflict('error.cart.quantityLimit', {
+      max: MAX_QUANTITY,
+      inCart,
+      title: found.title,
+      id: input.product_id,
+      asked: input.quantity,
+    });
+  }
+  if (wanted > found.units) {
+    throw conflict('error.cart.notEnoughStock', {
+      left: String(found.units),
+      n: found.units,
+      title: found.title,
+      id: input.product_id,
+      inCart,
+      asked: input.quantity,
+    });
+  }
+  if (!line) {
+    const [{ n } = { n: 0 }] = await tx.db
+      .select({ n: sql<number>`count(*)::int` })
+      .from(cartItems)
+      .where(eq(cartItems.userId, buyerId));
+    if (n >= MAX_LINES) throw conflict('error.cart.linesLimit', { max: MAX_LINES });
+  }
+  await tx.db
+    .insert(cartItems)
+    .values({
+      userId: buyerId,
+      productId: input.product_id,
+      quantity: input.quantity,
+      variant: input.variant ?? null,
+      addedAt: tx.now(),
+    })
+    .onConflictDoUpdate({
+      target: [cartItems.userId, cartItems.productId],
+      set: { quantity: wanted, variant: input.variant ?? sql`${cartItems.variant}` },
+    });
+  return wanted;
 }
 
 export async function removeFromCart(ctx: RequestContext, productId: string, quantity?: number) {
   const me = caller(ctx);
   const removed = await inTransaction(ctx, async (tx) => {
+    await lockCart(tx, me.id);
+    return removeUnits(tx, me.id, productId, quantity);
+  });
+  return { removed: true, quantity_removed: removed, cart: await getCart(ctx) };
+}
+
+/**
+ * A line's new quantity, 0 removing it (the pages' quantity field): the difference is added or
+ * removed under one hold of the cart's lock, so two changes sent at once each start from what
+ * the other left. Checked as add_to_cart and remove_from_cart check them.
+ */
+export async function setCartQuantity(
+  ctx: RequestContext,
+  productId: string,
+  quantity: number,
+): Promise<void> {
+  const me = caller(ctx);
+  await inTransaction(ctx, async (tx) => {
     await lockCart(tx, me.id);
     const [line] = isRecordId('products', productId)
       ? await tx.db
@@ -221,18 +244,31 @@ export async function removeFromCart(ctx: RequestContext, productId: string, qua
           .from(cartItems)
           .where(and(eq(cartItems.userId, me.id), eq(cartItems.productId, productId)))
       : [];
-    if (!line) throw notFound('error.cart.notInCart', { id: productId });
-    const take = Math.min(quantity ?? line.quantity, line.quantity);
-    const where = and(eq(cartItems.userId, me.id), eq(cartItems.productId, productId));
-    if (take === line.quantity) await tx.db.delete(cartItems).where(where);
-    else
-      await tx.db
-        .update(cartItems)
-        .set({ quantity: line.quantity - take })
-        .where(where);
-    return take;
+    const now = line?.quantity ?? 0;
+    if (quantity === 0) await removeUnits(tx, me.id, productId);
+    else if (quantity > now) await addUnits(tx, me.id, { product_id: productId, quantity: quantity - now });
+    else if (quantity < now) await removeUnits(tx, me.id, productId, now - quantity);
   });
-  return { removed: true, quantity_removed: removed, cart: await getCart(ctx) };
+}
+
+/** Removes units of the buyer's line (all without `quantity`), under the cart's lock the caller holds. */
+async function removeUnits(tx: RequestContext, buyerId: string, productId: string, quantity?: number) {
+  const [line] = isRecordId('products', productId)
+    ? await tx.db
+        .select({ quantity: cartItems.quantity })
+        .from(cartItems)
+        .where(and(eq(cartItems.userId, buyerId), eq(cartItems.productId, productId)))
+    : [];
+  if (!line) throw notFound('error.cart.notInCart', { id: productId });
+  const take = Math.min(quantity ?? line.quantity, line.quantity);
+  const where = and(eq(cartItems.userId, buyerId), eq(cartItems.productId, productId));
+  if (take === line.quantity) await tx.db.delete(cartItems).where(where);
+  else
+    await tx.db
+      .update(cartItems)
+      .set({ quantity: line.quantity - take })
+      .where(where);
+  return take;
 }
 
 /**
