@@ -50,17 +50,12 @@ import {
   readForm,
   say,
   selectField,
+  sendHtml,
+  shownRefusal,
   tabs,
   taxLabel,
   textArea,
 } from './layout.ts';
-
-const html = (reply: FastifyReply, body: string, status = 200) =>
-  reply.code(status).type('text/html; charset=utf-8').send(body);
-
-/** A refusal a form shows again (4xx from a service or the form's schema); anything else goes on. */
-const shown = (err: unknown): err is AppError =>
-  err instanceof AppError && err.statusCode >= 400 && err.statusCode < 500 && err.statusCode !== 401;
 
 /** After a sign-in: a new session id (nothing from before carries over), its cookie, then the page asked for. */
 async function signInAs(
@@ -111,7 +106,7 @@ ${field({ name: 'password', label: t(l, 'web.signIn.password'), type: 'password'
     const v = viewOf(req, reply, s);
     const next = safeLocalPath(req.query.next) ?? '/account';
     if (v.user) return seeOther(reply, next);
-    return html(reply, signInPage(v, { next }));
+    return sendHtml(reply, signInPage(v, { next }));
   });
 
   app.post<{ Body: Record<string, string> }>(
@@ -126,7 +121,7 @@ ${field({ name: 'password', label: t(l, 'web.signIn.password'), type: 'password'
       } catch (err) {
         if (!(err instanceof AppError) || err.statusCode >= 500) throw err;
         const v = viewOf(req, reply, s);
-        return html(
+        return sendHtml(
           reply,
           signInPage(v, { email: req.body.email, next, error: formErrorOf(v.p.locale, err) }),
           err.statusCode,
@@ -161,7 +156,7 @@ ${field({ name: 'password', label: t(l, 'web.signIn.password'), type: 'password'
 
   app.get<{ Querystring: { next?: string } }>('/account/register', pageRoute, async (req, reply) => {
     const v = viewOf(req, reply, s);
-    return html(reply, registerPage(v, { next: safeLocalPath(req.query.next) ?? '/account' }));
+    return sendHtml(reply, registerPage(v, { next: safeLocalPath(req.query.next) ?? '/account' }));
   });
 
   app.post<{ Body: Record<string, string> }>(
@@ -183,9 +178,9 @@ ${field({ name: 'password', label: t(l, 'web.signIn.password'), type: 'password'
         if (!user) throw conflict('error.auth.userNotFound', { id: made.user.id });
         return await signInAs(req, reply, s, user, next);
       } catch (err) {
-        if (!shown(err)) throw err;
+        if (!shownRefusal(err)) throw err;
         const v = viewOf(req, reply, s);
-        return html(
+        return sendHtml(
           reply,
           registerPage(v, { email: b.email, name: b.name, next, error: formErrorOf(v.p.locale, err) }),
           err.statusCode,
@@ -204,7 +199,7 @@ ${field({ name: 'password', label: t(l, 'web.signIn.password'), type: 'password'
       user.role === 'buyer' || user.role === 'admin'
         ? await orders.listOrders(req.ctx, listOrdersQuery.parse({ limit: 5 }), 'buyer')
         : undefined;
-    return html(
+    return sendHtml(
       reply,
       page(v, {
         title: t(l, 'web.account.title'),
@@ -228,10 +223,10 @@ ${recent ? `<h2>${say(l, 'web.account.recentOrders')}</h2>${orderTable(v, recent
         await deps.auth.resendVerification(req.ctx);
         message = t(l, 'web.account.resent');
       } catch (err) {
-        if (!shown(err) && !(err instanceof AppError && err.statusCode === 429)) throw err;
+        if (!shownRefusal(err) && !(err instanceof AppError && err.statusCode === 429)) throw err;
         message = formErrorOf(l, err as AppError).message;
       }
-      return html(
+      return sendHtml(
         reply,
         page(v, {
           title: t(l, 'web.account.title'),
@@ -267,7 +262,7 @@ ${recent ? `<h2>${say(l, 'web.account.recentOrders')}</h2>${orderTable(v, recent
       'buyer',
     );
     const more = list.total > pageNo * 20;
-    return html(
+    return sendHtml(
       reply,
       page(v, {
         title: t(l, 'web.account.orders'),
@@ -346,7 +341,7 @@ ${cancel}${returnForm}${reviewForms}`,
           : done === 'review'
             ? t(l, 'web.review.sent')
             : undefined;
-    return html(reply, await orderPage(req, v, req.params.orderId, { done: said }));
+    return sendHtml(reply, await orderPage(req, v, req.params.orderId, { done: said }));
   });
 
   app.get<{ Params: { orderId: string } }>(
@@ -376,9 +371,9 @@ ${cancel}${returnForm}${reviewForms}`,
         try {
           await act(req);
         } catch (err) {
-          if (!shown(err)) throw err;
+          if (!shownRefusal(err)) throw err;
           const v = viewOf(req, reply, s);
-          return html(
+          return sendHtml(
             reply,
             await orderPage(req, v, req.params.orderId, { error: formErrorOf(v.p.locale, err) }),
             err.statusCode,
@@ -445,7 +440,7 @@ ${cancel}${returnForm}${reviewForms}`,
           `<tr><td><a href="/account/orders/${encodeURIComponent(r.order_id)}">${escapeHtml(r.order_id)}</a></td><td>${date(v, r.created_at)}</td><td>${say(l, 'web.return.reasonName', { reason: r.reason })}</td><td>${badge(l, r.status, 'web.return.status', { status: r.status })}</td><td class="num">${money(v, r.refund_amount_cents ?? r.estimated_refund_amount_cents)}</td></tr>`,
       )
       .join('');
-    return html(
+    return sendHtml(
       reply,
       page(v, {
         title: t(l, 'web.account.returns'),
@@ -466,7 +461,7 @@ ${cancel}${returnForm}${reviewForms}`,
     const l = v.p.locale;
     const { agents } = await listAgents(req.ctx);
     const done = (req.query as { done?: string }).done;
-    return html(
+    return sendHtml(
       reply,
       page(v, {
         title: t(l, 'web.account.agents'),
@@ -515,7 +510,7 @@ ${field({ name: 'newPassword', label: t(l, 'web.settings.newPassword'), type: 'p
     signedIn(req);
     const v = viewOf(req, reply, s);
     const done = (req.query as { done?: string }).done;
-    return html(
+    return sendHtml(
       reply,
       settingsPage(v, {
         done: done
@@ -553,9 +548,9 @@ ${field({ name: 'newPassword', label: t(l, 'web.settings.newPassword'), type: 'p
         // Every other session and token ended with the old password; this browser goes on.
         return await signInAs(req, reply, s, user, '/account/settings?done=password');
       } catch (err) {
-        if (!shown(err)) throw err;
+        if (!shownRefusal(err)) throw err;
         const v = viewOf(req, reply, s);
-        return html(reply, settingsPage(v, { error: formErrorOf(v.p.locale, err) }), err.statusCode);
+        return sendHtml(reply, settingsPage(v, { error: formErrorOf(v.p.locale, err) }), err.statusCode);
       }
     },
   );

@@ -3,12 +3,12 @@
 // invoice), the returns to decide, the shop's identity on invoices, and the sales with charts.
 // Each handler is a thin adapter over the services the API's routes call (src/modules/*/routes.ts),
 // with the API's own schemas, so that a refusal says what the API's 400 would.
-import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { z } from 'zod';
 import { analyticsQuery } from '../contract/analytics.ts';
 import { sellerInvoiceBody } from '../contract/auth.ts';
 import { createProductBody, listProductsQuery, updateProductBody } from '../contract/catalog.ts';
-import { AppError, notFound } from '../contract/errors.ts';
+import { notFound } from '../contract/errors.ts';
 import { escapeHtml } from '../contract/format.ts';
 import { formatDate, type Locale, t } from '../contract/i18n.ts';
 import { listOrdersQuery, ORDER_STATUSES, orderStatus, shipOrderBody } from '../contract/orders.ts';
@@ -48,6 +48,8 @@ import {
   readForm,
   say,
   selectField,
+  sendHtml,
+  shownRefusal,
   tabs,
   taxLabel,
   textArea,
@@ -64,13 +66,6 @@ type Detail = Awaited<ReturnType<typeof getProduct>>;
 type Order = Awaited<ReturnType<typeof orders.getOrder>>;
 type OrderRow = Awaited<ReturnType<typeof orders.listOrders>>['orders'][number];
 type ReturnRow = Awaited<ReturnType<typeof returns.listReturns>>['returns'][number];
-
-const html = (reply: FastifyReply, body: string, status = 200) =>
-  reply.code(status).type('text/html; charset=utf-8').send(body);
-
-/** A refusal a form shows again (4xx from a service or the form's schema); anything else goes on. */
-const shown = (err: unknown): err is AppError =>
-  err instanceof AppError && err.statusCode >= 400 && err.statusCode < 500 && err.statusCode !== 401;
 
 const one = (v: string | string[] | undefined) => (Array.isArray(v) ? v[0] : v) ?? '';
 const pageNoOf = (v: unknown) => Math.max(1, Math.min(1000, Number.parseInt(String(v ?? '1'), 10) || 1));
@@ -275,7 +270,7 @@ export function consolePages(app: FastifyInstance, deps: WebDeps) {
     const shop = (await shopNames(req.ctx, [me.id])).get(me.id) ?? me.name;
     const tile = (sentence: string, href: string, link: string) =>
       `<div class="stat"><p>${sentence}</p><a href="${href}">${link}</a></div>`;
-    return html(
+    return sendHtml(
       reply,
       consolePage(
         v,
@@ -378,7 +373,7 @@ ${selectField({ name: 'status', label: t(l, 'web.console.product.status'), value
       signedIn(req, SELLERS);
       const v = viewOf(req, reply, s);
       const done = doneOf(PRODUCT_DONE, req.query.done);
-      return html(
+      return sendHtml(
         reply,
         await productsPage(req, v, {
           done: done && t(v.p.locale, 'web.console.product.done', { done }),
@@ -391,7 +386,7 @@ ${selectField({ name: 'status', label: t(l, 'web.console.product.status'), value
     signedIn(req, SELLERS);
     const v = viewOf(req, reply, s);
     const values = { ...formOfBody({}), stockQuantity: '0', status: 'active' };
-    return html(reply, await productFormPage(req, v, { values }));
+    return sendHtml(reply, await productFormPage(req, v, { values }));
   });
 
   app.post<{ Body: Body }>('/console/products/new', postRoute('productWrites'), async (req, reply) => {
@@ -400,9 +395,9 @@ ${selectField({ name: 'status', label: t(l, 'web.console.product.status'), value
     try {
       await createProduct(req.ctx, readForm(createProductBody, productBody(values)));
     } catch (err) {
-      if (!shown(err)) throw err;
+      if (!shownRefusal(err)) throw err;
       const v = viewOf(req, reply, s);
-      return html(
+      return sendHtml(
         reply,
         await productFormPage(req, v, { values, error: formErrorOf(v.p.locale, err) }),
         err.statusCode,
@@ -418,7 +413,7 @@ ${selectField({ name: 'status', label: t(l, 'web.console.product.status'), value
       const product = await ownProduct(req, req.params.productId);
       const v = viewOf(req, reply, s);
       const done = doneOf(PRODUCT_DONE, req.query.done);
-      return html(
+      return sendHtml(
         reply,
         await productFormPage(req, v, {
           product,
@@ -439,9 +434,9 @@ ${selectField({ name: 'status', label: t(l, 'web.console.product.status'), value
       try {
         await updateProduct(req.ctx, id, readForm(updateProductBody, productBody(values, product)));
       } catch (err) {
-        if (!shown(err)) throw err;
+        if (!shownRefusal(err)) throw err;
         const v = viewOf(req, reply, s);
-        return html(
+        return sendHtml(
           reply,
           await productFormPage(req, v, { product, values, error: formErrorOf(v.p.locale, err) }),
           err.statusCode,
@@ -465,9 +460,9 @@ ${selectField({ name: 'status', label: t(l, 'web.console.product.status'), value
         try {
           done = await act(req);
         } catch (err) {
-          if (!shown(err)) throw err;
+          if (!shownRefusal(err)) throw err;
           const v = viewOf(req, reply, s);
-          return html(
+          return sendHtml(
             reply,
             await productsPage(req, v, { error: formErrorOf(v.p.locale, err) }),
             err.statusCode,
@@ -577,7 +572,7 @@ ${field({ name: 'trackingNumber', label: t(l, 'web.console.order.trackingNumber'
         ],
       })}<button type="submit" class="secondary">${say(l, 'web.search.apply')}</button></form>`;
       const done = doneOf(ORDER_DONE, req.query.done);
-      return html(
+      return sendHtml(
         reply,
         consolePage(
           v,
@@ -645,7 +640,7 @@ ${order.status === 'confirmed' ? actions : ''}
       const order = await shopOrder(req, req.params.orderId);
       const v = viewOf(req, reply, s);
       const done = doneOf(ORDER_DONE, req.query.done);
-      return html(
+      return sendHtml(
         reply,
         orderPage(v, order, { done: done && t(v.p.locale, 'web.console.order.done', { done }) }),
       );
@@ -678,10 +673,10 @@ ${order.status === 'confirmed' ? actions : ''}
         try {
           await act(req);
         } catch (err) {
-          if (!shown(err)) throw err;
+          if (!shownRefusal(err)) throw err;
           const v = viewOf(req, reply, s);
           const order = await shopOrder(req, id);
-          return html(
+          return sendHtml(
             reply,
             orderPage(v, order, { error: formErrorOf(v.p.locale, err), typed: req.body }),
             err.statusCode,
@@ -787,7 +782,7 @@ ${order.status === 'confirmed' ? actions : ''}
       signedIn(req, SELLERS);
       const v = viewOf(req, reply, s);
       const done = doneOf(RETURN_DONE, req.query.done);
-      return html(
+      return sendHtml(
         reply,
         await returnsPage(req, v, { done: done && t(v.p.locale, 'web.console.return.done', { done }) }),
       );
@@ -808,9 +803,9 @@ ${order.status === 'confirmed' ? actions : ''}
         try {
           await act(req);
         } catch (err) {
-          if (!shown(err)) throw err;
+          if (!shownRefusal(err)) throw err;
           const v = viewOf(req, reply, s);
-          return html(
+          return sendHtml(
             reply,
             await returnsPage(req, v, { error: formErrorOf(v.p.locale, err), refused: req.params.returnId }),
             err.statusCode,
@@ -880,7 +875,7 @@ ${f('gstHstNumber', { hint: t(l, 'web.console.shop.gstHstHint'), max: 40 })}${f(
     async (req, reply) => {
       signedIn(req, SELLERS);
       const v = viewOf(req, reply, s);
-      return html(
+      return sendHtml(
         reply,
         await shopPage(req, v, {
           done: req.query.done === 'saved' ? t(v.p.locale, 'web.console.shop.saved') : undefined,
@@ -897,9 +892,9 @@ ${f('gstHstNumber', { hint: t(l, 'web.console.shop.gstHstHint'), max: 40 })}${f(
       const input = Object.fromEntries(SHOP_FIELDS.map((k) => [k, values[k] || null]));
       await updateInvoiceIdentity(req.ctx, readForm(sellerInvoiceBody, input));
     } catch (err) {
-      if (!shown(err)) throw err;
+      if (!shownRefusal(err)) throw err;
       const v = viewOf(req, reply, s);
-      return html(
+      return sendHtml(
         reply,
         await shopPage(req, v, { values, error: formErrorOf(v.p.locale, err) }),
         err.statusCode,
@@ -919,7 +914,7 @@ ${f('gstHstNumber', { hint: t(l, 'web.console.shop.gstHstHint'), max: 40 })}${f(
       const l = v.p.locale;
       const period = z.enum(PERIODS).catch('month').parse(req.query.period);
       const dashboard = await sellerDashboard(req.ctx, analyticsQuery.parse({ period }));
-      return html(
+      return sendHtml(
         reply,
         consolePage(
           v,

@@ -2,11 +2,10 @@
 // coupons, and the agent platforms with their keys. Every page is for admins (`signedIn` with
 // ['admin']); every rule is the services'. A platform's new key is shown once, on the answer to
 // the form that made it (never in a URL, never again).
-import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { changeRoleBody } from '../contract/auth.ts';
 import { createCouponBody } from '../contract/cart.ts';
 import { PROVINCES, ROLES } from '../contract/common.ts';
-import { AppError } from '../contract/errors.ts';
 import { escapeHtml } from '../contract/format.ts';
 import { formatDate, formatMoney, formatNumber, t } from '../contract/i18n.ts';
 import { createPlatformBody } from '../contract/platforms.ts';
@@ -42,6 +41,8 @@ import {
   readForm,
   say,
   selectField,
+  sendHtml,
+  shownRefusal,
   tabs,
   textArea,
 } from './layout.ts';
@@ -52,13 +53,6 @@ type ReviewFilter = (typeof REVIEW_FILTERS)[number];
 const REVIEWS_PER_PAGE = 20;
 
 type Form = Record<string, string | string[] | undefined>;
-
-const html = (reply: FastifyReply, body: string, status = 200) =>
-  reply.code(status).type('text/html; charset=utf-8').send(body);
-
-/** A refusal a form shows again (4xx from a service or the form's schema); anything else goes on. */
-const shown = (err: unknown): err is AppError =>
-  err instanceof AppError && err.statusCode >= 400 && err.statusCode < 500 && err.statusCode !== 401;
 
 /** A form's or a query's one value (a repeated name counts its first). */
 const one = (v: unknown): string | undefined =>
@@ -110,7 +104,7 @@ export function deskPages(app: FastifyInstance, deps: WebDeps) {
     const l = v.p.locale;
     const period = oneOf(PERIODS, queryOf(req, 'period'), 'month');
     const dashboard = await platformDashboard(req.ctx, { period });
-    return html(
+    return sendHtml(
       reply,
       deskPage(
         v,
@@ -207,7 +201,7 @@ ${r.comment ? `<p>${escapeHtml(r.comment)}</p>` : ''}
     signedIn(req, ADMINS);
     const v = viewOf(req, reply, s);
     const done = queryOf(req, 'done');
-    return html(
+    return sendHtml(
       reply,
       await reviewsPage(req, v, {
         filter: oneOf(REVIEW_FILTERS, queryOf(req, 'status'), 'pending'),
@@ -232,9 +226,9 @@ ${r.comment ? `<p>${escapeHtml(r.comment)}</p>` : ''}
         try {
           await act(req.ctx, req.params.reviewId);
         } catch (err) {
-          if (!shown(err)) throw err;
+          if (!shownRefusal(err)) throw err;
           const v = viewOf(req, reply, s);
-          return html(
+          return sendHtml(
             reply,
             await reviewsPage(req, v, { filter, pageNo: 1, error: formErrorOf(v.p.locale, err) }),
             err.statusCode,
@@ -317,7 +311,7 @@ ${shopFields}<p class="hint">${say(l, 'web.desk.users.roleHint')}</p>
   app.get('/desk/users', pageRoute, async (req, reply) => {
     signedIn(req, ADMINS);
     const v = viewOf(req, reply, s);
-    return html(
+    return sendHtml(
       reply,
       await usersPage(req, v, {
         id: filled(queryOf(req, 'user')),
@@ -340,9 +334,9 @@ ${shopFields}<p class="hint">${say(l, 'web.desk.users.roleHint')}</p>
         });
         await deps.auth.changeRole(req.ctx, id, input);
       } catch (err) {
-        if (!shown(err)) throw err;
+        if (!shownRefusal(err)) throw err;
         const v = viewOf(req, reply, s);
-        return html(
+        return sendHtml(
           reply,
           await usersPage(req, v, { id, error: formErrorOf(v.p.locale, err), form: req.body }),
           err.statusCode,
@@ -432,7 +426,7 @@ ${textArea({ name: 'terms', label: t(l, 'web.desk.coupons.terms'), value: value(
     signedIn(req, ADMINS);
     const v = viewOf(req, reply, s);
     const lookup = filled(queryOf(req, 'lookup'))?.slice(0, 40);
-    return html(
+    return sendHtml(
       reply,
       await couponsPage(req, v, {
         lookup,
@@ -461,9 +455,9 @@ ${textArea({ name: 'terms', label: t(l, 'web.desk.coupons.terms'), value: value(
       });
       code = (await createCoupon(req.ctx, input)).code;
     } catch (err) {
-      if (!shown(err)) throw err;
+      if (!shownRefusal(err)) throw err;
       const v = viewOf(req, reply, s);
-      return html(
+      return sendHtml(
         reply,
         await couponsPage(req, v, { error: formErrorOf(v.p.locale, err), form: b }),
         err.statusCode,
@@ -525,7 +519,7 @@ ${field({ name: 'ucpProfileUrl', label: t(l, 'web.desk.platforms.ucpProfileUrl')
     signedIn(req, ADMINS);
     const v = viewOf(req, reply, s);
     const done = queryOf(req, 'done') === 'revoked' ? t(v.p.locale, 'web.desk.platforms.revoked') : undefined;
-    return html(reply, await platformsPage(req, v, { done }));
+    return sendHtml(reply, await platformsPage(req, v, { done }));
   });
 
   // The answer to a registration or a rotation is the page itself, with the secrets: a redirect
@@ -544,7 +538,7 @@ ${field({ name: 'ucpProfileUrl', label: t(l, 'web.desk.platforms.ucpProfileUrl')
         }),
       );
       const said = t(v.p.locale, 'web.desk.platforms.issued', { name: made.name });
-      return html(
+      return sendHtml(
         reply,
         await platformsPage(req, v, {
           issued: { said, apiKey: made.apiKey, webhookSecret: made.webhookSecret },
@@ -552,8 +546,8 @@ ${field({ name: 'ucpProfileUrl', label: t(l, 'web.desk.platforms.ucpProfileUrl')
         201,
       );
     } catch (err) {
-      if (!shown(err)) throw err;
-      return html(
+      if (!shownRefusal(err)) throw err;
+      return sendHtml(
         reply,
         await platformsPage(req, v, { error: formErrorOf(v.p.locale, err), form: b }),
         err.statusCode,
@@ -571,10 +565,10 @@ ${field({ name: 'ucpProfileUrl', label: t(l, 'web.desk.platforms.ucpProfileUrl')
         const rotated = await rotatePlatformKey(req.ctx, deps.platforms, req.params.platformId);
         const name = (await listPlatforms(req.ctx)).find((p) => p.id === rotated.id)?.name ?? rotated.id;
         const said = t(v.p.locale, 'web.desk.platforms.rotated', { name });
-        return html(reply, await platformsPage(req, v, { issued: { said, apiKey: rotated.apiKey } }));
+        return sendHtml(reply, await platformsPage(req, v, { issued: { said, apiKey: rotated.apiKey } }));
       } catch (err) {
-        if (!shown(err)) throw err;
-        return html(
+        if (!shownRefusal(err)) throw err;
+        return sendHtml(
           reply,
           await platformsPage(req, v, { error: formErrorOf(v.p.locale, err) }),
           err.statusCode,
@@ -591,9 +585,9 @@ ${field({ name: 'ucpProfileUrl', label: t(l, 'web.desk.platforms.ucpProfileUrl')
       try {
         await revokePlatform(req.ctx, deps.platforms, req.params.platformId);
       } catch (err) {
-        if (!shown(err)) throw err;
+        if (!shownRefusal(err)) throw err;
         const v = viewOf(req, reply, s);
-        return html(
+        return sendHtml(
           reply,
           await platformsPage(req, v, { error: formErrorOf(v.p.locale, err) }),
           err.statusCode,

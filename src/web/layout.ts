@@ -1,5 +1,6 @@
 // The one layout of the pages, and the pieces of their forms. Every value put in a page goes
 // through escapeHtml (or `say`, which escapes); every word is the catalogues'.
+import type { FastifyReply } from 'fastify';
 import type { z } from 'zod';
 import { AppError, inputProblems, say as sayText } from '../contract/errors.ts';
 import { escapeHtml } from '../contract/format.ts';
@@ -81,6 +82,14 @@ export interface FormError {
   message: string;
   fields: Record<string, string>;
 }
+
+/** Answers a page (HTML) with `status`. */
+export const sendHtml = (reply: FastifyReply, body: string, status = 200) =>
+  reply.code(status).type('text/html; charset=utf-8').send(body);
+
+/** A refusal a form shows again (4xx from a service or the form's schema); anything else goes on (401: to sign in). */
+export const shownRefusal = (err: unknown): err is AppError =>
+  err instanceof AppError && err.statusCode >= 400 && err.statusCode < 500 && err.statusCode !== 401;
 
 /** The refusal a service or a form's schema gave, in the page's words. */
 export function formErrorOf(locale: Locale, err: AppError): FormError {

@@ -31,6 +31,8 @@ import {
   readForm,
   say,
   selectField,
+  sendHtml,
+  shownRefusal,
 } from './layout.ts';
 
 const PAGE_SIZE = 24;
@@ -201,7 +203,8 @@ export function storePages(app: FastifyInstance, deps: WebDeps) {
         ? `<nav class="pager" aria-label="${say(l, 'web.search.pages')}">${pageNo > 1 ? `<a href="${escapeHtml(hrefWith(q, { page: String(pageNo - 1) }))}" rel="prev">${say(l, 'web.search.previous')}</a>` : ''}<span>${say(l, 'web.search.pageOf', { page: pageNo, pages })}</span>${pageNo < pages ? `<a href="${escapeHtml(hrefWith(q, { page: String(pageNo + 1) }))}" rel="next">${say(l, 'web.search.next')}</a>` : ''}</nav>`
         : '';
     const title = q.q ? t(l, 'web.search.titleFor', { q: q.q }) : t(l, 'web.search.title');
-    return reply.type('text/html; charset=utf-8').send(
+    return sendHtml(
+      reply,
       page(v, {
         title,
         index: true,
@@ -215,7 +218,7 @@ export function storePages(app: FastifyInstance, deps: WebDeps) {
     { config: { auth: 'public', limit: 'pages' }, schema: { hide: true } },
     async (req, reply) => {
       const v = viewOf(req, reply, s);
-      return reply.type('text/html; charset=utf-8').send(await productPage(req, v, req.params.productId));
+      return sendHtml(reply, await productPage(req, v, req.params.productId));
     },
   );
 
@@ -233,13 +236,10 @@ export function storePages(app: FastifyInstance, deps: WebDeps) {
         });
         await carts.addToCart(req.ctx, input);
       } catch (err) {
-        if (!(err instanceof AppError) || err.statusCode >= 500 || err.statusCode === 401) throw err;
+        if (!shownRefusal(err)) throw err;
         const id = String(req.body.product_id ?? '');
         if (!ID.test(id)) throw err;
-        return reply
-          .code(err.statusCode)
-          .type('text/html; charset=utf-8')
-          .send(await productPage(req, v, id, formErrorOf(v.p.locale, err)));
+        return sendHtml(reply, await productPage(req, v, id, formErrorOf(v.p.locale, err)), err.statusCode);
       }
       return seeOther(reply, '/shop/cart?added=1');
     },
@@ -251,7 +251,7 @@ export function storePages(app: FastifyInstance, deps: WebDeps) {
     async (req, reply) => {
       signedIn(req, BUYERS);
       const v = viewOf(req, reply, s);
-      return reply.type('text/html; charset=utf-8').send(await cartPage(req, v));
+      return sendHtml(reply, await cartPage(req, v));
     },
   );
 
@@ -269,11 +269,12 @@ export function storePages(app: FastifyInstance, deps: WebDeps) {
         ).quantity;
         await carts.setCartQuantity(req.ctx, id, wanted);
       } catch (err) {
-        if (!(err instanceof AppError) || err.statusCode >= 500 || err.statusCode === 401) throw err;
-        return reply
-          .code(err.statusCode)
-          .type('text/html; charset=utf-8')
-          .send(await cartPage(req, v, { error: formErrorOf(v.p.locale, err) }));
+        if (!shownRefusal(err)) throw err;
+        return sendHtml(
+          reply,
+          await cartPage(req, v, { error: formErrorOf(v.p.locale, err) }),
+          err.statusCode,
+        );
       }
       return seeOther(reply, '/shop/cart');
     },
@@ -289,11 +290,12 @@ export function storePages(app: FastifyInstance, deps: WebDeps) {
         if (req.body.remove) await carts.removeCoupon(req.ctx);
         else await carts.applyCoupon(req.ctx, readForm(applyCouponBody, { code: req.body.code }).code);
       } catch (err) {
-        if (!(err instanceof AppError) || err.statusCode >= 500 || err.statusCode === 401) throw err;
-        return reply
-          .code(err.statusCode)
-          .type('text/html; charset=utf-8')
-          .send(await cartPage(req, v, { couponError: formErrorOf(v.p.locale, err), code: req.body.code }));
+        if (!shownRefusal(err)) throw err;
+        return sendHtml(
+          reply,
+          await cartPage(req, v, { couponError: formErrorOf(v.p.locale, err), code: req.body.code }),
+          err.statusCode,
+        );
       }
       return seeOther(reply, '/shop/cart');
     },
@@ -335,11 +337,12 @@ export function storePages(app: FastifyInstance, deps: WebDeps) {
         const ours = to.origin === new URL(deps.commerce.publicBaseUrl).origin;
         return seeOther(reply, ours ? to.pathname + to.search : session.sessionUrl);
       } catch (err) {
-        if (!(err instanceof AppError) || err.statusCode >= 500 || err.statusCode === 401) throw err;
-        return reply
-          .code(err.statusCode)
-          .type('text/html; charset=utf-8')
-          .send(await checkoutPage(req, v, address, formErrorOf(v.p.locale, err)));
+        if (!shownRefusal(err)) throw err;
+        return sendHtml(
+          reply,
+          await checkoutPage(req, v, address, formErrorOf(v.p.locale, err)),
+          err.statusCode,
+        );
       }
     },
   );
