@@ -5,13 +5,7 @@
 // biome-ignore-all lint/performance/useDomNodeTextContent: Playwright's innerText is the rendered text a person reads
 import type { Page } from 'playwright-core';
 import { describe, expect, it } from 'vitest';
-import {
-  accessibilityProblems,
-  browserApp,
-  browserUnavailable,
-  onAPhone,
-  screenshot,
-} from './helpers/browser.ts';
+import { browserApp, browserUnavailable, checked, onAPhone } from './helpers/browser.ts';
 import { admin, buyer, product, seller, uniqueWord } from './helpers/builders.ts';
 import { addToCart, openCheckout, payOk } from './helpers/checkout.ts';
 
@@ -19,11 +13,6 @@ const unavailable = browserUnavailable();
 
 describe.skipIf(unavailable !== undefined)('the console and the desk in Chromium', () => {
   const env = browserApp();
-
-  async function checked(page: Page, name: string) {
-    expect(await accessibilityProblems(page), name).toEqual([]);
-    await screenshot(page, name);
-  }
 
   async function signIn(page: Page, who: { email: string; password: string }) {
     await env.browser.context.clearCookies();

@@ -4,26 +4,14 @@
 // critical violation), on a desktop and on a 360 px phone, in English and French. With
 // PAGE_SCREENSHOTS=<dir> the main pages are saved there (docs/images/pages in the repository).
 // biome-ignore-all lint/performance/useDomNodeTextContent: Playwright's innerText is the rendered text a person reads
-import type { Page } from 'playwright-core';
 import { describe, expect, it } from 'vitest';
-import {
-  accessibilityProblems,
-  browserApp,
-  browserUnavailable,
-  onAPhone,
-  screenshot,
-} from './helpers/browser.ts';
+import { browserApp, browserUnavailable, checked, onAPhone } from './helpers/browser.ts';
 import { admin, buyer, category, product, seller, uniqueWord } from './helpers/builders.ts';
 
 const unavailable = browserUnavailable();
 
 describe.skipIf(unavailable !== undefined)('the storefront and the account in Chromium', () => {
   const env = browserApp();
-
-  async function checked(page: Page, name: string) {
-    expect(await accessibilityProblems(page), name).toEqual([]);
-    await screenshot(page, name);
-  }
 
   it('a person searches, filters, buys with the keyboard, pays, and follows the order to a return', async () => {
     await env.browser.context.clearCookies();

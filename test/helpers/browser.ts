@@ -7,7 +7,7 @@ import os from 'node:os';
 import path from 'node:path';
 import axe from 'axe-core';
 import { type BrowserContext, chromium, type Page } from 'playwright-core';
-import { afterAll, beforeAll } from 'vitest';
+import { afterAll, beforeAll, expect } from 'vitest';
 import { listen, type TestApp, useTestApp } from './app.ts';
 import type { TestDatabase } from './db.ts';
 
@@ -162,4 +162,10 @@ export async function onAPhone(page: Page, base: string, paths: Record<string, s
     await screenshot(page, `phone-${name}`);
   }
   return problems;
+}
+
+/** Asserts the page has no serious or critical accessibility problem, then saves it as `name`. */
+export async function checked(page: Page, name: string) {
+  expect(await accessibilityProblems(page), name).toEqual([]);
+  await screenshot(page, name);
 }
