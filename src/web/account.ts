@@ -4,14 +4,13 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { z } from 'zod';
 import { loginBody, registerBody } from '../contract/auth.ts';
-import { AppError, conflict, invalid, notFound, problem } from '../contract/errors.ts';
+import { AppError, invalid, notFound, problem } from '../contract/errors.ts';
 import { escapeHtml } from '../contract/format.ts';
 import { isLocale, LOCALES, type Locale, t } from '../contract/i18n.ts';
 import { listOrdersQuery } from '../contract/orders.ts';
 import { RETURN_REASONS, requestReturnBody } from '../contract/returns.ts';
 import { submitReviewBody } from '../contract/reviews.ts';
 import { saveLocale } from '../modules/auth/sellers.ts';
-import { findUser } from '../modules/auth/users.ts';
 import { endWebSession, startWebSession } from '../modules/auth/web-sessions.ts';
 import { sendInvoice } from '../modules/invoices/routes.ts';
 import { invoiceOf } from '../modules/invoices/service.ts';
@@ -167,15 +166,8 @@ ${field({ name: 'password', label: t(l, 'web.signIn.password'), type: 'password'
       const b = req.body;
       try {
         const input = readForm(registerBody, { email: b.email, password: b.password, name: b.name });
-        const made = await deps.auth.register(req.ctx, input);
         // The new account keeps the language its pages were read in (its emails follow it).
-        await saveLocale(
-          { ...req.ctx, user: { ...made.user, role: made.user.role } },
-          req.ctx.locale ?? null,
-          deps.auth.forget,
-        );
-        const user = await findUser(req.ctx, made.user.id);
-        if (!user) throw conflict('error.auth.userNotFound', { id: made.user.id });
+        const user = await deps.auth.createBuyer(req.ctx, input, req.ctx.locale);
         return await signInAs(req, reply, s, user, next);
       } catch (err) {
         if (!shownRefusal(err)) throw err;

@@ -5,6 +5,7 @@ import type { z } from 'zod';
 import type { becomeSellerBody, changeRoleBody, loginBody, registerBody } from '../../contract/auth.ts';
 import { type Role, toUnix } from '../../contract/common.ts';
 import { conflict, invalid, notFound, problem, unauthenticated } from '../../contract/errors.ts';
+import type { Locale } from '../../contract/i18n.ts';
 import { caller, inTransaction, type RequestContext } from '../context.ts';
 import type { EmailLinks } from './email-links.ts';
 import { checkPassword, hashPassword } from './passwords.ts';
@@ -25,24 +26,36 @@ export function createAccounts(tokens: Tokens, links: EmailLinks) {
     return user;
   }
 
-  return {
-    /** A buyer account and its verification email, committed together. */
-    async register(ctx: RequestContext, input: z.infer<typeof registerBody>) {
-      const passwordHash = await hashPassword(input.password);
-      const user = await inTransaction(ctx, async (tx) => {
-        const row = await insertUser(tx, {
-          email: input.email,
-          name: input.name,
-          role: 'buyer',
-          passwordHash,
-          emailVerified: false,
-        });
-        await links.mailVerification(tx, row);
-        return row;
+  /**
+   * A buyer account and its verification email, committed together; `locale` is the language
+   * it keeps (the pages register in the one they were read in).
+   */
+  async function createBuyer(ctx: RequestContext, input: z.infer<typeof registerBody>, locale?: Locale) {
+    const passwordHash = await hashPassword(input.password);
+    const user = await inTransaction(ctx, async (tx) => {
+      const row = await insertUser(tx, {
+        email: input.email,
+        name: input.name,
+        role: 'buyer',
+        passwordHash,
+        emailVerified: false,
+        ...(locale ? { locale } : {}),
       });
-      links.nudge();
+      await links.mailVerification(tx, row);
+      return row;
+    });
+    links.nudge();
+    return user;
+  }
+
+  return {
+    /** A buyer account and its verification email, committed together, and a token of it. */
+    async register(ctx: RequestContext, input: z.infer<typeof registerBody>) {
+      const user = await createBuyer(ctx, input);
       return { success: true as const, user: publicUser(user), ...(await tokens.issue(ctx, user)) };
     },
+
+    createBuyer,
 
     /**
      * Used by the command line and the seed: any role, email taken as verified (an operator

@@ -27,7 +27,14 @@ export const findUserByEmail = async (ctx: RequestContext, email: string): Promi
 /** A new account. Answers 409 when the email is taken (emails are unique, case-insensitively). */
 export async function insertUser(
   ctx: RequestContext,
-  input: { email: string; name: string; role: Role; passwordHash: string | null; emailVerified: boolean },
+  input: {
+    email: string;
+    name: string;
+    role: Role;
+    passwordHash: string | null;
+    emailVerified: boolean;
+    locale?: string;
+  },
 ): Promise<UserRow> {
   const row = await insertIfNew(ctx, input);
   if (!row) throw conflict('error.auth.emailTaken', { email: input.email });
