@@ -1,17 +1,21 @@
-// The cost of a tool call over /mcp against the same direct HTTP call (issue 10's closing
-// note): get_cart through POST /mcp (a 2026-07-28 tools/call, one POST; and a 2025-era one) and
-// GET /cart, with the same agent's token, against one app listening on a port in this process,
-// one call at a time. Prints the median and p95 of each over N calls after a warm-up, and the
-// median overhead. PGlite by default; PostgreSQL with BENCH_DATABASE_URL (a database of that
-// server named portage_bench_mcp is dropped and made again).
+// The cost of a tool call over MCP against the same direct HTTP call: get_cart over POST /mcp
+// (a 2026-07-28 tools/call, one POST; and a 2025-era one) against GET /cart with the same
+// agent's token, and over `portage mcp` (stdio, both eras, the built command as a child) against
+// GET /cart with the same login token. One app listening on a port in this process; one call at
+// a time, the calls alternated (each round makes one of each, so a slower moment of the machine
+// falls on all alike). Prints the median and p95 of each over N rounds after a warm-up, and the
+// median overhead over its direct call. PGlite by default; PostgreSQL with BENCH_DATABASE_URL (a
+// database of that server named portage_bench_mcp is dropped and made again).
 //
-//   npm run bench:mcp
+//   npm run build && npm run bench:mcp
 //   npm run bench:mcp -- --calls 1000
 //   BENCH_DATABASE_URL=postgres://postgres@127.0.0.1:5432/test npm run bench:mcp
+import { spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import { createInterface } from 'node:readline';
 import { parseArgs } from 'node:util';
 import { eq } from 'drizzle-orm';
 import pg from 'pg';
@@ -24,7 +28,12 @@ import { users } from '../src/modules/auth/tables.ts';
 import { agentGrants } from '../src/modules/oauth/tables.ts';
 
 const { values: flags } = parseArgs({
-  options: { calls: { type: 'string', default: '1000' }, warmup: { type: 'string', default: '200' } },
+  options: {
+    calls: { type: 'string', default: '1000' },
+    warmup: { type: 'string', default: '200' },
+    /** Only the calls whose name matches this regular expression (to profile one: node --cpu-prof --import tsx bench/mcp.ts --only stdio). */
+    only: { type: 'string' },
+  },
 });
 const CALLS = Number(flags.calls);
 const WARMUP = Number(flags.warmup);
@@ -65,7 +74,7 @@ const registered = await fetch(`${base}/auth/register`, {
   headers: { 'content-type': 'application/json' },
   body: JSON.stringify({ email, password: 'correct horse battery', name: 'Bench Buyer' }),
 });
-const { user: who } = (await registered.json()) as { user: { id: string } };
+const { user: who, token: loginToken } = (await registered.json()) as { user: { id: string }; token: string };
 const now = new Date();
 const grantId = `grants:${randomBytes(15).toString('base64url')}`;
 await database.db
@@ -91,79 +100,152 @@ const MODERN_META = {
   'io.modelcontextprotocol/clientInfo': { name: 'bench', version: '0' },
   'io.modelcontextprotocol/clientCapabilities': {},
 };
-const calls: Record<string, () => Promise<void>> = {
-  'GET /cart': async () => {
-    const res = await fetch(`${base}/cart`, { headers: auth });
-    if (res.status !== 200) throw new Error(`GET /cart: ${res.status}`);
-    await res.json();
-  },
-  'get_cart via /mcp (2026-07-28)': async () => {
-    const res = await fetch(`${base}/mcp`, {
-      method: 'POST',
-      headers: {
-        ...auth,
-        'content-type': 'application/json',
-        accept: 'application/json, text/event-stream',
-        'mcp-protocol-version': '2026-07-28',
-        'mcp-method': 'tools/call',
-        'mcp-name': 'get_cart',
-      },
-      body: JSON.stringify({
-        jsonrpc: '2.0',
-        id: 1,
-        method: 'tools/call',
-        params: { name: 'get_cart', arguments: {}, _meta: MODERN_META },
-      }),
+
+/** `portage mcp` as a child, spoken to in JSON lines: one request at a time, answered by id. */
+function stdioServer(protocolVersion: string) {
+  // BENCH_CHILD_NODE_ARGS='--cpu-prof --cpu-prof-dir=/tmp/prof' profiles the child.
+  const nodeArgs = process.env.BENCH_CHILD_NODE_ARGS?.split(' ').filter(Boolean) ?? [];
+  const child = spawn(process.execPath, [...nodeArgs, 'bin/portage.js', 'mcp'], {
+    env: { ...process.env, SERVICE_URL: base, SERVICE_JWT_TOKEN: loginToken, LOG_LEVEL: 'silent' },
+    stdio: ['pipe', 'pipe', 'inherit'],
+  });
+  type Answer = { id?: number; result?: { isError?: boolean }; error?: unknown };
+  const waiting = new Map<number, (message: Answer) => void>();
+  createInterface({ input: child.stdout! }).on('line', (line) => {
+    const message = JSON.parse(line) as Answer;
+    if (message.id !== undefined) waiting.get(message.id)?.(message);
+  });
+  let nextId = 0;
+  const send = (method: string, params: object) =>
+    new Promise<Answer>((resolve) => {
+      const id = ++nextId;
+      waiting.set(id, (m) => {
+        waiting.delete(id);
+        resolve(m);
+      });
+      child.stdin!.write(`${JSON.stringify({ jsonrpc: '2.0', id, method, params })}\n`);
     });
-    const body = (await res.json()) as { result?: { isError?: boolean } };
-    if (res.status !== 200 || !body.result || body.result.isError)
-      throw new Error(`/mcp: ${JSON.stringify(body)}`);
+  return {
+    async start() {
+      if (protocolVersion === '2026-07-28') return;
+      await send('initialize', {
+        protocolVersion,
+        capabilities: {},
+        clientInfo: { name: 'bench', version: '0' },
+      });
+      child.stdin!.write(`${JSON.stringify({ jsonrpc: '2.0', method: 'notifications/initialized' })}\n`);
+    },
+    async call() {
+      const params = protocolVersion === '2026-07-28' ? { _meta: MODERN_META } : {};
+      const answer = await send('tools/call', { name: 'get_cart', arguments: {}, ...params });
+      if (!answer.result || answer.result.isError) throw new Error(`portage mcp: ${JSON.stringify(answer)}`);
+    },
+    /** Ends its input, as a host does; it exits then (and writes its profile, if asked). */
+    stop: () => {
+      const exited = new Promise((resolve) => child.once('exit', resolve));
+      child.stdin!.end();
+      return exited;
+    },
+  };
+}
+const stdioModern = stdioServer('2026-07-28');
+const stdioLegacy = stdioServer('2025-11-25');
+await Promise.all([stdioModern.start(), stdioLegacy.start()]);
+
+const getCart = async (headers: Record<string, string>) => {
+  const res = await fetch(`${base}/cart`, { headers });
+  if (res.status !== 200) throw new Error(`GET /cart: ${res.status}`);
+  await res.json();
+};
+/** Each call, and the direct call its overhead is measured against. */
+const calls: Record<string, { run: () => Promise<void>; against?: string }> = {
+  'GET /cart (agent token)': { run: () => getCart(auth) },
+  'get_cart via /mcp (2026-07-28)': {
+    against: 'GET /cart (agent token)',
+    run: async () => {
+      const res = await fetch(`${base}/mcp`, {
+        method: 'POST',
+        headers: {
+          ...auth,
+          'content-type': 'application/json',
+          accept: 'application/json, text/event-stream',
+          'mcp-protocol-version': '2026-07-28',
+          'mcp-method': 'tools/call',
+          'mcp-name': 'get_cart',
+        },
+        body: JSON.stringify({
+          jsonrpc: '2.0',
+          id: 1,
+          method: 'tools/call',
+          params: { name: 'get_cart', arguments: {}, _meta: MODERN_META },
+        }),
+      });
+      const body = (await res.json()) as { result?: { isError?: boolean } };
+      if (res.status !== 200 || !body.result || body.result.isError)
+        throw new Error(`/mcp: ${JSON.stringify(body)}`);
+    },
   },
-  'get_cart via /mcp (2025-11-25)': async () => {
-    const res = await fetch(`${base}/mcp`, {
-      method: 'POST',
-      headers: {
-        ...auth,
-        'content-type': 'application/json',
-        accept: 'application/json, text/event-stream',
-        'mcp-protocol-version': '2025-11-25',
-      },
-      body: JSON.stringify({
-        jsonrpc: '2.0',
-        id: 1,
-        method: 'tools/call',
-        params: { name: 'get_cart', arguments: {} },
-      }),
-    });
-    const text = await res.text();
-    if (res.status !== 200 || !text.includes('"result"') || text.includes('"isError":true')) {
-      throw new Error(`/mcp: ${text}`);
-    }
+  'get_cart via /mcp (2025-11-25)': {
+    against: 'GET /cart (agent token)',
+    run: async () => {
+      const res = await fetch(`${base}/mcp`, {
+        method: 'POST',
+        headers: {
+          ...auth,
+          'content-type': 'application/json',
+          accept: 'application/json, text/event-stream',
+          'mcp-protocol-version': '2025-11-25',
+        },
+        body: JSON.stringify({
+          jsonrpc: '2.0',
+          id: 1,
+          method: 'tools/call',
+          params: { name: 'get_cart', arguments: {} },
+        }),
+      });
+      const text = await res.text();
+      if (res.status !== 200 || !text.includes('"result"') || text.includes('"isError":true')) {
+        throw new Error(`/mcp: ${text}`);
+      }
+    },
   },
+  'GET /cart (login token)': { run: () => getCart({ authorization: `Bearer ${loginToken}` }) },
+  'get_cart via stdio (2026-07-28)': { against: 'GET /cart (login token)', run: stdioModern.call },
+  'get_cart via stdio (2025-11-25)': { against: 'GET /cart (login token)', run: stdioLegacy.call },
 };
 
 const quantile = (sorted: number[], q: number) =>
   sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))]!;
-const results: Record<string, { median: number; p95: number }> = {};
-for (const [name, call] of Object.entries(calls)) {
-  for (let i = 0; i < WARMUP; i++) await call();
-  const times: number[] = [];
-  for (let i = 0; i < CALLS; i++) {
+if (flags.only) {
+  for (const name of Object.keys(calls)) if (!new RegExp(flags.only).test(name)) delete calls[name];
+}
+const times = Object.fromEntries(Object.keys(calls).map((name) => [name, [] as number[]]));
+for (let round = 0; round < WARMUP + CALLS; round++) {
+  for (const [name, { run }] of Object.entries(calls)) {
     const started = performance.now();
-    await call();
-    times.push(performance.now() - started);
+    await run();
+    if (round >= WARMUP) times[name]!.push(performance.now() - started);
   }
-  times.sort((a, b) => a - b);
-  results[name] = { median: quantile(times, 0.5), p95: quantile(times, 0.95) };
+}
+const results: Record<string, { median: number; p95: number }> = {};
+for (const [name, measured] of Object.entries(times)) {
+  measured.sort((a, b) => a - b);
+  results[name] = { median: quantile(measured, 0.5), p95: quantile(measured, 0.95) };
 }
 
-const direct = results['GET /cart']!;
-console.log(`${database.kind}, ${CALLS} calls each, one at a time (after ${WARMUP} warm-up calls)`);
+console.log(
+  `${database.kind}, ${CALLS} rounds of one call each, alternated (after ${WARMUP} warm-up rounds)`,
+);
 for (const [name, r] of Object.entries(results)) {
-  const extra = name === 'GET /cart' ? '' : `  overhead +${(r.median - direct.median).toFixed(2)} ms median`;
+  const against = calls[name]!.against;
+  const extra =
+    against && results[against]
+      ? `  overhead +${(r.median - results[against]!.median).toFixed(2)} ms median`
+      : '';
   console.log(`${name.padEnd(32)} median ${r.median.toFixed(2)} ms  p95 ${r.p95.toFixed(2)} ms${extra}`);
 }
 
+await Promise.all([stdioModern.stop(), stdioLegacy.stop()]);
 await app.close();
 await database.close();
 rmSync(dataDir, { recursive: true, force: true });

@@ -25,7 +25,7 @@ import { registerSecurityHeaders } from './http/security-headers.ts';
 import './http/types.ts';
 import { commerceJobs } from './jobs/index.ts';
 import { createJobRunner, type JobRunner } from './jobs/runner.ts';
-import { injectFetch, mcpHttpRoutes } from './mcp/http.ts';
+import { injectExchange, mcpHttpRoutes } from './mcp/http.ts';
 import { ucpMcpRoutes } from './mcp/ucp.ts';
 import { acpCleanupJob } from './modules/acp/cleanup.ts';
 import { acpRoutes } from './modules/acp/routes.ts';
@@ -208,7 +208,7 @@ export async function buildApp(opts: AppOptions): Promise<FastifyInstance> {
     emailLinks: { publicBaseUrl: config.publicBaseUrl, nudgeMail: () => jobs?.nudge('mail') },
     agentGrants: { isLive: grantIsLive },
   });
-  registerAuthGuard(app, { db: database.db, now, auth, defaultLocale: config.defaultLocale });
+  const guard = registerAuthGuard(app, { db: database.db, now, auth, defaultLocale: config.defaultLocale });
   if (config.rateLimits) {
     await registerRateLimits(app, { redis: opts.redis, nameSpace: opts.rateLimitNamespace });
   }
@@ -282,7 +282,8 @@ export async function buildApp(opts: AppOptions): Promise<FastifyInstance> {
         req.ctx.user = await auth.authenticate(req.ctx, token);
         return req.ctx.user;
       },
-      fetch: (outer) => injectFetch(app, { id: outer.id, ip: outer.ip }),
+      exchange: (outer, reply) =>
+        injectExchange(app, { id: outer.id, ip: outer.ip, voucher: guard.vouchFor(outer, reply) }),
       publicBaseUrl: config.publicBaseUrl,
       // Pages of an origin the API already lets call it (CORS_ORIGINS, when listed) may call /mcp too.
       allowedOrigins: [
@@ -295,7 +296,7 @@ export async function buildApp(opts: AppOptions): Promise<FastifyInstance> {
   // UCP's MCP binding on its own endpoint; its tools call /ucp/v1 in process.
   await app.register(
     ucpMcpRoutes({
-      fetch: (outer) => injectFetch(app, { id: outer.id, ip: outer.ip }),
+      exchange: (outer) => injectExchange(app, { id: outer.id, ip: outer.ip }),
       publicBaseUrl: config.publicBaseUrl,
       allowedOrigins: [
         ...config.mcpAllowedOrigins,

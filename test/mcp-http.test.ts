@@ -6,6 +6,7 @@ import { eq } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ACP_TOOLS } from '../src/contract/acp-tools.ts';
 import { TOOLS } from '../src/contract/tools.ts';
+import { VOUCHER_HEADER } from '../src/http/auth.ts';
 import { LIMITS } from '../src/http/rate-limit.ts';
 import { products } from '../src/modules/catalog/tables.ts';
 import { agentToken, revokeGrant } from './helpers/agents.ts';
@@ -404,6 +405,32 @@ describe('the in-process path', () => {
     } finally {
       t.clock.advance(-46 * 60);
     }
+  });
+});
+
+describe('vouchers of the in-process calls', () => {
+  it('a voucher header sent from outside vouches for nothing: the token is checked as on any request', async () => {
+    const granted = await agentToken(t, database, shopper, ['shop']);
+    const getCart = (voucher: string) =>
+      fetch(`${baseUrl}/cart`, {
+        headers: { authorization: `Bearer ${granted.token}`, [VOUCHER_HEADER]: voucher },
+      });
+    expect((await getCart('made-up')).status).toBe(200);
+    await revokeGrant(t, database, granted.grantId);
+    for (const voucher of ['made-up', '', 'AAAAAAAAAAAAAAAAAAAAAA']) {
+      const res = await getCart(voucher);
+      expect(res.status, voucher).toBe(401);
+      expect((await res.json()).code).toBe('AUTH_ERROR');
+    }
+  });
+
+  it('a tool call right after its grant was revoked is refused at /mcp, before any inner call', async () => {
+    const who = await buyer(t.api, 'revoked');
+    const granted = await agentToken(t, database, who, ['shop']);
+    const client = await connect(granted.token, 'modern');
+    toolOk(await call(client, 'get_cart', {}));
+    await revokeGrant(t, database, granted.grantId);
+    await expect(call(client, 'get_cart', {})).rejects.toThrow(/401|invalid_token|Unauthorized/i);
   });
 });
 

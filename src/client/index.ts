@@ -146,6 +146,11 @@ export interface PortageClientOptions {
   /** The fetch to use; the global one by default. */
   fetch?: typeof fetch;
   /**
+   * How an HTTP exchange is made, in place of fetch: for a service in the same process (the
+   * tool server of /mcp), which answers without building a web Request and Response.
+   */
+  exchange?: Exchange;
+  /**
    * Whether a 401 is answered by renewing the token through /auth/refresh (default true).
    * False for an agent's token, which only the authorization server renews (/oauth/token).
    */
@@ -157,6 +162,27 @@ export interface PortageClientOptions {
    */
   locale?: Locale;
 }
+
+/** An HTTP request as the client makes it, and the answer as it reads it. */
+export type Exchange = (
+  url: string,
+  init: { method: string; headers: Record<string, string>; body: string | undefined },
+) => Promise<ExchangeAnswer>;
+
+export interface ExchangeAnswer {
+  status: number;
+  statusText: string;
+  headers: { get(name: string): string | null };
+  text: string;
+}
+
+/** An exchange made with fetch (the client's default, with the global fetch). */
+export const fetchExchange =
+  (f: typeof fetch): Exchange =>
+  async (url, init) => {
+    const res = await f(url, init);
+    return { status: res.status, statusText: res.statusText, headers: res.headers, text: await res.text() };
+  };
 
 export type HttpMethod = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
 export type QueryValue = string | number | boolean | null | undefined;
@@ -192,11 +218,7 @@ const TOKEN_CHARACTERS = /^[\x21-\x7e]*$/;
 /** Paths whose 401 means bad credentials, not an expired token: never answered by a refresh. */
 const NO_REFRESH = /^\/auth\/(login|register|refresh)(\/|\?|$)/;
 
-interface RawAnswer {
-  status: number;
-  statusText: string;
-  headers: Headers;
-  text: string;
+interface RawAnswer extends ExchangeAnswer {
   json: unknown;
 }
 
@@ -206,7 +228,7 @@ export class PortageClient {
   readonly maxBackoffMs: number;
   #token: string;
   readonly #onTokenRefreshed: ((token: string) => void) | undefined;
-  readonly #fetch: typeof fetch;
+  readonly #exchange: Exchange;
   readonly #refreshes: boolean;
   /** The refresh under way, shared by every call that got a 401 meanwhile. */
   #refreshing: Promise<boolean> | undefined;
@@ -242,7 +264,8 @@ export class PortageClient {
     this.maxRetries = Math.max(0, options.maxRetries ?? 3);
     this.maxBackoffMs = Math.max(0, options.maxBackoffMs ?? 30_000);
     this.#onTokenRefreshed = options.onTokenRefreshed;
-    this.#fetch = options.fetch ?? ((input, init) => globalThis.fetch(input, init));
+    this.#exchange =
+      options.exchange ?? fetchExchange(options.fetch ?? ((input, init) => globalThis.fetch(input, init)));
     this.#refreshes = options.refresh ?? true;
   }
 
@@ -692,15 +715,13 @@ export class PortageClient {
     headers: Record<string, string>,
     body?: string,
   ): Promise<RawAnswer> {
-    let res: Response | undefined;
-    let text = '';
+    let res: ExchangeAnswer | undefined;
     // A keep-alive connection the server closed just as it was reused fails with a reset before
     // the request is read: a GET, or a request with an Idempotency-Key, is sent once more.
     const safe = method === 'GET' || Object.keys(headers).some((h) => h.toLowerCase() === 'idempotency-key');
     for (let attempt = 0; !res; attempt++) {
       try {
-        res = await this.#fetch(url, { method, headers, body });
-        text = await res.text();
+        res = await this.#exchange(url, { method, headers, body });
       } catch (err) {
         res = undefined;
         if (safe && attempt === 0 && connectionReset(err)) continue;
@@ -710,6 +731,7 @@ export class PortageClient {
     // The language the service wrote in: what the client's own messages follow when none was asked for.
     const answered = negotiateLocale(res.headers.get('content-language'));
     if (answered) this.#answeredLocale = answered;
+    const text = res.text;
     let json: unknown;
     if (text) {
       try {
@@ -778,7 +800,7 @@ export class PortageClient {
   }
 
   /** Retry-After (seconds or an HTTP date), else 250 ms * 2^attempt; at most maxBackoffMs. */
-  #rateLimitWait(headers: Headers, attempt: number): number {
+  #rateLimitWait(headers: ExchangeAnswer['headers'], attempt: number): number {
     const header = headers.get('retry-after')?.trim();
     let ms: number | undefined;
     if (header) {

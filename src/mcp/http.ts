@@ -8,9 +8,9 @@
 // grant); anything else is 401 with the challenge pointing at the resource metadata. A
 // tools/call outside the token's scopes is 403 insufficient_scope (the MCP authorization
 // spec's scope challenge), before any handler runs. The handlers then call the API through
-// the typed client over an in-process fetch (app.inject): auth, rate limits, idempotency and
+// the typed client over an in-process exchange (app.inject): auth, rate limits, idempotency and
 // errors are exactly those of HTTP. This module imports neither modules nor db: the app hands
-// it `authenticate` and the in-process fetch.
+// it `authenticate` and the in-process exchange.
 //
 // /mcp also serves ACP's MCP binding (src/contract/acp-tools.ts): the five checkout session
 // tools, each a call of its REST route under /acp with the agent's token (scope `shop`).
@@ -20,12 +20,13 @@
 // in the user's saved language, else DEFAULT_LOCALE (as the API itself would answer).
 import type { McpHttpHandler } from '@modelcontextprotocol/server';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { PortageClient } from '../client/index.ts';
+import { type Exchange, PortageClient } from '../client/index.ts';
 import { ACP_TOOL_SCOPES } from '../contract/acp-tools.ts';
 import { AppError, type ErrorBody, say } from '../contract/errors.ts';
 import { BASE_LOCALE, type Locale, negotiateLocale, type Text, t, text } from '../contract/i18n.ts';
 import { type AgentScope, roleCanGrant } from '../contract/scopes.ts';
 import { TOOL_SCOPES } from '../contract/tools.ts';
+import { VOUCHER_HEADER } from '../http/auth.ts';
 import { localeOf } from '../http/errors.ts';
 
 /** The scope of every tool /mcp serves: Portage's and the ACP binding's. */
@@ -47,8 +48,11 @@ export interface McpHttpOptions {
    * the grant still live); throws a 401 AppError otherwise.
    */
   authenticate: (req: FastifyRequest, token: string) => Promise<McpCaller>;
-  /** A fetch that goes straight into the app (injectFetch), for the calls made for `outer`. */
-  fetch: (outer: FastifyRequest) => typeof fetch;
+  /**
+   * An exchange that goes straight into the app (injectExchange), for the calls made for `outer`
+   * while `reply` is answered (they may carry its authenticated caller: src/http/auth.ts, vouchFor).
+   */
+  exchange: (outer: FastifyRequest, reply: FastifyReply) => Exchange;
   /** {PUBLIC_BASE_URL}: the resource is `${publicBaseUrl}/mcp`. */
   publicBaseUrl: string;
   /** Browser origins besides PUBLIC_BASE_URL's that may call /mcp (MCP_ALLOWED_ORIGINS). */
@@ -174,7 +178,7 @@ export function mcpHttpRoutes(options: McpHttpOptions) {
         const client = new PortageClient({
           baseUrl: origin,
           token,
-          fetch: options.fetch(req),
+          exchange: options.exchange(req, reply),
           // An agent renews its token at /oauth/token itself; a rate-limited call is answered at
           // once (RATE_LIMIT with its delay) rather than held while the agent waits.
           refresh: false,
@@ -192,10 +196,25 @@ export function mcpHttpRoutes(options: McpHttpOptions) {
           },
           parsedBody: req.body,
         });
-        return reply.send(response);
+        return sendResponse(reply, response);
       },
     });
   };
+}
+
+/**
+ * A web Response sent by Fastify: a JSON answer (every tools/call's) as its text, which skips
+ * piping a web stream into the socket; a stream (SSE) as the stream.
+ */
+export async function sendResponse(reply: FastifyReply, response: Response) {
+  if (response.body === null || !response.headers.get('content-type')?.startsWith('application/json')) {
+    return reply.send(response);
+  }
+  reply.code(response.status);
+  response.headers.forEach((value, name) => {
+    if (name !== 'content-length') reply.header(name, value);
+  });
+  return reply.send(await response.text());
 }
 
 /**
@@ -251,40 +270,36 @@ export function webRequest(req: FastifyRequest, origin: string): Request {
 }
 
 /**
- * A fetch answered by the app itself through `app.inject`: no socket, no network, and every
- * hook of a real request (auth, rate limits, idempotency, errors). The inner request carries
- * the outer one's id (logs tie them) and client address.
+ * An exchange answered by the app itself through `app.inject`: no socket, no network, no web
+ * Request nor Response, and every hook of a real request (auth, rate limits, idempotency,
+ * errors). The inner request carries the outer one's id (logs tie them), client address, and
+ * the voucher for its caller if any.
  */
-export function injectFetch(app: FastifyInstance, outer?: { id: string; ip: string }): typeof fetch {
-  return async (input, init) => {
-    const url = new URL(input instanceof Request ? input.url : String(input));
-    const method = (init?.method ?? (input instanceof Request ? input.method : 'GET')).toUpperCase();
-    const headers: Record<string, string> = {};
-    new Headers(init?.headers ?? (input instanceof Request ? input.headers : undefined)).forEach((v, k) => {
-      headers[k] = v;
-    });
+export function injectExchange(
+  app: FastifyInstance,
+  outer?: { id: string; ip: string; voucher?: string },
+): Exchange {
+  return async (url, init) => {
+    const headers = { ...init.headers };
     if (outer) headers['x-request-id'] = outer.id;
-    const body = init?.body;
-    if (body !== undefined && body !== null && typeof body !== 'string') {
-      throw new TypeError('injectFetch sends string bodies only');
-    }
+    if (outer?.voucher) headers[VOUCHER_HEADER] = outer.voucher;
     const res = await app.inject({
-      method: method as 'GET',
-      url: url.pathname + url.search,
+      method: init.method as 'GET',
+      url: url.slice(url.indexOf('/', url.indexOf('//') + 2)),
       headers,
-      payload: body ?? undefined,
+      payload: init.body,
       remoteAddress: outer?.ip,
     });
-    const answer = new Headers();
-    for (const [name, value] of Object.entries(res.headers)) {
-      if (value === undefined) continue;
-      for (const v of Array.isArray(value) ? value : [value]) answer.append(name, String(v));
-    }
-    const empty = method === 'HEAD' || [101, 204, 205, 304].includes(res.statusCode);
-    return new Response(empty ? null : new Uint8Array(res.rawPayload), {
+    return {
       status: res.statusCode,
       statusText: res.statusMessage,
-      headers: answer,
-    });
+      headers: {
+        get: (name) => {
+          const value = res.headers[name.toLowerCase()];
+          return value === undefined ? null : Array.isArray(value) ? value.join(', ') : String(value);
+        },
+      },
+      text: init.method === 'HEAD' ? '' : res.payload,
+    };
   };
 }

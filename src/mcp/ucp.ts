@@ -2,7 +2,7 @@
 // that its tool names (create_checkout, get_order, ...) never meet Portage's own on /mcp.
 // Stateless Streamable HTTP, both protocol eras, as /mcp. The caller's credential (a platform's
 // key as X-API-Key or Bearer, or a linked person's token) goes with every tool's call of its
-// REST operation under /ucp/v1, through the typed client over the in-process fetch: the route
+// REST operation under /ucp/v1, through the typed client over the in-process exchange: the route
 // authenticates, negotiates and refuses exactly as over REST. A tool's answer is the UCP payload
 // (structuredContent, and as text); a protocol error is a JSON-RPC error whose data is UCP's
 // `{code, content}`: -32001 for discovery, -32600 for a bad digest, -32603 internal, -32000 else.
@@ -10,14 +10,14 @@
 // written in it (else in the language the API answers in), as on /mcp.
 import type { McpHttpHandler } from '@modelcontextprotocol/server';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
-import { PortageClient } from '../client/index.ts';
+import { type Exchange, PortageClient } from '../client/index.ts';
 import { negotiateLocale, t } from '../contract/i18n.ts';
 import { localeOf } from '../http/errors.ts';
-import { foreignOrigin, refuseBatch, refuseOrigin, webRequest } from './http.ts';
+import { foreignOrigin, refuseBatch, refuseOrigin, sendResponse, webRequest } from './http.ts';
 
 export interface UcpMcpOptions {
-  /** A fetch that goes straight into the app (injectFetch), for the calls made for `outer`. */
-  fetch: (outer: FastifyRequest) => typeof fetch;
+  /** An exchange that goes straight into the app (injectExchange), for the calls made for `outer`. */
+  exchange: (outer: FastifyRequest) => Exchange;
   publicBaseUrl: string;
   /** Browser origins besides PUBLIC_BASE_URL's that may call it (as for /mcp). */
   allowedOrigins?: readonly string[];
@@ -76,7 +76,7 @@ export function ucpMcpRoutes(options: UcpMcpOptions) {
         const client = new PortageClient({
           baseUrl: origin,
           token,
-          fetch: options.fetch(req),
+          exchange: options.exchange(req),
           refresh: false,
           maxRetries: 0,
           // Only a language asked for: without one, the route's (a linked person's saved one).
@@ -87,7 +87,7 @@ export function ucpMcpRoutes(options: UcpMcpOptions) {
           authInfo: { token, clientId: 'ucp', scopes: [], extra: { client, log: req.log } },
           parsedBody: req.body,
         });
-        return reply.send(response);
+        return sendResponse(reply, response);
       },
     });
   };
