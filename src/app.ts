@@ -285,6 +285,7 @@ export async function buildApp(opts: AppOptions): Promise<FastifyInstance> {
       exchange: (outer, reply) =>
         injectExchange(app, { id: outer.id, ip: outer.ip, voucher: guard.vouchFor(outer, reply) }),
       publicBaseUrl: config.publicBaseUrl,
+      viewImageOrigins: config.viewImageOrigins,
       // Pages of an origin the API already lets call it (CORS_ORIGINS, when listed) may call /mcp too.
       allowedOrigins: [
         ...config.mcpAllowedOrigins,

@@ -56,6 +56,8 @@ export interface Config {
   corsOrigins: string[] | '*';
   /** Browser origins besides PUBLIC_BASE_URL's that may call /mcp (its Origin check). */
   mcpAllowedOrigins: string[];
+  /** Where the views' product images may come from: the only origins in their CSP (VIEW_IMAGE_ORIGINS). */
+  viewImageOrigins: string[];
   logLevel: string;
   /**
    * Which proxies in front of the service to believe about the client address: none
@@ -266,6 +268,10 @@ export function loadConfig(env: Env = process.env): Config {
   for (const o of mcpAllowedOrigins)
     if (!isOrigin(o))
       problems.push(`MCP_ALLOWED_ORIGINS: "${truncate(o)}" is not an origin like https://agent.example.com`);
+  const viewImageOrigins = list(env.VIEW_IMAGE_ORIGINS?.trim());
+  for (const o of viewImageOrigins)
+    if (!isOrigin(o))
+      problems.push(`VIEW_IMAGE_ORIGINS: "${truncate(o)}" is not an origin like https://images.example.com`);
   const logLevel = pick(
     'LOG_LEVEL',
     z.enum(LOG_LEVELS as [string, ...string[]], { message: `must be one of ${LOG_LEVELS.join(', ')}` }),
@@ -348,6 +354,7 @@ export function loadConfig(env: Env = process.env): Config {
     rateLimits,
     corsOrigins,
     mcpAllowedOrigins: mcpAllowedOrigins.map(normalOrigin),
+    viewImageOrigins: viewImageOrigins.map(normalOrigin),
     logLevel,
     trustProxy,
     authCacheMs,

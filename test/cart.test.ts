@@ -466,6 +466,56 @@ describe('DELETE /cart/items/:productId (remove_from_cart)', () => {
   });
 });
 
+describe('PUT /cart/items/:productId (the cart view’s buttons)', () => {
+  const setQuantity = (who: SignedIn, productId: string, quantity: unknown) =>
+    t.api.as(who).put(`/cart/items/${productId}`, { quantity });
+
+  it('sets a line’s quantity up and down and answers the cart; 0 removes the line', async () => {
+    const s = await seller(t.api);
+    const b = await buyer(t.api);
+    const p = await product(t.api, s, { priceCents: 1000, stockQuantity: 10 });
+    await add(b, p.id, 1);
+    const up = await setQuantity(b, p.id, 4);
+    expect(up.status).toBe(200);
+    expect(up.body.items).toEqual([line(p, 4, 4000)]);
+    expect(up.body).toEqual((await getCart(b)).body);
+    expect((await setQuantity(b, p.id, 2)).body.items).toEqual([line(p, 2, 2000)]);
+    expect((await setQuantity(b, p.id, 0)).body.items).toEqual([]);
+    expect(await cartRows(b)).toEqual([]);
+    // A product not in the cart yet is added, as add_to_cart would.
+    expect((await setQuantity(b, p.id, 3)).body.items).toEqual([line(p, 3, 3000)]);
+  });
+
+  it('is checked as add_to_cart and remove_from_cart are: stock, bounds, a line to remove', async () => {
+    const s = await seller(t.api);
+    const b = await buyer(t.api);
+    const p = await product(t.api, s, { stockQuantity: 2 });
+    const other = await product(t.api, s);
+    await add(b, p.id, 1);
+    expect((await setQuantity(b, p.id, 3)).status).toBe(409);
+    for (const q of [-1, 1.5, 101, '2']) {
+      expectInvalid(await setQuantity(b, p.id, q), [
+        { field: 'quantity', message: 'must be a whole number from 0 to 100' },
+      ]);
+    }
+    expectError(await setQuantity(b, other.id, 0), 'NOT_FOUND', 404, `Product ${other.id} is not in your cart`);
+    expect(await cartRows(b)).toEqual([{ productId: p.id, quantity: 1 }]);
+  });
+
+  it('two quantities set at once end at one of them, never their sum', async () => {
+    const s = await seller(t.api);
+    const p = await product(t.api, s, { stockQuantity: 20 });
+    for (let round = 0; round < 3; round++) {
+      const b = await buyer(t.api);
+      await add(b, p.id, 1);
+      const answers = await Promise.all([setQuantity(b, p.id, 3), setQuantity(b, p.id, 5)]);
+      expect(answers.map((a) => a.status)).toEqual([200, 200]);
+      const [row] = await cartRows(b);
+      expect([3, 5]).toContain(row!.quantity);
+    }
+  });
+});
+
 describe('the estimate: shipping and HST for an Ontario buyer', () => {
   it('within Ontario below $75.00: $8.99 shipping, HST 13% on items + shipping', async () => {
     const s = await seller(t.api, 'ON');

@@ -50,6 +50,7 @@ describe('loadConfig', () => {
       rateLimits: true,
       corsOrigins: [],
       mcpAllowedOrigins: [],
+      viewImageOrigins: [],
       logLevel: 'info',
       trustProxy: false,
       authCacheMs: 1000,
@@ -132,6 +133,13 @@ describe('loadConfig', () => {
     ).toEqual(['https://agent.example.com', 'http://127.0.0.1:6274']);
     expect(problemsOf({ MCP_ALLOWED_ORIGINS: 'agent.example.com' })).toEqual([
       'MCP_ALLOWED_ORIGINS: "agent.example.com" is not an origin like https://agent.example.com',
+    ]);
+    expect(loadConfig({ VIEW_IMAGE_ORIGINS: 'https://img.example.ca/, https://cdn.example.com' }).viewImageOrigins).toEqual([
+      'https://img.example.ca',
+      'https://cdn.example.com',
+    ]);
+    expect(problemsOf({ VIEW_IMAGE_ORIGINS: 'https://img.example.ca/photos' })).toEqual([
+      'VIEW_IMAGE_ORIGINS: "https://img.example.ca/photos" is not an origin like https://images.example.com',
     ]);
   });
 

@@ -6,8 +6,9 @@ import { spawn } from 'node:child_process';
 import os from 'node:os';
 import { Client } from '@modelcontextprotocol/client';
 import { StdioClientTransport } from '@modelcontextprotocol/client/stdio';
+import { EXTENSION_ID, RESOURCE_MIME_TYPE } from '@modelcontextprotocol/ext-apps/server';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { TOOLS } from '../src/contract/tools.ts';
+import { APP_TOOLS, TOOLS } from '../src/contract/tools.ts';
 import { listen, type SignedIn, useTestApp } from './helpers/app.ts';
 import { buyer, product, seller, uniqueWord } from './helpers/builders.ts';
 import { type Era, ROOT, toolOk } from './helpers/mcp.ts';
@@ -57,6 +58,45 @@ describe.each(['legacy', 'modern'] as const)('portage mcp over stdio, %s era', (
     const result = await client.callTool({ name: 'search_products', arguments: { query: word } });
     const found = toolOk(result as Parameters<typeof toolOk>[0]);
     expect(found.items.map((p: { title: string }) => p.title)).toEqual([`Birch ${word} canoe`]);
+    // A host that does not say it shows views gets no view.
+    expect(result._meta?.['portage/view']).toBeUndefined();
+  });
+
+  it('a host that shows views (MCP Apps) also gets the app-only tools, the views and their HTML', async () => {
+    const client = new Client(
+      { name: 'portage-stdio-views-test', version: '0.0.0' },
+      {
+        capabilities: { extensions: { [EXTENSION_ID]: { mimeTypes: [RESOURCE_MIME_TYPE] } } },
+        ...(era === 'modern' ? { versionNegotiation: { mode: { pin: '2026-07-28' } } } : {}),
+      },
+    );
+    await client.connect(
+      new StdioClientTransport({
+        command: process.execPath,
+        args: ['bin/portage.js', 'mcp'],
+        cwd: ROOT,
+        env: { ...env(), VIEW_IMAGE_ORIGINS: 'https://images.portage.test', PORTAGE_LOCALE: 'fr-CA' },
+      }),
+    );
+    clients.push(client);
+    const { tools } = await client.listTools();
+    expect(tools.map((x) => x.name)).toEqual([...TOOLS, ...APP_TOOLS].map((x) => x.name));
+    expect(tools.find((x) => x.name === 'set_cart_quantity')?._meta?.ui).toEqual({
+      resourceUri: 'ui://portage/cart.html',
+      visibility: ['app'],
+    });
+    const read = await client.readResource({ uri: 'ui://portage/products.html' });
+    expect(read.contents[0]).toMatchObject({
+      mimeType: 'text/html;profile=mcp-app',
+      _meta: { ui: { csp: { resourceDomains: ['https://images.portage.test'] } } },
+    });
+    await expect(client.readResource({ uri: 'ui://portage/nothing.html' })).rejects.toThrow(
+      /ui:\/\/portage\/nothing.html/,
+    );
+    const result = await client.callTool({ name: 'search_products', arguments: { query: word } });
+    const view = String(result._meta?.['portage/view']);
+    expect(view).toContain(`Birch ${word} canoe`);
+    expect(view).toMatch(/1\s500,00\s\$/);
   });
 });
 

@@ -342,6 +342,14 @@ export class PortageClient {
     });
   }
 
+  /** PUT /cart/items/:productId: the line's quantity (0 removes it); answers the cart. */
+  async setCartQuantity(productId: string, quantity: number): Promise<Cart> {
+    return this.request('PUT', `/cart/items/${this.#segment(productId)}`, {
+      body: { quantity },
+      schema: cart,
+    });
+  }
+
   /** POST /cart/coupon. */
   async applyCoupon(code: string): Promise<AppliedCoupon> {
     return this.request('POST', '/cart/coupon', { body: { code }, schema: applyCouponAnswer });

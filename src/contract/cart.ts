@@ -91,6 +91,15 @@ export const addToCartAnswer = z.object({
 });
 
 export const cartItemParams = z.object({ productId: z.string() });
+/** PUT /cart/items/:productId: the line's quantity, 0 removing it. */
+export const setCartQuantityBody = z.object({
+  quantity: z
+    .number({ message: 'validation.cartQuantityOrZero' })
+    .int('validation.cartQuantityOrZero')
+    .min(0, 'validation.cartQuantityOrZero')
+    .max(MAX_QUANTITY, 'validation.cartQuantityOrZero')
+    .describe(`Units of the product in the cart, 0 to ${MAX_QUANTITY}; 0 removes the line`),
+});
 export const removeFromCartQuery = z.object({
   quantity: quantityParam.optional().describe('Units to remove; all of them when absent'),
 });

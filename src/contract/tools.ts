@@ -283,6 +283,41 @@ export const getAnalyticsTool = tool({
   annotations: read,
 });
 
+// ---- app-only tools: called by the views (src/mcp/views.ts), never listed to a model ----------
+
+export const setCartQuantityTool = tool({
+  name: 'set_cart_quantity',
+  title: 'Set a cart quantity',
+  description:
+    "Sets the quantity of a product in the signed-in buyer's cart, 0 removing it; answers the cart. " +
+    "Called by the cart view's buttons.",
+  input: z.object({
+    product_id: productId,
+    quantity: z
+      .number()
+      .int()
+      .min(0)
+      .max(MAX_QUANTITY)
+      .describe(`Units, 0 to ${MAX_QUANTITY}; 0 removes the line`),
+  }),
+  output: cart,
+  annotations: write(true, false),
+});
+
+export const getCheckoutTool = tool({
+  name: 'get_checkout',
+  title: 'Get a checkout session',
+  description:
+    'A checkout session as create_checkout answered it, now: its status and, once paid, its orders. ' +
+    'Called by the checkout view while the person pays.',
+  input: z.object({ session_id: z.string().min(1).max(100).describe('sessionId from create_checkout') }),
+  output: checkoutSession,
+  annotations: read,
+});
+
+/** The tools only the views call (MCP Apps visibility "app"): listed to hosts that show views. */
+export const APP_TOOLS: Tool[] = [setCartQuantityTool, getCheckoutTool] as Tool[];
+
 export const TOOLS: Tool[] = [
   searchProductsTool,
   getProductTool,
@@ -311,6 +346,8 @@ export const TOOL_SCOPES: Record<string, AgentScope> = {
   add_to_cart: 'shop',
   remove_from_cart: 'shop',
   get_cart: 'shop',
+  set_cart_quantity: 'shop',
+  get_checkout: 'shop',
   apply_coupon: 'shop',
   create_checkout: 'shop',
   list_orders: 'orders',

@@ -57,6 +57,8 @@ export interface McpHttpOptions {
   publicBaseUrl: string;
   /** Browser origins besides PUBLIC_BASE_URL's that may call /mcp (MCP_ALLOWED_ORIGINS). */
   allowedOrigins?: readonly string[];
+  /** Where the views' product images may come from (VIEW_IMAGE_ORIGINS). */
+  viewImageOrigins?: readonly string[];
 }
 
 /** Where the protected resource metadata of /mcp is (RFC 9728, path-aware). */
@@ -94,6 +96,7 @@ export function mcpHttpRoutes(options: McpHttpOptions) {
           return createToolServer(extra.client, {
             logError: (message) => extra.log.error(message.trimEnd()),
             acp: true,
+            views: { imageOrigins: options.viewImageOrigins ?? [], baseUrl: base },
           });
         },
         // 2025-era requests are served statelessly from the same factory (GET and DELETE: 405).

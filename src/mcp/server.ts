@@ -36,6 +36,23 @@ export function stdioLocale(env: Record<string, string | undefined>): Locale | u
   return posix ? negotiateLocale(languageTag(posix)) : undefined;
 }
 
+/** VIEW_IMAGE_ORIGINS: origins (https://images.example.com, comma-separated) the views' images may come from. */
+export function viewImageOrigins(given: string | undefined): string[] {
+  const origins = (given ?? '')
+    .split(',')
+    .map((s) => s.trim())
+    .filter(Boolean);
+  for (const o of origins) {
+    const url = URL.canParse(o) ? new URL(o) : undefined;
+    if (!url || !/^https?:$/.test(url.protocol) || url.origin !== o.replace(/\/$/, '')) {
+      throw new ToolServerConfigError(
+        `VIEW_IMAGE_ORIGINS: "${o.slice(0, 100)}" is not an origin like https://images.example.com`,
+      );
+    }
+  }
+  return origins.map((o) => new URL(o).origin);
+}
+
 /** `portage mcp`: configured by SERVICE_URL and SERVICE_JWT_TOKEN (and its language, above). */
 export async function runToolServer(env: Record<string, string | undefined> = process.env): Promise<void> {
   const missing = ['SERVICE_URL', 'SERVICE_JWT_TOKEN'].filter((k) => !env[k]?.trim());
@@ -52,7 +69,8 @@ export async function runToolServer(env: Record<string, string | undefined> = pr
     throw new ToolServerConfigError(`SERVICE_URL must be an http(s) URL; got "${shown}"`);
   }
   const client = new PortageClient({ baseUrl, token, locale: stdioLocale(env) });
-  serveStdio(() => createToolServer(client), {
+  const imageOrigins = viewImageOrigins(env.VIEW_IMAGE_ORIGINS);
+  serveStdio(() => createToolServer(client, { views: { imageOrigins } }), {
     onerror: (err) => process.stderr.write(client.maskCredentials(`portage mcp: ${err.message}\n`)),
   });
 }

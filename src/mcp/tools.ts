@@ -42,6 +42,7 @@ import { categoryList } from '../contract/catalog.ts';
 import { type ErrorBody, inputProblems, type Problem, wordProblems } from '../contract/errors.ts';
 import { type Locale, negotiateLocale, t } from '../contract/i18n.ts';
 import {
+  APP_TOOLS,
   addToCartTool,
   applyCouponTool,
   cancelOrderTool,
@@ -49,18 +50,28 @@ import {
   createCheckoutTool,
   getAnalyticsTool,
   getCartTool,
+  getCheckoutTool,
   getOrderTool,
   getProductTool,
   listOrdersTool,
   removeFromCartTool,
   requestReturnTool,
   searchProductsTool,
+  setCartQuantityTool,
   submitReviewTool,
   TOOL_SERVER,
   TOOLS,
   type Tool,
   toolJsonSchemas,
 } from '../contract/tools.ts';
+import {
+  readViewResource,
+  renderView,
+  showsViews,
+  toolViewMeta,
+  VIEW_META_KEY,
+  viewResources,
+} from './views.ts';
 
 type Handler<T extends Tool> = (
   client: PortageClient,
@@ -136,6 +147,10 @@ const HANDLERS: Record<string, Handler<Tool>> = {
     client.submitReview(input)) as Handler<Tool>,
   [getAnalyticsTool.name]: ((client, input: z.output<typeof getAnalyticsTool.input>) =>
     client.getAnalytics(input)) as Handler<Tool>,
+  [setCartQuantityTool.name]: ((client, input: z.output<typeof setCartQuantityTool.input>) =>
+    client.setCartQuantity(input.product_id, input.quantity)) as Handler<Tool>,
+  [getCheckoutTool.name]: ((client, input: z.output<typeof getCheckoutTool.input>) =>
+    client.getCheckout(input.session_id)) as Handler<Tool>,
 };
 
 /** What each ACP tool does: its REST operation under /acp, through the client. */
@@ -150,6 +165,9 @@ const ACP_HANDLERS: Record<string, (client: PortageClient, args: AcpArguments) =
   [cancelCheckoutSessionTool.name]: (client, a) =>
     client.cancelAcpSession(a.id!, a.payload as AcpCancelSessionInput | undefined, a.meta),
 };
+
+/** Where a 2026-07-28 request carries its client's capabilities (its `_meta` envelope). */
+const CLIENT_CAPABILITIES_META_KEY = 'io.modelcontextprotocol/clientCapabilities';
 
 /** The JSON-RPC code of every ACP error (the binding's "server error"; ACP's own is in data). */
 const ACP_ERROR_CODE = -32000;
@@ -185,11 +203,17 @@ export interface ToolServerOptions {
    * agent's token; `portage mcp` holds a login token, which the ACP routes refuse).
    */
   acp?: boolean;
+  /**
+   * The views (./views.ts): the origins their product images may come from (VIEW_IMAGE_ORIGINS),
+   * and the service's public address their order links start with (the client's by default).
+   */
+  views?: { imageOrigins: readonly string[]; baseUrl?: string };
 }
 
-export const listed = (tools: readonly Tool[], withOutput = true) =>
+export const listed = (tools: readonly Tool[], withOutput = true, appOnly = false) =>
   tools.map((t) => {
     const { inputSchema, outputSchema } = toolJsonSchemas(t);
+    const _meta = toolViewMeta(t.name, appOnly);
     return {
       name: t.name,
       title: t.title,
@@ -197,16 +221,32 @@ export const listed = (tools: readonly Tool[], withOutput = true) =>
       inputSchema,
       ...(withOutput && outputSchema ? { outputSchema } : {}),
       annotations: { title: t.title, ...t.annotations },
+      ...(_meta ? { _meta } : {}),
     };
   }) as ListToolsResult['tools'];
 
 /** The tools as MCP lists them, built once (toolJsonSchemas answers object schemas). */
 const TOOL_LIST = listed(TOOLS);
-let acpToolList: ListToolsResult['tools'] | undefined;
-/** Portage's tools, then the ACP binding's (built at the first list that names them). */
-// Without their output schema: each is the spec's CheckoutSession, 36 KB of JSON Schema that
-// five tools would repeat in every agent's context (the answers are still that schema's).
-const withAcpTools = () => (acpToolList ??= [...TOOL_LIST, ...listed(ACP_TOOLS, false)]);
+const lists = new Map<string, ListToolsResult['tools']>();
+/**
+ * Portage's tools; the app-only ones after them for a host that shows views; then the ACP
+ * binding's (each list built at its first use).
+ */
+// The ACP tools go without their output schema: each is the spec's CheckoutSession, 36 KB of
+// JSON Schema that five tools would repeat in every agent's context (the answers are still it).
+function toolList(views: boolean, acp: boolean): ListToolsResult['tools'] {
+  const key = `${views}/${acp}`;
+  let list = lists.get(key);
+  if (!list) {
+    list = [
+      ...TOOL_LIST,
+      ...(views ? listed(APP_TOOLS, true, true) : []),
+      ...(acp ? listed(ACP_TOOLS, false) : []),
+    ];
+    lists.set(key, list);
+  }
+  return list;
+}
 const ACP_ENVELOPES = new Map(ACP_TOOLS.map((t) => [t.name, acpEnvelope(t)]));
 
 /**
@@ -217,15 +257,41 @@ export function createToolServer(client: PortageClient, options: ToolServerOptio
   const logError = options.logError ?? ((message: string) => process.stderr.write(message));
   const server = new Server(
     { name: TOOL_SERVER.name, title: TOOL_SERVER.title, version: TOOL_SERVER.version },
-    { capabilities: { tools: {} }, instructions: TOOL_SERVER.description },
+    { capabilities: { tools: {}, resources: {} }, instructions: TOOL_SERVER.description },
   );
-  const byName = new Map(TOOLS.map((t) => [t.name, t]));
+  const byName = new Map([...TOOLS, ...APP_TOOLS].map((t) => [t.name, t]));
   const acpByName = new Map(options.acp ? ACP_TOOLS.map((t) => [t.name, t]) : []);
-  const listedCount = TOOLS.length + (options.acp ? ACP_TOOLS.length : 0);
+  const imageOrigins = options.views?.imageOrigins ?? [];
+  const links = { baseUrl: options.views?.baseUrl ?? client.baseUrl };
+  // A host that shows views says so (initialize, or each 2026-07-28 request's envelope). The
+  // app-only tools are listed to it alone; views are rendered for it, and for a 2025-era client
+  // over stateless HTTP, which cannot say (its initialize was another request).
+  // A 2026-07-28 client's capabilities come with each request (its envelope, in the handler's
+  // context); a 2025-era client's with its initialize.
+  type Context = { mcpReq?: { envelope?: Record<string, unknown> } };
+  const capabilities = (ctx: Context) =>
+    (ctx.mcpReq?.envelope?.[CLIENT_CAPABILITIES_META_KEY] ?? server.getClientCapabilities()) as Parameters<
+      typeof showsViews
+    >[0];
+  const views = (ctx: Context) => showsViews(capabilities(ctx));
+  const rendersViews = (ctx: Context) => capabilities(ctx) === undefined || views(ctx);
 
-  server.setRequestHandler('tools/list', async () => ({
-    tools: options.acp ? withAcpTools() : TOOL_LIST,
+  server.setRequestHandler('tools/list', async (_request, ctx) => ({
+    tools: toolList(views(ctx), options.acp === true),
   }));
+
+  server.setRequestHandler('resources/list', async () => ({ resources: viewResources(imageOrigins) }));
+  server.setRequestHandler('resources/read', async (request) => {
+    const found = readViewResource(request.params.uri, imageOrigins);
+    if (!found) {
+      // The spec's "resource not found".
+      throw new ProtocolError(
+        -32002,
+        t(localeNow(), 'tool.unknownResource', { uri: request.params.uri.slice(0, 200) }),
+      );
+    }
+    return found;
+  });
 
   // Every failure leaves through here, masked (docs/decisions.md "Agents (MCP)":
   // no credential in a message).
@@ -267,7 +333,7 @@ export function createToolServer(client: PortageClient, options: ToolServerOptio
     throw new ProtocolError(ACP_ERROR_CODE, body.message, body);
   };
 
-  server.setRequestHandler('tools/call', async (request): Promise<CallToolResult> => {
+  server.setRequestHandler('tools/call', async (request, ctx): Promise<CallToolResult> => {
     const acpTool = acpByName.get(request.params.name);
     if (acpTool) return callAcp(acpTool, request.params.arguments);
     const tool = byName.get(request.params.name);
@@ -277,7 +343,7 @@ export function createToolServer(client: PortageClient, options: ToolServerOptio
         ProtocolErrorCode.InvalidParams,
         t(localeNow(), 'tool.unknownTool', {
           name: mask(request.params.name.slice(0, 100)),
-          count: String(listedCount),
+          count: String(toolList(views(ctx), options.acp === true).length),
         }),
       );
     }
@@ -293,7 +359,9 @@ export function createToolServer(client: PortageClient, options: ToolServerOptio
       });
     }
     try {
-      return success((await HANDLERS[tool.name]!(client, parsed.data)) as object);
+      const answer = success((await HANDLERS[tool.name]!(client, parsed.data)) as object);
+      const view = rendersViews(ctx) && renderView(tool.name, answer.structuredContent!, localeNow(), links);
+      return view ? { ...answer, _meta: { [VIEW_META_KEY]: view } } : answer;
     } catch (err) {
       if (err instanceof ToolError) return failure(err.body);
       if (err instanceof PortageApiError) return failure(err.toJSON());

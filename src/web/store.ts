@@ -9,7 +9,7 @@ import { createCheckoutBody } from '../contract/checkout.ts';
 import { PROVINCES, type Province } from '../contract/common.ts';
 import { AppError } from '../contract/errors.ts';
 import { escapeHtml } from '../contract/format.ts';
-import { formatDate, type Locale, t, taxLineLabel, text } from '../contract/i18n.ts';
+import { type Locale, t, taxLineLabel, text } from '../contract/i18n.ts';
 import { shopNames } from '../modules/auth/sellers.ts';
 import * as carts from '../modules/cart/service.ts';
 import { getProduct, listCategories } from '../modules/catalog/service.ts';
@@ -17,6 +17,7 @@ import { createCheckout } from '../modules/checkout/service.ts';
 import { lastShippingProvince } from '../modules/orders/service.ts';
 import type { WebDeps } from './core.ts';
 import { seeOther, signedIn, type View, viewOf } from './core.ts';
+import { productCard, productImages, reviewArticle, stars, stockLine } from './fragments.ts';
 import {
   csrfField,
   type FormError,
@@ -102,22 +103,6 @@ function hrefWith(q: StoreQuery, change: Partial<Record<string, string | string[
   return s ? `/?${s}` : '/';
 }
 
-function stars(l: Locale, rating: number, count: number): string {
-  if (!count) return `<span class="muted">${say(l, 'web.product.noReviews')}</span>`;
-  const full = Math.round(rating);
-  return `<span class="stars" aria-hidden="true">${'★'.repeat(full)}${'☆'.repeat(5 - full)}</span> <span>${say(l, 'web.product.rating', { rating: rating.toFixed(1), n: count })}</span>`;
-}
-
-function stockLine(l: Locale, stock: number): string {
-  if (stock <= 0) return `<p class="stock-out">${say(l, 'web.product.outOfStock')}</p>`;
-  return `<p>${say(l, stock <= 5 ? 'web.product.fewLeft' : 'web.product.inStock', { n: stock })}</p>`;
-}
-
-const image = (url: string | null | undefined, alt: string, lazy = true) =>
-  url
-    ? `<img src="${escapeHtml(url)}" alt="${escapeHtml(alt)}" width="400" height="300"${lazy ? ' loading="lazy"' : ''} decoding="async">`
-    : '';
-
 export function storePages(app: FastifyInstance, deps: WebDeps) {
   const s = deps.settings;
 
@@ -190,10 +175,7 @@ export function storePages(app: FastifyInstance, deps: WebDeps) {
     )}</select><button type="submit" class="small secondary">${say(l, 'web.search.apply')}</button></form>`;
     const results = found.results.length
       ? `<ul class="grid">${found.results
-          .map(
-            (r) =>
-              `<li class="product">${image(r.imageUrl, r.title)}<div class="body"><h2><a href="/shop/products/${escapeHtml(r.id)}">${escapeHtml(r.title)}</a></h2><p class="price">${money(v, r.priceCents)}</p><p>${stars(l, r.rating, r.reviewCount)}</p>${r.stockQuantity > 0 ? '' : `<p class="stock-out">${say(l, 'web.product.outOfStock')}</p>`}</div></li>`,
-          )
+          .map((r) => productCard(l, r, { href: `/shop/products/${r.id}` }))
           .join('')}</ul>`
       : `<div class="card"><p>${say(l, 'web.search.none')}</p></div>`;
     const pageNo = q.page ?? 1;
@@ -359,7 +341,6 @@ function hiddenInputs(q: StoreQuery, leave: string[]): string {
 async function productPage(req: FastifyRequest, v: View, id: string, error?: FormError): Promise<string> {
   const l = v.p.locale;
   const p = await getProduct(req.ctx, id);
-  const images = p.imageUrls.length ? p.imageUrls : p.imageUrl ? [p.imageUrl] : [];
   const specs = Object.entries(p.specifications);
   const canBuy = v.user?.role !== 'seller';
   const buy =
@@ -367,17 +348,12 @@ async function productPage(req: FastifyRequest, v: View, id: string, error?: For
       ? `<form method="post" action="/shop/cart/items" class="card">${csrfField(v)}<input type="hidden" name="product_id" value="${escapeHtml(p.id)}">${formAlert(error)}${field({ name: 'quantity', label: t(l, 'web.product.quantity'), type: 'number', value: 1, required: true, error, attrs: ` min="1" max="${Math.min(99, p.stockQuantity)}" inputmode="numeric"` })}<button type="submit">${say(l, 'web.product.addToCart')}</button></form>`
       : '';
   const reviews = p.reviews.length
-    ? p.reviews
-        .map(
-          (r) =>
-            `<article class="review"><p>${stars(l, r.rating, 1)}</p>${r.comment ? `<p>${escapeHtml(r.comment)}</p>` : ''}<p class="muted">${escapeHtml(r.author)} · ${escapeHtml(formatDate(l, new Date(r.dateCreated * 1000)))}</p></article>`,
-        )
-        .join('')
+    ? p.reviews.map((r) => reviewArticle(l, r)).join('')
     : `<p class="muted">${say(l, 'web.product.noReviews')}</p>`;
   return page(v, {
     title: p.title,
     index: true,
-    body: `<div class="sheet"><div class="gallery">${images.map((u, i) => image(u, i === 0 ? p.title : t(l, 'web.product.imageN', { title: p.title, n: i + 1 }), i > 0)).join('')}</div>
+    body: `<div class="sheet"><div class="gallery">${productImages(l, p)}</div>
 <div><h1>${escapeHtml(p.title)}</h1><p class="price">${money(v, p.priceCents)}</p><p>${stars(l, p.rating, p.reviewCount)}</p>
 <p>${say(l, 'web.product.soldBy', { shop: p.seller.name })} · ${stars(l, p.seller.rating, p.seller.reviewCount)}</p>
 ${stockLine(l, p.stockQuantity)}${p.isPerishable ? `<p class="hint">${say(l, 'web.product.perishable')}</p>` : ''}${p.isDigital ? `<p class="hint">${say(l, 'web.product.digital')}</p>` : ''}

@@ -10,6 +10,7 @@ import {
   cartItemParams,
   removeFromCartAnswer,
   removeFromCartQuery,
+  setCartQuantityBody,
 } from '../../contract/cart.ts';
 import * as carts from './service.ts';
 
@@ -58,6 +59,24 @@ export async function cartRoutes(fastify: FastifyInstance) {
       },
     },
     async (req) => carts.removeFromCart(req.ctx, req.params.productId, req.query.quantity),
+  );
+
+  app.put(
+    '/cart/items/:productId',
+    {
+      config: { auth: ['buyer'], limit: 'cart', scope: 'shop' },
+      schema: {
+        tags,
+        summary: "Set a line's quantity, 0 removing it; answers the cart (the cart view's buttons)",
+        params: cartItemParams,
+        body: setCartQuantityBody,
+        response: { 200: cart },
+      },
+    },
+    async (req) => {
+      await carts.setCartQuantity(req.ctx, req.params.productId, req.body.quantity);
+      return carts.getCart(req.ctx);
+    },
   );
 
   app.post(

@@ -1,0 +1,281 @@
+// Views for agent hosts that show them (the MCP Apps extension, io.modelcontextprotocol/ui, spec
+// 2026-01-26): search_products links a grid of product cards, get_product a product sheet,
+// get_cart the cart with quantity buttons, create_checkout a summary with a pay button that
+// opens the payment page and then shows the orders once paid. Each view is a `ui://` resource,
+// one HTML document with the pages' stylesheet and a small script (./view-script.ts); the tool
+// server renders what it shows, in the person's language, into the tool result's
+// `_meta["portage/view"]`: the text and structuredContent of every answer stay exactly those of
+// a host without views. The buttons call the app-only tools (APP_TOOLS: listed only to a host
+// that declares the extension, with visibility "app", so never to a model).
+import {
+  EXTENSION_ID,
+  RESOURCE_MIME_TYPE,
+  RESOURCE_URI_META_KEY,
+} from '@modelcontextprotocol/ext-apps/server';
+import type { z } from 'zod';
+import type { cart as cartSchema } from '../contract/cart.ts';
+import type { productDetail } from '../contract/catalog.ts';
+import type { checkoutSession } from '../contract/checkout.ts';
+import { escapeHtml } from '../contract/format.ts';
+import { formatMoney, LOCALES, type Locale, t, taxLineLabel } from '../contract/i18n.ts';
+import {
+  createCheckoutTool,
+  getCartTool,
+  getCheckoutTool,
+  getProductTool,
+  searchProductsTool,
+  setCartQuantityTool,
+} from '../contract/tools.ts';
+import { productCard, productImages, reviewArticle, sayHtml, stars, stockLine } from '../web/fragments.ts';
+import { STYLESHEET } from '../web/style.ts';
+import { VIEW_SCRIPT } from './view-script.ts';
+
+/** Where a tool result carries its view's HTML. */
+export const VIEW_META_KEY = 'portage/view';
+
+type Renderer = (l: Locale, value: never, links: ViewLinks) => string;
+
+export interface ViewLinks {
+  /** The service's public address: order pages are under it. */
+  baseUrl: string;
+}
+
+interface View {
+  uri: string;
+  name: string;
+  /** The tools whose answers it shows; the first is the one a model calls. */
+  tools: readonly string[];
+  render: Renderer;
+}
+
+const VIEWS: readonly View[] = [
+  {
+    uri: 'ui://portage/products.html',
+    name: 'products',
+    tools: [searchProductsTool.name],
+    render: ((l, found: { items: Parameters<typeof productCard>[1][]; total: number }) =>
+      products(l, found)) as Renderer,
+  },
+  {
+    uri: 'ui://portage/product.html',
+    name: 'product',
+    tools: [getProductTool.name],
+    render: ((l, p: z.output<typeof productDetail>) => product(l, p)) as Renderer,
+  },
+  {
+    uri: 'ui://portage/cart.html',
+    name: 'cart',
+    tools: [getCartTool.name, setCartQuantityTool.name],
+    render: ((l, c: z.output<typeof cartSchema>) => cart(l, c)) as Renderer,
+  },
+  {
+    uri: 'ui://portage/checkout.html',
+    name: 'checkout',
+    tools: [createCheckoutTool.name, getCheckoutTool.name],
+    render: ((l, s: z.output<typeof checkoutSession>, links) => checkout(l, s, links)) as Renderer,
+  },
+];
+
+const VIEW_OF_TOOL = new Map(VIEWS.flatMap((v) => v.tools.map((tool) => [tool, v] as const)));
+const VIEW_OF_URI = new Map(VIEWS.map((v) => [v.uri, v]));
+
+/** Whether an MCP client's capabilities declare that it shows views (the extension, with our type). */
+export function showsViews(capabilities: { extensions?: Record<string, unknown> } | undefined): boolean {
+  const ui = capabilities?.extensions?.[EXTENSION_ID] as { mimeTypes?: unknown } | undefined;
+  return Array.isArray(ui?.mimeTypes) && ui.mimeTypes.includes(RESOURCE_MIME_TYPE);
+}
+
+/**
+ * The `_meta` of a tool with a view: the extension's key and its older spelling, and ChatGPT's
+ * own (openai/outputTemplate); an app-only tool's visibility is "app" (ChatGPT: private).
+ */
+export function toolViewMeta(toolName: string, appOnly: boolean): Record<string, unknown> | undefined {
+  const view = VIEW_OF_TOOL.get(toolName);
+  if (!view) return undefined;
+  return {
+    ui: { resourceUri: view.uri, ...(appOnly ? { visibility: ['app'] } : {}) },
+    [RESOURCE_URI_META_KEY]: view.uri,
+    'openai/outputTemplate': view.uri,
+    'openai/widgetAccessible': true,
+    ...(appOnly ? { 'openai/visibility': 'private' } : {}),
+  };
+}
+
+/** The resources' `_meta.ui`: the narrowest CSP (images of the configured origins only), a border. */
+const resourceMeta = (imageOrigins: readonly string[]) => ({
+  ui: { csp: { resourceDomains: [...imageOrigins], connectDomains: [] }, prefersBorder: true },
+});
+
+/** resources/list: the four views. */
+export function viewResources(imageOrigins: readonly string[]) {
+  return VIEWS.map((v) => ({
+    uri: v.uri,
+    name: v.name,
+    title: t('en-CA', `view.${v.name}.title` as 'view.products.title'),
+    mimeType: RESOURCE_MIME_TYPE,
+    _meta: resourceMeta(imageOrigins),
+  }));
+}
+
+/** resources/read of one view: its document, or undefined for a URI that is none of ours. */
+export function readViewResource(uri: string, imageOrigins: readonly string[]) {
+  const view = VIEW_OF_URI.get(uri);
+  if (!view) return undefined;
+  return {
+    contents: [
+      { uri, mimeType: RESOURCE_MIME_TYPE, text: viewDocument(view), _meta: resourceMeta(imageOrigins) },
+    ],
+  };
+}
+
+/** The HTML of a tool's answer in its view, or undefined for a tool without one. */
+export function renderView(toolName: string, value: object, locale: Locale, links: ViewLinks) {
+  return VIEW_OF_TOOL.get(toolName)?.render(locale, value as never, links);
+}
+
+// ---- the documents ----------------------------------------------------------------------------
+
+/**
+ * The host's style variables first, ours after: a host that names its colours and fonts dresses
+ * the view in them (light or dark), one that does not gets the pages' own.
+ */
+const VIEW_STYLE = `
+:root { --ink: var(--color-text-primary, #1f2328); --muted: var(--color-text-secondary, #5b6470); --line: var(--color-border-primary, #dcd9d0); --paper: var(--color-background-secondary, #f6f4ef); --card: var(--color-background-primary, #fff); }
+[data-theme=dark] { --ink: var(--color-text-primary, #e8e6df); --muted: var(--color-text-secondary, #a9b0b8); --line: var(--color-border-primary, #3a3f45); --paper: var(--color-background-secondary, #16191c); --card: var(--color-background-primary, #1f2327); --brand: #2f5d43; --brand-2: #3d7656; }
+body { background: transparent; font-family: var(--font-sans, system-ui, -apple-system, "Segoe UI", Roboto, sans-serif); }
+main { margin: 0; padding: 12px; max-width: none; }
+h1 { font-size: 1.15rem; }
+.grid { grid-template-columns: repeat(auto-fill, minmax(160px, 1fr)); }
+.qty { display: flex; align-items: center; gap: 6px; }
+.qty button { margin: 0; min-width: 32px; }
+[data-theme=dark] button.secondary { background: #2c3136; color: var(--ink); }
+[data-theme=dark] table { background: var(--card); }
+`;
+
+/** Each view's own words (before any answer: waiting, a failure), in every language. */
+const VIEW_WORDS = JSON.stringify(
+  Object.fromEntries(
+    LOCALES.map((l) => [
+      l,
+      {
+        loading: t(l, 'view.loading'),
+        failed: t(l, 'view.failed'),
+        cancelled: t(l, 'view.cancelled'),
+      },
+    ]),
+  ),
+).replace(/</g, '\\u003c');
+
+function viewDocument(view: View): string {
+  return `<!doctype html>
+<html lang="en-CA"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1"><title>Portage</title>
+<style>${STYLESHEET}${VIEW_STYLE}</style></head>
+<body data-view="${view.name}"><main id="view" aria-live="polite"></main>
+<script type="application/json" id="words">${VIEW_WORDS}</script>
+<script>${VIEW_SCRIPT}</script></body></html>`;
+}
+
+// ---- what each view shows ----------------------------------------------------------------------
+
+const money = (l: Locale, cents: number) => escapeHtml(formatMoney(l, cents));
+/** A button that calls `tool` with `args` (the view's script sends it through the host). */
+const toolButton = (tool: string, args: object, label: string, attrs = '', cls = 'small secondary') =>
+  `<button type="button" class="${cls}" data-tool="${escapeHtml(tool)}" data-args="${escapeHtml(JSON.stringify(args))}"${attrs}>${label}</button>`;
+
+function products(l: Locale, found: { items: Parameters<typeof productCard>[1][]; total: number }): string {
+  if (!found.items.length) return `<div class="card"><p>${sayHtml(l, 'web.search.none')}</p></div>`;
+  return `<p class="muted">${sayHtml(l, 'view.products.shown', { n: found.items.length, total: found.total })}</p>
+<ul class="grid">${found.items.map((r) => productCard(l, r, { stock: true })).join('')}</ul>`;
+}
+
+function product(l: Locale, p: z.output<typeof productDetail>): string {
+  const specs = Object.entries(p.specifications);
+  const reviews = p.reviews.length
+    ? p.reviews.map((r) => reviewArticle(l, r)).join('')
+    : `<p class="muted">${sayHtml(l, 'web.product.noReviews')}</p>`;
+  return `<div class="sheet"><div class="gallery">${productImages(l, p)}</div>
+<div><h1>${escapeHtml(p.title)}</h1><p class="price">${money(l, p.priceCents)}</p><p>${stars(l, p.rating, p.reviewCount)}</p>
+<p>${sayHtml(l, 'web.product.soldBy', { shop: p.seller.name })}</p>${stockLine(l, p.stockQuantity)}
+<p>${escapeHtml(p.description)}</p>
+${specs.length ? `<h2>${sayHtml(l, 'web.product.specifications')}</h2><dl class="specs">${specs.map(([k, v]) => `<dt>${escapeHtml(k)}</dt><dd>${escapeHtml(v)}</dd>`).join('')}</dl>` : ''}
+</div></div>
+<section><h2>${sayHtml(l, 'web.product.reviews')}</h2>${reviews}</section>`;
+}
+
+const totalsRow = (label: string, amount: string, cls = '') =>
+  `<div${cls ? ` class="${cls}"` : ''}><span>${label}</span><span>${amount}</span></div>`;
+
+function taxRows(l: Locale, lines: readonly { name: string; ratePercent: number; amountCents: number }[]) {
+  return lines.map((x) =>
+    totalsRow(escapeHtml(taxLineLabel(l, x.name, x.ratePercent)), money(l, x.amountCents)),
+  );
+}
+
+function cart(l: Locale, c: z.output<typeof cartSchema>): string {
+  const title = `<h1>${sayHtml(l, 'web.cart.title')}</h1>`;
+  if (!c.items.length)
+    return `${title}<p data-status></p><div class="card"><p>${sayHtml(l, 'web.cart.empty')}</p></div>`;
+  const set = setCartQuantityTool.name;
+  const rows = c.items
+    .map((i) => {
+      const id = { product_id: i.product_id };
+      const quantity = `<div class="qty">${toolButton(set, { ...id, quantity: i.quantity - 1 }, '−', ` aria-label="${sayHtml(l, 'view.cart.less', { title: i.title })}"`)}<span>${i.quantity}</span>${toolButton(set, { ...id, quantity: i.quantity + 1 }, '+', ` aria-label="${sayHtml(l, 'view.cart.more', { title: i.title })}"${i.quantity >= 100 ? ' disabled' : ''}`)}</div>`;
+      const remove = toolButton(
+        set,
+        { ...id, quantity: 0 },
+        sayHtml(l, 'web.cart.remove'),
+        ` aria-label="${sayHtml(l, 'view.cart.removeTitle', { title: i.title })}"`,
+      );
+      return `<tr><td>${escapeHtml(i.title)}</td><td class="num">${money(l, i.unit_price_cents)}</td><td>${quantity}</td><td class="num">${money(l, i.line_total_cents)}</td><td>${remove}</td></tr>`;
+    })
+    .join('');
+  const totals = [
+    totalsRow(sayHtml(l, 'web.cart.subtotal'), money(l, c.subtotalCents)),
+    ...(c.discount_cents
+      ? [totalsRow(sayHtml(l, 'web.cart.discount'), `−${money(l, c.discount_cents)}`)]
+      : []),
+    totalsRow(sayHtml(l, 'web.cart.shipping'), money(l, c.shippingCostCents)),
+    ...taxRows(l, c.taxLines),
+    totalsRow(sayHtml(l, 'web.cart.total'), money(l, c.totalAmountCents), 'grand'),
+  ].join('');
+  return `${title}<p data-status></p>
+<div class="table-wrap"><table><thead><tr><th>${sayHtml(l, 'web.cart.product')}</th><th class="num">${sayHtml(l, 'web.cart.price')}</th><th>${sayHtml(l, 'web.cart.quantity')}</th><th class="num">${sayHtml(l, 'web.cart.lineTotal')}</th><th><span class="visually-hidden">${sayHtml(l, 'web.cart.remove')}</span></th></tr></thead><tbody>${rows}</tbody></table></div>
+<div class="totals card">${totals}</div>
+<p class="hint">${sayHtml(l, 'view.cart.estimate')}</p>`;
+}
+
+function checkout(l: Locale, s: z.output<typeof checkoutSession>, links: ViewLinks): string {
+  const items = s.parcels.flatMap((p) => p.items);
+  const lines = items
+    .map(
+      (i) =>
+        `<tr><td>${escapeHtml(i.name)}</td><td class="num">${i.quantity}</td><td class="num">${money(l, i.unitPriceCents * i.quantity)}</td></tr>`,
+    )
+    .join('');
+  const totals = [
+    totalsRow(sayHtml(l, 'web.cart.subtotal'), money(l, s.subtotalCents)),
+    ...(s.discountCents ? [totalsRow(sayHtml(l, 'web.cart.discount'), `−${money(l, s.discountCents)}`)] : []),
+    totalsRow(sayHtml(l, 'web.cart.shipping'), money(l, s.shippingCostCents)),
+    ...taxRows(l, s.taxLines),
+    totalsRow(sayHtml(l, 'web.cart.total'), money(l, s.totalCents), 'grand'),
+  ].join('');
+  const summary = `<div class="table-wrap"><table><thead><tr><th>${sayHtml(l, 'web.cart.product')}</th><th class="num">${sayHtml(l, 'web.cart.quantity')}</th><th class="num">${sayHtml(l, 'web.cart.lineTotal')}</th></tr></thead><tbody>${lines}</tbody></table></div>
+<div class="totals card">${totals}</div>`;
+  const base = links.baseUrl.replace(/\/+$/, '');
+  let state: string;
+  if (s.orderIds.length) {
+    const orders = s.orderIds
+      .map((id) => {
+        const url = `${base}/account/orders/${encodeURIComponent(id)}`;
+        return `<li><a href="${escapeHtml(url)}" data-open="${escapeHtml(url)}">${sayHtml(l, 'view.checkout.order', { id })}</a></li>`;
+      })
+      .join('');
+    state = `<p class="notice" role="status">${sayHtml(l, 'view.checkout.paid', { n: s.orderIds.length })}</p><ul>${orders}</ul>`;
+  } else if (s.status === 'ready_for_payment') {
+    state = `<p data-status data-poll="${getCheckoutTool.name}" data-args="${escapeHtml(JSON.stringify({ session_id: s.sessionId }))}" data-until="${s.expiresAt}" class="muted">${sayHtml(l, 'view.checkout.waiting')}</p>
+<button type="button" data-open="${escapeHtml(s.sessionUrl)}">${sayHtml(l, 'view.checkout.pay', { total: formatMoney(l, s.totalCents) })}</button>`;
+  } else {
+    state = `<p class="alert" data-status>${sayHtml(l, 'view.checkout.ended')}</p>`;
+  }
+  return `<h1>${sayHtml(l, 'web.checkout.title')}</h1>${summary}${state}`;
+}
