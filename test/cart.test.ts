@@ -498,7 +498,12 @@ describe('PUT /cart/items/:productId (the cart view’s buttons)', () => {
         { field: 'quantity', message: 'must be a whole number from 0 to 100' },
       ]);
     }
-    expectError(await setQuantity(b, other.id, 0), 'NOT_FOUND', 404, `Product ${other.id} is not in your cart`);
+    expectError(
+      await setQuantity(b, other.id, 0),
+      'NOT_FOUND',
+      404,
+      `Product ${other.id} is not in your cart`,
+    );
     expect(await cartRows(b)).toEqual([{ productId: p.id, quantity: 1 }]);
   });
 

@@ -134,10 +134,9 @@ describe('loadConfig', () => {
     expect(problemsOf({ MCP_ALLOWED_ORIGINS: 'agent.example.com' })).toEqual([
       'MCP_ALLOWED_ORIGINS: "agent.example.com" is not an origin like https://agent.example.com',
     ]);
-    expect(loadConfig({ VIEW_IMAGE_ORIGINS: 'https://img.example.ca/, https://cdn.example.com' }).viewImageOrigins).toEqual([
-      'https://img.example.ca',
-      'https://cdn.example.com',
-    ]);
+    expect(
+      loadConfig({ VIEW_IMAGE_ORIGINS: 'https://img.example.ca/, https://cdn.example.com' }).viewImageOrigins,
+    ).toEqual(['https://img.example.ca', 'https://cdn.example.com']);
     expect(problemsOf({ VIEW_IMAGE_ORIGINS: 'https://img.example.ca/photos' })).toEqual([
       'VIEW_IMAGE_ORIGINS: "https://img.example.ca/photos" is not an origin like https://images.example.com',
     ]);

@@ -6,7 +6,7 @@
 // a tool and its arguments (data-tool, data-args) or a link (data-open); their answers replace
 // the view. Once its payment page is open, a checkout view polls get_checkout until it is paid.
 // Plain ES2020 for any host's browser; no inline handler, no eval (the host's CSP allows neither).
-export const VIEW_SCRIPT = String.raw`(() => {
+export const VIEW_SCRIPT = `(() => {
   'use strict';
   const host = window.parent;
   const main = document.getElementById('view');
