@@ -7,12 +7,16 @@
 // POST /mcp also serves the ACP binding's checkout tools (src/contract/acp-tools.ts), which
 // answer as that binding says: the session as the result, ACP's error as a JSON-RPC error.
 // Its own messages (a refused input, an unknown tool) are written in the person's language
-// (client.messageLocale, docs/i18n.md); the API's come already written in it.
+// (client.messageLocale, docs/i18n.md); the API's come already written in it. To a host that
+// shows MCP Apps views it also lists the app-only tools and answers with each view's HTML
+// (./views.ts).
 import {
   type CallToolResult,
+  CLIENT_CAPABILITIES_META_KEY,
   type ListToolsResult,
   ProtocolError,
   ProtocolErrorCode,
+  ResourceNotFoundError,
   Server,
 } from '@modelcontextprotocol/server';
 import type { z } from 'zod';
@@ -166,9 +170,6 @@ const ACP_HANDLERS: Record<string, (client: PortageClient, args: AcpArguments) =
     client.cancelAcpSession(a.id!, a.payload as AcpCancelSessionInput | undefined, a.meta),
 };
 
-/** Where a 2026-07-28 request carries its client's capabilities (its `_meta` envelope). */
-const CLIENT_CAPABILITIES_META_KEY = 'io.modelcontextprotocol/clientCapabilities';
-
 /** The JSON-RPC code of every ACP error (the binding's "server error"; ACP's own is in data). */
 const ACP_ERROR_CODE = -32000;
 
@@ -263,11 +264,10 @@ export function createToolServer(client: PortageClient, options: ToolServerOptio
   const acpByName = new Map(options.acp ? ACP_TOOLS.map((t) => [t.name, t]) : []);
   const imageOrigins = options.views?.imageOrigins ?? [];
   const links = { baseUrl: options.views?.baseUrl ?? client.baseUrl };
-  // A host that shows views says so (initialize, or each 2026-07-28 request's envelope). The
-  // app-only tools are listed to it alone; views are rendered for it, and for a 2025-era client
-  // over stateless HTTP, which cannot say (its initialize was another request).
-  // A 2026-07-28 client's capabilities come with each request (its envelope, in the handler's
-  // context); a 2025-era client's with its initialize.
+  // A host that shows views says so: a 2026-07-28 client in each request's envelope (the
+  // handler's context), a 2025-era one at initialize. The app-only tools are listed to it alone;
+  // views are rendered for it, and for a 2025-era client over stateless HTTP, which cannot say
+  // (its initialize was another request).
   type Context = { mcpReq?: { envelope?: Record<string, unknown> } };
   const capabilities = (ctx: Context) =>
     (ctx.mcpReq?.envelope?.[CLIENT_CAPABILITIES_META_KEY] ?? server.getClientCapabilities()) as Parameters<
@@ -284,11 +284,8 @@ export function createToolServer(client: PortageClient, options: ToolServerOptio
   server.setRequestHandler('resources/read', async (request) => {
     const found = readViewResource(request.params.uri, imageOrigins);
     if (!found) {
-      // The spec's "resource not found".
-      throw new ProtocolError(
-        -32002,
-        t(localeNow(), 'tool.unknownResource', { uri: request.params.uri.slice(0, 200) }),
-      );
+      const uri = request.params.uri.slice(0, 200);
+      throw new ResourceNotFoundError(uri, t(localeNow(), 'tool.unknownResource', { uri }));
     }
     return found;
   });
