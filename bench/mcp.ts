@@ -157,58 +157,36 @@ const getCart = async (headers: Record<string, string>) => {
   if (res.status !== 200) throw new Error(`GET /cart: ${res.status}`);
   await res.json();
 };
+/** get_cart over /mcp: one POST, answered as JSON (2026-07-28) or as JSON or SSE (2025-11-25). */
+async function overMcp(protocolVersion: '2026-07-28' | '2025-11-25') {
+  const modern = protocolVersion === '2026-07-28';
+  const res = await fetch(`${base}/mcp`, {
+    method: 'POST',
+    headers: {
+      ...auth,
+      'content-type': 'application/json',
+      accept: 'application/json, text/event-stream',
+      'mcp-protocol-version': protocolVersion,
+      ...(modern ? { 'mcp-method': 'tools/call', 'mcp-name': 'get_cart' } : {}),
+    },
+    body: JSON.stringify({
+      jsonrpc: '2.0',
+      id: 1,
+      method: 'tools/call',
+      params: { name: 'get_cart', arguments: {}, ...(modern ? { _meta: MODERN_META } : {}) },
+    }),
+  });
+  const text = await res.text();
+  if (res.status !== 200 || !text.includes('"result"') || text.includes('"isError":true')) {
+    throw new Error(`/mcp: ${text}`);
+  }
+}
+
 /** Each call, and the direct call its overhead is measured against. */
 const calls: Record<string, { run: () => Promise<void>; against?: string }> = {
   'GET /cart (agent token)': { run: () => getCart(auth) },
-  'get_cart via /mcp (2026-07-28)': {
-    against: 'GET /cart (agent token)',
-    run: async () => {
-      const res = await fetch(`${base}/mcp`, {
-        method: 'POST',
-        headers: {
-          ...auth,
-          'content-type': 'application/json',
-          accept: 'application/json, text/event-stream',
-          'mcp-protocol-version': '2026-07-28',
-          'mcp-method': 'tools/call',
-          'mcp-name': 'get_cart',
-        },
-        body: JSON.stringify({
-          jsonrpc: '2.0',
-          id: 1,
-          method: 'tools/call',
-          params: { name: 'get_cart', arguments: {}, _meta: MODERN_META },
-        }),
-      });
-      const body = (await res.json()) as { result?: { isError?: boolean } };
-      if (res.status !== 200 || !body.result || body.result.isError)
-        throw new Error(`/mcp: ${JSON.stringify(body)}`);
-    },
-  },
-  'get_cart via /mcp (2025-11-25)': {
-    against: 'GET /cart (agent token)',
-    run: async () => {
-      const res = await fetch(`${base}/mcp`, {
-        method: 'POST',
-        headers: {
-          ...auth,
-          'content-type': 'application/json',
-          accept: 'application/json, text/event-stream',
-          'mcp-protocol-version': '2025-11-25',
-        },
-        body: JSON.stringify({
-          jsonrpc: '2.0',
-          id: 1,
-          method: 'tools/call',
-          params: { name: 'get_cart', arguments: {} },
-        }),
-      });
-      const text = await res.text();
-      if (res.status !== 200 || !text.includes('"result"') || text.includes('"isError":true')) {
-        throw new Error(`/mcp: ${text}`);
-      }
-    },
-  },
+  'get_cart via /mcp (2026-07-28)': { against: 'GET /cart (agent token)', run: () => overMcp('2026-07-28') },
+  'get_cart via /mcp (2025-11-25)': { against: 'GET /cart (agent token)', run: () => overMcp('2025-11-25') },
   'GET /cart (login token)': { run: () => getCart({ authorization: `Bearer ${loginToken}` }) },
   'get_cart via stdio (2026-07-28)': { against: 'GET /cart (login token)', run: stdioModern.call },
   'get_cart via stdio (2025-11-25)': { against: 'GET /cart (login token)', run: stdioLegacy.call },

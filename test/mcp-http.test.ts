@@ -408,6 +408,25 @@ describe('the in-process path', () => {
   });
 });
 
+describe('views (MCP Apps) over /mcp', () => {
+  it('a 2025-era client cannot say it shows views over stateless HTTP: it gets the HTML, not the app-only tools', async () => {
+    const legacy = await connect(agent, 'legacy');
+    expect((await legacy.listTools()).tools.map((x) => x.name)).not.toContain('set_cart_quantity');
+    const answer = await call(legacy, 'search_products', { query: word });
+    expect(answer._meta['portage/view']).toContain(`Cedar ${word} paddle`);
+    // Its text and structuredContent are today's.
+    expect(JSON.parse(answer.content[0].text)).toEqual(answer.structuredContent);
+    expect(Object.keys(answer).sort()).toEqual(['_meta', 'content', 'structuredContent']);
+  });
+
+  it('a 2026-07-28 client that does not declare the extension gets no view', async () => {
+    const modern = await connect(agent, 'modern');
+    const answer = await call(modern, 'search_products', { query: word });
+    expect(answer._meta?.['portage/view']).toBeUndefined();
+    expect(answer.structuredContent.items).toHaveLength(2);
+  });
+});
+
 describe('vouchers of the in-process calls', () => {
   it('a voucher header sent from outside vouches for nothing: the token is checked as on any request', async () => {
     const granted = await agentToken(t, database, shopper, ['shop']);
