@@ -3,7 +3,8 @@
 // tools as a model would, reads each view's resource, and the host shows it with the call's
 // result. Cards render the search, the cart's buttons change the cart through the app-only tool,
 // the pay button asks the host to open the payment page and the view shows the orders once
-// paid. The views' CSP lets images come from VIEW_IMAGE_ORIGINS only. With
+// paid; axe-core finds no serious or critical problem in any view. The views' CSP lets images
+// come from VIEW_IMAGE_ORIGINS only. With
 // PAGE_SCREENSHOTS=<dir> the views are saved there (docs/images/views in the repository).
 // biome-ignore-all lint/performance/useDomNodeTextContent: Playwright's innerText is the rendered text a person reads
 import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
@@ -13,7 +14,13 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { agentToken } from './helpers/agents.ts';
 import { listen, type SignedIn, useTestApp } from './helpers/app.ts';
 import { type AppsHost, hostLog, mountView, startAppsHost } from './helpers/apps-host.ts';
-import { browserUnavailable, launchBrowser, screenshot, type TestBrowser } from './helpers/browser.ts';
+import {
+  accessibilityProblems,
+  browserUnavailable,
+  launchBrowser,
+  screenshot,
+  type TestBrowser,
+} from './helpers/browser.ts';
 import { buyer, product, seller, uniqueWord } from './helpers/builders.ts';
 import { ON_ADDRESS, payOk } from './helpers/checkout.ts';
 
@@ -193,6 +200,7 @@ describe.skipIf(unavailable !== undefined)('the views in an MCP Apps host', () =
       ]);
     expect(host.imageRequests.allowed).toBeGreaterThan(before.allowed);
     expect(host.imageRequests.unlisted).toBe(before.unlisted);
+    expect(await accessibilityProblems(frame), 'views-products').toEqual([]);
     await screenshot(page, 'views-products');
     await page.close();
   });
@@ -212,6 +220,7 @@ describe.skipIf(unavailable !== undefined)('the views in an MCP Apps host', () =
     expect(text).toMatch(/89,99\s\$/);
     expect(text).toContain('Caractéristiques');
     expect(text).toContain('150 cm');
+    expect(await accessibilityProblems(frame), 'views-product-fr').toEqual([]);
     await screenshot(page, 'views-product-fr');
     await page.close();
   });
@@ -259,6 +268,7 @@ describe.skipIf(unavailable !== undefined)('the views in an MCP Apps host', () =
     await expect
       .poll(() => frame.locator('.totals').evaluate((e) => getComputedStyle(e).backgroundColor))
       .toBe('rgb(20, 30, 40)');
+    expect(await accessibilityProblems(frame), 'views-cart-dark').toEqual([]);
     await screenshot(page, 'views-cart-dark');
     await frame.getByRole('button', { name: `Remove ${word} ripstop tarp` }).click();
     await expect.poll(() => frame.locator('tbody tr').count()).toBe(1);
@@ -285,6 +295,7 @@ describe.skipIf(unavailable !== undefined)('the views in an MCP Apps host', () =
     const frame = await showTool(page, client, 'create_checkout', { shipping_address: ON_ADDRESS });
     const pay = frame.getByRole('button', { name: /^Pay \$/ });
     await expect.poll(() => pay.innerText()).toMatch(/^Pay \$\d+\.\d\d$/);
+    expect(await accessibilityProblems(frame), 'views-checkout').toEqual([]);
     await screenshot(page, 'views-checkout');
     await pay.click();
     const opened = (await hostLog(page)).find((e) => e[0] === 'open-link');
@@ -298,6 +309,7 @@ describe.skipIf(unavailable !== undefined)('the views in an MCP Apps host', () =
       `${t.config.publicBaseUrl}/account/orders/${encodeURIComponent(orderId!)}`,
     );
     expect((await hostLog(page)).some((e) => e[0] === 'tools/call' && e[1] === 'get_checkout')).toBe(true);
+    expect(await accessibilityProblems(frame), 'views-checkout-paid').toEqual([]);
     await screenshot(page, 'views-checkout-paid');
     await page.close();
   });

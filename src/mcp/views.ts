@@ -142,7 +142,7 @@ export function renderView(toolName: string, value: object, locale: Locale, link
 const VIEW_STYLE = `
 :root { --ink: var(--color-text-primary, #1f2328); --muted: var(--color-text-secondary, #5b6470); --line: var(--color-border-primary, #dcd9d0); --paper: var(--color-background-secondary, #f6f4ef); --card: var(--color-background-primary, #fff); }
 [data-theme=dark] { --ink: var(--color-text-primary, #e8e6df); --muted: var(--color-text-secondary, #a9b0b8); --line: var(--color-border-primary, #3a3f45); --paper: var(--color-background-secondary, #16191c); --card: var(--color-background-primary, #1f2327); --brand: #2f5d43; --brand-2: #3d7656; }
-body { background: transparent; font-family: var(--font-sans, system-ui, -apple-system, "Segoe UI", Roboto, sans-serif); }
+body { background: var(--paper); font-family: var(--font-sans, system-ui, -apple-system, "Segoe UI", Roboto, sans-serif); }
 main { margin: 0; padding: 12px; max-width: none; }
 h1 { font-size: 1.15rem; }
 .grid { grid-template-columns: repeat(auto-fill, minmax(160px, 1fr)); }

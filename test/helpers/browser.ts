@@ -6,7 +6,7 @@ import { accessSync, constants, mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import axe from 'axe-core';
-import { type BrowserContext, chromium, type Page } from 'playwright-core';
+import { type BrowserContext, chromium, type Frame, type Page } from 'playwright-core';
 import { afterAll, beforeAll, expect } from 'vitest';
 import { listen, type TestApp, useTestApp } from './app.ts';
 import type { TestDatabase } from './db.ts';
@@ -121,8 +121,8 @@ export function browserApp(options: Parameters<typeof useTestApp>[0] = {}): Brow
   return env;
 }
 
-/** axe-core's serious and critical violations on the page, as `rule: target` lines. */
-export async function accessibilityProblems(page: Page): Promise<string[]> {
+/** axe-core's serious and critical violations on the page (or a frame's), as `rule: target` lines. */
+export async function accessibilityProblems(page: Page | Frame): Promise<string[]> {
   // Evaluated through the DevTools protocol: the page's CSP (no script) does not apply to it.
   await page.evaluate(axe.source);
   const violations = await page.evaluate(async () => {
