@@ -146,6 +146,7 @@ body { background: var(--paper); font-family: var(--font-sans, system-ui, -apple
 main { margin: 0; padding: 12px; max-width: none; }
 h1 { font-size: 1.15rem; }
 .grid { grid-template-columns: repeat(auto-fill, minmax(160px, 1fr)); }
+.gallery img { max-height: 260px; }
 .qty { display: flex; align-items: center; gap: 6px; }
 .qty button { margin: 0; min-width: 32px; }
 [data-theme=dark] button.secondary { background: #2c3136; color: var(--ink); }

@@ -44,9 +44,9 @@ window.mountView = async ({ html, csp, toolInput, toolResult, hostContext }) => 
 };
 </script></body></html>`;
 
-/** A 1×1 PNG. */
+/** A 1×1 PNG, the colour of birch bark. */
 const PIXEL = Buffer.from(
-  'iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNk+M9QDwADhgGAWjR9awAAAABJRU5ErkJggg==',
+  'iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAIAAACQd1PeAAAADElEQVR4nGM4uXMWAARrAh1PqPReAAAAAElFTkSuQmCC',
   'base64',
 );
 
