@@ -13,7 +13,7 @@ import {
   RESOURCE_URI_META_KEY,
 } from '@modelcontextprotocol/ext-apps/server';
 import type { z } from 'zod';
-import type { cart as cartSchema } from '../contract/cart.ts';
+import { type cart as cartSchema, MAX_QUANTITY } from '../contract/cart.ts';
 import type { productDetail } from '../contract/catalog.ts';
 import type { checkoutSession } from '../contract/checkout.ts';
 import { escapeHtml } from '../contract/format.ts';
@@ -220,7 +220,7 @@ function cart(l: Locale, c: z.output<typeof cartSchema>): string {
   const rows = c.items
     .map((i) => {
       const id = { product_id: i.product_id };
-      const quantity = `<div class="qty">${toolButton(set, { ...id, quantity: i.quantity - 1 }, '−', ` aria-label="${sayHtml(l, 'view.cart.less', { title: i.title })}"`)}<span>${i.quantity}</span>${toolButton(set, { ...id, quantity: i.quantity + 1 }, '+', ` aria-label="${sayHtml(l, 'view.cart.more', { title: i.title })}"${i.quantity >= 100 ? ' disabled' : ''}`)}</div>`;
+      const quantity = `<div class="qty">${toolButton(set, { ...id, quantity: i.quantity - 1 }, '−', ` aria-label="${sayHtml(l, 'view.cart.less', { title: i.title })}"`)}<span>${i.quantity}</span>${toolButton(set, { ...id, quantity: i.quantity + 1 }, '+', ` aria-label="${sayHtml(l, 'view.cart.more', { title: i.title })}"${i.quantity >= MAX_QUANTITY ? ' disabled' : ''}`)}</div>`;
       const remove = toolButton(
         set,
         { ...id, quantity: 0 },
