@@ -12,6 +12,7 @@ import {
   inventoryAnswer,
   MAX_QUANTITY,
   removeFromCartAnswer,
+  setCartQuantityBody,
 } from './cart.ts';
 import { productDetail, searchResult } from './catalog.ts';
 import { checkoutSession, createCheckoutBody } from './checkout.ts';
@@ -293,12 +294,7 @@ export const setCartQuantityTool = tool({
     "Called by the cart view's buttons.",
   input: z.object({
     product_id: productId,
-    quantity: z
-      .number()
-      .int()
-      .min(0)
-      .max(MAX_QUANTITY)
-      .describe(`Units, 0 to ${MAX_QUANTITY}; 0 removes the line`),
+    quantity: setCartQuantityBody.shape.quantity,
   }),
   output: cart,
   annotations: write(true, false),

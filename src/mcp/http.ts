@@ -286,9 +286,10 @@ export function injectExchange(
     const headers = { ...init.headers };
     if (outer) headers['x-request-id'] = outer.id;
     if (outer?.voucher) headers[VOUCHER_HEADER] = outer.voucher;
+    const { pathname, search } = new URL(url);
     const res = await app.inject({
       method: init.method as 'GET',
-      url: url.slice(url.indexOf('/', url.indexOf('//') + 2)),
+      url: pathname + search,
       headers,
       payload: init.body,
       remoteAddress: outer?.ip,

@@ -274,7 +274,10 @@ export function createToolServer(client: PortageClient, options: ToolServerOptio
       typeof showsViews
     >[0];
   const views = (ctx: Context) => showsViews(capabilities(ctx));
-  const rendersViews = (ctx: Context) => capabilities(ctx) === undefined || views(ctx);
+  const rendersViews = (ctx: Context) => {
+    const declared = capabilities(ctx);
+    return declared === undefined || showsViews(declared);
+  };
 
   server.setRequestHandler('tools/list', async (_request, ctx) => ({
     tools: toolList(views(ctx), options.acp === true),

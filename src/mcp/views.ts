@@ -17,7 +17,7 @@ import { type cart as cartSchema, MAX_QUANTITY } from '../contract/cart.ts';
 import type { productDetail } from '../contract/catalog.ts';
 import type { checkoutSession } from '../contract/checkout.ts';
 import { escapeHtml } from '../contract/format.ts';
-import { formatMoney, LOCALES, type Locale, t, taxLineLabel } from '../contract/i18n.ts';
+import { formatMoney, LOCALES, type Locale, t } from '../contract/i18n.ts';
 import {
   createCheckoutTool,
   getCartTool,
@@ -26,7 +26,16 @@ import {
   searchProductsTool,
   setCartQuantityTool,
 } from '../contract/tools.ts';
-import { productCard, productImages, reviewArticle, sayHtml, stars, stockLine } from '../web/fragments.ts';
+import {
+  amountRows,
+  productCard,
+  productImages,
+  reviewList,
+  say,
+  specifications,
+  stars,
+  stockLine,
+} from '../web/fragments.ts';
 import { STYLESHEET } from '../web/style.ts';
 import { VIEW_SCRIPT } from './view-script.ts';
 
@@ -53,26 +62,25 @@ const VIEWS: readonly View[] = [
     uri: 'ui://portage/products.html',
     name: 'products',
     tools: [searchProductsTool.name],
-    render: ((l, found: { items: Parameters<typeof productCard>[1][]; total: number }) =>
-      products(l, found)) as Renderer,
+    render: products as Renderer,
   },
   {
     uri: 'ui://portage/product.html',
     name: 'product',
     tools: [getProductTool.name],
-    render: ((l, p: z.output<typeof productDetail>) => product(l, p)) as Renderer,
+    render: product as Renderer,
   },
   {
     uri: 'ui://portage/cart.html',
     name: 'cart',
     tools: [getCartTool.name, setCartQuantityTool.name],
-    render: ((l, c: z.output<typeof cartSchema>) => cart(l, c)) as Renderer,
+    render: cart as Renderer,
   },
   {
     uri: 'ui://portage/checkout.html',
     name: 'checkout',
     tools: [createCheckoutTool.name, getCheckoutTool.name],
-    render: ((l, s: z.output<typeof checkoutSession>, links) => checkout(l, s, links)) as Renderer,
+    render: checkout as Renderer,
   },
 ];
 
@@ -184,65 +192,48 @@ const toolButton = (tool: string, args: object, label: string, attrs = '', cls =
   `<button type="button" class="${cls}" data-tool="${escapeHtml(tool)}" data-args="${escapeHtml(JSON.stringify(args))}"${attrs}>${label}</button>`;
 
 function products(l: Locale, found: { items: Parameters<typeof productCard>[1][]; total: number }): string {
-  if (!found.items.length) return `<div class="card"><p>${sayHtml(l, 'web.search.none')}</p></div>`;
-  return `<p class="muted">${sayHtml(l, 'view.products.shown', { n: found.items.length, total: found.total })}</p>
+  if (!found.items.length) return `<div class="card"><p>${say(l, 'web.search.none')}</p></div>`;
+  return `<p class="muted">${say(l, 'view.products.shown', { n: found.items.length, total: found.total })}</p>
 <ul class="grid">${found.items.map((r) => productCard(l, r, { stock: true })).join('')}</ul>`;
 }
 
 function product(l: Locale, p: z.output<typeof productDetail>): string {
-  const specs = Object.entries(p.specifications);
-  const reviews = p.reviews.length
-    ? p.reviews.map((r) => reviewArticle(l, r)).join('')
-    : `<p class="muted">${sayHtml(l, 'web.product.noReviews')}</p>`;
   return `<div class="sheet"><div class="gallery">${productImages(l, p)}</div>
 <div><h1>${escapeHtml(p.title)}</h1><p class="price">${money(l, p.priceCents)}</p><p>${stars(l, p.rating, p.reviewCount)}</p>
-<p>${sayHtml(l, 'web.product.soldBy', { shop: p.seller.name })}</p>${stockLine(l, p.stockQuantity)}
+<p>${say(l, 'web.product.soldBy', { shop: p.seller.name })}</p>${stockLine(l, p.stockQuantity)}
 <p>${escapeHtml(p.description)}</p>
-${specs.length ? `<h2>${sayHtml(l, 'web.product.specifications')}</h2><dl class="specs">${specs.map(([k, v]) => `<dt>${escapeHtml(k)}</dt><dd>${escapeHtml(v)}</dd>`).join('')}</dl>` : ''}
+${specifications(l, p.specifications)}
 </div></div>
-<section><h2>${sayHtml(l, 'web.product.reviews')}</h2>${reviews}</section>`;
-}
-
-const totalsRow = (label: string, amount: string, cls = '') =>
-  `<div${cls ? ` class="${cls}"` : ''}><span>${label}</span><span>${amount}</span></div>`;
-
-function taxRows(l: Locale, lines: readonly { name: string; ratePercent: number; amountCents: number }[]) {
-  return lines.map((x) =>
-    totalsRow(escapeHtml(taxLineLabel(l, x.name, x.ratePercent)), money(l, x.amountCents)),
-  );
+<section><h2>${say(l, 'web.product.reviews')}</h2>${reviewList(l, p.reviews)}</section>`;
 }
 
 function cart(l: Locale, c: z.output<typeof cartSchema>): string {
-  const title = `<h1>${sayHtml(l, 'web.cart.title')}</h1>`;
+  const title = `<h1>${say(l, 'web.cart.title')}</h1>`;
   if (!c.items.length)
-    return `${title}<p data-status></p><div class="card"><p>${sayHtml(l, 'web.cart.empty')}</p></div>`;
+    return `${title}<p data-status></p><div class="card"><p>${say(l, 'web.cart.empty')}</p></div>`;
   const set = setCartQuantityTool.name;
   const rows = c.items
     .map((i) => {
       const id = { product_id: i.product_id };
-      const quantity = `<div class="qty">${toolButton(set, { ...id, quantity: i.quantity - 1 }, '−', ` aria-label="${sayHtml(l, 'view.cart.less', { title: i.title })}"`)}<span>${i.quantity}</span>${toolButton(set, { ...id, quantity: i.quantity + 1 }, '+', ` aria-label="${sayHtml(l, 'view.cart.more', { title: i.title })}"${i.quantity >= MAX_QUANTITY ? ' disabled' : ''}`)}</div>`;
+      const quantity = `<div class="qty">${toolButton(set, { ...id, quantity: i.quantity - 1 }, '−', ` aria-label="${say(l, 'view.cart.less', { title: i.title })}"`)}<span>${i.quantity}</span>${toolButton(set, { ...id, quantity: i.quantity + 1 }, '+', ` aria-label="${say(l, 'view.cart.more', { title: i.title })}"${i.quantity >= MAX_QUANTITY ? ' disabled' : ''}`)}</div>`;
       const remove = toolButton(
         set,
         { ...id, quantity: 0 },
-        sayHtml(l, 'web.cart.remove'),
-        ` aria-label="${sayHtml(l, 'view.cart.removeTitle', { title: i.title })}"`,
+        say(l, 'web.cart.remove'),
+        ` aria-label="${say(l, 'view.cart.removeTitle', { title: i.title })}"`,
       );
       return `<tr><td>${escapeHtml(i.title)}</td><td class="num">${money(l, i.unit_price_cents)}</td><td>${quantity}</td><td class="num">${money(l, i.line_total_cents)}</td><td>${remove}</td></tr>`;
     })
     .join('');
-  const totals = [
-    totalsRow(sayHtml(l, 'web.cart.subtotal'), money(l, c.subtotalCents)),
-    ...(c.discount_cents
-      ? [totalsRow(sayHtml(l, 'web.cart.discount'), `−${money(l, c.discount_cents)}`)]
-      : []),
-    totalsRow(sayHtml(l, 'web.cart.shipping'), money(l, c.shippingCostCents)),
-    ...taxRows(l, c.taxLines),
-    totalsRow(sayHtml(l, 'web.cart.total'), money(l, c.totalAmountCents), 'grand'),
-  ].join('');
+  const totals = amountRows(l, {
+    ...c,
+    discountCents: c.discount_cents,
+    totalCents: c.totalAmountCents,
+  });
   return `${title}<p data-status></p>
-<div class="table-wrap"><table><thead><tr><th>${sayHtml(l, 'web.cart.product')}</th><th class="num">${sayHtml(l, 'web.cart.price')}</th><th>${sayHtml(l, 'web.cart.quantity')}</th><th class="num">${sayHtml(l, 'web.cart.lineTotal')}</th><th><span class="visually-hidden">${sayHtml(l, 'web.cart.remove')}</span></th></tr></thead><tbody>${rows}</tbody></table></div>
+<div class="table-wrap"><table><thead><tr><th>${say(l, 'web.cart.product')}</th><th class="num">${say(l, 'web.cart.price')}</th><th>${say(l, 'web.cart.quantity')}</th><th class="num">${say(l, 'web.cart.lineTotal')}</th><th><span class="visually-hidden">${say(l, 'web.cart.remove')}</span></th></tr></thead><tbody>${rows}</tbody></table></div>
 <div class="totals card">${totals}</div>
-<p class="hint">${sayHtml(l, 'view.cart.estimate')}</p>`;
+<p class="hint">${say(l, 'view.cart.estimate')}</p>`;
 }
 
 function checkout(l: Locale, s: z.output<typeof checkoutSession>, links: ViewLinks): string {
@@ -253,14 +244,8 @@ function checkout(l: Locale, s: z.output<typeof checkoutSession>, links: ViewLin
         `<tr><td>${escapeHtml(i.name)}</td><td class="num">${i.quantity}</td><td class="num">${money(l, i.unitPriceCents * i.quantity)}</td></tr>`,
     )
     .join('');
-  const totals = [
-    totalsRow(sayHtml(l, 'web.cart.subtotal'), money(l, s.subtotalCents)),
-    ...(s.discountCents ? [totalsRow(sayHtml(l, 'web.cart.discount'), `−${money(l, s.discountCents)}`)] : []),
-    totalsRow(sayHtml(l, 'web.cart.shipping'), money(l, s.shippingCostCents)),
-    ...taxRows(l, s.taxLines),
-    totalsRow(sayHtml(l, 'web.cart.total'), money(l, s.totalCents), 'grand'),
-  ].join('');
-  const summary = `<div class="table-wrap"><table><thead><tr><th>${sayHtml(l, 'web.cart.product')}</th><th class="num">${sayHtml(l, 'web.cart.quantity')}</th><th class="num">${sayHtml(l, 'web.cart.lineTotal')}</th></tr></thead><tbody>${lines}</tbody></table></div>
+  const totals = amountRows(l, s);
+  const summary = `<div class="table-wrap"><table><thead><tr><th>${say(l, 'web.cart.product')}</th><th class="num">${say(l, 'web.cart.quantity')}</th><th class="num">${say(l, 'web.cart.lineTotal')}</th></tr></thead><tbody>${lines}</tbody></table></div>
 <div class="totals card">${totals}</div>`;
   const base = links.baseUrl.replace(/\/+$/, '');
   let state: string;
@@ -268,15 +253,15 @@ function checkout(l: Locale, s: z.output<typeof checkoutSession>, links: ViewLin
     const orders = s.orderIds
       .map((id) => {
         const url = `${base}/account/orders/${encodeURIComponent(id)}`;
-        return `<li><a href="${escapeHtml(url)}" data-open="${escapeHtml(url)}">${sayHtml(l, 'view.checkout.order', { id })}</a></li>`;
+        return `<li><a href="${escapeHtml(url)}" data-open="${escapeHtml(url)}">${say(l, 'view.checkout.order', { id })}</a></li>`;
       })
       .join('');
-    state = `<p class="notice" role="status">${sayHtml(l, 'view.checkout.paid', { n: s.orderIds.length })}</p><ul>${orders}</ul>`;
+    state = `<p class="notice" role="status">${say(l, 'view.checkout.paid', { n: s.orderIds.length })}</p><ul>${orders}</ul>`;
   } else if (s.status === 'ready_for_payment') {
-    state = `<p data-status data-poll="${getCheckoutTool.name}" data-args="${escapeHtml(JSON.stringify({ session_id: s.sessionId }))}" data-until="${s.expiresAt}" class="muted">${sayHtml(l, 'view.checkout.waiting')}</p>
-<button type="button" data-open="${escapeHtml(s.sessionUrl)}">${sayHtml(l, 'view.checkout.pay', { total: formatMoney(l, s.totalCents) })}</button>`;
+    state = `<p data-status data-poll="${getCheckoutTool.name}" data-args="${escapeHtml(JSON.stringify({ session_id: s.sessionId }))}" data-until="${s.expiresAt}" class="muted">${say(l, 'view.checkout.waiting')}</p>
+<button type="button" data-open="${escapeHtml(s.sessionUrl)}">${say(l, 'view.checkout.pay', { total: formatMoney(l, s.totalCents) })}</button>`;
   } else {
-    state = `<p class="alert" data-status>${sayHtml(l, 'view.checkout.ended')}</p>`;
+    state = `<p class="alert" data-status>${say(l, 'view.checkout.ended')}</p>`;
   }
-  return `<h1>${sayHtml(l, 'web.checkout.title')}</h1>${summary}${state}`;
+  return `<h1>${say(l, 'web.checkout.title')}</h1>${summary}${state}`;
 }

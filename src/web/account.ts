@@ -32,6 +32,7 @@ import {
   viewOf,
   type WebSettings,
 } from './core.ts';
+import { amountRows } from './fragments.ts';
 import {
   actionButton,
   badge,
@@ -52,7 +53,6 @@ import {
   sendHtml,
   shownRefusal,
   tabs,
-  taxLabel,
   textArea,
 } from './layout.ts';
 
@@ -315,7 +315,7 @@ ${order.status === 'cancelled' ? '' : `<p>${say(l, 'web.order.estimated', { date
 <p>${say(l, 'web.order.shipTo', { street: a.street, city: a.city, province: provinceName(l, a.province), postalCode: a.postalCode })}</p>
 <p><a href="/account/orders/${oid}/invoice">${say(l, 'web.order.invoice')}</a></p></div>
 <div class="table-wrap" tabindex="0"><table><thead><tr><th scope="col">${say(l, 'web.cart.product')}</th><th scope="col" class="num">${say(l, 'web.cart.quantity')}</th><th scope="col" class="num">${say(l, 'web.cart.price')}</th><th scope="col" class="num">${say(l, 'web.cart.lineTotal')}</th></tr></thead><tbody>${items}</tbody></table></div>
-<div class="card totals"><div><span>${say(l, 'web.cart.subtotal')}</span><span>${money(v, order.subtotalCents)}</span></div>${order.discountCents ? `<div><span>${say(l, 'web.cart.discount')}</span><span>−${money(v, order.discountCents)}</span></div>` : ''}<div><span>${say(l, 'web.cart.shipping')}</span><span>${money(v, order.shippingCostCents)}</span></div>${order.taxLines.map((x) => `<div><span>${escapeHtml(taxLabel(l, x))}</span><span>${money(v, x.amountCents)}</span></div>`).join('')}<div class="grand"><span>${say(l, 'web.cart.total')}</span><span>${money(v, order.totalAmountCents)}</span></div>${order.refundedCents ? `<div><span>${say(l, 'web.order.refunded')}</span><span>${money(v, order.refundedCents)}</span></div>` : ''}</div>
+<div class="card totals">${amountRows(l, { ...order, totalCents: order.totalAmountCents }, order.refundedCents ? [{ label: t(l, 'web.order.refunded'), cents: order.refundedCents }] : [])}</div>
 ${cancel}${returnForm}${reviewForms}`,
     });
   };

@@ -31,6 +31,7 @@ import * as returns from '../modules/returns/service.ts';
 import type { WebDeps } from './core.ts';
 import { seeOther, signedIn, type View, viewOf } from './core.ts';
 import { dashboardBody, PERIODS } from './dashboard.ts';
+import { amountRows } from './fragments.ts';
 import {
   actionButton,
   badge,
@@ -51,7 +52,6 @@ import {
   sendHtml,
   shownRefusal,
   tabs,
-  taxLabel,
   textArea,
 } from './layout.ts';
 
@@ -603,17 +603,10 @@ ${field({ name: 'trackingNumber', label: t(l, 'web.console.order.trackingNumber'
       (i) =>
         `<tr><td>${escapeHtml(i.name)}</td><td class="num">${i.quantity}</td><td class="num">${money(v, i.unitPriceCents)}</td><td class="num">${money(v, i.unitPriceCents * i.quantity)}</td></tr>`,
     );
-    const line = (label: string, cents: number, kind = '') =>
-      `<div${kind}><span>${escapeHtml(label)}</span><span>${cents < 0 ? '−' : ''}${money(v, Math.abs(cents))}</span></div>`;
-    const totals = [
-      line(t(l, 'web.cart.subtotal'), order.subtotalCents),
-      ...(order.discountCents ? [line(t(l, 'web.cart.discount'), -order.discountCents)] : []),
-      line(t(l, 'web.cart.shipping'), order.shippingCostCents),
-      ...order.taxLines.map((x) => line(taxLabel(l, x), x.amountCents)),
-      line(t(l, 'web.cart.total'), order.totalAmountCents, ' class="grand"'),
-      ...(order.refundedCents ? [line(t(l, 'web.order.refunded'), order.refundedCents)] : []),
-      line(t(l, 'web.console.order.fee'), order.platformFeeCents),
-    ].join('');
+    const totals = amountRows(l, { ...order, totalCents: order.totalAmountCents }, [
+      ...(order.refundedCents ? [{ label: t(l, 'web.order.refunded'), cents: order.refundedCents }] : []),
+      { label: t(l, 'web.console.order.fee'), cents: order.platformFeeCents },
+    ]);
     const actions = orderActions(v, order, undefined, { error: o.error, typed: o.typed });
     return consolePage(
       v,

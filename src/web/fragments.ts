@@ -1,30 +1,24 @@
 // Pieces of HTML that both the pages (./store.ts) and the agent hosts' views (src/mcp/views.ts)
 // show: a product's card, stars, stock and images, written the same way in both. Pure: they
-// take values and a language, import only the contract, and escape everything they put in.
+// take values and a language, import only the contract (and `say`, a message escaped), and
+// escape everything they put in.
 import type { z } from 'zod';
 import type { reviewSummary, searchResult } from '../contract/catalog.ts';
 import { escapeHtml } from '../contract/format.ts';
-import {
-  formatDate,
-  formatMoney,
-  type Locale,
-  type MessageKey,
-  type MessageValues,
-  t,
-} from '../contract/i18n.ts';
+import { formatDate, formatMoney, type Locale, t, taxLineLabel } from '../contract/i18n.ts';
+import { say } from '../modules/page-layout.ts';
 
-/** A catalogue message, escaped for HTML. */
-export const sayHtml = (l: Locale, key: MessageKey, values?: MessageValues) => escapeHtml(t(l, key, values));
+export { say };
 
 export function stars(l: Locale, rating: number, count: number): string {
-  if (!count) return `<span class="muted">${sayHtml(l, 'web.product.noReviews')}</span>`;
+  if (!count) return `<span class="muted">${say(l, 'web.product.noReviews')}</span>`;
   const full = Math.round(rating);
-  return `<span class="stars" aria-hidden="true">${'★'.repeat(full)}${'☆'.repeat(5 - full)}</span> <span>${sayHtml(l, 'web.product.rating', { rating: rating.toFixed(1), n: count })}</span>`;
+  return `<span class="stars" aria-hidden="true">${'★'.repeat(full)}${'☆'.repeat(5 - full)}</span> <span>${say(l, 'web.product.rating', { rating: rating.toFixed(1), n: count })}</span>`;
 }
 
 export function stockLine(l: Locale, stock: number): string {
-  if (stock <= 0) return `<p class="stock-out">${sayHtml(l, 'web.product.outOfStock')}</p>`;
-  return `<p>${sayHtml(l, stock <= 5 ? 'web.product.fewLeft' : 'web.product.inStock', { n: stock })}</p>`;
+  if (stock <= 0) return `<p class="stock-out">${say(l, 'web.product.outOfStock')}</p>`;
+  return `<p>${say(l, stock <= 5 ? 'web.product.fewLeft' : 'web.product.inStock', { n: stock })}</p>`;
 }
 
 export const productImage = (url: string | null | undefined, alt: string, lazy = true) =>
@@ -61,4 +55,48 @@ export function productCard(
 
 export function reviewArticle(l: Locale, r: z.output<typeof reviewSummary>): string {
   return `<article class="review"><p>${stars(l, r.rating, 1)}</p>${r.comment ? `<p>${escapeHtml(r.comment)}</p>` : ''}<p class="muted">${escapeHtml(r.author)} · ${escapeHtml(formatDate(l, new Date(r.dateCreated * 1000)))}</p></article>`;
+}
+
+/** A product's specifications, under their heading; nothing when it has none. */
+export function specifications(l: Locale, specs: Record<string, string>): string {
+  const rows = Object.entries(specs);
+  if (!rows.length) return '';
+  return `<h2>${say(l, 'web.product.specifications')}</h2><dl class="specs">${rows.map(([k, v]) => `<dt>${escapeHtml(k)}</dt><dd>${escapeHtml(v)}</dd>`).join('')}</dl>`;
+}
+
+/** A product's newest reviews, or that it has none yet. */
+export const reviewList = (l: Locale, reviews: readonly z.output<typeof reviewSummary>[]) =>
+  reviews.length
+    ? reviews.map((r) => reviewArticle(l, r)).join('')
+    : `<p class="muted">${say(l, 'web.product.noReviews')}</p>`;
+
+/** What an amount is made of, as a cart, a checkout or an order carries it (integer cents). */
+export interface Amounts {
+  subtotalCents: number;
+  discountCents: number;
+  shippingCostCents: number;
+  taxLines: readonly { name: string; ratePercent: number; amountCents: number }[];
+  totalCents: number;
+}
+
+/**
+ * The rows of a `.totals` block: subtotal, discount (when there is one), shipping, each tax
+ * line, the total; then `after` (a refund, a fee).
+ */
+export function amountRows(
+  l: Locale,
+  a: Amounts,
+  after: readonly { label: string; cents: number }[] = [],
+): string {
+  const row = (label: string, amount: string, cls = '') =>
+    `<div${cls ? ` class="${cls}"` : ''}><span>${escapeHtml(label)}</span><span>${amount}</span></div>`;
+  const money = (cents: number) => escapeHtml(formatMoney(l, cents));
+  return [
+    row(t(l, 'web.cart.subtotal'), money(a.subtotalCents)),
+    a.discountCents ? row(t(l, 'web.cart.discount'), `−${money(a.discountCents)}`) : '',
+    row(t(l, 'web.cart.shipping'), money(a.shippingCostCents)),
+    ...a.taxLines.map((x) => row(taxLineLabel(l, x.name, x.ratePercent), money(x.amountCents))),
+    row(t(l, 'web.cart.total'), money(a.totalCents), 'grand'),
+    ...after.map((x) => row(x.label, money(x.cents))),
+  ].join('');
 }

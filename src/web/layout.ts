@@ -11,7 +11,6 @@ import {
   type MessageKey,
   type MessageValues,
   t,
-  taxLineLabel,
   text,
 } from '../contract/i18n.ts';
 import { languageSwitch, say } from '../modules/page-layout.ts';
@@ -199,7 +198,3 @@ export function tabs(v: View, label: string, items: { href: string; label: strin
 
 /** A province's or territory's name in the page's language ("Quebec", "Québec"). */
 export const provinceName = (l: Locale, p: string) => t(l, 'web.province', { p });
-
-/** A tax line's label ("GST 5%", "TVQ 9,975 %"). */
-export const taxLabel = (l: Locale, x: { name: string; ratePercent: number }) =>
-  taxLineLabel(l, x.name, x.ratePercent);

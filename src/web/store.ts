@@ -9,7 +9,7 @@ import { createCheckoutBody } from '../contract/checkout.ts';
 import { PROVINCES, type Province } from '../contract/common.ts';
 import { AppError } from '../contract/errors.ts';
 import { escapeHtml } from '../contract/format.ts';
-import { type Locale, t, taxLineLabel, text } from '../contract/i18n.ts';
+import { type Locale, t, text } from '../contract/i18n.ts';
 import { shopNames } from '../modules/auth/sellers.ts';
 import * as carts from '../modules/cart/service.ts';
 import { getProduct, listCategories } from '../modules/catalog/service.ts';
@@ -17,7 +17,15 @@ import { createCheckout } from '../modules/checkout/service.ts';
 import { lastShippingProvince } from '../modules/orders/service.ts';
 import type { WebDeps } from './core.ts';
 import { seeOther, signedIn, type View, viewOf } from './core.ts';
-import { productCard, productImages, reviewArticle, stars, stockLine } from './fragments.ts';
+import {
+  amountRows,
+  productCard,
+  productImages,
+  reviewList,
+  specifications,
+  stars,
+  stockLine,
+} from './fragments.ts';
 import {
   csrfField,
   type FormError,
@@ -341,15 +349,11 @@ function hiddenInputs(q: StoreQuery, leave: string[]): string {
 async function productPage(req: FastifyRequest, v: View, id: string, error?: FormError): Promise<string> {
   const l = v.p.locale;
   const p = await getProduct(req.ctx, id);
-  const specs = Object.entries(p.specifications);
   const canBuy = v.user?.role !== 'seller';
   const buy =
     p.stockQuantity > 0 && p.status === 'active' && canBuy
       ? `<form method="post" action="/shop/cart/items" class="card">${csrfField(v)}<input type="hidden" name="product_id" value="${escapeHtml(p.id)}">${formAlert(error)}${field({ name: 'quantity', label: t(l, 'web.product.quantity'), type: 'number', value: 1, required: true, error, attrs: ` min="1" max="${Math.min(99, p.stockQuantity)}" inputmode="numeric"` })}<button type="submit">${say(l, 'web.product.addToCart')}</button></form>`
       : '';
-  const reviews = p.reviews.length
-    ? p.reviews.map((r) => reviewArticle(l, r)).join('')
-    : `<p class="muted">${say(l, 'web.product.noReviews')}</p>`;
   return page(v, {
     title: p.title,
     index: true,
@@ -359,9 +363,9 @@ async function productPage(req: FastifyRequest, v: View, id: string, error?: For
 ${stockLine(l, p.stockQuantity)}${p.isPerishable ? `<p class="hint">${say(l, 'web.product.perishable')}</p>` : ''}${p.isDigital ? `<p class="hint">${say(l, 'web.product.digital')}</p>` : ''}
 ${buy}
 <h2>${say(l, 'web.product.description')}</h2><p>${escapeHtml(p.description)}</p>
-${specs.length ? `<h2>${say(l, 'web.product.specifications')}</h2><dl class="specs">${specs.map(([k, val]) => `<dt>${escapeHtml(k)}</dt><dd>${escapeHtml(val)}</dd>`).join('')}</dl>` : ''}
+${specifications(l, p.specifications)}
 </div></div>
-<section aria-labelledby="reviews-h"><h2 id="reviews-h">${say(l, 'web.product.reviews')}</h2>${reviews}</section>`,
+<section aria-labelledby="reviews-h"><h2 id="reviews-h">${say(l, 'web.product.reviews')}</h2>${reviewList(l, p.reviews)}</section>`,
   });
 }
 
@@ -398,11 +402,6 @@ async function cartPage(
 <td class="num">${money(v, i.line_total_cents)}</td></tr>`,
     )
     .join('');
-  const taxes = cart.taxLines
-    .map(
-      (x) => `<div><span>${escapeHtml(taxLabel(l, x))}</span><span>${money(v, x.amountCents)}</span></div>`,
-    )
-    .join('');
   const coupon = cart.coupon_applied
     ? `<p>${say(l, 'web.cart.couponApplied', { code: cart.coupon_applied })}</p>${cart.coupon_problem ? `<p class="alert">${escapeHtml(cart.coupon_problem)}</p>` : ''}<form method="post" action="/shop/cart/coupon">${csrfField(v)}<input type="hidden" name="remove" value="1"><button type="submit" class="small secondary">${say(l, 'web.cart.removeCoupon')}</button></form>`
     : `<form method="post" action="/shop/cart/coupon" class="row">${csrfField(v)}${formAlert(o.couponError)}${field({ name: 'code', label: t(l, 'web.cart.coupon'), value: o.code ?? '', error: o.couponError, autocomplete: 'off', attrs: ' maxlength="40"' })}<button type="submit" class="secondary">${say(l, 'web.cart.applyCoupon')}</button></form>`;
@@ -413,14 +412,11 @@ async function cartPage(
 <div class="card">${coupon}</div>
 <div class="card"><form method="get" action="/shop/cart" class="row">${selectField({ name: 'province', label: t(l, 'web.cart.estimateFor'), value: cart.taxProvince, options: provinceOptions(l, false) })}<button type="submit" class="secondary">${say(l, 'web.cart.estimate')}</button></form>
 ${cart.shipping_problem ? `<p class="alert">${escapeHtml(cart.shipping_problem)}</p>` : ''}
-<div class="totals"><div><span>${say(l, 'web.cart.subtotal')}</span><span>${money(v, cart.subtotalCents)}</span></div>${cart.discount_cents ? `<div><span>${say(l, 'web.cart.discount')}</span><span>−${money(v, cart.discount_cents)}</span></div>` : ''}<div><span>${say(l, 'web.cart.shipping')}</span><span>${money(v, cart.shippingCostCents)}</span></div>${taxes}<div class="grand"><span>${say(l, 'web.cart.total')}</span><span>${money(v, cart.totalAmountCents)}</span></div></div>
+<div class="totals">${amountRows(l, { ...cart, discountCents: cart.discount_cents, totalCents: cart.totalAmountCents })}</div>
 <p class="hint">${say(l, 'web.cart.estimateNote', { province: provinceName(l, cart.taxProvince) })}</p>
 <a class="button" href="/shop/checkout">${say(l, 'web.cart.checkout')}</a></div>`,
   });
 }
-
-export const taxLabel = (l: Locale, x: { name: string; ratePercent: number }) =>
-  taxLineLabel(l, x.name, x.ratePercent);
 
 async function checkoutPage(
   req: FastifyRequest,
