@@ -5,6 +5,7 @@ import { readFileSync } from 'node:fs';
 import { isIP } from 'node:net';
 import path from 'node:path';
 import { z } from 'zod';
+import { isOrigin } from './contract/format.ts';
 import { LOCALES, type Locale } from './contract/i18n.ts';
 
 export const APP_ENVS = ['development', 'staging', 'production'] as const;
@@ -457,15 +458,6 @@ function trustedProxies(raw: string | undefined, problems: string[]): Config['tr
     }
   }
   return entries;
-}
-
-function isOrigin(v: string): boolean {
-  try {
-    const u = new URL(v);
-    return (u.protocol === 'http:' || u.protocol === 'https:') && u.origin === v.replace(/\/$/, '');
-  } catch {
-    return false;
-  }
 }
 
 function normalOrigin(v: string): string {

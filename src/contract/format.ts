@@ -1,5 +1,5 @@
 // Formats shared by everything that shows text to a person (pages, emails): money as dollars from
-// integer cents, and HTML escaping. Pure: no node: imports.
+// integer cents, HTML escaping, and what an origin is (configuration). Pure: no node: imports.
 
 /** Integer cents as dollars, e.g. 123456 -> $1,234.56, -50 -> -$0.50 (integer math only). */
 export function formatCents(cents: number): string {
@@ -18,4 +18,14 @@ export function escapeHtml(s: string): string {
     .replaceAll('>', '&gt;')
     .replaceAll('"', '&quot;')
     .replaceAll("'", '&#39;');
+}
+
+/** Whether `v` is an http(s) origin, a trailing slash allowed (https://example.ca, not a path). */
+export function isOrigin(v: string): boolean {
+  try {
+    const u = new URL(v);
+    return (u.protocol === 'http:' || u.protocol === 'https:') && u.origin === v.replace(/\/$/, '');
+  } catch {
+    return false;
+  }
 }

@@ -6,6 +6,7 @@
 // LC_MESSAGES, LANG); sent as Accept-Language, it also words the tool server's own messages.
 import { serveStdio } from '@modelcontextprotocol/server/stdio';
 import { maskCredentials, maskUrl, PortageClient } from '../client/index.ts';
+import { isOrigin } from '../contract/format.ts';
 import { LOCALES, type Locale, negotiateLocale } from '../contract/i18n.ts';
 import { createToolServer } from './tools.ts';
 
@@ -43,8 +44,7 @@ export function viewImageOrigins(given: string | undefined): string[] {
     .map((s) => s.trim())
     .filter(Boolean);
   for (const o of origins) {
-    const url = URL.canParse(o) ? new URL(o) : undefined;
-    if (!url || !/^https?:$/.test(url.protocol) || url.origin !== o.replace(/\/$/, '')) {
+    if (!isOrigin(o)) {
       throw new ToolServerConfigError(
         `VIEW_IMAGE_ORIGINS: "${o.slice(0, 100)}" is not an origin like https://images.example.com`,
       );
