@@ -546,6 +546,63 @@ describe('the protocol', () => {
     expect(running.headers['retry-after']).toBe('1');
   });
 
+  it('10 creates racing under one Idempotency-Key: one session; the others replay it or are 409 in flight', async () => {
+    const p = await product(t.api, shop);
+    const body = {
+      line_items: [{ id: p.id }],
+      currency: 'cad',
+      capabilities: CAPABILITIES,
+      buyer: buyerNamed(),
+      fulfillment_details: ACP_ON,
+    };
+    const headers = { 'api-version': ACP_VERSION, 'idempotency-key': `k-race-${p.id}` };
+    const answers = await Promise.all(Array.from({ length: 10 }, () => raw(headers, body)));
+    const made = answers.filter((a) => a.status === 201);
+    expect(made.length, JSON.stringify(answers.map((a) => a.status))).toBeGreaterThanOrEqual(1);
+    expect(new Set(made.map((a) => a.body.id)).size).toBe(1);
+    for (const a of answers.filter((x) => x.status !== 201)) {
+      expect(a.status).toBe(409);
+      expect(a.body).toMatchObject({ type: 'invalid_request', code: 'idempotency_in_flight' });
+    }
+    expect(await liveReservedUnits(database, p.id)).toBe(1);
+    const again = await raw(headers, body);
+    expect(again.status).toBe(201);
+    expect(again.headers['idempotent-replayed']).toBe('true');
+    expect(again.body.id).toBe(made[0]!.body.id);
+  });
+
+  it('a key left running by a process that died is taken over after the lease: the request runs once', async () => {
+    const p = await product(t.api, shop);
+    const body = {
+      line_items: [{ id: p.id }],
+      currency: 'cad',
+      capabilities: CAPABILITIES,
+      buyer: buyerNamed(),
+      fulfillment_details: ACP_ON,
+    };
+    const headers = { 'api-version': ACP_VERSION, 'idempotency-key': `k-first-${p.id}` };
+    expect((await raw(headers, body)).status).toBe(201);
+    const [row] = await database.db
+      .select()
+      .from(idempotencyKeys)
+      .where(eq(idempotencyKeys.key, `k-first-${p.id}`));
+    // The same request's row, claimed six minutes ago and never answered (its process died).
+    await database.db.insert(idempotencyKeys).values({
+      ...row!,
+      key: `k-dead-${p.id}`,
+      responseStatus: null,
+      responseBody: null,
+      createdAt: new Date(t.clock.now().getTime() - 6 * 60_000),
+    });
+    const taken = await raw({ ...headers, 'idempotency-key': `k-dead-${p.id}` }, body);
+    expect(taken.status, JSON.stringify(taken.body)).toBe(201);
+    expect(taken.headers['idempotent-replayed']).toBeUndefined();
+    expect(await liveReservedUnits(database, p.id)).toBe(2);
+    const replayed = await raw({ ...headers, 'idempotency-key': `k-dead-${p.id}` }, body);
+    expect(replayed.headers['idempotent-replayed']).toBe('true');
+    expect(replayed.body.id).toBe(taken.body.id);
+  });
+
   it('an invalid body is 400 with a JSONPath param; a currency other than cad is refused', async () => {
     const bad = await raw(
       { 'api-version': ACP_VERSION, 'idempotency-key': 'k-bad' },

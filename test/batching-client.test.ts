@@ -3,12 +3,14 @@
 // fails fails the transaction and nothing of it is committed; a transaction that ends before
 // its first statement leaves the pooled connection as it found it. On PGlite `later` runs at
 // once: the same outcomes hold. insertInto writes what the query builder writes, row for row. On PostgreSQL, statements issued together leave in one write.
+// A statement sent ahead of a transaction (transactionAfter) is committed outside it; when its
+// answer is refused, the transaction fails and nothing of it is committed.
 import { sql } from 'drizzle-orm';
 import { integer, jsonb, pgTable, text, timestamp } from 'drizzle-orm/pg-core';
 import type pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type Database, type Db, openDatabase } from '../src/db/index.ts';
-import { insertInto, rowsOf } from '../src/db/sql.ts';
+import { insertInto, ph, rowsOf, statement, transactionAfter } from '../src/db/sql.ts';
 import { useTestDatabase } from './helpers/db.ts';
 
 const probe = pgTable('batching_probe', { id: integer('id').primaryKey(), note: text('note').notNull() });
@@ -182,6 +184,74 @@ describe('insertInto', () => {
       await insertShapes.later(t as unknown as Db, [row(402, 'with a note again')]);
     });
     expect((await read(400, 402)).map((r) => r.note)).toEqual(['with a note', null, 'with a note again']);
+  });
+});
+
+const claimProbe = statement<{ id: number }>(
+  'batching_probe_claim',
+  sql`insert into batching_probe (id, note) values (${ph('id')}, ${ph('note')}) on conflict do nothing returning id`,
+);
+/** A claim of `id` ahead of a transaction: refused (throws) when the row is there already. */
+const claim = (id: number) =>
+  claimProbe.ahead({ id, note: 'claimed' }, (rows) => {
+    if (rows.length === 0) throw new Error(`${id} is taken`);
+  });
+
+describe('a statement ahead of a transaction (transactionAfter)', () => {
+  it('is committed outside the transaction: kept when the transaction rolls back', async () => {
+    const first = claim(60);
+    await expect(
+      transactionAfter(database.db, first, async (tx) => {
+        await put(tx, 61, 'never');
+        expect(await probeRows(tx, [60, 61])).toEqual([
+          { id: 60, note: 'claimed' },
+          { id: 61, note: 'never' },
+        ]);
+        throw new Error('changed my mind');
+      }),
+    ).rejects.toThrow('changed my mind');
+    expect(first.sent).toBe(true);
+    expect(await probeRows(database.db, [60, 61])).toEqual([{ id: 60, note: 'claimed' }]);
+  });
+
+  it('refused, fails the transaction at its first statement: nothing of the transaction is committed', async () => {
+    await database.db.insert(probe).values({ id: 70, note: 'there first' });
+    const failed = await transactionAfter(database.db, claim(70), async (tx) => {
+      await put(tx, 71, 'never');
+      return probeRows(tx, [71]);
+    }).catch((err: unknown) => err);
+    expect(String((failed as Error).cause ?? failed)).toContain('70 is taken');
+    expect(await probeRows(database.db, [70, 71])).toEqual([{ id: 70, note: 'there first' }]);
+  });
+
+  it('refused, stops the commit of a transaction that only deferred its writes', async () => {
+    await database.db.insert(probe).values({ id: 80, note: 'there first' });
+    const failed = await transactionAfter(database.db, claim(80), async (tx) => {
+      await put(tx, 81, 'never');
+    }).catch((err: unknown) => err);
+    expect(String((failed as Error).cause ?? failed)).toContain('80 is taken');
+    expect(await probeRows(database.db, [80, 81])).toEqual([{ id: 80, note: 'there first' }]);
+  });
+
+  it('accepted, lets the transaction commit its own writes', async () => {
+    await transactionAfter(one.db, claim(90), async (tx) => {
+      await put(tx, 91, 'committed');
+    });
+    expect(await probeRows(database.db, [90, 91])).toEqual([
+      { id: 90, note: 'claimed' },
+      { id: 91, note: 'committed' },
+    ]);
+  });
+
+  it('is left unsent by a transaction that sent nothing on PostgreSQL (run before it on PGlite)', async () => {
+    const first = claim(95);
+    await expect(
+      transactionAfter(one.db, first, async () => {
+        throw new Error('nothing to do');
+      }),
+    ).rejects.toThrow('nothing to do');
+    expect(first.sent ?? false).toBe(!database.url);
+    expect(await probeRows(database.db, [95])).toEqual(database.url ? [] : [{ id: 95, note: 'claimed' }]);
   });
 });
 

@@ -12,12 +12,27 @@
 //   fails, that next statement (or the commit) fails with its error, and the transaction rolls
 //   back as it would have: nothing is committed that would not have been.
 //
+// - A statement can go ahead of a transaction, outside it (`sendAhead`): an Idempotency-Key's
+//   claim, committed at once so that other requests see it, yet sent in the transaction's first
+//   write instead of a round trip of its own. Its answer is checked when it comes back; a
+//   refusal fails the statements sent behind it, and the transaction rolls back.
+//
 // Every statement still runs in the order it was issued, on one connection, in one transaction.
 import type pg from 'pg';
 
 interface Deferred {
   config: pg.QueryConfig;
   values?: unknown[];
+}
+
+/** A statement sent ahead of a transaction (see the top of this file). */
+export interface Ahead {
+  config: pg.QueryConfig;
+  values: unknown[];
+  /** Checks the statement's rows: throws to refuse them (the transaction behind it then fails). */
+  accept(rows: unknown[]): void;
+  /** Set once it has gone to the server (a transaction that sent nothing drops it unsent). */
+  sent?: boolean;
 }
 
 /** The answer to a statement that was not sent (a `begin` held back, a transaction with nothing in it). */
@@ -35,6 +50,8 @@ export function batchingClientClass(Client: typeof pg.Client) {
     private beginHeld = false;
     /** Statements to send before the next one. */
     private deferred: Deferred[] = [];
+    /** A statement to send before the held begin, outside the transaction. */
+    private ahead: Ahead | undefined;
     /** Whether this tick's statements are being gathered into one write. */
     private gathering = false;
     /** Statements asked for so far (sent, held or deferred): db/sql.ts's pipeline checks each step adds one. */
@@ -50,13 +67,19 @@ export function batchingClientClass(Client: typeof pg.Client) {
       this.deferred.push({ config, values });
     }
 
+    /** Sends `statement` ahead of the transaction whose begin is held (see the top of this file). */
+    sendAhead(statement: Ahead): void {
+      if (!this.beginHeld || this.ahead) throw new Error('sendAhead needs a held begin and nothing ahead');
+      this.ahead = statement;
+    }
+
     // biome-ignore lint/suspicious/noExplicitAny: node-postgres's query() has many overloads
     override query(config: any, values?: any, callback?: any): any {
       this.issued++;
       // Callbacks and custom query objects (pool.query, cursors) go straight to the driver: never
       // behind a held begin or deferred statements, which they would overtake.
       if (typeof values === 'function' || callback || typeof config?.submit === 'function') {
-        if (this.beginHeld || this.deferred.length > 0) {
+        if (this.beginHeld || this.deferred.length > 0 || this.ahead) {
           throw new Error('A statement with a callback cannot follow a held begin or deferred statements');
         }
         return super.query(config, values, callback);
@@ -69,30 +92,43 @@ export function batchingClientClass(Client: typeof pg.Client) {
           }
           break;
         case 'rollback':
-          // Writes never sent are dropped; a transaction never begun on the server has nothing to end.
+          // Writes never sent are dropped (a statement ahead too: its `sent` stays unset); a
+          // transaction never begun on the server has nothing to end.
           this.deferred = [];
+          this.ahead = undefined;
           if (this.beginHeld) {
             this.beginHeld = false;
             return Promise.resolve(NOTHING);
           }
           break;
         case 'commit':
-          if (this.beginHeld && this.deferred.length === 0) {
+          if (this.beginHeld && this.deferred.length === 0 && !this.ahead) {
             this.beginHeld = false;
             return Promise.resolve(NOTHING);
           }
+          // A refusal of the statement ahead must stop the commit, not travel with it: the
+          // transaction's writes go first, and the commit only once that answer is in.
+          if (this.ahead) return this.query('select 1').then(() => this.query(config, values));
           break;
       }
       this.gather();
-      const ahead: Array<Promise<unknown>> = [];
+      const sentBefore: Array<Promise<unknown>> = [];
+      if (this.ahead) {
+        const first = this.ahead;
+        this.ahead = undefined;
+        first.sent = true;
+        sentBefore.push(
+          super.query(first.config, first.values).then((res: pg.QueryResult) => first.accept(res.rows)),
+        );
+      }
       if (this.beginHeld) {
         this.beginHeld = false;
-        ahead.push(super.query('begin'));
+        sentBefore.push(super.query('begin'));
       }
-      for (const d of this.deferred.splice(0)) ahead.push(super.query(d.config, d.values));
+      for (const d of this.deferred.splice(0)) sentBefore.push(super.query(d.config, d.values));
       const answer: Promise<unknown> = super.query(config, values);
-      if (ahead.length === 0) return answer;
-      return Promise.allSettled(ahead).then((settled) => {
+      if (sentBefore.length === 0) return answer;
+      return Promise.allSettled(sentBefore).then((settled) => {
         const failed = settled.find((s): s is PromiseRejectedResult => s.status === 'rejected');
         if (!failed) return answer;
         // The statement behind the one that failed fails too (the transaction is aborted): the
@@ -126,6 +162,11 @@ export function canDefer(
   client: unknown,
 ): client is { defer(config: pg.QueryConfig, values?: unknown[]): void } {
   return typeof (client as { defer?: unknown })?.defer === 'function';
+}
+
+/** Whether a driver handle (drizzle's session client in a transaction) can send a statement ahead of it. */
+export function canSendAhead(client: unknown): client is { sendAhead(statement: Ahead): void } {
+  return typeof (client as { sendAhead?: unknown })?.sendAhead === 'function';
 }
 
 /** How many statements a driver handle was asked for, where it counts them (ours on PostgreSQL). */

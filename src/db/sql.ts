@@ -14,7 +14,7 @@
 // prepared query's text and handle); test/drizzle-internals.test.ts pins each of them.
 import { fillPlaceholders, getTableColumns, getTableName, type SQL, sql } from 'drizzle-orm';
 import { type PgColumn, PgDialect, type PgTable } from 'drizzle-orm/pg-core';
-import { canDefer, issuedCount } from './batching-client.ts';
+import { type Ahead, canDefer, canSendAhead, issuedCount } from './batching-client.ts';
 import type { Db } from './index.ts';
 
 /** A value given when a statement built once runs: `ph('buyerId')`. */
@@ -79,6 +79,12 @@ export function statement<Row = Record<string, unknown>>(name: string, query: SQ
   const run = async (db: Db, values?: Values): Promise<Row[]> =>
     (await send(driverOf(db), text, valuesOf(values))).rows as Row[];
   return Object.assign(run, {
+    /** This statement, to send ahead of a transaction (transactionAfter); `accept` checks its rows. */
+    ahead: (values: Values, accept: (rows: Row[]) => void): Ahead => ({
+      config: text,
+      values: valuesOf(values),
+      accept: accept as (rows: unknown[]) => void,
+    }),
     async arrays(db: Db, values?: Values): Promise<unknown[][]> {
       return (await send(driverOf(db), text, valuesOf(values), 'array')).rows as unknown[][];
     },
@@ -184,6 +190,27 @@ export function insertInto<T extends PgTable>(
       await sendLater(db, text, values);
     },
   };
+}
+
+/**
+ * Runs `fn` in a new transaction with `first` run ahead of it, outside it (committed at once,
+ * whatever becomes of the transaction): on PostgreSQL in the transaction's first write
+ * (db/batching-client.ts), elsewhere on its own just before. When `first.accept` refuses its
+ * rows, the transaction fails with that error, having changed nothing.
+ */
+export async function transactionAfter<T>(db: Db, first: Ahead, fn: (tx: Db) => Promise<T>): Promise<T> {
+  const client = driverOf(db);
+  if (!isNodePg(client)) {
+    first.sent = true;
+    first.accept((await send(client, first.config as Text, first.values)).rows);
+    return db.transaction((tx) => fn(tx as unknown as Db));
+  }
+  return db.transaction(async (tx) => {
+    const txClient = driverOf(tx as unknown as Db);
+    if (!canSendAhead(txClient)) throw new Error('transactionAfter needs the batching client (db/index.ts)');
+    txClient.sendAhead(first);
+    return fn(tx as unknown as Db);
+  });
 }
 
 type Step<C> = ((ctx: C) => Promise<unknown>) | undefined | false;

@@ -24,6 +24,13 @@
 // - onResponse: a row this request still holds as running is deleted (a safety net: onSend
 //   runs for every answer Fastify sends, errors included).
 //
+// A route with config.claimAhead (its handler's first database work is a transaction) does not
+// claim in preHandler: the claim goes ahead of that transaction, outside it, in its first round
+// trip (RequestContext.aheadOfTransaction, db/batching-client.ts), and is committed before the
+// transaction's work as it would have been. When the key is taken already, that transaction fails
+// unchanged and the handler's wrapper takes the path above: replay, 409, or take over and run.
+// A handler that fails before its first transaction sent anything never claimed: nothing stored.
+//
 // A client that disconnects does not stop the handler, so an aborted request keeps its row:
 // the handler's answer is still stored in onSend and the retry gets it. A process that dies
 // mid-request leaves a running row: after RUNNING_LEASE_MS a retry with the same request
@@ -31,8 +38,9 @@
 // until then it is 409 "still running".
 import { createHash } from 'node:crypto';
 import { and, eq, isNull, lte, or, sql } from 'drizzle-orm';
-import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { FastifyInstance, FastifyReply, FastifyRequest, RouteHandlerMethod } from 'fastify';
 import { AppError, conflict, invalid, problem } from '../contract/errors.ts';
+import { ph, statement } from '../db/sql.ts';
 import type { Job } from '../jobs/runner.ts';
 import type { RequestContext } from '../modules/context.ts';
 import { idempotencyKeys } from '../modules/system/tables.ts';
@@ -62,6 +70,37 @@ interface Claim {
 
 const claims = new WeakMap<FastifyRequest, Claim>();
 
+/** A claim sent ahead of the handler's transaction found its key taken (see claimAhead above). */
+class KeyTaken extends Error {
+  constructor() {
+    super('the Idempotency-Key is held by another request or answered already');
+  }
+}
+
+// The statements every keyed request runs, named: parsed once per connection.
+const claimStatement = statement<{ key: string }>(
+  'idempotency_claim',
+  sql`insert into idempotency_keys (user_id, key, request_hash, created_at, expires_at)
+      values (${ph('userId')}, ${ph('key')}, ${ph('hash')}, ${ph('createdAt')}, ${ph('expiresAt')})
+      on conflict do nothing returning key`,
+);
+const HELD_BY = sql`user_id = ${ph('userId')} and key = ${ph('key')} and request_hash = ${ph('hash')}
+  and created_at = ${ph('createdAt')} and response_status is null`;
+const storeStatement = statement(
+  'idempotency_store',
+  sql`update idempotency_keys set response_status = ${ph('status')}, response_body = ${ph('body')} where ${HELD_BY}`,
+);
+const releaseStatement = statement('idempotency_release', sql`delete from idempotency_keys where ${HELD_BY}`);
+
+/** A claim's values for the statements above, as of `now` (its createdAt once claimed). */
+const claimValues = (claim: Claim, now: Date) => ({
+  userId: claim.userId,
+  key: claim.key,
+  hash: claim.hash,
+  createdAt: now.toISOString(),
+  expiresAt: new Date(now.getTime() + IDEMPOTENCY_TTL_MS).toISOString(),
+});
+
 /** A refusal of the Idempotency-Key, with its reason (the ACP routes answer each with the spec's code). */
 export class IdempotencyError extends AppError {
   constructor(
@@ -73,6 +112,10 @@ export class IdempotencyError extends AppError {
 }
 
 export function registerIdempotency(app: FastifyInstance) {
+  app.addHook('onRoute', (route) => {
+    if (route.config?.claimAhead) route.handler = claimingAhead(route.handler);
+  });
+
   app.addHook('preValidation', async (req) => {
     const owner = req.ctx?.user?.id ?? req.ctx?.principal;
     const key = req.headers[IDEMPOTENCY_HEADER];
@@ -106,13 +149,18 @@ export function registerIdempotency(app: FastifyInstance) {
   app.addHook('preHandler', async (req, reply) => {
     const claim = claims.get(req);
     if (!claim) return;
+    if (req.routeOptions.config.claimAhead) {
+      const now = req.ctx.now();
+      req.ctx.aheadOfTransaction = {
+        statement: claimStatement.ahead(claimValues(claim, now), (rows) => {
+          if (rows.length === 0) throw new KeyTaken();
+          claim.createdAt = now;
+        }),
+      };
+      return;
+    }
     const stored = await claimKey(req.ctx, claim);
-    if (!stored) return;
-    claim.settled = true;
-    reply.header(REPLAYED_HEADER, 'true').code(stored.status);
-    if (stored.body === '') return reply.send();
-    // A Buffer is sent as it is: the exact bytes of the first answer, not serialized again.
-    return reply.type('application/json; charset=utf-8').send(Buffer.from(stored.body, 'utf8'));
+    if (stored) return replay(reply, claim, stored);
   });
 
   app.addHook('onSend', async (req, reply, payload) => {
@@ -141,6 +189,35 @@ export function registerIdempotency(app: FastifyInstance) {
       req.log.error({ err }, 'could not release an Idempotency-Key request'),
     );
   });
+}
+
+/** Sends a stored answer again: the exact bytes of the first one, not serialized again. */
+function replay(reply: FastifyReply, claim: Claim, stored: { status: number; body: string }) {
+  claim.settled = true;
+  reply.header(REPLAYED_HEADER, 'true').code(stored.status);
+  if (stored.body === '') return reply.send();
+  return reply.type('application/json; charset=utf-8').send(Buffer.from(stored.body, 'utf8'));
+}
+
+/**
+ * A claimAhead route's handler: when its claim found the key taken (its transaction failed
+ * unchanged), the key is claimed the slow way: a stored answer is replayed, a running or other
+ * request is 409, and a key this request takes over (expired, abandoned) runs the handler again.
+ */
+function claimingAhead(handler: RouteHandlerMethod): RouteHandlerMethod {
+  return async function (this: FastifyInstance, req, reply) {
+    try {
+      return await handler.call(this, req, reply);
+    } catch (err) {
+      const claim = claims.get(req);
+      // The query builder wraps a statement's failure: the refusal is its cause.
+      const taken = err instanceof KeyTaken || (err instanceof Error && err.cause instanceof KeyTaken);
+      if (!taken || !claim) throw err;
+      const stored = await claimKey(req.ctx, claim);
+      if (stored) return replay(reply, claim, stored);
+      return handler.call(this, req, reply);
+    }
+  };
 }
 
 /**
@@ -192,11 +269,7 @@ async function claimKey(
       createdAt: now,
       expiresAt: new Date(now.getTime() + IDEMPOTENCY_TTL_MS),
     };
-    const inserted = await ctx.db
-      .insert(t)
-      .values({ userId: claim.userId, key: claim.key, ...fresh })
-      .onConflictDoNothing()
-      .returning({ key: t.key });
+    const inserted = await claimStatement(ctx.db, claimValues(claim, now));
     if (inserted.length) {
       claim.createdAt = now;
       return undefined;
@@ -270,25 +343,14 @@ function storableBody(reply: FastifyReply, payload: unknown): string | undefined
   return typeof text === 'string' ? text : text.toString('utf8');
 }
 
-/** This request's row, while it still holds it as running. */
-const heldBy = (claim: Claim) =>
-  and(
-    eq(idempotencyKeys.userId, claim.userId),
-    eq(idempotencyKeys.key, claim.key),
-    eq(idempotencyKeys.requestHash, claim.hash),
-    eq(idempotencyKeys.createdAt, claim.createdAt!),
-    isNull(idempotencyKeys.responseStatus),
-  );
-
+/** Stores the answer on this request's row, while it still holds it as running. */
 async function storeAnswer(ctx: RequestContext, claim: Claim, status: number, body: string) {
-  await ctx.db
-    .update(idempotencyKeys)
-    .set({ responseStatus: status, responseBody: body })
-    .where(heldBy(claim));
+  await storeStatement(ctx.db, { ...claimValues(claim, claim.createdAt!), status, body });
 }
 
+/** Deletes this request's row, while it still holds it as running. */
 async function release(ctx: RequestContext, claim: Claim) {
-  await ctx.db.delete(idempotencyKeys).where(heldBy(claim));
+  await releaseStatement(ctx.db, claimValues(claim, claim.createdAt!));
 }
 
 /** Deletes expired keys, a bounded batch per pass (the runner runs another pass at once while batches are full). */

@@ -32,6 +32,11 @@ declare module 'fastify' {
      */
     idempotency?: 'required';
     /**
+     * The handler's first database work is a transaction: a POST's Idempotency-Key is claimed
+     * ahead of it, in its first round trip, instead of in a round trip of its own (src/http/idempotency.ts).
+     */
+    claimAhead?: true;
+    /**
      * The route answers in another specification's format (JSON-RPC, OAuth, HTML pages): it is
      * documented by its summary only, and our error model is not added to its answers.
      */

@@ -3,7 +3,9 @@ import type { FastifyBaseLogger } from 'fastify';
 import type { Role } from '../contract/common.ts';
 import type { Locale } from '../contract/i18n.ts';
 import type { AgentScope } from '../contract/scopes.ts';
+import type { Ahead } from '../db/batching-client.ts';
 import type { Db } from '../db/index.ts';
+import { transactionAfter } from '../db/sql.ts';
 
 export interface AuthUser {
   id: string;
@@ -39,6 +41,12 @@ export interface RequestContext {
   defaultLocale?: Locale;
   /** Set by inTransaction: `db` is a transaction that nested calls join. */
   readonly inTransaction?: true;
+  /**
+   * A statement to run ahead of this request's first transaction, outside it, in that
+   * transaction's first round trip (an Idempotency-Key's claim, src/http/idempotency.ts). Taken
+   * by inTransaction; put back when that transaction sent nothing.
+   */
+  aheadOfTransaction?: { statement: Ahead | undefined };
 }
 
 /** The caller of a route that requires sign-in (the guard has run). */
@@ -54,5 +62,12 @@ export function caller(ctx: RequestContext): AuthUser {
  */
 export function inTransaction<T>(ctx: RequestContext, fn: (tx: RequestContext) => Promise<T>): Promise<T> {
   if (ctx.inTransaction) return fn(ctx);
-  return ctx.db.transaction((tx) => fn({ ...ctx, db: tx as unknown as Db, inTransaction: true }));
+  const body = (tx: Db) => fn({ ...ctx, db: tx, inTransaction: true });
+  const holder = ctx.aheadOfTransaction;
+  const first = holder?.statement;
+  if (!holder || !first) return ctx.db.transaction((tx) => body(tx as unknown as Db));
+  holder.statement = undefined;
+  return transactionAfter(ctx.db, first, body).finally(() => {
+    if (!first.sent) holder.statement ??= first;
+  });
 }

@@ -43,6 +43,8 @@ const sessionParams = z.object({ checkout_session_id: z.string().min(1).max(100)
 const callers = new WeakMap<FastifyRequest, AcpCaller>();
 const tags = ['acp'];
 const POST = { auth: 'public', limit: 'acp', idempotency: 'required', otherFormat: true } as const;
+/** A session's POST: its first database work is a transaction, so the key's claim goes with it. */
+const SESSION_POST = { ...POST, claimAhead: true } as const;
 const GET = { auth: 'public', limit: 'acp', otherFormat: true } as const;
 /**
  * A session's request is kept with it: 64 KiB, not the API's 1 MiB (50 lines with their names and
@@ -88,7 +90,7 @@ export function acpRoutes(routeDeps: AcpRouteDeps) {
       app.post(
         '/acp/checkout_sessions',
         {
-          config: POST,
+          config: SESSION_POST,
           bodyLimit: BODY_LIMIT,
           schema: {
             tags,
@@ -105,7 +107,7 @@ export function acpRoutes(routeDeps: AcpRouteDeps) {
       app.post(
         '/acp/checkout_sessions/:checkout_session_id',
         {
-          config: POST,
+          config: SESSION_POST,
           bodyLimit: BODY_LIMIT,
           schema: {
             tags,
@@ -134,7 +136,7 @@ export function acpRoutes(routeDeps: AcpRouteDeps) {
       app.post(
         '/acp/checkout_sessions/:checkout_session_id/complete',
         {
-          config: POST,
+          config: SESSION_POST,
           bodyLimit: BODY_LIMIT,
           schema: {
             tags,
@@ -150,7 +152,7 @@ export function acpRoutes(routeDeps: AcpRouteDeps) {
       app.post(
         '/acp/checkout_sessions/:checkout_session_id/cancel',
         {
-          config: POST,
+          config: SESSION_POST,
           bodyLimit: BODY_LIMIT,
           schema: {
             tags,
