@@ -393,6 +393,27 @@ describe('exactly once', () => {
       });
     }
     expect((await acp.get(session.id)).body.status).toBe('ready_for_payment');
+    // The refused tokens were not spent: each still pays its own session.
+    expect((await acp.complete(other.id, elsewhere.body.id)).status).toBe(200);
+    const fits = await acp.delegate(session.id);
+    expect((await acp.complete(session.id, fits.body.id)).status).toBe(200);
+  });
+
+  it("completing a paid session again with another session's token answers it paid, and spends nothing", async () => {
+    const { session } = await heldSession(1);
+    const { session: other } = await heldSession(1);
+    const paid = await acp.pay(session.id);
+    expect(paid.body.status).toBe('completed');
+    const elsewhere = await acp.delegate(other.id);
+    const again = await acp.complete(session.id, elsewhere.body.id);
+    expect(again.status, JSON.stringify(again.body)).toBe(200);
+    expect(again.body).toMatchObject({ status: 'completed', order: paid.body.order });
+    const [token] = await database.db
+      .select({ usedAt: acpVaultTokens.usedAt })
+      .from(acpVaultTokens)
+      .where(eq(acpVaultTokens.id, elsewhere.body.id));
+    expect(token!.usedAt).toBeNull();
+    expect((await acp.complete(other.id, elsewhere.body.id)).body.status).toBe('completed');
   });
 });
 

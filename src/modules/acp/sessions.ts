@@ -19,7 +19,7 @@ import { shippingAddressInput } from '../../contract/checkout.ts';
 import { randomKey } from '../../contract/common.ts';
 import { AppError, inputProblems } from '../../contract/errors.ts';
 import { BASE_LOCALE, render, type Text, text } from '../../contract/i18n.ts';
-import { insertInto, ph, query, statement } from '../../db/sql.ts';
+import { insertInto, ph, pipeline, query, statement } from '../../db/sql.ts';
 import { accountForEmail } from '../auth/users.ts';
 import {
   type CheckoutDeps,
@@ -49,7 +49,7 @@ import { AcpFailure, acpInvalid, acpNotFound, TOKEN_PARAM } from './errors.ts';
 import { SANDBOX_HANDLER_ID } from './handlers.ts';
 import { acpSessionMachine } from './states.ts';
 import { type AcpSessionRequest, acpSessions } from './tables.ts';
-import { spendVaultToken } from './vault.ts';
+import { checkSpentToken, MAX_TOKEN_LENGTH, spendVaultToken } from './vault.ts';
 
 /** How long a session lives, and so at most its hold (checkout's 30 minutes). */
 const SESSION_TTL_MS = 30 * 60 * 1000;
@@ -281,16 +281,20 @@ function acpAnswer(deps: AcpDeps, ctx: RequestContext, state: SessionState): Acp
 
 // ---- paying -------------------------------------------------------------------------------------
 
-type Payable = { done: SessionState } | { row: AcpRow; checkout: CheckoutRow };
+type Payable<T> = { done: SessionState } | { row: AcpRow; checkout: CheckoutRow; also: T | undefined };
 
-/** The session locked for its payment: answered as it is when completed, refused unless payable. */
-async function payable(
+/**
+ * The session locked for its payment: answered as it is when completed, refused unless payable.
+ * `also` is sent in the round trip of the checkout's locks, after them (see lockedSession).
+ */
+async function payable<T = undefined>(
   tx: RequestContext,
   who: AcpCaller,
   protocol: SessionProtocol,
   id: string,
-): Promise<Payable> {
-  const { row, checkout } = await lockedSession(tx, who, protocol, id);
+  also?: (tx: RequestContext) => Promise<T>,
+): Promise<Payable<T>> {
+  const { row, checkout, also: extra } = await lockedSession(tx, who, protocol, id, also);
   const status = effectiveStatus(row, checkout, tx.now());
   if (status === 'completed') return { done: { row, checkout } };
   if (!checkout || (status !== 'ready_for_payment' && status !== 'complete_in_progress')) {
@@ -303,7 +307,12 @@ async function payable(
       409,
     );
   }
-  return { row, checkout };
+  return { row, checkout, also: extra };
+}
+
+/** A session found paid already, once its token was spent: thrown to roll the spending back. */
+class PaidAlready {
+  constructor(readonly state: SessionState) {}
 }
 
 /**
@@ -322,9 +331,13 @@ async function completeWithVault(
   const sandbox = deps.sandbox;
   if (!sandbox) throw new Error('the sandbox handler is offered only with the sandbox');
   const paying = await inTransaction(ctx, async (tx) => {
-    const p = await payable(tx, who, protocol, id);
-    if ('done' in p) return p;
-    const vaulted = await spendVaultToken(tx, {
+    // The token is spent in the round trip of the checkout's locks, after them; it is checked
+    // once the session is known payable, and anything else rolls the spending back.
+    const spend =
+      token.length <= MAX_TOKEN_LENGTH ? (c: RequestContext) => spendVaultToken(c, token) : undefined;
+    const p = await payable(tx, who, protocol, id, spend);
+    if ('done' in p) throw new PaidAlready(p.done);
+    const vaulted = await checkSpentToken(tx, p.also, {
       token,
       owner: vaultOwner(who),
       sessionId: p.row.id,
@@ -340,7 +353,10 @@ async function completeWithVault(
       checkout: p.checkout,
       outcome: await paySandboxIn(tx, { ...deps, sign: sandbox.sign }, p.checkout.id, card, p.checkout),
     };
-  }).catch(paymentRefusal);
+  }).catch((err) => {
+    if (err instanceof PaidAlready) return { done: err.state };
+    return paymentRefusal(err);
+  });
   if ('done' in paying) return paying.done;
   await sandboxPaid(ctx, deps, paying.outcome).catch(paymentRefusal);
   // sandboxPaid answers only once the checkout became orders: it is complete, nothing else changed.
@@ -499,27 +515,41 @@ async function requote(
     // The earlier hold ends when this quote does not take its place (a new hold replaced it already).
     if (before.checkoutId && before.checkoutId !== holding?.id) await expireCheckout(tx, before.checkoutId);
     const transition = holding ? 'hold' : 'refuse';
-    const [row] = await tx.db
-      .update(acpSessions)
-      .set({
-        request,
-        buyerId: buyer.user?.id ?? null,
-        checkoutId: holding?.id ?? null,
-        messages,
-        status: acpSessionMachine.to(transition),
-        updatedAt: tx.now(),
-      })
-      .where(
-        sql`${acpSessions.id} = ${before.id} and ${acpSessionMachine.where(transition, acpSessions.status)}`,
-      )
-      .returning();
-    // Checked above under the locks; a session that moved on meanwhile would be a bug: roll back.
-    if (!row) throw new Error(`ACP session ${before.id} left ${before.status} while locked`);
+    const row: AcpRow = {
+      ...before,
+      request,
+      buyerId: buyer.user?.id ?? null,
+      checkoutId: holding?.id ?? null,
+      messages,
+      status: acpSessionMachine.to(transition),
+      updatedAt: tx.now(),
+    };
+    // Written with the commit, and answered from the values written: the session is locked (or
+    // new in this transaction) and its state was checked above, so the write cannot miss it.
+    await sessionQuoted[transition].later(tx.db, {
+      id: row.id,
+      request: acpSessions.request.mapToDriverValue(row.request),
+      buyerId: row.buyerId,
+      checkoutId: row.checkoutId,
+      messages: acpSessions.messages.mapToDriverValue(row.messages),
+      updatedAt: row.updatedAt.toISOString(),
+    });
     return { row, holding, superseded: held?.superseded ?? [] };
   });
   await endProviderSessions(ctx, deps, done.superseded);
   return { row: done.row, checkout: done.holding };
 }
+
+/** A quote's outcome written to its session, by the transition it makes. */
+const quotedBy = (transition: 'hold' | 'refuse') =>
+  statement(
+    `acp_session_${transition}`,
+    sql`update ${acpSessions} set request = ${ph('request')}, buyer_id = ${ph('buyerId')},
+      checkout_id = ${ph('checkoutId')}, messages = ${ph('messages')},
+      status = ${acpSessionMachine.to(transition)}, updated_at = ${ph('updatedAt')}
+      where id = ${ph('id')} and ${acpSessionMachine.where(transition, acpSessions.status)}`,
+  );
+const sessionQuoted = { hold: quotedBy('hold'), refuse: quotedBy('refuse') };
 
 /**
  * A platform holds stock for people it names by email, guest accounts included: without a cap,
@@ -773,10 +803,21 @@ const sessionLocked = query('acp_session_locked', (db, name) =>
  * then the checkout): what the session is cannot change under a decision made on it, and a
  * payment being made waits for it, or it for the payment.
  */
-async function lockedSession(tx: RequestContext, who: AcpCaller, protocol: SessionProtocol, id: string) {
+async function lockedSession<T = undefined>(
+  tx: RequestContext,
+  who: AcpCaller,
+  protocol: SessionProtocol,
+  id: string,
+  /** A step sent in the same round trip as the checkout's locks, after them (a lock of its own). */
+  also?: (tx: RequestContext) => Promise<T>,
+) {
   const row = await sessionOf(tx, who, protocol, id, true);
-  const checkout = row.checkoutId ? await lockSessionForPayment(tx, row.checkoutId) : undefined;
-  return { row, checkout };
+  const checkoutId = row.checkoutId;
+  const [checkout, extra] = await pipeline(tx, [
+    checkoutId ? (c: RequestContext) => lockSessionForPayment(c, checkoutId) : undefined,
+    also,
+  ]);
+  return { row, checkout, also: extra };
 }
 
 async function checkoutOf(ctx: RequestContext, row: AcpRow) {

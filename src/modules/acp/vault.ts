@@ -59,20 +59,34 @@ export async function delegatePayment(
   return { id, created: isoSecond(now), metadata: input.metadata };
 }
 
+type VaultRow = typeof acpVaultTokens.$inferSelect;
+
 /**
- * Spends a token on a session's payment, under the token's lock (in the caller's transaction):
- * it must be the caller's, unspent, for this session, unexpired, in cad and cover the amount. A
- * retried complete of a paid session is answered before it gets here.
+ * Spends a token, in the caller's transaction, and answers its row when it was unspent (its
+ * statement is sent at the call: a pipeline step). Spent and locked in one statement, once: a
+ * token that paid (even for a payment refunded since) pays for nothing else. The caller then
+ * checks it (checkSpentToken), whose refusal rolls the spending back with the transaction.
  */
-export async function spendVaultToken(
+export async function spendVaultToken(tx: RequestContext, token: string): Promise<VaultRow | undefined> {
+  const [row] = await spend(tx.db, { id: token, now: tx.now() });
+  return row;
+}
+
+/** Tokens longer than this are no token of ours: not looked up. */
+export const MAX_TOKEN_LENGTH = 100;
+
+/**
+ * The spent token's outcome, if it may pay this session's amount: it must be the caller's,
+ * unspent until now, for this session, unexpired and cover the amount. A retried complete of a
+ * paid session is answered before it gets here.
+ */
+export async function checkSpentToken(
   tx: RequestContext,
+  row: VaultRow | undefined,
   use: { token: string; owner: string; sessionId: string; amount: number },
 ): Promise<{ outcome: keyof typeof SANDBOX_CARDS }> {
   const param = TOKEN_PARAM;
-  // Spent and locked in one statement, once: a token that paid (even for a payment refunded
-  // since) pays for nothing else. A refusal below rolls the spending back with the caller's transaction.
-  const [row] = use.token.length <= 100 ? await spend(tx.db, { id: use.token, now: tx.now() }) : [];
-  if (!row && use.token.length <= 100) {
+  if (!row && use.token.length <= MAX_TOKEN_LENGTH) {
     const [spent] = await tx.db
       .select({ owner: acpVaultTokens.owner })
       .from(acpVaultTokens)

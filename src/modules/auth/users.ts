@@ -58,18 +58,29 @@ async function insertIfNew(ctx: RequestContext, input: Parameters<typeof insertU
  */
 export async function accountForEmail(ctx: RequestContext, email: string, name: string): Promise<UserRow> {
   const address = email.toLowerCase();
-  const made = await insertIfNew(ctx, {
-    email: address,
-    name,
-    role: 'buyer',
-    passwordHash: null,
-    emailVerified: false,
-  });
+  const [made] = await guestInsert(ctx.db, { id: newId('users'), email: address, name });
   if (made) return made;
   const [found] = await ctx.db.select().from(users).where(eq(users.email, address));
   if (!found) throw new Error(`accountForEmail: ${address} neither inserted nor found`);
   return found;
 }
+
+/** A guest's account, unless the email has one (named: every ACP purchase for a new email makes one). */
+const guestInsert = query('user_guest_insert', (db, name) =>
+  db
+    .insert(users)
+    .values({
+      id: sql.placeholder('id'),
+      email: sql.placeholder('email'),
+      name: sql.placeholder('name'),
+      role: 'buyer',
+      passwordHash: null,
+      emailVerified: false,
+    })
+    .onConflictDoNothing({ target: users.email })
+    .returning()
+    .prepare(name),
+);
 
 const emailVerifiedStatement = query('user_email_verified', (db, name) =>
   db
