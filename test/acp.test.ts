@@ -567,6 +567,85 @@ describe('the protocol', () => {
     expect(running.headers['retry-after']).toBe('1');
   });
 
+  it('delegate, complete and cancel are replayed byte for byte under their keys: one token, one order', async () => {
+    const { session } = await heldSession(1);
+    const { session: other } = await heldSession(1);
+    /** The raw answer of a POST under `key`, twice: the first and its replay. */
+    const twice = async (url: string, body: unknown, key: string) => {
+      const send = () =>
+        t.app.inject({
+          method: 'POST',
+          url,
+          headers: {
+            authorization: `Bearer ${platform.apiKey}`,
+            'content-type': 'application/json',
+            'api-version': ACP_VERSION,
+            'idempotency-key': key,
+          },
+          payload: JSON.stringify(body),
+        });
+      const first = await send();
+      const again = await send();
+      expect(first.headers['idempotent-replayed']).toBeUndefined();
+      expect(again.headers['idempotent-replayed']).toBe('true');
+      expect(again.statusCode).toBe(first.statusCode);
+      expect(again.body).toBe(first.body);
+      // What is stored (with the operation's commit) is the answer as it was sent.
+      const [row] = await database.db
+        .select({ body: idempotencyKeys.responseBody })
+        .from(idempotencyKeys)
+        .where(eq(idempotencyKeys.key, key));
+      expect(row?.body).toBe(first.body);
+      return JSON.parse(first.body);
+    };
+    const delegateBody = (sessionId: string) => ({
+      payment_method: {
+        type: 'card',
+        card_number_type: 'fpan',
+        number: '4242424242424242',
+        exp_month: '12',
+        exp_year: '2030',
+        display_card_funding_type: 'credit',
+        display_last4: '4242',
+        metadata: {},
+      },
+      allowance: {
+        reason: 'one_time',
+        max_amount: 1_000_000,
+        currency: 'cad',
+        checkout_session_id: sessionId,
+        merchant_id: 'portage',
+        expires_at: new Date(t.clock.now().getTime() + 3600_000).toISOString(),
+      },
+      risk_signals: [],
+      metadata: { source: 'test' },
+    });
+    const vaulted = await twice(
+      '/agentic_commerce/delegate_payment',
+      delegateBody(session.id),
+      `kd-${session.id}`,
+    );
+    const tokens = await database.db
+      .select({ id: acpVaultTokens.id })
+      .from(acpVaultTokens)
+      .where(eq(acpVaultTokens.checkoutSessionId, session.id));
+    expect(tokens).toEqual([{ id: vaulted.id }]);
+    const completed = await twice(
+      `/acp/checkout_sessions/${session.id}/complete`,
+      {
+        payment_data: {
+          handler_id: 'portage_sandbox_card',
+          instrument: { type: 'card', credential: { type: 'spt', token: vaulted.id } },
+        },
+      },
+      `kc-${session.id}`,
+    );
+    expect(completed.status).toBe('completed');
+    expect(await ordersOfCheckout(database, await checkoutOf(session.id))).toHaveLength(1);
+    const canceled = await twice(`/acp/checkout_sessions/${other.id}/cancel`, {}, `kx-${other.id}`);
+    expect(canceled.status).toBe('canceled');
+  });
+
   it('10 creates racing under one Idempotency-Key: one session; the others replay it or are 409 in flight', async () => {
     const p = await product(t.api, shop);
     const body = {

@@ -26,10 +26,16 @@
 //
 // A route with config.claimAhead (its handler's first database work is a transaction) does not
 // claim in preHandler: the claim goes ahead of that transaction, outside it, in its first round
-// trip (RequestContext.aheadOfTransaction, db/batching-client.ts), and is committed before the
+// trip (RequestContext.transactions, db/batching-client.ts), and is committed before the
 // transaction's work as it would have been. When the key is taken already, that transaction fails
 // unchanged and the handler's wrapper takes the path above: replay, 409, or take over and run.
 // A handler that fails before its first transaction sent anything never claimed: nothing stored.
+//
+// A service may store the answer with the commit of its last transaction instead of in onSend
+// (RequestContext.answerWithCommit): serialized as the route will send it, written with the
+// commit. onSend then finds the answer it sends already stored and writes nothing; any other
+// answer (a failure after that commit) is stored, or not, as above, and a row answered at the
+// commit keeps that answer: it says what was committed.
 //
 // A client that disconnects does not stop the handler, so an aborted request keeps its row:
 // the handler's answer is still stored in onSend and the retry gets it. A process that dies
@@ -42,7 +48,7 @@ import type { FastifyInstance, FastifyReply, FastifyRequest, RouteHandlerMethod 
 import { AppError, conflict, invalid, problem } from '../contract/errors.ts';
 import { ph, statement } from '../db/sql.ts';
 import type { Job } from '../jobs/runner.ts';
-import type { RequestContext } from '../modules/context.ts';
+import type { RequestContext, RequestTransactions } from '../modules/context.ts';
 import { idempotencyKeys } from '../modules/system/tables.ts';
 
 const IDEMPOTENCY_HEADER = 'idempotency-key';
@@ -64,6 +70,8 @@ interface Claim {
   createdAt?: Date;
   /** Stored, deleted or replayed: nothing left to do. */
   settled?: boolean;
+  /** The answer a transaction stored with its commit (answerWithCommit). */
+  committedAnswer?: { status: number; body: string };
   /** The route's test of a stored answer (a checkout that has ended is not replayed). */
   replayable?: (ctx: RequestContext, status: number, body: string) => Promise<boolean>;
 }
@@ -149,14 +157,16 @@ export function registerIdempotency(app: FastifyInstance) {
   app.addHook('preHandler', async (req, reply) => {
     const claim = claims.get(req);
     if (!claim) return;
+    const transactions: RequestTransactions = {};
+    req.ctx.transactions = transactions;
+    req.ctx.answerWithCommit = (tx, status, answer) =>
+      storeWithCommit(reply, claim, transactions, tx, status, answer);
     if (req.routeOptions.config.claimAhead) {
       const now = req.ctx.now();
-      req.ctx.aheadOfTransaction = {
-        statement: claimStatement.ahead(claimValues(claim, now), (rows) => {
-          if (rows.length === 0) throw new KeyTaken();
-          claim.createdAt = now;
-        }),
-      };
+      transactions.ahead = claimStatement.ahead(claimValues(claim, now), (rows) => {
+        if (rows.length === 0) throw new KeyTaken();
+        claim.createdAt = now;
+      });
       return;
     }
     const stored = await claimKey(req.ctx, claim);
@@ -167,6 +177,13 @@ export function registerIdempotency(app: FastifyInstance) {
     const claim = claims.get(req);
     if (!claim?.createdAt || claim.settled) return payload;
     claim.settled = true;
+    const committed = claim.committedAnswer;
+    if (committed && committed.status === reply.statusCode) {
+      // The bytes stored are the bytes sent, so that a replay is the same answer byte for byte.
+      if (committed.body !== payload)
+        req.log.warn('an answer stored with its commit was sent serialized otherwise');
+      return committed.body;
+    }
     const body = storableBody(reply, payload);
     try {
       if (reply.statusCode < 500 && body !== undefined) {
@@ -341,6 +358,30 @@ function storableBody(reply: FastifyReply, payload: unknown): string | undefined
   if (!/^application\/(?:[\w.+-]+\+)?json\b/i.test(type)) return undefined;
   if (Buffer.byteLength(text) > MAX_STORED_BYTES) return undefined;
   return typeof text === 'string' ? text : text.toString('utf8');
+}
+
+/**
+ * answerWithCommit (RequestContext): the answer serialized as the route sends it, its store
+ * deferred to go out with the commit of tx's transaction, and known stored once that commits.
+ */
+async function storeWithCommit(
+  reply: FastifyReply,
+  claim: Claim,
+  transactions: RequestTransactions,
+  tx: RequestContext,
+  status: number,
+  answer: unknown,
+) {
+  if (!claim.createdAt || claim.settled || !tx.inTransaction) return;
+  const serialize = reply.getSerializationFunction(String(status)) as
+    | ((value: unknown) => string)
+    | undefined;
+  const body = serialize ? serialize(answer) : JSON.stringify(answer);
+  if (Buffer.byteLength(body) > MAX_STORED_BYTES) return;
+  await storeStatement.later(tx.db, { ...claimValues(claim, claim.createdAt), status, body });
+  transactions.committed = () => {
+    claim.committedAnswer = { status, body };
+  };
 }
 
 /** Stores the answer on this request's row, while it still holds it as running. */

@@ -41,12 +41,26 @@ export interface RequestContext {
   defaultLocale?: Locale;
   /** Set by inTransaction: `db` is a transaction that nested calls join. */
   readonly inTransaction?: true;
+  /** What the request asks of its transactions (src/http/idempotency.ts, for a keyed POST). */
+  transactions?: RequestTransactions;
   /**
-   * A statement to run ahead of this request's first transaction, outside it, in that
-   * transaction's first round trip (an Idempotency-Key's claim, src/http/idempotency.ts). Taken
-   * by inTransaction; put back when that transaction sent nothing.
+   * Stores `answer` (sent with `status`) as this request's answer under its Idempotency-Key, written
+   * with the commit of `tx`'s transaction instead of in a round trip of its own; set only when the
+   * request has a key (src/http/idempotency.ts). For the transaction whose commit is the request's
+   * last write, once the answer is known.
    */
-  aheadOfTransaction?: { statement: Ahead | undefined };
+  answerWithCommit?: (tx: RequestContext, status: number, answer: unknown) => Promise<void>;
+}
+
+export interface RequestTransactions {
+  /**
+   * A statement to run ahead of the request's next transaction, outside it, in that
+   * transaction's first round trip (an Idempotency-Key's claim). Taken by inTransaction; put
+   * back when that transaction sent nothing.
+   */
+  ahead?: Ahead;
+  /** Called once the transaction it was set in has committed (an answer stored with that commit). */
+  committed?: () => void;
 }
 
 /** The caller of a route that requires sign-in (the guard has run). */
@@ -60,14 +74,28 @@ export function caller(ctx: RequestContext): AuthUser {
  * service calling another service commits (or rolls back) once, as a whole. The one way a
  * service opens a transaction; helpers take the context, never a bare Db.
  */
-export function inTransaction<T>(ctx: RequestContext, fn: (tx: RequestContext) => Promise<T>): Promise<T> {
+export async function inTransaction<T>(
+  ctx: RequestContext,
+  fn: (tx: RequestContext) => Promise<T>,
+): Promise<T> {
   if (ctx.inTransaction) return fn(ctx);
   const body = (tx: Db) => fn({ ...ctx, db: tx, inTransaction: true });
-  const holder = ctx.aheadOfTransaction;
-  const first = holder?.statement;
-  if (!holder || !first) return ctx.db.transaction((tx) => body(tx as unknown as Db));
-  holder.statement = undefined;
-  return transactionAfter(ctx.db, first, body).finally(() => {
-    if (!first.sent) holder.statement ??= first;
-  });
+  const request = ctx.transactions;
+  const first = request?.ahead;
+  if (request) {
+    request.ahead = undefined;
+    request.committed = undefined;
+  }
+  try {
+    const done = first
+      ? await transactionAfter(ctx.db, first, body)
+      : await ctx.db.transaction((tx) => body(tx as unknown as Db));
+    request?.committed?.();
+    return done;
+  } finally {
+    if (request) {
+      request.committed = undefined;
+      if (first && !first.sent) request.ahead ??= first;
+    }
+  }
 }

@@ -76,6 +76,12 @@ export interface SessionState {
   checkout: typeof checkoutSessions.$inferSelect | undefined;
 }
 
+/**
+ * What a protocol does with the session's new state inside the operation's transaction, before
+ * its commit (ACP: its answer, stored under the request's Idempotency-Key with that commit).
+ */
+export type Finish = (tx: RequestContext, state: SessionState) => Promise<void>;
+
 /** A new session, quoted and held when it can be. */
 export async function createSession(
   ctx: RequestContext,
@@ -83,6 +89,7 @@ export async function createSession(
   who: AcpCaller,
   protocol: SessionProtocol,
   request: AcpSessionRequest,
+  finish?: Finish,
 ): Promise<SessionState> {
   const now = ctx.now();
   const row: AcpRow = {
@@ -99,7 +106,7 @@ export async function createSession(
     updatedAt: now,
     expiresAt: new Date(now.getTime() + SESSION_TTL_MS),
   };
-  return requote(ctx, deps, who, protocol, row, {});
+  return requote(ctx, deps, who, protocol, row, {}, finish);
 }
 
 /** A session's items, buyer, address or coupons changed: quoted again. */
@@ -110,8 +117,9 @@ export function updateSession(
   protocol: SessionProtocol,
   id: string,
   change: Change,
+  finish?: Finish,
 ): Promise<SessionState> {
-  return requote(ctx, deps, who, protocol, id, change);
+  return requote(ctx, deps, who, protocol, id, change, finish);
 }
 
 /** The caller's session as it is now (404 when another's, or another protocol's). */
@@ -131,6 +139,7 @@ export async function cancelSession(
   who: AcpCaller,
   protocol: SessionProtocol,
   id: string,
+  finish?: Finish,
 ): Promise<SessionState> {
   return inTransaction(ctx, async (tx) => {
     const { row, checkout } = await lockedSession(tx, who, protocol, id);
@@ -145,7 +154,9 @@ export async function cancelSession(
     if (!canceled) throw refused();
     if (row.checkoutId) await expireCheckout(tx, row.checkoutId);
     // A canceled session shows nothing of its checkout: no need to read it again.
-    return { row: canceled, checkout: undefined };
+    const state = { row: canceled, checkout: undefined };
+    await finish?.(tx, state);
+    return state;
   });
 }
 
@@ -162,6 +173,8 @@ export async function completeSession(
   protocol: SessionProtocol,
   id: string,
   payment: { handlerId: string; token: string },
+  /** Called in the payment's transaction once it made the orders (the sandbox's vault only). */
+  finish?: Finish,
 ): Promise<SessionState> {
   const handler = deps.handlers.find((h) => h.id === payment.handlerId);
   if (!handler) {
@@ -176,7 +189,7 @@ export async function completeSession(
     );
   }
   if (handler.id === SANDBOX_HANDLER_ID)
-    return completeWithVault(ctx, deps, who, protocol, id, payment.token);
+    return completeWithVault(ctx, deps, who, protocol, id, payment.token, finish);
   if (!/^spt_[A-Za-z0-9_]{1,200}$/.test(payment.token)) {
     throw acpInvalid('invalid', text('acp.error.sptExpected'), TOKEN_PARAM);
   }
@@ -204,7 +217,11 @@ export async function createAcpSession(
     ...((input.locale ?? locale) ? { locale: input.locale ?? locale } : {}),
     ...(input.order_notes ? { orderNotes: input.order_notes } : {}),
   };
-  return acpAnswer(deps, ctx, await createSession(ctx, deps, who, 'acp', request));
+  return acpAnswer(
+    deps,
+    ctx,
+    await createSession(ctx, deps, who, 'acp', request, answerWithCommit(deps, 201)),
+  );
 }
 
 /** POST /checkout_sessions/:id: the items, buyer, address, option or coupons changed, quoted again. */
@@ -223,13 +240,21 @@ export async function updateAcpSession(
       '$.selected_fulfillment_options',
     );
   }
-  const state = await updateSession(ctx, deps, who, 'acp', id, {
-    ...(input.line_items ? { items: mergedItems(input.line_items) } : {}),
-    ...(input.buyer ? { buyer: input.buyer } : {}),
-    ...(input.fulfillment_details ? { fulfillmentDetails: input.fulfillment_details } : {}),
-    ...(input.coupons || input.discounts ? { coupons: couponsOf(input) } : {}),
-    ...(input.order_notes ? { orderNotes: input.order_notes } : {}),
-  });
+  const state = await updateSession(
+    ctx,
+    deps,
+    who,
+    'acp',
+    id,
+    {
+      ...(input.line_items ? { items: mergedItems(input.line_items) } : {}),
+      ...(input.buyer ? { buyer: input.buyer } : {}),
+      ...(input.fulfillment_details ? { fulfillmentDetails: input.fulfillment_details } : {}),
+      ...(input.coupons || input.discounts ? { coupons: couponsOf(input) } : {}),
+      ...(input.order_notes ? { orderNotes: input.order_notes } : {}),
+    },
+    answerWithCommit(deps, 200),
+  );
   return acpAnswer(deps, ctx, state);
 }
 
@@ -250,7 +275,7 @@ export async function cancelAcpSession(
   who: AcpCaller,
   id: string,
 ): Promise<AcpCheckoutSession> {
-  return acpAnswer(deps, ctx, await cancelSession(ctx, who, 'acp', id));
+  return acpAnswer(deps, ctx, await cancelSession(ctx, who, 'acp', id, answerWithCommit(deps, 200)));
 }
 
 /**
@@ -270,14 +295,40 @@ export async function completeAcpSession(
     throw acpInvalid('unsupported', text('acp.error.tokenOnly'), '$.payment_data');
   }
   const token = payment.instrument.credential.token;
-  const state = await completeSession(ctx, deps, who, 'acp', id, { handlerId: payment.handler_id, token });
+  const state = await completeSession(
+    ctx,
+    deps,
+    who,
+    'acp',
+    id,
+    { handlerId: payment.handler_id, token },
+    answerWithCommit(deps, 200),
+  );
   return acpAnswer(deps, ctx, state);
 }
 
-/** A session's state as ACP says it, in the request's locale. */
+/** Answers made inside an operation's transaction (and stored with its commit), by their state. */
+const answered = new WeakMap<SessionState, AcpCheckoutSession>();
+
+/** A session's state as ACP says it, in the request's locale: the one stored with the commit, if any. */
 function acpAnswer(deps: AcpDeps, ctx: RequestContext, state: SessionState): AcpCheckoutSession {
-  return toAcpSession(deps, state.row, state.checkout, ctx.now(), ctx.locale ?? BASE_LOCALE);
+  return (
+    answered.get(state) ?? toAcpSession(deps, state.row, state.checkout, ctx.now(), ctx.locale ?? BASE_LOCALE)
+  );
 }
+
+/**
+ * The operation's answer, made in its transaction and stored under the request's Idempotency-Key
+ * with its commit (no round trip of its own); the operation then answers that same object.
+ */
+const answerWithCommit =
+  (deps: AcpDeps, status: number): Finish =>
+  async (tx, state) => {
+    if (!tx.answerWithCommit) return;
+    const answer = toAcpSession(deps, state.row, state.checkout, tx.now(), tx.locale ?? BASE_LOCALE);
+    answered.set(state, answer);
+    await tx.answerWithCommit(tx, status, answer);
+  };
 
 // ---- paying -------------------------------------------------------------------------------------
 
@@ -327,6 +378,7 @@ async function completeWithVault(
   protocol: SessionProtocol,
   id: string,
   token: string,
+  finish?: Finish,
 ): Promise<SessionState> {
   const sandbox = deps.sandbox;
   if (!sandbox) throw new Error('the sandbox handler is offered only with the sandbox');
@@ -348,19 +400,19 @@ async function completeWithVault(
       throw acpInvalid('requires_3ds', text('acp.error.requires3ds'), TOKEN_PARAM, 402);
     }
     const card = SANDBOX_CARDS[vaulted.outcome];
-    return {
-      row: p.row,
-      checkout: p.checkout,
-      outcome: await paySandboxIn(tx, { ...deps, sign: sandbox.sign }, p.checkout.id, card, p.checkout),
-    };
+    const outcome = await paySandboxIn(tx, { ...deps, sign: sandbox.sign }, p.checkout.id, card, p.checkout);
+    // Orders made: the checkout is complete, nothing else changed (without orders, sandboxPaid
+    // below refuses the payment, refunded).
+    const state: SessionState = { row: p.row, checkout: { ...p.checkout, status: 'complete' } };
+    if (outcome.paid.orderIds?.length) await finish?.(tx, state);
+    return { state, outcome };
   }).catch((err) => {
     if (err instanceof PaidAlready) return { done: err.state };
     return paymentRefusal(err);
   });
   if ('done' in paying) return paying.done;
   await sandboxPaid(ctx, deps, paying.outcome).catch(paymentRefusal);
-  // sandboxPaid answers only once the checkout became orders: it is complete, nothing else changed.
-  return { row: paying.row, checkout: { ...paying.checkout, status: 'complete' } };
+  return paying.state;
 }
 
 /**
@@ -456,6 +508,7 @@ async function requote(
   /** The session's id, or a new session's row (written in the same transaction). */
   target: string | AcpRow,
   change: Change,
+  finish?: Finish,
 ): Promise<SessionState> {
   const done = await inTransaction(ctx, async (tx) => {
     if (typeof target !== 'string') await insertSession.later(tx.db, [target]);
@@ -534,10 +587,12 @@ async function requote(
       messages: acpSessions.messages.mapToDriverValue(row.messages),
       updatedAt: row.updatedAt.toISOString(),
     });
-    return { row, holding, superseded: held?.superseded ?? [] };
+    const state: SessionState = { row, checkout: holding };
+    await finish?.(tx, state);
+    return { state, superseded: held?.superseded ?? [] };
   });
   await endProviderSessions(ctx, deps, done.superseded);
-  return { row: done.row, checkout: done.holding };
+  return done.state;
 }
 
 /** A quote's outcome written to its session, by the transition it makes. */

@@ -8,8 +8,8 @@ import type { AcpDelegatePaymentRequest, AcpDelegatePaymentResponse } from '../.
 import { isoSecond } from '../../contract/common.ts';
 import type { MessageKey } from '../../contract/i18n.ts';
 import { text } from '../../contract/i18n.ts';
-import { ph, query } from '../../db/sql.ts';
-import type { RequestContext } from '../context.ts';
+import { insertInto, ph, query } from '../../db/sql.ts';
+import { inTransaction, type RequestContext } from '../context.ts';
 import { SANDBOX_CARDS } from '../payments/providers/sandbox.ts';
 import { randomToken } from '../secrets.ts';
 import { type AcpCaller, vaultOwner } from './caller.ts';
@@ -43,21 +43,30 @@ export async function delegatePayment(
     throw cardRefused('acp.error.allowanceExpiry', '$.allowance.expires_at');
   }
   const id = `vt_${randomToken()}`;
-  await ctx.db.insert(acpVaultTokens).values({
-    id,
-    owner: vaultOwner(who),
-    outcome,
-    brand: 'visa',
-    last4: number.slice(-4),
-    maxAmount: allowance.max_amount,
-    currency: allowance.currency,
-    checkoutSessionId: allowance.checkout_session_id,
-    expiresAt,
-    metadata: input.metadata,
-    createdAt: now,
+  const answer: AcpDelegatePaymentResponse = { id, created: isoSecond(now), metadata: input.metadata };
+  // The token and the answer under the request's Idempotency-Key go out with the commit: one round trip.
+  await inTransaction(ctx, async (tx) => {
+    await insertToken.later(tx.db, [
+      {
+        id,
+        owner: vaultOwner(who),
+        outcome,
+        brand: 'visa',
+        last4: number.slice(-4),
+        maxAmount: allowance.max_amount,
+        currency: allowance.currency,
+        checkoutSessionId: allowance.checkout_session_id,
+        expiresAt,
+        metadata: input.metadata,
+        createdAt: now,
+      },
+    ]);
+    await tx.answerWithCommit?.(tx, 201, answer);
   });
-  return { id, created: isoSecond(now), metadata: input.metadata };
+  return answer;
 }
+
+const insertToken = insertInto('acp_vault_insert', acpVaultTokens);
 
 type VaultRow = typeof acpVaultTokens.$inferSelect;
 
