@@ -94,24 +94,37 @@ async function applyPaymentEvent(
   tx: RequestContext,
   deps: OrdersDeps & { providerName: string },
   event: PaymentEvent,
-  locked?: { session: LockedSession | undefined },
+  locked?: {
+    session: LockedSession | undefined;
+    /**
+     * The event was made just now under a new random id (the sandbox's pay): it cannot have been
+     * recorded before, so its record goes out with the next statement instead of being awaited.
+     */
+    newEvent?: true;
+  },
 ): Promise<EventOutcome> {
   const paidCheckout = event.kind === 'payment_succeeded' && !locked ? event.checkoutId : undefined;
-  // One round trip: the event's record, then the session's lock (for an event recorded
-  // before, that lock ends with the transaction).
-  const [[recorded], lockedNow] = await pipeline(tx, [
-    (c) =>
-      recordEvent(c.db, {
-        provider: deps.providerName,
-        eventId: event.eventId,
-        type: event.kind === 'ignored' ? event.type.slice(0, 100) : event.kind,
-        paymentIntentId: event.kind === 'payment_succeeded' ? event.paymentIntentId : null,
-        checkoutId: event.kind === 'ignored' ? null : (event.checkoutId ?? null),
-        now: c.now(),
-      }),
-    paidCheckout !== undefined && ((c) => lockSessionForPayment(c, paidCheckout)),
-  ]);
-  if (!recorded) return { received: true, duplicate: true };
+  const record = {
+    provider: deps.providerName,
+    eventId: event.eventId,
+    type: event.kind === 'ignored' ? event.type.slice(0, 100) : event.kind,
+    paymentIntentId: event.kind === 'payment_succeeded' ? event.paymentIntentId : null,
+    checkoutId: event.kind === 'ignored' ? null : (event.checkoutId ?? null),
+    now: tx.now(),
+  };
+  let lockedNow: LockedSession | undefined;
+  if (locked?.newEvent) {
+    await recordEvent.later(tx.db, record);
+  } else {
+    // One round trip: the event's record, then the session's lock (for an event recorded
+    // before, that lock ends with the transaction).
+    const [[recorded], lockedThen] = await pipeline(tx, [
+      (c) => recordEvent(c.db, record),
+      paidCheckout !== undefined && ((c) => lockSessionForPayment(c, paidCheckout)),
+    ]);
+    if (!recorded) return { received: true, duplicate: true };
+    lockedNow = lockedThen;
+  }
   const session = locked ? locked.session : lockedNow;
 
   if (event.kind === 'payment_succeeded') {
@@ -273,6 +286,7 @@ export async function paySandboxIn(
   const event = deps.provider.parseWebhook(Buffer.from(payload), deps.sign(payload, tx.now()), tx.now());
   const paid = await applyPaymentEvent(tx, { ...deps, providerName: deps.provider.name }, event, {
     session,
+    newEvent: true,
   });
   return { checkoutId: session.id, paid };
 }
