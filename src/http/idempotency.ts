@@ -70,8 +70,8 @@ interface Claim {
   createdAt?: Date;
   /** Stored, deleted or replayed: nothing left to do. */
   settled?: boolean;
-  /** The answer a transaction stored with its commit (answerWithCommit). */
-  committedAnswer?: { status: number; body: string };
+  /** The answer a transaction stored with its commit (answerWithCommit), and the object it serialized. */
+  committedAnswer?: { status: number; body: string; answer: unknown };
   /** The route's test of a stored answer (a checkout that has ended is not replayed). */
   replayable?: (ctx: RequestContext, status: number, body: string) => Promise<boolean>;
 }
@@ -380,8 +380,20 @@ async function storeWithCommit(
   if (Buffer.byteLength(body) > MAX_STORED_BYTES) return;
   await storeStatement.later(tx.db, { ...claimValues(claim, claim.createdAt), status, body });
   transactions.committed = () => {
-    claim.committedAnswer = { status, body };
+    claim.committedAnswer = { status, body, answer };
   };
+}
+
+/**
+ * Sends a route's answer: when it is the one stored with a commit (answerWithCommit), as the
+ * bytes stored, without serializing it a second time.
+ */
+export function sendAnswer(req: FastifyRequest, reply: FastifyReply, status: number, answer: unknown) {
+  const committed = claims.get(req)?.committedAnswer;
+  if (committed && committed.answer === answer && committed.status === status) {
+    return reply.code(status).type('application/json; charset=utf-8').send(committed.body);
+  }
+  return reply.code(status).send(answer);
 }
 
 /** Stores the answer on this request's row, while it still holds it as running. */

@@ -20,7 +20,7 @@ import {
 import { AppError, say } from '../../contract/errors.ts';
 import { BASE_LOCALE, LOCALES, type Locale, render, type Text, text } from '../../contract/i18n.ts';
 import { bearerToken } from '../../http/auth.ts';
-import { IdempotencyError } from '../../http/idempotency.ts';
+import { IdempotencyError, sendAnswer } from '../../http/idempotency.ts';
 import type { AuthService } from '../auth/service.ts';
 import type { PlatformKeys } from '../platforms/service.ts';
 import { ACP_SUPPORTED_VERSIONS, ACP_VERSION } from './answer.ts';
@@ -100,9 +100,12 @@ export function acpRoutes(routeDeps: AcpRouteDeps) {
           },
         },
         async (req, reply) =>
-          reply
-            .code(201)
-            .send(await createAcpSession(req.ctx, deps, callerOf(req), req.body, requestedLocale(req))),
+          sendAnswer(
+            req,
+            reply,
+            201,
+            await createAcpSession(req.ctx, deps, callerOf(req), req.body, requestedLocale(req)),
+          ),
       );
       app.post(
         '/acp/checkout_sessions/:checkout_session_id',
@@ -117,8 +120,13 @@ export function acpRoutes(routeDeps: AcpRouteDeps) {
             response: { 200: acpCheckoutSession },
           },
         },
-        async (req) =>
-          updateAcpSession(req.ctx, deps, callerOf(req), req.params.checkout_session_id, req.body),
+        async (req, reply) =>
+          sendAnswer(
+            req,
+            reply,
+            200,
+            await updateAcpSession(req.ctx, deps, callerOf(req), req.params.checkout_session_id, req.body),
+          ),
       );
       app.get(
         '/acp/checkout_sessions/:checkout_session_id',
@@ -146,8 +154,13 @@ export function acpRoutes(routeDeps: AcpRouteDeps) {
             response: { 200: acpCheckoutSession },
           },
         },
-        async (req) =>
-          completeAcpSession(req.ctx, deps, callerOf(req), req.params.checkout_session_id, req.body),
+        async (req, reply) =>
+          sendAnswer(
+            req,
+            reply,
+            200,
+            await completeAcpSession(req.ctx, deps, callerOf(req), req.params.checkout_session_id, req.body),
+          ),
       );
       app.post(
         '/acp/checkout_sessions/:checkout_session_id/cancel',
@@ -162,7 +175,13 @@ export function acpRoutes(routeDeps: AcpRouteDeps) {
             response: { 200: acpCheckoutSession },
           },
         },
-        async (req) => cancelAcpSession(req.ctx, deps, callerOf(req), req.params.checkout_session_id),
+        async (req, reply) =>
+          sendAnswer(
+            req,
+            reply,
+            200,
+            await cancelAcpSession(req.ctx, deps, callerOf(req), req.params.checkout_session_id),
+          ),
       );
       if (deps.sandbox) {
         app.post(
@@ -177,7 +196,8 @@ export function acpRoutes(routeDeps: AcpRouteDeps) {
               response: { 201: acpDelegatePaymentResponse },
             },
           },
-          async (req, reply) => reply.code(201).send(await delegatePayment(req.ctx, callerOf(req), req.body)),
+          async (req, reply) =>
+            sendAnswer(req, reply, 201, await delegatePayment(req.ctx, callerOf(req), req.body)),
         );
       }
     });
