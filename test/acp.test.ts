@@ -494,9 +494,22 @@ describe('the protocol', () => {
 
     const other = await issuePlatform(t.api, boss);
     const { session } = await heldSession(1);
-    const peek = await new AcpClient(t.api, other.apiKey).get(session.id);
+    const intruder = new AcpClient(t.api, other.apiKey);
+    const peek = await intruder.get(session.id);
     expect(peek.status).toBe(404);
     expect(peek.body).toMatchObject({ type: 'invalid_request', code: 'not_found' });
+    // Nor change it: update, complete and cancel are 404, and the session is as it was.
+    const vaulted = await acp.delegate(session.id);
+    for (const res of [
+      await intruder.update(session.id, { fulfillment_details: ACP_QC }),
+      await intruder.complete(session.id, vaulted.body.id),
+      await intruder.cancel(session.id),
+    ]) {
+      expect(res.status, JSON.stringify(res.body)).toBe(404);
+      expect(res.body).toMatchObject({ code: 'not_found' });
+    }
+    expect((await acp.get(session.id)).body).toEqual(session);
+    expect((await acp.complete(session.id, vaulted.body.id)).body.status).toBe('completed');
     await t.api.as(boss).delete(`/admin/platforms/${other.id}`);
     expect((await new AcpClient(t.api, other.apiKey).get(session.id)).status).toBe(401);
   });

@@ -28,7 +28,7 @@ import {
   expireCheckout,
   holdCheckout,
   liveHoldsOf,
-  lockSessionForPayment,
+  paymentLockOf,
   sessionForPayment,
 } from '../checkout/service.ts';
 import type { checkoutSessions } from '../checkout/tables.ts';
@@ -62,7 +62,7 @@ export interface AcpDeps extends CheckoutDeps, OrdersDeps, AnswerDeps {
 }
 
 type AcpRow = typeof acpSessions.$inferSelect;
-type CheckoutRow = NonNullable<Awaited<ReturnType<typeof lockSessionForPayment>>>;
+type CheckoutRow = NonNullable<Awaited<ReturnType<ReturnType<typeof paymentLockOf>>>>;
 
 const insertSession = insertInto('acp_insert_session', acpSessions);
 
@@ -129,7 +129,7 @@ export async function readSession(
   protocol: SessionProtocol,
   id: string,
 ): Promise<SessionState> {
-  const row = await sessionOf(ctx, who, protocol, id, false);
+  const row = await sessionOf(ctx, who, protocol, id);
   return { row, checkout: await checkoutOf(ctx, row) };
 }
 
@@ -817,22 +817,22 @@ function spoken(message: Unsaid, said: Text): StoredMessage {
 
 // ---- reading ------------------------------------------------------------------------------------
 
-/** The caller's session (locked when asked); another caller's, or none, is 404. */
-async function sessionOf(
-  ctx: RequestContext,
-  who: AcpCaller,
-  protocol: SessionProtocol,
-  id: string,
-  lock: boolean,
-): Promise<AcpRow> {
-  const [row] =
-    id.length <= 64 && id.startsWith(`${protocol}_cs_`)
-      ? await (lock ? sessionLocked : sessionRead)(ctx.db, { id })
-      : [];
+/** Whether `id` can be a session of `protocol` (else it is not looked up). */
+const isSessionId = (protocol: SessionProtocol, id: string) =>
+  id.length <= 64 && id.startsWith(`${protocol}_cs_`);
+
+/** The row, when it is the caller's session; another caller's, or none, is 404. */
+function callersSession(row: AcpRow | undefined, who: AcpCaller, id: string): AcpRow {
   const mine =
     row && ('platform' in who ? row.platformId === who.platform.id : row.agentUserId === who.user.id);
   if (!row || !mine) throw acpNotFound(id.slice(0, 64));
   return row;
+}
+
+/** The caller's session; another caller's, or none, is 404. */
+async function sessionOf(ctx: RequestContext, who: AcpCaller, protocol: SessionProtocol, id: string) {
+  const [row] = isSessionId(protocol, id) ? await sessionRead(ctx.db, { id }) : [];
+  return callersSession(row, who, id);
 }
 
 const sessionRead = query('acp_session', (db, name) =>
@@ -863,17 +863,27 @@ async function lockedSession<T = undefined>(
   who: AcpCaller,
   protocol: SessionProtocol,
   id: string,
-  /** A step sent in the same round trip as the checkout's locks, after them (a lock of its own). */
+  /** A step sent in the same round trip as the locks, after them (a lock of its own). */
   also?: (tx: RequestContext) => Promise<T>,
 ) {
-  const row = await sessionOf(tx, who, protocol, id, true);
-  const checkoutId = row.checkoutId;
-  const [checkout, extra] = await pipeline(tx, [
-    checkoutId ? (c: RequestContext) => lockSessionForPayment(c, checkoutId) : undefined,
+  if (!isSessionId(protocol, id)) throw acpNotFound(id.slice(0, 64));
+  // One round trip, in the lock order: the session row, then the checkout it names (found
+  // through that row), then `also`. Another caller's session is 404 once they are back, and the
+  // rollback lets go of what was locked.
+  const [[found], checkout, extra] = await pipeline(tx, [
+    (c) => sessionLocked(c.db, { id }),
+    (c) => lockCheckoutOfSession(c, id),
     also,
   ]);
-  return { row, checkout, also: extra };
+  const row = callersSession(found, who, id);
+  return { row, checkout: row.checkoutId ? checkout : undefined, also: extra };
 }
+
+/** The checkout a session names, locked as a payment locks it, found through the session's row. */
+const lockCheckoutOfSession = paymentLockOf(
+  'acp_session_checkout',
+  sql`select checkout_id from ${acpSessions} where id = ${ph('sessionId')}`,
+);
 
 async function checkoutOf(ctx: RequestContext, row: AcpRow) {
   return row.checkoutId ? await sessionForPayment(ctx, row.checkoutId) : undefined;

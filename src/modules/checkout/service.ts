@@ -5,7 +5,7 @@
 // inside a transaction; if it fails the reservation is released.
 // Its length is one session's life (open, pay, expire, read); the next split is the protocols' adapters.
 import { createHash } from 'node:crypto';
-import { and, eq, getTableColumns, lte, sql } from 'drizzle-orm';
+import { and, eq, getTableColumns, lte, type SQL, sql } from 'drizzle-orm';
 import type { z } from 'zod';
 import { type checkoutSession, type createCheckoutBody, PAYMENT_METHODS } from '../../contract/checkout.ts';
 import { isoSecond, isRecordId, newId, type Province, toUnix } from '../../contract/common.ts';
@@ -522,25 +522,34 @@ const sessionById = query('checkout_by_id', (db, name) =>
     .prepare(name),
 );
 
-/** A session locked, with the names its order email needs (read with it: one statement). */
-const sessionByIdLocked = query('checkout_by_id_locked', (db, name) =>
-  db
-    .select({
-      ...getTableColumns(checkoutSessions),
-      mailNames: sql<MailNames>`(select n from portage_mail_names(${checkoutSessions}.buyer_id,
-        array(select x->>'sellerId' from jsonb_array_elements(${checkoutSessions}.parcels) x)) as n)`,
-    })
-    .from(checkoutSessions)
-    .where(eq(checkoutSessions.id, ph('id')))
-    .for('update')
-    .prepare(name),
-);
+/** A session's columns, with the names its order email needs (read with it: one statement). */
+const withMailNames = {
+  ...getTableColumns(checkoutSessions),
+  mailNames: sql<MailNames>`(select n from portage_mail_names(${checkoutSessions}.buyer_id,
+    array(select x->>'sellerId' from jsonb_array_elements(${checkoutSessions}.parcels) x)) as n)`,
+};
 
-/** Locks the cart of a checkout's buyer, through the cart's database function (see lockSessionForPayment). */
-const lockCartOfCheckout = statement(
-  'checkout_lock_cart_of_buyer',
-  sql`select portage_lock_cart(s.buyer_id, ${ph('now')}::timestamptz) from ${checkoutSessions} s where s.id = ${ph('checkoutId')}`,
-);
+/** The statements of lockSessionForPayment for the checkout whose id `idOf` answers. */
+function paymentLockStatements(name: string, idOf: SQL) {
+  return {
+    /** Locks the cart of the checkout's buyer, through the cart's database function. */
+    cart: statement(
+      `${name}_cart`,
+      sql`select portage_lock_cart(s.buyer_id, ${ph('now')}::timestamptz) from ${checkoutSessions} s where s.id = ${idOf}`,
+    ),
+    /** The checkout locked, with its mail names. */
+    checkout: query(`${name}_checkout`, (db, n) =>
+      db
+        .select(withMailNames)
+        .from(checkoutSessions)
+        .where(sql`${checkoutSessions.id} = ${idOf}`)
+        .for('update')
+        .prepare(n),
+    ),
+  };
+}
+
+const paymentLock = paymentLockStatements('checkout_payment_lock', sql`${ph('checkoutId')}`);
 
 const completeStatement = query('checkout_complete', (db, name) =>
   db
@@ -635,10 +644,30 @@ export async function checkoutStillOpen(ctx: RequestContext, status: number, bod
  */
 export async function lockSessionForPayment(ctx: RequestContext, checkoutId: string) {
   if (!isRecordId('checkouts', checkoutId)) return undefined;
-  // The cart's lock goes out with the session's read (no checkout: neither finds a row).
-  await lockCartOfCheckout.later(ctx.db, { checkoutId, now: ctx.now() });
-  const [row] = await sessionByIdLocked(ctx.db, { id: checkoutId });
+  // Both sent at the call, in this order: the cart's lock goes out with the session's read (no
+  // checkout: neither finds a row).
+  const [, [row]] = await Promise.all([
+    paymentLock.cart.later(ctx.db, { checkoutId, now: ctx.now() }),
+    paymentLock.checkout(ctx.db, { checkoutId }),
+  ]);
   return row;
+}
+
+/**
+ * lockSessionForPayment for the checkout an adapter's session names, found by `checkoutIdOf`:
+ * SQL answering the checkout's id from the placeholder `ph('sessionId')` (the adapter's session
+ * row). Its statements are sent at the call, so that they go out in the round trip of the
+ * statement that locks that row, after it (a pipeline step); no such checkout: undefined.
+ */
+export function paymentLockOf(name: string, checkoutIdOf: SQL) {
+  const lock = paymentLockStatements(name, sql`(${checkoutIdOf})`);
+  return async (ctx: RequestContext, sessionId: string) => {
+    const [, [row]] = await Promise.all([
+      lock.cart.later(ctx.db, { sessionId, now: ctx.now() }),
+      lock.checkout(ctx.db, { sessionId }),
+    ]);
+    return row;
+  };
 }
 
 /**
