@@ -684,6 +684,26 @@ describe('the protocol', () => {
     expect(again.body.id).toBe(made[0]!.body.id);
   });
 
+  it('10 delegate payments racing under one Idempotency-Key: one token, answered to each alike', async () => {
+    const { session } = await heldSession(1);
+    const key = `k-vault-race-${session.id}`;
+    const answers = await Promise.all(
+      Array.from({ length: 10 }, () => acp.delegate(session.id, {}, { 'idempotency-key': key })),
+    );
+    const made = answers.filter((a) => a.status === 201);
+    expect(made.length, JSON.stringify(answers.map((a) => a.status))).toBeGreaterThanOrEqual(1);
+    expect(new Set(made.map((a) => JSON.stringify(a.body))).size).toBe(1);
+    for (const a of answers.filter((x) => x.status !== 201)) {
+      expect(a.status).toBe(409);
+      expect(a.body).toMatchObject({ code: 'idempotency_in_flight' });
+    }
+    const tokens = await database.db
+      .select({ id: acpVaultTokens.id })
+      .from(acpVaultTokens)
+      .where(eq(acpVaultTokens.checkoutSessionId, session.id));
+    expect(tokens).toEqual([{ id: made[0]!.body.id }]);
+  });
+
   it('a key left running by a process that died is taken over after the lease: the request runs once', async () => {
     const p = await product(t.api, shop);
     const body = {

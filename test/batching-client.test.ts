@@ -191,11 +191,19 @@ const claimProbe = statement<{ id: number }>(
   'batching_probe_claim',
   sql`insert into batching_probe (id, note) values (${ph('id')}, ${ph('note')}) on conflict do nothing returning id`,
 );
+const claimProbeInside = statement(
+  'batching_probe_claim_inside',
+  sql`insert into batching_probe (id, note) values (${ph('id')}, ${ph('note')}) returning id`,
+);
 /** A claim of `id` ahead of a transaction: refused (throws) when the row is there already. */
 const claim = (id: number) =>
-  claimProbe.ahead({ id, note: 'claimed' }, (rows) => {
-    if (rows.length === 0) throw new Error(`${id} is taken`);
-  });
+  claimProbe.ahead(
+    { id, note: 'claimed' },
+    (rows) => {
+      if (rows.length === 0) throw new Error(`${id} is taken`);
+    },
+    claimProbeInside.bound({ id, note: 'claimed' }),
+  );
 
 describe('a statement ahead of a transaction (transactionAfter)', () => {
   it('is committed outside the transaction: kept when the transaction rolls back', async () => {
@@ -241,6 +249,22 @@ describe('a statement ahead of a transaction (transactionAfter)', () => {
       { id: 90, note: 'claimed' },
       { id: 91, note: 'committed' },
     ]);
+  });
+
+  it('taken inside a transaction of deferred writes only: of two racing, one commits, the other changes nothing', async () => {
+    const race = await Promise.allSettled(
+      [101, 102].map((other) =>
+        transactionAfter(database.db, claim(100), async (tx) => {
+          await put(tx, other, 'with the claim');
+        }),
+      ),
+    );
+    expect(race.filter((r) => r.status === 'fulfilled')).toHaveLength(1);
+    const refused = race.find((r): r is PromiseRejectedResult => r.status === 'rejected');
+    expect(String((refused!.reason as Error).cause ?? refused!.reason)).toContain('100 is taken');
+    const rows = await probeRows(database.db, [100, 101, 102]);
+    expect(rows).toHaveLength(2);
+    expect(rows[0]).toEqual({ id: 100, note: 'claimed' });
   });
 
   it('is left unsent by a transaction that sent nothing on PostgreSQL (run before it on PGlite)', async () => {

@@ -15,7 +15,10 @@
 // - A statement can go ahead of a transaction, outside it (`sendAhead`): an Idempotency-Key's
 //   claim, committed at once so that other requests see it, yet sent in the transaction's first
 //   write instead of a round trip of its own. Its answer is checked when it comes back; a
-//   refusal fails the statements sent behind it, and the transaction rolls back.
+//   refusal fails the statements sent behind it, and the transaction rolls back. A transaction
+//   whose first write is its commit (deferred writes only) takes it inside instead, in its form
+//   that fails where it would be refused: the commit then goes in the same write, and a refusal
+//   rolls the transaction back on the server.
 //
 // Every statement still runs in the order it was issued, on one connection, in one transaction.
 import type pg from 'pg';
@@ -25,10 +28,19 @@ interface Deferred {
   values?: unknown[];
 }
 
-/** A statement sent ahead of a transaction (see the top of this file). */
-export interface Ahead {
+/** A statement with its values. */
+export interface Bound {
   config: pg.QueryConfig;
   values: unknown[];
+}
+
+/** A statement sent ahead of a transaction (see the top of this file). */
+export interface Ahead extends Bound {
+  /**
+   * The statement as it runs inside a transaction whose first write is its commit: failing
+   * with a unique violation (23505) where the statement ahead answers no rows.
+   */
+  inside: Bound;
   /** Checks the statement's rows: throws to refuse them (the transaction behind it then fails). */
   accept(rows: unknown[]): void;
   /** Set once it has gone to the server (a transaction that sent nothing drops it unsent). */
@@ -106,17 +118,16 @@ export function batchingClientClass(Client: typeof pg.Client) {
             this.beginHeld = false;
             return Promise.resolve(NOTHING);
           }
-          // A refusal of the statement ahead must stop the commit, not travel with it: the
-          // transaction's writes go first, and the commit only once that answer is in.
-          if (this.ahead) return this.query('select 1').then(() => this.query(config, values));
           break;
       }
       this.gather();
       const sentBefore: Array<Promise<unknown>> = [];
-      if (this.ahead) {
-        const first = this.ahead;
-        this.ahead = undefined;
-        first.sent = true;
+      const first = this.ahead;
+      this.ahead = undefined;
+      if (first) first.sent = true;
+      // Nothing sent yet and this is the commit: the statement ahead goes inside (see the top).
+      const inside = first !== undefined && verb(config) === 'commit';
+      if (first && !inside) {
         sentBefore.push(
           super.query(first.config, first.values).then((res: pg.QueryResult) => first.accept(res.rows)),
         );
@@ -124,6 +135,17 @@ export function batchingClientClass(Client: typeof pg.Client) {
       if (this.beginHeld) {
         this.beginHeld = false;
         sentBefore.push(super.query('begin'));
+      }
+      if (first && inside) {
+        sentBefore.push(
+          super.query(first.inside.config, first.inside.values).then(
+            (res: pg.QueryResult) => first.accept(res.rows),
+            (err: { code?: string }) => {
+              if (err?.code === '23505') first.accept([]);
+              throw err;
+            },
+          ),
+        );
       }
       for (const d of this.deferred.splice(0)) sentBefore.push(super.query(d.config, d.values));
       const answer: Promise<unknown> = super.query(config, values);

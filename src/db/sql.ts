@@ -14,7 +14,7 @@
 // prepared query's text and handle); test/drizzle-internals.test.ts pins each of them.
 import { fillPlaceholders, getTableColumns, getTableName, type SQL, sql } from 'drizzle-orm';
 import { type PgColumn, PgDialect, type PgTable } from 'drizzle-orm/pg-core';
-import { type Ahead, canDefer, canSendAhead, issuedCount } from './batching-client.ts';
+import { type Ahead, type Bound, canDefer, canSendAhead, issuedCount } from './batching-client.ts';
 import type { Db } from './index.ts';
 
 /** A value given when a statement built once runs: `ph('buyerId')`. */
@@ -79,10 +79,17 @@ export function statement<Row = Record<string, unknown>>(name: string, query: SQ
   const run = async (db: Db, values?: Values): Promise<Row[]> =>
     (await send(driverOf(db), text, valuesOf(values))).rows as Row[];
   return Object.assign(run, {
-    /** This statement, to send ahead of a transaction (transactionAfter); `accept` checks its rows. */
-    ahead: (values: Values, accept: (rows: Row[]) => void): Ahead => ({
+    /** This statement with its values, as the driver takes it. */
+    bound: (values?: Values): Bound => ({ config: text, values: valuesOf(values) }),
+    /**
+     * This statement, to send ahead of a transaction (transactionAfter); `accept` checks its rows.
+     * `inside` is its form inside a transaction (db/batching-client.ts): failing with a unique
+     * violation where this one answers no rows.
+     */
+    ahead: (values: Values, accept: (rows: Row[]) => void, inside: Bound): Ahead => ({
       config: text,
       values: valuesOf(values),
+      inside,
       accept: accept as (rows: unknown[]) => void,
     }),
     async arrays(db: Db, values?: Values): Promise<unknown[][]> {

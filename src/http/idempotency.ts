@@ -30,6 +30,9 @@
 // transaction's work as it would have been. When the key is taken already, that transaction fails
 // unchanged and the handler's wrapper takes the path above: replay, 409, or take over and run.
 // A handler that fails before its first transaction sent anything never claimed: nothing stored.
+// A transaction whose first write is its commit (deferred writes only: delegate payment) takes
+// the claim inside it, in one write with its commit: there another request with the same key
+// waits for that commit, then replays, instead of finding it running (409).
 //
 // A service may store the answer with the commit of its last transaction instead of in onSend
 // (RequestContext.answerWithCommit): serialized as the route will send it, written with the
@@ -68,6 +71,8 @@ interface Claim {
   hash: string;
   /** When this request claimed the row: with the hash, tells its row from a later owner's. */
   createdAt?: Date;
+  /** The claim time of a claim sent ahead of the handler's transaction (claimAhead), until accepted. */
+  aheadAt?: Date;
   /** Stored, deleted or replayed: nothing left to do. */
   settled?: boolean;
   /** The answer a transaction stored with its commit (answerWithCommit), and the object it serialized. */
@@ -91,6 +96,13 @@ const claimStatement = statement<{ key: string }>(
   sql`insert into idempotency_keys (user_id, key, request_hash, created_at, expires_at)
       values (${ph('userId')}, ${ph('key')}, ${ph('hash')}, ${ph('createdAt')}, ${ph('expiresAt')})
       on conflict do nothing returning key`,
+);
+/** The claim inside a transaction (db/batching-client.ts): a key taken already is a unique violation. */
+const claimInsideStatement = statement(
+  'idempotency_claim_inside',
+  sql`insert into idempotency_keys (user_id, key, request_hash, created_at, expires_at)
+      values (${ph('userId')}, ${ph('key')}, ${ph('hash')}, ${ph('createdAt')}, ${ph('expiresAt')})
+      returning key`,
 );
 const HELD_BY = sql`user_id = ${ph('userId')} and key = ${ph('key')} and request_hash = ${ph('hash')}
   and created_at = ${ph('createdAt')} and response_status is null`;
@@ -163,10 +175,16 @@ export function registerIdempotency(app: FastifyInstance) {
       storeWithCommit(reply, claim, transactions, tx, status, answer);
     if (req.routeOptions.config.claimAhead) {
       const now = req.ctx.now();
-      transactions.ahead = claimStatement.ahead(claimValues(claim, now), (rows) => {
-        if (rows.length === 0) throw new KeyTaken();
-        claim.createdAt = now;
-      });
+      claim.aheadAt = now;
+      const values = claimValues(claim, now);
+      transactions.ahead = claimStatement.ahead(
+        values,
+        (rows) => {
+          if (rows.length === 0) throw new KeyTaken();
+          claim.createdAt = now;
+        },
+        claimInsideStatement.bound(values),
+      );
       return;
     }
     const stored = await claimKey(req.ctx, claim);
@@ -372,13 +390,15 @@ async function storeWithCommit(
   status: number,
   answer: unknown,
 ) {
-  if (!claim.createdAt || claim.settled || !tx.inTransaction) return;
+  // A claim still ahead of this transaction goes out before the store does (or inside it, first).
+  const claimedAt = claim.createdAt ?? claim.aheadAt;
+  if (!claimedAt || claim.settled || !tx.inTransaction) return;
   const serialize = reply.getSerializationFunction(String(status)) as
     | ((value: unknown) => string)
     | undefined;
   const body = serialize ? serialize(answer) : JSON.stringify(answer);
   if (Buffer.byteLength(body) > MAX_STORED_BYTES) return;
-  await storeStatement.later(tx.db, { ...claimValues(claim, claim.createdAt), status, body });
+  await storeStatement.later(tx.db, { ...claimValues(claim, claimedAt), status, body });
   transactions.committed = () => {
     claim.committedAnswer = { status, body, answer };
   };

@@ -147,7 +147,11 @@ export class AcpClient {
     );
   }
 
-  async delegate(sessionId: string, opts: { card?: string; maxAmount?: number; expiresAt?: string } = {}) {
+  async delegate(
+    sessionId: string,
+    opts: { card?: string; maxAmount?: number; expiresAt?: string } = {},
+    headers: Record<string, string> = {},
+  ) {
     return checked(
       await this.api.as(this.token).post(
         '/agentic_commerce/delegate_payment',
@@ -173,7 +177,7 @@ export class AcpClient {
           risk_signals: [],
           metadata: { source: 'test' },
         },
-        this.headers(),
+        this.headers(headers),
       ),
       'delegate',
     );

@@ -42,9 +42,14 @@ export type AcpRouteDeps = Omit<AcpDeps, 'handlers'> & { auth: AuthService; plat
 const sessionParams = z.object({ checkout_session_id: z.string().min(1).max(100) });
 const callers = new WeakMap<FastifyRequest, AcpCaller>();
 const tags = ['acp'];
-const POST = { auth: 'public', limit: 'acp', idempotency: 'required', otherFormat: true } as const;
-/** A session's POST: its first database work is a transaction, so the key's claim goes with it. */
-const SESSION_POST = { ...POST, claimAhead: true } as const;
+/** Every POST's first database work is a transaction: the key's claim goes with it (claimAhead). */
+const POST = {
+  auth: 'public',
+  limit: 'acp',
+  idempotency: 'required',
+  claimAhead: true,
+  otherFormat: true,
+} as const;
 const GET = { auth: 'public', limit: 'acp', otherFormat: true } as const;
 /**
  * A session's request is kept with it: 64 KiB, not the API's 1 MiB (50 lines with their names and
@@ -90,7 +95,7 @@ export function acpRoutes(routeDeps: AcpRouteDeps) {
       app.post(
         '/acp/checkout_sessions',
         {
-          config: SESSION_POST,
+          config: POST,
           bodyLimit: BODY_LIMIT,
           schema: {
             tags,
@@ -110,7 +115,7 @@ export function acpRoutes(routeDeps: AcpRouteDeps) {
       app.post(
         '/acp/checkout_sessions/:checkout_session_id',
         {
-          config: SESSION_POST,
+          config: POST,
           bodyLimit: BODY_LIMIT,
           schema: {
             tags,
@@ -144,7 +149,7 @@ export function acpRoutes(routeDeps: AcpRouteDeps) {
       app.post(
         '/acp/checkout_sessions/:checkout_session_id/complete',
         {
-          config: SESSION_POST,
+          config: POST,
           bodyLimit: BODY_LIMIT,
           schema: {
             tags,
@@ -165,7 +170,7 @@ export function acpRoutes(routeDeps: AcpRouteDeps) {
       app.post(
         '/acp/checkout_sessions/:checkout_session_id/cancel',
         {
-          config: SESSION_POST,
+          config: POST,
           bodyLimit: BODY_LIMIT,
           schema: {
             tags,
