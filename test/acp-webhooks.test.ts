@@ -7,6 +7,9 @@ import { eq } from 'drizzle-orm';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { acpWebhookEvent } from '../src/contract/acp.ts';
 import { acpSessions, acpVaultTokens, acpWebhookDeliveries } from '../src/modules/acp/tables.ts';
+import { acpOrderEventBody } from '../src/modules/acp/webhooks.ts';
+import type { RequestContext } from '../src/modules/context.ts';
+import { ordersOfOneCheckout } from '../src/modules/orders/service.ts';
 import { ACP_ON, AcpClient, issuePlatform, type Receiver, startReceiver } from './helpers/acp.ts';
 import type { SignedIn } from './helpers/app.ts';
 import { useTestApp } from './helpers/app.ts';
@@ -49,6 +52,38 @@ async function passTime(seconds: number, step: number) {
 }
 
 describe('order events to a platform', () => {
+  it("order_create is written from the purchase's orders as written: the body the orders read back make, two sellers", async () => {
+    const platform = await issuePlatform(t.api, boss);
+    const client = new AcpClient(t.api, platform.apiKey, t.clock.now);
+    const other = await seller(t.api, 'QC');
+    const a = await product(t.api, shop, { priceCents: 1999, stockQuantity: 5 });
+    const b = await product(t.api, other, { priceCents: 4550, stockQuantity: 5 });
+    const created = await client.create({
+      line_items: [
+        { id: b.id, quantity: 1 },
+        { id: a.id, quantity: 2 },
+      ],
+      buyer: { email: uniqueEmail('acp-hooks'), first_name: 'Avery', last_name: 'Tremblay' },
+      fulfillment_details: ACP_ON,
+    });
+    expect((await client.pay(created.body.id)).body.status).toBe('completed');
+    const [session] = await database.db.select().from(acpSessions).where(eq(acpSessions.id, created.body.id));
+    const checkoutId = session!.checkoutId!;
+    const read = await ordersOfOneCheckout({ db: database.db } as RequestContext, { checkoutId });
+    expect(read).toHaveLength(2);
+    const expected = acpOrderEventBody(
+      { type: 'checkout.completed', checkoutId, buyerId: session!.buyerId!, orderIds: read.map((o) => o.id) },
+      { id: created.body.id },
+      checkoutId,
+      read,
+    );
+    const rows = await database.db
+      .select({ eventId: acpWebhookDeliveries.eventId, body: acpWebhookDeliveries.body })
+      .from(acpWebhookDeliveries)
+      .where(eq(acpWebhookDeliveries.acpSessionId, created.body.id));
+    expect(rows).toEqual([expected]);
+  });
+
   it('an endpoint down for an hour gets every event once back, in order, under the same ids; others are not held', async () => {
     const down = await startReceiver();
     const up = await startReceiver();

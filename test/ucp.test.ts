@@ -13,8 +13,11 @@ import {
   ucpGetProductResponse,
   ucpOrder,
 } from '../src/contract/ucp.ts';
-import { acpSessions } from '../src/modules/acp/tables.ts';
+import { acpSessions, acpWebhookDeliveries } from '../src/modules/acp/tables.ts';
+import type { RequestContext } from '../src/modules/context.ts';
+import { ordersOfOneCheckout } from '../src/modules/orders/service.ts';
 import { sandboxPaymentIntent } from '../src/modules/payments/providers/sandbox.ts';
+import { ucpOrderEventBody } from '../src/modules/ucp/webhooks.ts';
 import { ACP_ON, AcpClient, issuePlatform, type Receiver, startReceiver } from './helpers/acp.ts';
 import { agentToken } from './helpers/agents.ts';
 import type { SignedIn } from './helpers/app.ts';
@@ -367,6 +370,36 @@ describe('who may call, for which profile', () => {
 const verifiedHook = (hook: Receiver['received'][number]) => verifiedUcpWebhook(t.api, hooks.url, hook);
 
 describe('orders', () => {
+  it("the created event is written from the purchase's orders as written: the body the orders read back make, two sellers", async () => {
+    const other = await seller(t.api, 'QC');
+    const a = await product(t.api, shop, { priceCents: 1999, stockQuantity: 5 });
+    const b = await product(t.api, other, { priceCents: 4550, stockQuantity: 5 });
+    const created = await ucp.create({
+      line_items: [
+        { item: { id: b.id }, quantity: 1 },
+        { item: { id: a.id }, quantity: 2 },
+      ],
+      buyer: buyerNamed(),
+      fulfillment: shipTo(UCP_ON),
+    });
+    const token = await vault.delegate(created.body.id);
+    expect((await ucp.complete(created.body.id, token.body.id)).body.status).toBe('completed');
+    const checkoutId = await checkoutOf(created.body.id);
+    const read = await ordersOfOneCheckout({ db: database.db } as RequestContext, { checkoutId });
+    expect(read).toHaveLength(2);
+    const expected = ucpOrderEventBody(
+      { type: 'checkout.completed', checkoutId, buyerId: read[0]!.buyerId, orderIds: read.map((o) => o.id) },
+      { id: created.body.id },
+      checkoutId,
+      read,
+    );
+    const rows = await database.db
+      .select({ eventId: acpWebhookDeliveries.eventId, body: acpWebhookDeliveries.body })
+      .from(acpWebhookDeliveries)
+      .where(eq(acpWebhookDeliveries.acpSessionId, created.body.id));
+    expect(rows).toEqual([expected]);
+  });
+
   it('a completed checkout is one order: GET /orders/{id}, and signed webhooks of its creation and shipping', async () => {
     const p = await product(t.api, shop, { priceCents: 2500, stockQuantity: 5 });
     const created = await ucp.create({

@@ -15,6 +15,8 @@ export type DomainEvent =
       orderIds: string[];
       /** The protocol adapter's session the checkout held for (ACP), when one made it. */
       adapterSessionId?: string;
+      /** The platform that adapter session is for, when a platform's key made it. */
+      adapterOwner?: string;
     }
   | {
       type: 'order.paid';

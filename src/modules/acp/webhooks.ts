@@ -13,7 +13,7 @@ import { insertInto, ph, pipeline, rowsOf, statement } from '../../db/sql.ts';
 import type { Job } from '../../jobs/runner.ts';
 import type { RequestContext } from '../context.ts';
 import type { DomainEvent } from '../events.ts';
-import { ordersOfOneCheckout } from '../orders/service.ts';
+import { ordersOfOneCheckout, ordersWrittenIn } from '../orders/service.ts';
 import { signatureHeader } from '../payments/signature.ts';
 import { platforms } from '../platforms/tables.ts';
 import { ACP_VERSION, acpOrderId, keyOf, lineId } from './answer.ts';
@@ -158,16 +158,30 @@ async function queueOrderEvent(
       : undefined;
   const checkoutId = known ?? orders?.[0]?.checkoutId;
   if (!checkoutId) return;
-  // A purchase's session and orders are read in one round trip (its orders were just written).
-  const [[session], ordersNow] = await pipeline(ctx, [
-    (c) =>
-      created ? sessionById(c.db, { id: event.adapterSessionId }) : sessionOfCheckout(c.db, { checkoutId }),
-    created && ((c) => ordersOfOneCheckout(c, { checkoutId })),
-  ]);
+  // In the purchase's own transaction, its orders are the ones just written and its session's
+  // platform is on the event: nothing to read.
+  const written =
+    event.type === 'checkout.completed' && event.adapterSessionId
+      ? { id: event.adapterSessionId, owner: event.adapterOwner, orders: ordersWrittenIn(ctx, checkoutId) }
+      : undefined;
+  let session: SessionOwner | undefined;
+  if (written?.orders) {
+    session = { id: written.id, platformId: written.owner ?? null };
+    orders = written.orders;
+  } else {
+    // A purchase's session and orders are read in one round trip (its orders were just written).
+    const [[found], ordersNow] = await pipeline(ctx, [
+      (c) =>
+        created ? sessionById(c.db, { id: event.adapterSessionId }) : sessionOfCheckout(c.db, { checkoutId }),
+      created && ((c) => ordersOfOneCheckout(c, { checkoutId })),
+    ]);
+    session = found;
+    orders ??= ordersNow || undefined;
+  }
   if (!session?.platformId) return; // not a platform's purchase (an agent's has no webhook)
   const bodyOf = bodies[session.id.slice(0, session.id.indexOf('_'))];
   if (!bodyOf) return;
-  orders ??= ordersNow || (await ordersOfOneCheckout(ctx, { checkoutId }));
+  orders ??= await ordersOfOneCheckout(ctx, { checkoutId });
   const { eventId, body } = bodyOf(event, session, checkoutId, orders);
   const now = ctx.now();
   // Written with the transaction's next statement (or its commit): nobody reads its answer.

@@ -67,5 +67,77 @@ export async function recordOrders(tx: RequestContext, paid: PaidCheckout) {
   );
   await insertOrders.later(tx.db, rows);
   await insertItems.later(tx.db, items.flat());
+  rememberWritten(tx, paid.checkoutId, rows, items);
   return rows.map((row, n) => ({ ...row, trackingNumber: null, carrier: null, items: items[n]! }));
+}
+
+/** An order as it is read with its items for the protocol adapters (service.ts ordersOfOneCheckout). */
+export type CheckoutOrder = typeof orders.$inferSelect & { items: AdapterOrderItem[] };
+
+/** An order item as a protocol adapter shows it. */
+export interface AdapterOrderItem {
+  productId: string;
+  name: string;
+  quantity: number;
+  unitPriceCents: number;
+}
+
+/** The columns an order is written with; the others start at their defaults (rememberWritten). */
+type WrittenOrder = Omit<
+  typeof orders.$inferSelect,
+  | 'trackingNumber'
+  | 'carrier'
+  | 'refundRequested'
+  | 'refundedCents'
+  | 'cancelReason'
+  | 'shippedAt'
+  | 'deliveredAt'
+  | 'cancelledAt'
+>;
+
+/**
+ * The orders each open transaction wrote, by checkout: a subscriber of the purchase's events
+ * reads them in that transaction without a round trip (service.ts ordersOfOneCheckout). Kept by
+ * the transaction's handle, so they go with it.
+ */
+const writtenIn = new WeakMap<object, Map<string, CheckoutOrder[]>>();
+
+function rememberWritten(
+  tx: RequestContext,
+  checkoutId: string,
+  rows: WrittenOrder[],
+  items: AdapterOrderItem[][],
+) {
+  if (!tx.inTransaction) return;
+  // As the database answers them: the columns left to their defaults at those defaults, the
+  // items as the adapters' read shapes them (in position order), by seller id in code-point order.
+  const asRead = rows
+    .map(
+      (row, n): CheckoutOrder => ({
+        ...row,
+        trackingNumber: null,
+        carrier: null,
+        refundRequested: false,
+        refundedCents: 0,
+        cancelReason: null,
+        shippedAt: null,
+        deliveredAt: null,
+        cancelledAt: null,
+        items: items[n]!.map((i) => ({
+          productId: i.productId,
+          name: i.name,
+          quantity: i.quantity,
+          unitPriceCents: i.unitPriceCents,
+        })),
+      }),
+    )
+    .sort((a, b) => (a.sellerId < b.sellerId ? -1 : a.sellerId > b.sellerId ? 1 : 0));
+  let byCheckout = writtenIn.get(tx.db);
+  if (!byCheckout) writtenIn.set(tx.db, (byCheckout = new Map()));
+  byCheckout.set(checkoutId, asRead);
+}
+
+/** The orders this transaction wrote for a checkout, as the adapters' read answers them; undefined if none. */
+export function ordersWrittenIn(ctx: RequestContext, checkoutId: string): CheckoutOrder[] | undefined {
+  return ctx.inTransaction ? writtenIn.get(ctx.db)?.get(checkoutId) : undefined;
 }

@@ -27,6 +27,7 @@ import {
 } from '../mail/templates.ts';
 import { type RefundDeps, requestRefund, sendRefund } from '../payments/refunds.ts';
 import { estimatedDelivery } from '../pricing/dates.ts';
+import type { AdapterOrderItem } from './create.ts';
 import { type Actor, orderMachine, type TransitionName } from './states.ts';
 import { orderItems, orders } from './tables.ts';
 
@@ -122,13 +123,8 @@ export async function orderIdsOfCheckout(ctx: RequestContext, checkoutId: string
   return rows.map((r) => r.id);
 }
 
-/** An order item as a protocol adapter shows it. */
-export interface AdapterOrderItem {
-  productId: string;
-  name: string;
-  quantity: number;
-  unitPriceCents: number;
-}
+export { ordersWrittenIn } from './create.ts';
+export type { AdapterOrderItem };
 
 /**
  * Every order of one checkout (named by the checkout, or by one of its orders) with its items,
@@ -149,7 +145,8 @@ const ordersOfCheckoutWhere = (db: Db, checkout: SQL) =>
     })
     .from(orders)
     .where(sql`${orders.checkoutId} = ${checkout}`)
-    .orderBy(asc(orders.sellerId));
+    // Code-point order, whatever the database's collation: as ordersWrittenIn sorts them.
+    .orderBy(sql`${orders.sellerId} collate "C"`);
 const ordersOfCheckout = query('orders_of_checkout', (db, name) =>
   ordersOfCheckoutWhere(db, sql`${ph('checkoutId')}`).prepare(name),
 );

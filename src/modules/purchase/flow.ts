@@ -168,6 +168,7 @@ export async function createFromCheckout(
       buyerId: session.buyerId,
       orderIds: created.map((o) => o.id),
       ...(session.adapterSessionId ? { adapterSessionId: session.adapterSessionId } : {}),
+      ...(session.adapterOwner ? { adapterOwner: session.adapterOwner } : {}),
     });
 
     // The names were read with the session (lockSessionForPayment).
