@@ -8,9 +8,15 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { acpWebhookEvent } from '../src/contract/acp.ts';
 import { acpSessions, acpVaultTokens, acpWebhookDeliveries } from '../src/modules/acp/tables.ts';
 import { acpOrderEventBody } from '../src/modules/acp/webhooks.ts';
-import type { RequestContext } from '../src/modules/context.ts';
-import { ordersOfOneCheckout } from '../src/modules/orders/service.ts';
-import { ACP_ON, AcpClient, issuePlatform, type Receiver, startReceiver } from './helpers/acp.ts';
+import {
+  ACP_ON,
+  AcpClient,
+  issuePlatform,
+  ordersReadBack,
+  outboxOf,
+  type Receiver,
+  startReceiver,
+} from './helpers/acp.ts';
 import type { SignedIn } from './helpers/app.ts';
 import { useTestApp } from './helpers/app.ts';
 import { admin, product, seller, uniqueEmail } from './helpers/builders.ts';
@@ -69,7 +75,7 @@ describe('order events to a platform', () => {
     expect((await client.pay(created.body.id)).body.status).toBe('completed');
     const [session] = await database.db.select().from(acpSessions).where(eq(acpSessions.id, created.body.id));
     const checkoutId = session!.checkoutId!;
-    const read = await ordersOfOneCheckout({ db: database.db } as RequestContext, { checkoutId });
+    const read = await ordersReadBack(database, checkoutId);
     expect(read).toHaveLength(2);
     const expected = acpOrderEventBody(
       { type: 'checkout.completed', checkoutId, buyerId: session!.buyerId!, orderIds: read.map((o) => o.id) },
@@ -77,11 +83,7 @@ describe('order events to a platform', () => {
       checkoutId,
       read,
     );
-    const rows = await database.db
-      .select({ eventId: acpWebhookDeliveries.eventId, body: acpWebhookDeliveries.body })
-      .from(acpWebhookDeliveries)
-      .where(eq(acpWebhookDeliveries.acpSessionId, created.body.id));
-    expect(rows).toEqual([expected]);
+    expect(await outboxOf(database, created.body.id)).toEqual([expected]);
   });
 
   it('an endpoint down for an hour gets every event once back, in order, under the same ids; others are not held', async () => {

@@ -26,7 +26,7 @@ import {
   startReceiver,
 } from './helpers/acp.ts';
 import { agentToken } from './helpers/agents.ts';
-import type { SignedIn } from './helpers/app.ts';
+import type { Answer, SignedIn } from './helpers/app.ts';
 import { useTestApp, withTestApp } from './helpers/app.ts';
 import { admin, buyer, product, seller, uniqueEmail } from './helpers/builders.ts';
 import { addToCart, openCheckout, paymentEvent, postEvent } from './helpers/checkout.ts';
@@ -465,6 +465,25 @@ describe('cancel and expiry', () => {
 });
 
 describe('the protocol', () => {
+  /** A whole create request for one unit of a product, for a new buyer. */
+  const createBody = (productId: string) => ({
+    line_items: [{ id: productId }],
+    currency: 'cad',
+    capabilities: CAPABILITIES,
+    buyer: buyerNamed(),
+    fulfillment_details: ACP_ON,
+  });
+  /** Answers of requests racing under one key: one answer made (the others its replay), or 409 in flight. */
+  const oneAnswerOrInFlight = (answers: Answer[], made: number) => {
+    const first = answers.filter((a) => a.status === made);
+    expect(first.length, JSON.stringify(answers.map((a) => a.status))).toBeGreaterThanOrEqual(1);
+    expect(new Set(first.map((a) => JSON.stringify(a.body))).size).toBe(1);
+    for (const a of answers.filter((x) => x.status !== made)) {
+      expect(a.status).toBe(409);
+      expect(a.body).toMatchObject({ type: 'invalid_request', code: 'idempotency_in_flight' });
+    }
+    return first[0]!.body;
+  };
   const raw = (
     headers: Record<string, string>,
     body: unknown = { line_items: [{ id: 'x' }], currency: 'cad', capabilities: CAPABILITIES },
@@ -531,13 +550,7 @@ describe('the protocol', () => {
 
   it('Idempotency-Key: required (400), replayed byte for byte, 422 with another body, 409 while in flight', async () => {
     const p = await product(t.api, shop);
-    const body = {
-      line_items: [{ id: p.id }],
-      currency: 'cad',
-      capabilities: CAPABILITIES,
-      buyer: buyerNamed(),
-      fulfillment_details: ACP_ON,
-    };
+    const body = createBody(p.id);
     const none = await raw({ 'api-version': ACP_VERSION }, body);
     expect(none.status).toBe(400);
     expect(none.body).toEqual({
@@ -661,27 +674,15 @@ describe('the protocol', () => {
 
   it('10 creates racing under one Idempotency-Key: one session; the others replay it or are 409 in flight', async () => {
     const p = await product(t.api, shop);
-    const body = {
-      line_items: [{ id: p.id }],
-      currency: 'cad',
-      capabilities: CAPABILITIES,
-      buyer: buyerNamed(),
-      fulfillment_details: ACP_ON,
-    };
+    const body = createBody(p.id);
     const headers = { 'api-version': ACP_VERSION, 'idempotency-key': `k-race-${p.id}` };
     const answers = await Promise.all(Array.from({ length: 10 }, () => raw(headers, body)));
-    const made = answers.filter((a) => a.status === 201);
-    expect(made.length, JSON.stringify(answers.map((a) => a.status))).toBeGreaterThanOrEqual(1);
-    expect(new Set(made.map((a) => a.body.id)).size).toBe(1);
-    for (const a of answers.filter((x) => x.status !== 201)) {
-      expect(a.status).toBe(409);
-      expect(a.body).toMatchObject({ type: 'invalid_request', code: 'idempotency_in_flight' });
-    }
+    const made = oneAnswerOrInFlight(answers, 201);
     expect(await liveReservedUnits(database, p.id)).toBe(1);
     const again = await raw(headers, body);
     expect(again.status).toBe(201);
     expect(again.headers['idempotent-replayed']).toBe('true');
-    expect(again.body.id).toBe(made[0]!.body.id);
+    expect(again.body.id).toBe(made.id);
   });
 
   it('10 delegate payments racing under one Idempotency-Key: one token, answered to each alike', async () => {
@@ -690,29 +691,17 @@ describe('the protocol', () => {
     const answers = await Promise.all(
       Array.from({ length: 10 }, () => acp.delegate(session.id, {}, { 'idempotency-key': key })),
     );
-    const made = answers.filter((a) => a.status === 201);
-    expect(made.length, JSON.stringify(answers.map((a) => a.status))).toBeGreaterThanOrEqual(1);
-    expect(new Set(made.map((a) => JSON.stringify(a.body))).size).toBe(1);
-    for (const a of answers.filter((x) => x.status !== 201)) {
-      expect(a.status).toBe(409);
-      expect(a.body).toMatchObject({ code: 'idempotency_in_flight' });
-    }
+    const made = oneAnswerOrInFlight(answers, 201);
     const tokens = await database.db
       .select({ id: acpVaultTokens.id })
       .from(acpVaultTokens)
       .where(eq(acpVaultTokens.checkoutSessionId, session.id));
-    expect(tokens).toEqual([{ id: made[0]!.body.id }]);
+    expect(tokens).toEqual([{ id: made.id }]);
   });
 
   it('a key left running by a process that died is taken over after the lease: the request runs once', async () => {
     const p = await product(t.api, shop);
-    const body = {
-      line_items: [{ id: p.id }],
-      currency: 'cad',
-      capabilities: CAPABILITIES,
-      buyer: buyerNamed(),
-      fulfillment_details: ACP_ON,
-    };
+    const body = createBody(p.id);
     const headers = { 'api-version': ACP_VERSION, 'idempotency-key': `k-first-${p.id}` };
     expect((await raw(headers, body)).status).toBe(201);
     const [row] = await database.db

@@ -13,12 +13,18 @@ import {
   ucpGetProductResponse,
   ucpOrder,
 } from '../src/contract/ucp.ts';
-import { acpSessions, acpWebhookDeliveries } from '../src/modules/acp/tables.ts';
-import type { RequestContext } from '../src/modules/context.ts';
-import { ordersOfOneCheckout } from '../src/modules/orders/service.ts';
+import { acpSessions } from '../src/modules/acp/tables.ts';
 import { sandboxPaymentIntent } from '../src/modules/payments/providers/sandbox.ts';
 import { ucpOrderEventBody } from '../src/modules/ucp/webhooks.ts';
-import { ACP_ON, AcpClient, issuePlatform, type Receiver, startReceiver } from './helpers/acp.ts';
+import {
+  ACP_ON,
+  AcpClient,
+  issuePlatform,
+  ordersReadBack,
+  outboxOf,
+  type Receiver,
+  startReceiver,
+} from './helpers/acp.ts';
 import { agentToken } from './helpers/agents.ts';
 import type { SignedIn } from './helpers/app.ts';
 import { useTestApp, withTestApp } from './helpers/app.ts';
@@ -385,7 +391,7 @@ describe('orders', () => {
     const token = await vault.delegate(created.body.id);
     expect((await ucp.complete(created.body.id, token.body.id)).body.status).toBe('completed');
     const checkoutId = await checkoutOf(created.body.id);
-    const read = await ordersOfOneCheckout({ db: database.db } as RequestContext, { checkoutId });
+    const read = await ordersReadBack(database, checkoutId);
     expect(read).toHaveLength(2);
     const expected = ucpOrderEventBody(
       { type: 'checkout.completed', checkoutId, buyerId: read[0]!.buyerId, orderIds: read.map((o) => o.id) },
@@ -393,11 +399,7 @@ describe('orders', () => {
       checkoutId,
       read,
     );
-    const rows = await database.db
-      .select({ eventId: acpWebhookDeliveries.eventId, body: acpWebhookDeliveries.body })
-      .from(acpWebhookDeliveries)
-      .where(eq(acpWebhookDeliveries.acpSessionId, created.body.id));
-    expect(rows).toEqual([expected]);
+    expect(await outboxOf(database, created.body.id)).toEqual([expected]);
   });
 
   it('a completed checkout is one order: GET /orders/{id}, and signed webhooks of its creation and shipping', async () => {

@@ -9,7 +9,9 @@ import {
   acpDelegatePaymentResponse,
   acpError,
 } from '../../src/contract/acp.ts';
-import { acpSessions } from '../../src/modules/acp/tables.ts';
+import { acpSessions, acpWebhookDeliveries } from '../../src/modules/acp/tables.ts';
+import type { RequestContext } from '../../src/modules/context.ts';
+import { ordersOfOneCheckout } from '../../src/modules/orders/service.ts';
 import type { Answer, Api, SignedIn } from './app.ts';
 import { product } from './builders.ts';
 import type { TestDatabase } from './db.ts';
@@ -240,4 +242,17 @@ export async function heldSessionOf(
 export async function checkoutOfSession(database: TestDatabase, sessionId: string): Promise<string> {
   const [row] = await database.db.select().from(acpSessions).where(eq(acpSessions.id, sessionId));
   return row!.checkoutId!;
+}
+
+/** The outbox rows of an adapter session (ACP's or UCP's): each event's id and body. */
+export function outboxOf(database: TestDatabase, sessionId: string) {
+  return database.db
+    .select({ eventId: acpWebhookDeliveries.eventId, body: acpWebhookDeliveries.body })
+    .from(acpWebhookDeliveries)
+    .where(eq(acpWebhookDeliveries.acpSessionId, sessionId));
+}
+
+/** A checkout's orders as the adapters read them back from the database. */
+export function ordersReadBack(database: TestDatabase, checkoutId: string) {
+  return ordersOfOneCheckout({ db: database.db } as RequestContext, { checkoutId });
 }
