@@ -133,7 +133,10 @@ function rememberWritten(
     )
     .sort((a, b) => (a.sellerId < b.sellerId ? -1 : a.sellerId > b.sellerId ? 1 : 0));
   let byCheckout = writtenIn.get(tx.db);
-  if (!byCheckout) writtenIn.set(tx.db, (byCheckout = new Map()));
+  if (!byCheckout) {
+    byCheckout = new Map();
+    writtenIn.set(tx.db, byCheckout);
+  }
   byCheckout.set(checkoutId, asRead);
 }
 
