@@ -8,7 +8,8 @@
 //   lock, a row written). In a transaction on PostgreSQL it goes out with the transaction's next
 //   statement or its commit (db/batching-client.ts); elsewhere it runs at once.
 // And `pipeline(ctx, [stepA, stepB])` runs steps in one round trip, in the order written: the
-// order of the locks they take is that order, checked on PostgreSQL.
+// order of the locks they take is that order, checked on PostgreSQL. `transactionAfter` runs a
+// statement ahead of a transaction, outside it, in the transaction's first write (a claim).
 //
 // This is the only file that reaches into Drizzle's internals (the session's driver client, a
 // prepared query's text and handle); test/drizzle-internals.test.ts pins each of them.
