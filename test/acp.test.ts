@@ -688,8 +688,10 @@ describe('the protocol', () => {
   it('10 delegate payments racing under one Idempotency-Key: one token, answered to each alike', async () => {
     const { session } = await heldSession(1);
     const key = `k-vault-race-${session.id}`;
+    // One body for all: the same request under the same key (an expiry per call could differ).
+    const expiresAt = new Date(t.clock.now().getTime() + 3600_000).toISOString();
     const answers = await Promise.all(
-      Array.from({ length: 10 }, () => acp.delegate(session.id, {}, { 'idempotency-key': key })),
+      Array.from({ length: 10 }, () => acp.delegate(session.id, { expiresAt }, { 'idempotency-key': key })),
     );
     const made = oneAnswerOrInFlight(answers, 201);
     const tokens = await database.db
