@@ -91,19 +91,14 @@ class KeyTaken extends Error {
 }
 
 // The statements every keyed request runs, named: parsed once per connection.
+const CLAIM = sql`insert into idempotency_keys (user_id, key, request_hash, created_at, expires_at)
+  values (${ph('userId')}, ${ph('key')}, ${ph('hash')}, ${ph('createdAt')}, ${ph('expiresAt')})`;
 const claimStatement = statement<{ key: string }>(
   'idempotency_claim',
-  sql`insert into idempotency_keys (user_id, key, request_hash, created_at, expires_at)
-      values (${ph('userId')}, ${ph('key')}, ${ph('hash')}, ${ph('createdAt')}, ${ph('expiresAt')})
-      on conflict do nothing returning key`,
+  sql`${CLAIM} on conflict do nothing returning key`,
 );
 /** The claim inside a transaction (db/batching-client.ts): a key taken already is a unique violation. */
-const claimInsideStatement = statement(
-  'idempotency_claim_inside',
-  sql`insert into idempotency_keys (user_id, key, request_hash, created_at, expires_at)
-      values (${ph('userId')}, ${ph('key')}, ${ph('hash')}, ${ph('createdAt')}, ${ph('expiresAt')})
-      returning key`,
-);
+const claimInsideStatement = statement('idempotency_claim_inside', sql`${CLAIM} returning key`);
 const HELD_BY = sql`user_id = ${ph('userId')} and key = ${ph('key')} and request_hash = ${ph('hash')}
   and created_at = ${ph('createdAt')} and response_status is null`;
 const storeStatement = statement(

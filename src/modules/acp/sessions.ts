@@ -220,7 +220,7 @@ export async function createAcpSession(
   return acpAnswer(
     deps,
     ctx,
-    await createSession(ctx, deps, who, 'acp', request, answerWithCommit(deps, 201)),
+    await createSession(ctx, deps, who, 'acp', request, storedWithCommit(deps, 201)),
   );
 }
 
@@ -253,7 +253,7 @@ export async function updateAcpSession(
       ...(input.coupons || input.discounts ? { coupons: couponsOf(input) } : {}),
       ...(input.order_notes ? { orderNotes: input.order_notes } : {}),
     },
-    answerWithCommit(deps, 200),
+    storedWithCommit(deps, 200),
   );
   return acpAnswer(deps, ctx, state);
 }
@@ -275,7 +275,7 @@ export async function cancelAcpSession(
   who: AcpCaller,
   id: string,
 ): Promise<AcpCheckoutSession> {
-  return acpAnswer(deps, ctx, await cancelSession(ctx, who, 'acp', id, answerWithCommit(deps, 200)));
+  return acpAnswer(deps, ctx, await cancelSession(ctx, who, 'acp', id, storedWithCommit(deps, 200)));
 }
 
 /**
@@ -302,7 +302,7 @@ export async function completeAcpSession(
     'acp',
     id,
     { handlerId: payment.handler_id, token },
-    answerWithCommit(deps, 200),
+    storedWithCommit(deps, 200),
   );
   return acpAnswer(deps, ctx, state);
 }
@@ -321,7 +321,7 @@ function acpAnswer(deps: AcpDeps, ctx: RequestContext, state: SessionState): Acp
  * The operation's answer, made in its transaction and stored under the request's Idempotency-Key
  * with its commit (no round trip of its own); the operation then answers that same object.
  */
-const answerWithCommit =
+const storedWithCommit =
   (deps: AcpDeps, status: number): Finish =>
   async (tx, state) => {
     if (!tx.answerWithCommit) return;

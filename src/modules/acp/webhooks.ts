@@ -176,7 +176,7 @@ async function queueOrderEvent(
       created && ((c) => ordersOfOneCheckout(c, { checkoutId })),
     ]);
     session = found;
-    orders ??= ordersNow || undefined;
+    if (ordersNow) orders ??= ordersNow;
   }
   if (!session?.platformId) return; // not a platform's purchase (an agent's has no webhook)
   const bodyOf = bodies[session.id.slice(0, session.id.indexOf('_'))];

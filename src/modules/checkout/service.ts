@@ -529,27 +529,35 @@ const withMailNames = {
     array(select x->>'sellerId' from jsonb_array_elements(${checkoutSessions}.parcels) x)) as n)`,
 };
 
-/** The statements of lockSessionForPayment for the checkout whose id `idOf` answers. */
-function paymentLockStatements(name: string, idOf: SQL) {
-  return {
-    /** Locks the cart of the checkout's buyer, through the cart's database function. */
-    cart: statement(
-      `${name}_cart`,
-      sql`select portage_lock_cart(s.buyer_id, ${ph('now')}::timestamptz) from ${checkoutSessions} s where s.id = ${idOf}`,
-    ),
-    /** The checkout locked, with its mail names. */
-    checkout: query(`${name}_checkout`, (db, n) =>
-      db
-        .select(withMailNames)
-        .from(checkoutSessions)
-        .where(sql`${checkoutSessions.id} = ${idOf}`)
-        .for('update')
-        .prepare(n),
-    ),
+/**
+ * lockSessionForPayment's two statements for the checkout whose id `idOf` answers: the buyer's
+ * cart locked through the cart's database function, then the checkout locked with its mail names.
+ * Both are sent at the call, in that order: the cart's lock goes out with the checkout's read (no
+ * checkout: neither finds a row).
+ */
+function paymentLock(name: string, idOf: SQL) {
+  const cart = statement(
+    `${name}_cart`,
+    sql`select portage_lock_cart(s.buyer_id, ${ph('now')}::timestamptz) from ${checkoutSessions} s where s.id = ${idOf}`,
+  );
+  const checkout = query(`${name}_checkout`, (db, n) =>
+    db
+      .select(withMailNames)
+      .from(checkoutSessions)
+      .where(sql`${checkoutSessions.id} = ${idOf}`)
+      .for('update')
+      .prepare(n),
+  );
+  return async (ctx: RequestContext, values: Record<string, unknown>) => {
+    const [, [row]] = await Promise.all([
+      cart.later(ctx.db, { ...values, now: ctx.now() }),
+      checkout(ctx.db, values),
+    ]);
+    return row;
   };
 }
 
-const paymentLock = paymentLockStatements('checkout_payment_lock', sql`${ph('checkoutId')}`);
+const lockCheckoutById = paymentLock('checkout_payment_lock', sql`${ph('checkoutId')}`);
 
 const completeStatement = query('checkout_complete', (db, name) =>
   db
@@ -644,13 +652,7 @@ export async function checkoutStillOpen(ctx: RequestContext, status: number, bod
  */
 export async function lockSessionForPayment(ctx: RequestContext, checkoutId: string) {
   if (!isRecordId('checkouts', checkoutId)) return undefined;
-  // Both sent at the call, in this order: the cart's lock goes out with the session's read (no
-  // checkout: neither finds a row).
-  const [, [row]] = await Promise.all([
-    paymentLock.cart.later(ctx.db, { checkoutId, now: ctx.now() }),
-    paymentLock.checkout(ctx.db, { checkoutId }),
-  ]);
-  return row;
+  return lockCheckoutById(ctx, { checkoutId });
 }
 
 /**
@@ -660,14 +662,8 @@ export async function lockSessionForPayment(ctx: RequestContext, checkoutId: str
  * statement that locks that row, after it (a pipeline step); no such checkout: undefined.
  */
 export function paymentLockOf(name: string, checkoutIdOf: SQL) {
-  const lock = paymentLockStatements(name, sql`(${checkoutIdOf})`);
-  return async (ctx: RequestContext, sessionId: string) => {
-    const [, [row]] = await Promise.all([
-      lock.cart.later(ctx.db, { sessionId, now: ctx.now() }),
-      lock.checkout(ctx.db, { sessionId }),
-    ]);
-    return row;
-  };
+  const lock = paymentLock(name, sql`(${checkoutIdOf})`);
+  return (ctx: RequestContext, sessionId: string) => lock(ctx, { sessionId });
 }
 
 /**

@@ -96,11 +96,11 @@ type WrittenOrder = Omit<
 >;
 
 /**
- * The orders each open transaction wrote, by checkout: a subscriber of the purchase's events
- * reads them in that transaction without a round trip (service.ts ordersOfOneCheckout). Kept by
- * the transaction's handle, so they go with it.
+ * The orders each open transaction wrote, by checkout, as written: a subscriber of the purchase's
+ * events reads them in that transaction without a round trip (ordersWrittenIn). Kept by the
+ * transaction's handle, so they go with it.
  */
-const writtenIn = new WeakMap<object, Map<string, CheckoutOrder[]>>();
+const writtenIn = new WeakMap<object, Map<string, { rows: WrittenOrder[]; items: AdapterOrderItem[][] }>>();
 
 function rememberWritten(
   tx: RequestContext,
@@ -109,9 +109,25 @@ function rememberWritten(
   items: AdapterOrderItem[][],
 ) {
   if (!tx.inTransaction) return;
-  // As the database answers them: the columns left to their defaults at those defaults, the
-  // items as the adapters' read shapes them (in position order), by seller id in code-point order.
-  const asRead = rows
+  let byCheckout = writtenIn.get(tx.db);
+  if (!byCheckout) {
+    byCheckout = new Map();
+    writtenIn.set(tx.db, byCheckout);
+  }
+  byCheckout.set(checkoutId, { rows, items });
+}
+
+/**
+ * The orders this transaction wrote for a checkout, as the adapters' read answers them
+ * (service.ts ordersOfOneCheckout): the columns left to their defaults at those defaults, the
+ * items in position order and shaped as that read shapes them, by seller id in code-point order.
+ * Undefined when this transaction wrote none. Shaped here, when asked: a purchase no adapter made
+ * never is.
+ */
+export function ordersWrittenIn(ctx: RequestContext, checkoutId: string): CheckoutOrder[] | undefined {
+  const written = ctx.inTransaction ? writtenIn.get(ctx.db)?.get(checkoutId) : undefined;
+  if (!written) return undefined;
+  return written.rows
     .map(
       (row, n): CheckoutOrder => ({
         ...row,
@@ -123,7 +139,7 @@ function rememberWritten(
         shippedAt: null,
         deliveredAt: null,
         cancelledAt: null,
-        items: items[n]!.map((i) => ({
+        items: written.items[n]!.map((i) => ({
           productId: i.productId,
           name: i.name,
           quantity: i.quantity,
@@ -132,15 +148,4 @@ function rememberWritten(
       }),
     )
     .sort((a, b) => (a.sellerId < b.sellerId ? -1 : a.sellerId > b.sellerId ? 1 : 0));
-  let byCheckout = writtenIn.get(tx.db);
-  if (!byCheckout) {
-    byCheckout = new Map();
-    writtenIn.set(tx.db, byCheckout);
-  }
-  byCheckout.set(checkoutId, asRead);
-}
-
-/** The orders this transaction wrote for a checkout, as the adapters' read answers them; undefined if none. */
-export function ordersWrittenIn(ctx: RequestContext, checkoutId: string): CheckoutOrder[] | undefined {
-  return ctx.inTransaction ? writtenIn.get(ctx.db)?.get(checkoutId) : undefined;
 }
