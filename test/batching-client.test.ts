@@ -9,6 +9,7 @@ import { sql } from 'drizzle-orm';
 import { integer, jsonb, pgTable, text, timestamp } from 'drizzle-orm/pg-core';
 import type pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { isDatabaseUnavailable } from '../src/db/errors.ts';
 import { type Database, type Db, openDatabase } from '../src/db/index.ts';
 import { insertInto, ph, rowsOf, statement, transactionAfter } from '../src/db/sql.ts';
 import { useTestDatabase } from './helpers/db.ts';
@@ -324,5 +325,29 @@ describe.skipIf(!process.env.TEST_DATABASE_URL)('on PostgreSQL (TEST_DATABASE_UR
     } finally {
       client.release();
     }
+  });
+
+  it('a connection lost while a transaction holds the client fails that transaction only, and the pool goes on', async () => {
+    const failed = await one.db
+      .transaction(async (t) => {
+        const tx = t as unknown as Db;
+        const [{ pid }] = (await rowsOf<{ pid: number }>(tx, sql`select pg_backend_pid() as pid`)) as [
+          { pid: number },
+        ];
+        // Ended from another connection while this client is checked out and idle: an 'error'
+        // event on the client, which ended the process when nothing listened for it.
+        const client = (tx as unknown as { session: { client: pg.PoolClient } }).session.client;
+        const ended = new Promise((resolve) => client.once('end', resolve));
+        await rowsOf(database.db, sql`select pg_terminate_backend(${pid}::int)`);
+        await ended;
+        await rowsOf(tx, sql`select 1`);
+      })
+      .then(
+        () => undefined,
+        (err: unknown) => err,
+      );
+    expect(isDatabaseUnavailable(failed)).toBe(true);
+    // The broken client was dropped on its release: the next statement gets a new connection.
+    expect(await rowsOf(one.db, sql`select 2 as n`)).toEqual([{ n: 2 }]);
   });
 });

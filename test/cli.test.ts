@@ -27,6 +27,7 @@ import { platforms } from '../src/modules/platforms/tables.ts';
 import { Api, testApp, testKeyPem, uniqueEmail } from './helpers/app.ts';
 import { testDatabase } from './helpers/db.ts';
 import { finished } from './helpers/process.ts';
+import { freePort } from './helpers/service.ts';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const onPostgres = !!process.env.TEST_DATABASE_URL;
@@ -60,14 +61,6 @@ const portage = (args: string[], env: Record<string, string>, root = ROOT) =>
   finished(start(args, env, root));
 
 const lines = (s: string) => s.trimEnd().split('\n');
-
-async function freePort(): Promise<number> {
-  const server = net.createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as net.AddressInfo;
-  await new Promise<void>((resolve) => server.close(() => resolve()));
-  return port;
-}
 
 /** Waits until a started server answers 200 on /health; fails if it exits first. */
 async function answering(port: number, done: Promise<{ stderr: string }>): Promise<void> {

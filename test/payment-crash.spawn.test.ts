@@ -2,84 +2,31 @@
 // process on PostgreSQL, the webhook's transaction is held on the buyer's cart lock by another
 // connection, the process is killed (SIGKILL), and the provider's redelivery to a restarted
 // service makes exactly one set of orders (docs/api.md "Payments").
-import { type ChildProcess, spawn } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
-import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { signatureHeader } from '../src/modules/payments/signature.ts';
 import { uniqueEmail } from './helpers/app.ts';
 import { ON_ADDRESS, paymentEvent } from './helpers/checkout.ts';
 import { useTestDatabase } from './helpers/db.ts';
-import { type Finished, finished } from './helpers/process.ts';
+import { type Service, startService } from './helpers/service.ts';
 
-const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const onPostgres = !!process.env.TEST_DATABASE_URL;
 const SECRET = 'whsec_crash_test_secret';
-async function freePort(): Promise<number> {
-  const server = net.createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as net.AddressInfo;
-  await new Promise<void>((resolve) => server.close(() => resolve()));
-  return port;
-}
 
-interface Service {
-  child: ChildProcess;
-  done: Promise<Finished>;
-  base: string;
-}
-
-/** Starts `portage serve` on the test database; resolves once /health answers 200. */
-async function startService(databaseUrl: string, dataDir: string): Promise<Service> {
-  for (let attempt = 1; ; attempt++) {
-    const port = await freePort();
-    const child = spawn(process.execPath, ['bin/portage.js', 'serve'], {
-      cwd: ROOT,
-      env: {
-        PATH: process.env.PATH ?? '',
-        HOME: process.env.HOME ?? os.tmpdir(),
-        APP_ENV: 'development',
-        DATABASE_URL: databaseUrl,
-        DATA_DIR: dataDir,
-        PORT: String(port),
-        // One public URL for both runs: tokens name it as their issuer.
-        PUBLIC_BASE_URL: 'http://portage.test',
-        JOBS: 'off',
-        RATE_LIMITS: 'off',
-        PAYMENT_WEBHOOK_SECRET: SECRET,
-        LOG_LEVEL: 'warn',
-      },
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
-    const done = finished(child);
-    let exited = false;
-    void done.then(() => {
-      exited = true;
-    });
-    const base = `http://127.0.0.1:${port}`;
-    const deadline = Date.now() + 90_000;
-    for (;;) {
-      if (exited) break;
-      const ok = await fetch(`${base}/health`)
-        .then((r) => r.ok)
-        .catch(() => false);
-      if (ok) return { child, done, base };
-      if (Date.now() > deadline) {
-        child.kill('SIGKILL');
-        throw new Error('the service did not answer /health in time');
-      }
-      await new Promise((r) => setTimeout(r, 200));
-    }
-    const { code, stdout, stderr } = await done;
-    // Another test may have taken the free port in the meantime: try another one.
-    if (attempt < 3 && `${stdout}${stderr}`.includes('EADDRINUSE')) continue;
-    throw new Error(`the service exited early (${code}): ${stderr}${stdout}`);
-  }
-}
+/** `portage serve` on the test database, with the provider's webhook secret. */
+const startOn = (databaseUrl: string, dataDir: string) =>
+  startService({
+    DATABASE_URL: databaseUrl,
+    DATA_DIR: dataDir,
+    // One public URL for both runs: tokens name it as their issuer.
+    PUBLIC_BASE_URL: 'http://portage.test',
+    JOBS: 'off',
+    RATE_LIMITS: 'off',
+    PAYMENT_WEBHOOK_SECRET: SECRET,
+  });
 
 async function call(base: string, method: string, url: string, token?: string, body?: unknown) {
   const res = await fetch(`${base}${url}`, {
@@ -146,7 +93,7 @@ describe.skipIf(!onPostgres)(
 
     it('leaves nothing behind, and the redelivery to a restarted service makes exactly one set of orders', async () => {
       const url = database.url!;
-      const first = await startService(url, dataDir);
+      const first = await startOn(url, dataDir);
       running.push(first);
 
       // A paid-ready checkout, through the service's API.
@@ -235,7 +182,7 @@ describe.skipIf(!onPostgres)(
         expect(await product()).toEqual({ stock: 4, reserved: 2 });
 
         // The provider redelivers to the restarted service: one set of orders.
-        const second = await startService(url, dataDir);
+        const second = await startOn(url, dataDir);
         running.push(second);
         const redelivered = await deliver(second.base, payload);
         expect(redelivered.status).toBe(200);

@@ -69,6 +69,8 @@ export class AppError extends Error {
    */
   readonly text: Text;
   readonly problems?: Problem[];
+  /** Seconds to wait before trying again (the Retry-After of a 503). */
+  retryAfter?: number;
 
   constructor(
     readonly code: ErrorCode,
@@ -129,6 +131,16 @@ export const rateLimited = (key: MessageKey, values?: MessageValues) =>
   new AppError('RATE_LIMIT', 429, text(key, values));
 export const internal = (key: MessageKey = 'error.internal', values?: MessageValues) =>
   new AppError('INTERNAL_ERROR', 500, text(key, values));
+
+/** Seconds a caller is asked to wait when the database cannot be reached. */
+export const UNAVAILABLE_RETRY_SECONDS = 5;
+
+/** The service cannot do its work for a moment (the database is unreachable): 503, try again soon. */
+export function unavailable(seconds = UNAVAILABLE_RETRY_SECONDS): AppError {
+  const err = new AppError('INTERNAL_ERROR', 503, text('error.unavailable', { seconds }));
+  err.retryAfter = seconds;
+  return err;
+}
 
 /**
  * The problems of an input that failed `schema`, in our words ("must be a whole number from 1

@@ -71,6 +71,10 @@ export function batchingClientClass(Client: typeof pg.Client) {
 
     constructor(config?: pg.ClientConfig) {
       super({ ...config, pipeline: true } as pg.ClientConfig);
+      // A connection lost while a request holds this client (a server restart) is an 'error'
+      // event: without a listener Node ends the process. The statements in flight fail with the
+      // same error, the client is no longer queryable, and the pool drops it on its release.
+      this.on('error', () => {});
     }
 
     /** Queues a statement whose answer no one reads: sent with the next one (see the top of this file). */

@@ -122,6 +122,10 @@ async function openPostgres(url: string, max: number): Promise<Database> {
     connectionString: url,
     max,
     Client: batchingClientClass(pgDriver.Client),
+    // A server that does not answer (a network cut, not a refusal) fails the request after 5 s
+    // (503, src/http/errors.ts) instead of holding it until the request's own limit.
+    connectionTimeoutMillis: 5_000,
+    keepAlive: true,
   });
   // An idle client losing its connection must not crash the process; the next query reconnects.
   pool.on('error', () => {});

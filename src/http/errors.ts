@@ -16,14 +16,20 @@ import {
   inputProblems,
   type Problem,
   say,
+  unavailable,
   wordProblems,
 } from '../contract/errors.ts';
 import { BASE_LOCALE, type Locale, negotiateLocale, type Text, t, text } from '../contract/i18n.ts';
+import { isDatabaseUnavailable } from '../db/errors.ts';
 
 export function registerErrorHandling(app: FastifyInstance) {
-  app.setErrorHandler((err: FastifyError, req, reply) => {
+  app.setErrorHandler((thrown: FastifyError, req, reply) => {
+    const err = unavailableOr(thrown, req);
     const locale = localeOf(req);
-    if (err instanceof AppError) return reply.code(err.statusCode).send(err.toBody(locale));
+    if (err instanceof AppError) {
+      if (err.retryAfter) reply.header('retry-after', String(err.retryAfter));
+      return reply.code(err.statusCode).send(err.toBody(locale));
+    }
 
     if (hasZodFastifySchemaValidationErrors(err)) {
       const where = err.validationContext ?? 'body';
@@ -83,6 +89,16 @@ export function registerErrorHandling(app: FastifyInstance) {
       .code(404)
       .send(new AppError('NOT_FOUND', 404, text('error.http.other', { message })).toBody());
   });
+}
+
+/**
+ * A failure because the database cannot be reached (a restart, a failover) as the 503 every error
+ * handler answers in its own format, with Retry-After; any other error as it is.
+ */
+export function unavailableOr<E>(err: E, req: FastifyRequest): E | AppError {
+  if (err instanceof AppError || !isDatabaseUnavailable(err)) return err;
+  req.log.warn({ err: (err as Error)?.message }, 'the database cannot be reached: answered 503');
+  return unavailable();
 }
 
 function fieldName(where: string, instancePath: string, issue: unknown): string {

@@ -49,6 +49,7 @@ import { createHash } from 'node:crypto';
 import { and, eq, isNull, lte, or, sql } from 'drizzle-orm';
 import type { FastifyInstance, FastifyReply, FastifyRequest, RouteHandlerMethod } from 'fastify';
 import { AppError, conflict, invalid, problem } from '../contract/errors.ts';
+import { isDatabaseUnavailable } from '../db/errors.ts';
 import { ph, statement } from '../db/sql.ts';
 import type { Job } from '../jobs/runner.ts';
 import type { RequestContext, RequestTransactions } from '../modules/context.ts';
@@ -198,16 +199,14 @@ export function registerIdempotency(app: FastifyInstance) {
       return committed.body;
     }
     const body = storableBody(reply, payload);
-    try {
-      if (reply.statusCode < 500 && body !== undefined) {
-        await storeAnswer(req.ctx, claim, reply.statusCode, body);
-      } else {
-        await release(req.ctx, claim);
-      }
-    } catch (err) {
-      // The answer goes out all the same; a retry finds the row running, then after the lease runs again.
-      req.log.error({ err }, 'could not record the answer of an Idempotency-Key request');
-    }
+    const { ctx } = req;
+    const status = reply.statusCode;
+    const storing = status < 500 && body !== undefined;
+    await settle(
+      req,
+      () => (storing ? storeAnswer(ctx, claim, status, body) : release(ctx, claim)),
+      storing ? Buffer.byteLength(body) : 0,
+    );
     return payload;
   });
 
@@ -215,11 +214,60 @@ export function registerIdempotency(app: FastifyInstance) {
     const claim = claims.get(req);
     if (!claim?.createdAt || claim.settled) return;
     claim.settled = true;
-    await release(req.ctx, claim).catch((err) =>
-      req.log.error({ err }, 'could not release an Idempotency-Key request'),
-    );
+    const { ctx } = req;
+    await settle(req, () => release(ctx, claim), 0);
+  });
+
+  /**
+   * Writes of a key's row (its answer, or its release) that failed because the database could not
+   * be reached: tried again every second, so that a retry after the outage finds the answer, or
+   * runs, instead of finding the row running until its lease ends. Bounded by the answers' bytes:
+   * past the bound, the lease is what frees a row.
+   */
+  const unsettled = new Map<() => Promise<unknown>, number>();
+  let heldBytes = 0;
+  let retrying: NodeJS.Timeout | undefined;
+  let busy = false;
+  const settle = async (req: FastifyRequest, write: () => Promise<unknown>, bytes: number) => {
+    try {
+      await write();
+    } catch (err) {
+      // The answer goes out all the same.
+      req.log.error({ err }, 'could not record the answer of an Idempotency-Key request');
+      if (!isDatabaseUnavailable(err) || heldBytes + bytes > MAX_UNSETTLED_BYTES) return;
+      unsettled.set(write, bytes);
+      heldBytes += bytes;
+      retrying ??= setInterval(retryUnsettled, 1_000).unref();
+    }
+  };
+  const retryUnsettled = async () => {
+    if (busy) return;
+    busy = true;
+    try {
+      for (const [write, bytes] of unsettled) {
+        try {
+          await write();
+        } catch (err) {
+          if (isDatabaseUnavailable(err)) return; // still away: the next tick tries again
+          app.log.error({ err }, 'gave up recording the answer of an Idempotency-Key request');
+        }
+        unsettled.delete(write);
+        heldBytes -= bytes;
+      }
+      clearInterval(retrying);
+      retrying = undefined;
+    } finally {
+      busy = false;
+    }
+  };
+  app.addHook('onClose', async () => {
+    clearInterval(retrying);
+    unsettled.clear();
   });
 }
+
+/** The answers held in memory while their rows' writes wait for the database to come back, at most. */
+const MAX_UNSETTLED_BYTES = 16 * 1024 * 1024;
 
 /** Sends a stored answer again: the exact bytes of the first one, not serialized again. */
 function replay(reply: FastifyReply, claim: Claim, stored: { status: number; body: string }) {

@@ -3,6 +3,7 @@
 // (docs/decisions.md "Background jobs").
 import type { FastifyBaseLogger } from 'fastify';
 import type { Locale } from '../contract/i18n.ts';
+import { isDatabaseUnavailable } from '../db/errors.ts';
 import type { Db } from '../db/index.ts';
 import type { Clock, RequestContext } from '../modules/context.ts';
 
@@ -44,7 +45,14 @@ export function createJobRunner(
     try {
       return await job.run(ctx());
     } catch (err) {
-      deps.log.error({ err, job: job.name }, 'background job failed; retrying on its next pass');
+      if (isDatabaseUnavailable(err)) {
+        deps.log.warn(
+          { job: job.name },
+          'background job: the database cannot be reached; retrying on its next pass',
+        );
+      } else {
+        deps.log.error({ err, job: job.name }, 'background job failed; retrying on its next pass');
+      }
       return 0;
     }
   };

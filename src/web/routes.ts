@@ -6,6 +6,7 @@ import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from
 import { AppError, forbidden, say as sayText } from '../contract/errors.ts';
 import { escapeHtml } from '../contract/format.ts';
 import { text } from '../contract/i18n.ts';
+import { unavailableOr } from '../http/errors.ts';
 import { acceptForms } from '../http/input.ts';
 import { webSessionUser } from '../modules/auth/web-sessions.ts';
 import { accountPages } from './account.ts';
@@ -39,9 +40,16 @@ export function webRoutes(deps: WebDeps) {
     app.addHook('onRequest', async (req, reply) => {
       if (req.url === STYLESHEET_PATH) return; // the same for everyone: no session read
       const id = cookieOf(req, SESSION_COOKIE);
-      const user = id ? await webSessionUser(req.ctx, id) : undefined;
-      beginWebRequest(req, reply, s, id && user ? { id, user } : undefined);
       reply.header('content-security-policy', WEB_CSP).header('cache-control', 'no-store');
+      let user: Awaited<ReturnType<typeof webSessionUser>>;
+      try {
+        user = id ? await webSessionUser(req.ctx, id) : undefined;
+      } catch (err) {
+        // The page that says so (the database unreachable) is shown signed out, in the asked language.
+        beginWebRequest(req, reply, s, undefined);
+        throw err;
+      }
+      beginWebRequest(req, reply, s, id && user ? { id, user } : undefined);
     });
 
     // Every form post carries the page's CSRF token; without it, nothing runs.
@@ -51,7 +59,7 @@ export function webRoutes(deps: WebDeps) {
       if (!csrfFits(req, s, body?.csrf)) throw forbidden('web.form.expired');
     });
 
-    app.setErrorHandler((err: FastifyError, req, reply) => errorPage(err, req, reply, s));
+    app.setErrorHandler((err: FastifyError, req, reply) => errorPage(unavailableOr(err, req), req, reply, s));
 
     app.get(STYLESHEET_PATH, { config: { auth: 'public' }, schema: { hide: true } }, async (_req, reply) =>
       reply
@@ -77,6 +85,7 @@ function errorPage(err: FastifyError | AppError, req: FastifyRequest, reply: Fas
   }
   const l = v.p.locale;
   let message: string;
+  if (err instanceof AppError && err.retryAfter) reply.header('retry-after', String(err.retryAfter));
   if (err instanceof AppError) message = sayText(l, err.text);
   else if ((err as FastifyError).validation) message = sayText(l, text('web.error.badRequest'));
   else if (status === 429) message = sayText(l, text('web.error.tooMany'));

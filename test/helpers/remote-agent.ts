@@ -19,15 +19,7 @@ import type { SignedIn, TestApp } from './app.ts';
 import { testApp } from './app.ts';
 import type { TestBrowser } from './browser.ts';
 import type { TestDatabase } from './db.ts';
-
-/** A free TCP port on 127.0.0.1 (asked of the system, then released). */
-async function freePort(): Promise<number> {
-  const probe = createServer();
-  await new Promise<void>((resolve) => probe.listen(0, '127.0.0.1', resolve));
-  const { port } = probe.address() as AddressInfo;
-  await new Promise<void>((resolve) => probe.close(() => resolve()));
-  return port;
-}
+import { freePort } from './service.ts';
 
 /**
  * The real app listening on 127.0.0.1 with PUBLIC_BASE_URL equal to its origin: the SDK

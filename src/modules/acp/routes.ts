@@ -20,6 +20,7 @@ import {
 import { AppError, say } from '../../contract/errors.ts';
 import { BASE_LOCALE, LOCALES, type Locale, render, type Text, text } from '../../contract/i18n.ts';
 import { bearerToken } from '../../http/auth.ts';
+import { unavailableOr } from '../../http/errors.ts';
 import { IdempotencyError, sendAnswer } from '../../http/idempotency.ts';
 import type { AuthService } from '../auth/service.ts';
 import type { PlatformKeys } from '../platforms/service.ts';
@@ -257,7 +258,7 @@ function acpConventions(scope: FastifyInstance, auth: AuthService, platforms: Pl
   });
 
   scope.setErrorHandler((err: FastifyError, req, reply) => {
-    const [status, answer, retryAfter] = acpErrorOf(err, req);
+    const [status, answer, retryAfter] = acpErrorOf(unavailableOr(err, req), req);
     const body = req.url.startsWith('/agentic_commerce/') ? asDelegateError(status, answer) : answer;
     if (retryAfter) reply.header('retry-after', String(retryAfter));
     return reply.code(status).send(body);
@@ -291,7 +292,7 @@ const versionFailure = (code: string, problem: Text) =>
 const answerLocale = (req: FastifyRequest): Locale => req.ctx?.locale ?? BASE_LOCALE;
 
 /** Any failure as the spec's flat error, with its status (and seconds to wait, for one in flight). */
-function acpErrorOf(err: FastifyError, req: FastifyRequest): [number, AcpError, number?] {
+function acpErrorOf(err: FastifyError | AppError, req: FastifyRequest): [number, AcpError, number?] {
   const locale = answerLocale(req);
   if (err instanceof AcpFailure) return [err.statusCode, err.body(locale), err.retryAfter];
   if (err instanceof IdempotencyError) {
@@ -338,7 +339,7 @@ function acpErrorOf(err: FastifyError, req: FastifyRequest): [number, AcpError, 
   if (err instanceof AppError) {
     const type = err.statusCode >= 500 ? 'service_unavailable' : 'invalid_request';
     const code = err.statusCode === 429 ? 'rate_limited' : err.code.toLowerCase();
-    return [err.statusCode, { type, code, message: say(locale, err.text) }];
+    return [err.statusCode, { type, code, message: say(locale, err.text) }, err.retryAfter];
   }
   const status = err.statusCode ?? 500;
   if (status < 500) {

@@ -28,6 +28,7 @@ import {
   ucpProtocolError,
 } from '../../contract/ucp.ts';
 import { bearerToken } from '../../http/auth.ts';
+import { unavailableOr } from '../../http/errors.ts';
 import { IdempotencyError } from '../../http/idempotency.ts';
 import type { AcpCaller } from '../acp/caller.ts';
 import { AcpFailure, frameworkWords, schemaProblems } from '../acp/errors.ts';
@@ -422,7 +423,7 @@ function ucpConventions(
   });
 
   scope.setErrorHandler((err: FastifyError, req, reply) => {
-    const [status, body, retryAfter] = ucpErrorOf(err, req, callers.get(req)?.negotiated);
+    const [status, body, retryAfter] = ucpErrorOf(unavailableOr(err, req), req, callers.get(req)?.negotiated);
     if (retryAfter) reply.header('retry-after', String(retryAfter));
     if (err instanceof UcpAuthFailure) reply.header('www-authenticate', err.challenge);
     else if (status === 401) reply.header('www-authenticate', 'Bearer realm="ucp"');
@@ -432,7 +433,7 @@ function ucpConventions(
 
 /** Any failure as UCP says it: a status with `{code, content}`, or 200 with an error response. */
 function ucpErrorOf(
-  err: FastifyError,
+  err: FastifyError | AppError,
   req: FastifyRequest,
   negotiated: Negotiated | undefined,
 ): [number, UcpErrorResponse | { code: string; content: string }, number?] {
@@ -478,7 +479,7 @@ function ucpErrorOf(
   }
   if (err instanceof AppError) {
     const code = err.statusCode === 429 ? 'rate_limited' : err.code.toLowerCase();
-    return [err.statusCode, { code, content: say(locale, err.text) }];
+    return [err.statusCode, { code, content: say(locale, err.text) }, err.retryAfter];
   }
   const status = err.statusCode ?? 500;
   if (status < 500) return [status, { code: 'invalid_request', content: said(frameworkWords(err)) }];
