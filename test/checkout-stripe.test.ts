@@ -197,6 +197,27 @@ describe('checkout on Stripe', () => {
     expect(await stockOf(p.id)).toEqual({ stock: 3, reserved: 0 });
   });
 
+  it('refunds a second payment once whatever its event ids: the same event three times and another event at once', async () => {
+    const { buyer: b } = await ready();
+    const session = await openCheckout(t.api, b);
+    const first = await deliver(succeeded(session.sessionId, session.totalCents));
+    expect(first.body.orderIds).toHaveLength(1);
+    const pi = `pi_test_twice_${session.sessionId.slice(10)}`;
+    const event = succeeded(session.sessionId, session.totalCents, pi);
+    // Another id for the same payment: what a delegated charge records (`charge:<payment>`)
+    // while the provider's webhook brings its own.
+    const otherEvent = { ...event, id: `evt_test_other_${session.sessionId.slice(10)}` };
+    const answers = await Promise.all([deliver(event), deliver(event), deliver(event), deliver(otherEvent)]);
+    expect(answers.map((a) => a.status)).toEqual([200, 200, 200, 200]);
+    expect(answers.filter((a) => a.body.duplicate).length).toBe(2);
+    const rows = await database.db.select().from(refunds).where(eq(refunds.paymentIntentId, pi));
+    expect(rows.map((r) => ({ reason: r.reason, amountCents: r.amountCents, status: r.status }))).toEqual([
+      { reason: 'duplicate_payment', amountCents: session.totalCents, status: 'succeeded' },
+    ]);
+    const sent = stripe.requests.filter((r) => r.path === '/v1/refunds' && r.body.payment_intent === pi);
+    expect(sent.map((r) => r.body.amount)).toEqual([String(session.totalCents)]);
+  });
+
   it('releases the stock on checkout.session.expired', async () => {
     const { buyer: b, product: p } = await ready();
     const session = await openCheckout(t.api, b);

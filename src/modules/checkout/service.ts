@@ -358,6 +358,7 @@ export async function holdCheckout(
       createdAt: now,
       completedAt: null,
       expiredAt: null,
+      canceledAt: null,
     };
     // The row is answered as written (every column is above): the insert goes out with the commit.
     await insertSession.later(tx.db, [row]);

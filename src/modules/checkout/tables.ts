@@ -69,6 +69,11 @@ export const checkoutSessions = pgTable(
     createdAt: timestamp('created_at', { withTimezone: true }).notNull(),
     completedAt: timestamp('completed_at', { withTimezone: true }),
     expiredAt: timestamp('expired_at', { withTimezone: true }),
+    /**
+     * When its holder let it go before its end (an agent platform's cancel): a lapse, as far as
+     * the cool-down is concerned (checkout/service.ts lapsedHolds); null otherwise.
+     */
+    canceledAt: timestamp('canceled_at', { withTimezone: true }),
   },
   (t) => [
     check(

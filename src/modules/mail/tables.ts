@@ -23,6 +23,8 @@ export const outbox = pgTable(
     attempts: integer('attempts').notNull().default(0),
     /** When it may next be tried (a claim moves it forward: a lease, so a crashed sender's row comes back). */
     nextAttemptAt: timestamp('next_attempt_at', { withTimezone: true }).notNull(),
+    /** The claim holding it (the worker's pass renews its lease while it lives); null when none does. */
+    leaseToken: text('lease_token'),
     lastError: text('last_error'),
     createdAt: timestamp('created_at', { withTimezone: true }).notNull(),
     sentAt: timestamp('sent_at', { withTimezone: true }),

@@ -8,7 +8,7 @@ import { inTransaction, type RequestContext } from '../context.ts';
 import { publish } from '../events.ts';
 import { type PaymentProvider, ProviderError } from './provider.ts';
 import { refundMachine } from './states.ts';
-import { refunds } from './tables.ts';
+import { refunds, UNUSED_PAYMENT_REASONS, type UnusedPaymentReason } from './tables.ts';
 
 export interface RefundDeps {
   provider: PaymentProvider;
@@ -19,7 +19,7 @@ export interface RefundDeps {
 /** Writes a refund intent in ctx's transaction; answers its id (also the provider's idempotency key). */
 export async function requestRefund(
   ctx: RequestContext,
-  /** The order refunded (or the checkout, for a payment that made no order) and its payment. */
+  /** The order refunded and its payment. */
   row: { id: string; paymentIntentId: string },
   amountCents: number,
   reason: string,
@@ -27,7 +27,45 @@ export async function requestRefund(
   returnId?: string,
 ): Promise<string> {
   const id = `refund_${randomKey(12)}`;
-  await ctx.db.insert(refunds).values({
+  await ctx.db.insert(refunds).values(refundRow(ctx, id, row, amountCents, reason, returnId));
+  await refundRequested(ctx, id, row.id, amountCents, returnId);
+  return id;
+}
+
+/**
+ * Writes, in ctx's transaction, the refund of a whole payment that made no order (`row` names
+ * the checkout); answers its id, or undefined when that payment has one already: a payment is
+ * given back once, whichever event or path reports it, racing or not (a unique index decides).
+ */
+export async function refundUnusedPayment(
+  ctx: RequestContext,
+  row: { id: string; paymentIntentId: string },
+  amountCents: number,
+  reason: UnusedPaymentReason,
+): Promise<string | undefined> {
+  const id = `refund_${randomKey(12)}`;
+  const [written] = await ctx.db
+    .insert(refunds)
+    .values(refundRow(ctx, id, row, amountCents, reason))
+    .onConflictDoNothing({
+      target: refunds.paymentIntentId,
+      where: inArray(refunds.reason, [...UNUSED_PAYMENT_REASONS]),
+    })
+    .returning({ id: refunds.id });
+  if (!written) return undefined;
+  await refundRequested(ctx, id, row.id, amountCents);
+  return id;
+}
+
+function refundRow(
+  ctx: RequestContext,
+  id: string,
+  row: { id: string; paymentIntentId: string },
+  amountCents: number,
+  reason: string,
+  returnId?: string,
+) {
+  return {
     id,
     orderId: row.id,
     paymentIntentId: row.paymentIntentId,
@@ -36,29 +74,16 @@ export async function requestRefund(
     returnId: returnId ?? null,
     nextAttemptAt: ctx.now(),
     createdAt: ctx.now(),
-  });
-  await publish(ctx, {
-    type: 'refund.requested',
-    refundId: id,
-    orderId: row.id,
-    returnId: returnId ?? null,
-    amountCents,
-  });
-  return id;
+  };
 }
 
-/** The refund, if any, already asked of one payment for an order (or a checkout that made none). */
-export async function refundOfPayment(
+const refundRequested = (
   ctx: RequestContext,
-  subjectId: string,
-  paymentIntentId: string,
-): Promise<string | undefined> {
-  const [row] = await ctx.db
-    .select({ id: refunds.id })
-    .from(refunds)
-    .where(and(eq(refunds.orderId, subjectId), eq(refunds.paymentIntentId, paymentIntentId)));
-  return row?.id;
-}
+  refundId: string,
+  orderId: string,
+  amountCents: number,
+  returnId?: string,
+) => publish(ctx, { type: 'refund.requested', refundId, orderId, returnId: returnId ?? null, amountCents });
 
 /** What each order has refunded or has a refund on the way for (requested or made), in cents. */
 export async function refundedCentsOf(ctx: RequestContext, orderIds: string[]): Promise<Map<string, number>> {

@@ -27,6 +27,19 @@ export const paymentEvents = pgTable(
 export const REFUND_STATUSES = ['requested', 'succeeded', 'failed'] as const;
 
 /**
+ * Why a whole payment that made no order is given back (a second payment of a paid checkout, a
+ * checkout that had ended, a coupon used up meanwhile, another amount than quoted): at most one
+ * such refund per payment, whatever event or path reported it (refunds_one_per_unused_payment).
+ */
+export const UNUSED_PAYMENT_REASONS = [
+  'duplicate_payment',
+  'checkout_closed',
+  'coupon_used_up',
+  'amount_mismatch',
+] as const;
+export type UnusedPaymentReason = (typeof UNUSED_PAYMENT_REASONS)[number];
+
+/**
  * A refund: written as an intent in the transaction that decides it (a cancellation, a
  * return), sent to the provider after that commits, then marked with the outcome; a job
  * retries those the provider did not confirm (docs/api.md "Refunds").
@@ -53,6 +66,9 @@ export const refunds = pgTable(
     check('refunds_amount_positive', sql`${t.amountCents} > 0`),
     index('refunds_order_idx').on(t.orderId),
     uniqueIndex('refunds_one_per_return').on(t.returnId).where(sql`${t.returnId} is not null`),
+    uniqueIndex('refunds_one_per_unused_payment')
+      .on(t.paymentIntentId)
+      .where(sql.raw(`reason in (${UNUSED_PAYMENT_REASONS.map((r) => `'${r}'`).join(', ')})`)),
     index('refunds_due_idx').on(t.nextAttemptAt).where(sql`${t.status} = 'requested'`),
   ],
 );

@@ -22,7 +22,7 @@ import { enqueueMail } from '../mail/outbox.ts';
 import { orderPaidEmail, paymentRefundedEmail } from '../mail/templates.ts';
 import { recordOrders } from '../orders/create.ts';
 import { mailOrdersOf, type OrdersDeps, orderIdsOfCheckout } from '../orders/service.ts';
-import { refundOfPayment, requestRefund } from '../payments/refunds.ts';
+import { refundUnusedPayment } from '../payments/refunds.ts';
 
 export type PurchaseDeps = Pick<OrdersDeps, 'platformFeeBps' | 'publicBaseUrl' | 'invoiceLinks'>;
 
@@ -60,18 +60,18 @@ export async function createFromCheckout(
         return { outcome: 'already', orderIds };
       }
       // Another payment for a checkout already paid (paid twice, in two tabs): refunded whole,
-      // once (the event id is recorded in this same transaction).
+      // once per payment, whatever event reports it.
       tx.log.warn(
         { checkoutId: session.id, paid: session.paymentIntentId, again: payment.paymentIntentId },
         'a second payment for a checkout already paid: refunded',
       );
-      const refundId = await requestRefund(
+      const refundId = await refundUnusedPayment(
         tx,
         { id: session.id, paymentIntentId: payment.paymentIntentId },
         payment.amountCents,
         'duplicate_payment',
       );
-      return { outcome: 'already', orderIds, refundId };
+      return { outcome: 'already', orderIds, ...(refundId ? { refundId } : {}) };
     }
     if (session.status !== 'ready_for_payment') {
       // A payment for a session that had ended (replaced by a newer checkout, or expired): its
@@ -109,7 +109,7 @@ export async function createFromCheckout(
       await expireCheckout(tx, session.id);
       const refundId =
         payment.amountCents > 0
-          ? await requestRefund(
+          ? await refundUnusedPayment(
               tx,
               { id: session.id, paymentIntentId: payment.paymentIntentId },
               payment.amountCents,
@@ -211,7 +211,7 @@ async function buyerLocale(tx: RequestContext, buyerId: string, province: string
 
 /**
  * The refund of a whole payment that made no order (its checkout had ended, or its coupon was
- * used up), with the buyer's email saying so; written once per payment (the session is locked).
+ * used up), with the buyer's email saying so; written once per payment.
  */
 async function refundWhole(
   tx: RequestContext,
@@ -220,13 +220,13 @@ async function refundWhole(
   reason: 'checkout_closed' | 'coupon_used_up',
 ): Promise<string | undefined> {
   if (payment.amountCents <= 0) return undefined;
-  if (await refundOfPayment(tx, session.id, payment.paymentIntentId)) return undefined;
-  const refundId = await requestRefund(
+  const refundId = await refundUnusedPayment(
     tx,
     { id: session.id, paymentIntentId: payment.paymentIntentId },
     payment.amountCents,
     reason,
   );
+  if (!refundId) return undefined;
   const buyer = session.mailNames.buyer;
   if (buyer) {
     const province = (session.address as StoredAddress).province;

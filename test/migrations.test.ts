@@ -1,0 +1,51 @@
+// Migrations that change data an existing database may hold: the statements that do, run on the
+// rows they must handle (a migrated database with the migration's own constraint taken off first).
+import { readFileSync } from 'node:fs';
+import path from 'node:path';
+import { sql } from 'drizzle-orm';
+import { describe, expect, it } from 'vitest';
+import { MIGRATIONS_DIR } from '../src/db/index.ts';
+import { rowsOf } from '../src/db/sql.ts';
+import { useTestDatabase } from './helpers/db.ts';
+
+const database = useTestDatabase();
+
+/** The statements of a migration file that mention `table`, as drizzle's migrator splits them. */
+function statementsOn(file: string, table: string): string[] {
+  return readFileSync(path.join(MIGRATIONS_DIR, file), 'utf8')
+    .split('--> statement-breakpoint')
+    .filter((s) => s.includes(`"${table}"`));
+}
+
+describe('0030: one refund per payment that made no order', () => {
+  it('keeps every refund a payment had twice before it (the later ones renamed), then holds one per payment', async () => {
+    const run = (text: string) => database.db.execute(sql.raw(text));
+    await run('drop index refunds_one_per_unused_payment');
+    const refund = (id: string, pi: string, reason: string, at: string) =>
+      run(`insert into refunds (id, order_id, payment_intent_id, amount_cents, reason, next_attempt_at, created_at, status)
+             values ('${id}', 'checkouts:x', '${pi}', 1500, '${reason}', '${at}', '${at}', 'succeeded')`);
+    await refund('refund_a', 'pi_twice', 'duplicate_payment', '2026-11-01T10:00:00Z');
+    await refund('refund_b', 'pi_twice', 'duplicate_payment', '2026-11-01T10:00:01Z');
+    await refund('refund_c', 'pi_twice', 'cancelled', '2026-11-02T10:00:00Z');
+    await refund('refund_d', 'pi_once', 'checkout_closed', '2026-11-01T10:00:00Z');
+
+    const statements = statementsOn('0030_outage_refunds_leases.sql', 'refunds');
+    expect(statements).toHaveLength(2);
+    for (const statement of statements) await run(statement);
+
+    expect(await rowsOf(database.db, sql`select id, reason from refunds order by id`)).toEqual([
+      { id: 'refund_a', reason: 'duplicate_payment' },
+      { id: 'refund_b', reason: 'duplicate_payment_again' },
+      { id: 'refund_c', reason: 'cancelled' },
+      { id: 'refund_d', reason: 'checkout_closed' },
+    ]);
+    const duplicate = await refund('refund_e', 'pi_once', 'duplicate_payment', '2026-11-03T10:00:00Z').then(
+      () => undefined,
+      (err: { cause?: { code?: string } }) => err.cause?.code,
+    );
+    expect(duplicate).toBe('23505');
+    // Refunds of an order (a cancellation, returns) are as many as they need.
+    await refund('refund_f', 'pi_once', 'cancelled', '2026-11-03T10:00:00Z');
+    await refund('refund_g', 'pi_once', 'return', '2026-11-03T10:00:00Z');
+  });
+});
