@@ -209,9 +209,9 @@ export async function buildApp(opts: AppOptions): Promise<FastifyInstance> {
     agentGrants: { isLive: grantIsLive },
   });
   const guard = registerAuthGuard(app, { db: database.db, now, auth, defaultLocale: config.defaultLocale });
-  if (config.rateLimits) {
-    await registerRateLimits(app, { redis: opts.redis, nameSpace: opts.rateLimitNamespace });
-  }
+  const limits = config.rateLimits
+    ? await registerRateLimits(app, { redis: opts.redis, nameSpace: opts.rateLimitNamespace })
+    : undefined;
 
   await app.register(systemRoutes(database, config.publicBaseUrl));
   await app.register(authRoutes(auth, keys));

@@ -13,6 +13,7 @@ import { BASE_LOCALE } from './contract/i18n.ts';
 import { createPlatformBody } from './contract/platforms.ts';
 import { type Database, openDatabase } from './db/index.ts';
 import { seedCatalog } from './db/seed.ts';
+import { connectRedis } from './http/redis.ts';
 import { createAuthService } from './modules/auth/service.ts';
 import { createPlatform } from './modules/platforms/service.ts';
 
@@ -58,11 +59,7 @@ export async function serve() {
     await database.close();
     throw loaded.reason;
   }
-  // Loaded only when configured, like the PostgreSQL driver (src/db/index.ts).
-  const redis = config.redisUrl
-    ? new (await import('ioredis')).Redis(config.redisUrl, { maxRetriesPerRequest: 1 })
-    : undefined;
-  redis?.on('error', () => {}); // reconnects on its own; failures surface on the requests that need it
+  const redis = config.redisUrl ? await connectRedis(config.redisUrl) : undefined;
   const app = await loaded.value.buildApp({ config, database, redis });
   let closing = false;
   const shutdown = async (signal: string) => {

@@ -1,7 +1,10 @@
+import { type ChildProcess, spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { Redis } from 'ioredis';
+import type { Redis } from 'ioredis';
 import { describe, expect, it } from 'vitest';
+import { connectRedis } from '../src/http/redis.ts';
 import { type TestApp, testApp, uniqueEmail, useTestApp } from './helpers/app.ts';
+import { freePort } from './helpers/service.ts';
 
 const { t, database } = useTestApp({ env: { RATE_LIMITS: 'on' } });
 
@@ -72,8 +75,8 @@ describe('rate limits', () => {
   });
 
   it.skipIf(!process.env.REDIS_URL)('two instances sharing Redis hit one limit', async () => {
-    const redis1 = new Redis(process.env.REDIS_URL!);
-    const redis2 = new Redis(process.env.REDIS_URL!);
+    const redis1 = await connectRedis(process.env.REDIS_URL!);
+    const redis2 = await connectRedis(process.env.REDIS_URL!);
     const nameSpace = `portage-test-shared-${randomBytes(4).toString('hex')}:`;
     const a = await testApp(database, {
       env: { RATE_LIMITS: 'on' },
@@ -101,3 +104,73 @@ describe('rate limits', () => {
     }
   });
 });
+
+/** A Redis server of the test's own on a free port (the shared one of REDIS_URL is never stopped). */
+async function startRedis(port: number): Promise<ChildProcess> {
+  const server = spawn(
+    'redis-server',
+    ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no'],
+    {
+      stdio: 'ignore',
+    },
+  );
+  const probe = await connectRedis(`redis://127.0.0.1:${port}`);
+  try {
+    await until('the Redis server answers', async () => (await probe.ping().catch(() => '')) === 'PONG');
+  } finally {
+    probe.disconnect();
+  }
+  return server;
+}
+
+async function until(what: string, check: () => boolean | Promise<boolean>) {
+  const deadline = Date.now() + 30_000;
+  while (!(await check())) {
+    if (Date.now() > deadline) throw new Error(`timed out waiting until ${what}`);
+    await new Promise((r) => setTimeout(r, 20));
+  }
+}
+
+describe.skipIf(!process.env.REDIS_URL)(
+  'rate limits while Redis is away (a Redis server of the test’s own)',
+  () => {
+    it('count on each instance while it is away, and are shared again once it is back', async () => {
+      const port = await freePort();
+      let server = await startRedis(port);
+      const url = `redis://127.0.0.1:${port}`;
+      const clients = [await connectRedis(url), await connectRedis(url)];
+      const nameSpace = `portage-test-away-${randomBytes(4).toString('hex')}:`;
+      const [a, b] = (await Promise.all(
+        clients.map((redis) =>
+          testApp(database, { env: { RATE_LIMITS: 'on' }, redis, rateLimitNamespace: nameSpace }),
+        ),
+      )) as [TestApp, TestApp];
+      const ready = (redis: Redis) => redis.status === 'ready';
+      try {
+        await until('both instances are connected', () => clients.every(ready));
+        server.kill('SIGKILL');
+        await until('both instances know Redis is gone', () => !clients.some(ready));
+
+        // Away: each instance counts on its own (not skipped), so a caller still meets a limit.
+        const ip = '203.0.113.60';
+        for (let i = 0; i < 5; i++) expect((await login(a, ip)).status).toBe(401);
+        expect((await login(a, ip)).status).toBe(429);
+        for (let i = 0; i < 5; i++) expect((await login(b, ip)).status).toBe(401);
+        expect((await login(b, ip)).status).toBe(429);
+
+        const restarted = Date.now();
+        server = await startRedis(port);
+        await until('both instances are connected again', () => clients.every(ready));
+        console.log(`rate limits shared again ${Date.now() - restarted} ms after Redis was started again`);
+        const shared = '203.0.113.61';
+        for (const app of [a, b, a, b, a]) expect((await login(app, shared)).status).toBe(401);
+        expect((await login(b, shared)).status).toBe(429);
+      } finally {
+        await a.close();
+        await b.close();
+        for (const redis of clients) redis.disconnect();
+        server.kill('SIGKILL');
+      }
+    });
+  },
+);

@@ -40,30 +40,59 @@ const require = createRequire(import.meta.url);
 const LocalStore = require('@fastify/rate-limit/store/LocalStore.js');
 const RedisStore = require('@fastify/rate-limit/store/RedisStore.js');
 
+type Counted = { current: number; ttl: number };
+type Done = (err: Error | null, res?: Counted) => void;
+
 /**
- * The plugin gives every route a counter of its own (its stores' child() is per route), so
- * its groupId alone does not make routes share a limit. This store hands every route the
- * same counters; the key (caller + group) is what separates them.
+ * The counters every route shares (the plugin gives each route a store of its own through
+ * child(); this one hands them all the same counters, and the key, caller + group, separates
+ * them): Redis when configured and reachable, else this process's own. While Redis is away (not
+ * connected, or a command failed or timed out within the last second) counting is local, so an
+ * outage costs a request no wait and limits still hold, per instance; once it is back they are
+ * shared again (src/http/redis.ts reconnects within half a second).
  */
-function sharedStore(redis: Redis | undefined, nameSpace: string) {
-  return class SharedStore {
-    // biome-ignore lint/suspicious/noExplicitAny: the plugin's stores are untyped CommonJS
-    private readonly inner: any = redis
-      ? new RedisStore(false, false, redis, nameSpace)
-      : new LocalStore(false, false, 10_000);
-    incr(...args: unknown[]) {
-      return this.inner.incr(...args);
+function countersOf(redis: Redis | undefined, nameSpace: string) {
+  // biome-ignore lint/suspicious/noExplicitAny: the plugin's stores are untyped CommonJS
+  const local: any = new LocalStore(false, false, 10_000);
+  // biome-ignore lint/suspicious/noExplicitAny: as above
+  const shared: any = redis && new RedisStore(false, false, redis, nameSpace);
+  let awayUntil = 0;
+  const use = (method: 'incr' | 'read', key: string, done: Done, timeWindow: number, max: number) => {
+    if (!shared || redis?.status !== 'ready' || Date.now() < awayUntil) {
+      return local[method](key, done, timeWindow, max);
     }
-    read(...args: unknown[]) {
-      return this.inner.read(...args);
-    }
-    child() {
-      return this;
-    }
+    shared[method](
+      key,
+      (err: Error | null, res?: Counted) => {
+        if (!err) return done(null, res);
+        awayUntil = Date.now() + 1_000;
+        local[method](key, done, timeWindow, max);
+      },
+      timeWindow,
+      max,
+    );
+  };
+  return {
+    incr: (key: string, done: Done, timeWindow: number, max: number) =>
+      use('incr', key, done, timeWindow, max),
+    read: (key: string, done: Done, timeWindow: number, max: number) =>
+      use('read', key, done, timeWindow, max),
   };
 }
 
-export async function registerRateLimits(app: FastifyInstance, opts: { redis?: Redis; nameSpace?: string }) {
+/** Counting a group outside a route's own limit (a refusal, a hold made through a protocol). */
+export interface Limits {
+  /** Counts one for `key` in `group`; answers the seconds to wait when that passes the group's limit. */
+  spend(group: LimitGroup, key: string): Promise<number | undefined>;
+  /** The seconds to wait when `key` has spent `group`'s limit already, without counting. */
+  spent(group: LimitGroup, key: string): Promise<number | undefined>;
+}
+
+export async function registerRateLimits(
+  app: FastifyInstance,
+  opts: { redis?: Redis; nameSpace?: string },
+): Promise<Limits> {
+  const counters = countersOf(opts.redis, opts.nameSpace ?? 'portage-rl:');
   // Routes name a group in config.limit; this turns it into the plugin's per-route settings
   // (added before the plugin, whose own onRoute hook reads them).
   app.addHook('onRoute', (route) => {
@@ -78,11 +107,33 @@ export async function registerRateLimits(app: FastifyInstance, opts: { redis?: R
     global: false,
     // After authentication (onRequest), so that a signed-in caller is counted as themself.
     hook: 'preValidation',
-    store: sharedStore(opts.redis, opts.nameSpace ?? 'portage-rl:'),
-    // Redis unreachable: serve without limits rather than refuse every request (logged by ioredis).
-    skipOnError: true,
+    store: class {
+      incr = counters.incr;
+      read = counters.read;
+      child() {
+        return this;
+      }
+    },
     keyGenerator: (req) => req.ctx?.user?.id ?? req.ctx?.principal ?? req.ip,
     errorResponseBuilder: (_req, ctx) =>
       rateLimited('error.http.rateLimited', { seconds: Math.ceil(ctx.ttl / 1000), max: ctx.max }),
   });
+  // The plugin's key is the caller's then the group's name: the same counter as the group's routes.
+  const count =
+    (method: 'incr' | 'read') =>
+    (group: LimitGroup, key: string): Promise<number | undefined> =>
+      new Promise((resolve) =>
+        counters[method](
+          `${key}${group}`,
+          (_err, res) =>
+            resolve(
+              res && res.current > LIMITS[group] - (method === 'read' ? 1 : 0)
+                ? Math.max(1, Math.ceil(res.ttl / 1000))
+                : undefined,
+            ),
+          WINDOW_MS,
+          LIMITS[group],
+        ),
+      );
+  return { spend: count('incr'), spent: count('read') };
 }
