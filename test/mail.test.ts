@@ -68,6 +68,14 @@ function message(over: Partial<MailMessage> = {}): MailMessage {
   };
 }
 
+async function until(what: string, check: () => Promise<boolean>) {
+  const deadline = Date.now() + 20_000;
+  while (!(await check())) {
+    if (Date.now() > deadline) throw new Error(`timed out waiting until ${what}`);
+    await new Promise((r) => setTimeout(r, 10));
+  }
+}
+
 async function rowsByKey(key: string) {
   return database.db.select().from(outbox).where(eq(outbox.dedupeKey, key));
 }
@@ -272,7 +280,8 @@ describe('the outbox worker over SMTP', () => {
 
   it('a sender that dies after its claim: the row comes back after the lease, and the late sender changes nothing', async () => {
     const server = await smtpServer();
-    const first = mailJob({ transport: smtpTransport(server.url), from: FROM });
+    // A dead sender renews nothing: its renewals never come.
+    const first = mailJob({ transport: smtpTransport(server.url), from: FROM, renewEveryMs: 3_600_000 });
     const second = mailJob({ transport: smtpTransport(server.url), from: FROM });
     const m = message();
     await enqueueMail(ctx(), m);
@@ -303,9 +312,30 @@ describe('the outbox worker over SMTP', () => {
     expect(server.messages).toHaveLength(1);
   });
 
-  it('a pass that ran out of lease hands the rows it did not try back, their attempt uncounted', async () => {
+  it('a sender alive renews its lease: another instance stays off the row past the first lease, and it is sent once', async () => {
     const server = await smtpServer();
-    const job = mailJob({ transport: smtpTransport(server.url), from: FROM });
+    const first = mailJob({ transport: smtpTransport(server.url), from: FROM, renewEveryMs: 20 });
+    const second = mailJob({ transport: smtpTransport(server.url), from: FROM });
+    const m = message();
+    await enqueueMail(ctx(), m);
+    const start = nowMs;
+    const hold = server.holdNext();
+    const sending = first.run(ctx());
+    await hold.arrived;
+    // The send outlives its first lease; the renewals move the lease along with the clock.
+    nowMs = start + MAIL_LEASE_MS + 60_000;
+    await until('the lease is renewed', async () => (await row(m.dedupeKey)).nextAttemptAt.getTime() > nowMs);
+    expect(await second.run(ctx())).toBe(0);
+    hold.release(true);
+    expect(await sending).toBe(1);
+    expect(await row(m.dedupeKey)).toMatchObject({ status: 'sent', attempts: 1, leaseToken: null });
+    expect(server.transactions).toBe(1);
+  });
+
+  it('a pass whose lease could not be renewed hands the rows it did not try back, their attempt uncounted', async () => {
+    const server = await smtpServer();
+    // No renewal comes (the database away, say): the lease left is what counts.
+    const job = mailJob({ transport: smtpTransport(server.url), from: FROM, renewEveryMs: 3_600_000 });
     const a = message();
     const b = message();
     await enqueueMail(ctx(), a);
@@ -315,17 +345,39 @@ describe('the outbox worker over SMTP', () => {
     const hold = server.holdNext();
     const pass = job.run(ctx());
     await hold.arrived;
-    // The first send took most of the lease: too little is left to start another.
-    nowMs = start + MAIL_LEASE_MS - 30_000;
+    // The first send took more than half the lease: too little is left to start another.
+    nowMs = start + MAIL_LEASE_MS / 2 + 1;
     hold.release(true);
     expect(await pass).toBe(1);
     expect(await row(a.dedupeKey)).toMatchObject({ status: 'sent', attempts: 1 });
     const back = await row(b.dedupeKey);
-    expect(back).toMatchObject({ status: 'pending', attempts: 0 });
+    expect(back).toMatchObject({ status: 'pending', attempts: 0, leaseToken: null });
     expect(back.nextAttemptAt.getTime()).toBe(nowMs);
     expect(await job.run(ctx())).toBe(1);
     expect(await row(b.dedupeKey)).toMatchObject({ status: 'sent', attempts: 1 });
     expect(server.messages).toHaveLength(2);
+  });
+
+  it('a pass told to stop (the instance shutting down) finishes the message it sends and hands the others back', async () => {
+    const server = await smtpServer();
+    const job = mailJob({ transport: smtpTransport(server.url), from: FROM });
+    const sent = message();
+    const others = [message(), message()];
+    await enqueueMail(ctx(), sent);
+    nowMs += 1;
+    for (const m of others) await enqueueMail(ctx(), m);
+    const stop = new AbortController();
+    const hold = server.holdNext();
+    const pass = job.run(ctx(), stop.signal);
+    await hold.arrived;
+    stop.abort();
+    hold.release(true);
+    expect(await pass).toBe(1);
+    expect(await row(sent.dedupeKey)).toMatchObject({ status: 'sent', attempts: 1 });
+    for (const m of others) {
+      expect(await row(m.dedupeKey)).toMatchObject({ status: 'pending', attempts: 0, leaseToken: null });
+    }
+    expect(server.messages).toHaveLength(1);
   });
 
   it('refuses to run inside a transaction (no mail is sent while a transaction is open)', async () => {

@@ -11,8 +11,11 @@ export interface Job {
   name: string;
   /** Pause between passes when the last pass found nothing more to do. */
   everyMs: number;
-  /** One pass: claims at most a batch, handles it, answers how many rows it handled. */
-  run(ctx: RequestContext): Promise<number>;
+  /**
+   * One pass: claims at most a batch, handles it, answers how many rows it handled. `stopping` is
+   * aborted when the instance stops: a long pass hands back what it has not started.
+   */
+  run(ctx: RequestContext, stopping?: AbortSignal): Promise<number>;
   /** A pass that handled this many rows is followed at once by another. */
   batch: number;
 }
@@ -38,12 +41,13 @@ export function createJobRunner(
     ...(deps.defaultLocale ? { defaultLocale: deps.defaultLocale } : {}),
   });
   let stopped = true;
+  let stopping = new AbortController();
   const timers = new Map<string, NodeJS.Timeout>();
   const running = new Map<string, Promise<void>>();
 
   const pass = async (job: Job): Promise<number> => {
     try {
-      return await job.run(ctx());
+      return await job.run(ctx(), stopping.signal);
     } catch (err) {
       if (isDatabaseUnavailable(err)) {
         deps.log.warn(
@@ -76,6 +80,7 @@ export function createJobRunner(
     start() {
       if (!stopped) return;
       stopped = false;
+      stopping = new AbortController();
       for (const job of jobs) schedule(job, Math.min(job.everyMs, 1_000));
     },
     async runOnce() {
@@ -92,6 +97,7 @@ export function createJobRunner(
     },
     async stop() {
       stopped = true;
+      stopping.abort();
       for (const timer of timers.values()) clearTimeout(timer);
       await Promise.all(running.values());
     },

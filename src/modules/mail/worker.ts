@@ -1,10 +1,13 @@
 // The outbox worker: every instance runs it (docs/decisions.md "Mail" and "Background jobs").
-// A pass claims due rows with FOR UPDATE SKIP LOCKED in one short statement
-// that also takes a lease (next_attempt_at moves forward, attempts counts the try), commits, and
-// only then talks to the mail server: never inside a transaction
-// (docs/decisions.md "Database"). A sender that dies after its
-// claim leaves the row to come back when the lease ends.
+// A pass claims due rows with FOR UPDATE SKIP LOCKED in one short statement that also takes a
+// lease (next_attempt_at moves forward, attempts counts the try, lease_token names the pass),
+// commits, and only then talks to the mail server: never inside a transaction
+// (docs/decisions.md "Database"). While the pass lives it renews the lease of the rows it still
+// holds, so the lease can be short: a sender that dies leaves its rows to come back within
+// MAIL_LEASE_MS. A message is marked sent the moment the server accepts it: only a death in
+// between (one message, at most, per dead pass) sends it again, under the same Message-ID.
 import { and, asc, eq, inArray, lte, sql } from 'drizzle-orm';
+import { randomKey } from '../../contract/common.ts';
 import type { Job } from '../../jobs/runner.ts';
 import type { RequestContext } from '../context.ts';
 import { outboxMachine } from './states.ts';
@@ -14,10 +17,8 @@ import type { MailTransport } from './transports.ts';
 /** Wait after failed attempt 1, 2, 3, 4: 1 min, 5 min, 30 min, 2 h; attempt 5 failing is final. */
 const MAIL_RETRY_DELAYS_MS = [60_000, 5 * 60_000, 30 * 60_000, 2 * 60 * 60_000] as const;
 export const MAIL_MAX_ATTEMPTS = MAIL_RETRY_DELAYS_MS.length + 1;
-/** How long a claim keeps other instances off a row. */
-export const MAIL_LEASE_MS = 2 * 60_000;
-/** A send is started only while this much of the lease is left (SMTP timeouts are 10 s each). */
-const SEND_MARGIN_MS = 45_000;
+/** How long a claim keeps other instances off a row unless renewed: what a dead sender costs its rows. */
+export const MAIL_LEASE_MS = 15_000;
 
 export interface MailJobDeps {
   transport: MailTransport;
@@ -28,6 +29,8 @@ export interface MailJobDeps {
   /** Pause between passes that found nothing more (5 s). */
   everyMs?: number;
   leaseMs?: number;
+  /** How often a pass renews the lease of the rows it still holds (a third of the lease). */
+  renewEveryMs?: number;
 }
 
 /** Emails whose body holds a single-use link (account-templates.ts): emptied once sent. */
@@ -36,57 +39,81 @@ const CARRIES_LINK = new Set(['email-verify', 'password-reset']);
 export function mailJob(deps: MailJobDeps): Job {
   const batch = deps.batch ?? 20;
   const leaseMs = deps.leaseMs ?? MAIL_LEASE_MS;
+  const renewEveryMs = deps.renewEveryMs ?? leaseMs / 3;
   const domain = /@([^>\s]+)>?\s*$/.exec(deps.from)?.[1] ?? 'portage.localhost';
   return {
     name: 'mail',
     everyMs: deps.everyMs ?? 5_000,
     batch,
-    async run(ctx) {
+    async run(ctx, stopping) {
       if (ctx.inTransaction) throw new Error('the mail job sends mail: it must not run inside a transaction');
-      const claimedAt = ctx.now();
-      const leaseUntil = new Date(claimedAt.getTime() + leaseMs);
-      const rows = await claim(ctx, batch, leaseUntil);
+      const token = randomKey(16);
+      const lease = { until: ctx.now().getTime() + leaseMs };
+      const rows = await claim(ctx, batch, new Date(lease.until), token);
+      if (rows.length === 0) return 0;
+      const renewing = setInterval(() => void renew(ctx, token, leaseMs, lease), renewEveryMs);
+      renewing.unref();
       let handled = 0;
-      for (const [i, row] of rows.entries()) {
-        if (ctx.now().getTime() > leaseUntil.getTime() - Math.min(SEND_MARGIN_MS, leaseMs / 2)) {
-          // Too little of the lease is left to send safely: hand the rest back untried.
-          await release(ctx, rows.slice(i));
-          break;
-        }
-        try {
-          await deps.transport.send({
-            id: row.id,
-            createdAt: row.createdAt,
-            from: deps.from,
-            to: row.toAddress,
-            subject: row.subject,
-            text: row.textBody,
-            html: row.htmlBody,
-            messageId: `<${row.id}@${domain}>`,
-          });
-        } catch (err) {
-          await recordFailure(ctx, row, (err as Error).message);
+      try {
+        for (const [i, row] of rows.entries()) {
+          // Stopping (SIGTERM), or the lease could not be renewed (the database away): the rows
+          // not tried go back, so that no other sender meets them while this one still might.
+          if (stopping?.aborted || ctx.now().getTime() > lease.until - leaseMs / 2) {
+            await release(ctx, rows.slice(i));
+            break;
+          }
+          try {
+            await deps.transport.send({
+              id: row.id,
+              createdAt: row.createdAt,
+              from: deps.from,
+              to: row.toAddress,
+              subject: row.subject,
+              text: row.textBody,
+              html: row.htmlBody,
+              messageId: `<${row.id}@${domain}>`,
+            });
+          } catch (err) {
+            await recordFailure(ctx, row, (err as Error).message);
+            handled++;
+            continue;
+          }
+          // The message is out: record it, whoever holds the row now (a later claimer then finds it sent).
+          // A sent link email keeps no body: its link stays live until it expires, and the database
+          // is no place to read it from.
+          await ctx.db
+            .update(outbox)
+            .set({
+              status: outboxMachine.to('send'),
+              sentAt: ctx.now(),
+              lastError: null,
+              leaseToken: null,
+              ...(CARRIES_LINK.has(row.kind) ? { textBody: '', htmlBody: '' } : {}),
+            })
+            .where(and(eq(outbox.id, row.id), outboxMachine.where('send', outbox.status)));
+          ctx.log.debug({ mailId: row.id, kind: row.kind, attempt: row.attempts }, 'mail sent');
           handled++;
-          continue;
         }
-        // The message is out: record it, whoever holds the row now (a later claimer then finds it sent).
-        // A sent link email keeps no body: its link stays live until it expires, and the database
-        // is no place to read it from.
-        await ctx.db
-          .update(outbox)
-          .set({
-            status: outboxMachine.to('send'),
-            sentAt: ctx.now(),
-            lastError: null,
-            ...(CARRIES_LINK.has(row.kind) ? { textBody: '', htmlBody: '' } : {}),
-          })
-          .where(and(eq(outbox.id, row.id), outboxMachine.where('send', outbox.status)));
-        ctx.log.debug({ mailId: row.id, kind: row.kind, attempt: row.attempts }, 'mail sent');
-        handled++;
+      } finally {
+        clearInterval(renewing);
       }
       return handled;
     },
   };
+}
+
+/** Moves the lease of the rows `token` still holds forward; `lease.until` follows when it did. */
+async function renew(ctx: RequestContext, token: string, leaseMs: number, lease: { until: number }) {
+  const until = ctx.now().getTime() + leaseMs;
+  try {
+    await ctx.db
+      .update(outbox)
+      .set({ nextAttemptAt: new Date(until) })
+      .where(and(eq(outbox.leaseToken, token), eq(outbox.status, 'pending')));
+    lease.until = until;
+  } catch (err) {
+    ctx.log.warn({ err: (err as Error).message }, 'could not renew the lease of the mail being sent');
+  }
 }
 
 type ClaimedRow = Pick<
@@ -98,7 +125,12 @@ type ClaimedRow = Pick<
  * One statement, so one short transaction: lock up to `batch` due rows (skipping rows another
  * instance holds), count the attempt and move next_attempt_at to the lease's end.
  */
-async function claim(ctx: RequestContext, batch: number, leaseUntil: Date): Promise<ClaimedRow[]> {
+async function claim(
+  ctx: RequestContext,
+  batch: number,
+  leaseUntil: Date,
+  token: string,
+): Promise<ClaimedRow[]> {
   const due = ctx.db
     .select({ id: outbox.id })
     .from(outbox)
@@ -108,7 +140,7 @@ async function claim(ctx: RequestContext, batch: number, leaseUntil: Date): Prom
     .for('update', { skipLocked: true });
   const rows = await ctx.db
     .update(outbox)
-    .set({ attempts: sql`${outbox.attempts} + 1`, nextAttemptAt: leaseUntil })
+    .set({ attempts: sql`${outbox.attempts} + 1`, nextAttemptAt: leaseUntil, leaseToken: token })
     .where(inArray(outbox.id, due))
     .returning({
       id: outbox.id,
@@ -136,8 +168,8 @@ async function recordFailure(ctx: RequestContext, row: ClaimedRow, error: string
     .update(outbox)
     .set(
       final
-        ? { status: outboxMachine.to('fail'), lastError: error }
-        : { nextAttemptAt: new Date(now.getTime() + wait), lastError: error },
+        ? { status: outboxMachine.to('fail'), lastError: error, leaseToken: null }
+        : { nextAttemptAt: new Date(now.getTime() + wait), lastError: error, leaseToken: null },
     )
     .where(and(eq(outbox.id, row.id), eq(outbox.status, 'pending'), eq(outbox.attempts, row.attempts)));
   const details = { mailId: row.id, kind: row.kind, attempt: row.attempts, error };
@@ -150,7 +182,7 @@ async function release(ctx: RequestContext, rows: ClaimedRow[]): Promise<void> {
   for (const row of rows) {
     await ctx.db
       .update(outbox)
-      .set({ attempts: row.attempts - 1, nextAttemptAt: ctx.now() })
+      .set({ attempts: row.attempts - 1, nextAttemptAt: ctx.now(), leaseToken: null })
       .where(and(eq(outbox.id, row.id), eq(outbox.status, 'pending'), eq(outbox.attempts, row.attempts)));
   }
 }
