@@ -28,7 +28,7 @@ import {
 import { agentToken } from './helpers/agents.ts';
 import type { Answer, SignedIn } from './helpers/app.ts';
 import { useTestApp, withTestApp } from './helpers/app.ts';
-import { admin, buyer, product, seller, uniqueEmail } from './helpers/builders.ts';
+import { admin, buyer, product, seller, uniqueEmail, verified } from './helpers/builders.ts';
 import { addToCart, openCheckout, paymentEvent, postEvent } from './helpers/checkout.ts';
 import { emlFiles, liveReservedUnits, ordersOfCheckout, stockOf } from './helpers/orders.ts';
 import { parseEml } from './helpers/smtp.ts';
@@ -213,7 +213,7 @@ describe('a guest claims the account a platform made', () => {
 
 describe('a platform naming an existing account', () => {
   it("buys as that person, without ending the person's own checkout or hold", async () => {
-    const person = await buyer(t.api, 'acp-existing');
+    const person = await verified(database, await buyer(t.api, 'acp-existing'));
     const own = await product(t.api, shop, { stockQuantity: 5 });
     await addToCart(t.api, person, own.id, 1);
     const mine = await openCheckout(t.api, person);
@@ -225,6 +225,49 @@ describe('a platform naming an existing account', () => {
     expect(await liveReservedUnits(database, own.id)).toBe(1);
     const [order] = await ordersOfCheckout(database, await checkoutOf(session.id));
     expect(order!.buyerId).toBe(person.id);
+  });
+});
+
+describe('an account whose address was never verified, named by a platform', () => {
+  it('loses its password and sign-ins to the purchase: the order is readable only by whoever proves the address', async () => {
+    // Someone registers the address of a person who never verifies it, then waits.
+    const address = uniqueEmail('victim');
+    const squatter = await t.api.post('/auth/register', {
+      email: address,
+      password: 'squatters password 1',
+      name: 'Not the owner',
+    });
+    expect(squatter.status).toBe(201);
+    const squatterToken = squatter.body.token as string;
+    expect((await t.api.as(squatterToken).get('/orders')).status).toBe(200);
+
+    // The owner buys through a platform, which names the address in capitals.
+    const { session } = await heldSession(1, acp, buyerNamed(address.toUpperCase()));
+    expect((await acp.pay(session.id)).body.status).toBe('completed');
+    const [order] = await ordersOfCheckout(database, await checkoutOf(session.id));
+    const [account] = await database.db.select().from(users).where(eq(users.email, address));
+    expect(order!.buyerId).toBe(account!.id);
+    expect(account).toMatchObject({ passwordHash: null, emailVerified: false, tokenVersion: 1 });
+
+    // What the squatter held opens nothing any more: not the order, its invoice, nor a cancel.
+    expect((await t.api.as(squatterToken).get(`/orders/${order!.id}`)).status).toBe(401);
+    expect((await t.api.as(squatterToken).get(`/orders/${order!.id}/invoice`)).status).toBe(401);
+    expect(
+      (await t.api.as(squatterToken).post(`/orders/${order!.id}/cancel`, { reason: 'mine' })).status,
+    ).toBe(401);
+    expect(
+      (await t.api.post('/auth/login', { email: address, password: 'squatters password 1' })).status,
+    ).toBe(401);
+  });
+
+  it('a verified account keeps its password and sign-ins', async () => {
+    const person = await verified(database, await buyer(t.api, 'acp-verified'));
+    const { session } = await heldSession(1, acp, buyerNamed(person.email));
+    expect((await acp.pay(session.id)).body.status).toBe('completed');
+    expect((await t.api.as(person).get('/orders')).body.total).toBe(1);
+    expect((await t.api.post('/auth/login', { email: person.email, password: person.password })).status).toBe(
+      200,
+    );
   });
 });
 

@@ -28,7 +28,7 @@ import {
 import { agentToken } from './helpers/agents.ts';
 import type { SignedIn } from './helpers/app.ts';
 import { useTestApp, withTestApp } from './helpers/app.ts';
-import { admin, buyer, product, seller, uniqueEmail } from './helpers/builders.ts';
+import { admin, buyer, product, seller, uniqueEmail, verified } from './helpers/builders.ts';
 import { paymentEvent, postEvent } from './helpers/checkout.ts';
 import { agentTokens, authorizeUrl, pkce, registerClient, signInToConsent } from './helpers/oauth.ts';
 import { liveReservedUnits, ordersOfCheckout, ship, stockOf } from './helpers/orders.ts';
@@ -681,7 +681,7 @@ describe('exactly once', () => {
 
 describe('one buyer, two protocols', () => {
   it('a person bought for through ACP and through UCP sees both orders in one history', async () => {
-    const person = await buyer(t.api, 'both');
+    const person = await verified(database, await buyer(t.api, 'both'));
     const acp = new AcpClient(t.api, (await issuePlatform(t.api, boss)).apiKey, t.clock.now);
     const p = await product(t.api, shop, { priceCents: 1200, stockQuantity: 5 });
     const viaAcp = await acp.create({

@@ -4,7 +4,7 @@ import { randomBytes } from 'node:crypto';
 import { expect } from 'vitest';
 import type { Answer, Api, SignedIn } from './app.ts';
 
-export { admin, buyer, seller, uniqueEmail } from './app.ts';
+export { admin, buyer, seller, uniqueEmail, verified } from './app.ts';
 
 /** A word no other test uses (letters only, so that full-text search keeps it whole). */
 export const uniqueWord = () =>

@@ -20,6 +20,7 @@ import { randomKey } from '../../contract/common.ts';
 import { AppError, inputProblems } from '../../contract/errors.ts';
 import { BASE_LOCALE, render, type Text, text } from '../../contract/i18n.ts';
 import { insertInto, ph, pipeline, query, statement } from '../../db/sql.ts';
+import type { AuthService } from '../auth/service.ts';
 import { accountForEmail } from '../auth/users.ts';
 import {
   type CheckoutDeps,
@@ -55,6 +56,8 @@ import { checkSpentToken, MAX_TOKEN_LENGTH, spendVaultToken } from './vault.ts';
 const SESSION_TTL_MS = 30 * 60 * 1000;
 
 export interface AcpDeps extends CheckoutDeps, OrdersDeps, AnswerDeps {
+  /** What this instance remembers of a person's sign-ins (forgotten when a purchase ends them). */
+  auth?: Pick<AuthService, 'forget'>;
   /** At most this many live holds per platform (PLATFORM_MAX_HOLDS). */
   maxPlatformHolds: number;
   /** The sandbox's signer, when the sandbox is the provider (its vault handler is offered then). */
@@ -589,8 +592,10 @@ async function requote(
     });
     const state: SessionState = { row, checkout: holding };
     await finish?.(tx, state);
-    return { state, superseded: held?.superseded ?? [] };
+    return { state, superseded: held?.superseded ?? [], signedOut: buyer.signedOut };
   });
+  // After the commit: a concurrent read cannot cache the account's old sign-ins again.
+  if (done.signedOut) deps.auth?.forget(done.signedOut);
   await endProviderSessions(ctx, deps, done.superseded);
   return done.state;
 }
@@ -674,7 +679,7 @@ async function buyerOf(
   ctx: RequestContext,
   who: AcpCaller,
   buyer: AcpBuyer | undefined,
-): Promise<{ user?: AuthUser; messages: StoredMessage[] }> {
+): Promise<{ user?: AuthUser; messages: StoredMessage[]; signedOut?: string }> {
   if ('user' in who) return { user: who.user, messages: [] };
   if (!buyer?.email) {
     return {
@@ -685,7 +690,7 @@ async function buyerOf(
   }
   const name =
     buyer.full_name ?? ([buyer.first_name, buyer.last_name].filter(Boolean).join(' ') || buyer.email);
-  const account = await accountForEmail(ctx, buyer.email, name.slice(0, 100));
+  const { account, signedOut } = await accountForEmail(ctx, buyer.email, name.slice(0, 100));
   if (account.role !== 'buyer') {
     return {
       messages: [
@@ -693,7 +698,11 @@ async function buyerOf(
       ],
     };
   }
-  return { user: { id: account.id, email: account.email, role: 'buyer' }, messages: [] };
+  return {
+    user: { id: account.id, email: account.email, role: 'buyer' },
+    messages: [],
+    ...(signedOut ? { signedOut: account.id } : {}),
+  };
 }
 
 /** The ACP address as checkout takes it, or the messages naming what to fix (JSONPaths into the request). */

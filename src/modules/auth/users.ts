@@ -55,17 +55,31 @@ async function insertIfNew(ctx: RequestContext, input: Parameters<typeof insertU
  * The account of an email address, made as a guest's when there is none: no password,
  * unverified. Its person claims it by verifying the address, then setting a password through
  * the reset link (docs/acp.md "Guest buyers"). Two platforms naming one new email get one account.
+ *
+ * An account whose address was never verified may have been registered by someone else than its
+ * owner, waiting for the owner's purchases: its password is dropped and its sign-ins ended
+ * (tokenVersion moves on) in the same statement, so what is bought for the address is readable
+ * only by whoever proves it (as external login does). `signedOut` says so: the caller makes this
+ * instance forget the account's tokens once its transaction commits.
  */
-export async function accountForEmail(ctx: RequestContext, email: string, name: string): Promise<UserRow> {
+export async function accountForEmail(
+  ctx: RequestContext,
+  email: string,
+  name: string,
+): Promise<{ account: UserRow; signedOut: boolean }> {
   const address = email.toLowerCase();
-  const [made] = await guestInsert(ctx.db, { id: newId('users'), email: address, name });
-  if (made) return made;
+  const id = newId('users');
+  const [made] = await guestInsert(ctx.db, { id, email: address, name });
+  if (made) return { account: made, signedOut: made.id !== id };
   const [found] = await ctx.db.select().from(users).where(eq(users.email, address));
   if (!found) throw new Error(`accountForEmail: ${address} neither inserted nor found`);
-  return found;
+  return { account: found, signedOut: false };
 }
 
-/** A guest's account, unless the email has one (named: every ACP purchase for a new email makes one). */
+/**
+ * A guest's account, unless the email has one; an unverified one with a password loses it (named:
+ * every ACP purchase for a new email makes one). Answers the row inserted or changed, else none.
+ */
 const guestInsert = query('user_guest_insert', (db, name) =>
   db
     .insert(users)
@@ -77,7 +91,11 @@ const guestInsert = query('user_guest_insert', (db, name) =>
       passwordHash: null,
       emailVerified: false,
     })
-    .onConflictDoNothing({ target: users.email })
+    .onConflictDoUpdate({
+      target: users.email,
+      set: { passwordHash: null, tokenVersion: sql`${users.tokenVersion} + 1` },
+      setWhere: sql`not ${users.emailVerified} and ${users.passwordHash} is not null`,
+    })
     .returning()
     .prepare(name),
 );
