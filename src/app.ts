@@ -247,9 +247,9 @@ export async function buildApp(opts: AppOptions): Promise<FastifyInstance> {
   await app.register(paymentRoutes({ ...commerce, sandbox }));
   await app.register(orderRoutes(commerce));
   await app.register(invoiceRoutes(invoiceLinks));
-  await app.register(acpRoutes({ ...commerce, sandbox, auth, platforms }));
+  await app.register(acpRoutes({ ...commerce, sandbox, auth, platforms, limits }));
   const development = config.appEnv === 'development';
-  const ucpProfiles = createProfiles({ development });
+  const ucpProfiles = createProfiles({ development, now });
   await app.register(
     ucpRoutes({
       ...commerce,
@@ -260,6 +260,7 @@ export async function buildApp(opts: AppOptions): Promise<FastifyInstance> {
       keys: ucpKeys,
       profiles: ucpProfiles,
       development,
+      limits,
     }),
   );
   await app.register(returnRoutes({ ...commerce, returnWindowDays: config.returnWindowDays }));

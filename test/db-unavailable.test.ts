@@ -6,6 +6,7 @@ import net from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openDatabase } from '../src/db/index.ts';
 import { ACP_VERSION, issuePlatform } from './helpers/acp.ts';
+import { agentToken } from './helpers/agents.ts';
 import { admin, buyer, type SignedIn, seller, type TestApp, testApp } from './helpers/app.ts';
 import { product } from './helpers/builders.ts';
 import { addToCart } from './helpers/checkout.ts';
@@ -46,6 +47,7 @@ describe('the database unreachable under a running app', () => {
   let takeAway: () => Promise<void>;
   let person: SignedIn;
   let platformKey: string;
+  let agent: string;
   let productId: string;
 
   beforeAll(async () => {
@@ -82,6 +84,7 @@ describe('the database unreachable under a running app', () => {
     person = await buyer(t.api);
     await addToCart(t.api, person, productId, 1);
     platformKey = (await issuePlatform(t.api, await admin(t.api, direct))).apiKey;
+    agent = (await agentToken(t, direct, person, ['shop'])).token;
     await takeAway();
   });
   afterAll(async () => {
@@ -119,6 +122,11 @@ describe('the database unreachable under a running app', () => {
       code: 'internal_error',
       message: UNAVAILABLE.en,
     });
+    // A person's agent token could not be checked: no 401 (its token is fine).
+    const byAgent = await t.api
+      .as(agent)
+      .get('/acp/checkout_sessions/acp_cs_nothing', { 'api-version': ACP_VERSION });
+    expect(byAgent.status).toBe(503);
 
     const ucp = await t.api.get('/ucp/v1/checkout-sessions/ucp_cs_nothing', { 'x-api-key': platformKey });
     expect(ucp.status).toBe(503);

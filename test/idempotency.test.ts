@@ -12,6 +12,7 @@ import type { FastifyInstance } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildApp } from '../src/app.ts';
 import { loadConfig } from '../src/config.ts';
+import { rateLimited } from '../src/contract/errors.ts';
 import {
   IDEMPOTENCY_TTL_MS,
   idempotencyCleanupJob,
@@ -32,7 +33,8 @@ let api: Api;
 const clock = new TestClock();
 
 /** The test routes' state: calls per route, a switch to fail, a gate to hold a handler. */
-const calls = { boom: 0, big: 0, slow: 0 };
+const calls = { boom: 0, big: 0, slow: 0, busy: 0 };
+let busy = true;
 let failing = true;
 let bigBytes = 0;
 let gate: { open: () => void; promise: Promise<void> } = makeGate();
@@ -76,6 +78,11 @@ beforeAll(async () => {
       return { call };
     });
     f.post('/test/empty', { config: { auth: 'user' } }, async (_req, reply) => reply.code(204).send());
+    f.post('/test/busy', { config: { auth: 'user' } }, async () => {
+      calls.busy++;
+      if (busy) throw rateLimited('error.http.rateLimited', { seconds: 30, max: 10 });
+      return { calls: calls.busy };
+    });
   });
   await app.ready();
   api = new Api(app);
@@ -371,6 +378,20 @@ describe('what is not stored', () => {
     expect(calls.boom).toBe(before + 2);
     expectReplayOf(await post(b, '/test/boom', { n: 1 }, key), retry);
     expect(calls.boom).toBe(before + 2);
+  });
+
+  it('a rate limit (429): nothing is kept under the key, and the retry runs', async () => {
+    const b = await buyer(api);
+    const key = newKey();
+    busy = true;
+    const refused = await post(b, '/test/busy', {}, key);
+    expect(refused.status).toBe(429);
+    expect(await keyRows(b)).toEqual([]);
+    busy = false;
+    const retry = await post(b, '/test/busy', {}, key);
+    expect(retry.status).toBe(200);
+    expect(retry.headers['idempotent-replayed']).toBeUndefined();
+    expectReplayOf(await post(b, '/test/busy', {}, key), retry);
   });
 
   it('an answer over 1 MiB: not stored, a retry runs again; one at the limit is replayed', async () => {

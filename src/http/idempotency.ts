@@ -4,7 +4,7 @@
 // again; the same key with another request, or while the first is still running, is 409. A
 // route may refuse a stored answer (config.replayable: POST /checkout's session has ended):
 // the same key then runs the handler anew.
-// Server errors (5xx) are not stored: a retry runs again.
+// Server errors (5xx) and rate limits (429) are not stored: a retry runs again.
 //
 // Only signed-in callers: keys are scoped per user (two users may pick the same key), and the
 // anonymous POSTs (register, login, the payment webhook) need none: the webhook is made
@@ -19,8 +19,8 @@
 //   claimed with one insert ... on conflict do nothing (responseStatus null = running). A row
 //   already there is replayed, refused (409), or taken over (expired; or abandoned, below)
 //   by a conditional update, so two requests racing on one key never both run the handler.
-// - onSend: the answer is stored (status < 500, JSON or empty, at most 1 MiB), or the row is
-//   deleted (a 5xx, a stream, a larger answer: a retry runs again).
+// - onSend: the answer is stored (status < 500 but 429, JSON or empty, at most 1 MiB), or the
+//   row is deleted (a 5xx, a 429, a stream, a larger answer: a retry runs again).
 // - onResponse: a row this request still holds as running is deleted (a safety net: onSend
 //   runs for every answer Fastify sends, errors included).
 //
@@ -201,7 +201,8 @@ export function registerIdempotency(app: FastifyInstance) {
     const body = storableBody(reply, payload);
     const { ctx } = req;
     const status = reply.statusCode;
-    const storing = status < 500 && body !== undefined;
+    // A rate limit ran nothing: the same key runs once the caller may again.
+    const storing = status < 500 && status !== 429 && body !== undefined;
     await settle(
       req,
       () => (storing ? storeAnswer(ctx, claim, status, body) : release(ctx, claim)),

@@ -29,6 +29,12 @@ export const LIMITS = {
   mcp: 120,
   /** The ACP routes, per platform (or agent's person): a platform buys for many people. */
   acp: 600,
+  /**
+   * ACP and UCP requests refused before their caller is known (no key, an unknown key or token,
+   * no API version, a profile refused), per address: past it, such requests are 429 before any
+   * database read or profile fetch.
+   */
+  agentRefusals: 30,
   /** The pages for people (src/web), per address: browsing a storefront reads many pages. */
   pages: 300,
 } as const;

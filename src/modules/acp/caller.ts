@@ -1,6 +1,7 @@
 // Who calls the ACP routes: a platform with the key an admin issued (acting for the buyer its
 // session names), or an agent with a person's OAuth token (scope shop: buying as that person).
 
+import { AppError } from '../../contract/errors.ts';
 import type { MessageKey } from '../../contract/i18n.ts';
 import { text } from '../../contract/i18n.ts';
 import { BUYING_SCOPES } from '../../contract/scopes.ts';
@@ -38,8 +39,10 @@ export async function acpCallerOf(
   let user: AuthUser & { agent?: { scopes: readonly string[] } };
   try {
     user = await auth.authenticate(ctx, token);
-  } catch {
-    throw unauthorized('acp.error.unknownToken');
+  } catch (err) {
+    // A refused token; anything else (the database unreachable) is not the caller's fault.
+    if (err instanceof AppError) throw unauthorized('acp.error.unknownToken');
+    throw err;
   }
   // UCP's checkout:manage is the same permission (a linked platform vaults the sandbox's cards here).
   if (user.agent && !user.agent.scopes.some((s) => BUYING_SCOPES.includes(s))) {

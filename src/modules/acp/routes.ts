@@ -22,6 +22,7 @@ import { BASE_LOCALE, LOCALES, type Locale, render, type Text, text } from '../.
 import { bearerToken } from '../../http/auth.ts';
 import { unavailableOr } from '../../http/errors.ts';
 import { IdempotencyError, sendAnswer } from '../../http/idempotency.ts';
+import { LIMITS, type Limits } from '../../http/rate-limit.ts';
 import type { AuthService } from '../auth/service.ts';
 import type { PlatformKeys } from '../platforms/service.ts';
 import { ACP_SUPPORTED_VERSIONS, ACP_VERSION } from './answer.ts';
@@ -38,7 +39,12 @@ import {
 } from './sessions.ts';
 import { delegatePayment } from './vault.ts';
 
-export type AcpRouteDeps = Omit<AcpDeps, 'handlers'> & { auth: AuthService; platforms: PlatformKeys };
+export type AcpRouteDeps = Omit<AcpDeps, 'handlers'> & {
+  auth: AuthService;
+  platforms: PlatformKeys;
+  /** Counting outside the routes' own limits (refusals, a person's holds); none with RATE_LIMITS=off. */
+  limits?: Limits;
+};
 
 const sessionParams = z.object({ checkout_session_id: z.string().min(1).max(100) });
 const callers = new WeakMap<FastifyRequest, AcpCaller>();
@@ -90,7 +96,7 @@ export function acpRoutes(routeDeps: AcpRouteDeps) {
     );
 
     await fastify.register(async (scope) => {
-      acpConventions(scope, routeDeps.auth, routeDeps.platforms);
+      acpConventions(scope, routeDeps);
       const app = scope.withTypeProvider<import('fastify-type-provider-zod').ZodTypeProvider>();
 
       app.post(
@@ -98,6 +104,10 @@ export function acpRoutes(routeDeps: AcpRouteDeps) {
         {
           config: POST,
           bodyLimit: BODY_LIMIT,
+          preHandler: async (req) => {
+            const who = callerOf(req);
+            if ('user' in who) await spendCheckout(routeDeps.limits, who.user.id);
+          },
           schema: {
             tags,
             summary: 'ACP: create a checkout session (201)',
@@ -226,15 +236,44 @@ function requestedLocale(req: FastifyRequest): string | undefined {
   return first && /^[A-Za-z]{2,3}(-[A-Za-z0-9]{2,8})*$/.test(first) ? first : undefined;
 }
 
+/**
+ * A person's agent creating a session holds stock as the person's own checkout does: it counts in
+ * the person's checkout budget (a platform's holds are capped by PLATFORM_MAX_HOLDS instead).
+ */
+async function spendCheckout(limits: Limits | undefined, userId: string) {
+  const wait = await limits?.spend('checkout', userId);
+  if (wait) throw rateLimitedFailure(wait, LIMITS.checkout);
+}
+
+const rateLimitedFailure = (seconds: number, max: number) =>
+  new AcpFailure(
+    429,
+    { type: 'invalid_request', code: 'rate_limited' },
+    text('error.http.rateLimited', { seconds, max }),
+    seconds,
+  );
+
 /** Who calls, the version, the headers echoed and the spec's error shape, for every route of `scope`. */
-function acpConventions(scope: FastifyInstance, auth: AuthService, platforms: PlatformKeys) {
+function acpConventions(scope: FastifyInstance, { auth, platforms, limits }: AcpRouteDeps) {
   scope.addHook('onRequest', async (req, reply) => {
     const echo = req.headers['request-id'];
     if (typeof echo === 'string' && echo.length <= 200) reply.header('request-id', echo);
     const key = req.headers['idempotency-key'];
     if (req.method === 'POST' && typeof key === 'string' && key.length <= 255)
       reply.header('idempotency-key', key);
+    // Refusals are counted before the work that refuses (a key read): past the address's
+    // budget, a caller still unknown is 429 at once.
+    const spent = await limits?.spent('agentRefusals', req.ip);
+    if (spent) throw rateLimitedFailure(spent, LIMITS.agentRefusals);
+    try {
+      await identify(req);
+    } catch (err) {
+      if (err instanceof AcpFailure && err.statusCode < 500) await limits?.spend('agentRefusals', req.ip);
+      throw err;
+    }
+  });
 
+  const identify = async (req: FastifyRequest) => {
     const who = await acpCallerOf(req.ctx, auth, platforms, bearerToken(req.headers.authorization));
     callers.set(req, who);
     // What rate limits count and Idempotency-Keys are scoped by: the platform, or the person.
@@ -255,7 +294,7 @@ function acpConventions(scope: FastifyInstance, auth: AuthService, platforms: Pl
         text('acp.error.apiVersionUnsupported', { version: version.slice(0, 20) }),
       );
     }
-  });
+  };
 
   scope.setErrorHandler((err: FastifyError, req, reply) => {
     const [status, answer, retryAfter] = acpErrorOf(unavailableOr(err, req), req);

@@ -25,6 +25,7 @@ import { accountForEmail } from '../auth/users.ts';
 import {
   type CheckoutDeps,
   CheckoutRefusal,
+  cancelCheckout,
   endProviderSessions,
   expireCheckout,
   holdCheckout,
@@ -155,7 +156,7 @@ export async function cancelSession(
       .where(sql`${acpSessions.id} = ${row.id} and ${acpSessionMachine.where('cancel', acpSessions.status)}`)
       .returning();
     if (!canceled) throw refused();
-    if (row.checkoutId) await expireCheckout(tx, row.checkoutId);
+    if (row.checkoutId) await cancelCheckout(tx, row.checkoutId);
     // A canceled session shows nothing of its checkout: no need to read it again.
     const state = { row: canceled, checkout: undefined };
     await finish?.(tx, state);

@@ -152,9 +152,10 @@ export async function holdCheckout(
   const prepared = await inTransaction(ctx, async (tx) => {
     const now = tx.now();
     // One round trip: the cart's lock, then the buyer's open checkouts locked, then reads.
-    const [cart, open, verified, lapsed] = await pipeline(tx, [
+    const adapterSessionId = adapter?.sessionId ?? null;
+    const [cart, open, verified, lapsed, heldElsewhere] = await pipeline(tx, [
       (c) => (adapter ? givenLinesLocked(c, me.id, adapter.lines) : lockedCartForCheckout(c, me.id)),
-      (c) => openSessionsLocked(c.db, { buyerId: me.id, adapterSessionId: adapter?.sessionId ?? null }),
+      (c) => openSessionsLocked(c.db, { buyerId: me.id, adapterSessionId }),
       (c) => isEmailVerified(c, me.id),
       (c) =>
         lapsedHolds(c.db, {
@@ -163,6 +164,7 @@ export async function holdCheckout(
           now,
           since: new Date(now.getTime() - HOLD_COOLDOWN_SECONDS * 1000),
         }),
+      (c) => unitsHeldElsewhere(c.db, { buyerId: me.id, adapterSessionId, now }),
     ]);
     if (cart.unavailable.length > 0) {
       throw new CheckoutRefusal(
@@ -174,23 +176,25 @@ export async function holdCheckout(
     if (cart.lines.length === 0) {
       throw new CheckoutRefusal('empty', conflict('error.checkout.emptyCart'));
     }
-    // Nobody keeps stock from others: an unverified account holds a few units of a product, and
-    // a hold let lapse is not taken again at once (a re-checkout does not extend one: below).
+    // Nobody keeps stock from others: an unverified account holds a few units of a product, in
+    // all its checkouts together (the cart's and every protocol session's), and a hold let lapse
+    // or canceled is not taken again at once (a re-checkout does not extend one: below).
     if (!verified) {
-      const over = cart.lines.filter((l) => l.quantity > UNVERIFIED_MAX_UNITS);
+      const held = new Map(heldElsewhere.map((h) => [h.productId, h.units]));
+      const over = cart.lines.filter((l) => l.quantity + (held.get(l.productId) ?? 0) > UNVERIFIED_MAX_UNITS);
       if (over.length > 0) {
         throw new CheckoutRefusal(
           'unverified_limit',
           conflict('error.checkout.unverifiedLimit', {
             max: UNVERIFIED_MAX_UNITS,
             lines: over
-              .map((l) =>
-                t(localeOf(ctx), 'error.checkout.unverifiedLine', {
-                  title: l.title,
-                  id: l.productId,
-                  quantity: l.quantity,
-                }),
-              )
+              .map((l) => {
+                const elsewhere = held.get(l.productId) ?? 0;
+                const line = { title: l.title, id: l.productId, quantity: l.quantity, held: elsewhere };
+                return elsewhere > 0
+                  ? t(localeOf(ctx), 'error.checkout.unverifiedHeldLine', line)
+                  : t(localeOf(ctx), 'error.checkout.unverifiedLine', line);
+              })
               .join('; '),
           }),
           over.map((l) => l.productId),
@@ -477,19 +481,37 @@ const givenLines = statement<{ productId: string; quantity: number; product: Sal
 
 /**
  * The products of the buyer's holds that lapsed unpaid since `since`, with when: a session past
- * its end that the expiry job has not ended yet, or one it (or the provider's expiry) ended at or
- * after its end. A session replaced by a newer checkout, or refused, ended before its end. Of
- * one kind: the cart's checkouts, or the protocol adapters' (a platform's lapses never cool the
- * person's own checkout down).
+ * its end that the expiry job has not ended yet, one it (or the provider's expiry) ended at or
+ * after its end, or one its holder canceled (canceled_at). A session replaced by a newer
+ * checkout, or refused, ended before its end without lapsing. Of one kind: the cart's checkouts,
+ * or the protocol adapters' (a platform's lapses never cool the person's own checkout down).
  */
 const lapsedHolds = statement<{ productId: string; lapsedAt: number }>(
   'checkout_lapsed_holds',
-  sql`select item->>'productId' as "productId", extract(epoch from max(s.expires_at))::float8 as "lapsedAt"
+  sql`select item->>'productId' as "productId",
+      extract(epoch from max(coalesce(s.canceled_at, s.expires_at)))::float8 as "lapsedAt"
     from ${checkoutSessions} s, jsonb_array_elements(s.parcels) parcel, jsonb_array_elements(parcel->'items') item
-    where s.buyer_id = ${ph('buyerId')}::text and s.expires_at <= ${ph('now')}::timestamptz
-      and s.expires_at > ${ph('since')}::timestamptz
-      and (s.status = 'ready_for_payment' or (s.status = 'expired' and s.expired_at >= s.expires_at))
+    where s.buyer_id = ${ph('buyerId')}::text
+      and coalesce(s.canceled_at, s.expires_at) <= ${ph('now')}::timestamptz
+      and coalesce(s.canceled_at, s.expires_at) > ${ph('since')}::timestamptz
+      and (s.status = 'ready_for_payment' or (s.status = 'expired' and s.expired_at >= s.expires_at)
+        or s.canceled_at is not null)
       and (s.adapter_session_id is null) = ${ph('ofCart')}::boolean
+    group by 1`,
+);
+
+/**
+ * The units of each product the buyer holds in open checkouts other than those this checkout
+ * replaces (its own kind: the cart's, or this adapter session's): what an unverified account's
+ * cap counts besides the lines it asks for now.
+ */
+const unitsHeldElsewhere = statement<{ productId: string; units: number }>(
+  'checkout_units_held_elsewhere',
+  sql`select item->>'productId' as "productId", sum((item->>'quantity')::int)::int as units
+    from ${checkoutSessions} s, jsonb_array_elements(s.parcels) parcel, jsonb_array_elements(parcel->'items') item
+    where s.buyer_id = ${ph('buyerId')}::text and s.status = 'ready_for_payment'
+      and s.expires_at > ${ph('now')}::timestamptz
+      and s.adapter_session_id is distinct from ${ph('adapterSessionId')}::text
     group by 1`,
 );
 
@@ -593,10 +615,14 @@ const heldUsesStatement = statement<{ n: number }>(
 );
 
 /** Ends an open session and gives back its stock (in ctx's transaction). */
-async function expire(ctx: RequestContext, checkoutId: string): Promise<boolean> {
+async function expire(ctx: RequestContext, checkoutId: string, how?: { canceled: true }): Promise<boolean> {
   const [ended] = await ctx.db
     .update(checkoutSessions)
-    .set({ status: checkoutMachine.to('expire'), expiredAt: ctx.now() })
+    .set({
+      status: checkoutMachine.to('expire'),
+      expiredAt: ctx.now(),
+      ...(how ? { canceledAt: ctx.now() } : {}),
+    })
     .where(and(eq(checkoutSessions.id, checkoutId), checkoutMachine.where('expire', checkoutSessions.status)))
     .returning({ id: checkoutSessions.id });
   if (ended) await releaseCheckout(ctx, checkoutId);
@@ -706,6 +732,14 @@ export async function checkoutIdOfProviderSession(ctx: RequestContext, providerS
 /** Ends a session the provider says expired (its stock goes back). */
 export async function expireCheckout(ctx: RequestContext, checkoutId: string): Promise<boolean> {
   return inTransaction(ctx, (tx) => expire(tx, checkoutId));
+}
+
+/**
+ * Ends a checkout its holder let go of (an agent platform's cancel): its stock back at once, and
+ * a lapse as far as the cool-down is concerned (a cancel and a new hold do not renew a hold).
+ */
+export async function cancelCheckout(ctx: RequestContext, checkoutId: string): Promise<boolean> {
+  return inTransaction(ctx, (tx) => expire(tx, checkoutId, { canceled: true }));
 }
 
 /**

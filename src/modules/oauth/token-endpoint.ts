@@ -273,21 +273,22 @@ export async function revoke(ctx: RequestContext, s: TokenEndpointSettings, p: P
     return;
   }
   if (value.split('.').length !== 3) return;
+  let claims: Awaited<ReturnType<typeof verifyAccessToken>>;
   try {
-    const claims = await verifyAccessToken(s.tokens, value, ctx.now());
-    if (claims.agent && (clientId === undefined || clientId === claims.agent.clientId)) {
-      await ctx.db
-        .select({ id: agentGrants.id })
-        .from(agentGrants)
-        .where(and(eq(agentGrants.id, claims.agent.grantId), eq(agentGrants.userId, claims.sub)))
-        .then((rows) =>
-          revokeGrants(
-            ctx,
-            rows.map((r) => r.id),
-          ),
-        );
-    }
+    claims = await verifyAccessToken(s.tokens, value, ctx.now());
   } catch {
     // An invalid or expired token: nothing to revoke (RFC 7009 section 2.2: still 200).
+    return;
+  }
+  // Past this point a failure (the database unreachable) is no 200: the caller must try again.
+  if (claims.agent && (clientId === undefined || clientId === claims.agent.clientId)) {
+    const rows = await ctx.db
+      .select({ id: agentGrants.id })
+      .from(agentGrants)
+      .where(and(eq(agentGrants.id, claims.agent.grantId), eq(agentGrants.userId, claims.sub)));
+    await revokeGrants(
+      ctx,
+      rows.map((r) => r.id),
+    );
   }
 }

@@ -18,6 +18,8 @@ import { DOCUMENT_CACHE_LIMITS, DocumentCache, fetchDocument } from '../../http/
 import { UcpFailure } from './errors.ts';
 
 const MAX_URL_LENGTH = 2000;
+/** How long a profile that could not be had is refused without fetching it again. */
+export const FAILURE_SECONDS = 30;
 const LOOPBACK = /^http:\/\/(127\.0\.0\.1|localhost|\[::1\])(:\d+)?\//;
 
 /** The profile URL of a `UCP-Agent: profile="https://…"` header (RFC 8941 dictionary). */
@@ -44,23 +46,34 @@ export interface Profiles {
   get(url: string): Promise<UcpPlatformProfile>;
 }
 
-export function createProfiles(opts: { development: boolean }): Profiles {
+export function createProfiles(opts: { development: boolean; now?: () => Date }): Profiles {
+  const now = () => (opts.now ? opts.now().getTime() : Date.now());
   // The spec's floor: a profile is kept at least a minute, whatever its Cache-Control says.
   const cache = new DocumentCache<UcpPlatformProfile>(DOCUMENT_CACHE_LIMITS);
   // The fetch's reason is its own words (src/http/outbound.ts), quoted as they are.
   const unreachable = (why: string) =>
     new UcpFailure(424, 'profile_unreachable', text('ucp.error.profileUnreachable', { why }));
 
+  // A profile that could not be had (unreachable, not JSON, malformed) is refused again for
+  // FAILURE_SECONDS without a fetch: repeated requests naming it cost us one fetch, not one each.
+  const failures = new DocumentCache<UcpFailure>({ ...DOCUMENT_CACHE_LIMITS, minSeconds: 0 });
   // Requests that miss the cache together share one fetch (a URL's, while it is under way): the
   // map holds no more entries than fetches in flight.
   const inFlight = new Map<string, Promise<UcpPlatformProfile>>();
 
   function get(url: string): Promise<UcpPlatformProfile> {
-    const hit = cache.get(url);
+    const hit = cache.get(url, now());
     if (hit) return Promise.resolve(hit);
+    const failed = failures.get(url, now());
+    if (failed) return Promise.reject(failed);
     let fetching = inFlight.get(url);
     if (!fetching) {
-      fetching = fetchProfile(url).finally(() => inFlight.delete(url));
+      fetching = fetchProfile(url)
+        .catch((err: unknown) => {
+          if (err instanceof UcpFailure) failures.set(url, err, FAILURE_SECONDS, now());
+          throw err;
+        })
+        .finally(() => inFlight.delete(url));
       inFlight.set(url, fetching);
     }
     return fetching;
@@ -94,7 +107,7 @@ export function createProfiles(opts: { development: boolean }): Profiles {
       );
     }
     const profile = json as UcpPlatformProfile;
-    cache.set(url, profile, maxAge);
+    cache.set(url, profile, maxAge, now());
     return profile;
   }
 

@@ -4,6 +4,7 @@
 // the person, order:read (or :manage) to read their orders. The agents' own `shop` and `orders`
 // scopes count as those.
 
+import { AppError } from '../../contract/errors.ts';
 import { type Text, text } from '../../contract/i18n.ts';
 import { BUYING_SCOPES, ORDER_READING_SCOPES } from '../../contract/scopes.ts';
 import type { AcpCaller } from '../acp/caller.ts';
@@ -54,7 +55,9 @@ export async function ucpCallerOf(
   let user: AuthUser & { agent?: { scopes: readonly string[] } };
   try {
     user = await auth.authenticate(ctx, token);
-  } catch {
+  } catch (err) {
+    // A refused token; anything else (the database unreachable) is not the caller's fault.
+    if (!(err instanceof AppError)) throw err;
     throw new UcpAuthFailure(
       401,
       'identity_required',

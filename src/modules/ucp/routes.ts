@@ -30,6 +30,7 @@ import {
 import { bearerToken } from '../../http/auth.ts';
 import { unavailableOr } from '../../http/errors.ts';
 import { IdempotencyError } from '../../http/idempotency.ts';
+import { LIMITS, type Limits } from '../../http/rate-limit.ts';
 import type { AcpCaller } from '../acp/caller.ts';
 import { AcpFailure, frameworkWords, schemaProblems } from '../acp/errors.ts';
 import { acpHandlers } from '../acp/handlers.ts';
@@ -62,6 +63,8 @@ export type UcpRouteDeps = Omit<AcpDeps, 'handlers'> & {
   /** The platforms' profiles, fetched and cached (shared with the webhooks' deliverer). */
   profiles: Profiles;
   development: boolean;
+  /** Counting outside the routes' own limits (refusals, a person's holds); none with RATE_LIMITS=off. */
+  limits?: Limits;
 };
 
 interface Caller {
@@ -122,6 +125,13 @@ export function ucpRoutes(routeDeps: UcpRouteDeps) {
         {
           config: WRITE,
           bodyLimit: BODY_LIMIT,
+          // A linked person's platform holds stock as the person's own checkout does: it counts in
+          // the person's checkout budget (a platform's holds are capped by PLATFORM_MAX_HOLDS).
+          preHandler: async (req) => {
+            const { who } = callerOf(req);
+            const wait = 'user' in who ? await routeDeps.limits?.spend('checkout', who.user.id) : undefined;
+            if (wait) throw rateLimitedFailure(wait, LIMITS.checkout);
+          },
           schema: {
             tags,
             summary: 'UCP: create a checkout session (201)',
@@ -340,6 +350,9 @@ const incompatible = (locale: Locale, capability: string) =>
     {},
   );
 
+const rateLimitedFailure = (seconds: number, max: number) =>
+  new UcpFailure(429, 'rate_limited', text('error.http.rateLimited', { seconds, max }), seconds);
+
 /** The language UCP answers in: the one Accept-Language asks for (the request context's). */
 const localeOf = (req: FastifyRequest): Locale => req.ctx?.locale ?? BASE_LOCALE;
 
@@ -365,7 +378,20 @@ function ucpConventions(
   scope.addHook('onRequest', async (req, reply) => {
     const echo = req.headers['request-id'];
     if (typeof echo === 'string' && echo.length <= 200) reply.header('request-id', echo);
+    // Refusals are counted before the work that refuses (a key read, a profile fetch): past the
+    // address's budget, a caller still unknown is 429 at once.
+    const spent = await deps.limits?.spent('agentRefusals', req.ip);
+    if (spent) throw rateLimitedFailure(spent, LIMITS.agentRefusals);
+    try {
+      await identify(req);
+    } catch (err) {
+      if (err instanceof UcpFailure && err.statusCode < 500)
+        await deps.limits?.spend('agentRefusals', req.ip);
+      throw err;
+    }
+  });
 
+  const identify = async (req: FastifyRequest) => {
     const apiKey = req.headers['x-api-key'];
     const token = bearerToken(req.headers.authorization) ?? (typeof apiKey === 'string' ? apiKey : undefined);
     const route = req.routeOptions.url ?? '';
@@ -400,7 +426,7 @@ function ucpConventions(
     const profile = await profiles.get(profileUrl);
     const negotiated = negotiate(ours, profile);
     callers.set(req, { who, negotiated, profile });
-  });
+  };
 
   // JSON as Fastify parses it, the bytes kept for the signature's digest.
   const json = scope.getDefaultJsonParser('error', 'error');
