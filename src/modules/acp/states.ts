@@ -2,8 +2,9 @@
 // its stock (docs/acp.md "The session machine"). A quote either holds (ready_for_payment) or
 // leaves messages to fix (not_ready_for_payment); paying passes through complete_in_progress
 // while the provider answers. `completed` is also read from the checkout (its payment) and
-// `expired` from the session's end (answer.ts effectiveStatus), never written by a job: the
-// payment's transaction never updates this row, and a lapsed session needs no sweep.
+// `expired` from the session's end (answer.ts effectiveStatus): the payment's transaction never
+// updates this row. Once a session has ended, the cleanup job writes `completed` down for a paid
+// one (record_payment) and deletes the others a day later (acp/cleanup.ts).
 import { defineMachine } from '../machine.ts';
 
 export const ACP_STORED_STATUSES = [
@@ -29,5 +30,10 @@ export const acpSessionMachine = defineMachine({
     pay: { from: ['ready_for_payment'], to: 'complete_in_progress', past: 'paid' },
     payment_failed: { from: ['complete_in_progress'], to: 'ready_for_payment' },
     cancel: { from: ['not_ready_for_payment', 'ready_for_payment'], to: 'canceled' },
+    // The cleanup job writes down what the checkout says (acp/cleanup.ts), once the session has ended.
+    record_payment: {
+      from: ['not_ready_for_payment', 'ready_for_payment', 'complete_in_progress'],
+      to: 'completed',
+    },
   },
 });

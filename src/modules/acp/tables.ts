@@ -54,6 +54,8 @@ export const acpSessions = pgTable(
       sql`${t.status} in (${sql.raw(ACP_STORED_STATUSES.map((s) => `'${s}'`).join(', '))})`,
     ),
     index('acp_sessions_checkout_idx').on(t.checkoutId),
+    // The cleanup's candidates: sessions not known to have made an order, by their end.
+    index('acp_sessions_unpaid_end_idx').on(t.expiresAt).where(sql`${t.status} <> 'completed'`),
   ],
 );
 

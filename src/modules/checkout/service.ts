@@ -5,7 +5,7 @@
 // inside a transaction; if it fails the reservation is released.
 // Its length is one session's life (open, pay, expire, read); the next split is the protocols' adapters.
 import { createHash } from 'node:crypto';
-import { and, eq, getTableColumns, lte, type SQL, sql } from 'drizzle-orm';
+import { and, eq, getTableColumns, inArray, lte, type SQL, sql } from 'drizzle-orm';
 import type { z } from 'zod';
 import { type checkoutSession, type createCheckoutBody, PAYMENT_METHODS } from '../../contract/checkout.ts';
 import { isoSecond, isRecordId, newId, type Province, toUnix } from '../../contract/common.ts';
@@ -714,6 +714,16 @@ const liveHoldsStatement = statement<{ n: number }>(
     where adapter_owner = ${ph('owner')} and status = 'ready_for_payment'
       and expires_at > ${ph('now')}::timestamptz and adapter_session_id <> ${ph('except')}`,
 );
+
+/** Which of these checkouts were paid (the protocols' cleanup keeps the sessions that made orders). */
+export async function paidCheckoutIds(ctx: RequestContext, ids: string[]): Promise<Set<string>> {
+  if (ids.length === 0) return new Set();
+  const rows = await ctx.db
+    .select({ id: checkoutSessions.id })
+    .from(checkoutSessions)
+    .where(and(inArray(checkoutSessions.id, ids), eq(checkoutSessions.status, 'complete')));
+  return new Set(rows.map((r) => r.id));
+}
 
 /** Marks a session paid (in the transaction that creates its orders). */
 export async function completeSession(ctx: RequestContext, checkoutId: string, paymentIntentId: string) {

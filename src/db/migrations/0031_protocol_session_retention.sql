@@ -1,0 +1,1 @@
+CREATE INDEX "acp_sessions_unpaid_end_idx" ON "acp_sessions" USING btree ("expires_at") WHERE "acp_sessions"."status" <> 'completed';
