@@ -331,6 +331,7 @@ export async function buildApp(opts: AppOptions): Promise<FastifyInstance> {
       idempotencyCleanupJob(),
       acpWebhookJob({
         publicBaseUrl: config.publicBaseUrl,
+        development,
         deliverers: {
           ucp: ucpDeliverer({
             publicBaseUrl: config.publicBaseUrl,

@@ -18,7 +18,7 @@ import {
   startReceiver,
 } from './helpers/acp.ts';
 import type { SignedIn } from './helpers/app.ts';
-import { useTestApp } from './helpers/app.ts';
+import { useTestApp, withTestApp } from './helpers/app.ts';
 import { admin, product, seller, uniqueEmail } from './helpers/builders.ts';
 import { cancel, ordersOfCheckout, ship } from './helpers/orders.ts';
 
@@ -210,5 +210,53 @@ describe('order events to a platform', () => {
       t.clock.advance(-advanced);
       await dead.close();
     }
+  });
+});
+
+describe('outside development', () => {
+  it('never posts to a loopback, private or link-local address, by address or by name: the row says why', async () => {
+    const receiver = await startReceiver();
+    const port = new URL(receiver.url).port;
+    await withTestApp(
+      async (staging, db) => {
+        const boss2 = await admin(staging.api, db);
+        const shop2 = await seller(staging.api, 'ON');
+        const targets = [
+          receiver.url,
+          receiver.url.replace('127.0.0.1', 'localhost'),
+          `https://10.0.0.7:${port}/hooks`,
+          `https://169.254.169.254:${port}/latest`,
+          `https://[::1]:${port}/hooks`,
+        ];
+        for (const webhookUrl of targets) {
+          const platform = await issuePlatform(staging.api, boss2, webhookUrl);
+          const client = new AcpClient(staging.api, platform.apiKey, staging.clock.now);
+          const p = await product(staging.api, shop2, { stockQuantity: 5 });
+          const created = await client.create({
+            line_items: [{ id: p.id }],
+            buyer: { email: uniqueEmail('fenced'), first_name: 'Avery' },
+            fulfillment_details: ACP_ON,
+          });
+          expect((await client.pay(created.body.id)).body.status).toBe('completed');
+          await staging.app.jobs.runOnce();
+          const rows = await db.db
+            .select()
+            .from(acpWebhookDeliveries)
+            .where(eq(acpWebhookDeliveries.acpSessionId, created.body.id));
+          expect(
+            rows.map((r) => [r.deliveredAt, r.lastError]),
+            webhookUrl,
+          ).toEqual([[null, 'the URL is at a private address, which is refused']]);
+        }
+        expect(receiver.received).toEqual([]);
+      },
+      {
+        env: {
+          APP_ENV: 'staging',
+          PUBLIC_BASE_URL: 'https://portage.test',
+          PAYMENT_WEBHOOK_SECRET: 'whsec_staging_test_secret',
+        },
+      },
+    );
   });
 });

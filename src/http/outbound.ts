@@ -164,8 +164,8 @@ function fencedLookup(development: boolean): Lookup {
 }
 
 /**
- * POSTs `body` to a URL a stranger's document named (a UCP platform's webhook URL), with the
- * fences of fetchDocument: the address checked, no redirects followed, `timeoutMs`. Answers the
+ * POSTs `body` to a URL a stranger named (a platform's webhook URL, ACP's or the one a UCP
+ * profile gives), with the fences of fetchDocument: the address checked, no redirects followed, `timeoutMs`. Answers the
  * status; the answer's body is not read. Rejects with why it could not be sent.
  */
 export function postFenced(

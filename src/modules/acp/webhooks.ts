@@ -10,6 +10,7 @@ import type { AcpOrder, AcpWebhookEvent } from '../../contract/acp.ts';
 import { isoSecond } from '../../contract/common.ts';
 import { BASE_LOCALE, t } from '../../contract/i18n.ts';
 import { insertInto, ph, pipeline, rowsOf, statement } from '../../db/sql.ts';
+import { postFenced } from '../../http/outbound.ts';
 import type { Job } from '../../jobs/runner.ts';
 import type { RequestContext } from '../context.ts';
 import type { DomainEvent } from '../events.ts';
@@ -259,7 +260,8 @@ export type Deliverer = (ctx: RequestContext, row: Claimed) => Promise<string | 
 /** The job: sends due rows, the oldest undelivered row of each session only. */
 export function acpWebhookJob(opts: {
   publicBaseUrl: string;
-  fetch?: typeof fetch;
+  /** Whether loopback and private addresses may be reached (APP_ENV=development): else refused. */
+  development: boolean;
   everyMs?: number;
   /**
    * The deliverers of other protocols' rows, by their sessions' id prefix (`ucp` for `ucp_cs_…`),
@@ -267,7 +269,6 @@ export function acpWebhookJob(opts: {
    */
   deliverers?: Record<string, Deliverer>;
 }): Job {
-  const send = opts.fetch ?? fetch;
   return {
     name: 'acp-webhooks',
     everyMs: opts.everyMs ?? 2_000,
@@ -301,7 +302,7 @@ export function acpWebhookJob(opts: {
           const protocol = row.sessionId.slice(0, row.sessionId.indexOf('_'));
           const other = opts.deliverers?.[protocol];
           return deliver(ctx, row, () =>
-            other ? other(ctx, row) : postAcp(send, withBase(row, opts.publicBaseUrl), ctx.now()),
+            other ? other(ctx, row) : postAcp(withBase(row, opts.publicBaseUrl), ctx.now(), opts.development),
           );
         }),
       );
@@ -317,24 +318,21 @@ function withBase(row: Claimed, publicBaseUrl: string): Claimed {
   return { ...row, body: JSON.stringify(event) };
 }
 
-/** ACP's POST of a row, signed with the platform's webhook secret: why it failed, or undefined. */
-async function postAcp(send: typeof fetch, row: Claimed, now: Date): Promise<string | undefined> {
+/**
+ * ACP's POST of a row, signed with the platform's webhook secret, fenced as UCP's are (no private,
+ * loopback or link-local address outside development, no redirect): why it failed, or undefined.
+ */
+async function postAcp(row: Claimed, now: Date, development: boolean): Promise<string | undefined> {
   try {
-    const res = await send(row.webhookUrl, {
-      method: 'POST',
-      headers: {
-        'content-type': 'application/json',
-        'merchant-signature': signatureHeader(row.body, row.webhookSecret, Math.floor(now.getTime() / 1000)),
-        'idempotency-key': row.eventId,
-        'api-version': ACP_VERSION,
-        'user-agent': 'Portage-ACP-Webhooks',
-      },
-      body: row.body,
-      redirect: 'manual',
-      signal: AbortSignal.timeout(POST_TIMEOUT_MS),
-    });
-    await res.body?.cancel().catch(() => {});
-    return res.status < 200 || res.status >= 300 ? `answered ${res.status}` : undefined;
+    const headers = {
+      'content-type': 'application/json',
+      'merchant-signature': signatureHeader(row.body, row.webhookSecret, Math.floor(now.getTime() / 1000)),
+      'idempotency-key': row.eventId,
+      'api-version': ACP_VERSION,
+      'user-agent': 'Portage-ACP-Webhooks',
+    };
+    const status = await postFenced(row.webhookUrl, headers, row.body, development, POST_TIMEOUT_MS);
+    return status < 200 || status >= 300 ? `answered ${status}` : undefined;
   } catch (err) {
     return err instanceof Error ? err.message.slice(0, 200) : 'failed';
   }
