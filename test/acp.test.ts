@@ -727,13 +727,28 @@ describe('the protocol', () => {
     expect(replayed.body.id).toBe(taken.body.id);
   });
 
-  it('an invalid body is 400 with a JSONPath param; a currency other than cad is refused', async () => {
+  it('an invalid body is 400 naming the problem with a JSONPath param; a currency other than cad is refused', async () => {
     const bad = await raw(
       { 'api-version': ACP_VERSION, 'idempotency-key': 'k-bad' },
       { line_items: [{ id: 7 }], currency: 'cad', capabilities: {} },
     );
     expect(bad.status).toBe(400);
-    expect(bad.body).toMatchObject({ type: 'invalid_request', param: '$.line_items[0].id' });
+    expect(bad.body).toEqual({
+      type: 'invalid_request',
+      code: 'invalid',
+      message: 'Invalid request: $.line_items[0].id must be a string',
+      param: '$.line_items[0].id',
+    });
+    const unknown = await raw(
+      { 'api-version': ACP_VERSION, 'idempotency-key': 'k-unknown' },
+      { line_items: [{ id: 'x' }], currency: 'cad', capabilities: {}, gift: true },
+    );
+    expect(unknown.body).toEqual({
+      type: 'invalid_request',
+      code: 'invalid',
+      message: 'Invalid request: $ has unknown fields: gift',
+      param: '$.gift',
+    });
     const usd = await acp.create({ line_items: [{ id: 'x' }], currency: 'usd' });
     expect(usd.status).toBe(400);
     expect(usd.body).toMatchObject({ param: '$.currency' });

@@ -202,14 +202,27 @@ describe('a platform buys through UCP', () => {
     expect(await liveReservedUnits(database, p.id)).toBe(0);
   });
 
-  it('a buyer email that is no address is 400; one with spaces around is taken trimmed', async () => {
+  it('a body the contract refuses is 400 naming the problem; a buyer email that is no address is 400; one with spaces around is taken trimmed', async () => {
     const p = await product(t.api, shop, { priceCents: 1500, stockQuantity: 5 });
+    const shapeless = await t.api.post(
+      '/ucp/v1/checkout-sessions',
+      { line_items: [{ item: { id: 7 }, quantity: 1 }] },
+      ucp.headers(),
+    );
+    expect(shapeless.status).toBe(400);
+    expect(shapeless.body).toEqual({
+      code: 'invalid_request',
+      content: 'Invalid request: $.line_items[0].item.id: must be a string',
+    });
     const bad = await ucp.create({
       line_items: [{ item: { id: p.id }, quantity: 1 }],
       buyer: { email: 'x'.repeat(300) },
     });
     expect(bad.status).toBe(400);
-    expect(bad.body.code).toBe('invalid_request');
+    expect(bad.body).toEqual({
+      code: 'invalid_request',
+      content: 'buyer.email must be an email address (at most 254 characters)',
+    });
     const email = uniqueEmail('trimmed');
     const ok = await ucp.create({
       line_items: [{ item: { id: p.id }, quantity: 1 }],
