@@ -249,6 +249,31 @@ describe('a platform buys through UCP', () => {
     expect(again.body.code).toBe('invalid_state');
   });
 
+  it('cancel needs no body (the OpenAPI defines none), and takes an empty one or an object too', async () => {
+    const p = await product(t.api, shop, { priceCents: 1500, stockQuantity: 5 });
+    const open = async () =>
+      (
+        await ucp.create({
+          line_items: [{ item: { id: p.id }, quantity: 1 }],
+          buyer: buyerNamed(),
+          fulfillment: shipTo(UCP_ON),
+        })
+      ).body.id as string;
+    const bodies: Array<[unknown, Record<string, string>]> = [
+      [undefined, {}],
+      ['', { 'content-type': 'application/json' }],
+      ['', {}],
+      [{}, {}],
+    ];
+    for (const [body, headers] of bodies) {
+      const id = await open();
+      const res = await t.api.post(`/ucp/v1/checkout-sessions/${id}/cancel`, body, ucp.headers(headers));
+      expect(res.status, JSON.stringify(res.body)).toBe(200);
+      expect(res.body).toMatchObject({ id, status: 'canceled' });
+    }
+    expect(await liveReservedUnits(database, p.id)).toBe(0);
+  });
+
   it('a declined card is payment_failed on the checkout (200), nothing charged; another token then pays', async () => {
     const p = await product(t.api, shop, { priceCents: 1500, stockQuantity: 5 });
     const created = await ucp.create({

@@ -198,7 +198,8 @@ export function ucpRoutes(routeDeps: UcpRouteDeps) {
             tags,
             summary: 'UCP: cancel a checkout session (its stock back at once)',
             params: sessionParams,
-            body: z.looseObject({}).optional(),
+            // The OpenAPI gives cancel no body: none (which Fastify validates as null), or any object.
+            body: z.looseObject({}).nullish(),
             response: { 200: checkoutAnswer, ...protocolErrors },
           },
         },
@@ -401,10 +402,12 @@ function ucpConventions(
     callers.set(req, { who, negotiated, profile });
   });
 
-  // JSON as Fastify parses it, the bytes kept for the signature's digest.
+  // JSON as Fastify parses it, the bytes kept for the signature's digest. An empty body is no
+  // body, which each route's schema takes or refuses (cancel has none).
   const json = scope.getDefaultJsonParser('error', 'error');
   scope.addContentTypeParser('application/json', { parseAs: 'buffer' }, (req, body, done) => {
     rawBodies.set(req, body as Buffer);
+    if ((body as Buffer).length === 0) return done(null, undefined);
     json(req, (body as Buffer).toString('utf8'), done);
   });
   // Before the Idempotency-Key is claimed (preHandler): a refused signature stores no answer.
