@@ -86,6 +86,35 @@ async function rpc(
   return { status: res.status, message: res.status === 200 ? await mcpMessage(res) : await res.json() };
 }
 
+describe('discovery', () => {
+  it('the business profile names this endpoint as the MCP binding, where platforms must learn it', async () => {
+    const profile = await (await fetch(`${baseUrl}/.well-known/ucp`)).json();
+    const mcp = profile.ucp.services['dev.ucp.shopping'].find(
+      (s: { transport: string }) => s.transport === 'mcp',
+    );
+    expect(mcp).toEqual({
+      version: '2026-04-08',
+      spec: 'https://ucp.dev/2026-04-08/specification/overview',
+      transport: 'mcp',
+      schema: 'https://ucp.dev/2026-04-08/services/shopping/mcp.openrpc.json',
+      endpoint: 'https://portage.test/ucp/mcp',
+    });
+    // PUBLIC_BASE_URL is https://portage.test: its path, on the port this app listens on.
+    const res = await fetch(new URL(new URL(mcp.endpoint).pathname, baseUrl), {
+      method: 'POST',
+      headers: {
+        'content-type': 'application/json',
+        accept: 'application/json, text/event-stream',
+        'mcp-protocol-version': '2025-11-25',
+        'x-api-key': platform.apiKey,
+      },
+      body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/list' }),
+    });
+    expect(res.status).toBe(200);
+    expect((await mcpMessage(res)).result.tools.map((x: { name: string }) => x.name)).toEqual(UCP_NAMES);
+  });
+});
+
 describe.each(['legacy', 'modern'] as const)('the UCP tools over %s MCP', (era) => {
   it("lists the binding's nine tools, none of Portage's own; search → create → complete → get_order", async () => {
     const client = await connect(era);

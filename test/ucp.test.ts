@@ -31,6 +31,7 @@ import { useTestApp, withTestApp } from './helpers/app.ts';
 import { admin, buyer, product, seller, uniqueEmail } from './helpers/builders.ts';
 import { paymentEvent, postEvent } from './helpers/checkout.ts';
 import { agentTokens, authorizeUrl, pkce, registerClient, signInToConsent } from './helpers/oauth.ts';
+import { expectOfficial, ucpProfileProblems } from './helpers/official-schemas.ts';
 import { liveReservedUnits, ordersOfCheckout, ship, stockOf } from './helpers/orders.ts';
 import {
   issueUcpPlatform,
@@ -79,13 +80,22 @@ const checkoutOf = async (id: string) =>
   (await database.db.select().from(acpSessions).where(eq(acpSessions.id, id)))[0]!.checkoutId!;
 
 describe('discovery', () => {
-  it('/.well-known/ucp is our business profile: REST service, capabilities, the sandbox handler, our key', async () => {
+  it('/.well-known/ucp is our business profile: REST and MCP services, capabilities, the sandbox handler, our key', async () => {
     const res = await t.api.get('/.well-known/ucp');
     expect(res.status).toBe(200);
     expect(res.headers['cache-control']).toBe('public, max-age=300');
+    expectOfficial(ucpProfileProblems(res.body), res.body);
     const profile = ucpBusinessProfile.parse(res.body);
+    const binding = (transport: string, endpoint: string, schema: string) => ({
+      version: '2026-04-08',
+      spec: 'https://ucp.dev/2026-04-08/specification/overview',
+      transport,
+      schema: `https://ucp.dev/2026-04-08/services/shopping/${schema}`,
+      endpoint,
+    });
     expect(profile.ucp.services['dev.ucp.shopping']).toEqual([
-      expect.objectContaining({ transport: 'rest', endpoint: 'https://portage.test/ucp/v1' }),
+      binding('rest', 'https://portage.test/ucp/v1', 'rest.openapi.json'),
+      binding('mcp', 'https://portage.test/ucp/mcp', 'mcp.openrpc.json'),
     ]);
     expect(Object.keys(profile.ucp.capabilities ?? {})).toEqual([
       'dev.ucp.shopping.checkout',
