@@ -375,6 +375,25 @@ describe('who may call, for which profile', () => {
     const incompatible = await ordersOnly.get('ucp_cs_x');
     expect(incompatible.status).toBe(200);
     expect(incompatible.body.messages[0].code).toBe('capabilities_incompatible');
+    // A write too, whose answer is stored under its Idempotency-Key.
+    const p = await product(t.api, shop, { priceCents: 1500, stockQuantity: 5 });
+    const create = { line_items: [{ item: { id: p.id }, quantity: 1 }] };
+    const key = { 'idempotency-key': randomUUID() };
+    for (const res of [await ordersOnly.create(create, key), await ordersOnly.create(create, key)]) {
+      expect(res.status).toBe(200);
+      expect(res.body).toEqual({
+        ucp: { version: '2026-04-08', status: 'error', capabilities: {} },
+        messages: [
+          {
+            type: 'error',
+            code: 'capabilities_incompatible',
+            content: expect.stringContaining('dev.ucp.shopping.checkout'),
+            severity: 'unrecoverable',
+          },
+        ],
+      });
+    }
+    expect(await liveReservedUnits(database, p.id)).toBe(0);
   });
 
   it('outside development, a profile at a private address is never fetched (424), by address or by name', async () => {

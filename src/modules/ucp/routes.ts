@@ -130,7 +130,7 @@ export function ucpRoutes(routeDeps: UcpRouteDeps) {
         },
         async (req, reply) => {
           const c = checkoutCaller(req, reply);
-          if (!c) return;
+          if (!c) return reply;
           return reply.code(201).send(await createUcpSession(req.ctx, deps, c.who, c.negotiated, req.body));
         },
       );
@@ -147,7 +147,7 @@ export function ucpRoutes(routeDeps: UcpRouteDeps) {
         },
         async (req, reply) => {
           const c = checkoutCaller(req, reply);
-          if (!c) return;
+          if (!c) return reply;
           return getUcpSession(req.ctx, deps, c.who, c.negotiated, req.params.id);
         },
       );
@@ -166,7 +166,7 @@ export function ucpRoutes(routeDeps: UcpRouteDeps) {
         },
         async (req, reply) => {
           const c = checkoutCaller(req, reply);
-          if (!c) return;
+          if (!c) return reply;
           return updateUcpSession(req.ctx, deps, c.who, c.negotiated, req.params.id, req.body);
         },
       );
@@ -185,7 +185,7 @@ export function ucpRoutes(routeDeps: UcpRouteDeps) {
         },
         async (req, reply) => {
           const c = checkoutCaller(req, reply);
-          if (!c) return;
+          if (!c) return reply;
           return completeUcpSession(req.ctx, deps, c.who, c.negotiated, req.params.id, req.body);
         },
       );
@@ -205,7 +205,7 @@ export function ucpRoutes(routeDeps: UcpRouteDeps) {
         },
         async (req, reply) => {
           const c = checkoutCaller(req, reply);
-          if (!c) return;
+          if (!c) return reply;
           return cancelUcpSession(req.ctx, deps, c.who, c.negotiated, req.params.id);
         },
       );
@@ -317,7 +317,8 @@ function callerOf(req: FastifyRequest): Caller {
 
 /**
  * The caller of a checkout operation, or (answered here) the spec's business outcome when the
- * platform and we share no checkout capability.
+ * platform and we share no checkout capability. The handler then returns the reply: an async
+ * handler that answers undefined has Fastify send an empty body while this one's onSend hooks run.
  */
 function checkoutCaller(req: FastifyRequest, reply: FastifyReply): Caller | undefined {
   const c = callerOf(req);
