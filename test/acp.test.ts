@@ -30,6 +30,7 @@ import type { Answer, SignedIn } from './helpers/app.ts';
 import { useTestApp, withTestApp } from './helpers/app.ts';
 import { admin, buyer, product, seller, uniqueEmail } from './helpers/builders.ts';
 import { addToCart, openCheckout, paymentEvent, postEvent } from './helpers/checkout.ts';
+import { acpProblems, expectOfficial } from './helpers/official-schemas.ts';
 import { emlFiles, liveReservedUnits, ordersOfCheckout, stockOf } from './helpers/orders.ts';
 import { parseEml } from './helpers/smtp.ts';
 
@@ -133,6 +134,7 @@ describe('a platform buys through ACP', () => {
           ),
         ).not.toThrow();
         acpWebhookEvent.parse(JSON.parse(r.body));
+        expectOfficial(acpProblems('webhookEvent', JSON.parse(r.body)), r.body);
       }
       const update = JSON.parse(receiver.received[1]!.body).data;
       expect(update).toMatchObject({ checkout_session_id: session.id, status: 'shipped' });

@@ -31,7 +31,7 @@ import { useTestApp, withTestApp } from './helpers/app.ts';
 import { admin, buyer, product, seller, uniqueEmail } from './helpers/builders.ts';
 import { paymentEvent, postEvent } from './helpers/checkout.ts';
 import { agentTokens, authorizeUrl, pkce, registerClient, signInToConsent } from './helpers/oauth.ts';
-import { expectOfficial, ucpProfileProblems } from './helpers/official-schemas.ts';
+import { expectOfficial, ucpProfileProblems, ucpRestProblems } from './helpers/official-schemas.ts';
 import { liveReservedUnits, ordersOfCheckout, ship, stockOf } from './helpers/orders.ts';
 import {
   issueUcpPlatform,
@@ -482,6 +482,7 @@ describe('orders', () => {
 
     const read = await t.api.get(`/ucp/v1/orders/${orderId}`, ucp.headers({}, false));
     expect(read.status, JSON.stringify(read.body)).toBe(200);
+    expectOfficial(ucpRestProblems('get_order', 200, read.body), read.body);
     const order = ucpOrder.parse(read.body);
     expect(order).toMatchObject({
       id: orderId,
@@ -534,6 +535,7 @@ describe('orders', () => {
   it("another platform's order, or an unknown one, is not found (200, ucp.status error)", async () => {
     const res = await t.api.get('/ucp/v1/orders/order_nope', ucp.headers({}, false));
     expect(res.status).toBe(200);
+    expectOfficial(ucpRestProblems('get_order', 200, res.body), res.body);
     expect(res.body).toMatchObject({ ucp: { status: 'error' }, messages: [{ code: 'not_found' }] });
   });
 });
@@ -772,8 +774,17 @@ describe('one buyer, two protocols', () => {
 });
 
 describe('the catalog', () => {
-  const post = (path: string, body: unknown) =>
-    t.api.post(`/ucp/v1/catalog/${path}`, body, ucp.headers({}, false));
+  const operations: Record<string, string> = {
+    search: 'search_catalog',
+    lookup: 'lookup_catalog',
+    product: 'get_product',
+  };
+  /** A catalog operation's answer, also as the official REST binding defines it when 200. */
+  const post = async (path: string, body: unknown) => {
+    const res = await t.api.post(`/ucp/v1/catalog/${path}`, body, ucp.headers({}, false));
+    if (res.status === 200) expectOfficial(ucpRestProblems(operations[path]!, 200, res.body), res.body);
+    return res;
+  };
 
   it('searches by words and a price range, one variant per product, and pages with the cursor', async () => {
     const word = `tuque${Date.now().toString(36)}`;

@@ -158,7 +158,10 @@ export function ucpRestProblems(operationId: string, status: number, body: unkno
     | { responses: Record<string, { content?: Record<string, { schema: { $ref: string } }> }> }
     | undefined;
   if (!operation) throw new Error(`the UCP REST binding has no operation ${operationId}`);
-  const response = operation.responses[String(status)];
+  // A business outcome is 200 even where the operation's success is 201 (the overview's table:
+  // `capabilities_incompatible`, 200): the operation's one answer schema covers both.
+  const [only] = Object.entries(operation.responses).filter(([code]) => code.startsWith('2'));
+  const response = operation.responses[String(status)] ?? (status === 200 ? only?.[1] : undefined);
   if (!response?.content) return [`the UCP REST binding defines no ${status} answer of ${operationId}`];
   const ref = absolute(response.content['application/json']!.schema.$ref, `${UCP_SERVICES}rest.openapi.json`);
   const root = ROOT_OF[operationId];
