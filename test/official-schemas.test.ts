@@ -19,7 +19,7 @@ import {
 } from './helpers/acp.ts';
 import { agentToken } from './helpers/agents.ts';
 import { type Answer, listen, type SignedIn, useTestApp } from './helpers/app.ts';
-import { admin, buyer, product, seller, uniqueEmail } from './helpers/builders.ts';
+import { admin, buyer, coupon, product, seller, uniqueEmail } from './helpers/builders.ts';
 import { mcpMessage, postMcp } from './helpers/mcp.ts';
 import {
   type AcpDefinition,
@@ -31,7 +31,7 @@ import {
   ucpRestProblems,
   ucpToolProblems,
 } from './helpers/official-schemas.ts';
-import { ordersOfCheckout, ship } from './helpers/orders.ts';
+import { cancel, ordersOfCheckout, ship } from './helpers/orders.ts';
 import {
   issueUcpPlatform,
   type ProfileServer,
@@ -206,6 +206,18 @@ describe('ACP over REST', () => {
     const p = await newProduct();
     const bare = acpAnswer(await acp.create({ line_items: [{ id: p.id }] }), 201, 'session');
     expect(bare.status).toBe('not_ready_for_payment');
+    // A coupon applied and one refused.
+    const { code } = await coupon(t.api, boss, { discountPercent: 10, expirationDate: '2099-12-31' });
+    const discounted = await acp.create({
+      line_items: [{ id: p.id }],
+      buyer: acpBuyer(),
+      fulfillment_details: ACP_ON,
+      discounts: { codes: [code, 'NOPE'] },
+    });
+    expect(acpAnswer(discounted, 201, 'session').discounts.applied).toHaveLength(1);
+    // A card that needs its holder refused at complete (402), the session as it was.
+    const vaulted = await acp.delegate(discounted.body.id, { card: '4000002760003184' });
+    acpAnswer(await acp.complete(discounted.body.id, vaulted.body.id), 402, 'error');
   });
 
   it('every refusal is the spec Error', async () => {
@@ -288,6 +300,26 @@ describe('UCP over REST', () => {
     expect(ucpAnswer(await ucp.cancel(other.id), 200, 'cancel_checkout').status).toBe('canceled');
   });
 
+  it('a discount applied, and an escalation with its continue_url, are the checkout with its extensions', async () => {
+    const p = await newProduct();
+    const { code } = await coupon(t.api, boss, { discountPercent: 10, expirationDate: '2099-12-31' });
+    const created = await ucp.create({
+      line_items: [{ item: { id: p.id }, quantity: 1 }],
+      buyer: { email: uniqueEmail('official') },
+      fulfillment: shipTo,
+      discounts: { codes: [code] },
+    });
+    expect(ucpAnswer(created, 201, 'create_checkout').discounts.applied).toHaveLength(1);
+    const vault = new AcpClient(t.api, ucpPlatform.apiKey, t.clock.now);
+    const needsHolder = await vault.delegate(created.body.id, { card: '4000002760003184' });
+    const escalated = ucpAnswer(
+      await ucp.complete(created.body.id, needsHolder.body.id),
+      200,
+      'complete_checkout',
+    );
+    expect(escalated).toMatchObject({ status: 'requires_escalation', continue_url: expect.any(String) });
+  });
+
   it('a business outcome is the error response: not found, capabilities incompatible, a declined card on the checkout', async () => {
     expect(ucpAnswer(await ucp.get('ucp_cs_nope'), 200, 'get_checkout').messages[0].code).toBe('not_found');
     profiles.documents.set('/orders-only.json', {
@@ -330,10 +362,21 @@ describe('UCP over REST', () => {
     await ship(t, shop, order!.id);
     await t.app.jobs.runOnce();
     await t.app.jobs.runOnce();
-    const mine = hooks.received.filter((r) => JSON.parse(r.body).checkout_id === created.id);
-    expect(mine).toHaveLength(2);
+    const hooksOf = (id: string) => hooks.received.filter((r) => JSON.parse(r.body).checkout_id === id);
+    expect(hooksOf(created.id)).toHaveLength(2);
     // verifiedUcpWebhook checks each body against order.json as well as its signature.
-    for (const hook of mine) await verifiedUcpWebhook(t.api, hooks.url, hook);
+    for (const hook of hooksOf(created.id)) await verifiedUcpWebhook(t.api, hooks.url, hook);
+
+    // Cancelled by its seller and refunded: the events, then the order with its adjustment.
+    const other = await ucpCheckout();
+    const paid = await ucp.complete(other.id, (await vault.delegate(other.id)).body.id);
+    const [second] = await ordersOfCheckout(database, await checkoutOfSession(database, other.id));
+    await cancel(t, shop, second!.id);
+    for (let pass = 0; pass < 4; pass++) await t.app.jobs.runOnce();
+    expect(hooksOf(other.id).length).toBeGreaterThanOrEqual(3);
+    for (const hook of hooksOf(other.id)) await verifiedUcpWebhook(t.api, hooks.url, hook);
+    const refunded = ucpAnswer(await read(paid.body.order.id), 200, 'get_order');
+    expect(refunded.adjustments).toHaveLength(1);
   });
 
   it('the catalog: search, lookup and product answers, and a product not found', async () => {
