@@ -128,7 +128,7 @@ const session = {
   line_items: [
     {
       id: 'li_1',
-      item: { id: PRODUCT, quantity: 2 },
+      item: { id: PRODUCT },
       quantity: 2,
       name: 'Maple syrup, 1 L',
       unit_amount: 2499,
@@ -371,6 +371,11 @@ describe('ACP item quantity (our deviation from the 2026-04-17 Item)', () => {
 
   it.each([0, -1, 1.5, 1000])('refuses quantity %s', (quantity) => {
     expect(acpItem.safeParse({ id: PRODUCT, quantity }).success).toBe(false);
+  });
+
+  it("is never in an answer: a line item's item is the spec's Item, the quantity the line's", () => {
+    const echoed = setAt(session, ['line_items', 0, 'item'], { id: PRODUCT, quantity: 2 });
+    expect(acpCheckoutSession.safeParse(echoed).success).toBe(false);
   });
 });
 

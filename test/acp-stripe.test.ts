@@ -19,6 +19,7 @@ import {
 import type { SignedIn } from './helpers/app.ts';
 import { admin, seller, uniqueEmail } from './helpers/builders.ts';
 import { signedEvent, stripeEvent, useFakeStripeApp } from './helpers/fake-stripe.ts';
+import { acpProblems, expectOfficial } from './helpers/official-schemas.ts';
 import { liveReservedUnits, ordersOfCheckout, ship, stockOf } from './helpers/orders.ts';
 
 const SECRET = 'whsec_test_portage_acp_0123456789abcdef';
@@ -123,6 +124,7 @@ describe('ACP with Stripe shared payment tokens', () => {
       await ship(t, shop, order!.id, { trackingNumber: '7316 1234 5678', carrier: 'Purolator' });
       await t.app.jobs.runOnce();
       const events = receiver.received.map((r) => acpWebhookEvent.parse(JSON.parse(r.body)));
+      for (const e of events) expectOfficial(acpProblems('webhookEvent', e), e);
       expect(events.map((e) => e.type)).toEqual(['order_create', 'order_update']);
       for (const r of receiver.received) {
         expect(() =>

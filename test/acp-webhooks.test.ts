@@ -20,6 +20,7 @@ import {
 import type { SignedIn } from './helpers/app.ts';
 import { useTestApp, withTestApp } from './helpers/app.ts';
 import { admin, product, seller, uniqueEmail } from './helpers/builders.ts';
+import { acpProblems, expectOfficial } from './helpers/official-schemas.ts';
 import { cancel, ordersOfCheckout, ship } from './helpers/orders.ts';
 
 const { t, database } = useTestApp();
@@ -151,6 +152,7 @@ describe('order events to a platform', () => {
       await t.app.jobs.runOnce();
       await t.app.jobs.runOnce();
       const events = receiver.received.map((r) => acpWebhookEvent.parse(JSON.parse(r.body)));
+      for (const e of events) expectOfficial(acpProblems('webhookEvent', e), e);
       expect(events.map((e) => [e.type, e.data.status])).toEqual([
         ['order_create', 'confirmed'],
         ['order_update', 'canceled'],

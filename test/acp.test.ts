@@ -30,6 +30,7 @@ import type { Answer, SignedIn } from './helpers/app.ts';
 import { useTestApp, withTestApp } from './helpers/app.ts';
 import { admin, buyer, product, seller, uniqueEmail, verified } from './helpers/builders.ts';
 import { addToCart, openCheckout, paymentEvent, postEvent } from './helpers/checkout.ts';
+import { acpProblems, expectOfficial } from './helpers/official-schemas.ts';
 import { emlFiles, liveReservedUnits, ordersOfCheckout, stockOf } from './helpers/orders.ts';
 import { parseEml } from './helpers/smtp.ts';
 
@@ -69,7 +70,7 @@ describe('a platform buys through ACP', () => {
     expect(created.body.line_items).toEqual([
       expect.objectContaining({
         id: `line_${p.id}`,
-        item: { id: p.id, quantity: 2 },
+        item: { id: p.id },
         quantity: 2,
         unit_amount: 2500,
       }),
@@ -133,6 +134,7 @@ describe('a platform buys through ACP', () => {
           ),
         ).not.toThrow();
         acpWebhookEvent.parse(JSON.parse(r.body));
+        expectOfficial(acpProblems('webhookEvent', JSON.parse(r.body)), r.body);
       }
       const update = JSON.parse(receiver.received[1]!.body).data;
       expect(update).toMatchObject({ checkout_session_id: session.id, status: 'shipped' });
@@ -770,13 +772,28 @@ describe('the protocol', () => {
     expect(replayed.body.id).toBe(taken.body.id);
   });
 
-  it('an invalid body is 400 with a JSONPath param; a currency other than cad is refused', async () => {
+  it('an invalid body is 400 naming the problem with a JSONPath param; a currency other than cad is refused', async () => {
     const bad = await raw(
       { 'api-version': ACP_VERSION, 'idempotency-key': 'k-bad' },
       { line_items: [{ id: 7 }], currency: 'cad', capabilities: {} },
     );
     expect(bad.status).toBe(400);
-    expect(bad.body).toMatchObject({ type: 'invalid_request', param: '$.line_items[0].id' });
+    expect(bad.body).toEqual({
+      type: 'invalid_request',
+      code: 'invalid',
+      message: 'Invalid request: $.line_items[0].id must be a string',
+      param: '$.line_items[0].id',
+    });
+    const unknown = await raw(
+      { 'api-version': ACP_VERSION, 'idempotency-key': 'k-unknown' },
+      { line_items: [{ id: 'x' }], currency: 'cad', capabilities: {}, gift: true },
+    );
+    expect(unknown.body).toEqual({
+      type: 'invalid_request',
+      code: 'invalid',
+      message: 'Invalid request: $ has unknown fields: gift',
+      param: '$.gift',
+    });
     const usd = await acp.create({ line_items: [{ id: 'x' }], currency: 'usd' });
     expect(usd.status).toBe(400);
     expect(usd.body).toMatchObject({ param: '$.currency' });

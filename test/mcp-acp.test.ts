@@ -1,7 +1,8 @@
 // ACP's MCP binding at POST /mcp (src/contract/acp-tools.ts): the five checkout session tools
 // over the real service on a port, called by the official SDK v2 client (both protocol eras) and
 // by raw JSON-RPC, with an agent's token of a buyer (scope shop). Every session answered is
-// checked against our zod contract of ACP, and so is every ACP error in a JSON-RPC error's data.
+// checked against our zod contract of ACP and the official schema, and so is every ACP error in a
+// JSON-RPC error's data.
 import { Client, InMemoryTransport, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { PortageClient } from '../src/client/index.ts';
@@ -13,6 +14,7 @@ import { agentToken } from './helpers/agents.ts';
 import { listen, type SignedIn, useTestApp } from './helpers/app.ts';
 import { buyer, product, seller } from './helpers/builders.ts';
 import { type Era, mcpMessage, postMcp } from './helpers/mcp.ts';
+import { acpProblems, expectOfficial } from './helpers/official-schemas.ts';
 
 const { t, database } = useTestApp();
 let baseUrl: string;
@@ -54,12 +56,17 @@ async function connect(era: Era, withToken = token): Promise<Client> {
   return client;
 }
 
-/** A session answered by a tool: structuredContent, the same JSON as its text, ACP's CheckoutSession. */
+/**
+ * A session answered by a tool: structuredContent, the same JSON as its text, ACP's CheckoutSession
+ * (CheckoutSessionWithOrder once completed, as the binding's complete answers).
+ */
 // biome-ignore lint/suspicious/noExplicitAny: sessions are asserted by the tests
 function session(result: any) {
   expect(result.isError ?? false, JSON.stringify(result.content)).toBe(false);
   expect(result.content).toEqual([{ type: 'text', text: JSON.stringify(result.structuredContent) }]);
-  return acpCheckoutSession.parse(result.structuredContent);
+  const answer = result.structuredContent;
+  expectOfficial(acpProblems(answer?.status === 'completed' ? 'completed' : 'session', answer), answer);
+  return acpCheckoutSession.parse(answer);
 }
 
 /** A raw tools/call at /mcp: the JSON-RPC answer. */
@@ -79,6 +86,7 @@ function acpFailure(answer: any) {
   expect(answer.result, JSON.stringify(answer)).toBeUndefined();
   expect(answer.error.code).toBe(-32000);
   const data = acpError.parse(answer.error.data);
+  expectOfficial(acpProblems('error', answer.error.data), answer.error.data);
   expect(answer.error.message).toBe(data.message);
   return data;
 }

@@ -1,7 +1,8 @@
 // UCP's MCP binding at POST /ucp/mcp (src/contract/ucp-tools.ts, src/mcp/ucp.ts): the checkout
 // and order tools over the real service on a port, called by the official SDK v2 client (both
-// protocol eras) and by raw JSON-RPC, with a platform's key. Every checkout and order answered
-// is checked against our zod contract of UCP, and so is every protocol error in a JSON-RPC error.
+// protocol eras) and by raw JSON-RPC, with a platform's key. Every payload the SDK client gets is
+// checked against our zod contract of UCP and the result mcp.openrpc.json gives its tool, and every
+// protocol error in a JSON-RPC error against our contract (the spec gives it no schema).
 import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ucpCatalogLookupResponse, ucpCheckout, ucpOrder, ucpProtocolError } from '../src/contract/ucp.ts';
@@ -9,6 +10,7 @@ import { AcpClient } from './helpers/acp.ts';
 import { listen, type SignedIn, useTestApp } from './helpers/app.ts';
 import { admin, product, seller, uniqueEmail } from './helpers/builders.ts';
 import { type Era, mcpMessage } from './helpers/mcp.ts';
+import { expectOfficial, ucpToolProblems } from './helpers/official-schemas.ts';
 import {
   issueUcpPlatform,
   type ProfileServer,
@@ -60,11 +62,12 @@ async function connect(era: Era): Promise<Client> {
   return client;
 }
 
-/** A tool's UCP payload: structuredContent, the same JSON as its text. */
+/** A tool's UCP payload: structuredContent, the same JSON as its text, the result mcp.openrpc.json gives `tool`. */
 // biome-ignore lint/suspicious/noExplicitAny: payloads are asserted by the tests
-function payload(result: any) {
+function payload(tool: string, result: any) {
   expect(result.isError ?? false, JSON.stringify(result.content)).toBe(false);
   expect(result.content).toEqual([{ type: 'text', text: JSON.stringify(result.structuredContent) }]);
+  expectOfficial(ucpToolProblems(tool, result.structuredContent), result.structuredContent);
   return result.structuredContent;
 }
 
@@ -86,6 +89,35 @@ async function rpc(
   return { status: res.status, message: res.status === 200 ? await mcpMessage(res) : await res.json() };
 }
 
+describe('discovery', () => {
+  it('the business profile names this endpoint as the MCP binding, where platforms must learn it', async () => {
+    const profile = await (await fetch(`${baseUrl}/.well-known/ucp`)).json();
+    const mcp = profile.ucp.services['dev.ucp.shopping'].find(
+      (s: { transport: string }) => s.transport === 'mcp',
+    );
+    expect(mcp).toEqual({
+      version: '2026-04-08',
+      spec: 'https://ucp.dev/2026-04-08/specification/overview',
+      transport: 'mcp',
+      schema: 'https://ucp.dev/2026-04-08/services/shopping/mcp.openrpc.json',
+      endpoint: 'https://portage.test/ucp/mcp',
+    });
+    // PUBLIC_BASE_URL is https://portage.test: its path, on the port this app listens on.
+    const res = await fetch(new URL(new URL(mcp.endpoint).pathname, baseUrl), {
+      method: 'POST',
+      headers: {
+        'content-type': 'application/json',
+        accept: 'application/json, text/event-stream',
+        'mcp-protocol-version': '2025-11-25',
+        'x-api-key': platform.apiKey,
+      },
+      body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/list' }),
+    });
+    expect(res.status).toBe(200);
+    expect((await mcpMessage(res)).result.tools.map((x: { name: string }) => x.name)).toEqual(UCP_NAMES);
+  });
+});
+
 describe.each(['legacy', 'modern'] as const)('the UCP tools over %s MCP', (era) => {
   it("lists the binding's nine tools, none of Portage's own; search → create → complete → get_order", async () => {
     const client = await connect(era);
@@ -95,6 +127,7 @@ describe.each(['legacy', 'modern'] as const)('the UCP tools over %s MCP', (era) 
       const p = await product(t.api, shop, { priceCents: 2500, stockQuantity: 5 });
       const searched = ucpCatalogLookupResponse.parse(
         payload(
+          'lookup_catalog',
           await client.callTool({
             name: 'lookup_catalog',
             arguments: { meta: meta(), catalog: { ids: [p.id] } },
@@ -104,6 +137,7 @@ describe.each(['legacy', 'modern'] as const)('the UCP tools over %s MCP', (era) 
       expect(searched.products.map((x) => x.id)).toEqual([p.id]);
       const created = ucpCheckout.parse(
         payload(
+          'create_checkout',
           await client.callTool({
             name: 'create_checkout',
             arguments: {
@@ -127,6 +161,7 @@ describe.each(['legacy', 'modern'] as const)('the UCP tools over %s MCP', (era) 
       };
       const done = ucpCheckout.parse(
         payload(
+          'complete_checkout',
           await client.callTool({
             name: 'complete_checkout',
             arguments: {
@@ -140,7 +175,11 @@ describe.each(['legacy', 'modern'] as const)('the UCP tools over %s MCP', (era) 
       expect(done.status).toBe('completed');
       const order = ucpOrder.parse(
         payload(
-          await client.callTool({ name: 'get_order', arguments: { meta: meta(), id: done.order!.id } }),
+          'get_order',
+          await client.callTool({
+            name: 'get_order',
+            arguments: { meta: meta(), id: done.order!.id },
+          }),
         ),
       );
       expect(order.checkout_id).toBe(created.id);

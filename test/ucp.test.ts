@@ -31,6 +31,7 @@ import { useTestApp, withTestApp } from './helpers/app.ts';
 import { admin, buyer, product, seller, uniqueEmail, verified } from './helpers/builders.ts';
 import { paymentEvent, postEvent } from './helpers/checkout.ts';
 import { agentTokens, authorizeUrl, pkce, registerClient, signInToConsent } from './helpers/oauth.ts';
+import { expectOfficial, ucpProfileProblems, ucpRestProblems } from './helpers/official-schemas.ts';
 import { liveReservedUnits, ordersOfCheckout, ship, stockOf } from './helpers/orders.ts';
 import {
   issueUcpPlatform,
@@ -79,13 +80,22 @@ const checkoutOf = async (id: string) =>
   (await database.db.select().from(acpSessions).where(eq(acpSessions.id, id)))[0]!.checkoutId!;
 
 describe('discovery', () => {
-  it('/.well-known/ucp is our business profile: REST service, capabilities, the sandbox handler, our key', async () => {
+  it('/.well-known/ucp is our business profile: REST and MCP services, capabilities, the sandbox handler, our key', async () => {
     const res = await t.api.get('/.well-known/ucp');
     expect(res.status).toBe(200);
     expect(res.headers['cache-control']).toBe('public, max-age=300');
+    expectOfficial(ucpProfileProblems(res.body), res.body);
     const profile = ucpBusinessProfile.parse(res.body);
+    const binding = (transport: string, endpoint: string, schema: string) => ({
+      version: '2026-04-08',
+      spec: 'https://ucp.dev/2026-04-08/specification/overview',
+      transport,
+      schema: `https://ucp.dev/2026-04-08/services/shopping/${schema}`,
+      endpoint,
+    });
     expect(profile.ucp.services['dev.ucp.shopping']).toEqual([
-      expect.objectContaining({ transport: 'rest', endpoint: 'https://portage.test/ucp/v1' }),
+      binding('rest', 'https://portage.test/ucp/v1', 'rest.openapi.json'),
+      binding('mcp', 'https://portage.test/ucp/mcp', 'mcp.openrpc.json'),
     ]);
     expect(Object.keys(profile.ucp.capabilities ?? {})).toEqual([
       'dev.ucp.shopping.checkout',
@@ -202,14 +212,27 @@ describe('a platform buys through UCP', () => {
     expect(await liveReservedUnits(database, p.id)).toBe(0);
   });
 
-  it('a buyer email that is no address is 400; one with spaces around is taken trimmed', async () => {
+  it('a body the contract refuses is 400 naming the problem; a buyer email that is no address is 400; one with spaces around is taken trimmed', async () => {
     const p = await product(t.api, shop, { priceCents: 1500, stockQuantity: 5 });
+    const shapeless = await t.api.post(
+      '/ucp/v1/checkout-sessions',
+      { line_items: [{ item: { id: 7 }, quantity: 1 }] },
+      ucp.headers(),
+    );
+    expect(shapeless.status).toBe(400);
+    expect(shapeless.body).toEqual({
+      code: 'invalid_request',
+      content: 'Invalid request: $.line_items[0].item.id: must be a string',
+    });
     const bad = await ucp.create({
       line_items: [{ item: { id: p.id }, quantity: 1 }],
       buyer: { email: 'x'.repeat(300) },
     });
     expect(bad.status).toBe(400);
-    expect(bad.body.code).toBe('invalid_request');
+    expect(bad.body).toEqual({
+      code: 'invalid_request',
+      content: 'buyer.email must be an email address (at most 254 characters)',
+    });
     const email = uniqueEmail('trimmed');
     const ok = await ucp.create({
       line_items: [{ item: { id: p.id }, quantity: 1 }],
@@ -234,6 +257,31 @@ describe('a platform buys through UCP', () => {
     const again = await ucp.cancel(created.body.id);
     expect(again.status).toBe(409);
     expect(again.body.code).toBe('invalid_state');
+  });
+
+  it('cancel needs no body (the OpenAPI defines none), and takes an empty one or an object too', async () => {
+    const p = await product(t.api, shop, { priceCents: 1500, stockQuantity: 5 });
+    const open = async () =>
+      (
+        await ucp.create({
+          line_items: [{ item: { id: p.id }, quantity: 1 }],
+          buyer: buyerNamed(),
+          fulfillment: shipTo(UCP_ON),
+        })
+      ).body.id as string;
+    const bodies: Array<[unknown, Record<string, string>]> = [
+      [undefined, {}],
+      ['', { 'content-type': 'application/json' }],
+      ['', {}],
+      [{}, {}],
+    ];
+    for (const [body, headers] of bodies) {
+      const id = await open();
+      const res = await t.api.post(`/ucp/v1/checkout-sessions/${id}/cancel`, body, ucp.headers(headers));
+      expect(res.status, JSON.stringify(res.body)).toBe(200);
+      expect(res.body).toMatchObject({ id, status: 'canceled' });
+    }
+    expect(await liveReservedUnits(database, p.id)).toBe(0);
   });
 
   it('a declined card is payment_failed on the checkout (200), nothing charged; another token then pays', async () => {
@@ -327,6 +375,25 @@ describe('who may call, for which profile', () => {
     const incompatible = await ordersOnly.get('ucp_cs_x');
     expect(incompatible.status).toBe(200);
     expect(incompatible.body.messages[0].code).toBe('capabilities_incompatible');
+    // A write too, whose answer is stored under its Idempotency-Key.
+    const p = await product(t.api, shop, { priceCents: 1500, stockQuantity: 5 });
+    const create = { line_items: [{ item: { id: p.id }, quantity: 1 }] };
+    const key = { 'idempotency-key': randomUUID() };
+    for (const res of [await ordersOnly.create(create, key), await ordersOnly.create(create, key)]) {
+      expect(res.status).toBe(200);
+      expect(res.body).toEqual({
+        ucp: { version: '2026-04-08', status: 'error', capabilities: {} },
+        messages: [
+          {
+            type: 'error',
+            code: 'capabilities_incompatible',
+            content: expect.stringContaining('dev.ucp.shopping.checkout'),
+            severity: 'unrecoverable',
+          },
+        ],
+      });
+    }
+    expect(await liveReservedUnits(database, p.id)).toBe(0);
   });
 
   it('outside development, a profile at a private address is never fetched (424), by address or by name', async () => {
@@ -415,6 +482,7 @@ describe('orders', () => {
 
     const read = await t.api.get(`/ucp/v1/orders/${orderId}`, ucp.headers({}, false));
     expect(read.status, JSON.stringify(read.body)).toBe(200);
+    expectOfficial(ucpRestProblems('get_order', 200, read.body), read.body);
     const order = ucpOrder.parse(read.body);
     expect(order).toMatchObject({
       id: orderId,
@@ -467,6 +535,7 @@ describe('orders', () => {
   it("another platform's order, or an unknown one, is not found (200, ucp.status error)", async () => {
     const res = await t.api.get('/ucp/v1/orders/order_nope', ucp.headers({}, false));
     expect(res.status).toBe(200);
+    expectOfficial(ucpRestProblems('get_order', 200, res.body), res.body);
     expect(res.body).toMatchObject({ ucp: { status: 'error' }, messages: [{ code: 'not_found' }] });
   });
 });
@@ -705,8 +774,17 @@ describe('one buyer, two protocols', () => {
 });
 
 describe('the catalog', () => {
-  const post = (path: string, body: unknown) =>
-    t.api.post(`/ucp/v1/catalog/${path}`, body, ucp.headers({}, false));
+  const operations: Record<string, string> = {
+    search: 'search_catalog',
+    lookup: 'lookup_catalog',
+    product: 'get_product',
+  };
+  /** A catalog operation's answer, also as the official REST binding defines it when 200. */
+  const post = async (path: string, body: unknown) => {
+    const res = await t.api.post(`/ucp/v1/catalog/${path}`, body, ucp.headers({}, false));
+    if (res.status === 200) expectOfficial(ucpRestProblems(operations[path]!, 200, res.body), res.body);
+    return res;
+  };
 
   it('searches by words and a price range, one variant per product, and pages with the cursor', async () => {
     const word = `tuque${Date.now().toString(36)}`;

@@ -85,7 +85,8 @@ const fulfillmentGroup = z.strictObject({
 });
 
 // Deviation: the 2026-04-17 Item has no `quantity` (an open question upstream), yet the spec's own
-// examples send {id, quantity}. We accept it, 1 to 999, absent meaning 1; line items echo it back.
+// examples send {id, quantity}. We accept it in requests, 1 to 999, absent meaning 1; an answer's
+// item is the spec's (acpLineItem), its quantity the line's.
 export const acpItem = z.strictObject({
   id: z.string(),
   name: z.string().optional(),
@@ -316,7 +317,7 @@ const contentType = z.enum(['plain', 'markdown']);
 
 export const acpLineItem = z.strictObject({
   id: z.string(),
-  item: acpItem, // echoes the request's item, quantity included (see acpItem)
+  item: acpItem.omit({ quantity: true }), // the request's item as the spec's Item (see acpItem)
   quantity: int.min(1),
   name: z.string().optional(),
   description: z.string().optional(),

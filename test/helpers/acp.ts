@@ -1,5 +1,6 @@
 // An ACP platform as the tests drive it: its key issued by an admin, every request sent with the
-// spec's headers, and every answer checked against our zod contract of ACP 2026-04-17.
+// spec's headers, and every answer checked against our zod contract of ACP 2026-04-17 and against
+// the official JSON Schemas of that version (helpers/official-schemas.ts).
 import { randomUUID } from 'node:crypto';
 import { eq } from 'drizzle-orm';
 import { expect } from 'vitest';
@@ -15,6 +16,7 @@ import { ordersOfOneCheckout } from '../../src/modules/orders/service.ts';
 import type { Answer, Api, SignedIn } from './app.ts';
 import { product } from './builders.ts';
 import type { TestDatabase } from './db.ts';
+import { acpProblems, expectOfficial } from './official-schemas.ts';
 
 export const ACP_VERSION = '2026-04-17';
 
@@ -72,15 +74,29 @@ const KEPT_CODES = [
   'unsupported_api_version',
 ];
 
-/** Checks an answer against the contract: a session (or the delegate answer) on success, the flat error otherwise. */
-function checked(res: Answer, kind: 'session' | 'delegate'): Answer {
+/**
+ * Checks an answer against the contract and the official schema: a session or the delegate answer
+ * on success, the flat error otherwise. Complete's answer is CheckoutSessionWithOrder once
+ * completed; a payment still settling answers `complete_in_progress`, which has no order yet
+ * (docs/acp.md "Choices"), as a CheckoutSession.
+ */
+function checked(res: Answer, kind: 'session' | 'complete' | 'delegate'): Answer {
   if (res.status < 300) {
-    (kind === 'session' ? acpCheckoutSession : acpDelegatePaymentResponse).parse(res.body);
+    (kind === 'delegate' ? acpDelegatePaymentResponse : acpCheckoutSession).parse(res.body);
+    const definition =
+      kind === 'delegate'
+        ? 'delegated'
+        : kind === 'complete' && res.body.status === 'completed'
+          ? 'completed'
+          : 'session';
+    expectOfficial(acpProblems(definition, res.body), res.body);
   } else if (kind === 'delegate' && res.status < 500 && !KEPT_CODES.includes(res.body?.code)) {
     // Delegate payment's own closed list of codes, but for what it has none for.
     acpDelegatePaymentError.parse(res.body);
+    expectOfficial(acpProblems('delegateError', res.body), res.body);
   } else {
     acpError.parse(res.body);
+    expectOfficial(acpProblems('error', res.body), res.body);
   }
   return res;
 }
@@ -138,7 +154,7 @@ export class AcpClient {
         },
         this.headers(headers),
       ),
-      'session',
+      'complete',
     );
   }
 

@@ -1,6 +1,7 @@
 // A UCP platform as the tests drive it: its profile served on a local port, its key issued by an
 // admin with that profile registered, every request sent with the spec's headers, and every
-// request and answer checked against our zod contract of UCP v2026-04-08.
+// request and answer checked against our zod contract of UCP v2026-04-08, and every answer the
+// official REST binding defines against its official schemas (helpers/official-schemas.ts).
 import { createHash, createPublicKey, randomUUID, verify } from 'node:crypto';
 import { createServer } from 'node:http';
 import { httpbis } from 'http-message-signatures';
@@ -17,6 +18,7 @@ import {
   ucpProtocolError,
 } from '../../src/contract/ucp.ts';
 import type { Answer, Api, SignedIn } from './app.ts';
+import { expectOfficial, ucpOrderProblems, ucpProfileProblems, ucpRestProblems } from './official-schemas.ts';
 
 const SPEC = `https://ucp.dev/${UCP_VERSION}/specification`;
 const SCHEMAS = `https://ucp.dev/${UCP_VERSION}/schemas`;
@@ -132,11 +134,15 @@ export async function issueUcpPlatform(api: Api, boss: SignedIn, profileUrl: str
   return { id: res.body.id, apiKey: res.body.apiKey, profileUrl };
 }
 
-/** A checkout (or the no-resource error) on 2xx, the protocol error's `{code, content}` otherwise. */
-function checked(res: Answer): Answer {
+/**
+ * A checkout (or the no-resource error) on 2xx, also as the official binding defines the answer of
+ * `operation`; the protocol error's `{code, content}` otherwise (the spec gives it no schema).
+ */
+function checked(res: Answer, operation: string): Answer {
   if (res.status < 300) {
     if (res.body?.ucp?.status === 'error') ucpErrorResponse.parse(res.body);
     else ucpCheckout.parse(res.body);
+    expectOfficial(ucpRestProblems(operation, res.status, res.body), res.body);
   } else {
     ucpProtocolError.parse(res.body);
   }
@@ -162,16 +168,16 @@ export class UcpClient {
 
   async create(body: Record<string, unknown>, headers: Record<string, string> = {}) {
     ucpCheckoutCreateRequest.parse(body);
-    return checked(await this.api.post(this.base, body, this.headers(headers)));
+    return checked(await this.api.post(this.base, body, this.headers(headers)), 'create_checkout');
   }
 
   async update(id: string, body: Record<string, unknown>, headers: Record<string, string> = {}) {
     ucpCheckoutUpdateRequest.parse(body);
-    return checked(await this.api.put(`${this.base}/${id}`, body, this.headers(headers)));
+    return checked(await this.api.put(`${this.base}/${id}`, body, this.headers(headers)), 'update_checkout');
   }
 
   async get(id: string, headers: Record<string, string> = {}) {
-    return checked(await this.api.get(`${this.base}/${id}`, this.headers(headers, false)));
+    return checked(await this.api.get(`${this.base}/${id}`, this.headers(headers, false)), 'get_checkout');
   }
 
   async complete(
@@ -197,11 +203,15 @@ export class UcpClient {
         ucpCheckoutCompleteRequest.parse({ payment }),
         this.headers(headers),
       ),
+      'complete_checkout',
     );
   }
 
   async cancel(id: string, headers: Record<string, string> = {}) {
-    return checked(await this.api.post(`${this.base}/${id}/cancel`, {}, this.headers(headers)));
+    return checked(
+      await this.api.post(`${this.base}/${id}/cancel`, undefined, this.headers(headers)),
+      'cancel_checkout',
+    );
   }
 }
 
@@ -218,7 +228,9 @@ export async function verifiedUcpWebhook(
   expect(headers['content-digest']).toBe(
     `sha-256=:${createHash('sha256').update(hook.body).digest('base64')}:`,
   );
-  const published = ucpBusinessProfile.parse((await api.get('/.well-known/ucp')).body).signing_keys ?? [];
+  const profile = (await api.get('/.well-known/ucp')).body;
+  expectOfficial(ucpProfileProblems(profile), profile);
+  const published = ucpBusinessProfile.parse(profile).signing_keys ?? [];
   const verified = await httpbis.verifyMessage(
     {
       keyLookup: async (params) => {
@@ -236,5 +248,7 @@ export async function verifiedUcpWebhook(
     { method: 'POST', url, headers },
   );
   expect(verified).toBe(true);
-  return ucpOrder.parse(JSON.parse(hook.body));
+  const order = JSON.parse(hook.body);
+  expectOfficial(ucpOrderProblems(order), order);
+  return ucpOrder.parse(order);
 }

@@ -93,13 +93,14 @@ export function toAcpSession(
   const bought = new Map(
     (held ? checkout.parcels : []).flatMap((p) => p.items.map((i) => [i.productId, i] as const)),
   );
-  const lineItems: AcpLineItem[] = items.map((item) => {
+  const lineItems: AcpLineItem[] = items.map(({ quantity, ...item }) => {
     const sold = bought.get(item.id);
     const base = sold ? sold.unitPriceCents * sold.quantity : undefined;
     return {
       id: lineId(item.id),
+      // The spec's Item has no quantity (it is the line's): taken in requests, never echoed.
       item,
-      quantity: item.quantity,
+      quantity,
       ...(sold
         ? {
             name: sold.name,

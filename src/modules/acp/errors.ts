@@ -1,10 +1,12 @@
 // ACP's flat error, `{type, code, message, param?}` (the spec's Error), thrown by the adapter's
 // services and answered as is by its routes (routes.ts maps our own AppErrors onto it). Its
 // `message` is put into words in the request's locale when it leaves; the rest never changes.
+import type { FastifySchemaValidationError } from 'fastify';
 import type { z } from 'zod';
 import type { AcpError } from '../../contract/acp.ts';
 import { inputProblems, say } from '../../contract/errors.ts';
 import { BASE_LOCALE, type Locale, render, type Text, text } from '../../contract/i18n.ts';
+import { zodIssuesOf } from '../../http/errors.ts';
 
 /** The fields of an ACP error that never change with the locale. */
 export type AcpErrorFields = Omit<AcpError, 'message'>;
@@ -46,15 +48,23 @@ export const jsonPath = (parts: readonly PropertyKey[]) =>
  */
 export function schemaProblems(
   locale: Locale,
-  validation: ReadonlyArray<{ message?: string; params?: { issue?: unknown } }>,
+  validation: FastifySchemaValidationError[],
   schema: unknown,
   separator: string,
 ): string {
-  const issues = validation.flatMap((v) => (v.params?.issue ? [v.params.issue as z.core.$ZodIssue] : []));
+  const issues = requestIssues(validation);
   const worded = inputProblems(schema as z.ZodType | undefined, { issues });
   return issues
     .map((issue, i) => `${jsonPath(issue.path)}${separator}${say(locale, worded[i]!.message)}`)
     .join('; ');
+}
+
+/** A request's zod issues, an array's index in a path a number (`$.line_items[0]`, not `.0`). */
+export function requestIssues(validation: FastifySchemaValidationError[]): z.core.$ZodIssue[] {
+  return zodIssuesOf({ validation }).map((issue) => ({
+    ...issue,
+    path: issue.path.map((p) => (typeof p === 'string' && /^\d+$/.test(p) ? Number(p) : p)),
+  }));
 }
 
 /**

@@ -27,7 +27,7 @@ import type { AuthService } from '../auth/service.ts';
 import type { PlatformKeys } from '../platforms/service.ts';
 import { ACP_SUPPORTED_VERSIONS, ACP_VERSION } from './answer.ts';
 import { type AcpCaller, acpCallerOf } from './caller.ts';
-import { AcpFailure, frameworkWords, jsonPath, schemaProblems } from './errors.ts';
+import { AcpFailure, frameworkWords, jsonPath, requestIssues, schemaProblems } from './errors.ts';
 import { acpHandlers } from './handlers.ts';
 import {
   type AcpDeps,
@@ -349,14 +349,9 @@ function acpErrorOf(err: FastifyError | AppError, req: FastifyRequest): [number,
   }
   if (hasZodFastifySchemaValidationErrors(err)) {
     const first = err.validation[0];
-    const issue = first?.params?.issue as { path?: PropertyKey[]; keys?: string[] } | undefined;
-    const path: PropertyKey[] = issue?.path?.length
-      ? issue.path
-      : (first?.instancePath ?? '')
-          .split('/')
-          .filter(Boolean)
-          .map((p) => (/^\d+$/.test(p) ? Number(p) : p));
-    const parts = [...path, ...(issue?.keys?.length ? [issue.keys[0]!] : [])];
+    const issue = requestIssues(err.validation)[0];
+    const keys = issue?.code === 'unrecognized_keys' ? issue.keys : [];
+    const parts = [...(issue?.path ?? []), ...keys.slice(0, 1)];
     const param = jsonPath(parts);
     const where = err.validationContext === 'params' ? 'path' : 'request';
     const schema = (req.routeOptions.schema as Record<string, unknown> | undefined)?.[

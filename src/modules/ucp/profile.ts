@@ -1,5 +1,5 @@
 // Portage's business profile, served at /.well-known/ucp (docs/ucp.md "Discovery"): the
-// dev.ucp.shopping service over REST, the capabilities we offer (checkout with its fulfillment
+// dev.ucp.shopping service over REST and MCP, the capabilities we offer (checkout with its fulfillment
 // and discount extensions, order), the payment handlers of this deployment (the sandbox's vault,
 // or Stripe's Shared Payment Tokens: the same handlers as ACP's), and our signing keys.
 import type { AcpPaymentHandler } from '../../contract/acp.ts';
@@ -21,6 +21,8 @@ export const CATALOG_LOOKUP = 'dev.ucp.shopping.catalog.lookup';
 
 /** Where UCP's REST operations live: `{endpoint}/checkout-sessions`, `{endpoint}/orders/{id}`. */
 export const REST_PREFIX = '/ucp/v1';
+/** Where the MCP binding's tools are served (src/mcp/ucp.ts); platforms learn it only from here. */
+export const MCP_PATH = '/ucp/mcp';
 
 /**
  * A handler's registry name (reverse-domain). Ours carry no spec/schema URLs: the spec wants them
@@ -74,6 +76,13 @@ export function businessProfile(deps: {
             transport: 'rest',
             schema: `https://ucp.dev/${UCP_VERSION}/services/shopping/rest.openapi.json`,
             endpoint: `${deps.publicBaseUrl}${REST_PREFIX}`,
+          },
+          {
+            version: UCP_VERSION,
+            spec: `${SPEC}/overview`,
+            transport: 'mcp',
+            schema: `https://ucp.dev/${UCP_VERSION}/services/shopping/mcp.openrpc.json`,
+            endpoint: `${deps.publicBaseUrl}${MCP_PATH}`,
           },
         ],
       },

@@ -141,7 +141,7 @@ export function ucpRoutes(routeDeps: UcpRouteDeps) {
         },
         async (req, reply) => {
           const c = checkoutCaller(req, reply);
-          if (!c) return;
+          if (!c) return reply;
           return reply.code(201).send(await createUcpSession(req.ctx, deps, c.who, c.negotiated, req.body));
         },
       );
@@ -158,7 +158,7 @@ export function ucpRoutes(routeDeps: UcpRouteDeps) {
         },
         async (req, reply) => {
           const c = checkoutCaller(req, reply);
-          if (!c) return;
+          if (!c) return reply;
           return getUcpSession(req.ctx, deps, c.who, c.negotiated, req.params.id);
         },
       );
@@ -177,7 +177,7 @@ export function ucpRoutes(routeDeps: UcpRouteDeps) {
         },
         async (req, reply) => {
           const c = checkoutCaller(req, reply);
-          if (!c) return;
+          if (!c) return reply;
           return updateUcpSession(req.ctx, deps, c.who, c.negotiated, req.params.id, req.body);
         },
       );
@@ -196,7 +196,7 @@ export function ucpRoutes(routeDeps: UcpRouteDeps) {
         },
         async (req, reply) => {
           const c = checkoutCaller(req, reply);
-          if (!c) return;
+          if (!c) return reply;
           return completeUcpSession(req.ctx, deps, c.who, c.negotiated, req.params.id, req.body);
         },
       );
@@ -209,13 +209,14 @@ export function ucpRoutes(routeDeps: UcpRouteDeps) {
             tags,
             summary: 'UCP: cancel a checkout session (its stock back at once)',
             params: sessionParams,
-            body: z.looseObject({}).optional(),
+            // The OpenAPI gives cancel no body: none (which Fastify validates as null), or any object.
+            body: z.looseObject({}).nullish(),
             response: { 200: checkoutAnswer, ...protocolErrors },
           },
         },
         async (req, reply) => {
           const c = checkoutCaller(req, reply);
-          if (!c) return;
+          if (!c) return reply;
           return cancelUcpSession(req.ctx, deps, c.who, c.negotiated, req.params.id);
         },
       );
@@ -327,7 +328,8 @@ function callerOf(req: FastifyRequest): Caller {
 
 /**
  * The caller of a checkout operation, or (answered here) the spec's business outcome when the
- * platform and we share no checkout capability.
+ * platform and we share no checkout capability. The handler then returns the reply: an async
+ * handler that answers undefined has Fastify send an empty body while this one's onSend hooks run.
  */
 function checkoutCaller(req: FastifyRequest, reply: FastifyReply): Caller | undefined {
   const c = callerOf(req);
@@ -428,10 +430,12 @@ function ucpConventions(
     callers.set(req, { who, negotiated, profile });
   };
 
-  // JSON as Fastify parses it, the bytes kept for the signature's digest.
+  // JSON as Fastify parses it, the bytes kept for the signature's digest. An empty body is no
+  // body, which each route's schema takes or refuses (cancel has none).
   const json = scope.getDefaultJsonParser('error', 'error');
   scope.addContentTypeParser('application/json', { parseAs: 'buffer' }, (req, body, done) => {
     rawBodies.set(req, body as Buffer);
+    if ((body as Buffer).length === 0) return done(null, undefined);
     json(req, (body as Buffer).toString('utf8'), done);
   });
   // Before the Idempotency-Key is claimed (preHandler): a refused signature stores no answer.
