@@ -452,6 +452,25 @@ describe('idempotency', () => {
     expect(c.id).not.toBe(a.id);
   });
 
+  it('without a key, the same create after its session was canceled opens a new session, not the dead one replayed', async () => {
+    const p = await newProduct();
+    const first = session((await rpc('create_checkout_session', createArgs(p.id))).result);
+    expect(first.status).toBe('ready_for_payment');
+    const canceled = session(
+      (await rpc('cancel_checkout_session', { meta: meta(), id: first.id, payload: {} })).result,
+    );
+    expect(canceled.status).toBe('canceled');
+    const again = session((await rpc('create_checkout_session', createArgs(p.id))).result);
+    expect(again.id).not.toBe(first.id);
+    // A new session, as it truly is: a canceled hold cools the product down for 15 minutes.
+    expect(again.status).toBe('not_ready_for_payment');
+    expect(again.messages).toEqual([expect.objectContaining({ code: 'conflict', param: '$.line_items[0]' })]);
+    t.clock.advance(15 * 60);
+    // A retry of that call answers the new session as it is now.
+    const retried = session((await rpc('create_checkout_session', createArgs(p.id), token, 2)).result);
+    expect(retried.id).toBe(again.id);
+  });
+
   it('without a key, an update to A, then B, then A again applies each time (no stale replay)', async () => {
     const p = await newProduct();
     const created = session((await rpc('create_checkout_session', createArgs(p.id))).result);

@@ -242,6 +242,33 @@ describe('failures', () => {
     expect(quantityOf(await rpc('get_checkout', { meta: meta(), id }))).toBe(2);
   });
 
+  it('without an idempotency-key, the same create after its checkout was canceled opens a new one, not the dead one replayed', async () => {
+    const p = await product(t.api, shop, { priceCents: 1000, stockQuantity: 9 });
+    const email = uniqueEmail('ucp-mcp-dead');
+    const create = () =>
+      rpc('create_checkout', {
+        meta: meta(),
+        checkout: {
+          line_items: [{ item: { id: p.id }, quantity: 1 }],
+          buyer: { email },
+          fulfillment: { methods: [{ type: 'shipping', destinations: [UCP_ON] }] },
+        },
+      });
+    const first = payload('create_checkout', (await create()).message.result);
+    expect(first.status).toBe('ready_for_complete');
+    const canceled = payload(
+      'cancel_checkout',
+      (await rpc('cancel_checkout', { meta: meta(), id: first.id })).message.result,
+    );
+    expect(canceled.status).toBe('canceled');
+    const again = payload('create_checkout', (await create()).message.result);
+    expect(again.id).not.toBe(first.id);
+    // A new checkout, as it truly is: a canceled hold cools the product down for 15 minutes.
+    expect(again.status).toBe('incomplete');
+    // A retry of that call answers the new checkout.
+    expect(payload('create_checkout', (await create()).message.result).id).toBe(again.id);
+  });
+
   it('an unknown business id is a result, the business outcome not_found', async () => {
     const res = await rpc('get_checkout', { meta: meta(), id: 'ucp_cs_nope' });
     expect(res.message.result.structuredContent).toMatchObject({

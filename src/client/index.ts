@@ -203,7 +203,12 @@ export interface RequestOptions<S extends z.ZodType | undefined = undefined> {
   errors?: 'acp' | 'ucp';
   /** Validates (and types) a success answer. */
   schema?: S;
+  /** Told when the answer is one stored under the Idempotency-Key (`Idempotent-Replayed: true`). */
+  replayed?: () => void;
 }
+
+/** A create with a derived key opens a new session over at most this many ended ones of its own. */
+const MAX_GENERATIONS = 10;
 
 /** Exponential backoff without Retry-After: 250 ms, 500 ms, 1 s, ... */
 const BACKOFF_BASE_MS = 250;
@@ -428,9 +433,33 @@ export class PortageClient {
   // Each answers the session, checked against the ACP contract, and throws AcpApiError with ACP's
   // error as the route sent it.
 
-  /** POST /acp/checkout_sessions: opens a session (201), priced and held when it can be. */
+  /**
+   * POST /acp/checkout_sessions: opens a session (201), priced and held when it can be. With a
+   * derived key, a retry answers the session the first call opened as it is now; one that has
+   * ended (canceled, expired, paid) is not handed back: the call opens a new one, under a key that
+   * names the ended one (so its own retry answers that new one).
+   */
   async createAcpSession(payload: AcpCreateSessionInput, meta: AcpRequestMeta): Promise<AcpCheckoutSession> {
-    return this.#acp('POST', undefined, '', meta, { operation: 'create', body: payload });
+    if (meta.idempotency_key !== undefined) {
+      return this.#acp('POST', undefined, '', meta, { operation: 'create', body: payload });
+    }
+    const { idempotency_key: _, ...read } = meta;
+    let after: string | undefined;
+    for (let generation = 0; ; generation++) {
+      let replayed = false;
+      const session = await this.#acp('POST', undefined, '', meta, {
+        operation: 'create',
+        body: payload,
+        key: after === undefined ? undefined : { after },
+        replayed: () => {
+          replayed = true;
+        },
+      });
+      if (!replayed) return session;
+      const now = await this.getAcpSession(session.id, read);
+      if (!['canceled', 'expired', 'completed'].includes(now.status) || generation >= MAX_GENERATIONS) return now;
+      after = session.id;
+    }
   }
 
   /** GET /acp/checkout_sessions/:id. */
@@ -482,7 +511,14 @@ export class PortageClient {
     id: string | undefined,
     suffix: string,
     meta: AcpRequestMeta,
-    post?: { operation: string; body: unknown; state?: (session: AcpCheckoutSession) => unknown },
+    post?: {
+      operation: string;
+      body: unknown;
+      state?: (session: AcpCheckoutSession) => unknown;
+      /** What else a derived key covers (a create's: the ended session it replaces). */
+      key?: unknown;
+      replayed?: () => void;
+    },
   ): Promise<AcpCheckoutSession> {
     let path: string;
     try {
@@ -504,7 +540,7 @@ export class PortageClient {
           post.operation,
           id ?? '',
           post.body,
-          post.state && id !== undefined ? post.state(await this.getAcpSession(id, read)) : undefined,
+          post.state && id !== undefined ? post.state(await this.getAcpSession(id, read)) : post.key,
         );
     }
     return this.request(method, path, {
@@ -513,6 +549,7 @@ export class PortageClient {
       idempotencyKey,
       schema: acpCheckoutSession,
       errors: 'acp',
+      ...(post?.replayed ? { replayed: post.replayed } : {}),
     });
   }
 
@@ -522,9 +559,31 @@ export class PortageClient {
   // checkout or order, or the business outcome without one (`ucp.status: "error"`); a protocol
   // error is thrown as UcpApiError.
 
-  /** POST /ucp/v1/checkout-sessions. */
-  createUcpCheckout(checkout: unknown, meta: UcpRequestMeta): Promise<Record<string, unknown>> {
-    return this.#ucp('POST', '/checkout-sessions', meta, { operation: 'create', body: checkout });
+  /**
+   * POST /ucp/v1/checkout-sessions. With a derived key, as createAcpSession: a retry answers the
+   * checkout the first call opened as it is now, unless it has ended (canceled, completed): then
+   * the call opens a new one.
+   */
+  async createUcpCheckout(checkout: unknown, meta: UcpRequestMeta): Promise<Record<string, unknown>> {
+    if (meta['idempotency-key'] !== undefined) {
+      return this.#ucp('POST', '/checkout-sessions', meta, { operation: 'create', body: checkout });
+    }
+    let after: string | undefined;
+    for (let generation = 0; ; generation++) {
+      let replayed = false;
+      const answer = await this.#ucp('POST', '/checkout-sessions', meta, {
+        operation: after === undefined ? 'create' : `create after ${after}`,
+        body: checkout,
+        replayed: () => {
+          replayed = true;
+        },
+      });
+      const id = typeof answer.id === 'string' ? answer.id : undefined;
+      if (!replayed || id === undefined) return answer;
+      const now = await this.getUcpCheckout(id, meta);
+      if (!['canceled', 'completed'].includes(String(now.status)) || generation >= MAX_GENERATIONS) return now;
+      after = id;
+    }
   }
 
   /** GET /ucp/v1/checkout-sessions/{id}. */
@@ -591,6 +650,7 @@ export class PortageClient {
       body: unknown;
       /** What of the checkout, read just before, the derived key covers too. */
       state?: { id: string; of: (checkout: Record<string, unknown>) => unknown };
+      replayed?: () => void;
     },
   ): Promise<Record<string, unknown>> {
     const profile = meta['ucp-agent'].profile.replace(/["\\]/g, '');
@@ -605,6 +665,7 @@ export class PortageClient {
       body: write?.body,
       idempotencyKey,
       errors: 'ucp',
+      ...(write?.replayed ? { replayed: write.replayed } : {}),
     })) as Record<string, unknown>;
   }
 
@@ -690,8 +751,10 @@ export class PortageClient {
         });
       }
       const answer = await this.#send(method, url, { ...headers, ...authorization(sentToken) }, body);
-      if (answer.status >= 200 && answer.status < 300)
+      if (answer.status >= 200 && answer.status < 300) {
+        if (answer.headers.get('idempotent-replayed') === 'true') options.replayed?.();
         return this.#parse(method, path, answer, options.schema);
+      }
 
       // Masked before errorFromAnswer cuts it short: a cut token would no longer be recognised.
       const text = this.maskCredentials(answer.text);
