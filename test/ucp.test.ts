@@ -748,6 +748,38 @@ describe('exactly once', () => {
   });
 });
 
+describe('a service on plain http (development, as `npm start` runs it)', () => {
+  it('holds and answers 201 without a continue_url (UCP demands https); a retry of the key replays, holding nothing more', async () => {
+    await withTestApp(
+      async (dev, db) => {
+        const devBoss = await admin(dev.api, db);
+        const devShop = await seller(dev.api, 'ON');
+        const client = new UcpClient(
+          dev.api,
+          await issueUcpPlatform(dev.api, devBoss, `${profiles.base}/agent.json`),
+        );
+        const p = await product(dev.api, devShop, { priceCents: 1500, stockQuantity: 5 });
+        const body = {
+          line_items: [{ item: { id: p.id }, quantity: 2 }],
+          buyer: buyerNamed(),
+          fulfillment: shipTo(UCP_ON),
+        };
+        const key = { 'idempotency-key': `dev-${p.id}` };
+        const created = await client.create(body, key);
+        expect(created.status, JSON.stringify(created.body)).toBe(201);
+        expect(created.body.status).toBe('ready_for_complete');
+        expect(created.body).not.toHaveProperty('continue_url');
+        const again = await client.create(body, key);
+        expect(again.status).toBe(201);
+        expect(again.headers['idempotent-replayed']).toBe('true');
+        expect(again.body.id).toBe(created.body.id);
+        expect(await stockOf(db, p.id)).toEqual({ stock: 5, reserved: 2 });
+      },
+      { env: { PUBLIC_BASE_URL: 'http://localhost:3000' } },
+    );
+  });
+});
+
 describe('one buyer, two protocols', () => {
   it('a person bought for through ACP and through UCP sees both orders in one history', async () => {
     const person = await verified(database, await buyer(t.api, 'both'));

@@ -29,7 +29,7 @@ import {
 } from '../../contract/ucp.ts';
 import { bearerToken } from '../../http/auth.ts';
 import { unavailableOr } from '../../http/errors.ts';
-import { IdempotencyError } from '../../http/idempotency.ts';
+import { IdempotencyError, sendAnswer } from '../../http/idempotency.ts';
 import { LIMITS, type Limits } from '../../http/rate-limit.ts';
 import type { AcpCaller } from '../acp/caller.ts';
 import { AcpFailure, frameworkWords, schemaProblems } from '../acp/errors.ts';
@@ -142,7 +142,12 @@ export function ucpRoutes(routeDeps: UcpRouteDeps) {
         async (req, reply) => {
           const c = checkoutCaller(req, reply);
           if (!c) return reply;
-          return reply.code(201).send(await createUcpSession(req.ctx, deps, c.who, c.negotiated, req.body));
+          return sendAnswer(
+            req,
+            reply,
+            201,
+            await createUcpSession(req.ctx, deps, c.who, c.negotiated, req.body),
+          );
         },
       );
       app.get(
@@ -178,7 +183,12 @@ export function ucpRoutes(routeDeps: UcpRouteDeps) {
         async (req, reply) => {
           const c = checkoutCaller(req, reply);
           if (!c) return reply;
-          return updateUcpSession(req.ctx, deps, c.who, c.negotiated, req.params.id, req.body);
+          return sendAnswer(
+            req,
+            reply,
+            200,
+            await updateUcpSession(req.ctx, deps, c.who, c.negotiated, req.params.id, req.body),
+          );
         },
       );
       app.post(
@@ -217,7 +227,12 @@ export function ucpRoutes(routeDeps: UcpRouteDeps) {
         async (req, reply) => {
           const c = checkoutCaller(req, reply);
           if (!c) return reply;
-          return cancelUcpSession(req.ctx, deps, c.who, c.negotiated, req.params.id);
+          return sendAnswer(
+            req,
+            reply,
+            200,
+            await cancelUcpSession(req.ctx, deps, c.who, c.negotiated, req.params.id),
+          );
         },
       );
       // The catalog: POSTs that read (no Idempotency-Key), each needing its capability.

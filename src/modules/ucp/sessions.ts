@@ -5,12 +5,13 @@
 
 import { z } from 'zod';
 import { BASE_LOCALE, render, text } from '../../contract/i18n.ts';
-import type {
-  UcpCheckout,
-  UcpCheckoutCompleteRequest,
-  UcpCheckoutCreateRequest,
-  UcpCheckoutUpdateRequest,
-  UcpMessage,
+import {
+  type UcpCheckout,
+  type UcpCheckoutCompleteRequest,
+  type UcpCheckoutCreateRequest,
+  type UcpCheckoutUpdateRequest,
+  type UcpMessage,
+  ucpCheckout,
 } from '../../contract/ucp.ts';
 import type { AcpCaller } from '../acp/caller.ts';
 import { AcpFailure } from '../acp/errors.ts';
@@ -21,6 +22,7 @@ import {
   completeSession,
   couponsOf,
   createSession,
+  type Finish,
   mergedItems,
   readSession,
   type SessionState,
@@ -47,8 +49,30 @@ export async function createUcpSession(
   input: UcpCheckoutCreateRequest,
 ): Promise<UcpCheckout> {
   const request: AcpSessionRequest = { ...requestOf(input, negotiated), coupons: codesOf(input, negotiated) };
-  const state = await createSession(ctx, deps, who, 'ucp', request);
-  return answer(ctx, deps, negotiated, state);
+  const answering = answeredWithCommit(deps, negotiated, 201);
+  await createSession(ctx, deps, who, 'ucp', request, answering.finish);
+  return answering.answer();
+}
+
+/**
+ * A write's answer, made in its transaction and stored under the request's Idempotency-Key with
+ * its commit (serialized, so checked against the route's schema, before anything is committed): an
+ * answer that could not be sent rolls its write back (a hold is never made twice by a retry).
+ */
+function answeredWithCommit(deps: UcpDeps, negotiated: Negotiated, status: number) {
+  let made: UcpCheckout | undefined;
+  const finish: Finish = async (tx, state) => {
+    made = await answer(tx, deps, negotiated, state);
+    if (tx.answerWithCommit) await tx.answerWithCommit(tx, status, made);
+    else ucpCheckout.parse(made);
+  };
+  return {
+    finish,
+    answer: () => {
+      if (!made) throw new Error('a UCP write answered without its transaction');
+      return made;
+    },
+  };
 }
 
 /** PUT /checkout-sessions/{id}: the whole checkout again (a full replacement), quoted again. */
@@ -63,8 +87,9 @@ export async function updateUcpSession(
   const { items, buyer, fulfillmentDetails } = requestOf(input, negotiated);
   // Absent is cleared: the request replaces the checkout's fields, as PUT says.
   const change: Change = { items, buyer, fulfillmentDetails, coupons: codesOf(input, negotiated) };
-  const state = await updateSession(ctx, deps, who, 'ucp', id, change);
-  return answer(ctx, deps, negotiated, state);
+  const answering = answeredWithCommit(deps, negotiated, 200);
+  await updateSession(ctx, deps, who, 'ucp', id, change, answering.finish);
+  return answering.answer();
 }
 
 /** GET /checkout-sessions/{id}. */
@@ -86,7 +111,9 @@ export async function cancelUcpSession(
   negotiated: Negotiated,
   id: string,
 ): Promise<UcpCheckout> {
-  return answer(ctx, deps, negotiated, await cancelSession(ctx, who, 'ucp', id));
+  const answering = answeredWithCommit(deps, negotiated, 200);
+  await cancelSession(ctx, who, 'ucp', id, answering.finish);
+  return answering.answer();
 }
 
 /**
