@@ -457,7 +457,8 @@ export class PortageClient {
       });
       if (!replayed) return session;
       const now = await this.getAcpSession(session.id, read);
-      if (!['canceled', 'expired', 'completed'].includes(now.status) || generation >= MAX_GENERATIONS) return now;
+      if (!['canceled', 'expired', 'completed'].includes(now.status) || generation >= MAX_GENERATIONS)
+        return now;
       after = session.id;
     }
   }
@@ -581,7 +582,8 @@ export class PortageClient {
       const id = typeof answer.id === 'string' ? answer.id : undefined;
       if (!replayed || id === undefined) return answer;
       const now = await this.getUcpCheckout(id, meta);
-      if (!['canceled', 'completed'].includes(String(now.status)) || generation >= MAX_GENERATIONS) return now;
+      if (!['canceled', 'completed'].includes(String(now.status)) || generation >= MAX_GENERATIONS)
+        return now;
       after = id;
     }
   }

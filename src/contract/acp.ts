@@ -6,59 +6,70 @@ import { z } from 'zod';
 
 const int = z.number().int();
 const dateTime = z.iso.datetime({ offset: true }); // format: date-time is RFC 3339: Z or an offset
-const uri = z.url();
+// Every string and list a request can carry is bounded: the spec's limits where it gives them,
+// else ours (docs/acp.md "Limits"); a session keeps its request, so nothing may grow a row unbounded.
+const uri = z.url().max(2048);
 const apiDate = z.string().regex(/^\d{4}-\d{2}-\d{2}$/, 'validation.versionDate');
 const currencyCode = z.string().regex(/^[a-z]{3}$/, 'validation.currencyLower');
 const freeObject = z.looseObject({}); // `type: object` with no properties: any keys, all kept
-const scalarRecord = z.record(z.string(), z.union([z.string(), z.number(), z.boolean()]));
-const stringRecord = z.record(z.string(), z.string());
-
-/** JSON Schema `uniqueItems`: no two items alike (items compare as their JSON). */
-const uniqueArray = <T extends z.ZodType>(item: T) =>
-  z.array(item).refine((a) => new Set(a.map((x) => JSON.stringify(x))).size === a.length, {
-    message: 'validation.uniqueItems',
+/** A map of a caller's own (metadata): at most 50 keys of 64 characters, values of 500. */
+const boundedRecord = <T extends z.ZodType>(value: T) =>
+  z.record(z.string().max(64), value).refine((r) => Object.keys(r).length <= 50, {
+    message: 'validation.maxKeys',
+    params: { max: 50 },
   });
+const scalarRecord = boundedRecord(z.union([z.string().max(500), z.number(), z.boolean()]));
+const stringRecord = boundedRecord(z.string().max(500));
+
+/** JSON Schema `uniqueItems`: no two items alike (items compare as their JSON); at most `max` of them. */
+const uniqueArray = <T extends z.ZodType>(item: T, max = 50) =>
+  z
+    .array(item)
+    .max(max)
+    .refine((a) => new Set(a.map((x) => JSON.stringify(x))).size === a.length, {
+      message: 'validation.uniqueItems',
+    });
 
 // --- Shared parts -------------------------------------------------------------------------------------
 
 export const acpAddress = z.strictObject({
-  name: z.string(),
-  line_one: z.string(),
-  line_two: z.string().optional(),
-  city: z.string(),
-  state: z.string(),
-  country: z.string(),
-  postal_code: z.string(),
-  company: z.string().optional(),
+  name: z.string().max(256),
+  line_one: z.string().max(256),
+  line_two: z.string().max(256).optional(),
+  city: z.string().max(128),
+  state: z.string().max(64),
+  country: z.string().max(64),
+  postal_code: z.string().max(32),
+  company: z.string().max(256).optional(),
 });
 
 const companyInfo = z.strictObject({
-  name: z.string(),
-  tax_id: z.string().optional(),
-  department: z.string().optional(),
-  cost_center: z.string().optional(),
+  name: z.string().max(256),
+  tax_id: z.string().max(256).optional(),
+  department: z.string().max(256).optional(),
+  cost_center: z.string().max(256).optional(),
 });
 
 const loyaltyInfo = z.strictObject({
-  tier: z.string().optional(),
+  tier: z.string().max(64).optional(),
   points_balance: int.optional(),
   member_since: dateTime.optional(),
 });
 
 const taxExemption = z.strictObject({
-  certificate_id: z.string(),
+  certificate_id: z.string().max(256),
   certificate_type: z.enum(['resale', 'exempt_organization', 'government']),
-  exempt_regions: z.array(z.string()).optional(),
+  exempt_regions: z.array(z.string().max(256)).max(100).optional(),
   expires_at: dateTime.optional(),
 });
 
 export const acpBuyer = z.strictObject({
-  first_name: z.string().optional(),
-  last_name: z.string().optional(),
-  full_name: z.string().optional(),
-  email: z.email(),
-  phone_number: z.string().optional(),
-  customer_id: z.string().optional(),
+  first_name: z.string().max(256).optional(),
+  last_name: z.string().max(256).optional(),
+  full_name: z.string().max(256).optional(),
+  email: z.email().max(254),
+  phone_number: z.string().max(32).optional(),
+  customer_id: z.string().max(256).optional(),
   account_type: z.enum(['guest', 'registered', 'business']).optional(),
   authentication_status: z.enum(['authenticated', 'guest', 'requires_signin']).optional(),
   company: companyInfo.optional(),
@@ -67,44 +78,44 @@ export const acpBuyer = z.strictObject({
 });
 
 const fulfillmentDetails = z.strictObject({
-  name: z.string().optional(),
-  phone_number: z.string().optional(),
-  email: z.email().optional(),
+  name: z.string().max(256).optional(),
+  phone_number: z.string().max(32).optional(),
+  email: z.email().max(254).optional(),
   address: acpAddress.optional(),
 });
 
 const fulfillmentKind = z.enum(['shipping', 'digital', 'pickup', 'local_delivery']);
 
 const fulfillmentGroup = z.strictObject({
-  id: z.string(),
-  item_ids: z.array(z.string()),
+  id: z.string().max(256),
+  item_ids: z.array(z.string().max(256)).max(100),
   destination_type: fulfillmentKind,
   fulfillment_details: fulfillmentDetails.optional(),
-  location_id: z.string().optional(),
-  instructions: z.string().optional(),
+  location_id: z.string().max(256).optional(),
+  instructions: z.string().max(2000).optional(),
 });
 
 // Deviation: the 2026-04-17 Item has no `quantity` (an open question upstream), yet the spec's own
 // examples send {id, quantity}. We accept it in requests, 1 to 999, absent meaning 1; an answer's
 // item is the spec's (acpLineItem), its quantity the line's.
 export const acpItem = z.strictObject({
-  id: z.string(),
-  name: z.string().optional(),
+  id: z.string().max(256),
+  name: z.string().max(256).optional(),
   unit_amount: int.optional(),
   quantity: int.min(1).max(999).optional(),
 });
 
 export const acpPaymentHandler = z.strictObject({
-  id: z.string(),
-  name: z.string(),
-  display_name: z.string().optional(),
+  id: z.string().max(256),
+  name: z.string().max(256),
+  display_name: z.string().max(256).optional(),
   version: apiDate,
   spec: uri,
   requires_delegate_payment: z.boolean(),
   requires_pci_compliance: z.boolean(),
-  psp: z.string(),
+  psp: z.string().max(256),
   config_schema: uri,
-  instrument_schemas: z.array(uri),
+  instrument_schemas: z.array(uri).max(20),
   config: freeObject,
   display_order: int.optional(),
 });
@@ -116,18 +127,28 @@ const extensionDeclaration = z.strictObject({
     .string()
     .regex(
       /^[a-z][a-z0-9_-]*(@\d{4}-\d{2}-\d{2})?$|^[a-z][a-z0-9]*(?:\.[a-z][a-z0-9_-]*)+(@\d{4}-\d{2}-\d{2})?$/,
-    ),
-  extends: uniqueArray(z.string().regex(/^\$\.[A-Za-z][A-Za-z0-9]*(\.[A-Za-z][A-Za-z0-9_]*)*$/)).optional(),
+    )
+    .max(256),
+  extends: uniqueArray(
+    z
+      .string()
+      .regex(/^\$\.[A-Za-z][A-Za-z0-9]*(\.[A-Za-z][A-Za-z0-9_]*)*$/)
+      .max(256),
+    20,
+  ).optional(),
   schema: uri.optional(),
   spec: uri.optional(),
 });
 
 const capabilities = z.strictObject({
-  payment: z.strictObject({ handlers: z.array(acpPaymentHandler) }).optional(),
+  payment: z.strictObject({ handlers: z.array(acpPaymentHandler).max(20) }).optional(),
   interventions: z
     .strictObject({
-      supported: z.array(interventionKind).optional(),
-      required: z.array(z.enum(['3ds', 'biometric'])).optional(),
+      supported: z.array(interventionKind).max(10).optional(),
+      required: z
+        .array(z.enum(['3ds', 'biometric']))
+        .max(10)
+        .optional(),
       enforcement: z.enum(['always', 'conditional', 'optional']).optional(),
       display_context: z.enum(['native', 'webview', 'modal', 'redirect']).optional(),
       redirect_context: z.enum(['in_app', 'external_browser', 'none']).optional(),
@@ -136,17 +157,17 @@ const capabilities = z.strictObject({
     })
     .optional(),
   // oneOf: extension names, or full declarations.
-  extensions: z.union([uniqueArray(z.string()), uniqueArray(extensionDeclaration)]).optional(),
+  extensions: z.union([uniqueArray(z.string().max(256)), uniqueArray(extensionDeclaration)]).optional(),
 });
 
 const affiliateAttribution = z
   .object({
-    provider: z.string(),
-    token: z.string().optional(),
-    publisher_id: z.string().optional(),
-    campaign_id: z.string().optional(),
-    creative_id: z.string().optional(),
-    sub_id: z.string().optional(),
+    provider: z.string().max(256),
+    token: z.string().max(2048).optional(),
+    publisher_id: z.string().max(256).optional(),
+    campaign_id: z.string().max(256).optional(),
+    creative_id: z.string().max(256).optional(),
+    sub_id: z.string().max(256).optional(),
     source: z.strictObject({ type: z.enum(['url', 'platform', 'unknown']), url: uri.optional() }).optional(),
     issued_at: dateTime.optional(),
     expires_at: dateTime.optional(),
@@ -157,12 +178,12 @@ const affiliateAttribution = z
     message: 'validation.acpTokenOrPublisher',
   });
 
-const discountsRequest = z.strictObject({ codes: z.array(z.string()).optional() });
+const discountsRequest = z.strictObject({ codes: z.array(z.string().max(64)).max(20).optional() });
 
 export const acpSelectedFulfillmentOption = z.strictObject({
   type: fulfillmentKind,
-  option_id: z.string(),
-  item_ids: z.array(z.string()),
+  option_id: z.string().max(256),
+  item_ids: z.array(z.string().max(256)).max(100),
 });
 
 const orderNotes = z.string().max(5000);
@@ -171,28 +192,28 @@ const orderNotes = z.string().max(5000);
 
 export const acpCreateSessionRequest = z.strictObject({
   buyer: acpBuyer.optional(),
-  line_items: z.array(acpItem).min(1),
-  currency: z.string(),
+  line_items: z.array(acpItem).max(100).min(1),
+  currency: z.string().max(16),
   fulfillment_details: fulfillmentDetails.optional(),
   capabilities,
-  fulfillment_groups: z.array(fulfillmentGroup).optional(),
+  fulfillment_groups: z.array(fulfillmentGroup).max(50).optional(),
   affiliate_attribution: affiliateAttribution.optional(),
-  coupons: z.array(z.string()).optional(),
+  coupons: z.array(z.string().max(64)).max(20).optional(),
   discounts: discountsRequest.optional(),
-  locale: z.string().optional(),
-  timezone: z.string().optional(),
-  quote_id: z.string().optional(),
+  locale: z.string().max(35).optional(),
+  timezone: z.string().max(64).optional(),
+  quote_id: z.string().max(256).optional(),
   metadata: freeObject.optional(),
   order_notes: orderNotes.optional(),
 });
 
 export const acpUpdateSessionRequest = z.strictObject({
   buyer: acpBuyer.optional(),
-  line_items: z.array(acpItem).optional(),
+  line_items: z.array(acpItem).max(100).optional(),
   fulfillment_details: fulfillmentDetails.optional(),
-  fulfillment_groups: z.array(fulfillmentGroup).optional(),
-  selected_fulfillment_options: z.array(acpSelectedFulfillmentOption).optional(),
-  coupons: z.array(z.string()).optional(),
+  fulfillment_groups: z.array(fulfillmentGroup).max(50).optional(),
+  selected_fulfillment_options: z.array(acpSelectedFulfillmentOption).max(50).optional(),
+  coupons: z.array(z.string().max(64)).max(20).optional(),
   discounts: discountsRequest.optional(),
   order_notes: orderNotes.optional(),
 });
@@ -200,15 +221,15 @@ export const acpUpdateSessionRequest = z.strictObject({
 // anyOf: a handler's instrument, or a purchase order number (B2B invoicing).
 export const acpPaymentData = z
   .strictObject({
-    handler_id: z.string().optional(),
+    handler_id: z.string().max(256).optional(),
     instrument: z
       .object({
-        type: z.string(),
-        credential: z.object({ type: z.string(), token: z.string() }),
+        type: z.string().max(64),
+        credential: z.object({ type: z.string().max(256), token: z.string().max(256) }),
       })
       .optional(),
     billing_address: acpAddress.optional(),
-    purchase_order_number: z.string().optional(),
+    purchase_order_number: z.string().max(256).optional(),
     payment_terms: z.enum(['immediate', 'net_15', 'net_30', 'net_60', 'net_90']).optional(),
     due_date: dateTime.optional(),
     approval_required: z.boolean().optional(),
@@ -235,10 +256,10 @@ const authenticationResult = z
     ]),
     outcome_details: z
       .strictObject({
-        three_ds_cryptogram: z.string(),
+        three_ds_cryptogram: z.string().max(512),
         electronic_commerce_indicator: z.enum(['01', '02', '05', '06', '07']),
-        transaction_id: z.string(),
-        version: z.string(),
+        transaction_id: z.string().max(256),
+        version: z.string().max(32),
       })
       .optional(),
   })
@@ -256,14 +277,17 @@ export const acpCompleteSessionRequest = z.strictObject({
   affiliate_attribution: affiliateAttribution.optional(),
   risk_signals: z
     .strictObject({
-      ip_address: z.string().optional(),
-      user_agent: z.string().optional(),
-      accept_language: z.string().optional(),
-      session_id: z.string().optional(),
-      device_fingerprint: z.string().optional(),
+      ip_address: z.string().max(64).optional(),
+      user_agent: z.string().max(1024).optional(),
+      accept_language: z.string().max(256).optional(),
+      session_id: z.string().max(256).optional(),
+      device_fingerprint: z.string().max(1024).optional(),
     })
     .optional(),
-  marketing_consents: z.array(z.strictObject({ channel: z.string(), opted_in: z.boolean() })).optional(),
+  marketing_consents: z
+    .array(z.strictObject({ channel: z.string().max(256), opted_in: z.boolean() }))
+    .max(20)
+    .optional(),
   order_notes: orderNotes.optional(),
 });
 
@@ -730,7 +754,7 @@ const delegateAddress = z.strictObject({
   line_one: z.string().max(60),
   line_two: z.string().max(60).optional(),
   city: z.string().max(60),
-  state: z.string(),
+  state: z.string().max(64),
   country: z.string().length(2),
   postal_code: z.string().max(20),
 });
@@ -739,18 +763,21 @@ export const acpDelegatePaymentRequest = z.strictObject({
   payment_method: z.strictObject({
     type: z.literal('card'),
     card_number_type: z.enum(['fpan', 'network_token']),
-    number: z.string(),
+    number: z.string().max(32),
     exp_month: z.string().max(2).optional(),
     exp_year: z.string().max(4).optional(),
-    name: z.string().optional(),
+    name: z.string().max(256).optional(),
     cvc: z.string().max(4).optional(),
-    cryptogram: z.string().optional(),
+    cryptogram: z.string().max(512).optional(),
     eci_value: z.string().max(2).optional(),
-    checks_performed: z.array(z.enum(['avs', 'cvv', 'ani', 'auth0'])).optional(),
+    checks_performed: z
+      .array(z.enum(['avs', 'cvv', 'ani', 'auth0']))
+      .max(10)
+      .optional(),
     iin: z.string().max(8).optional(),
     display_card_funding_type: z.enum(['credit', 'debit', 'prepaid']),
-    display_wallet_type: z.string().optional(),
-    display_brand: z.string().optional(),
+    display_wallet_type: z.string().max(256).optional(),
+    display_brand: z.string().max(256).optional(),
     display_last4: z
       .string()
       .regex(/^[0-9]{4}$/)
@@ -762,18 +789,20 @@ export const acpDelegatePaymentRequest = z.strictObject({
     reason: z.enum(['one_time']),
     max_amount: int,
     currency: currencyCode,
-    checkout_session_id: z.string(),
+    checkout_session_id: z.string().max(256),
     merchant_id: z.string().max(256),
     expires_at: dateTime,
   }),
   billing_address: delegateAddress.optional(),
-  risk_signals: z.array(
-    z.strictObject({
-      type: z.enum(['card_testing']),
-      score: int,
-      action: z.enum(['blocked', 'manual_review', 'authorized']),
-    }),
-  ),
+  risk_signals: z
+    .array(
+      z.strictObject({
+        type: z.enum(['card_testing']),
+        score: int,
+        action: z.enum(['blocked', 'manual_review', 'authorized']),
+      }),
+    )
+    .max(20),
   metadata: stringRecord,
 });
 

@@ -14,9 +14,11 @@ export const UCP_VERSION = '2026-04-08';
 
 const int = z.number().int();
 const dateTime = z.iso.datetime({ offset: true }); // format: date-time is RFC 3339: Z or an offset
-const uri = z.url();
+// Every string and list a request can carry is bounded (ours where the spec gives none, docs/ucp.md
+// "Limits"): a session keeps what it is sent, so nothing may grow a row unbounded.
+const uri = z.url().max(2048);
 // overview.md: "All UCP communication MUST occur over HTTPS"; endpoints, profile URLs, continue_url.
-const httpsUri = z.url({ protocol: /^https$/ });
+const httpsUri = z.url({ protocol: /^https$/ }).max(2048);
 const freeObject = z.looseObject({}); // `type: object` with no properties: any keys, all kept
 // Business-determined ISO 4217 code (the schema says only "ISO 4217 currency code"; we hold it to the
 // upper-case alpha-3 form). The platform's context.currency hint stays a free string.
@@ -28,16 +30,20 @@ export const ucpVersion = z.string().regex(/^\d{4}-\d{2}-\d{2}$/, 'validation.ve
 /** types/reverse_domain_name.json */
 export const ucpReverseDomainName = z
   .string()
+  .max(256)
   .regex(/^[a-z][a-z0-9]*(?:\.[a-z][a-z0-9_]*)+$/, 'validation.reverseDomain');
 
 const amount = int.min(0); // types/amount.json
 const signedAmount = int; // types/signed_amount.json
 
 /** JSON Schema `uniqueItems`: no two items alike (items compare as their JSON). */
-const uniqueArray = <T extends z.ZodType>(item: T) =>
-  z.array(item).refine((a) => new Set(a.map((x) => JSON.stringify(x))).size === a.length, {
-    message: 'validation.uniqueItems',
-  });
+const uniqueArray = <T extends z.ZodType>(item: T, max = 50) =>
+  z
+    .array(item)
+    .max(max)
+    .refine((a) => new Set(a.map((x) => JSON.stringify(x))).size === a.length, {
+      message: 'validation.uniqueItems',
+    });
 
 /** JSON Schema `minProperties: 1` on an open object. */
 const nonEmptyObject = freeObject.refine((o) => Object.keys(o).length > 0, {
@@ -48,15 +54,15 @@ const nonEmptyObject = freeObject.refine((o) => Object.keys(o).length > 0, {
 
 /** types/postal_address.json: every field optional. */
 export const ucpPostalAddress = z.looseObject({
-  extended_address: z.string().optional(),
-  street_address: z.string().optional(),
-  address_locality: z.string().optional(),
-  address_region: z.string().optional(),
-  address_country: z.string().optional(),
-  postal_code: z.string().optional(),
-  first_name: z.string().optional(),
-  last_name: z.string().optional(),
-  phone_number: z.string().optional(),
+  extended_address: z.string().max(256).optional(),
+  street_address: z.string().max(256).optional(),
+  address_locality: z.string().max(128).optional(),
+  address_region: z.string().max(64).optional(),
+  address_country: z.string().max(64).optional(),
+  postal_code: z.string().max(32).optional(),
+  first_name: z.string().max(256).optional(),
+  last_name: z.string().max(256).optional(),
+  phone_number: z.string().max(32).optional(),
 });
 
 /** buyer_consent.json#/$defs/consent: what the buyer-consent extension adds as `buyer.consent`. */
@@ -69,29 +75,29 @@ export const ucpConsent = z.looseObject({
 
 /** types/buyer.json (+ `consent` from buyer_consent.json when that extension is negotiated). */
 export const ucpBuyer = z.looseObject({
-  first_name: z.string().optional(),
-  last_name: z.string().optional(),
-  email: z.string().optional(), // no `format` in the schema
-  phone_number: z.string().optional(), // E.164, by description only
+  first_name: z.string().max(256).optional(),
+  last_name: z.string().max(256).optional(),
+  email: z.string().max(254).optional(), // no `format` in the schema
+  phone_number: z.string().max(32).optional(), // E.164, by description only
   consent: ucpConsent.optional(),
 });
 
 /** types/context.json: provisional hints, never authoritative. */
 export const ucpContext = z.looseObject({
-  address_country: z.string().optional(),
-  address_region: z.string().optional(),
-  postal_code: z.string().optional(),
-  intent: z.string().optional(),
-  language: z.string().optional(), // BCP 47
-  currency: z.string().optional(), // a hint only
+  address_country: z.string().max(64).optional(),
+  address_region: z.string().max(64).optional(),
+  postal_code: z.string().max(32).optional(),
+  intent: z.string().max(256).optional(),
+  language: z.string().max(35).optional(), // BCP 47
+  currency: z.string().max(16).optional(), // a hint only
   eligibility: uniqueArray(ucpReverseDomainName).optional(),
 });
 
 /** types/signals.json: every key reverse-domain (propertyNames), two well-known ones. */
 export const ucpSignals = z
   .looseObject({
-    'dev.ucp.buyer_ip': z.string().optional(),
-    'dev.ucp.user_agent': z.string().optional(),
+    'dev.ucp.buyer_ip': z.string().max(256).optional(),
+    'dev.ucp.user_agent': z.string().max(256).optional(),
   })
   .superRefine((signals, ctx) => {
     for (const key of Object.keys(signals)) {
@@ -102,18 +108,24 @@ export const ucpSignals = z
   });
 
 /** types/attribution.json: URL-style parameters, every value a string. */
-export const ucpAttribution = z.record(z.string(), z.string());
+export const ucpAttribution = z
+  .record(z.string().max(64), z.string().max(500))
+  .refine((r) => Object.keys(r).length <= 50, { message: 'validation.maxKeys', params: { max: 50 } });
 
 /** types/link.json: `type` is open (privacy_policy, terms_of_service, refund_policy, ...). */
 export const ucpLink = z.looseObject({
-  type: z.string(),
+  type: z.string().max(64),
   url: uri,
-  title: z.string().optional(),
+  title: z.string().max(256).optional(),
 });
 
 /** types/description.json: one format at least. */
 export const ucpDescription = z
-  .looseObject({ plain: z.string().optional(), html: z.string().optional(), markdown: z.string().optional() })
+  .looseObject({
+    plain: z.string().max(256).optional(),
+    html: z.string().max(256).optional(),
+    markdown: z.string().max(256).optional(),
+  })
   .refine((d) => Object.keys(d).length > 0, { message: 'validation.atLeastOneFormat' });
 
 // --- Totals: types/total.json, types/totals.json ------------------------------------------------------
@@ -442,32 +454,32 @@ export const ucpErrorMeta = z.looseObject({ ...envelope, status: z.literal('erro
 
 /** item.json, response view. */
 export const ucpItemResponse = z.looseObject({
-  id: z.string(),
-  title: z.string(),
+  id: z.string().max(256),
+  title: z.string().max(256),
   price: amount, // unit price
   image_url: uri.optional(),
 });
 
 /** item.json, request views: title, price and image_url are omitted. */
-export const ucpItemRequest = z.looseObject({ id: z.string() });
+export const ucpItemRequest = z.looseObject({ id: z.string().max(256) });
 
 const quantity = int.min(1);
 
 export const ucpLineItemResponse = z.looseObject({
-  id: z.string(),
+  id: z.string().max(256),
   item: ucpItemResponse,
   quantity,
   totals: ucpLineTotals,
-  parent_id: z.string().optional(),
+  parent_id: z.string().max(256).optional(),
 });
 
 export const ucpLineItemCreate = z.looseObject({ item: ucpItemRequest, quantity });
 
 export const ucpLineItemUpdate = z.looseObject({
-  id: z.string().optional(), // keeps the identity of an existing line
+  id: z.string().max(256).optional(), // keeps the identity of an existing line
   item: ucpItemRequest,
   quantity,
-  parent_id: z.string().optional(),
+  parent_id: z.string().max(256).optional(),
 });
 
 // --- Fulfillment extension: fulfillment.json, types/fulfillment*.json ---------------------------------
@@ -476,26 +488,29 @@ const fulfillmentType = z.enum(['shipping', 'pickup']);
 
 /** types/fulfillment_option.json, response only. */
 export const ucpFulfillmentOption = z.looseObject({
-  id: z.string(),
-  title: z.string(),
-  description: z.string().optional(),
-  carrier: z.string().optional(),
+  id: z.string().max(256),
+  title: z.string().max(256),
+  description: z.string().max(256).optional(),
+  carrier: z.string().max(256).optional(),
   earliest_fulfillment_time: dateTime.optional(),
   latest_fulfillment_time: dateTime.optional(),
   totals: ucpLineTotals,
 });
 
 /** types/shipping_destination.json: a postal address with an id (optional in requests). */
-export const ucpShippingDestination = ucpPostalAddress.extend({ id: z.string() });
-const shippingDestinationRequest = ucpPostalAddress.extend({ id: z.string().optional() });
+export const ucpShippingDestination = ucpPostalAddress.extend({ id: z.string().max(256) });
+const shippingDestinationRequest = ucpPostalAddress.extend({ id: z.string().max(256).optional() });
 
 /** types/retail_location.json (its id is omitted in requests). */
 export const ucpRetailLocation = z.looseObject({
-  id: z.string(),
-  name: z.string(),
+  id: z.string().max(256),
+  name: z.string().max(256),
   address: ucpPostalAddress.optional(),
 });
-const retailLocationRequest = z.looseObject({ name: z.string(), address: ucpPostalAddress.optional() });
+const retailLocationRequest = z.looseObject({
+  name: z.string().max(256),
+  address: ucpPostalAddress.optional(),
+});
 
 // types/fulfillment_destination.json is a oneOf of two open objects that can both match (a retail
 // location with an id is also a valid shipping destination: every postal field is optional), so a strict
@@ -506,33 +521,33 @@ const fulfillmentDestinationRequest = z.union([retailLocationRequest, shippingDe
 
 /** types/fulfillment_group.json, response view. */
 export const ucpFulfillmentGroup = z.looseObject({
-  id: z.string(),
-  line_item_ids: z.array(z.string()),
+  id: z.string().max(256),
+  line_item_ids: z.array(z.string().max(256)).max(100),
   options: z.array(ucpFulfillmentOption).optional(),
-  selected_option_id: z.string().nullable().optional(),
+  selected_option_id: z.string().max(256).nullable().optional(),
 });
 
 /** types/fulfillment_available_method.json, response only. */
 export const ucpFulfillmentAvailableMethod = z.looseObject({
   type: fulfillmentType,
-  line_item_ids: z.array(z.string()),
-  fulfillable_on: z.string().nullable().optional(), // "now" or an ISO 8601 date
-  description: z.string().optional(),
+  line_item_ids: z.array(z.string().max(256)).max(100),
+  fulfillable_on: z.string().max(256).nullable().optional(), // "now" or an ISO 8601 date
+  description: z.string().max(256).optional(),
 });
 
 /** types/fulfillment_method.json, response view. */
 export const ucpFulfillmentMethod = z.looseObject({
-  id: z.string(),
+  id: z.string().max(256),
   type: fulfillmentType,
-  line_item_ids: z.array(z.string()),
-  destinations: z.array(ucpFulfillmentDestination).optional(),
-  selected_destination_id: z.string().nullable().optional(),
-  groups: z.array(ucpFulfillmentGroup).optional(),
+  line_item_ids: z.array(z.string().max(256)).max(100),
+  destinations: z.array(ucpFulfillmentDestination).max(10).optional(),
+  selected_destination_id: z.string().max(256).nullable().optional(),
+  groups: z.array(ucpFulfillmentGroup).max(50).optional(),
 });
 
 /** types/fulfillment.json, response view. */
 export const ucpFulfillmentResponse = z.looseObject({
-  methods: z.array(ucpFulfillmentMethod).optional(),
+  methods: z.array(ucpFulfillmentMethod).max(10).optional(),
   available_methods: z.array(ucpFulfillmentAvailableMethod).optional(),
 });
 
@@ -542,12 +557,16 @@ export const ucpFulfillmentCreate = z.looseObject({
     .array(
       z.looseObject({
         type: fulfillmentType,
-        line_item_ids: z.array(z.string()).optional(),
-        destinations: z.array(fulfillmentDestinationRequest).optional(),
-        selected_destination_id: z.string().nullable().optional(),
-        groups: z.array(z.looseObject({ selected_option_id: z.string().nullable().optional() })).optional(),
+        line_item_ids: z.array(z.string().max(256)).max(100).optional(),
+        destinations: z.array(fulfillmentDestinationRequest).max(10).optional(),
+        selected_destination_id: z.string().max(256).nullable().optional(),
+        groups: z
+          .array(z.looseObject({ selected_option_id: z.string().max(256).nullable().optional() }))
+          .max(50)
+          .optional(),
       }),
     )
+    .max(10)
     .optional(),
 });
 
@@ -556,16 +575,23 @@ export const ucpFulfillmentUpdate = z.looseObject({
   methods: z
     .array(
       z.looseObject({
-        id: z.string().optional(),
+        id: z.string().max(256).optional(),
         type: fulfillmentType.optional(),
-        line_item_ids: z.array(z.string()),
-        destinations: z.array(fulfillmentDestinationRequest).optional(),
-        selected_destination_id: z.string().nullable().optional(),
+        line_item_ids: z.array(z.string().max(256)).max(100),
+        destinations: z.array(fulfillmentDestinationRequest).max(10).optional(),
+        selected_destination_id: z.string().max(256).nullable().optional(),
         groups: z
-          .array(z.looseObject({ id: z.string(), selected_option_id: z.string().nullable().optional() }))
+          .array(
+            z.looseObject({
+              id: z.string().max(256),
+              selected_option_id: z.string().max(256).nullable().optional(),
+            }),
+          )
+          .max(50)
           .optional(),
       }),
     )
+    .max(10)
     .optional(),
 });
 
@@ -585,13 +611,13 @@ export const ucpBusinessFulfillmentConfig = z.looseObject({
 // --- Discount extension: discount.json ----------------------------------------------------------------
 
 /** discount.json#/$defs/allocation */
-export const ucpDiscountAllocation = z.looseObject({ path: z.string(), amount });
+export const ucpDiscountAllocation = z.looseObject({ path: z.string().max(256), amount });
 
 /** discount.json#/$defs/applied_discount; allocations add up to the amount (discount.md). */
 export const ucpAppliedDiscount = z
   .looseObject({
-    code: z.string().optional(), // absent for automatic discounts
-    title: z.string(),
+    code: z.string().max(256).optional(), // absent for automatic discounts
+    title: z.string().max(256),
     amount, // a positive magnitude
     automatic: z.boolean().optional(), // default false
     method: z.enum(['each', 'across']).optional(),
@@ -607,29 +633,29 @@ export const ucpAppliedDiscount = z
 
 /** discount.json#/$defs/discounts_object, response view. */
 export const ucpDiscountsResponse = z.looseObject({
-  codes: z.array(z.string()).optional(), // echoes the submitted codes, rejected ones included
+  codes: z.array(z.string().max(256)).max(20).optional(), // echoes the submitted codes, rejected ones included
   applied: z.array(ucpAppliedDiscount).optional(),
 });
 
 /** Request view (create and update; omitted on complete): codes replace the previous ones, [] clears. */
-export const ucpDiscountsRequest = z.looseObject({ codes: z.array(z.string()).optional() });
+export const ucpDiscountsRequest = z.looseObject({ codes: z.array(z.string().max(64)).max(20).optional() });
 
 // --- Payment: payment.json, types/payment_instrument.json, types/*credential.json ----------------------
 
 /** card_payment_instrument.json `display`, checked when an instrument's type is "card". */
 export const ucpCardDisplay = z.looseObject({
-  brand: z.string().optional(),
-  last_digits: z.string().optional(),
+  brand: z.string().max(256).optional(),
+  last_digits: z.string().max(256).optional(),
   expiry_month: int.min(1).max(12).optional(),
   expiry_year: int.optional(),
-  description: z.string().optional(),
+  description: z.string().max(256).optional(),
   card_art: uri.optional(),
 });
 
 const instrumentFields = {
-  id: z.string(), // assigned by the platform
-  handler_id: z.string(), // a handler `id` from ucp.payment_handlers
-  type: z.string(),
+  id: z.string().max(256), // assigned by the platform
+  handler_id: z.string().max(256), // a handler `id` from ucp.payment_handlers
+  type: z.string().max(64),
   selected: z.boolean().optional(), // selected_payment_instrument
   billing_address: ucpPostalAddress.optional(),
   display: freeObject.optional(), // defined per instrument type
@@ -651,7 +677,10 @@ const checkCardDisplay = (
  * The credential in requests: payment_credential.json requires only `type`; token_credential.json, the
  * usual shape, adds `token`. Card credentials (raw PANs) "MUST NOT be used for checkout".
  */
-export const ucpPaymentCredential = z.looseObject({ type: z.string(), token: z.string().optional() });
+export const ucpPaymentCredential = z.looseObject({
+  type: z.string().max(256),
+  token: z.string().max(256).optional(),
+});
 
 /** Selected payment instrument, request view (create, update, complete). */
 export const ucpPaymentInstrument = z
@@ -667,7 +696,7 @@ export const ucpPaymentInstrumentResponse = z
     ...instrumentFields,
     credential: z
       .looseObject({
-        type: z.string(),
+        type: z.string().max(64),
         token: z.never({ error: 'validation.credentialsNotEchoed' }).optional(),
       })
       .optional(),
@@ -675,20 +704,24 @@ export const ucpPaymentInstrumentResponse = z
   .superRefine(checkCardDisplay);
 
 /** payment.json, request view. `instruments` is optional even on complete, where `payment` is required. */
-export const ucpPaymentRequest = z.looseObject({ instruments: z.array(ucpPaymentInstrument).optional() });
+export const ucpPaymentRequest = z.looseObject({
+  instruments: z.array(ucpPaymentInstrument).max(10).optional(),
+});
 
 /** payment.json, response view. */
 export const ucpPaymentResponse = z.looseObject({
-  instruments: z.array(ucpPaymentInstrumentResponse).optional(),
+  instruments: z.array(ucpPaymentInstrumentResponse).max(10).optional(),
 });
 
 // --- AP2 mandate extension: ap2_mandate.json ----------------------------------------------------------
 
 const merchantAuthorization = z
   .string()
+  .max(8192)
   .regex(/^[A-Za-z0-9_-]+\.\.[A-Za-z0-9_-]+$/, 'validation.detachedJws');
 const checkoutMandate = z
   .string()
+  .max(8192)
   .regex(/^[A-Za-z0-9_-]+\.[A-Za-z0-9_-]*\.[A-Za-z0-9_-]+(~[A-Za-z0-9_-]+)*$/, 'validation.sdJwt');
 
 // --- The checkout: checkout.json -----------------------------------------------------------------------
@@ -790,7 +823,7 @@ export const ucpCheckout = z
 
 /** Create view: line_items required; ap2 omitted. */
 export const ucpCheckoutCreateRequest = z.looseObject({
-  line_items: z.array(ucpLineItemCreate),
+  line_items: z.array(ucpLineItemCreate).max(100),
   buyer: ucpBuyer.optional(),
   context: ucpContext.optional(),
   signals: ucpSignals.optional(),
@@ -798,12 +831,12 @@ export const ucpCheckoutCreateRequest = z.looseObject({
   payment: ucpPaymentRequest.optional(),
   fulfillment: ucpFulfillmentCreate.optional(),
   discounts: ucpDiscountsRequest.optional(),
-  cart_id: z.string().optional(), // cart.json#/$defs/checkout: convert a cart
+  cart_id: z.string().max(256).optional(), // cart.json#/$defs/checkout: convert a cart
 });
 
 /** Update view: a full replacement; line_items required; cart_id and ap2 omitted. */
 export const ucpCheckoutUpdateRequest = z.looseObject({
-  line_items: z.array(ucpLineItemUpdate),
+  line_items: z.array(ucpLineItemUpdate).max(100),
   buyer: ucpBuyer.optional(),
   context: ucpContext.optional(),
   signals: ucpSignals.optional(),
@@ -823,7 +856,7 @@ export const ucpCheckoutCompleteRequest = z.looseObject({
   attribution: ucpAttribution.optional(),
   payment: ucpPaymentRequest,
   ap2: z.looseObject({ checkout_mandate: checkoutMandate }).optional(),
-  cart_id: z.string().optional(),
+  cart_id: z.string().max(256).optional(),
 });
 
 /** types/error_response.json: the one closed object. No resource, only why. */

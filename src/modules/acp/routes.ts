@@ -233,7 +233,8 @@ function callerOf(req: FastifyRequest): AcpCaller {
  */
 function requestedLocale(req: FastifyRequest): string | undefined {
   const first = req.headers['accept-language']?.split(',')[0]?.split(';')[0]?.trim();
-  return first && /^[A-Za-z]{2,3}(-[A-Za-z0-9]{2,8})*$/.test(first) ? first : undefined;
+  // A language tag is short: what is kept with the session is bounded as the body's locale is.
+  return first && first.length <= 35 && /^[A-Za-z]{2,3}(-[A-Za-z0-9]{2,8})*$/.test(first) ? first : undefined;
 }
 
 /**
