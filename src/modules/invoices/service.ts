@@ -1,6 +1,6 @@
 // An order's invoice as a PDF (docs/invoices.md), for its buyer, its seller or an admin: what it
 // says is read here, for the caller; pdf.ts draws it (the invoice, then a credit note page per
-// refund).
+// refund), in the renderer's worker threads (renderer.ts), off the event loop.
 import { notFound } from '../../contract/errors.ts';
 import { BASE_LOCALE, isLocale, type Locale, t } from '../../contract/i18n.ts';
 import { invoiceParties } from '../auth/sellers.ts';
@@ -9,7 +9,8 @@ import { caller, type RequestContext } from '../context.ts';
 import { getOrder } from '../orders/service.ts';
 import { succeededRefundsOf } from '../payments/refunds.ts';
 import type { InvoiceLinks } from './links.ts';
-import { type Collected, type Invoice, renderInvoice, type TaxLine } from './pdf.ts';
+import type { Collected, Invoice, TaxLine } from './pdf.ts';
+import type { InvoiceRenderer } from './renderer.ts';
 
 /**
  * GET /orders/:id/invoice: the order's invoice for its buyer, its seller or an admin (anyone else:
@@ -18,11 +19,13 @@ import { type Collected, type Invoice, renderInvoice, type TaxLine } from './pdf
  */
 export async function invoiceOf(
   ctx: RequestContext,
+  renderer: InvoiceRenderer,
   orderId: string,
   requested?: Locale,
 ): Promise<{ pdf: Buffer; fileName: string; locale: Locale }> {
   const invoice = await readInvoice(ctx, orderId, requested);
-  const pdf = await renderInvoice(invoice, ctx.now());
+  const key = `${invoice.orderId} ${invoice.locale} ${invoice.creditNotes.length}`;
+  const pdf = await renderer.render(key, invoice, ctx.now());
   return {
     pdf,
     fileName: t(invoice.locale, 'invoice.fileName', { number: invoice.number }),
@@ -36,6 +39,7 @@ export async function invoiceOf(
  */
 export async function invoiceByLink(
   ctx: RequestContext,
+  renderer: InvoiceRenderer,
   links: InvoiceLinks,
   token: string,
   requested?: Locale,
@@ -43,7 +47,7 @@ export async function invoiceByLink(
   const linked = links.orderOf(token, ctx.now());
   if (!linked) throw notFound('error.invoices.linkInvalid');
   const asBuyer = { ...ctx, user: { id: linked.buyerId, email: '', role: 'buyer' as const } };
-  return invoiceOf(asBuyer, linked.orderId, requested);
+  return invoiceOf(asBuyer, renderer, linked.orderId, requested);
 }
 
 /** What the invoice of an order says, read for the caller (404 when the order is not theirs). */
