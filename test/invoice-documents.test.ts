@@ -1,13 +1,20 @@
-// Invoices drawn off the event loop (docs/invoices.md "Drawing and storing"): the drawing runs in
-// the renderer's worker threads while the app keeps answering, a bounded queue refuses with 503
-// and Retry-After, and the same document asked for twice at once is drawn once. A render is held
-// in its worker by the renderer's own handshake (holdNextRender), never by waiting for time.
+// Invoices drawn once, off the event loop, and stored (docs/invoices.md "Drawing and storing"):
+// the drawing runs in the renderer's worker threads while the app keeps answering, a bounded
+// queue refuses with 503 and Retry-After, the same document asked for twice at once is drawn
+// once; a drawn document is stored and served byte for byte, two instances drawing it at once
+// store one, and a refund's credit note makes the next edition. A render is held in its worker
+// by the renderer's own handshake (holdNextRender), never by waiting for time; renders are
+// counted by the renderer (`rendered`) and stored documents read from their table.
 
+import { asc, eq } from 'drizzle-orm';
+import { extractText } from 'unpdf';
 import { describe, expect, it } from 'vitest';
+import { invoiceDocuments } from '../src/modules/invoices/tables.ts';
 import type { SignedIn, TestApp } from './helpers/app.ts';
-import { useTestApp } from './helpers/app.ts';
+import { testApp, useTestApp } from './helpers/app.ts';
 import { expectError } from './helpers/builders.ts';
-import { paidOrder } from './helpers/orders.ts';
+import type { TestDatabase } from './helpers/db.ts';
+import { cancel, paidOrder } from './helpers/orders.ts';
 
 /** GET the invoice as `who`, raw: the status, the headers and the bytes (or the JSON of a refusal). */
 async function invoice(
@@ -118,5 +125,123 @@ describe('a full queue', () => {
     expect(refused.body.error).toBe(
       'Trop de factures sont en préparation en ce moment; réessayez dans 5 secondes',
     );
+  });
+});
+
+/** The stored documents of an order: language, credit notes, size, and the bytes. */
+const storedOf = (database: TestDatabase, orderId: string) =>
+  database.db
+    .select({
+      locale: invoiceDocuments.locale,
+      creditNotes: invoiceDocuments.creditNotes,
+      pdf: invoiceDocuments.pdf,
+    })
+    .from(invoiceDocuments)
+    .where(eq(invoiceDocuments.orderId, orderId))
+    .orderBy(asc(invoiceDocuments.locale), asc(invoiceDocuments.creditNotes));
+
+const pagesOf = async (bytes: Buffer) =>
+  (await extractText(Uint8Array.from(bytes), { mergePages: false })).text.map((p) =>
+    p.replace(/[\s\u00a0\u202f]+/g, ' '),
+  );
+
+describe('stored documents', () => {
+  const { t, database } = useTestApp();
+
+  it('draws an invoice once, stores it, and serves the stored bytes after', async () => {
+    const { buyer, orderId } = await paidOrder(t);
+    const before = t.app.invoices.rendered;
+    const first = await invoice(t, buyer, orderId);
+    expect(first.status).toBe(200);
+    expect(t.app.invoices.rendered - before).toBe(1);
+    const stored = await storedOf(database, orderId);
+    expect(stored.map(({ locale, creditNotes }) => ({ locale, creditNotes }))).toEqual([
+      { locale: 'en-CA', creditNotes: 0 },
+    ]);
+    expect(stored[0]!.pdf.equals(first.bytes)).toBe(true);
+
+    const second = await invoice(t, buyer, orderId);
+    expect(second.status).toBe(200);
+    expect(second.bytes.equals(first.bytes)).toBe(true);
+    expect(second.headers).toMatchObject({
+      'content-type': 'application/pdf',
+      'content-disposition': `attachment; filename="invoice-${orderId.split(':')[1]}.pdf"`,
+      'content-language': 'en-CA',
+      'cache-control': 'private, no-store',
+    });
+    expect(t.app.invoices.rendered - before).toBe(1);
+
+    // French is a document of its own, drawn once too.
+    const fr = await invoice(t, buyer, orderId, '?locale=fr-CA');
+    expect((await pagesOf(fr.bytes))[0]).toContain('Facture');
+    expect((await invoice(t, buyer, orderId, '?locale=fr-CA')).bytes.equals(fr.bytes)).toBe(true);
+    expect(t.app.invoices.rendered - before).toBe(2);
+    expect((await storedOf(database, orderId)).map((d) => d.locale)).toEqual(['en-CA', 'fr-CA']);
+  });
+
+  it('stores one document when two instances draw it at the same time, and both serve that one', async () => {
+    const { buyer, orderId } = await paidOrder(t);
+    const other = await testApp(database);
+    try {
+      const holds = [t.app.invoices.holdNextRender(), other.app.invoices.holdNextRender()];
+      const asked = [invoice(t, buyer, orderId), invoice(other, buyer, orderId)] as const;
+      // Both instances found nothing stored and are drawing it.
+      await Promise.all(holds.map((h) => h.started));
+      for (const h of holds) h.release();
+      const [a, b] = await Promise.all(asked);
+      expect([a.status, b.status]).toEqual([200, 200]);
+      const stored = await storedOf(database, orderId);
+      expect(stored).toHaveLength(1);
+      expect(a.bytes.equals(stored[0]!.pdf)).toBe(true);
+      expect(b.bytes.equals(stored[0]!.pdf)).toBe(true);
+      expect(other.app.invoices.rendered).toBe(1);
+    } finally {
+      await other.close();
+    }
+  });
+
+  it('adds the credit note of a refund as the next edition, stored and served in place of the first', async () => {
+    const { buyer, orderId } = await paidOrder(t);
+    const key = orderId.split(':')[1];
+    const issued = await invoice(t, buyer, orderId);
+    expect(await pagesOf(issued.bytes)).toHaveLength(1);
+
+    await cancel(t, buyer, orderId);
+    const before = t.app.invoices.rendered;
+    const refunded = await invoice(t, buyer, orderId);
+    expect(refunded.status).toBe(200);
+    expect(t.app.invoices.rendered - before).toBe(1);
+    const pages = await pagesOf(refunded.bytes);
+    expect(pages).toHaveLength(2);
+    expect(pages[1]).toContain(`Credit note number ${key}-R1`);
+    expect(pages[0]).toContain('Page 1 of 2');
+    const stored = await storedOf(database, orderId);
+    expect(stored.map(({ locale, creditNotes }) => ({ locale, creditNotes }))).toEqual([
+      { locale: 'en-CA', creditNotes: 1 },
+    ]);
+    expect(stored[0]!.pdf.equals(refunded.bytes)).toBe(true);
+
+    const again = await invoice(t, buyer, orderId);
+    expect(again.bytes.equals(refunded.bytes)).toBe(true);
+    expect(t.app.invoices.rendered - before).toBe(1);
+  });
+
+  it('names the seller as it was when the order’s first document was drawn, in every later one', async () => {
+    const { seller, buyer, orderId } = await paidOrder(t);
+    const identity = { legalName: 'Ancienne Raison inc.', gstHstNumber: '123456782RT0001' };
+    expect((await t.api.as(seller).patch('/me/seller', identity)).status).toBe(200);
+    const issued = await pagesOf((await invoice(t, buyer, orderId)).bytes);
+    expect(issued[0]).toContain('Ancienne Raison inc.');
+
+    // The seller changes its name and number after the invoice was issued.
+    const changed = { legalName: 'Nouvelle Raison inc.', gstHstNumber: '876543216RT0001' };
+    expect((await t.api.as(seller).patch('/me/seller', changed)).status).toBe(200);
+    await cancel(t, buyer, orderId);
+    for (const query of ['', '?locale=fr-CA']) {
+      const text = (await pagesOf((await invoice(t, buyer, orderId, query)).bytes)).join('\n');
+      expect(text).toContain('Ancienne Raison inc.');
+      expect(text).toContain('123456782RT0001');
+      expect(text).not.toContain('Nouvelle Raison inc.');
+    }
   });
 });

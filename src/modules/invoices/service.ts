@@ -1,6 +1,9 @@
-// An order's invoice as a PDF (docs/invoices.md), for its buyer, its seller or an admin: what it
-// says is read here, for the caller; pdf.ts draws it (the invoice, then a credit note page per
-// refund), in the renderer's worker threads (renderer.ts), off the event loop.
+// An order's invoice as a PDF (docs/invoices.md), for its buyer, its seller or an admin: the
+// invoice and a credit note per refund, drawn by pdf.ts. Each document (the invoice with the credit
+// notes issued so far, in one language) is drawn once, off the event loop (renderer.ts), stored in
+// `invoice_documents` and served from there: an issued invoice does not change, so neither does
+// its file. A refund issues a credit note, and so the document's next edition.
+import { and, eq, lt } from 'drizzle-orm';
 import { notFound } from '../../contract/errors.ts';
 import { BASE_LOCALE, isLocale, type Locale, t } from '../../contract/i18n.ts';
 import { invoiceParties } from '../auth/sellers.ts';
@@ -11,11 +14,15 @@ import { succeededRefundsOf } from '../payments/refunds.ts';
 import type { InvoiceLinks } from './links.ts';
 import type { Collected, Invoice, TaxLine } from './pdf.ts';
 import type { InvoiceRenderer } from './renderer.ts';
+import { invoiceDocuments, type StoredParties } from './tables.ts';
+
+type Order = Awaited<ReturnType<typeof getOrder>>;
+type Refund = Awaited<ReturnType<typeof succeededRefundsOf>>[number];
 
 /**
  * GET /orders/:id/invoice: the order's invoice for its buyer, its seller or an admin (anyone else:
  * 404, as for the order). In `requested`, else the buyer's saved locale (the seller's request:
- * the request's own), else the request's.
+ * the request's own), else the request's. Served as stored; drawn and stored the first time.
  */
 export async function invoiceOf(
   ctx: RequestContext,
@@ -23,14 +30,31 @@ export async function invoiceOf(
   orderId: string,
   requested?: Locale,
 ): Promise<{ pdf: Buffer; fileName: string; locale: Locale }> {
-  const invoice = await readInvoice(ctx, orderId, requested);
-  const key = `${invoice.orderId} ${invoice.locale} ${invoice.creditNotes.length}`;
-  const pdf = await renderer.render(key, invoice, ctx.now());
-  return {
-    pdf,
-    fileName: t(invoice.locale, 'invoice.fileName', { number: invoice.number }),
-    locale: invoice.locale,
+  const order = await getOrder(ctx, orderId);
+  const me = caller(ctx);
+  const [buyer, refunds] = await Promise.all([
+    findUser(ctx, order.buyerId),
+    succeededRefundsOf(ctx, order.id),
+  ]);
+  const sellerAsking = me.id === order.sellerId && me.id !== order.buyerId;
+  const saved = isLocale(buyer?.locale) ? buyer.locale : undefined;
+  const locale = requested ?? (sellerAsking ? undefined : saved) ?? ctx.locale ?? BASE_LOCALE;
+  const fileName = t(locale, 'invoice.fileName', { number: numberOf(order) });
+
+  const edition = { orderId: order.id, locale, creditNotes: refunds.length };
+  const [stored] = await ctx.db
+    .select({ pdf: invoiceDocuments.pdf })
+    .from(invoiceDocuments)
+    .where(documentIs(edition));
+  if (stored) return { pdf: stored.pdf, fileName, locale };
+
+  const parties = (await partiesOf(ctx, order.id)) ?? {
+    ...(await invoiceParties(ctx, order.sellerId)),
+    buyerName: buyer?.name ?? '',
   };
+  const key = `${order.id} ${locale} ${refunds.length}`;
+  const pdf = await renderer.render(key, composeInvoice(order, locale, parties, refunds), ctx.now());
+  return { pdf: await store(ctx, edition, parties, pdf), fileName, locale };
 }
 
 /**
@@ -50,23 +74,63 @@ export async function invoiceByLink(
   return invoiceOf(asBuyer, renderer, linked.orderId, requested);
 }
 
-/** What the invoice of an order says, read for the caller (404 when the order is not theirs). */
-export async function readInvoice(
-  ctx: RequestContext,
-  orderId: string,
-  requested?: Locale,
-): Promise<Invoice> {
-  const order = await getOrder(ctx, orderId);
-  const me = caller(ctx);
-  const [buyer, parties, refunds] = await Promise.all([
-    findUser(ctx, order.buyerId),
-    invoiceParties(ctx, order.sellerId),
-    succeededRefundsOf(ctx, order.id),
-  ]);
-  const sellerAsking = me.id === order.sellerId && me.id !== order.buyerId;
-  const saved = isLocale(buyer?.locale) ? buyer.locale : undefined;
-  const locale = requested ?? (sellerAsking ? undefined : saved) ?? ctx.locale ?? BASE_LOCALE;
+interface Edition {
+  orderId: string;
+  locale: Locale;
+  creditNotes: number;
+}
 
+const documentIs = (e: Edition) =>
+  and(
+    eq(invoiceDocuments.orderId, e.orderId),
+    eq(invoiceDocuments.locale, e.locale),
+    eq(invoiceDocuments.creditNotes, e.creditNotes),
+  );
+
+/** Whom the order's documents already name, when one is stored (every one names the same). */
+async function partiesOf(ctx: RequestContext, orderId: string): Promise<StoredParties | undefined> {
+  const [row] = await ctx.db
+    .select({ parties: invoiceDocuments.parties })
+    .from(invoiceDocuments)
+    .where(eq(invoiceDocuments.orderId, orderId))
+    .limit(1);
+  return row?.parties;
+}
+
+/**
+ * Keeps a drawn document, once however many instances drew it at the same time (the first stored
+ * wins and is what everyone serves), and drops the edition it replaces: an order keeps one
+ * document per language.
+ */
+async function store(ctx: RequestContext, e: Edition, parties: StoredParties, pdf: Buffer): Promise<Buffer> {
+  const [inserted] = await ctx.db
+    .insert(invoiceDocuments)
+    .values({ ...e, parties, pdf, createdAt: ctx.now() })
+    .onConflictDoNothing()
+    .returning({ orderId: invoiceDocuments.orderId });
+  if (e.creditNotes > 0) {
+    await ctx.db
+      .delete(invoiceDocuments)
+      .where(
+        and(
+          eq(invoiceDocuments.orderId, e.orderId),
+          eq(invoiceDocuments.locale, e.locale),
+          lt(invoiceDocuments.creditNotes, e.creditNotes),
+        ),
+      );
+  }
+  if (inserted) return pdf;
+  const [first] = await ctx.db
+    .select({ pdf: invoiceDocuments.pdf })
+    .from(invoiceDocuments)
+    .where(documentIs(e));
+  return first?.pdf ?? pdf;
+}
+
+const numberOf = (order: Order) => order.id.slice(order.id.indexOf(':') + 1);
+
+/** What the invoice of an order says, in `locale`, naming `parties`, with a credit note per refund. */
+function composeInvoice(order: Order, locale: Locale, parties: StoredParties, refunds: Refund[]): Invoice {
   const taxLines = order.taxLines as TaxLine[];
   const charges = {
     gstHst: taxLines.some((l) => l.name === 'GST' || l.name === 'HST'),
@@ -86,7 +150,7 @@ export async function readInvoice(
         : byOperator.qst
           ? 'qst'
           : null;
-  const number = order.id.slice(order.id.indexOf(':') + 1);
+  const number = numberOf(order);
   const whole = refunds.length === 1 && refunds[0]?.amountCents === order.totalAmountCents;
 
   return {
@@ -100,7 +164,7 @@ export async function readInvoice(
       ...(charges.qst && !seller.qstNumber && !byOperator.qst ? (['qst'] as const) : []),
     ],
     operator: collects && platform ? { party: platform, collects } : null,
-    buyer: { name: buyer?.name ?? '', ...order.shippingAddress },
+    buyer: { name: parties.buyerName, ...order.shippingAddress },
     lines: order.items.map((i) => ({
       name: i.name,
       quantity: i.quantity,
