@@ -3,7 +3,8 @@
 // - build/<fingerprint>/: the sources as one ES module bundle with a chunk per lazily
 //   loaded part (the tool server, the service's commands); dependencies stay imports of
 //   node_modules. bin/portage.js runs the build whose fingerprint is that of the sources as
-//   they are, and the sources through tsx otherwise.
+//   they are, and the sources through tsx otherwise. The invoice renderer's worker thread
+//   runs an entry of its own, invoice-render-worker.js (src/modules/invoices/renderer.ts).
 // - pglite-initdb/<PGlite version>/: an empty database made by PGlite and closed, that a
 //   new data directory starts from instead of running initdb (src/db/index.ts).
 // See docs/startup.md.
@@ -33,7 +34,15 @@ export async function build() {
   mkdirSync(BUILDS, { recursive: true });
   const tmp = path.join(BUILDS, `.tmp-${randomBytes(6).toString('hex')}`);
   try {
-    await bundle(sources, ['src/cli.ts'], tmp, outdir);
+    await bundle(
+      sources,
+      [
+        { in: 'src/cli.ts', out: 'cli' },
+        { in: 'src/modules/invoices/render-worker.ts', out: 'invoice-render-worker' },
+      ],
+      tmp,
+      outdir,
+    );
     settle(tmp, outdir);
   } finally {
     rmSync(tmp, { recursive: true, force: true });
@@ -43,13 +52,16 @@ export async function build() {
 }
 
 /**
- * Bundles `entryPoints` (paths relative to the package root) from the snapshot into
- * `writeDir`, for running from `outdir` (where `import.meta.url` is mapped from).
+ * Bundles `entryPoints` (paths relative to the package root, or `{ in, out }` to name the
+ * output) from the snapshot into `writeDir`, for running from `outdir` (where
+ * `import.meta.url` is mapped from).
  */
 export async function bundle(sources, entryPoints, writeDir, outdir = writeDir) {
   const { build: esbuild } = await import('esbuild');
   await esbuild({
-    entryPoints: entryPoints.map((e) => path.join(ROOT, e)),
+    entryPoints: entryPoints.map((e) =>
+      typeof e === 'string' ? path.join(ROOT, e) : { in: path.join(ROOT, e.in), out: e.out },
+    ),
     outdir: writeDir,
     bundle: true,
     // Dynamic imports stay lazy: `portage mcp` loads none of the service's modules.
@@ -61,6 +73,8 @@ export async function bundle(sources, entryPoints, writeDir, outdir = writeDir) 
     // Class and function names as in the sources (errors are told apart by name).
     keepNames: true,
     sourcemap: 'linked',
+    // What the sources may ask to tell a build from themselves (a worker thread's file).
+    define: { PORTAGE_BUNDLE: 'true' },
     logLevel: 'warning',
     plugins: [snapshotPlugin(sources, outdir)],
   });

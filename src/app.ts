@@ -44,6 +44,7 @@ import type { Clock } from './modules/context.ts';
 import { couponRoutes } from './modules/coupons/routes.ts';
 import { inventoryRoutes } from './modules/inventory/routes.ts';
 import { createInvoiceLinks } from './modules/invoices/links.ts';
+import { createInvoiceRenderer } from './modules/invoices/renderer.ts';
 import { invoiceRoutes } from './modules/invoices/routes.ts';
 import { createMailTransport } from './modules/mail/transports.ts';
 import { mailJob } from './modules/mail/worker.ts';
@@ -245,8 +246,10 @@ export async function buildApp(opts: AppOptions): Promise<FastifyInstance> {
   };
   await app.register(checkoutRoutes({ ...commerce, publishableKey: config.payments.publishableKey }));
   await app.register(paymentRoutes({ ...commerce, sandbox }));
-  await app.register(orderRoutes(commerce));
-  await app.register(invoiceRoutes(invoiceLinks));
+  const invoices = createInvoiceRenderer(config.invoiceRender, app.log.child({ component: 'invoices' }));
+  app.decorate('invoices', invoices);
+  await app.register(orderRoutes(commerce, invoices));
+  await app.register(invoiceRoutes(invoiceLinks, invoices));
   await app.register(acpRoutes({ ...commerce, sandbox, auth, platforms, limits }));
   const development = config.appEnv === 'development';
   const ucpProfiles = createProfiles({ development, now });
@@ -313,6 +316,7 @@ export async function buildApp(opts: AppOptions): Promise<FastifyInstance> {
       auth,
       search,
       commerce: { ...commerce, publishableKey: config.payments.publishableKey },
+      invoices,
       platforms,
       returnWindowDays: config.returnWindowDays,
       settings: {
@@ -362,6 +366,7 @@ export async function buildApp(opts: AppOptions): Promise<FastifyInstance> {
   app.addHook('onClose', async () => {
     await jobs?.stop();
     mailTransport.close();
+    await invoices.close();
   });
   return app;
 }

@@ -81,6 +81,8 @@ export interface Config {
   platformMaxHolds: number;
   /** The locale of a person with no saved preference and no Accept-Language we speak. */
   defaultLocale: Locale;
+  /** Invoices drawn at once in worker threads, and how many more may wait before a 503. */
+  invoiceRender: { threads: number; queue: number };
 }
 
 export interface PaymentsConfig {
@@ -334,6 +336,11 @@ export function loadConfig(env: Env = process.env): Config {
     'en-CA',
   );
 
+  const invoiceRender = {
+    threads: pick('INVOICE_RENDER_THREADS', intIn(1, 16), 1),
+    queue: pick('INVOICE_RENDER_QUEUE', intIn(1, 1000), 8),
+  };
+
   if (problems.length) throw new ConfigError(problems);
   return {
     appEnv,
@@ -368,6 +375,7 @@ export function loadConfig(env: Env = process.env): Config {
     returnWindowDays,
     platformMaxHolds,
     defaultLocale,
+    invoiceRender,
   };
 }
 

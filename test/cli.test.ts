@@ -423,14 +423,19 @@ describe('the build made at install time (bin/portage.js, scripts/build.mjs)', (
   });
 
   it.skipIf(onPostgres)(
-    'the build and the sources answer the same: /health 200 and the same API description',
+    'the build and the sources answer the same: /health 200, the same API description, an invoice drawn in a worker thread',
     async () => {
       const dataDir = freshDataDir();
       const answers = async () => {
         const port = await freePort();
         const server = start(
           ['serve'],
-          { DATA_DIR: dataDir, PORT: String(port), PUBLIC_BASE_URL: 'http://portage.test' },
+          {
+            DATA_DIR: dataDir,
+            PORT: String(port),
+            PUBLIC_BASE_URL: 'http://portage.test',
+            RATE_LIMITS: 'off',
+          },
           clone,
         );
         const done = finished(server);
@@ -441,6 +446,7 @@ describe('the build made at install time (bin/portage.js, scripts/build.mjs)', (
           return {
             health: [health.status, await health.json()],
             openapi: [openapi.status, await openapi.json()],
+            invoice: await firstInvoice(port),
           };
         } finally {
           server.kill('SIGTERM');
@@ -450,6 +456,8 @@ describe('the build made at install time (bin/portage.js, scripts/build.mjs)', (
       const fromBuild = await answers();
       expect(fromBuild.health).toEqual([200, { status: 'ok' }]);
       expect(fromBuild.openapi[0]).toBe(200);
+      // The build's worker thread runs its own bundled file (scripts/build.mjs), the sources' tsx.
+      expect(fromBuild.invoice).toEqual([200, 'application/pdf', '%PDF-']);
 
       // Without a build, bin/portage.js runs the sources through tsx.
       renameSync(path.join(clone, 'dist', 'build'), path.join(clone, 'dist', 'build-aside'));
@@ -461,6 +469,56 @@ describe('the build made at install time (bin/portage.js, scripts/build.mjs)', (
     },
   );
 });
+
+/** A purchase on the server at `port`, through its API, and the first answer to its invoice. */
+async function firstInvoice(port: number): Promise<[number, string | null, string]> {
+  const call = async (method: string, url: string, token?: string, body?: unknown) => {
+    const res = await fetch(`http://127.0.0.1:${port}${url}`, {
+      method,
+      headers: {
+        ...(token ? { authorization: `Bearer ${token}` } : {}),
+        ...(body ? { 'content-type': 'application/json' } : {}),
+      },
+      body: body ? JSON.stringify(body) : undefined,
+    });
+    return res;
+  };
+  const json = async (res: Promise<Response>) => {
+    const answer = await res;
+    const body = await answer.json();
+    if (answer.status >= 300) throw new Error(`${answer.status}: ${JSON.stringify(body)}`);
+    return body;
+  };
+  const register = (label: string) =>
+    json(call('POST', '/auth/register', undefined, { email: uniqueEmail(label), password, name: label }));
+  const seller = await register('seller');
+  const shop = await json(call('POST', '/me/seller', seller.token, { shopName: 'Cedar', province: 'ON' }));
+  const product = await json(
+    call('POST', '/products', shop.token, {
+      title: 'Cedar box',
+      priceCents: 1000,
+      stockQuantity: 5,
+      weight: 1,
+    }),
+  );
+  const buyer = await register('buyer');
+  await json(call('POST', '/cart/items', buyer.token, { product_id: product.id, quantity: 1 }));
+  const address = {
+    street: '100 Queen St W',
+    city: 'Toronto',
+    province: 'ON',
+    postalCode: 'M5H 2N2',
+    country: 'CA',
+    phone: '+14165550123',
+  };
+  const session = await json(call('POST', '/checkout', buyer.token, { shipping_address: address }));
+  const paid = await json(
+    call('POST', `/sandbox/checkout/${session.sessionId}/pay`, undefined, { card: '4242424242424242' }),
+  );
+  const invoice = await call('GET', `/orders/${encodeURIComponent(paid.orderIds[0])}/invoice`, buyer.token);
+  const bytes = Buffer.from(await invoice.arrayBuffer());
+  return [invoice.status, invoice.headers.get('content-type'), bytes.subarray(0, 5).toString()];
+}
 
 async function expectAdminLogin(api: Api, email: string, id: string) {
   const login = await api.post('/auth/login', { email, password });

@@ -70,6 +70,7 @@ describe('loadConfig', () => {
       returnWindowDays: 30,
       defaultLocale: 'en-CA',
       platformMaxHolds: 1000,
+      invoiceRender: { threads: 1, queue: 8 },
     });
   });
 
@@ -222,6 +223,14 @@ describe('loadConfig', () => {
     expect(problemsOf({ DATABASE_POOL_SIZE: '201' })).toEqual([
       'DATABASE_POOL_SIZE: must be between 1 and 200 (got "201")',
     ]);
+    expect(problemsOf({ INVOICE_RENDER_THREADS: '0', INVOICE_RENDER_QUEUE: '1001' })).toEqual([
+      'INVOICE_RENDER_THREADS: must be between 1 and 16 (got "0")',
+      'INVOICE_RENDER_QUEUE: must be between 1 and 1000 (got "1001")',
+    ]);
+    expect(loadConfig({ INVOICE_RENDER_THREADS: '2', INVOICE_RENDER_QUEUE: '1' }).invoiceRender).toEqual({
+      threads: 2,
+      queue: 1,
+    });
   });
 
   it.each(['staging', 'production'])(

@@ -135,9 +135,15 @@ export const internal = (key: MessageKey = 'error.internal', values?: MessageVal
 /** Seconds a caller is asked to wait when the database cannot be reached. */
 export const UNAVAILABLE_RETRY_SECONDS = 5;
 
-/** The service cannot do its work for a moment (the database is unreachable): 503, try again soon. */
-export function unavailable(seconds = UNAVAILABLE_RETRY_SECONDS): AppError {
-  const err = new AppError('INTERNAL_ERROR', 503, text('error.unavailable', { seconds }));
+/**
+ * The service cannot do its work for a moment (the database is unreachable; `key` says why when
+ * it is something else, such as too many invoices being drawn): 503, try again in `seconds`.
+ */
+export function unavailable(
+  seconds = UNAVAILABLE_RETRY_SECONDS,
+  key: MessageKey = 'error.unavailable',
+): AppError {
+  const err = new AppError('INTERNAL_ERROR', 503, text(key, { seconds }));
   err.retryAfter = seconds;
   return err;
 }

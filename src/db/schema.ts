@@ -9,6 +9,7 @@ export * from '../modules/catalog/tables.ts';
 export * from '../modules/checkout/tables.ts';
 export * from '../modules/coupons/tables.ts';
 export * from '../modules/inventory/tables.ts';
+export * from '../modules/invoices/tables.ts';
 export * from '../modules/mail/tables.ts';
 export * from '../modules/oauth/tables.ts';
 export * from '../modules/orders/tables.ts';

@@ -3,6 +3,7 @@ import type { Role } from '../contract/common.ts';
 import type { RouteScope } from '../contract/scopes.ts';
 import type { JobRunner } from '../jobs/runner.ts';
 import type { RequestContext } from '../modules/context.ts';
+import type { InvoiceRenderer } from '../modules/invoices/renderer.ts';
 import type { LimitGroup } from './rate-limit.ts';
 
 /** Who may call a route: anyone, any signed-in user, or users of the listed roles (admins always). */
@@ -12,6 +13,8 @@ declare module 'fastify' {
   interface FastifyInstance {
     /** The background jobs of this instance (docs/operations.md "Background jobs"). */
     jobs: JobRunner;
+    /** This instance's invoice renderer (worker threads); tests count and hold its renders. */
+    invoices: InvoiceRenderer;
   }
   interface FastifyRequest {
     ctx: RequestContext;

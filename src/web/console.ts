@@ -647,7 +647,7 @@ ${order.status === 'confirmed' ? actions : ''}
       await shopOrder(req, req.params.orderId);
       const l = viewOf(req, reply, s).p.locale;
       reply.header('content-security-policy', "default-src 'none'");
-      return sendInvoice(reply, await invoiceOf(req.ctx, req.params.orderId, l));
+      return sendInvoice(reply, await invoiceOf(req.ctx, deps.invoices, req.params.orderId, l));
     },
   );
 

@@ -18,6 +18,7 @@ import { isLocale, type Locale, negotiateLocale } from '../contract/i18n.ts';
 import type { AuthService } from '../modules/auth/service.ts';
 import type { WebUser } from '../modules/auth/web-sessions.ts';
 import type { CheckoutDeps } from '../modules/checkout/service.ts';
+import type { InvoiceRenderer } from '../modules/invoices/renderer.ts';
 import type { OrdersDeps } from '../modules/orders/service.ts';
 import type { PageLang } from '../modules/page-layout.ts';
 import type { PlatformKeys } from '../modules/platforms/service.ts';
@@ -69,6 +70,7 @@ export interface WebDeps {
   auth: AuthService;
   search: SearchEngine;
   commerce: CheckoutDeps & OrdersDeps & { publishableKey: string };
+  invoices: InvoiceRenderer;
   platforms: PlatformKeys;
   returnWindowDays: number;
   settings: WebSettings;

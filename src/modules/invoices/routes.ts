@@ -4,16 +4,19 @@
 import type { FastifyInstance, FastifyReply } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { z } from 'zod';
+import { errorBody } from '../../contract/errors.ts';
 import { invoiceQuery } from '../../contract/orders.ts';
 import type { InvoiceLinks } from './links.ts';
+import type { InvoiceRenderer } from './renderer.ts';
 import { invoiceByLink, type invoiceOf } from './service.ts';
 
-/** The PDF answer of either route. */
+/** The PDF answer of either route; 503 (Retry-After) while too many invoices are being drawn. */
 export const invoiceResponse = {
   200: {
     description: 'The invoice (`Content-Disposition: attachment`)',
     content: { 'application/pdf': { schema: z.any().describe('The PDF document') } },
   },
+  503: errorBody,
 };
 
 export function sendInvoice(reply: FastifyReply, invoice: Awaited<ReturnType<typeof invoiceOf>>) {
@@ -26,7 +29,7 @@ export function sendInvoice(reply: FastifyReply, invoice: Awaited<ReturnType<typ
     .send(invoice.pdf);
 }
 
-export function invoiceRoutes(links: InvoiceLinks) {
+export function invoiceRoutes(links: InvoiceLinks, invoices: InvoiceRenderer) {
   return async (fastify: FastifyInstance) => {
     const app = fastify.withTypeProvider<ZodTypeProvider>();
 
@@ -46,7 +49,10 @@ export function invoiceRoutes(links: InvoiceLinks) {
       async (req, reply) => {
         // The link's language speaks its refusal too.
         if (req.query.locale) req.ctx.locale = req.query.locale;
-        return sendInvoice(reply, await invoiceByLink(req.ctx, links, req.params.token, req.query.locale));
+        return sendInvoice(
+          reply,
+          await invoiceByLink(req.ctx, invoices, links, req.params.token, req.query.locale),
+        );
       },
     );
   };

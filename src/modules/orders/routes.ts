@@ -15,6 +15,7 @@ import {
   shipOrderBody,
 } from '../../contract/orders.ts';
 import { shipFromOf } from '../checkout/service.ts';
+import type { InvoiceRenderer } from '../invoices/renderer.ts';
 import { invoiceResponse, sendInvoice } from '../invoices/routes.ts';
 import { invoiceOf } from '../invoices/service.ts';
 import type { OrdersDeps } from './service.ts';
@@ -22,7 +23,7 @@ import * as ordersService from './service.ts';
 
 const tags = ['orders'];
 
-export function orderRoutes(deps: OrdersDeps) {
+export function orderRoutes(deps: OrdersDeps, invoices: InvoiceRenderer) {
   return async (fastify: FastifyInstance) => {
     const app = fastify.withTypeProvider<ZodTypeProvider>();
     /** An order answer with the URL of its invoice (docs/invoices.md). */
@@ -77,7 +78,7 @@ export function orderRoutes(deps: OrdersDeps) {
         },
       },
       async (req, reply) =>
-        sendInvoice(reply, await invoiceOf(req.ctx, req.params.orderId, req.query.locale)),
+        sendInvoice(reply, await invoiceOf(req.ctx, invoices, req.params.orderId, req.query.locale)),
     );
 
     app.post(
