@@ -7,7 +7,8 @@ import { z } from 'zod';
 const int = z.number().int();
 const dateTime = z.iso.datetime({ offset: true }); // format: date-time is RFC 3339: Z or an offset
 // Every string and list a request can carry is bounded: the spec's limits where it gives them,
-// else ours (docs/acp.md "Limits"); a session keeps its request, so nothing may grow a row unbounded.
+// else ours (docs/acp.md "Discovery and who calls"); a session keeps its request, so nothing may
+// grow a row unbounded.
 const uri = z.url().max(2048);
 const apiDate = z.string().regex(/^\d{4}-\d{2}-\d{2}$/, 'validation.versionDate');
 const currencyCode = z.string().regex(/^[a-z]{3}$/, 'validation.currencyLower');

@@ -15,7 +15,7 @@ export const UCP_VERSION = '2026-04-08';
 const int = z.number().int();
 const dateTime = z.iso.datetime({ offset: true }); // format: date-time is RFC 3339: Z or an offset
 // Every string and list a request can carry is bounded (ours where the spec gives none, docs/ucp.md
-// "Limits"): a session keeps what it is sent, so nothing may grow a row unbounded.
+// "The checkout"): a session keeps what it is sent, so nothing may grow a row unbounded.
 const uri = z.url().max(2048);
 // overview.md: "All UCP communication MUST occur over HTTPS"; endpoints, profile URLs, continue_url.
 const httpsUri = z.url({ protocol: /^https$/ }).max(2048);
@@ -77,7 +77,8 @@ export const ucpConsent = z.looseObject({
 export const ucpBuyer = z.looseObject({
   first_name: z.string().max(256).optional(),
   last_name: z.string().max(256).optional(),
-  email: z.string().max(254).optional(), // no `format` in the schema
+  // No `format` in the schema; bounded loosely: the service says what an address must be (ucp/sessions.ts).
+  email: z.string().max(320).optional(),
   phone_number: z.string().max(32).optional(), // E.164, by description only
   consent: ucpConsent.optional(),
 });
