@@ -24,6 +24,7 @@ import { openDatabase } from '../src/db/index.ts';
 import { loadKeyRing } from '../src/modules/auth/keys.ts';
 import { platforms } from '../src/modules/platforms/tables.ts';
 import { Api, testApp, testKeyPem, uniqueEmail } from './helpers/app.ts';
+import { ON_ADDRESS } from './helpers/checkout.ts';
 import { testDatabase } from './helpers/db.ts';
 import { finished } from './helpers/process.ts';
 import { freePort } from './helpers/service.ts';
@@ -503,15 +504,7 @@ async function firstInvoice(port: number): Promise<[number, string | null, strin
   );
   const buyer = await register('buyer');
   await json(call('POST', '/cart/items', buyer.token, { product_id: product.id, quantity: 1 }));
-  const address = {
-    street: '100 Queen St W',
-    city: 'Toronto',
-    province: 'ON',
-    postalCode: 'M5H 2N2',
-    country: 'CA',
-    phone: '+14165550123',
-  };
-  const session = await json(call('POST', '/checkout', buyer.token, { shipping_address: address }));
+  const session = await json(call('POST', '/checkout', buyer.token, { shipping_address: ON_ADDRESS }));
   const paid = await json(
     call('POST', `/sandbox/checkout/${session.sessionId}/pay`, undefined, { card: '4242424242424242' }),
   );

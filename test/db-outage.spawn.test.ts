@@ -12,7 +12,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { uniqueEmail } from './helpers/app.ts';
 import { ON_ADDRESS } from './helpers/checkout.ts';
 import { createCluster, type PgCluster, postgresBinaries } from './helpers/pg-cluster.ts';
-import { type Service, startService, stopService } from './helpers/service.ts';
+import { call, type Service, type ServiceAnswer, startService, stopService } from './helpers/service.ts';
 
 const bin = postgresBinaries();
 // The PostgreSQL run of the suite (CI's second pass) only: a server of its own costs seconds.
@@ -22,36 +22,7 @@ const BUYERS = 6;
 const PRODUCTS = 3;
 const STOCK = 500;
 
-interface Answer {
-  status: number;
-  retryAfter: string | null;
-  // biome-ignore lint/suspicious/noExplicitAny: JSON bodies are asserted by the test
-  body: any;
-}
-
-async function call(
-  base: string,
-  method: string,
-  url: string,
-  token?: string,
-  body?: unknown,
-): Promise<Answer> {
-  const res = await fetch(`${base}${url}`, {
-    method,
-    headers: {
-      ...(token ? { authorization: `Bearer ${token}` } : {}),
-      ...(body !== undefined ? { 'content-type': 'application/json' } : {}),
-    },
-    body: body === undefined ? undefined : JSON.stringify(body),
-  }).catch((err: Error) => err);
-  if (res instanceof Error) return { status: 0, retryAfter: null, body: res.message };
-  const text = await res.text();
-  let json: unknown = text;
-  try {
-    json = JSON.parse(text);
-  } catch {}
-  return { status: res.status, retryAfter: res.headers.get('retry-after'), body: json };
-}
+type Answer = ServiceAnswer;
 
 describe.skipIf(!run)(
   'PostgreSQL restarted under load (the PostgreSQL run only: a server of the test’s own is started and stopped)',

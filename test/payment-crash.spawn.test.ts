@@ -11,7 +11,7 @@ import { signatureHeader } from '../src/modules/payments/signature.ts';
 import { uniqueEmail } from './helpers/app.ts';
 import { ON_ADDRESS, paymentEvent } from './helpers/checkout.ts';
 import { useTestDatabase } from './helpers/db.ts';
-import { type Service, startService } from './helpers/service.ts';
+import { call, type Service, startService } from './helpers/service.ts';
 
 const onPostgres = !!process.env.TEST_DATABASE_URL;
 const SECRET = 'whsec_crash_test_secret';
@@ -27,20 +27,6 @@ const startOn = (databaseUrl: string, dataDir: string) =>
     RATE_LIMITS: 'off',
     PAYMENT_WEBHOOK_SECRET: SECRET,
   });
-
-async function call(base: string, method: string, url: string, token?: string, body?: unknown) {
-  const res = await fetch(`${base}${url}`, {
-    method,
-    headers: {
-      ...(token ? { authorization: `Bearer ${token}` } : {}),
-      ...(body !== undefined ? { 'content-type': 'application/json' } : {}),
-    },
-    body: body === undefined ? undefined : JSON.stringify(body),
-  });
-  // biome-ignore lint/suspicious/noExplicitAny: JSON bodies are asserted by the tests
-  const json: any = await res.json();
-  return { status: res.status, body: json };
-}
 
 /** Posts the event signed now with the service's secret (raw bytes, as the provider sends them). */
 function deliver(base: string, payload: string) {

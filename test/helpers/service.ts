@@ -74,3 +74,36 @@ export async function stopService(s: Service): Promise<void> {
   if (s.alive()) s.child.kill('SIGKILL');
   await s.done.catch(() => undefined);
 }
+
+/** An answer of a service's, as a test reads it: status 0 when the connection failed (the process gone). */
+export interface ServiceAnswer {
+  status: number;
+  retryAfter: string | null;
+  // biome-ignore lint/suspicious/noExplicitAny: JSON bodies are asserted by the tests
+  body: any;
+}
+
+/** A JSON request to a running service, with a user's token; the answer's body parsed when it is JSON. */
+export async function call(
+  base: string,
+  method: string,
+  url: string,
+  token?: string,
+  body?: unknown,
+): Promise<ServiceAnswer> {
+  const res = await fetch(`${base}${url}`, {
+    method,
+    headers: {
+      ...(token ? { authorization: `Bearer ${token}` } : {}),
+      ...(body !== undefined ? { 'content-type': 'application/json' } : {}),
+    },
+    body: body === undefined ? undefined : JSON.stringify(body),
+  }).catch((err: Error) => err);
+  if (res instanceof Error) return { status: 0, retryAfter: null, body: res.message };
+  const text = await res.text();
+  let json: unknown = text;
+  try {
+    json = JSON.parse(text);
+  } catch {}
+  return { status: res.status, retryAfter: res.headers.get('retry-after'), body: json };
+}
