@@ -1,9 +1,12 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
+import { and, eq } from 'drizzle-orm';
 import type { Redis } from 'ioredis';
 import { describe, expect, it } from 'vitest';
+import { LIMITS } from '../src/http/rate-limit.ts';
 import { connectRedis } from '../src/http/redis.ts';
-import { type TestApp, testApp, uniqueEmail, useTestApp } from './helpers/app.ts';
+import { outbox } from '../src/modules/mail/tables.ts';
+import { buyer, type TestApp, testApp, uniqueEmail, useTestApp } from './helpers/app.ts';
 import { freePort } from './helpers/service.ts';
 
 const { t, database } = useTestApp({ env: { RATE_LIMITS: 'on' } });
@@ -41,6 +44,69 @@ describe('rate limits', () => {
     expect((await login(t, '203.0.113.21')).status).toBe(401);
   });
 
+  it('an email’s link works after its address spent the sign-in budget: following our own link is no sign-in', async () => {
+    const ip = '203.0.113.25';
+    const b = await buyer(t.api.from('203.0.113.26'), 'linked');
+    const [mail] = await database.db
+      .select({ text: outbox.textBody })
+      .from(outbox)
+      .where(and(eq(outbox.toAddress, b.email), eq(outbox.kind, 'email-verify')));
+    const token = /\/auth\/email\/verify\?token=([A-Za-z0-9_-]{43})/.exec(mail!.text)![1]!;
+    for (let i = 0; i < LIMITS.auth; i++) expect((await login(t, ip)).status).toBe(401);
+    expect((await login(t, ip)).status).toBe(429);
+    const page = await t.app.inject({
+      method: 'GET',
+      url: `/auth/email/verify?token=${token}`,
+      remoteAddress: ip,
+    });
+    expect(page.statusCode).toBe(200);
+    const verified = await t.app.inject({
+      method: 'POST',
+      url: '/auth/email/verify',
+      remoteAddress: ip,
+      headers: { 'content-type': 'application/x-www-form-urlencoded' },
+      payload: `token=${token}`,
+    });
+    expect(verified.statusCode).toBe(200);
+    expect(verified.body).toContain('Email address confirmed');
+  });
+
+  it('a link’s page over its own budget says when to try again, in the person’s language, not that the link is dead', async () => {
+    const ip = '203.0.113.27';
+    const open = () =>
+      t.app.inject({
+        method: 'GET',
+        url: `/auth/email/verify?token=${'a'.repeat(43)}`,
+        remoteAddress: ip,
+        headers: { 'accept-language': 'fr-CA' },
+      });
+    for (let i = 0; i < LIMITS.emailLinks; i++) expect((await open()).statusCode).toBe(400);
+    const res = await open();
+    expect(res.statusCode).toBe(429);
+    expect(res.headers['content-type']).toMatch(/^text\/html/);
+    expect(Number(res.headers['retry-after'])).toBeGreaterThan(0);
+    expect(res.body).toMatch(/Trop d’essais depuis cette connexion : réessayez dans \d+ secondes?\./);
+    expect(res.body).not.toContain('Ce lien');
+  });
+
+  it('a page over its budget says when to try again, in the person’s language', async () => {
+    const ip = '203.0.113.28';
+    const signIn = () =>
+      t.app.inject({
+        method: 'POST',
+        url: '/account/sign-in',
+        remoteAddress: ip,
+        headers: { 'content-type': 'application/x-www-form-urlencoded', 'accept-language': 'fr-CA' },
+        payload: `email=${encodeURIComponent(uniqueEmail('rl'))}&password=whatever-password`,
+      });
+    let res = await signIn();
+    for (let i = 0; i < LIMITS.auth && res.statusCode !== 429; i++) res = await signIn();
+    expect(res.statusCode).toBe(429);
+    expect(res.headers['content-type']).toMatch(/^text\/html/);
+    expect(res.body).toContain('Trop d’essais');
+    expect(res.body).toMatch(/réessayez dans \d+ secondes?/);
+  });
+
   it('answers a reset form sent too often with the form again and when to retry, not a dead link', async () => {
     const send = () =>
       t.app.inject({
@@ -50,7 +116,7 @@ describe('rate limits', () => {
         headers: { 'content-type': 'application/x-www-form-urlencoded', 'accept-language': 'fr-CA' },
         payload: 'token=not-a-live-token&password=a-new-password&confirmPassword=a-new-password',
       });
-    for (let i = 0; i < 5; i++) expect((await send()).statusCode).toBe(400);
+    for (let i = 0; i < LIMITS.emailLinks; i++) expect((await send()).statusCode).toBe(400);
     const res = await send();
     expect(res.statusCode).toBe(429);
     expect(res.headers['content-type']).toMatch(/^text\/html/);

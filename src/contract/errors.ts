@@ -132,6 +132,12 @@ export const rateLimited = (key: MessageKey, values?: MessageValues) =>
 export const internal = (key: MessageKey = 'error.internal', values?: MessageValues) =>
   new AppError('INTERNAL_ERROR', 500, text(key, values));
 
+/** What a person reads of a rate limit (a 429 on a page): when to try again, in the limiter's seconds. */
+export function tooManyWords(err: AppError | undefined): Text {
+  const seconds = Number(err?.text.values?.seconds ?? err?.retryAfter ?? 60);
+  return text('page.tooMany.wait', { seconds: Number.isFinite(seconds) && seconds > 0 ? seconds : 60 });
+}
+
 /** Seconds a caller is asked to wait when the database cannot be reached. */
 export const UNAVAILABLE_RETRY_SECONDS = 5;
 

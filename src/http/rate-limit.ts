@@ -10,6 +10,11 @@ import { rateLimited } from '../contract/errors.ts';
 
 export const LIMITS = {
   auth: 5,
+  /**
+   * Following a link of our own email (its page, and its form), per address: apart from `auth`,
+   * so that failed sign-ins from an address never make a person's verification link fail.
+   */
+  emailLinks: 30,
   search: 30,
   cart: 20,
   checkout: 10,

@@ -3,7 +3,7 @@
 // route here is `auth: 'public'` to the API's guard: the pages sign people in with their own
 // session cookie (core.ts), and each page says whom it is for (`signedIn`).
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { AppError, forbidden, say as sayText } from '../contract/errors.ts';
+import { AppError, forbidden, say as sayText, tooManyWords } from '../contract/errors.ts';
 import { escapeHtml } from '../contract/format.ts';
 import { text } from '../contract/i18n.ts';
 import { unavailableOr } from '../http/errors.ts';
@@ -86,16 +86,21 @@ function errorPage(err: FastifyError | AppError, req: FastifyRequest, reply: Fas
   const l = v.p.locale;
   let message: string;
   if (err instanceof AppError && err.retryAfter) reply.header('retry-after', String(err.retryAfter));
-  if (err instanceof AppError) message = sayText(l, err.text);
+  // A rate limit says when to try again, whatever refused (the limiter, a service's own limit).
+  if (status === 429) message = sayText(l, tooManyWords(err instanceof AppError ? err : undefined));
+  else if (err instanceof AppError) message = sayText(l, err.text);
   else if ((err as FastifyError).validation) message = sayText(l, text('web.error.badRequest'));
-  else if (status === 429) message = sayText(l, text('web.error.tooMany'));
   else if (status >= 400 && status < 500) message = sayText(l, text('web.error.badRequest'));
   else {
     req.log.error({ err }, 'unhandled error on a page');
     message = sayText(l, text('web.error.internal', { id: req.id }));
   }
-  const title =
-    status === 404 ? sayText(l, text('web.error.notFoundTitle')) : sayText(l, text('web.error.title'));
+  const title = sayText(
+    l,
+    text(
+      status === 404 ? 'web.error.notFoundTitle' : status === 429 ? 'page.tooMany.title' : 'web.error.title',
+    ),
+  );
   return reply
     .code(status >= 400 ? status : 500)
     .header('content-type', 'text/html; charset=utf-8')

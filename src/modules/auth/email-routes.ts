@@ -19,7 +19,14 @@ import { AppError, inputProblems, say } from '../../contract/errors.ts';
 import { type Locale, type MessageKey, t } from '../../contract/i18n.ts';
 import { zodIssuesOf } from '../../http/errors.ts';
 import { pageLang, readPageLocale, sendPage } from '../page-layout.ts';
-import { ACCOUNT_PAGE_CSP, donePage, linkErrorPage, resetPasswordPage, verifyEmailPage } from './pages.ts';
+import {
+  ACCOUNT_PAGE_CSP,
+  donePage,
+  linkErrorPage,
+  resetPasswordPage,
+  tooManyPage,
+  verifyEmailPage,
+} from './pages.ts';
 import type { AuthService } from './service.ts';
 
 const FORM_LIMIT = 4096;
@@ -71,6 +78,9 @@ export function accountEmailRoutes(auth: AuthService) {
       const validation = hasZodFastifySchemaValidationErrors(err);
       const body = req.body as Record<string, unknown> | undefined;
       const token = typeof body?.token === 'string' ? body.token : undefined;
+      // Too many tries on a link's page: when to try again, never "a dead link".
+      const tooMany = err instanceof AppError && err.statusCode === 429;
+      if (tooMany && req.method === 'GET') return html(reply, 429, tooManyPage(pageLang(req), err));
       if (!isForm(req) || token === undefined || !(err instanceof AppError || validation)) throw err;
       const status = err instanceof AppError ? err.statusCode : 400;
       // Too many tries is about the form too: the link still works, the person waits and retries.
@@ -83,13 +93,14 @@ export function accountEmailRoutes(auth: AuthService) {
         }
         return html(reply, status, linkErrorPage(pageLang(req), RESET_BAD_LINK));
       }
+      if (tooMany) return html(reply, 429, tooManyPage(pageLang(req), err));
       return html(reply, status, linkErrorPage(pageLang(req), VERIFY_BAD_LINK));
     });
 
     app.get(
       '/auth/email/verify',
       {
-        config: { auth: 'public', limit: 'auth' },
+        config: { auth: 'public', limit: 'emailLinks' },
         schema: {
           tags,
           summary: 'The page an email verification link opens (HTML; opening it does not verify)',
@@ -111,7 +122,7 @@ export function accountEmailRoutes(auth: AuthService) {
       '/auth/email/verify',
       {
         bodyLimit: FORM_LIMIT,
-        config: { auth: 'public', limit: 'auth' },
+        config: { auth: 'public', limit: 'emailLinks' },
         schema: {
           tags,
           summary: 'Verify the email address with the token of the link sent at registration',
@@ -165,7 +176,7 @@ export function accountEmailRoutes(auth: AuthService) {
     app.get(
       '/auth/password/reset',
       {
-        config: { auth: 'public', limit: 'auth' },
+        config: { auth: 'public', limit: 'emailLinks' },
         schema: {
           tags,
           summary: 'The page a password reset link opens (HTML form; opening it does not use the link)',
@@ -187,7 +198,7 @@ export function accountEmailRoutes(auth: AuthService) {
       '/auth/password/reset',
       {
         bodyLimit: FORM_LIMIT,
-        config: { auth: 'public', limit: 'auth' },
+        config: { auth: 'public', limit: 'emailLinks' },
         schema: {
           tags,
           summary:

@@ -3,6 +3,7 @@
 // (mail scanners open links); only posting the form does. The token in the form is the
 // secret: a cross-site page cannot post a form it does not know. Every value is escaped; every
 // word is the catalogues' (`page.verify.*`, `page.reset.*`, `page.link.*`) in the page's language.
+import { type AppError, say as sayText, tooManyWords } from '../../contract/errors.ts';
 import { escapeHtml } from '../../contract/format.ts';
 import { type MessageKey, t } from '../../contract/i18n.ts';
 import { langField, type PageLang, pageLayout, say } from '../page-layout.ts';
@@ -71,6 +72,17 @@ export function linkErrorPage(p: PageLang, message: MessageKey): string {
     p,
     heading,
     `<h1>${escapeHtml(heading)}</h1><p class="error" role="alert">${say(p.locale, message)}</p>`,
+    STYLE,
+  );
+}
+
+/** A rate limit met on a page: when to try again (the Retry-After the limiter gave), never a refusal of the link. */
+export function tooManyPage(p: PageLang, err: AppError): string {
+  const heading = t(p.locale, 'page.tooMany.title');
+  return pageLayout(
+    p,
+    heading,
+    `<h1>${escapeHtml(heading)}</h1><p class="error" role="alert">${escapeHtml(sayText(p.locale, tooManyWords(err)))}</p>`,
     STYLE,
   );
 }
