@@ -180,7 +180,7 @@ describe('a platform buys through UCP', () => {
     const checkoutId = await checkoutOf(created.body.id);
     expect(done.body.order).toEqual({
       id: `order_${checkoutId.split(':')[1]}`,
-      permalink_url: `https://portage.test/checkout/${encodeURIComponent(checkoutId)}`,
+      permalink_url: `https://portage.test/account/purchases/${encodeURIComponent(checkoutId)}`,
     });
     expect(await ordersOfCheckout(database, checkoutId)).toHaveLength(1);
     expect(await stockOf(database, p.id)).toEqual({ stock: 3, reserved: 0 });

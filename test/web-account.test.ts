@@ -4,11 +4,12 @@
 import { eq } from 'drizzle-orm';
 import { describe, expect, it } from 'vitest';
 import { users, webSessions } from '../src/modules/auth/tables.ts';
+import { ACP_ON, AcpClient, checkoutOfSession, issuePlatform } from './helpers/acp.ts';
 import { useTestApp } from './helpers/app.ts';
-import { buyer, product, seller, uniqueEmail } from './helpers/builders.ts';
+import { admin, buyer, product, seller, uniqueEmail, verified } from './helpers/builders.ts';
 import { addToCart, openCheckout, payOk } from './helpers/checkout.ts';
 import { agentTokens } from './helpers/oauth.ts';
-import { outboxRows } from './helpers/orders.ts';
+import { ordersOfCheckout, outboxRows } from './helpers/orders.ts';
 import { Browser, textOf } from './helpers/web.ts';
 
 const { t, database } = useTestApp();
@@ -91,6 +92,48 @@ describe('a delivered order', () => {
     // A second review of the same product is the API's 409, shown on the page.
     const twice = await b.post(`${page}/review`, { product_id: p.id, rating: '4', comment: 'Again' });
     expect(twice.status).toBe(409);
+  });
+});
+
+describe('the order link a platform is given (ACP permalink_url)', () => {
+  it('opens the purchase in the buyer’s browser: sign-in first, then back to it; another person’s is not found', async () => {
+    const boss = await admin(t.api, database);
+    const shops = [await seller(t.api), await seller(t.api)];
+    const products = await Promise.all(shops.map((s) => product(t.api, s, { stockQuantity: 5 })));
+    const person = await verified(database, await buyer(t.api, 'linked'));
+    const acp = new AcpClient(t.api, (await issuePlatform(t.api, boss)).apiKey, t.clock.now);
+    const created = await acp.create({
+      line_items: products.map((p) => ({ id: p.id, quantity: 1 })),
+      buyer: { email: person.email, first_name: 'Avery' },
+      fulfillment_details: ACP_ON,
+    });
+    const done = await acp.pay(created.body.id);
+    const link = new URL(done.body.order.permalink_url);
+    expect(link.origin).toBe(t.config.publicBaseUrl);
+
+    const b = new Browser(t.app);
+    const signIn = await b.get(link.pathname);
+    expect(signIn.url).toBe(`/account/sign-in?next=${encodeURIComponent(link.pathname)}`);
+    const back = await b.post('/account/sign-in', {
+      email: person.email,
+      password: person.password,
+      next: link.pathname,
+    });
+    expect(back.status).toBe(200);
+    expect(back.url).toBe(link.pathname);
+    const listed = [...back.html.matchAll(/href="\/account\/orders\/([^"]+)"/g)].map((m) =>
+      decodeURIComponent(m[1]!),
+    );
+    expect(listed.sort()).toEqual(
+      (await ordersOfCheckout(database, await checkoutOfSession(database, created.body.id)))
+        .map((o) => o.id)
+        .sort(),
+    );
+
+    const stranger = await buyer(t.api, 'stranger');
+    const other = new Browser(t.app);
+    await other.signIn(stranger);
+    expect((await other.get(link.pathname)).status).toBe(404);
   });
 });
 

@@ -263,6 +263,28 @@ ${recent ? `<h2>${say(l, 'web.account.recentOrders')}</h2>${orderTable(v, recent
     );
   });
 
+  // A purchase's page: where the order links given to agent platforms lead (ACP's and UCP's
+  // permalink_url). A person signed out is sent to sign in and brought back here.
+  app.get<{ Params: { checkoutId: string } }>(
+    '/account/purchases/:checkoutId',
+    pageRoute,
+    async (req, reply) => {
+      signedIn(req, ['buyer']);
+      const v = viewOf(req, reply, s);
+      const l = v.p.locale;
+      const bought = await orders.ordersOfPurchase(req.ctx, req.params.checkoutId);
+      if (bought.length === 0) throw notFound('error.orders.purchaseNotFound');
+      if (bought.length === 1) return seeOther(reply, `/account/orders/${encodeURIComponent(bought[0]!.id)}`);
+      return sendHtml(
+        reply,
+        page(v, {
+          title: t(l, 'web.account.purchase'),
+          body: `<h1>${say(l, 'web.account.purchase')}</h1>${accountTabs(v)}<p>${say(l, 'web.account.purchaseSellers', { n: bought.length })}</p>${orderTable(v, bought)}`,
+        }),
+      );
+    },
+  );
+
   const orderPage = async (
     req: FastifyRequest,
     v: View,

@@ -159,7 +159,7 @@ export function toAcpSession(
       type: 'order',
       id: acpOrderId(checkout.id),
       checkout_session_id: row.id,
-      permalink_url: `${deps.publicBaseUrl}/checkout/${encodeURIComponent(checkout.id)}`,
+      permalink_url: `${deps.publicBaseUrl}/account/purchases/${encodeURIComponent(checkout.id)}`,
       status: 'confirmed',
     };
   }

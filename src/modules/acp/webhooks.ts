@@ -56,7 +56,7 @@ export function toAcpOrder(
     type: 'order',
     id: acpOrderId(checkoutId),
     checkout_session_id: sessionId,
-    permalink_url: `${publicBaseUrl}/checkout/${encodeURIComponent(checkoutId)}`,
+    permalink_url: `${publicBaseUrl}/account/purchases/${encodeURIComponent(checkoutId)}`,
     status,
     line_items: orders.flatMap((o) =>
       o.items.map((i) => ({

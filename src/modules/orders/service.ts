@@ -250,6 +250,21 @@ export async function listOrders(
   return { orders: rows.map(toListItem), total: total?.n ?? 0, limit: q.limit, offset: q.offset };
 }
 
+/**
+ * The caller's orders of one purchase (a checkout: one order per seller), as listOrders answers
+ * them, sellers in order; none when the checkout is not the caller's or made no order.
+ */
+export async function ordersOfPurchase(ctx: RequestContext, checkoutId: string) {
+  const me = caller(ctx);
+  if (!isRecordId('checkouts', checkoutId)) return [];
+  const rows = await ctx.db
+    .select()
+    .from(orders)
+    .where(and(eq(orders.checkoutId, checkoutId), eq(orders.buyerId, me.id)))
+    .orderBy(asc(orders.sellerId));
+  return rows.map(toListItem);
+}
+
 /** The order if the caller may see it: its buyer, its seller, or an admin. Otherwise 404. */
 async function visibleOrder(ctx: RequestContext, me: AuthUser, orderId: string, lock = false) {
   if (!isRecordId('orders', orderId)) throw notFound('error.orders.notFound', { id: orderId });

@@ -41,7 +41,7 @@ export interface UcpAnswerDeps {
  */
 export const continueUrlOf = (deps: UcpAnswerDeps, checkoutId: string) =>
   deps.sandbox && deps.publicBaseUrl.startsWith('https://')
-    ? `${deps.publicBaseUrl}/sandbox/checkout/${encodeURIComponent(checkoutId)}`
+    ? `${deps.publicBaseUrl}/sandbox/account/purchases/${encodeURIComponent(checkoutId)}`
     : undefined;
 
 /** What an unheld session shows of its products: their titles and prices, read for it. */
@@ -187,7 +187,7 @@ export function toUcpCheckout(
   if (effective === 'completed' && checkout) {
     answer.order = {
       id: acpOrderId(checkout.id),
-      permalink_url: `${deps.publicBaseUrl}/checkout/${encodeURIComponent(checkout.id)}`,
+      permalink_url: `${deps.publicBaseUrl}/account/purchases/${encodeURIComponent(checkout.id)}`,
     };
   }
   return answer;

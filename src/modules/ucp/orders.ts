@@ -59,7 +59,7 @@ export function toUcpOrder(
     ucp: { version: UCP_VERSION, capabilities: { [ORDER]: [{ version: UCP_VERSION }] } },
     id: acpOrderId(checkoutId),
     checkout_id: sessionId,
-    permalink_url: `${base}/checkout/${encodeURIComponent(checkoutId)}`,
+    permalink_url: `${base}/account/purchases/${encodeURIComponent(checkoutId)}`,
     line_items: orders.flatMap((o) =>
       o.items.map((i) => {
         const total = o.status === 'cancelled' ? 0 : i.quantity;
