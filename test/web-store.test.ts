@@ -141,6 +141,48 @@ describe('a purchase through the pages', () => {
     expect((await other.get(`/account/orders/${encodeURIComponent(orderId)}/invoice`)).status).toBe(404);
   });
 
+  it('adding to the cart signed out: sign in, and back on the product with the line added', async () => {
+    const s = await seller(t.api);
+    const p = await product(t.api, s, { title: 'Spruce canoe paddle', priceCents: 7000, stockQuantity: 5 });
+    const who = await buyer(t.api);
+    const b = new Browser(t.app);
+    await b.get(`/shop/products/${p.id}`);
+    const signIn = await b.post('/shop/cart/items', { product_id: p.id, quantity: '2' });
+    expect(signIn.url).toMatch(/^\/account\/sign-in\?/);
+    expect(textOf(signIn.html)).toContain('it is added as soon as you are in');
+    const back = await b.post('/account/sign-in', {
+      email: who.email,
+      password: who.password,
+      next: `/shop/products/${p.id}`,
+      add: p.id,
+      quantity: '2',
+    });
+    expect(back.url).toBe(`/shop/products/${encodeURIComponent(p.id)}?added=1`);
+    expect(textOf(back.html)).toContain('the product is in your cart');
+    const cart = await t.api.as(who).get('/cart');
+    expect(
+      cart.body.items.map((i: { product_id: string; quantity: number }) => [i.product_id, i.quantity]),
+    ).toEqual([[p.id, 2]]);
+
+    // The same through creating an account, in French.
+    const fresh = new Browser(t.app, { 'accept-language': 'fr-CA' });
+    await fresh.get(`/shop/products/${p.id}`);
+    const asked = await fresh.post('/shop/cart/items', { product_id: p.id, quantity: '1' });
+    const register = asked.html.match(/href="(\/account\/register\?[^"]+)"/)?.[1]?.replaceAll('&amp;', '&');
+    expect(register).toContain(`add=${encodeURIComponent(p.id)}`);
+    await fresh.get(register!);
+    const made = await fresh.post('/account/register', {
+      name: 'Élise',
+      email: `${uniqueWord()}@example.ca`,
+      password: 'correct horse battery',
+      next: `/shop/products/${p.id}`,
+      add: p.id,
+      quantity: '1',
+    });
+    expect(made.url).toBe(`/shop/products/${encodeURIComponent(p.id)}?added=1`);
+    expect(textOf(made.html)).toContain('le produit est dans votre panier');
+  });
+
   it('two quantity changes at once: the line ends at one of them, never at their sum', async () => {
     const s = await seller(t.api);
     const p = await product(t.api, s, { stockQuantity: 20 });

@@ -4,6 +4,8 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { z } from 'zod';
 import { loginBody, registerBody } from '../contract/auth.ts';
+import { addToCartBody } from '../contract/cart.ts';
+import type { Role } from '../contract/common.ts';
 import { AppError, invalid, notFound, problem } from '../contract/errors.ts';
 import { escapeHtml } from '../contract/format.ts';
 import { isLocale, LOCALES, type Locale, t } from '../contract/i18n.ts';
@@ -12,6 +14,7 @@ import { RETURN_REASONS, requestReturnBody } from '../contract/returns.ts';
 import { submitReviewBody } from '../contract/reviews.ts';
 import { saveLocale } from '../modules/auth/sellers.ts';
 import { endWebSession, startWebSession } from '../modules/auth/web-sessions.ts';
+import * as carts from '../modules/cart/service.ts';
 import { sendInvoice } from '../modules/invoices/routes.ts';
 import { invoiceOf } from '../modules/invoices/service.ts';
 import { listAgents, revokeAgent } from '../modules/oauth/grants.ts';
@@ -71,6 +74,53 @@ async function signInAs(
   return seeOther(reply, next);
 }
 
+/** A line a person asked to add to the cart while signed out, carried through the sign-in. */
+type Pending = { productId: string; quantity: number };
+
+const pendingOf = (fields: Record<string, unknown>): Pending | undefined => {
+  const parsed = addToCartBody.safeParse({ product_id: fields.add, quantity: Number(fields.quantity) });
+  return parsed.success ? { productId: parsed.data.product_id, quantity: parsed.data.quantity } : undefined;
+};
+
+const pendingFields = (add?: Pending) =>
+  add
+    ? `<input type="hidden" name="add" value="${escapeHtml(add.productId)}"><input type="hidden" name="quantity" value="${add.quantity}">`
+    : '';
+
+const pendingQuery = (next: string, add?: Pending) =>
+  new URLSearchParams({
+    next,
+    ...(add ? { add: add.productId, quantity: String(add.quantity) } : {}),
+  }).toString();
+
+/**
+ * Adds the line asked for before the sign-in, as the person now signed in (a buyer), in the
+ * request that signed them in (its form carried the CSRF token); answers where to go: the
+ * product again, saying whether it was added.
+ */
+async function addPending(
+  req: FastifyRequest,
+  user: { id: string; email: string; role: Role },
+  add: Pending | undefined,
+  next: string,
+): Promise<string> {
+  if (!add || user.role !== 'buyer') return next;
+  const product = `/shop/products/${encodeURIComponent(add.productId)}`;
+  try {
+    await carts.addToCart(
+      { ...req.ctx, user: { id: user.id, email: user.email, role: user.role } },
+      {
+        product_id: add.productId,
+        quantity: add.quantity,
+      },
+    );
+    return `${product}?added=1`;
+  } catch (err) {
+    if (!(err instanceof AppError) || err.statusCode >= 500) throw err;
+    return `${product}?added=0`;
+  }
+}
+
 const accountTabs = (v: View) =>
   tabs(v, t(v.p.locale, 'web.account.sections'), [
     { href: '/account', label: t(v.p.locale, 'web.account.overview') },
@@ -88,24 +138,24 @@ export function accountPages(app: FastifyInstance, deps: WebDeps) {
 
   // ---- signing in and out ----------------------------------------------------------------
 
-  const signInPage = (v: View, o: { email?: string; next: string; error?: FormError }) => {
+  const signInPage = (v: View, o: { email?: string; next: string; add?: Pending; error?: FormError }) => {
     const l = v.p.locale;
     return page(v, {
       title: t(l, 'web.signIn.title'),
       narrow: true,
-      body: `<h1>${say(l, 'web.signIn.title')}</h1><form method="post" action="/account/sign-in" class="card">${csrfField(v)}<input type="hidden" name="next" value="${escapeHtml(o.next)}">${formAlert(o.error)}
+      body: `<h1>${say(l, 'web.signIn.title')}</h1>${o.add ? notice(t(l, 'web.signIn.toAdd')) : ''}<form method="post" action="/account/sign-in" class="card">${csrfField(v)}<input type="hidden" name="next" value="${escapeHtml(o.next)}">${pendingFields(o.add)}${formAlert(o.error)}
 ${field({ name: 'email', label: t(l, 'web.signIn.email'), type: 'email', value: o.email, required: true, autocomplete: 'username', error: o.error })}
 ${field({ name: 'password', label: t(l, 'web.signIn.password'), type: 'password', required: true, autocomplete: 'current-password', error: o.error })}
 <button type="submit">${say(l, 'web.signIn.submit')}</button></form>
-<p>${say(l, 'web.signIn.noAccount')} <a href="/account/register?next=${encodeURIComponent(o.next)}">${say(l, 'web.nav.register')}</a></p>`,
+<p>${say(l, 'web.signIn.noAccount')} <a href="/account/register?${pendingQuery(o.next, o.add)}">${say(l, 'web.nav.register')}</a></p>`,
     });
   };
 
-  app.get<{ Querystring: { next?: string } }>('/account/sign-in', pageRoute, async (req, reply) => {
+  app.get<{ Querystring: Record<string, string> }>('/account/sign-in', pageRoute, async (req, reply) => {
     const v = viewOf(req, reply, s);
     const next = safeLocalPath(req.query.next) ?? '/account';
     if (v.user) return seeOther(reply, next);
-    return sendHtml(reply, signInPage(v, { next }));
+    return sendHtml(reply, signInPage(v, { next, add: pendingOf(req.query) }));
   });
 
   app.post<{ Body: Record<string, string> }>(
@@ -113,16 +163,17 @@ ${field({ name: 'password', label: t(l, 'web.signIn.password'), type: 'password'
     { config: { auth: 'public', limit: 'auth' }, schema: { hide: true } },
     async (req, reply) => {
       const next = safeLocalPath(req.body.next) ?? '/account';
+      const add = pendingOf(req.body);
       try {
         const input = readForm(loginBody, { email: req.body.email, password: req.body.password });
         const user = await deps.auth.checkCredentials(req.ctx, input);
-        return await signInAs(req, reply, s, user, next);
+        return await signInAs(req, reply, s, user, await addPending(req, user, add, next));
       } catch (err) {
         if (!(err instanceof AppError) || err.statusCode >= 500) throw err;
         const v = viewOf(req, reply, s);
         return sendHtml(
           reply,
-          signInPage(v, { email: req.body.email, next, error: formErrorOf(v.p.locale, err) }),
+          signInPage(v, { email: req.body.email, next, add, error: formErrorOf(v.p.locale, err) }),
           err.statusCode,
         );
       }
@@ -140,12 +191,15 @@ ${field({ name: 'password', label: t(l, 'web.signIn.password'), type: 'password'
     },
   );
 
-  const registerPage = (v: View, o: { email?: string; name?: string; next: string; error?: FormError }) => {
+  const registerPage = (
+    v: View,
+    o: { email?: string; name?: string; next: string; add?: Pending; error?: FormError },
+  ) => {
     const l = v.p.locale;
     return page(v, {
       title: t(l, 'web.register.title'),
       narrow: true,
-      body: `<h1>${say(l, 'web.register.title')}</h1><form method="post" action="/account/register" class="card">${csrfField(v)}<input type="hidden" name="next" value="${escapeHtml(o.next)}">${formAlert(o.error)}
+      body: `<h1>${say(l, 'web.register.title')}</h1><form method="post" action="/account/register" class="card">${csrfField(v)}<input type="hidden" name="next" value="${escapeHtml(o.next)}">${pendingFields(o.add)}${formAlert(o.error)}
 ${field({ name: 'name', label: t(l, 'web.register.name'), value: o.name, required: true, autocomplete: 'name', error: o.error })}
 ${field({ name: 'email', label: t(l, 'web.signIn.email'), type: 'email', value: o.email, required: true, autocomplete: 'email', error: o.error })}
 ${field({ name: 'password', label: t(l, 'web.signIn.password'), type: 'password', required: true, autocomplete: 'new-password', hint: t(l, 'web.register.passwordHint'), error: o.error })}
@@ -153,9 +207,12 @@ ${field({ name: 'password', label: t(l, 'web.signIn.password'), type: 'password'
     });
   };
 
-  app.get<{ Querystring: { next?: string } }>('/account/register', pageRoute, async (req, reply) => {
+  app.get<{ Querystring: Record<string, string> }>('/account/register', pageRoute, async (req, reply) => {
     const v = viewOf(req, reply, s);
-    return sendHtml(reply, registerPage(v, { next: safeLocalPath(req.query.next) ?? '/account' }));
+    return sendHtml(
+      reply,
+      registerPage(v, { next: safeLocalPath(req.query.next) ?? '/account', add: pendingOf(req.query) }),
+    );
   });
 
   app.post<{ Body: Record<string, string> }>(
@@ -164,17 +221,18 @@ ${field({ name: 'password', label: t(l, 'web.signIn.password'), type: 'password'
     async (req, reply) => {
       const next = safeLocalPath(req.body.next) ?? '/account';
       const b = req.body;
+      const add = pendingOf(b);
       try {
         const input = readForm(registerBody, { email: b.email, password: b.password, name: b.name });
         // The new account keeps the language its pages were read in (its emails follow it).
         const user = await deps.auth.createBuyer(req.ctx, input, req.ctx.locale);
-        return await signInAs(req, reply, s, user, next);
+        return await signInAs(req, reply, s, user, await addPending(req, user, add, next));
       } catch (err) {
         if (!shownRefusal(err)) throw err;
         const v = viewOf(req, reply, s);
         return sendHtml(
           reply,
-          registerPage(v, { email: b.email, name: b.name, next, error: formErrorOf(v.p.locale, err) }),
+          registerPage(v, { email: b.email, name: b.name, next, add, error: formErrorOf(v.p.locale, err) }),
           err.statusCode,
         );
       }

@@ -208,7 +208,8 @@ export function storePages(app: FastifyInstance, deps: WebDeps) {
     { config: { auth: 'public', limit: 'pages' }, schema: { hide: true } },
     async (req, reply) => {
       const v = viewOf(req, reply, s);
-      return sendHtml(reply, await productPage(req, v, req.params.productId));
+      const added = (req.query as { added?: string }).added;
+      return sendHtml(reply, await productPage(req, v, req.params.productId, undefined, added));
     },
   );
 
@@ -216,8 +217,16 @@ export function storePages(app: FastifyInstance, deps: WebDeps) {
     '/shop/cart/items',
     { config: { auth: 'public', limit: 'cart' }, schema: { hide: true } },
     async (req, reply) => {
-      signedIn(req, BUYERS);
       const v = viewOf(req, reply, s);
+      // Signed out: sign in first, then the line is added and the person is back on the product.
+      if (!v.user) {
+        const wanted = addToCartBody.safeParse({
+          product_id: req.body.product_id,
+          quantity: Number(req.body.quantity),
+        });
+        if (wanted.success) return seeOther(reply, signInToAdd(wanted.data.product_id, wanted.data.quantity));
+      }
+      signedIn(req, BUYERS);
       let input: z.infer<typeof addToCartBody>;
       try {
         input = readForm(addToCartBody, {
@@ -346,7 +355,22 @@ function hiddenInputs(q: StoreQuery, leave: string[]): string {
     .join('');
 }
 
-async function productPage(req: FastifyRequest, v: View, id: string, error?: FormError): Promise<string> {
+/** The sign-in page that, once the person is signed in, adds the line and comes back to its product. */
+export const signInToAdd = (productId: string, quantity: number) =>
+  `/account/sign-in?${new URLSearchParams({
+    next: `/shop/products/${productId}`,
+    add: productId,
+    quantity: String(quantity),
+  })}`;
+
+async function productPage(
+  req: FastifyRequest,
+  v: View,
+  id: string,
+  error?: FormError,
+  /** `1`: the line was added at sign-in; `0`: it could not be. */
+  added?: string,
+): Promise<string> {
   const l = v.p.locale;
   const p = await getProduct(req.ctx, id);
   const canBuy = v.user?.role !== 'seller';
@@ -361,7 +385,7 @@ async function productPage(req: FastifyRequest, v: View, id: string, error?: For
 <div><h1>${escapeHtml(p.title)}</h1><p class="price">${money(v, p.priceCents)}</p><p>${stars(l, p.rating, p.reviewCount)}</p>
 <p>${say(l, 'web.product.soldBy', { shop: p.seller.name })} · ${stars(l, p.seller.rating, p.seller.reviewCount)}</p>
 ${stockLine(l, p.stockQuantity)}${p.isPerishable ? `<p class="hint">${say(l, 'web.product.perishable')}</p>` : ''}${p.isDigital ? `<p class="hint">${say(l, 'web.product.digital')}</p>` : ''}
-${buy}
+${added === '1' ? notice(t(l, 'web.product.addedAtSignIn')) : added === '0' ? formAlert({ message: t(l, 'web.product.notAddedAtSignIn'), fields: {} }) : ''}${buy}
 <h2>${say(l, 'web.product.description')}</h2><p>${escapeHtml(p.description)}</p>
 ${specifications(l, p.specifications)}
 </div></div>
