@@ -70,18 +70,20 @@ export class AppError extends Error {
   readonly text: Text;
   readonly problems?: Problem[];
   /** Seconds to wait before trying again (the Retry-After of a 503). */
-  retryAfter?: number;
+  readonly retryAfter?: number;
 
   constructor(
     readonly code: ErrorCode,
     readonly statusCode: number,
     message: Text,
     problems?: Problem[],
+    retryAfter?: number,
   ) {
     super(say(BASE_LOCALE, message));
     this.name = 'AppError';
     this.text = message;
     if (problems) this.problems = problems;
+    if (retryAfter) this.retryAfter = retryAfter;
   }
 
   /** The field problems in the base locale. */
@@ -149,9 +151,7 @@ export function unavailable(
   seconds = UNAVAILABLE_RETRY_SECONDS,
   key: MessageKey = 'error.unavailable',
 ): AppError {
-  const err = new AppError('INTERNAL_ERROR', 503, text(key, { seconds }));
-  err.retryAfter = seconds;
-  return err;
+  return new AppError('INTERNAL_ERROR', 503, text(key, { seconds }), undefined, seconds);
 }
 
 /**

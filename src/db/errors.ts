@@ -22,14 +22,22 @@ const SOCKET_CODES = new Set([
  */
 const UNAVAILABLE_STATES = /^(08...|57P0[123]|53300)$/;
 
-/** node-postgres's and PGlite's own words for a connection that is gone (they carry no code). */
+/**
+ * node-postgres's and PGlite's own words for a connection that is gone, or a statement never
+ * answered (they carry no code).
+ */
 const GONE =
-  /^(Connection terminated|Client has encountered a connection error|Client was closed|timeout exceeded when trying to connect|PGlite is closed)/;
+  /^(Connection terminated|Client has encountered a connection error|Client was closed|timeout exceeded when trying to connect|Query read timeout|PGlite is closed)/;
 
-/** Whether `err` (or what it wraps: the query builder wraps the driver's error) says the database is unreachable. */
+/**
+ * Whether `err` (or what it wraps: the query builder wraps the driver's error) says the database is
+ * unreachable. An outbound HTTP call's failure (fetch's TypeError) is never one, whatever socket
+ * error it wraps.
+ */
 export function isDatabaseUnavailable(err: unknown): boolean {
   let e: unknown = err;
   for (let depth = 0; depth < 5 && e && typeof e === 'object'; depth++) {
+    if (e instanceof TypeError && e.message === 'fetch failed') return false;
     const { code, message, cause } = e as { code?: unknown; message?: unknown; cause?: unknown };
     if (typeof code === 'string' && (SOCKET_CODES.has(code) || UNAVAILABLE_STATES.test(code))) return true;
     if (typeof message === 'string' && GONE.test(message)) return true;

@@ -48,10 +48,26 @@ export interface OpenOptions {
   /** An already open PGlite (tests); its lifetime stays the caller's. */
   pglite?: PGlite;
   poolSize?: number;
+  /** PostgreSQL: how long a statement may go unanswered before its connection is given up (60 s). */
+  queryTimeoutMs?: number;
 }
 
+/**
+ * How long a statement may go unanswered: far past any request's own (the longest, a search
+ * index's batch of 20,000 rows, takes well under a second), so only a server gone silent (a network
+ * cut, a failover that sent no reset) reaches it; its connection is then dropped and the request
+ * answered 503 rather than held for TCP's retransmissions (about 15 minutes).
+ */
+const QUERY_TIMEOUT_MS = 60_000;
+
 export async function openDatabase(opts: OpenOptions): Promise<Database> {
-  if (opts.databaseUrl) return await openPostgres(opts.databaseUrl, opts.poolSize ?? DEFAULT_POOL_SIZE);
+  if (opts.databaseUrl) {
+    return await openPostgres(
+      opts.databaseUrl,
+      opts.poolSize ?? DEFAULT_POOL_SIZE,
+      opts.queryTimeoutMs ?? QUERY_TIMEOUT_MS,
+    );
+  }
   if (opts.pglite) return wrapPglite(opts.pglite, async () => {});
   if (!opts.dataDir) throw new Error('openDatabase needs databaseUrl, dataDir or pglite');
   const release = lockDataDir(opts.dataDir);
@@ -111,7 +127,7 @@ function wrapPglite(client: PGlite, close: () => Promise<void>): Database {
   };
 }
 
-async function openPostgres(url: string, max: number): Promise<Database> {
+async function openPostgres(url: string, max: number, queryTimeoutMs: number): Promise<Database> {
   const [{ default: pgDriver }, { drizzle: drizzleNodePg }, { migrate: migrateNodePg }] = await Promise.all([
     import('pg'),
     import('drizzle-orm/node-postgres'),
@@ -123,9 +139,12 @@ async function openPostgres(url: string, max: number): Promise<Database> {
     max,
     Client: batchingClientClass(pgDriver.Client),
     // A server that does not answer (a network cut, not a refusal) fails the request after 5 s
-    // (503, src/http/errors.ts) instead of holding it until the request's own limit.
+    // (503, src/http/errors.ts) instead of holding it until the request's own limit; a statement
+    // sent and never answered, after QUERY_TIMEOUT_MS; an idle connection is probed after 10 s.
     connectionTimeoutMillis: 5_000,
+    query_timeout: queryTimeoutMs,
     keepAlive: true,
+    keepAliveInitialDelayMillis: 10_000,
   });
   // An idle client losing its connection must not crash the process; the next query reconnects.
   pool.on('error', () => {});
@@ -134,14 +153,18 @@ async function openPostgres(url: string, max: number): Promise<Database> {
     db,
     kind: 'postgres',
     async migrate() {
-      // Several instances may start at once: one migrates while the others wait on the lock.
-      const client = await pool.connect();
+      // Several instances may start at once: one migrates while the others wait on the lock. A
+      // connection of its own, with no statement timeout: a migration (and the wait for another
+      // instance's) may take as long as it takes.
+      const client = new pgDriver.Client({ connectionString: url });
+      client.on('error', () => {});
+      await client.connect();
       try {
         await client.query('select pg_advisory_lock(727274)');
         await migrateNodePg(drizzleNodePg(client), { migrationsFolder: MIGRATIONS_DIR });
       } finally {
         await client.query('select pg_advisory_unlock(727274)').catch(() => {});
-        client.release();
+        await client.end().catch(() => {});
       }
     },
     ping: () => ping(db),

@@ -235,9 +235,11 @@ export function registerIdempotency(app: FastifyInstance) {
     } catch (err) {
       // The answer goes out all the same.
       req.log.error({ err }, 'could not record the answer of an Idempotency-Key request');
-      if (!isDatabaseUnavailable(err) || heldBytes + bytes > MAX_UNSETTLED_BYTES) return;
-      unsettled.set(write, bytes);
-      heldBytes += bytes;
+      // Each write held costs its answer's bytes and a claim's worth (a release holds no answer).
+      const cost = bytes + ENTRY_BYTES;
+      if (!isDatabaseUnavailable(err) || heldBytes + cost > MAX_UNSETTLED_BYTES) return;
+      unsettled.set(write, cost);
+      heldBytes += cost;
       retrying ??= setInterval(retryUnsettled, 1_000).unref();
     }
   };
@@ -263,12 +265,16 @@ export function registerIdempotency(app: FastifyInstance) {
   };
   app.addHook('onClose', async () => {
     clearInterval(retrying);
+    retrying = undefined;
     unsettled.clear();
+    heldBytes = 0;
   });
 }
 
 /** The answers held in memory while their rows' writes wait for the database to come back, at most. */
 const MAX_UNSETTLED_BYTES = 16 * 1024 * 1024;
+/** What a held write costs besides its answer (its claim's values, the closure): 16 MiB is 16,384 releases. */
+const ENTRY_BYTES = 1024;
 
 /** Sends a stored answer again: the exact bytes of the first one, not serialized again. */
 function replay(reply: FastifyReply, claim: Claim, stored: { status: number; body: string }) {

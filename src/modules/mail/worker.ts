@@ -8,6 +8,7 @@
 // between (one message, at most, per dead pass) sends it again, under the same Message-ID.
 import { and, asc, eq, inArray, lte, sql } from 'drizzle-orm';
 import { randomKey } from '../../contract/common.ts';
+import { isDatabaseUnavailable } from '../../db/errors.ts';
 import type { Job } from '../../jobs/runner.ts';
 import type { RequestContext } from '../context.ts';
 import { outboxMachine } from './states.ts';
@@ -51,7 +52,10 @@ export function mailJob(deps: MailJobDeps): Job {
       const lease = { until: ctx.now().getTime() + leaseMs };
       const rows = await claim(ctx, batch, new Date(lease.until), token);
       if (rows.length === 0) return 0;
-      const renewing = setInterval(() => void renew(ctx, token, leaseMs, lease), renewEveryMs);
+      let renewal: Promise<void> = Promise.resolve();
+      const renewing = setInterval(() => {
+        renewal = renew(ctx, token, leaseMs, lease);
+      }, renewEveryMs);
       renewing.unref();
       let handled = 0;
       try {
@@ -78,28 +82,50 @@ export function mailJob(deps: MailJobDeps): Job {
             handled++;
             continue;
           }
-          // The message is out: record it, whoever holds the row now (a later claimer then finds it sent).
-          // A sent link email keeps no body: its link stays live until it expires, and the database
-          // is no place to read it from.
-          await ctx.db
-            .update(outbox)
-            .set({
-              status: outboxMachine.to('send'),
-              sentAt: ctx.now(),
-              lastError: null,
-              leaseToken: null,
-              ...(CARRIES_LINK.has(row.kind) ? { textBody: '', htmlBody: '' } : {}),
-            })
-            .where(and(eq(outbox.id, row.id), outboxMachine.where('send', outbox.status)));
+          await markSent(ctx, row, stopping);
           ctx.log.debug({ mailId: row.id, kind: row.kind, attempt: row.attempts }, 'mail sent');
           handled++;
         }
       } finally {
         clearInterval(renewing);
+        await renewal;
       }
       return handled;
     },
   };
+}
+
+/** How long a pass keeps trying to record a message sent while the database cannot be reached. */
+const MARK_SENT_PATIENCE_MS = 60_000;
+
+/**
+ * The message is out: record it, whoever holds the row now (a later claimer then finds it sent).
+ * The database away at that moment (the server accepted the message, then a restart) is waited out
+ * for a minute, trying every second: the record lands as soon as the database is back, before
+ * another instance's pass could claim the row again; past the minute the message may go twice.
+ * A sent link email keeps no body: its link stays live until it expires, and the database is no
+ * place to read it from.
+ */
+async function markSent(ctx: RequestContext, row: ClaimedRow, stopping: AbortSignal | undefined) {
+  const giveUpAt = Date.now() + MARK_SENT_PATIENCE_MS;
+  for (;;) {
+    try {
+      await ctx.db
+        .update(outbox)
+        .set({
+          status: outboxMachine.to('send'),
+          sentAt: ctx.now(),
+          lastError: null,
+          leaseToken: null,
+          ...(CARRIES_LINK.has(row.kind) ? { textBody: '', htmlBody: '' } : {}),
+        })
+        .where(and(eq(outbox.id, row.id), outboxMachine.where('send', outbox.status)));
+      return;
+    } catch (err) {
+      if (!isDatabaseUnavailable(err) || Date.now() > giveUpAt || stopping?.aborted) throw err;
+      await new Promise((resolve) => setTimeout(resolve, 1_000));
+    }
+  }
 }
 
 /** Moves the lease of the rows `token` still holds forward; `lease.until` follows when it did. */
