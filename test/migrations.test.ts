@@ -21,11 +21,13 @@ describe('0030: one refund per payment that made no order', () => {
   it('keeps every refund a payment had twice before it (the later ones renamed), then holds one per payment', async () => {
     const run = (text: string) => database.db.execute(sql.raw(text));
     await run('drop index refunds_one_per_unused_payment');
-    const refund = (id: string, pi: string, reason: string, at: string) =>
+    const refund = (id: string, pi: string, reason: string, at: string, status = 'succeeded') =>
       run(`insert into refunds (id, order_id, payment_intent_id, amount_cents, reason, next_attempt_at, created_at, status)
-             values ('${id}', 'checkouts:x', '${pi}', 1500, '${reason}', '${at}', '${at}', 'succeeded')`);
+             values ('${id}', 'checkouts:x', '${pi}', 1500, '${reason}', '${at}', '${at}', '${status}')`);
     await refund('refund_a', 'pi_twice', 'duplicate_payment', '2026-11-01T10:00:00Z');
     await refund('refund_b', 'pi_twice', 'duplicate_payment', '2026-11-01T10:00:01Z');
+    // A third, not sent yet when the index came: it must never be sent.
+    await refund('refund_b2', 'pi_twice', 'checkout_closed', '2026-11-01T10:00:02Z', 'requested');
     await refund('refund_c', 'pi_twice', 'cancelled', '2026-11-02T10:00:00Z');
     await refund('refund_d', 'pi_once', 'checkout_closed', '2026-11-01T10:00:00Z');
 
@@ -33,11 +35,12 @@ describe('0030: one refund per payment that made no order', () => {
     expect(statements).toHaveLength(2);
     for (const statement of statements) await run(statement);
 
-    expect(await rowsOf(database.db, sql`select id, reason from refunds order by id`)).toEqual([
-      { id: 'refund_a', reason: 'duplicate_payment' },
-      { id: 'refund_b', reason: 'duplicate_payment_again' },
-      { id: 'refund_c', reason: 'cancelled' },
-      { id: 'refund_d', reason: 'checkout_closed' },
+    expect(await rowsOf(database.db, sql`select id, reason, status from refunds order by id`)).toEqual([
+      { id: 'refund_a', reason: 'duplicate_payment', status: 'succeeded' },
+      { id: 'refund_b', reason: 'duplicate_payment_again', status: 'succeeded' },
+      { id: 'refund_b2', reason: 'checkout_closed_again', status: 'failed' },
+      { id: 'refund_c', reason: 'cancelled', status: 'succeeded' },
+      { id: 'refund_d', reason: 'checkout_closed', status: 'succeeded' },
     ]);
     const duplicate = await refund('refund_e', 'pi_once', 'duplicate_payment', '2026-11-03T10:00:00Z').then(
       () => undefined,

@@ -8,7 +8,7 @@ import { inTransaction, type RequestContext } from '../context.ts';
 import { publish } from '../events.ts';
 import { type PaymentProvider, ProviderError } from './provider.ts';
 import { refundMachine } from './states.ts';
-import { refunds, UNUSED_PAYMENT_REASONS, type UnusedPaymentReason } from './tables.ts';
+import { refunds, UNUSED_PAYMENT_PREDICATE, type UnusedPaymentReason } from './tables.ts';
 
 export interface RefundDeps {
   provider: PaymentProvider;
@@ -49,7 +49,7 @@ export async function refundUnusedPayment(
     .values(refundRow(ctx, id, row, amountCents, reason))
     .onConflictDoNothing({
       target: refunds.paymentIntentId,
-      where: inArray(refunds.reason, [...UNUSED_PAYMENT_REASONS]),
+      where: UNUSED_PAYMENT_PREDICATE,
     })
     .returning({ id: refunds.id });
   if (!written) return undefined;

@@ -39,6 +39,11 @@ export const UNUSED_PAYMENT_REASONS = [
 ] as const;
 export type UnusedPaymentReason = (typeof UNUSED_PAYMENT_REASONS)[number];
 
+/** The predicate of that index, as a literal (a conflict target must name it so, never by parameters). */
+export const UNUSED_PAYMENT_PREDICATE = sql.raw(
+  `reason in (${UNUSED_PAYMENT_REASONS.map((r) => `'${r}'`).join(', ')})`,
+);
+
 /**
  * A refund: written as an intent in the transaction that decides it (a cancellation, a
  * return), sent to the provider after that commits, then marked with the outcome; a job
@@ -66,9 +71,7 @@ export const refunds = pgTable(
     check('refunds_amount_positive', sql`${t.amountCents} > 0`),
     index('refunds_order_idx').on(t.orderId),
     uniqueIndex('refunds_one_per_return').on(t.returnId).where(sql`${t.returnId} is not null`),
-    uniqueIndex('refunds_one_per_unused_payment')
-      .on(t.paymentIntentId)
-      .where(sql.raw(`reason in (${UNUSED_PAYMENT_REASONS.map((r) => `'${r}'`).join(', ')})`)),
+    uniqueIndex('refunds_one_per_unused_payment').on(t.paymentIntentId).where(UNUSED_PAYMENT_PREDICATE),
     index('refunds_due_idx').on(t.nextAttemptAt).where(sql`${t.status} = 'requested'`),
   ],
 );
