@@ -262,6 +262,21 @@ describe('an account whose address was never verified, named by a platform', () 
     ).toBe(401);
   });
 
+  it('an unverified seller named by a platform keeps its password and sign-ins (a seller cannot buy)', async () => {
+    const shopOwner = await seller(t.api);
+    const p = await product(t.api, shop);
+    const res = await acp.create({
+      line_items: [{ id: p.id }],
+      buyer: buyerNamed(shopOwner.email),
+      fulfillment_details: ACP_ON,
+    });
+    expect(res.body.messages).toEqual([expect.objectContaining({ param: '$.buyer.email' })]);
+    expect((await t.api.as(shopOwner).get('/me')).status).toBe(200);
+    expect(
+      (await t.api.post('/auth/login', { email: shopOwner.email, password: shopOwner.password })).status,
+    ).toBe(200);
+  });
+
   it('a verified account keeps its password and sign-ins', async () => {
     const person = await verified(database, await buyer(t.api, 'acp-verified'));
     const { session } = await heldSession(1, acp, buyerNamed(person.email));

@@ -77,7 +77,7 @@ export async function accountForEmail(
 }
 
 /**
- * A guest's account, unless the email has one; an unverified one with a password loses it (named:
+ * A guest's account, unless the email has one; an unverified buyer's with a password loses it (named:
  * every ACP purchase for a new email makes one). Answers the row inserted or changed, else none.
  */
 const guestInsert = query('user_guest_insert', (db, name) =>
@@ -94,7 +94,8 @@ const guestInsert = query('user_guest_insert', (db, name) =>
     .onConflictDoUpdate({
       target: users.email,
       set: { passwordHash: null, tokenVersion: sql`${users.tokenVersion} + 1` },
-      setWhere: sql`not ${users.emailVerified} and ${users.passwordHash} is not null`,
+      // A seller's or admin's address cannot buy (the quote refuses it): nothing of theirs changes.
+      setWhere: sql`not ${users.emailVerified} and ${users.passwordHash} is not null and ${users.role} = 'buyer'`,
     })
     .returning()
     .prepare(name),
