@@ -17,7 +17,7 @@ import {
 
 import { AppError, inputProblems, say } from '../../contract/errors.ts';
 import { type Locale, type MessageKey, t } from '../../contract/i18n.ts';
-import { zodIssuesOf } from '../../http/errors.ts';
+import { unavailableOr, zodIssuesOf } from '../../http/errors.ts';
 import { pageLang, readPageLocale, sendPage } from '../page-layout.ts';
 import {
   ACCOUNT_PAGE_CSP,
@@ -25,6 +25,7 @@ import {
   linkErrorPage,
   resetPasswordPage,
   tooManyPage,
+  unavailablePage,
   verifyEmailPage,
 } from './pages.ts';
 import type { AuthService } from './service.ts';
@@ -74,7 +75,14 @@ export function accountEmailRoutes(auth: AuthService) {
 
     // The page's form (form fields with a token) is refused with a page; everything else, JSON
     // callers and forms that are not the page's, with the error model (the parent handler).
-    app.setErrorHandler((err: FastifyError, req, reply) => {
+    app.setErrorHandler((thrown: FastifyError, req, reply) => {
+      const err = unavailableOr(thrown, req);
+      const page = req.method === 'GET' || isForm(req);
+      // The database away: a page to come back to (the link still works), not the API's JSON.
+      if (page && err instanceof AppError && err.statusCode === 503) {
+        if (err.retryAfter) reply.header('retry-after', String(err.retryAfter));
+        return html(reply, 503, unavailablePage(pageLang(req), err));
+      }
       const validation = hasZodFastifySchemaValidationErrors(err);
       const body = req.body as Record<string, unknown> | undefined;
       const token = typeof body?.token === 'string' ? body.token : undefined;

@@ -5,7 +5,7 @@
 // word is the catalogues' (`page.verify.*`, `page.reset.*`, `page.link.*`) in the page's language.
 import { type AppError, say as sayText, tooManyWords } from '../../contract/errors.ts';
 import { escapeHtml } from '../../contract/format.ts';
-import { type MessageKey, t } from '../../contract/i18n.ts';
+import { type MessageKey, type Text, t } from '../../contract/i18n.ts';
 import { langField, type PageLang, pageLayout, say } from '../page-layout.ts';
 
 export const ACCOUNT_PAGE_CSP =
@@ -76,13 +76,21 @@ export function linkErrorPage(p: PageLang, message: MessageKey): string {
   );
 }
 
-/** A rate limit met on a page: when to try again (the Retry-After the limiter gave), never a refusal of the link. */
-export function tooManyPage(p: PageLang, err: AppError): string {
-  const heading = t(p.locale, 'page.tooMany.title');
+/** A page that asks the person to come back later, and why. */
+function waitPage(p: PageLang, title: MessageKey, words: Text): string {
+  const heading = t(p.locale, title);
   return pageLayout(
     p,
     heading,
-    `<h1>${escapeHtml(heading)}</h1><p class="error" role="alert">${escapeHtml(sayText(p.locale, tooManyWords(err)))}</p>`,
+    `<h1>${escapeHtml(heading)}</h1><p class="error" role="alert">${escapeHtml(sayText(p.locale, words))}</p>`,
     STYLE,
   );
 }
+
+/** A rate limit met on a page: when to try again (the Retry-After the limiter gave), never a refusal of the link. */
+export const tooManyPage = (p: PageLang, err: AppError) =>
+  waitPage(p, 'page.tooMany.title', tooManyWords(err));
+
+/** The service briefly unable to do its work (the database away): try again later, the link still works. */
+export const unavailablePage = (p: PageLang, err: AppError) =>
+  waitPage(p, 'page.unavailable.title', err.text);

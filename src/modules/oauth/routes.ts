@@ -9,6 +9,7 @@ import { AppError, say } from '../../contract/errors.ts';
 import { t } from '../../contract/i18n.ts';
 import { agentParams, agentsAnswer } from '../../contract/oauth.ts';
 import { AGENT_SCOPES, MCP_SCOPES } from '../../contract/scopes.ts';
+import { unavailableOr } from '../../http/errors.ts';
 import { acceptForms } from '../../http/input.ts';
 import type { TokenSettings } from '../auth/jwt.ts';
 import type { AuthService } from '../auth/service.ts';
@@ -120,19 +121,27 @@ export function oauthRoutes(deps: OAuthRouteDeps) {
     acceptForms(app, FORM_LIMIT);
 
     // The protocol endpoints answer their RFC's error form; 429s keep the service's model.
-    app.setErrorHandler((err: FastifyError, req, reply) => {
-      if (err instanceof OAuthError) return oauthError(reply, err);
+    app.setErrorHandler((thrown: FastifyError, req, reply) => {
+      if (thrown instanceof OAuthError) return oauthError(reply, thrown);
+      const err = unavailableOr(thrown, req);
       const url = req.routeOptions.url ?? '';
       const status = err.statusCode ?? 500;
-      // The pages answer a person: a page, whatever went wrong (rate limit, unreadable form).
-      if (PAGE_ROUTES.has(url) && status >= 400 && status < 500) {
+      // The pages answer a person: a page, whatever went wrong (rate limit, unreadable form, the
+      // database away for a moment).
+      if (PAGE_ROUTES.has(url) && ((status >= 400 && status < 500) || status === 503)) {
         const p = pageLang(req, { here: null });
-        const message =
-          status === 429 && err instanceof AppError
-            ? say(p.locale, err.text)
-            : t(p.locale, 'page.oauth.unreadableForm');
+        const waiting = (status === 429 || status === 503) && err instanceof AppError;
+        const message = waiting ? say(p.locale, err.text) : t(p.locale, 'page.oauth.unreadableForm');
+        if (err instanceof AppError && err.retryAfter) reply.header('retry-after', String(err.retryAfter));
         if (status === 429 && reply.getHeader('retry-after') === undefined) reply.header('retry-after', '60');
-        const title = t(p.locale, status === 429 ? 'page.oauth.tooManyTitle' : 'page.oauth.wrongTitle');
+        const title = t(
+          p.locale,
+          status === 429
+            ? 'page.oauth.tooManyTitle'
+            : status === 503
+              ? 'page.unavailable.title'
+              : 'page.oauth.wrongTitle',
+        );
         return html(reply, status, errorPage(p, title, message));
       }
       if (PROTOCOL_ROUTES.has(url) && status >= 400 && status < 500 && status !== 429) {
