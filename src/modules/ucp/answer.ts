@@ -34,14 +34,13 @@ export interface UcpAnswerDeps {
   sandbox?: unknown;
 }
 
-/** Where the person can finish a held checkout themselves (the sandbox's payment page), if anywhere. */
 /**
  * Where the person finishes a checkout (the sandbox's payment page). UCP demands https: a service
  * whose public URL is plain http (development's `npm start`) gives none, and so never escalates.
  */
 export const continueUrlOf = (deps: UcpAnswerDeps, checkoutId: string) =>
   deps.sandbox && deps.publicBaseUrl.startsWith('https://')
-    ? `${deps.publicBaseUrl}/sandbox/account/purchases/${encodeURIComponent(checkoutId)}`
+    ? `${deps.publicBaseUrl}/sandbox/checkout/${encodeURIComponent(checkoutId)}`
     : undefined;
 
 /** What an unheld session shows of its products: their titles and prices, read for it. */
