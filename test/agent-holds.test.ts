@@ -128,7 +128,16 @@ describe('with rate limits on', () => {
           (await agentToken(app, db, person, ['shop'])).token,
           app.clock.now,
         );
-        for (let i = 0; i < LIMITS.checkout; i++) {
+        const first = { 'idempotency-key': randomUUID() };
+        expect((await agent.create({ ...lines(p.id, 1), fulfillment_details: ACP_ON }, first)).status).toBe(
+          201,
+        );
+        // A retry replays the session it made, and spends nothing.
+        for (let i = 0; i < 3; i++) {
+          const replay = await agent.create({ ...lines(p.id, 1), fulfillment_details: ACP_ON }, first);
+          expect([replay.status, replay.headers['idempotent-replayed']]).toEqual([201, 'true']);
+        }
+        for (let i = 1; i < LIMITS.checkout; i++) {
           expect((await agent.create({ ...lines(p.id, 1), fulfillment_details: ACP_ON })).status).toBe(201);
         }
         const over = await agent.create({ ...lines(p.id, 1), fulfillment_details: ACP_ON });
@@ -164,6 +173,8 @@ describe('with rate limits on', () => {
               `/acp/checkout_sessions/acp_cs_${'x'.repeat(15)}`,
               version ? { 'api-version': version } : {},
             );
+        // The platform's good key was accepted from this address before the junk came.
+        expect((await acp(known)).status).toBe(404);
         for (let i = 0; i < LIMITS.agentRefusals / 2; i++) {
           expect((await acp(`acp_unknown_${i}`)).status).toBe(401);
           expect((await acp(known, '')).status).toBe(400);
@@ -171,6 +182,8 @@ describe('with rate limits on', () => {
         const over = await acp('acp_unknown_last');
         expect(over.status).toBe(429);
         expect(over.body).toMatchObject({ type: 'invalid_request', code: 'rate_limited' });
+        // A key accepted here lately still works behind that address.
+        expect((await acp(known)).status).toBe(404);
         const ucp = await app.api
           .from(ip)
           .get('/ucp/v1/checkout-sessions/ucp_cs_x', { 'x-api-key': 'acp_nope' });

@@ -2,9 +2,10 @@
 // keyed by user when the caller is signed in
 // and by client address otherwise. Counters live in memory, or in Redis when REDIS_URL is
 // set so that every instance shares them.
+import { createHash } from 'node:crypto';
 import { createRequire } from 'node:module';
 import rateLimit from '@fastify/rate-limit';
-import type { FastifyInstance } from 'fastify';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { Redis } from 'ioredis';
 import { rateLimited } from '../contract/errors.ts';
 
@@ -147,4 +148,76 @@ export async function registerRateLimits(
         ),
       );
   return { spend: count('incr'), spent: count('read') };
+}
+
+/** How many credentials an instance remembers as accepted, and for how long. */
+const KNOWN_CALLERS = 10_000;
+const KNOWN_FOR_MS = 10 * 60_000;
+
+/**
+ * A protocol caller identified with refusals counted first (ACP's and UCP's routes): an address
+ * that has spent its `agentRefusals` budget is refused (429) before `identify` runs, that is before
+ * any key read or profile fetch, unless its credential was accepted here lately (a platform's good
+ * key keeps working behind an address a misconfigured worker shares); a refusal `identify` throws
+ * that `counts` is charged to the address.
+ */
+export function refusalsCountedFirst(opts: {
+  limits: Limits | undefined;
+  counts: (err: unknown) => boolean;
+  tooMany: (seconds: number, max: number) => Error;
+}) {
+  // Accepted credentials, by their hash, oldest first; a bounded map, not a cache of answers.
+  const known = new Map<string, number>();
+  const hashOf = (credential: string) => createHash('sha256').update(credential).digest('base64url');
+  return async function identified<T>(
+    req: FastifyRequest,
+    credential: string | undefined,
+    identify: () => Promise<T>,
+  ): Promise<T> {
+    const { limits } = opts;
+    if (!limits) return identify();
+    const key = credential === undefined ? undefined : hashOf(credential);
+    const knownUntil = key === undefined ? undefined : known.get(key);
+    if (!(knownUntil && knownUntil > Date.now())) {
+      const wait = await limits.spent('agentRefusals', req.ip);
+      if (wait) throw opts.tooMany(wait, LIMITS.agentRefusals);
+    }
+    try {
+      const who = await identify();
+      if (key !== undefined) {
+        known.delete(key);
+        if (known.size >= KNOWN_CALLERS) known.delete(known.keys().next().value as string);
+        known.set(key, Date.now() + KNOWN_FOR_MS);
+      }
+      return who;
+    } catch (err) {
+      if (opts.counts(err)) await limits.spend('agentRefusals', req.ip);
+      throw err;
+    }
+  };
+}
+
+/**
+ * A person's checkout budget on a protocol's create (their agent holds stock as their own checkout
+ * does): refused first when spent, and spent by each new session answered (201, not a replay of
+ * one stored under its Idempotency-Key), so that a retry is never refused for the session it made.
+ */
+export function personCheckoutBudget(opts: {
+  limits: Limits | undefined;
+  personOf: (req: FastifyRequest) => string | undefined;
+  tooMany: (seconds: number, max: number) => Error;
+}) {
+  return {
+    preHandler: async (req: FastifyRequest) => {
+      const person = opts.personOf(req);
+      const wait = person ? await opts.limits?.spent('checkout', person) : undefined;
+      if (wait) throw opts.tooMany(wait, LIMITS.checkout);
+    },
+    onResponse: async (req: FastifyRequest, reply: FastifyReply) => {
+      const person = opts.personOf(req);
+      if (person && reply.statusCode === 201 && reply.getHeader('idempotent-replayed') !== 'true') {
+        await opts.limits?.spend('checkout', person);
+      }
+    },
+  };
 }

@@ -22,7 +22,7 @@ import { BASE_LOCALE, LOCALES, type Locale, render, type Text, text } from '../.
 import { bearerToken } from '../../http/auth.ts';
 import { unavailableOr } from '../../http/errors.ts';
 import { IdempotencyError, sendAnswer } from '../../http/idempotency.ts';
-import { LIMITS, type Limits } from '../../http/rate-limit.ts';
+import { type Limits, personCheckoutBudget, refusalsCountedFirst } from '../../http/rate-limit.ts';
 import type { AuthService } from '../auth/service.ts';
 import type { PlatformKeys } from '../platforms/service.ts';
 import { ACP_SUPPORTED_VERSIONS, ACP_VERSION } from './answer.ts';
@@ -66,6 +66,16 @@ const BODY_LIMIT = 64 * 1024;
 
 export function acpRoutes(routeDeps: AcpRouteDeps) {
   const deps: AcpDeps = { ...routeDeps, handlers: acpHandlers(routeDeps) };
+  // A person's agent creating a session holds stock as the person's own checkout does: it counts
+  // in the person's checkout budget (a platform's holds are capped by PLATFORM_MAX_HOLDS instead).
+  const budget = personCheckoutBudget({
+    limits: routeDeps.limits,
+    personOf: (req) => {
+      const who = callerOf(req);
+      return 'user' in who ? who.user.id : undefined;
+    },
+    tooMany: rateLimitedFailure,
+  });
   return async (fastify: FastifyInstance) => {
     fastify.get(
       '/.well-known/acp.json',
@@ -104,10 +114,8 @@ export function acpRoutes(routeDeps: AcpRouteDeps) {
         {
           config: POST,
           bodyLimit: BODY_LIMIT,
-          preHandler: async (req) => {
-            const who = callerOf(req);
-            if ('user' in who) await spendCheckout(routeDeps.limits, who.user.id);
-          },
+          preHandler: budget.preHandler,
+          onResponse: budget.onResponse,
           schema: {
             tags,
             summary: 'ACP: create a checkout session (201)',
@@ -237,15 +245,6 @@ function requestedLocale(req: FastifyRequest): string | undefined {
   return first && first.length <= 35 && /^[A-Za-z]{2,3}(-[A-Za-z0-9]{2,8})*$/.test(first) ? first : undefined;
 }
 
-/**
- * A person's agent creating a session holds stock as the person's own checkout does: it counts in
- * the person's checkout budget (a platform's holds are capped by PLATFORM_MAX_HOLDS instead).
- */
-async function spendCheckout(limits: Limits | undefined, userId: string) {
-  const wait = await limits?.spend('checkout', userId);
-  if (wait) throw rateLimitedFailure(wait, LIMITS.checkout);
-}
-
 const rateLimitedFailure = (seconds: number, max: number) =>
   new AcpFailure(
     429,
@@ -262,20 +261,19 @@ function acpConventions(scope: FastifyInstance, { auth, platforms, limits }: Acp
     const key = req.headers['idempotency-key'];
     if (req.method === 'POST' && typeof key === 'string' && key.length <= 255)
       reply.header('idempotency-key', key);
-    // Refusals are counted before the work that refuses (a key read): past the address's
-    // budget, a caller still unknown is 429 at once.
-    const spent = await limits?.spent('agentRefusals', req.ip);
-    if (spent) throw rateLimitedFailure(spent, LIMITS.agentRefusals);
-    try {
-      await identify(req);
-    } catch (err) {
-      if (err instanceof AcpFailure && err.statusCode < 500) await limits?.spend('agentRefusals', req.ip);
-      throw err;
-    }
+    const token = bearerToken(req.headers.authorization);
+    await identified(req, token, () => identify(req, token));
   });
 
-  const identify = async (req: FastifyRequest) => {
-    const who = await acpCallerOf(req.ctx, auth, platforms, bearerToken(req.headers.authorization));
+  // Refusals of a caller not yet known are counted before the key is read (http/rate-limit.ts).
+  const identified = refusalsCountedFirst({
+    limits,
+    counts: (err) => err instanceof AcpFailure && err.statusCode < 500,
+    tooMany: rateLimitedFailure,
+  });
+
+  const identify = async (req: FastifyRequest, token: string | undefined) => {
+    const who = await acpCallerOf(req.ctx, auth, platforms, token);
     callers.set(req, who);
     // What rate limits count and Idempotency-Keys are scoped by: the platform, or the person.
     if ('platform' in who) req.ctx.principal = `platform:${who.platform.id}`;

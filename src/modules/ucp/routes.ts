@@ -30,7 +30,7 @@ import {
 import { bearerToken } from '../../http/auth.ts';
 import { unavailableOr } from '../../http/errors.ts';
 import { IdempotencyError, sendAnswer } from '../../http/idempotency.ts';
-import { LIMITS, type Limits } from '../../http/rate-limit.ts';
+import { type Limits, personCheckoutBudget, refusalsCountedFirst } from '../../http/rate-limit.ts';
 import type { AcpCaller } from '../acp/caller.ts';
 import { AcpFailure, frameworkWords, schemaProblems } from '../acp/errors.ts';
 import { acpHandlers } from '../acp/handlers.ts';
@@ -99,6 +99,16 @@ export function ucpRoutes(routeDeps: UcpRouteDeps) {
   const profile = businessProfile({ ...routeDeps, handlers: deps.handlers });
   const profiles = routeDeps.profiles;
   const paths = `${REST_PREFIX}/checkout-sessions`;
+  // A linked person's platform holds stock as the person's own checkout does: it counts in the
+  // person's checkout budget (a platform's holds are capped by PLATFORM_MAX_HOLDS instead).
+  const budget = personCheckoutBudget({
+    limits: routeDeps.limits,
+    personOf: (req) => {
+      const { who } = callerOf(req);
+      return 'user' in who ? who.user.id : undefined;
+    },
+    tooMany: rateLimitedFailure,
+  });
 
   return async (fastify: FastifyInstance) => {
     fastify.get(
@@ -125,13 +135,8 @@ export function ucpRoutes(routeDeps: UcpRouteDeps) {
         {
           config: WRITE,
           bodyLimit: BODY_LIMIT,
-          // A linked person's platform holds stock as the person's own checkout does: it counts in
-          // the person's checkout budget (a platform's holds are capped by PLATFORM_MAX_HOLDS).
-          preHandler: async (req) => {
-            const { who } = callerOf(req);
-            const wait = 'user' in who ? await routeDeps.limits?.spend('checkout', who.user.id) : undefined;
-            if (wait) throw rateLimitedFailure(wait, LIMITS.checkout);
-          },
+          preHandler: budget.preHandler,
+          onResponse: budget.onResponse,
           schema: {
             tags,
             summary: 'UCP: create a checkout session (201)',
@@ -367,6 +372,9 @@ const incompatible = (locale: Locale, capability: string) =>
     {},
   );
 
+/** Refusals of a platform's profile (unreachable, malformed, another version): not its caller's address's doing. */
+const PROFILE_TROUBLE = new Set(['profile_unreachable', 'profile_malformed', 'version_unsupported']);
+
 const rateLimitedFailure = (seconds: number, max: number) =>
   new UcpFailure(429, 'rate_limited', text('error.http.rateLimited', { seconds, max }), seconds);
 
@@ -395,22 +403,21 @@ function ucpConventions(
   scope.addHook('onRequest', async (req, reply) => {
     const echo = req.headers['request-id'];
     if (typeof echo === 'string' && echo.length <= 200) reply.header('request-id', echo);
-    // Refusals are counted before the work that refuses (a key read, a profile fetch): past the
-    // address's budget, a caller still unknown is 429 at once.
-    const spent = await deps.limits?.spent('agentRefusals', req.ip);
-    if (spent) throw rateLimitedFailure(spent, LIMITS.agentRefusals);
-    try {
-      await identify(req);
-    } catch (err) {
-      if (err instanceof UcpFailure && err.statusCode < 500)
-        await deps.limits?.spend('agentRefusals', req.ip);
-      throw err;
-    }
-  });
-
-  const identify = async (req: FastifyRequest) => {
     const apiKey = req.headers['x-api-key'];
     const token = bearerToken(req.headers.authorization) ?? (typeof apiKey === 'string' ? apiKey : undefined);
+    await identified(req, token, () => identify(req, token));
+  });
+
+  // Refusals of a caller not yet known are counted before the key is read or the profile fetched
+  // (http/rate-limit.ts); a profile that could not be had is the platform's trouble, not the
+  // address's, and is not counted.
+  const identified = refusalsCountedFirst({
+    limits: deps.limits,
+    counts: (err) => err instanceof UcpFailure && err.statusCode < 500 && !PROFILE_TROUBLE.has(err.code),
+    tooMany: rateLimitedFailure,
+  });
+
+  const identify = async (req: FastifyRequest, token: string | undefined) => {
     const route = req.routeOptions.url ?? '';
     const need = route.startsWith(`${REST_PREFIX}/orders/`)
       ? 'order'
