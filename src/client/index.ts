@@ -210,6 +210,32 @@ export interface RequestOptions<S extends z.ZodType | undefined = undefined> {
 /** A create with a derived key opens a new session over at most this many ended ones of its own. */
 const MAX_GENERATIONS = 10;
 
+/**
+ * A protocol's create under a key derived from the call (createAcpSession, createUcpCheckout): a
+ * replayed answer is read again as the session is now, and a session that has ended is not handed
+ * back: the call is made again under a key naming the ended one, which opens a new session (and
+ * whose own retry answers that one), as `create_checkout` never hands back a dead checkout.
+ */
+async function freshCreate<T>(o: {
+  create: (after: string | undefined, replayed: () => void) => Promise<T>;
+  idOf: (answer: T) => string | undefined;
+  now: (id: string) => Promise<T>;
+  ended: (answer: T) => boolean;
+}): Promise<T> {
+  let after: string | undefined;
+  for (let generation = 0; ; generation++) {
+    let replayed = false;
+    const answer = await o.create(after, () => {
+      replayed = true;
+    });
+    const id = o.idOf(answer);
+    if (!replayed || id === undefined) return answer;
+    const now = await o.now(id);
+    if (!o.ended(now) || generation >= MAX_GENERATIONS) return now;
+    after = id;
+  }
+}
+
 /** Exponential backoff without Retry-After: 250 ms, 500 ms, 1 s, ... */
 const BACKOFF_BASE_MS = 250;
 
@@ -444,23 +470,18 @@ export class PortageClient {
       return this.#acp('POST', undefined, '', meta, { operation: 'create', body: payload });
     }
     const { idempotency_key: _, ...read } = meta;
-    let after: string | undefined;
-    for (let generation = 0; ; generation++) {
-      let replayed = false;
-      const session = await this.#acp('POST', undefined, '', meta, {
-        operation: 'create',
-        body: payload,
-        key: after === undefined ? undefined : { after },
-        replayed: () => {
-          replayed = true;
-        },
-      });
-      if (!replayed) return session;
-      const now = await this.getAcpSession(session.id, read);
-      if (!['canceled', 'expired', 'completed'].includes(now.status) || generation >= MAX_GENERATIONS)
-        return now;
-      after = session.id;
-    }
+    return freshCreate({
+      create: (after, replayed) =>
+        this.#acp('POST', undefined, '', meta, {
+          operation: 'create',
+          body: payload,
+          ...(after === undefined ? {} : { key: { after } }),
+          replayed,
+        }),
+      idOf: (session) => session.id,
+      now: (id) => this.getAcpSession(id, read),
+      ended: (session) => ['canceled', 'expired', 'completed'].includes(session.status),
+    });
   }
 
   /** GET /acp/checkout_sessions/:id. */
@@ -569,23 +590,18 @@ export class PortageClient {
     if (meta['idempotency-key'] !== undefined) {
       return this.#ucp('POST', '/checkout-sessions', meta, { operation: 'create', body: checkout });
     }
-    let after: string | undefined;
-    for (let generation = 0; ; generation++) {
-      let replayed = false;
-      const answer = await this.#ucp('POST', '/checkout-sessions', meta, {
-        operation: after === undefined ? 'create' : `create after ${after}`,
-        body: checkout,
-        replayed: () => {
-          replayed = true;
-        },
-      });
-      const id = typeof answer.id === 'string' ? answer.id : undefined;
-      if (!replayed || id === undefined) return answer;
-      const now = await this.getUcpCheckout(id, meta);
-      if (!['canceled', 'completed'].includes(String(now.status)) || generation >= MAX_GENERATIONS)
-        return now;
-      after = id;
-    }
+    return freshCreate({
+      create: (after, replayed) =>
+        this.#ucp('POST', '/checkout-sessions', meta, {
+          operation: 'create',
+          body: checkout,
+          ...(after === undefined ? {} : { key: { after } }),
+          replayed,
+        }),
+      idOf: (answer) => (typeof answer.id === 'string' ? answer.id : undefined),
+      now: (id) => this.getUcpCheckout(id, meta),
+      ended: (answer) => ['canceled', 'completed'].includes(String(answer.status)),
+    });
   }
 
   /** GET /ucp/v1/checkout-sessions/{id}. */
@@ -652,6 +668,8 @@ export class PortageClient {
       body: unknown;
       /** What of the checkout, read just before, the derived key covers too. */
       state?: { id: string; of: (checkout: Record<string, unknown>) => unknown };
+      /** What else a derived key covers (a create's: the ended checkout it replaces). */
+      key?: unknown;
       replayed?: () => void;
     },
   ): Promise<Record<string, unknown>> {
@@ -659,7 +677,7 @@ export class PortageClient {
     let idempotencyKey = write?.operation ? meta['idempotency-key'] : undefined;
     if (write?.operation && idempotencyKey === undefined) {
       const { 'idempotency-key': _, ...read } = meta;
-      const state = write.state ? write.state.of(await this.getUcpCheckout(write.state.id, read)) : undefined;
+      const state = write.state ? write.state.of(await this.getUcpCheckout(write.state.id, read)) : write.key;
       idempotencyKey = acpIdempotencyKey(`ucp ${write.operation}`, profile, write.body, state);
     }
     return (await this.request(method, `/ucp/v1${path}`, {

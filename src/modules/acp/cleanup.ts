@@ -7,6 +7,7 @@
 import { and, inArray, lte, sql } from 'drizzle-orm';
 import type { Job } from '../../jobs/runner.ts';
 import { paidCheckoutIds } from '../checkout/service.ts';
+import type { RequestContext } from '../context.ts';
 import { acpSessionMachine } from './states.ts';
 import { acpSessions, acpVaultTokens, acpWebhookDeliveries } from './tables.ts';
 
@@ -43,11 +44,7 @@ export function acpCleanupJob(opts: { batch?: number; everyMs?: number } = {}): 
 }
 
 /** Deletes up to `batch` sessions that ended without an order before `before`; answers how many. */
-async function deleteEndedSessions(
-  ctx: Parameters<Job['run']>[0],
-  before: Date,
-  batch: number,
-): Promise<number> {
+async function deleteEndedSessions(ctx: RequestContext, before: Date, batch: number): Promise<number> {
   const s = acpSessions;
   const ended = await ctx.db
     .select({ id: s.id, checkoutId: s.checkoutId })

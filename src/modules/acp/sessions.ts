@@ -593,10 +593,10 @@ async function requote(
     });
     const state: SessionState = { row, checkout: holding };
     await finish?.(tx, state);
-    return { state, superseded: held?.superseded ?? [], signedOut: buyer.signedOut };
+    return { state, superseded: held?.superseded ?? [], signedOutUserId: buyer.signedOutUserId };
   });
   // After the commit: a concurrent read cannot cache the account's old sign-ins again.
-  if (done.signedOut) deps.auth?.forget(done.signedOut);
+  if (done.signedOutUserId) deps.auth?.forget(done.signedOutUserId);
   await endProviderSessions(ctx, deps, done.superseded);
   return done.state;
 }
@@ -680,7 +680,7 @@ async function buyerOf(
   ctx: RequestContext,
   who: AcpCaller,
   buyer: AcpBuyer | undefined,
-): Promise<{ user?: AuthUser; messages: StoredMessage[]; signedOut?: string }> {
+): Promise<{ user?: AuthUser; messages: StoredMessage[]; signedOutUserId?: string }> {
   if ('user' in who) return { user: who.user, messages: [] };
   if (!buyer?.email) {
     return {
@@ -702,7 +702,7 @@ async function buyerOf(
   return {
     user: { id: account.id, email: account.email, role: 'buyer' },
     messages: [],
-    ...(signedOut ? { signedOut: account.id } : {}),
+    ...(signedOut ? { signedOutUserId: account.id } : {}),
   };
 }
 
