@@ -4,9 +4,12 @@
 // order and cap, who may ask, and the rollups equal to a recomputation from the base tables
 // after a mixed sequence including racing payments (docs/api.md "Analytics";
 // docs/decisions.md "Analytics").
+import { readFileSync } from 'node:fs';
+import path from 'node:path';
 import { eq, sql } from 'drizzle-orm';
 import pg from 'pg';
 import { beforeAll, describe, expect, it } from 'vitest';
+import { MIGRATIONS_DIR } from '../src/db/index.ts';
 import { rowsOf } from '../src/db/sql.ts';
 import { orders } from '../src/modules/orders/tables.ts';
 import { type SignedIn, useTestApp } from './helpers/app.ts';
@@ -572,6 +575,113 @@ describe('the rollups', () => {
     ]);
     await database.db.execute(sql`select portage_analytics_rebuild()`);
     expect(await rollups()).toEqual(kept);
+  });
+});
+
+describe('refunded returns', () => {
+  it('refunded before migration 0033 are taken off by its backfill', async () => {
+    // The first refunded return of this file's database: the backfill takes every one off.
+    expect(await rowsOf(database.db, sql`select id from returns where status = 'refunded'`)).toEqual([]);
+    await fold();
+    setClock(t, '2038-06-04T15:00:00Z');
+    const s = await seller(t.api);
+    const p = await product(t.api, s, { priceCents: 2500, stockQuantity: 10 });
+    const b = await buyer(t.api);
+    const [order] = await buyAt('2038-06-04T15:00:00Z', b, [[p, 2]]);
+    setClock(t, '2038-06-05T15:00:00Z');
+    const me = await fresh(s);
+    expect(
+      (
+        await t.api
+          .as(me)
+          .post(`/orders/${order!.id}/ship`, { trackingNumber: '1Z 2', carrier: 'Canada Post' })
+      ).status,
+    ).toBe(200);
+    expect((await t.api.as(me).post(`/orders/${order!.id}/deliver`)).status).toBe(200);
+    const requested = await t.api
+      .as(await fresh(b))
+      .post('/returns', { order_id: order!.id, reason: 'damaged' });
+    // Refunded as before the migration: without its trigger.
+    await database.db.execute(sql`alter table returns disable trigger returns_analytics`);
+    try {
+      const approved = await t.api.as(me).post(`/returns/${requested.body.return_id}/approve`, {});
+      expect(approved.body.status).toBe('refunded');
+    } finally {
+      await database.db.execute(sql`alter table returns enable trigger returns_analytics`);
+    }
+    const window = '/sellers/me/analytics?start_date=2038-06-04&end_date=2038-06-04';
+    expect(await get(me, window)).toMatchObject({ total_items_sold: 2, total_revenue_cents: 0 });
+
+    const backfill = readFileSync(path.join(MIGRATIONS_DIR, '0033_analytics_refunded_returns.sql'), 'utf8')
+      .split('--> statement-breakpoint')
+      .filter((statement) => statement.includes('-- The returns refunded before this migration'));
+    expect(backfill).toHaveLength(1);
+    await database.db.execute(sql.raw(backfill[0]!));
+    const after = await get(me, window);
+    expect(after).toMatchObject({
+      total_orders: 1,
+      total_items_sold: 0,
+      total_revenue_cents: 0,
+      top_products: [],
+    });
+    const folded = await rollups();
+    await database.db.execute(sql`select portage_analytics_rebuild()`);
+    expect(await rollups()).toEqual(folded);
+  });
+
+  it('take their units off the items sold and their products, as the refund takes its money off revenue', async () => {
+    await fold();
+    setClock(t, '2038-05-04T15:00:00Z');
+    const s = await seller(t.api);
+    const kept = await product(t.api, s, { priceCents: 3000, stockQuantity: 10 });
+    const sent = await product(t.api, s, { priceCents: 8999, stockQuantity: 10 });
+    const whole = await product(t.api, s, { priceCents: 1500, stockQuantity: 10 });
+    const b = await buyer(t.api);
+    const [partial] = await buyAt('2038-05-04T15:00:00Z', b, [
+      [kept, 1],
+      [sent, 2],
+    ]);
+    const [full] = await buyAt('2038-05-04T16:00:00Z', b, [[whole, 3]]);
+    const window = '/sellers/me/analytics?start_date=2038-05-04&end_date=2038-05-04';
+    const before = await get(await fresh(s), window);
+    expect(before).toMatchObject({ total_orders: 2, total_items_sold: 6 });
+
+    setClock(t, '2038-05-05T15:00:00Z');
+    const me = await fresh(s);
+    for (const o of [partial!, full!]) {
+      expect(
+        (await t.api.as(me).post(`/orders/${o.id}/ship`, { trackingNumber: '1Z 1', carrier: 'Canada Post' }))
+          .status,
+      ).toBe(200);
+      expect((await t.api.as(me).post(`/orders/${o.id}/deliver`)).status).toBe(200);
+    }
+    const buyerNow = await fresh(b);
+    const returned = async (orderId: string, items?: string[]) => {
+      const res = await t.api
+        .as(buyerNow)
+        .post('/returns', { order_id: orderId, reason: 'damaged', ...(items ? { items } : {}) });
+      expect(res.status, JSON.stringify(res.body)).toBe(201);
+      const approved = await t.api.as(me).post(`/returns/${res.body.return_id}/approve`, {});
+      expect(approved.body.status).toBe('refunded');
+      return approved.body.refund_amount_cents as number;
+    };
+    const refunded = (await returned(partial!.id, [sent.id])) + (await returned(full!.id));
+
+    const after = await get(await fresh(s), window);
+    // The orders still count (they were paid); their refunds come off revenue, the returned units
+    // off the items sold, and the products sold only what was kept.
+    expect(after).toMatchObject({
+      total_orders: 2,
+      total_revenue_cents: before.total_revenue_cents - refunded,
+      total_items_sold: 1,
+    });
+    expect(after.top_products).toEqual([
+      { product_id: kept.id, title: kept.title, units_sold: 1, revenue_cents: 3000 },
+    ]);
+    // The same figures as recomputing from the base tables.
+    const folded = await rollups();
+    await database.db.execute(sql`select portage_analytics_rebuild()`);
+    expect(await rollups()).toEqual(folded);
   });
 });
 

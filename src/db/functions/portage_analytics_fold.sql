@@ -47,7 +47,7 @@ BEGIN
             0 AS customers, 0 AS new_customers, 0 AS continued, 0 AS created, 0 AS paid
           FROM unnest(batch) b
           CROSS JOIN LATERAL (VALUES ('*'::text, hashtext(b.buyer_id) & 15), (b.seller_id, 0)) AS s(scope, shard)
-          WHERE b.kind IN ('order', 'refund')
+          WHERE b.kind IN ('order', 'refund', 'return')
         UNION ALL
         SELECT s.scope, b.day, s.shard, 0, 0, 0, 0, 0, 0, b.sessions_created, b.sessions_paid
           FROM unnest(batch) b
@@ -77,12 +77,22 @@ BEGIN
     sessions_created = t.sessions_created + EXCLUDED.sessions_created,
     sessions_paid = t.sessions_paid + EXCLUDED.sessions_paid;
 
-  -- Products: an order's items, counted with its sign, read once for days and months.
+  -- Products: an order's items, counted with its sign, less a refunded return's items, read once
+  -- for days and months.
   WITH sold AS (
-    SELECT i.product_id, b.day, b.seller_id, sum(b.orders * i.quantity) AS units,
-        sum(b.orders * i.quantity::bigint * i.unit_price_cents) AS revenue
-      FROM unnest(batch) b JOIN order_items i ON i.order_id = b.ref
-      WHERE b.kind = 'order'
+    SELECT product_id, day, seller_id, sum(units) AS units, sum(revenue) AS revenue
+      FROM (
+        SELECT i.product_id, b.day, b.seller_id, b.orders * i.quantity AS units,
+            b.orders * i.quantity::bigint * i.unit_price_cents AS revenue
+          FROM unnest(batch) b JOIN order_items i ON i.order_id = b.ref
+          WHERE b.kind = 'order'
+        UNION ALL
+        SELECT i->>'productId', b.day, b.seller_id, -(i->>'quantity')::int,
+            -(i->>'quantity')::bigint * (i->>'unitPriceCents')::int
+          FROM unnest(batch) b JOIN returns r ON r.id = b.ref
+          CROSS JOIN LATERAL jsonb_array_elements(r.items) i
+          WHERE b.kind = 'return'
+      ) x
       GROUP BY 1, 2, 3
   ), days AS (
     INSERT INTO analytics_product_days AS t (product_id, day, seller_id, units, revenue_cents)

@@ -24,6 +24,14 @@ BEGIN
           FROM orders o CROSS JOIN LATERAL (VALUES ('*'), (o.seller_id)) AS s(scope)
           WHERE o.status <> 'cancelled'
         UNION ALL
+        SELECT s.scope, portage_analytics_day(o.created_at),
+            CASE WHEN s.scope = '*' THEN hashtext(o.buyer_id) & 15 ELSE 0 END,
+            0, 0, -(i->>'quantity')::int, 0, 0, 0, 0, 0
+          FROM returns r JOIN orders o ON o.id = r.order_id
+          CROSS JOIN LATERAL jsonb_array_elements(r.items) i
+          CROSS JOIN LATERAL (VALUES ('*'), (o.seller_id)) AS s(scope)
+          WHERE r.status = 'refunded' AND o.status <> 'cancelled'
+        UNION ALL
         SELECT scope, day, CASE WHEN scope = '*' THEN hashtext(buyer_id) & 15 ELSE 0 END,
             0, 0, 0, 1, (prev_day IS NULL)::int, 0, 0, 0
           FROM analytics_customer_days
@@ -49,10 +57,19 @@ BEGIN
       FROM analytics_totals WHERE grain = 'day'
       GROUP BY scope, portage_analytics_month(start), shard;
   INSERT INTO analytics_product_days (product_id, day, seller_id, units, revenue_cents)
-    SELECT i.product_id, portage_analytics_day(o.created_at), o.seller_id, sum(i.quantity),
-        sum(i.quantity::bigint * i.unit_price_cents)
-      FROM order_items i JOIN orders o ON o.id = i.order_id
-      WHERE o.status <> 'cancelled'
+    SELECT product_id, day, seller_id, sum(units), sum(revenue)
+      FROM (
+        SELECT i.product_id, portage_analytics_day(o.created_at) AS day, o.seller_id,
+            i.quantity AS units, i.quantity::bigint * i.unit_price_cents AS revenue
+          FROM order_items i JOIN orders o ON o.id = i.order_id
+          WHERE o.status <> 'cancelled'
+        UNION ALL
+        SELECT i->>'productId', portage_analytics_day(o.created_at), o.seller_id,
+            -(i->>'quantity')::int, -(i->>'quantity')::bigint * (i->>'unitPriceCents')::int
+          FROM returns r JOIN orders o ON o.id = r.order_id
+          CROSS JOIN LATERAL jsonb_array_elements(r.items) i
+          WHERE r.status = 'refunded' AND o.status <> 'cancelled'
+      ) x
       GROUP BY 1, 2, 3;
   INSERT INTO analytics_product_months (product_id, month, seller_id, units, revenue_cents)
     SELECT product_id, portage_analytics_month(day), seller_id, sum(units), sum(revenue_cents)

@@ -101,12 +101,12 @@ export const analyticsCustomerDays = pgTable(
 /**
  * Changes counted but not yet in the rollups, in the order they were written: an order counted
  * (+1) or no longer counted (-1) with its figures as they were then, a refund's revenue, a
- * checkout session opened or paid. Written by the triggers, deleted by the fold that adds them.
+ * refunded return's units, a checkout session opened or paid. Written by the triggers, deleted by the fold that adds them.
  */
 export const analyticsChanges = pgTable('analytics_changes', {
   seq: bigint('seq', { mode: 'number' }).primaryKey().generatedAlwaysAsIdentity(),
-  kind: text('kind', { enum: ['order', 'refund', 'session'] }).notNull(),
-  /** The order's or the session's id (the fold reads an order's items, a session's sellers). */
+  kind: text('kind', { enum: ['order', 'refund', 'return', 'session'] }).notNull(),
+  /** The order's, the return's or the session's id (the fold reads an order's or a return's items, a session's sellers). */
   ref: text('ref').notNull(),
   /** The Toronto day it counts on: the order's paid moment, the session's creation. */
   day: date('day', { mode: 'string' }).notNull(),
@@ -117,7 +117,7 @@ export const analyticsChanges = pgTable('analytics_changes', {
   orders: smallint('orders').notNull().default(0),
   /** Signed: an order's total less refunds (x its sign), or a refund's change. */
   revenueCents: bigint('revenue_cents', { mode: 'number' }).notNull().default(0),
-  /** Signed: an order's units. */
+  /** Signed: an order's units, or a refunded return's (negative). */
   items: integer('items').notNull().default(0),
   sessionsCreated: smallint('sessions_created').notNull().default(0),
   /** +1 when a session became complete, -1 if it ever stopped being. */
