@@ -17,6 +17,9 @@ import { connectRedis } from './http/redis.ts';
 import { createAuthService } from './modules/auth/service.ts';
 import { createPlatform } from './modules/platforms/service.ts';
 
+/** Log levels at which the start line is logged as info. */
+const VERBOSE = ['info', 'debug', 'trace'];
+
 export async function migrate() {
   await withDatabase(loadConfig(), async () => {
     console.log('Migrations applied.');
@@ -81,9 +84,10 @@ export async function serve() {
     await database.close();
     throw err;
   }
-  app.log.info(
-    `Portage ${config.appEnv} on ${database.kind === 'pglite' ? `PGlite (${config.dataDir})` : 'PostgreSQL'}; public URL ${config.publicBaseUrl}`,
-  );
+  const started = `Portage ${config.appEnv} on ${database.kind === 'pglite' ? `PGlite (${config.dataDir})` : 'PostgreSQL'}; public URL ${config.publicBaseUrl}`;
+  if (VERBOSE.includes(config.logLevel)) app.log.info(started);
+  // Quieter than info (the development default): still say where the service is, once.
+  else if (config.logLevel !== 'silent') console.log(`${started} (LOG_LEVEL=${config.logLevel}; LOG_LEVEL=info logs each request)`);
 }
 
 export async function createUser(args: string[]) {

@@ -278,7 +278,8 @@ export function loadConfig(env: Env = process.env): Config {
   const logLevel = pick(
     'LOG_LEVEL',
     z.enum(LOG_LEVELS as [string, ...string[]], { message: `must be one of ${LOG_LEVELS.join(', ')}` }),
-    'info',
+    // A request log in the terminal of `npm start &` buries the README's answers.
+    deployed ? 'info' : 'warn',
   );
   const trustProxy = trustedProxies(env.TRUST_PROXY, problems);
 

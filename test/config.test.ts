@@ -51,7 +51,8 @@ describe('loadConfig', () => {
       corsOrigins: [],
       mcpAllowedOrigins: [],
       viewImageOrigins: [],
-      logLevel: 'info',
+      // Development logs warnings and errors: the README's `npm start &` shares its terminal.
+      logLevel: 'warn',
       trustProxy: false,
       authCacheMs: 1000,
       searchIndex: 'memory',
@@ -256,6 +257,7 @@ describe('loadConfig', () => {
       expect(config).toMatchObject({
         appEnv,
         jwtPrivateKey: testKeyPem(),
+        logLevel: 'info',
         publicBaseUrl: 'https://shop.example.ca',
         authRedirectOrigins: ['https://shop.example.ca'],
       });
