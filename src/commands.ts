@@ -87,7 +87,8 @@ export async function serve() {
   const started = `Portage ${config.appEnv} on ${database.kind === 'pglite' ? `PGlite (${config.dataDir})` : 'PostgreSQL'}; public URL ${config.publicBaseUrl}`;
   if (VERBOSE.includes(config.logLevel)) app.log.info(started);
   // Quieter than info (the development default): still say where the service is, once.
-  else if (config.logLevel !== 'silent') console.log(`${started} (LOG_LEVEL=${config.logLevel}; LOG_LEVEL=info logs each request)`);
+  else if (config.logLevel !== 'silent')
+    console.log(`${started} (LOG_LEVEL=${config.logLevel}; LOG_LEVEL=info logs each request)`);
 }
 
 export async function createUser(args: string[]) {

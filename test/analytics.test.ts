@@ -301,7 +301,7 @@ describe('the window', () => {
       [
         'start_date=2028-01-01&end_date=2032-03-31',
         'start_date',
-        'must be at most 1096 days before end_date',
+        'must be at most 1,096 days before end_date',
       ],
       ['start_date=2032-04-01', 'start_date', 'must not be after end_date (2032-03-31)'],
     ]) {

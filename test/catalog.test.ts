@@ -767,6 +767,7 @@ describe('dateCreated', () => {
     expect(detail.body.reviews).toEqual([
       {
         rating: 5,
+        title: '',
         comment: 'Great',
         author: 'Test ivy',
         dateCreated: Date.parse('2024-05-01T12:00:00Z') / 1000,
@@ -825,12 +826,14 @@ describe('rating aggregates', () => {
     expect(detail.body.reviews).toEqual([
       {
         rating: 4,
+        title: '',
         comment: 'Good',
         author: 'Test bob',
         dateCreated: Date.parse('2024-03-02T10:00:00Z') / 1000,
       },
       {
         rating: 5,
+        title: '',
         comment: 'Lovely',
         author: 'Test ann',
         dateCreated: Date.parse('2024-03-01T10:00:00Z') / 1000,
@@ -862,6 +865,7 @@ describe('rating aggregates', () => {
     expect(afterProduct.body.reviews).toEqual([
       {
         rating: 4,
+        title: '',
         comment: 'Good',
         author: 'Test bob',
         dateCreated: Date.parse('2024-03-02T10:00:00Z') / 1000,

@@ -155,7 +155,7 @@ describe('creating a platform', () => {
     ['an empty fragment', 'https://chat.example.com/hooks#', 'must not have a fragment'],
     ['not a URL', 'chat.example.com/hooks', 'must be an absolute URL'],
     ['an empty string', '', 'must be an absolute URL'],
-    ['2001 characters', https + 'a'.repeat(2001 - https.length), 'must be at most 2000 characters'],
+    ['2001 characters', https + 'a'.repeat(2001 - https.length), 'must be at most 2,000 characters'],
   ])('refuses a webhook URL with %s: 400 naming webhookUrl', async (_label, webhookUrl, message) => {
     const res = await t.api.as(boss).post('/admin/platforms', { name: 'Bad', webhookUrl });
     expectInvalid(res, [{ field: 'webhookUrl', message }]);

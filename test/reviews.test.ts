@@ -252,7 +252,7 @@ describe('POST /reviews', () => {
       { field: 'title', message: 'must be at most 200 characters' },
     ]);
     expectInvalid(await submit(b, { product_id: p.id, rating: 4, comment: 'x'.repeat(5001) }), [
-      { field: 'comment', message: 'must be at most 5000 characters' },
+      { field: 'comment', message: 'must be at most 5,000 characters' },
     ]);
     expectError(
       await submit(b, { product_id: p.id, rating: 4, comment: 'bad \ud800 text' }),

@@ -9,7 +9,7 @@ import { useTestApp } from './helpers/app.ts';
 import { admin, buyer, product, seller, uniqueEmail, verified } from './helpers/builders.ts';
 import { addToCart, openCheckout, payOk } from './helpers/checkout.ts';
 import { agentTokens } from './helpers/oauth.ts';
-import { ordersOfCheckout, outboxRows } from './helpers/orders.ts';
+import { deliveredOrderOf, ordersOfCheckout, outboxRows } from './helpers/orders.ts';
 import { Browser, textOf } from './helpers/web.ts';
 
 const { t, database } = useTestApp();
@@ -81,7 +81,14 @@ describe('a delivered order', () => {
       title: 'Lovely',
       comment: 'Smooth and light.',
     });
-    expect(done.url).toBe(`${page}?done=review`);
+    expect(done.url).toBe(`${page}?done=review-published`);
+    // What moderation decided (published at once: no link), with its title; no second form.
+    const after = textOf(done.html);
+    expect(after).toContain('Thank you: your review is published.');
+    expect(after).toContain(
+      'Your review of Birch bowl 5 stars out of 5 · Lovely Smooth and light. Published',
+    );
+    expect(done.html).not.toContain('/review"');
     const listed = await t.api.as(who).get(`/products/${encodeURIComponent(p.id)}/reviews`);
     expect(
       listed.body.reviews.map((r: { rating: number; comment: string; verifiedPurchase?: boolean }) => [
@@ -89,9 +96,97 @@ describe('a delivered order', () => {
         r.comment,
       ]),
     ).toEqual([[5, 'Smooth and light.']]);
-    // A second review of the same product is the API's 409, shown on the page.
+    // A second review of the same product (a form left open in another tab) is the API's 409,
+    // said without the product's id.
     const twice = await b.post(`${page}/review`, { product_id: p.id, rating: '4', comment: 'Again' });
     expect(twice.status).toBe(409);
+    expect(twice.html).toContain(
+      '<p class="alert" role="alert" id="form-error">You have already reviewed this product; its review is below.</p>',
+    );
+    expect(textOf(twice.html)).not.toContain(p.id);
+    // The product's page shows the review's title.
+    expect(textOf((await b.get(`/shop/products/${encodeURIComponent(p.id)}`)).html)).toContain(
+      '★★★★★ 5 stars out of 5 Lovely Smooth and light.',
+    );
+  });
+
+  it('says a review holding a link waits for an admin, and shows a refusal in the form that made it', async () => {
+    const paid = await deliveredOrderOf(t, [
+      { priceCents: 1500, quantity: 1 },
+      { priceCents: 2500, quantity: 1 },
+    ]);
+    const [first, second] = paid.products;
+    const b = new Browser(t.app);
+    await b.signIn(paid.buyer);
+    const page = `/account/orders/${encodeURIComponent(paid.orderId)}`;
+    const held = await b.post(`${page}/review`, {
+      product_id: first!.id,
+      rating: '4',
+      title: 'See https://example.com',
+      comment: 'Good',
+    });
+    expect(held.url).toBe(`${page}?done=review-held`);
+    expect(textOf(held.html)).toContain(
+      'Thank you: your review holds a link, so an admin checks it before it is published.',
+    );
+    expect(textOf(held.html)).toContain("Waiting for an admin's check (it holds a link)");
+    // A bad rating for the second product: the alert is in that product's form, not the return's.
+    const bad = await b.post(`${page}/review`, { product_id: second!.id, rating: '9', comment: 'x' });
+    expect(bad.status).toBe(400);
+    const forms = bad.html.split('<form ');
+    const withAlert = forms.filter((f) => f.includes('role="alert"'));
+    expect(withAlert).toHaveLength(1);
+    expect(withAlert[0]).toContain(`name="product_id" value="${second!.id}"`);
+  });
+});
+
+describe('returns and refunds on the order page', () => {
+  it('offers a return of what is left, says a return is open, then that the order is refunded, and offers no more', async () => {
+    const paid = await deliveredOrderOf(t, [
+      { priceCents: 1500, quantity: 1 },
+      { priceCents: 2500, quantity: 1 },
+    ]);
+    const [first, second] = paid.products;
+    const b = new Browser(t.app);
+    await b.signIn(paid.buyer);
+    const page = `/account/orders/${encodeURIComponent(paid.orderId)}`;
+    expect((await b.get(page)).html).toContain(`action="${page}/return"`);
+
+    const asked = await b.post(`${page}/return`, { reason: 'damaged', items: first!.id });
+    expect(asked.url).toBe(`${page}?done=return`);
+    expect(textOf(asked.html)).toMatch(/Your returns of this order Asked on .*: Waiting for the seller/);
+    expect(asked.html).not.toContain(`action="${page}/return"`);
+    // Asked again (a form left open): the page's words, no ids.
+    const again = await b.post(`${page}/return`, { reason: 'damaged', items: first!.id });
+    expect(again.status).toBe(409);
+    expect(/<p class="alert" role="alert" id="form-error">([^<]*)<\/p>/.exec(again.html)?.[1]).toBe(
+      'A return of this order is already open; the seller decides it first.',
+    );
+
+    const [ret] = (await t.api.as(paid.buyer).get('/returns')).body.returns;
+    expect((await t.api.as(paid.seller).post(`/returns/${ret.return_id}/approve`, {})).body.status).toBe(
+      'refunded',
+    );
+    const partly = await b.get(page);
+    const refunded = (await t.api.as(paid.buyer).get(`/returns/${ret.return_id}`)).body.refund_amount_cents;
+    expect(textOf(partly.html)).toContain(`Delivered · $${(refunded / 100).toFixed(2)} refunded`);
+    // Only the item not returned can be returned now.
+    expect(partly.html).toContain(`action="${page}/return"`);
+    expect(partly.html).not.toContain(`name="items" value="${first!.id}"`);
+
+    const rest = await b.post(`${page}/return`, { reason: 'damaged' });
+    expect(rest.url).toBe(`${page}?done=return`);
+    const [last] = (await t.api.as(paid.buyer).get('/returns')).body.returns;
+    expect(last.items).toEqual([second!.id]);
+    expect((await t.api.as(paid.seller).post(`/returns/${last.return_id}/approve`, {})).body.status).toBe(
+      'refunded',
+    );
+    const full = await b.get(page);
+    expect(full.html).toContain(
+      '<span class="badge delivered">Delivered</span> <span class="badge refunded">Refunded</span>',
+    );
+    expect(full.html).not.toContain(`action="${page}/return"`);
+    expect(textOf(full.html)).toMatch(/Asked on .*: Refunded · \$[\d.]+ refunded Asked on .*: Refunded/);
   });
 });
 

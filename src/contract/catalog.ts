@@ -111,6 +111,8 @@ export const productIdParams = z.object({ productId: z.string() });
 
 export const reviewSummary = z.object({
   rating: z.number().int(),
+  // Beyond the spec's fields (a superset): the title the buyer gave, '' when none.
+  title: z.string(),
   comment: z.string(),
   author: z.string(),
   dateCreated: unixSeconds,

@@ -77,6 +77,19 @@ const longDate = (locale: Locale, timeZone: string) => {
 /** Where Portage keeps its books: the calendar day of a moment (an invoice's date) is this zone's. */
 export const BOOKS_TIME_ZONE = 'America/Toronto';
 
+const dollars = new Map(
+  LOCALES.map(
+    (l) =>
+      [
+        l,
+        new Intl.NumberFormat(l, { style: 'currency', currency: 'CAD', maximumFractionDigits: 0 }),
+      ] as const,
+  ),
+);
+/** Whole dollars as the locale writes them: 25 -> "$25" (en-CA), "25 $" (fr-CA). */
+export const formatDollars = (locale: Locale, whole: number): string =>
+  (dollars.get(locale) as Intl.NumberFormat).format(whole);
+
 /** Integer cents as the locale writes dollars: 9152 -> "$91.52" (en-CA), "91,52 $" (fr-CA). */
 export function formatMoney(locale: Locale, cents: number): string {
   if (!Number.isSafeInteger(cents)) throw new Error(`an amount must be whole cents, got ${cents}`);

@@ -8,7 +8,7 @@ import { addToCartBody } from '../contract/cart.ts';
 import type { Role } from '../contract/common.ts';
 import { AppError, invalid, notFound, problem } from '../contract/errors.ts';
 import { escapeHtml } from '../contract/format.ts';
-import { isLocale, LOCALES, type Locale, t } from '../contract/i18n.ts';
+import { isLocale, LOCALES, type Locale, type MessageKey, type MessageValues, t } from '../contract/i18n.ts';
 import { listOrdersQuery } from '../contract/orders.ts';
 import { RETURN_REASONS, requestReturnBody } from '../contract/returns.ts';
 import { submitReviewBody } from '../contract/reviews.ts';
@@ -20,7 +20,7 @@ import { invoiceOf } from '../modules/invoices/service.ts';
 import { listAgents, revokeAgent } from '../modules/oauth/grants.ts';
 import * as orders from '../modules/orders/service.ts';
 import * as returns from '../modules/returns/service.ts';
-import { submitReview } from '../modules/reviews/service.ts';
+import { ownReviewsOf, submitReview } from '../modules/reviews/service.ts';
 import type { WebDeps } from './core.ts';
 import {
   addCookie,
@@ -129,6 +129,27 @@ const accountTabs = (v: View) =>
     { href: '/account/agents', label: t(v.p.locale, 'web.account.agents') },
     { href: '/account/settings', label: t(v.p.locale, 'web.account.settings') },
   ]);
+
+/**
+ * A refusal of the order page's forms in a person's words: the API's texts name records by id
+ * ("order orders:…"), which the page already shows by what they are.
+ */
+function orderRefusal(l: Locale, err: AppError): FormError {
+  const key = err.text.key;
+  const said = (k: MessageKey, values?: MessageValues) => ({ message: t(l, k, values), fields: {} });
+  if (key === 'error.reviews.alreadyReviewed') return said('web.review.already');
+  if (
+    key === 'error.returns.openPending' ||
+    key === 'error.returns.openApproved' ||
+    key === 'error.returns.openRace'
+  ) {
+    return said('web.return.open');
+  }
+  if (key === 'error.returns.allReturned') return said('web.return.allReturned');
+  if (key === 'error.returns.alreadyReturned') return said('web.return.someReturned');
+  if (key === 'error.returns.refundedInFull') return said('web.return.refundedInFull');
+  return formErrorOf(l, err);
+}
 
 export const orderStatus = (l: Locale, status: string) => badge(l, status, 'web.order.status', { status });
 
@@ -343,17 +364,22 @@ ${recent ? `<h2>${say(l, 'web.account.recentOrders')}</h2>${orderTable(v, recent
     },
   );
 
+  /** Which form of the order page a refusal belongs to: it is shown in that form only. */
+  type OrderForm = 'cancel' | 'return' | `review:${string}`;
+
   const orderPage = async (
     req: FastifyRequest,
     v: View,
     id: string,
-    o: { error?: FormError; done?: string } = {},
+    o: { error?: FormError; form?: OrderForm; done?: string } = {},
   ) => {
     const l = v.p.locale;
     const order = await orders.getOrder(req.ctx, id);
     const me = signedIn(req);
     if (order.buyerId !== me.id) throw notFound('error.orders.notFound', { id });
     const oid = encodeURIComponent(order.id);
+    const alertOf = (form: OrderForm) => (o.form === form ? formAlert(o.error) : '');
+    const errorOf = (form: OrderForm) => (o.form === form ? o.error : undefined);
     const tracking = order.trackingNumber
       ? `<p>${say(l, 'web.order.tracking', { carrier: order.carrier ?? '', number: order.trackingNumber })}${trackingUrl(order.carrier, order.trackingNumber) ? ` · <a href="${escapeHtml(trackingUrl(order.carrier, order.trackingNumber)!)}" rel="noreferrer">${say(l, 'web.order.track')}</a>` : ''}</p>`
       : '';
@@ -365,38 +391,84 @@ ${recent ? `<h2>${say(l, 'web.account.recentOrders')}</h2>${orderTable(v, recent
       .join('');
     const cancel =
       order.status === 'pending' || order.status === 'confirmed'
-        ? `<form method="post" action="/account/orders/${oid}/cancel" class="card">${csrfField(v)}<h2>${say(l, 'web.order.cancelTitle')}</h2>${field({ name: 'reason', label: t(l, 'web.order.cancelReason'), attrs: ' maxlength="500"' })}<button type="submit" class="danger">${say(l, 'web.order.cancel')}</button></form>`
+        ? `<form method="post" action="/account/orders/${oid}/cancel" class="card">${csrfField(v)}<h2>${say(l, 'web.order.cancelTitle')}</h2>${alertOf('cancel')}${field({ name: 'reason', label: t(l, 'web.order.cancelReason'), attrs: ' maxlength="500"', error: errorOf('cancel') })}<button type="submit" class="danger">${say(l, 'web.order.cancel')}</button></form>`
         : '';
     const delivered = order.status === 'delivered';
-    const returnForm = delivered
-      ? `<form method="post" action="/account/orders/${oid}/return" class="card">${csrfField(v)}<h2>${say(l, 'web.return.title')}</h2>${formAlert(o.error)}
-${selectField({ name: 'reason', label: t(l, 'web.return.reason'), required: true, error: o.error, options: RETURN_REASONS.map((r) => ({ value: r, label: t(l, 'web.return.reasonName', { reason: r }) })) })}
-${order.items.length > 1 ? `<fieldset><legend>${say(l, 'web.return.items')}</legend>${order.items.map((i) => `<label class="check"><input type="checkbox" name="items" value="${escapeHtml(i.productId)}">${escapeHtml(i.name)}</label>`).join('')}<p class="hint">${say(l, 'web.return.itemsHint')}</p></fieldset>` : ''}
-${textArea({ name: 'description', label: t(l, 'web.return.description'), error: o.error, attrs: ' maxlength="2000"' })}
-<button type="submit">${say(l, 'web.return.submit')}</button></form>`
+    // A cancelled order is refunded in full by its cancellation: its status says so already.
+    const refundedInFull = order.status !== 'cancelled' && order.refundedCents >= order.totalAmountCents;
+    const refundState =
+      order.status === 'cancelled' || order.refundedCents === 0
+        ? ''
+        : refundedInFull
+          ? ` ${orderStatus(l, 'refunded')}`
+          : ` · ${say(l, 'web.order.partlyRefunded', { amount: money(v, order.refundedCents) })}`;
+    const [asked, reviewed] = delivered
+      ? await Promise.all([
+          returns.returnsOfOwnOrder(req.ctx, order.id),
+          ownReviewsOf(
+            req.ctx,
+            order.items.map((i) => i.productId),
+          ),
+        ])
+      : [[], []];
+    const open = asked.some((r) => r.status === 'pending' || r.status === 'approved');
+    const returned = new Set(asked.filter((r) => r.status !== 'rejected').flatMap((r) => r.items));
+    const left = order.items.filter((i) => !returned.has(i.productId));
+    const closesAt =
+      order.deliveredAt === null
+        ? undefined
+        : returns.returnWindowClosesAt(new Date(order.deliveredAt * 1000), deps.returnWindowDays);
+    const windowOpen = closesAt !== undefined && req.ctx.now() <= closesAt;
+    const returnList = asked.length
+      ? `<div class="card"><h2>${say(l, 'web.return.yours')}</h2><ul>${asked
+          .map(
+            (r) =>
+              `<li>${say(l, 'web.return.asked', { date: dateText(v, r.created_at), status: t(l, 'web.return.status', { status: r.status }) })}${r.refund_amount_cents ? ` · ${say(l, 'web.return.refunded', { amount: money(v, r.refund_amount_cents) })}` : ''}</li>`,
+          )
+          .join('')}</ul></div>`
       : '';
+    // The form only while a return can still be asked: none open, something left to return and
+    // to refund, inside the window. Otherwise what happened is said instead.
+    const returnForm =
+      !delivered || open || refundedInFull || left.length === 0
+        ? ''
+        : !windowOpen
+          ? `<p class="muted">${say(l, 'web.return.windowClosed', { date: dateText(v, Math.floor(closesAt!.getTime() / 1000)) })}</p>`
+          : `<form method="post" action="/account/orders/${oid}/return" class="card">${csrfField(v)}<h2>${say(l, 'web.return.title')}</h2>${alertOf('return')}
+${selectField({ name: 'reason', label: t(l, 'web.return.reason'), required: true, error: errorOf('return'), options: RETURN_REASONS.map((r) => ({ value: r, label: t(l, 'web.return.reasonName', { reason: r }) })) })}
+${left.length > 1 ? `<fieldset><legend>${say(l, 'web.return.items')}</legend>${left.map((i) => `<label class="check"><input type="checkbox" name="items" value="${escapeHtml(i.productId)}">${escapeHtml(i.name)}</label>`).join('')}<p class="hint">${say(l, 'web.return.itemsHint')}</p></fieldset>` : ''}
+${textArea({ name: 'description', label: t(l, 'web.return.description'), error: errorOf('return'), attrs: ' maxlength="2000"' })}
+<button type="submit">${say(l, 'web.return.submit')}</button></form>`;
+    const reviewOf = new Map(reviewed.map((r) => [r.product_id, r]));
     const reviewForms = delivered
       ? order.items
-          .map(
-            (i) =>
-              `<form method="post" action="/account/orders/${oid}/review" class="card">${csrfField(v)}<input type="hidden" name="product_id" value="${escapeHtml(i.productId)}"><h2>${say(l, 'web.review.title', { name: i.name })}</h2>
-${selectField({ name: 'rating', label: t(l, 'web.review.rating'), required: true, options: [5, 4, 3, 2, 1].map((n) => ({ value: String(n), label: t(l, 'web.search.stars', { n }) })) })}
-${field({ name: 'title', label: t(l, 'web.review.heading'), attrs: ' maxlength="120"' })}${textArea({ name: 'comment', label: t(l, 'web.review.comment'), attrs: ' maxlength="5000"' })}
-<button type="submit" class="secondary">${say(l, 'web.review.submit')}</button></form>`,
-          )
+          .map((i) => {
+            const mine = reviewOf.get(i.productId);
+            if (mine) {
+              return `<div class="card"><h2>${say(l, 'web.review.yours', { name: i.name })}</h2><p>${say(l, 'web.review.stars', { rating: mine.rating })}${mine.title ? ` · <strong>${escapeHtml(mine.title)}</strong>` : ''}</p>${mine.comment ? `<p>${escapeHtml(mine.comment)}</p>` : ''}<p>${badge(l, mine.status, 'web.review.state', { status: mine.status })}</p></div>`;
+            }
+            const form: OrderForm = `review:${i.productId}`;
+            return `<form method="post" action="/account/orders/${oid}/review" class="card">${csrfField(v)}<input type="hidden" name="product_id" value="${escapeHtml(i.productId)}"><h2>${say(l, 'web.review.title', { name: i.name })}</h2>${alertOf(form)}
+${selectField({ name: 'rating', label: t(l, 'web.review.rating'), required: true, error: errorOf(form), options: [5, 4, 3, 2, 1].map((n) => ({ value: String(n), label: t(l, 'web.search.stars', { n }) })) })}
+${field({ name: 'title', label: t(l, 'web.review.heading'), attrs: ' maxlength="120"', error: errorOf(form) })}${textArea({ name: 'comment', label: t(l, 'web.review.comment'), attrs: ' maxlength="5000"', error: errorOf(form) })}
+<button type="submit" class="secondary">${say(l, 'web.review.submit')}</button></form>`;
+          })
           .join('')
       : '';
     const a = order.shippingAddress;
+    // A refusal of a form no longer shown (the return asked in another tab, say) is said at the top.
+    const shown = o.form === 'cancel' ? cancel : o.form === 'return' ? returnForm : reviewForms;
+    const topAlert = o.error && !shown.includes('id="form-error"') ? formAlert(o.error) : '';
     return page(v, {
       title: t(l, 'web.order.title', { id: order.id }),
-      body: `<h1>${say(l, 'web.order.title', { id: order.id })}</h1>${accountTabs(v)}${notice(o.done)}${o.error && !delivered ? formAlert(o.error) : ''}
-<div class="card"><p>${orderStatus(l, order.status)} · ${say(l, 'web.order.placed', { date: dateText(v, order.createdAt) })}</p>
+      body: `<h1>${say(l, 'web.order.title', { id: order.id })}</h1>${accountTabs(v)}${notice(o.done)}${topAlert}
+<div class="card"><p>${orderStatus(l, order.status)}${refundState} · ${say(l, 'web.order.placed', { date: dateText(v, order.createdAt) })}</p>
 ${order.status === 'cancelled' ? '' : `<p>${say(l, 'web.order.estimated', { date: dateText(v, order.estimatedDelivery) })}</p>`}${tracking}
 <p>${say(l, 'web.order.shipTo', { street: a.street, city: a.city, province: provinceName(l, a.province), postalCode: a.postalCode })}</p>
 <p><a href="/account/orders/${oid}/invoice">${say(l, 'web.order.invoice')}</a></p></div>
 <div class="table-wrap" tabindex="0"><table><thead><tr><th scope="col">${say(l, 'web.cart.product')}</th><th scope="col" class="num">${say(l, 'web.cart.quantity')}</th><th scope="col" class="num">${say(l, 'web.cart.price')}</th><th scope="col" class="num">${say(l, 'web.cart.lineTotal')}</th></tr></thead><tbody>${items}</tbody></table></div>
 <div class="card totals">${amountRows(l, { ...order, totalCents: order.totalAmountCents }, order.refundedCents ? [{ label: t(l, 'web.order.refunded'), cents: order.refundedCents }] : [])}</div>
-${cancel}${returnForm}${reviewForms}`,
+${cancel}${returnList}${returnForm}${reviewForms}`,
     });
   };
 
@@ -410,9 +482,11 @@ ${cancel}${returnForm}${reviewForms}`,
         ? t(l, 'web.order.cancelled')
         : done === 'return'
           ? t(l, 'web.return.sent')
-          : done === 'review'
-            ? t(l, 'web.review.sent')
-            : undefined;
+          : done === 'review-published'
+            ? t(l, 'web.review.published')
+            : done === 'review-held'
+              ? t(l, 'web.review.held')
+              : undefined;
     return sendHtml(reply, await orderPage(req, v, req.params.orderId, { done: said }));
   });
 
@@ -427,31 +501,39 @@ ${cancel}${returnForm}${reviewForms}`,
     },
   );
 
-  const orderAction = (
+  const orderAction = <R>(
     path: string,
     act: (
       req: FastifyRequest<{ Params: { orderId: string }; Body: Record<string, string | string[]> }>,
-    ) => Promise<unknown>,
-    done: string,
+    ) => Promise<R>,
+    done: (result: R) => string,
     limit: 'orders' | 'returns' | 'reviews',
+    formOf: (body: Record<string, string | string[]>) => OrderForm,
   ) =>
     app.post<{ Params: { orderId: string }; Body: Record<string, string | string[]> }>(
       `/account/orders/:orderId/${path}`,
       { config: { auth: 'public', limit }, schema: { hide: true } },
       async (req, reply) => {
         signedIn(req, ['buyer']);
+        let result: R;
         try {
-          await act(req);
+          result = await act(req);
         } catch (err) {
           if (!shownRefusal(err)) throw err;
           const v = viewOf(req, reply, s);
           return sendHtml(
             reply,
-            await orderPage(req, v, req.params.orderId, { error: formErrorOf(v.p.locale, err) }),
+            await orderPage(req, v, req.params.orderId, {
+              error: orderRefusal(v.p.locale, err),
+              form: formOf(req.body ?? {}),
+            }),
             err.statusCode,
           );
         }
-        return seeOther(reply, `/account/orders/${encodeURIComponent(req.params.orderId)}?done=${done}`);
+        return seeOther(
+          reply,
+          `/account/orders/${encodeURIComponent(req.params.orderId)}?done=${done(result)}`,
+        );
       },
     );
 
@@ -460,8 +542,9 @@ ${cancel}${returnForm}${reviewForms}`,
     'cancel',
     (req) =>
       orders.cancelOrder(req.ctx, deps.commerce, req.params.orderId, one(req.body.reason) || undefined),
-    'cancelled',
+    () => 'cancelled',
     'orders',
+    () => 'cancel',
   );
   orderAction(
     'return',
@@ -479,8 +562,9 @@ ${cancel}${returnForm}${reviewForms}`,
         }),
       );
     },
-    'return',
+    () => 'return',
     'returns',
+    () => 'return',
   );
   orderAction(
     'review',
@@ -495,8 +579,9 @@ ${cancel}${returnForm}${reviewForms}`,
           order_id: req.params.orderId,
         }),
       ),
-    'review',
+    (review) => (review.published ? 'review-published' : 'review-held'),
     'reviews',
+    (body) => `review:${one(body.product_id) ?? ''}`,
   );
 
   // ---- returns -----------------------------------------------------------------------------

@@ -13,8 +13,12 @@ export { say };
 export function stars(l: Locale, rating: number, count: number): string {
   if (!count) return `<span class="muted">${say(l, 'web.product.noReviews')}</span>`;
   const full = Math.round(rating);
-  return `<span class="stars" aria-hidden="true">${'★'.repeat(full)}${'☆'.repeat(5 - full)}</span> <span>${say(l, 'web.product.rating', { rating: rating.toFixed(1), n: count })}</span>`;
+  // A number, to one decimal, written by the locale (4.5, 4,5).
+  return `${starIcons(full)} <span>${say(l, 'web.product.rating', { rating: Math.round(rating * 10) / 10, n: count })}</span>`;
 }
+
+const starIcons = (full: number) =>
+  `<span class="stars" aria-hidden="true">${'★'.repeat(full)}${'☆'.repeat(5 - full)}</span>`;
 
 export function stockLine(l: Locale, stock: number): string {
   if (stock <= 0) return `<p class="stock-out">${say(l, 'web.product.outOfStock')}</p>`;
@@ -54,7 +58,7 @@ export function productCard(
 }
 
 export function reviewArticle(l: Locale, r: z.output<typeof reviewSummary>): string {
-  return `<article class="review"><p>${stars(l, r.rating, 1)}</p>${r.comment ? `<p>${escapeHtml(r.comment)}</p>` : ''}<p class="muted">${escapeHtml(r.author)} · ${escapeHtml(formatDate(l, new Date(r.dateCreated * 1000)))}</p></article>`;
+  return `<article class="review"><p>${starIcons(r.rating)} <span>${say(l, 'web.review.stars', { rating: r.rating })}</span></p>${r.title ? `<p class="review-title"><strong>${escapeHtml(r.title)}</strong></p>` : ''}${r.comment ? `<p>${escapeHtml(r.comment)}</p>` : ''}<p class="muted">${escapeHtml(r.author)} · ${escapeHtml(formatDate(l, new Date(r.dateCreated * 1000)))}</p></article>`;
 }
 
 /** A product's specifications, under their heading; nothing when it has none. */

@@ -9,7 +9,7 @@ import { createCheckoutBody } from '../contract/checkout.ts';
 import { PROVINCES, type Province } from '../contract/common.ts';
 import { AppError } from '../contract/errors.ts';
 import { escapeHtml } from '../contract/format.ts';
-import { type Locale, t, text } from '../contract/i18n.ts';
+import { formatDollars, type Locale, t, text } from '../contract/i18n.ts';
 import { shopNames } from '../modules/auth/sellers.ts';
 import * as carts from '../modules/cart/service.ts';
 import { getProduct, listCategories } from '../modules/catalog/service.ts';
@@ -77,6 +77,14 @@ export const storeQuery = z.object({
 type StoreQuery = z.infer<typeof storeQuery>;
 
 /** The search engine's filter clauses for the page's choices (docs/api.md "Search"). */
+/** A price facet's bucket ("0-25", "250+": dollars) as the locale writes amounts. */
+function priceBand(l: Locale, range: string): string {
+  const [from, to] = range.replace('+', '').split('-').map(Number);
+  return to === undefined
+    ? t(l, 'web.search.priceFrom', { from: formatDollars(l, from!) })
+    : t(l, 'web.search.priceBand', { from: formatDollars(l, from!), to: formatDollars(l, to) });
+}
+
 function filtersOf(q: StoreQuery): string | undefined {
   const clauses = [
     ...(q.category.length ? [`categoryId:${q.category.join('|')}`] : []),
@@ -150,7 +158,7 @@ export function storePages(app: FastifyInstance, deps: WebDeps) {
     };
     const buckets = Object.entries(found.facets.priceRange)
       .filter(([, n]) => n > 0)
-      .map(([range, n]) => `${escapeHtml(range)} $ (${n})`)
+      .map(([range, n]) => `${escapeHtml(priceBand(l, range))} (${n})`)
       .join(', ');
     const facets = `<form class="facets card" method="get" action="/" aria-labelledby="filters-h">
   <h2 id="filters-h">${say(l, 'web.search.filters')}</h2>

@@ -431,7 +431,13 @@ interface DetailRow extends ListItemRow {
   depthCm: number | null;
   keywords: string[];
   specifications: Record<string, string>;
-  reviews: Array<{ rating: number; comment: string; author: string; dateCreated: number | string }>;
+  reviews: Array<{
+    rating: number;
+    title: string;
+    comment: string;
+    author: string;
+    dateCreated: number | string;
+  }>;
 }
 
 // Column names as toListItem reads them; the drivers parse timestamps, arrays and json.
@@ -443,7 +449,7 @@ const DETAIL_SQL = `select p.id, p.title, p.description, p.price_cents as "price
     coalesce(sp.shop_name, u.name) as "sellerName", coalesce(sp.rating, 0) as "sellerRating",
     coalesce(sp.review_count, 0) as "sellerReviewCount",
     (select coalesce(json_agg(x), '[]'::json) from (
-       select r.rating, r.comment, ru.name as author, floor(extract(epoch from r.created_at))::bigint as "dateCreated"
+       select r.rating, r.title, r.comment, ru.name as author, floor(extract(epoch from r.created_at))::bigint as "dateCreated"
          from reviews r join users ru on ru.id = r.buyer_id
         where r.product_id = p.id and r.published
         order by r.created_at desc limit ${REVIEWS_IN_DETAIL}) x) as reviews

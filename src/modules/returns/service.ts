@@ -287,6 +287,17 @@ export async function listReturns(
   return { returns: await answers(ctx, rows), total: total?.n ?? 0, limit: q.limit, offset: q.offset };
 }
 
+/** The caller's returns of their own order `orderId`, newest first (the order page); none for anyone else's. */
+export async function returnsOfOwnOrder(ctx: RequestContext, orderId: string): Promise<ReturnRequest[]> {
+  const rows = await ctx.db
+    .select()
+    .from(returns)
+    .where(and(eq(returns.orderId, orderId), eq(returns.buyerId, caller(ctx).id)))
+    .orderBy(desc(returns.createdAt), desc(returns.id))
+    .limit(100);
+  return answers(ctx, rows);
+}
+
 // ---- deciding --------------------------------------------------------------------------------
 
 /**

@@ -3,7 +3,7 @@
 // the admin's moderation. The product's and its seller's rating and reviewCount are kept by
 // a trigger on this table, in the review's own transaction, over published reviews only
 // (migration 0003; docs/api.md "Reviews"; docs/decisions.md "Reviews").
-import { and, count, desc, eq, isNotNull, isNull, type SQL } from 'drizzle-orm';
+import { and, count, desc, eq, inArray, isNotNull, isNull, type SQL } from 'drizzle-orm';
 import type { z } from 'zod';
 import { isRecordId, newId, toUnix } from '../../contract/common.ts';
 import { conflict, forbidden, notFound } from '../../contract/errors.ts';
@@ -94,6 +94,22 @@ export async function listProductReviews(
     limit: q.limit,
     offset: q.offset,
   };
+}
+
+/**
+ * The caller's own reviews of `productIds`, whatever moderation decided (the order page shows
+ * each with its status instead of a second form).
+ */
+export async function ownReviewsOf(
+  ctx: RequestContext,
+  productIds: string[],
+): Promise<Array<Review & { status: ReviewStatus }>> {
+  if (productIds.length === 0) return [];
+  const rows = await ctx.db
+    .select()
+    .from(reviews)
+    .where(and(eq(reviews.buyerId, caller(ctx).id), inArray(reviews.productId, productIds)));
+  return rows.map((r) => ({ ...toReview(r), status: statusOf(r) }));
 }
 
 /** One page of the reviews matching `where`, newest first, with their authors' names, and the count of all. */
