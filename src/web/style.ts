@@ -95,6 +95,10 @@ dl.specs { display: grid; grid-template-columns: max-content 1fr; gap: 4px 14px;
 dl.specs dt { color: var(--muted); }
 dl.specs dd { margin: 0; }
 .review { border-top: 1px solid var(--line); padding: 10px 0; }
+footer .policies { display: flex; flex-wrap: wrap; gap: 4px 16px; margin-top: 6px; }
+.policy { max-width: 760px; }
+.policy h2 { margin-top: 18px; }
+.policy-form textarea { min-height: 260px; }
 @media (max-width: 760px) {
   .layout, .sheet { grid-template-columns: minmax(0, 1fr); }
   .facets { order: 2; }
