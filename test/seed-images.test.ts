@@ -1,10 +1,13 @@
-// The sample shop's images (src/modules/images): `portage seed` draws them (no network) and the
-// service serves them at /images/:name, inert even when opened on their own.
+// Product images: the sample shop's (src/modules/images), which `portage seed` draws (no network)
+// and the service serves at /images/:name, inert even when opened on their own; and the seller's
+// console, which refuses an image address the pages' CSP would block.
 import { sql } from 'drizzle-orm';
 import { describe, expect, it } from 'vitest';
 import { SAMPLE_IMAGES, seedCatalog } from '../src/db/seed.ts';
 import { rowsOf } from '../src/db/sql.ts';
 import { useTestApp } from './helpers/app.ts';
+import { seller, uniqueWord } from './helpers/builders.ts';
+import { Browser, textOf } from './helpers/web.ts';
 
 const { t, database } = useTestApp();
 
@@ -63,5 +66,81 @@ describe('the seeded images', () => {
         sql`insert into images (name, content_type, body) values ('page.html', 'text/html', '<p>')`,
       ),
     ).rejects.toThrow();
+  });
+});
+
+describe('an image address in the seller’s console', () => {
+  const form = (title: string, imageUrl: string) => ({
+    title,
+    description: 'Hand-carved from western red cedar.',
+    price: '89.99',
+    stockQuantity: '12',
+    weight: '1.1',
+    categoryId: '',
+    imageUrl,
+    status: 'active',
+  });
+
+  it('refuses plain http from another host, saying why, in both languages; https and the service’s own are taken', async () => {
+    const s = await seller(t.api);
+    const b = new Browser(t.app);
+    await b.signIn(s);
+    const title = `${uniqueWord()} paddle`;
+    await b.get('/console/products/new');
+    const refused = await b.post(
+      '/console/products/new',
+      form(title, 'http://images.example.com/paddle.jpg'),
+    );
+    expect(refused.status).toBe(400);
+    expect(refused.html).toMatch(/id="f-imageUrl"[^>]*aria-invalid="true"/);
+    expect(refused.html).toContain(
+      '<p class="field-error" id="f-imageUrl-error">This image would not show: the shop’s pages load images over https:// only (or from http://portage.test). Use an https:// address.</p>',
+    );
+    // What was typed stays in the form; nothing was made.
+    expect(refused.html).toContain('value="http://images.example.com/paddle.jpg"');
+    const made = () =>
+      rowsOf<{ title: string }>(
+        database.db,
+        sql`select title from products where seller_id = ${s.id} order by title`,
+      );
+    expect(await made()).toEqual([]);
+
+    await b.get('/console/products/new?lang=fr-CA');
+    const fr = await b.post('/console/products/new', form(title, 'http://images.example.com/paddle.jpg'));
+    expect(fr.status).toBe(400);
+    expect(textOf(fr.html)).toContain(
+      'Cette image ne s’afficherait pas : les pages de la boutique chargent les images seulement en https:// (ou depuis http://portage.test). Utilisez une adresse https://.',
+    );
+
+    // The service's own images (PUBLIC_BASE_URL, here http) and any https one are taken.
+    await b.get('/console/products/new?lang=en-CA');
+    const own = await b.post(
+      '/console/products/new',
+      form(`${title} own`, 'http://portage.test/images/x.svg'),
+    );
+    expect(own.status).toBe(200);
+    expect(own.url).toBe('/console/products?done=created');
+    await b.get('/console/products/new');
+    const https = await b.post(
+      '/console/products/new',
+      form(`${title} https`, 'https://images.example.com/p.jpg'),
+    );
+    expect(https.url).toBe('/console/products?done=created');
+
+    // The HTTP API keeps the interface's rule (any http or https URL): a program is not a page.
+    const api = await t.api.as(s).post('/products', {
+      title: `${title} api`,
+      description: 'From a program.',
+      priceCents: 1000,
+      stockQuantity: 1,
+      weight: 1,
+      imageUrl: 'http://images.example.com/paddle.jpg',
+    });
+    expect(api.status, JSON.stringify(api.body)).toBe(201);
+    expect(await made()).toEqual([
+      { title: `${title} api` },
+      { title: `${title} https` },
+      { title: `${title} own` },
+    ]);
   });
 });
