@@ -71,10 +71,10 @@ Les prix sont en dollars canadiens. La TPS/TVH et les taxes de vente de la provi
 Une commande est confirmée une fois payée. Si une boutique ne peut pas la remplir, la commande est annulée et remboursée en entier. Vous pouvez annuler une commande vous-même jusqu’à son expédition, et elle vous est remboursée en entier.
 
 ## Votre compte
-Gardez votre mot de passe pour vous. Votre compte montre vos commandes, factures, retours et les agents que vous avez autorisés ; vous pouvez retirer l’accès d’un agent en tout temps.
+Gardez votre mot de passe pour vous. Votre compte montre vos commandes, factures, retours et les agents que vous avez autorisés; vous pouvez retirer l’accès d’un agent en tout temps.
 
 ## Nous joindre
-Pour une commande, écrivez d’abord à sa boutique ; sans réponse, écrivez au marché en ligne.`,
+Pour une commande, écrivez d’abord à sa boutique; sans réponse, écrivez au marché en ligne.`,
   privacy: () => `Nous recueillons seulement ce qu’il faut pour vous vendre et livrer vos commandes.
 
 ## Ce que nous gardons
@@ -99,7 +99,7 @@ Vous pouvez demander ce que nous détenons à votre sujet et le faire corriger, 
 Ouvrez la commande dans votre compte et demandez un retour : toute la commande, ou certains de ses produits, avec la raison. Un seul retour à la fois peut être ouvert sur une commande.
 
 ## Et ensuite
-La boutique accepte ou refuse le retour ; un refus dit toujours pourquoi, et vous en êtes avisé par courriel. Une fois accepté, le remboursement retourne sur la carte utilisée : le prix des produits avec leur part du rabais et des taxes, et la livraison aussi quand toute la commande est retournée.
+La boutique accepte ou refuse le retour; un refus dit toujours pourquoi, et vous en êtes avisé par courriel. Une fois accepté, le remboursement retourne sur la carte utilisée : le prix des produits avec leur part du rabais et des taxes, et la livraison aussi quand toute la commande est retournée.
 
 ## Avant l’expédition
 Une commande pas encore expédiée ne se retourne pas : annulez-la plutôt depuis votre compte, et elle vous est remboursée en entier.`,
