@@ -113,16 +113,20 @@ describe.skipIf(unavailable !== undefined)('policies and product images in Chrom
     ] as const) {
       await page.setViewportSize({ width, height: 900 });
       await page.goto(`${env.base}/?lang=${lang}`, { waitUntil: 'load' });
-      // Lazy images below the fold load as a person scrolls.
-      await page.evaluate(() => window.scrollTo(0, document.body.scrollHeight));
+      // Lazy images below the fold load as a person scrolls down the page.
+      await page.evaluate(async () => {
+        for (let y = 0; y < document.body.scrollHeight; y += 300) {
+          window.scrollTo(0, y);
+          await new Promise((r) => setTimeout(r, 30));
+        }
+      });
       await page.waitForLoadState('networkidle');
-      const shown = await page
-        .locator('.product img')
-        .evaluateAll((imgs) =>
-          (imgs as HTMLImageElement[]).filter((i) => i.complete).map((i) => i.naturalWidth),
-        );
-      expect(shown.length).toBeGreaterThan(0);
-      expect(shown.every((w) => w === 400)).toBe(true);
+      const loaded = () =>
+        page
+          .locator('.product img')
+          .evaluateAll((imgs) => (imgs as HTMLImageElement[]).map((i) => (i.complete ? i.naturalWidth : -1)));
+      await expect.poll(async () => new Set(await loaded())).toEqual(new Set([400]));
+      expect((await loaded()).length).toBe(24);
       await checked(page, name);
     }
     expect(errors).toEqual([]);

@@ -644,8 +644,8 @@ ${field({ name: 'ucpProfileUrl', label: t(l, 'web.desk.platforms.ucpProfileUrl')
   app.get('/desk/policies', pageRoute, async (req, reply) => {
     signedIn(req, ADMINS);
     const v = viewOf(req, reply, s);
-    const done = oneOf(POLICY_KINDS, queryOf(req, 'done'), 'terms');
-    return sendHtml(reply, await policiesPage(req, v, queryOf(req, 'done') ? { done } : {}));
+    const done = POLICY_KINDS.find((k) => k === queryOf(req, 'done'));
+    return sendHtml(reply, await policiesPage(req, v, done ? { done } : {}));
   });
 
   app.post<{ Params: { kind: string }; Body: Form }>(

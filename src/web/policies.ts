@@ -5,7 +5,7 @@
 import type { FastifyInstance } from 'fastify';
 import { escapeHtml } from '../contract/format.ts';
 import { type Locale, t } from '../contract/i18n.ts';
-import { POLICY_KINDS, type PolicyKind } from '../contract/policies.ts';
+import { POLICY_KINDS } from '../contract/policies.ts';
 import { sayHtml } from '../modules/page-layout.ts';
 import { readPolicy } from '../modules/policies/service.ts';
 import { viewOf, type WebDeps } from './core.ts';
@@ -55,7 +55,7 @@ export function policyPages(app: FastifyInstance, deps: WebDeps) {
     app.get(`/policies/${kind}`, pageRoute, async (req, reply) => {
       const v = viewOf(req, reply, s);
       const l = v.p.locale;
-      const policy = await readPolicy(req.ctx, kind as PolicyKind, l, deps.returnWindowDays);
+      const policy = await readPolicy(req.ctx, kind, l, deps.returnWindowDays);
       const title = t(l, 'web.policies.title', { kind });
       return sendHtml(
         reply,
