@@ -42,6 +42,7 @@ import { catalogRoutes } from './modules/catalog/routes.ts';
 import { checkoutRoutes } from './modules/checkout/routes.ts';
 import type { Clock } from './modules/context.ts';
 import { couponRoutes } from './modules/coupons/routes.ts';
+import { imageRoutes } from './modules/images/routes.ts';
 import { inventoryRoutes } from './modules/inventory/routes.ts';
 import { createInvoiceLinks } from './modules/invoices/links.ts';
 import { createInvoiceRenderer } from './modules/invoices/renderer.ts';
@@ -268,6 +269,7 @@ export async function buildApp(opts: AppOptions): Promise<FastifyInstance> {
   );
   await app.register(returnRoutes({ ...commerce, returnWindowDays: config.returnWindowDays }));
   await app.register(reviewRoutes);
+  await app.register(async (scope) => imageRoutes(scope));
   await app.register(analyticsRoutes);
   await app.register(
     oauthRoutes({

@@ -221,6 +221,7 @@ export async function seed(args: string[]) {
     const result = await seedCatalog(database.db, {
       seed: seedValue,
       count,
+      imageBase: config.publicBaseUrl,
       onProgress: (done) => {
         if (count >= 50_000 && done % 50_000 === 0) console.log(`  ${done} products...`);
       },

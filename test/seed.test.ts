@@ -7,7 +7,7 @@ import { promisify } from 'node:util';
 import { sql } from 'drizzle-orm';
 import { afterAll, describe, expect, it } from 'vitest';
 import { type Database, openDatabase } from '../src/db/index.ts';
-import { CATEGORIES, SELLERS, seedCatalog, seededProduct } from '../src/db/seed.ts';
+import { CATEGORIES, SAMPLE_IMAGES, SELLERS, seedCatalog, seededProduct } from '../src/db/seed.ts';
 import { rowsOf } from '../src/db/sql.ts';
 import { products } from '../src/modules/catalog/tables.ts';
 import { testKeyPem, testUcpKeyPem } from './helpers/app.ts';
@@ -70,6 +70,15 @@ describe('portage seed', () => {
       sellers: SELLERS.length + 1,
       roles: ['admin', 'buyer', 'seller'],
     });
+    // Every product's image is one the service itself serves (at PUBLIC_BASE_URL), made by the seed.
+    const [pictures] = await rowsOf<{ elsewhere: number; missing: number; stored: number }>(
+      db.db,
+      sql`select (select count(*)::int from products where image_urls[1] not like 'http://localhost:3000/images/%') as elsewhere,
+                 (select count(*)::int from products p where not exists (select 1 from images i
+                    where 'http://localhost:3000/images/' || i.name = p.image_urls[1])) as missing,
+                 (select count(*)::int from images) as stored`,
+    );
+    expect(pictures).toEqual({ elsewhere: 0, missing: 0, stored: SAMPLE_IMAGES.size });
   });
 
   it('refuses to run in production', async () => {

@@ -119,7 +119,7 @@ describe.skipIf(unavailable !== undefined)('the storefront and the account in Ch
     expect(
       returns.body.returns.map((r: { order_id: string; reason: string }) => [r.order_id, r.reason]),
     ).toEqual([[orderId, 'damaged']]);
-    await page.getByRole('link', { name: 'Returns' }).click();
+    await page.getByRole('link', { name: 'Returns', exact: true }).click();
     await checked(page, 'account-returns');
     await page.getByRole('link', { name: 'Settings' }).click();
     await checked(page, 'account-settings');

@@ -5,6 +5,7 @@
 import { createHash } from 'node:crypto';
 import { sql } from 'drizzle-orm';
 import type { Province } from '../contract/common.ts';
+import { type StoredImage, sampleImage, storeImages } from '../modules/images/service.ts';
 import type { Db } from './index.ts';
 
 /** mulberry32: a small, fast, seedable PRNG. */
@@ -31,6 +32,8 @@ const seededKey = (seed: number, name: string) =>
 interface CategorySpec {
   slug: string;
   name: string;
+  /** Its sample images' colour (white text on it reads at WCAG AA). */
+  colour: string;
   digital?: boolean;
   perishable?: boolean;
   nouns: Array<[noun: string, keywords: string[], priceDollars: [number, number], kg: number]>;
@@ -40,6 +43,7 @@ export const CATEGORIES: CategorySpec[] = [
   {
     slug: 'food-and-drink',
     name: 'Food & Drink',
+    colour: '#8a3b12',
     perishable: true,
     nouns: [
       ['Maple Syrup', ['maple', 'syrup', 'breakfast'], [12, 45], 1.2],
@@ -55,6 +59,7 @@ export const CATEGORIES: CategorySpec[] = [
   {
     slug: 'outdoors',
     name: 'Outdoors',
+    colour: '#1d5c3a',
     nouns: [
       ['Canoe Paddle', ['canoe', 'paddle', 'water'], [60, 220], 1.1],
       ['Snowshoes', ['snowshoe', 'winter', 'hiking'], [90, 320], 2.4],
@@ -67,6 +72,7 @@ export const CATEGORIES: CategorySpec[] = [
   {
     slug: 'clothing',
     name: 'Clothing',
+    colour: '#4a3b7a',
     nouns: [
       ['Wool Toque', ['toque', 'hat', 'winter'], [18, 55], 0.2],
       ['Down Parka', ['parka', 'coat', 'winter'], [180, 900], 2.0],
@@ -79,6 +85,7 @@ export const CATEGORIES: CategorySpec[] = [
   {
     slug: 'home',
     name: 'Home & Kitchen',
+    colour: '#6b4a1f',
     nouns: [
       ['Cedar Cutting Board', ['cutting', 'board', 'kitchen'], [35, 140], 1.6],
       ['Beeswax Candle', ['candle', 'beeswax', 'light'], [12, 45], 0.4],
@@ -90,6 +97,7 @@ export const CATEGORIES: CategorySpec[] = [
   {
     slug: 'sports',
     name: 'Sports',
+    colour: '#1f4e79',
     nouns: [
       ['Hockey Stick', ['hockey', 'stick', 'ice'], [40, 330], 0.6],
       ['Figure Skates', ['skates', 'skating', 'ice'], [90, 600], 2.1],
@@ -100,6 +108,7 @@ export const CATEGORIES: CategorySpec[] = [
   {
     slug: 'books',
     name: 'Books',
+    colour: '#5a5a1e',
     digital: true,
     nouns: [
       ['Field Guide to Birds (e-book)', ['birds', 'guide', 'nature'], [9, 30], 0],
@@ -111,6 +120,7 @@ export const CATEGORIES: CategorySpec[] = [
   {
     slug: 'music',
     name: 'Music',
+    colour: '#7a1f4e',
     digital: true,
     nouns: [
       ['Fiddle Album (download)', ['fiddle', 'folk', 'album'], [9, 20], 0],
@@ -121,6 +131,7 @@ export const CATEGORIES: CategorySpec[] = [
   {
     slug: 'crafts',
     name: 'Crafts & Art',
+    colour: '#2f5d5d',
     nouns: [
       ['Soapstone Carving', ['carving', 'soapstone', 'art'], [120, 1200], 2.5],
       ['Hooked Rug', ['rug', 'hooked', 'textile'], [150, 700], 1.8],
@@ -209,8 +220,21 @@ export interface SeededProduct {
 export const categoryId = (seed: number, slug: string) => `categories:${seededKey(seed, `category:${slug}`)}`;
 export const sellerId = (seed: number, i: number) => `users:${seededKey(seed, `seller:${i}`)}`;
 
-/** The i-th product of the catalog of `seed`: the same inputs always give the same product. */
-export function seededProduct(seed: number, i: number): SeededProduct {
+/** Where the sample images are served when no base is given: the service's default address. */
+const DEFAULT_IMAGE_BASE = 'http://localhost:3000';
+
+/** The sample shop's images, one per kind of product, made here: seeding needs no network. */
+export const SAMPLE_IMAGES: ReadonlyMap<string, StoredImage> = new Map(
+  CATEGORIES.flatMap((c) =>
+    c.nouns.map(([noun]) => [`${c.slug}/${noun}`, sampleImage(c.slug, noun, c.colour)]),
+  ),
+);
+
+/**
+ * The i-th product of the catalog of `seed`: the same inputs always give the same product. Its
+ * image is served by the service at `imageBase` (PUBLIC_BASE_URL).
+ */
+export function seededProduct(seed: number, i: number, imageBase = DEFAULT_IMAGE_BASE): SeededProduct {
   const r = prng(seed * 1_000_003 + i);
   const cat = r.pick(CATEGORIES);
   const [noun, nounKeywords, [lo, hi], kg] = r.pick(cat.nouns);
@@ -227,7 +251,7 @@ export function seededProduct(seed: number, i: number): SeededProduct {
     title,
     description,
     keywords: [...nounKeywords, region.toLowerCase(), 'canada'],
-    imageUrls: [`https://images.portage.example/${cat.slug}/${i % 500}.jpg`],
+    imageUrls: [`${imageBase}/images/${SAMPLE_IMAGES.get(`${cat.slug}/${noun}`)!.name}`],
     priceCents: r.int(lo * 100, hi * 100 + 99),
     stockQuantity: r.int(0, 250),
     isDigital: cat.digital === true,
@@ -254,9 +278,17 @@ const BATCH = 5_000;
  */
 export async function seedCatalog(
   db: Db,
-  opts: { seed: number; count: number; now?: Date; onProgress?: (done: number) => void },
+  opts: {
+    seed: number;
+    count: number;
+    now?: Date;
+    onProgress?: (done: number) => void;
+    /** PUBLIC_BASE_URL: where the products' images are served. */
+    imageBase?: string;
+  },
 ): Promise<SeedResult> {
   const started = Date.now();
+  await storeImages(db, [...SAMPLE_IMAGES.values()]);
   const now = opts.now ?? new Date();
   for (const [i, s] of SELLERS.entries()) {
     const id = sellerId(opts.seed, i);
@@ -273,7 +305,7 @@ export async function seedCatalog(
   let inserted = 0;
   for (let start = 0; start < opts.count; start += BATCH) {
     const batch = Array.from({ length: Math.min(BATCH, opts.count - start) }, (_, k) =>
-      seededProduct(opts.seed, start + k),
+      seededProduct(opts.seed, start + k, opts.imageBase),
     );
     const nowSec = Math.floor(now.getTime() / 1000);
     const rows = batch.map((p) => ({

@@ -8,9 +8,9 @@ import { z } from 'zod';
 import { analyticsQuery } from '../contract/analytics.ts';
 import { sellerInvoiceBody } from '../contract/auth.ts';
 import { createProductBody, listProductsQuery, updateProductBody } from '../contract/catalog.ts';
-import { notFound } from '../contract/errors.ts';
+import { AppError, notFound } from '../contract/errors.ts';
 import { escapeHtml } from '../contract/format.ts';
-import { formatDate, type Locale, t } from '../contract/i18n.ts';
+import { formatDate, type Locale, t, text } from '../contract/i18n.ts';
 import { listOrdersQuery, ORDER_STATUSES, orderStatus, shipOrderBody } from '../contract/orders.ts';
 import { rejectReturnBody, returnStatus } from '../contract/returns.ts';
 import { sellerDashboard } from '../modules/analytics/service.ts';
@@ -222,6 +222,21 @@ function productBody(f: ProductForm, current?: Detail) {
   };
 }
 
+/**
+ * The pages' CSP (layout.ts WEB_CSP: img-src 'self' https: data:) would block an image over plain
+ * http from another host, so the product page would show none: the form says so before saving.
+ * The API keeps accepting any http(s) URL (agents show images outside these pages).
+ */
+function refuseBlockedImage(f: ProductForm, publicBaseUrl: string) {
+  if (!f.imageUrl || !URL.canParse(f.imageUrl)) return;
+  const url = new URL(f.imageUrl);
+  const origin = new URL(publicBaseUrl).origin;
+  if (url.protocol === 'https:' || url.origin === origin || url.protocol !== 'http:') return;
+  throw new AppError('VALIDATION_ERROR', 400, text('web.form.fix'), [
+    { field: 'imageUrl', message: text('web.console.product.imageBlocked', { origin }) },
+  ]);
+}
+
 const PRODUCT_DONE = ['created', 'saved', 'published', 'unpublished', 'deleted'] as const;
 const ORDER_DONE = ['shipped', 'delivered', 'confirmed'] as const;
 const RETURN_DONE = ['approved', 'rejected'] as const;
@@ -393,6 +408,7 @@ ${selectField({ name: 'status', label: t(l, 'web.console.product.status'), value
     signedIn(req, SELLERS);
     const values = formOfBody(req.body);
     try {
+      refuseBlockedImage(values, deps.commerce.publicBaseUrl);
       await createProduct(req.ctx, readForm(createProductBody, productBody(values)));
     } catch (err) {
       if (!shownRefusal(err)) throw err;
@@ -432,6 +448,7 @@ ${selectField({ name: 'status', label: t(l, 'web.console.product.status'), value
       const product = await ownProduct(req, id);
       const values = formOfBody(req.body);
       try {
+        refuseBlockedImage(values, deps.commerce.publicBaseUrl);
         await updateProduct(req.ctx, id, readForm(updateProductBody, productBody(values, product)));
       } catch (err) {
         if (!shownRefusal(err)) throw err;

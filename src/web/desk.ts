@@ -6,9 +6,11 @@ import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { changeRoleBody } from '../contract/auth.ts';
 import { createCouponBody } from '../contract/cart.ts';
 import { PROVINCES, ROLES } from '../contract/common.ts';
+import { AppError, notFound } from '../contract/errors.ts';
 import { escapeHtml } from '../contract/format.ts';
 import { formatDate, formatMoney, formatNumber, t } from '../contract/i18n.ts';
 import { createPlatformBody } from '../contract/platforms.ts';
+import { POLICY_KINDS, POLICY_MAX_CHARS, type PolicyKind, savePolicyBody } from '../contract/policies.ts';
 import { adminReviewsQuery } from '../contract/reviews.ts';
 import { platformDashboard } from '../modules/analytics/service.ts';
 import { profileOf, shopNames } from '../modules/auth/sellers.ts';
@@ -21,6 +23,7 @@ import {
   revokePlatform,
   rotatePlatformKey,
 } from '../modules/platforms/service.ts';
+import { listPolicies, savePolicy } from '../modules/policies/service.ts';
 import { listReviewsForModeration, publishReview, rejectReview } from '../modules/reviews/service.ts';
 import type { WebDeps } from './core.ts';
 import { seeOther, signedIn, type View, viewOf } from './core.ts';
@@ -84,6 +87,7 @@ const deskTabs = (v: View) => {
     { href: '/desk/users', label: t(l, 'web.desk.tab.users') },
     { href: '/desk/coupons', label: t(l, 'web.desk.tab.coupons') },
     { href: '/desk/platforms', label: t(l, 'web.desk.tab.platforms') },
+    { href: '/desk/policies', label: t(l, 'web.desk.tab.policies') },
   ]);
 };
 
@@ -594,6 +598,88 @@ ${field({ name: 'ucpProfileUrl', label: t(l, 'web.desk.platforms.ucpProfileUrl')
         );
       }
       return seeOther(reply, '/desk/platforms?done=revoked');
+    },
+  );
+  // ---- policies ----------------------------------------------------------------------------
+
+  /** One form per policy, its English and French texts side by side; a refused one keeps what was typed. */
+  const policiesPage = async (
+    req: FastifyRequest,
+    v: View,
+    o: { done?: PolicyKind; error?: FormError; kind?: PolicyKind; form?: Form } = {},
+  ) => {
+    const l = v.p.locale;
+    const all = await listPolicies(req.ctx, deps.returnWindowDays);
+    const forms = POLICY_KINDS.map((kind) => {
+      const refused = o.kind === kind ? o.error : undefined;
+      const fields = (['en', 'fr'] as const)
+        .map((lang) => {
+          const stored = all.find((p) => p.kind === kind && p.locale === `${lang}-CA`)!;
+          const typed = o.kind === kind ? one(o.form?.[`${kind}-${lang}`]) : undefined;
+          return textArea({
+            name: `${kind}-${lang}`,
+            label: t(l, 'web.desk.policies.field', { lang }),
+            value: typed ?? stored.body,
+            hint: t(l, 'web.desk.policies.hint', {
+              max: formatNumber(l, POLICY_MAX_CHARS),
+              state: stored.updatedAt ? 'edited' : 'default',
+              date: stored.updatedAt ? formatDate(l, stored.updatedAt) : '',
+            }),
+            error: refused,
+            attrs: ` maxlength="${POLICY_MAX_CHARS}"`,
+          });
+        })
+        .join('');
+      return `<form method="post" action="/desk/policies/${kind}" class="card policy-form" id="policy-${kind}">${csrfField(v)}<h2>${say(l, 'web.policies.title', { kind })}</h2>${o.done === kind ? notice(t(l, 'web.desk.policies.saved')) : ''}${formAlert(refused)}
+<p><a href="/policies/${kind}">${say(l, 'web.desk.policies.view')}</a></p>${fields}
+<button type="submit">${say(l, 'web.desk.policies.save', { kind })}</button></form>`;
+    }).join('');
+    return deskPage(
+      v,
+      t(l, 'web.desk.policies.title'),
+      `<p>${say(l, 'web.desk.policies.intro')}</p>${forms}`,
+    );
+  };
+
+  app.get('/desk/policies', pageRoute, async (req, reply) => {
+    signedIn(req, ADMINS);
+    const v = viewOf(req, reply, s);
+    const done = POLICY_KINDS.find((k) => k === queryOf(req, 'done'));
+    return sendHtml(reply, await policiesPage(req, v, done ? { done } : {}));
+  });
+
+  app.post<{ Params: { kind: string }; Body: Form }>(
+    '/desk/policies/:kind',
+    writeRoute,
+    async (req, reply) => {
+      signedIn(req, ADMINS);
+      const kind = POLICY_KINDS.find((k) => k === req.params.kind);
+      if (!kind) throw notFound('web.error.notFoundTitle');
+      const b = req.body;
+      try {
+        // Both languages are read before either is saved: a refusal saves neither.
+        const texts = (['en', 'fr'] as const).map((lang) => {
+          const name = `${kind}-${lang}`;
+          try {
+            return readForm(savePolicyBody, { kind, locale: `${lang}-CA`, body: one(b[name]) ?? '' });
+          } catch (err) {
+            // The problem goes under its own language's field.
+            if (!(err instanceof AppError) || !err.problems) throw err;
+            const problems = err.problems.map((p) => ({ ...p, field: name }));
+            throw new AppError(err.code, err.statusCode, err.text, problems);
+          }
+        });
+        for (const input of texts) await savePolicy(req.ctx, input);
+      } catch (err) {
+        if (!shownRefusal(err)) throw err;
+        const v = viewOf(req, reply, s);
+        return sendHtml(
+          reply,
+          await policiesPage(req, v, { kind, error: formErrorOf(v.p.locale, err), form: b }),
+          err.statusCode,
+        );
+      }
+      return seeOther(reply, `/desk/policies?done=${kind}#policy-${kind}`);
     },
   );
 }

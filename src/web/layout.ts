@@ -13,6 +13,7 @@ import {
   t,
   text,
 } from '../contract/i18n.ts';
+import { POLICY_KINDS } from '../contract/policies.ts';
 import { languageSwitch, say } from '../modules/page-layout.ts';
 import type { View } from './core.ts';
 import { STYLESHEET_PATH } from './style.ts';
@@ -68,9 +69,15 @@ export function page(v: View, o: PageOptions): string {
 <main id="main"${o.narrow ? ' class="narrow"' : ''}>
 ${o.body}
 </main>
-<footer>${say(l, 'web.footer')}</footer>
+<footer>${say(l, 'web.footer')}${policyLinks(l)}</footer>
 </body></html>`;
 }
+
+/** The footer's links to the platform's policies (src/web/policies.ts). */
+const policyLinks = (l: Locale) =>
+  `<nav aria-label="${say(l, 'web.footer.policies')}" class="policies">${POLICY_KINDS.map(
+    (kind) => `<a href="/policies/${kind}">${say(l, 'web.policies.title', { kind })}</a>`,
+  ).join('')}</nav>`;
 
 // ---- forms --------------------------------------------------------------------------------
 

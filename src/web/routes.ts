@@ -24,6 +24,7 @@ import {
 } from './core.ts';
 import { deskPages } from './desk.ts';
 import { page, say, WEB_CSP } from './layout.ts';
+import { policyPages } from './policies.ts';
 import { storePages } from './store.ts';
 import { STYLESHEET, STYLESHEET_PATH } from './style.ts';
 
@@ -72,6 +73,7 @@ export function webRoutes(deps: WebDeps) {
     accountPages(app, deps);
     consolePages(app, deps);
     deskPages(app, deps);
+    policyPages(app, deps);
   };
 }
 

@@ -43,6 +43,7 @@ import {
   sendHtml,
   shownRefusal,
 } from './layout.ts';
+import { acceptTermsLine } from './policies.ts';
 
 const PAGE_SIZE = 24;
 const ID = /^[A-Za-z0-9_.:-]{1,100}$/;
@@ -480,6 +481,6 @@ ${f('street', { autocomplete: 'street-address' })}${f('city', { autocomplete: 'a
 ${selectField({ name: 'province', label: t(l, 'web.checkout.province'), value: a.province ?? '', required: true, error, problemField: 'shipping_address.province', options: provinceOptions(l, true), attrs: ' autocomplete="address-level1"' })}
 ${f('postalCode', { autocomplete: 'postal-code', hint: t(l, 'web.checkout.postalHint') })}${f('phone', { autocomplete: 'tel', type: 'tel', hint: t(l, 'web.checkout.phoneHint') })}
 <p class="hint">${say(l, 'web.checkout.country')}</p>
-<button type="submit">${say(l, 'web.checkout.pay')}</button></form>`,
+${acceptTermsLine(l)}<button type="submit">${say(l, 'web.checkout.pay')}</button></form>`,
   });
 }

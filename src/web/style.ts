@@ -67,7 +67,9 @@ button.small { margin: 0; padding: 6px 10px; font-size: .88rem; }
 .toolbar select { width: auto; }
 .pager { display: flex; gap: 14px; justify-content: center; margin: 18px 0; }
 .sheet { display: grid; grid-template-columns: minmax(0, 1fr) minmax(0, 1fr); gap: 24px; }
-.gallery { display: grid; gap: 10px; }
+.gallery { display: grid; grid-template-columns: minmax(0, 1fr); gap: 10px; }
+/* An image that fails keeps its 4:3 box (its alt text inside), so nothing around it moves. */
+.product img, .gallery img { contain: size; overflow: hidden; color: var(--muted); font-size: .9rem; }
 table { width: 100%; border-collapse: collapse; background: var(--card); }
 th, td { text-align: left; padding: 8px 10px; border-bottom: 1px solid var(--line); vertical-align: top; }
 th { font-size: .88rem; color: var(--muted); font-weight: 600; }
@@ -95,6 +97,10 @@ dl.specs { display: grid; grid-template-columns: max-content 1fr; gap: 4px 14px;
 dl.specs dt { color: var(--muted); }
 dl.specs dd { margin: 0; }
 .review { border-top: 1px solid var(--line); padding: 10px 0; }
+footer .policies { display: flex; flex-wrap: wrap; gap: 4px 16px; margin-top: 6px; }
+.policy { max-width: 760px; }
+.policy h2 { margin-top: 18px; }
+.policy-form textarea { min-height: 260px; }
 @media (max-width: 760px) {
   .layout, .sheet { grid-template-columns: minmax(0, 1fr); }
   .facets { order: 2; }

@@ -11,6 +11,7 @@ import type {
 import { isoSecond } from '../../contract/common.ts';
 import { type Locale, render, type Text, t, text } from '../../contract/i18n.ts';
 import type { checkoutSessions } from '../checkout/tables.ts';
+import { policyUrl } from '../policies/links.ts';
 
 import type { AcpStoredStatus } from './states.ts';
 import type { acpSessions } from './tables.ts';
@@ -144,8 +145,9 @@ export function toAcpSession(
     totals: held ? sessionTotals(checkout, locale) : [],
     messages,
     links: [
-      { type: 'terms_of_use', url: `${deps.publicBaseUrl}/docs` },
-      { type: 'return_policy', url: `${deps.publicBaseUrl}/docs` },
+      { type: 'terms_of_use', url: policyUrl(deps.publicBaseUrl, 'terms') },
+      { type: 'privacy_policy', url: policyUrl(deps.publicBaseUrl, 'privacy') },
+      { type: 'return_policy', url: policyUrl(deps.publicBaseUrl, 'returns') },
     ],
     created_at: isoSecond(row.createdAt),
     updated_at: isoSecond(row.updatedAt),

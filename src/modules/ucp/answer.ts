@@ -24,6 +24,7 @@ import {
 
 import type { SessionState } from '../acp/sessions.ts';
 import type { AcpSessionRequest } from '../acp/tables.ts';
+import { policyUrl } from '../policies/links.ts';
 import { capabilitiesFor, type Negotiated } from './agent.ts';
 import { CHECKOUT, DISCOUNT, FULFILLMENT, ucpPaymentHandlers } from './profile.ts';
 
@@ -135,8 +136,9 @@ export function toUcpCheckout(
       : unheldTotals(lineItems.reduce((n, l) => n + l.totals[0]!.amount, 0)),
     ...(messages.length > 0 ? { messages } : {}),
     links: [
-      { type: 'terms_of_service', url: `${deps.publicBaseUrl}/docs` },
-      { type: 'refund_policy', url: `${deps.publicBaseUrl}/docs` },
+      { type: 'terms_of_service', url: policyUrl(deps.publicBaseUrl, 'terms') },
+      { type: 'privacy_policy', url: policyUrl(deps.publicBaseUrl, 'privacy') },
+      { type: 'refund_policy', url: policyUrl(deps.publicBaseUrl, 'returns') },
     ],
     expires_at: isoSecond(held ? checkout.expiresAt : row.expiresAt),
     // The spec: a continue_url while the person could still finish (a must when escalating).
