@@ -173,7 +173,7 @@ describe('the admin writes them in the desk', () => {
     expect(refused.status).toBe(400);
     // The problem is under the French field only, and what was typed is kept.
     expect(refused.html.match(/<p class="field-error" id="([^"]+)">([^<]*)<\/p>/g)).toEqual([
-      '<p class="field-error" id="f-privacy-fr-error">doit compter au plus 20000 caractères</p>',
+      '<p class="field-error" id="f-privacy-fr-error">doit compter au plus 20\u00a0000 caractères</p>',
     ]);
     expect(refused.html.includes(`aria-invalid="true">${'x'.repeat(20_001)}</textarea>`)).toBe(true);
     expect(refused.html).toContain('>Short and fine.</textarea>');

@@ -621,7 +621,7 @@ ${field({ name: 'ucpProfileUrl', label: t(l, 'web.desk.platforms.ucpProfileUrl')
             label: t(l, 'web.desk.policies.field', { lang }),
             value: typed ?? stored.body,
             hint: t(l, 'web.desk.policies.hint', {
-              max: formatNumber(l, POLICY_MAX_CHARS),
+              max: POLICY_MAX_CHARS,
               state: stored.updatedAt ? 'edited' : 'default',
               date: stored.updatedAt ? formatDate(l, stored.updatedAt) : '',
             }),
