@@ -119,7 +119,7 @@ describe('each email in both locales', () => {
         `Votre commande Portage est confirmée : 91,57${NBSP}$`,
         'Merci de votre commande',
         'pour 2 commandes (une par vendeur)',
-        'Chez Maple Goods (numéro de commande ord_on1)',
+        'Chez Maple Goods (numéro de commande 2026-000101)',
         `  2 × Chaussettes de laine à 12,50${NBSP}$ : 25,00${NBSP}$`,
         `  Sous-total : 44,99${NBSP}$`,
         `  Rabais : -4,50${NBSP}$`,
@@ -179,7 +179,7 @@ describe('each email in both locales', () => {
         'Numéro de suivi : 1Z999AA1',
         'Suivre le colis : https://www.canadapost-postescanada.ca/track-reperage/fr#/details/1Z999AA1',
         'Livraison prévue : 28 novembre 2026',
-        'Numéro de commande : ord_on1',
+        'Numéro de commande : 2026-000101',
       ],
     );
     const unknown = orderShippedEmail({ buyerName: '', order: onOrder() }, 'fr-CA');

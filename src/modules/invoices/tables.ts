@@ -10,12 +10,25 @@ const bytea = customType<{ data: Buffer; driverData: Uint8Array }>({
     Buffer.isBuffer(value) ? value : Buffer.from(value.buffer, value.byteOffset, value.byteLength),
 });
 
-/** Who an order's documents name, as the first of them was drawn. */
+/** Who an order's documents name, as fixed at payment (invoiceParties). */
 export interface StoredParties {
   seller: InvoiceParty;
   platform: InvoiceParty | null;
   buyerName: string;
 }
+
+/**
+ * Who an order's invoice names, fixed when the order was paid, in the payment's transaction: the
+ * seller's legal name, address and numbers, the platform's (as marketplace operator), the buyer's
+ * name. Every document of the order is drawn from this row, whatever was changed since.
+ */
+export const invoiceParties = pgTable('invoice_parties', {
+  orderId: text('order_id')
+    .primaryKey()
+    .references(() => orders.id),
+  parties: jsonb('parties').$type<StoredParties>().notNull(),
+  fixedAt: timestamp('fixed_at', { withTimezone: true }).notNull(),
+});
 
 /**
  * Each document of an order as drawn once and then served (docs/invoices.md "Drawing and storing"):

@@ -49,6 +49,7 @@ const PENDING_MAX_AGE_SECONDS = 48 * 3600;
 type MailedOrder = Pick<
   OrderRow,
   | 'id'
+  | 'number'
   | 'sellerId'
   | 'subtotalCents'
   | 'discountCents'
@@ -83,6 +84,7 @@ export async function mailOrdersOf(
     ));
   return list.map((o) => ({
     id: o.id,
+    number: o.number,
     // Unknown (the account is gone): the email says "Portage seller" in the reader's words.
     sellerName: names.get(o.sellerId) ?? '',
     items: [...o.items]
@@ -205,6 +207,7 @@ function toDetail(row: OrderRow, items: ItemRow[]): Detail {
     deliveredAt: row.deliveredAt ? toUnix(row.deliveredAt) : null,
     paymentIntentId: row.paymentIntentId,
     refundRequested: row.refundRequested,
+    number: row.number,
     taxLines: row.taxLines,
     carrier: row.carrier,
     cancelledAt: row.cancelledAt ? toUnix(row.cancelledAt) : null,
@@ -224,6 +227,7 @@ const toListItem = (row: OrderRow): z.infer<typeof orderListItem> => ({
   itemCount: row.itemCount,
   estimatedDelivery: row.estimatedDelivery,
   sellerId: row.sellerId,
+  number: row.number,
 });
 
 /** GET /orders (list_orders) for the buyer, or GET /sellers/me/orders for the seller. */
