@@ -245,7 +245,7 @@ describe('each email in both locales', () => {
     const base = {
       buyerName: 'Ada',
       returnId: 'ret_1',
-      orderId: 'ord_1',
+      orderNumber: '2026-000001',
       items: [
         { name: 'Boîte de cèdre', quantity: 2 },
         { name: 'Tuque', quantity: 1 },
@@ -263,7 +263,7 @@ describe('each email in both locales', () => {
         'A refund of $55.36',
         'Note from the seller',
         'Items returned',
-        'Return number ret_1, order number ord_1.',
+        'Return number ret_1, order number 2026-000001.',
       ],
       [
         'Votre retour de Boîte de cèdre et 1 autre article est approuvé',
@@ -272,7 +272,7 @@ describe('each email in both locales', () => {
         'Note du vendeur : Merci',
         'Articles retournés :',
         '<li>2 × Boîte de cèdre</li>',
-        'Numéro de retour ret_1, numéro de commande ord_1.',
+        'Numéro de retour ret_1, numéro de commande 2026-000001.',
       ],
     );
     const nothing = returnApprovedEmail({ ...approved, refundCents: 0, note: null }, 'fr-CA');

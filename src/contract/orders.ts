@@ -31,7 +31,9 @@ export const orderListItem = z
     sellerId: z.string(),
     number: z
       .string()
-      .describe("The order's number as people read it (pages, emails, invoice): `2026-000123`, sequential per year"),
+      .describe(
+        "The order's number as people read it (pages, emails, invoice): `2026-000123`, sequential per year",
+      ),
   })
   .meta({ id: 'OrderListItem' });
 
@@ -74,7 +76,9 @@ export const orderDetail = z
     // Beyond the spec's detail fields (a superset):
     number: z
       .string()
-      .describe("The order's number as people read it (pages, emails, invoice): `2026-000123`, sequential per year"),
+      .describe(
+        "The order's number as people read it (pages, emails, invoice): `2026-000123`, sequential per year",
+      ),
     taxLines: z.array(taxLine),
     carrier: z.string().nullable(),
     cancelledAt: unixSeconds.nullable(),

@@ -296,7 +296,7 @@ ${recent ? `<h2>${say(l, 'web.account.recentOrders')}</h2>${orderTable(v, recent
     return `<div class="table-wrap" tabindex="0"><table><thead><tr><th scope="col">${say(l, 'web.orders.order')}</th><th scope="col">${say(l, 'web.orders.date')}</th><th scope="col">${say(l, 'web.orders.status')}</th><th scope="col" class="num">${say(l, 'web.orders.items')}</th><th scope="col" class="num">${say(l, 'web.orders.total')}</th></tr></thead><tbody>${list
       .map(
         (o) =>
-          `<tr><td><a href="/account/orders/${encodeURIComponent(o.id)}">${escapeHtml(o.id)}</a></td><td>${date(v, o.createdAt)}</td><td>${orderStatus(l, o.status)}</td><td class="num">${o.itemCount}</td><td class="num">${money(v, o.totalAmountCents)}</td></tr>`,
+          `<tr><td><a href="/account/orders/${encodeURIComponent(o.id)}">${escapeHtml(o.number)}</a></td><td>${date(v, o.createdAt)}</td><td>${orderStatus(l, o.status)}</td><td class="num">${o.itemCount}</td><td class="num">${money(v, o.totalAmountCents)}</td></tr>`,
       )
       .join('')}</tbody></table></div>`;
   };
@@ -388,8 +388,8 @@ ${field({ name: 'title', label: t(l, 'web.review.heading'), attrs: ' maxlength="
       : '';
     const a = order.shippingAddress;
     return page(v, {
-      title: t(l, 'web.order.title', { id: order.id }),
-      body: `<h1>${say(l, 'web.order.title', { id: order.id })}</h1>${accountTabs(v)}${notice(o.done)}${o.error && !delivered ? formAlert(o.error) : ''}
+      title: t(l, 'web.order.title', { id: order.number }),
+      body: `<h1>${say(l, 'web.order.title', { id: order.number })}</h1>${accountTabs(v)}${notice(o.done)}${o.error && !delivered ? formAlert(o.error) : ''}
 <div class="card"><p>${orderStatus(l, order.status)} · ${say(l, 'web.order.placed', { date: dateText(v, order.createdAt) })}</p>
 ${order.status === 'cancelled' ? '' : `<p>${say(l, 'web.order.estimated', { date: dateText(v, order.estimatedDelivery) })}</p>`}${tracking}
 <p>${say(l, 'web.order.shipTo', { street: a.street, city: a.city, province: provinceName(l, a.province), postalCode: a.postalCode })}</p>

@@ -18,16 +18,18 @@ export interface StoredParties {
 }
 
 /**
- * Who an order's invoice names, fixed when the order was paid, in the payment's transaction: the
- * seller's legal name, address and numbers, the platform's (as marketplace operator), the buyer's
- * name. Every document of the order is drawn from this row, whatever was changed since.
+ * An order's invoice as issued when the order was paid, in the payment's transaction: its number
+ * and whom it names (the seller's legal name, address and numbers, the platform's as marketplace
+ * operator, the buyer's name). Every document of the order is drawn from this row, whatever was
+ * changed since (docs/invoices.md "Issued once").
  */
-export const invoiceParties = pgTable('invoice_parties', {
+export const issuedInvoices = pgTable('issued_invoices', {
   orderId: text('order_id')
     .primaryKey()
     .references(() => orders.id),
+  number: text('number').notNull(),
   parties: jsonb('parties').$type<StoredParties>().notNull(),
-  fixedAt: timestamp('fixed_at', { withTimezone: true }).notNull(),
+  issuedAt: timestamp('issued_at', { withTimezone: true }).notNull(),
 });
 
 /**

@@ -19,7 +19,10 @@ export async function takeOrderNumbers(ctx: RequestContext, at: Date, count: num
   const [row] = await ctx.db
     .insert(orderNumberYears)
     .values({ year, last: count })
-    .onConflictDoUpdate({ target: orderNumberYears.year, set: { last: sql`${orderNumberYears.last} + ${count}` } })
+    .onConflictDoUpdate({
+      target: orderNumberYears.year,
+      set: { last: sql`${orderNumberYears.last} + ${count}` },
+    })
     .returning({ last: orderNumberYears.last });
   const first = row!.last - count + 1;
   return Array.from({ length: count }, (_, i) => formatOrderNumber(year, first + i));

@@ -114,6 +114,12 @@ export async function shippingProvinceOf(ctx: RequestContext, orderId: string): 
   return row?.province ?? undefined;
 }
 
+/** An order's number (what its emails name it by); the id when the order is gone. */
+export async function orderNumberOf(ctx: RequestContext, orderId: string): Promise<string> {
+  const [row] = await ctx.db.select({ number: orders.number }).from(orders).where(eq(orders.id, orderId));
+  return row?.number ?? orderId;
+}
+
 // ---- reading ---------------------------------------------------------------------------------
 
 export async function orderIdsOfCheckout(ctx: RequestContext, checkoutId: string): Promise<string[]> {

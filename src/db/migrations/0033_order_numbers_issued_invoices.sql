@@ -1,7 +1,8 @@
-CREATE TABLE "invoice_parties" (
+CREATE TABLE "issued_invoices" (
 	"order_id" text PRIMARY KEY NOT NULL,
+	"number" text NOT NULL,
 	"parties" jsonb NOT NULL,
-	"fixed_at" timestamp with time zone NOT NULL
+	"issued_at" timestamp with time zone NOT NULL
 );
 --> statement-breakpoint
 CREATE TABLE "order_number_years" (
@@ -26,13 +27,15 @@ INSERT INTO "order_number_years" ("year", "last")
 SELECT extract(year FROM "created_at" AT TIME ZONE 'America/Toronto')::integer, count(*)
 FROM "orders" GROUP BY 1;--> statement-breakpoint
 ALTER TABLE "orders" ALTER COLUMN "number" SET NOT NULL;--> statement-breakpoint
--- An order paid before its parties were fixed at payment: what its first stored document named,
--- else what the seller, the platform and the buyer are now (docs/invoices.md "Who is named").
-INSERT INTO "invoice_parties" ("order_id", "parties", "fixed_at")
-SELECT DISTINCT ON ("order_id") "order_id", "parties", "created_at"
+-- Orders paid before invoices were issued at payment keep the invoice number they were given (the
+-- key of the order's id) and name what their first stored document named, else what the seller,
+-- the platform and the buyer are now (docs/invoices.md "Issued once").
+INSERT INTO "issued_invoices" ("order_id", "number", "parties", "issued_at")
+SELECT DISTINCT ON ("order_id") "order_id", substr("order_id", strpos("order_id", ':') + 1), "parties", "created_at"
 FROM "invoice_documents" ORDER BY "order_id", "created_at";--> statement-breakpoint
-INSERT INTO "invoice_parties" ("order_id", "parties", "fixed_at")
+INSERT INTO "issued_invoices" ("order_id", "number", "parties", "issued_at")
 SELECT o."id",
+	substr(o."id", strpos(o."id", ':') + 1),
 	jsonb_build_object(
 		'seller', jsonb_build_object(
 			'name', coalesce(sp."legal_name", sp."shop_name", s."name", ''),
@@ -61,6 +64,6 @@ FROM "orders" o
 LEFT JOIN "users" s ON s."id" = o."seller_id"
 LEFT JOIN "seller_profiles" sp ON sp."user_id" = o."seller_id"
 LEFT JOIN "users" b ON b."id" = o."buyer_id"
-WHERE NOT EXISTS (SELECT 1 FROM "invoice_parties" ip WHERE ip."order_id" = o."id");--> statement-breakpoint
-ALTER TABLE "invoice_parties" ADD CONSTRAINT "invoice_parties_order_id_orders_id_fk" FOREIGN KEY ("order_id") REFERENCES "public"."orders"("id") ON DELETE no action ON UPDATE no action;--> statement-breakpoint
+WHERE NOT EXISTS (SELECT 1 FROM "issued_invoices" ii WHERE ii."order_id" = o."id");--> statement-breakpoint
+ALTER TABLE "issued_invoices" ADD CONSTRAINT "issued_invoices_order_id_orders_id_fk" FOREIGN KEY ("order_id") REFERENCES "public"."orders"("id") ON DELETE no action ON UPDATE no action;--> statement-breakpoint
 ALTER TABLE "orders" ADD CONSTRAINT "orders_number_unique" UNIQUE("number");
