@@ -146,6 +146,18 @@ export async function getPlatformTaxProfile(ctx: RequestContext) {
   return toPlatformProfile(row);
 }
 
+/**
+ * Whether the platform's tax profile is complete enough for a deployed service to start: set,
+ * with both registration numbers (a marketplace operator collects the GST/HST and the QST).
+ */
+export async function platformTaxProfileReady(db: RequestContext['db']): Promise<boolean> {
+  const [row] = await db
+    .select({ gstHst: platformTaxProfile.gstHstNumber, qst: platformTaxProfile.qstNumber })
+    .from(platformTaxProfile)
+    .where(eq(platformTaxProfile.id, 1));
+  return !!row?.gstHst && !!row.qst;
+}
+
 /** PUT /admin/tax-profile: replaces the marketplace operator's identity (one row). */
 export async function putPlatformTaxProfile(ctx: RequestContext, input: PlatformTaxProfileInput) {
   if (input.qstNumber && isNonResidentQst(input.qstNumber) && input.province === 'QC') throw nrInQuebec();
