@@ -131,6 +131,18 @@ export async function orderIdsOfCheckout(ctx: RequestContext, checkoutId: string
   return rows.map((r) => r.id);
 }
 
+/** A checkout's orders as a person names them (id and number), sellers in order. */
+export async function numberedOrdersOfCheckout(
+  ctx: RequestContext,
+  checkoutId: string,
+): Promise<Array<{ id: string; number: string }>> {
+  return ctx.db
+    .select({ id: orders.id, number: orders.number })
+    .from(orders)
+    .where(eq(orders.checkoutId, checkoutId))
+    .orderBy(asc(orders.sellerId));
+}
+
 export { ordersWrittenIn } from './create.ts';
 export type { AdapterOrderItem };
 
