@@ -536,7 +536,7 @@ ${field({ name: 'trackingNumber', label: t(l, 'web.console.order.trackingNumber'
       ],
       list.map(
         (o, i) =>
-          `<tr><td><a href="${escapeHtml(orderPath(o.id))}">${escapeHtml(o.number)}</a></td><td>${date(v, o.createdAt)}</td><td>${orderBadge(l, o.status)}</td><td class="num">${o.itemCount}</td><td class="num">${money(v, o.totalAmountCents)}</td><td>${next(o, i)}</td></tr>`,
+          `<tr><td><a class="order-number" href="${escapeHtml(orderPath(o.id))}">${escapeHtml(o.number)}</a></td><td>${date(v, o.createdAt)}</td><td>${orderBadge(l, o.status)}</td><td class="num">${o.itemCount}</td><td class="num">${money(v, o.totalAmountCents)}</td><td>${next(o, i)}</td></tr>`,
       ),
     );
   };
