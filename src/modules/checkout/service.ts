@@ -12,7 +12,7 @@ import { isoSecond, isRecordId, newId, type Province, toUnix } from '../../contr
 import { AppError, conflict, notFound } from '../../contract/errors.ts';
 import { BASE_LOCALE, type Locale, t } from '../../contract/i18n.ts';
 import { insertInto, pipeline, query, statement } from '../../db/sql.ts';
-import type { MailNames } from '../auth/sellers.ts';
+import { type MailNames, shopNames } from '../auth/sellers.ts';
 import { isEmailVerified } from '../auth/users.ts';
 import { lockedCartForCheckout, quoteLines } from '../cart/service.ts';
 import type { SaleProductRow } from '../catalog/service.ts';
@@ -323,8 +323,14 @@ export async function holdCheckout(
         refused.map((r) => r.productId),
       );
     }
+    // People read a parcel's tax lines by its shop's name (the agent protocols' totals).
+    const shops = await shopNames(
+      tx,
+      priced.parcels.map((p) => p.sellerId),
+    );
     const parcels: StoredParcel[] = priced.parcels.map((p) => ({
       sellerId: p.sellerId,
+      shopName: shops.get(p.sellerId) ?? '',
       originProvince: p.originProvince,
       subtotalCents: p.subtotalCents,
       discountCents: p.discountCents,
