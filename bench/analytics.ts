@@ -195,11 +195,11 @@ async function seed(db: pg.Client) {
     await timed(
       db,
       'orders',
-      `insert into orders (id, checkout_id, buyer_id, seller_id, status, subtotal_cents, discount_cents,
+      `insert into orders (id, number, checkout_id, buyer_id, seller_id, status, subtotal_cents, discount_cents,
          shipping_cost_cents, tax_amount_cents, tax_lines, platform_fee_cents, total_amount_cents,
          shipping_address, payment_intent_id, stock_committed, item_count, estimated_delivery,
          refunded_cents, created_at, confirmed_at, cancelled_at)
-       select 'orders:o' || b.o, 'checkouts:c' || b.o, 'users:b' || b.buyer, 'users:s' || b.seller,
+       select 'orders:o' || b.o, 'bench-' || b.o, 'checkouts:c' || b.o, 'users:b' || b.buyer, 'users:s' || b.seller,
            case when b.fate < 0.03 then 'cancelled' when b.at < now() - interval '10 days' then 'delivered' else 'confirmed' end,
            t.subtotal, 0, 0, t.subtotal * 13 / 100, '[]'::jsonb, (t.subtotal * 250 + 5000) / 10000,
            t.subtotal + t.subtotal * 13 / 100,
@@ -403,10 +403,10 @@ async function triggerCost(db: pg.Client) {
       [`checkouts:t${i}`, buyer, JSON.stringify([{ sellerId: seller }])],
     );
     await db.query(
-      `insert into orders (id, checkout_id, buyer_id, seller_id, status, subtotal_cents, discount_cents, shipping_cost_cents,
+      `insert into orders (id, number, checkout_id, buyer_id, seller_id, status, subtotal_cents, discount_cents, shipping_cost_cents,
          tax_amount_cents, tax_lines, platform_fee_cents, total_amount_cents, shipping_address, payment_intent_id,
          stock_committed, item_count, estimated_delivery, created_at, confirmed_at)
-       values ($1, $2, $3, $4, 'confirmed', 2000, 0, 0, 260, '[]', 50, 2260, '{}', 'pi_t', true, 2, current_date + 5, now(), now())`,
+       values ($1, $1, $2, $3, $4, 'confirmed', 2000, 0, 0, 260, '[]', 50, 2260, '{}', 'pi_t', true, 2, current_date + 5, now(), now())`,
       [`orders:t${i}`, `checkouts:t${i}`, buyer, seller],
     );
     await db.query(

@@ -486,6 +486,7 @@ async function ceilingJobs(db: pg.Pool, sessionIds: string[]): Promise<CeilingJo
       totalCents: s.total_cents,
       orders: s.parcels.map((p, k) => ({
         id: orders[k]!.id as string,
+        number: orders[k]!.id as string,
         sellerName: shops.get(p.sellerId) ?? 'Portage seller',
         items: p.items.map((i) => ({ name: i.name, quantity: i.quantity, unitPriceCents: i.unitPriceCents })),
         subtotalCents: p.subtotalCents,
@@ -556,11 +557,11 @@ async function ceilingPhase(
           [j.sessionId],
         );
         await client.query(
-          `insert into orders (id, checkout_id, buyer_id, seller_id, status, subtotal_cents, discount_cents,
+          `insert into orders (id, number, checkout_id, buyer_id, seller_id, status, subtotal_cents, discount_cents,
            shipping_cost_cents, tax_amount_cents, tax_lines, platform_fee_cents, total_amount_cents,
            shipping_address, payment_intent_id, stock_committed, item_count, estimated_delivery,
            created_at, confirmed_at)
-         select id, $2, $3, seller_id, 'confirmed', subtotal_cents, discount_cents, shipping_cost_cents,
+         select id, id, $2, $3, seller_id, 'confirmed', subtotal_cents, discount_cents, shipping_cost_cents,
            tax_amount_cents, tax_lines, platform_fee_cents, total_amount_cents, shipping_address, $4, true,
            item_count, estimated_delivery, now(), now()
          from json_to_recordset($1::json) as t(id text, seller_id text, subtotal_cents int,

@@ -247,7 +247,10 @@ export async function buildApp(opts: AppOptions): Promise<FastifyInstance> {
   };
   await app.register(checkoutRoutes({ ...commerce, publishableKey: config.payments.publishableKey }));
   await app.register(paymentRoutes({ ...commerce, sandbox }));
-  const invoices = createInvoiceRenderer(config.invoiceRender, app.log.child({ component: 'invoices' }));
+  const invoices = createInvoiceRenderer(
+    { ...config.invoiceRender, samples: config.appEnv === 'development' },
+    app.log.child({ component: 'invoices' }),
+  );
   app.decorate('invoices', invoices);
   await app.register(orderRoutes(commerce, invoices));
   await app.register(invoiceRoutes(invoiceLinks, invoices));

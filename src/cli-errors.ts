@@ -2,3 +2,8 @@
 export class UsageError extends Error {
   override name = 'UsageError';
 }
+
+/** The service will not start as configured (a setting kept in the database is missing): exit code 1. */
+export class StartRefusedError extends Error {
+  override name = 'StartRefusedError';
+}

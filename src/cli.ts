@@ -1,4 +1,4 @@
-// The `portage` command: serve | mcp | migrate | seed | user create | platform create.
+// The `portage` command: serve | mcp | migrate | seed | user create | platform create | tax-profile set.
 // Each command loads only the modules it needs: the tool server none of the service's.
 import { UsageError } from './cli-errors.ts';
 import { ConfigError } from './config.ts';
@@ -20,6 +20,10 @@ Commands:
   platform create --name N --webhook-url U [--ucp-profile P]
                              register an agent platform; prints it as JSON with its
                              API key and webhook secret, shown once
+  tax-profile set --legal-name N --street S --city C --province P --postal-code Z
+              [--gst-hst-number G] [--qst-number Q]
+                             the platform's tax profile (what invoices name as the
+                             marketplace operator); staging and production need it
 
 Configuration comes from the environment; see the README.`;
 
@@ -45,6 +49,10 @@ async function main(argv: string[]): Promise<void> {
       if (rest[0] !== 'create')
         throw new UsageError(`Unknown command "${['platform', ...rest.slice(0, 1)].join(' ')}"`);
       return (await import('./commands.ts')).createPlatformCommand(rest.slice(1));
+    case 'tax-profile':
+      if (rest[0] !== 'set')
+        throw new UsageError(`Unknown command "${['tax-profile', ...rest.slice(0, 1)].join(' ')}"`);
+      return (await import('./commands.ts')).setTaxProfileCommand(rest.slice(1));
     case undefined:
     case 'help':
     case '--help':
@@ -65,7 +73,7 @@ main(process.argv.slice(2)).catch((err: unknown) => {
     return;
   } else if (
     err instanceof AppError ||
-    ['DataDirInUseError', 'ToolServerConfigError'].includes((err as Error)?.name)
+    ['DataDirInUseError', 'ToolServerConfigError', 'StartRefusedError'].includes((err as Error)?.name)
   ) {
     console.error(`portage: ${(err as Error).message}`);
   } else if ((err as { code?: string }).code === 'EADDRINUSE') {

@@ -1,12 +1,12 @@
-// The service's commands: serve, migrate, seed, user create, platform create. Loaded by src/cli.ts only for
+// The service's commands: serve, migrate, seed, user create, platform create, tax-profile set. Loaded by src/cli.ts only for
 // these commands, so that `portage mcp` does not load the service.
 import { randomBytes } from 'node:crypto';
 import { parseArgs } from 'node:util';
 import pino from 'pino';
 import type { z } from 'zod';
-import { UsageError } from './cli-errors.ts';
+import { StartRefusedError, UsageError } from './cli-errors.ts';
 import { type Config, loadConfig } from './config.ts';
-import { becomeSellerBody, registerBody } from './contract/auth.ts';
+import { becomeSellerBody, platformTaxProfileBody, registerBody } from './contract/auth.ts';
 import { role as roleSchema } from './contract/common.ts';
 import { AppError, inputProblems, wordProblems } from './contract/errors.ts';
 import { BASE_LOCALE } from './contract/i18n.ts';
@@ -14,6 +14,7 @@ import { createPlatformBody } from './contract/platforms.ts';
 import { type Database, openDatabase } from './db/index.ts';
 import { seedCatalog } from './db/seed.ts';
 import { connectRedis } from './http/redis.ts';
+import { platformTaxProfileReady, putPlatformTaxProfile } from './modules/auth/sellers.ts';
 import { createAuthService } from './modules/auth/service.ts';
 import { createPlatform } from './modules/platforms/service.ts';
 
@@ -61,6 +62,14 @@ export async function serve() {
   if (loaded.status === 'rejected') {
     await database.close();
     throw loaded.reason;
+  }
+  // Deployed, every invoice must name who collects the tax a seller is not registered for: the
+  // platform, as marketplace operator (docs/invoices.md). Development draws samples without it.
+  if (config.appEnv !== 'development' && !(await platformTaxProfileReady(database.db))) {
+    await database.close();
+    throw new StartRefusedError(
+      `the platform's tax profile is not set (APP_ENV=${config.appEnv} needs its legal name, address, GST/HST and QST numbers, which invoices print); set it with \`portage tax-profile set\` (see \`portage help\`), then start again`,
+    );
   }
   const redis = config.redisUrl ? await connectRedis(config.redisUrl) : undefined;
   const app = await loaded.value.buildApp({ config, database, redis });
@@ -159,6 +168,47 @@ export async function createPlatformCommand(args: string[]) {
     const platform = await createPlatform(cliContext(database), input.data);
     console.log(JSON.stringify(platform, null, 2));
     console.error("The API key and webhook secret are shown once; only the key's SHA-256 is stored.");
+  });
+}
+
+/** `tax-profile set`: the platform's tax profile, as PUT /admin/tax-profile sets it (replaced whole). */
+export async function setTaxProfileCommand(args: string[]) {
+  const { values } = parseArgs({
+    args,
+    options: {
+      'legal-name': { type: 'string' },
+      street: { type: 'string' },
+      city: { type: 'string' },
+      province: { type: 'string' },
+      'postal-code': { type: 'string' },
+      'gst-hst-number': { type: 'string' },
+      'qst-number': { type: 'string' },
+    },
+    strict: true,
+  });
+  const flags: Record<string, string> = {
+    legalName: 'legal-name',
+    postalCode: 'postal-code',
+    gstHstNumber: 'gst-hst-number',
+    qstNumber: 'qst-number',
+  };
+  const input = platformTaxProfileBody.safeParse({
+    legalName: values['legal-name'],
+    street: values.street,
+    city: values.city,
+    province: values.province,
+    postalCode: values['postal-code'],
+    gstHstNumber: values['gst-hst-number'] ?? null,
+    qstNumber: values['qst-number'] ?? null,
+  });
+  if (!input.success) {
+    throw new UsageError(
+      flagProblems(platformTaxProfileBody, input.error, (path) => flags[path] ?? path).join('\n'),
+    );
+  }
+  await withDatabase(loadConfig(), async (database) => {
+    const saved = await putPlatformTaxProfile(cliContext(database), input.data);
+    console.log(`Tax profile set: ${saved.legalName}`);
   });
 }
 

@@ -92,9 +92,11 @@ describe('a platform buys through ACP', () => {
     expect(moved.status, JSON.stringify(moved.body)).toBe(200);
     const qcTax = moved.body.totals.find((x: Total) => x.type === 'tax');
     expect(qcTax.amount).not.toBe(amount(created.body, 'tax'));
-    expect(qcTax.breakdown.map((b: { jurisdiction: string }) => b.jurisdiction.split(' ')[0])).toEqual([
-      'GST',
-      'QST',
+    // Each tax line names the parcel by its shop's name, never the seller's id.
+    const shopName = (await t.api.as(shop).get('/me')).body.seller.shopName;
+    expect(qcTax.breakdown.map((b: { jurisdiction: string }) => b.jurisdiction)).toEqual([
+      `GST QC (parcel of ${shopName})`,
+      `QST QC (parcel of ${shopName})`,
     ]);
     expect(await liveReservedUnits(database, p.id)).toBe(2);
 

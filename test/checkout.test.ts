@@ -223,6 +223,7 @@ describe('POST /checkout: the session', () => {
       paymentMethods: ['card', 'apple_pay', 'google_pay', 'klarna'],
       expiresAt: now + 1800,
       orderIds: [],
+      orderNumbers: [],
     });
     expect(await stockOf(p.id)).toEqual({ stock: 10, reserved: 1 });
     const inv = await t.api.as(b).get(`/products/${p.id}/inventory?quantity=10`);

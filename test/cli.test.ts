@@ -23,7 +23,7 @@ import { loadConfig } from '../src/config.ts';
 import { openDatabase } from '../src/db/index.ts';
 import { loadKeyRing } from '../src/modules/auth/keys.ts';
 import { platforms } from '../src/modules/platforms/tables.ts';
-import { Api, testApp, testKeyPem, uniqueEmail } from './helpers/app.ts';
+import { Api, testApp, testKeyPem, testUcpKeyPem, uniqueEmail } from './helpers/app.ts';
 import { ON_ADDRESS } from './helpers/checkout.ts';
 import { testDatabase } from './helpers/db.ts';
 import { finished } from './helpers/process.ts';
@@ -323,6 +323,75 @@ describe('portage serve', () => {
         expect(lines(migrated.stdout)).toEqual(['Migrations applied.']);
       } finally {
         if (!exited) server.kill('SIGKILL');
+      }
+    },
+  );
+});
+
+describe('portage serve, deployed', () => {
+  it.skipIf(onPostgres)(
+    'refuses to start without the platform’s tax profile, saying how to set it; starts once it is set',
+    async () => {
+      const dataDir = freshDataDir();
+      const port = await freePort();
+      const deployed = {
+        DATA_DIR: dataDir,
+        PORT: String(port),
+        APP_ENV: 'staging',
+        PUBLIC_BASE_URL: 'https://staging.portage.example',
+        PAYMENT_WEBHOOK_SECRET: 'whsec_staging_test_0123456789',
+        STRIPE_SECRET_KEY: 'sk_test_staging1',
+        STRIPE_PUBLISHABLE_KEY: 'pk_test_staging1',
+        JWT_PRIVATE_KEY: testKeyPem(),
+        UCP_SIGNING_KEY: testUcpKeyPem(),
+      };
+      const refused = await portage(['serve'], deployed);
+      expect(refused.code).toBe(1);
+      expect(lines(refused.stderr)).toEqual([
+        "portage: the platform's tax profile is not set (APP_ENV=staging needs its legal name, address, GST/HST and QST numbers, which invoices print); set it with `portage tax-profile set` (see `portage help`), then start again",
+      ]);
+
+      const bad = await portage(
+        ['tax-profile', 'set', '--legal-name', 'Portage Marketplace Inc.', '--street', '1 Place Ville Marie'],
+        deployed,
+      );
+      expect(bad.code).toBe(2);
+      expect(bad.stderr).toMatch(/^portage: --city: .+\n--province: .+\n--postal-code: .+\n/);
+
+      const set = await portage(
+        [
+          'tax-profile',
+          'set',
+          '--legal-name',
+          'Portage Marketplace Inc.',
+          '--street',
+          '1 Place Ville Marie',
+          '--city',
+          'Montréal',
+          '--province',
+          'QC',
+          '--postal-code',
+          'h3b 2b6',
+          '--gst-hst-number',
+          '876543216RT0001',
+          '--qst-number',
+          '1234567892TQ0001',
+        ],
+        deployed,
+      );
+      expect({ code: set.code, stderr: set.stderr, stdout: set.stdout }).toEqual({
+        code: 0,
+        stderr: '',
+        stdout: 'Tax profile set: Portage Marketplace Inc.\n',
+      });
+
+      const server = start(['serve'], deployed);
+      const serverDone = finished(server);
+      try {
+        await answering(port, serverDone);
+      } finally {
+        server.kill('SIGTERM');
+        await serverDone;
       }
     },
   );

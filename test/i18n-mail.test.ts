@@ -119,7 +119,7 @@ describe('each email in both locales', () => {
         `Votre commande Portage est confirmée : 91,57${NBSP}$`,
         'Merci de votre commande',
         'pour 2 commandes (une par vendeur)',
-        'Chez Maple Goods (numéro de commande ord_on1)',
+        'Chez Maple Goods (numéro de commande 2026-000101)',
         `  2 × Chaussettes de laine à 12,50${NBSP}$ : 25,00${NBSP}$`,
         `  Sous-total : 44,99${NBSP}$`,
         `  Rabais : -4,50${NBSP}$`,
@@ -179,7 +179,7 @@ describe('each email in both locales', () => {
         'Numéro de suivi : 1Z999AA1',
         'Suivre le colis : https://www.canadapost-postescanada.ca/track-reperage/fr#/details/1Z999AA1',
         'Livraison prévue : 28 novembre 2026',
-        'Numéro de commande : ord_on1',
+        'Numéro de commande : 2026-000101',
       ],
     );
     const unknown = orderShippedEmail({ buyerName: '', order: onOrder() }, 'fr-CA');
@@ -245,7 +245,7 @@ describe('each email in both locales', () => {
     const base = {
       buyerName: 'Ada',
       returnId: 'ret_1',
-      orderId: 'ord_1',
+      orderNumber: '2026-000001',
       items: [
         { name: 'Boîte de cèdre', quantity: 2 },
         { name: 'Tuque', quantity: 1 },
@@ -263,7 +263,7 @@ describe('each email in both locales', () => {
         'A refund of $55.36',
         'Note from the seller',
         'Items returned',
-        'Return number ret_1, order number ord_1.',
+        'Return number ret_1, order number 2026-000001.',
       ],
       [
         'Votre retour de Boîte de cèdre et 1 autre article est approuvé',
@@ -272,7 +272,7 @@ describe('each email in both locales', () => {
         'Note du vendeur : Merci',
         'Articles retournés :',
         '<li>2 × Boîte de cèdre</li>',
-        'Numéro de retour ret_1, numéro de commande ord_1.',
+        'Numéro de retour ret_1, numéro de commande 2026-000001.',
       ],
     );
     const nothing = returnApprovedEmail({ ...approved, refundCents: 0, note: null }, 'fr-CA');

@@ -454,7 +454,7 @@ describe('order email templates', () => {
         '',
         'Thank you for your order. We received your payment of $91.57 for 2 orders (one per seller).',
         '',
-        'From Maple Goods (order number ord_on1)',
+        'From Maple Goods (order number 2026-000101)',
         '  2 × Wool socks @ $12.50: $25.00',
         '  1 × Tuque @ $19.99: $19.99',
         '  Subtotal: $44.99',
@@ -465,7 +465,7 @@ describe('order email templates', () => {
         '  Estimated delivery: November 28, 2026',
         '  Ships to: 100 Queen St W, Toronto ON M5H 2N2, CA',
         '',
-        'From Boutique Québec (order number ord_qc1)',
+        'From Boutique Québec (order number 2026-000102)',
         '  3 × Sirop d’érable @ $10.01: $30.03',
         '  Subtotal: $30.03',
         '  Shipping: Free',
@@ -516,7 +516,7 @@ describe('order email templates', () => {
       'Carrier: Canada Post\nTracking number: 1Z999AA10123456784\nTrack it: https://www.canadapost-postescanada.ca/track-reperage/en#/details/1Z999AA10123456784\n',
     );
     expect(email.text).toContain('Estimated delivery: November 28, 2026');
-    expect(email.text).toContain('Order number: ord_on1');
+    expect(email.text).toContain('Order number: 2026-000101');
     expect(email.html).toContain('Tracking number: 1Z999AA10123456784');
     expect(email.html).toContain('Carrier: Canada Post');
     expect(email.html).toContain(

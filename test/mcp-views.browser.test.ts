@@ -305,7 +305,9 @@ describe.skipIf(unavailable !== undefined)('the views in an MCP Apps host', () =
     await expect
       .poll(() => frame.getByRole('status').innerText(), { timeout: 20_000 })
       .toContain('Paid, thank you.');
-    expect(await frame.getByRole('link', { name: `Order ${orderId}` }).getAttribute('href')).toBe(
+    // The view names the order by its number; its link carries the id.
+    const { number } = (await t.api.as(who).get(`/orders/${encodeURIComponent(orderId!)}`)).body;
+    expect(await frame.getByRole('link', { name: `Order ${number}` }).getAttribute('href')).toBe(
       `${t.config.publicBaseUrl}/account/orders/${encodeURIComponent(orderId!)}`,
     );
     expect((await hostLog(page)).some((e) => e[0] === 'tools/call' && e[1] === 'get_checkout')).toBe(true);

@@ -90,6 +90,10 @@ describe('a paid two-seller cart', () => {
     const rows = await ordersOfCheckout(database, session.sessionId);
     expect(rows.map((r) => r.sellerId).sort()).toEqual([on.id, qc.id].sort());
     const idOf = (sellerId: string) => rows.find((r) => r.sellerId === sellerId)!.id;
+    const numberOf = (sellerId: string) => rows.find((r) => r.sellerId === sellerId)!.number;
+    // One number per order, of the year it was paid in, taken one after the other.
+    const ranks = rows.map((r) => Number(/^2026-(\d{6})$/.exec(r.number)![1])).sort((x, y) => x - y);
+    expect(ranks[1]! - ranks[0]!).toBe(1);
     const created = unix(CONFIRMED_AT);
     const common = {
       buyerId: b.id,
@@ -111,6 +115,7 @@ describe('a paid two-seller cart', () => {
     expect(onOrder.body).toEqual({
       ...common,
       id: idOf(on.id),
+      number: numberOf(on.id),
       sellerId: on.id,
       invoiceUrl: `http://portage.test/orders/${encodeURIComponent(idOf(on.id))}/invoice`,
       items: [{ productId: pa.id, name: pa.title, quantity: 2, unitPriceCents: 3000, imageUrl: null }],
@@ -130,6 +135,7 @@ describe('a paid two-seller cart', () => {
     expect(qcOrder.body).toEqual({
       ...common,
       id: idOf(qc.id),
+      number: numberOf(qc.id),
       sellerId: qc.id,
       invoiceUrl: `http://portage.test/orders/${encodeURIComponent(idOf(qc.id))}/invoice`,
       items: [{ productId: pb.id, name: pb.title, quantity: 1, unitPriceCents: 2600, imageUrl: null }],
@@ -229,6 +235,7 @@ describe('listing and visibility', () => {
     expect(all.body.orders.map((o: { id: string }) => o.id)).toEqual([ids[2], ids[1], ids[0]]);
     expect(all.body.orders[0]).toEqual({
       id: ids[2],
+      number: expect.stringMatching(/^2026-\d{6}$/),
       buyerId: b.id,
       sellerId: s.id,
       status: 'confirmed',
@@ -513,7 +520,7 @@ describe('the order email', () => {
     // The names come with the locked session in the payment's transaction: the buyer's, and the shop's.
     const { text } = parseEml(eml);
     expect(text).toContain('Hello Test buyer,');
-    expect(text).toMatch(/From Maple Goods \(order number orders:\S+\)/);
+    expect(text).toMatch(/From Maple Goods \(order number 2026-\d{6}\)/);
     // Its links: the order's page in the account, and its invoice, signed (GET /invoices/:token
     // answers it signed out).
     expect(text?.match(/https?:\/\/\S+/g)).toEqual([

@@ -99,7 +99,8 @@ describe.skipIf(unavailable !== undefined)('the sandbox payment page in Chromium
     // The orders exist, for this buyer, as the confirmation says.
     const orders = await ordersOf(b);
     expect(orders.total).toBe(2);
-    expect(orders.orders.map((o: { id: string }) => o.id).sort()).toEqual([...shownIds].sort());
+    // The receipt names each order by its number.
+    expect(orders.orders.map((o: { number: string }) => o.number).sort()).toEqual([...shownIds].sort());
     expect(orders.orders.every((o: { status: string }) => o.status === 'confirmed')).toBe(true);
     const paidTotal = orders.orders.reduce(
       (sum: number, o: { totalAmountCents: number }) => sum + o.totalAmountCents,

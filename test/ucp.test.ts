@@ -172,11 +172,13 @@ describe('a platform buys through UCP', () => {
     expect(moved.body.status).toBe('ready_for_complete');
     const qcTax = amount(moved.body, 'tax')!;
     expect(qcTax).not.toBe(amount(created.body, 'tax'));
+    // Each tax line names the parcel by its shop's name, never the seller's id.
+    const shopName = (await t.api.as(shop).get('/me')).body.seller.shopName;
     expect(
       moved.body.totals
         .find((x: Total) => x.type === 'tax')
         .lines.map((l: { display_text: string }) => l.display_text),
-    ).toEqual([expect.stringMatching(/^GST 5% \(QC/), expect.stringMatching(/^QST 9\.975% \(QC/)]);
+    ).toEqual([`GST 5% (QC, parcel of ${shopName})`, `QST 9.975% (QC, parcel of ${shopName})`]);
 
     const token = await vault.delegate(created.body.id);
     expect(token.status, JSON.stringify(token.body)).toBe(201);

@@ -14,7 +14,7 @@ import { Browser, textOf } from './helpers/web.ts';
 
 const { t, database } = useTestApp();
 
-const PAGES = ['/desk', '/desk/reviews', '/desk/users', '/desk/coupons', '/desk/platforms'];
+const PAGES = ['/desk', '/desk/reviews', '/desk/users', '/desk/coupons', '/desk/platforms', '/desk/tax'];
 const ctx = (): RequestContext => ({ db: database.db, now: t.clock.now, log: t.app.log });
 
 let boss: SignedIn;

@@ -123,6 +123,9 @@ export const checkoutSession = z
     coupon: z.string().nullable(),
     parcels: z.array(checkoutParcel).describe('One per seller: each becomes its own order when paid'),
     orderIds: z.array(z.string()).describe('The orders made from this session once paid; empty before'),
+    orderNumbers: z
+      .array(z.string())
+      .describe('Their numbers as people read them (`2026-000123`), in the order of `orderIds`'),
   })
   .meta({ id: 'CheckoutSession' });
 

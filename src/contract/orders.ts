@@ -29,6 +29,11 @@ export const orderListItem = z
     estimatedDelivery: z.string().describe('YYYY-MM-DD'),
     // Beyond the spec's list fields (a superset):
     sellerId: z.string(),
+    number: z
+      .string()
+      .describe(
+        "The order's number as people read it (pages, emails, invoice): `2026-000123`, sequential per year",
+      ),
   })
   .meta({ id: 'OrderListItem' });
 
@@ -69,6 +74,11 @@ export const orderDetail = z
     paymentIntentId: z.string(),
     refundRequested: z.boolean(),
     // Beyond the spec's detail fields (a superset):
+    number: z
+      .string()
+      .describe(
+        "The order's number as people read it (pages, emails, invoice): `2026-000123`, sequential per year",
+      ),
     taxLines: z.array(taxLine),
     carrier: z.string().nullable(),
     cancelledAt: unixSeconds.nullable(),

@@ -251,9 +251,9 @@ function checkout(l: Locale, s: z.output<typeof checkoutSession>, links: ViewLin
   let state: string;
   if (s.orderIds.length) {
     const orders = s.orderIds
-      .map((id) => {
+      .map((id, n) => {
         const url = `${base}/account/orders/${encodeURIComponent(id)}`;
-        return `<li><a href="${escapeHtml(url)}" data-open="${escapeHtml(url)}">${say(l, 'view.checkout.order', { id })}</a></li>`;
+        return `<li><a href="${escapeHtml(url)}" data-open="${escapeHtml(url)}">${say(l, 'view.checkout.order', { id: s.orderNumbers?.[n] ?? id })}</a></li>`;
       })
       .join('');
     state = `<p class="notice" role="status">${say(l, 'view.checkout.paid', { n: s.orderIds.length })}</p><ul>${orders}</ul>`;

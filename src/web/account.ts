@@ -317,7 +317,7 @@ ${recent ? `<h2>${say(l, 'web.account.recentOrders')}</h2>${orderTable(v, recent
     return `<div class="table-wrap" tabindex="0"><table><thead><tr><th scope="col">${say(l, 'web.orders.order')}</th><th scope="col">${say(l, 'web.orders.date')}</th><th scope="col">${say(l, 'web.orders.status')}</th><th scope="col" class="num">${say(l, 'web.orders.items')}</th><th scope="col" class="num">${say(l, 'web.orders.total')}</th></tr></thead><tbody>${list
       .map(
         (o) =>
-          `<tr><td><a href="/account/orders/${encodeURIComponent(o.id)}">${escapeHtml(o.id)}</a></td><td>${date(v, o.createdAt)}</td><td>${orderStatus(l, o.status)}</td><td class="num">${o.itemCount}</td><td class="num">${money(v, o.totalAmountCents)}</td></tr>`,
+          `<tr><td><a class="order-number" href="/account/orders/${encodeURIComponent(o.id)}">${escapeHtml(o.number)}</a></td><td>${date(v, o.createdAt)}</td><td>${orderStatus(l, o.status)}</td><td class="num">${o.itemCount}</td><td class="num">${money(v, o.totalAmountCents)}</td></tr>`,
       )
       .join('')}</tbody></table></div>`;
   };
@@ -460,8 +460,8 @@ ${field({ name: 'title', label: t(l, 'web.review.heading'), attrs: ' maxlength="
     const shown = o.form === 'cancel' ? cancel : o.form === 'return' ? returnForm : reviewForms;
     const topAlert = o.error && !shown.includes('id="form-error"') ? formAlert(o.error) : '';
     return page(v, {
-      title: t(l, 'web.order.title', { id: order.id }),
-      body: `<h1>${say(l, 'web.order.title', { id: order.id })}</h1>${accountTabs(v)}${notice(o.done)}${topAlert}
+      title: t(l, 'web.order.title', { id: order.number }),
+      body: `<h1>${say(l, 'web.order.title', { id: order.number })}</h1>${accountTabs(v)}${notice(o.done)}${topAlert}
 <div class="card"><p>${orderStatus(l, order.status)}${refundState} · ${say(l, 'web.order.placed', { date: dateText(v, order.createdAt) })}</p>
 ${order.status === 'cancelled' ? '' : `<p>${say(l, 'web.order.estimated', { date: dateText(v, order.estimatedDelivery) })}</p>`}${tracking}
 <p>${say(l, 'web.order.shipTo', { street: a.street, city: a.city, province: provinceName(l, a.province), postalCode: a.postalCode })}</p>

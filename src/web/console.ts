@@ -504,7 +504,7 @@ ${selectField({ name: 'status', label: t(l, 'web.console.product.status'), value
   /** What the seller can do next with an order: confirm it, ship it (carrier and tracking), mark it delivered. */
   const orderActions = (
     v: View,
-    o: { id: string; status: string },
+    o: { id: string; number: string; status: string },
     rowId?: string,
     form: { error?: FormError; typed?: Body } = {},
   ) => {
@@ -525,8 +525,8 @@ ${selectField({ name: 'status', label: t(l, 'web.console.product.status'), value
     if (o.status !== 'confirmed') return '';
     if (rowId) {
       return `<form method="post" action="${escapeHtml(`${path}/ship`)}" class="row">${csrfField(v)}<input type="hidden" name="from" value="list">
-${rowInput({ id: `${rowId}-carrier`, name: 'carrier', label: t(l, 'web.console.order.carrier'), of: o.id, maxlength: 64 })}
-${rowInput({ id: `${rowId}-tracking`, name: 'trackingNumber', label: t(l, 'web.console.order.trackingNumber'), of: o.id, maxlength: 64 })}
+${rowInput({ id: `${rowId}-carrier`, name: 'carrier', label: t(l, 'web.console.order.carrier'), of: o.number, maxlength: 64 })}
+${rowInput({ id: `${rowId}-tracking`, name: 'trackingNumber', label: t(l, 'web.console.order.trackingNumber'), of: o.number, maxlength: 64 })}
 <button type="submit" class="small">${say(l, 'web.console.order.ship')}</button></form>`;
     }
     return `<form method="post" action="${escapeHtml(`${path}/ship`)}" class="card" novalidate>${csrfField(v)}<h2>${say(l, 'web.console.order.shipTitle')}</h2>${formAlert(error)}
@@ -553,7 +553,7 @@ ${field({ name: 'trackingNumber', label: t(l, 'web.console.order.trackingNumber'
       ],
       list.map(
         (o, i) =>
-          `<tr><td><a href="${escapeHtml(orderPath(o.id))}">${escapeHtml(o.id)}</a></td><td>${date(v, o.createdAt)}</td><td>${orderBadge(l, o.status)}</td><td class="num">${o.itemCount}</td><td class="num">${money(v, o.totalAmountCents)}</td><td>${next(o, i)}</td></tr>`,
+          `<tr><td><a class="order-number" href="${escapeHtml(orderPath(o.id))}">${escapeHtml(o.number)}</a></td><td>${date(v, o.createdAt)}</td><td>${orderBadge(l, o.status)}</td><td class="num">${o.itemCount}</td><td class="num">${money(v, o.totalAmountCents)}</td><td>${next(o, i)}</td></tr>`,
       ),
     );
   };
@@ -627,7 +627,7 @@ ${field({ name: 'trackingNumber', label: t(l, 'web.console.order.trackingNumber'
     const actions = orderActions(v, order, undefined, { error: o.error, typed: o.typed });
     return consolePage(
       v,
-      t(l, 'web.order.title', { id: order.id }),
+      t(l, 'web.order.title', { id: order.number }),
       `${order.status === 'confirmed' ? '' : formAlert(o.error)}
 <div class="card"><p>${orderBadge(l, order.status)} · ${say(l, 'web.order.placed', { date: formatDate(l, new Date(order.createdAt * 1000)) })}</p>
 ${order.status === 'cancelled' ? '' : `<p>${say(l, 'web.order.estimated', { date: formatDate(l, order.estimatedDelivery) })}</p>`}

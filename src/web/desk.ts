@@ -3,7 +3,7 @@
 // ['admin']); every rule is the services'. A platform's new key is shown once, on the answer to
 // the form that made it (never in a URL, never again).
 import type { FastifyInstance, FastifyRequest } from 'fastify';
-import { changeRoleBody } from '../contract/auth.ts';
+import { changeRoleBody, platformTaxProfileBody } from '../contract/auth.ts';
 import { createCouponBody } from '../contract/cart.ts';
 import { PROVINCES, ROLES } from '../contract/common.ts';
 import { AppError, notFound } from '../contract/errors.ts';
@@ -13,7 +13,12 @@ import { createPlatformBody } from '../contract/platforms.ts';
 import { POLICY_KINDS, POLICY_MAX_CHARS, type PolicyKind, savePolicyBody } from '../contract/policies.ts';
 import { adminReviewsQuery } from '../contract/reviews.ts';
 import { platformDashboard } from '../modules/analytics/service.ts';
-import { profileOf, shopNames } from '../modules/auth/sellers.ts';
+import {
+  getPlatformTaxProfile,
+  profileOf,
+  putPlatformTaxProfile,
+  shopNames,
+} from '../modules/auth/sellers.ts';
 import { findUser, findUserByEmail } from '../modules/auth/users.ts';
 import { listItemsByIds } from '../modules/catalog/service.ts';
 import { couponUses, createCoupon, findCoupon, listCoupons } from '../modules/coupons/service.ts';
@@ -51,6 +56,17 @@ import {
 } from './layout.ts';
 
 const ADMINS = ['admin'] as const;
+/** The fields of the platform's tax profile, as PUT /admin/tax-profile takes them. */
+const TAX_FIELDS = [
+  'legalName',
+  'street',
+  'city',
+  'province',
+  'postalCode',
+  'gstHstNumber',
+  'qstNumber',
+] as const;
+type TaxForm = Record<(typeof TAX_FIELDS)[number], string>;
 const REVIEW_FILTERS = ['pending', 'published', 'rejected', 'all'] as const;
 type ReviewFilter = (typeof REVIEW_FILTERS)[number];
 const REVIEWS_PER_PAGE = 20;
@@ -88,6 +104,7 @@ const deskTabs = (v: View) => {
     { href: '/desk/coupons', label: t(l, 'web.desk.tab.coupons') },
     { href: '/desk/platforms', label: t(l, 'web.desk.tab.platforms') },
     { href: '/desk/policies', label: t(l, 'web.desk.tab.policies') },
+    { href: '/desk/tax', label: t(l, 'web.desk.tab.tax') },
   ]);
 };
 
@@ -468,6 +485,82 @@ ${textArea({ name: 'terms', label: t(l, 'web.desk.coupons.terms'), value: value(
       );
     }
     return seeOther(reply, `/desk/coupons?lookup=${encodeURIComponent(code)}&done=created`);
+  });
+
+  // ---- the platform's tax profile ----------------------------------------------------------
+
+  /** What invoices name as the marketplace operator (docs/invoices.md); one profile, replaced whole. */
+  const taxPage = async (
+    req: FastifyRequest,
+    v: View,
+    o: { values?: TaxForm; error?: FormError; done?: string } = {},
+  ) => {
+    const l = v.p.locale;
+    const current = await getPlatformTaxProfile(req.ctx).catch((err: { statusCode?: number }) => {
+      if (err.statusCode === 404) return undefined;
+      throw err;
+    });
+    const values =
+      o.values ?? (Object.fromEntries(TAX_FIELDS.map((k) => [k, current?.[k] ?? ''])) as TaxForm);
+    const f = (
+      name: Exclude<keyof TaxForm, 'province'>,
+      extra: { autocomplete?: string; hint?: string; max: number; required?: boolean },
+    ) =>
+      field({
+        name,
+        label: t(l, `web.console.shop.${name}`),
+        value: values[name],
+        error: o.error,
+        ...(extra.required ? { required: true } : {}),
+        ...(extra.autocomplete ? { autocomplete: extra.autocomplete } : {}),
+        ...(extra.hint ? { hint: extra.hint } : {}),
+        attrs: ` maxlength="${extra.max}"`,
+      });
+    const state = current
+      ? `<p>${say(l, 'web.desk.tax.updated', { date: date(v, current.updatedAt) })}</p>`
+      : `<p class="alert" role="status">${say(l, 'web.desk.tax.notSet')}</p>`;
+    return deskPage(
+      v,
+      t(l, 'web.desk.tax.title'),
+      `${notice(o.done)}<div class="card"><p>${say(l, 'web.desk.tax.intro')}</p>${state}</div>
+<form method="post" action="/desk/tax" class="card" novalidate>${csrfField(v)}${formAlert(o.error)}
+${f('legalName', { autocomplete: 'organization', max: 200, required: true })}${f('street', { autocomplete: 'street-address', max: 200, required: true })}
+<div class="row">${f('city', { autocomplete: 'address-level2', max: 100, required: true })}${selectField({ name: 'province', label: t(l, 'web.checkout.province'), value: values.province, required: true, error: o.error, options: [{ value: '', label: '' }, ...PROVINCES.map((p) => ({ value: p, label: provinceName(l, p) }))] })}${f('postalCode', { autocomplete: 'postal-code', max: 10, required: true })}</div>
+${f('gstHstNumber', { hint: t(l, 'web.console.shop.gstHstHint'), max: 40 })}${f('qstNumber', { hint: t(l, 'web.console.shop.qstHint'), max: 40 })}
+<button type="submit">${say(l, 'web.settings.save')}</button></form>`,
+    );
+  };
+
+  app.get('/desk/tax', pageRoute, async (req, reply) => {
+    signedIn(req, ADMINS);
+    const v = viewOf(req, reply, s);
+    const done = queryOf(req, 'done') === 'saved' ? t(v.p.locale, 'web.desk.tax.saved') : undefined;
+    return sendHtml(reply, await taxPage(req, v, { done }));
+  });
+
+  app.post<{ Body: Form }>('/desk/tax', writeRoute, async (req, reply) => {
+    signedIn(req, ADMINS);
+    const values = Object.fromEntries(TAX_FIELDS.map((k) => [k, (one(req.body[k]) ?? '').trim()])) as TaxForm;
+    try {
+      // PUT /admin/tax-profile with every field: an empty number is none.
+      await putPlatformTaxProfile(
+        req.ctx,
+        readForm(platformTaxProfileBody, {
+          ...values,
+          gstHstNumber: values.gstHstNumber || null,
+          qstNumber: values.qstNumber || null,
+        }),
+      );
+    } catch (err) {
+      if (!shownRefusal(err)) throw err;
+      const v = viewOf(req, reply, s);
+      return sendHtml(
+        reply,
+        await taxPage(req, v, { values, error: formErrorOf(v.p.locale, err) }),
+        err.statusCode,
+      );
+    }
+    return seeOther(reply, '/desk/tax?done=saved');
   });
 
   // ---- platforms ---------------------------------------------------------------------------

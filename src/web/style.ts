@@ -74,6 +74,7 @@ table { width: 100%; border-collapse: collapse; background: var(--card); }
 th, td { text-align: left; padding: 8px 10px; border-bottom: 1px solid var(--line); vertical-align: top; }
 th { font-size: .88rem; color: var(--muted); font-weight: 600; }
 td.num, th.num { text-align: right; white-space: nowrap; }
+.order-number { white-space: nowrap; }
 .table-wrap { position: relative; overflow-x: auto; border: 1px solid var(--line); border-radius: 12px; margin-bottom: 16px; }
 .totals { max-width: 360px; margin-left: auto; }
 .totals div { display: flex; justify-content: space-between; padding: 3px 0; }

@@ -13,6 +13,7 @@ export const mailAddress = {
 export function onMailOrder(over: Partial<OrderMailOrder> = {}): OrderMailOrder {
   return {
     id: 'ord_on1',
+    number: '2026-000101',
     sellerName: 'Maple Goods',
     items: [
       { name: 'Wool socks', quantity: 2, unitPriceCents: 1250 },
@@ -36,6 +37,7 @@ export function onMailOrder(over: Partial<OrderMailOrder> = {}): OrderMailOrder 
 export const qcMailOrder = (shippingAddress = mailAddress): OrderMailOrder =>
   onMailOrder({
     id: 'ord_qc1',
+    number: '2026-000102',
     sellerName: 'Boutique Québec',
     items: [{ name: 'Sirop d’érable', quantity: 3, unitPriceCents: 1001 }],
     subtotalCents: 3003,

@@ -149,6 +149,13 @@ export async function paidOrder(t: TestApp, opts: OrderOptions = {}) {
 
 export type PaidOrder = Awaited<ReturnType<typeof paidOrder>>;
 
+/** The order's number as people read it (`2026-000123`), as its buyer or seller `who` gets it. */
+export async function orderNumber(t: TestApp, who: SignedIn, orderId: string): Promise<string> {
+  const res = await t.api.as(who).get(`/orders/${encodeURIComponent(orderId)}`);
+  expect(res.status, JSON.stringify(res.body)).toBe(200);
+  return res.body.number as string;
+}
+
 /**
  * One seller's products, each bought `quantity` times by one buyer (with a coupon code when
  * given) and paid: answers the seller, the buyer, the products in the order of `lines`, the

@@ -205,7 +205,7 @@ function sessionTotals(checkout: CheckoutRow, locale: Locale): AcpTotal[] {
         jurisdiction: t(locale, 'acp.total.jurisdiction', {
           tax: line.name,
           province: checkout.address.province,
-          seller: p.sellerId,
+          seller: p.shopName || p.sellerId,
         }),
         rate: line.ratePercent / 100,
         amount: line.amountCents,

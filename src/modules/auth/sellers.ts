@@ -146,6 +146,18 @@ export async function getPlatformTaxProfile(ctx: RequestContext) {
   return toPlatformProfile(row);
 }
 
+/**
+ * Whether the platform's tax profile is complete enough for a deployed service to start: set,
+ * with both registration numbers (a marketplace operator collects the GST/HST and the QST).
+ */
+export async function platformTaxProfileReady(db: RequestContext['db']): Promise<boolean> {
+  const [row] = await db
+    .select({ gstHst: platformTaxProfile.gstHstNumber, qst: platformTaxProfile.qstNumber })
+    .from(platformTaxProfile)
+    .where(eq(platformTaxProfile.id, 1));
+  return !!row?.gstHst && !!row.qst;
+}
+
 /** PUT /admin/tax-profile: replaces the marketplace operator's identity (one row). */
 export async function putPlatformTaxProfile(ctx: RequestContext, input: PlatformTaxProfileInput) {
   if (input.qstNumber && isNonResidentQst(input.qstNumber) && input.province === 'QC') throw nrInQuebec();
@@ -175,25 +187,44 @@ export async function invoiceParties(
   ctx: RequestContext,
   sellerId: string,
 ): Promise<{ seller: InvoiceParty; platform: InvoiceParty | null }> {
-  const [[seller], [platform]] = await Promise.all([
+  const { sellers, platform } = await invoicePartiesOf(ctx, [sellerId]);
+  return { seller: sellers.get(sellerId)!, platform };
+}
+
+/** invoiceParties for several sellers at once (a payment's orders): two reads however many. */
+export async function invoicePartiesOf(
+  ctx: RequestContext,
+  sellerIds: string[],
+): Promise<{ sellers: Map<string, InvoiceParty>; platform: InvoiceParty | null }> {
+  const [rows, [platform]] = await Promise.all([
     ctx.db
-      .select({ name: users.name, profile: sellerProfiles })
+      .select({ id: users.id, name: users.name, profile: sellerProfiles })
       .from(users)
       .leftJoin(sellerProfiles, eq(sellerProfiles.userId, users.id))
-      .where(eq(users.id, sellerId)),
+      .where(inArray(users.id, [...new Set(sellerIds)])),
     ctx.db.select().from(platformTaxProfile).where(eq(platformTaxProfile.id, 1)),
   ]);
-  const p = seller?.profile;
+  const byId = new Map(rows.map((r) => [r.id, r]));
+  const sellers = new Map(
+    sellerIds.map((id): [string, InvoiceParty] => {
+      const seller = byId.get(id);
+      const p = seller?.profile;
+      return [
+        id,
+        {
+          name: p?.legalName ?? p?.shopName ?? seller?.name ?? '',
+          street: p?.street ?? null,
+          city: p?.city ?? null,
+          province: p?.province ?? null,
+          postalCode: p?.postalCode ?? null,
+          gstHstNumber: p?.gstHstNumber ?? null,
+          qstNumber: p?.qstNumber ?? null,
+        },
+      ];
+    }),
+  );
   return {
-    seller: {
-      name: p?.legalName ?? p?.shopName ?? seller?.name ?? '',
-      street: p?.street ?? null,
-      city: p?.city ?? null,
-      province: p?.province ?? null,
-      postalCode: p?.postalCode ?? null,
-      gstHstNumber: p?.gstHstNumber ?? null,
-      qstNumber: p?.qstNumber ?? null,
-    },
+    sellers,
     platform: platform
       ? {
           name: platform.legalName,

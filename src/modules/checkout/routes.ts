@@ -3,7 +3,7 @@ import type { FastifyInstance } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { checkoutParams, checkoutSession, createCheckoutBody } from '../../contract/checkout.ts';
 import { findUser } from '../auth/users.ts';
-import { orderIdsOfCheckout } from '../orders/service.ts';
+import { numberedOrdersOfCheckout } from '../orders/service.ts';
 import { pageLang, readPageLocale } from '../page-layout.ts';
 import { returnPage, stripePage } from './pages.ts';
 import {
@@ -49,7 +49,8 @@ export function checkoutRoutes(deps: CheckoutDeps & { publishableKey: string }) 
           response: { 200: checkoutSession },
         },
       },
-      async (req) => getCheckout(req.ctx, deps.publishableKey, req.params.sessionId, orderIdsOfCheckout),
+      async (req) =>
+        getCheckout(req.ctx, deps.publishableKey, req.params.sessionId, numberedOrdersOfCheckout),
     );
 
     if (deps.provider.name !== 'stripe') return;

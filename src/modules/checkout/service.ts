@@ -12,7 +12,7 @@ import { isoSecond, isRecordId, newId, type Province, toUnix } from '../../contr
 import { AppError, conflict, notFound } from '../../contract/errors.ts';
 import { BASE_LOCALE, type Locale, t } from '../../contract/i18n.ts';
 import { insertInto, pipeline, query, statement } from '../../db/sql.ts';
-import type { MailNames } from '../auth/sellers.ts';
+import { type MailNames, shopNames } from '../auth/sellers.ts';
 import { isEmailVerified } from '../auth/users.ts';
 import { lockedCartForCheckout, quoteLines } from '../cart/service.ts';
 import type { SaleProductRow } from '../catalog/service.ts';
@@ -88,7 +88,11 @@ export interface HoldRequest {
 type SessionRow = typeof checkoutSessions.$inferSelect;
 type Session = z.infer<typeof checkoutSession>;
 
-function answer(row: SessionRow, publishableKey: string, orderIds: string[]): Session {
+function answer(
+  row: SessionRow,
+  publishableKey: string,
+  paid: Array<{ id: string; number: string }>,
+): Session {
   return {
     sessionId: row.id,
     sessionUrl: row.sessionUrl ?? '',
@@ -119,7 +123,8 @@ function answer(row: SessionRow, publishableKey: string, orderIds: string[]): Se
         unitPriceCents: i.unitPriceCents,
       })),
     })),
-    orderIds,
+    orderIds: paid.map((o) => o.id),
+    orderNumbers: paid.map((o) => o.number),
   };
 }
 
@@ -318,8 +323,14 @@ export async function holdCheckout(
         refused.map((r) => r.productId),
       );
     }
+    // People read a parcel's tax lines by its shop's name (the agent protocols' totals).
+    const shops = await shopNames(
+      tx,
+      priced.parcels.map((p) => p.sellerId),
+    );
     const parcels: StoredParcel[] = priced.parcels.map((p) => ({
       sellerId: p.sellerId,
+      shopName: shops.get(p.sellerId) ?? '',
       originProvince: p.originProvince,
       subtotalCents: p.subtotalCents,
       discountCents: p.discountCents,
@@ -635,7 +646,7 @@ export async function getCheckout(
   publishableKey: string,
   checkoutId: string,
   /** The orders module's reading of a checkout's orders (it imports this module, not the reverse). */
-  orderIdsOf: (ctx: RequestContext, checkoutId: string) => Promise<string[]>,
+  ordersOf: (ctx: RequestContext, checkoutId: string) => Promise<Array<{ id: string; number: string }>>,
 ): Promise<Session> {
   const me = caller(ctx);
   const row = isRecordId('checkouts', checkoutId)
@@ -644,7 +655,7 @@ export async function getCheckout(
   if (!row || (row.buyerId !== me.id && me.role !== 'admin')) {
     throw notFound('error.checkout.sessionNotFound', { id: checkoutId });
   }
-  return answer(row, publishableKey, await orderIdsOf(ctx, row.id));
+  return answer(row, publishableKey, await ordersOf(ctx, row.id));
 }
 
 /** A session as the sandbox's page shows it (anyone holding its id, which is its capability). */

@@ -6,6 +6,8 @@ import { users } from '../auth/tables.ts';
 /** What a session stores of its quote: enough to create its orders without pricing again. */
 export interface StoredParcel {
   sellerId: string;
+  /** The seller's shop name when the checkout was made: what its tax lines are labelled with (absent on older checkouts). */
+  shopName?: string;
   originProvince: string;
   subtotalCents: number;
   discountCents: number;

@@ -48,9 +48,12 @@ export interface CreditNote {
 
 export interface Invoice {
   locale: Locale;
-  /** The invoice number: the key of the order's id (`orders:<key>`), the same in every locale. */
+  /** The invoice number, fixed at payment: the order's number (docs/invoices.md "Numbering"). */
   number: string;
-  orderId: string;
+  /** The order's number as people read it (`2026-000123`). */
+  orderNumber: string;
+  /** Drawn without the platform's tax profile (development): says plainly it is a sample. */
+  sample: boolean;
   date: Date;
   supplier: InvoiceParty;
   /** The taxes the supplier charges without a registration number we can print. */
@@ -74,6 +77,7 @@ const INK = '#1f2328';
 const MUTED = '#59636e';
 const RULE = '#d1d9e0';
 const ACCENT = '#0b5394';
+const WARN = '#a40e26';
 
 /** Columns of the lines' table: description, quantity, unit price, amount. */
 const COLUMNS = { description: 250, quantity: 50, unitPrice: 102, amount: 102 };
@@ -113,8 +117,9 @@ export function renderInvoice(invoice: Invoice, now: Date): Promise<Buffer> {
   pen.title(say('invoice.title'), [
     [say('invoice.number'), invoice.number],
     [say('invoice.date'), formatDate(locale, invoice.date, BOOKS_TIME_ZONE)],
-    [say('invoice.order'), invoice.orderId],
+    [say('invoice.order'), invoice.orderNumber],
   ]);
+  if (invoice.sample) pen.warning(say('invoice.sample'));
   pen.parties(
     { label: say('invoice.supplier'), lines: supplierLines(invoice, say) },
     { label: say('invoice.customer'), lines: buyerLines(invoice) },
@@ -164,8 +169,9 @@ export function renderInvoice(invoice: Invoice, now: Date): Promise<Buffer> {
     pen.title(say('invoice.creditNote.title'), [
       [say('invoice.creditNote.number'), note.number],
       [say('invoice.creditNote.date'), formatDate(locale, note.date, BOOKS_TIME_ZONE)],
-      [say('invoice.order'), invoice.orderId],
+      [say('invoice.order'), invoice.orderNumber],
     ]);
+    if (invoice.sample) pen.warning(say('invoice.sample'));
     pen.note(
       say('invoice.creditNote.refersTo', {
         number: invoice.number,
@@ -433,6 +439,21 @@ class Pen {
     this.room(h);
     doc.text(text, PAGE.margin, this.y, { width: CONTENT });
     this.y += h + space;
+  }
+
+  /** A boxed warning across the page, in bold: what a reader must not miss. */
+  warning(text: string) {
+    const { doc } = this;
+    doc.font(this.font.bold).fontSize(10);
+    const h = doc.heightOfString(text, { width: CONTENT - 16 });
+    this.room(h + 16);
+    doc
+      .rect(PAGE.margin, this.y, CONTENT, h + 12)
+      .lineWidth(1.5)
+      .strokeColor(WARN)
+      .stroke();
+    doc.fillColor(WARN).text(text, PAGE.margin + 8, this.y + 6, { width: CONTENT - 16 });
+    this.y += h + 24;
   }
 
   /** The page's footer: the supplier and "Page 1 of 2". */

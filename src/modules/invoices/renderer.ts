@@ -24,6 +24,11 @@ export interface InvoiceRenderer {
   /** Renders this instance has finished (tests count them). */
   readonly rendered: number;
   /**
+   * Whether an invoice naming no platform tax profile is drawn as a sample (development). Deployed,
+   * the service does not start without the profile (commands.ts), so every invoice names it.
+   */
+  readonly samples: boolean;
+  /**
    * For tests: the next render, once its worker has started it, blocks that worker's thread until
    * `release()`, as a long drawing would; `started` resolves when it has.
    */
@@ -32,7 +37,7 @@ export interface InvoiceRenderer {
 }
 
 export function createInvoiceRenderer(
-  opts: { threads: number; queue: number },
+  opts: { threads: number; queue: number; samples?: boolean },
   log: FastifyBaseLogger,
 ): InvoiceRenderer {
   let pool: Promise<Piscina<RenderTask, Uint8Array>> | undefined;
@@ -54,6 +59,7 @@ export function createInvoiceRenderer(
   let hold: SharedArrayBuffer | undefined;
 
   return {
+    samples: opts.samples ?? false,
     render(key, invoice, now) {
       const running = drawing.get(key);
       if (running) return running;

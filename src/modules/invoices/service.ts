@@ -6,7 +6,7 @@
 import { and, eq, lt } from 'drizzle-orm';
 import { notFound } from '../../contract/errors.ts';
 import { BASE_LOCALE, isLocale, type Locale, t } from '../../contract/i18n.ts';
-import { invoiceParties } from '../auth/sellers.ts';
+import { invoicePartiesOf } from '../auth/sellers.ts';
 import { findUser } from '../auth/users.ts';
 import { caller, type RequestContext } from '../context.ts';
 import { getOrder } from '../orders/service.ts';
@@ -14,7 +14,7 @@ import { succeededRefundsOf } from '../payments/refunds.ts';
 import type { InvoiceLinks } from './links.ts';
 import type { Collected, Invoice, TaxLine } from './pdf.ts';
 import type { InvoiceRenderer } from './renderer.ts';
-import { invoiceDocuments, type StoredParties } from './tables.ts';
+import { invoiceDocuments, issuedInvoices, type StoredParties } from './tables.ts';
 
 type Order = Awaited<ReturnType<typeof getOrder>>;
 type Refund = Awaited<ReturnType<typeof succeededRefundsOf>>[number];
@@ -39,7 +39,8 @@ export async function invoiceOf(
   const sellerAsking = me.id === order.sellerId && me.id !== order.buyerId;
   const saved = isLocale(buyer?.locale) ? buyer.locale : undefined;
   const locale = requested ?? (sellerAsking ? undefined : saved) ?? ctx.locale ?? BASE_LOCALE;
-  const fileName = t(locale, 'invoice.fileName', { number: numberOf(order) });
+  const issued = await issuedOf(ctx, order, buyer?.name ?? '');
+  const fileName = t(locale, 'invoice.fileName', { number: issued.number });
 
   const edition = { orderId: order.id, locale, creditNotes: refunds.length };
   const [stored] = await ctx.db
@@ -48,13 +49,65 @@ export async function invoiceOf(
     .where(documentIs(edition));
   if (stored) return { pdf: stored.pdf, fileName, locale };
 
-  const parties = (await partiesOf(ctx, order.id)) ?? {
-    ...(await invoiceParties(ctx, order.sellerId)),
-    buyerName: buyer?.name ?? '',
-  };
+  const sample = renderer.samples && issued.parties.platform === null;
   const key = `${order.id} ${locale} ${refunds.length}`;
-  const pdf = await renderer.render(key, composeInvoice(order, locale, parties, refunds), ctx.now());
-  return { pdf: await store(ctx, edition, parties, pdf), fileName, locale };
+  const invoice = composeInvoice(order, locale, issued, refunds, sample);
+  const pdf = await renderer.render(key, invoice, ctx.now());
+  return { pdf: await store(ctx, edition, issued.parties, pdf), fileName, locale };
+}
+
+/**
+ * Issues the invoices of a payment's orders, in the payment's transaction: each order's number is
+ * its invoice's, and whom it names (the seller, the platform as marketplace operator, the buyer)
+ * is fixed now, as they are at payment. Nothing changed later reaches an issued invoice.
+ */
+export async function issueInvoices(
+  ctx: RequestContext,
+  paid: Array<{ id: string; number: string; sellerId: string }>,
+  buyerName: string,
+): Promise<void> {
+  if (paid.length === 0) return;
+  const { sellers, platform } = await invoicePartiesOf(
+    ctx,
+    paid.map((o) => o.sellerId),
+  );
+  await ctx.db.insert(issuedInvoices).values(
+    paid.map((o) => ({
+      orderId: o.id,
+      number: o.number,
+      parties: { seller: sellers.get(o.sellerId)!, platform, buyerName },
+      issuedAt: ctx.now(),
+    })),
+  );
+}
+
+interface Issued {
+  number: string;
+  parties: StoredParties;
+}
+
+/**
+ * The order's invoice as issued at payment. Every order paid since invoices are issued at payment
+ * has one, and the migration gave one to every order before; an order without one (written
+ * outside the purchase flow) is issued at its first invoice, as things are then.
+ */
+async function issuedOf(ctx: RequestContext, order: Order, buyerName: string): Promise<Issued> {
+  const [row] = await ctx.db
+    .select({ number: issuedInvoices.number, parties: issuedInvoices.parties })
+    .from(issuedInvoices)
+    .where(eq(issuedInvoices.orderId, order.id));
+  if (row) return row;
+  const { sellers, platform } = await invoicePartiesOf(ctx, [order.sellerId]);
+  const issued = {
+    number: order.number,
+    parties: { seller: sellers.get(order.sellerId)!, platform, buyerName },
+  };
+  const [inserted] = await ctx.db
+    .insert(issuedInvoices)
+    .values({ orderId: order.id, ...issued, issuedAt: ctx.now() })
+    .onConflictDoNothing()
+    .returning({ number: issuedInvoices.number, parties: issuedInvoices.parties });
+  return inserted ?? (await issuedOf(ctx, order, buyerName));
 }
 
 /**
@@ -87,16 +140,6 @@ const documentIs = (e: Edition) =>
     eq(invoiceDocuments.creditNotes, e.creditNotes),
   );
 
-/** Whom the order's documents already name, when one is stored (every one names the same). */
-async function partiesOf(ctx: RequestContext, orderId: string): Promise<StoredParties | undefined> {
-  const [row] = await ctx.db
-    .select({ parties: invoiceDocuments.parties })
-    .from(invoiceDocuments)
-    .where(eq(invoiceDocuments.orderId, orderId))
-    .limit(1);
-  return row?.parties;
-}
-
 /**
  * Keeps a drawn document, once however many instances drew it at the same time (the first stored
  * wins and is what everyone serves), and drops the edition it replaces: an order keeps one
@@ -127,10 +170,14 @@ async function store(ctx: RequestContext, e: Edition, parties: StoredParties, pd
   return first?.pdf ?? pdf;
 }
 
-const numberOf = (order: Order) => order.id.slice(order.id.indexOf(':') + 1);
-
-/** What the invoice of an order says, in `locale`, naming `parties`, with a credit note per refund. */
-function composeInvoice(order: Order, locale: Locale, parties: StoredParties, refunds: Refund[]): Invoice {
+/** What the invoice of an order says, in `locale`, as issued, with a credit note per refund. */
+function composeInvoice(
+  order: Order,
+  locale: Locale,
+  { number, parties }: Issued,
+  refunds: Refund[],
+  sample: boolean,
+): Invoice {
   const taxLines = order.taxLines as TaxLine[];
   const charges = {
     gstHst: taxLines.some((l) => l.name === 'GST' || l.name === 'HST'),
@@ -150,13 +197,13 @@ function composeInvoice(order: Order, locale: Locale, parties: StoredParties, re
         : byOperator.qst
           ? 'qst'
           : null;
-  const number = numberOf(order);
   const whole = refunds.length === 1 && refunds[0]?.amountCents === order.totalAmountCents;
 
   return {
     locale,
     number,
-    orderId: order.id,
+    orderNumber: order.number,
+    sample,
     date: new Date(order.createdAt * 1000),
     supplier: seller,
     supplierUnregistered: [

@@ -10,12 +10,27 @@ const bytea = customType<{ data: Buffer; driverData: Uint8Array }>({
     Buffer.isBuffer(value) ? value : Buffer.from(value.buffer, value.byteOffset, value.byteLength),
 });
 
-/** Who an order's documents name, as the first of them was drawn. */
+/** Who an order's documents name, as fixed at payment (invoiceParties). */
 export interface StoredParties {
   seller: InvoiceParty;
   platform: InvoiceParty | null;
   buyerName: string;
 }
+
+/**
+ * An order's invoice as issued when the order was paid, in the payment's transaction: its number
+ * and whom it names (the seller's legal name, address and numbers, the platform's as marketplace
+ * operator, the buyer's name). Every document of the order is drawn from this row, whatever was
+ * changed since (docs/invoices.md "Issued once").
+ */
+export const issuedInvoices = pgTable('issued_invoices', {
+  orderId: text('order_id')
+    .primaryKey()
+    .references(() => orders.id),
+  number: text('number').notNull(),
+  parties: jsonb('parties').$type<StoredParties>().notNull(),
+  issuedAt: timestamp('issued_at', { withTimezone: true }).notNull(),
+});
 
 /**
  * Each document of an order as drawn once and then served (docs/invoices.md "Drawing and storing"):

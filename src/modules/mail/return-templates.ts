@@ -18,7 +18,8 @@ import {
 export interface ReturnMailData {
   buyerName: string;
   returnId: string;
-  orderId: string;
+  /** The order's number, as the buyer reads it (`2026-000123`). */
+  orderNumber: string;
   items: Array<{ name: string; quantity: number }>;
   wholeOrder: boolean;
 }
@@ -51,7 +52,7 @@ function what(d: ReturnMailData, locale: Locale): string {
 
 /** The reference lines a person quotes to support. */
 const references = (d: ReturnMailData, locale: Locale) =>
-  t(locale, 'mail.return.references', { returnId: line(d.returnId), orderId: line(d.orderId) });
+  t(locale, 'mail.return.references', { returnId: line(d.returnId), orderId: line(d.orderNumber) });
 
 /** Text and HTML of a message: paragraphs, then the returned items, then closing paragraphs. */
 function render(

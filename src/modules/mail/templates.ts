@@ -19,6 +19,8 @@ export { escapeHtml, formatCents };
 
 export type OrderMailOrder = {
   id: string;
+  /** What the buyer reads: `2026-000123` (the id stays in links). */
+  number: string;
   /** The shop's name; empty when unknown (the email then says "Portage seller"). */
   sellerName: string;
   items: Array<{ name: string; quantity: number; unitPriceCents: number }>;
@@ -232,7 +234,7 @@ type Arriving = { arriving?: boolean };
 function orderText(o: OrderMailOrder, locale: Locale, { arriving = true }: Arriving = {}): string[] {
   const { items, totals } = orderRows(o, locale);
   return [
-    `${t(locale, 'mail.order.fromSeller', { seller: sellerOf(o, locale) })} ${t(locale, 'mail.order.numberInParens', { id: line(o.id) })}`,
+    `${t(locale, 'mail.order.fromSeller', { seller: sellerOf(o, locale) })} ${t(locale, 'mail.order.numberInParens', { id: line(o.number) })}`,
     ...[...items, ...totals].map(
       (r) => `  ${t(locale, 'mail.order.row', { label: r.label, amount: r.amount })}`,
     ),
@@ -260,7 +262,7 @@ function orderHtml(o: OrderMailOrder, locale: Locale, { arriving = true }: Arriv
   };
   const address = { html: addressLines(o.shippingAddress).map(escapeHtml).join('<br>') };
   return [
-    `<h3>${htmlT(locale, 'mail.order.fromSeller', { seller: sellerOf(o, locale) })} <small>${htmlT(locale, 'mail.order.numberInParens', { id: line(o.id) })}</small></h3>`,
+    `<h3>${htmlT(locale, 'mail.order.fromSeller', { seller: sellerOf(o, locale) })} <small>${htmlT(locale, 'mail.order.numberInParens', { id: line(o.number) })}</small></h3>`,
     `<table style="${STYLE_TABLE}">`,
     ...items.map(row),
     ...totals.map(row),
@@ -347,7 +349,7 @@ export function orderShippedEmail(d: OrderShippedMailData, locale: Locale = BASE
     ...(track ? [t(locale, 'mail.orderShipped.trackIt', { url: track })] : []),
     t(locale, 'mail.order.estimatedDelivery', { date }),
     t(locale, 'mail.order.shipsTo', { address: address.join(', ') }),
-    t(locale, 'mail.order.number', { id: line(o.id) }),
+    t(locale, 'mail.order.number', { id: line(o.number) }),
     '',
   ].join('\n');
   const html = page(
@@ -359,7 +361,7 @@ export function orderShippedEmail(d: OrderShippedMailData, locale: Locale = BASE
       ...(track ? [`${htmlT(locale, 'mail.orderShipped.trackIt', { url: { html: link(track) } })}<br>`] : []),
       `${htmlT(locale, 'mail.order.estimatedDelivery', { date })}</p>`,
       `<p>${htmlT(locale, 'mail.order.shipsTo', { address: { html: address.map(escapeHtml).join('<br>') } })}</p>`,
-      `<p>${htmlT(locale, 'mail.order.number', { id: line(o.id) })}</p>`,
+      `<p>${htmlT(locale, 'mail.order.number', { id: line(o.number) })}</p>`,
     ],
     locale,
   );

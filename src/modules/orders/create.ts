@@ -6,6 +6,7 @@ import type { StoredAddress, StoredParcel } from '../checkout/tables.ts';
 import type { RequestContext } from '../context.ts';
 import { estimatedDelivery } from '../pricing/dates.ts';
 import { platformFeeCents } from '../pricing/money.ts';
+import { takeOrderNumbers } from './numbers.ts';
 import { orderItems, orders } from './tables.ts';
 
 /** The orders of a payment, and their items (db/sql.ts). */
@@ -33,8 +34,10 @@ export async function recordOrders(tx: RequestContext, paid: PaidCheckout) {
   const now = tx.now();
   const { address, committed } = paid;
   const ids = paid.parcels.map(() => newId('orders'));
+  const numbers = await takeOrderNumbers(tx, now, paid.parcels.length);
   const rows = paid.parcels.map((parcel, n) => ({
     id: ids[n]!,
+    number: numbers[n]!,
     checkoutId: paid.checkoutId,
     buyerId: paid.buyerId,
     sellerId: parcel.sellerId,

@@ -9,7 +9,7 @@ import type { RequestContext } from '../context.ts';
 import { requestRefund, unrefundedCentsOf } from '../payments/refunds.ts';
 import { itemsOf, soldItems } from './service.ts';
 
-export { shippingProvinceOf } from './service.ts';
+export { orderNumberOf, shippingProvinceOf } from './service.ts';
 
 import { orders } from './tables.ts';
 

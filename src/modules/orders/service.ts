@@ -49,6 +49,7 @@ const PENDING_MAX_AGE_SECONDS = 48 * 3600;
 type MailedOrder = Pick<
   OrderRow,
   | 'id'
+  | 'number'
   | 'sellerId'
   | 'subtotalCents'
   | 'discountCents'
@@ -83,6 +84,7 @@ export async function mailOrdersOf(
     ));
   return list.map((o) => ({
     id: o.id,
+    number: o.number,
     // Unknown (the account is gone): the email says "Portage seller" in the reader's words.
     sellerName: names.get(o.sellerId) ?? '',
     items: [...o.items]
@@ -112,6 +114,12 @@ export async function shippingProvinceOf(ctx: RequestContext, orderId: string): 
   return row?.province ?? undefined;
 }
 
+/** An order's number (what its emails name it by); the id when the order is gone. */
+export async function orderNumberOf(ctx: RequestContext, orderId: string): Promise<string> {
+  const [row] = await ctx.db.select({ number: orders.number }).from(orders).where(eq(orders.id, orderId));
+  return row?.number ?? orderId;
+}
+
 // ---- reading ---------------------------------------------------------------------------------
 
 export async function orderIdsOfCheckout(ctx: RequestContext, checkoutId: string): Promise<string[]> {
@@ -121,6 +129,18 @@ export async function orderIdsOfCheckout(ctx: RequestContext, checkoutId: string
     .where(eq(orders.checkoutId, checkoutId))
     .orderBy(asc(orders.sellerId));
   return rows.map((r) => r.id);
+}
+
+/** A checkout's orders as a person names them (id and number), sellers in order. */
+export async function numberedOrdersOfCheckout(
+  ctx: RequestContext,
+  checkoutId: string,
+): Promise<Array<{ id: string; number: string }>> {
+  return ctx.db
+    .select({ id: orders.id, number: orders.number })
+    .from(orders)
+    .where(eq(orders.checkoutId, checkoutId))
+    .orderBy(asc(orders.sellerId));
 }
 
 export { ordersWrittenIn } from './create.ts';
@@ -205,6 +225,7 @@ function toDetail(row: OrderRow, items: ItemRow[]): Detail {
     deliveredAt: row.deliveredAt ? toUnix(row.deliveredAt) : null,
     paymentIntentId: row.paymentIntentId,
     refundRequested: row.refundRequested,
+    number: row.number,
     taxLines: row.taxLines,
     carrier: row.carrier,
     cancelledAt: row.cancelledAt ? toUnix(row.cancelledAt) : null,
@@ -224,6 +245,7 @@ const toListItem = (row: OrderRow): z.infer<typeof orderListItem> => ({
   itemCount: row.itemCount,
   estimatedDelivery: row.estimatedDelivery,
   sellerId: row.sellerId,
+  number: row.number,
 });
 
 /** GET /orders (list_orders) for the buyer, or GET /sellers/me/orders for the seller. */

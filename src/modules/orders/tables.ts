@@ -24,6 +24,8 @@ export const orders = pgTable(
   'orders',
   {
     id: text('id').primaryKey(),
+    /** What people read: `2026-000123`, sequential per year (orderNumbers), unique; the id stays in the API. */
+    number: text('number').notNull(),
     checkoutId: text('checkout_id').notNull(),
     buyerId: text('buyer_id')
       .notNull()
@@ -60,6 +62,7 @@ export const orders = pgTable(
   },
   (t) => [
     unique('orders_one_per_checkout_seller').on(t.checkoutId, t.sellerId),
+    unique('orders_number_unique').on(t.number),
     check(
       'orders_status_check',
       sql`${t.status} in (${sql.raw(ORDER_STATUSES.map((s) => `'${s}'`).join(', '))})`,
@@ -91,3 +94,13 @@ export const orderItems = pgTable(
     index('order_items_product_idx').on(t.productId),
   ],
 );
+
+/**
+ * The last order number given in each year (the year of the order's creation in Eastern Time).
+ * Incremented in the transaction that writes the orders: its row lock makes concurrent payments
+ * take distinct numbers; a payment rolled back leaves a gap, which nothing requires to be filled.
+ */
+export const orderNumberYears = pgTable('order_number_years', {
+  year: integer('year').primaryKey(),
+  last: integer('last').notNull(),
+});

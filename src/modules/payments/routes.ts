@@ -7,7 +7,7 @@ import { checkoutParams } from '../../contract/checkout.ts';
 import { AppError, invalid, say } from '../../contract/errors.ts';
 import { t } from '../../contract/i18n.ts';
 import { sessionForPayment } from '../checkout/service.ts';
-import { type OrdersDeps, orderIdsOfCheckout } from '../orders/service.ts';
+import { numberedOrdersOfCheckout, type OrdersDeps } from '../orders/service.ts';
 import { readPageLocale } from '../page-layout.ts';
 import type { PaymentProvider } from './provider.ts';
 import { closedPage, PAGE_CSP, paidPage, paymentPage, sandboxPageLang } from './sandbox-page.ts';
@@ -91,7 +91,7 @@ function sandboxRoutes(deps: PaymentRoutesDeps, sandbox: NonNullable<PaymentRout
         const p = await sandboxPageLang(req, session, req.params.sessionId);
         if (!session) return html(reply, 404, closedPage(p, t(p.locale, 'page.sandbox.noSuchSession')));
         if (session.status === 'complete') {
-          return html(reply, 200, paidPage(p, session, await orderIdsOfCheckout(req.ctx, session.id)));
+          return html(reply, 200, paidPage(p, session, await numberedOrdersOfCheckout(req.ctx, session.id)));
         }
         if (session.status === 'expired' || session.expiresAt <= req.ctx.now()) {
           return html(reply, 410, closedPage(p, t(p.locale, 'page.sandbox.sessionExpired')));
@@ -133,7 +133,11 @@ function sandboxRoutes(deps: PaymentRoutesDeps, sandbox: NonNullable<PaymentRout
           if (!fromForm) return paid;
           const session = await sessionForPayment(req.ctx, paid.sessionId);
           const p = await sandboxPageLang(req, session, paid.sessionId);
-          return html(reply, 200, paidPage(p, session!, paid.orderIds));
+          return html(
+            reply,
+            200,
+            paidPage(p, session!, await numberedOrdersOfCheckout(req.ctx, paid.sessionId)),
+          );
         } catch (err) {
           if (!fromForm || !(err instanceof AppError)) throw err;
           const session = await sessionForPayment(req.ctx, req.params.sessionId);

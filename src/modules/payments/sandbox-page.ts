@@ -237,14 +237,18 @@ export function paymentPage(p: PageLang, s: PageSession, error?: string): string
   );
 }
 
-export function paidPage(p: PageLang, s: PageSession, orderIds: string[]): string {
+export function paidPage(
+  p: PageLang,
+  s: PageSession,
+  paidOrders: Array<{ id: string; number: string }>,
+): string {
   const l = p.locale;
   return layout(
     p,
     t(l, 'page.sandbox.paidTitle'),
     `<section aria-labelledby="paid-title"><h1 id="paid-title" class="ok">${say(l, 'page.sandbox.paidHeading')}</h1>
-      <p>${say(l, 'page.sandbox.paidOrders', { amount: formatMoney(l, s.totalCents), count: orderIds.length })}</p>
-      <ul class="orders" aria-label="${say(l, 'page.sandbox.yourOrders')}">${orderIds.map((id) => `<li data-testid="order-id"><a href="/account/orders/${encodeURIComponent(id)}">${escapeHtml(id)}</a></li>`).join('')}</ul>
+      <p>${say(l, 'page.sandbox.paidOrders', { amount: formatMoney(l, s.totalCents), count: paidOrders.length })}</p>
+      <ul class="orders" aria-label="${say(l, 'page.sandbox.yourOrders')}">${paidOrders.map((o) => `<li data-testid="order-id" data-order-id="${escapeHtml(o.id)}"><a href="/account/orders/${encodeURIComponent(o.id)}">${escapeHtml(o.number)}</a></li>`).join('')}</ul>
       <p class="note">${say(l, 'page.sandbox.paidNote')}</p></section>${summary(l, s)}`,
     'two',
   );

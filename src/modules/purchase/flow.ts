@@ -17,6 +17,7 @@ import { inTransaction, type RequestContext } from '../context.ts';
 import { couponLimitReached, redeemCoupon } from '../coupons/service.ts';
 import { publish } from '../events.ts';
 import { commitParcels, lockProducts } from '../inventory/service.ts';
+import { issueInvoices } from '../invoices/service.ts';
 import { mailLocale } from '../mail/locale.ts';
 import { enqueueMail } from '../mail/outbox.ts';
 import { orderPaidEmail, paymentRefundedEmail } from '../mail/templates.ts';
@@ -139,6 +140,9 @@ export async function createFromCheckout(
       committed,
       platformFeeBps: deps.platformFeeBps,
     });
+    // Each order's invoice is issued now: what it names is what the seller and the platform are
+    // at payment, whatever they change later.
+    await issueInvoices(tx, created, session.mailNames.buyer?.name ?? '');
     // Nothing of the session is held any more: each parcel's reservations were committed, or
     // released when its stock could not be taken.
     if (session.couponCode) await redeemCoupon(tx, session.couponCode, session.buyerId, created[0]!.id);

@@ -9,7 +9,7 @@ import { mailLocale } from '../mail/locale.ts';
 import { enqueueMail } from '../mail/outbox.ts';
 import type { ReturnMailData } from '../mail/return-templates.ts';
 import type { RenderedMail } from '../mail/templates.ts';
-import { shippingProvinceOf } from '../orders/for-returns.ts';
+import { orderNumberOf, shippingProvinceOf } from '../orders/for-returns.ts';
 import type { returns } from './tables.ts';
 
 type ReturnRow = typeof returns.$inferSelect;
@@ -33,7 +33,7 @@ export async function mailBuyer(
       {
         buyerName: buyer.name,
         returnId: row.id,
-        orderId: row.orderId,
+        orderNumber: await orderNumberOf(ctx, row.orderId),
         items: row.items.map((i) => ({ name: i.name, quantity: i.quantity })),
         wholeOrder: row.wholeOrder,
       },

@@ -215,7 +215,7 @@ function heldTotals(checkout: NonNullable<SessionState['checkout']>, locale: Loc
         tax: line.name,
         rate: line.ratePercent,
         province: checkout.address.province,
-        seller: p.sellerId,
+        seller: p.shopName || p.sellerId,
       }),
       amount: line.amountCents,
     })),
