@@ -21,6 +21,7 @@ import { listAgents, revokeAgent } from '../modules/oauth/grants.ts';
 import * as orders from '../modules/orders/service.ts';
 import * as returns from '../modules/returns/service.ts';
 import { submitReview } from '../modules/reviews/service.ts';
+import { addressPages } from './addresses.ts';
 import type { WebDeps } from './core.ts';
 import {
   addCookie,
@@ -121,11 +122,17 @@ async function addPending(
   }
 }
 
-const accountTabs = (v: View) =>
+/** The account's sections; a seller's or an admin's account has no buyer's sections (they answer 403). */
+export const accountTabs = (v: View) =>
   tabs(v, t(v.p.locale, 'web.account.sections'), [
     { href: '/account', label: t(v.p.locale, 'web.account.overview') },
-    { href: '/account/orders', label: t(v.p.locale, 'web.account.orders') },
-    { href: '/account/returns', label: t(v.p.locale, 'web.account.returns') },
+    ...(v.user?.role === 'buyer'
+      ? [
+          { href: '/account/orders', label: t(v.p.locale, 'web.account.orders') },
+          { href: '/account/returns', label: t(v.p.locale, 'web.account.returns') },
+          { href: '/account/addresses', label: t(v.p.locale, 'web.account.addresses') },
+        ]
+      : []),
     { href: '/account/agents', label: t(v.p.locale, 'web.account.agents') },
     { href: '/account/settings', label: t(v.p.locale, 'web.account.settings') },
   ]);
@@ -626,6 +633,8 @@ ${field({ name: 'newPassword', label: t(l, 'web.settings.newPassword'), type: 'p
       }
     },
   );
+
+  addressPages(app, deps, accountTabs);
 }
 
 /** The carrier's tracking page for the carriers Canadians use; none for another carrier. */

@@ -13,6 +13,7 @@ import { escapeHtml } from '../contract/format.ts';
 import { formatDate, type Locale, t } from '../contract/i18n.ts';
 import { listOrdersQuery, ORDER_STATUSES, orderStatus, shipOrderBody } from '../contract/orders.ts';
 import { rejectReturnBody, returnStatus } from '../contract/returns.ts';
+import { parcelRecipient } from '../modules/addresses/service.ts';
 import { sellerDashboard } from '../modules/analytics/service.ts';
 import { shopNames, updateInvoiceIdentity, withProfile } from '../modules/auth/sellers.ts';
 import {
@@ -28,6 +29,7 @@ import { sendInvoice } from '../modules/invoices/routes.ts';
 import { invoiceOf } from '../modules/invoices/service.ts';
 import * as orders from '../modules/orders/service.ts';
 import * as returns from '../modules/returns/service.ts';
+import { addressBlock, type ShownAddress } from './addresses.ts';
 import type { WebDeps } from './core.ts';
 import { seeOther, signedIn, type View, viewOf } from './core.ts';
 import { dashboardBody, PERIODS } from './dashboard.ts';
@@ -596,9 +598,13 @@ ${field({ name: 'trackingNumber', label: t(l, 'web.console.order.trackingNumber'
     },
   );
 
-  const orderPage = (v: View, order: Order, o: { error?: FormError; typed?: Body; done?: string } = {}) => {
+  const orderPage = (
+    v: View,
+    order: Order,
+    recipient: ShownAddress,
+    o: { error?: FormError; typed?: Body; done?: string } = {},
+  ) => {
     const l = v.p.locale;
-    const a = order.shippingAddress;
     const items = order.items.map(
       (i) =>
         `<tr><td>${escapeHtml(i.name)}</td><td class="num">${i.quantity}</td><td class="num">${money(v, i.unitPriceCents)}</td><td class="num">${money(v, i.unitPriceCents * i.quantity)}</td></tr>`,
@@ -615,7 +621,7 @@ ${field({ name: 'trackingNumber', label: t(l, 'web.console.order.trackingNumber'
 <div class="card"><p>${orderBadge(l, order.status)} · ${say(l, 'web.order.placed', { date: formatDate(l, new Date(order.createdAt * 1000)) })}</p>
 ${order.status === 'cancelled' ? '' : `<p>${say(l, 'web.order.estimated', { date: formatDate(l, order.estimatedDelivery) })}</p>`}
 ${order.trackingNumber ? `<p>${say(l, 'web.order.tracking', { carrier: order.carrier ?? '', number: order.trackingNumber })}</p>` : ''}
-<p>${say(l, 'web.order.shipTo', { street: a.street, city: a.city, province: provinceName(l, a.province), postalCode: a.postalCode })}</p>
+<section aria-labelledby="ship-to-h"><h2 id="ship-to-h">${say(l, 'web.console.order.shipTo')}</h2>${addressBlock(l, recipient)}</section>
 <p><a href="${escapeHtml(`${orderPath(order.id)}/invoice`)}">${say(l, 'web.order.invoice')}</a></p>
 ${order.status === 'confirmed' ? '' : actions}</div>
 ${table([th(t(l, 'web.cart.product')), th(t(l, 'web.cart.quantity'), true), th(t(l, 'web.cart.price'), true), th(t(l, 'web.cart.lineTotal'), true)], items)}
@@ -631,11 +637,14 @@ ${order.status === 'confirmed' ? actions : ''}
     pageRoute,
     async (req, reply) => {
       const order = await shopOrder(req, req.params.orderId);
+      const recipient = await parcelRecipient(req.ctx, order.id, order.sellerId);
       const v = viewOf(req, reply, s);
       const done = doneOf(ORDER_DONE, req.query.done);
       return sendHtml(
         reply,
-        orderPage(v, order, { done: done && t(v.p.locale, 'web.console.order.done', { done }) }),
+        orderPage(v, order, recipient, {
+          done: done && t(v.p.locale, 'web.console.order.done', { done }),
+        }),
       );
     },
   );
@@ -669,9 +678,10 @@ ${order.status === 'confirmed' ? actions : ''}
           if (!shownRefusal(err)) throw err;
           const v = viewOf(req, reply, s);
           const order = await shopOrder(req, id);
+          const recipient = await parcelRecipient(req.ctx, order.id, order.sellerId);
           return sendHtml(
             reply,
-            orderPage(v, order, { error: formErrorOf(v.p.locale, err), typed: req.body }),
+            orderPage(v, order, recipient, { error: formErrorOf(v.p.locale, err), typed: req.body }),
             err.statusCode,
           );
         }

@@ -7,7 +7,9 @@ import { type recipientFields, shippingAddressInput } from '../../contract/check
 import { newId } from '../../contract/common.ts';
 import { conflict, notFound } from '../../contract/errors.ts';
 import { users } from '../auth/tables.ts';
+import { checkoutSessions } from '../checkout/tables.ts';
 import { inTransaction, type RequestContext } from '../context.ts';
+import { orders } from '../orders/tables.ts';
 import { savedAddresses } from './tables.ts';
 
 export const MAX_ADDRESSES = 10;
@@ -109,4 +111,29 @@ export async function addressCount(ctx: RequestContext, userId: string): Promise
     .from(savedAddresses)
     .where(eq(savedAddresses.userId, userId));
   return row?.n ?? 0;
+}
+
+/**
+ * Whom and where a seller sends an order's parcel: the order's address with its recipient (the
+ * buyer's account name when the checkout named none, as the API's does not) and the phone the
+ * checkout kept for the carrier. Only for the order's own seller: another's order is not found.
+ */
+export async function parcelRecipient(ctx: RequestContext, orderId: string, sellerId: string) {
+  const [row] = await ctx.db
+    .select({ address: orders.shippingAddress, given: checkoutSessions.address, buyer: users.name })
+    .from(orders)
+    .innerJoin(users, eq(users.id, orders.buyerId))
+    .leftJoin(checkoutSessions, eq(checkoutSessions.id, orders.checkoutId))
+    .where(and(eq(orders.id, orderId), eq(orders.sellerId, sellerId)));
+  if (!row) throw notFound('error.orders.notFound', { id: orderId });
+  const a = row.address;
+  return {
+    recipientName: a.recipientName ?? row.buyer,
+    street: a.street,
+    line2: a.line2 ?? null,
+    city: a.city,
+    province: a.province,
+    postalCode: a.postalCode,
+    phone: row.given?.phone ?? null,
+  };
 }
