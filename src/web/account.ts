@@ -516,7 +516,7 @@ ${cancel}${returnForm}${reviewForms}`,
     const rows = list.returns
       .map(
         (r) =>
-          `<tr><td><a href="/account/orders/${encodeURIComponent(r.order_id)}">${escapeHtml(r.order_id)}</a></td><td>${date(v, r.created_at)}</td><td>${say(l, 'web.return.reasonName', { reason: r.reason })}</td><td>${badge(l, r.status, 'web.return.status', { status: r.status })}</td><td class="num">${money(v, r.refund_amount_cents ?? r.estimated_refund_amount_cents)}</td></tr>`,
+          `<tr><td data-label="${say(l, 'web.orders.order')}"><a href="/account/orders/${encodeURIComponent(r.order_id)}">${escapeHtml(r.order_id)}</a></td><td data-label="${say(l, 'web.orders.date')}">${date(v, r.created_at)}</td><td data-label="${say(l, 'web.return.reason')}">${say(l, 'web.return.reasonName', { reason: r.reason })}</td><td data-label="${say(l, 'web.orders.status')}">${badge(l, r.status, 'web.return.status', { status: r.status })}</td><td class="num" data-label="${say(l, 'web.return.refund')}">${money(v, r.refund_amount_cents ?? r.estimated_refund_amount_cents)}</td></tr>`,
       )
       .join('');
     return sendHtml(
@@ -525,7 +525,7 @@ ${cancel}${returnForm}${reviewForms}`,
         title: t(l, 'web.account.returns'),
         body: `<h1>${say(l, 'web.account.returns')}</h1>${accountTabs(v)}${
           list.returns.length
-            ? `<div class="table-wrap" tabindex="0"><table><thead><tr><th scope="col">${say(l, 'web.orders.order')}</th><th scope="col">${say(l, 'web.orders.date')}</th><th scope="col">${say(l, 'web.return.reason')}</th><th scope="col">${say(l, 'web.orders.status')}</th><th scope="col" class="num">${say(l, 'web.return.refund')}</th></tr></thead><tbody>${rows}</tbody></table></div>`
+            ? `<div class="table-wrap" tabindex="0"><table class="stack"><thead><tr><th scope="col">${say(l, 'web.orders.order')}</th><th scope="col">${say(l, 'web.orders.date')}</th><th scope="col">${say(l, 'web.return.reason')}</th><th scope="col">${say(l, 'web.orders.status')}</th><th scope="col" class="num">${say(l, 'web.return.refund')}</th></tr></thead><tbody>${rows}</tbody></table></div>`
             : `<div class="card"><p>${say(l, 'web.return.none')}</p></div>`
         }`,
       }),

@@ -113,8 +113,9 @@ function pager(
   return `<nav class="pager" aria-label="${say(l, 'web.search.pages')}">${at > 1 ? `<a href="${to(at - 1)}" rel="prev">${say(l, 'web.search.previous')}</a>` : ''}${more ? `<a href="${to(at + 1)}" rel="next">${say(l, 'web.search.next')}</a>` : ''}</nav>`;
 }
 
-const table = (head: string[], rows: string[], caption?: string) =>
-  `<div class="table-wrap" tabindex="0"><table>${caption ? `<caption class="visually-hidden">${escapeHtml(caption)}</caption>` : ''}<thead><tr>${head.join('')}</tr></thead><tbody>${rows.join('')}</tbody></table></div>`;
+/** A table in its own scrolling box; `stack`: on a phone each row is a card, each cell under its `data-label`. */
+const table = (head: string[], rows: string[], caption?: string, stack = false) =>
+  `<div class="table-wrap" tabindex="0"><table${stack ? ' class="stack"' : ''}>${caption ? `<caption class="visually-hidden">${escapeHtml(caption)}</caption>` : ''}<thead><tr>${head.join('')}</tr></thead><tbody>${rows.join('')}</tbody></table></div>`;
 const th = (label: string, num = false) =>
   `<th scope="col"${num ? ' class="num"' : ''}>${escapeHtml(label)}</th>`;
 const empty = (l: Locale, key: Parameters<typeof say>[1]) => `<div class="card"><p>${say(l, key)}</p></div>`;
@@ -736,8 +737,10 @@ ${order.status === 'confirmed' ? actions : ''}
       r.whole_order
         ? say(l, 'web.console.return.whole')
         : say(l, 'web.console.return.items', { n: r.items.length });
+    const cell = (key: Parameters<typeof say>[1], content: string, num = false) =>
+      `<td${num ? ' class="num"' : ''} data-label="${say(l, key)}">${content}</td>`;
     const cells = (r: ReturnRow) =>
-      `<td><a href="${escapeHtml(orderPath(r.order_id))}">${escapeHtml(r.order_id)}</a></td><td>${date(v, r.created_at)}</td><td>${say(l, 'web.return.reasonName', { reason: r.reason })}${r.description ? `<p class="hint">${say(l, 'web.console.return.said', { description: r.description })}</p>` : ''}</td><td>${what(r)}</td>`;
+      `${cell('web.orders.order', `<a href="${escapeHtml(orderPath(r.order_id))}">${escapeHtml(r.order_id)}</a>`)}${cell('web.orders.date', date(v, r.created_at))}${cell('web.return.reason', `${say(l, 'web.return.reasonName', { reason: r.reason })}${r.description ? `<p class="hint">${say(l, 'web.console.return.said', { description: r.description })}</p>` : ''}`)}${cell('web.console.return.what', what(r))}`;
     const head = [
       th(t(l, 'web.orders.order')),
       th(t(l, 'web.orders.date')),
@@ -756,8 +759,10 @@ ${order.status === 'confirmed' ? actions : ''}
           [...head, th(t(l, 'web.console.actions'))],
           waiting.returns.map(
             (r, i) =>
-              `<tr>${cells(r)}<td class="num">${money(v, r.estimated_refund_amount_cents)}</td><td>${decide(r, i)}</td></tr>`,
+              `<tr>${cells(r)}${cell('web.return.refund', money(v, r.estimated_refund_amount_cents), true)}${cell('web.console.actions', decide(r, i))}</tr>`,
           ),
+          undefined,
+          true,
         )
       : empty(l, 'web.console.return.noneToDecide');
     const all = list.returns.length
@@ -765,8 +770,10 @@ ${order.status === 'confirmed' ? actions : ''}
           [...head, th(t(l, 'web.orders.status'))],
           list.returns.map(
             (r) =>
-              `<tr>${cells(r)}<td class="num">${money(v, r.refund_amount_cents ?? r.estimated_refund_amount_cents)}</td><td>${badge(l, r.status, 'web.return.status', { status: r.status })}</td></tr>`,
+              `<tr>${cells(r)}${cell('web.return.refund', money(v, r.refund_amount_cents ?? r.estimated_refund_amount_cents), true)}${cell('web.orders.status', badge(l, r.status, 'web.return.status', { status: r.status }))}</tr>`,
           ),
+          undefined,
+          true,
         )
       : empty(l, 'web.console.return.none');
     return consolePage(

@@ -141,12 +141,15 @@ export function storePages(app: FastifyInstance, deps: WebDeps) {
       nameOf: (id: string) => string,
       chosen: string[],
     ) => {
-      const ids = [...new Set([...chosen, ...Object.keys(counts)])].slice(0, 30);
+      // A product without a category is counted under `none` by the engine: not a category.
+      const ids = [...new Set([...chosen, ...Object.keys(counts)])]
+        .filter((id) => id !== 'none')
+        .slice(0, 30);
       if (!ids.length) return '';
       return `<fieldset><legend>${say(l, name === 'category' ? 'web.search.categories' : 'web.search.sellers')}</legend>${ids
         .map(
           (id) =>
-            `<label class="check"><input type="checkbox" name="${name}" value="${escapeHtml(id)}"${chosen.includes(id) ? ' checked' : ''}>${escapeHtml(nameOf(id))}<span class="count">(${counts[id] ?? 0})</span></label>`,
+            `<label class="check"><input type="checkbox" name="${name}" value="${escapeHtml(id)}"${chosen.includes(id) ? ' checked' : ''}><span>${escapeHtml(nameOf(id))} <span class="count">(${counts[id] ?? 0})</span></span></label>`,
         )
         .join('')}</fieldset>`;
     };
@@ -154,7 +157,8 @@ export function storePages(app: FastifyInstance, deps: WebDeps) {
       .filter(([, n]) => n > 0)
       .map(([range, n]) => `${escapeHtml(range)} $ (${n})`)
       .join(', ');
-    const facets = `<form class="facets card" method="get" action="/" aria-labelledby="filters-h">
+    // Before the results; on a phone folded under its summary, on a wide screen always open (style.ts).
+    const facets = `<details class="facets card"><summary>${say(l, 'web.search.filters')}</summary><form method="get" action="/" aria-labelledby="filters-h">
   <h2 id="filters-h">${say(l, 'web.search.filters')}</h2>
   <input type="hidden" name="q" value="${escapeHtml(q.q)}">${q.sort ? `<input type="hidden" name="sort" value="${escapeHtml(q.sort)}">` : ''}
   ${facetBoxes('category', found.facets.categoryId, (id) => categoryName.get(id) ?? id, q.category)}
@@ -176,7 +180,7 @@ export function storePages(app: FastifyInstance, deps: WebDeps) {
   })}
   <button type="submit">${say(l, 'web.search.apply')}</button>
   <p><a href="${escapeHtml(hrefWith({ ...q, category: [], seller: [], min: undefined, max: undefined, rating: undefined, digital: undefined, page: undefined }, {}))}">${say(l, 'web.search.clear')}</a></p>
-</form>`;
+</form></details>`;
     const sortForm = `<form method="get" action="/">${hiddenInputs(q, ['sort', 'page'])}<label for="sort">${say(l, 'web.search.sort')}</label><select id="sort" name="sort">${SORTS.map(
       (x) =>
         `<option value="${x}"${q.sort === x ? ' selected' : ''}>${say(l, 'web.search.sortBy', { by: x })}</option>`,
