@@ -65,7 +65,7 @@ button.small { margin: 0; padding: 6px 10px; font-size: .88rem; }
 .stars { color: #8a5a00; }
 .toolbar { display: flex; flex-wrap: wrap; justify-content: space-between; align-items: center; gap: 10px; margin-bottom: 12px; }
 .toolbar form { display: flex; gap: 8px; align-items: center; }
-.toolbar label { margin: 0; }
+.toolbar label { margin: 0; white-space: nowrap; }
 .toolbar select { width: auto; }
 .pager { display: flex; gap: 14px; justify-content: center; margin: 18px 0; }
 .sheet { display: grid; grid-template-columns: minmax(0, 1fr) minmax(0, 1fr); gap: 24px; }
@@ -97,6 +97,9 @@ dl.specs { display: grid; grid-template-columns: max-content 1fr; gap: 4px 14px;
 dl.specs dt { color: var(--muted); }
 dl.specs dd { margin: 0; }
 .review { border-top: 1px solid var(--line); padding: 10px 0; }
+address { font-style: normal; }
+ul.addresses { list-style: none; padding: 0; margin: 0; }
+.card ul.addresses > li + li { border-top: 1px solid var(--line); padding-top: 10px; margin-top: 10px; }
 @media (min-width: 761px) {
   @supports selector(::details-content) {
     .facets > summary { display: none; }
@@ -106,7 +109,7 @@ dl.specs dd { margin: 0; }
 @media (max-width: 760px) {
   .layout, .sheet { grid-template-columns: minmax(0, 1fr); }
   .facets > form > h2 { position: absolute; width: 1px; height: 1px; overflow: hidden; clip: rect(0 0 0 0); white-space: nowrap; }
-  table.stack, table.stack tbody, table.stack tr, table.stack td { display: block; }
+  table.stack, table.stack thead, table.stack tbody, table.stack tr, table.stack th, table.stack td { display: block; }
   table.stack thead { position: absolute; width: 1px; height: 1px; overflow: hidden; clip: rect(0 0 0 0); }
   table.stack tr { border-bottom: 1px solid var(--line); padding: 6px 0; }
   table.stack td { border: 0; padding: 3px 12px; text-align: left; white-space: normal; }
