@@ -65,7 +65,7 @@ button.small { margin: 0; padding: 6px 10px; font-size: .88rem; }
 .stars { color: #8a5a00; }
 .toolbar { display: flex; flex-wrap: wrap; justify-content: space-between; align-items: center; gap: 10px; margin-bottom: 12px; }
 .toolbar form { display: flex; gap: 8px; align-items: center; }
-.toolbar label { margin: 0; white-space: nowrap; }
+.toolbar label { margin: 0; }
 .toolbar select { width: auto; }
 .pager { display: flex; gap: 14px; justify-content: center; margin: 18px 0; }
 .sheet { display: grid; grid-template-columns: minmax(0, 1fr) minmax(0, 1fr); gap: 24px; }
