@@ -319,7 +319,16 @@ export function storePages(app: FastifyInstance, deps: WebDeps) {
         ? await addresses.getAddress(req.ctx, user.id, String(wanted))
         : saved.find((a) => a.isDefault);
       const typed: CheckoutForm = chosen
-        ? { ...chosen, line2: chosen.line2 ?? '', phone: chosen.phone, addressId: chosen.id }
+        ? {
+            recipientName: chosen.recipientName,
+            street: chosen.street,
+            line2: chosen.line2 ?? '',
+            city: chosen.city,
+            province: chosen.province,
+            postalCode: chosen.postalCode,
+            phone: chosen.phone,
+            addressId: chosen.id,
+          }
         : { province: (await lastShippingProvince(req.ctx, user.id)) ?? '', save: saved.length === 0 };
       return reply.type('text/html; charset=utf-8').send(await checkoutPage(req, v, typed, saved));
     },
@@ -332,7 +341,8 @@ export function storePages(app: FastifyInstance, deps: WebDeps) {
       const user = signedIn(req, BUYERS);
       const v = viewOf(req, reply, s);
       // What the person typed, in the API's canonical form: shown back as such if refused.
-      const typed: CheckoutForm = { ...typedAddress(req.body), save: req.body.save === 'on' };
+      const body = req.body ?? {};
+      const typed: CheckoutForm = { ...typedAddress(body), save: body.save === 'on' };
       try {
         const form = readAddress(typed, typed.recipientName || user.name.slice(0, 100));
         const { session } = await createCheckout(req.ctx, deps.commerce, {

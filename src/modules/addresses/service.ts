@@ -1,7 +1,7 @@
 // A buyer's saved shipping addresses: at most MAX_ADDRESSES, one the default (the checkout's
 // page fills it in). Pages only (the interface names no address endpoints); every call is for
 // the signed-in buyer's own addresses, another's is not found.
-import { and, asc, count, desc, eq } from 'drizzle-orm';
+import { and, asc, desc, eq } from 'drizzle-orm';
 import type { z } from 'zod';
 import { type recipientFields, shippingAddressInput } from '../../contract/checkout.ts';
 import { newId } from '../../contract/common.ts';
@@ -102,15 +102,6 @@ export function deleteAddress(ctx: RequestContext, userId: string, id: string): 
     const [next] = await listAddresses(tx, userId);
     if (next) await setDefault(tx, userId, next.id);
   });
-}
-
-/** How many the buyer has (the checkout's page offers saving only below the bound). */
-export async function addressCount(ctx: RequestContext, userId: string): Promise<number> {
-  const [row] = await ctx.db
-    .select({ n: count() })
-    .from(savedAddresses)
-    .where(eq(savedAddresses.userId, userId));
-  return row?.n ?? 0;
 }
 
 /**
