@@ -2,6 +2,7 @@
 // A field's own words come from the catalogues: built-in checks (lengths, formats) are worded by
 // contract/errors.ts's wordIssue; a custom check's message is a catalogue key.
 import { z } from 'zod';
+import { canonicalPostalCode } from './address-input.ts';
 import { province, recordId, role, unixSeconds } from './common.ts';
 import { LOCALES } from './i18n.ts';
 import {
@@ -94,8 +95,8 @@ export const canadianPostalCode = z
   .string()
   .max(10)
   .transform((input, ctx) => {
-    const compact = input.replace(/[\s-]/g, '').toUpperCase();
-    if (/^[A-Z]\d[A-Z]\d[A-Z]\d$/.test(compact)) return `${compact.slice(0, 3)} ${compact.slice(3)}`;
+    const code = canonicalPostalCode(input);
+    if (/^[A-Z]\d[A-Z] \d[A-Z]\d$/.test(code)) return code;
     ctx.issues.push({ code: 'custom', input, message: 'validation.postalCodeCA' });
     return z.NEVER;
   });

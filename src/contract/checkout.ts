@@ -130,3 +130,14 @@ export const checkoutSession = z
   .meta({ id: 'CheckoutSession' });
 
 export const checkoutParams = z.object({ sessionId: z.string() });
+
+/** What the pages' address forms add to the API's address: who receives it and a unit line. */
+export const recipientFields = z.object({
+  recipientName: text(100),
+  line2: z
+    .string()
+    .trim()
+    .max(100)
+    .optional()
+    .transform((v) => v || undefined),
+});

@@ -11,6 +11,7 @@ export const COLLECTIONS = [
   'categories',
   'checkouts',
   'platforms',
+  'addresses',
 ] as const;
 export type Collection = (typeof COLLECTIONS)[number];
 

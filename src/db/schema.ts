@@ -2,6 +2,7 @@
 // not load it (db/index.ts: no relational queries); drizzle-kit reads the modules' tables.ts.
 
 export * from '../modules/acp/tables.ts';
+export * from '../modules/addresses/tables.ts';
 export * from '../modules/analytics/tables.ts';
 export * from '../modules/auth/tables.ts';
 export * from '../modules/cart/tables.ts';

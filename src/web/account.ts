@@ -21,6 +21,7 @@ import { listAgents, revokeAgent } from '../modules/oauth/grants.ts';
 import * as orders from '../modules/orders/service.ts';
 import * as returns from '../modules/returns/service.ts';
 import { ownReviewsOf, submitReview } from '../modules/reviews/service.ts';
+import { addressPages } from './addresses.ts';
 import type { WebDeps } from './core.ts';
 import {
   addCookie,
@@ -121,11 +122,17 @@ async function addPending(
   }
 }
 
-const accountTabs = (v: View) =>
+/** The account's sections; a seller's or an admin's account has no buyer's sections (they answer 403). */
+export const accountTabs = (v: View) =>
   tabs(v, t(v.p.locale, 'web.account.sections'), [
     { href: '/account', label: t(v.p.locale, 'web.account.overview') },
-    { href: '/account/orders', label: t(v.p.locale, 'web.account.orders') },
-    { href: '/account/returns', label: t(v.p.locale, 'web.account.returns') },
+    ...(v.user?.role === 'buyer'
+      ? [
+          { href: '/account/orders', label: t(v.p.locale, 'web.account.orders') },
+          { href: '/account/returns', label: t(v.p.locale, 'web.account.returns') },
+          { href: '/account/addresses', label: t(v.p.locale, 'web.account.addresses') },
+        ]
+      : []),
     { href: '/account/agents', label: t(v.p.locale, 'web.account.agents') },
     { href: '/account/settings', label: t(v.p.locale, 'web.account.settings') },
   ]);
@@ -594,7 +601,7 @@ ${cancel}${returnList}${returnForm}${reviewForms}`,
     const rows = list.returns
       .map(
         (r) =>
-          `<tr><td><a href="/account/orders/${encodeURIComponent(r.order_id)}">${escapeHtml(r.order_id)}</a></td><td>${date(v, r.created_at)}</td><td>${say(l, 'web.return.reasonName', { reason: r.reason })}</td><td>${badge(l, r.status, 'web.return.status', { status: r.status })}</td><td class="num">${money(v, r.refund_amount_cents ?? r.estimated_refund_amount_cents)}</td></tr>`,
+          `<tr><td data-label="${say(l, 'web.orders.order')}"><a href="/account/orders/${encodeURIComponent(r.order_id)}">${escapeHtml(r.order_id)}</a></td><td data-label="${say(l, 'web.orders.date')}">${date(v, r.created_at)}</td><td data-label="${say(l, 'web.return.reason')}">${say(l, 'web.return.reasonName', { reason: r.reason })}</td><td data-label="${say(l, 'web.orders.status')}">${badge(l, r.status, 'web.return.status', { status: r.status })}</td><td class="num" data-label="${say(l, 'web.return.refund')}">${money(v, r.refund_amount_cents ?? r.estimated_refund_amount_cents)}</td></tr>`,
       )
       .join('');
     return sendHtml(
@@ -603,7 +610,7 @@ ${cancel}${returnList}${returnForm}${reviewForms}`,
         title: t(l, 'web.account.returns'),
         body: `<h1>${say(l, 'web.account.returns')}</h1>${accountTabs(v)}${
           list.returns.length
-            ? `<div class="table-wrap" tabindex="0"><table><thead><tr><th scope="col">${say(l, 'web.orders.order')}</th><th scope="col">${say(l, 'web.orders.date')}</th><th scope="col">${say(l, 'web.return.reason')}</th><th scope="col">${say(l, 'web.orders.status')}</th><th scope="col" class="num">${say(l, 'web.return.refund')}</th></tr></thead><tbody>${rows}</tbody></table></div>`
+            ? `<div class="table-wrap" tabindex="0"><table class="stack"><thead><tr><th scope="col">${say(l, 'web.orders.order')}</th><th scope="col">${say(l, 'web.orders.date')}</th><th scope="col">${say(l, 'web.return.reason')}</th><th scope="col">${say(l, 'web.orders.status')}</th><th scope="col" class="num">${say(l, 'web.return.refund')}</th></tr></thead><tbody>${rows}</tbody></table></div>`
             : `<div class="card"><p>${say(l, 'web.return.none')}</p></div>`
         }`,
       }),
@@ -711,6 +718,8 @@ ${field({ name: 'newPassword', label: t(l, 'web.settings.newPassword'), type: 'p
       }
     },
   );
+
+  addressPages(app, deps, accountTabs);
 }
 
 /** The carrier's tracking page for the carriers Canadians use; none for another carrier. */

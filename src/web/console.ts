@@ -13,6 +13,7 @@ import { escapeHtml } from '../contract/format.ts';
 import { formatDate, type Locale, t, text } from '../contract/i18n.ts';
 import { listOrdersQuery, ORDER_STATUSES, orderStatus, shipOrderBody } from '../contract/orders.ts';
 import { rejectReturnBody, returnStatus } from '../contract/returns.ts';
+import { parcelRecipient } from '../modules/addresses/service.ts';
 import { sellerDashboard } from '../modules/analytics/service.ts';
 import { shopNames, updateInvoiceIdentity, withProfile } from '../modules/auth/sellers.ts';
 import {
@@ -28,6 +29,7 @@ import { sendInvoice } from '../modules/invoices/routes.ts';
 import { invoiceOf } from '../modules/invoices/service.ts';
 import * as orders from '../modules/orders/service.ts';
 import * as returns from '../modules/returns/service.ts';
+import { addressBlock, type ShownAddress } from './addresses.ts';
 import type { WebDeps } from './core.ts';
 import { seeOther, signedIn, type View, viewOf } from './core.ts';
 import { dashboardBody, PERIODS } from './dashboard.ts';
@@ -111,8 +113,9 @@ function pager(
   return `<nav class="pager" aria-label="${say(l, 'web.search.pages')}">${at > 1 ? `<a href="${to(at - 1)}" rel="prev">${say(l, 'web.search.previous')}</a>` : ''}${more ? `<a href="${to(at + 1)}" rel="next">${say(l, 'web.search.next')}</a>` : ''}</nav>`;
 }
 
-const table = (head: string[], rows: string[], caption?: string) =>
-  `<div class="table-wrap" tabindex="0"><table>${caption ? `<caption class="visually-hidden">${escapeHtml(caption)}</caption>` : ''}<thead><tr>${head.join('')}</tr></thead><tbody>${rows.join('')}</tbody></table></div>`;
+/** A table in its own scrolling box; `stack`: on a phone each row is a card, each cell under its `data-label`. */
+const table = (head: string[], rows: string[], caption?: string, stack = false) =>
+  `<div class="table-wrap" tabindex="0"><table${stack ? ' class="stack"' : ''}>${caption ? `<caption class="visually-hidden">${escapeHtml(caption)}</caption>` : ''}<thead><tr>${head.join('')}</tr></thead><tbody>${rows.join('')}</tbody></table></div>`;
 const th = (label: string, num = false) =>
   `<th scope="col"${num ? ' class="num"' : ''}>${escapeHtml(label)}</th>`;
 const empty = (l: Locale, key: Parameters<typeof say>[1]) => `<div class="card"><p>${say(l, key)}</p></div>`;
@@ -613,9 +616,13 @@ ${field({ name: 'trackingNumber', label: t(l, 'web.console.order.trackingNumber'
     },
   );
 
-  const orderPage = (v: View, order: Order, o: { error?: FormError; typed?: Body; done?: string } = {}) => {
+  const orderPage = (
+    v: View,
+    order: Order,
+    recipient: ShownAddress,
+    o: { error?: FormError; typed?: Body; done?: string } = {},
+  ) => {
     const l = v.p.locale;
-    const a = order.shippingAddress;
     const items = order.items.map(
       (i) =>
         `<tr><td>${escapeHtml(i.name)}</td><td class="num">${i.quantity}</td><td class="num">${money(v, i.unitPriceCents)}</td><td class="num">${money(v, i.unitPriceCents * i.quantity)}</td></tr>`,
@@ -632,7 +639,7 @@ ${field({ name: 'trackingNumber', label: t(l, 'web.console.order.trackingNumber'
 <div class="card"><p>${orderBadge(l, order.status)} · ${say(l, 'web.order.placed', { date: formatDate(l, new Date(order.createdAt * 1000)) })}</p>
 ${order.status === 'cancelled' ? '' : `<p>${say(l, 'web.order.estimated', { date: formatDate(l, order.estimatedDelivery) })}</p>`}
 ${order.trackingNumber ? `<p>${say(l, 'web.order.tracking', { carrier: order.carrier ?? '', number: order.trackingNumber })}</p>` : ''}
-<p>${say(l, 'web.order.shipTo', { street: a.street, city: a.city, province: provinceName(l, a.province), postalCode: a.postalCode })}</p>
+<section aria-labelledby="ship-to-h"><h2 id="ship-to-h">${say(l, 'web.console.order.shipTo')}</h2>${addressBlock(l, recipient)}</section>
 <p><a href="${escapeHtml(`${orderPath(order.id)}/invoice`)}">${say(l, 'web.order.invoice')}</a></p>
 ${order.status === 'confirmed' ? '' : actions}</div>
 ${table([th(t(l, 'web.cart.product')), th(t(l, 'web.cart.quantity'), true), th(t(l, 'web.cart.price'), true), th(t(l, 'web.cart.lineTotal'), true)], items)}
@@ -648,11 +655,14 @@ ${order.status === 'confirmed' ? actions : ''}
     pageRoute,
     async (req, reply) => {
       const order = await shopOrder(req, req.params.orderId);
+      const recipient = await parcelRecipient(req.ctx, order.id, order.sellerId);
       const v = viewOf(req, reply, s);
       const done = doneOf(ORDER_DONE, req.query.done);
       return sendHtml(
         reply,
-        orderPage(v, order, { done: done && t(v.p.locale, 'web.console.order.done', { done }) }),
+        orderPage(v, order, recipient, {
+          done: done && t(v.p.locale, 'web.console.order.done', { done }),
+        }),
       );
     },
   );
@@ -686,9 +696,10 @@ ${order.status === 'confirmed' ? actions : ''}
           if (!shownRefusal(err)) throw err;
           const v = viewOf(req, reply, s);
           const order = await shopOrder(req, id);
+          const recipient = await parcelRecipient(req.ctx, order.id, order.sellerId);
           return sendHtml(
             reply,
-            orderPage(v, order, { error: formErrorOf(v.p.locale, err), typed: req.body }),
+            orderPage(v, order, recipient, { error: formErrorOf(v.p.locale, err), typed: req.body }),
             err.statusCode,
           );
         }
@@ -743,8 +754,10 @@ ${order.status === 'confirmed' ? actions : ''}
       r.whole_order
         ? say(l, 'web.console.return.whole')
         : say(l, 'web.console.return.items', { n: r.items.length });
+    const cell = (key: Parameters<typeof say>[1], content: string, num = false) =>
+      `<td${num ? ' class="num"' : ''} data-label="${say(l, key)}">${content}</td>`;
     const cells = (r: ReturnRow) =>
-      `<td><a href="${escapeHtml(orderPath(r.order_id))}">${escapeHtml(r.order_id)}</a></td><td>${date(v, r.created_at)}</td><td>${say(l, 'web.return.reasonName', { reason: r.reason })}${r.description ? `<p class="hint">${say(l, 'web.console.return.said', { description: r.description })}</p>` : ''}</td><td>${what(r)}</td>`;
+      `${cell('web.orders.order', `<a href="${escapeHtml(orderPath(r.order_id))}">${escapeHtml(r.order_id)}</a>`)}${cell('web.orders.date', date(v, r.created_at))}${cell('web.return.reason', `${say(l, 'web.return.reasonName', { reason: r.reason })}${r.description ? `<p class="hint">${say(l, 'web.console.return.said', { description: r.description })}</p>` : ''}`)}${cell('web.console.return.what', what(r))}`;
     const head = [
       th(t(l, 'web.orders.order')),
       th(t(l, 'web.orders.date')),
@@ -763,8 +776,10 @@ ${order.status === 'confirmed' ? actions : ''}
           [...head, th(t(l, 'web.console.actions'))],
           waiting.returns.map(
             (r, i) =>
-              `<tr>${cells(r)}<td class="num">${money(v, r.estimated_refund_amount_cents)}</td><td>${decide(r, i)}</td></tr>`,
+              `<tr>${cells(r)}${cell('web.return.refund', money(v, r.estimated_refund_amount_cents), true)}${cell('web.console.actions', decide(r, i))}</tr>`,
           ),
+          undefined,
+          true,
         )
       : empty(l, 'web.console.return.noneToDecide');
     const all = list.returns.length
@@ -772,8 +787,10 @@ ${order.status === 'confirmed' ? actions : ''}
           [...head, th(t(l, 'web.orders.status'))],
           list.returns.map(
             (r) =>
-              `<tr>${cells(r)}<td class="num">${money(v, r.refund_amount_cents ?? r.estimated_refund_amount_cents)}</td><td>${badge(l, r.status, 'web.return.status', { status: r.status })}</td></tr>`,
+              `<tr>${cells(r)}${cell('web.return.refund', money(v, r.refund_amount_cents ?? r.estimated_refund_amount_cents), true)}${cell('web.orders.status', badge(l, r.status, 'web.return.status', { status: r.status }))}</tr>`,
           ),
+          undefined,
+          true,
         )
       : empty(l, 'web.console.return.none');
     return consolePage(

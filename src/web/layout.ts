@@ -45,7 +45,8 @@ export function page(v: View, o: PageOptions): string {
   const l = v.p.locale;
   const user = v.user;
   const links = [
-    `<a href="/shop/cart">${say(l, 'web.nav.cart')}</a>`,
+    // The cart is a buyer's: a seller or an admin is never linked to a page that refuses them.
+    ...(!user || user.role === 'buyer' ? [`<a href="/shop/cart">${say(l, 'web.nav.cart')}</a>`] : []),
     ...(user
       ? [
           `<a href="/account">${say(l, 'web.nav.account')}</a>`,

@@ -5,16 +5,17 @@ import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { z } from 'zod';
 import { addToCartBody, applyCouponBody } from '../contract/cart.ts';
 import { SORTS, searchQuery } from '../contract/catalog.ts';
-import { createCheckoutBody } from '../contract/checkout.ts';
 import { PROVINCES, type Province } from '../contract/common.ts';
 import { AppError } from '../contract/errors.ts';
 import { escapeHtml } from '../contract/format.ts';
 import { formatDollars, type Locale, t, text } from '../contract/i18n.ts';
+import * as addresses from '../modules/addresses/service.ts';
 import { shopNames } from '../modules/auth/sellers.ts';
 import * as carts from '../modules/cart/service.ts';
 import { getProduct, listCategories } from '../modules/catalog/service.ts';
 import { createCheckout } from '../modules/checkout/service.ts';
 import { lastShippingProvince } from '../modules/orders/service.ts';
+import { type AddressForm, addressBlock, addressFields, readAddress, typedAddress } from './addresses.ts';
 import type { WebDeps } from './core.ts';
 import { seeOther, signedIn, type View, viewOf } from './core.ts';
 import {
@@ -27,6 +28,7 @@ import {
   stockLine,
 } from './fragments.ts';
 import {
+  checkbox,
   csrfField,
   type FormError,
   field,
@@ -148,12 +150,15 @@ export function storePages(app: FastifyInstance, deps: WebDeps) {
       nameOf: (id: string) => string,
       chosen: string[],
     ) => {
-      const ids = [...new Set([...chosen, ...Object.keys(counts)])].slice(0, 30);
+      // A product without a category is counted under `none` by the engine: not a category.
+      const ids = [...new Set([...chosen, ...Object.keys(counts)])]
+        .filter((id) => id !== 'none')
+        .slice(0, 30);
       if (!ids.length) return '';
       return `<fieldset><legend>${say(l, name === 'category' ? 'web.search.categories' : 'web.search.sellers')}</legend>${ids
         .map(
           (id) =>
-            `<label class="check"><input type="checkbox" name="${name}" value="${escapeHtml(id)}"${chosen.includes(id) ? ' checked' : ''}>${escapeHtml(nameOf(id))}<span class="count">(${counts[id] ?? 0})</span></label>`,
+            `<label class="check"><input type="checkbox" name="${name}" value="${escapeHtml(id)}"${chosen.includes(id) ? ' checked' : ''}><span>${escapeHtml(nameOf(id))} <span class="count">(${counts[id] ?? 0})</span></span></label>`,
         )
         .join('')}</fieldset>`;
     };
@@ -161,7 +166,8 @@ export function storePages(app: FastifyInstance, deps: WebDeps) {
       .filter(([, n]) => n > 0)
       .map(([range, n]) => `${escapeHtml(priceBand(l, range))} (${n})`)
       .join(', ');
-    const facets = `<form class="facets card" method="get" action="/" aria-labelledby="filters-h">
+    // Before the results; on a phone folded under its summary, on a wide screen always open (style.ts).
+    const facets = `<details class="facets card"><summary>${say(l, 'web.search.filters')}</summary><form method="get" action="/" aria-labelledby="filters-h">
   <h2 id="filters-h">${say(l, 'web.search.filters')}</h2>
   <input type="hidden" name="q" value="${escapeHtml(q.q)}">${q.sort ? `<input type="hidden" name="sort" value="${escapeHtml(q.sort)}">` : ''}
   ${facetBoxes('category', found.facets.categoryId, (id) => categoryName.get(id) ?? id, q.category)}
@@ -183,7 +189,7 @@ export function storePages(app: FastifyInstance, deps: WebDeps) {
   })}
   <button type="submit">${say(l, 'web.search.apply')}</button>
   <p><a href="${escapeHtml(hrefWith({ ...q, category: [], seller: [], min: undefined, max: undefined, rating: undefined, digital: undefined, page: undefined }, {}))}">${say(l, 'web.search.clear')}</a></p>
-</form>`;
+</form></details>`;
     const sortForm = `<form method="get" action="/">${hiddenInputs(q, ['sort', 'page'])}<label for="sort">${say(l, 'web.search.sort')}</label><select id="sort" name="sort">${SORTS.map(
       (x) =>
         `<option value="${x}"${q.sort === x ? ' selected' : ''}>${say(l, 'web.search.sortBy', { by: x })}</option>`,
@@ -309,16 +315,31 @@ export function storePages(app: FastifyInstance, deps: WebDeps) {
     },
   );
 
-  app.get(
+  app.get<{ Querystring: { address?: string } }>(
     '/shop/checkout',
     { config: { auth: 'public', limit: 'pages' }, schema: { hide: true } },
     async (req, reply) => {
       const user = signedIn(req, BUYERS);
       const v = viewOf(req, reply, s);
-      const province = await lastShippingProvince(req.ctx, user.id);
-      return reply
-        .type('text/html; charset=utf-8')
-        .send(await checkoutPage(req, v, { province: province ?? '' }));
+      const saved = await addresses.listAddresses(req.ctx, user.id);
+      const wanted = req.query.address;
+      // The address asked for (a "Use this address" link), else the default one.
+      const chosen = wanted
+        ? await addresses.getAddress(req.ctx, user.id, String(wanted))
+        : saved.find((a) => a.isDefault);
+      const typed: CheckoutForm = chosen
+        ? {
+            recipientName: chosen.recipientName,
+            street: chosen.street,
+            line2: chosen.line2 ?? '',
+            city: chosen.city,
+            province: chosen.province,
+            postalCode: chosen.postalCode,
+            phone: chosen.phone,
+            addressId: chosen.id,
+          }
+        : { province: (await lastShippingProvince(req.ctx, user.id)) ?? '', save: saved.length === 0 };
+      return reply.type('text/html; charset=utf-8').send(await checkoutPage(req, v, typed, saved));
     },
   );
 
@@ -326,35 +347,47 @@ export function storePages(app: FastifyInstance, deps: WebDeps) {
     '/shop/checkout',
     { config: { auth: 'public', limit: 'checkout' }, schema: { hide: true } },
     async (req, reply) => {
-      signedIn(req, BUYERS);
+      const user = signedIn(req, BUYERS);
       const v = viewOf(req, reply, s);
-      const b = req.body;
-      const address = {
-        street: b.street,
-        city: b.city,
-        province: b.province,
-        postalCode: b.postalCode,
-        country: 'CA',
-        phone: b.phone,
-      };
+      // What the person typed, in the API's canonical form: shown back as such if refused.
+      const body = req.body ?? {};
+      const typed: CheckoutForm = { ...typedAddress(body), save: body.save === 'on' };
       try {
-        const input = readForm(createCheckoutBody, { shipping_address: address });
-        const { session } = await createCheckout(req.ctx, deps.commerce, input);
+        const form = readAddress(typed, typed.recipientName || user.name.slice(0, 100));
+        const { session } = await createCheckout(req.ctx, deps.commerce, {
+          shipping_address: form.shipping_address,
+          recipient: { name: form.recipientName, ...(form.line2 ? { line2: form.line2 } : {}) },
+        });
+        if (typed.save) {
+          // Saving is a convenience: a full address book does not stop the purchase.
+          await addresses
+            .saveAddress(req.ctx, user.id, {
+              recipientName: form.recipientName,
+              line2: form.line2,
+              address: form.shipping_address,
+            })
+            .catch((err) => {
+              if (!(err instanceof AppError && err.statusCode === 409)) throw err;
+            });
+        }
         // Our own payment page by its path (the person's browser may know us by another name).
         const to = new URL(session.sessionUrl);
         const ours = to.origin === new URL(deps.commerce.publicBaseUrl).origin;
         return seeOther(reply, ours ? to.pathname + to.search : session.sessionUrl);
       } catch (err) {
         if (!shownRefusal(err)) throw err;
+        const saved = await addresses.listAddresses(req.ctx, user.id);
         return sendHtml(
           reply,
-          await checkoutPage(req, v, address, formErrorOf(v.p.locale, err)),
+          await checkoutPage(req, v, typed, saved, formErrorOf(v.p.locale, err)),
           err.statusCode,
         );
       }
     },
   );
 }
+
+type CheckoutForm = AddressForm & { addressId?: string; save?: boolean };
 
 function hiddenInputs(q: StoreQuery, leave: string[]): string {
   const url = new URL(hrefWith(q, {}), 'http://page.invalid');
@@ -454,33 +487,38 @@ ${cart.shipping_problem ? `<p class="alert">${escapeHtml(cart.shipping_problem)}
 async function checkoutPage(
   req: FastifyRequest,
   v: View,
-  a: Partial<Record<'street' | 'city' | 'province' | 'postalCode' | 'phone', string>>,
+  a: CheckoutForm,
+  saved: readonly addresses.SavedAddress[],
   error?: FormError,
 ): Promise<string> {
   const l = v.p.locale;
   const cart = await carts.getCart(req.ctx);
   const title = t(l, 'web.checkout.title');
-  const f = (name: keyof typeof a, o: { autocomplete: string; type?: string; hint?: string }) =>
-    field({
-      name,
-      label: t(l, `web.checkout.${name}`),
-      value: a[name] ?? '',
-      required: true,
-      error,
-      problemField: `shipping_address.${name}`,
-      ...o,
-    });
+  const book = saved.length
+    ? `<div class="card"><h2>${say(l, 'web.checkout.savedAddresses')}</h2><ul class="addresses">${saved
+        .map(
+          (x) =>
+            `<li>${addressBlock(l, x)}${
+              x.id === a.addressId
+                ? `<p class="muted">${say(l, 'web.checkout.usingAddress')}</p>`
+                : `<p><a href="/shop/checkout?address=${encodeURIComponent(x.id)}">${say(l, 'web.checkout.useAddress')}<span class="visually-hidden"> ${escapeHtml(x.street)}</span></a></p>`
+            }</li>`,
+        )
+        .join(
+          '',
+        )}</ul><p><a href="/account/addresses">${say(l, 'web.checkout.manageAddresses')}</a></p></div>`
+    : '';
+  const canSave = saved.length < addresses.MAX_ADDRESSES;
   return page(v, {
     title,
     narrow: true,
     body: `<h1>${escapeHtml(title)}</h1>
 <div class="card"><p>${say(l, 'web.checkout.summary', { n: cart.itemCount, total: moneyText(v, cart.totalAmountCents) })}</p><p><a href="/shop/cart">${say(l, 'web.checkout.backToCart')}</a></p></div>
-<form method="post" action="/shop/checkout" class="card" novalidate>${csrfField(v)}${formAlert(error)}
+${book}<form method="post" action="/shop/checkout" class="card" novalidate>${csrfField(v)}${formAlert(error)}
 <h2>${say(l, 'web.checkout.address')}</h2>
-${f('street', { autocomplete: 'street-address' })}${f('city', { autocomplete: 'address-level2' })}
-${selectField({ name: 'province', label: t(l, 'web.checkout.province'), value: a.province ?? '', required: true, error, problemField: 'shipping_address.province', options: provinceOptions(l, true), attrs: ' autocomplete="address-level1"' })}
-${f('postalCode', { autocomplete: 'postal-code', hint: t(l, 'web.checkout.postalHint') })}${f('phone', { autocomplete: 'tel', type: 'tel', hint: t(l, 'web.checkout.phoneHint') })}
+${addressFields(l, a, error, { recipientOptional: true })}
 <p class="hint">${say(l, 'web.checkout.country')}</p>
+${canSave ? checkbox({ name: 'save', label: t(l, 'web.checkout.saveAddress'), checked: a.save ?? false }) : ''}
 ${acceptTermsLine(l)}<button type="submit">${say(l, 'web.checkout.pay')}</button></form>`,
   });
 }

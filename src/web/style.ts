@@ -35,7 +35,7 @@ textarea { min-height: 90px; }
 input[type=checkbox], input[type=radio] { width: auto; margin: 0 6px 0 0; }
 .check { display: flex; align-items: center; font-weight: 400; margin: 6px 0; }
 [aria-invalid=true] { border-color: var(--bad); }
-button, .button { display: inline-block; margin-top: 14px; padding: 10px 16px; font: inherit; font-weight: 600; background: var(--brand); color: #fff; border: 0; border-radius: 8px; cursor: pointer; text-decoration: none; }
+button, .button { overflow-wrap: normal; display: inline-block; margin-top: 14px; padding: 10px 16px; font: inherit; font-weight: 600; background: var(--brand); color: #fff; border: 0; border-radius: 8px; cursor: pointer; text-decoration: none; }
 button:hover, .button:hover { background: var(--brand-2); }
 button.secondary, .button.secondary { background: #e8e6df; color: var(--ink); }
 button.danger { background: var(--bad); }
@@ -51,7 +51,9 @@ button.small { margin: 0; padding: 6px 10px; font-size: .88rem; }
 .layout { display: grid; grid-template-columns: 240px 1fr; gap: 20px; align-items: start; }
 .facets fieldset { border: 0; padding: 0; margin: 0 0 14px; }
 .facets legend { font-weight: 700; margin-bottom: 4px; }
-.facets .count { color: var(--muted); margin-left: 4px; font-size: .85rem; }
+.facets .count { color: var(--muted); font-size: .85rem; white-space: nowrap; }
+.facets > summary { font-weight: 700; font-size: 1.15rem; cursor: pointer; }
+.facets > form > h2 { margin-top: 0; }
 .grid { display: grid; grid-template-columns: repeat(auto-fill, minmax(200px, 1fr)); gap: 14px; list-style: none; padding: 0; margin: 0; }
 .product { background: var(--card); border: 1px solid var(--line); border-radius: 12px; overflow: hidden; display: flex; flex-direction: column; }
 .product img, .gallery img { width: 100%; max-width: 100%; height: auto; aspect-ratio: 4 / 3; object-fit: cover; background: #eceae4; display: block; }
@@ -102,9 +104,23 @@ footer .policies { display: flex; flex-wrap: wrap; gap: 4px 16px; margin-top: 6p
 .policy { max-width: 760px; }
 .policy h2 { margin-top: 18px; }
 .policy-form textarea { min-height: 260px; }
+address { font-style: normal; }
+ul.addresses { list-style: none; padding: 0; margin: 0; }
+.card ul.addresses > li + li { border-top: 1px solid var(--line); padding-top: 10px; margin-top: 10px; }
+@media (min-width: 761px) {
+  @supports selector(::details-content) {
+    .facets > summary { display: none; }
+    .facets::details-content { content-visibility: visible; display: contents; }
+  }
+}
 @media (max-width: 760px) {
   .layout, .sheet { grid-template-columns: minmax(0, 1fr); }
-  .facets { order: 2; }
+  .facets > form > h2 { position: absolute; width: 1px; height: 1px; overflow: hidden; clip: rect(0 0 0 0); white-space: nowrap; }
+  table.stack, table.stack thead, table.stack tbody, table.stack tr, table.stack th, table.stack td { display: block; }
+  table.stack thead { position: absolute; width: 1px; height: 1px; overflow: hidden; clip: rect(0 0 0 0); }
+  table.stack tr { border-bottom: 1px solid var(--line); padding: 6px 0; }
+  table.stack td { border: 0; padding: 3px 12px; text-align: left; white-space: normal; }
+  table.stack td[data-label]::before { content: attr(data-label); display: block; font-size: .8rem; color: var(--muted); font-weight: 600; }
   .top nav { width: 100%; }
   main { margin-top: 14px; }
   th, td { padding: 6px 8px; }

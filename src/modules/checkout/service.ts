@@ -22,7 +22,7 @@ import { lockProducts, releaseCheckout, reserve } from '../inventory/service.ts'
 import { type PaymentProvider, ProviderError } from '../payments/provider.ts';
 import { quote, quoteRefusal } from '../pricing/index.ts';
 import { checkoutMachine } from './states.ts';
-import { checkoutSessions, type StoredParcel } from './tables.ts';
+import { checkoutSessions, type StoredAddress, type StoredParcel } from './tables.ts';
 
 /** How long a checkout holds its stock (docs/api.md "Stock holds"). */
 const CHECKOUT_TTL_SECONDS = 30 * 60;
@@ -67,10 +67,17 @@ export class CheckoutRefusal extends AppError {
  */
 const localeOf = (ctx: RequestContext): Locale => ctx.locale ?? BASE_LOCALE;
 
+export interface Recipient {
+  name: string;
+  line2?: string;
+}
+
 /** What a checkout holds: the buyer's cart, or lines an adapter's session names (ACP). */
 export interface HoldRequest {
   shipping_address: z.infer<typeof createCheckoutBody>['shipping_address'];
   coupon?: string;
+  /** Who receives the parcels and a unit line: the pages' form only (the API's address has neither). */
+  recipient?: Recipient;
   /**
    * A protocol adapter's session (ACP): its lines are given (the cart is not read, nor cleared
    * when paid), its coupon only the one named, no provider page is opened (the adapter charges
@@ -137,7 +144,7 @@ const insertSession = insertInto('checkout_sessions_insert', checkoutSessions);
 export async function createCheckout(
   ctx: RequestContext,
   deps: CheckoutDeps & { publishableKey: string },
-  input: z.infer<typeof createCheckoutBody>,
+  input: z.infer<typeof createCheckoutBody> & { recipient?: Recipient },
 ): Promise<{ session: Session; created: boolean }> {
   const { row, created } = await holdCheckout(ctx, deps, input);
   return { session: answer(row, deps.publishableKey, []), created };
@@ -246,7 +253,11 @@ export async function holdCheckout(
         discount = checked.discount;
       }
     }
-    const address = input.shipping_address;
+    const r = input.recipient;
+    const address: StoredAddress = {
+      ...input.shipping_address,
+      ...(r ? { recipientName: r.name, ...(r.line2 ? { line2: r.line2 } : {}) } : {}),
+    };
     const priced = quote({
       lines: quoteLines(cart.lines),
       destinationProvince: address.province as Province,

@@ -31,6 +31,10 @@ export interface StoredAddress {
   postalCode: string;
   country: string;
   phone: string;
+  /** Given on the pages' form only; kept with the orders' address (orders/create.ts). */
+  recipientName?: string;
+  /** A unit, an apartment: the pages' form only. */
+  line2?: string;
 }
 
 /**

@@ -41,8 +41,17 @@ export const orders = pgTable(
     taxLines: jsonb('tax_lines').$type<StoredParcel['taxLines']>().notNull(),
     platformFeeCents: integer('platform_fee_cents').notNull(),
     totalAmountCents: integer('total_amount_cents').notNull(),
+    /** The checkout's address without its phone; the pages' form adds `recipientName` and `line2`. */
     shippingAddress: jsonb('shipping_address')
-      .$type<{ street: string; city: string; province: string; postalCode: string; country: string }>()
+      .$type<{
+        street: string;
+        city: string;
+        province: string;
+        postalCode: string;
+        country: string;
+        recipientName?: string;
+        line2?: string;
+      }>()
       .notNull(),
     paymentIntentId: text('payment_intent_id').notNull(),
     /** Whether the order's units have left the stock (false while `pending`). */

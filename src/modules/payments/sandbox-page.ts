@@ -31,7 +31,7 @@ const STYLE = `
   * { box-sizing: border-box; }
   body { font-family: system-ui, -apple-system, "Segoe UI", Roboto, sans-serif; background: var(--bg); color: var(--ink); margin: 0; line-height: 1.45; }
   .top { background: var(--brand); color: #fff; }
-  .top div { max-width: 1040px; margin: 0 auto; padding: 14px 20px; display: flex; align-items: center; gap: 14px; }
+  .top div { max-width: 1040px; margin: 0 auto; padding: 14px 20px; display: flex; flex-wrap: wrap; align-items: center; gap: 6px 14px; }
   .brand { font-weight: 700; font-size: 1.15rem; letter-spacing: .02em; }
   .crumb { opacity: .85; font-size: .92rem; }
   .top nav { margin-left: auto; font-size: .88rem; } .top nav a { color: #fff; }
