@@ -76,7 +76,9 @@ describe.skipIf(unavailable !== undefined)('the order page after delivery', () =
 
     // The product's page shows the review's title.
     await page.goto(`${env.base}/shop/products/${encodeURIComponent(first!.id)}`);
-    expect(await page.locator('article.review').innerText()).toMatch(new RegExp(`4 stars out of 5\\s+${word} sturdy`));
+    expect(await page.locator('article.review').innerText()).toMatch(
+      new RegExp(`4 stars out of 5\\s+${word} sturdy`),
+    );
 
     // In French on a phone: the refund, the address's wording, the review's numbers.
     await page.goto(`${env.base}/account/orders/${encodeURIComponent(paid.orderId)}?lang=fr-CA`);
