@@ -99,7 +99,7 @@ describe.skipIf(unavailable !== undefined)('the order page after delivery', () =
     expect(await page.locator('main').innerText()).toMatch(/4,0\ssur\s5\s\(1\savis\)/);
     // The storefront's filters: plurals and dollars as French writes them.
     await page.goto(`${env.base}/?q=${encodeURIComponent(first!.title)}`);
-    const filters = await page.locator('form.facets').innerText();
+    const filters = await page.locator('.facets form').textContent();
     expect(filters).toMatch(/0\s\$\sà\s25\s\$\s\(1\)/);
     expect(await page.getByRole('option', { name: '1 étoile et plus' }).count()).toBe(1);
     expect(await page.getByRole('option', { name: '4 étoiles et plus' }).count()).toBe(1);
