@@ -7,20 +7,12 @@ import { extractText } from 'unpdf';
 import { describe, expect, it } from 'vitest';
 import type { Locale } from '../src/contract/i18n.ts';
 import { type SignedIn, type TestApp, useTestApp, withTestApp } from './helpers/app.ts';
-import { admin, buyer, product, seller } from './helpers/builders.ts';
+import { admin, buyer, PLATFORM_TAX_PROFILE, product, seller } from './helpers/builders.ts';
 import { addToCart, openCheckout, payOk, QC_ADDRESS } from './helpers/checkout.ts';
 import { paidOrder } from './helpers/orders.ts';
 import { Browser, textOf } from './helpers/web.ts';
 
-const PLATFORM = {
-  legalName: 'Portage Marketplace Inc.',
-  street: '1 Place Ville Marie',
-  city: 'Montréal',
-  province: 'QC',
-  postalCode: 'H3B 2B6',
-  gstHstNumber: '876543216RT0001',
-  qstNumber: '9876543211TQ0001',
-};
+const PLATFORM = PLATFORM_TAX_PROFILE;
 
 /** The invoice's text as `who` downloads it, pages joined, spaces made plain. */
 async function invoiceText(t: TestApp, who: SignedIn, orderId: string, locale: Locale = 'en-CA') {

@@ -7,7 +7,16 @@ import { extractText } from 'unpdf';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { formatMoney, type Locale } from '../src/contract/i18n.ts';
 import { type SignedIn, useTestApp } from './helpers/app.ts';
-import { admin, buyer, coupon, expectError, product, seller, uniqueEmail } from './helpers/builders.ts';
+import {
+  admin,
+  buyer,
+  coupon,
+  expectError,
+  PLATFORM_TAX_PROFILE,
+  product,
+  seller,
+  uniqueEmail,
+} from './helpers/builders.ts';
 import { addToCart, ON_ADDRESS, openCheckout, payOk, QC_ADDRESS } from './helpers/checkout.ts';
 import { cancelledOrder, deliver, outboxRows, refundedReturn, ship } from './helpers/orders.ts';
 
@@ -22,15 +31,7 @@ const SELLER_IDENTITY = {
   qstNumber: '1234567892TQ0001',
 };
 
-const PLATFORM = {
-  legalName: 'Portage Marketplace Inc.',
-  street: '1 Place Ville Marie',
-  city: 'Montréal',
-  province: 'QC',
-  postalCode: 'H3B 2B6',
-  gstHstNumber: '876543216RT0001',
-  qstNumber: '9876543211TQ0001',
-};
+const PLATFORM = PLATFORM_TAX_PROFILE;
 
 interface Pdf {
   status: number;

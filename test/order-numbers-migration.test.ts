@@ -10,20 +10,12 @@ import { describe, expect, it } from 'vitest';
 import { MIGRATIONS_DIR } from '../src/db/index.ts';
 import { rowsOf } from '../src/db/sql.ts';
 import { useTestApp } from './helpers/app.ts';
-import { admin, seller } from './helpers/builders.ts';
+import { admin, PLATFORM_TAX_PROFILE, seller } from './helpers/builders.ts';
 import { orderNumber, paidOrder, setClock, signIn } from './helpers/orders.ts';
 
 const { t, database } = useTestApp();
 
-const PLATFORM = {
-  legalName: 'Portage Marketplace Inc.',
-  street: '1 Place Ville Marie',
-  city: 'Montréal',
-  province: 'QC',
-  postalCode: 'H3B 2B6',
-  gstHstNumber: '876543216RT0001',
-  qstNumber: '9876543211TQ0001',
-};
+const PLATFORM = PLATFORM_TAX_PROFILE;
 
 /** The statements of the migration that fill what existed before it, in the file's order. */
 function backfill(): string[] {

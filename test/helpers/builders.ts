@@ -19,6 +19,17 @@ export interface Product {
   [field: string]: any;
 }
 
+/** The platform's tax profile as the tests set it (PUT /admin/tax-profile): a Quebec operator, both numbers. */
+export const PLATFORM_TAX_PROFILE = {
+  legalName: 'Portage Marketplace Inc.',
+  street: '1 Place Ville Marie',
+  city: 'Montréal',
+  province: 'QC',
+  postalCode: 'H3B 2B6',
+  gstHstNumber: '876543216RT0001',
+  qstNumber: '9876543211TQ0001',
+};
+
 /**
  * Creates a product through the API as `owner` (a seller, or an admin naming `sellerId`) and
  * answers its detail: physical, 1 kg, $10.00, 10 in stock, with a unique title, unless told.
