@@ -464,8 +464,14 @@ ${field({ name: 'title', label: t(l, 'web.review.heading'), attrs: ' maxlength="
       : '';
     const a = order.shippingAddress;
     // A refusal of a form no longer shown (the return asked in another tab, say) is said at the top.
-    const shown = o.form === 'cancel' ? cancel : o.form === 'return' ? returnForm : reviewForms;
-    const topAlert = o.error && !shown.includes('id="form-error"') ? formAlert(o.error) : '';
+    const formOnPage = (form: OrderForm | undefined) =>
+      form === 'cancel'
+        ? cancel !== ''
+        : form === 'return'
+          ? returnForm.startsWith('<form')
+          : delivered &&
+            order.items.some((i) => form === `review:${i.productId}` && !reviewOf.has(i.productId));
+    const topAlert = o.error && !formOnPage(o.form) ? formAlert(o.error) : '';
     return page(v, {
       title: t(l, 'web.order.title', { id: order.number }),
       body: `<h1>${say(l, 'web.order.title', { id: order.number })}</h1>${accountTabs(v)}${notice(o.done)}${topAlert}
