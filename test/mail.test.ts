@@ -141,7 +141,7 @@ describe('the outbox worker, .eml files (no SMTP_URL)', () => {
     expect(parsed.headers['content-type']).toMatch(/^multipart\/alternative/);
     expect(parsed.text).toBe(email.text);
     expect(parsed.html).toBe(email.html);
-    expect(parsed.html).toContain('&lt;script&gt;alert(1)&lt;/script&gt;');
+    expect(parsed.html).toContain('&#60;script&#62;alert(1)&#60;/script&#62;');
     expect(parsed.html).not.toContain('<script');
 
     // Nothing more to do; nothing written twice.
@@ -579,13 +579,13 @@ describe('order email templates', () => {
     ];
     for (const email of emails) {
       expect(email.html).not.toMatch(/<script|<img|<b>/i);
-      expect(email.html).toContain('&lt;script&gt;alert(1)&lt;/script&gt;');
-      expect(email.html).toContain('Bob &amp; &quot;Sons&quot;');
-      expect(email.html).toContain('&lt;b&gt;O&#39;Hara&lt;/b&gt;');
+      expect(email.html).toContain('&#60;script&#62;alert(1)&#60;/script&#62;');
+      expect(email.html).toContain('Bob &#38; &#34;Sons&#34;');
+      expect(email.html).toContain('&#60;b&#62;O&#39;Hara&#60;/b&#62;');
       // The text part is plain text: the name as written.
       expect(email.text).toContain(evil);
     }
-    expect(emails[2]!.html).toContain('Reason: Because<br>&lt;script&gt;');
+    expect(emails[2]!.html).toContain('Reason: Because<br>&#60;script&#62;');
   });
 
   it('keeps line breaks out of one-line fields (no forged lines in the text part)', () => {

@@ -484,7 +484,7 @@ describe('deciding', () => {
     const [mail] = await outboxRows(database, `return-rejected:${returnId}`);
     expect(mail).toMatchObject({ toAddress: b.email, kind: 'return-rejected' });
     expect(mail!.textBody).toContain('Reason given: Outside <b>policy</b>');
-    expect(mail!.htmlBody).toContain('Outside &lt;b&gt;policy&lt;/b&gt;');
+    expect(mail!.htmlBody).toContain('Outside &#60;b&#62;policy&#60;/b&#62;');
     expect(await refundRows(database, orderId)).toEqual([]);
   });
 

@@ -2,8 +2,10 @@
 // account's name, the link and the reader's locale to a subject, a text body and an HTML body.
 // The link carries a secret token: it appears in the body only, never in the subject (subjects
 // end up in logs).
+import { html } from 'ghtml';
 import { BASE_LOCALE, type Locale, t } from '../../contract/i18n.ts';
-import { escapeHtml, greeting, page, type RenderedMail } from './templates.ts';
+import { emailText } from '../../views/email.ts';
+import { greeting, page, type RenderedMail } from './templates.ts';
 
 export interface AccountLinkMailData {
   name: string;
@@ -21,28 +23,30 @@ function duration(locale: Locale, seconds: number): string {
 }
 
 function button(locale: Locale, url: string, label: string): string {
-  const u = escapeHtml(url);
   return [
-    `<p><a href="${u}" style="display:inline-block;background:#1d3b2a;color:#fff;padding:10px 18px;border-radius:6px;text-decoration:none">${escapeHtml(label)}</a></p>`,
-    `<p style="font-size:13px;color:#555">${escapeHtml(t(locale, 'mail.account.pasteLink'))}<br><a href="${u}">${u}</a></p>`,
+    html`<p><a href="${url}" style="display:inline-block;background:#1d3b2a;color:#fff;padding:10px 18px;border-radius:6px;text-decoration:none">${label}</a></p>`,
+    html`<p style="font-size:13px;color:#555">${t(locale, 'mail.account.pasteLink')}<br><a href="${url}">${url}</a></p>`,
   ].join('\n');
 }
+
+/** A paragraph of plain text. */
+const para = (text: string) => html`<p>${text}</p>`;
 
 export function verifyEmailEmail(d: AccountLinkMailData, locale: Locale = BASE_LOCALE): RenderedMail {
   const subject = t(locale, 'mail.verifyEmail.subject');
   const intro = t(locale, 'mail.verifyEmail.intro');
   const expiry = t(locale, 'mail.verifyEmail.expiry', { duration: duration(locale, d.validForSeconds) });
-  const text = [greeting(d.name, locale), '', intro, '', d.url, '', expiry, ''].join('\n');
+  const text = emailText([greeting(d.name, locale), '', intro, '', d.url, '', expiry, '']);
   return {
     subject,
     text,
     html: page(
       subject,
       [
-        `<p>${escapeHtml(greeting(d.name, locale))}</p>`,
-        `<p>${escapeHtml(intro)}</p>`,
+        para(greeting(d.name, locale)),
+        para(intro),
         button(locale, d.url, t(locale, 'mail.verifyEmail.button')),
-        `<p>${escapeHtml(expiry)}</p>`,
+        para(expiry),
       ],
       locale,
     ),
@@ -54,17 +58,17 @@ export function passwordResetEmail(d: AccountLinkMailData, locale: Locale = BASE
   const intro = t(locale, 'mail.passwordReset.intro');
   const how = t(locale, 'mail.passwordReset.how');
   const expiry = t(locale, 'mail.passwordReset.expiry', { duration: duration(locale, d.validForSeconds) });
-  const text = [greeting(d.name, locale), '', intro, how, '', d.url, '', expiry, ''].join('\n');
+  const text = emailText([greeting(d.name, locale), '', intro, how, '', d.url, '', expiry, '']);
   return {
     subject,
     text,
     html: page(
       subject,
       [
-        `<p>${escapeHtml(greeting(d.name, locale))}</p>`,
-        `<p>${escapeHtml(intro)} ${escapeHtml(how)}</p>`,
+        para(greeting(d.name, locale)),
+        html`<p>${intro} ${how}</p>`,
         button(locale, d.url, t(locale, 'mail.passwordReset.button')),
-        `<p>${escapeHtml(expiry)}</p>`,
+        para(expiry),
       ],
       locale,
     ),
@@ -79,18 +83,18 @@ export function verifyBeforeResetEmail(d: AccountLinkMailData, locale: Locale = 
   const expiry = t(locale, 'mail.verifyBeforeReset.expiry', {
     duration: duration(locale, d.validForSeconds),
   });
-  const text = [greeting(d.name, locale), '', intro, how, '', d.url, '', expiry, ''].join('\n');
+  const text = emailText([greeting(d.name, locale), '', intro, how, '', d.url, '', expiry, '']);
   return {
     subject,
     text,
     html: page(
       subject,
       [
-        `<p>${escapeHtml(greeting(d.name, locale))}</p>`,
-        `<p>${escapeHtml(intro)}</p>`,
-        `<p>${escapeHtml(how)}</p>`,
+        para(greeting(d.name, locale)),
+        para(intro),
+        para(how),
         button(locale, d.url, t(locale, 'mail.verifyEmail.button')),
-        `<p>${escapeHtml(expiry)}</p>`,
+        para(expiry),
       ],
       locale,
     ),

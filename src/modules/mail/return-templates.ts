@@ -3,17 +3,11 @@
 // (docs/api.md "Mail": amounts in dollars). Every word comes from the catalogues; every string a
 // user wrote (product names, the seller's note) is escaped in the HTML and kept to one line
 // where it is a name.
+import { html } from 'ghtml';
 import { BASE_LOCALE, type Locale, type MessageKey, t } from '../../contract/i18n.ts';
-import {
-  escapeHtml,
-  greeting,
-  htmlT,
-  itemsSummary,
-  line,
-  money,
-  page,
-  type RenderedMail,
-} from './templates.ts';
+import { emailText, multiline } from '../../views/email.ts';
+import { wordsWith } from '../../views/words.ts';
+import { greeting, itemsSummary, line, money, page, type RenderedMail } from './templates.ts';
 
 export interface ReturnMailData {
   buyerName: string;
@@ -65,7 +59,7 @@ function render(
 ): RenderedMail {
   const noteText = note?.text.trim();
   const itemsReturned = t(locale, 'mail.return.itemsReturned');
-  const text = [
+  const text = emailText([
     greeting(d.buyerName, locale),
     '',
     ...before.flatMap((p) => [p, '']),
@@ -74,26 +68,23 @@ function render(
     ...itemLines(d).map((l) => `  ${l}`),
     '',
     ...after.flatMap((p) => [p, '']),
-  ].join('\n');
-  const html = page(
+  ]);
+  const para = (p: string) => html`<p>${p}</p>`;
+  const body = page(
     subject,
     [
-      `<p>${escapeHtml(greeting(d.buyerName, locale))}</p>`,
-      ...before.map((p) => `<p>${escapeHtml(p)}</p>`),
+      para(greeting(d.buyerName, locale)),
+      ...before.map(para),
       ...(note && noteText
-        ? [
-            `<p>${htmlT(locale, note.key, { note: { html: escapeHtml(noteText).replace(/\r?\n/g, '<br>') } })}</p>`,
-          ]
+        ? [html`<p>!${wordsWith(locale, note.key, {}, { note: multiline(noteText) })}</p>`]
         : []),
-      `<p>${escapeHtml(itemsReturned)}</p>`,
-      `<ul>${itemLines(d)
-        .map((l) => `<li>${escapeHtml(l)}</li>`)
-        .join('')}</ul>`,
-      ...after.map((p) => `<p>${escapeHtml(p)}</p>`),
+      para(itemsReturned),
+      html`<ul>!${itemLines(d).map((l) => html`<li>${l}</li>`)}</ul>`,
+      ...after.map(para),
     ],
     locale,
   );
-  return { subject, text, html };
+  return { subject, text, html: body };
 }
 
 export function returnApprovedEmail(d: ReturnApprovedMailData, locale: Locale = BASE_LOCALE): RenderedMail {

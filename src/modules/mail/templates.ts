@@ -2,20 +2,15 @@
 // body and an HTML body (docs/api.md "Mail": amounts in dollars with the tax lines). Every word
 // comes from the catalogues (src/contract/messages); amounts are formatted from integer cents by
 // formatMoney, tax names translated at render time (GST reads TPS in French). Every string a
-// user wrote (product and seller names, the address, a reason) is escaped in the HTML.
-import { escapeHtml, formatCents } from '../../contract/format.ts';
-import {
-  BASE_LOCALE,
-  formatDate,
-  formatMoney,
-  type Locale,
-  type MessageKey,
-  type MessageValues,
-  t,
-  taxLineLabel,
-} from '../../contract/i18n.ts';
+// user wrote (product and seller names, the address, a reason) is escaped in the HTML, which
+// html`...` writes in the email frame (src/views/email.ts).
+import { html } from 'ghtml';
+import { formatCents } from '../../contract/format.ts';
+import { BASE_LOCALE, formatDate, formatMoney, type Locale, t, taxLineLabel } from '../../contract/i18n.ts';
+import { emailDocument, emailText, multiline, plainLink } from '../../views/email.ts';
+import { wordsWith } from '../../views/words.ts';
 
-export { escapeHtml, formatCents };
+export { formatCents };
 
 export type OrderMailOrder = {
   id: string;
@@ -87,41 +82,6 @@ const CONTROL = /[\u0000-\u001f\u007f\u2028\u2029]+/g;
 /** A user's one-line string: no control characters or line breaks to forge lines with. */
 export function line(s: string): string {
   return s.replace(CONTROL, ' ').replace(/\s+/g, ' ').trim();
-}
-
-/** A value of htmlT inserted as it is (already HTML), not escaped. */
-export interface Html {
-  html: string;
-}
-
-/** Marks where a value goes in a message rendered for HTML (private-use: never in a catalogue). */
-const SLOT = '\uE000';
-const SLOTS = /\uE000(\d+)\uE000/;
-
-/**
- * The message `key` as HTML: its words and string values escaped, `{html}` values inserted as
- * they are, numbers passed to ICU (plurals). Values are put in after the message is rendered, so
- * nothing a user wrote is read as ICU or HTML.
- */
-export function htmlT(
-  locale: Locale,
-  key: MessageKey,
-  values: Record<string, string | number | Html> = {},
-): string {
-  const slots: MessageValues = {};
-  const inserts: string[] = [];
-  for (const [name, value] of Object.entries(values)) {
-    if (typeof value === 'number') {
-      slots[name] = value;
-    } else {
-      slots[name] = `${SLOT}${inserts.length}${SLOT}`;
-      inserts.push(typeof value === 'string' ? escapeHtml(value) : value.html);
-    }
-  }
-  return t(locale, key, slots)
-    .split(SLOTS)
-    .map((part, i) => (i % 2 === 1 ? (inserts[Number(part)] ?? '') : escapeHtml(part)))
-    .join('');
 }
 
 /** "Hello Ann," (the name on one line), or "Hello," without one; "Bonjour Ann," in French. */
@@ -255,47 +215,37 @@ const STYLE_AMOUNT = 'padding:2px 0;text-align:right';
 
 function orderHtml(o: OrderMailOrder, locale: Locale, { arriving = true }: Arriving = {}): string {
   const { items, totals } = orderRows(o, locale);
-  const row = ({ label, amount, strong }: Row) => {
-    const l = strong ? `<strong>${escapeHtml(label)}</strong>` : escapeHtml(label);
-    const a = strong ? `<strong>${escapeHtml(amount)}</strong>` : escapeHtml(amount);
-    return `<tr><td style="${STYLE_CELL}">${l}</td><td style="${STYLE_AMOUNT}">${a}</td></tr>`;
-  };
-  const address = { html: addressLines(o.shippingAddress).map(escapeHtml).join('<br>') };
+  const row = ({ label, amount, strong }: Row) =>
+    strong
+      ? html`<tr><td style="${STYLE_CELL}"><strong>${label}</strong></td><td style="${STYLE_AMOUNT}"><strong>${amount}</strong></td></tr>`
+      : html`<tr><td style="${STYLE_CELL}">${label}</td><td style="${STYLE_AMOUNT}">${amount}</td></tr>`;
+  const address = addressLines(o.shippingAddress)
+    .map((x) => html`${x}`)
+    .join('<br>');
+  const delivery = arriving
+    ? html`${t(locale, 'mail.order.estimatedDelivery', { date: deliveryDate(locale, o.estimatedDelivery) })}<br>`
+    : '';
   return [
-    `<h3>${htmlT(locale, 'mail.order.fromSeller', { seller: sellerOf(o, locale) })} <small>${htmlT(locale, 'mail.order.numberInParens', { id: line(o.number) })}</small></h3>`,
-    `<table style="${STYLE_TABLE}">`,
+    html`<h3>${t(locale, 'mail.order.fromSeller', { seller: sellerOf(o, locale) })} <small>${t(locale, 'mail.order.numberInParens', { id: line(o.number) })}</small></h3>`,
+    html`<table style="${STYLE_TABLE}">`,
     ...items.map(row),
     ...totals.map(row),
     '</table>',
-    `<p>${arriving ? `${htmlT(locale, 'mail.order.estimatedDelivery', { date: deliveryDate(locale, o.estimatedDelivery) })}<br>` : ''}`,
-    `${htmlT(locale, 'mail.order.shipsTo', { address })}</p>`,
-    ...(o.pageUrl
-      ? [`<p><a href="${escapeHtml(o.pageUrl)}">${escapeHtml(t(locale, 'mail.order.pageLink'))}</a></p>`]
-      : []),
+    html`<p>!${delivery}`,
+    html`!${wordsWith(locale, 'mail.order.shipsTo', {}, { address })}</p>`,
+    ...(o.pageUrl ? [html`<p><a href="${o.pageUrl}">${t(locale, 'mail.order.pageLink')}</a></p>`] : []),
     ...(o.invoiceUrl
-      ? [
-          `<p><a href="${escapeHtml(o.invoiceUrl)}">${escapeHtml(t(locale, 'mail.order.invoiceLink'))}</a></p>`,
-        ]
+      ? [html`<p><a href="${o.invoiceUrl}">${t(locale, 'mail.order.invoiceLink')}</a></p>`]
       : []),
   ].join('\n');
 }
 
-/** An email's HTML document in `locale` (its lang): the title and the body's lines (already escaped). */
-export function page(title: string, body: string[], locale: Locale = BASE_LOCALE): string {
-  return [
-    '<!doctype html>',
-    `<html lang="${escapeHtml(locale)}"><head><meta charset="utf-8">`,
-    `<title>${escapeHtml(title)}</title></head>`,
-    '<body style="font-family:Arial,Helvetica,sans-serif;color:#222;line-height:1.4">',
-    ...body,
-    '</body></html>',
-  ].join('\n');
-}
+/** An email's HTML document in `locale` (its lang): the title and the body's blocks (fragments of html`...`). */
+export const page = (title: string, body: string[], locale: Locale = BASE_LOCALE): string =>
+  emailDocument(locale, title, body);
 
-function link(url: string): string {
-  const u = escapeHtml(url);
-  return `<a href="${u}">${u}</a>`;
-}
+/** A paragraph of plain text. */
+const para = (text: string) => html`<p>${text}</p>`;
 
 /** One email per paid checkout, listing each order (one per seller), each with its invoice's link. */
 export function orderPaidEmail(d: OrderPaidMailData, locale: Locale = BASE_LOCALE): RenderedMail {
@@ -303,7 +253,7 @@ export function orderPaidEmail(d: OrderPaidMailData, locale: Locale = BASE_LOCAL
   const subject = t(locale, 'mail.orderPaid.subject', { total });
   const intro = t(locale, 'mail.orderPaid.intro', { count: d.orders.length, total });
   const follow = t(locale, 'mail.orderPaid.follow');
-  const text = [
+  const text = emailText([
     greeting(d.buyerName, locale),
     '',
     intro,
@@ -313,19 +263,19 @@ export function orderPaidEmail(d: OrderPaidMailData, locale: Locale = BASE_LOCAL
     '',
     follow,
     '',
-  ].join('\n');
-  const html = page(
+  ]);
+  const body = page(
     subject,
     [
-      `<p>${escapeHtml(greeting(d.buyerName, locale))}</p>`,
-      `<p>${escapeHtml(intro)}</p>`,
+      para(greeting(d.buyerName, locale)),
+      para(intro),
       ...d.orders.map((o) => orderHtml(o, locale)),
-      `<p><strong>${htmlT(locale, 'mail.orderPaid.totalPaid', { total })}</strong></p>`,
-      `<p>${escapeHtml(follow)}</p>`,
+      html`<p><strong>${t(locale, 'mail.orderPaid.totalPaid', { total })}</strong></p>`,
+      para(follow),
     ],
     locale,
   );
-  return { subject, text, html };
+  return { subject, text, html: body };
 }
 
 export function orderShippedEmail(d: OrderShippedMailData, locale: Locale = BASE_LOCALE): RenderedMail {
@@ -340,7 +290,7 @@ export function orderShippedEmail(d: OrderShippedMailData, locale: Locale = BASE
   const intro = t(locale, 'mail.orderShipped.intro', named(o, locale));
   const date = deliveryDate(locale, o.estimatedDelivery);
   const address = addressLines(o.shippingAddress);
-  const text = [
+  const text = emailText([
     greeting(d.buyerName, locale),
     '',
     intro,
@@ -351,21 +301,23 @@ export function orderShippedEmail(d: OrderShippedMailData, locale: Locale = BASE
     t(locale, 'mail.order.shipsTo', { address: address.join(', ') }),
     t(locale, 'mail.order.number', { id: line(o.number) }),
     '',
-  ].join('\n');
-  const html = page(
+  ]);
+  const body = page(
     subject,
     [
-      `<p>${escapeHtml(greeting(d.buyerName, locale))}</p>`,
-      `<p>${escapeHtml(intro)}</p>`,
-      `<p>${tracking.map(escapeHtml).join('<br>')}<br>`,
-      ...(track ? [`${htmlT(locale, 'mail.orderShipped.trackIt', { url: { html: link(track) } })}<br>`] : []),
-      `${htmlT(locale, 'mail.order.estimatedDelivery', { date })}</p>`,
-      `<p>${htmlT(locale, 'mail.order.shipsTo', { address: { html: address.map(escapeHtml).join('<br>') } })}</p>`,
-      `<p>${htmlT(locale, 'mail.order.number', { id: line(o.number) })}</p>`,
+      para(greeting(d.buyerName, locale)),
+      para(intro),
+      html`<p>!${tracking.map((x) => html`${x}<br>`)}`,
+      ...(track
+        ? [html`!${wordsWith(locale, 'mail.orderShipped.trackIt', {}, { url: plainLink(track) })}<br>`]
+        : []),
+      html`${t(locale, 'mail.order.estimatedDelivery', { date })}</p>`,
+      html`<p>!${wordsWith(locale, 'mail.order.shipsTo', {}, { address: address.map((x) => html`${x}`).join('<br>') })}</p>`,
+      html`<p>${t(locale, 'mail.order.number', { id: line(o.number) })}</p>`,
     ],
     locale,
   );
-  return { subject, text, html };
+  return { subject, text, html: body };
 }
 
 function refundSentence(locale: Locale, refundCents: number): string {
@@ -380,7 +332,7 @@ export function orderCancelledEmail(d: OrderCancelledMailData, locale: Locale = 
   const intro = t(locale, 'mail.orderCancelled.intro', named(o, locale));
   const reason = d.reason.trim();
   const refund = refundSentence(locale, d.refundCents);
-  const text = [
+  const text = emailText([
     greeting(d.buyerName, locale),
     '',
     intro,
@@ -390,23 +342,23 @@ export function orderCancelledEmail(d: OrderCancelledMailData, locale: Locale = 
     '',
     ...orderText(o, locale, { arriving: false }),
     '',
-  ].join('\n');
-  const html = page(
+  ]);
+  const body = page(
     subject,
     [
-      `<p>${escapeHtml(greeting(d.buyerName, locale))}</p>`,
-      `<p>${escapeHtml(intro)}</p>`,
+      para(greeting(d.buyerName, locale)),
+      para(intro),
       ...(reason
         ? [
-            `<p>${htmlT(locale, 'mail.orderCancelled.reason', { reason: { html: escapeHtml(reason).replace(/\r?\n/g, '<br>') } })}</p>`,
+            html`<p>!${wordsWith(locale, 'mail.orderCancelled.reason', {}, { reason: multiline(reason) })}</p>`,
           ]
         : []),
-      `<p>${escapeHtml(refund)}</p>`,
+      para(refund),
       orderHtml(o, locale, { arriving: false }),
     ],
     locale,
   );
-  return { subject, text, html };
+  return { subject, text, html: body };
 }
 
 export function orderRefundedEmail(d: OrderRefundedMailData, locale: Locale = BASE_LOCALE): RenderedMail {
@@ -415,7 +367,7 @@ export function orderRefundedEmail(d: OrderRefundedMailData, locale: Locale = BA
   const subject = t(locale, 'mail.orderRefunded.subject', { amount, ...named(o, locale) });
   const intro = t(locale, 'mail.orderRefunded.intro', { amount, ...named(o, locale) });
   const after = t(locale, 'mail.refund.delay');
-  const text = [
+  const text = emailText([
     greeting(d.buyerName, locale),
     '',
     intro,
@@ -423,17 +375,17 @@ export function orderRefundedEmail(d: OrderRefundedMailData, locale: Locale = BA
     '',
     ...orderText(o, locale, { arriving: false }),
     '',
-  ].join('\n');
-  const html = page(
+  ]);
+  const body = page(
     subject,
     [
-      `<p>${escapeHtml(greeting(d.buyerName, locale))}</p>`,
-      `<p>${escapeHtml(intro)} ${escapeHtml(after)}</p>`,
+      para(greeting(d.buyerName, locale)),
+      html`<p>${intro} ${after}</p>`,
       orderHtml(o, locale, { arriving: false }),
     ],
     locale,
   );
-  return { subject, text, html };
+  return { subject, text, html: body };
 }
 
 export interface PaymentRefundedMailData {
@@ -452,15 +404,7 @@ export function paymentRefundedEmail(d: PaymentRefundedMailData, locale: Locale 
       ? t(locale, 'mail.paymentRefunded.checkoutClosed', { amount })
       : t(locale, 'mail.paymentRefunded.couponUsedUp', { amount });
   const after = t(locale, 'mail.paymentRefunded.after', { amount });
-  const text = [greeting(d.buyerName, locale), '', why, '', after, ''].join('\n');
-  const html = page(
-    subject,
-    [
-      `<p>${escapeHtml(greeting(d.buyerName, locale))}</p>`,
-      `<p>${escapeHtml(why)}</p>`,
-      `<p>${escapeHtml(after)}</p>`,
-    ],
-    locale,
-  );
-  return { subject, text, html };
+  const text = emailText([greeting(d.buyerName, locale), '', why, '', after, '']);
+  const body = page(subject, [para(greeting(d.buyerName, locale)), para(why), para(after)], locale);
+  return { subject, text, html: body };
 }
