@@ -97,7 +97,7 @@ describe('the authorization code flow', () => {
     const plain = await t.api.get(authorizeUrl({ clientId, challenge: 'x'.repeat(43), method: 'plain' }));
     expect(plain.status).toBe(400);
     expect(plain.headers.location).toBeUndefined();
-    expect(plain.body).toMatch(/invalid_request: code_challenge_method must be &quot;S256&quot;/);
+    expect(plain.body).toMatch(/invalid_request: code_challenge_method must be &#34;S256&#34;/);
 
     const { verifier, challenge } = pkce();
     const { code } = await authorize(t.api, shopper, { clientId, challenge });
@@ -396,7 +396,7 @@ describe('the pages', () => {
     const url = authorizeUrl({ clientId, challenge: pkce().challenge, method: 'S256' });
     const opened = await t.api.get(url);
     expect(opened.body).not.toContain('<script>');
-    expect(opened.body).toContain('&lt;script&gt;alert(1)&lt;/script&gt;');
+    expect(opened.body).toContain('&#60;script&#62;alert(1)&#60;/script&#62;');
     expect(opened.headers['content-security-policy']).toMatch(/default-src 'none'.*frame-ancestors 'none'/);
     expect(opened.headers['content-security-policy']).not.toMatch(/script-src/);
     const cookie = cookieOf(opened);
@@ -414,9 +414,9 @@ describe('the pages', () => {
     const { cookie: c2, consent } = await signInToConsent(t.api, url, shopper);
     expect(consent.status).toBe(200);
     expect(consent.body).not.toContain('<script>');
-    expect(consent.body).toContain('&lt;script&gt;alert(1)&lt;/script&gt;');
+    expect(consent.body).toContain('&#60;script&#62;alert(1)&#60;/script&#62;');
     expect(consent.body).toContain(
-      `src="https://evil.example/logo.png?&quot;&gt;&lt;script&gt;alert(2)&lt;/script&gt;"`,
+      `src="https://evil.example/logo.png?&#34;&#62;&#60;script&#62;alert(2)&#60;/script&#62;"`,
     );
     expect(consent.body).toMatch(/shop.*search products/s);
     expect(consent.headers['content-security-policy']).toMatch(

@@ -2,9 +2,9 @@
 // 2026-01-26): search_products links a grid of product cards, get_product a product sheet,
 // get_cart the cart with quantity buttons, create_checkout a summary with a pay button that
 // opens the payment page and then shows the orders once paid. Each view is a `ui://` resource,
-// one HTML document with the pages' stylesheet and a small script (./view-script.ts); the tool
-// server renders what it shows, in the person's language, into the tool result's
-// `_meta["portage/view"]`: the text and structuredContent of every answer stay exactly those of
+// one HTML document in the view frame (src/views/view-frame.ts) with a small script
+// (./view-script.ts); the tool server renders what it shows (html`...`), in the person's
+// language, into the tool result's `_meta["portage/view"]`: the text and structuredContent of every answer stay exactly those of
 // a host without views. The buttons call the app-only tools (APP_TOOLS: listed only to a host
 // that declares the extension, with visibility "app", so never to a model).
 import {
@@ -12,11 +12,11 @@ import {
   RESOURCE_MIME_TYPE,
   RESOURCE_URI_META_KEY,
 } from '@modelcontextprotocol/ext-apps/server';
+import { html } from 'ghtml';
 import type { z } from 'zod';
 import { type cart as cartSchema, MAX_QUANTITY } from '../contract/cart.ts';
 import type { productDetail } from '../contract/catalog.ts';
 import type { checkoutSession } from '../contract/checkout.ts';
-import { escapeHtml } from '../contract/format.ts';
 import { formatMoney, LOCALES, type Locale, t } from '../contract/i18n.ts';
 import {
   createCheckoutTool,
@@ -31,12 +31,12 @@ import {
   productCard,
   productImages,
   reviewList,
-  say,
   specifications,
   stars,
   stockLine,
-} from '../web/fragments.ts';
-import { STYLESHEET } from '../web/style.ts';
+} from '../views/fragments.ts';
+import { viewDocument } from '../views/view-frame.ts';
+import { words } from '../views/words.ts';
 import { VIEW_SCRIPT } from './view-script.ts';
 
 /** Where a tool result carries its view's HTML. */
@@ -131,7 +131,12 @@ export function readViewResource(uri: string, imageOrigins: readonly string[]) {
   if (!view) return undefined;
   return {
     contents: [
-      { uri, mimeType: RESOURCE_MIME_TYPE, text: viewDocument(view), _meta: resourceMeta(imageOrigins) },
+      {
+        uri,
+        mimeType: RESOURCE_MIME_TYPE,
+        text: viewDocument({ name: view.name, style: VIEW_STYLE, words: VIEW_WORDS, script: VIEW_SCRIPT }),
+        _meta: resourceMeta(imageOrigins),
+      },
     ],
   };
 }
@@ -162,106 +167,100 @@ h1 { font-size: 1.15rem; }
 `;
 
 /** Each view's own words (before any answer: waiting, a failure), in every language. */
-const VIEW_WORDS = JSON.stringify(
-  Object.fromEntries(
-    LOCALES.map((l) => [
-      l,
-      {
-        loading: t(l, 'view.loading'),
-        failed: t(l, 'view.failed'),
-        cancelled: t(l, 'view.cancelled'),
-      },
-    ]),
-  ),
-).replace(/</g, '\\u003c');
-
-function viewDocument(view: View): string {
-  return `<!doctype html>
-<html lang="en-CA"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1"><title>Portage</title>
-<style>${STYLESHEET}${VIEW_STYLE}</style></head>
-<body data-view="${view.name}"><main id="view" aria-live="polite"></main>
-<script type="application/json" id="words">${VIEW_WORDS}</script>
-<script>${VIEW_SCRIPT}</script></body></html>`;
-}
+const VIEW_WORDS = Object.fromEntries(
+  LOCALES.map((l) => [
+    l,
+    {
+      loading: t(l, 'view.loading'),
+      failed: t(l, 'view.failed'),
+      cancelled: t(l, 'view.cancelled'),
+    },
+  ]),
+);
 
 // ---- what each view shows ----------------------------------------------------------------------
 
-const money = (l: Locale, cents: number) => escapeHtml(formatMoney(l, cents));
-/** A button that calls `tool` with `args` (the view's script sends it through the host). */
+const money = (l: Locale, cents: number) => formatMoney(l, cents);
+/** A button that calls `tool` with `args` (the view's script sends it through the host); `attrs` from html`...`. */
 const toolButton = (tool: string, args: object, label: string, attrs = '', cls = 'small secondary') =>
-  `<button type="button" class="${cls}" data-tool="${escapeHtml(tool)}" data-args="${escapeHtml(JSON.stringify(args))}"${attrs}>${label}</button>`;
+  html`<button type="button" class="${cls}" data-tool="${tool}" data-args="${JSON.stringify(args)}"!${attrs}>${label}</button>`;
 
 function products(l: Locale, found: { items: Parameters<typeof productCard>[1][]; total: number }): string {
-  if (!found.items.length) return `<div class="card"><p>${say(l, 'web.search.none')}</p></div>`;
-  return `<p class="muted">${say(l, 'view.products.shown', { n: found.items.length, total: found.total })}</p>
-<ul class="grid">${found.items.map((r) => productCard(l, r, { stock: true })).join('')}</ul>`;
+  if (!found.items.length) return html`<div class="card"><p>${words(l, 'web.search.none')}</p></div>`;
+  return html`<p class="muted">${words(l, 'view.products.shown', { n: found.items.length, total: found.total })}</p>
+<ul class="grid">!${found.items.map((r) => productCard(l, r, { stock: true }))}</ul>`;
 }
 
 function product(l: Locale, p: z.output<typeof productDetail>): string {
-  return `<div class="sheet"><div class="gallery">${productImages(l, p)}</div>
-<div><h1>${escapeHtml(p.title)}</h1><p class="price">${money(l, p.priceCents)}</p><p>${stars(l, p.rating, p.reviewCount)}</p>
-<p>${say(l, 'web.product.soldBy', { shop: p.seller.name })}</p>${stockLine(l, p.stockQuantity)}
-<p>${escapeHtml(p.description)}</p>
-${specifications(l, p.specifications)}
+  return html`<div class="sheet"><div class="gallery">!${productImages(l, p)}</div>
+<div><h1>${p.title}</h1><p class="price">${money(l, p.priceCents)}</p><p>!${stars(l, p.rating, p.reviewCount)}</p>
+<p>${words(l, 'web.product.soldBy', { shop: p.seller.name })}</p>!${stockLine(l, p.stockQuantity)}
+<p>${p.description}</p>
+!${specifications(l, p.specifications)}
 </div></div>
-<section><h2>${say(l, 'web.product.reviews')}</h2>${reviewList(l, p.reviews)}</section>`;
+<section><h2>${words(l, 'web.product.reviews')}</h2>!${reviewList(l, p.reviews)}</section>`;
 }
 
 function cart(l: Locale, c: z.output<typeof cartSchema>): string {
-  const title = `<h1>${say(l, 'web.cart.title')}</h1>`;
+  const title = html`<h1>${words(l, 'web.cart.title')}</h1>`;
   if (!c.items.length)
-    return `${title}<p data-status></p><div class="card"><p>${say(l, 'web.cart.empty')}</p></div>`;
+    return html`!${title}<p data-status></p><div class="card"><p>${words(l, 'web.cart.empty')}</p></div>`;
   const set = setCartQuantityTool.name;
-  const rows = c.items
-    .map((i) => {
-      const id = { product_id: i.product_id };
-      const quantity = `<div class="qty">${toolButton(set, { ...id, quantity: i.quantity - 1 }, '−', ` aria-label="${say(l, 'view.cart.less', { title: i.title })}"`)}<span>${i.quantity}</span>${toolButton(set, { ...id, quantity: i.quantity + 1 }, '+', ` aria-label="${say(l, 'view.cart.more', { title: i.title })}"${i.quantity >= MAX_QUANTITY ? ' disabled' : ''}`)}</div>`;
-      const remove = toolButton(
-        set,
-        { ...id, quantity: 0 },
-        say(l, 'web.cart.remove'),
-        ` aria-label="${say(l, 'view.cart.removeTitle', { title: i.title })}"`,
-      );
-      return `<tr><td>${escapeHtml(i.title)}</td><td class="num">${money(l, i.unit_price_cents)}</td><td>${quantity}</td><td class="num">${money(l, i.line_total_cents)}</td><td>${remove}</td></tr>`;
-    })
-    .join('');
+  const rows = c.items.map((i) => {
+    const id = { product_id: i.product_id };
+    const less = toolButton(
+      set,
+      { ...id, quantity: i.quantity - 1 },
+      '−',
+      html` aria-label="${words(l, 'view.cart.less', { title: i.title })}"`,
+    );
+    const more = toolButton(
+      set,
+      { ...id, quantity: i.quantity + 1 },
+      '+',
+      html` aria-label="${words(l, 'view.cart.more', { title: i.title })}"!${i.quantity >= MAX_QUANTITY ? ' disabled' : ''}`,
+    );
+    const remove = toolButton(
+      set,
+      { ...id, quantity: 0 },
+      words(l, 'web.cart.remove'),
+      html` aria-label="${words(l, 'view.cart.removeTitle', { title: i.title })}"`,
+    );
+    return html`<tr><td>${i.title}</td><td class="num">${money(l, i.unit_price_cents)}</td><td><div class="qty">!${less}<span>${i.quantity}</span>!${more}</div></td><td class="num">${money(l, i.line_total_cents)}</td><td>!${remove}</td></tr>`;
+  });
   const totals = amountRows(l, {
     ...c,
     discountCents: c.discount_cents,
     totalCents: c.totalAmountCents,
   });
-  return `${title}<p data-status></p>
-<div class="table-wrap"><table><thead><tr><th>${say(l, 'web.cart.product')}</th><th class="num">${say(l, 'web.cart.price')}</th><th>${say(l, 'web.cart.quantity')}</th><th class="num">${say(l, 'web.cart.lineTotal')}</th><th><span class="visually-hidden">${say(l, 'web.cart.remove')}</span></th></tr></thead><tbody>${rows}</tbody></table></div>
-<div class="totals card">${totals}</div>
-<p class="hint">${say(l, 'view.cart.estimate')}</p>`;
+  return html`!${title}<p data-status></p>
+<div class="table-wrap"><table><thead><tr><th>${words(l, 'web.cart.product')}</th><th class="num">${words(l, 'web.cart.price')}</th><th>${words(l, 'web.cart.quantity')}</th><th class="num">${words(l, 'web.cart.lineTotal')}</th><th><span class="visually-hidden">${words(l, 'web.cart.remove')}</span></th></tr></thead><tbody>!${rows}</tbody></table></div>
+<div class="totals card">!${totals}</div>
+<p class="hint">${words(l, 'view.cart.estimate')}</p>`;
 }
 
 function checkout(l: Locale, s: z.output<typeof checkoutSession>, links: ViewLinks): string {
   const items = s.parcels.flatMap((p) => p.items);
-  const lines = items
-    .map(
-      (i) =>
-        `<tr><td>${escapeHtml(i.name)}</td><td class="num">${i.quantity}</td><td class="num">${money(l, i.unitPriceCents * i.quantity)}</td></tr>`,
-    )
-    .join('');
+  const lines = items.map(
+    (i) =>
+      html`<tr><td>${i.name}</td><td class="num">${i.quantity}</td><td class="num">${money(l, i.unitPriceCents * i.quantity)}</td></tr>`,
+  );
   const totals = amountRows(l, s);
-  const summary = `<div class="table-wrap"><table><thead><tr><th>${say(l, 'web.cart.product')}</th><th class="num">${say(l, 'web.cart.quantity')}</th><th class="num">${say(l, 'web.cart.lineTotal')}</th></tr></thead><tbody>${lines}</tbody></table></div>
-<div class="totals card">${totals}</div>`;
+  const summary = html`<div class="table-wrap"><table><thead><tr><th>${words(l, 'web.cart.product')}</th><th class="num">${words(l, 'web.cart.quantity')}</th><th class="num">${words(l, 'web.cart.lineTotal')}</th></tr></thead><tbody>!${lines}</tbody></table></div>
+<div class="totals card">!${totals}</div>`;
   const base = links.baseUrl.replace(/\/+$/, '');
   let state: string;
   if (s.orderIds.length) {
-    const orders = s.orderIds
-      .map((id, n) => {
-        const url = `${base}/account/orders/${encodeURIComponent(id)}`;
-        return `<li><a href="${escapeHtml(url)}" data-open="${escapeHtml(url)}">${say(l, 'view.checkout.order', { id: s.orderNumbers?.[n] ?? id })}</a></li>`;
-      })
-      .join('');
-    state = `<p class="notice" role="status">${say(l, 'view.checkout.paid', { n: s.orderIds.length })}</p><ul>${orders}</ul>`;
+    const orders = s.orderIds.map((id, n) => {
+      const url = `${base}/account/orders/${encodeURIComponent(id)}`;
+      return html`<li><a href="${url}" data-open="${url}">${words(l, 'view.checkout.order', { id: s.orderNumbers?.[n] ?? id })}</a></li>`;
+    });
+    state = html`<p class="notice" role="status">${words(l, 'view.checkout.paid', { n: s.orderIds.length })}</p><ul>!${orders}</ul>`;
   } else if (s.status === 'ready_for_payment') {
-    state = `<p data-status data-poll="${getCheckoutTool.name}" data-args="${escapeHtml(JSON.stringify({ session_id: s.sessionId }))}" data-until="${s.expiresAt}" class="muted">${say(l, 'view.checkout.waiting')}</p>
-<button type="button" data-open="${escapeHtml(s.sessionUrl)}">${say(l, 'view.checkout.pay', { total: formatMoney(l, s.totalCents) })}</button>`;
+    state = html`<p data-status data-poll="${getCheckoutTool.name}" data-args="${JSON.stringify({ session_id: s.sessionId })}" data-until="${s.expiresAt}" class="muted">${words(l, 'view.checkout.waiting')}</p>
+<button type="button" data-open="${s.sessionUrl}">${words(l, 'view.checkout.pay', { total: formatMoney(l, s.totalCents) })}</button>`;
   } else {
-    state = `<p class="alert" data-status>${say(l, 'view.checkout.ended')}</p>`;
+    state = html`<p class="alert" data-status>${words(l, 'view.checkout.ended')}</p>`;
   }
-  return `<h1>${say(l, 'web.checkout.title')}</h1>${summary}${state}`;
+  return html`<h1>${words(l, 'web.checkout.title')}</h1>!${summary}!${state}`;
 }

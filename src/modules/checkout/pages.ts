@@ -1,12 +1,16 @@
 // With Stripe, the page `sessionUrl` points to: it mounts Stripe's embedded Checkout with the
 // session's client secret (Stripe gives embedded sessions no page of their own), and the page
 // Stripe sends the person back to. Served only when Stripe is the provider. Our words are the
-// catalogues' (`page.stripe.*`) in the page's language (see page-layout.ts).
+// catalogues' (`page.stripe.*`) in the page's language (see page-layout.ts). Written with
+// html`...` in the document frame (src/views/document.ts).
 import { randomBytes } from 'node:crypto';
+import { html } from 'ghtml';
 import { formatMoney, t } from '../../contract/i18n.ts';
-import { languageSwitch, type PageLang, say } from '../page-layout.ts';
+import { documentFrame } from '../../views/document.ts';
+import { languageSwitch, type PageLang } from '../../views/language.ts';
+import { words } from '../../views/words.ts';
 
-/** JSON safe inside a script element. */
+/** JSON safe inside a script element (a documented safe producer: no `<` is left in it). */
 const scriptJson = (value: unknown) => JSON.stringify(value).replace(/</g, '\\u003c');
 
 const STYLE =
@@ -29,11 +33,16 @@ export function stripePage(
     "frame-ancestors 'none'",
     "base-uri 'none'",
   ].join('; ');
-  const html = `<!doctype html><html lang="${l}"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1"><title>${say(l, 'page.pay.title')}</title><style>${STYLE}</style><script src="https://js.stripe.com/v3/" nonce="${nonce}"></script></head><body><header><span>${say(l, 'page.stripe.header', { total })}</span>${languageSwitch(p)}</header><main><div id="checkout"><noscript>${say(l, 'page.stripe.needsScript')}</noscript></div></main><script nonce="${nonce}">
-const data = ${scriptJson({ key: opts.publishableKey, secret: opts.clientSecret })};
+  const page = documentFrame({
+    lang: l,
+    title: words(l, 'page.pay.title'),
+    head: html`<style>!${STYLE}</style><script src="https://js.stripe.com/v3/" nonce="${nonce}"></script>`,
+    body: html`<header><span>${words(l, 'page.stripe.header', { total })}</span>!${languageSwitch(p)}</header><main><div id="checkout"><noscript>${words(l, 'page.stripe.needsScript')}</noscript></div></main><script nonce="${nonce}">
+const data = !${scriptJson({ key: opts.publishableKey, secret: opts.clientSecret })};
 Stripe(data.key).initEmbeddedCheckout({ fetchClientSecret: async () => data.secret }).then((c) => c.mount('#checkout'));
-</script></body></html>`;
-  return { html, csp };
+</script>`,
+  });
+  return { html: page, csp };
 }
 
 export function returnPage(p: PageLang, status: string) {
@@ -44,5 +53,14 @@ export function returnPage(p: PageLang, status: string) {
       : status === 'expired'
         ? 'page.stripe.expired'
         : 'page.stripe.pending';
-  return `<!doctype html><html lang="${l}"><head><meta charset="utf-8"><title>${say(l, 'page.stripe.returnTitle')}</title><style>${STYLE}</style></head><body><header><span>Portage</span>${languageSwitch(p)}</header><main><p>${say(l, message)}</p>${status === 'complete' ? `<p><a href="/account/orders">${say(l, 'page.stripe.yourOrders')}</a></p>` : ''}</main></body></html>`;
+  const orders =
+    status === 'complete'
+      ? html`<p><a href="/account/orders">${words(l, 'page.stripe.yourOrders')}</a></p>`
+      : '';
+  return documentFrame({
+    lang: l,
+    title: words(l, 'page.stripe.returnTitle'),
+    head: html`<style>!${STYLE}</style>`,
+    body: html`<header><span>Portage</span>!${languageSwitch(p)}</header><main><p>${words(l, message)}</p>!${orders}</main>`,
+  });
 }

@@ -1,12 +1,16 @@
 // The pages of an authorization: sign in, then consent (which names the agent and what it may
-// do). Plain HTML forms and CSS: no script (the CSP allows none), no frames. Every value is
-// escaped; the agent's name and logo are whatever it declared, shown as such. Each form carries
-// the pending authorization's CSRF token (beside its HttpOnly, SameSite=Lax cookie). Every word
-// is the catalogues' (`page.oauth.*`, `page.consent.*`) in the page's language.
-import { escapeHtml } from '../../contract/format.ts';
+// do), in the small-page frame. Plain HTML forms and CSS: no script (the CSP allows none), no
+// frames. Every value is escaped by html`...`; the agent's name and logo are whatever it
+// declared, shown as such. Each form carries the pending authorization's CSRF token (beside its
+// HttpOnly, SameSite=Lax cookie). Every word is the catalogues' (`page.oauth.*`,
+// `page.consent.*`) in the page's language.
+import { html } from 'ghtml';
 import { type Locale, type MessageKey, t } from '../../contract/i18n.ts';
 import type { AgentScope } from '../../contract/scopes.ts';
-import { langField, type PageLang, pageLayout, say, sayHtml } from '../page-layout.ts';
+import { csrfField } from '../../views/forms.ts';
+import { langField, type PageLang } from '../../views/language.ts';
+import { smallPage } from '../../views/small-page.ts';
+import { words, wordsWith } from '../../views/words.ts';
 
 /**
  * Styles inline, images only over https (the agent's logo), forms only to this site, or (the
@@ -36,9 +40,7 @@ const STYLE = `
   ul.scopes strong { display: block; }
 `;
 
-const layout = (p: PageLang, title: string, body: string) => pageLayout(p, title, body, STYLE);
-
-const csrfField = (csrf: string) => `<input type="hidden" name="csrf" value="${escapeHtml(csrf)}">`;
+const layout = (p: PageLang, title: string, body: string) => smallPage(p, title, body, STYLE);
 
 export interface AgentView {
   clientId: string;
@@ -51,9 +53,9 @@ const agentName = (l: Locale, a: AgentView) => a.clientName || t(l, 'page.oauth.
 /** Where the agent's claims come from: a metadata document's host is checked; a registered name is not. */
 function provenance(l: Locale, a: AgentView): string {
   if (/^https?:\/\//.test(a.clientId)) {
-    return say(l, 'page.oauth.describedBy', { host: new URL(a.clientId).host });
+    return words(l, 'page.oauth.describedBy', { host: new URL(a.clientId).host });
   }
-  return say(l, 'page.oauth.selfRegistered');
+  return words(l, 'page.oauth.selfRegistered');
 }
 
 /** The sign-in form; `error` is a catalogue key (the wrong password's). */
@@ -66,15 +68,15 @@ export function signInPage(
   return layout(
     p,
     t(l, 'page.oauth.signInTitle'),
-    `<h1>${say(l, 'page.oauth.signInHeading', { agent })}</h1>
-      <p class="hint">${say(l, 'page.oauth.signInIntro', { agent })}</p>
-      ${o.error ? `<p class="error" role="alert" id="form-error">${say(l, o.error)}</p>` : ''}
-      <form method="post" action="/oauth/sign-in">${csrfField(o.csrf)}${langField(p)}
-        <label for="email">${say(l, 'page.oauth.email')}</label>
-        <input id="email" name="email" type="email" autocomplete="username" required maxlength="254" value="${escapeHtml(o.email ?? '')}">
-        <label for="password">${say(l, 'page.oauth.password')}</label>
+    html`<h1>${words(l, 'page.oauth.signInHeading', { agent })}</h1>
+      <p class="hint">${words(l, 'page.oauth.signInIntro', { agent })}</p>
+      !${o.error ? html`<p class="error" role="alert" id="form-error">${words(l, o.error)}</p>` : ''}
+      <form method="post" action="/oauth/sign-in">!${csrfField(o)}!${langField(p)}
+        <label for="email">${words(l, 'page.oauth.email')}</label>
+        <input id="email" name="email" type="email" autocomplete="username" required maxlength="254" value="${o.email ?? ''}">
+        <label for="password">${words(l, 'page.oauth.password')}</label>
         <input id="password" name="password" type="password" autocomplete="current-password" required maxlength="256">
-        <button type="submit">${say(l, 'page.oauth.signIn')}</button>
+        <button type="submit">${words(l, 'page.oauth.signIn')}</button>
       </form>`,
   );
 }
@@ -91,31 +93,26 @@ export function consentPage(
 ): string {
   const l = p.locale;
   const logo = o.agent.logoUri?.startsWith('https://')
-    ? `<img src="${escapeHtml(o.agent.logoUri)}" alt="" referrerpolicy="no-referrer">`
+    ? html`<img src="${o.agent.logoUri}" alt="" referrerpolicy="no-referrer">`
     : '';
   const agent = agentName(l, o.agent);
   return layout(
     p,
     t(l, 'page.consent.title', { agent }),
-    `<div class="agent">${logo}<div><h1>${say(l, 'page.consent.heading', { agent })}</h1><p class="hint">${provenance(l, o.agent)}</p></div></div>
-      <p>${sayHtml(l, 'page.consent.signedInAs', { agent }, { email: `<strong>${escapeHtml(o.email)}</strong>` })}</p>
-      <ul class="scopes">${o.scopes
+    html`<div class="agent">!${logo}<div><h1>${words(l, 'page.consent.heading', { agent })}</h1><p class="hint">${provenance(l, o.agent)}</p></div></div>
+      <p>!${wordsWith(l, 'page.consent.signedInAs', { agent }, { email: html`<strong>${o.email}</strong>` })}</p>
+      <ul class="scopes">!${o.scopes
         .filter((s) => s in SCOPE_WORDS)
-        .map((s) => `<li><strong>${escapeHtml(s)}</strong>${say(l, SCOPE_WORDS[s])}</li>`)
-        .join('')}</ul>
-      <p class="hint">${say(l, 'page.consent.returnTo', { host: new URL(o.redirectUri).host })} <a href="/account/agents">${say(l, 'page.consent.manageAgents')}</a></p>
-      <form method="post" action="/oauth/consent">${csrfField(o.csrf)}${langField(p)}
-        <button type="submit" name="decision" value="allow">${say(l, 'page.consent.allow')}</button>
-        <button type="submit" name="decision" value="deny" class="secondary">${say(l, 'page.consent.deny')}</button>
+        .map((s) => html`<li><strong>${s}</strong>${words(l, SCOPE_WORDS[s])}</li>`)}</ul>
+      <p class="hint">${words(l, 'page.consent.returnTo', { host: new URL(o.redirectUri).host })} <a href="/account/agents">${words(l, 'page.consent.manageAgents')}</a></p>
+      <form method="post" action="/oauth/consent">!${csrfField(o)}!${langField(p)}
+        <button type="submit" name="decision" value="allow">${words(l, 'page.consent.allow')}</button>
+        <button type="submit" name="decision" value="deny" class="secondary">${words(l, 'page.consent.deny')}</button>
       </form>`,
   );
 }
 
 /** A page that says what went wrong: `title` and `message` already in the page's language. */
 export function errorPage(p: PageLang, title: string, message: string): string {
-  return layout(
-    p,
-    title,
-    `<h1>${escapeHtml(title)}</h1><p class="error" role="alert">${escapeHtml(message)}</p>`,
-  );
+  return layout(p, title, html`<h1>${title}</h1><p class="error" role="alert">${message}</p>`);
 }
