@@ -1,5 +1,6 @@
 // Builds the Fastify app from configuration: cross-cutting plugins first, then the modules.
 import { randomUUID } from 'node:crypto';
+import cookie from '@fastify/cookie';
 import cors from '@fastify/cors';
 import swagger from '@fastify/swagger';
 import Fastify, { type FastifyInstance, type FastifyServerOptions } from 'fastify';
@@ -142,6 +143,9 @@ export async function buildApp(opts: AppOptions): Promise<FastifyInstance> {
 
   registerSecurityHeaders(app);
   registerContentLanguage(app);
+  // Every cookie (the pages' session, language and visit; OAuth's pending request; the external
+  // login's binding) is read and written through it; no signing: each value carries its own proof.
+  await app.register(cookie);
   await app.register(cors, {
     origin: config.corsOrigins === '*' ? '*' : config.corsOrigins.length ? config.corsOrigins : false,
     methods: ['GET', 'POST', 'PUT', 'PATCH', 'DELETE'],

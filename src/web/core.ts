@@ -2,6 +2,7 @@
 // the CSRF token of its forms, and the answers pages give (a page, a redirect, a refusal).
 //
 // - Session: `portage_session` (HttpOnly, SameSite=Lax, Secure on https) holds a random id;
+//   cookies are read and written through @fastify/cookie (registered in src/app.ts);
 //   src/modules/auth/web-sessions.ts reads it with the user on every page.
 // - CSRF: every form carries `csrf`, an HMAC under a key derived from the signing key of the
 //   session id, or for a visitor not signed in (the sign-in and registration forms) of a random
@@ -11,6 +12,7 @@
 // - Language: `?lang=` (the switch's links) then the `portage_lang` cookie it sets, then the
 //   person's saved choice, then Accept-Language, then DEFAULT_LOCALE.
 import { createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
+import type { CookieSerializeOptions } from '@fastify/cookie';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { Role } from '../contract/common.ts';
 import { forbidden, unauthenticated } from '../contract/errors.ts';
@@ -48,22 +50,20 @@ interface WebState {
 
 const states = new WeakMap<FastifyRequest, WebState>();
 
-/** Every value of the cookie `name` (a browser may send one name twice: the first is the most specific). */
-export function cookieOf(req: FastifyRequest, name: string): string | undefined {
-  const header = req.headers.cookie;
-  if (!header) return undefined;
-  for (const pair of header.split(';')) {
-    const at = pair.indexOf('=');
-    if (at > 0 && pair.slice(0, at).trim() === name) return pair.slice(at + 1).trim() || undefined;
-  }
-  return undefined;
+/** The cookie `name` as the request sent it (@fastify/cookie parses; a name sent twice: the first, the most specific). */
+export const cookieOf = (req: FastifyRequest, name: string): string | undefined =>
+  req.cookies[name] || undefined;
+
+/** A cookie the pages set: its name, its value and its attributes. */
+export interface WebCookie {
+  name: string;
+  value: string;
+  options: CookieSerializeOptions;
 }
 
-export function addCookie(reply: FastifyReply, cookie: string) {
-  const had = reply.getHeader('set-cookie');
-  const list = had === undefined ? [] : Array.isArray(had) ? had : [String(had)];
-  reply.header('set-cookie', [...list, cookie]);
-}
+/** Sets `cookie` on the answer (beside any other the answer sets). */
+export const addCookie = (reply: FastifyReply, cookie: WebCookie) =>
+  reply.setCookie(cookie.name, cookie.value, cookie.options);
 
 /** What the pages are built with: the services' dependencies and the pages' own settings. */
 export interface WebDeps {
@@ -82,9 +82,17 @@ export interface WebSettings {
   sessionMaxAgeSeconds: number;
 }
 
-export function cookieText(s: WebSettings, name: string, value: string, maxAgeSeconds: number) {
-  return `${name}=${value}; Max-Age=${maxAgeSeconds}; Path=/; HttpOnly; SameSite=Lax${s.secure ? '; Secure' : ''}`;
+/** A cookie of the pages: the whole site's, HttpOnly, SameSite=Lax, Secure on https, for `maxAgeSeconds` (0: removed). */
+export function webCookie(s: WebSettings, name: string, value: string, maxAgeSeconds: number): WebCookie {
+  return {
+    name,
+    value,
+    options: { maxAge: maxAgeSeconds, path: '/', httpOnly: true, sameSite: 'lax', secure: s.secure },
+  };
 }
+
+/** The name the page sections call `webCookie` by. */
+export const cookieText = webCookie;
 
 /** Sets up the request's state: its user (when the session stands) and its language. */
 export function beginWebRequest(
@@ -96,7 +104,7 @@ export function beginWebRequest(
   const query = req.query as Record<string, unknown> | undefined;
   const lang =
     typeof query?.lang === 'string' && query.lang.length <= 35 ? negotiateLocale(query.lang) : undefined;
-  if (lang) addCookie(reply, cookieText(s, LANG_COOKIE, lang, 365 * 86_400));
+  if (lang) addCookie(reply, webCookie(s, LANG_COOKIE, lang, 365 * 86_400));
   const cookieLang = cookieOf(req, LANG_COOKIE);
   const saved = isLocale(cookieLang) ? cookieLang : undefined;
   const locale = lang ?? saved ?? session?.user.locale ?? req.ctx.locale ?? 'en-CA';
@@ -124,7 +132,7 @@ export function setPageLocale(req: FastifyRequest, reply: FastifyReply, s: WebSe
   const state = stateOf(req);
   state.locale = locale;
   req.ctx.locale = locale;
-  addCookie(reply, cookieText(s, LANG_COOKIE, locale, 365 * 86_400));
+  addCookie(reply, webCookie(s, LANG_COOKIE, locale, 365 * 86_400));
 }
 
 const sign = (s: WebSettings, what: string) =>
@@ -136,7 +144,7 @@ function csrfOf(req: FastifyRequest, reply: FastifyReply, s: WebSettings): strin
   if (state.sessionId) return sign(s, `session\n${state.sessionId}`);
   if (!state.visit || !/^[A-Za-z0-9_-]{22}$/.test(state.visit)) {
     state.visit = randomBytes(16).toString('base64url');
-    addCookie(reply, cookieText(s, VISIT_COOKIE, state.visit, 86_400));
+    addCookie(reply, webCookie(s, VISIT_COOKIE, state.visit, 86_400));
   }
   return sign(s, `visit\n${state.visit}`);
 }

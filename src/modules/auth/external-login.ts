@@ -7,7 +7,7 @@ import { newId } from '../../contract/common.ts';
 import { invalid, notFound, problem } from '../../contract/errors.ts';
 import { inTransaction, type RequestContext } from '../context.ts';
 import type { KeyRing } from './keys.ts';
-import { createLoginCookie, type LoginCookie } from './login-cookie.ts';
+import { type CookieToSet, createLoginCookie, type LoginCookie } from './login-cookie.ts';
 import { newLoginSecrets, type OidcClient } from './oidc.ts';
 import { oidcLogins, userIdentities, users } from './tables.ts';
 import type { Tokens } from './tokens.ts';
@@ -50,7 +50,7 @@ export function createExternalLogin(deps: ExternalLoginDeps, tokens: Tokens) {
     async startExternalLogin(
       ctx: RequestContext,
       redirectUri: string,
-    ): Promise<{ location: string; setCookie: string }> {
+    ): Promise<{ location: string; cookie: CookieToSet }> {
       const { oidc, cookie } = requireConfigured();
       const target = allowedRedirect(redirectUri, deps.redirectOrigins);
       const secrets = await newLoginSecrets();
@@ -65,10 +65,10 @@ export function createExternalLogin(deps: ExternalLoginDeps, tokens: Tokens) {
           expiresAt: new Date(now.getTime() + LOGIN_TTL_SECONDS * 1000),
         });
       });
-      return { location: oidc.authorizationUrl(secrets).href, setCookie: cookie.bind(secrets.state) };
+      return { location: oidc.authorizationUrl(secrets).href, cookie: cookie.bind(secrets.state) };
     },
 
-    /** The Set-Cookie value that ends the login cookie: every callback answer sends it. */
+    /** The cookie that ends the login cookie: every callback answer sets it. */
     clearedLoginCookie: () => requireConfigured().cookie.cleared,
 
     /**
@@ -84,8 +84,8 @@ export function createExternalLogin(deps: ExternalLoginDeps, tokens: Tokens) {
         /** The query string the provider sent back (`?code=…&state=…`). */
         search: string;
         query: { state?: string; code?: string; error?: string };
-        /** The request's Cookie header. */
-        cookieHeader: string | undefined;
+        /** The request's cookies. */
+        cookies: Record<string, string | undefined>;
       },
     ): Promise<string> {
       const { oidc, cookie } = requireConfigured();
@@ -101,7 +101,7 @@ export function createExternalLogin(deps: ExternalLoginDeps, tokens: Tokens) {
           problem('state', 'validation.unknownOrExpired'),
         ]);
       }
-      if (!cookie.fits(callback.cookieHeader, query.state)) {
+      if (!cookie.fits(callback.cookies, query.state)) {
         ctx.log.warn('external login: a state came back without the cookie of its start (login CSRF?)');
         throw invalid('error.auth.otherBrowser', undefined, [problem('state', 'validation.otherBrowser')]);
       }

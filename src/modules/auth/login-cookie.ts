@@ -1,18 +1,27 @@
 // The cookie that binds an external login's `state` to the browser that started it, against
 // login CSRF (docs/decisions.md "Accounts"): without it, an attacker could send a
 // victim's browser to the callback URL of the attacker's own login and sign the victim in as
-// the attacker. /auth/google/start sets it; the callback accepts the state only with it.
+// the attacker. /auth/google/start sets it; the callback accepts the state only with it. The
+// route writes and reads it through @fastify/cookie.
 import { createHmac, timingSafeEqual } from 'node:crypto';
+import type { CookieSerializeOptions } from '@fastify/cookie';
 
 const LOGIN_COOKIE = 'portage_login';
 
+/** A cookie to set: its name, value and attributes (as reply.setCookie takes them). */
+export interface CookieToSet {
+  name: string;
+  value: string;
+  options: CookieSerializeOptions;
+}
+
 export interface LoginCookie {
-  /** The Set-Cookie value that binds `state` to the browser. */
-  bind(state: string): string;
-  /** True when the request's Cookie header carries the binding of `state`. */
-  fits(cookieHeader: string | undefined, state: string): boolean;
-  /** The Set-Cookie value that removes the cookie. */
-  readonly cleared: string;
+  /** The cookie that binds `state` to the browser. */
+  bind(state: string): CookieToSet;
+  /** True when the request's cookies carry the binding of `state`. */
+  fits(cookies: Record<string, string | undefined>, state: string): boolean;
+  /** The cookie that removes it. */
+  readonly cleared: CookieToSet;
 }
 
 /**
@@ -27,33 +36,27 @@ export function createLoginCookie(o: {
   maxAgeSeconds: number;
 }): LoginCookie {
   const callback = new URL(o.callbackUri);
-  const attributes = [
-    `Path=${callback.pathname}`,
-    'HttpOnly',
-    'SameSite=Lax',
-    ...(callback.protocol === 'https:' ? ['Secure'] : []),
-  ].join('; ');
+  const options = (maxAge: number): CookieSerializeOptions => ({
+    maxAge,
+    path: callback.pathname,
+    httpOnly: true,
+    sameSite: 'lax',
+    secure: callback.protocol === 'https:',
+  });
   const binding = (state: string) => createHmac('sha256', o.key).update(state).digest();
   return {
-    bind: (state) =>
-      `${LOGIN_COOKIE}=${binding(state).toString('base64url')}; Max-Age=${o.maxAgeSeconds}; ${attributes}`,
-    fits(cookieHeader, state) {
+    bind: (state) => ({
+      name: LOGIN_COOKIE,
+      value: binding(state).toString('base64url'),
+      options: options(o.maxAgeSeconds),
+    }),
+    fits(cookies, state) {
+      const value = cookies[LOGIN_COOKIE];
+      if (!value) return false;
       const expected = binding(state);
-      return cookieValues(cookieHeader, LOGIN_COOKIE).some((value) => {
-        const given = Buffer.from(value, 'base64url');
-        return given.length === expected.length && timingSafeEqual(given, expected);
-      });
+      const given = Buffer.from(value, 'base64url');
+      return given.length === expected.length && timingSafeEqual(given, expected);
     },
-    cleared: `${LOGIN_COOKIE}=; Max-Age=0; ${attributes}`,
+    cleared: { name: LOGIN_COOKIE, value: '', options: options(0) },
   };
-}
-
-/** Every value of the cookie `name` in a Cookie header (a browser may send one name twice). */
-function cookieValues(header: string | undefined, name: string): string[] {
-  if (!header) return [];
-  return header
-    .split(';')
-    .map((pair) => pair.trim())
-    .filter((pair) => pair.startsWith(`${name}=`))
-    .map((pair) => pair.slice(name.length + 1));
 }

@@ -226,8 +226,8 @@ export function authRoutes(auth: AuthService, keys: KeyRing) {
         },
       },
       async (req, reply) => {
-        const { location, setCookie } = await auth.startExternalLogin(req.ctx, req.query.redirectUri);
-        return reply.header('set-cookie', setCookie).redirect(location, 302);
+        const { location, cookie } = await auth.startExternalLogin(req.ctx, req.query.redirectUri);
+        return reply.setCookie(cookie.name, cookie.value, cookie.options).redirect(location, 302);
       },
     );
 
@@ -245,12 +245,13 @@ export function authRoutes(auth: AuthService, keys: KeyRing) {
         },
       },
       async (req, reply) => {
-        reply.header('set-cookie', auth.clearedLoginCookie());
+        const cleared = auth.clearedLoginCookie();
+        reply.setCookie(cleared.name, cleared.value, cleared.options);
         const search = req.url.includes('?') ? req.url.slice(req.url.indexOf('?')) : '';
         const location = await auth.finishExternalLogin(req.ctx, {
           search,
           query: req.query,
-          cookieHeader: req.headers.cookie,
+          cookies: req.cookies,
         });
         return reply.redirect(location, 302);
       },

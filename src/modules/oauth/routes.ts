@@ -62,15 +62,8 @@ const expired = (reply: FastifyReply, status: number, p: PageLang) =>
 const html = (reply: FastifyReply, status: number, body: string, csp = oauthPageCsp()) =>
   sendPage(reply, status, body, csp);
 
-function cookieValue(req: FastifyRequest): string | undefined {
-  const header = req.headers.cookie;
-  if (!header) return undefined;
-  for (const pair of header.split(';')) {
-    const [name, ...rest] = pair.trim().split('=');
-    if (name === COOKIE) return rest.join('=') || undefined;
-  }
-  return undefined;
-}
+/** The pending authorization's id the browser holds (its cookie, read by @fastify/cookie). */
+const cookieValue = (req: FastifyRequest): string | undefined => req.cookies[COOKIE] || undefined;
 
 const asParams = (body: unknown): Record<string, unknown> =>
   body && typeof body === 'object' && !Array.isArray(body) ? (body as Record<string, unknown>) : {};
@@ -86,10 +79,12 @@ export function oauthRoutes(deps: OAuthRouteDeps) {
     sessionMaxAgeSeconds: deps.sessionMaxAgeSeconds,
     documents,
   };
-  const cookieAttributes = `Path=/oauth; HttpOnly; SameSite=Lax${base.startsWith('https:') ? '; Secure' : ''}`;
-  const setCookie = (value: string) =>
-    `${COOKIE}=${value}; Max-Age=${REQUEST_TTL_SECONDS}; ${cookieAttributes}`;
-  const clearCookie = `${COOKIE}=; Max-Age=0; ${cookieAttributes}`;
+  /** The pending authorization's cookie: OAuth's pages only, HttpOnly, SameSite=Lax, Secure on https. */
+  const cookieOptions = (maxAge: number) =>
+    ({ maxAge, path: '/oauth', httpOnly: true, sameSite: 'lax', secure: base.startsWith('https:') }) as const;
+  const setCookie = (reply: FastifyReply, value: string) =>
+    reply.setCookie(COOKIE, value, cookieOptions(REQUEST_TTL_SECONDS));
+  const clearCookie = (reply: FastifyReply) => reply.setCookie(COOKIE, '', cookieOptions(0));
 
   const authorizationServer = {
     issuer: base,
@@ -190,7 +185,7 @@ export function oauthRoutes(deps: OAuthRouteDeps) {
       const outcome = await startAuthorization(req.ctx, settings, req.query as Record<string, unknown>);
       if (outcome.kind === 'page')
         return html(reply, outcome.status, errorPage(p, outcome.title, outcome.message));
-      reply.header('set-cookie', setCookie(outcome.requestId));
+      setCookie(reply, outcome.requestId);
       return html(reply, 200, signInPage(p, { agent: outcome.client, csrf: outcome.csrf }));
     });
 
@@ -211,11 +206,10 @@ export function oauthRoutes(deps: OAuthRouteDeps) {
             return html(reply, 401, page);
           }
           case 'refused':
-            return reply.code(303).header('set-cookie', clearCookie).redirect(outcome.location);
+            return clearCookie(reply).code(303).redirect(outcome.location);
           case 'signed-in':
-            return reply
+            return setCookie(reply, outcome.requestId)
               .code(303)
-              .header('set-cookie', setCookie(outcome.requestId))
               .redirect(p.asked ? withLang('/oauth/consent', p.asked) : '/oauth/consent');
         }
       },
@@ -264,11 +258,7 @@ export function oauthRoutes(deps: OAuthRouteDeps) {
         if (err instanceof OAuthError) return expired(reply, 403, await refusal());
         throw err;
       }
-      return reply
-        .code(303)
-        .header('set-cookie', clearCookie)
-        .header('cache-control', 'no-store')
-        .redirect(location);
+      return clearCookie(reply).code(303).header('cache-control', 'no-store').redirect(location);
     });
 
     const protocol = {
