@@ -117,16 +117,19 @@ export class Browser {
   }
 }
 
-/** The visible text of some HTML (tags dropped, entities of escapeHtml undone, spaces squeezed). */
+/** The named entities pages write; numeric ones (&#60;, what html`...` writes) are decoded by number. */
+const ENTITIES: Record<string, string> = { lt: '<', gt: '>', quot: '"', amp: '&' };
+
+/** The visible text of some HTML (tags dropped, entities undone, spaces squeezed). */
+
 export function textOf(html: string): string {
   return html
     .replace(/<(script|style)[\s\S]*?<\/\1>/g, ' ')
     .replace(/<[^>]+>/g, ' ')
-    .replace(/&lt;/g, '<')
-    .replace(/&gt;/g, '>')
-    .replace(/&quot;/g, '"')
-    .replace(/&#39;/g, "'")
-    .replace(/&amp;/g, '&')
+    .replace(
+      /&(lt|gt|quot|amp|#\d+);/g,
+      (_, e: string) => ENTITIES[e] ?? String.fromCharCode(Number(e.slice(1))),
+    )
     .replace(/\s+/g, ' ')
     .trim();
 }
