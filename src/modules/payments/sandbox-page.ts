@@ -1,23 +1,19 @@
 // The sandbox's payment page: plain HTML and CSS (no script: its CSP forbids any), the order
 // summary with each parcel, shipping and every tax line, a card form that posts form fields,
-// and the answer pages after paying. Every seller-written text is escaped; every word is the
-// catalogues' (`page.sandbox.*`) in the page's language, money and times as that language
+// and the answer pages after paying, in the small-page frame's document (src/views), written
+// with html`...`. Every seller-written text is escaped; every word is the catalogues' (`page.sandbox.*`) in the page's language, money and times as that language
 // writes them. Tested in headless Chromium as a person uses it (test/sandbox-page.browser.test.ts,
 // test/i18n-pages.browser.test.ts).
 import type { FastifyRequest } from 'fastify';
-import { escapeHtml, formatCents } from '../../contract/format.ts';
+import { html } from 'ghtml';
+import { formatCents } from '../../contract/format.ts';
 import { BOOKS_TIME_ZONE, formatMoney, type Locale, t, taxLineLabel } from '../../contract/i18n.ts';
+import { langField, languageSwitch, type PageLang } from '../../views/language.ts';
+import { smallDocument } from '../../views/small-page.ts';
+import { words, wordsWith } from '../../views/words.ts';
 import { findUser } from '../auth/users.ts';
 import type { StoredAddress, StoredParcel } from '../checkout/tables.ts';
-import {
-  htmlDocument,
-  langField,
-  languageSwitch,
-  type PageLang,
-  pageLang,
-  say,
-  sayHtml,
-} from '../page-layout.ts';
+import { pageLang } from '../page-layout.ts';
 import { SANDBOX_CARDS } from './providers/sandbox.ts';
 
 export const PAGE_CSP =
@@ -87,13 +83,13 @@ export async function sandboxPageLang(
 
 function layout(p: PageLang, title: string, body: string, mainClass = ''): string {
   const l = p.locale;
-  return htmlDocument(
+  return smallDocument(
     p,
     title,
-    `<style>${STYLE}</style>`,
-    `<header class="top"><div><span class="brand">Portage</span><span class="crumb">${say(l, 'page.sandbox.crumb')}</span><span class="badge">${say(l, 'page.sandbox.badge')}</span>${languageSwitch(p)}</div></header>
-<main${mainClass ? ` class="${mainClass}"` : ''}>${body}</main>
-<footer>${say(l, 'page.sandbox.footer')}</footer>`,
+    html`<style>!${STYLE}</style>`,
+    html`<header class="top"><div><span class="brand">Portage</span><span class="crumb">${words(l, 'page.sandbox.crumb')}</span><span class="badge">${words(l, 'page.sandbox.badge')}</span>!${languageSwitch(p)}</div></header>
+<main!${mainClass ? html` class="${mainClass}"` : ''}>!${body}</main>
+<footer>${words(l, 'page.sandbox.footer')}</footer>`,
   );
 }
 
@@ -112,46 +108,53 @@ export interface PageSession {
   address?: StoredAddress;
 }
 
+/** A row of amounts: its label a fragment of html`...`, its amount text; `attrs` as html`...` wrote them. */
 const row = (label: string, amount: string, attrs = '') =>
-  `<tr${attrs}><th scope="row">${label}</th><td class="amount">${amount}</td></tr>`;
+  html`<tr!${attrs}><th scope="row">!${label}</th><td class="amount">${amount}</td></tr>`;
 
 function summary(l: Locale, s: PageSession): string {
-  const money = (cents: number) => escapeHtml(formatMoney(l, cents));
+  const money = (cents: number) => formatMoney(l, cents);
   const parcels = s.parcels
     .map((p, i) => {
       const items = p.items
         .map((item) => {
           const each =
             item.quantity > 1
-              ? `<span class="each">${say(l, 'page.sandbox.each', { price: formatMoney(l, item.unitPriceCents) })}</span>`
+              ? html`<span class="each">${words(l, 'page.sandbox.each', { price: formatMoney(l, item.unitPriceCents) })}</span>`
               : '';
           return row(
-            `${say(l, 'page.sandbox.item', { name: item.name, quantity: item.quantity })}${each}`,
+            html`${words(l, 'page.sandbox.item', { name: item.name, quantity: item.quantity })}!${each}`,
             money(item.unitPriceCents * item.quantity),
           );
         })
         .join('');
       const caption =
         s.parcels.length > 1
-          ? say(l, 'page.sandbox.parcelOf', { n: i + 1, count: s.parcels.length, province: p.originProvince })
-          : say(l, 'page.sandbox.shipsFrom', { province: p.originProvince });
-      return `<table class="parcel"><caption>${caption}</caption>${items}${row(say(l, 'page.sandbox.shipping'), money(p.shippingCostCents))}</table>`;
+          ? words(l, 'page.sandbox.parcelOf', {
+              n: i + 1,
+              count: s.parcels.length,
+              province: p.originProvince,
+            })
+          : words(l, 'page.sandbox.shipsFrom', { province: p.originProvince });
+      return html`<table class="parcel"><caption>${caption}</caption>!${items}!${row(html`${words(l, 'page.sandbox.shipping')}`, money(p.shippingCostCents))}</table>`;
     })
     .join('');
   const taxes = s.taxLines
     .filter((x) => x.amountCents > 0 || s.taxAmountCents === 0)
-    .map((x) => row(escapeHtml(taxLineLabel(l, x.name, x.ratePercent)), money(x.amountCents)))
+    .map((x) => row(html`${taxLineLabel(l, x.name, x.ratePercent)}`, money(x.amountCents)))
     .join('');
   const shipTo = s.address
-    ? `<p class="due">${say(l, 'page.sandbox.shippingTo', { city: s.address.city, province: s.address.province })}</p>`
+    ? html`<p class="due">${words(l, 'page.sandbox.shippingTo', { city: s.address.city, province: s.address.province })}</p>`
     : '';
-  return `<section class="summary" aria-labelledby="summary-title"><h2 id="summary-title">${say(l, 'page.sandbox.summary')}</h2>${shipTo}${parcels}
-    <table class="totals"><caption class="vh">${say(l, 'page.sandbox.totals')}</caption>
-    ${row(say(l, 'page.sandbox.subtotal'), money(s.subtotalCents))}
-    ${s.discountCents ? row(say(l, 'page.sandbox.discount'), money(-s.discountCents), ' class="discount"') : ''}
-    ${row(say(l, 'page.sandbox.shipping'), money(s.shippingCostCents))}
-    ${taxes}
-    <tr class="total"><th scope="row">${say(l, 'page.sandbox.total')}</th><td class="amount" data-testid="total">${money(s.totalCents)}</td></tr>
+  const label = (key: 'page.sandbox.subtotal' | 'page.sandbox.discount' | 'page.sandbox.shipping') =>
+    html`${words(l, key)}`;
+  return html`<section class="summary" aria-labelledby="summary-title"><h2 id="summary-title">${words(l, 'page.sandbox.summary')}</h2>!${shipTo}!${parcels}
+    <table class="totals"><caption class="vh">${words(l, 'page.sandbox.totals')}</caption>
+    !${row(label('page.sandbox.subtotal'), money(s.subtotalCents))}
+    !${s.discountCents ? row(label('page.sandbox.discount'), money(-s.discountCents), ' class="discount"') : ''}
+    !${row(label('page.sandbox.shipping'), money(s.shippingCostCents))}
+    !${taxes}
+    <tr class="total"><th scope="row">${words(l, 'page.sandbox.total')}</th><td class="amount" data-testid="total">${money(s.totalCents)}</td></tr>
   </table></section>`;
 }
 
@@ -197,32 +200,33 @@ function clock(l: Locale, d: Date, province: string | undefined): string {
 }
 
 /** A test card as people write it: 4242 4242 4242 4242. */
-const card = (digits: string) => `<code>${digits.replace(/(\d{4})(?=\d)/g, '$1 ')}</code>`;
+const card = (digits: string) => html`<code>${digits.replace(/(\d{4})(?=\d)/g, '$1 ')}</code>`;
 
 /** The payment form; `error` is the refusal already in the page's language. */
 export function paymentPage(p: PageLang, s: PageSession, error?: string): string {
   const l = p.locale;
   const action = `${sandboxPagePath(s.id)}/pay`;
   const describedBy = error ? 'card-error test-cards' : 'test-cards';
-  const total = escapeHtml(formatMoney(l, s.totalCents));
+  const total = formatMoney(l, s.totalCents);
+  const time = html`<time datetime="${s.expiresAt.toISOString()}">${clock(l, s.expiresAt, s.address?.province)}</time>`;
   return layout(
     p,
     t(l, 'page.pay.title'),
-    `<section class="pay" aria-labelledby="pay-title"><h1 id="pay-title">${say(l, 'page.sandbox.payment')}</h1>
-      <p class="due">${sayHtml(l, 'page.sandbox.amountDue', {}, { amount: `<strong>${total}</strong>` })}</p>
-      ${error ? `<p class="error" role="alert" id="card-error">${escapeHtml(error)}</p>` : ''}
-      <form method="post" action="${escapeHtml(action)}">${langField(p)}
-        <fieldset><legend>${say(l, 'page.sandbox.cardDetails')}</legend>
-        <label for="card">${say(l, 'page.sandbox.cardNumber')}</label>
-        <input id="card" name="card" inputmode="numeric" autocomplete="cc-number" required maxlength="23" placeholder="1234 1234 1234 1234" aria-describedby="${describedBy}"${error ? ' aria-invalid="true" autofocus' : ''}>
-        <div class="row"><div><label for="expiry">${say(l, 'page.sandbox.expiry')}</label><input id="expiry" name="expiry" inputmode="numeric" autocomplete="cc-exp" maxlength="7" placeholder="${say(l, 'page.sandbox.expiryPlaceholder')}"></div>
-        <div><label for="cvc">${say(l, 'page.sandbox.cvc')}</label><input id="cvc" name="cvc" inputmode="numeric" autocomplete="cc-csc" maxlength="4" placeholder="123"></div></div>
-        <label for="name">${say(l, 'page.sandbox.nameOnCard')}</label><input id="name" name="name" autocomplete="cc-name" maxlength="100">
+    html`<section class="pay" aria-labelledby="pay-title"><h1 id="pay-title">${words(l, 'page.sandbox.payment')}</h1>
+      <p class="due">!${wordsWith(l, 'page.sandbox.amountDue', {}, { amount: html`<strong>${total}</strong>` })}</p>
+      !${error ? html`<p class="error" role="alert" id="card-error">${error}</p>` : ''}
+      <form method="post" action="${action}">!${langField(p)}
+        <fieldset><legend>${words(l, 'page.sandbox.cardDetails')}</legend>
+        <label for="card">${words(l, 'page.sandbox.cardNumber')}</label>
+        <input id="card" name="card" inputmode="numeric" autocomplete="cc-number" required maxlength="23" placeholder="1234 1234 1234 1234" aria-describedby="${describedBy}"!${error ? ' aria-invalid="true" autofocus' : ''}>
+        <div class="row"><div><label for="expiry">${words(l, 'page.sandbox.expiry')}</label><input id="expiry" name="expiry" inputmode="numeric" autocomplete="cc-exp" maxlength="7" placeholder="${words(l, 'page.sandbox.expiryPlaceholder')}"></div>
+        <div><label for="cvc">${words(l, 'page.sandbox.cvc')}</label><input id="cvc" name="cvc" inputmode="numeric" autocomplete="cc-csc" maxlength="4" placeholder="123"></div></div>
+        <label for="name">${words(l, 'page.sandbox.nameOnCard')}</label><input id="name" name="name" autocomplete="cc-name" maxlength="100">
         </fieldset>
-        <button type="submit">${say(l, 'page.sandbox.pay', { amount: formatMoney(l, s.totalCents) })}</button>
+        <button type="submit">${words(l, 'page.sandbox.pay', { amount: formatMoney(l, s.totalCents) })}</button>
       </form>
-      <p class="hold">${sayHtml(l, 'page.sandbox.reservedUntil', {}, { time: `<time datetime="${s.expiresAt.toISOString()}">${escapeHtml(clock(l, s.expiresAt, s.address?.province))}</time>` })}</p>
-      <p class="note" id="test-cards">${sayHtml(
+      <p class="hold">!${wordsWith(l, 'page.sandbox.reservedUntil', {}, { time })}</p>
+      <p class="note" id="test-cards">!${wordsWith(
         l,
         'page.sandbox.testCards',
         {},
@@ -232,7 +236,7 @@ export function paymentPage(p: PageLang, s: PageSession, error?: string): string
           confirms: card(SANDBOX_CARDS.authenticates),
         },
       )}</p>
-    </section>${summary(l, s)}`,
+    </section>!${summary(l, s)}`,
     'two',
   );
 }
@@ -246,10 +250,10 @@ export function paidPage(
   return layout(
     p,
     t(l, 'page.sandbox.paidTitle'),
-    `<section aria-labelledby="paid-title"><h1 id="paid-title" class="ok">${say(l, 'page.sandbox.paidHeading')}</h1>
-      <p>${say(l, 'page.sandbox.paidOrders', { amount: formatMoney(l, s.totalCents), count: paidOrders.length })}</p>
-      <ul class="orders" aria-label="${say(l, 'page.sandbox.yourOrders')}">${paidOrders.map((o) => `<li data-testid="order-id" data-order-id="${escapeHtml(o.id)}"><a href="/account/orders/${encodeURIComponent(o.id)}">${escapeHtml(o.number)}</a></li>`).join('')}</ul>
-      <p class="note">${say(l, 'page.sandbox.paidNote')}</p></section>${summary(l, s)}`,
+    html`<section aria-labelledby="paid-title"><h1 id="paid-title" class="ok">${words(l, 'page.sandbox.paidHeading')}</h1>
+      <p>${words(l, 'page.sandbox.paidOrders', { amount: formatMoney(l, s.totalCents), count: paidOrders.length })}</p>
+      <ul class="orders" aria-label="${words(l, 'page.sandbox.yourOrders')}">!${paidOrders.map((o) => html`<li data-testid="order-id" data-order-id="${o.id}"><a href="/account/orders/${encodeURIComponent(o.id)}">${o.number}</a></li>`)}</ul>
+      <p class="note">${words(l, 'page.sandbox.paidNote')}</p></section>!${summary(l, s)}`,
     'two',
   );
 }
@@ -260,6 +264,6 @@ export function closedPage(p: PageLang, message: string): string {
   return layout(
     p,
     t(l, 'page.sandbox.closedTitle'),
-    `<section aria-labelledby="closed-title"><h1 id="closed-title">${say(l, 'page.sandbox.closedHeading')}</h1><p>${escapeHtml(message)}</p></section>`,
+    html`<section aria-labelledby="closed-title"><h1 id="closed-title">${words(l, 'page.sandbox.closedHeading')}</h1><p>${message}</p></section>`,
   );
 }
