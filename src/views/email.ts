@@ -15,7 +15,7 @@ export const emailDocument = (lang: string, title: string, blocks: readonly stri
     body: blocks.join('\n'),
   });
 
-/** An email's text part: its lines, each ended. */
+/** An email's text part: its lines, joined by line breaks. */
 export const emailText = (lines: readonly string[]): string => lines.join('\n');
 
 /** A person's text of several lines (a reason, a note): escaped, its line breaks kept. */
