@@ -1,5 +1,7 @@
 // The shared fragments live with the frames (src/views/fragments.ts); these names stay for the
 // page sections that import them here.
+
+export { say } from '../modules/page-layout.ts';
 export {
   type Amounts,
   amountRows,
@@ -12,4 +14,3 @@ export {
   stars,
   stockLine,
 } from '../views/fragments.ts';
-export { say } from '../modules/page-layout.ts';
