@@ -120,7 +120,8 @@ describe('the admin writes them in the desk', () => {
     expect(saved.status).toBe(200);
     expect(saved.url).toBe('/desk/policies?done=returns#policy-returns');
     expect(textOf(saved.html)).toContain('Saved: visitors now read this text.');
-    expect(saved.html).toContain('&lt;script&gt;alert(&quot;x&quot;)&lt;/script&gt;');
+    // The form's textarea holds the text, escaped.
+    expect(saved.html).toContain('&#60;script&#62;alert(&#34;x&#34;)&#60;/script&#62;');
 
     const rows = await database.db
       .select({ locale: sitePolicies.locale, body: sitePolicies.body, updatedBy: sitePolicies.updatedBy })

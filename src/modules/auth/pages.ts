@@ -1,12 +1,14 @@
 // The pages a person reaches from an account email: plain HTML and CSS (no script: the CSP
 // forbids any), a form that posts to the API's own route. Opening a page never uses the link
 // (mail scanners open links); only posting the form does. The token in the form is the
-// secret: a cross-site page cannot post a form it does not know. Every value is escaped; every
-// word is the catalogues' (`page.verify.*`, `page.reset.*`, `page.link.*`) in the page's language.
+// secret: a cross-site page cannot post a form it does not know. In the small-page frame
+// (src/views), written with html`...`: every value is escaped; every word is the catalogues' (`page.verify.*`, `page.reset.*`, `page.link.*`) in the page's language.
+import { html } from 'ghtml';
 import { type AppError, say as sayText, tooManyWords } from '../../contract/errors.ts';
-import { escapeHtml } from '../../contract/format.ts';
 import { type MessageKey, type Text, t } from '../../contract/i18n.ts';
-import { langField, type PageLang, pageLayout, say } from '../page-layout.ts';
+import { langField, type PageLang } from '../../views/language.ts';
+import { smallPage } from '../../views/small-page.ts';
+import { words } from '../../views/words.ts';
 
 export const ACCOUNT_PAGE_CSP =
   "default-src 'none'; style-src 'unsafe-inline'; form-action 'self'; frame-ancestors 'none'; base-uri 'none'";
@@ -15,19 +17,19 @@ const STYLE = `
   .ok { color: #175; }
 `;
 
-const tokenField = (token: string) => `<input type="hidden" name="token" value="${escapeHtml(token)}">`;
+const tokenField = (token: string) => html`<input type="hidden" name="token" value="${token}">`;
 const errorLine = (error?: string) =>
-  error ? `<p class="error" role="alert" id="form-error">${escapeHtml(error)}</p>` : '';
+  error ? html`<p class="error" role="alert" id="form-error">${error}</p>` : '';
 
 export function verifyEmailPage(p: PageLang, token: string): string {
   const l = p.locale;
-  return pageLayout(
+  return smallPage(
     p,
     t(l, 'page.verify.title'),
-    `<h1>${say(l, 'page.verify.title')}</h1>
-      <p>${say(l, 'page.verify.intro')}</p>
-      <form method="post" action="/auth/email/verify">${tokenField(token)}${langField(p)}
-        <button type="submit">${say(l, 'page.verify.submit')}</button>
+    html`<h1>${words(l, 'page.verify.title')}</h1>
+      <p>${words(l, 'page.verify.intro')}</p>
+      <form method="post" action="/auth/email/verify">!${tokenField(token)}!${langField(p)}
+        <button type="submit">${words(l, 'page.verify.submit')}</button>
       </form>`,
     STYLE,
   );
@@ -39,50 +41,45 @@ export function resetPasswordPage(p: PageLang, token: string, error?: string): s
   const invalid = error
     ? ' aria-invalid="true" aria-describedby="form-error password-hint"'
     : ' aria-describedby="password-hint"';
-  return pageLayout(
+  return smallPage(
     p,
     t(l, 'page.reset.title'),
-    `<h1>${say(l, 'page.reset.title')}</h1>${errorLine(error)}
-      <form method="post" action="/auth/password/reset">${tokenField(token)}${langField(p)}
-        <label for="password">${say(l, 'page.reset.password')}</label>
-        <input id="password" name="password" type="password" autocomplete="new-password" required minlength="8" maxlength="256"${invalid}>
-        <p class="hint" id="password-hint">${say(l, 'page.reset.passwordHint')}</p>
-        <label for="confirmPassword">${say(l, 'page.reset.confirmPassword')}</label>
+    html`<h1>${words(l, 'page.reset.title')}</h1>!${errorLine(error)}
+      <form method="post" action="/auth/password/reset">!${tokenField(token)}!${langField(p)}
+        <label for="password">${words(l, 'page.reset.password')}</label>
+        <input id="password" name="password" type="password" autocomplete="new-password" required minlength="8" maxlength="256"!${invalid}>
+        <p class="hint" id="password-hint">${words(l, 'page.reset.passwordHint')}</p>
+        <label for="confirmPassword">${words(l, 'page.reset.confirmPassword')}</label>
         <input id="confirmPassword" name="confirmPassword" type="password" autocomplete="new-password" required minlength="8" maxlength="256">
-        <button type="submit">${say(l, 'page.reset.submit')}</button>
+        <button type="submit">${words(l, 'page.reset.submit')}</button>
       </form>
-      <p class="hint">${say(l, 'page.reset.signOutNote')}</p>`,
+      <p class="hint">${words(l, 'page.reset.signOutNote')}</p>`,
     STYLE,
   );
 }
 
 export function donePage(p: PageLang, title: MessageKey, message: MessageKey): string {
   const heading = t(p.locale, title);
-  return pageLayout(
-    p,
-    heading,
-    `<h1 class="ok">${escapeHtml(heading)}</h1><p>${say(p.locale, message)}</p>`,
-    STYLE,
-  );
+  return smallPage(p, heading, html`<h1 class="ok">${heading}</h1><p>${words(p.locale, message)}</p>`, STYLE);
 }
 
 export function linkErrorPage(p: PageLang, message: MessageKey): string {
   const heading = t(p.locale, 'page.link.badTitle');
-  return pageLayout(
+  return smallPage(
     p,
     heading,
-    `<h1>${escapeHtml(heading)}</h1><p class="error" role="alert">${say(p.locale, message)}</p>`,
+    html`<h1>${heading}</h1><p class="error" role="alert">${words(p.locale, message)}</p>`,
     STYLE,
   );
 }
 
 /** A page that asks the person to come back later, and why. */
-function waitPage(p: PageLang, title: MessageKey, words: Text): string {
+function waitPage(p: PageLang, title: MessageKey, why: Text): string {
   const heading = t(p.locale, title);
-  return pageLayout(
+  return smallPage(
     p,
     heading,
-    `<h1>${escapeHtml(heading)}</h1><p class="error" role="alert">${escapeHtml(sayText(p.locale, words))}</p>`,
+    html`<h1>${heading}</h1><p class="error" role="alert">${sayText(p.locale, why)}</p>`,
     STYLE,
   );
 }
