@@ -9,7 +9,7 @@ import { text } from '../contract/i18n.ts';
 import { unavailableOr } from '../http/errors.ts';
 import { acceptForms } from '../http/input.ts';
 import { webSessionUser } from '../modules/auth/web-sessions.ts';
-import { accountPages } from './account.ts';
+import { accountPages } from './account/routes.ts';
 import { consolePages } from './console.ts';
 import {
   beginWebRequest,
