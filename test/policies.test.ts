@@ -1,4 +1,4 @@
-// The platform's policies (src/web/policies.ts, src/modules/policies): public pages for the terms,
+// The platform's policies (src/web/policies/, src/modules/policies): public pages for the terms,
 // privacy and returns in the visitor's language, written by an admin in the desk (never as HTML),
 // and linked from every page's footer and the checkout.
 import { eq } from 'drizzle-orm';

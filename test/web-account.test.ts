@@ -1,4 +1,4 @@
-// The buyer's account as pages (src/web/account.ts), over inject: registering, a review of a
+// The buyer's account as pages (src/web/account/), over inject: registering, a review of a
 // delivered order (a verified purchase), the agents with access and their revocation, the
 // language, a new password ending every other session and token, the verification email again.
 import { eq } from 'drizzle-orm';
