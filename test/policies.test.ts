@@ -1,4 +1,4 @@
-// The platform's policies (src/web/policies.ts, src/modules/policies): public pages for the terms,
+// The platform's policies (src/web/policies/, src/modules/policies): public pages for the terms,
 // privacy and returns in the visitor's language, written by an admin in the desk (never as HTML),
 // and linked from every page's footer and the checkout.
 import { eq } from 'drizzle-orm';
@@ -134,7 +134,7 @@ describe('the admin writes them in the desk', () => {
 
     const en = await visitor('en').get('/policies/returns');
     expect(en.html).toContain(
-      '<h1>Returns and refunds</h1><p>Our returns, in short.</p>\n<h2>Within 14 days</h2><p>Ask in your account.<br>We answer within two days.</p>\n<ul><li>Unused items</li><li>In their box</li></ul>\n<p>&lt;script&gt;alert(&quot;x&quot;)&lt;/script&gt; &amp; &lt;b&gt;bold&lt;/b&gt;</p>',
+      '<h1>Returns and refunds</h1><p>Our returns, in short.</p>\n<h2>Within 14 days</h2><p>Ask in your account.<br>We answer within two days.</p>\n<ul><li>Unused items</li><li>In their box</li></ul>\n<p>&#60;script&#62;alert(&#34;x&#34;)&#60;/script&#62; &#38; &#60;b&#62;bold&#60;/b&#62;</p>',
     );
     expect(en.html).not.toContain('<script>');
     expect(en.html).not.toContain('<b>');

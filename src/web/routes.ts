@@ -9,7 +9,7 @@ import { text } from '../contract/i18n.ts';
 import { unavailableOr } from '../http/errors.ts';
 import { acceptForms } from '../http/input.ts';
 import { webSessionUser } from '../modules/auth/web-sessions.ts';
-import { accountPages } from './account.ts';
+import { accountPages } from './account/routes.ts';
 import { consolePages } from './console.ts';
 import {
   beginWebRequest,
@@ -24,8 +24,8 @@ import {
 } from './core.ts';
 import { deskPages } from './desk.ts';
 import { page, say, WEB_CSP } from './layout.ts';
-import { policyPages } from './policies.ts';
-import { storePages } from './store.ts';
+import { policyPages } from './policies/routes.ts';
+import { storePages } from './store/routes.ts';
 import { STYLESHEET, STYLESHEET_PATH } from './style.ts';
 
 /** The largest form a page accepts (a product's description is the largest field). */

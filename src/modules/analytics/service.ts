@@ -342,6 +342,9 @@ export interface SeriesPoint {
   sessionsPaid: number;
 }
 
+/** A point's share of checkout sessions that were paid (0 when none was created). */
+export const conversionOf = (p: SeriesPoint) => (p.sessionsCreated ? p.sessionsPaid / p.sessionsCreated : 0);
+
 /** A window's figures and its series, as the admin's desk and the seller's console draw them. */
 export interface Dashboard {
   figures: AnalyticsAnswer;

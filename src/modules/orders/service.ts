@@ -307,6 +307,14 @@ export async function getOrder(ctx: RequestContext, orderId: string): Promise<De
   return toDetail(row, await itemsOf(ctx, orderId));
 }
 
+/** The order if the caller is its buyer (the account's order page); anyone else's is 404. */
+export async function getOwnOrder(ctx: RequestContext, orderId: string): Promise<Detail> {
+  const me = caller(ctx);
+  const row = await visibleOrder(ctx, me, orderId);
+  if (row.buyerId !== me.id) throw notFound('error.orders.notFound', { id: orderId });
+  return toDetail(row, await itemsOf(ctx, orderId));
+}
+
 // ---- transitions -----------------------------------------------------------------------------
 
 function actorOf(me: AuthUser, row: OrderRow): Actor {

@@ -1,6 +1,6 @@
 // The platform's policies as the service ships them, in both languages: what a new marketplace
 // shows until its admin writes its own (/desk/policies). Written in the pages' small markup
-// (src/web/policies.ts): blank lines between paragraphs, "## " a heading, "- " a list's item.
+// (src/web/policies/views.ts): blank lines between paragraphs, "## " a heading, "- " a list's item.
 import type { Locale } from '../../contract/i18n.ts';
 import type { PolicyKind } from '../../contract/policies.ts';
 

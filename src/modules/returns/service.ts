@@ -49,6 +49,39 @@ export function returnWindowClosesAt(deliveredAt: Date, days: number): Date {
   return new Date(deliveredAt.getTime() + days * 86_400_000);
 }
 
+/** Whether one more return of an order may be asked now, as requestReturn would judge it. */
+export type ReturnOffer<I> =
+  | { kind: 'none' }
+  | { kind: 'closed'; closesAt: Date }
+  | { kind: 'open'; items: I[] };
+
+/**
+ * What the order page offers of returns: nothing while the order is not delivered, a return is
+ * open, it is refunded in full or every line went back; else the lines left, while the window
+ * is open, or when it closed. `asked` is the order's returns (returnsOfOwnOrder).
+ */
+export function returnOfferOf<I extends { productId: string }>(
+  order: {
+    status: string;
+    deliveredAt: number | null;
+    refundedCents: number;
+    totalAmountCents: number;
+    items: I[];
+  },
+  asked: readonly Pick<ReturnRequest, 'status' | 'items'>[],
+  now: Date,
+  windowDays: number,
+): ReturnOffer<I> {
+  if (order.status !== 'delivered' || order.deliveredAt === null) return { kind: 'none' };
+  if (asked.some((r) => (OPEN as readonly string[]).includes(r.status))) return { kind: 'none' };
+  if (order.refundedCents >= order.totalAmountCents) return { kind: 'none' };
+  const returned = new Set(asked.filter((r) => r.status !== 'rejected').flatMap((r) => r.items));
+  const items = order.items.filter((i) => !returned.has(i.productId));
+  if (items.length === 0) return { kind: 'none' };
+  const closesAt = returnWindowClosesAt(new Date(order.deliveredAt * 1000), windowDays);
+  return now <= closesAt ? { kind: 'open', items } : { kind: 'closed', closesAt };
+}
+
 /** a × b / c rounded half-up, exactly (BigInt: a × b may pass 2^53). c > 0, all >= 0. */
 function mulDivHalfUp(a: number, b: number, c: number): number {
   const n = BigInt(a) * BigInt(b);

@@ -4,7 +4,7 @@
 // the page gives its figures as a table too, for a screen reader.
 import { scaleBand, scaleLinear, scalePoint } from 'd3-scale';
 import { area, line } from 'd3-shape';
-import { escapeHtml } from '../contract/format.ts';
+import { html } from 'ghtml';
 
 const W = 640;
 const H = 220;
@@ -18,29 +18,24 @@ export interface ChartPoint {
 
 function frame(title: string, inner: string): string {
   const id = `chart-${Buffer.from(title).toString('base64url').slice(0, 16)}`;
-  return `<svg class="chart" viewBox="0 0 ${W} ${H}" role="img" aria-labelledby="${id}" preserveAspectRatio="xMidYMid meet"><title id="${id}">${escapeHtml(title)}</title>${inner}</svg>`;
+  return html`<svg class="chart" viewBox="0 0 ${W} ${H}" role="img" aria-labelledby="${id}" preserveAspectRatio="xMidYMid meet"><title id="${id}">${title}</title>!${inner}</svg>`;
 }
 
 function yAxis(y: ReturnType<typeof scaleLinear<number, number>>, format: (n: number) => string): string {
-  return `<g class="axis">${y
+  return html`<g class="axis">!${y
     .ticks(4)
     .map(
       (t) =>
-        `<line x1="${M.left}" x2="${W - M.right}" y1="${y(t).toFixed(1)}" y2="${y(t).toFixed(1)}" stroke-opacity="0.35"></line><text x="${M.left - 6}" y="${(y(t) + 4).toFixed(1)}" text-anchor="end">${escapeHtml(format(t))}</text>`,
-    )
-    .join('')}</g>`;
+        html`<line x1="${M.left}" x2="${W - M.right}" y1="${y(t).toFixed(1)}" y2="${y(t).toFixed(1)}" stroke-opacity="0.35"></line><text x="${M.left - 6}" y="${(y(t) + 4).toFixed(1)}" text-anchor="end">${format(t)}</text>`,
+    )}</g>`;
 }
 
 /** Every `step`-th label, so that at most about eight fit under the axis. */
 function xLabels(labels: string[], at: (i: number) => number): string {
   const step = Math.max(1, Math.ceil(labels.length / 8));
-  return `<g class="axis">${labels
-    .map((l, i) =>
-      i % step === 0
-        ? `<text x="${at(i).toFixed(1)}" y="${H - 8}" text-anchor="middle">${escapeHtml(l)}</text>`
-        : '',
-    )
-    .join('')}</g>`;
+  return html`<g class="axis">!${labels.map((l, i) =>
+    i % step === 0 ? html`<text x="${at(i).toFixed(1)}" y="${H - 8}" text-anchor="middle">${l}</text>` : '',
+  )}</g>`;
 }
 
 /** A value over time: a line with the area under it. */
@@ -63,7 +58,7 @@ export function lineChart(title: string, points: ChartPoint[], format: (n: numbe
     .y1((p) => y(p.value));
   return frame(
     title,
-    `${yAxis(y, format)}<path class="area" d="${under(points) ?? ''}"></path><path class="line" d="${path(points) ?? ''}"></path>${xLabels(
+    html`!${yAxis(y, format)}<path class="area" d="${under(points) ?? ''}"></path><path class="line" d="${path(points) ?? ''}"></path>!${xLabels(
       points.map((p) => p.label),
       at,
     )}`,
@@ -83,13 +78,11 @@ export function barChart(title: string, bars: ChartPoint[], format: (n: number) 
     .range([8, height - 8])
     .padding(0.25);
   const id = `chart-${Buffer.from(title).toString('base64url').slice(0, 16)}`;
-  const rows = bars
-    .map((b, i) => {
-      const top = y(i) ?? 0;
-      const mid = (top + y.bandwidth() / 2 + 4).toFixed(1);
-      const name = b.label.length > 26 ? `${b.label.slice(0, 25)}…` : b.label;
-      return `<text class="label" x="${left - 8}" y="${mid}" text-anchor="end">${escapeHtml(name)}</text><rect class="bar" x="${left}" y="${top.toFixed(1)}" width="${Math.max(1, x(b.value)).toFixed(1)}" height="${y.bandwidth().toFixed(1)}"></rect><text class="label" x="${(left + Math.max(1, x(b.value)) + 6).toFixed(1)}" y="${mid}">${escapeHtml(format(b.value))}</text>`;
-    })
-    .join('');
-  return `<svg class="chart" viewBox="0 0 ${W} ${height}" role="img" aria-labelledby="${id}"><title id="${id}">${escapeHtml(title)}</title>${rows}</svg>`;
+  const rows = bars.map((b, i) => {
+    const top = y(i) ?? 0;
+    const mid = (top + y.bandwidth() / 2 + 4).toFixed(1);
+    const name = b.label.length > 26 ? `${b.label.slice(0, 25)}…` : b.label;
+    return html`<text class="label" x="${left - 8}" y="${mid}" text-anchor="end">${name}</text><rect class="bar" x="${left}" y="${top.toFixed(1)}" width="${Math.max(1, x(b.value)).toFixed(1)}" height="${y.bandwidth().toFixed(1)}"></rect><text class="label" x="${(left + Math.max(1, x(b.value)) + 6).toFixed(1)}" y="${mid}">${format(b.value)}</text>`;
+  });
+  return html`<svg class="chart" viewBox="0 0 ${W} ${height}" role="img" aria-labelledby="${id}"><title id="${id}">${title}</title>!${rows}</svg>`;
 }
