@@ -1,7 +1,7 @@
 // ACP's operations over the agent checkout's core: each reads its wire request into the core's
 // input (request.ts), runs the core's operation, and answers the session as ACP says it
 // (answer.ts), that answer made in the operation's transaction and stored under the request's
-// Idempotency-Key with its commit. The core's refusals leave as ACP's errors (errors.ts).
+// Idempotency-Key with its commit. The core's refusals leave as ACP's errors (routes.ts, errors.ts).
 import type {
   AcpCheckoutSession,
   AcpCompleteSessionRequest,
@@ -13,7 +13,6 @@ import type {
 import { isoSecond } from '../../contract/common.ts';
 import { BASE_LOCALE } from '../../contract/i18n.ts';
 import type { AgentCaller } from '../agent-checkout/caller.ts';
-import { AgentCheckoutRefusal } from '../agent-checkout/problems.ts';
 import {
   cancelSession,
   completeAgentSession,
@@ -25,7 +24,6 @@ import type { AgentCheckoutDeps, Finish, SessionState } from '../agent-checkout/
 import { vaultCard } from '../agent-checkout/vault.ts';
 import type { RequestContext } from '../context.ts';
 import { type AnswerDeps, toAcpSession } from './answer.ts';
-import { acpFailureOf } from './errors.ts';
 import { sessionChangeOf, sessionPaymentOf, sessionRequestOf, vaultRequestOf } from './request.ts';
 
 /** What ACP's operations need: the core's, and what its answers show (its handlers as ACP describes them). */
@@ -34,65 +32,50 @@ export type AcpDeps = AgentCheckoutDeps & { acp: AnswerDeps };
 /** A session's id prefix: ACP's sessions are `acp_cs_…`. */
 const PROTOCOL = 'acp';
 
-/** The core's refusals said as ACP's errors; anything else as it is. */
-async function inAcp<T>(work: () => Promise<T>): Promise<T> {
-  try {
-    return await work();
-  } catch (err) {
-    throw err instanceof AgentCheckoutRefusal ? acpFailureOf(err) : err;
-  }
-}
-
 /** POST /checkout_sessions: 201 with the session, quoted and held when it can be. */
-export function createAcpSession(
+export async function createAcpSession(
   ctx: RequestContext,
   deps: AcpDeps,
   who: AgentCaller,
   input: AcpCreateSessionRequest,
   locale: string | undefined,
 ): Promise<AcpCheckoutSession> {
-  return inAcp(async () => {
-    const request = sessionRequestOf(input, locale);
-    const state = await createSession(ctx, deps, who, PROTOCOL, request, storedWithCommit(deps, 201));
-    return acpAnswer(deps, ctx, state);
-  });
+  const request = sessionRequestOf(input, locale);
+  const state = await createSession(ctx, deps, who, PROTOCOL, request, storedWithCommit(deps, 201));
+  return acpAnswer(deps, ctx, state);
 }
 
 /** POST /checkout_sessions/:id: the items, buyer, address, option or coupons changed, quoted again. */
-export function updateAcpSession(
+export async function updateAcpSession(
   ctx: RequestContext,
   deps: AcpDeps,
   who: AgentCaller,
   id: string,
   input: AcpUpdateSessionRequest,
 ): Promise<AcpCheckoutSession> {
-  return inAcp(async () => {
-    const change = sessionChangeOf(input);
-    const state = await updateSession(ctx, deps, who, PROTOCOL, id, change, storedWithCommit(deps, 200));
-    return acpAnswer(deps, ctx, state);
-  });
+  const change = sessionChangeOf(input);
+  const state = await updateSession(ctx, deps, who, PROTOCOL, id, change, storedWithCommit(deps, 200));
+  return acpAnswer(deps, ctx, state);
 }
 
 /** GET /checkout_sessions/:id. */
-export function getAcpSession(
+export async function getAcpSession(
   ctx: RequestContext,
   deps: AcpDeps,
   who: AgentCaller,
   id: string,
 ): Promise<AcpCheckoutSession> {
-  return inAcp(async () => acpAnswer(deps, ctx, await readSession(ctx, who, PROTOCOL, id)));
+  return acpAnswer(deps, ctx, await readSession(ctx, who, PROTOCOL, id));
 }
 
 /** POST /checkout_sessions/:id/cancel: 200 canceled, its stock back at once; 405 if completed or canceled. */
-export function cancelAcpSession(
+export async function cancelAcpSession(
   ctx: RequestContext,
   deps: AcpDeps,
   who: AgentCaller,
   id: string,
 ): Promise<AcpCheckoutSession> {
-  return inAcp(async () =>
-    acpAnswer(deps, ctx, await cancelSession(ctx, who, PROTOCOL, id, storedWithCommit(deps, 200))),
-  );
+  return acpAnswer(deps, ctx, await cancelSession(ctx, who, PROTOCOL, id, storedWithCommit(deps, 200)));
 }
 
 /**
@@ -100,43 +83,39 @@ export function cancelAcpSession(
  * order is made by the purchase flow under the checkout's lock, once, whichever of this answer
  * and the provider's webhook comes first; a session completed already answers its order.
  */
-export function completeAcpSession(
+export async function completeAcpSession(
   ctx: RequestContext,
   deps: AcpDeps,
   who: AgentCaller,
   id: string,
   input: AcpCompleteSessionRequest,
 ): Promise<AcpCheckoutSession> {
-  return inAcp(async () => {
-    const payment = sessionPaymentOf(input);
-    const state = await completeAgentSession(
-      ctx,
-      deps,
-      who,
-      PROTOCOL,
-      id,
-      payment,
-      storedWithCommit(deps, 200),
-    );
-    return acpAnswer(deps, ctx, state);
-  });
+  const payment = sessionPaymentOf(input);
+  const state = await completeAgentSession(
+    ctx,
+    deps,
+    who,
+    PROTOCOL,
+    id,
+    payment,
+    storedWithCommit(deps, 200),
+  );
+  return acpAnswer(deps, ctx, state);
 }
 
 /** POST /agentic_commerce/delegate_payment: the sandbox's vault token for a test card (201). */
-export function delegatePayment(
+export async function delegatePayment(
   ctx: RequestContext,
   who: AgentCaller,
   input: AcpDelegatePaymentRequest,
 ): Promise<AcpDelegatePaymentResponse> {
-  return inAcp(async () => {
-    let answer: AcpDelegatePaymentResponse | undefined;
-    // The token and the answer under the request's Idempotency-Key go out with the commit: one round trip.
-    await vaultCard(ctx, who, vaultRequestOf(input), async (tx, token) => {
-      answer = { id: token.id, created: isoSecond(token.createdAt), metadata: input.metadata };
-      await tx.answerWithCommit?.(tx, 201, answer);
-    });
-    return answer!;
+  let answer: AcpDelegatePaymentResponse | undefined;
+  // The token and the answer under the request's Idempotency-Key go out with the commit: one round trip.
+  await vaultCard(ctx, who, vaultRequestOf(input), async (tx, token) => {
+    answer = { id: token.id, created: isoSecond(token.createdAt), metadata: input.metadata };
+    await tx.answerWithCommit?.(tx, 201, answer);
   });
+  return answer!;
 }
 
 /** Answers made inside an operation's transaction (and stored with its commit), by their state. */

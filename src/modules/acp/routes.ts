@@ -26,13 +26,13 @@ import { type Limits, personCheckoutBudget, refusalsCountedFirst } from '../../h
 import { jsonPath, requestIssues, schemaProblems } from '../../http/request-problems.ts';
 import type { AgentCaller } from '../agent-checkout/caller.ts';
 import { offeredHandlers } from '../agent-checkout/handlers.ts';
-import { frameworkWords } from '../agent-checkout/problems.ts';
+import { AgentCheckoutRefusal, frameworkWords } from '../agent-checkout/problems.ts';
 import type { AgentCheckoutDeps } from '../agent-checkout/types.ts';
 import type { AuthService } from '../auth/service.ts';
 import type { PlatformKeys } from '../platforms/service.ts';
 import { ACP_SUPPORTED_VERSIONS, ACP_VERSION } from './answer.ts';
 import { acpCallerOf } from './caller.ts';
-import { AcpFailure } from './errors.ts';
+import { AcpFailure, acpFailureOf } from './errors.ts';
 import { acpHandlers } from './handlers.ts';
 import {
   type AcpDeps,
@@ -342,6 +342,7 @@ const answerLocale = (req: FastifyRequest): Locale => req.ctx?.locale ?? BASE_LO
 /** Any failure as the spec's flat error, with its status (and seconds to wait, for one in flight). */
 function acpErrorOf(err: FastifyError | AppError, req: FastifyRequest): [number, AcpError, number?] {
   const locale = answerLocale(req);
+  if (err instanceof AgentCheckoutRefusal) return acpErrorOf(acpFailureOf(err), req);
   if (err instanceof AcpFailure) return [err.statusCode, err.body(locale), err.retryAfter];
   if (err instanceof IdempotencyError) {
     const [status, code, retry] = {
