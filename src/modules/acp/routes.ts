@@ -342,8 +342,10 @@ const answerLocale = (req: FastifyRequest): Locale => req.ctx?.locale ?? BASE_LO
 /** Any failure as the spec's flat error, with its status (and seconds to wait, for one in flight). */
 function acpErrorOf(err: FastifyError | AppError, req: FastifyRequest): [number, AcpError, number?] {
   const locale = answerLocale(req);
-  if (err instanceof AgentCheckoutRefusal) return acpErrorOf(acpFailureOf(err), req);
-  if (err instanceof AcpFailure) return [err.statusCode, err.body(locale), err.retryAfter];
+  if (err instanceof AgentCheckoutRefusal || err instanceof AcpFailure) {
+    const failure = err instanceof AcpFailure ? err : acpFailureOf(err);
+    return [failure.statusCode, failure.body(locale), failure.retryAfter];
+  }
   if (err instanceof IdempotencyError) {
     const [status, code, retry] = {
       required: [400, 'idempotency_key_required'],
