@@ -65,7 +65,7 @@ describe("the core's neutral problems, said by each skin", () => {
   });
 
   it("a refusal's kind is each protocol's status: a cancel of an ended session is ACP's 405, UCP's 409", () => {
-    const ended = refusal('not_cancelable', 'invalid', 'agentCheckout.error.cannotCancel', {
+    const ended = refusal('not_cancelable', 'invalid', 'agent.error.cannotCancel', {
       status: 'completed',
     });
     expect(acpFailureOf(ended)).toMatchObject({ statusCode: 405, fields: { code: 'invalid' } });

@@ -375,7 +375,7 @@ function acpErrorOf(err: FastifyError | AppError, req: FastifyRequest): [number,
         type: 'invalid_request',
         code: /received undefined$/.test(first?.message ?? '') ? 'missing' : 'invalid',
         message: say(locale, {
-          key: 'agentCheckout.error.invalidInput',
+          key: 'agent.error.invalidInput',
           values: { where, problems: schemaProblems(locale, err.validation, schema, ' ') },
         }).slice(0, 1000),
         ...(where === 'request' ? { param } : {}),
@@ -401,7 +401,7 @@ function acpErrorOf(err: FastifyError | AppError, req: FastifyRequest): [number,
     {
       type: 'processing_error',
       code: 'internal_error',
-      message: say(locale, { key: 'agentCheckout.error.internal', values: { id: req.id } }),
+      message: say(locale, { key: 'agent.error.internal', values: { id: req.id } }),
     },
   ];
 }

@@ -40,7 +40,7 @@ export async function completeAgentSession(
     throw refusal(
       'payment_refused',
       'invalid',
-      'agentCheckout.error.noHandler',
+      'agent.error.noHandler',
       {
         handler: payment.handlerId.slice(0, 100),
         handlers: deps.handlers.join(', '),
@@ -55,7 +55,7 @@ export async function completeAgentSession(
     throw refusal(
       'payment_refused',
       'invalid',
-      'agentCheckout.error.sptExpected',
+      'agent.error.sptExpected',
       undefined,
       'payment.token',
     );
@@ -81,8 +81,8 @@ async function payable<T = undefined>(
   if (status === 'completed') return { done: { row, checkout } };
   if (!checkout || (status !== 'ready_for_payment' && status !== 'complete_in_progress')) {
     throw status === 'not_ready_for_payment'
-      ? refusal('wrong_state', status, 'agentCheckout.error.notReady')
-      : refusal('wrong_state', status, 'agentCheckout.error.nothingCharged', { status });
+      ? refusal('wrong_state', status, 'agent.error.notReady')
+      : refusal('wrong_state', status, 'agent.error.nothingCharged', { status });
   }
   return { row, checkout, also: extra };
 }
@@ -126,7 +126,7 @@ async function completeWithVault(
       throw refusal(
         'needs_authentication',
         'requires_3ds',
-        'agentCheckout.error.requires3ds',
+        'agent.error.requires3ds',
         undefined,
         'payment.token',
       );
@@ -170,7 +170,7 @@ async function completeWithProvider(
       throw refusal(
         'wrong_state',
         'complete_in_progress',
-        'agentCheckout.error.otherTokenInProgress',
+        'agent.error.otherTokenInProgress',
         undefined,
         'payment.token',
       );

@@ -73,7 +73,7 @@ export interface SessionProblem {
 }
 
 /** The words of a hold ended early (the buyer checked out elsewhere): update the session to hold again. */
-export const HOLD_ENDED = text('agentCheckout.message.holdEnded');
+export const HOLD_ENDED = text('agent.message.holdEnded');
 
 /**
  * A session's kept problems. Rows written before the core was protocol-neutral kept ACP's
@@ -97,7 +97,7 @@ export function problemsOf(messages: readonly unknown[]): SessionProblem[] {
       code: kept.code ?? 'invalid',
       path,
       resolution: kept.resolution === 'requires_buyer_input' ? 'requires_buyer_input' : 'recoverable',
-      words: kept.words ?? text('agentCheckout.message.kept', { content: kept.content ?? '' }),
+      words: kept.words ?? text('agent.message.kept', { content: kept.content ?? '' }),
     };
   });
 }
@@ -108,5 +108,5 @@ export function problemsOf(messages: readonly unknown[]): SessionProblem[] {
  */
 export function frameworkWords(err: { code?: string; name?: string; message: string }): Text {
   const code = err.code ?? (err.name === 'SyntaxError' ? 'FST_ERR_CTP_INVALID_JSON_BODY' : 'other');
-  return text('agentCheckout.error.framework', { code, message: err.message });
+  return text('agent.error.framework', { code, message: err.message });
 }

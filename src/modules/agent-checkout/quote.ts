@@ -36,7 +36,7 @@ export async function requote(
     const before = locked.row;
     const status = effectiveStatus(before, locked.checkout, tx.now());
     if (status !== 'not_ready_for_payment' && status !== 'ready_for_payment') {
-      throw refusal('wrong_state', 'invalid', 'agentCheckout.error.cannotChange', { status });
+      throw refusal('wrong_state', 'invalid', 'agent.error.cannotChange', { status });
     }
     const request: SessionRequest = { ...before.request, ...change };
     // The platform's holds are counted in the buyer's round trip (sent first, awaited after).
@@ -119,7 +119,7 @@ async function refuseOverHolds(
     throw refusal(
       'too_many_holds',
       'rate_limited',
-      'agentCheckout.error.tooManyHolds',
+      'agent.error.tooManyHolds',
       { max },
       undefined,
       60,
@@ -141,7 +141,7 @@ async function buyerOf(
           'missing',
           'buyer.email',
           'requires_buyer_input',
-          text('agentCheckout.message.buyerEmailNeeded'),
+          text('agent.message.buyerEmailNeeded'),
         ),
       ],
     };
@@ -152,7 +152,7 @@ async function buyerOf(
   if (account.role !== 'buyer') {
     return {
       problems: [
-        error('invalid', 'buyer.email', 'requires_buyer_input', text('agentCheckout.message.emailCannotBuy')),
+        error('invalid', 'buyer.email', 'requires_buyer_input', text('agent.message.emailCannotBuy')),
       ],
     };
   }
@@ -184,7 +184,7 @@ function addressOf(request: SessionRequest) {
           'missing',
           'fulfillmentDetails.address',
           'requires_buyer_input',
-          text('agentCheckout.message.addressNeeded'),
+          text('agent.message.addressNeeded'),
         ),
       ],
     };
@@ -213,8 +213,8 @@ function addressOf(request: SessionRequest) {
         path ?? 'fulfillmentDetails.address',
         'requires_buyer_input',
         missing
-          ? text('agentCheckout.message.phoneNeeded')
-          : text('agentCheckout.message.fieldProblem', {
+          ? text('agent.message.phoneNeeded')
+          : text('agent.message.fieldProblem', {
               field: String(path?.split('.').pop()),
               problem: worded[i]!.message,
             }),
@@ -257,7 +257,7 @@ function couponProblem(err: CheckoutRefusal): SessionProblem {
     code: 'discount_code_invalid',
     path: 'coupons',
     resolution: 'recoverable',
-    words: text('agentCheckout.message.couponQuotedWithout', { problem }),
+    words: text('agent.message.couponQuotedWithout', { problem }),
   };
 }
 

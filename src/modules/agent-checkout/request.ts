@@ -67,13 +67,13 @@ export function mergedItems(items: ReadonlyArray<{ id: string; quantity?: number
     throw refusal(
       'invalid',
       'invalid',
-      'agentCheckout.error.lineTooBig',
+      'agent.error.lineTooBig',
       { max: MAX_QUANTITY },
       `items[${over}].quantity`,
     );
   }
   if (merged.length > MAX_LINES) {
-    throw refusal('invalid', 'invalid', 'agentCheckout.error.tooManyLines', { max: MAX_LINES }, 'items');
+    throw refusal('invalid', 'invalid', 'agent.error.tooManyLines', { max: MAX_LINES }, 'items');
   }
   return merged;
 }

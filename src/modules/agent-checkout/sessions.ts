@@ -89,7 +89,7 @@ export async function cancelSession(
     const { row, checkout } = await lockedSession(tx, who, protocol, id);
     const status = effectiveStatus(row, checkout, tx.now());
     const refused = () =>
-      refusal('not_cancelable', 'invalid', 'agentCheckout.error.cannotCancel', { status });
+      refusal('not_cancelable', 'invalid', 'agent.error.cannotCancel', { status });
     if (status !== 'not_ready_for_payment' && status !== 'ready_for_payment') throw refused();
     const canceled = await markCanceled(tx, row.id);
     if (!canceled) throw refused();

@@ -35,16 +35,16 @@ export async function vaultCard(
   );
   const cardRefused = (key: Parameters<typeof refusal>[2], path: string) =>
     refusal('card_refused', 'invalid_card', key, undefined, path);
-  if (!outcome) throw cardRefused('agentCheckout.error.vaultTestCardsOnly', 'card.number');
+  if (!outcome) throw cardRefused('agent.error.vaultTestCardsOnly', 'card.number');
   const { allowance } = input;
   if (allowance.currency !== 'cad')
-    throw cardRefused('agentCheckout.error.allowanceCurrency', 'allowance.currency');
+    throw cardRefused('agent.error.allowanceCurrency', 'allowance.currency');
   if (allowance.maxAmount <= 0)
-    throw cardRefused('agentCheckout.error.allowanceAmount', 'allowance.max_amount');
+    throw cardRefused('agent.error.allowanceAmount', 'allowance.max_amount');
   const now = ctx.now();
   const expiresAt = new Date(allowance.expiresAt);
   if (!(expiresAt > now) || expiresAt.getTime() - now.getTime() > MAX_ALLOWANCE_MS) {
-    throw cardRefused('agentCheckout.error.allowanceExpiry', 'allowance.expires_at');
+    throw cardRefused('agent.error.allowanceExpiry', 'allowance.expires_at');
   }
   const token = { id: `vt_${randomToken()}`, createdAt: now };
   await inTransaction(ctx, async (tx) => {
@@ -94,14 +94,14 @@ export async function checkSpentToken(
   ) => refusal('payment_refused', code, key, values, 'payment.token');
   if (!row && use.token.length <= MAX_TOKEN_LENGTH) {
     if ((await tokenOwner(tx, use.token)) === use.owner)
-      throw refused('invalid', 'agentCheckout.error.tokenUsed');
+      throw refused('invalid', 'agent.error.tokenUsed');
   }
-  if (!row || row.owner !== use.owner) throw refused('invalid', 'agentCheckout.error.tokenUnknown');
+  if (!row || row.owner !== use.owner) throw refused('invalid', 'agent.error.tokenUnknown');
   if (row.checkoutSessionId !== use.sessionId)
-    throw refused('invalid', 'agentCheckout.error.tokenOtherSession');
-  if (row.expiresAt <= tx.now()) throw refused('expired', 'agentCheckout.error.tokenExpired');
+    throw refused('invalid', 'agent.error.tokenOtherSession');
+  if (row.expiresAt <= tx.now()) throw refused('expired', 'agent.error.tokenExpired');
   if (row.maxAmount < use.amount) {
-    throw refused('invalid', 'agentCheckout.error.tokenBelowTotal', {
+    throw refused('invalid', 'agent.error.tokenBelowTotal', {
       allowance: row.maxAmount,
       total: use.amount,
     });

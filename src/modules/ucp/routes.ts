@@ -539,7 +539,7 @@ function ucpErrorOf(
       400,
       {
         code: 'invalid_request',
-        content: said(text('agentCheckout.error.invalidInput', { where, problems })).slice(0, 1000),
+        content: said(text('agent.error.invalidInput', { where, problems })).slice(0, 1000),
       },
     ];
   }
@@ -552,6 +552,6 @@ function ucpErrorOf(
   req.log.error({ err }, 'unhandled error on a UCP route');
   return [
     500,
-    { code: 'internal_error', content: said(text('agentCheckout.error.internal', { id: req.id })) },
+    { code: 'internal_error', content: said(text('agent.error.internal', { id: req.id })) },
   ];
 }
