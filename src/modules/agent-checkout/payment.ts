@@ -52,13 +52,7 @@ export async function completeAgentSession(
   if (handler === SANDBOX_HANDLER_ID)
     return completeWithVault(ctx, deps, who, protocol, id, payment.token, finish);
   if (!/^spt_[A-Za-z0-9_]{1,200}$/.test(payment.token)) {
-    throw refusal(
-      'payment_refused',
-      'invalid',
-      'agent.error.sptExpected',
-      undefined,
-      'payment.token',
-    );
+    throw refusal('payment_refused', 'invalid', 'agent.error.sptExpected', undefined, 'payment.token');
   }
   return completeWithProvider(ctx, deps, who, protocol, id, payment.token);
 }

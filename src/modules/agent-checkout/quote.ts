@@ -116,14 +116,7 @@ async function refuseOverHolds(
 ) {
   const max = deps.maxPlatformHolds;
   if ((await liveHoldsOf(tx, platformId, sessionId, tx.now())) >= max) {
-    throw refusal(
-      'too_many_holds',
-      'rate_limited',
-      'agent.error.tooManyHolds',
-      { max },
-      undefined,
-      60,
-    );
+    throw refusal('too_many_holds', 'rate_limited', 'agent.error.tooManyHolds', { max }, undefined, 60);
   }
 }
 
@@ -137,12 +130,7 @@ async function buyerOf(
   if (!buyer?.email) {
     return {
       problems: [
-        error(
-          'missing',
-          'buyer.email',
-          'requires_buyer_input',
-          text('agent.message.buyerEmailNeeded'),
-        ),
+        error('missing', 'buyer.email', 'requires_buyer_input', text('agent.message.buyerEmailNeeded')),
       ],
     };
   }

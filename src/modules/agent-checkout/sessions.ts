@@ -88,8 +88,7 @@ export async function cancelSession(
   return inTransaction(ctx, async (tx) => {
     const { row, checkout } = await lockedSession(tx, who, protocol, id);
     const status = effectiveStatus(row, checkout, tx.now());
-    const refused = () =>
-      refusal('not_cancelable', 'invalid', 'agent.error.cannotCancel', { status });
+    const refused = () => refusal('not_cancelable', 'invalid', 'agent.error.cannotCancel', { status });
     if (status !== 'not_ready_for_payment' && status !== 'ready_for_payment') throw refused();
     const canceled = await markCanceled(tx, row.id);
     if (!canceled) throw refused();

@@ -37,10 +37,8 @@ export async function vaultCard(
     refusal('card_refused', 'invalid_card', key, undefined, path);
   if (!outcome) throw cardRefused('agent.error.vaultTestCardsOnly', 'card.number');
   const { allowance } = input;
-  if (allowance.currency !== 'cad')
-    throw cardRefused('agent.error.allowanceCurrency', 'allowance.currency');
-  if (allowance.maxAmount <= 0)
-    throw cardRefused('agent.error.allowanceAmount', 'allowance.max_amount');
+  if (allowance.currency !== 'cad') throw cardRefused('agent.error.allowanceCurrency', 'allowance.currency');
+  if (allowance.maxAmount <= 0) throw cardRefused('agent.error.allowanceAmount', 'allowance.max_amount');
   const now = ctx.now();
   const expiresAt = new Date(allowance.expiresAt);
   if (!(expiresAt > now) || expiresAt.getTime() - now.getTime() > MAX_ALLOWANCE_MS) {
@@ -93,12 +91,10 @@ export async function checkSpentToken(
     values?: Parameters<typeof refusal>[3],
   ) => refusal('payment_refused', code, key, values, 'payment.token');
   if (!row && use.token.length <= MAX_TOKEN_LENGTH) {
-    if ((await tokenOwner(tx, use.token)) === use.owner)
-      throw refused('invalid', 'agent.error.tokenUsed');
+    if ((await tokenOwner(tx, use.token)) === use.owner) throw refused('invalid', 'agent.error.tokenUsed');
   }
   if (!row || row.owner !== use.owner) throw refused('invalid', 'agent.error.tokenUnknown');
-  if (row.checkoutSessionId !== use.sessionId)
-    throw refused('invalid', 'agent.error.tokenOtherSession');
+  if (row.checkoutSessionId !== use.sessionId) throw refused('invalid', 'agent.error.tokenOtherSession');
   if (row.expiresAt <= tx.now()) throw refused('expired', 'agent.error.tokenExpired');
   if (row.maxAmount < use.amount) {
     throw refused('invalid', 'agent.error.tokenBelowTotal', {

@@ -550,8 +550,5 @@ function ucpErrorOf(
   const status = err.statusCode ?? 500;
   if (status < 500) return [status, { code: 'invalid_request', content: said(frameworkWords(err)) }];
   req.log.error({ err }, 'unhandled error on a UCP route');
-  return [
-    500,
-    { code: 'internal_error', content: said(text('agent.error.internal', { id: req.id })) },
-  ];
+  return [500, { code: 'internal_error', content: said(text('agent.error.internal', { id: req.id })) }];
 }
