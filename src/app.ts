@@ -28,9 +28,9 @@ import { commerceJobs } from './jobs/index.ts';
 import { createJobRunner, type JobRunner } from './jobs/runner.ts';
 import { injectExchange, mcpHttpRoutes } from './mcp/http.ts';
 import { ucpMcpRoutes } from './mcp/ucp.ts';
-import { acpCleanupJob } from './modules/acp/cleanup.ts';
-import { acpRoutes } from './modules/acp/routes.ts';
-import { acpWebhookJob } from './modules/acp/webhooks.ts';
+import { acpPlugin } from './modules/acp/plugin.ts';
+import { agentCheckoutCleanupJob } from './modules/agent-checkout/cleanup.ts';
+import { outboxJob } from './modules/agent-checkout/outbox.ts';
 import { analyticsRoutes } from './modules/analytics/routes.ts';
 import { emailTokenCleanupJob } from './modules/auth/email-links.ts';
 import { developmentKeyPem, type KeyRing, loadKeyRing } from './modules/auth/keys.ts';
@@ -67,8 +67,7 @@ import { subscribeModules } from './modules/subscriptions.ts';
 import { systemRoutes } from './modules/system/routes.ts';
 import { createProfiles } from './modules/ucp/agent.ts';
 import { developmentUcpKeyPem, loadUcpKeyRing } from './modules/ucp/keys.ts';
-import { ucpRoutes } from './modules/ucp/routes.ts';
-import { ucpDeliverer } from './modules/ucp/webhooks.ts';
+import { ucpPlugin } from './modules/ucp/plugin.ts';
 import { webRoutes } from './web/routes.ts';
 
 export const BODY_LIMIT = 1024 * 1024;
@@ -258,22 +257,20 @@ export async function buildApp(opts: AppOptions): Promise<FastifyInstance> {
   app.decorate('invoices', invoices);
   await app.register(orderRoutes(commerce, invoices));
   await app.register(invoiceRoutes(invoiceLinks, invoices));
-  await app.register(acpRoutes({ ...commerce, sandbox, auth, platforms, limits }));
   const development = config.appEnv === 'development';
-  const ucpProfiles = createProfiles({ development, now });
-  await app.register(
-    ucpRoutes({
-      ...commerce,
-      sandbox,
-      auth,
-      platforms,
-      search,
-      keys: ucpKeys,
-      profiles: ucpProfiles,
-      development,
-      limits,
-    }),
-  );
+  // The agent checkout's two protocol skins; each gives the outbox its deliverer.
+  const acp = await acpPlugin(app, { ...commerce, sandbox, auth, platforms, limits, development });
+  const ucp = await ucpPlugin(app, {
+    ...commerce,
+    sandbox,
+    auth,
+    platforms,
+    search,
+    keys: ucpKeys,
+    profiles: createProfiles({ development, now }),
+    development,
+    limits,
+  });
   await app.register(returnRoutes({ ...commerce, returnWindowDays: config.returnWindowDays }));
   await app.register(reviewRoutes);
   await app.register(async (scope) => imageRoutes(scope));
@@ -342,19 +339,8 @@ export async function buildApp(opts: AppOptions): Promise<FastifyInstance> {
       ...commerceJobs(commerce),
       mailJob({ transport: mailTransport, from: config.mail.from }),
       idempotencyCleanupJob(),
-      acpWebhookJob({
-        publicBaseUrl: config.publicBaseUrl,
-        development,
-        deliverers: {
-          ucp: ucpDeliverer({
-            publicBaseUrl: config.publicBaseUrl,
-            keys: ucpKeys,
-            profiles: ucpProfiles,
-            development,
-          }),
-        },
-      }),
-      acpCleanupJob(),
+      outboxJob({ deliverers: { acp: acp.deliver, ucp: ucp.deliver } }),
+      agentCheckoutCleanupJob(),
       emailTokenCleanupJob(),
       oauthCleanupJob(),
       webSessionCleanupJob(),

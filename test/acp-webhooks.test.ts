@@ -6,8 +6,8 @@
 import { eq } from 'drizzle-orm';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { acpWebhookEvent } from '../src/contract/acp.ts';
-import { acpSessions, acpVaultTokens, acpWebhookDeliveries } from '../src/modules/acp/tables.ts';
 import { acpOrderEventBody } from '../src/modules/acp/webhooks.ts';
+import { agentSessions, vaultTokens, webhookDeliveries } from '../src/modules/agent-checkout/tables.ts';
 import {
   ACP_ON,
   AcpClient,
@@ -43,7 +43,7 @@ async function platformWithOrder(receiver: Receiver) {
     fulfillment_details: ACP_ON,
   });
   expect((await client.pay(created.body.id)).body.status).toBe('completed');
-  const [row] = await database.db.select().from(acpSessions).where(eq(acpSessions.id, created.body.id));
+  const [row] = await database.db.select().from(agentSessions).where(eq(agentSessions.id, created.body.id));
   const [order] = await ordersOfCheckout(database, row!.checkoutId!);
   return { platform, sessionId: created.body.id, order: order! };
 }
@@ -74,7 +74,10 @@ describe('order events to a platform', () => {
       fulfillment_details: ACP_ON,
     });
     expect((await client.pay(created.body.id)).body.status).toBe('completed');
-    const [session] = await database.db.select().from(acpSessions).where(eq(acpSessions.id, created.body.id));
+    const [session] = await database.db
+      .select()
+      .from(agentSessions)
+      .where(eq(agentSessions.id, created.body.id));
     const checkoutId = session!.checkoutId!;
     const read = await ordersReadBack(database, checkoutId);
     expect(read).toHaveLength(2);
@@ -129,8 +132,8 @@ describe('order events to a platform', () => {
       expect(typesOf(up)).toEqual(['order_create', 'order_update']);
       const pending = await database.db
         .select()
-        .from(acpWebhookDeliveries)
-        .where(eq(acpWebhookDeliveries.acpSessionId, a.sessionId));
+        .from(webhookDeliveries)
+        .where(eq(webhookDeliveries.sessionId, a.sessionId));
       expect(pending.map((r) => [r.deliveredAt !== null, r.abandonedAt])).toEqual([
         [true, null],
         [true, null],
@@ -176,15 +179,15 @@ describe('order events to a platform', () => {
       dead.status = 500;
       const a = await platformWithOrder(dead);
       const tokensOf = () =>
-        database.db.select().from(acpVaultTokens).where(eq(acpVaultTokens.checkoutSessionId, a.sessionId));
+        database.db.select().from(vaultTokens).where(eq(vaultTokens.checkoutSessionId, a.sessionId));
       expect(await tokensOf()).toHaveLength(1);
       await t.app.jobs.runOnce();
       await passTime(25 * 3600, 3600);
       advanced = 25 * 3600;
       const [row] = await database.db
         .select()
-        .from(acpWebhookDeliveries)
-        .where(eq(acpWebhookDeliveries.acpSessionId, a.sessionId));
+        .from(webhookDeliveries)
+        .where(eq(webhookDeliveries.sessionId, a.sessionId));
       expect(row).toMatchObject({ deliveredAt: null, lastError: 'answered 500' });
       expect(row!.abandonedAt).not.toBeNull();
       const tries = dead.received.length;
@@ -199,14 +202,11 @@ describe('order events to a platform', () => {
       await t.app.jobs.runOnce();
       const left = await database.db
         .select()
-        .from(acpWebhookDeliveries)
-        .where(eq(acpWebhookDeliveries.acpSessionId, a.sessionId));
+        .from(webhookDeliveries)
+        .where(eq(webhookDeliveries.sessionId, a.sessionId));
       expect(left).toEqual([]);
       expect(
-        await database.db
-          .select()
-          .from(acpVaultTokens)
-          .where(eq(acpVaultTokens.checkoutSessionId, a.sessionId)),
+        await database.db.select().from(vaultTokens).where(eq(vaultTokens.checkoutSessionId, a.sessionId)),
       ).toEqual([]);
     } finally {
       t.clock.advance(-advanced);
@@ -243,8 +243,8 @@ describe('outside development', () => {
           await staging.app.jobs.runOnce();
           const rows = await db.db
             .select()
-            .from(acpWebhookDeliveries)
-            .where(eq(acpWebhookDeliveries.acpSessionId, created.body.id));
+            .from(webhookDeliveries)
+            .where(eq(webhookDeliveries.sessionId, created.body.id));
           expect(
             rows.map((r) => [r.deliveredAt, r.lastError]),
             webhookUrl,

@@ -6,7 +6,7 @@ import path from 'node:path';
 import { and, desc, eq } from 'drizzle-orm';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { acpWebhookEvent } from '../src/contract/acp.ts';
-import { acpVaultTokens } from '../src/modules/acp/tables.ts';
+import { vaultTokens } from '../src/modules/agent-checkout/tables.ts';
 import { users } from '../src/modules/auth/tables.ts';
 import { outbox } from '../src/modules/mail/tables.ts';
 import { sandboxPaymentIntent } from '../src/modules/payments/providers/sandbox.ts';
@@ -438,10 +438,7 @@ describe('exactly once', () => {
       code: 'requires_3ds',
       param: '$.payment_data.instrument.credential.token',
     });
-    const [token] = await database.db
-      .select()
-      .from(acpVaultTokens)
-      .where(eq(acpVaultTokens.id, vaulted.body.id));
+    const [token] = await database.db.select().from(vaultTokens).where(eq(vaultTokens.id, vaulted.body.id));
     expect(token?.usedAt).toBeNull();
     expect(await ordersOfCheckout(database, await checkoutOf(session.id))).toHaveLength(0);
     expect((await acp.get(session.id)).body.status).toBe('ready_for_payment');
@@ -477,9 +474,9 @@ describe('exactly once', () => {
     expect(again.status, JSON.stringify(again.body)).toBe(200);
     expect(again.body).toMatchObject({ status: 'completed', order: paid.body.order });
     const [token] = await database.db
-      .select({ usedAt: acpVaultTokens.usedAt })
-      .from(acpVaultTokens)
-      .where(eq(acpVaultTokens.id, elsewhere.body.id));
+      .select({ usedAt: vaultTokens.usedAt })
+      .from(vaultTokens)
+      .where(eq(vaultTokens.id, elsewhere.body.id));
     expect(token!.usedAt).toBeNull();
     expect((await acp.complete(other.id, elsewhere.body.id)).body.status).toBe('completed');
   });
@@ -720,9 +717,9 @@ describe('the protocol', () => {
       `kd-${session.id}`,
     );
     const tokens = await database.db
-      .select({ id: acpVaultTokens.id })
-      .from(acpVaultTokens)
-      .where(eq(acpVaultTokens.checkoutSessionId, session.id));
+      .select({ id: vaultTokens.id })
+      .from(vaultTokens)
+      .where(eq(vaultTokens.checkoutSessionId, session.id));
     expect(tokens).toEqual([{ id: vaulted.id }]);
     const completed = await twice(
       `/acp/checkout_sessions/${session.id}/complete`,
@@ -763,9 +760,9 @@ describe('the protocol', () => {
     );
     const made = oneAnswerOrInFlight(answers, 201);
     const tokens = await database.db
-      .select({ id: acpVaultTokens.id })
-      .from(acpVaultTokens)
-      .where(eq(acpVaultTokens.checkoutSessionId, session.id));
+      .select({ id: vaultTokens.id })
+      .from(vaultTokens)
+      .where(eq(vaultTokens.checkoutSessionId, session.id));
     expect(tokens).toEqual([{ id: made.id }]);
   });
 

@@ -2,7 +2,7 @@
 // table the code defines, and a refusal names the state the thing is in.
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { acpSessionMachine } from '../src/modules/acp/states.ts';
+import { agentSessionMachine } from '../src/modules/agent-checkout/states.ts';
 import { checkoutMachine } from '../src/modules/checkout/states.ts';
 import { defineMachine } from '../src/modules/machine.ts';
 import { outboxMachine } from '../src/modules/mail/states.ts';
@@ -13,7 +13,7 @@ import { returnMachine } from '../src/modules/returns/states.ts';
 const doc = readFileSync(new URL('../docs/lifecycles.md', import.meta.url), 'utf8');
 
 describe('lifecycles', () => {
-  it.each([checkoutMachine, orderMachine, returnMachine, refundMachine, outboxMachine, acpSessionMachine])(
+  it.each([checkoutMachine, orderMachine, returnMachine, refundMachine, outboxMachine, agentSessionMachine])(
     'docs/lifecycles.md shows the $name machine as the code defines it',
     (machine) => {
       expect(doc).toContain(machine.table());

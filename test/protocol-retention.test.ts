@@ -3,8 +3,8 @@
 // order's events reach the platform through it) and written down as completed.
 import { eq, inArray, like } from 'drizzle-orm';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { ENDED_SESSION_RETENTION_MS } from '../src/modules/acp/cleanup.ts';
-import { acpSessions } from '../src/modules/acp/tables.ts';
+import { ENDED_SESSION_RETENTION_MS } from '../src/modules/agent-checkout/cleanup.ts';
+import { agentSessions } from '../src/modules/agent-checkout/tables.ts';
 import { idempotencyKeys } from '../src/modules/system/tables.ts';
 import { ACP_ON, AcpClient, issuePlatform } from './helpers/acp.ts';
 import { type SignedIn, useTestApp } from './helpers/app.ts';
@@ -22,9 +22,9 @@ beforeAll(async () => {
 
 const rowsOf = (ids: string[]) =>
   database.db
-    .select({ id: acpSessions.id, status: acpSessions.status })
-    .from(acpSessions)
-    .where(inArray(acpSessions.id, ids));
+    .select({ id: agentSessions.id, status: agentSessions.status })
+    .from(agentSessions)
+    .where(inArray(agentSessions.id, ids));
 
 describe('sessions that made no order', () => {
   it('are deleted a day after their end with their keys; a paid one is kept, written down as completed', async () => {
@@ -68,7 +68,7 @@ describe('sessions that made no order', () => {
     expect((await acp.get(paid)).body.status).toBe('completed');
     // Their keys (and the paid one's) are past their 24 hours: gone too.
     expect(await keysOfCanceled()).toEqual([]);
-    const [stillKept] = await database.db.select().from(acpSessions).where(eq(acpSessions.id, paid));
+    const [stillKept] = await database.db.select().from(agentSessions).where(eq(agentSessions.id, paid));
     expect(stillKept).toBeDefined();
   });
 });

@@ -13,7 +13,7 @@ import {
   ucpGetProductResponse,
   ucpOrder,
 } from '../src/contract/ucp.ts';
-import { acpSessions } from '../src/modules/acp/tables.ts';
+import { agentSessions } from '../src/modules/agent-checkout/tables.ts';
 import { sandboxPaymentIntent } from '../src/modules/payments/providers/sandbox.ts';
 import { ucpOrderEventBody } from '../src/modules/ucp/webhooks.ts';
 import {
@@ -77,7 +77,7 @@ const shipTo = (destination: Record<string, string>) => ({
   methods: [{ type: 'shipping', destinations: [destination] }],
 });
 const checkoutOf = async (id: string) =>
-  (await database.db.select().from(acpSessions).where(eq(acpSessions.id, id)))[0]!.checkoutId!;
+  (await database.db.select().from(agentSessions).where(eq(agentSessions.id, id)))[0]!.checkoutId!;
 
 describe('discovery', () => {
   it('/.well-known/ucp is our business profile: REST and MCP services, capabilities, the sandbox handler, our key', async () => {
@@ -663,7 +663,7 @@ describe('identity linking', () => {
     });
     expect(order.status).toBe(200);
     expect(ucpOrder.parse(order.body).checkout_id).toBe(created.body.id);
-    const [row] = await database.db.select().from(acpSessions).where(eq(acpSessions.id, created.body.id));
+    const [row] = await database.db.select().from(agentSessions).where(eq(agentSessions.id, created.body.id));
     expect(row).toMatchObject({ buyerId: person.id, agentUserId: person.id, platformId: null });
 
     // The platform's key does not see the person's session, nor the person's link the platform's.

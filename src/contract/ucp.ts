@@ -77,7 +77,7 @@ export const ucpConsent = z.looseObject({
 export const ucpBuyer = z.looseObject({
   first_name: z.string().max(256).optional(),
   last_name: z.string().max(256).optional(),
-  // No `format` in the schema; bounded loosely: the service says what an address must be (ucp/sessions.ts).
+  // No `format` in the schema; bounded loosely: the service says what an address must be (ucp/request.ts).
   email: z.string().max(320).optional(),
   phone_number: z.string().max(32).optional(), // E.164, by description only
   consent: ucpConsent.optional(),

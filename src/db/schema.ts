@@ -1,8 +1,8 @@
 // Every table of every module in one index (the layout's schema index). The connection does
 // not load it (db/index.ts: no relational queries); drizzle-kit reads the modules' tables.ts.
 
-export * from '../modules/acp/tables.ts';
 export * from '../modules/addresses/tables.ts';
+export * from '../modules/agent-checkout/tables.ts';
 export * from '../modules/analytics/tables.ts';
 export * from '../modules/auth/tables.ts';
 export * from '../modules/cart/tables.ts';

@@ -1,6 +1,7 @@
 // Who hears which domain event (events.ts): one list, so a reader sees every consequence of a
 // change in one place. Each handler runs in the transaction that published the event.
-import { ACP_ORDER_EVENTS, acpOrderEventBody, orderEventQueue } from './acp/webhooks.ts';
+import { acpOrderEventBody } from './acp/webhooks.ts';
+import { ORDER_EVENTS, orderEventQueue } from './agent-checkout/outbox.ts';
 import { subscribe } from './events.ts';
 import { recordRefundOnOrder } from './orders/service.ts';
 import { markReturnRefunded } from './returns/service.ts';
@@ -14,5 +15,5 @@ export function subscribeModules(): void {
   subscribe('refund.succeeded', recordRefundOnOrder);
   subscribe('refund.succeeded', markReturnRefunded);
   // A platform's purchase (ACP or UCP): its order events go to the platform's webhook (the outbox).
-  for (const type of ACP_ORDER_EVENTS) subscribe(type, queueOrderEvent);
+  for (const type of ORDER_EVENTS) subscribe(type, queueOrderEvent);
 }

@@ -10,7 +10,7 @@ import {
   acpDelegatePaymentResponse,
   acpError,
 } from '../../src/contract/acp.ts';
-import { acpSessions, acpWebhookDeliveries } from '../../src/modules/acp/tables.ts';
+import { agentSessions, webhookDeliveries } from '../../src/modules/agent-checkout/tables.ts';
 import type { RequestContext } from '../../src/modules/context.ts';
 import { ordersOfOneCheckout } from '../../src/modules/orders/service.ts';
 import type { Answer, Api, SignedIn } from './app.ts';
@@ -256,16 +256,16 @@ export async function heldSessionOf(
 
 /** The Portage checkout holding a session's stock. */
 export async function checkoutOfSession(database: TestDatabase, sessionId: string): Promise<string> {
-  const [row] = await database.db.select().from(acpSessions).where(eq(acpSessions.id, sessionId));
+  const [row] = await database.db.select().from(agentSessions).where(eq(agentSessions.id, sessionId));
   return row!.checkoutId!;
 }
 
 /** The outbox rows of an adapter session (ACP's or UCP's): each event's id and body. */
 export function outboxOf(database: TestDatabase, sessionId: string) {
   return database.db
-    .select({ eventId: acpWebhookDeliveries.eventId, body: acpWebhookDeliveries.body })
-    .from(acpWebhookDeliveries)
-    .where(eq(acpWebhookDeliveries.acpSessionId, sessionId));
+    .select({ eventId: webhookDeliveries.eventId, body: webhookDeliveries.body })
+    .from(webhookDeliveries)
+    .where(eq(webhookDeliveries.sessionId, sessionId));
 }
 
 /** A checkout's orders as the adapters read them back from the database. */

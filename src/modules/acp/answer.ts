@@ -1,6 +1,7 @@
 // An ACP session as the wire shows it (the spec's CheckoutSession), built from what the session
 // stored and the Portage checkout holding it: every amount is the checkout's quote, in CAD cents.
 import type {
+  AcpBuyer,
   AcpCheckoutSession,
   AcpFulfillmentOption,
   AcpLineItem,
@@ -9,17 +10,17 @@ import type {
   AcpTotal,
 } from '../../contract/acp.ts';
 import { isoSecond } from '../../contract/common.ts';
-import { type Locale, render, type Text, t, text } from '../../contract/i18n.ts';
+import { type Locale, render, t } from '../../contract/i18n.ts';
+import { HOLD_ENDED, problemsOf, type SessionProblem } from '../agent-checkout/problems.ts';
+import { effectiveStatus, isHeld, lineId, orderIdOf } from '../agent-checkout/status.ts';
+import type { SessionRow } from '../agent-checkout/types.ts';
 import type { checkoutSessions } from '../checkout/tables.ts';
 import { policyUrl } from '../policies/links.ts';
-
-import type { AcpStoredStatus } from './states.ts';
-import type { acpSessions } from './tables.ts';
+import { acpParam } from './errors.ts';
 
 export const ACP_VERSION = '2026-04-17';
 export const ACP_SUPPORTED_VERSIONS = [ACP_VERSION] as const;
 
-type AcpRow = typeof acpSessions.$inferSelect;
 type CheckoutRow = typeof checkoutSessions.$inferSelect;
 
 export interface AnswerDeps {
@@ -27,46 +28,17 @@ export interface AnswerDeps {
   handlers: AcpPaymentHandler[];
 }
 
-/** The id a session's order has on the wire: one per checkout (docs/acp.md "Principles"). */
-export const acpOrderId = (checkoutId: string) => `order_${keyOf(checkoutId)}`;
-
-/** A record id's key, without its table: `checkouts:abc` is `abc` (ids shown to platforms). */
-export const keyOf = (id: string) => id.slice(id.indexOf(':') + 1);
-
-/**
- * The session's status as it stands: paid is completed whatever was stored; then the stored
- * status, unless the checkout says more (its hold ended: expired, or not ready when a newer
- * checkout replaced it). A payment in progress stays so while its hold does.
- */
-export function effectiveStatus(row: AcpRow, checkout: CheckoutRow | undefined, now: Date): AcpStoredStatus {
-  if (checkout?.status === 'complete') return 'completed';
-  if (row.status === 'canceled') return row.status;
-  if (row.status === 'complete_in_progress') {
-    // Money that lands after the hold ended is refunded (purchase/flow.ts): the session expired.
-    return checkout?.status === 'ready_for_payment' ? row.status : 'expired';
-  }
-  if (row.expiresAt <= now) return 'expired';
-  if (row.status === 'not_ready_for_payment') return row.status;
-  if (checkout?.status !== 'ready_for_payment' || checkout.expiresAt <= now) {
-    return 'not_ready_for_payment';
-  }
-  return row.status;
+/** A session's kept problem as ACP's message, in `locale`. */
+export function acpMessageOf(locale: Locale, problem: SessionProblem): AcpMessage {
+  return {
+    type: problem.severity,
+    code: problem.code,
+    param: acpParam(problem.path),
+    resolution: problem.resolution,
+    content_type: 'plain',
+    content: render(locale, problem.words),
+  } as AcpMessage;
 }
-
-/**
- * A session's message as it is kept: the spec's message, with its words (said in each reader's
- * locale; `content` is the base locale's, and what a message kept without words says).
- */
-export type StoredMessage = AcpMessage & { words?: Text };
-
-/** A kept message as the spec's, in `locale`. */
-export function spokenIn(locale: Locale, stored: StoredMessage): AcpMessage {
-  const { words: said, ...message } = stored;
-  return said ? { ...message, content: render(locale, said) } : message;
-}
-
-/** The words of a hold ended early (the buyer checked out elsewhere): update the session to hold again. */
-export const HOLD_ENDED = text('acp.message.holdEnded');
 
 const holdEnded = (locale: Locale): AcpMessage => ({
   type: 'error',
@@ -79,7 +51,7 @@ const holdEnded = (locale: Locale): AcpMessage => ({
 
 export function toAcpSession(
   deps: AnswerDeps,
-  row: AcpRow,
+  row: SessionRow,
   checkout: CheckoutRow | undefined,
   now: Date,
   /** The language of the person-facing words (messages, totals' display texts). */
@@ -87,9 +59,7 @@ export function toAcpSession(
 ): AcpCheckoutSession {
   const say = (key: Parameters<typeof t>[1], values?: Parameters<typeof t>[2]) => t(locale, key, values);
   const status = effectiveStatus(row, checkout, now);
-  const held =
-    checkout &&
-    (status === 'ready_for_payment' || status === 'complete_in_progress' || status === 'completed');
+  const held = checkout && isHeld(status);
   const items = row.request.items;
   const bought = new Map(
     (held ? checkout.parcels : []).flatMap((p) => p.items.map((i) => [i.productId, i] as const)),
@@ -100,7 +70,7 @@ export function toAcpSession(
     return {
       id: lineId(item.id),
       // The spec's Item has no quantity (it is the line's): taken in requests, never echoed.
-      item,
+      item: item as AcpLineItem['item'],
       quantity,
       ...(sold
         ? {
@@ -116,7 +86,7 @@ export function toAcpSession(
         : { totals: [] }),
     };
   });
-  const messages = (row.messages as StoredMessage[]).map((m) => spokenIn(locale, m));
+  const messages = problemsOf(row.messages).map((p) => acpMessageOf(locale, p));
   if (status === 'not_ready_for_payment' && row.status !== 'not_ready_for_payment')
     messages.push(holdEnded(locale));
 
@@ -124,12 +94,14 @@ export function toAcpSession(
     id: row.id,
     protocol: { version: ACP_VERSION },
     capabilities: { payment: { handlers: deps.handlers } },
-    ...(row.request.buyer ? { buyer: row.request.buyer } : {}),
+    ...(row.request.buyer ? { buyer: row.request.buyer as AcpBuyer } : {}),
     status,
     currency: 'cad',
     ...(row.request.locale ? { locale: row.request.locale } : {}),
     line_items: lineItems,
-    ...(row.request.fulfillmentDetails ? { fulfillment_details: row.request.fulfillmentDetails } : {}),
+    ...(row.request.fulfillmentDetails
+      ? { fulfillment_details: row.request.fulfillmentDetails as AcpCheckoutSession['fulfillment_details'] }
+      : {}),
     fulfillment_options: held ? fulfillmentOptions(checkout, locale) : [],
     ...(held
       ? {
@@ -159,7 +131,7 @@ export function toAcpSession(
   if (status === 'completed' && checkout) {
     session.order = {
       type: 'order',
-      id: acpOrderId(checkout.id),
+      id: orderIdOf(checkout.id),
       checkout_session_id: row.id,
       permalink_url: `${deps.publicBaseUrl}/account/purchases/${encodeURIComponent(checkout.id)}`,
       status: 'confirmed',
@@ -167,9 +139,6 @@ export function toAcpSession(
   }
   return session;
 }
-
-/** A line's id: its product's, so that a platform can tell lines apart across updates. */
-export const lineId = (productId: string) => `line_${productId}`;
 
 function total(type: AcpTotal['type'], display_text: string, amount: number): AcpTotal {
   return { type, display_text, amount };
@@ -217,7 +186,7 @@ function sessionTotals(checkout: CheckoutRow, locale: Locale): AcpTotal[] {
 }
 
 function discountsOf(
-  row: AcpRow,
+  row: SessionRow,
   messages: AcpMessage[],
   checkout: CheckoutRow | undefined,
 ): NonNullable<AcpCheckoutSession['discounts']> {

@@ -1,19 +1,15 @@
-// Who calls the ACP routes: a platform with the key an admin issued (acting for the buyer its
-// session names), or an agent with a person's OAuth token (scope shop: buying as that person).
+// Who calls the ACP routes (agent-checkout/caller.ts): a platform by the key an admin issued, or
+// an agent by a person's OAuth token (scope shop), found from ACP's Authorization header.
 
 import { AppError } from '../../contract/errors.ts';
 import type { MessageKey } from '../../contract/i18n.ts';
 import { text } from '../../contract/i18n.ts';
 import { BUYING_SCOPES } from '../../contract/scopes.ts';
+import type { AgentCaller } from '../agent-checkout/caller.ts';
 import type { AuthService } from '../auth/service.ts';
 import type { AuthUser, RequestContext } from '../context.ts';
-import type { PlatformCaller, PlatformKeys } from '../platforms/service.ts';
+import type { PlatformKeys } from '../platforms/service.ts';
 import { AcpFailure } from './errors.ts';
-
-export type AcpCaller = { platform: PlatformCaller } | { user: AuthUser };
-
-/** Whose vault tokens and sessions: a platform's, or an agent's person's. */
-export const vaultOwner = (who: AcpCaller) => ('platform' in who ? who.platform.id : `user:${who.user.id}`);
 
 const unauthorized = (key: MessageKey) =>
   new AcpFailure(401, { type: 'invalid_request', code: 'unauthorized' }, text(key));
@@ -29,7 +25,7 @@ export async function acpCallerOf(
   auth: Pick<AuthService, 'authenticate'>,
   platforms: PlatformKeys,
   token: string | undefined,
-): Promise<AcpCaller> {
+): Promise<AgentCaller> {
   if (!token) throw unauthorized('acp.error.missingKey');
   if (token.startsWith('acp_')) {
     const platform = await platforms.authenticate(ctx, token);

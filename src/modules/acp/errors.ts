@@ -1,12 +1,10 @@
-// ACP's flat error, `{type, code, message, param?}` (the spec's Error), thrown by the adapter's
-// services and answered as is by its routes (routes.ts maps our own AppErrors onto it). Its
-// `message` is put into words in the request's locale when it leaves; the rest never changes.
-import type { FastifySchemaValidationError } from 'fastify';
-import type { z } from 'zod';
+// ACP's error mapper: the spec's flat error, `{type, code, message, param?}`, thrown by the skin
+// (AcpFailure) or made from the core's neutral refusals (acpFailureOf), and answered as is by its
+// routes (routes.ts maps our own AppErrors onto it). Its `message` is put into words in the
+// request's locale when it leaves; the rest never changes.
 import type { AcpError } from '../../contract/acp.ts';
-import { inputProblems, say } from '../../contract/errors.ts';
-import { BASE_LOCALE, type Locale, render, type Text, text } from '../../contract/i18n.ts';
-import { zodIssuesOf } from '../../http/errors.ts';
+import { BASE_LOCALE, type Locale, render, type Text } from '../../contract/i18n.ts';
+import type { AgentCheckoutRefusal, RefusalKind } from '../agent-checkout/problems.ts';
 
 /** The fields of an ACP error that never change with the locale. */
 export type AcpErrorFields = Omit<AcpError, 'message'>;
@@ -34,47 +32,53 @@ export class AcpFailure extends Error {
 export const acpInvalid = (code: string, said: Text, param?: string, status = 400) =>
   new AcpFailure(status, { type: 'invalid_request', code, ...(param ? { param } : {}) }, said);
 
-export const acpNotFound = (id: string) =>
-  acpInvalid('not_found', text('error.checkout.sessionNotFound', { id }), undefined, 404);
+/** Each kind of the core's refusal: its HTTP status in ACP. */
+const STATUS: Record<RefusalKind, number> = {
+  invalid: 400,
+  payment_refused: 400,
+  card_refused: 400,
+  payment_declined: 402,
+  needs_authentication: 402,
+  not_found: 404,
+  // ACP's cancel of a session that has ended: the method is not allowed on it any more.
+  not_cancelable: 405,
+  wrong_state: 409,
+  too_many_holds: 429,
+  provider_unavailable: 503,
+};
 
-/** A path into a request as the protocols write it: `$.line_items[0].id`. */
-export const jsonPath = (parts: readonly PropertyKey[]) =>
-  `$${parts.map((p) => (typeof p === 'number' ? `[${p}]` : `.${String(p)}`)).join('')}`;
-
-/**
- * A request's schema problems in our words and the reader's locale, each after its path
- * (`$.line_items[0].id is required`): a schema's own message is a catalogue key, zod's
- * built-in issues are worded from the field's schema.
- */
-export function schemaProblems(
-  locale: Locale,
-  validation: FastifySchemaValidationError[],
-  schema: unknown,
-  separator: string,
-): string {
-  const issues = requestIssues(validation);
-  const worded = inputProblems(schema as z.ZodType | undefined, { issues });
-  return issues
-    .map((issue, i) => `${jsonPath(issue.path)}${separator}${say(locale, worded[i]!.message)}`)
-    .join('; ');
+/** The core's refusal in ACP's words: its status, code and (for a field's problem) param. */
+export function acpFailureOf(refused: AgentCheckoutRefusal): AcpFailure {
+  const param = refused.path && refused.kind !== 'not_found' ? acpParam(refused.path) : undefined;
+  return new AcpFailure(
+    STATUS[refused.kind],
+    {
+      type: refused.kind === 'provider_unavailable' ? 'service_unavailable' : 'invalid_request',
+      code: refused.code,
+      ...(param ? { param } : {}),
+    },
+    refused.words,
+    refused.retryAfter,
+  );
 }
 
-/** A request's zod issues, an array's index in a path a number (`$.line_items[0]`, not `.0`). */
-export function requestIssues(validation: FastifySchemaValidationError[]): z.core.$ZodIssue[] {
-  return zodIssuesOf({ validation }).map((issue) => ({
-    ...issue,
-    path: issue.path.map((p) => (typeof p === 'string' && /^\d+$/.test(p) ? Number(p) : p)),
-  }));
-}
+/** Where the core's request fields are in an ACP request (a path's first segments). */
+const FIELDS: Array<[string, string]> = [
+  ['items', 'line_items'],
+  ['fulfillmentDetails', 'fulfillment_details'],
+  ['coupons', 'discounts.codes'],
+  ['payment.handler', 'payment_data.handler_id'],
+  ['payment.token', 'payment_data.instrument.credential.token'],
+  ['payment', 'payment_data'],
+  ['card.number', 'payment_method.number'],
+];
 
-/**
- * A refusal of the framework's before any route ran (a body too large, not JSON, of another
- * type): its own words in English, ours in French.
- */
-export function frameworkWords(err: { code?: string; name?: string; message: string }): Text {
-  const code = err.code ?? (err.name === 'SyntaxError' ? 'FST_ERR_CTP_INVALID_JSON_BODY' : 'other');
-  return text('acp.error.framework', { code, message: err.message });
+/** A neutral path (`items[0].quantity`) as ACP's JSON path (`$.line_items[0].quantity`). */
+export function acpParam(path: string): string {
+  for (const [ours, theirs] of FIELDS) {
+    if (path === ours || path.startsWith(`${ours}.`) || path.startsWith(`${ours}[`)) {
+      return `$.${theirs}${path.slice(ours.length)}`;
+    }
+  }
+  return `$.${path}`;
 }
-
-/** Where a complete request carries its delegated token. */
-export const TOKEN_PARAM = '$.payment_data.instrument.credential.token';

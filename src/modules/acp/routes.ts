@@ -23,23 +23,28 @@ import { bearerToken } from '../../http/auth.ts';
 import { unavailableOr } from '../../http/errors.ts';
 import { IdempotencyError, sendAnswer } from '../../http/idempotency.ts';
 import { type Limits, personCheckoutBudget, refusalsCountedFirst } from '../../http/rate-limit.ts';
+import { jsonPath, requestIssues, schemaProblems } from '../../http/request-problems.ts';
+import type { AgentCaller } from '../agent-checkout/caller.ts';
+import { offeredHandlers } from '../agent-checkout/handlers.ts';
+import { AgentCheckoutRefusal, frameworkWords } from '../agent-checkout/problems.ts';
+import type { AgentCheckoutDeps } from '../agent-checkout/types.ts';
 import type { AuthService } from '../auth/service.ts';
 import type { PlatformKeys } from '../platforms/service.ts';
 import { ACP_SUPPORTED_VERSIONS, ACP_VERSION } from './answer.ts';
-import { type AcpCaller, acpCallerOf } from './caller.ts';
-import { AcpFailure, frameworkWords, jsonPath, requestIssues, schemaProblems } from './errors.ts';
+import { acpCallerOf } from './caller.ts';
+import { AcpFailure, acpFailureOf } from './errors.ts';
 import { acpHandlers } from './handlers.ts';
 import {
   type AcpDeps,
   cancelAcpSession,
   completeAcpSession,
   createAcpSession,
+  delegatePayment,
   getAcpSession,
   updateAcpSession,
-} from './sessions.ts';
-import { delegatePayment } from './vault.ts';
+} from './operations.ts';
 
-export type AcpRouteDeps = Omit<AcpDeps, 'handlers'> & {
+export type AcpRouteDeps = Omit<AgentCheckoutDeps, 'handlers'> & {
   auth: AuthService;
   platforms: PlatformKeys;
   /** Counting outside the routes' own limits (refusals, a person's holds); none with RATE_LIMITS=off. */
@@ -47,7 +52,7 @@ export type AcpRouteDeps = Omit<AcpDeps, 'handlers'> & {
 };
 
 const sessionParams = z.object({ checkout_session_id: z.string().min(1).max(100) });
-const callers = new WeakMap<FastifyRequest, AcpCaller>();
+const callers = new WeakMap<FastifyRequest, AgentCaller>();
 const tags = ['acp'];
 /** Every POST's first database work is a transaction: the key's claim goes with it (claimAhead). */
 const POST = {
@@ -65,7 +70,12 @@ const GET = { auth: 'public', limit: 'acp', otherFormat: true } as const;
 const BODY_LIMIT = 64 * 1024;
 
 export function acpRoutes(routeDeps: AcpRouteDeps) {
-  const deps: AcpDeps = { ...routeDeps, handlers: acpHandlers(routeDeps) };
+  const handlers = offeredHandlers(routeDeps);
+  const deps: AcpDeps = {
+    ...routeDeps,
+    handlers,
+    acp: { publicBaseUrl: routeDeps.publicBaseUrl, handlers: acpHandlers(routeDeps.publicBaseUrl, handlers) },
+  };
   // A person's agent creating a session holds stock as the person's own checkout does: it counts
   // in the person's checkout budget (a platform's holds are capped by PLATFORM_MAX_HOLDS instead).
   const budget = personCheckoutBudget({
@@ -228,7 +238,7 @@ export function acpRoutes(routeDeps: AcpRouteDeps) {
   };
 }
 
-function callerOf(req: FastifyRequest): AcpCaller {
+function callerOf(req: FastifyRequest): AgentCaller {
   const who = callers.get(req);
   if (!who) throw new Error('an ACP route ran without its caller');
   return who;
@@ -332,7 +342,10 @@ const answerLocale = (req: FastifyRequest): Locale => req.ctx?.locale ?? BASE_LO
 /** Any failure as the spec's flat error, with its status (and seconds to wait, for one in flight). */
 function acpErrorOf(err: FastifyError | AppError, req: FastifyRequest): [number, AcpError, number?] {
   const locale = answerLocale(req);
-  if (err instanceof AcpFailure) return [err.statusCode, err.body(locale), err.retryAfter];
+  if (err instanceof AgentCheckoutRefusal || err instanceof AcpFailure) {
+    const failure = err instanceof AcpFailure ? err : acpFailureOf(err);
+    return [failure.statusCode, failure.body(locale), failure.retryAfter];
+  }
   if (err instanceof IdempotencyError) {
     const [status, code, retry] = {
       required: [400, 'idempotency_key_required'],
@@ -362,7 +375,7 @@ function acpErrorOf(err: FastifyError | AppError, req: FastifyRequest): [number,
         type: 'invalid_request',
         code: /received undefined$/.test(first?.message ?? '') ? 'missing' : 'invalid',
         message: say(locale, {
-          key: 'acp.error.invalidInput',
+          key: 'agent.error.invalidInput',
           values: { where, problems: schemaProblems(locale, err.validation, schema, ' ') },
         }).slice(0, 1000),
         ...(where === 'request' ? { param } : {}),
@@ -388,7 +401,7 @@ function acpErrorOf(err: FastifyError | AppError, req: FastifyRequest): [number,
     {
       type: 'processing_error',
       code: 'internal_error',
-      message: say(locale, { key: 'acp.error.internal', values: { id: req.id } }),
+      message: say(locale, { key: 'agent.error.internal', values: { id: req.id } }),
     },
   ];
 }

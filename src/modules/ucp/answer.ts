@@ -1,8 +1,7 @@
-// A session's state said in UCP (docs/ucp.md "The checkout"): its status mapped from the
-// adapter session's, lines and totals from the one quote (tax per parcel as the tax entry's
+// UCP's answer mapper: a session's state said in UCP (docs/ucp.md "The checkout"): its status
+// mapped from the core's, lines and totals from the one quote (tax per parcel as the tax entry's
 // lines, the platform's fee never shown), the fulfillment and discount extensions when
-// negotiated, the session's messages in UCP's words and paths.
-import type { AcpAddress, AcpMessage } from '../../contract/acp.ts';
+// negotiated, the session's problems in UCP's words and paths.
 import { isoSecond } from '../../contract/common.ts';
 import { type Locale, render, t } from '../../contract/i18n.ts';
 import {
@@ -13,24 +12,18 @@ import {
   type UcpPostalAddress,
   type UcpTotal,
 } from '../../contract/ucp.ts';
-import {
-  acpOrderId,
-  effectiveStatus,
-  HOLD_ENDED,
-  lineId,
-  type StoredMessage,
-  spokenIn,
-} from '../acp/answer.ts';
-
-import type { SessionState } from '../acp/sessions.ts';
-import type { AcpSessionRequest } from '../acp/tables.ts';
+import { HOLD_ENDED, problemsOf, type SessionProblem } from '../agent-checkout/problems.ts';
+import type { SessionAddress, SessionBuyer } from '../agent-checkout/request.ts';
+import { effectiveStatus, isHeld, lineId, orderIdOf } from '../agent-checkout/status.ts';
+import type { SessionState } from '../agent-checkout/types.ts';
 import { policyUrl } from '../policies/links.ts';
 import { capabilitiesFor, type Negotiated } from './agent.ts';
-import { CHECKOUT, DISCOUNT, FULFILLMENT, ucpPaymentHandlers } from './profile.ts';
+import { CHECKOUT, DISCOUNT, FULFILLMENT, type UcpPaymentHandlers } from './profile.ts';
 
 export interface UcpAnswerDeps {
   publicBaseUrl: string;
-  handlers: import('../../contract/acp.ts').AcpPaymentHandler[];
+  /** The payment handlers as UCP's registry (profile.ts ucpPaymentHandlers). */
+  paymentHandlers: UcpPaymentHandlers;
   /** Set when the sandbox is the provider: its payment page, where a person pays a held checkout. */
   sandbox?: unknown;
 }
@@ -77,9 +70,7 @@ export function toUcpCheckout(
 ): UcpCheckout {
   const { row, checkout } = state;
   const effective = effectiveStatus(row, checkout, now);
-  const held =
-    checkout !== undefined &&
-    (effective === 'ready_for_payment' || effective === 'complete_in_progress' || effective === 'completed');
+  const held = checkout !== undefined && isHeld(effective);
   const request = row.request;
   const handOff = held && effective !== 'completed' ? continueUrlOf(deps, checkout.id) : undefined;
   const status = escalate && handOff ? 'requires_escalation' : STATUS[effective];
@@ -107,10 +98,7 @@ export function toUcpCheckout(
       ],
     };
   });
-  const messages: UcpMessage[] = [
-    ...(row.messages as StoredMessage[]).map((m) => ucpMessageOf(spokenIn(locale, m))),
-    ...extra,
-  ];
+  const messages: UcpMessage[] = [...problemsOf(row.messages).map((p) => ucpMessageOf(locale, p)), ...extra];
   if (effective === 'not_ready_for_payment' && row.status !== 'not_ready_for_payment') {
     messages.push({
       type: 'error',
@@ -124,7 +112,7 @@ export function toUcpCheckout(
     ucp: {
       version: UCP_VERSION,
       capabilities: capabilitiesFor(negotiated, CHECKOUT),
-      payment_handlers: ucpPaymentHandlers(deps.handlers),
+      payment_handlers: deps.paymentHandlers,
     },
     id: row.id,
     status,
@@ -165,8 +153,8 @@ export function toUcpCheckout(
                   options: [
                     {
                       id: OPTION_ID,
-                      title: t(locale, 'acp.shipping.title'),
-                      description: t(locale, 'acp.shipping.parcels', { n: checkout.parcels.length }),
+                      title: t(locale, 'ucp.shipping.title'),
+                      description: t(locale, 'ucp.shipping.parcels', { n: checkout.parcels.length }),
                       totals: [{ type: 'total', amount: checkout.shippingCostCents }],
                     },
                   ],
@@ -187,7 +175,7 @@ export function toUcpCheckout(
   }
   if (effective === 'completed' && checkout) {
     answer.order = {
-      id: acpOrderId(checkout.id),
+      id: orderIdOf(checkout.id),
       permalink_url: `${deps.publicBaseUrl}/account/purchases/${encodeURIComponent(checkout.id)}`,
     };
   }
@@ -206,7 +194,7 @@ function heldTotals(checkout: NonNullable<SessionState['checkout']>, locale: Loc
   if (checkout.discountCents > 0) totals.push({ type: 'discount', amount: -checkout.discountCents });
   totals.push({
     type: 'fulfillment',
-    display_text: t(locale, 'acp.total.shipping'),
+    display_text: t(locale, 'ucp.total.shipping'),
     amount: checkout.shippingCostCents,
   });
   const lines = checkout.parcels.flatMap((p) =>
@@ -222,7 +210,7 @@ function heldTotals(checkout: NonNullable<SessionState['checkout']>, locale: Loc
   );
   totals.push({
     type: 'tax',
-    display_text: t(locale, 'acp.total.taxes'),
+    display_text: t(locale, 'ucp.total.taxes'),
     amount: checkout.taxAmountCents,
     ...(lines.length > 0 ? { lines } : {}),
   });
@@ -230,7 +218,7 @@ function heldTotals(checkout: NonNullable<SessionState['checkout']>, locale: Loc
   return totals;
 }
 
-function ucpBuyerOf(buyer: NonNullable<AcpSessionRequest['buyer']>) {
+function ucpBuyerOf(buyer: SessionBuyer) {
   return {
     email: buyer.email,
     ...(buyer.first_name ? { first_name: buyer.first_name } : {}),
@@ -239,7 +227,7 @@ function ucpBuyerOf(buyer: NonNullable<AcpSessionRequest['buyer']>) {
   };
 }
 
-export function ucpAddressOf(a: AcpAddress, phone: string | undefined): UcpPostalAddress {
+export function ucpAddressOf(a: SessionAddress, phone: string | undefined): UcpPostalAddress {
   const [first, ...rest] = a.name.split(' ');
   return {
     street_address: a.line_one,
@@ -257,14 +245,24 @@ export function ucpAddressOf(a: AcpAddress, phone: string | undefined): UcpPosta
 /** Where a field of the one destination lives in a UCP request. */
 const DESTINATION = '$.fulfillment.methods[0].destinations[0]';
 const PATHS: Record<string, string> = {
-  '$.fulfillment_details.address': DESTINATION,
-  '$.fulfillment_details.address.line_one': `${DESTINATION}.street_address`,
-  '$.fulfillment_details.address.city': `${DESTINATION}.address_locality`,
-  '$.fulfillment_details.address.state': `${DESTINATION}.address_region`,
-  '$.fulfillment_details.address.postal_code': `${DESTINATION}.postal_code`,
-  '$.fulfillment_details.address.country': `${DESTINATION}.address_country`,
-  '$.fulfillment_details.phone_number': `${DESTINATION}.phone_number`,
+  'fulfillmentDetails.address': DESTINATION,
+  'fulfillmentDetails.address.line_one': `${DESTINATION}.street_address`,
+  'fulfillmentDetails.address.city': `${DESTINATION}.address_locality`,
+  'fulfillmentDetails.address.state': `${DESTINATION}.address_region`,
+  'fulfillmentDetails.address.postal_code': `${DESTINATION}.postal_code`,
+  'fulfillmentDetails.address.country': `${DESTINATION}.address_country`,
+  'fulfillmentDetails.phone_number': `${DESTINATION}.phone_number`,
+  items: '$.line_items',
+  coupons: '$.discounts.codes',
 };
+
+/** A neutral path as UCP's JSON path into its request (`items[0]` is `$.line_items[0]`). */
+export function ucpPath(path: string): string {
+  const exact = PATHS[path];
+  if (exact) return exact;
+  const line = /^items(\[\d+\].*)$/.exec(path);
+  return line ? `$.line_items${line[1]}` : `$.${path}`;
+}
 
 const CODES: Record<string, string> = {
   not_found: 'item_unavailable',
@@ -273,24 +271,20 @@ const CODES: Record<string, string> = {
 };
 
 /**
- * An adapter session's message in UCP's words: its code (UCP's where it has one), its path into
- * a UCP request. Every error is `recoverable`: the platform can fix each through the API.
+ * A session's problem in UCP's words: its code (UCP's where it has one), its path into a UCP
+ * request. Every error is `recoverable`: the platform can fix each through the API.
  */
-function ucpMessageOf(m: AcpMessage): UcpMessage {
-  const path = m.param ? (PATHS[m.param] ?? m.param) : undefined;
-  if (m.type === 'error') {
+function ucpMessageOf(locale: Locale, p: SessionProblem): UcpMessage {
+  const path = ucpPath(p.path);
+  const content = render(locale, p.words);
+  if (p.severity === 'error') {
     const code =
-      m.code === 'invalid' && path?.startsWith(DESTINATION)
+      p.code === 'invalid' && path.startsWith(DESTINATION)
         ? path.endsWith('phone_number')
           ? 'invalid_phone'
           : 'invalid_address'
-        : (CODES[m.code] ?? m.code);
-    return { type: 'error', code, ...(path ? { path } : {}), severity: 'recoverable', content: m.content };
+        : (CODES[p.code] ?? p.code);
+    return { type: 'error', code, path, severity: 'recoverable', content };
   }
-  return {
-    type: m.type === 'warning' ? 'warning' : 'info',
-    code: 'code' in m && m.code ? m.code : 'notice',
-    ...(path ? { path } : {}),
-    content: m.content,
-  } as UcpMessage;
+  return { type: 'warning', code: p.code, path, content } as UcpMessage;
 }

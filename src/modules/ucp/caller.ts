@@ -7,7 +7,7 @@
 import { AppError } from '../../contract/errors.ts';
 import { type Text, text } from '../../contract/i18n.ts';
 import { BUYING_SCOPES, ORDER_READING_SCOPES } from '../../contract/scopes.ts';
-import type { AcpCaller } from '../acp/caller.ts';
+import type { AgentCaller } from '../agent-checkout/caller.ts';
 
 import type { AuthService } from '../auth/service.ts';
 import type { AuthUser, RequestContext } from '../context.ts';
@@ -42,14 +42,14 @@ export async function ucpCallerOf(
   platforms: PlatformKeys,
   token: string | undefined,
   need: UcpNeed,
-): Promise<AcpCaller> {
+): Promise<AgentCaller> {
   if (!token) {
     throw new UcpAuthFailure(401, 'unauthorized', text('ucp.error.noCredential'), 'Bearer realm="ucp"');
   }
   if (token.startsWith('acp_')) {
     const platform = await platforms.authenticate(ctx, token);
     if (!platform)
-      throw new UcpAuthFailure(401, 'unauthorized', text('acp.error.unknownKey'), 'Bearer realm="ucp"');
+      throw new UcpAuthFailure(401, 'unauthorized', text('ucp.error.unknownKey'), 'Bearer realm="ucp"');
     return { platform };
   }
   let user: AuthUser & { agent?: { scopes: readonly string[] } };

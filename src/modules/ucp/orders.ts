@@ -1,18 +1,17 @@
 // UCP's order capability (docs/ucp.md "Orders"): the orders one checkout became (one per seller's
 // parcel) said as UCP's one order, read with GET /ucp/v1/orders/{id} and sent whole in every
 // order webhook (webhooks.ts).
-import { eq } from 'drizzle-orm';
 import { isoSecond } from '../../contract/common.ts';
 import { BASE_LOCALE, type Locale, t } from '../../contract/i18n.ts';
 import { UCP_VERSION, type UcpOrder, type UcpTotal } from '../../contract/ucp.ts';
-import { acpOrderId, keyOf, lineId } from '../acp/answer.ts';
-import type { AcpCaller } from '../acp/caller.ts';
-import { acpSessions } from '../acp/tables.ts';
+import type { AgentCaller } from '../agent-checkout/caller.ts';
+import type { CheckoutOrders } from '../agent-checkout/outbox.ts';
+import { ordersOfCallersCheckout } from '../agent-checkout/session-reads.ts';
+import { keyOf, lineId, orderIdOf } from '../agent-checkout/status.ts';
 import type { RequestContext } from '../context.ts';
-import { ordersOfOneCheckout } from '../orders/service.ts';
 import { ORDER } from './profile.ts';
 
-export type CheckoutOrders = Awaited<ReturnType<typeof ordersOfOneCheckout>>;
+export type { CheckoutOrders };
 
 /** The checkout an order id of ours names (`order_<key>` of `checkouts:<key>`), if it looks like one. */
 export const checkoutOfOrderId = (id: string) =>
@@ -37,12 +36,12 @@ export function toUcpOrder(
   if (discount > 0) totals.push({ type: 'discount', amount: -discount });
   totals.push({
     type: 'fulfillment',
-    display_text: t(locale, 'acp.total.shipping'),
+    display_text: t(locale, 'ucp.total.shipping'),
     amount: sum((o) => o.shippingCostCents),
   });
   totals.push({
     type: 'tax',
-    display_text: t(locale, 'acp.total.taxes'),
+    display_text: t(locale, 'ucp.total.taxes'),
     amount: sum((o) => o.taxAmountCents),
   });
   totals.push({ type: 'total', amount: sum((o) => o.totalAmountCents) });
@@ -57,7 +56,7 @@ export function toUcpOrder(
     o.items.map((i) => ({ id: lineId(i.productId), quantity: i.quantity }));
   return {
     ucp: { version: UCP_VERSION, capabilities: { [ORDER]: [{ version: UCP_VERSION }] } },
-    id: acpOrderId(checkoutId),
+    id: orderIdOf(checkoutId),
     checkout_id: sessionId,
     permalink_url: `${base}/account/purchases/${encodeURIComponent(checkoutId)}`,
     line_items: orders.flatMap((o) =>
@@ -140,17 +139,12 @@ export function toUcpOrder(
 export async function getUcpOrder(
   ctx: RequestContext,
   publicBaseUrl: string,
-  who: AcpCaller,
+  who: AgentCaller,
   id: string,
 ): Promise<UcpOrder | undefined> {
   const checkoutId = checkoutOfOrderId(id);
   if (!checkoutId) return undefined;
-  const [session] = await ctx.db.select().from(acpSessions).where(eq(acpSessions.checkoutId, checkoutId));
-  const mine =
-    session?.id.startsWith('ucp_cs_') &&
-    ('platform' in who ? session.platformId === who.platform.id : session.agentUserId === who.user.id);
-  if (!session || !mine) return undefined;
-  const orders = await ordersOfOneCheckout(ctx, { checkoutId });
-  if (orders.length === 0) return undefined;
-  return toUcpOrder(publicBaseUrl, session.id, checkoutId, orders, ctx.locale ?? BASE_LOCALE);
+  const found = await ordersOfCallersCheckout(ctx, who, 'ucp', checkoutId);
+  if (!found) return undefined;
+  return toUcpOrder(publicBaseUrl, found.sessionId, checkoutId, found.orders, ctx.locale ?? BASE_LOCALE);
 }

@@ -1,11 +1,12 @@
 // Portage's business profile, served at /.well-known/ucp (docs/ucp.md "Discovery"): the
 // dev.ucp.shopping service over REST and MCP, the capabilities we offer (checkout with its fulfillment
 // and discount extensions, order), the payment handlers of this deployment (the sandbox's vault,
-// or Stripe's Shared Payment Tokens: the same handlers as ACP's), and our signing keys.
-import type { AcpPaymentHandler } from '../../contract/acp.ts';
+// or Stripe's Shared Payment Tokens: the core's handlers, agent-checkout/handlers.ts), and our
+// signing keys.
 import { SCOPE_DESCRIPTIONS } from '../../contract/scopes.ts';
 import { UCP_VERSION, type UcpBusinessProfile } from '../../contract/ucp.ts';
-import { SANDBOX_HANDLER_ID } from '../acp/handlers.ts';
+import { type HandlerId, SANDBOX_HANDLER_ID, STRIPE_HANDLER_ID } from '../agent-checkout/handlers.ts';
+import { SANDBOX_CARDS } from '../payments/providers/sandbox.ts';
 import type { UcpKeyRing } from './keys.ts';
 
 const SPEC = `https://ucp.dev/${UCP_VERSION}/specification`;
@@ -28,22 +29,37 @@ export const MCP_PATH = '/ucp/mcp';
  * A handler's registry name (reverse-domain). Ours carry no spec/schema URLs: the spec wants them
  * on the name's own domain, and a deployment's domain is not Portage's (docs/ucp.md "Payment").
  */
-const HANDLER_NAMES: Record<string, string> = {
+const HANDLER_NAMES: Record<HandlerId, string> = {
   [SANDBOX_HANDLER_ID]: 'dev.portage.sandbox_card',
-  stripe_shared_payment_token: 'com.stripe.shared_payment_token',
+  [STRIPE_HANDLER_ID]: 'com.stripe.shared_payment_token',
 };
 
-export function ucpPaymentHandlers(
-  handlers: AcpPaymentHandler[],
-): UcpBusinessProfile['ucp']['payment_handlers'] {
-  const registry: UcpBusinessProfile['ucp']['payment_handlers'] = {};
-  for (const h of handlers) {
-    registry[HANDLER_NAMES[h.id] ?? h.name] = [
+/** Each handler's configuration: where the sandbox vaults its test cards, or what Stripe's tokens take. */
+function handlerConfig(publicBaseUrl: string, id: HandlerId): Record<string, unknown> {
+  return id === SANDBOX_HANDLER_ID
+    ? {
+        delegate_payment_url: `${publicBaseUrl}/agentic_commerce/delegate_payment`,
+        test_cards: { ...SANDBOX_CARDS },
+      }
+    : {
+        psp: 'stripe',
+        accepted_brands: ['visa', 'mastercard', 'amex'],
+        accepted_funding_types: ['credit', 'debit'],
+        supports_3ds: false,
+      };
+}
+
+export type UcpPaymentHandlers = NonNullable<UcpBusinessProfile['ucp']['payment_handlers']>;
+
+export function ucpPaymentHandlers(publicBaseUrl: string, offered: HandlerId[]): UcpPaymentHandlers {
+  const registry: UcpPaymentHandlers = {};
+  for (const id of offered) {
+    registry[HANDLER_NAMES[id]] = [
       {
-        id: h.id,
+        id,
         version: UCP_VERSION,
         available_instruments: [{ type: 'card' }],
-        ...(h.config ? { config: h.config } : {}),
+        config: handlerConfig(publicBaseUrl, id),
       },
     ];
   }
@@ -52,7 +68,7 @@ export function ucpPaymentHandlers(
 
 export function businessProfile(deps: {
   publicBaseUrl: string;
-  handlers: AcpPaymentHandler[];
+  paymentHandlers: UcpPaymentHandlers;
   keys: UcpKeyRing;
 }): UcpBusinessProfile {
   const capability = (name: string, doc: string, schema: string, parent?: string) => ({
@@ -113,7 +129,7 @@ export function businessProfile(deps: {
           },
         ],
       },
-      payment_handlers: ucpPaymentHandlers(deps.handlers),
+      payment_handlers: deps.paymentHandlers,
     },
     signing_keys: deps.keys.jwks,
   };

@@ -31,30 +31,40 @@ import { bearerToken } from '../../http/auth.ts';
 import { unavailableOr } from '../../http/errors.ts';
 import { IdempotencyError, sendAnswer } from '../../http/idempotency.ts';
 import { type Limits, personCheckoutBudget, refusalsCountedFirst } from '../../http/rate-limit.ts';
-import type { AcpCaller } from '../acp/caller.ts';
-import { AcpFailure, frameworkWords, schemaProblems } from '../acp/errors.ts';
-import { acpHandlers } from '../acp/handlers.ts';
-import type { AcpDeps } from '../acp/sessions.ts';
+import { schemaProblems } from '../../http/request-problems.ts';
+import type { AgentCaller } from '../agent-checkout/caller.ts';
+import { offeredHandlers } from '../agent-checkout/handlers.ts';
+import { AgentCheckoutRefusal, frameworkWords } from '../agent-checkout/problems.ts';
+import type { AgentCheckoutDeps } from '../agent-checkout/types.ts';
 import type { AuthService } from '../auth/service.ts';
 import { isRegisteredProfile, type PlatformKeys } from '../platforms/service.ts';
 import type { SearchEngine } from '../search/service.ts';
 import { capabilitiesFor, type Negotiated, negotiate, type Profiles, profileUrlOf } from './agent.ts';
 import { UcpAuthFailure, ucpCallerOf } from './caller.ts';
 import { lookupCatalog, productOfCatalog, searchCatalog } from './catalog.ts';
-import { UcpFailure } from './errors.ts';
+import { UcpFailure, ucpFailureOf } from './errors.ts';
 import type { UcpKeyRing } from './keys.ts';
-import { getUcpOrder } from './orders.ts';
-import { businessProfile, CATALOG_LOOKUP, CATALOG_SEARCH, CHECKOUT, ORDER, REST_PREFIX } from './profile.ts';
 import {
   cancelUcpSession,
   completeUcpSession,
   createUcpSession,
   getUcpSession,
+  type UcpDeps,
   updateUcpSession,
-} from './sessions.ts';
+} from './operations.ts';
+import { getUcpOrder } from './orders.ts';
+import {
+  businessProfile,
+  CATALOG_LOOKUP,
+  CATALOG_SEARCH,
+  CHECKOUT,
+  ORDER,
+  REST_PREFIX,
+  ucpPaymentHandlers,
+} from './profile.ts';
 import { verifyRequestSignature } from './signatures.ts';
 
-export type UcpRouteDeps = Omit<AcpDeps, 'handlers'> & {
+export type UcpRouteDeps = Omit<AgentCheckoutDeps, 'handlers'> & {
   platforms: PlatformKeys;
   /** The search engine GET /search/products uses (catalog search). */
   search: SearchEngine;
@@ -68,7 +78,7 @@ export type UcpRouteDeps = Omit<AcpDeps, 'handlers'> & {
 };
 
 interface Caller {
-  who: AcpCaller;
+  who: AgentCaller;
   negotiated: Negotiated;
   profile: UcpPlatformProfile;
 }
@@ -95,8 +105,14 @@ const protocolErrors = {
 };
 
 export function ucpRoutes(routeDeps: UcpRouteDeps) {
-  const deps: AcpDeps = { ...routeDeps, handlers: acpHandlers(routeDeps) };
-  const profile = businessProfile({ ...routeDeps, handlers: deps.handlers });
+  const handlers = offeredHandlers(routeDeps);
+  const paymentHandlers = ucpPaymentHandlers(routeDeps.publicBaseUrl, handlers);
+  const deps: UcpDeps = {
+    ...routeDeps,
+    handlers,
+    ucp: { publicBaseUrl: routeDeps.publicBaseUrl, paymentHandlers, sandbox: routeDeps.sandbox },
+  };
+  const profile = businessProfile({ ...routeDeps, paymentHandlers });
   const profiles = routeDeps.profiles;
   const paths = `${REST_PREFIX}/checkout-sessions`;
   // A linked person's platform holds stock as the person's own checkout does: it counts in the
@@ -493,18 +509,16 @@ function ucpErrorOf(
   const said = (w: Text) => render(locale, w);
   if (err instanceof UcpFailure)
     return [err.statusCode, { code: err.code, content: err.content(locale) }, err.retryAfter];
-  if (err instanceof AcpFailure) {
-    if (err.statusCode === 404) {
+  if (err instanceof AgentCheckoutRefusal) {
+    if (err.kind === 'not_found') {
       // The spec's "not found" is a business outcome: 200, no resource, why.
       const capabilities = negotiated ? capabilitiesFor(negotiated, CHECKOUT) : {};
       return [200, businessError('not_found', said(err.words), capabilities)];
     }
-    const code = err.statusCode === 409 || err.statusCode === 405 ? 'invalid_state' : err.fields.code;
-    return [
-      err.statusCode === 405 ? 409 : err.statusCode,
-      { code, content: said(err.words) },
-      err.retryAfter,
-    ];
+    const failure = ucpFailureOf(
+      err as AgentCheckoutRefusal & { kind: Exclude<typeof err.kind, 'not_found'> },
+    );
+    return [failure.statusCode, { code: failure.code, content: failure.content(locale) }, failure.retryAfter];
   }
   if (err instanceof IdempotencyError) {
     const [status, code, retry] = {
@@ -525,7 +539,7 @@ function ucpErrorOf(
       400,
       {
         code: 'invalid_request',
-        content: said(text('acp.error.invalidInput', { where, problems })).slice(0, 1000),
+        content: said(text('agent.error.invalidInput', { where, problems })).slice(0, 1000),
       },
     ];
   }
@@ -536,5 +550,5 @@ function ucpErrorOf(
   const status = err.statusCode ?? 500;
   if (status < 500) return [status, { code: 'invalid_request', content: said(frameworkWords(err)) }];
   req.log.error({ err }, 'unhandled error on a UCP route');
-  return [500, { code: 'internal_error', content: said(text('acp.error.internal', { id: req.id })) }];
+  return [500, { code: 'internal_error', content: said(text('agent.error.internal', { id: req.id })) }];
 }

@@ -1,6 +1,6 @@
 // UCP's order webhooks (docs/ucp.md "Order webhooks"): each order event of a UCP session is an
-// outbox row holding the whole order as it then is (ucpOrderEventBody, written by acp/webhooks.ts's
-// subscriber); the outbox job hands UCP's rows to this deliverer, which POSTs them to the
+// outbox row holding the whole order as it then is (ucpOrderEventBody, written by the core's
+// subscriber, agent-checkout/outbox.ts); the outbox job hands UCP's rows to this deliverer, which POSTs them to the
 // `webhook_url` of the platform's profile with Standard Webhooks' Webhook-Id and
 // Webhook-Timestamp, and an RFC 9421 signature (ES256, our key in /.well-known/ucp) over the
 // method, authority, path, UCP-Agent, Content-Digest and Content-Type.
@@ -8,8 +8,8 @@ import { createHash, sign } from 'node:crypto';
 import { httpbis } from 'http-message-signatures';
 import type { UcpOrder } from '../../contract/ucp.ts';
 import { postFenced } from '../../http/outbound.ts';
-import { keyOf } from '../acp/answer.ts';
-import { type Claimed, type Deliverer, eventSubject, type OrderEventBody } from '../acp/webhooks.ts';
+import { type Claimed, type Deliverer, eventSubject, type OrderEventBody } from '../agent-checkout/outbox.ts';
+import { keyOf } from '../agent-checkout/status.ts';
 import type { Profiles } from './agent.ts';
 import type { UcpKeyRing } from './keys.ts';
 import { toUcpOrder } from './orders.ts';

@@ -1,9 +1,8 @@
-// UCP's checkout operations over the adapter sessions' core (acp/sessions.ts): a UCP request is
-// read into the session's request (items, buyer, the one shipping destination, coupons), the
-// core quotes, holds, pays and cancels as it does for ACP, and the state is said in UCP
-// (answer.ts). A session made through UCP is only ever seen through UCP (its id's prefix).
-
-import { z } from 'zod';
+// UCP's checkout operations over the agent checkout's core: a UCP request is read into the
+// core's input (request.ts: items, buyer, the one shipping destination, coupons), the core
+// quotes, holds, pays and cancels, and the state is said in UCP (answer.ts). A session made
+// through UCP is only ever seen through UCP (its id's prefix). A refused payment is UCP's
+// business outcome (the checkout with a message); other refusals leave as UCP's errors (errors.ts).
 import { BASE_LOCALE, render, text } from '../../contract/i18n.ts';
 import {
   type UcpCheckout,
@@ -13,44 +12,41 @@ import {
   type UcpMessage,
   ucpCheckout,
 } from '../../contract/ucp.ts';
-import type { AcpCaller } from '../acp/caller.ts';
-import { AcpFailure } from '../acp/errors.ts';
+import type { AgentCaller } from '../agent-checkout/caller.ts';
+import { AgentCheckoutRefusal } from '../agent-checkout/problems.ts';
+import type { SessionChange, SessionRequest } from '../agent-checkout/request.ts';
 import {
-  type AcpDeps,
-  type Change,
   cancelSession,
-  completeSession,
-  couponsOf,
+  completeAgentSession,
   createSession,
-  type Finish,
-  mergedItems,
   readSession,
-  type SessionState,
   updateSession,
-} from '../acp/sessions.ts';
-import type { AcpSessionRequest } from '../acp/tables.ts';
+} from '../agent-checkout/sessions.ts';
+import type { AgentCheckoutDeps, Finish, SessionState } from '../agent-checkout/types.ts';
 import { listItemsByIds } from '../catalog/service.ts';
 import type { RequestContext } from '../context.ts';
 import type { Negotiated } from './agent.ts';
-import { type ProductFacts, toUcpCheckout } from './answer.ts';
+import { type ProductFacts, toUcpCheckout, type UcpAnswerDeps } from './answer.ts';
 import { UcpFailure } from './errors.ts';
-import { DISCOUNT, FULFILLMENT } from './profile.ts';
+import { codesOf, requestOf } from './request.ts';
 
-export type UcpDeps = AcpDeps;
+/** What UCP's operations need: the core's, and what its answers show. */
+export type UcpDeps = AgentCheckoutDeps & { ucp: UcpAnswerDeps };
 
-const BUYER_EMAIL = z.email().max(254);
+/** A session's id prefix: UCP's sessions are `ucp_cs_…`. */
+const PROTOCOL = 'ucp';
 
 /** POST /checkout-sessions: 201 with the session, quoted and held when it can be. */
 export async function createUcpSession(
   ctx: RequestContext,
   deps: UcpDeps,
-  who: AcpCaller,
+  who: AgentCaller,
   negotiated: Negotiated,
   input: UcpCheckoutCreateRequest,
 ): Promise<UcpCheckout> {
-  const request: AcpSessionRequest = { ...requestOf(input, negotiated), coupons: codesOf(input, negotiated) };
+  const request: SessionRequest = { ...requestOf(input, negotiated), coupons: codesOf(input, negotiated) };
   const answering = answeredWithCommit(deps, negotiated, 201);
-  await createSession(ctx, deps, who, 'ucp', request, answering.finish);
+  await createSession(ctx, deps, who, PROTOCOL, request, answering.finish);
   return answering.answer();
 }
 
@@ -79,16 +75,16 @@ function answeredWithCommit(deps: UcpDeps, negotiated: Negotiated, status: numbe
 export async function updateUcpSession(
   ctx: RequestContext,
   deps: UcpDeps,
-  who: AcpCaller,
+  who: AgentCaller,
   negotiated: Negotiated,
   id: string,
   input: UcpCheckoutUpdateRequest,
 ): Promise<UcpCheckout> {
   const { items, buyer, fulfillmentDetails } = requestOf(input, negotiated);
   // Absent is cleared: the request replaces the checkout's fields, as PUT says.
-  const change: Change = { items, buyer, fulfillmentDetails, coupons: codesOf(input, negotiated) };
+  const change: SessionChange = { items, buyer, fulfillmentDetails, coupons: codesOf(input, negotiated) };
   const answering = answeredWithCommit(deps, negotiated, 200);
-  await updateSession(ctx, deps, who, 'ucp', id, change, answering.finish);
+  await updateSession(ctx, deps, who, PROTOCOL, id, change, answering.finish);
   return answering.answer();
 }
 
@@ -96,23 +92,23 @@ export async function updateUcpSession(
 export async function getUcpSession(
   ctx: RequestContext,
   deps: UcpDeps,
-  who: AcpCaller,
+  who: AgentCaller,
   negotiated: Negotiated,
   id: string,
 ): Promise<UcpCheckout> {
-  return answer(ctx, deps, negotiated, await readSession(ctx, who, 'ucp', id));
+  return answer(ctx, deps, negotiated, await readSession(ctx, who, PROTOCOL, id));
 }
 
 /** POST /checkout-sessions/{id}/cancel: canceled, its stock back at once. */
 export async function cancelUcpSession(
   ctx: RequestContext,
   deps: UcpDeps,
-  who: AcpCaller,
+  who: AgentCaller,
   negotiated: Negotiated,
   id: string,
 ): Promise<UcpCheckout> {
   const answering = answeredWithCommit(deps, negotiated, 200);
-  await cancelSession(ctx, who, 'ucp', id, answering.finish);
+  await cancelSession(ctx, who, PROTOCOL, id, answering.finish);
   return answering.answer();
 }
 
@@ -124,7 +120,7 @@ export async function cancelUcpSession(
 export async function completeUcpSession(
   ctx: RequestContext,
   deps: UcpDeps,
-  who: AcpCaller,
+  who: AgentCaller,
   negotiated: Negotiated,
   id: string,
   input: UcpCheckoutCompleteRequest,
@@ -140,13 +136,14 @@ export async function completeUcpSession(
     throw new UcpFailure(400, 'invalid_request', text('ucp.error.completeNeedsToken'));
   }
   try {
-    const state = await completeSession(ctx, deps, who, 'ucp', id, {
+    const state = await completeAgentSession(ctx, deps, who, PROTOCOL, id, {
       handlerId: instrument.handler_id,
       token,
     });
     return answer(ctx, deps, negotiated, state);
   } catch (err) {
-    if (err instanceof AcpFailure && err.fields.code === 'requires_3ds') {
+    if (!(err instanceof AgentCheckoutRefusal)) throw err;
+    if (err.kind === 'needs_authentication') {
       // The person must confirm the card: the spec's escalation, to the payment page.
       const needsBuyer: UcpMessage = {
         type: 'error',
@@ -155,12 +152,9 @@ export async function completeUcpSession(
         severity: 'requires_buyer_input',
         content: render(ctx.locale ?? BASE_LOCALE, text('ucp.message.requires3ds')),
       };
-      return answer(ctx, deps, negotiated, await readSession(ctx, who, 'ucp', id), [needsBuyer], true);
+      return answer(ctx, deps, negotiated, await readSession(ctx, who, PROTOCOL, id), [needsBuyer], true);
     }
-    const refused =
-      err instanceof AcpFailure &&
-      (err.statusCode === 402 || (err.statusCode === 400 && err.fields.param?.startsWith('$.payment_data')));
-    if (!refused) throw err;
+    if (err.kind !== 'payment_refused' && err.kind !== 'payment_declined') throw err;
     const failed: UcpMessage = {
       type: 'error',
       code: 'payment_failed',
@@ -168,7 +162,7 @@ export async function completeUcpSession(
       severity: 'recoverable',
       content: render(ctx.locale ?? BASE_LOCALE, err.words),
     };
-    return answer(ctx, deps, negotiated, await readSession(ctx, who, 'ucp', id), [failed]);
+    return answer(ctx, deps, negotiated, await readSession(ctx, who, PROTOCOL, id), [failed]);
   }
 }
 
@@ -194,67 +188,14 @@ async function answer(
       });
     }
   }
-  return toUcpCheckout(deps, negotiated, state, facts, ctx.now(), ctx.locale ?? BASE_LOCALE, extra, escalate);
-}
-
-/** The discount codes asked for, when the discount extension was negotiated (else none). */
-function codesOf(
-  input: UcpCheckoutCreateRequest | UcpCheckoutUpdateRequest,
-  negotiated: Negotiated,
-): string[] {
-  return negotiated.has(DISCOUNT) && input.discounts ? couponsOf({ discounts: input.discounts }) : [];
-}
-
-/** A UCP create or update read into the session's request (its items merged, its one destination). */
-function requestOf(
-  input: UcpCheckoutCreateRequest | UcpCheckoutUpdateRequest,
-  negotiated: Negotiated,
-): Omit<AcpSessionRequest, 'coupons'> {
-  const items = mergedItems(input.line_items.map((l) => ({ id: l.item.id, quantity: l.quantity })));
-  const email = input.buyer?.email?.trim();
-  // UCP's buyer.email is any string: ours names an account, so it must be an address.
-  if (email && !BUYER_EMAIL.safeParse(email).success) {
-    throw new UcpFailure(400, 'invalid_request', text('ucp.error.buyerEmail', { max: 254 }));
-  }
-  const given = input.buyer;
-  const buyer =
-    email && given
-      ? {
-          email,
-          ...(given.first_name ? { first_name: given.first_name } : {}),
-          ...(given.last_name ? { last_name: given.last_name } : {}),
-          ...(given.phone_number ? { phone_number: given.phone_number } : {}),
-        }
-      : undefined;
-  const method = negotiated.has(FULFILLMENT) ? input.fulfillment?.methods?.[0] : undefined;
-  if (method?.type && method.type !== 'shipping') {
-    throw new UcpFailure(400, 'invalid_request', text('ucp.error.shippingOnly'));
-  }
-  const destinations = (method?.destinations ?? []) as Array<Record<string, unknown>>;
-  const d = destinations[0];
-  const field = (key: string) => (typeof d?.[key] === 'string' ? (d[key] as string) : '');
-  const phone = field('phone_number') || input.buyer?.phone_number;
-  const name = [field('first_name'), field('last_name')].filter(Boolean).join(' ');
-  const fulfillmentDetails = d
-    ? {
-        ...(phone ? { phone_number: phone } : {}),
-        address: {
-          name:
-            name || [buyer?.first_name, buyer?.last_name].filter(Boolean).join(' ') || (buyer?.email ?? ''),
-          line_one: field('street_address'),
-          ...(field('extended_address') ? { line_two: field('extended_address') } : {}),
-          city: field('address_locality'),
-          state: field('address_region'),
-          country: field('address_country'),
-          postal_code: field('postal_code'),
-        },
-      }
-    : undefined;
-  const locale = input.context?.language;
-  return {
-    items,
-    ...(buyer ? { buyer } : {}),
-    ...(fulfillmentDetails ? { fulfillmentDetails } : {}),
-    ...(typeof locale === 'string' && locale.length <= 35 ? { locale } : {}),
-  };
+  return toUcpCheckout(
+    deps.ucp,
+    negotiated,
+    state,
+    facts,
+    ctx.now(),
+    ctx.locale ?? BASE_LOCALE,
+    extra,
+    escalate,
+  );
 }

@@ -2,28 +2,18 @@ import { sql } from 'drizzle-orm';
 import { bigserial, check, index, integer, jsonb, pgTable, text, timestamp } from 'drizzle-orm/pg-core';
 import { users } from '../auth/tables.ts';
 import { platforms } from '../platforms/tables.ts';
-import { ACP_STORED_STATUSES } from './states.ts';
+import type { SessionProblem } from './problems.ts';
+import type { SessionRequest } from './request.ts';
+import { SESSION_STATUSES } from './states.ts';
 
-/** What an ACP session keeps of its requests (the wire's own fields, as sent). */
-export interface AcpSessionRequest {
-  items: Array<{ id: string; quantity: number; name?: string; unit_amount?: number }>;
-  buyer?: import('../../contract/acp.ts').AcpBuyer;
-  fulfillmentDetails?: {
-    name?: string;
-    phone_number?: string;
-    email?: string;
-    address?: import('../../contract/acp.ts').AcpAddress;
-  };
-  coupons: string[];
-  locale?: string;
-  orderNotes?: string;
-}
+// The tables keep their first names (acp_…): they were ACP's before UCP shared them, and a
+// rename would be a migration for nothing a reader sees.
 
 /**
- * An Agentic Commerce Protocol checkout session (docs/acp.md): what the platform asked for, and
- * the Portage checkout holding its stock. Its states are the ACP machine (states.ts).
+ * An agent checkout session, whichever protocol made it (its id's prefix): what the platform
+ * asked for, and the Portage checkout holding its stock. Its states are the machine of states.ts.
  */
-export const acpSessions = pgTable(
+export const agentSessions = pgTable(
   'acp_sessions',
   {
     id: text('id').primaryKey(),
@@ -33,8 +23,8 @@ export const acpSessions = pgTable(
     agentUserId: text('agent_user_id').references(() => users.id, { onDelete: 'cascade' }),
     /** The account that buys; null until the platform names a buyer. */
     buyerId: text('buyer_id').references(() => users.id, { onDelete: 'cascade' }),
-    status: text('status', { enum: ACP_STORED_STATUSES }).notNull(),
-    request: jsonb('request').$type<AcpSessionRequest>().notNull(),
+    status: text('status', { enum: SESSION_STATUSES }).notNull(),
+    request: jsonb('request').$type<SessionRequest>().notNull(),
     /** The Portage checkout holding the stock (null while not ready for payment). */
     checkoutId: text('checkout_id'),
     /**
@@ -42,8 +32,8 @@ export const acpSessions = pgTable(
      * is complete_in_progress, only that token may complete it (another would be a second charge).
      */
     paymentTokenHash: text('payment_token_hash'),
-    /** Why the last quote could not hold: ACP messages, answered as they are. */
-    messages: jsonb('messages').$type<unknown[]>().notNull(),
+    /** Why the last quote could not hold, or what it says besides (problems.ts), said as each protocol says them. */
+    messages: jsonb('messages').$type<SessionProblem[]>().notNull(),
     createdAt: timestamp('created_at', { withTimezone: true }).notNull(),
     updatedAt: timestamp('updated_at', { withTimezone: true }).notNull(),
     expiresAt: timestamp('expires_at', { withTimezone: true }).notNull(),
@@ -51,7 +41,7 @@ export const acpSessions = pgTable(
   (t) => [
     check(
       'acp_sessions_status_check',
-      sql`${t.status} in (${sql.raw(ACP_STORED_STATUSES.map((s) => `'${s}'`).join(', '))})`,
+      sql`${t.status} in (${sql.raw(SESSION_STATUSES.map((s) => `'${s}'`).join(', '))})`,
     ),
     index('acp_sessions_checkout_idx').on(t.checkoutId),
     // The cleanup's candidates: sessions not known to have made an order, by their end.
@@ -63,7 +53,7 @@ export const acpSessions = pgTable(
  * The sandbox payment handler's vault: a delegated token stands for a test card's outcome under
  * its allowance. No card number is kept (docs/acp.md "Payment").
  */
-export const acpVaultTokens = pgTable('acp_vault_tokens', {
+export const vaultTokens = pgTable('acp_vault_tokens', {
   id: text('id').primaryKey(),
   /** Who vaulted it: a platform, or an agent's person (`user:<id>`). */
   owner: text('owner').notNull(),
@@ -85,7 +75,7 @@ export const acpVaultTokens = pgTable('acp_vault_tokens', {
  * Order events waiting for (or given to) a platform's webhook: the outbox. Rows of one session
  * go out in id order; each keeps its event id across retries.
  */
-export const acpWebhookDeliveries = pgTable(
+export const webhookDeliveries = pgTable(
   'acp_webhook_deliveries',
   {
     id: bigserial('id', { mode: 'number' }).primaryKey(),
@@ -93,9 +83,9 @@ export const acpWebhookDeliveries = pgTable(
     platformId: text('platform_id')
       .notNull()
       .references(() => platforms.id),
-    acpSessionId: text('acp_session_id')
+    sessionId: text('acp_session_id')
       .notNull()
-      .references(() => acpSessions.id, { onDelete: 'cascade' }),
+      .references(() => agentSessions.id, { onDelete: 'cascade' }),
     body: text('body').notNull(),
     attempts: integer('attempts').notNull().default(0),
     nextAttemptAt: timestamp('next_attempt_at', { withTimezone: true }).notNull(),
@@ -107,7 +97,7 @@ export const acpWebhookDeliveries = pgTable(
   },
   (t) => [
     index('acp_webhook_deliveries_pending_idx')
-      .on(t.acpSessionId, t.id)
+      .on(t.sessionId, t.id)
       .where(sql`${t.deliveredAt} is null and ${t.abandonedAt} is null`),
   ],
 );

@@ -1,0 +1,40 @@
+// The one place the agent checkout asks the buyer's checkout for a hold: a session's lines,
+// address and coupon quoted and held as POST /checkout would, for the session's buyer, under a
+// savepoint so a refused hold leaves nothing of itself behind.
+import { type CheckoutDeps, holdCheckout } from '../checkout/service.ts';
+import type { AuthUser, RequestContext } from '../context.ts';
+import type { AgentCaller } from './caller.ts';
+import { withSavepoint } from './queries.ts';
+import type { SessionRequest } from './request.ts';
+import type { SessionRow } from './types.ts';
+
+type ShippingAddressInput = Parameters<typeof holdCheckout>[2]['shipping_address'];
+export type SessionHold = Awaited<ReturnType<typeof holdCheckout>>;
+
+/** Holds the session's lines for `buyer` (a CheckoutRefusal when checkout refuses). */
+export function holdForSession(
+  tx: RequestContext,
+  deps: CheckoutDeps,
+  hold: {
+    who: AgentCaller;
+    session: SessionRow;
+    buyer: AuthUser;
+    request: SessionRequest;
+    address: ShippingAddressInput;
+    coupon: string | undefined;
+  },
+): Promise<SessionHold> {
+  const asBuyer = { ...tx, user: hold.buyer };
+  return withSavepoint(asBuyer, () =>
+    holdCheckout(asBuyer, deps, {
+      shipping_address: hold.address,
+      ...(hold.coupon ? { coupon: hold.coupon } : {}),
+      adapter: {
+        sessionId: hold.session.id,
+        ...('platform' in hold.who ? { owner: hold.who.platform.id } : {}),
+        lines: hold.request.items.map((i) => ({ productId: i.id, quantity: i.quantity })),
+        notAfter: hold.session.expiresAt,
+      },
+    }),
+  );
+}
