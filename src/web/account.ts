@@ -21,7 +21,7 @@ import { listAgents, revokeAgent } from '../modules/oauth/grants.ts';
 import * as orders from '../modules/orders/service.ts';
 import * as returns from '../modules/returns/service.ts';
 import { ownReviewsOf, submitReview } from '../modules/reviews/service.ts';
-import { addressPages } from './addresses.ts';
+import { addressPages } from './addresses/routes.ts';
 import type { WebDeps } from './core.ts';
 import {
   addCookie,

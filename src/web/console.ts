@@ -29,7 +29,7 @@ import { sendInvoice } from '../modules/invoices/routes.ts';
 import { invoiceOf } from '../modules/invoices/service.ts';
 import * as orders from '../modules/orders/service.ts';
 import * as returns from '../modules/returns/service.ts';
-import { addressBlock, type ShownAddress } from './addresses.ts';
+import { addressBlock, type ShownAddress } from './addresses/views.ts';
 import type { WebDeps } from './core.ts';
 import { seeOther, signedIn, type View, viewOf } from './core.ts';
 import { dashboardBody, PERIODS } from './dashboard.ts';

@@ -15,7 +15,8 @@ import * as carts from '../modules/cart/service.ts';
 import { getProduct, listCategories } from '../modules/catalog/service.ts';
 import { createCheckout } from '../modules/checkout/service.ts';
 import { lastShippingProvince } from '../modules/orders/service.ts';
-import { type AddressForm, addressBlock, addressFields, readAddress, typedAddress } from './addresses.ts';
+import { type AddressForm, readAddress, typedAddress } from './addresses/form.ts';
+import { addressBlock, addressFields } from './addresses/views.ts';
 import type { WebDeps } from './core.ts';
 import { seeOther, signedIn, type View, viewOf } from './core.ts';
 import {
