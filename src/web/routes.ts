@@ -10,7 +10,7 @@ import { unavailableOr } from '../http/errors.ts';
 import { acceptForms } from '../http/input.ts';
 import { webSessionUser } from '../modules/auth/web-sessions.ts';
 import { accountPages } from './account.ts';
-import { consolePages } from './console.ts';
+import { consolePages } from './console/routes.ts';
 import {
   beginWebRequest,
   cookieOf,

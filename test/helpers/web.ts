@@ -117,7 +117,7 @@ export class Browser {
   }
 }
 
-/** The visible text of some HTML (tags dropped, entities of escapeHtml undone, spaces squeezed). */
+/** The visible text of some HTML (tags dropped, entities of escapeHtml and ghtml undone, spaces squeezed). */
 export function textOf(html: string): string {
   return html
     .replace(/<(script|style)[\s\S]*?<\/\1>/g, ' ')
@@ -126,6 +126,7 @@ export function textOf(html: string): string {
     .replace(/&gt;/g, '>')
     .replace(/&quot;/g, '"')
     .replace(/&#39;/g, "'")
+    .replace(/&#(\d+);/g, (_, n) => String.fromCharCode(Number(n)))
     .replace(/&amp;/g, '&')
     .replace(/\s+/g, ' ')
     .trim();
