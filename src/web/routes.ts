@@ -22,7 +22,7 @@ import {
   type WebDeps,
   type WebSettings,
 } from './core.ts';
-import { deskPages } from './desk.ts';
+import { deskPages } from './desk/routes.ts';
 import { page, say, WEB_CSP } from './layout.ts';
 import { policyPages } from './policies.ts';
 import { storePages } from './store.ts';
