@@ -1,4 +1,4 @@
-// The seller's console as pages (src/web/console.ts), over inject: the catalogue (create with the
+// The seller's console as pages (src/web/console/), over inject: the catalogue (create with the
 // API's validation messages, edit, unpublish, publish, delete), another seller's product not there,
 // orders shipped and delivered, returns decided, the shop's invoice identity, and the sales charts.
 import { describe, expect, it } from 'vitest';

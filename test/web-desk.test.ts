@@ -1,4 +1,4 @@
-// The admin's desk as pages (src/web/desk.ts), over inject: the platform's analytics with charts,
+// The admin's desk as pages (src/web/desk/), over inject: the platform's analytics with charts,
 // moderating a review, a user's role, coupons, the agent platforms and their keys (shown once),
 // and who may open the desk at all.
 import { eq } from 'drizzle-orm';

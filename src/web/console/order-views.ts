@@ -19,7 +19,7 @@ import {
   moneyText,
   selectField,
 } from '../layout.ts';
-import { type Body, one } from './product-form.ts';
+import { type Body, one } from './form.ts';
 import { consolePage, empty, orderPath, pager, returnPath, rowInput, table, th } from './views.ts';
 
 type Order = Awaited<ReturnType<typeof getShopOrder>>;
@@ -192,7 +192,7 @@ export function returnsView(
       ? t(l, 'web.console.return.whole')
       : t(l, 'web.console.return.items', { n: r.items.length });
   const cell = (key: MessageKey, content: string, num = false) =>
-    html`<td!${num ? ' class="num"' : ''} data-label="${t(l, key)}">!${content}</td>`;
+    html`<td!${num ? html` class="num"` : ''} data-label="${t(l, key)}">!${content}</td>`;
   const reason = (r: ReturnRow) =>
     html`${t(l, 'web.return.reasonName', { reason: r.reason })}!${r.description ? html`<p class="hint">${t(l, 'web.console.return.said', { description: r.description })}</p>` : ''}`;
   const cells = (r: ReturnRow) =>

@@ -16,7 +16,7 @@ import {
   selectField,
   textArea,
 } from '../layout.ts';
-import type { ProductForm } from './product-form.ts';
+import type { ProductForm } from './form.ts';
 import { consolePage, empty, pager, problemOf, productPath, table, th } from './views.ts';
 
 type Detail = Awaited<ReturnType<typeof getProduct>>;

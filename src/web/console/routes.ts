@@ -1,18 +1,15 @@
-// The seller's console: the shop's products (create, edit, publish, unpublish, delete), its orders
-// (confirm one waiting for stock, ship with a tracking number, mark delivered; the detail and the
-// invoice), the returns to decide, the shop's identity on invoices, and the sales with charts.
-// Each handler reads its form, calls the services the API's routes call (src/modules/*/routes.ts)
-// with the API's own schemas, so that a refusal says what the API's 400 would, and chooses the
-// answer; the markup is in the views.
+// The seller's console: the overview, the shop's products (create, edit, publish, unpublish,
+// delete), the shop's identity on invoices, and the sales with charts; its orders and returns are
+// registered from order-routes.ts. Each handler reads its form, calls the services the API's
+// routes call (src/modules/*/routes.ts) with the API's own schemas, so that a refusal says what
+// the API's 400 would, and chooses the answer; the markup is in the views.
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { z } from 'zod';
 import { analyticsQuery } from '../../contract/analytics.ts';
 import { sellerInvoiceBody } from '../../contract/auth.ts';
 import { createProductBody, listProductsQuery, updateProductBody } from '../../contract/catalog.ts';
 import { t } from '../../contract/i18n.ts';
-import { listOrdersQuery, orderStatus, shipOrderBody } from '../../contract/orders.ts';
-import { rejectReturnBody, returnStatus } from '../../contract/returns.ts';
-import { parcelRecipient } from '../../modules/addresses/service.ts';
+import { listOrdersQuery } from '../../contract/orders.ts';
 import { sellerDashboard } from '../../modules/analytics/service.ts';
 import { shopNames, updateInvoiceIdentity, withProfile } from '../../modules/auth/sellers.ts';
 import {
@@ -23,58 +20,41 @@ import {
   listProducts,
   updateProduct,
 } from '../../modules/catalog/service.ts';
-import { shipFromOf } from '../../modules/checkout/service.ts';
-import { sendInvoice } from '../../modules/invoices/routes.ts';
-import { invoiceOf } from '../../modules/invoices/service.ts';
 import * as orders from '../../modules/orders/service.ts';
 import * as returns from '../../modules/returns/service.ts';
 import { seeOther, signedIn, type View, viewOf, type WebDeps } from '../core.ts';
 import { dashboardBody, PERIODS } from '../dashboard.ts';
 import { answerRefusal } from '../form-refusal.ts';
 import { type FormError, readForm, sendHtml } from '../layout.ts';
-import { ordersView, orderView, returnsView } from './order-views.ts';
 import {
   type Body,
+  doneOf,
   formOfBody,
   formOfProduct,
   one,
+  PAGE_SIZE,
   type ProductForm,
+  pageNoOf,
   productBody,
   refuseBlockedImage,
-} from './product-form.ts';
-import { productFormView, productsView } from './product-views.ts';
-import {
-  consolePage,
-  orderPath,
-  overviewView,
-  productPath,
   SHOP_FIELDS,
   type ShopForm,
-  shopView,
-} from './views.ts';
+} from './form.ts';
+import { consoleOrderPages } from './order-routes.ts';
+import { productFormView, productsView } from './product-views.ts';
+import { consolePage, overviewView, productPath, shopView } from './views.ts';
 
 const SELLERS = ['seller'] as const;
-const PAGE_SIZE = 20;
-/** The most rows of a section that waits for the seller (orders to ship, returns to decide). */
-const WAITING = 50;
 
 type Detail = Awaited<ReturnType<typeof getOwnProduct>>;
 
-const pageNoOf = (v: unknown) => Math.max(1, Math.min(1000, Number.parseInt(String(v ?? '1'), 10) || 1));
-/** `?done=` names what the last form did; only the known ones are said. */
-const doneOf = <D extends string>(known: readonly D[], v: unknown): D | undefined =>
-  known.find((d) => d === v);
-
 const PRODUCT_DONE = ['created', 'saved', 'published', 'unpublished', 'deleted'] as const;
-const ORDER_DONE = ['shipped', 'delivered', 'confirmed'] as const;
-const RETURN_DONE = ['approved', 'rejected'] as const;
 
 export function consolePages(app: FastifyInstance, deps: WebDeps) {
   const s = deps.settings;
   const pageRoute = { config: { auth: 'public', limit: 'pages' }, schema: { hide: true } } as const;
   const postRoute = (limit: 'productWrites' | 'orders' | 'returns') =>
     ({ config: { auth: 'public', limit }, schema: { hide: true } }) as const;
-  const returnsDeps = { ...deps.commerce, returnWindowDays: deps.returnWindowDays };
 
   /** The caller's product (any, for an admin); another seller's is not there for them (404). */
   const ownProduct = (req: FastifyRequest, id: string) => {
@@ -82,11 +62,7 @@ export function consolePages(app: FastifyInstance, deps: WebDeps) {
     return getOwnProduct(req.ctx, id);
   };
 
-  /** An order of the caller's shop (any, for an admin); one they bought, or another shop's, is 404 here. */
-  const shopOrder = (req: FastifyRequest, id: string) => {
-    signedIn(req, SELLERS);
-    return orders.getShopOrder(req.ctx, id);
-  };
+  consoleOrderPages(app, deps);
 
   // ---- overview ----------------------------------------------------------------------------
 
@@ -225,209 +201,6 @@ export function consolePages(app: FastifyInstance, deps: WebDeps) {
     await deleteProduct(req.ctx, req.params.productId);
     return 'deleted';
   });
-
-  // ---- orders ------------------------------------------------------------------------------
-
-  app.get<{ Querystring: Record<string, string | undefined> }>(
-    '/console/orders',
-    pageRoute,
-    async (req, reply) => {
-      signedIn(req, SELLERS);
-      const v = viewOf(req, reply, s);
-      const status = orderStatus.safeParse(req.query.status).data;
-      const pageNo = pageNoOf(req.query.page);
-      const list = await orders.listOrders(
-        req.ctx,
-        listOrdersQuery.parse({ status, limit: PAGE_SIZE, offset: (pageNo - 1) * PAGE_SIZE }),
-        'seller',
-      );
-      const toShip = status
-        ? undefined
-        : await orders.listOrders(
-            req.ctx,
-            listOrdersQuery.parse({ status: 'confirmed', limit: WAITING, sort: 'oldest' }),
-            'seller',
-          );
-      const done = doneOf(ORDER_DONE, req.query.done);
-      return sendHtml(
-        reply,
-        ordersView(v, {
-          status,
-          toShip: toShip?.orders,
-          orders: list.orders,
-          pageNo,
-          more: list.total > pageNo * PAGE_SIZE,
-          done: done && t(v.p.locale, 'web.console.order.done', { done }),
-        }),
-      );
-    },
-  );
-
-  /** An order's page, with the parcel's recipient (the order's address, as the seller ships it). */
-  const orderPage = async (
-    req: FastifyRequest,
-    v: View,
-    id: string,
-    o: { error?: FormError; typed?: Body; done?: string } = {},
-  ) => {
-    const order = await shopOrder(req, id);
-    return orderView(v, order, await parcelRecipient(req.ctx, order.id, order.sellerId), o);
-  };
-
-  app.get<{ Params: { orderId: string }; Querystring: Record<string, string | undefined> }>(
-    '/console/orders/:orderId',
-    pageRoute,
-    async (req, reply) => {
-      signedIn(req, SELLERS);
-      const v = viewOf(req, reply, s);
-      const done = doneOf(ORDER_DONE, req.query.done);
-      return sendHtml(
-        reply,
-        await orderPage(req, v, req.params.orderId, {
-          done: done && t(v.p.locale, 'web.console.order.done', { done }),
-        }),
-      );
-    },
-  );
-
-  app.get<{ Params: { orderId: string } }>(
-    '/console/orders/:orderId/invoice',
-    pageRoute,
-    async (req, reply) => {
-      await shopOrder(req, req.params.orderId);
-      const l = viewOf(req, reply, s).p.locale;
-      reply.header('content-security-policy', "default-src 'none'");
-      return sendInvoice(reply, await invoiceOf(req.ctx, deps.invoices, req.params.orderId, l));
-    },
-  );
-
-  /** A step of an order (POST /orders/:id/ship, /deliver, /confirm); a refusal shows on the order's page. */
-  const orderAction = (
-    path: string,
-    act: (req: FastifyRequest<{ Params: { orderId: string }; Body: Body }>) => Promise<unknown>,
-    done: (typeof ORDER_DONE)[number],
-  ) =>
-    app.post<{ Params: { orderId: string }; Body: Body }>(
-      `/console/orders/:orderId/${path}`,
-      postRoute('orders'),
-      async (req, reply) => {
-        const id = req.params.orderId;
-        await shopOrder(req, id);
-        try {
-          await act(req);
-        } catch (err) {
-          return answerRefusal(req, reply, s, err, (v, error) =>
-            orderPage(req, v, id, { error, typed: req.body }),
-          );
-        }
-        const back = one(req.body?.from) === 'list' ? '/console/orders' : orderPath(id);
-        return seeOther(reply, `${back}?done=${done}`);
-      },
-    );
-
-  orderAction(
-    'ship',
-    (req) =>
-      orders.shipOrder(
-        req.ctx,
-        deps.commerce,
-        req.params.orderId,
-        readForm(shipOrderBody, {
-          carrier: one(req.body.carrier),
-          trackingNumber: one(req.body.trackingNumber),
-        }),
-      ),
-    'shipped',
-  );
-  orderAction('deliver', (req) => orders.deliverOrder(req.ctx, req.params.orderId), 'delivered');
-  orderAction(
-    'confirm',
-    (req) => orders.confirmPendingOrder(req.ctx, req.params.orderId, shipFromOf),
-    'confirmed',
-  );
-
-  // ---- returns -----------------------------------------------------------------------------
-
-  const returnsPage = async (
-    req: FastifyRequest,
-    v: View,
-    o: { error?: FormError; refused?: string; done?: string } = {},
-  ) => {
-    const query = req.query as Record<string, string | undefined>;
-    const status = returnStatus.safeParse(query.status).data;
-    const pageNo = pageNoOf(query.page);
-    const waiting = await returns.listReturns(
-      req.ctx,
-      { status: 'pending', limit: WAITING, offset: 0 },
-      'seller',
-    );
-    const list = await returns.listReturns(
-      req.ctx,
-      { status, limit: PAGE_SIZE, offset: (pageNo - 1) * PAGE_SIZE },
-      'seller',
-    );
-    return returnsView(v, {
-      ...o,
-      waiting: waiting.returns,
-      returns: list.returns,
-      status,
-      pageNo,
-      more: list.total > pageNo * PAGE_SIZE,
-    });
-  };
-
-  app.get<{ Querystring: Record<string, string | undefined> }>(
-    '/console/returns',
-    pageRoute,
-    async (req, reply) => {
-      signedIn(req, SELLERS);
-      const v = viewOf(req, reply, s);
-      const done = doneOf(RETURN_DONE, req.query.done);
-      return sendHtml(
-        reply,
-        await returnsPage(req, v, { done: done && t(v.p.locale, 'web.console.return.done', { done }) }),
-      );
-    },
-  );
-
-  /** A decision on a return (POST /returns/:id/approve, /reject); a refusal shows on the returns' page. */
-  const decision = (
-    path: 'approve' | 'reject',
-    act: (req: FastifyRequest<{ Params: { returnId: string }; Body: Body }>) => Promise<unknown>,
-    done: (typeof RETURN_DONE)[number],
-  ) =>
-    app.post<{ Params: { returnId: string }; Body: Body }>(
-      `/console/returns/:returnId/${path}`,
-      postRoute('returns'),
-      async (req, reply) => {
-        signedIn(req, SELLERS);
-        try {
-          await act(req);
-        } catch (err) {
-          return answerRefusal(req, reply, s, err, (v, error) =>
-            returnsPage(req, v, { error, refused: req.params.returnId }),
-          );
-        }
-        return seeOther(reply, `/console/returns?done=${done}`);
-      },
-    );
-
-  decision(
-    'approve',
-    (req) => returns.approveReturn(req.ctx, returnsDeps, req.params.returnId, undefined),
-    'approved',
-  );
-  decision(
-    'reject',
-    (req) =>
-      returns.rejectReturn(
-        req.ctx,
-        returnsDeps,
-        req.params.returnId,
-        readForm(rejectReturnBody, { note: one(req.body.note) }).note,
-      ),
-    'rejected',
-  );
 
   // ---- the shop ----------------------------------------------------------------------------
 

@@ -5,6 +5,7 @@ import { html } from 'ghtml';
 import { type Locale, type MessageKey, t } from '../../contract/i18n.ts';
 import type { View } from '../core.ts';
 import { csrfField, type FormError, field, formAlert, notice, page, provinceName, tabs } from '../layout.ts';
+import type { ShopForm } from './form.ts';
 
 export const productPath = (id: string) => `/console/products/${encodeURIComponent(id)}`;
 export const orderPath = (id: string) => `/console/orders/${encodeURIComponent(id)}`;
@@ -46,9 +47,9 @@ export function pager(
 
 /** A table in its own scrolling box; `stack`: on a phone each row is a card, each cell under its `data-label`. */
 export const table = (head: string[], rows: string[], caption?: string, stack = false) =>
-  html`<div class="table-wrap" tabindex="0"><table!${stack ? ' class="stack"' : ''}>!${caption ? html`<caption class="visually-hidden">${caption}</caption>` : ''}<thead><tr>!${head}</tr></thead><tbody>!${rows}</tbody></table></div>`;
+  html`<div class="table-wrap" tabindex="0"><table!${stack ? html` class="stack"` : ''}>!${caption ? html`<caption class="visually-hidden">${caption}</caption>` : ''}<thead><tr>!${head}</tr></thead><tbody>!${rows}</tbody></table></div>`;
 export const th = (label: string, num = false) =>
-  html`<th scope="col"!${num ? ' class="num"' : ''}>${label}</th>`;
+  html`<th scope="col"!${num ? html` class="num"` : ''}>${label}</th>`;
 export const empty = (l: Locale, key: MessageKey) => html`<div class="card"><p>${t(l, key)}</p></div>`;
 
 /** A field's problem, for inputs the form helpers do not draw (checkboxes, a row's own input). */
@@ -100,16 +101,6 @@ export function overviewView(v: View, w: Waiting) {
 </div><p><a class="button" href="/console/products/new">${t(l, 'web.console.product.add')}</a> <a class="button secondary" href="/console/analytics">${t(l, 'web.console.seeAnalytics')}</a></p>`,
   );
 }
-
-export const SHOP_FIELDS = [
-  'legalName',
-  'street',
-  'city',
-  'postalCode',
-  'gstHstNumber',
-  'qstNumber',
-] as const;
-export type ShopForm = Record<(typeof SHOP_FIELDS)[number], string>;
 
 /** /console/shop: the shop's name and province, and the form of what its invoices name it by. */
 export function shopView(

@@ -21,23 +21,12 @@ import {
   selectField,
   textArea,
 } from '../layout.ts';
-import { deskPage, type Form, one } from './views.ts';
+import { type Form, one, type TaxForm } from './form.ts';
+import { deskPage } from './views.ts';
 
 type Platform = Awaited<ReturnType<typeof listPlatforms>>[number];
 
 // ---- the platform's tax profile --------------------------------------------------------------
-
-/** The fields of the platform's tax profile, as PUT /admin/tax-profile takes them. */
-export const TAX_FIELDS = [
-  'legalName',
-  'street',
-  'city',
-  'province',
-  'postalCode',
-  'gstHstNumber',
-  'qstNumber',
-] as const;
-export type TaxForm = Record<(typeof TAX_FIELDS)[number], string>;
 
 /** /desk/tax: whether the profile is set (and when), and its form, replaced whole. */
 export function taxView(

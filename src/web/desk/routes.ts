@@ -35,18 +35,21 @@ import { dashboardBody, PERIODS } from '../dashboard.ts';
 import { answerRefusal } from '../form-refusal.ts';
 import { type FormError, readForm, sendHtml } from '../layout.ts';
 import {
-  type Issued,
-  platformsView,
-  policiesView,
+  centsOf,
+  type Form,
+  filled,
+  numberOf,
+  one,
+  oneOf,
+  pageNumber,
+  queryOf,
   TAX_FIELDS,
   type TaxForm,
-  taxView,
-} from './platform-views.ts';
+} from './form.ts';
+import { type Issued, platformsView, policiesView, taxView } from './platform-views.ts';
 import {
   couponsView,
   deskPage,
-  type Form,
-  one,
   REVIEW_FILTERS,
   REVIEWS_PER_PAGE,
   type ReviewFilter,
@@ -55,26 +58,6 @@ import {
 } from './views.ts';
 
 const ADMINS = ['admin'] as const;
-
-/** A value typed into a field, or undefined when left blank. */
-const filled = (v: unknown) => {
-  const s = one(v)?.trim();
-  return s ? s : undefined;
-};
-/** A number typed into a field (NaN when it is not one: the schema words the problem). */
-const numberOf = (v: unknown) => {
-  const s = filled(v);
-  return s === undefined ? undefined : Number(s.replace(',', '.'));
-};
-/** Dollars typed into a field, as cents. */
-const centsOf = (v: unknown) => {
-  const n = numberOf(v);
-  return n === undefined || !Number.isFinite(n) ? n : Math.round(n * 100);
-};
-const queryOf = (req: FastifyRequest, name: string) => one((req.query as Record<string, unknown>)[name]);
-const oneOf = <T extends string>(list: readonly T[], v: string | undefined, fallback: T): T =>
-  list.includes(v as T) ? (v as T) : fallback;
-const pageNumber = (v: string | undefined) => Math.max(1, Math.min(1000, Number.parseInt(v ?? '1', 10) || 1));
 
 export function deskPages(app: FastifyInstance, deps: WebDeps) {
   const s = deps.settings;

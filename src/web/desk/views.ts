@@ -24,13 +24,7 @@ import {
   tabs,
   textArea,
 } from '../layout.ts';
-
-/** A form as posted: a name's one value, or several. */
-export type Form = Record<string, string | string[] | undefined>;
-
-/** A form's or a query's one value (a repeated name counts its first). */
-export const one = (v: unknown): string | undefined =>
-  typeof v === 'string' ? v : Array.isArray(v) && typeof v[0] === 'string' ? v[0] : undefined;
+import { type Form, one } from './form.ts';
 
 const deskTabs = (v: View) => {
   const l = v.p.locale;

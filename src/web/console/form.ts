@@ -1,6 +1,6 @@
-// The seller's product form as a person fills it: what was typed (the price in dollars, a comma
-// for the decimal point in French), the API's body made from it, and the one check the pages add
-// (an image their CSP would block).
+// The console's forms as a person fills them: the product form (the price in dollars, a comma for
+// the decimal point in French), the API's body made from it and the one check the pages add (an
+// image their CSP would block); the shop's invoice identity.
 import { AppError } from '../../contract/errors.ts';
 import { type Locale, text } from '../../contract/i18n.ts';
 import type { getProduct } from '../../modules/catalog/service.ts';
@@ -8,8 +8,28 @@ import type { getProduct } from '../../modules/catalog/service.ts';
 export type Body = Record<string, string | string[] | undefined>;
 type Detail = Awaited<ReturnType<typeof getProduct>>;
 
+/** The rows of a list's page. */
+export const PAGE_SIZE = 20;
+/** A list's page number from its query, 1 to 1000. */
+export const pageNoOf = (v: unknown) =>
+  Math.max(1, Math.min(1000, Number.parseInt(String(v ?? '1'), 10) || 1));
+/** `?done=` names what the last form did; only the known ones are said. */
+export const doneOf = <D extends string>(known: readonly D[], v: unknown): D | undefined =>
+  known.find((d) => d === v);
+
 /** A form's one value (a repeated name counts its first). */
 export const one = (v: string | string[] | undefined) => (Array.isArray(v) ? v[0] : v) ?? '';
+
+export const SHOP_FIELDS = [
+  'legalName',
+  'street',
+  'city',
+  'postalCode',
+  'gstHstNumber',
+  'qstNumber',
+] as const;
+/** The shop's invoice identity as typed. */
+export type ShopForm = Record<(typeof SHOP_FIELDS)[number], string>;
 
 /** The product form's fields as typed (the price in dollars), to show again after a refusal. */
 export interface ProductForm {
