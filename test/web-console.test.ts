@@ -1,4 +1,4 @@
-// The seller's console as pages (src/web/console.ts), over inject: the catalogue (create with the
+// The seller's console as pages (src/web/console/), over inject: the catalogue (create with the
 // API's validation messages, edit, unpublish, publish, delete), another seller's product not there,
 // orders shipped and delivered, returns decided, the shop's invoice identity, and the sales charts.
 import { describe, expect, it } from 'vitest';
@@ -214,8 +214,7 @@ describe('the console’s catalogue', () => {
       const page = await b.get(path);
       expect(page.status, path).toBe(200);
       expect(page.html, path).not.toContain('<script>alert(1)</script>');
-      // Escaped, by name or by number (`&lt;`, `&#60;`): the same text to a browser.
-      expect(page.html, path).toMatch(/&(lt|#60);script&(gt|#62);alert\(1\)&(lt|#60);\/script&(gt|#62);/);
+      expect(textOf(page.html), path).toContain('<script>alert(1)</script>');
     }
   });
 });

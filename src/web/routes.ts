@@ -10,7 +10,7 @@ import { unavailableOr } from '../http/errors.ts';
 import { acceptForms } from '../http/input.ts';
 import { webSessionUser } from '../modules/auth/web-sessions.ts';
 import { accountPages } from './account/routes.ts';
-import { consolePages } from './console.ts';
+import { consolePages } from './console/routes.ts';
 import {
   beginWebRequest,
   cookieOf,
@@ -22,7 +22,7 @@ import {
   type WebDeps,
   type WebSettings,
 } from './core.ts';
-import { deskPages } from './desk.ts';
+import { deskPages } from './desk/routes.ts';
 import { page, say, WEB_CSP } from './layout.ts';
 import { policyPages } from './policies/routes.ts';
 import { storePages } from './store/routes.ts';

@@ -24,6 +24,10 @@ export const findUser = async (ctx: RequestContext, id: string): Promise<UserRow
 export const findUserByEmail = async (ctx: RequestContext, email: string): Promise<UserRow | undefined> =>
   (await ctx.db.select().from(users).where(eq(users.email, email.trim().toLowerCase())))[0];
 
+/** The user named by an id or, when it has an `@`, by an email (the admin's desk finds either); undefined when none. */
+export const findUserByIdOrEmail = (ctx: RequestContext, idOrEmail: string): Promise<UserRow | undefined> =>
+  idOrEmail.includes('@') ? findUserByEmail(ctx, idOrEmail) : findUser(ctx, idOrEmail);
+
 /** A new account. Answers 409 when the email is taken (emails are unique, case-insensitively). */
 export async function insertUser(
   ctx: RequestContext,

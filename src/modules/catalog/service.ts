@@ -493,6 +493,16 @@ export async function getProduct(ctx: RequestContext, id: string): Promise<Detai
   return detail;
 }
 
+/** A product of the caller's catalog (any, for an admin); another seller's is not there for them (404). */
+export async function getOwnProduct(ctx: RequestContext, id: string): Promise<Detail> {
+  const me = caller(ctx);
+  const product = await getProduct(ctx, id);
+  if (product.sellerId !== me.id && me.role !== 'admin') {
+    throw notFound('error.catalog.productNotFound', { id });
+  }
+  return product;
+}
+
 /** A product the caller may see (getProduct's rule): its seller and status; otherwise 404. */
 export async function visibleProduct(
   ctx: RequestContext,

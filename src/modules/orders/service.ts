@@ -315,6 +315,15 @@ export async function getOwnOrder(ctx: RequestContext, orderId: string): Promise
   return toDetail(row, await itemsOf(ctx, orderId));
 }
 
+/** An order of the caller's shop (any, for an admin); one they bought, or another shop's, is 404. */
+export async function getShopOrder(ctx: RequestContext, orderId: string): Promise<Detail> {
+  const me = caller(ctx);
+  const order = await getOrder(ctx, orderId);
+  if (order.sellerId !== me.id && me.role !== 'admin')
+    throw notFound('error.orders.notFound', { id: orderId });
+  return order;
+}
+
 // ---- transitions -----------------------------------------------------------------------------
 
 function actorOf(me: AuthUser, row: OrderRow): Actor {

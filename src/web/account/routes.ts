@@ -13,7 +13,7 @@ import { endWebSession, startWebSession } from '../../modules/auth/web-sessions.
 import * as carts from '../../modules/cart/service.ts';
 import { listAgents, revokeAgent } from '../../modules/oauth/grants.ts';
 import * as orders from '../../modules/orders/service.ts';
-import { addressPages } from '../addresses.ts';
+import { addressPages } from '../addresses/routes.ts';
 import {
   addCookie,
   cookieText,

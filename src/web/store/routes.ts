@@ -13,7 +13,7 @@ import * as carts from '../../modules/cart/service.ts';
 import { getProduct, listCategories } from '../../modules/catalog/service.ts';
 import { createCheckout } from '../../modules/checkout/service.ts';
 import { lastShippingProvince } from '../../modules/orders/service.ts';
-import { readAddress, typedAddress } from '../addresses.ts';
+import { readAddress, typedAddress } from '../addresses/form.ts';
 import { seeOther, signedIn, type View, viewOf, type WebDeps } from '../core.ts';
 import { type FormError, formErrorOf, readForm, sendHtml, shownRefusal } from '../layout.ts';
 import { filtersOf, ID, storeQuery } from './search-query.ts';

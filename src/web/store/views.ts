@@ -7,7 +7,8 @@ import { PROVINCES } from '../../contract/common.ts';
 import { formatDollars, type Locale, t } from '../../contract/i18n.ts';
 import type { SavedAddress } from '../../modules/addresses/service.ts';
 import type { getCart } from '../../modules/cart/service.ts';
-import { type AddressForm, addressBlock, addressFields } from '../addresses.ts';
+import type { AddressForm } from '../addresses/form.ts';
+import { addressBlock, addressFields } from '../addresses/views.ts';
 import type { View } from '../core.ts';
 import {
   amountRows,

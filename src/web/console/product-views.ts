@@ -1,0 +1,114 @@
+// The seller's products as pages: the list (with publish, unpublish and delete on each row) and
+// the form that creates or edits one. Markup only.
+import { html } from 'ghtml';
+import { t } from '../../contract/i18n.ts';
+import type { getProduct, listProducts } from '../../modules/catalog/service.ts';
+import type { View } from '../core.ts';
+import {
+  actionButton,
+  badge,
+  checkbox,
+  csrfField,
+  type FormError,
+  field,
+  formAlert,
+  moneyText,
+  selectField,
+  textArea,
+} from '../layout.ts';
+import type { ProductForm } from './form.ts';
+import { consolePage, empty, pager, problemOf, productPath, table, th } from './views.ts';
+
+type Detail = Awaited<ReturnType<typeof getProduct>>;
+type ProductRow = Awaited<ReturnType<typeof listProducts>>['products'][number];
+
+/** /console/products: the shop's products, a page of them, each with its next steps. */
+export function productsView(
+  v: View,
+  o: { products: readonly ProductRow[]; pageNo: number; more: boolean; error?: FormError; done?: string },
+) {
+  const l = v.p.locale;
+  const row = (p: ProductRow) => {
+    const path = productPath(p.id);
+    const publish =
+      p.status === 'active'
+        ? actionButton(v, {
+            action: `${path}/status`,
+            label: t(l, 'web.console.product.unpublish'),
+            kind: 'secondary',
+            fields: { status: 'inactive' },
+          })
+        : actionButton(v, {
+            action: `${path}/status`,
+            label: t(l, 'web.console.product.publish'),
+            fields: { status: 'active' },
+          });
+    const remove = actionButton(v, {
+      action: `${path}/delete`,
+      label: t(l, 'web.console.product.delete'),
+      kind: 'danger',
+    });
+    const view =
+      p.status === 'active'
+        ? html`<br><a class="hint" href="/shop/products/${encodeURIComponent(p.id)}">${t(l, 'web.console.product.view')}</a>`
+        : '';
+    return html`<tr><td><a href="${path}">${p.title}</a>!${view}</td><td>!${badge(l, p.status, 'web.console.product.statusName', { status: p.status })}</td><td class="num">${p.stockQuantity}</td><td class="num">${moneyText(v, p.priceCents)}</td>
+<td><a href="${path}">${t(l, 'web.console.product.editLink')}<span class="visually-hidden"> ${p.title}</span></a> !${publish} !${remove}</td></tr>`;
+  };
+  const list = o.products.length
+    ? table(
+        [
+          th(t(l, 'web.cart.product')),
+          th(t(l, 'web.console.product.status')),
+          th(t(l, 'web.console.product.stock'), true),
+          th(t(l, 'web.cart.price'), true),
+          th(t(l, 'web.console.actions')),
+        ],
+        o.products.map(row),
+        t(l, 'web.console.products'),
+      )
+    : empty(l, 'web.console.product.none');
+  return consolePage(
+    v,
+    t(l, 'web.console.products'),
+    html`!${formAlert(o.error)}<p><a class="button" href="/console/products/new">${t(l, 'web.console.product.add')}</a></p>!${list}!${pager(l, '/console/products', {}, o.pageNo, o.more)}`,
+    o.done,
+  );
+}
+
+/** The form of a new product, or of `product` being edited, with what was typed and its refusal. */
+export function productFormView(
+  v: View,
+  o: {
+    product?: Detail;
+    categories: readonly { id: string; name: string }[];
+    values: ProductForm;
+    error?: FormError;
+    done?: string;
+  },
+) {
+  const l = v.p.locale;
+  const f = o.values;
+  const error = o.error;
+  const creating = !o.product;
+  const statuses = creating ? (['active', 'draft'] as const) : (['active', 'inactive', 'draft'] as const);
+  const title = o.product
+    ? t(l, 'web.console.product.edit', { title: o.product.title })
+    : t(l, 'web.console.product.new');
+  const action = o.product ? productPath(o.product.id) : '/console/products/new';
+  const form = html`<form method="post" action="${action}" class="card" novalidate>!${csrfField(v)}!${formAlert(error)}
+!${field({ name: 'title', label: t(l, 'web.console.product.title'), value: f.title, required: true, error, attrs: ' maxlength="200"' })}
+!${textArea({ name: 'description', label: t(l, 'web.console.product.description'), value: f.description, error, attrs: ' maxlength="10000"' })}
+<div class="row">!${field({ name: 'price', problemField: 'priceCents', label: t(l, 'web.console.product.price'), hint: t(l, 'web.console.product.priceHint'), value: f.price, required: true, error, attrs: ' inputmode="decimal" maxlength="20"' })}
+!${field({ name: 'stockQuantity', type: 'number', label: t(l, 'web.console.product.stock'), value: f.stockQuantity, error, attrs: ' min="0" step="1" inputmode="numeric"' })}
+!${field({ name: 'weight', label: t(l, 'web.console.product.weight'), hint: t(l, 'web.console.product.weightHint'), value: f.weight, error, attrs: ' inputmode="decimal" maxlength="20"' })}</div>
+!${selectField({ name: 'categoryId', label: t(l, 'web.console.product.category'), value: f.categoryId, error, options: [{ value: '', label: t(l, 'web.console.product.noCategory') }, ...o.categories.map((c) => ({ value: c.id, label: c.name }))] })}
+<fieldset><legend>${t(l, 'web.console.product.kind')}</legend>
+!${checkbox({ name: 'isDigital', label: t(l, 'web.console.product.isDigital'), checked: f.isDigital })}!${problemOf(error, 'isDigital', 'f-isDigital')}
+!${checkbox({ name: 'isPerishable', label: t(l, 'web.console.product.isPerishable'), checked: f.isPerishable })}!${problemOf(error, 'isPerishable', 'f-isPerishable')}</fieldset>
+!${field({ name: 'imageUrl', type: 'url', label: t(l, 'web.console.product.imageUrl'), hint: t(l, 'web.console.product.imageHint'), value: f.imageUrl, error, attrs: ' maxlength="2048"' })}
+!${selectField({ name: 'status', label: t(l, 'web.console.product.status'), value: f.status, error, options: statuses.map((x) => ({ value: x, label: t(l, 'web.console.product.statusName', { status: x }) })) })}
+<button type="submit">${t(l, creating ? 'web.console.product.create' : 'web.console.product.save')}</button></form>
+<p><a href="/console/products">${t(l, 'web.console.product.back')}</a></p>`;
+  return consolePage(v, title, form, o.done);
+}

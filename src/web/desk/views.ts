@@ -1,0 +1,276 @@
+// The admin's desk's frame, and its pages for people and what they write: reviews to moderate,
+// a user and their role, coupons. Markup only: each function takes values and draws them; the
+// platform's own settings (tax profile, agent platforms, policies) are in platform-views.ts.
+import { html } from 'ghtml';
+import { PROVINCES, ROLES } from '../../contract/common.ts';
+import { formatDate, formatMoney, formatNumber, type Locale, t } from '../../contract/i18n.ts';
+import type { UserRow } from '../../modules/auth/users.ts';
+import type { findCoupon, listCoupons } from '../../modules/coupons/service.ts';
+import type { listReviewsForModeration } from '../../modules/reviews/service.ts';
+import type { View } from '../core.ts';
+import {
+  actionButton,
+  badge,
+  csrfField,
+  dateText,
+  type FormError,
+  field,
+  formAlert,
+  moneyText,
+  notice,
+  page,
+  provinceName,
+  selectField,
+  tabs,
+  textArea,
+} from '../layout.ts';
+import { type Form, one } from './form.ts';
+
+const deskTabs = (v: View) => {
+  const l = v.p.locale;
+  return tabs(v, t(l, 'web.desk.sections'), [
+    { href: '/desk', label: t(l, 'web.desk.tab.analytics') },
+    { href: '/desk/reviews', label: t(l, 'web.desk.tab.reviews') },
+    { href: '/desk/users', label: t(l, 'web.desk.tab.users') },
+    { href: '/desk/coupons', label: t(l, 'web.desk.tab.coupons') },
+    { href: '/desk/platforms', label: t(l, 'web.desk.tab.platforms') },
+    { href: '/desk/policies', label: t(l, 'web.desk.tab.policies') },
+    { href: '/desk/tax', label: t(l, 'web.desk.tab.tax') },
+  ]);
+};
+
+/** A desk page: its heading, the desk's tabs, then `body` (HTML). */
+export const deskPage = (v: View, title: string, body: string) =>
+  page(v, { title, body: html`<h1>${title}</h1>!${deskTabs(v)}!${body}` });
+
+// ---- reviews -------------------------------------------------------------------------------
+
+export const REVIEW_FILTERS = ['pending', 'published', 'rejected', 'all'] as const;
+export type ReviewFilter = (typeof REVIEW_FILTERS)[number];
+export const REVIEWS_PER_PAGE = 20;
+
+type Review = Awaited<ReturnType<typeof listReviewsForModeration>>['reviews'][number];
+
+/** /desk/reviews: the reviews in one state (pending first), each with publish or hide, a page of them. */
+export function reviewsView(
+  v: View,
+  o: {
+    filter: ReviewFilter;
+    pageNo: number;
+    reviews: readonly Review[];
+    total: number;
+    /** Each reviewed product's title, by id. */
+    titles: ReadonlyMap<string, string>;
+    done?: string;
+    error?: FormError;
+  },
+) {
+  const l = v.p.locale;
+  const back = { filter: o.filter };
+  const item = (r: Review) => {
+    const id = encodeURIComponent(r.review_id);
+    const product = o.titles.get(r.product_id) ?? r.product_id;
+    const publish =
+      r.status === 'published'
+        ? ''
+        : actionButton(v, {
+            action: `/desk/reviews/${id}/publish`,
+            label: t(l, 'web.desk.reviews.publish'),
+            fields: back,
+          });
+    const hide =
+      r.status === 'rejected'
+        ? ''
+        : actionButton(v, {
+            action: `/desk/reviews/${id}/hide`,
+            label: t(l, 'web.desk.reviews.hide'),
+            kind: 'danger',
+            fields: back,
+          });
+    const verified = r.verified_purchase ? html` !${badge(l, 'verified', 'web.desk.reviews.verified')}` : '';
+    const link = r.has_link ? html` !${badge(l, 'link', 'web.desk.reviews.hasLink')}` : '';
+    const by = t(l, 'web.desk.reviews.by', {
+      author: r.author,
+      date: formatDate(l, new Date(r.created_at * 1000), 'America/Toronto'),
+    });
+    return html`<article class="card review"><p>!${badge(l, r.status, 'web.desk.reviews.state', { status: r.status })}!${verified}!${link}</p>
+<h2>${t(l, 'web.search.stars', { n: r.rating })}!${r.title ? html` · ${r.title}` : ''}</h2>
+!${r.comment ? html`<p>${r.comment}</p>` : ''}
+<p class="hint">${by} · <a href="/shop/products/${encodeURIComponent(r.product_id)}">${t(l, 'web.desk.reviews.about', { product })}</a> · <a href="/desk/users?user=${encodeURIComponent(r.buyer_id)}">${t(l, 'web.desk.reviews.buyer')}</a></p>
+<div>!${publish} !${hide}</div></article>`;
+  };
+  const filterForm = html`<form method="get" action="/desk/reviews" class="row card">!${selectField({
+    name: 'status',
+    label: t(l, 'web.desk.reviews.statusFilter'),
+    value: o.filter,
+    options: REVIEW_FILTERS.map((f) => ({ value: f, label: t(l, 'web.desk.reviews.status', { status: f }) })),
+  })}<button type="submit" class="secondary">${t(l, 'web.desk.show')}</button></form>`;
+  const more = o.total > o.pageNo * REVIEWS_PER_PAGE;
+  const link = (n: number, rel: 'prev' | 'next') =>
+    html`<a href="/desk/reviews?status=${o.filter}&amp;page=${n}" rel="${rel}">${t(l, rel === 'prev' ? 'web.search.previous' : 'web.search.next')}</a>`;
+  const pager =
+    o.pageNo > 1 || more
+      ? html`<nav class="pager" aria-label="${t(l, 'web.search.pages')}">!${o.pageNo > 1 ? link(o.pageNo - 1, 'prev') : ''}!${more ? link(o.pageNo + 1, 'next') : ''}</nav>`
+      : '';
+  const items = o.reviews.length
+    ? o.reviews.map(item)
+    : html`<div class="card"><p>${t(l, 'web.desk.reviews.none')}</p></div>`;
+  return deskPage(
+    v,
+    t(l, 'web.desk.reviews.title'),
+    html`!${notice(o.done)}!${formAlert(o.error)}!${filterForm}<p role="status">${t(l, 'web.desk.reviews.count', { n: o.total })}</p>!${items}!${pager}`,
+  );
+}
+
+// ---- users ---------------------------------------------------------------------------------
+
+/** A user found, with their shop: `hasShop` (a seller's profile), and its name. */
+export interface FoundUser {
+  user: UserRow;
+  hasShop: boolean;
+  shop?: string;
+}
+
+/** /desk/users: find a user by id or email; the one found, and the form that changes their role. */
+export function usersView(
+  v: View,
+  o: { id?: string; found?: FoundUser; done?: string; error?: FormError; form?: Form },
+) {
+  const l = v.p.locale;
+  const findForm = html`<form method="get" action="/desk/users" class="row card">!${field({
+    name: 'user',
+    label: t(l, 'web.desk.users.id'),
+    value: o.id ?? '',
+    required: true,
+    hint: t(l, 'web.desk.users.idHint'),
+    autocomplete: 'off',
+    attrs: ' maxlength="320"',
+  })}<button type="submit" class="secondary">${t(l, 'web.desk.find')}</button></form>`;
+  const found = o.found
+    ? userCard(v, o.found, o)
+    : o.id
+      ? html`<div class="card"><p role="status">${t(l, 'web.desk.users.notFound', { id: o.id })}</p></div>`
+      : '';
+  return deskPage(v, t(l, 'web.desk.users.title'), html`!${notice(o.done)}!${findForm}!${found}`);
+}
+
+/** A user's facts, then the role form (with a shop's name and province when they have no shop yet). */
+function userCard(v: View, { user, hasShop, shop }: FoundUser, o: { error?: FormError; form?: Form }) {
+  const l = v.p.locale;
+  const f = o.form ?? {};
+  const shopFields = hasShop
+    ? ''
+    : html`<fieldset><legend>${t(l, 'web.desk.users.shop')}</legend><p class="hint">${t(l, 'web.desk.users.shopHint')}</p>
+!${field({ name: 'shopName', label: t(l, 'web.desk.users.shopName'), value: one(f.shopName) ?? '', error: o.error, autocomplete: 'off', attrs: ' maxlength="100"' })}
+!${selectField({
+        name: 'province',
+        label: t(l, 'web.desk.users.province'),
+        value: one(f.province) ?? '',
+        error: o.error,
+        options: [
+          { value: '', label: t(l, 'web.checkout.chooseProvince') },
+          ...PROVINCES.map((p) => ({ value: p, label: provinceName(l, p) })),
+        ],
+      })}</fieldset>`;
+  const role = selectField({
+    name: 'role',
+    label: t(l, 'web.desk.users.newRole'),
+    value: one(f.role) ?? user.role,
+    required: true,
+    error: o.error,
+    options: ROLES.map((r) => ({ value: r, label: t(l, 'web.desk.users.roleName', { role: r }) })),
+  });
+  return html`<section class="card" aria-labelledby="user-h"><h2 id="user-h">${user.name}</h2><dl class="specs">
+<dt>${t(l, 'web.desk.users.email')}</dt><dd>${user.email}</dd>
+<dt>${t(l, 'web.desk.users.emailVerified')}</dt><dd>${t(l, user.emailVerified ? 'web.desk.yes' : 'web.desk.no')}</dd>
+<dt>${t(l, 'web.desk.users.role')}</dt><dd>${t(l, 'web.desk.users.roleName', { role: user.role })}</dd>
+<dt>${t(l, 'web.desk.users.shop')}</dt><dd>${shop === undefined ? t(l, 'web.desk.users.noShop') : shop}</dd>
+</dl></section>
+<form method="post" action="/desk/users/${encodeURIComponent(user.id)}/role" class="card" novalidate>!${csrfField(v)}<h2>${t(l, 'web.desk.users.changeRole')}</h2>!${formAlert(o.error)}
+!${role}
+!${shopFields}<p class="hint">${t(l, 'web.desk.users.roleHint')}</p>
+<button type="submit">${t(l, 'web.desk.users.changeRole')}</button></form>`;
+}
+
+// ---- coupons -------------------------------------------------------------------------------
+
+type Coupon = NonNullable<Awaited<ReturnType<typeof findCoupon>>>;
+type RecentCoupon = Awaited<ReturnType<typeof listCoupons>>[number];
+
+const discount = (l: Locale, c: { discountPercent: number | null; discountCents: number | null }) =>
+  c.discountPercent !== null
+    ? t(l, 'web.desk.coupons.percentOff', { n: c.discountPercent })
+    : t(l, 'web.desk.coupons.amountOff', { amount: formatMoney(l, c.discountCents ?? 0) });
+
+/** /desk/coupons: find one by code (what it gives, its limits, how often used), create one, the recent ones. */
+export function couponsView(
+  v: View,
+  o: {
+    lookup?: string;
+    /** The coupon looked up and its redemptions; none when no coupon has that code. */
+    found?: { coupon: Coupon; used: number };
+    recent: readonly RecentCoupon[];
+    done?: string;
+    error?: FormError;
+    form?: Form;
+  },
+) {
+  const l = v.p.locale;
+  const f = o.form ?? {};
+  const value = (name: string) => one(f[name]) ?? '';
+  const e = o.error;
+  const findForm = html`<form method="get" action="/desk/coupons" class="row card">!${field({
+    name: 'lookup',
+    label: t(l, 'web.desk.coupons.find'),
+    value: o.lookup ?? '',
+    required: true,
+    autocomplete: 'off',
+    attrs: ' maxlength="40"',
+  })}<button type="submit" class="secondary">${t(l, 'web.desk.find')}</button></form>`;
+  const found = !o.lookup
+    ? ''
+    : o.found
+      ? couponCard(v, o.found.coupon, o.found.used)
+      : html`<div class="card"><p role="status">${t(l, 'web.desk.coupons.notFound', { code: o.lookup })}</p></div>`;
+  const createForm = html`<form method="post" action="/desk/coupons" class="card" novalidate>!${csrfField(v)}<h2>${t(l, 'web.desk.coupons.create')}</h2>!${formAlert(e)}
+!${field({ name: 'code', label: t(l, 'web.desk.coupons.code'), value: value('code'), required: true, hint: t(l, 'web.desk.coupons.codeHint'), autocomplete: 'off', error: e, attrs: ' maxlength="40"' })}
+<fieldset><legend>${t(l, 'web.desk.coupons.discount')}</legend><p class="hint">${t(l, 'web.desk.coupons.discountHint')}</p><div class="row">
+!${field({ name: 'discountPercent', label: t(l, 'web.desk.coupons.percent'), type: 'number', value: value('discountPercent'), error: e, attrs: ' min="0" max="100" step="any" inputmode="decimal"' })}
+!${field({ name: 'discountAmount', label: t(l, 'web.desk.coupons.amount'), type: 'number', value: value('discountAmount'), error: e, problemField: 'discountCents', attrs: ' min="0" step="0.01" inputmode="decimal"' })}
+</div></fieldset>
+!${field({ name: 'minSubtotal', label: t(l, 'web.desk.coupons.minimum'), type: 'number', value: value('minSubtotal'), error: e, problemField: 'minSubtotalCents', attrs: ' min="0" step="0.01" inputmode="decimal"' })}
+!${field({ name: 'expirationDate', label: t(l, 'web.desk.coupons.expires'), type: 'date', value: value('expirationDate'), error: e })}
+<div class="row">!${field({ name: 'maxRedemptions', label: t(l, 'web.desk.coupons.maxRedemptions'), type: 'number', value: value('maxRedemptions'), error: e, attrs: ' min="1" step="1" inputmode="numeric"' })}
+!${field({ name: 'maxRedemptionsPerCustomer', label: t(l, 'web.desk.coupons.maxPerCustomer'), type: 'number', value: value('maxRedemptionsPerCustomer'), error: e, attrs: ' min="1" step="1" inputmode="numeric"' })}</div>
+!${textArea({ name: 'terms', label: t(l, 'web.desk.coupons.terms'), value: value('terms'), error: e, attrs: ' maxlength="1000"' })}
+<button type="submit">${t(l, 'web.desk.coupons.submit')}</button></form>`;
+  const row = (c: RecentCoupon) =>
+    html`<tr><td><a href="/desk/coupons?lookup=${encodeURIComponent(c.code)}">${c.code}</a></td><td>${discount(l, c)}</td><td>${c.expirationDate ? dateText(v, c.expirationDate) : t(l, 'web.desk.coupons.noEnd')}</td><td class="num">${formatNumber(l, c.redemptions)}</td></tr>`;
+  const list = o.recent.length
+    ? html`<h2>${t(l, 'web.desk.coupons.recent')}</h2><div class="table-wrap" tabindex="0"><table><thead><tr><th scope="col">${t(l, 'web.desk.coupons.code')}</th><th scope="col">${t(l, 'web.desk.coupons.discount')}</th><th scope="col">${t(l, 'web.desk.coupons.expiresShort')}</th><th scope="col" class="num">${t(l, 'web.desk.coupons.redemptions')}</th></tr></thead><tbody>!${o.recent.map(row)}</tbody></table></div>`
+    : '';
+  return deskPage(
+    v,
+    t(l, 'web.desk.coupons.title'),
+    html`!${notice(o.done)}!${findForm}!${found}!${createForm}!${list}`,
+  );
+}
+
+/** A coupon's facts: what it gives, its floor, its end, its limits, its redemptions, its terms. */
+function couponCard(v: View, c: Coupon, used: number) {
+  const l = v.p.locale;
+  const noLimit = t(l, 'web.desk.coupons.noLimit');
+  const limits = t(l, 'web.desk.coupons.limitsValue', {
+    total: c.maxRedemptions === null ? noLimit : formatNumber(l, c.maxRedemptions),
+    each: c.maxRedemptionsPerCustomer === null ? noLimit : formatNumber(l, c.maxRedemptionsPerCustomer),
+  });
+  const terms = c.terms ? html`<dt>${t(l, 'web.desk.coupons.termsShort')}</dt><dd>${c.terms}</dd>` : '';
+  return html`<section class="card" aria-labelledby="coupon-h"><h2 id="coupon-h">${c.code}</h2><dl class="specs">
+<dt>${t(l, 'web.desk.coupons.discount')}</dt><dd>${discount(l, c)}</dd>
+<dt>${t(l, 'web.desk.coupons.minimumShort')}</dt><dd>${moneyText(v, c.minSubtotalCents)}</dd>
+<dt>${t(l, 'web.desk.coupons.expiresShort')}</dt><dd>${c.expiresOn ? dateText(v, c.expiresOn) : t(l, 'web.desk.coupons.noEnd')}</dd>
+<dt>${t(l, 'web.desk.coupons.limits')}</dt><dd>${limits}</dd>
+<dt>${t(l, 'web.desk.coupons.redemptions')}</dt><dd>${formatNumber(l, used)}</dd>
+!${terms}
+</dl></section>`;
+}
