@@ -2,8 +2,9 @@
 // as marketplace operator for a tax the seller is not registered for), the buyer, each line, the
 // subtotal, discount, shipping, each tax line with its rate, the total, and a credit note page per
 // refund. Every word comes from the catalogues (`invoice.*`), money from formatMoney, dates from
-// formatDate; pen.ts draws it. pdfkit writes it with DejaVu Sans embedded (subset): every accent of French prints as
-// itself. Runs in the renderer's worker threads (render-worker.ts): it reads nothing but its input.
+// formatDate; pen.ts draws it. pdfkit writes it with DejaVu Sans embedded (subset): every accent of
+// French prints as itself. Runs in the renderer's worker threads (render-worker.ts): it reads
+// nothing but its input.
 import PDFDocument from 'pdfkit';
 import {
   BOOKS_TIME_ZONE,
