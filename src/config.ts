@@ -1,12 +1,17 @@
 // The one place where the environment is read. Everything else receives a typed Config.
-// Long because it is one place: every variable's parsing and its error message stay together.
-import { createPrivateKey } from 'node:crypto';
-import { readFileSync } from 'node:fs';
-import { isIP } from 'node:net';
+// loadConfig reads every variable and gathers every problem in one pass; how one variable is read
+// is config/parse.ts, and the parts with rules of their own are config/keys.ts (signing keys),
+// config/payments.ts and config/proxies.ts (TRUST_PROXY).
 import path from 'node:path';
 import { z } from 'zod';
+import { signingKeys } from './config/keys.ts';
+import { type Env, httpUrl, intIn, list, normalOrigin, truncate } from './config/parse.ts';
+import { type PaymentsConfig, paymentsConfig } from './config/payments.ts';
+import { type TrustProxy, trustedProxies } from './config/proxies.ts';
 import { isOrigin } from './contract/format.ts';
 import { LOCALES, type Locale } from './contract/i18n.ts';
+
+export { type PaymentsConfig, SANDBOX_DEV_WEBHOOK_SECRET } from './config/payments.ts';
 
 export const APP_ENVS = ['development', 'staging', 'production'] as const;
 export type AppEnv = (typeof APP_ENVS)[number];
@@ -64,7 +69,7 @@ export interface Config {
    * Which proxies in front of the service to believe about the client address: none
    * (false), the nearest N hops, or these addresses/CIDRs. Never every hop.
    */
-  trustProxy: false | number | string[];
+  trustProxy: TrustProxy;
   /** How long an instance may trust what it last read of a token's user (ms). */
   authCacheMs: number;
   /** Search engine: the in-process index (memory) or plain SQL. */
@@ -84,36 +89,16 @@ export interface Config {
   /** Invoices drawn at once in worker threads, and how many more may wait before a 503. */
   invoiceRender: { threads: number; queue: number };
 }
-
-export interface PaymentsConfig {
-  /** Stripe when STRIPE_SECRET_KEY is set; the built-in sandbox otherwise. */
-  provider: 'sandbox' | 'stripe';
-  /** The secret webhook events are signed with (Stripe's `whsec_…`, or the sandbox's). */
-  webhookSecret: string;
-  stripeSecretKey: string | undefined;
-  publishableKey: string;
-  /** Where the Stripe SDK sends its requests (tests point it at a local server); undefined: Stripe's own. */
-  stripeApiBase: URL | undefined;
-  /** Platform fee in basis points of (items - discount) per order. */
-  platformFeeBps: number;
-}
-
 export interface MailConfig {
   /** SMTP server URL (smtp:// or smtps://); undefined writes .eml files under $DATA_DIR/mail/. */
   smtpUrl: string | undefined;
   from: string;
 }
-
-/** The sandbox's webhook secret in development when PAYMENT_WEBHOOK_SECRET is not set. */
-export const SANDBOX_DEV_WEBHOOK_SECRET = 'whsec_portage_sandbox_development_only';
-
 export class ConfigError extends Error {
   constructor(readonly problems: string[]) {
     super(`Invalid configuration:\n${problems.map((p) => `- ${p}`).join('\n')}`);
   }
 }
-
-type Env = Record<string, string | undefined>;
 
 const GOOGLE = {
   issuer: 'https://accounts.google.com',
@@ -121,45 +106,7 @@ const GOOGLE = {
   tokenEndpoint: 'https://oauth2.googleapis.com/token',
   jwksUri: 'https://www.googleapis.com/oauth2/v3/certs',
 };
-
-// Spelled in two parts so that secret scanners do not take this pattern for a key.
-/** Whether a PEM is a PKCS#8 EC private key on P-256 (UCP signs with ES256 only). */
-function isP256PrivateKey(pem: string): boolean {
-  if (!PKCS8_PEM.test(pem)) return false;
-  try {
-    const key = createPrivateKey(pem);
-    return key.asymmetricKeyType === 'ec' && key.asymmetricKeyDetails?.namedCurve === 'prime256v1';
-  } catch {
-    return false;
-  }
-}
-
-const PKCS8_PEM = new RegExp(`-----BEGIN ${'PRIVATE'} KEY-----`);
-
 const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'];
-
-const intIn = (min: number, max: number) =>
-  z
-    .string()
-    .regex(/^\d+$/, 'must be a whole number')
-    .transform(Number)
-    .refine((n) => n >= min && n <= max, `must be between ${min} and ${max}`);
-
-const httpUrl = z.string().refine((v) => {
-  try {
-    const u = new URL(v);
-    return u.protocol === 'http:' || u.protocol === 'https:';
-  } catch {
-    return false;
-  }
-}, 'must be an http(s) URL');
-
-const list = (v: string | undefined) =>
-  (v ?? '')
-    .split(',')
-    .map((s) => s.trim())
-    .filter(Boolean);
-
 /**
  * Reads and validates the environment. Collects every problem before failing so that an
  * operator fixes a bad deployment in one pass; throws ConfigError with one line per problem.
@@ -203,53 +150,12 @@ export function loadConfig(env: Env = process.env): Config {
     publicBaseUrl = `http://localhost:${port}`;
   }
   publicBaseUrl = publicBaseUrl.replace(/\/+$/, '');
-
-  let jwtPrivateKey = env.JWT_PRIVATE_KEY || undefined;
-  if (!jwtPrivateKey && env.JWT_PRIVATE_KEY_FILE) {
-    try {
-      jwtPrivateKey = readFileSync(env.JWT_PRIVATE_KEY_FILE, 'utf8');
-    } catch {
-      problems.push(`JWT_PRIVATE_KEY_FILE: cannot read ${env.JWT_PRIVATE_KEY_FILE}`);
-    }
-  }
-  if (jwtPrivateKey && !PKCS8_PEM.test(jwtPrivateKey)) {
-    problems.push(
-      'JWT_PRIVATE_KEY: must be an RSA private key in PKCS#8 PEM form (as openssl genpkey writes it)',
-    );
-  }
-  if (!jwtPrivateKey && deployed) {
-    problems.push(
-      `JWT_PRIVATE_KEY (or JWT_PRIVATE_KEY_FILE): required when APP_ENV=${appEnv}; no default key is used`,
-    );
-  }
-  const jwtPreviousPublicKeys =
-    (env.JWT_PREVIOUS_PUBLIC_KEYS ?? '').match(
-      /-----BEGIN PUBLIC KEY-----[\s\S]+?-----END PUBLIC KEY-----/g,
-    ) ?? [];
-
-  // UCP's signing key is its own (not the token key): UCP requires ES256, and it rotates apart.
-  let ucpSigningKey = env.UCP_SIGNING_KEY || undefined;
-  if (!ucpSigningKey && env.UCP_SIGNING_KEY_FILE) {
-    try {
-      ucpSigningKey = readFileSync(env.UCP_SIGNING_KEY_FILE, 'utf8');
-    } catch {
-      problems.push(`UCP_SIGNING_KEY_FILE: cannot read ${env.UCP_SIGNING_KEY_FILE}`);
-    }
-  }
-  if (ucpSigningKey && !isP256PrivateKey(ucpSigningKey)) {
-    problems.push(
-      'UCP_SIGNING_KEY: must be an EC P-256 private key in PKCS#8 PEM form (openssl genpkey -algorithm EC -pkeyopt ec_paramgen_curve:P-256)',
-    );
-  }
-  if (!ucpSigningKey && deployed) {
-    problems.push(
-      `UCP_SIGNING_KEY (or UCP_SIGNING_KEY_FILE): required when APP_ENV=${appEnv}; no default key is used`,
-    );
-  }
-  const ucpPreviousPublicKeys =
-    (env.UCP_PREVIOUS_PUBLIC_KEYS ?? '').match(
-      /-----BEGIN PUBLIC KEY-----[\s\S]+?-----END PUBLIC KEY-----/g,
-    ) ?? [];
+  const { jwtPrivateKey, jwtPreviousPublicKeys, ucpSigningKey, ucpPreviousPublicKeys } = signingKeys(
+    env,
+    problems,
+    deployed,
+    appEnv,
+  );
 
   const accessTokenTtlSeconds = pick('ACCESS_TOKEN_TTL_SECONDS', intIn(1, 86_400), 3600);
   const agentTokenTtlSeconds = pick('AGENT_TOKEN_TTL_SECONDS', intIn(60, 86_400), 3600);
@@ -378,101 +284,4 @@ export function loadConfig(env: Env = process.env): Config {
     defaultLocale,
     invoiceRender,
   };
-}
-
-function paymentsConfig(
-  pick: <T>(name: string, schema: z.ZodType<T>, fallback: T) => T,
-  problems: string[],
-  deployed: boolean,
-  appEnv: AppEnv,
-): PaymentsConfig {
-  const stripeSecretKey = pick<string | undefined>(
-    'STRIPE_SECRET_KEY',
-    z
-      .string()
-      .regex(/^(sk|rk)_(test|live)_[A-Za-z0-9]+$/, 'must be a Stripe secret key (sk_test_…, sk_live_…)'),
-    undefined,
-  );
-  const provider = stripeSecretKey ? 'stripe' : 'sandbox';
-  // The sandbox takes no money: anyone holding a session's page could "pay" with a test card.
-  if (provider === 'sandbox' && appEnv === 'production') {
-    problems.push('STRIPE_SECRET_KEY: required when APP_ENV=production (the sandbox takes no money)');
-  }
-  let webhookSecret = pick<string | undefined>(
-    'PAYMENT_WEBHOOK_SECRET',
-    z.string().min(16, 'must be at least 16 characters').max(200),
-    undefined,
-  );
-  if (!webhookSecret) {
-    if (provider === 'stripe' || deployed) {
-      problems.push(
-        provider === 'stripe'
-          ? 'PAYMENT_WEBHOOK_SECRET: required with STRIPE_SECRET_KEY (the whsec_… of the webhook endpoint)'
-          : `PAYMENT_WEBHOOK_SECRET: required when APP_ENV=${appEnv}`,
-      );
-    }
-    webhookSecret = SANDBOX_DEV_WEBHOOK_SECRET;
-  }
-  const publishableKey = pick<string | undefined>(
-    'STRIPE_PUBLISHABLE_KEY',
-    z.string().regex(/^pk_(test|live)_[A-Za-z0-9]+$/, 'must be a Stripe publishable key (pk_test_…)'),
-    undefined,
-  );
-  if (provider === 'stripe' && !publishableKey) {
-    problems.push('STRIPE_PUBLISHABLE_KEY: required with STRIPE_SECRET_KEY');
-  }
-  const apiBase = pick<string | undefined>('STRIPE_API_BASE', httpUrl, undefined);
-  return {
-    provider,
-    webhookSecret,
-    stripeSecretKey,
-    publishableKey: publishableKey ?? 'pk_sandbox_portage',
-    stripeApiBase: apiBase ? new URL(apiBase) : undefined,
-    platformFeeBps: pick('PLATFORM_FEE_BPS', intIn(0, 10_000), 250),
-  };
-}
-
-const PROXY_KEYWORDS = ['loopback', 'linklocal', 'uniquelocal'];
-
-/**
- * TRUST_PROXY: `false`, a hop count (`1`: the one proxy in front), or addresses/CIDRs of the
- * proxies. `true` is refused: trusting every hop lets a caller pick their own address by
- * sending X-Forwarded-For, and with it escape every per-address limit.
- */
-function trustedProxies(raw: string | undefined, problems: string[]): Config['trustProxy'] {
-  const v = raw?.trim() ?? '';
-  if (v === '' || v === 'false' || v === '0') return false;
-  if (/^\d+$/.test(v)) {
-    const hops = Number(v);
-    if (hops <= 10) return hops;
-    problems.push('TRUST_PROXY: a hop count must be between 0 and 10');
-    return false;
-  }
-  if (v === 'true') {
-    problems.push(
-      'TRUST_PROXY: "true" would trust every hop (any client could choose its address); give the number of proxies in front (e.g. 1) or their addresses/CIDRs',
-    );
-    return false;
-  }
-  const entries = list(v);
-  for (const e of entries) {
-    const [addr, bits, extra] = e.split('/');
-    const family = isIP(addr ?? '');
-    const bitsOk =
-      bits === undefined || (/^\d{1,3}$/.test(bits) && Number(bits) <= (family === 6 ? 128 : 32));
-    if (!PROXY_KEYWORDS.includes(e) && (!family || !bitsOk || extra !== undefined)) {
-      problems.push(
-        `TRUST_PROXY: "${truncate(e)}" is not a hop count, an address, a CIDR or one of ${PROXY_KEYWORDS.join(', ')}`,
-      );
-    }
-  }
-  return entries;
-}
-
-function normalOrigin(v: string): string {
-  return isOrigin(v) ? new URL(v).origin : v;
-}
-
-function truncate(v: string): string {
-  return v.length > 40 ? `${v.slice(0, 37)}...` : v;
 }

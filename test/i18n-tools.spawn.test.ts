@@ -1,4 +1,5 @@
 import { Client, InMemoryTransport } from '@modelcontextprotocol/client';
+import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { PortageClient } from '../src/client/index.ts';
 import { t as say } from '../src/contract/i18n.ts';
@@ -151,8 +152,8 @@ describe('with no language asked for', () => {
       () => server.close(),
     );
 
-    // biome-ignore lint/suspicious/noExplicitAny: the helpers check the result's shape
-    const call = async (name: string, args = {}) => (await agent.callTool({ name, arguments: args })) as any;
+    const call = async (name: string, args = {}) =>
+      (await agent.callTool({ name, arguments: args })) as CallToolResult;
     // Before any answer: the base locale (nothing says otherwise yet).
     const before = toolFailed(await call('get_product'), 'VALIDATION_ERROR', 400);
     expect(before.error).toBe('Invalid input for get_product: id is required');

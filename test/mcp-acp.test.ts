@@ -4,6 +4,7 @@
 // checked against our zod contract of ACP and the official schema, and so is every ACP error in a
 // JSON-RPC error's data.
 import { Client, InMemoryTransport, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
+import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { PortageClient } from '../src/client/index.ts';
 import { acpCheckoutSession, acpError } from '../src/contract/acp.ts';
@@ -60,17 +61,32 @@ async function connect(era: Era, withToken = token): Promise<Client> {
  * A session answered by a tool: structuredContent, the same JSON as its text, ACP's CheckoutSession
  * (CheckoutSessionWithOrder once completed, as the binding's complete answers).
  */
-// biome-ignore lint/suspicious/noExplicitAny: sessions are asserted by the tests
-function session(result: any) {
+function session(answer: unknown) {
+  const result = toolResult(answer);
   expect(result.isError ?? false, JSON.stringify(result.content)).toBe(false);
   expect(result.content).toEqual([{ type: 'text', text: JSON.stringify(result.structuredContent) }]);
-  const answer = result.structuredContent;
-  expectOfficial(acpProblems(answer?.status === 'completed' ? 'completed' : 'session', answer), answer);
-  return acpCheckoutSession.parse(answer);
+  const structured = result.structuredContent;
+  expectOfficial(
+    acpProblems(structured?.status === 'completed' ? 'completed' : 'session', structured),
+    structured,
+  );
+  return acpCheckoutSession.parse(structured);
+}
+
+/** A tools/call result, however it came (the SDK client's answer, a raw JSON-RPC result). */
+function toolResult(answer: unknown): CallToolResult {
+  expect(answer, 'a tools/call result').toMatchObject({ content: expect.any(Array) });
+  return answer as CallToolResult;
+}
+
+/** A JSON-RPC answer as the tests read it: a result, or an error with ACP's Error as its data. */
+interface RpcAnswer {
+  result?: unknown;
+  error?: { code: number; message: string; data?: unknown };
 }
 
 /** A raw tools/call at /mcp: the JSON-RPC answer. */
-async function rpc(name: string, args: unknown, withToken = token, id = 1) {
+async function rpc(name: string, args: unknown, withToken = token, id = 1): Promise<RpcAnswer> {
   const res = await postMcp(
     baseUrl,
     { jsonrpc: '2.0', id, method: 'tools/call', params: { name, arguments: args } },
@@ -81,13 +97,12 @@ async function rpc(name: string, args: unknown, withToken = token, id = 1) {
 }
 
 /** The ACP error of a JSON-RPC error answer: code -32000, message the error's, data ACP's Error. */
-// biome-ignore lint/suspicious/noExplicitAny: JSON-RPC answers are asserted by the tests
-function acpFailure(answer: any) {
+function acpFailure(answer: RpcAnswer) {
   expect(answer.result, JSON.stringify(answer)).toBeUndefined();
-  expect(answer.error.code).toBe(-32000);
-  const data = acpError.parse(answer.error.data);
-  expectOfficial(acpProblems('error', answer.error.data), answer.error.data);
-  expect(answer.error.message).toBe(data.message);
+  expect(answer.error?.code).toBe(-32000);
+  const data = acpError.parse(answer.error?.data);
+  expectOfficial(acpProblems('error', answer.error?.data), answer.error?.data);
+  expect(answer.error?.message).toBe(data.message);
   return data;
 }
 
@@ -370,9 +385,9 @@ describe('errors', () => {
     for (const [name, args, message] of cases) {
       const answer = await rpc(name, args);
       expect(answer.result, JSON.stringify(args)).toBeUndefined();
-      expect(answer.error.code, JSON.stringify(args)).toBe(-32602);
-      expect(answer.error.message).toMatch(new RegExp(`^Invalid arguments for ${name}: `));
-      expect(answer.error.message).toMatch(message);
+      expect(answer.error?.code, JSON.stringify(args)).toBe(-32602);
+      expect(answer.error?.message).toMatch(new RegExp(`^Invalid arguments for ${name}: `));
+      expect(answer.error?.message).toMatch(message);
     }
   });
 

@@ -2,6 +2,7 @@
 // v2 client (both protocol eras) and raw JSON-RPC over fetch, against the real service on a
 // port over a real database, with agents' tokens minted as the authorization server issues them.
 import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
+import type { CallToolResult, TextContent } from '@modelcontextprotocol/sdk/types.js';
 import { eq } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ACP_TOOLS } from '../src/contract/acp-tools.ts';
@@ -86,8 +87,7 @@ async function message(res: Response) {
 }
 
 const call = async (client: Client, name: string, args: Record<string, unknown> = {}) =>
-  // biome-ignore lint/suspicious/noExplicitAny: the helpers check the result's shape
-  (await client.callTool({ name, arguments: args })) as any;
+  (await client.callTool({ name, arguments: args })) as CallToolResult;
 
 describe.each(['legacy', 'modern'] as const)('POST /mcp, %s era', (era) => {
   it('lists the 14 tools with their schemas, then the ACP binding’s 5', async () => {
@@ -413,9 +413,9 @@ describe('views (MCP Apps) over /mcp', () => {
     const legacy = await connect(agent, 'legacy');
     expect((await legacy.listTools()).tools.map((x) => x.name)).not.toContain('set_cart_quantity');
     const answer = await call(legacy, 'search_products', { query: word });
-    expect(answer._meta['portage/view']).toContain(`Cedar ${word} paddle`);
+    expect(answer._meta?.['portage/view']).toContain(`Cedar ${word} paddle`);
     // Its text and structuredContent are today's.
-    expect(JSON.parse(answer.content[0].text)).toEqual(answer.structuredContent);
+    expect(JSON.parse((answer.content[0] as TextContent).text)).toEqual(answer.structuredContent);
     expect(Object.keys(answer).sort()).toEqual(['_meta', 'content', 'structuredContent']);
   });
 
@@ -423,7 +423,7 @@ describe('views (MCP Apps) over /mcp', () => {
     const modern = await connect(agent, 'modern');
     const answer = await call(modern, 'search_products', { query: word });
     expect(answer._meta?.['portage/view']).toBeUndefined();
-    expect(answer.structuredContent.items).toHaveLength(2);
+    expect(answer.structuredContent?.items).toHaveLength(2);
   });
 });
 

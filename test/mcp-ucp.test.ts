@@ -4,6 +4,7 @@
 // checked against our zod contract of UCP and the result mcp.openrpc.json gives its tool, and every
 // protocol error in a JSON-RPC error against our contract (the spec gives it no schema).
 import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
+import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ucpCatalogLookupResponse, ucpCheckout, ucpOrder, ucpProtocolError } from '../src/contract/ucp.ts';
 import { AcpClient } from './helpers/acp.ts';
@@ -63,12 +64,15 @@ async function connect(era: Era): Promise<Client> {
 }
 
 /** A tool's UCP payload: structuredContent, the same JSON as its text, the result mcp.openrpc.json gives `tool`. */
-// biome-ignore lint/suspicious/noExplicitAny: payloads are asserted by the tests
-function payload(tool: string, result: any) {
+function payload(tool: string, answer: unknown): Record<string, unknown> {
+  expect(answer, 'a tools/call result').toMatchObject({ content: expect.any(Array) });
+  const result = answer as CallToolResult;
   expect(result.isError ?? false, JSON.stringify(result.content)).toBe(false);
   expect(result.content).toEqual([{ type: 'text', text: JSON.stringify(result.structuredContent) }]);
-  expectOfficial(ucpToolProblems(tool, result.structuredContent), result.structuredContent);
-  return result.structuredContent;
+  const structured = result.structuredContent;
+  expectOfficial(ucpToolProblems(tool, structured), structured);
+  if (!structured) throw new Error(`${tool} answered no structuredContent`);
+  return structured;
 }
 
 async function rpc(

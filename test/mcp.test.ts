@@ -12,7 +12,18 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import type { CallToolResult, Tool as McpTool } from '@modelcontextprotocol/sdk/types.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { toolsMarkdownTable } from '../src/contract/tools.ts';
+import type { z } from 'zod';
+import {
+  addToCartTool,
+  applyCouponTool,
+  checkInventoryTool,
+  getCartTool,
+  getProductTool,
+  removeFromCartTool,
+  searchProductsTool,
+  type Tool,
+  toolsMarkdownTable,
+} from '../src/contract/tools.ts';
 import { type SignedIn, useTestApp } from './helpers/app.ts';
 import { admin, buyer, coupon, product, seller, uniqueWord } from './helpers/builders.ts';
 import { TOOL_NAMES } from './helpers/mcp.ts';
@@ -72,16 +83,15 @@ async function call(client: Client, name: string, args: Record<string, unknown> 
   return (await client.callTool({ name, arguments: args })) as CallToolResult;
 }
 
-/** A successful result: structuredContent and the same JSON as text. */
-// biome-ignore lint/suspicious/noExplicitAny: tool outputs are asserted by the tests
-function ok(result: CallToolResult): any {
+/** A successful result: structuredContent and the same JSON as text, typed as `tool`'s output. */
+function ok<O extends z.ZodType>(result: CallToolResult, _tool: Tool<z.ZodObject, O>): z.output<O> {
   expect(result.isError ?? false, JSON.stringify(result.content)).toBe(false);
   expect(result.structuredContent).toBeDefined();
   expect(result.content).toHaveLength(1);
   const [first] = result.content;
   expect(first?.type).toBe('text');
   expect(JSON.parse((first as { text: string }).text)).toEqual(result.structuredContent);
-  return result.structuredContent;
+  return result.structuredContent as z.output<O>;
 }
 
 interface ToolErrorBody {
@@ -200,39 +210,53 @@ describe('tools/list', () => {
   });
 
   it('has the spec’s ranges, enums and defaults', () => {
-    // biome-ignore lint/suspicious/noExplicitAny: JSON Schema fragments
-    const props = (name: string) => toolNamed(name).inputSchema.properties as Record<string, any>;
+    /** What the test reads of one input property's JSON Schema. */
+    interface PropertySchema {
+      type?: unknown;
+      description?: string;
+      enum?: unknown[];
+      default?: unknown;
+    }
+    const prop = (tool: string, name: string): PropertySchema => {
+      const property = toolNamed(tool).inputSchema.properties?.[name];
+      expect(property, `${tool}.${name}`).toBeDefined();
+      return property as PropertySchema;
+    };
     const number = expect.stringMatching(/^(integer|number)$/);
 
-    const search = props('search_products');
-    expect(search.query.type).toBe('string');
-    expect(search.category.type).toBe('string');
-    expect(search.min_price.type).toEqual(number);
-    expect(search.max_price.type).toEqual(number);
-    expect(search.min_price.description).toMatch(/cents/i);
-    expect(search.max_price.description).toMatch(/cents/i);
-    expect(search.sort.enum).toEqual(['price_asc', 'price_desc', 'newest', 'popular']);
-    expect(search.limit).toMatchObject({ type: number, minimum: 1, maximum: 100, default: 20 });
-    expect(search.offset).toMatchObject({ type: number, default: 0 });
+    expect(prop('search_products', 'query').type).toBe('string');
+    expect(prop('search_products', 'category').type).toBe('string');
+    expect(prop('search_products', 'min_price').type).toEqual(number);
+    expect(prop('search_products', 'max_price').type).toEqual(number);
+    expect(prop('search_products', 'min_price').description).toMatch(/cents/i);
+    expect(prop('search_products', 'max_price').description).toMatch(/cents/i);
+    expect(prop('search_products', 'sort').enum).toEqual(['price_asc', 'price_desc', 'newest', 'popular']);
+    expect(prop('search_products', 'limit')).toMatchObject({
+      type: number,
+      minimum: 1,
+      maximum: 100,
+      default: 20,
+    });
+    expect(prop('search_products', 'offset')).toMatchObject({ type: number, default: 0 });
 
-    expect(props('get_product').id.type).toBe('string');
-    expect(props('check_inventory').product_id.type).toBe('string');
-    expect(props('check_inventory').quantity).toMatchObject({ type: number, default: 1 });
-    expect(props('add_to_cart').quantity).toMatchObject({ type: number, minimum: 1 });
-    expect(props('add_to_cart').variant.type).toBe('string');
-    expect(props('remove_from_cart').quantity.type).toEqual(number);
-    expect(props('remove_from_cart').quantity.default).toBeUndefined();
-    expect(props('apply_coupon').code.type).toBe('string');
-    expect(props('request_return').reason.enum).toEqual([
+    expect(prop('get_product', 'id').type).toBe('string');
+    expect(prop('check_inventory', 'product_id').type).toBe('string');
+    expect(prop('check_inventory', 'quantity')).toMatchObject({ type: number, default: 1 });
+    expect(prop('add_to_cart', 'quantity')).toMatchObject({ type: number, minimum: 1 });
+    expect(prop('add_to_cart', 'variant').type).toBe('string');
+    expect(prop('remove_from_cart', 'quantity').type).toEqual(number);
+    expect(prop('remove_from_cart', 'quantity').default).toBeUndefined();
+    expect(prop('apply_coupon', 'code').type).toBe('string');
+    expect(prop('request_return', 'reason').enum).toEqual([
       'damaged',
       'wrong_item',
       'not_as_described',
       'other',
     ]);
-    expect(props('request_return').items).toMatchObject({ type: 'array', items: { type: 'string' } });
-    expect(props('submit_review').rating).toMatchObject({ type: number, minimum: 1, maximum: 5 });
-    expect(props('get_analytics').period.enum).toEqual(['day', 'week', 'month', 'year']);
-    expect(props('get_analytics').start_date.type).toBe('string');
+    expect(prop('request_return', 'items')).toMatchObject({ type: 'array', items: { type: 'string' } });
+    expect(prop('submit_review', 'rating')).toMatchObject({ type: number, minimum: 1, maximum: 5 });
+    expect(prop('get_analytics', 'period').enum).toEqual(['day', 'week', 'month', 'year']);
+    expect(prop('get_analytics', 'start_date').type).toBe('string');
   });
 
   it('declares an object outputSchema on every tool', () => {
@@ -289,7 +313,7 @@ describe('tools/list', () => {
 
 describe('search_products', () => {
   it('finds by query', async () => {
-    const found = ok(await call(agent, 'search_products', { query: word }));
+    const found = ok(await call(agent, 'search_products', { query: word }), searchProductsTool);
     expect(found).toMatchObject({ total: 3, limit: 20, offset: 0 });
     expect(found.items.map((i: { id: string }) => i.id).sort()).toEqual([p.paddle, p.seat, p.tarp].sort());
     expect(found.items.find((i: { id: string }) => i.id === p.paddle)).toMatchObject({
@@ -301,13 +325,20 @@ describe('search_products', () => {
   });
 
   it('filters by category id and by category slug (any case), alike', async () => {
-    const byId = ok(await call(agent, 'search_products', { query: word, category: categoryId }));
+    const byId = ok(
+      await call(agent, 'search_products', { query: word, category: categoryId }),
+      searchProductsTool,
+    );
     expect(byId.total).toBe(2);
     expect(byId.items.map((i: { id: string }) => i.id).sort()).toEqual([p.paddle, p.seat].sort());
-    const bySlug = ok(await call(agent, 'search_products', { query: word, category: categorySlug }));
+    const bySlug = ok(
+      await call(agent, 'search_products', { query: word, category: categorySlug }),
+      searchProductsTool,
+    );
     expect(bySlug).toEqual(byId);
     const upper = ok(
       await call(agent, 'search_products', { query: word, category: categorySlug.toUpperCase() }),
+      searchProductsTool,
     );
     expect(upper.total).toBe(2);
   });
@@ -320,18 +351,26 @@ describe('search_products', () => {
         max_price: 9900,
         sort: 'price_asc',
       }),
+      searchProductsTool,
     );
     expect(asc.items.map((i: { id: string }) => i.id)).toEqual([p.paddle, p.tarp]);
     expect(asc.total).toBe(2);
-    const desc = ok(await call(agent, 'search_products', { query: word, sort: 'price_desc' }));
+    const desc = ok(
+      await call(agent, 'search_products', { query: word, sort: 'price_desc' }),
+      searchProductsTool,
+    );
     expect(desc.items.map((i: { priceCents: number }) => i.priceCents)).toEqual([9900, 4500, 1500]);
-    const cheap = ok(await call(agent, 'search_products', { query: word, max_price: 1500 }));
+    const cheap = ok(
+      await call(agent, 'search_products', { query: word, max_price: 1500 }),
+      searchProductsTool,
+    );
     expect(cheap.items.map((i: { id: string }) => i.id)).toEqual([p.seat]);
   });
 
   it('pages with limit and offset', async () => {
     const page = ok(
       await call(agent, 'search_products', { query: word, sort: 'price_asc', limit: 1, offset: 1 }),
+      searchProductsTool,
     );
     expect(page).toMatchObject({ total: 3, limit: 1, offset: 1 });
     expect(page.items.map((i: { id: string }) => i.id)).toEqual([p.paddle]);
@@ -340,7 +379,7 @@ describe('search_products', () => {
 
 describe('get_product and check_inventory', () => {
   it('get_product answers the same detail as GET /products/:id', async () => {
-    const detail = ok(await call(agent, 'get_product', { id: p.paddle }));
+    const detail = ok(await call(agent, 'get_product', { id: p.paddle }), getProductTool);
     const http = await t.api.as(shopper).get(`/products/${encodeURIComponent(p.paddle)}`);
     expect(http.status).toBe(200);
     expect(detail).toEqual(http.body);
@@ -355,14 +394,19 @@ describe('get_product and check_inventory', () => {
   });
 
   it('check_inventory answers availability, quantity 1 by default', async () => {
-    expect(ok(await call(agent, 'check_inventory', { product_id: p.paddle }))).toMatchObject({
+    expect(
+      ok(await call(agent, 'check_inventory', { product_id: p.paddle }), checkInventoryTool),
+    ).toMatchObject({
       product_id: p.paddle,
       available: true,
       stock_quantity: 5,
       requested_quantity: 1,
       message: expect.any(String),
     });
-    const tooMany = ok(await call(agent, 'check_inventory', { product_id: p.seat, quantity: 3 }));
+    const tooMany = ok(
+      await call(agent, 'check_inventory', { product_id: p.seat, quantity: 3 }),
+      checkInventoryTool,
+    );
     expect(tooMany).toMatchObject({ available: false, stock_quantity: 2, requested_quantity: 3 });
     expect(tooMany.message).toMatch(/\b2\b/);
   });
@@ -370,7 +414,7 @@ describe('get_product and check_inventory', () => {
 
 describe('the cart', () => {
   it('get_cart answers an empty cart at first', async () => {
-    expect(ok(await call(agent, 'get_cart'))).toMatchObject({
+    expect(ok(await call(agent, 'get_cart'), getCartTool)).toMatchObject({
       items: [],
       itemCount: 0,
       subtotalCents: 0,
@@ -381,7 +425,7 @@ describe('the cart', () => {
   });
 
   it('add_to_cart adds units and answers the cart', async () => {
-    const added = ok(await call(agent, 'add_to_cart', { product_id: p.paddle, quantity: 2 }));
+    const added = ok(await call(agent, 'add_to_cart', { product_id: p.paddle, quantity: 2 }), addToCartTool);
     expect(added).toMatchObject({ product_id: p.paddle, quantity: 2, added: true });
     expect(added.cart).toMatchObject({
       itemCount: 2,
@@ -396,13 +440,13 @@ describe('the cart', () => {
         },
       ],
     });
-    const again = ok(await call(agent, 'add_to_cart', { product_id: p.seat, quantity: 1 }));
+    const again = ok(await call(agent, 'add_to_cart', { product_id: p.seat, quantity: 1 }), addToCartTool);
     expect(again).toMatchObject({ product_id: p.seat, quantity: 1, added: true });
     expect(again.cart).toMatchObject({ itemCount: 3, subtotalCents: 10_500 });
   });
 
   it('get_cart answers what GET /cart does', async () => {
-    const got = ok(await call(agent, 'get_cart'));
+    const got = ok(await call(agent, 'get_cart'), getCartTool);
     const http = await t.api.as(shopper).get('/cart');
     expect(http.status).toBe(200);
     expect(got).toEqual(http.body);
@@ -411,10 +455,13 @@ describe('the cart', () => {
   });
 
   it('remove_from_cart removes some units, or the whole line', async () => {
-    const some = ok(await call(agent, 'remove_from_cart', { product_id: p.paddle, quantity: 1 }));
+    const some = ok(
+      await call(agent, 'remove_from_cart', { product_id: p.paddle, quantity: 1 }),
+      removeFromCartTool,
+    );
     expect(some).toMatchObject({ removed: true, quantity_removed: 1 });
     expect(some.cart).toMatchObject({ itemCount: 2, subtotalCents: 6000 });
-    const all = ok(await call(agent, 'remove_from_cart', { product_id: p.seat }));
+    const all = ok(await call(agent, 'remove_from_cart', { product_id: p.seat }), removeFromCartTool);
     expect(all).toMatchObject({ removed: true, quantity_removed: 1 });
     expect(all.cart).toMatchObject({
       itemCount: 1,
@@ -424,7 +471,10 @@ describe('the cart', () => {
   });
 
   it('apply_coupon applies a code in any case', async () => {
-    const applied = ok(await call(agent, 'apply_coupon', { code: couponCode.toLowerCase() }));
+    const applied = ok(
+      await call(agent, 'apply_coupon', { code: couponCode.toLowerCase() }),
+      applyCouponTool,
+    );
     expect(applied).toMatchObject({
       applied: true,
       code: couponCode,
@@ -432,11 +482,11 @@ describe('the cart', () => {
       discount_percent: 10,
       terms: '10% off the cart; test coupon',
     });
-    const cart = ok(await call(agent, 'get_cart'));
+    const cart = ok(await call(agent, 'get_cart'), getCartTool);
     expect(cart).toMatchObject({ coupon_applied: couponCode, discount_cents: 450 });
     expect(applied.new_total_cents).toBe(cart.totalAmountCents);
     // Applying it again is idempotent.
-    expect(ok(await call(agent, 'apply_coupon', { code: couponCode }))).toEqual(applied);
+    expect(ok(await call(agent, 'apply_coupon', { code: couponCode }), applyCouponTool)).toEqual(applied);
   });
 });
 
@@ -497,9 +547,9 @@ describe('errors', () => {
     expect(body.error).toMatch(/\b2\b/);
     expect(body.error).toMatch(/left|available/i);
     // Nothing was added.
-    expect(ok(await call(agent, 'get_cart')).items.map((i: { product_id: string }) => i.product_id)).toEqual([
-      p.paddle,
-    ]);
+    expect(
+      ok(await call(agent, 'get_cart'), getCartTool).items.map((i: { product_id: string }) => i.product_id),
+    ).toEqual([p.paddle]);
   });
 
   it('an unknown coupon is NOT_FOUND', async () => {
@@ -591,17 +641,17 @@ describe('tokens', () => {
   it('an expired token is refreshed transparently through /auth/refresh', async () => {
     const b = await buyer(t.api, 'refresher');
     const { client } = await startToolServer(b.token);
-    ok(await call(client, 'add_to_cart', { product_id: p.tarp, quantity: 1 }));
+    ok(await call(client, 'add_to_cart', { product_id: p.tarp, quantity: 1 }), addToCartTool);
 
     t.clock.advance(3601);
     expect((await t.api.as(b).get('/me')).status).toBe(401);
 
-    const cart = ok(await call(client, 'get_cart'));
+    const cart = ok(await call(client, 'get_cart'), getCartTool);
     expect(cart.items.map((i: { product_id: string }) => i.product_id)).toEqual([p.tarp]);
-    ok(await call(client, 'add_to_cart', { product_id: p.tarp, quantity: 1 }));
-    expect(ok(await call(client, 'get_cart')).itemCount).toBe(2);
+    ok(await call(client, 'add_to_cart', { product_id: p.tarp, quantity: 1 }), addToCartTool);
+    expect(ok(await call(client, 'get_cart'), getCartTool).itemCount).toBe(2);
     // The first tool server's token expired as well; it renews it too.
-    expect(ok(await call(agent, 'get_cart')).coupon_applied).toBe(couponCode);
+    expect(ok(await call(agent, 'get_cart'), getCartTool).coupon_applied).toBe(couponCode);
   });
 });
 

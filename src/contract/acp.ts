@@ -1,7 +1,8 @@
 // Agentic Commerce Protocol (ACP) 2026-04-17 wire schemas, written field by field from the spec's JSON
 // Schemas (schema.agentic_checkout.json, schema.delegate_payment.json, the webhook OpenAPI). Objects the
-// spec closes (additionalProperties: false), requests included, are strict. Its length is the spec's:
-// one schema per definition.
+// spec closes (additionalProperties: false), requests included, are strict. One job, one file: the
+// wire of one spec version, one schema per definition, in sections following the spec's parts, so a
+// reviewer checks each against its source side by side; the parts refer to one another.
 import { z } from 'zod';
 
 const int = z.number().int();

@@ -8,6 +8,9 @@
 // annotated "omit" is left undeclared in that view (an open object still lets it through, to be ignored).
 // Amounts are integers in ISO 4217 minor units (cents for CAD). Rules the spec states only in prose are
 // refinements, each citing its file.
+// One job, one file: the wire of one release, a schema per spec object under a section named after
+// its spec file, so a reviewer checks each against its source side by side. The parts refer to one
+// another (a checkout holds totals, messages, line items, fulfillment, payment), so they stay together.
 import { z } from 'zod';
 
 export const UCP_VERSION = '2026-04-08';

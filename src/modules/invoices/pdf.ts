@@ -2,9 +2,9 @@
 // as marketplace operator for a tax the seller is not registered for), the buyer, each line, the
 // subtotal, discount, shipping, each tax line with its rate, the total, and a credit note page per
 // refund. Every word comes from the catalogues (`invoice.*`), money from formatMoney, dates from
-// formatDate. pdfkit writes it with DejaVu Sans embedded (subset): every accent of French prints as
-// itself. Runs in the renderer's worker threads (render-worker.ts): it reads nothing but its input.
-import { createRequire } from 'node:module';
+// formatDate; pen.ts draws it. pdfkit writes it with DejaVu Sans embedded (subset): every accent of
+// French prints as itself. Runs in the renderer's worker threads (render-worker.ts): it reads
+// nothing but its input.
 import PDFDocument from 'pdfkit';
 import {
   BOOKS_TIME_ZONE,
@@ -17,15 +17,7 @@ import {
   taxLineLabel,
 } from '../../contract/i18n.ts';
 import type { InvoiceParty } from '../auth/sellers.ts';
-
-/** The embedded fonts, found in node_modules from the sources or from a build in dist/. */
-const require = createRequire(import.meta.url);
-let fontFiles: { regular: string; bold: string } | undefined;
-const fonts = () =>
-  (fontFiles ??= {
-    regular: require.resolve('dejavu-fonts-ttf/ttf/DejaVuSans.ttf'),
-    bold: require.resolve('dejavu-fonts-ttf/ttf/DejaVuSans-Bold.ttf'),
-  });
+import { type Doc, fonts, type Line, PAGE, Pen } from './pen.ts';
 
 export type TaxName = 'GST' | 'HST' | 'PST' | 'QST';
 export interface TaxLine {
@@ -69,25 +61,10 @@ export interface Invoice {
   creditNotes: CreditNote[];
 }
 
-const PAGE = { width: 612, height: 792, margin: 54 };
-const CONTENT = PAGE.width - 2 * PAGE.margin;
-/** Lowest y a line of the body may start at: below it, the footer. */
-const BODY_BOTTOM = PAGE.height - PAGE.margin - 36;
-const INK = '#1f2328';
-const MUTED = '#59636e';
-const RULE = '#d1d9e0';
-const ACCENT = '#0b5394';
-const WARN = '#a40e26';
-
-/** Columns of the lines' table: description, quantity, unit price, amount. */
-const COLUMNS = { description: 250, quantity: 50, unitPrice: 102, amount: 102 };
-
-type Doc = PDFKit.PDFDocument;
-
 /** The invoice, then one page per credit note, as PDF bytes. */
 export function renderInvoice(invoice: Invoice, now: Date): Promise<Buffer> {
   const { locale } = invoice;
-  const say = (key: MessageKey, values?: MessageValues) => t(locale, key, values);
+  const words = (key: MessageKey, values?: MessageValues) => t(locale, key, values);
   const { regular, bold } = fonts();
   const doc: Doc = new PDFDocument({
     size: 'LETTER',
@@ -97,7 +74,7 @@ export function renderInvoice(invoice: Invoice, now: Date): Promise<Buffer> {
     lang: locale,
     displayTitle: true,
     info: {
-      Title: say('invoice.documentTitle', { number: invoice.number }),
+      Title: words('invoice.documentTitle', { number: invoice.number }),
       Author: invoice.supplier.name,
       Creator: 'Portage',
       Producer: 'Portage',
@@ -114,23 +91,23 @@ export function renderInvoice(invoice: Invoice, now: Date): Promise<Buffer> {
   const pen = new Pen(doc, font);
 
   // Page 1: the invoice.
-  pen.title(say('invoice.title'), [
-    [say('invoice.number'), invoice.number],
-    [say('invoice.date'), formatDate(locale, invoice.date, BOOKS_TIME_ZONE)],
-    [say('invoice.order'), invoice.orderNumber],
+  pen.title(words('invoice.title'), [
+    [words('invoice.number'), invoice.number],
+    [words('invoice.date'), formatDate(locale, invoice.date, BOOKS_TIME_ZONE)],
+    [words('invoice.order'), invoice.orderNumber],
   ]);
-  if (invoice.sample) pen.warning(say('invoice.sample'));
+  if (invoice.sample) pen.warning(words('invoice.sample'));
   pen.parties(
-    { label: say('invoice.supplier'), lines: supplierLines(invoice, say) },
-    { label: say('invoice.customer'), lines: buyerLines(invoice) },
+    { label: words('invoice.supplier'), lines: supplierLines(invoice, words) },
+    { label: words('invoice.customer'), lines: buyerLines(invoice) },
   );
-  if (invoice.operator) pen.operator(say('invoice.operator.title'), operatorLines(invoice, say));
+  if (invoice.operator) pen.operator(words('invoice.operator.title'), operatorLines(invoice, words));
 
   pen.tableHeader([
-    say('invoice.col.description'),
-    say('invoice.col.quantity'),
-    say('invoice.col.unitPrice'),
-    say('invoice.col.amount'),
+    words('invoice.col.description'),
+    words('invoice.col.quantity'),
+    words('invoice.col.unitPrice'),
+    words('invoice.col.amount'),
   ]);
   for (const line of invoice.lines) {
     pen.tableRow(
@@ -142,56 +119,56 @@ export function renderInvoice(invoice: Invoice, now: Date): Promise<Buffer> {
       ],
       () =>
         pen.tableHeader([
-          say('invoice.col.description'),
-          say('invoice.col.quantity'),
-          say('invoice.col.unitPrice'),
-          say('invoice.col.amount'),
+          words('invoice.col.description'),
+          words('invoice.col.quantity'),
+          words('invoice.col.unitPrice'),
+          words('invoice.col.amount'),
         ]),
     );
   }
   pen.totals([
-    [say('invoice.subtotal'), formatMoney(locale, invoice.subtotalCents)],
+    [words('invoice.subtotal'), formatMoney(locale, invoice.subtotalCents)],
     // A discount reads as an amount taken off (never "-$0.00": Intl writes a minus zero).
-    [say('invoice.discount'), formatMoney(locale, invoice.discountCents ? -invoice.discountCents : 0)],
-    [say('invoice.shipping'), formatMoney(locale, invoice.shippingCostCents)],
+    [words('invoice.discount'), formatMoney(locale, invoice.discountCents ? -invoice.discountCents : 0)],
+    [words('invoice.shipping'), formatMoney(locale, invoice.shippingCostCents)],
     ...invoice.taxLines.map((l): [string, string] => [
       taxLabel(locale, l),
       formatMoney(locale, l.amountCents),
     ]),
-    [say('invoice.total'), formatMoney(locale, invoice.totalCents), 'strong'],
+    [words('invoice.total'), formatMoney(locale, invoice.totalCents), 'strong'],
   ]);
-  pen.note(say('invoice.paid', { date: formatDate(locale, invoice.date, BOOKS_TIME_ZONE) }));
-  pen.note(say('invoice.currency'));
+  pen.note(words('invoice.paid', { date: formatDate(locale, invoice.date, BOOKS_TIME_ZONE) }));
+  pen.note(words('invoice.currency'));
 
   // A page per credit note.
   for (const note of invoice.creditNotes) {
     doc.addPage();
-    pen.title(say('invoice.creditNote.title'), [
-      [say('invoice.creditNote.number'), note.number],
-      [say('invoice.creditNote.date'), formatDate(locale, note.date, BOOKS_TIME_ZONE)],
-      [say('invoice.order'), invoice.orderNumber],
+    pen.title(words('invoice.creditNote.title'), [
+      [words('invoice.creditNote.number'), note.number],
+      [words('invoice.creditNote.date'), formatDate(locale, note.date, BOOKS_TIME_ZONE)],
+      [words('invoice.order'), invoice.orderNumber],
     ]);
-    if (invoice.sample) pen.warning(say('invoice.sample'));
+    if (invoice.sample) pen.warning(words('invoice.sample'));
     pen.note(
-      say('invoice.creditNote.refersTo', {
+      words('invoice.creditNote.refersTo', {
         number: invoice.number,
         date: formatDate(locale, invoice.date, BOOKS_TIME_ZONE),
       }),
       16,
     );
     pen.parties(
-      { label: say('invoice.supplier'), lines: supplierLines(invoice, say) },
-      { label: say('invoice.customer'), lines: buyerLines(invoice) },
+      { label: words('invoice.supplier'), lines: supplierLines(invoice, words) },
+      { label: words('invoice.customer'), lines: buyerLines(invoice) },
     );
-    if (invoice.operator) pen.operator(say('invoice.operator.title'), operatorLines(invoice, say));
-    pen.note(say('invoice.creditNote.reason', { reason: note.reason }));
+    if (invoice.operator) pen.operator(words('invoice.operator.title'), operatorLines(invoice, words));
+    pen.note(words('invoice.creditNote.reason', { reason: note.reason }));
     pen.totals([
       ...(note.taxLines ?? []).map((l): [string, string] => [
-        say('invoice.creditNote.taxRefunded', { tax: taxLabel(locale, l) }),
+        words('invoice.creditNote.taxRefunded', { tax: taxLabel(locale, l) }),
         formatMoney(locale, -l.amountCents),
       ]),
       [
-        say(note.taxLines ? 'invoice.creditNote.total' : 'invoice.creditNote.amount'),
+        words(note.taxLines ? 'invoice.creditNote.total' : 'invoice.creditNote.amount'),
         formatMoney(locale, -note.amountCents),
         'strong',
       ],
@@ -203,7 +180,7 @@ export function renderInvoice(invoice: Invoice, now: Date): Promise<Buffer> {
   for (let i = range.start; i < range.start + range.count; i++) {
     doc.switchToPage(i);
     pen.footer(
-      say('invoice.footer', {
+      words('invoice.footer', {
         supplier: invoice.supplier.name,
         page: i - range.start + 1,
         pages: range.count,
@@ -227,17 +204,17 @@ const addressLines = (p: {
     [p.city, p.province].filter(Boolean).join(' ') + (p.postalCode ? `  ${p.postalCode}` : ''),
   ].filter((l) => l.trim() !== '');
 
-type Say = (key: MessageKey, values?: MessageValues) => string;
+type Words = (key: MessageKey, values?: MessageValues) => string;
 
-function supplierLines(invoice: Invoice, say: Say): Line[] {
+function supplierLines(invoice: Invoice, words: Words): Line[] {
   const s = invoice.supplier;
   return [
     { text: s.name, strong: true },
     ...addressLines(s).map((text) => ({ text })),
-    ...(s.gstHstNumber ? [{ text: say('invoice.gstHstNumber', { number: s.gstHstNumber }) }] : []),
-    ...(s.qstNumber ? [{ text: say('invoice.qstNumber', { number: s.qstNumber }) }] : []),
+    ...(s.gstHstNumber ? [{ text: words('invoice.gstHstNumber', { number: s.gstHstNumber }) }] : []),
+    ...(s.qstNumber ? [{ text: words('invoice.qstNumber', { number: s.qstNumber }) }] : []),
     ...invoice.supplierUnregistered.map((tax) => ({
-      text: say('invoice.notRegistered', { tax }),
+      text: words('invoice.notRegistered', { tax }),
       muted: true,
     })),
   ];
@@ -248,7 +225,7 @@ function buyerLines(invoice: Invoice): Line[] {
   return [{ text: b.name, strong: true }, ...addressLines(b).map((text) => ({ text }))];
 }
 
-function operatorLines(invoice: Invoice, say: Say): Line[] {
+function operatorLines(invoice: Invoice, words: Words): Line[] {
   const op = invoice.operator;
   if (!op) return [];
   const p = op.party;
@@ -257,220 +234,8 @@ function operatorLines(invoice: Invoice, say: Say): Line[] {
   return [
     { text: p.name, strong: true },
     ...addressLines(p).map((text) => ({ text })),
-    ...(gstHst ? [{ text: say('invoice.gstHstNumber', { number: gstHst }) }] : []),
-    ...(qst ? [{ text: say('invoice.qstNumber', { number: qst }) }] : []),
-    { text: say('invoice.operator.note', { which: op.collects }), muted: true },
+    ...(gstHst ? [{ text: words('invoice.gstHstNumber', { number: gstHst }) }] : []),
+    ...(qst ? [{ text: words('invoice.qstNumber', { number: qst }) }] : []),
+    { text: words('invoice.operator.note', { which: op.collects }), muted: true },
   ];
-}
-
-interface Line {
-  text: string;
-  strong?: boolean;
-  muted?: boolean;
-}
-
-/** Draws the invoice's parts top to bottom, keeping the cursor and breaking pages where needed. */
-class Pen {
-  private y = PAGE.margin;
-
-  constructor(
-    private readonly doc: Doc,
-    private readonly font: { regular: string; bold: string },
-  ) {
-    doc.on('pageAdded', () => {
-      this.y = PAGE.margin;
-    });
-  }
-
-  private room(height: number, onNewPage?: () => void) {
-    if (this.y + height > BODY_BOTTOM) {
-      this.doc.addPage();
-      onNewPage?.();
-    }
-  }
-
-  /** The document's title on the left, its numbers and dates on the right. */
-  title(title: string, facts: Array<[string, string]>) {
-    const { doc } = this;
-    doc.font(this.font.bold).fontSize(22).fillColor(ACCENT).text(title, PAGE.margin, this.y, { width: 190 });
-    let y = this.y + 2;
-    const x = PAGE.margin + 200;
-    const width = CONTENT - 200;
-    for (const [label, value] of facts) {
-      doc.font(this.font.regular).fontSize(8.5).fillColor(MUTED).text(label, x, y, { width: 120 });
-      doc.font(this.font.bold).fontSize(8.5).fillColor(INK);
-      const h = doc.heightOfString(value, { width: width - 120 });
-      doc.text(value, x + 120, y, { width: width - 120, align: 'right' });
-      y += Math.max(h, 11) + 3;
-    }
-    this.y = Math.max(y, this.y + 30) + 14;
-    this.rule();
-  }
-
-  private rule(color = RULE) {
-    this.doc
-      .moveTo(PAGE.margin, this.y)
-      .lineTo(PAGE.margin + CONTENT, this.y)
-      .lineWidth(0.75)
-      .strokeColor(color)
-      .stroke();
-    this.y += 12;
-  }
-
-  /** One block of lines in a column: its label, then each line. Answers its height. */
-  private block(x: number, y: number, width: number, label: string, lines: Line[], measure = false) {
-    const { doc } = this;
-    let at = y;
-    doc.font(this.font.bold).fontSize(8.5).fillColor(ACCENT);
-    if (!measure) doc.text(label, x, at, { width });
-    at += doc.heightOfString(label, { width }) + 4;
-    for (const line of lines) {
-      doc
-        .font(line.strong ? this.font.bold : this.font.regular)
-        .fontSize(line.muted ? 8 : 9.5)
-        .fillColor(line.muted ? MUTED : INK);
-      const h = doc.heightOfString(line.text, { width });
-      if (!measure) doc.text(line.text, x, at, { width });
-      at += h + 2;
-    }
-    return at - y;
-  }
-
-  /** The supplier and the customer side by side. */
-  parties(left: { label: string; lines: Line[] }, right: { label: string; lines: Line[] }) {
-    const gap = 24;
-    const width = (CONTENT - gap) / 2;
-    const height = Math.max(
-      this.block(PAGE.margin, this.y, width, left.label, left.lines, true),
-      this.block(PAGE.margin, this.y, width, right.label, right.lines, true),
-    );
-    this.room(height);
-    this.block(PAGE.margin, this.y, width, left.label, left.lines);
-    this.block(PAGE.margin + width + gap, this.y, width, right.label, right.lines);
-    this.y += height + 12;
-  }
-
-  /** The marketplace operator's block, framed: who collects the tax the supplier cannot. */
-  operator(label: string, lines: Line[]) {
-    const pad = 8;
-    const width = CONTENT - 2 * pad;
-    const height = this.block(PAGE.margin + pad, this.y + pad, width, label, lines, true) + 2 * pad;
-    this.room(height);
-    this.doc.roundedRect(PAGE.margin, this.y, CONTENT, height, 4).fillColor('#f6f8fa').fill();
-    this.block(PAGE.margin + pad, this.y + pad, width, label, lines);
-    this.y += height + 14;
-  }
-
-  private cells(cells: string[], bold: boolean, color: string, measure = false) {
-    const { doc } = this;
-    const widths = [COLUMNS.description, COLUMNS.quantity, COLUMNS.unitPrice, COLUMNS.amount];
-    doc
-      .font(bold ? this.font.bold : this.font.regular)
-      .fontSize(bold ? 8.5 : 9.5)
-      .fillColor(color);
-    let x = PAGE.margin;
-    let height = 0;
-    cells.forEach((cell, i) => {
-      const width = widths[i] as number;
-      const pad = i === 0 ? 0 : 6;
-      const options = { width: width - pad, align: i === 0 ? ('left' as const) : ('right' as const) };
-      height = Math.max(height, doc.heightOfString(cell, options));
-      if (!measure) doc.text(cell, x + pad, this.y, options);
-      x += width;
-    });
-    return height;
-  }
-
-  tableHeader(cells: string[]) {
-    this.room(40);
-    const h = this.cells(cells, true, MUTED);
-    this.y += h + 5;
-    this.rule(INK);
-    this.y -= 6;
-  }
-
-  /** A line of the table; on a new page the header is drawn again first. */
-  tableRow(cells: string[], header: () => void) {
-    const h = this.cells(cells, false, INK, true);
-    this.room(h + 8, header);
-    this.cells(cells, false, INK);
-    this.y += h + 5;
-    this.rule();
-    this.y -= 6;
-  }
-
-  /** Label and amount pairs, right-aligned under the table; 'strong' for the total. */
-  totals(rows: Array<[string, string] | [string, string, 'strong']>) {
-    const { doc } = this;
-    const labelX = PAGE.margin + COLUMNS.description + COLUMNS.quantity - 40;
-    const labelWidth = COLUMNS.unitPrice + 40 + 6;
-    const amountX = PAGE.margin + CONTENT - COLUMNS.amount;
-    this.y += 6;
-    const heightOf = ([label, , strong]: (typeof rows)[number]) => {
-      doc.font(strong ? this.font.bold : this.font.regular).fontSize(strong ? 11 : 9.5);
-      return Math.max(doc.heightOfString(label, { width: labelWidth }), 12) + (strong ? 10 : 4);
-    };
-    // The totals stay together on one page.
-    this.room(rows.reduce((sum, row) => sum + heightOf(row), 0));
-    for (const row of rows) {
-      const [label, amount, strong] = row;
-      const h = heightOf(row) - (strong ? 10 : 4);
-      if (strong) {
-        doc
-          .moveTo(labelX, this.y)
-          .lineTo(PAGE.margin + CONTENT, this.y)
-          .lineWidth(0.75)
-          .strokeColor(INK)
-          .stroke();
-        this.y += 6;
-      }
-      doc.fillColor(INK).text(label, labelX, this.y, { width: labelWidth });
-      doc.text(amount, amountX, this.y, { width: COLUMNS.amount, align: 'right' });
-      this.y += h + 4;
-    }
-    this.y += 10;
-  }
-
-  /** A paragraph across the page, in the muted colour, and `space` below it. */
-  note(text: string, space = 6) {
-    const { doc } = this;
-    doc.font(this.font.regular).fontSize(8.5).fillColor(MUTED);
-    const h = doc.heightOfString(text, { width: CONTENT });
-    this.room(h);
-    doc.text(text, PAGE.margin, this.y, { width: CONTENT });
-    this.y += h + space;
-  }
-
-  /** A boxed warning across the page, in bold: what a reader must not miss. */
-  warning(text: string) {
-    const { doc } = this;
-    doc.font(this.font.bold).fontSize(10);
-    const h = doc.heightOfString(text, { width: CONTENT - 16 });
-    this.room(h + 16);
-    doc
-      .rect(PAGE.margin, this.y, CONTENT, h + 12)
-      .lineWidth(1.5)
-      .strokeColor(WARN)
-      .stroke();
-    doc.fillColor(WARN).text(text, PAGE.margin + 8, this.y + 6, { width: CONTENT - 16 });
-    this.y += h + 24;
-  }
-
-  /** The page's footer: the supplier and "Page 1 of 2". */
-  footer(text: string) {
-    const { doc } = this;
-    const y = PAGE.height - PAGE.margin - 12;
-    doc
-      .moveTo(PAGE.margin, y - 8)
-      .lineTo(PAGE.margin + CONTENT, y - 8)
-      .lineWidth(0.5)
-      .strokeColor(RULE)
-      .stroke();
-    // Below the bottom margin: lineBreak off, so pdfkit does not start a page for it.
-    doc.font(this.font.regular).fontSize(7.5).fillColor(MUTED).text(text, PAGE.margin, y, {
-      width: CONTENT,
-      align: 'center',
-      lineBreak: false,
-    });
-  }
 }
