@@ -538,16 +538,20 @@ async function requote(
       const asBuyer = { ...tx, user: buyer.user };
       const attempt = (coupon: string | undefined) =>
         withSavepoint(asBuyer, () =>
-          holdCheckout(asBuyer, deps, {
-            shipping_address: address.value!,
-            ...(coupon ? { coupon } : {}),
-            adapter: {
-              sessionId: before.id,
-              ...('platform' in who ? { owner: who.platform.id } : {}),
+          holdCheckout(
+            asBuyer,
+            deps,
+            {
+              kind: 'given',
               lines: request.items.map((i) => ({ productId: i.id, quantity: i.quantity })),
-              notAfter: before.expiresAt,
+              heldFor: {
+                key: before.id,
+                ...('platform' in who ? { owner: who.platform.id } : {}),
+                until: before.expiresAt,
+              },
             },
-          }),
+            { shipping_address: address.value!, ...(coupon ? { coupon } : {}) },
+          ),
         );
       const coupon = request.coupons[0];
       try {

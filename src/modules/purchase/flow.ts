@@ -11,7 +11,12 @@
 // seller_id)` is unique besides.
 import { findUser } from '../auth/users.ts';
 import { clearPurchased } from '../cart/service.ts';
-import { completeSession, expireCheckout, lockSessionForPayment } from '../checkout/service.ts';
+import {
+  expireCheckout,
+  heldFromCart,
+  lockSessionForPayment,
+  markCheckoutPaid,
+} from '../checkout/service.ts';
 import type { StoredAddress } from '../checkout/tables.ts';
 import { inTransaction, type RequestContext } from '../context.ts';
 import { couponLimitReached, redeemCoupon } from '../coupons/service.ts';
@@ -146,8 +151,8 @@ export async function createFromCheckout(
     // Nothing of the session is held any more: each parcel's reservations were committed, or
     // released when its stock could not be taken.
     if (session.couponCode) await redeemCoupon(tx, session.couponCode, session.buyerId, created[0]!.id);
-    // A protocol adapter's checkout (ACP) was not made from the cart: the cart stays as it is.
-    if (!session.adapterSessionId) {
+    // Lines a platform gave were not the cart's: the cart stays as it is.
+    if (heldFromCart(session)) {
       await clearPurchased(
         tx,
         session.buyerId,
@@ -155,7 +160,7 @@ export async function createFromCheckout(
         session.couponCode,
       );
     }
-    await completeSession(tx, session.id, payment.paymentIntentId);
+    await markCheckoutPaid(tx, session.id, payment.paymentIntentId);
     for (const row of created) {
       await publish(tx, {
         type: 'order.paid',
