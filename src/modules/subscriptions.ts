@@ -2,7 +2,9 @@
 // change in one place. Each handler runs in the transaction that published the event.
 import { ACP_ORDER_EVENTS, acpOrderEventBody, orderEventQueue } from './acp/webhooks.ts';
 import { subscribe } from './events.ts';
+import { mailOrderCancelled, mailOrderRefunded, mailOrderShipped } from './orders/mail.ts';
 import { recordRefundOnOrder } from './orders/service.ts';
+import { mailOrderPaid } from './purchase/mail.ts';
 import { markReturnRefunded } from './returns/service.ts';
 import { ucpOrderEventBody } from './ucp/webhooks.ts';
 
@@ -10,8 +12,14 @@ import { ucpOrderEventBody } from './ucp/webhooks.ts';
 const queueOrderEvent = orderEventQueue({ acp: acpOrderEventBody, ucp: ucpOrderEventBody });
 
 export function subscribeModules(): void {
+  // A purchase: the buyer's order email.
+  subscribe('checkout.completed', mailOrderPaid);
+  // An order shipped or cancelled: the buyer's email.
+  subscribe('order.shipped', mailOrderShipped);
+  subscribe('order.cancelled', mailOrderCancelled);
   // A refund the provider confirmed: the order's refunded amount and email; a return's state.
   subscribe('refund.succeeded', recordRefundOnOrder);
+  subscribe('refund.succeeded', mailOrderRefunded);
   subscribe('refund.succeeded', markReturnRefunded);
   // A platform's purchase (ACP or UCP): its order events go to the platform's webhook (the outbox).
   for (const type of ACP_ORDER_EVENTS) subscribe(type, queueOrderEvent);

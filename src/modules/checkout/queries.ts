@@ -278,8 +278,20 @@ export function paymentLock(name: string, idOf: SQL) {
       cart.later(ctx.db, { ...values, now: ctx.now() }),
       checkout(ctx.db, values),
     ]);
+    if (row && ctx.inTransaction) lockedIn.set(ctx.db, row);
     return row;
   };
+}
+
+export type LockedForPayment = SessionRow & { mailNames: MailNames };
+
+/** The session each open transaction locked for its payment: its subscribers read it without a round trip. */
+const lockedIn = new WeakMap<object, LockedForPayment>();
+
+/** The session this transaction locked for its payment, if it is `checkoutId`. */
+export function lockedForPaymentIn(ctx: RequestContext, checkoutId: string): LockedForPayment | undefined {
+  const row = ctx.inTransaction ? lockedIn.get(ctx.db) : undefined;
+  return row?.id === checkoutId ? row : undefined;
 }
 
 export const lockCheckoutById = paymentLock('checkout_payment_lock', sql`${ph('checkoutId')}`);

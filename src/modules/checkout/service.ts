@@ -21,6 +21,7 @@ import {
   findSession,
   lapsedOpenSessions,
   lockCheckoutById,
+  lockedForPaymentIn,
   markCompleteLater,
   parcelsOf,
   paymentLock,
@@ -143,6 +144,14 @@ export async function checkoutStillOpen(ctx: RequestContext, status: number, bod
 export async function lockSessionForPayment(ctx: RequestContext, checkoutId: string) {
   if (!isRecordId('checkouts', checkoutId)) return undefined;
   return lockCheckoutById(ctx, { checkoutId });
+}
+
+/**
+ * The session locked for its payment in ctx's transaction (what a subscriber of the purchase's
+ * events reads without a round trip), else locked now.
+ */
+export async function sessionPaidIn(ctx: RequestContext, checkoutId: string) {
+  return lockedForPaymentIn(ctx, checkoutId) ?? (await lockSessionForPayment(ctx, checkoutId));
 }
 
 /**

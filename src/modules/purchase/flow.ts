@@ -6,7 +6,7 @@
 //   3. take each parcel's units out of stock (confirmed), or leave it pending;
 //   4. write one order per seller, with its items (orders/create.ts);
 //   5. count the coupon's use, take what was bought out of the cart (a cart checkout's), complete the session;
-//   6. publish order.paid and checkout.completed, and write the buyer's email to the outbox.
+//   6. publish order.paid and checkout.completed (their subscribers write the buyer's email).
 // Orders are created only here (their rows written by orders/create.ts); `(checkout_id,
 // seller_id)` is unique besides.
 import { findUser } from '../auth/users.ts';
@@ -25,9 +25,9 @@ import { commitParcels, lockProducts } from '../inventory/service.ts';
 import { issueInvoices } from '../invoices/service.ts';
 import { mailLocale } from '../mail/locale.ts';
 import { enqueueMail } from '../mail/outbox.ts';
-import { orderPaidEmail, paymentRefundedEmail } from '../mail/templates.ts';
+import { paymentRefundedEmail } from '../mail/templates.ts';
 import { recordOrders } from '../orders/create.ts';
-import { mailOrdersOf, type OrdersDeps, orderIdsOfCheckout } from '../orders/service.ts';
+import { type OrdersDeps, orderIdsOfCheckout } from '../orders/service.ts';
 import { refundUnusedPayment } from '../payments/refunds.ts';
 
 export type PurchaseDeps = Pick<OrdersDeps, 'platformFeeBps' | 'publicBaseUrl' | 'invoiceLinks'>;
@@ -171,43 +171,23 @@ export async function createFromCheckout(
         status: row.status,
       });
     }
-    await publish(tx, {
-      type: 'checkout.completed',
-      checkoutId: session.id,
-      buyerId: session.buyerId,
-      orderIds: created.map((o) => o.id),
-      ...(session.adapterSessionId ? { adapterSessionId: session.adapterSessionId } : {}),
-      ...(session.adapterOwner ? { adapterOwner: session.adapterOwner } : {}),
-    });
-
-    // The names were read with the session (lockSessionForPayment).
-    const buyer = session.mailNames.buyer;
-    if (buyer) {
-      const locale = mailLocale(
-        tx,
-        { id: session.buyerId, locale: buyer.locale },
-        { shippingProvince: address.province },
-      );
-      const links = deps.invoiceLinks;
-      const mailOrders = await mailOrdersOf(tx, created, new Map(Object.entries(session.mailNames.shops)), {
-        invoiceUrlOf:
-          links && ((orderId) => links.urlOf({ orderId, buyerId: session.buyerId }, locale, tx.now())),
+    // Its subscribers write the buyer's email (purchase/mail.ts), linking the orders' pages and invoices.
+    await publish(
+      tx,
+      {
+        type: 'checkout.completed',
+        checkoutId: session.id,
+        buyerId: session.buyerId,
+        orderIds: created.map((o) => o.id),
+        ...(session.adapterSessionId ? { adapterSessionId: session.adapterSessionId } : {}),
+        ...(session.adapterOwner ? { adapterOwner: session.adapterOwner } : {}),
+      },
+      {
         publicBaseUrl: deps.publicBaseUrl,
-      });
-      await enqueueMail(tx, {
-        dedupeKey: `order-paid:${session.id}`,
-        kind: 'order-paid',
-        to: buyer.email,
-        ...orderPaidEmail(
-          {
-            buyerName: buyer.name,
-            orders: mailOrders,
-            totalCents: session.totalCents,
-          },
-          locale,
-        ),
-      });
-    }
+        ...(deps.invoiceLinks ? { invoiceLinks: deps.invoiceLinks } : {}),
+      },
+    );
+
     return { outcome: 'created', orderIds: created.map((o) => o.id) };
   });
 }
