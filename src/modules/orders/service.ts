@@ -7,7 +7,6 @@ import { and, asc, count, desc, eq, getTableColumns, lte, type SQL, sql } from '
 import type { z } from 'zod';
 import { isRecordId, type Province, toUnix } from '../../contract/common.ts';
 import { conflict, forbidden, notFound } from '../../contract/errors.ts';
-import { type Text, text } from '../../contract/i18n.ts';
 import type { listOrdersQuery, orderDetail, orderListItem } from '../../contract/orders.ts';
 import type { Db } from '../../db/index.ts';
 import { ph, query } from '../../db/sql.ts';
@@ -270,7 +269,7 @@ async function transition(
     .returning();
   if (!updated) {
     const [now] = await ctx.db.select({ status: orders.status }).from(orders).where(eq(orders.id, row.id));
-    const refused = orderRefusal(name, now?.status ?? row.status);
+    const refused = orderMachine.refusal(name, now?.status ?? row.status);
     throw conflict(refused.key, refused.values);
   }
   await publish(
@@ -296,17 +295,6 @@ const WHO: Record<string, string> = {
   'seller or admin': 'sellerOrAdmin',
   'buyer or seller or admin': 'buyerSellerOrAdmin',
 };
-
-/**
- * Why a transition does not apply to an order in `status` (the 409), as a catalogue message:
- * the words of orderMachine.refusal (states.ts), in the reader's language.
- */
-export function orderRefusal(name: TransitionName, status: OrderRow['status']): Text {
-  if (name === 'cancel' && status === 'shipped') return text('error.orders.cannotCancelShipped');
-  if (name === 'cancel' && status === 'delivered') return text('error.orders.cannotCancelDelivered');
-  if (status === 'cancelled') return text('error.orders.isCancelled');
-  return text('error.orders.wrongState', { transition: name, status });
-}
 
 /** POST /orders/:id/ship: the seller sends it, with a tracking number. */
 export async function shipOrder(
