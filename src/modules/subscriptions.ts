@@ -4,7 +4,7 @@ import { ACP_ORDER_EVENTS, acpOrderEventBody, orderEventQueue } from './acp/webh
 import { subscribe } from './events.ts';
 import { mailOrderCancelled, mailOrderRefunded, mailOrderShipped } from './orders/mail.ts';
 import { recordRefundOnOrder } from './orders/service.ts';
-import { mailOrderPaid } from './purchase/mail.ts';
+import { mailOrderPaid, mailPaymentRefunded } from './purchase/mail.ts';
 import { markReturnRefunded } from './returns/service.ts';
 import { ucpOrderEventBody } from './ucp/webhooks.ts';
 
@@ -14,6 +14,8 @@ const queueOrderEvent = orderEventQueue({ acp: acpOrderEventBody, ucp: ucpOrderE
 export function subscribeModules(): void {
   // A purchase: the buyer's order email.
   subscribe('checkout.completed', mailOrderPaid);
+  // A payment that made no order, refunded whole: the buyer's email, when they are told.
+  subscribe('refund.requested', mailPaymentRefunded);
   // An order shipped or cancelled: the buyer's email.
   subscribe('order.shipped', mailOrderShipped);
   subscribe('order.cancelled', mailOrderCancelled);

@@ -1,15 +1,3 @@
-// The purchase flow's last step, in one place: a paid checkout becomes its orders. The steps,
-// in order, all in the transaction that records the payment (payments/service.ts):
-//   1. lock the checkout's session (unless the caller did);
-//   2. refuse, with a refund, a payment that cannot make orders: a second payment of a paid
-//      checkout, a checkout that had ended, a coupon used up meanwhile, another amount;
-//   3. take each parcel's units out of stock (confirmed), or leave it pending;
-//   4. write one order per seller, with its items (orders/create.ts);
-//   5. count the coupon's use, take what was bought out of the cart (a cart checkout's), complete the session;
-//   6. publish order.paid and checkout.completed (their subscribers write the buyer's email).
-// Orders are created only here (their rows written by orders/create.ts); `(checkout_id,
-// seller_id)` is unique besides.
-import { findUser } from '../auth/users.ts';
 import { clearPurchased } from '../cart/service.ts';
 import {
   expireCheckout,
@@ -23,9 +11,6 @@ import { couponLimitReached, redeemCoupon } from '../coupons/service.ts';
 import { publish } from '../events.ts';
 import { commitParcels, lockProducts } from '../inventory/service.ts';
 import { issueInvoices } from '../invoices/service.ts';
-import { mailLocale } from '../mail/locale.ts';
-import { enqueueMail } from '../mail/outbox.ts';
-import { paymentRefundedEmail } from '../mail/templates.ts';
 import { recordOrders } from '../orders/create.ts';
 import { type OrdersDeps, orderIdsOfCheckout } from '../orders/service.ts';
 import { refundUnusedPayment } from '../payments/refunds.ts';
@@ -192,15 +177,9 @@ export async function createFromCheckout(
   });
 }
 
-/** The language of the buyer's email about a refunded payment (mail/locale.ts), their saved choice read. */
-async function buyerLocale(tx: RequestContext, buyerId: string, province: string | undefined) {
-  const saved = (await findUser(tx, buyerId))?.locale;
-  return mailLocale(tx, { id: buyerId, locale: saved }, { shippingProvince: province });
-}
-
 /**
  * The refund of a whole payment that made no order (its checkout had ended, or its coupon was
- * used up), with the buyer's email saying so; written once per payment.
+ * used up); written once per payment, the buyer told by a subscriber of its refund.requested.
  */
 async function refundWhole(
   tx: RequestContext,
@@ -209,23 +188,11 @@ async function refundWhole(
   reason: 'checkout_closed' | 'coupon_used_up',
 ): Promise<string | undefined> {
   if (payment.amountCents <= 0) return undefined;
-  const refundId = await refundUnusedPayment(
+  // Its refund.requested subscriber tells the buyer (purchase/mail.ts).
+  return refundUnusedPayment(
     tx,
     { id: session.id, paymentIntentId: payment.paymentIntentId },
     payment.amountCents,
     reason,
   );
-  if (!refundId) return undefined;
-  const buyer = session.mailNames.buyer;
-  if (buyer) {
-    const province = (session.address as StoredAddress).province;
-    const locale = await buyerLocale(tx, session.buyerId, province);
-    await enqueueMail(tx, {
-      dedupeKey: `payment-refunded:${payment.paymentIntentId}`,
-      kind: 'payment-refunded',
-      to: buyer.email,
-      ...paymentRefundedEmail({ buyerName: buyer.name, amountCents: payment.amountCents, reason }, locale),
-    });
-  }
-  return refundId;
 }
