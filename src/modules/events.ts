@@ -14,10 +14,6 @@ export type DomainEvent =
       checkoutId: string;
       buyerId: string;
       orderIds: string[];
-      /** The protocol adapter's session the checkout held for (ACP), when one made it. */
-      adapterSessionId?: string;
-      /** The platform that adapter session is for, when a platform's key made it. */
-      adapterOwner?: string;
     }
   | {
       type: 'order.paid';

@@ -190,6 +190,19 @@ export async function markCheckoutPaid(ctx: RequestContext, checkoutId: string, 
   await markCompleteLater(ctx, checkoutId, paymentIntentId);
 }
 
+/**
+ * Whom a checkout being paid in ctx's transaction was held for, when its lines were given (the
+ * holder's key and owner: what a subscriber of its checkout.completed finds its session by);
+ * null for the cart's. Read from the session the payment locked: no round trip.
+ */
+export async function holderOfPaidCheckout(
+  ctx: RequestContext,
+  checkoutId: string,
+): Promise<{ key: string; owner: string | null } | null> {
+  const session = await sessionPaidIn(ctx, checkoutId);
+  return session?.adapterSessionId ? { key: session.adapterSessionId, owner: session.adapterOwner } : null;
+}
+
 /** Whether a checkout's lines came from its buyer's cart (what was bought then leaves the cart). */
 export const heldFromCart = (session: Pick<SessionRow, 'adapterSessionId'>): boolean =>
   session.adapterSessionId === null;

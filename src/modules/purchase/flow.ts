@@ -164,8 +164,6 @@ export async function createFromCheckout(
         checkoutId: session.id,
         buyerId: session.buyerId,
         orderIds: created.map((o) => o.id),
-        ...(session.adapterSessionId ? { adapterSessionId: session.adapterSessionId } : {}),
-        ...(session.adapterOwner ? { adapterOwner: session.adapterOwner } : {}),
       },
       {
         publicBaseUrl: deps.publicBaseUrl,
