@@ -2,14 +2,11 @@
 // (each publishes its event). They are created in one place, purchase/flow.ts; their refunds are
 // payments/refunds.ts; the returns module reaches them only through for-returns.ts
 // (docs/api.md "Orders", "Refunds"; docs/decisions.md "Orders").
-// Its length is reading orders (lists, detail, mail views) and their transitions, which share the row helpers.
-import { and, asc, count, desc, eq, getTableColumns, lte, type SQL, sql } from 'drizzle-orm';
+import { and, asc, count, desc, eq, lte, sql } from 'drizzle-orm';
 import type { z } from 'zod';
-import { isRecordId, type Province, toUnix } from '../../contract/common.ts';
+import { isRecordId, toUnix } from '../../contract/common.ts';
 import { conflict, forbidden, notFound } from '../../contract/errors.ts';
 import type { listOrdersQuery, orderDetail, orderListItem } from '../../contract/orders.ts';
-import type { Db } from '../../db/index.ts';
-import { ph, query } from '../../db/sql.ts';
 import { type AuthUser, caller, inTransaction, type RequestContext } from '../context.ts';
 import { type EventOf, type Links, publish } from '../events.ts';
 import { commitParcel, lockProducts, restock } from '../inventory/service.ts';
@@ -35,91 +32,19 @@ type Detail = z.infer<typeof orderDetail>;
 /** Pending orders are cancelled and refunded after this long (docs/api.md "Order states"). */
 const PENDING_MAX_AGE_SECONDS = 48 * 3600;
 
-/** The province an order ships to: what decides the language of its emails (mail/locale.ts). */
-export async function shippingProvinceOf(ctx: RequestContext, orderId: string): Promise<string | undefined> {
-  const [row] = await ctx.db
-    .select({ province: sql<string>`${orders.shippingAddress}->>'province'` })
-    .from(orders)
-    .where(eq(orders.id, orderId));
-  return row?.province ?? undefined;
-}
-
-/** An order's number (what its emails name it by); the id when the order is gone. */
-export async function orderNumberOf(ctx: RequestContext, orderId: string): Promise<string> {
-  const [row] = await ctx.db.select({ number: orders.number }).from(orders).where(eq(orders.id, orderId));
-  return row?.number ?? orderId;
-}
-
-// ---- reading ---------------------------------------------------------------------------------
-
-export async function orderIdsOfCheckout(ctx: RequestContext, checkoutId: string): Promise<string[]> {
-  const rows = await ctx.db
-    .select({ id: orders.id })
-    .from(orders)
-    .where(eq(orders.checkoutId, checkoutId))
-    .orderBy(asc(orders.sellerId));
-  return rows.map((r) => r.id);
-}
-
-/** A checkout's orders as a person names them (id and number), sellers in order. */
-export async function numberedOrdersOfCheckout(
-  ctx: RequestContext,
-  checkoutId: string,
-): Promise<Array<{ id: string; number: string }>> {
-  return ctx.db
-    .select({ id: orders.id, number: orders.number })
-    .from(orders)
-    .where(eq(orders.checkoutId, checkoutId))
-    .orderBy(asc(orders.sellerId));
-}
-
 export { ordersWrittenIn } from './create.ts';
+// The reads other modules make of orders (their statements are queries.ts).
+export {
+  lastShippingProvince,
+  numberedOrdersOfCheckout,
+  orderIdsOfCheckout,
+  orderNumberOf,
+  ordersOfOneCheckout,
+  shippingProvinceOf,
+} from './queries.ts';
 export type { AdapterOrderItem };
 
-/**
- * Every order of one checkout (named by the checkout, or by one of its orders) with its items,
- * by seller, in one statement: what a protocol adapter shows as the one order its session became.
- * Named by the checkout, the statement is sent at the call (it may be a `pipeline` step).
- */
-export function ordersOfOneCheckout(ctx: RequestContext, of: { checkoutId: string } | { orderId: string }) {
-  return 'checkoutId' in of ? ordersOfCheckout(ctx.db, of) : ordersOfOrdersCheckout(ctx.db, of);
-}
-
-const ordersOfCheckoutWhere = (db: Db, checkout: SQL) =>
-  db
-    .select({
-      ...getTableColumns(orders),
-      items: sql<AdapterOrderItem[]>`(select coalesce(json_agg(json_build_object('productId', i.product_id,
-        'name', i.name, 'quantity', i.quantity, 'unitPriceCents', i.unit_price_cents) order by i.position), '[]')
-        from ${orderItems} i where i.order_id = ${orders.id})`,
-    })
-    .from(orders)
-    .where(sql`${orders.checkoutId} = ${checkout}`)
-    // Code-point order, whatever the database's collation: as ordersWrittenIn sorts them.
-    .orderBy(sql`${orders.sellerId} collate "C"`);
-const ordersOfCheckout = query('orders_of_checkout', (db, name) =>
-  ordersOfCheckoutWhere(db, sql`${ph('checkoutId')}`).prepare(name),
-);
-const ordersOfOrdersCheckout = query('orders_of_orders_checkout', (db, name) =>
-  ordersOfCheckoutWhere(
-    db,
-    sql`(select ${orders.checkoutId} from ${orders} where ${orders.id} = ${ph('orderId')})`,
-  ).prepare(name),
-);
-
-/** The province of the buyer's last order's address (the cart estimates tax for it). */
-export async function lastShippingProvince(
-  ctx: RequestContext,
-  buyerId: string,
-): Promise<Province | undefined> {
-  const [row] = await ctx.db
-    .select({ province: sql<string>`${orders.shippingAddress}->>'province'` })
-    .from(orders)
-    .where(eq(orders.buyerId, buyerId))
-    .orderBy(desc(orders.createdAt))
-    .limit(1);
-  return row?.province as Province | undefined;
-}
+// ---- reading ---------------------------------------------------------------------------------
 
 /** An order's items as sold, in the order of the cart. */
 export function soldItems(items: ItemRow[]) {
