@@ -1,7 +1,8 @@
 // Every lifecycle is a machine (src/modules/machine.ts): docs/lifecycles.md shows each as the
-// table the code defines, and a refusal names the state the thing is in.
+// table the code defines, and a refusal (a catalogue message) names the state the thing is in.
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
+import { render } from '../src/contract/i18n.ts';
 import { agentSessionMachine } from '../src/modules/agent-checkout/states.ts';
 import { checkoutMachine } from '../src/modules/checkout/states.ts';
 import { defineMachine } from '../src/modules/machine.ts';
@@ -21,18 +22,21 @@ describe('lifecycles', () => {
   );
 
   it.each([
-    [orderMachine.refusal('ship', 'pending'), 'Only a confirmed order can be shipped; this one is pending'],
     [
-      orderMachine.refusal('deliver', 'confirmed'),
+      render('en-CA', orderMachine.refusal('ship', 'pending')),
+      'Only a confirmed order can be shipped; this one is pending',
+    ],
+    [
+      render('en-CA', orderMachine.refusal('deliver', 'confirmed')),
       'Only a shipped order can be marked delivered; this one is confirmed',
     ],
     [
-      orderMachine.refusal('cancel', 'shipped'),
+      render('en-CA', orderMachine.refusal('cancel', 'shipped')),
       'The order has shipped and can no longer be cancelled; request a return instead (request_return)',
     ],
-    [orderMachine.refusal('ship', 'cancelled'), 'The order is cancelled'],
+    [render('en-CA', orderMachine.refusal('ship', 'cancelled')), 'The order is cancelled'],
     [
-      returnMachine.refusal('refund', 'pending'),
+      render('en-CA', returnMachine.refusal('refund', 'pending')),
       'Only an approved return can be refunded; this one is pending',
     ],
   ])('a refusal names the state: %s', (said, expected) => {

@@ -6,6 +6,7 @@
 // Who subscribes to what is one list: subscriptions.ts.
 import type { OrderStatus } from '../contract/orders.ts';
 import type { RequestContext } from './context.ts';
+import type { InvoiceLinks } from './invoices/links.ts';
 
 export type DomainEvent =
   | {
@@ -13,10 +14,6 @@ export type DomainEvent =
       checkoutId: string;
       buyerId: string;
       orderIds: string[];
-      /** The protocol adapter's session the checkout held for (ACP), when one made it. */
-      adapterSessionId?: string;
-      /** The platform that adapter session is for, when a platform's key made it. */
-      adapterOwner?: string;
     }
   | {
       type: 'order.paid';
@@ -56,11 +53,30 @@ export type DomainEvent =
     };
 
 export type EventType = DomainEvent['type'];
-export type EventOf<T extends EventType> = Extract<DomainEvent, { type: T }>;
-type Handler<T extends EventType> = (ctx: RequestContext, event: EventOf<T>) => Promise<void>;
+/** The event of type T (an event whose `type` is one of several is the event of each of them). */
+export type EventOf<T extends EventType> = DomainEvent extends infer E
+  ? E extends { type: infer U }
+    ? T extends U
+      ? E
+      : never
+    : never
+  : never;
+
+/**
+ * Where a subscriber's email links to: given by the service that publishes (it has the app's
+ * settings; an event says ids and states only). Empty for a change no email links from.
+ */
+export interface Links {
+  /** PUBLIC_BASE_URL: an email links each order's page in the buyer's account. */
+  publicBaseUrl?: string;
+  /** Signed links to invoices (the paid email). */
+  invoiceLinks?: InvoiceLinks;
+}
+
+type Handler<T extends EventType> = (ctx: RequestContext, event: EventOf<T>, links: Links) => Promise<void>;
 
 // Stored untyped by event type; subscribe keeps each handler with its own type.
-type AnyHandler = (ctx: RequestContext, event: DomainEvent) => Promise<void>;
+type AnyHandler = (ctx: RequestContext, event: DomainEvent, links: Links) => Promise<void>;
 const inTransactionHandlers = new Map<EventType, Set<AnyHandler>>();
 
 /** Runs `handler` in the transaction of every `type` event. Subscribing twice is once. */
@@ -71,26 +87,26 @@ export function subscribe<T extends EventType>(type: T, handler: Handler<T>): vo
 }
 
 /** Events published while a transaction's subscribers run, to deliver after the current one. */
-const delivering = new WeakMap<object, DomainEvent[]>();
+const delivering = new WeakMap<object, Array<{ event: DomainEvent; links: Links }>>();
 
 /**
  * Publishes an event in ctx's transaction (inTransaction): the one way a module announces a
  * change. An event a subscriber publishes is delivered once every subscriber has the event
  * being handled, so every subscriber sees a transaction's events in the order they happened.
  */
-export async function publish(ctx: RequestContext, event: DomainEvent): Promise<void> {
+export async function publish(ctx: RequestContext, event: DomainEvent, links: Links = {}): Promise<void> {
   if (!ctx.inTransaction) throw new Error(`publish(${event.type}) outside a transaction`);
   const queued = delivering.get(ctx.db);
   if (queued) {
-    queued.push(event);
+    queued.push({ event, links });
     return;
   }
-  const queue = [event];
+  const queue = [{ event, links }];
   delivering.set(ctx.db, queue);
   try {
     for (let next = queue.shift(); next; next = queue.shift()) {
-      for (const handler of inTransactionHandlers.get(next.type) ?? []) {
-        await handler(ctx, next);
+      for (const handler of inTransactionHandlers.get(next.event.type) ?? []) {
+        await handler(ctx, next.event, next.links);
       }
     }
   } finally {

@@ -3,7 +3,9 @@
 import { acpOrderEventBody } from './acp/webhooks.ts';
 import { ORDER_EVENTS, orderEventQueue } from './agent-checkout/outbox.ts';
 import { subscribe } from './events.ts';
+import { mailOrderCancelled, mailOrderRefunded, mailOrderShipped } from './orders/mail.ts';
 import { recordRefundOnOrder } from './orders/service.ts';
+import { mailOrderPaid, mailPaymentRefunded } from './purchase/mail.ts';
 import { markReturnRefunded } from './returns/service.ts';
 import { ucpOrderEventBody } from './ucp/webhooks.ts';
 
@@ -11,8 +13,16 @@ import { ucpOrderEventBody } from './ucp/webhooks.ts';
 const queueOrderEvent = orderEventQueue({ acp: acpOrderEventBody, ucp: ucpOrderEventBody });
 
 export function subscribeModules(): void {
+  // A purchase: the buyer's order email.
+  subscribe('checkout.completed', mailOrderPaid);
+  // A payment that made no order, refunded whole: the buyer's email, when they are told.
+  subscribe('refund.requested', mailPaymentRefunded);
+  // An order shipped or cancelled: the buyer's email.
+  subscribe('order.shipped', mailOrderShipped);
+  subscribe('order.cancelled', mailOrderCancelled);
   // A refund the provider confirmed: the order's refunded amount and email; a return's state.
   subscribe('refund.succeeded', recordRefundOnOrder);
+  subscribe('refund.succeeded', mailOrderRefunded);
   subscribe('refund.succeeded', markReturnRefunded);
   // A platform's purchase (ACP or UCP): its order events go to the platform's webhook (the outbox).
   for (const type of ORDER_EVENTS) subscribe(type, queueOrderEvent);

@@ -8,7 +8,7 @@ import { withSavepoint } from './queries.ts';
 import type { SessionRequest } from './request.ts';
 import type { SessionRow } from './types.ts';
 
-type ShippingAddressInput = Parameters<typeof holdCheckout>[2]['shipping_address'];
+type ShippingAddressInput = Parameters<typeof holdCheckout>[3]['shipping_address'];
 export type SessionHold = Awaited<ReturnType<typeof holdCheckout>>;
 
 /** Holds the session's lines for `buyer` (a CheckoutRefusal when checkout refuses). */
@@ -26,15 +26,19 @@ export function holdForSession(
 ): Promise<SessionHold> {
   const asBuyer = { ...tx, user: hold.buyer };
   return withSavepoint(asBuyer, () =>
-    holdCheckout(asBuyer, deps, {
-      shipping_address: hold.address,
-      ...(hold.coupon ? { coupon: hold.coupon } : {}),
-      adapter: {
-        sessionId: hold.session.id,
-        ...('platform' in hold.who ? { owner: hold.who.platform.id } : {}),
+    holdCheckout(
+      asBuyer,
+      deps,
+      {
+        kind: 'given',
         lines: hold.request.items.map((i) => ({ productId: i.id, quantity: i.quantity })),
-        notAfter: hold.session.expiresAt,
+        heldFor: {
+          key: hold.session.id,
+          ...('platform' in hold.who ? { owner: hold.who.platform.id } : {}),
+          until: hold.session.expiresAt,
+        },
       },
-    }),
+      { shipping_address: hold.address, ...(hold.coupon ? { coupon: hold.coupon } : {}) },
+    ),
   );
 }

@@ -8,6 +8,7 @@
 
 import { pipeline } from '../../db/sql.ts';
 import type { Job } from '../../jobs/runner.ts';
+import { holderOfPaidCheckout } from '../checkout/service.ts';
 import type { RequestContext } from '../context.ts';
 import type { DomainEvent } from '../events.ts';
 import { ordersOfOneCheckout, ordersWrittenIn } from '../orders/service.ts';
@@ -85,10 +86,11 @@ async function queueOrderEvent(
   bodies: Record<string, OrderEventBody>,
 ): Promise<void> {
   const created = event.type === 'checkout.completed';
-  // A purchase costs nothing here unless an agent's session made it (its event says so); an
-  // order's change costs a look-up of its checkout's session; a refund's or a return's, a read
-  // of the order's checkout first.
-  if (created && !event.adapterSessionId) return;
+  // A purchase costs nothing here unless an agent's session made it (whom its checkout was held
+  // for, read from the session its payment locked: no round trip); an order's change costs a
+  // look-up of its checkout's session; a refund's or a return's, a read of the order's checkout first.
+  const holder = created ? await holderOfPaidCheckout(ctx, event.checkoutId) : null;
+  if (created && !holder) return;
   const known = created || 'checkoutId' in event ? (event as { checkoutId: string }).checkoutId : undefined;
   let orders =
     known === undefined && 'orderId' in event
@@ -97,11 +99,10 @@ async function queueOrderEvent(
   const checkoutId = known ?? orders?.[0]?.checkoutId;
   if (!checkoutId) return;
   // In the purchase's own transaction, its orders are the ones just written and its session's
-  // platform is on the event: nothing to read.
-  const written =
-    event.type === 'checkout.completed' && event.adapterSessionId
-      ? { id: event.adapterSessionId, owner: event.adapterOwner, orders: ordersWrittenIn(ctx, checkoutId) }
-      : undefined;
+  // platform is its checkout's holder: nothing to read.
+  const written = holder
+    ? { id: holder.key, owner: holder.owner, orders: ordersWrittenIn(ctx, checkoutId) }
+    : undefined;
   let session: SessionOwner | undefined;
   if (written?.orders) {
     session = { id: written.id, platformId: written.owner ?? null };
@@ -109,8 +110,7 @@ async function queueOrderEvent(
   } else {
     // A purchase's session and orders are read in one round trip (its orders were just written).
     const [[found], ordersNow] = await pipeline(ctx, [
-      (c) =>
-        created ? sessionOwnerById(c.db, event.adapterSessionId) : sessionOwnerOfCheckout(c.db, checkoutId),
+      (c) => (holder ? sessionOwnerById(c.db, holder.key) : sessionOwnerOfCheckout(c.db, checkoutId)),
       created && ((c) => ordersOfOneCheckout(c, { checkoutId })),
     ]);
     session = found;

@@ -61,9 +61,9 @@ export const checkoutSessions = pgTable(
     taxAmountCents: integer('tax_amount_cents').notNull(),
     totalCents: integer('total_cents').notNull(),
     provider: text('provider').notNull(),
-    /** The protocol adapter's session this checkout holds for (ACP), null for POST /checkout's. */
+    /** The key of whom given lines are held for (an agent-checkout session), null for the cart's (LineSource). */
     adapterSessionId: text('adapter_session_id'),
-    /** Whom an adapter's hold is for (a platform's id), counted against its cap; null otherwise. */
+    /** The owner of given lines' hold (a platform's id), counted against its cap; null otherwise. */
     adapterOwner: text('adapter_owner'),
     /** The provider's session; null until it is opened (after the reservation commits). */
     providerSessionId: text('provider_session_id').unique(),
@@ -77,7 +77,7 @@ export const checkoutSessions = pgTable(
     expiredAt: timestamp('expired_at', { withTimezone: true }),
     /**
      * When its holder let it go before its end (an agent platform's cancel): a lapse, as far as
-     * the cool-down is concerned (checkout/service.ts lapsedHolds); null otherwise.
+     * the cool-down is concerned (checkout/queries.ts lapsedHolds); null otherwise.
      */
     canceledAt: timestamp('canceled_at', { withTimezone: true }),
   },

@@ -103,13 +103,16 @@ type WrittenOrder = Omit<
  * events reads them in that transaction without a round trip (ordersWrittenIn). Kept by the
  * transaction's handle, so they go with it.
  */
-const writtenIn = new WeakMap<object, Map<string, { rows: WrittenOrder[]; items: AdapterOrderItem[][] }>>();
+const writtenIn = new WeakMap<object, Map<string, { rows: WrittenOrder[]; items: RecordedItem[][] }>>();
+
+/** An item as recordOrders writes it. */
+type RecordedItem = typeof orderItems.$inferInsert & AdapterOrderItem & { position: number };
 
 function rememberWritten(
   tx: RequestContext,
   checkoutId: string,
   rows: WrittenOrder[],
-  items: AdapterOrderItem[][],
+  items: RecordedItem[][],
 ) {
   if (!tx.inTransaction) return;
   let byCheckout = writtenIn.get(tx.db);
@@ -118,6 +121,21 @@ function rememberWritten(
     writtenIn.set(tx.db, byCheckout);
   }
   byCheckout.set(checkoutId, { rows, items });
+}
+
+/**
+ * The orders this transaction wrote for a checkout, as recordOrders answered them (parcel order,
+ * with their items): what the paid email shows. Undefined when this transaction wrote none.
+ */
+export function recordedOrdersIn(ctx: RequestContext, checkoutId: string) {
+  const written = ctx.inTransaction ? writtenIn.get(ctx.db)?.get(checkoutId) : undefined;
+  if (!written) return undefined;
+  return written.rows.map((row, n) => ({
+    ...row,
+    trackingNumber: null,
+    carrier: null,
+    items: written.items[n]! as RecordedItem[],
+  }));
 }
 
 /**

@@ -2,32 +2,19 @@
 // (each publishes its event). They are created in one place, purchase/flow.ts; their refunds are
 // payments/refunds.ts; the returns module reaches them only through for-returns.ts
 // (docs/api.md "Orders", "Refunds"; docs/decisions.md "Orders").
-// Its length is reading orders (lists, detail, mail views) and their transitions, which share the row helpers.
-import { and, asc, count, desc, eq, getTableColumns, lte, type SQL, sql } from 'drizzle-orm';
+import { and, asc, count, desc, eq, lte, sql } from 'drizzle-orm';
 import type { z } from 'zod';
-import { isRecordId, type Province, toUnix } from '../../contract/common.ts';
+import { isRecordId, toUnix } from '../../contract/common.ts';
 import { conflict, forbidden, notFound } from '../../contract/errors.ts';
-import { BASE_LOCALE, type Locale, type Text, t, text } from '../../contract/i18n.ts';
 import type { listOrdersQuery, orderDetail, orderListItem } from '../../contract/orders.ts';
-import type { Db } from '../../db/index.ts';
-import { ph, query } from '../../db/sql.ts';
-import { shopNames } from '../auth/sellers.ts';
-import { findUser } from '../auth/users.ts';
 import { type AuthUser, caller, inTransaction, type RequestContext } from '../context.ts';
-import { type EventOf, publish } from '../events.ts';
+import { type EventOf, type Links, publish } from '../events.ts';
 import { commitParcel, lockProducts, restock } from '../inventory/service.ts';
 import type { InvoiceLinks } from '../invoices/links.ts';
-import { mailLocale } from '../mail/locale.ts';
-import { enqueueMail } from '../mail/outbox.ts';
-import {
-  type OrderMailOrder,
-  orderCancelledEmail,
-  orderRefundedEmail,
-  orderShippedEmail,
-} from '../mail/templates.ts';
 import { type RefundDeps, requestRefund, sendRefund } from '../payments/refunds.ts';
 import { estimatedDelivery } from '../pricing/dates.ts';
 import type { AdapterOrderItem } from './create.ts';
+import { UNCONFIRMED_REASON } from './mail.ts';
 import { type Actor, orderMachine, type TransitionName } from './states.ts';
 import { orderItems, orders } from './tables.ts';
 
@@ -45,151 +32,19 @@ type Detail = z.infer<typeof orderDetail>;
 /** Pending orders are cancelled and refunded after this long (docs/api.md "Order states"). */
 const PENDING_MAX_AGE_SECONDS = 48 * 3600;
 
-/** What an order's email shows of it. */
-type MailedOrder = Pick<
-  OrderRow,
-  | 'id'
-  | 'number'
-  | 'sellerId'
-  | 'subtotalCents'
-  | 'discountCents'
-  | 'shippingCostCents'
-  | 'taxLines'
-  | 'taxAmountCents'
-  | 'totalAmountCents'
-  | 'estimatedDelivery'
-  | 'trackingNumber'
-  | 'carrier'
-  | 'shippingAddress'
-> & { items: Array<Pick<ItemRow, 'name' | 'quantity' | 'unitPriceCents' | 'position'>> };
-
-export async function mailOrdersOf(
-  ctx: RequestContext,
-  list: MailedOrder[],
-  /** The sellers' shop names, when already read. */
-  shops?: Map<string, string>,
-  links: {
-    /** Each order's invoice link, when the email gives one (the paid email). */
-    invoiceUrlOf?: (orderId: string) => string;
-    /** PUBLIC_BASE_URL: the email links each order's page in the buyer's account. */
-    publicBaseUrl?: string;
-  } = {},
-): Promise<OrderMailOrder[]> {
-  const { invoiceUrlOf, publicBaseUrl } = links;
-  const names =
-    shops ??
-    (await shopNames(
-      ctx,
-      list.map((o) => o.sellerId),
-    ));
-  return list.map((o) => ({
-    id: o.id,
-    number: o.number,
-    // Unknown (the account is gone): the email says "Portage seller" in the reader's words.
-    sellerName: names.get(o.sellerId) ?? '',
-    items: [...o.items]
-      .sort((a, b) => a.position - b.position)
-      .map((i) => ({ name: i.name, quantity: i.quantity, unitPriceCents: i.unitPriceCents })),
-    subtotalCents: o.subtotalCents,
-    discountCents: o.discountCents,
-    shippingCostCents: o.shippingCostCents,
-    taxLines: o.taxLines,
-    taxAmountCents: o.taxAmountCents,
-    totalAmountCents: o.totalAmountCents,
-    estimatedDelivery: o.estimatedDelivery,
-    trackingNumber: o.trackingNumber,
-    carrier: o.carrier,
-    shippingAddress: o.shippingAddress,
-    ...(invoiceUrlOf ? { invoiceUrl: invoiceUrlOf(o.id) } : {}),
-    ...(publicBaseUrl ? { pageUrl: `${publicBaseUrl}/account/orders/${encodeURIComponent(o.id)}` } : {}),
-  }));
-}
-
-/** The province an order ships to: what decides the language of its emails (mail/locale.ts). */
-export async function shippingProvinceOf(ctx: RequestContext, orderId: string): Promise<string | undefined> {
-  const [row] = await ctx.db
-    .select({ province: sql<string>`${orders.shippingAddress}->>'province'` })
-    .from(orders)
-    .where(eq(orders.id, orderId));
-  return row?.province ?? undefined;
-}
-
-/** An order's number (what its emails name it by); the id when the order is gone. */
-export async function orderNumberOf(ctx: RequestContext, orderId: string): Promise<string> {
-  const [row] = await ctx.db.select({ number: orders.number }).from(orders).where(eq(orders.id, orderId));
-  return row?.number ?? orderId;
-}
-
-// ---- reading ---------------------------------------------------------------------------------
-
-export async function orderIdsOfCheckout(ctx: RequestContext, checkoutId: string): Promise<string[]> {
-  const rows = await ctx.db
-    .select({ id: orders.id })
-    .from(orders)
-    .where(eq(orders.checkoutId, checkoutId))
-    .orderBy(asc(orders.sellerId));
-  return rows.map((r) => r.id);
-}
-
-/** A checkout's orders as a person names them (id and number), sellers in order. */
-export async function numberedOrdersOfCheckout(
-  ctx: RequestContext,
-  checkoutId: string,
-): Promise<Array<{ id: string; number: string }>> {
-  return ctx.db
-    .select({ id: orders.id, number: orders.number })
-    .from(orders)
-    .where(eq(orders.checkoutId, checkoutId))
-    .orderBy(asc(orders.sellerId));
-}
-
 export { ordersWrittenIn } from './create.ts';
+// The reads other modules make of orders (their statements are queries.ts).
+export {
+  lastShippingProvince,
+  numberedOrdersOfCheckout,
+  orderIdsOfCheckout,
+  orderNumberOf,
+  ordersOfOneCheckout,
+  shippingProvinceOf,
+} from './queries.ts';
 export type { AdapterOrderItem };
 
-/**
- * Every order of one checkout (named by the checkout, or by one of its orders) with its items,
- * by seller, in one statement: what a protocol adapter shows as the one order its session became.
- * Named by the checkout, the statement is sent at the call (it may be a `pipeline` step).
- */
-export function ordersOfOneCheckout(ctx: RequestContext, of: { checkoutId: string } | { orderId: string }) {
-  return 'checkoutId' in of ? ordersOfCheckout(ctx.db, of) : ordersOfOrdersCheckout(ctx.db, of);
-}
-
-const ordersOfCheckoutWhere = (db: Db, checkout: SQL) =>
-  db
-    .select({
-      ...getTableColumns(orders),
-      items: sql<AdapterOrderItem[]>`(select coalesce(json_agg(json_build_object('productId', i.product_id,
-        'name', i.name, 'quantity', i.quantity, 'unitPriceCents', i.unit_price_cents) order by i.position), '[]')
-        from ${orderItems} i where i.order_id = ${orders.id})`,
-    })
-    .from(orders)
-    .where(sql`${orders.checkoutId} = ${checkout}`)
-    // Code-point order, whatever the database's collation: as ordersWrittenIn sorts them.
-    .orderBy(sql`${orders.sellerId} collate "C"`);
-const ordersOfCheckout = query('orders_of_checkout', (db, name) =>
-  ordersOfCheckoutWhere(db, sql`${ph('checkoutId')}`).prepare(name),
-);
-const ordersOfOrdersCheckout = query('orders_of_orders_checkout', (db, name) =>
-  ordersOfCheckoutWhere(
-    db,
-    sql`(select ${orders.checkoutId} from ${orders} where ${orders.id} = ${ph('orderId')})`,
-  ).prepare(name),
-);
-
-/** The province of the buyer's last order's address (the cart estimates tax for it). */
-export async function lastShippingProvince(
-  ctx: RequestContext,
-  buyerId: string,
-): Promise<Province | undefined> {
-  const [row] = await ctx.db
-    .select({ province: sql<string>`${orders.shippingAddress}->>'province'` })
-    .from(orders)
-    .where(eq(orders.buyerId, buyerId))
-    .orderBy(desc(orders.createdAt))
-    .limit(1);
-  return row?.province as Province | undefined;
-}
+// ---- reading ---------------------------------------------------------------------------------
 
 /** An order's items as sold, in the order of the cart. */
 export function soldItems(items: ItemRow[]) {
@@ -342,6 +197,8 @@ async function transition(
   name: TransitionName,
   actor: Actor,
   set: Partial<typeof orders.$inferInsert>,
+  /** Where the emails its event's subscribers write link to. */
+  links: Links = {},
 ): Promise<OrderRow> {
   if (!orderMachine.allows(name, actor)) {
     const by = orderMachine.transitions[name].by?.filter((a) => a !== 'system') ?? [];
@@ -354,20 +211,24 @@ async function transition(
     .returning();
   if (!updated) {
     const [now] = await ctx.db.select({ status: orders.status }).from(orders).where(eq(orders.id, row.id));
-    const refused = orderRefusal(name, now?.status ?? row.status);
+    const refused = orderMachine.refusal(name, now?.status ?? row.status);
     throw conflict(refused.key, refused.values);
   }
-  await publish(ctx, {
-    type: `order.${orderMachine.to(name)}` as
-      | 'order.confirmed'
-      | 'order.shipped'
-      | 'order.delivered'
-      | 'order.cancelled',
-    orderId: updated.id,
-    checkoutId: updated.checkoutId,
-    buyerId: updated.buyerId,
-    sellerId: updated.sellerId,
-  });
+  await publish(
+    ctx,
+    {
+      type: `order.${orderMachine.to(name)}` as
+        | 'order.confirmed'
+        | 'order.shipped'
+        | 'order.delivered'
+        | 'order.cancelled',
+      orderId: updated.id,
+      checkoutId: updated.checkoutId,
+      buyerId: updated.buyerId,
+      sellerId: updated.sellerId,
+    },
+    links,
+  );
   return updated;
 }
 
@@ -376,47 +237,6 @@ const WHO: Record<string, string> = {
   'seller or admin': 'sellerOrAdmin',
   'buyer or seller or admin': 'buyerSellerOrAdmin',
 };
-
-/**
- * Why a transition does not apply to an order in `status` (the 409), as a catalogue message:
- * the words of orderMachine.refusal (states.ts), in the reader's language.
- */
-export function orderRefusal(name: TransitionName, status: OrderRow['status']): Text {
-  if (name === 'cancel' && status === 'shipped') return text('error.orders.cannotCancelShipped');
-  if (name === 'cancel' && status === 'delivered') return text('error.orders.cannotCancelDelivered');
-  if (status === 'cancelled') return text('error.orders.isCancelled');
-  return text('error.orders.wrongState', { transition: name, status });
-}
-
-/**
- * Writes the buyer's email about an order, in their language (mail/locale.ts): their preference,
- * else French for an order shipped to Quebec, else their own request's, else the platform's.
- */
-async function buyerMail(
-  ctx: RequestContext,
-  row: OrderRow,
-  items: ItemRow[],
-  dedupeKey: string,
-  build: (
-    buyerName: string,
-    order: OrderMailOrder,
-    locale: Locale,
-  ) => { subject: string; text: string; html: string },
-  publicBaseUrl?: string,
-) {
-  const buyer = await findUser(ctx, row.buyerId);
-  if (!buyer) return;
-  const locale = mailLocale(ctx, buyer, {
-    shippingProvince: (row.shippingAddress as { province?: string }).province,
-  });
-  const [order] = await mailOrdersOf(ctx, [{ ...row, items }], undefined, { publicBaseUrl });
-  await enqueueMail(ctx, {
-    dedupeKey,
-    kind: dedupeKey.split(':')[0]!,
-    to: buyer.email,
-    ...build(buyer.name, order!, locale),
-  });
-}
 
 /** POST /orders/:id/ship: the seller sends it, with a tracking number. */
 export async function shipOrder(
@@ -428,21 +248,16 @@ export async function shipOrder(
   const me = caller(ctx);
   const detail = await inTransaction(ctx, async (tx) => {
     const row = await visibleOrder(tx, me, orderId);
-    const updated = await transition(tx, row, 'ship', actorOf(me, row), {
-      trackingNumber: input.trackingNumber,
-      carrier: input.carrier,
-      shippedAt: tx.now(),
-    });
-    const items = await itemsOf(tx, orderId);
-    await buyerMail(
+    // Its subscribers write the buyer's email (orders/mail.ts).
+    const updated = await transition(
       tx,
-      updated,
-      items,
-      `order-shipped:${orderId}`,
-      (buyerName, order, locale) => orderShippedEmail({ buyerName, order }, locale),
-      deps.publicBaseUrl,
+      row,
+      'ship',
+      actorOf(me, row),
+      { trackingNumber: input.trackingNumber, carrier: input.carrier, shippedAt: tx.now() },
+      { publicBaseUrl: deps.publicBaseUrl },
     );
-    return toDetail(updated, items);
+    return toDetail(updated, await itemsOf(tx, orderId));
   });
   deps.nudge('mail');
   return detail;
@@ -531,11 +346,19 @@ export async function cancelOrder(
     const now = tx.now();
     // The service's own reason is stored in the base locale and written to the buyer in theirs.
     const unconfirmed = reason === undefined && actor === 'system';
-    const updated = await transition(tx, row, name, actor, {
-      cancelledAt: now,
-      cancelReason: reason ?? (unconfirmed ? t(BASE_LOCALE, 'mail.orderCancelled.unconfirmed') : null),
-      refundRequested: true,
-    });
+    // Its subscribers write the buyer's email (orders/mail.ts).
+    const updated = await transition(
+      tx,
+      row,
+      name,
+      actor,
+      {
+        cancelledAt: now,
+        cancelReason: reason ?? (unconfirmed ? UNCONFIRMED_REASON : null),
+        refundRequested: true,
+      },
+      { publicBaseUrl: deps.publicBaseUrl },
+    );
     if (row.stockCommitted) {
       await lockProducts(
         tx,
@@ -551,23 +374,6 @@ export async function cancelOrder(
     if (amount > 0) {
       refundId = await requestRefund(tx, updated, amount, 'cancelled');
     }
-    await buyerMail(
-      tx,
-      updated,
-      items,
-      `order-cancelled:${orderId}`,
-      (buyerName, order, locale) =>
-        orderCancelledEmail(
-          {
-            buyerName,
-            order,
-            reason: unconfirmed ? t(locale, 'mail.orderCancelled.unconfirmed') : (updated.cancelReason ?? ''),
-            refundCents: amount,
-          },
-          locale,
-        ),
-      deps.publicBaseUrl,
-    );
     return { detail: toDetail(updated, items), amount, refundId };
   });
   deps.nudge('mail');
@@ -600,25 +406,15 @@ export async function cancelStalePendingOrders(
 }
 
 /**
- * A refund succeeded (refund.succeeded, in its transaction): the order's refunded amount grows,
- * and the buyer is told, unless it is a return's refund (the return's own email tells them).
+ * A refund succeeded (refund.succeeded, in its transaction): the order's refunded amount grows
+ * (the buyer's email is orders/mail.ts mailOrderRefunded).
  */
 export async function recordRefundOnOrder(
   ctx: RequestContext,
   event: EventOf<'refund.succeeded'>,
 ): Promise<void> {
-  const [row] = await ctx.db
+  await ctx.db
     .update(orders)
     .set({ refundedCents: sql`${orders.refundedCents} + ${event.amountCents}` })
-    .where(eq(orders.id, event.orderId))
-    .returning();
-  if (!row || event.returnId) return;
-  await buyerMail(
-    ctx,
-    row,
-    await itemsOf(ctx, row.id),
-    `refund:${event.refundId}`,
-    (buyerName, order, locale) =>
-      orderRefundedEmail({ buyerName, order, refundCents: event.amountCents }, locale),
-  );
+    .where(eq(orders.id, event.orderId));
 }

@@ -1,28 +1,18 @@
-// The purchase flow's last step, in one place: a paid checkout becomes its orders. The steps,
-// in order, all in the transaction that records the payment (payments/service.ts):
-//   1. lock the checkout's session (unless the caller did);
-//   2. refuse, with a refund, a payment that cannot make orders: a second payment of a paid
-//      checkout, a checkout that had ended, a coupon used up meanwhile, another amount;
-//   3. take each parcel's units out of stock (confirmed), or leave it pending;
-//   4. write one order per seller, with its items (orders/create.ts);
-//   5. count the coupon's use, take what was bought out of the cart (a cart checkout's), complete the session;
-//   6. publish order.paid and checkout.completed, and write the buyer's email to the outbox.
-// Orders are created only here (their rows written by orders/create.ts); `(checkout_id,
-// seller_id)` is unique besides.
-import { findUser } from '../auth/users.ts';
 import { clearPurchased } from '../cart/service.ts';
-import { completeSession, expireCheckout, lockSessionForPayment } from '../checkout/service.ts';
+import {
+  expireCheckout,
+  heldFromCart,
+  lockSessionForPayment,
+  markCheckoutPaid,
+} from '../checkout/service.ts';
 import type { StoredAddress } from '../checkout/tables.ts';
 import { inTransaction, type RequestContext } from '../context.ts';
 import { couponLimitReached, redeemCoupon } from '../coupons/service.ts';
 import { publish } from '../events.ts';
 import { commitParcels, lockProducts } from '../inventory/service.ts';
 import { issueInvoices } from '../invoices/service.ts';
-import { mailLocale } from '../mail/locale.ts';
-import { enqueueMail } from '../mail/outbox.ts';
-import { orderPaidEmail, paymentRefundedEmail } from '../mail/templates.ts';
 import { recordOrders } from '../orders/create.ts';
-import { mailOrdersOf, type OrdersDeps, orderIdsOfCheckout } from '../orders/service.ts';
+import { type OrdersDeps, orderIdsOfCheckout } from '../orders/service.ts';
 import { refundUnusedPayment } from '../payments/refunds.ts';
 
 export type PurchaseDeps = Pick<OrdersDeps, 'platformFeeBps' | 'publicBaseUrl' | 'invoiceLinks'>;
@@ -146,8 +136,8 @@ export async function createFromCheckout(
     // Nothing of the session is held any more: each parcel's reservations were committed, or
     // released when its stock could not be taken.
     if (session.couponCode) await redeemCoupon(tx, session.couponCode, session.buyerId, created[0]!.id);
-    // A protocol adapter's checkout (ACP) was not made from the cart: the cart stays as it is.
-    if (!session.adapterSessionId) {
+    // Lines a platform gave were not the cart's: the cart stays as it is.
+    if (heldFromCart(session)) {
       await clearPurchased(
         tx,
         session.buyerId,
@@ -155,7 +145,7 @@ export async function createFromCheckout(
         session.couponCode,
       );
     }
-    await completeSession(tx, session.id, payment.paymentIntentId);
+    await markCheckoutPaid(tx, session.id, payment.paymentIntentId);
     for (const row of created) {
       await publish(tx, {
         type: 'order.paid',
@@ -166,56 +156,28 @@ export async function createFromCheckout(
         status: row.status,
       });
     }
-    await publish(tx, {
-      type: 'checkout.completed',
-      checkoutId: session.id,
-      buyerId: session.buyerId,
-      orderIds: created.map((o) => o.id),
-      ...(session.adapterSessionId ? { adapterSessionId: session.adapterSessionId } : {}),
-      ...(session.adapterOwner ? { adapterOwner: session.adapterOwner } : {}),
-    });
-
-    // The names were read with the session (lockSessionForPayment).
-    const buyer = session.mailNames.buyer;
-    if (buyer) {
-      const locale = mailLocale(
-        tx,
-        { id: session.buyerId, locale: buyer.locale },
-        { shippingProvince: address.province },
-      );
-      const links = deps.invoiceLinks;
-      const mailOrders = await mailOrdersOf(tx, created, new Map(Object.entries(session.mailNames.shops)), {
-        invoiceUrlOf:
-          links && ((orderId) => links.urlOf({ orderId, buyerId: session.buyerId }, locale, tx.now())),
+    // Its subscribers write the buyer's email (purchase/mail.ts), linking the orders' pages and invoices.
+    await publish(
+      tx,
+      {
+        type: 'checkout.completed',
+        checkoutId: session.id,
+        buyerId: session.buyerId,
+        orderIds: created.map((o) => o.id),
+      },
+      {
         publicBaseUrl: deps.publicBaseUrl,
-      });
-      await enqueueMail(tx, {
-        dedupeKey: `order-paid:${session.id}`,
-        kind: 'order-paid',
-        to: buyer.email,
-        ...orderPaidEmail(
-          {
-            buyerName: buyer.name,
-            orders: mailOrders,
-            totalCents: session.totalCents,
-          },
-          locale,
-        ),
-      });
-    }
+        ...(deps.invoiceLinks ? { invoiceLinks: deps.invoiceLinks } : {}),
+      },
+    );
+
     return { outcome: 'created', orderIds: created.map((o) => o.id) };
   });
 }
 
-/** The language of the buyer's email about a refunded payment (mail/locale.ts), their saved choice read. */
-async function buyerLocale(tx: RequestContext, buyerId: string, province: string | undefined) {
-  const saved = (await findUser(tx, buyerId))?.locale;
-  return mailLocale(tx, { id: buyerId, locale: saved }, { shippingProvince: province });
-}
-
 /**
  * The refund of a whole payment that made no order (its checkout had ended, or its coupon was
- * used up), with the buyer's email saying so; written once per payment.
+ * used up); written once per payment, the buyer told by a subscriber of its refund.requested.
  */
 async function refundWhole(
   tx: RequestContext,
@@ -224,23 +186,11 @@ async function refundWhole(
   reason: 'checkout_closed' | 'coupon_used_up',
 ): Promise<string | undefined> {
   if (payment.amountCents <= 0) return undefined;
-  const refundId = await refundUnusedPayment(
+  // Its refund.requested subscriber tells the buyer (purchase/mail.ts).
+  return refundUnusedPayment(
     tx,
     { id: session.id, paymentIntentId: payment.paymentIntentId },
     payment.amountCents,
     reason,
   );
-  if (!refundId) return undefined;
-  const buyer = session.mailNames.buyer;
-  if (buyer) {
-    const province = (session.address as StoredAddress).province;
-    const locale = await buyerLocale(tx, session.buyerId, province);
-    await enqueueMail(tx, {
-      dedupeKey: `payment-refunded:${payment.paymentIntentId}`,
-      kind: 'payment-refunded',
-      to: buyer.email,
-      ...paymentRefundedEmail({ buyerName: buyer.name, amountCents: payment.amountCents, reason }, locale),
-    });
-  }
-  return refundId;
 }

@@ -1,0 +1,115 @@
+// The orders module's statements that its services and other modules call by name (the
+// transitions' own updates still sit in service.ts).
+import { asc, desc, eq, getTableColumns, type SQL, sql } from 'drizzle-orm';
+import type { Province } from '../../contract/common.ts';
+import type { Db } from '../../db/index.ts';
+import { ph, query } from '../../db/sql.ts';
+import type { MailNames } from '../auth/sellers.ts';
+import type { RequestContext } from '../context.ts';
+import type { AdapterOrderItem } from './create.ts';
+import { orderItems, orders } from './tables.ts';
+
+export type MailItem = { name: string; quantity: number; unitPriceCents: number; position: number };
+
+const orderForMailStatement = query('orders_for_mail', (db, name) =>
+  db
+    .select({
+      ...getTableColumns(orders),
+      items: sql<
+        MailItem[]
+      >`(select coalesce(json_agg(json_build_object('name', i.name, 'quantity', i.quantity,
+        'unitPriceCents', i.unit_price_cents, 'position', i.position) order by i.position), '[]')
+        from ${orderItems} i where i.order_id = ${orders.id})`,
+      mailNames: sql<MailNames>`(select n from portage_mail_names(${orders}.buyer_id, array[${orders}.seller_id]) as n)`,
+    })
+    .from(orders)
+    .where(sql`${orders.id} = ${ph('orderId')}`)
+    .prepare(name),
+);
+
+/** An order as its emails show it, in one statement: its row, its items, its buyer's and shop's names. */
+export async function orderForMail(ctx: RequestContext, orderId: string) {
+  const [row] = await orderForMailStatement(ctx.db, { orderId });
+  return row;
+}
+
+/** The province an order ships to: what decides the language of its emails (mail/locale.ts). */
+export async function shippingProvinceOf(ctx: RequestContext, orderId: string): Promise<string | undefined> {
+  const [row] = await ctx.db
+    .select({ province: sql<string>`${orders.shippingAddress}->>'province'` })
+    .from(orders)
+    .where(eq(orders.id, orderId));
+  return row?.province ?? undefined;
+}
+
+/** An order's number (what its emails name it by); the id when the order is gone. */
+export async function orderNumberOf(ctx: RequestContext, orderId: string): Promise<string> {
+  const [row] = await ctx.db.select({ number: orders.number }).from(orders).where(eq(orders.id, orderId));
+  return row?.number ?? orderId;
+}
+
+export async function orderIdsOfCheckout(ctx: RequestContext, checkoutId: string): Promise<string[]> {
+  const rows = await ctx.db
+    .select({ id: orders.id })
+    .from(orders)
+    .where(eq(orders.checkoutId, checkoutId))
+    .orderBy(asc(orders.sellerId));
+  return rows.map((r) => r.id);
+}
+
+/** A checkout's orders as a person names them (id and number), sellers in order. */
+export async function numberedOrdersOfCheckout(
+  ctx: RequestContext,
+  checkoutId: string,
+): Promise<Array<{ id: string; number: string }>> {
+  return ctx.db
+    .select({ id: orders.id, number: orders.number })
+    .from(orders)
+    .where(eq(orders.checkoutId, checkoutId))
+    .orderBy(asc(orders.sellerId));
+}
+
+/**
+ * Every order of one checkout (named by the checkout, or by one of its orders) with its items,
+ * by seller, in one statement: what a protocol adapter shows as the one order its session became.
+ * Named by the checkout, the statement is sent at the call (it may be a `pipeline` step).
+ */
+export function ordersOfOneCheckout(ctx: RequestContext, of: { checkoutId: string } | { orderId: string }) {
+  return 'checkoutId' in of ? ordersOfCheckout(ctx.db, of) : ordersOfOrdersCheckout(ctx.db, of);
+}
+
+const ordersOfCheckoutWhere = (db: Db, checkout: SQL) =>
+  db
+    .select({
+      ...getTableColumns(orders),
+      items: sql<AdapterOrderItem[]>`(select coalesce(json_agg(json_build_object('productId', i.product_id,
+        'name', i.name, 'quantity', i.quantity, 'unitPriceCents', i.unit_price_cents) order by i.position), '[]')
+        from ${orderItems} i where i.order_id = ${orders.id})`,
+    })
+    .from(orders)
+    .where(sql`${orders.checkoutId} = ${checkout}`)
+    // Code-point order, whatever the database's collation: as ordersWrittenIn sorts them.
+    .orderBy(sql`${orders.sellerId} collate "C"`);
+const ordersOfCheckout = query('orders_of_checkout', (db, name) =>
+  ordersOfCheckoutWhere(db, sql`${ph('checkoutId')}`).prepare(name),
+);
+const ordersOfOrdersCheckout = query('orders_of_orders_checkout', (db, name) =>
+  ordersOfCheckoutWhere(
+    db,
+    sql`(select ${orders.checkoutId} from ${orders} where ${orders.id} = ${ph('orderId')})`,
+  ).prepare(name),
+);
+
+/** The province of the buyer's last order's address (the cart estimates tax for it). */
+export async function lastShippingProvince(
+  ctx: RequestContext,
+  buyerId: string,
+): Promise<Province | undefined> {
+  const [row] = await ctx.db
+    .select({ province: sql<string>`${orders.shippingAddress}->>'province'` })
+    .from(orders)
+    .where(eq(orders.buyerId, buyerId))
+    .orderBy(desc(orders.createdAt))
+    .limit(1);
+  return row?.province as Province | undefined;
+}
