@@ -50,7 +50,6 @@
 // mid-request leaves a running row: after RUNNING_LEASE_MS a retry with the same request
 // takes it over and runs (no handler runs that long: outside calls carry shorter time limits);
 // until then it is 409 "still running".
-import { createHash } from 'node:crypto';
 import type {
   FastifyContextConfig,
   FastifyInstance,
@@ -75,6 +74,9 @@ import {
   storeKeyAnswerLater,
   takeOverKey,
 } from '../modules/system/queries.ts';
+import { MAX_STORED_BYTES, requestHash, storableBody } from './idempotency-request.ts';
+
+export { MAX_STORED_BYTES };
 
 const IDEMPOTENCY_HEADER = 'idempotency-key';
 const REPLAYED_HEADER = 'idempotent-replayed';
@@ -82,8 +84,6 @@ const REPLAYED_HEADER = 'idempotent-replayed';
 export const IDEMPOTENCY_TTL_MS = 24 * 60 * 60 * 1000;
 /** A row running longer than this was left by a process that died: the same request may take it over. */
 export const RUNNING_LEASE_MS = 5 * 60 * 1000;
-/** Larger answers are not stored (the row is deleted; a retry runs again): the table stays bounded. */
-export const MAX_STORED_BYTES = 1024 * 1024;
 
 const KEY_PATTERN = /^[\x20-\x7e]{1,255}$/;
 
@@ -349,38 +349,6 @@ function claimingAhead(handler: RouteHandlerMethod): RouteHandlerMethod {
 }
 
 /**
- * SHA-256 of the method, the URL as sent (path and query) and the body as received: parsed
- * JSON written back with its object keys sorted, so that the same JSON sent with other
- * spacing or key order is the same request. (The raw bytes are gone once Fastify parses;
- * the body after validation would hide differences the schema strips or defaults.)
- */
-function requestHash(req: FastifyRequest): string {
-  const body = req.body;
-  const text =
-    body === undefined || body === null
-      ? ''
-      : typeof body === 'string'
-        ? `text:${body}`
-        : Buffer.isBuffer(body)
-          ? `bytes:${body.toString('base64')}`
-          : `json:${canonicalJson(body)}`;
-  return createHash('sha256').update(`${req.method}\n${req.url}\n${text}`).digest('hex');
-}
-
-/** JSON with every object's keys sorted (depth is bounded by refuseUnsafeInput, src/http/input.ts). */
-function canonicalJson(value: unknown): string {
-  return JSON.stringify(value, (_key, v) =>
-    v && typeof v === 'object' && !Array.isArray(v)
-      ? Object.fromEntries(
-          Object.keys(v)
-            .sort()
-            .map((k) => [k, (v as Record<string, unknown>)[k]]),
-        )
-      : v,
-  );
-}
-
-/**
  * Claims the key for this request (and answers undefined: run the handler), or answers the
  * stored first answer to replay, or throws 409. Only the conditional statements decide who
  * runs: the row read between them only chooses which one to try.
@@ -425,18 +393,6 @@ async function claimKey(
     // Someone else took it over or finished it first: look again.
   }
   throw new IdempotencyError('in_flight', conflict('error.idempotency.stillRunning'));
-}
-
-/** The answer's text if it can be stored: JSON (or empty) and at most MAX_STORED_BYTES. */
-function storableBody(reply: FastifyReply, payload: unknown): string | undefined {
-  if (payload === null || payload === undefined) return '';
-  const text = typeof payload === 'string' ? payload : Buffer.isBuffer(payload) ? payload : undefined;
-  if (text === undefined) return undefined; // a stream: cannot be replayed
-  if (text.length === 0) return '';
-  const type = String(reply.getHeader('content-type') ?? '');
-  if (!/^application\/(?:[\w.+-]+\+)?json\b/i.test(type)) return undefined;
-  if (Buffer.byteLength(text) > MAX_STORED_BYTES) return undefined;
-  return typeof text === 'string' ? text : text.toString('utf8');
 }
 
 /**
