@@ -17,7 +17,7 @@ import {
   MAX_PARAM_LENGTH,
   registerErrorHandling,
 } from './http/errors.ts';
-import { idempotencyCleanupJob, registerIdempotency } from './http/idempotency.ts';
+import { idempotency, idempotencyCleanupJob } from './http/idempotency.ts';
 import { refuseUnsafeInput } from './http/input.ts';
 import { dropSentinels, openApiTransform } from './http/openapi.ts';
 import { registerRateLimits } from './http/rate-limit.ts';
@@ -135,7 +135,7 @@ export async function buildApp(opts: AppOptions): Promise<FastifyInstance> {
   registerErrorHandling(app);
   registerRouteDefaults(app);
   refuseUnsafeInput(app);
-  registerIdempotency(app);
+  await app.register(idempotency);
   app.addHook('onRequest', async (req, reply) => {
     reply.header('x-request-id', req.id);
   });

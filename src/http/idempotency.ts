@@ -1,15 +1,19 @@
-// Idempotency-Key on POST requests (docs/api.md "Idempotency"):
-// the same caller sending the same key with the same request within 24 hours gets
+// Idempotency-Key on POST requests (docs/api.md "Idempotency"): one Fastify plugin, registered
+// once (app.ts); a route tunes it through its config.idempotency (RouteIdempotency, http/types.ts:
+// required, replayable, claimAhead). A service knows one thing of it: the commit-time store,
+// RequestContext.answerWithCommit (below). The table's statements are in modules/system/queries.ts.
+//
+// The same caller sending the same key with the same request within 24 hours gets
 // the first answer again (header Idempotent-Replayed: true) and the handler does not run
 // again; the same key with another request, or while the first is still running, is 409. A
-// route may refuse a stored answer (config.replayable: POST /checkout's session has ended):
+// route may refuse a stored answer (idempotency.replayable: POST /checkout's session has ended):
 // the same key then runs the handler anew.
 // Server errors (5xx) and rate limits (429) are not stored: a retry runs again.
 //
 // Only signed-in callers: keys are scoped per user (two users may pick the same key), and the
 // anonymous POSTs (register, login, the payment webhook) need none: the webhook is made
 // idempotent by its event id, and logging in twice is harmless. An anonymous caller's header
-// is ignored. A route with config.idempotency 'required' (the ACP and UCP routes) refuses a POST
+// is ignored. A route with idempotency.required (the ACP and UCP routes) refuses a POST
 // or PUT without a key, and scopes keys by caller (a user, or ctx.principal: a platform) and path.
 //
 // The lifecycle, all through the idempotency_keys table (src/modules/system/tables.ts):
@@ -24,7 +28,7 @@
 // - onResponse: a row this request still holds as running is deleted (a safety net: onSend
 //   runs for every answer Fastify sends, errors included).
 //
-// A route with config.claimAhead (its handler's first database work is a transaction) does not
+// A route with idempotency.claimAhead (its handler's first database work is a transaction) does not
 // claim in preHandler: the claim goes ahead of that transaction, outside it, in its first round
 // trip (RequestContext.transactions, db/batching-client.ts), and is committed before the
 // transaction's work as it would have been. When the key is taken already, that transaction fails
@@ -34,8 +38,9 @@
 // the claim inside it, in one write with its commit: there another request with the same key
 // waits for that commit, then replays, instead of finding it running (409).
 //
-// A service may store the answer with the commit of its last transaction instead of in onSend
-// (RequestContext.answerWithCommit): serialized as the route will send it, written with the
+// The commit-time store, the one option a service sees: it may store the answer with the commit of
+// its last transaction instead of in onSend (RequestContext.answerWithCommit, set only when the
+// request has a key; a route sends that answer with sendAnswer): serialized as the route will send it, written with the
 // commit. onSend then finds the answer it sends already stored and writes nothing; any other
 // answer (a failure after that commit) is stored, or not, as above, and a row answered at the
 // commit keeps that answer: it says what was committed.
@@ -45,15 +50,33 @@
 // mid-request leaves a running row: after RUNNING_LEASE_MS a retry with the same request
 // takes it over and runs (no handler runs that long: outside calls carry shorter time limits);
 // until then it is 409 "still running".
-import { createHash } from 'node:crypto';
-import { and, eq, isNull, lte, or, sql } from 'drizzle-orm';
-import type { FastifyInstance, FastifyReply, FastifyRequest, RouteHandlerMethod } from 'fastify';
+import type {
+  FastifyContextConfig,
+  FastifyInstance,
+  FastifyReply,
+  FastifyRequest,
+  RouteHandlerMethod,
+} from 'fastify';
+import fp from 'fastify-plugin';
 import { AppError, conflict, invalid, problem } from '../contract/errors.ts';
 import { isDatabaseUnavailable } from '../db/errors.ts';
-import { ph, statement } from '../db/sql.ts';
 import type { Job } from '../jobs/runner.ts';
 import type { RequestContext, RequestTransactions } from '../modules/context.ts';
-import { idempotencyKeys } from '../modules/system/tables.ts';
+import {
+  claimKeyRow,
+  claimKeyRowAhead,
+  deleteExpiredKeys,
+  type KeyHold,
+  keyRow,
+  releaseKey,
+  retakeAnsweredKey,
+  storeKeyAnswer,
+  storeKeyAnswerLater,
+  takeOverKey,
+} from '../modules/system/queries.ts';
+import { MAX_STORED_BYTES, requestHash, storableBody } from './idempotency-request.ts';
+
+export { MAX_STORED_BYTES };
 
 const IDEMPOTENCY_HEADER = 'idempotency-key';
 const REPLAYED_HEADER = 'idempotent-replayed';
@@ -61,8 +84,6 @@ const REPLAYED_HEADER = 'idempotent-replayed';
 export const IDEMPOTENCY_TTL_MS = 24 * 60 * 60 * 1000;
 /** A row running longer than this was left by a process that died: the same request may take it over. */
 export const RUNNING_LEASE_MS = 5 * 60 * 1000;
-/** Larger answers are not stored (the row is deleted; a retry runs again): the table stays bounded. */
-export const MAX_STORED_BYTES = 1024 * 1024;
 
 const KEY_PATTERN = /^[\x20-\x7e]{1,255}$/;
 
@@ -91,25 +112,8 @@ class KeyTaken extends Error {
   }
 }
 
-// The statements every keyed request runs, named: parsed once per connection.
-const CLAIM = sql`insert into idempotency_keys (user_id, key, request_hash, created_at, expires_at)
-  values (${ph('userId')}, ${ph('key')}, ${ph('hash')}, ${ph('createdAt')}, ${ph('expiresAt')})`;
-const claimStatement = statement<{ key: string }>(
-  'idempotency_claim',
-  sql`${CLAIM} on conflict do nothing returning key`,
-);
-/** The claim inside a transaction (db/batching-client.ts): a key taken already is a unique violation. */
-const claimInsideStatement = statement('idempotency_claim_inside', sql`${CLAIM} returning key`);
-const HELD_BY = sql`user_id = ${ph('userId')} and key = ${ph('key')} and request_hash = ${ph('hash')}
-  and created_at = ${ph('createdAt')} and response_status is null`;
-const storeStatement = statement(
-  'idempotency_store',
-  sql`update idempotency_keys set response_status = ${ph('status')}, response_body = ${ph('body')} where ${HELD_BY}`,
-);
-const releaseStatement = statement('idempotency_release', sql`delete from idempotency_keys where ${HELD_BY}`);
-
-/** A claim's values for the statements above, as of `now` (its createdAt once claimed). */
-const claimValues = (claim: Claim, now: Date) => ({
+/** A claim's hold on its row, as of `now` (its createdAt once claimed). */
+const claimValues = (claim: Claim, now: Date): KeyHold => ({
   userId: claim.userId,
   key: claim.key,
   hash: claim.hash,
@@ -127,15 +131,59 @@ export class IdempotencyError extends AppError {
   }
 }
 
-export function registerIdempotency(app: FastifyInstance) {
+/** What a route asks of this plugin (its config.idempotency; see RouteIdempotency in http/types.ts). */
+export interface IdempotencyOptions {
+  /** Every POST (and PUT) must carry a key, scoped to the caller and the path (ACP, UCP). */
+  required: boolean;
+  /** The key is claimed ahead of the handler's first transaction, in its first round trip. */
+  claimAhead: boolean;
+  /** Whether a stored answer may still be replayed (none: always, within 24 hours). */
+  replayable?: (ctx: RequestContext, status: number, body: string) => Promise<boolean>;
+}
+
+/**
+ * A route's options, from config.idempotency ('required', or an object) and the names routes
+ * used before it was one object (config.replayable, config.claimAhead), still accepted.
+ */
+export function idempotencyOptions(config: FastifyContextConfig | undefined): IdempotencyOptions {
+  const given = config?.idempotency;
+  const own = typeof given === 'object' ? given : {};
+  return {
+    required: given === 'required' || own.required === true,
+    claimAhead: own.claimAhead === true || config?.claimAhead === true,
+    replayable: own.replayable ?? config?.replayable,
+  };
+}
+
+const routeOptions = new WeakMap<object, IdempotencyOptions>();
+const optionsOf = (req: FastifyRequest): IdempotencyOptions => {
+  const config = req.routeOptions.config;
+  let known = routeOptions.get(config);
+  if (!known) {
+    known = idempotencyOptions(config);
+    routeOptions.set(config, known);
+  }
+  return known;
+};
+
+/**
+ * The plugin: registered once on the app (app.ts), it serves every route; a route tunes it
+ * through its config.idempotency. Not encapsulated (fastify-plugin): its hooks are the app's.
+ */
+export const idempotency = fp(async (app: FastifyInstance) => registerIdempotency(app), {
+  name: 'idempotency',
+});
+
+function registerIdempotency(app: FastifyInstance) {
   app.addHook('onRoute', (route) => {
-    if (route.config?.claimAhead) route.handler = claimingAhead(route.handler);
+    if (idempotencyOptions(route.config).claimAhead) route.handler = claimingAhead(route.handler);
   });
 
   app.addHook('preValidation', async (req) => {
     const owner = req.ctx?.user?.id ?? req.ctx?.principal;
     const key = req.headers[IDEMPOTENCY_HEADER];
-    const required = req.routeOptions.config.idempotency === 'required';
+    const options = optionsOf(req);
+    const required = options.required;
     // POST, and any write where keys are required (UCP's update is a PUT the spec keys).
     if (!owner || (req.method !== 'POST' && !required)) return;
     if (key === undefined && required) {
@@ -158,7 +206,7 @@ export function registerIdempotency(app: FastifyInstance) {
       userId: required ? `${owner} ${req.url.split('?')[0]}` : owner,
       key,
       hash: requestHash(req),
-      replayable: req.routeOptions.config.replayable,
+      replayable: options.replayable,
     });
   });
 
@@ -169,18 +217,13 @@ export function registerIdempotency(app: FastifyInstance) {
     req.ctx.transactions = transactions;
     req.ctx.answerWithCommit = (tx, status, answer) =>
       storeWithCommit(reply, claim, transactions, tx, status, answer);
-    if (req.routeOptions.config.claimAhead) {
+    if (optionsOf(req).claimAhead) {
       const now = req.ctx.now();
       claim.aheadAt = now;
-      const values = claimValues(claim, now);
-      transactions.ahead = claimStatement.ahead(
-        values,
-        (rows) => {
-          if (rows.length === 0) throw new KeyTaken();
-          claim.createdAt = now;
-        },
-        claimInsideStatement.bound(values),
-      );
+      transactions.ahead = claimKeyRowAhead(claimValues(claim, now), (claimed) => {
+        if (!claimed) throw new KeyTaken();
+        claim.createdAt = now;
+      });
       return;
     }
     const stored = await claimKey(req.ctx, claim);
@@ -306,38 +349,6 @@ function claimingAhead(handler: RouteHandlerMethod): RouteHandlerMethod {
 }
 
 /**
- * SHA-256 of the method, the URL as sent (path and query) and the body as received: parsed
- * JSON written back with its object keys sorted, so that the same JSON sent with other
- * spacing or key order is the same request. (The raw bytes are gone once Fastify parses;
- * the body after validation would hide differences the schema strips or defaults.)
- */
-function requestHash(req: FastifyRequest): string {
-  const body = req.body;
-  const text =
-    body === undefined || body === null
-      ? ''
-      : typeof body === 'string'
-        ? `text:${body}`
-        : Buffer.isBuffer(body)
-          ? `bytes:${body.toString('base64')}`
-          : `json:${canonicalJson(body)}`;
-  return createHash('sha256').update(`${req.method}\n${req.url}\n${text}`).digest('hex');
-}
-
-/** JSON with every object's keys sorted (depth is bounded by refuseUnsafeInput, src/http/input.ts). */
-function canonicalJson(value: unknown): string {
-  return JSON.stringify(value, (_key, v) =>
-    v && typeof v === 'object' && !Array.isArray(v)
-      ? Object.fromEntries(
-          Object.keys(v)
-            .sort()
-            .map((k) => [k, (v as Record<string, unknown>)[k]]),
-        )
-      : v,
-  );
-}
-
-/**
  * Claims the key for this request (and answers undefined: run the handler), or answers the
  * stored first answer to replay, or throws 409. Only the conditional statements decide who
  * runs: the row read between them only chooses which one to try.
@@ -346,23 +357,14 @@ async function claimKey(
   ctx: RequestContext,
   claim: Claim,
 ): Promise<{ status: number; body: string } | undefined> {
-  const t = idempotencyKeys;
   for (let attempt = 0; attempt < 3; attempt++) {
     const now = ctx.now();
-    const fresh = {
-      requestHash: claim.hash,
-      createdAt: now,
-      expiresAt: new Date(now.getTime() + IDEMPOTENCY_TTL_MS),
-    };
-    const inserted = await claimStatement(ctx.db, claimValues(claim, now));
-    if (inserted.length) {
+    const hold = claimValues(claim, now);
+    if (await claimKeyRow(ctx.db, hold)) {
       claim.createdAt = now;
       return undefined;
     }
-    const [row] = await ctx.db
-      .select()
-      .from(t)
-      .where(and(eq(t.userId, claim.userId), eq(t.key, claim.key)));
+    const row = await keyRow(ctx.db, claim.userId, claim.key);
     if (!row) continue; // deleted in between (a 5xx, a release): insert again
     const expired = row.expiresAt.getTime() <= now.getTime();
     if (!expired && row.requestHash !== claim.hash) {
@@ -375,12 +377,7 @@ async function claimKey(
       }
       // A stale answer (the checkout it opened has ended): this request takes the row over, if
       // no other did since it was read, and runs anew.
-      const retaken = await ctx.db
-        .update(t)
-        .set({ ...fresh, responseStatus: null, responseBody: null })
-        .where(and(eq(t.userId, claim.userId), eq(t.key, claim.key), eq(t.createdAt, row.createdAt)))
-        .returning({ key: t.key });
-      if (retaken.length) {
+      if (await retakeAnsweredKey(ctx.db, hold, row.createdAt)) {
         claim.createdAt = now;
         return undefined;
       }
@@ -389,43 +386,13 @@ async function claimKey(
     const abandoned = row.createdAt.getTime() <= now.getTime() - RUNNING_LEASE_MS;
     if (!expired && !abandoned)
       throw new IdempotencyError('in_flight', conflict('error.idempotency.stillRunning'));
-    const taken = await ctx.db
-      .update(t)
-      .set({ ...fresh, responseStatus: null, responseBody: null })
-      .where(
-        and(
-          eq(t.userId, claim.userId),
-          eq(t.key, claim.key),
-          or(
-            lte(t.expiresAt, now),
-            and(
-              isNull(t.responseStatus),
-              eq(t.requestHash, claim.hash),
-              lte(t.createdAt, new Date(now.getTime() - RUNNING_LEASE_MS)),
-            ),
-          ),
-        ),
-      )
-      .returning({ key: t.key });
-    if (taken.length) {
+    if (await takeOverKey(ctx.db, hold, now, new Date(now.getTime() - RUNNING_LEASE_MS))) {
       claim.createdAt = now;
       return undefined;
     }
     // Someone else took it over or finished it first: look again.
   }
   throw new IdempotencyError('in_flight', conflict('error.idempotency.stillRunning'));
-}
-
-/** The answer's text if it can be stored: JSON (or empty) and at most MAX_STORED_BYTES. */
-function storableBody(reply: FastifyReply, payload: unknown): string | undefined {
-  if (payload === null || payload === undefined) return '';
-  const text = typeof payload === 'string' ? payload : Buffer.isBuffer(payload) ? payload : undefined;
-  if (text === undefined) return undefined; // a stream: cannot be replayed
-  if (text.length === 0) return '';
-  const type = String(reply.getHeader('content-type') ?? '');
-  if (!/^application\/(?:[\w.+-]+\+)?json\b/i.test(type)) return undefined;
-  if (Buffer.byteLength(text) > MAX_STORED_BYTES) return undefined;
-  return typeof text === 'string' ? text : text.toString('utf8');
 }
 
 /**
@@ -448,7 +415,7 @@ async function storeWithCommit(
     | undefined;
   const body = serialize ? serialize(answer) : JSON.stringify(answer);
   if (Buffer.byteLength(body) > MAX_STORED_BYTES) return;
-  await storeStatement.later(tx.db, { ...claimValues(claim, claimedAt), status, body });
+  await storeKeyAnswerLater(tx.db, claimValues(claim, claimedAt), status, body);
   transactions.committed = () => {
     claim.committedAnswer = { status, body, answer };
   };
@@ -468,33 +435,21 @@ export function sendAnswer(req: FastifyRequest, reply: FastifyReply, status: num
 
 /** Stores the answer on this request's row, while it still holds it as running. */
 async function storeAnswer(ctx: RequestContext, claim: Claim, status: number, body: string) {
-  await storeStatement(ctx.db, { ...claimValues(claim, claim.createdAt!), status, body });
+  await storeKeyAnswer(ctx.db, claimValues(claim, claim.createdAt!), status, body);
 }
 
 /** Deletes this request's row, while it still holds it as running. */
 async function release(ctx: RequestContext, claim: Claim) {
-  await releaseStatement(ctx.db, claimValues(claim, claim.createdAt!));
+  await releaseKey(ctx.db, claimValues(claim, claim.createdAt!));
 }
 
 /** Deletes expired keys, a bounded batch per pass (the runner runs another pass at once while batches are full). */
 export function idempotencyCleanupJob(opts: { batch?: number; everyMs?: number } = {}): Job {
   const batch = opts.batch ?? 1000;
-  const t = idempotencyKeys;
   return {
     name: 'idempotency-cleanup',
     everyMs: opts.everyMs ?? 10 * 60 * 1000,
     batch,
-    async run(ctx) {
-      const expired = ctx.db
-        .select({ userId: t.userId, key: t.key })
-        .from(t)
-        .where(lte(t.expiresAt, ctx.now()))
-        .limit(batch);
-      const deleted = await ctx.db
-        .delete(t)
-        .where(sql`(${t.userId}, ${t.key}) in (${expired})`)
-        .returning({ key: t.key });
-      return deleted.length;
-    },
+    run: (ctx) => deleteExpiredKeys(ctx.db, ctx.now(), batch),
   };
 }

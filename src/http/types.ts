@@ -6,6 +6,25 @@ import type { RequestContext } from '../modules/context.ts';
 import type { InvoiceRenderer } from '../modules/invoices/renderer.ts';
 import type { LimitGroup } from './rate-limit.ts';
 
+/** A route's Idempotency-Key options (src/http/idempotency.ts). */
+export interface RouteIdempotency {
+  /**
+   * Every POST (and PUT) must carry a key, scoped to the caller (a user, or a platform) and the
+   * path: the ACP and UCP routes, as their specifications say.
+   */
+  required?: true;
+  /**
+   * Whether an answer stored under the key may still be replayed (none: always, within 24 hours).
+   * When not, the same key runs the handler anew (POST /checkout once its session has ended).
+   */
+  replayable?: (ctx: RequestContext, status: number, body: string) => Promise<boolean>;
+  /**
+   * The handler's first database work is a transaction: the key is claimed ahead of it, in its
+   * first round trip, instead of in a round trip of its own.
+   */
+  claimAhead?: true;
+}
+
 /** Who may call a route: anyone, any signed-in user, or users of the listed roles (admins always). */
 export type RouteAuth = 'public' | 'user' | readonly Role[];
 
@@ -25,19 +44,14 @@ declare module 'fastify' {
     /** The agent scope that lets an agent's token call this route (none: agent tokens are refused). */
     scope?: RouteScope;
     /**
-     * Whether an answer stored under an Idempotency-Key may still be replayed (none: always,
-     * within 24 hours). When not, the same key runs the handler anew (src/http/idempotency.ts).
+     * What the idempotency plugin (src/http/idempotency.ts) does on this route: 'required' is
+     * `{ required: true }`. Without it, a signed-in POST's Idempotency-Key is optional and scoped
+     * to the caller.
      */
-    replayable?: (ctx: RequestContext, status: number, body: string) => Promise<boolean>;
-    /**
-     * `required`: every POST must carry an Idempotency-Key, scoped to the caller and the path
-     * (the ACP routes, as that spec says); otherwise it is optional and scoped to the caller.
-     */
-    idempotency?: 'required';
-    /**
-     * The handler's first database work is a transaction: a POST's Idempotency-Key is claimed
-     * ahead of it, in its first round trip, instead of in a round trip of its own (src/http/idempotency.ts).
-     */
+    idempotency?: 'required' | RouteIdempotency;
+    /** The same as `idempotency.replayable` (the name routes used first). */
+    replayable?: RouteIdempotency['replayable'];
+    /** The same as `idempotency.claimAhead` (the name routes used first). */
     claimAhead?: true;
     /**
      * The route answers in another specification's format (JSON-RPC, OAuth, HTML pages): it is

@@ -3,9 +3,8 @@ import type { FastifyBaseLogger } from 'fastify';
 import type { Role } from '../contract/common.ts';
 import type { Locale } from '../contract/i18n.ts';
 import type { AgentScope } from '../contract/scopes.ts';
-import type { Ahead } from '../db/batching-client.ts';
 import type { Db } from '../db/index.ts';
-import { transactionAfter } from '../db/sql.ts';
+import { type TransactionHooks, transactionWith } from '../db/transactions.ts';
 
 export interface AuthUser {
   id: string;
@@ -41,27 +40,22 @@ export interface RequestContext {
   defaultLocale?: Locale;
   /** Set by inTransaction: `db` is a transaction that nested calls join. */
   readonly inTransaction?: true;
-  /** What the request asks of its transactions (src/http/idempotency.ts, for a keyed POST). */
+  /**
+   * What the request asks of its transactions: set by the idempotency plugin
+   * (src/http/idempotency.ts) and honoured by inTransaction; services never read it.
+   */
   transactions?: RequestTransactions;
   /**
-   * Stores `answer` (sent with `status`) as this request's answer under its Idempotency-Key, written
-   * with the commit of `tx`'s transaction instead of in a round trip of its own; set only when the
-   * request has a key (src/http/idempotency.ts). For the transaction whose commit is the request's
-   * last write, once the answer is known.
+   * The one idempotency option a service sees (set only when the request has an Idempotency-Key,
+   * src/http/idempotency.ts): stores `answer` (sent with `status`) as the request's answer under
+   * its key, written with the commit of `tx`'s transaction instead of in a round trip of its own.
+   * For the transaction whose commit is the request's last write, once the answer is known.
    */
   answerWithCommit?: (tx: RequestContext, status: number, answer: unknown) => Promise<void>;
 }
 
-export interface RequestTransactions {
-  /**
-   * A statement to run ahead of the request's next transaction, outside it, in that
-   * transaction's first round trip (an Idempotency-Key's claim). Taken by inTransaction; put
-   * back when that transaction sent nothing.
-   */
-  ahead?: Ahead;
-  /** Called once the transaction it was set in has committed (an answer stored with that commit). */
-  committed?: () => void;
-}
+/** What the request asks of its transactions (db/transactions.ts). */
+export type RequestTransactions = TransactionHooks;
 
 /** The caller of a route that requires sign-in (the guard has run). */
 export function caller(ctx: RequestContext): AuthUser {
@@ -79,23 +73,5 @@ export async function inTransaction<T>(
   fn: (tx: RequestContext) => Promise<T>,
 ): Promise<T> {
   if (ctx.inTransaction) return fn(ctx);
-  const body = (tx: Db) => fn({ ...ctx, db: tx, inTransaction: true });
-  const request = ctx.transactions;
-  const first = request?.ahead;
-  if (request) {
-    request.ahead = undefined;
-    request.committed = undefined;
-  }
-  try {
-    const done = first
-      ? await transactionAfter(ctx.db, first, body)
-      : await ctx.db.transaction((tx) => body(tx as unknown as Db));
-    request?.committed?.();
-    return done;
-  } finally {
-    if (request) {
-      request.committed = undefined;
-      if (first && !first.sent) request.ahead ??= first;
-    }
-  }
+  return transactionWith(ctx.db, ctx.transactions, (tx) => fn({ ...ctx, db: tx, inTransaction: true }));
 }

@@ -4,7 +4,6 @@
 // by every read before it reads, so an answer counts every change committed before it. This
 // module reads only its own tables; names come from the catalog's and the sellers' services
 // (docs/api.md "Analytics"; docs/decisions.md "Analytics").
-import { type SQL, sql } from 'drizzle-orm';
 import {
   type AnalyticsAnswer,
   type AnalyticsPeriod,
@@ -12,11 +11,20 @@ import {
   MAX_WINDOW_DAYS,
 } from '../../contract/analytics.ts';
 import { invalid, problem } from '../../contract/errors.ts';
-import { rowsOf } from '../../db/sql.ts';
 import { shopNames } from '../auth/sellers.ts';
 import { listItemsByIds } from '../catalog/service.ts';
 import { caller, type RequestContext } from '../context.ts';
 import { torontoDate } from '../pricing/dates.ts';
+import {
+  customersLeaving,
+  foldAnalyticsBatch,
+  monthHeads,
+  type ProductFigure,
+  productTotals,
+  seriesTotals,
+  topSellerTotals,
+  windowTotals,
+} from './queries.ts';
 import { PLATFORM_SCOPE } from './tables.ts';
 
 const TIME_ZONE = 'America/Toronto';
@@ -113,17 +121,6 @@ export function segmentsOf(w: Window): Segments {
   return { months, touched, dayRanges };
 }
 
-const dateArray = (dates: string[]) => sql`${`{${dates.join(',')}}`}::date[]`;
-
-/** The rows of analytics_totals covering the window. */
-function totalsIn(s: Segments): SQL {
-  const parts: SQL[] = [];
-  if (s.months.length) parts.push(sql`(grain = 'month' and start = any(${dateArray(s.months)}))`);
-  for (const [a, b] of s.dayRanges)
-    parts.push(sql`(grain = 'day' and start between ${a}::date and ${b}::date)`);
-  return sql.join(parts, sql` or `);
-}
-
 // ---- the figures ------------------------------------------------------------------------------
 
 type Scope = { kind: 'platform' } | { kind: 'seller'; sellerId: string };
@@ -147,11 +144,7 @@ export const FOLD_BATCH = 2_000;
  * its pass instead (`wait: false`), so instances do not queue behind each other.
  */
 export async function foldAnalytics(ctx: RequestContext, wait = true): Promise<number> {
-  const [row] = await rowsOf<{ n: number | null }>(
-    ctx.db,
-    sql`select portage_analytics_fold(${FOLD_BATCH}::int, ${wait}::boolean) as n`,
-  );
-  return Number(row?.n ?? 0);
+  return foldAnalyticsBatch(ctx.db, FOLD_BATCH, wait);
 }
 
 /**
@@ -173,32 +166,18 @@ async function figures(ctx: RequestContext, q: AnalyticsQuery, scope: Scope): Pr
   const s = segmentsOf(w);
   const key = scope.kind === 'platform' ? PLATFORM_SCOPE : scope.sellerId;
   const [totals, leaving, sellers, products] = await Promise.all([
-    rowsOf<Record<string, string | number | null>>(
-      ctx.db,
-      sql`select coalesce(sum(orders), 0)::int8 as orders, coalesce(sum(revenue_cents), 0)::int8 as revenue,
-            coalesce(sum(items), 0)::int8 as items, coalesce(sum(customers), 0)::int8 as customers,
-            coalesce(sum(new_customers), 0)::int8 as new_customers,
-            coalesce(sum(continued_customers), 0)::int8 as continued,
-            coalesce(sum(sessions_created), 0)::int8 as created, coalesce(sum(sessions_paid), 0)::int8 as paid
-          from analytics_totals where scope = ${key} and (${totalsIn(s)})`,
-    ),
-    // Customers whose next day falls after the window: their last day inside it links out. (The
-    // platform's scope written out, so that its partial index serves.)
-    rowsOf<{ n: string | number }>(
-      ctx.db,
-      sql`select count(*)::int8 as n from analytics_customer_days
-          where ${scope.kind === 'platform' ? sql.raw(`scope = '${PLATFORM_SCOPE}'`) : sql`scope = ${key}`}
-            and day > ${w.end}::date and prev_day between ${w.start}::date and ${w.end}::date`,
-    ),
+    windowTotals(ctx.db, key, s),
+    // Customers whose next day falls after the window: their last day inside it links out.
+    customersLeaving(ctx.db, scope.kind === 'platform' ? undefined : scope.sellerId, w),
     topSellers(ctx, s, scope),
     topProducts(ctx, s, scope),
   ]);
-  const t = totals[0] ?? {};
+  const t = totals;
   const n = (v: string | number | null | undefined) => Number(v ?? 0);
   const orders = n(t.orders);
   const revenue = n(t.revenue);
   // Each customer's days inside the window, less the links between two of them, is one per customer.
-  const customers = n(t.customers) - n(t.continued) + n(leaving[0]?.n);
+  const customers = n(t.customers) - n(t.continued) + leaving;
   const newCustomers = n(t.new_customers);
   const created = n(t.created);
   return {
@@ -220,14 +199,7 @@ async function figures(ctx: RequestContext, q: AnalyticsQuery, scope: Scope): Pr
 
 /** Sellers by revenue in the window (a seller's own view: only them). */
 async function topSellers(ctx: RequestContext, s: Segments, scope: Scope) {
-  const which = scope.kind === 'platform' ? sql`scope <> ${PLATFORM_SCOPE}` : sql`scope = ${scope.sellerId}`;
-  const rows = await rowsOf<{ seller_id: string; revenue: string | number; orders: string | number }>(
-    ctx.db,
-    sql`select scope as seller_id, sum(revenue_cents)::int8 as revenue, sum(orders)::int8 as orders
-          from analytics_totals where ${which} and (${totalsIn(s)})
-          group by scope having sum(orders) > 0
-          order by sum(revenue_cents) desc, scope collate "C" limit ${TOP}`,
-  );
+  const rows = await topSellerTotals(ctx.db, scope.kind === 'platform' ? undefined : scope.sellerId, s, TOP);
   const names = await shopNames(
     ctx,
     rows.map((r) => r.seller_id),
@@ -240,12 +212,6 @@ async function topSellers(ctx: RequestContext, s: Segments, scope: Scope) {
   }));
 }
 
-interface ProductFigure {
-  product_id: string;
-  units: string | number;
-  revenue: string | number;
-}
-
 /**
  * The ten products with the most item revenue in the window, exactly, without adding up every
  * product's rows. Candidates are the first N products of each month the window touches (by that
@@ -255,17 +221,10 @@ interface ProductFigure {
  * past a limit every product is totalled.
  */
 async function topProducts(ctx: RequestContext, s: Segments, scope: Scope) {
-  const own = scope.kind === 'seller' ? sql`and seller_id = ${scope.sellerId}` : sql``;
+  const sellerId = scope.kind === 'seller' ? scope.sellerId : undefined;
   let ranked: ProductFigure[] | undefined;
   for (let n = 40; n <= 2560 && !ranked; n *= 4) {
-    const heads = await rowsOf<{ month: string; product_id: string; revenue: string | number }>(
-      ctx.db,
-      sql`select m.month::text as month, h.product_id, h.revenue_cents as revenue
-            from unnest(${dateArray(s.touched)}) as m(month)
-            cross join lateral (
-              select product_id, revenue_cents from analytics_product_months
-               where month = m.month ${own} order by revenue_cents desc limit ${n}) h`,
-    );
+    const heads = await monthHeads(ctx.db, s.touched, sellerId, n);
     let bound = 0;
     const perMonth = new Map<string, number[]>();
     for (const h of heads) {
@@ -276,17 +235,11 @@ async function topProducts(ctx: RequestContext, s: Segments, scope: Scope) {
     // A month with fewer than N products has them all among the candidates.
     for (const list of perMonth.values()) if (list.length === n) bound += Math.min(...list);
     const candidates = [...new Set(heads.map((h) => h.product_id))];
-    const totals = candidates.length
-      ? await productTotals(ctx, s, sql`product_id = any(${textArray(candidates)})`)
-      : [];
+    const totals = candidates.length ? await productTotals(ctx.db, s, { ids: candidates }, TOP) : [];
     const tenth = totals[TOP - 1];
     if (bound === 0 || (tenth && Number(tenth.revenue) > bound)) ranked = totals;
   }
-  ranked ??= await productTotals(
-    ctx,
-    s,
-    scope.kind === 'seller' ? sql`seller_id = ${scope.sellerId}` : sql`true`,
-  );
+  ranked ??= await productTotals(ctx.db, s, { sellerId }, TOP);
   const titles = new Map(
     (
       await listItemsByIds(
@@ -301,33 +254,6 @@ async function topProducts(ctx: RequestContext, s: Segments, scope: Scope) {
     units_sold: Number(r.units),
     revenue_cents: Number(r.revenue),
   }));
-}
-
-const textArray = (values: string[]) =>
-  sql`${`{${values.map((v) => `"${v.replaceAll('\\', '\\\\').replaceAll('"', '\\"')}"`).join(',')}}`}::text[]`;
-
-/** Units and revenue in the window of the ten best products `which` selects (units > 0). */
-async function productTotals(ctx: RequestContext, s: Segments, which: SQL): Promise<ProductFigure[]> {
-  const parts: SQL[] = [];
-  if (s.months.length) {
-    parts.push(
-      sql`select product_id, units, revenue_cents from analytics_product_months
-           where ${which} and month = any(${dateArray(s.months)})`,
-    );
-  }
-  for (const [a, b] of s.dayRanges) {
-    parts.push(
-      sql`select product_id, units, revenue_cents from analytics_product_days
-           where ${which} and day between ${a}::date and ${b}::date`,
-    );
-  }
-  return rowsOf<ProductFigure>(
-    ctx.db,
-    sql`select product_id, sum(units)::int8 as units, sum(revenue_cents)::int8 as revenue
-          from (${sql.join(parts, sql` union all `)}) x
-          group by product_id having sum(units) > 0
-          order by sum(revenue_cents) desc, product_id collate "C" limit ${TOP}`,
-  );
 }
 
 // ---- over time (the pages' charts) --------------------------------------------------------------
@@ -376,20 +302,7 @@ async function series(ctx: RequestContext, q: AnalyticsQuery, scope: Scope): Pro
   const key = scope.kind === 'platform' ? PLATFORM_SCOPE : scope.sellerId;
   const grain = daysBetween(w.start, w.end) > 92 ? 'month' : 'day';
   const from = grain === 'month' ? firstOfMonth(w.start) : w.start;
-  const rows = await rowsOf<{
-    start: string;
-    orders: string;
-    revenue: string;
-    created: string;
-    paid: string;
-  }>(
-    ctx.db,
-    sql`select start::text as start, sum(orders)::int8 as orders, sum(revenue_cents)::int8 as revenue,
-          sum(sessions_created)::int8 as created, sum(sessions_paid)::int8 as paid
-        from analytics_totals where scope = ${key} and grain = ${grain}
-          and start between ${from}::date and ${w.end}::date
-        group by start order by start`,
-  );
+  const rows = await seriesTotals(ctx.db, key, grain, from, w.end);
   const byStart = new Map(rows.map((r) => [r.start, r]));
   const points: SeriesPoint[] = [];
   for (let d = from; d <= w.end; d = grain === 'month' ? addMonths(d, 1) : addDays(d, 1)) {

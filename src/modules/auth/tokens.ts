@@ -6,7 +6,6 @@ import { eq, sql } from 'drizzle-orm';
 import { isRecordId } from '../../contract/common.ts';
 import { unauthenticated } from '../../contract/errors.ts';
 import { isLocale } from '../../contract/i18n.ts';
-import { query } from '../../db/sql.ts';
 import { type AuthUser, caller, type RequestContext } from '../context.ts';
 import {
   signAccessToken,
@@ -17,6 +16,7 @@ import {
   verifyForRefresh,
   withinLifetime,
 } from './jwt.ts';
+import { userOfTokenSubject } from './queries.ts';
 import { users } from './tables.ts';
 import { findUser } from './users.ts';
 
@@ -45,21 +45,6 @@ export interface SessionUser extends AuthUser {
   /** Unix seconds. */
   authTime: number;
 }
-
-/** The caller's account, read at every authenticated request (prepared: built and planned once). */
-const userOfToken = query('auth_user_of_token', (db, name) =>
-  db
-    .select({
-      id: users.id,
-      email: users.email,
-      role: users.role,
-      tokenVersion: users.tokenVersion,
-      locale: users.locale,
-    })
-    .from(users)
-    .where(eq(users.id, sql.placeholder('id')))
-    .prepare(name),
-);
 
 const AUTH_CACHE_MAX = 50_000;
 
@@ -113,7 +98,7 @@ export function createTokens(deps: TokenDeps) {
       }
       let entry = known.get(claims.sub);
       if (!entry || entry.until <= now.getTime()) {
-        const [row] = isRecordId('users', claims.sub) ? await userOfToken(ctx.db, { id: claims.sub }) : [];
+        const [row] = isRecordId('users', claims.sub) ? await userOfTokenSubject(ctx.db, claims.sub) : [];
         if (!row) {
           known.delete(claims.sub);
           throw unauthenticated();

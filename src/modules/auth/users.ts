@@ -1,10 +1,10 @@
 // The account rows that accounts, tokens and external login share: reading one, creating one,
 // and the public shape of a user.
-import { eq, sql } from 'drizzle-orm';
+import { eq } from 'drizzle-orm';
 import { isRecordId, newId, type Role } from '../../contract/common.ts';
 import { conflict } from '../../contract/errors.ts';
-import { query } from '../../db/sql.ts';
 import type { RequestContext } from '../context.ts';
+import { emailVerifiedOf, insertGuestUser } from './queries.ts';
 import { users } from './tables.ts';
 
 export type UserRow = typeof users.$inferSelect;
@@ -73,47 +73,14 @@ export async function accountForEmail(
 ): Promise<{ account: UserRow; signedOut: boolean }> {
   const address = email.toLowerCase();
   const id = newId('users');
-  const [made] = await guestInsert(ctx.db, { id, email: address, name });
+  const [made] = await insertGuestUser(ctx.db, { id, email: address, name });
   if (made) return { account: made, signedOut: made.id !== id };
   const [found] = await ctx.db.select().from(users).where(eq(users.email, address));
   if (!found) throw new Error(`accountForEmail: ${address} neither inserted nor found`);
   return { account: found, signedOut: false };
 }
 
-/**
- * A guest's account, unless the email has one; an unverified buyer's with a password loses it (named:
- * every ACP purchase for a new email makes one). Answers the row inserted or changed, else none.
- */
-const guestInsert = query('user_guest_insert', (db, name) =>
-  db
-    .insert(users)
-    .values({
-      id: sql.placeholder('id'),
-      email: sql.placeholder('email'),
-      name: sql.placeholder('name'),
-      role: 'buyer',
-      passwordHash: null,
-      emailVerified: false,
-    })
-    .onConflictDoUpdate({
-      target: users.email,
-      set: { passwordHash: null, tokenVersion: sql`${users.tokenVersion} + 1` },
-      // A seller's or admin's address cannot buy (the quote refuses it): nothing of theirs changes.
-      setWhere: sql`not ${users.emailVerified} and ${users.passwordHash} is not null and ${users.role} = 'buyer'`,
-    })
-    .returning()
-    .prepare(name),
-);
-
-const emailVerifiedStatement = query('user_email_verified', (db, name) =>
-  db
-    .select({ emailVerified: users.emailVerified })
-    .from(users)
-    .where(eq(users.id, sql.placeholder('id')))
-    .prepare(name),
-);
-
 /** Whether the user's email address is verified (prepared: every checkout asks; sends at once, for a pipeline step). */
 export function isEmailVerified(ctx: RequestContext, id: string): Promise<boolean> {
-  return emailVerifiedStatement(ctx.db, { id }).then((rows) => rows[0]?.emailVerified ?? false);
+  return emailVerifiedOf(ctx.db, id);
 }

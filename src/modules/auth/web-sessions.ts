@@ -4,13 +4,13 @@
 // or as soon as the user's tokenVersion moves on (log out everywhere, a new password, a role
 // change): it is read with the user on every page, so an ended session is never honoured.
 import { createHash, randomBytes } from 'node:crypto';
-import { and, eq, gt, lte, sql } from 'drizzle-orm';
+import { eq, lte, sql } from 'drizzle-orm';
 import type { Role } from '../../contract/common.ts';
 import { isLocale, type Locale } from '../../contract/i18n.ts';
-import { ph, query } from '../../db/sql.ts';
 import type { Job } from '../../jobs/runner.ts';
 import type { AuthUser, RequestContext } from '../context.ts';
-import { users, webSessions } from './tables.ts';
+import { userOfWebSession } from './queries.ts';
+import { webSessions } from './tables.ts';
 
 /** The signed-in person of a page, with what the pages show of them. */
 export interface WebUser extends AuthUser {
@@ -39,26 +39,10 @@ export async function startWebSession(
   return { id, expiresAt };
 }
 
-const userOfSession = query('web_session_user', (db, name) =>
-  db
-    .select({
-      id: users.id,
-      email: users.email,
-      role: users.role,
-      locale: users.locale,
-      name: users.name,
-      emailVerified: users.emailVerified,
-    })
-    .from(webSessions)
-    .innerJoin(users, and(eq(users.id, webSessions.userId), eq(users.tokenVersion, webSessions.tokenVersion)))
-    .where(and(eq(webSessions.idHash, ph('idHash')), gt(webSessions.expiresAt, ph('now'))))
-    .prepare(name),
-);
-
 /** The person a session cookie names, while the session stands. */
 export async function webSessionUser(ctx: RequestContext, id: string): Promise<WebUser | undefined> {
   if (!/^[A-Za-z0-9_-]{43}$/.test(id)) return undefined;
-  const [row] = await userOfSession(ctx.db, { idHash: hashOf(id), now: ctx.now() });
+  const [row] = await userOfWebSession(ctx.db, hashOf(id), ctx.now());
   if (!row) return undefined;
   return {
     id: row.id,

@@ -14,13 +14,18 @@ import {
 import { isRecordId, type Province, toUnix } from '../../contract/common.ts';
 import { conflict, notFound } from '../../contract/errors.ts';
 import { BASE_LOCALE, render } from '../../contract/i18n.ts';
-import { pipeline, query, statement } from '../../db/sql.ts';
-import type { SaleProductRow } from '../catalog/service.ts';
 import { caller, inTransaction, type RequestContext } from '../context.ts';
 import { type CouponCheck, checkCoupon, findCoupon, requireCoupon } from '../coupons/service.ts';
 import { availableUnits } from '../inventory/service.ts';
 import { lastShippingProvince } from '../orders/service.ts';
 import { type QuoteLine, quote } from '../pricing/index.ts';
+import {
+  type CartLineRow,
+  cartLineRows,
+  clearPurchasedLines,
+  lockCartKeepingStamp,
+  lockCartThenLines,
+} from './queries.ts';
 import { cartItems, carts } from './tables.ts';
 
 type Cart = z.infer<typeof cart>;
@@ -40,7 +45,7 @@ async function taxProvince(ctx: RequestContext): Promise<Province> {
  */
 async function lockCart(ctx: RequestContext, userId: string, touch = true) {
   const now = ctx.now();
-  if (!touch) return (await lockCartKeeping(ctx.db, { userId, now }))[0]!;
+  if (!touch) return lockCartKeepingStamp(ctx.db, userId, now);
   const [row] = await ctx.db
     .insert(carts)
     .values({ userId, updatedAt: now })
@@ -49,26 +54,6 @@ async function lockCart(ctx: RequestContext, userId: string, touch = true) {
   return row!;
 }
 
-const ph = sql.placeholder;
-/** lockCart without touching (a checkout's), prepared. */
-const lockCartKeeping = query('cart_lock_keeping', (db, name) =>
-  db
-    .insert(carts)
-    .values({ userId: ph('userId'), updatedAt: ph('now') })
-    .onConflictDoUpdate({ target: carts.userId, set: { updatedAt: sql`${carts.updatedAt}` } })
-    .returning()
-    .prepare(name),
-);
-
-/** The cart's lines with the catalog's sale view of each product (null: not on sale), prepared. */
-const cartLines = statement<{ productId: string; quantity: number; product: SaleProductRow | null }>(
-  'cart_lines',
-  sql`select c.product_id as "productId", c.quantity, p.product
-    from ${cartItems} c left join lateral portage_sale_product(c.product_id) as p(product) on true
-    where c.user_id = ${ph('userId')}
-    order by c.added_at, c.product_id`,
-);
-
 /**
  * The cart's lines whose product is on sale, in the order they were added, with what the
  * quote needs of each product and its seller (read through the catalog, in the same statement). A product that
@@ -76,7 +61,11 @@ const cartLines = statement<{ productId: string; quantity: number; product: Sale
  * sells it again.
  */
 async function activeLines(ctx: RequestContext, userId: string) {
-  const rows = await cartLines(ctx.db, { userId });
+  return onSale(await cartLineRows(ctx.db, userId));
+}
+
+/** The lines whose product is on sale, with what the quote needs. */
+function onSale(rows: CartLineRow[]) {
   return rows.flatMap(({ productId, quantity, product: p }) =>
     p ? [{ ...p, sellerProvince: p.sellerProvince ?? undefined, productId, quantity }] : [],
   );
@@ -318,12 +307,8 @@ export async function removeCoupon(ctx: RequestContext): Promise<Cart> {
  * what the quote needs, and its coupon code.
  */
 export async function lockedCartForCheckout(ctx: RequestContext, buyerId: string) {
-  // The lock, then the lines under it, in one round trip.
-  const [row, lines] = await pipeline(ctx, [
-    (c) => lockCart(c, buyerId, false),
-    (c) => activeLines(c, buyerId),
-  ]);
-  return { couponCode: row.couponCode, lines, unavailable: [] as string[] };
+  const { cart, lines } = await lockCartThenLines(ctx.db, buyerId, ctx.now());
+  return { couponCode: cart.couponCode, lines: onSale(lines), unavailable: [] as string[] };
 }
 
 /**
@@ -341,23 +326,5 @@ export async function clearPurchased(
   // statement: the lines bought whole go, the others keep the difference, and the cart row
   // changes (its lastUpdated moves on; it loses the coupon if it was the one used).
   const lines = JSON.stringify(bought.map((l) => ({ productId: l.productId, quantity: l.quantity })));
-  await clearPurchasedStatement.later(ctx.db, { lines, buyerId, now: ctx.now(), couponCode });
+  await clearPurchasedLines(ctx.db, { lines, buyerId, now: ctx.now(), couponCode });
 }
-
-const clearPurchasedStatement = statement(
-  'cart_clear_purchased',
-  sql`
-    with bought as (
-      select * from json_to_recordset(${ph('lines')}::json) as b("productId" text, quantity int)
-    ), gone as (
-      delete from ${cartItems} c using bought b
-      where c.user_id = ${ph('buyerId')} and c.product_id = b."productId" and c.quantity <= b.quantity
-    ), kept as (
-      update ${cartItems} c set quantity = c.quantity - b.quantity from bought b
-      where c.user_id = ${ph('buyerId')} and c.product_id = b."productId" and c.quantity > b.quantity
-    )
-    update ${carts} set updated_at = ${ph('now')}::timestamptz,
-      coupon_code = case when ${ph('couponCode')}::text is null then ${carts.couponCode}
-        else nullif(${carts.couponCode}, ${ph('couponCode')}::text) end
-    where ${carts.userId} = ${ph('buyerId')}`,
-);

@@ -1,6 +1,7 @@
 // Categories and products: who may see and change what, and every product rule.
-// Its length is categories and products with their listing statements; the listing is the next to split.
-import { and, asc, eq, ne, type SQL, sql } from 'drizzle-orm';
+// One job past 450 lines: the rules of categories and products, which share their visibility and
+// list-item rules; their statements are in queries.ts.
+import { and, asc, eq, ne } from 'drizzle-orm';
 import type { z } from 'zod';
 import type {
   createCategoryBody,
@@ -23,18 +24,22 @@ import {
 } from '../../contract/errors.ts';
 import { BASE_LOCALE, type Locale } from '../../contract/i18n.ts';
 import type { Db } from '../../db/index.ts';
-import { statement } from '../../db/sql.ts';
 import { isSeller } from '../auth/sellers.ts';
 import { type AuthUser, caller, type RequestContext } from '../context.ts';
-import { categories, productCountVersions, products } from './tables.ts';
-import { searchTerms, tsQueryOf } from './text-query.ts';
+import {
+  LIST_ITEM_COLUMNS,
+  type ListItemRow,
+  listItemRowsByIds,
+  listStatementsFor,
+  productDetailRow,
+} from './queries.ts';
+import { categories, products } from './tables.ts';
+import { searchTerms } from './text-query.ts';
 
 type ProductRow = typeof products.$inferSelect;
 type ListItem = z.infer<typeof productListItem>;
 type ProductStatus = (typeof PRODUCT_STATUSES)[number];
 type Detail = z.infer<typeof productDetail>;
-
-const REVIEWS_IN_DETAIL = 5;
 
 // ---- categories -------------------------------------------------------------------------
 
@@ -90,28 +95,6 @@ function visibilityOf(user: AuthUser): 'all' | 'active' | 'activeOrOwn' {
 
 // ---- reads ------------------------------------------------------------------------------
 
-/**
- * The columns every product answer is made of: a list item, a search result, a detail.
- * `dateCreated` is read as whole Unix seconds (`floor(extract(epoch ...))`, what `toUnix`
- * makes of the timestamp), so that no timestamp text is parsed per row.
- */
-type ListItemRow = Pick<
-  ProductRow,
-  | 'id'
-  | 'title'
-  | 'description'
-  | 'priceCents'
-  | 'imageUrls'
-  | 'stockQuantity'
-  | 'sellerId'
-  | 'categoryId'
-  | 'status'
-  | 'isPerishable'
-  | 'isDigital'
-  | 'rating'
-  | 'reviewCount'
-> & { dateCreated: number };
-
 /** The one mapping of a product row to the fields every product answer shares. */
 export function toListItem(p: ListItemRow): ListItem {
   return {
@@ -134,29 +117,6 @@ export function toListItem(p: ListItemRow): ListItem {
 }
 
 /** Whole Unix seconds of a timestamp column, as `toUnix` truncates them. */
-const unixSeconds = (column: SQL | typeof products.createdAt) =>
-  sql<number>`floor(extract(epoch from ${column}))::float8`;
-
-// In the order the positional reads below (rowToListItem) take them.
-const listItemColumns = {
-  id: products.id,
-  title: products.title,
-  description: products.description,
-  priceCents: products.priceCents,
-  // As JSON, which the drivers parse natively: their text[] parser walks the text a character at a time.
-  imageUrls: sql<string[]>`to_json(${products.imageUrls})`,
-  stockQuantity: products.stockQuantity,
-  sellerId: products.sellerId,
-  categoryId: products.categoryId,
-  status: products.status,
-  dateCreated: unixSeconds(products.createdAt),
-  isPerishable: products.isPerishable,
-  isDigital: products.isDigital,
-  rating: products.rating,
-  reviewCount: products.reviewCount,
-};
-const LIST_ITEM_COLUMNS = Object.keys(listItemColumns).length;
-
 /** A list item from a row read as an array, its columns in the order of `listItemColumns`. */
 function rowToListItem(r: unknown[]): ListItem {
   return toListItem({
@@ -177,11 +137,6 @@ function rowToListItem(r: unknown[]): ListItem {
   });
 }
 
-const BY_IDS_SQL = `select id, title, description, price_cents, to_json(image_urls), stock_quantity, seller_id, category_id,
-    status, floor(extract(epoch from created_at))::float8, is_perishable, is_digital, rating, review_count
-  from products where id = any($1::text[])`;
-const byIdsStatement = statement('product_list_items_by_ids', sql.raw(BY_IDS_SQL));
-
 /**
  * The products of `ids` as list items, in the order of `ids` (unknown ids are left out):
  * the page of a search, whose engine found the ids. A prepared statement (a primary-key
@@ -189,7 +144,7 @@ const byIdsStatement = statement('product_list_items_by_ids', sql.raw(BY_IDS_SQL
  */
 export async function listItemsByIds(ctx: RequestContext, ids: string[]): Promise<ListItem[]> {
   if (ids.length === 0) return [];
-  const rows = await byIdsStatement.arrays(ctx.db, [ids]);
+  const rows = await listItemRowsByIds(ctx.db, ids);
   const byId = new Map<string, ListItem>();
   for (const r of rows) byId.set(r[0] as string, rowToListItem(r));
   return ids.flatMap((id) => byId.get(id) ?? []);
@@ -243,98 +198,6 @@ function listTotals(ctx: RequestContext): ListTotals {
   return totals;
 }
 
-/** The version that a listing's total depends on: its category's, or the sum over all. */
-function countVersion(categoryId: unknown): SQL<string> {
-  const v = productCountVersions;
-  return categoryId === undefined
-    ? sql<string>`(select coalesce(sum(${v.version}), 0)::text from ${v})`
-    : sql<string>`(select coalesce(max(${v.version}), 0)::text from ${v} where ${v.categoryKey} = ${categoryId})`;
-}
-
-/**
- * Which conditions a listing has. Each shape's two statements (page and count) are built
- * once, not on every request (building a query cost more than running it); at most a few
- * hundred shapes exist. They are sent unnamed, so that PostgreSQL plans them with the
- * request's values: the generic plan it may switch a named statement to (after five runs)
- * sorts all 107,000 products of a category to answer its first page (1.1 s, not 0.1 ms).
- * Statuses are written into the statement, not passed, so that the indexes kept for active
- * products only stay usable.
- */
-interface ListShape {
-  visibility: ReturnType<typeof visibilityOf>;
-  status: ProductStatus | undefined;
-  sellerId: boolean;
-  categoryId: boolean;
-  minPrice: boolean;
-  maxPrice: boolean;
-  search: 'none' | 'prefix' | 'words';
-}
-
-function listStatements(db: Db, shape: ListShape) {
-  const ph = sql.placeholder;
-  const status = (s: ProductStatus) => sql.raw(`'${s}'`);
-  const where = and(
-    shape.visibility === 'active' ? sql`${products.status} = ${status('active')}` : undefined,
-    shape.visibility === 'activeOrOwn'
-      ? sql`(${products.status} = ${status('active')} or ${products.sellerId} = ${ph('me')})`
-      : undefined,
-    shape.status
-      ? sql`${products.status} = ${status(shape.status)}`
-      : sql`${products.status} <> ${status('deleted')}`,
-    shape.sellerId ? sql`${products.sellerId} = ${ph('sellerId')}` : undefined,
-    shape.categoryId ? sql`${products.categoryId} = ${ph('categoryId')}` : undefined,
-    shape.minPrice ? sql`${products.priceCents} >= ${ph('minPrice')}` : undefined,
-    shape.maxPrice ? sql`${products.priceCents} <= ${ph('maxPrice')}` : undefined,
-    shape.search === 'none'
-      ? undefined
-      : sql`${products.searchDoc} @@ ${tsQueryOf(shape.search === 'words' ? ph('leading') : null, ph('prefix'))}`,
-  );
-  const version = countVersion(shape.categoryId ? ph('categoryId') : undefined);
-  const unnamed = '';
-  // Oldest first, then id: a product added while someone pages lands after their pages,
-  // so pages never overlap nor skip.
-  const page = db
-    .select({ ...listItemColumns, version })
-    .from(products)
-    .where(where)
-    .orderBy(asc(products.createdAt), asc(products.id))
-    .limit(ph('limit'))
-    .offset(ph('offset'));
-  const pageStatement = statement(unnamed, page.getSQL());
-  const countStatement = statement(
-    unnamed,
-    db.select({ n: sql<number>`count(*)::int`, version }).from(products).where(where).getSQL(),
-  );
-  return {
-    /** The page's rows as arrays: the list item's columns, then the count version. */
-    page: (values: Record<string, unknown>): Promise<unknown[][]> => pageStatement.arrays(db, values),
-    /** The count and the count version, as one row. */
-    async count(values: Record<string, unknown>): Promise<{ n: number; version: string | number }[]> {
-      return (await countStatement.arrays(db, values)).map(([n, version]) => ({
-        n: n as number,
-        version: version as string | number,
-      }));
-    },
-  };
-}
-
-type ListStatements = ReturnType<typeof listStatements>;
-const statementsByDatabase = new WeakMap<Db, Map<string, ListStatements>>();
-
-function preparedList(ctx: RequestContext, shape: ListShape): ListStatements {
-  let byShape = statementsByDatabase.get(ctx.db);
-  if (!byShape) {
-    byShape = new Map();
-    statementsByDatabase.set(ctx.db, byShape);
-  }
-  const key = `${shape.visibility} ${shape.status} ${shape.search} ${Number(shape.sellerId)}${Number(shape.categoryId)}${Number(shape.minPrice)}${Number(shape.maxPrice)}`;
-  const kept = byShape.get(key);
-  if (kept) return kept;
-  const made = listStatements(ctx.db, shape);
-  byShape.set(key, made);
-  return made;
-}
-
 /** What pricing needs of a product on sale: the cart's and checkout's view of the catalog. */
 export interface SaleProduct {
   id: string;
@@ -359,7 +222,7 @@ export async function listProducts(ctx: RequestContext, q: z.infer<typeof listPr
   const me = caller(ctx);
   const terms = q.search ? searchTerms(q.search) : null;
   if (q.search && !terms) return { products: [], total: 0, limit: q.limit, offset: q.offset };
-  const { page, count } = preparedList(ctx, {
+  const { page, count } = listStatementsFor(ctx.db, {
     visibility: visibilityOf(me),
     status: q.status,
     sellerId: Boolean(q.sellerId),
@@ -421,51 +284,10 @@ function scopeOf(user: AuthUser): string {
   return user.role === 'seller' ? `seller ${user.id}` : user.role;
 }
 
-interface DetailRow extends ListItemRow {
-  sellerName: string;
-  sellerRating: number;
-  sellerReviewCount: number;
-  weightKg: number | null;
-  widthCm: number | null;
-  heightCm: number | null;
-  depthCm: number | null;
-  keywords: string[];
-  specifications: Record<string, string>;
-  reviews: Array<{
-    rating: number;
-    title: string;
-    comment: string;
-    author: string;
-    dateCreated: number | string;
-  }>;
-}
-
-// Column names as toListItem reads them; the drivers parse timestamps, arrays and json.
-const DETAIL_SQL = `select p.id, p.title, p.description, p.price_cents as "priceCents", p.image_urls as "imageUrls",
-    p.stock_quantity as "stockQuantity", p.seller_id as "sellerId", p.category_id as "categoryId", p.status,
-    floor(extract(epoch from p.created_at))::float8 as "dateCreated", p.is_perishable as "isPerishable", p.is_digital as "isDigital",
-    p.rating, p.review_count as "reviewCount", p.weight_kg as "weightKg", p.width_cm as "widthCm",
-    p.height_cm as "heightCm", p.depth_cm as "depthCm", p.keywords, p.specifications,
-    coalesce(sp.shop_name, u.name) as "sellerName", coalesce(sp.rating, 0) as "sellerRating",
-    coalesce(sp.review_count, 0) as "sellerReviewCount",
-    (select coalesce(json_agg(x), '[]'::json) from (
-       select r.rating, r.title, r.comment, ru.name as author, floor(extract(epoch from r.created_at))::bigint as "dateCreated"
-         from reviews r join users ru on ru.id = r.buyer_id
-        where r.product_id = p.id and r.published
-        order by r.created_at desc limit ${REVIEWS_IN_DETAIL}) x) as reviews
-  from products p
-  join users u on u.id = p.seller_id
-  left join seller_profiles sp on sp.user_id = p.seller_id
- where p.id = $1`;
-const detailStatement = statement<DetailRow>('product_detail', sql.raw(DETAIL_SQL));
-
-/**
- * One round trip: the product, its seller and its newest published reviews. A prepared
- * statement: planning this join costs more than running it (1.3 ms against 0.2 ms).
- */
+/** The product's detail: with its seller and its newest published reviews, in one round trip. */
 async function loadDetail(ctx: RequestContext, id: string): Promise<Detail | undefined> {
   if (!isRecordId('products', id)) return undefined;
-  const [r] = await detailStatement(ctx.db, [id]);
+  const r = await productDetailRow(ctx.db, id);
   if (!r) return undefined;
   return {
     ...toListItem(r),

@@ -6,14 +6,13 @@ import type { coupon, createCouponBody } from '../../contract/cart.ts';
 import { toUnix } from '../../contract/common.ts';
 import { conflict, notFound } from '../../contract/errors.ts';
 import { BASE_LOCALE, formatDate, formatMoney, type Locale, type Text, text } from '../../contract/i18n.ts';
-import { insertInto, query, statement } from '../../db/sql.ts';
 import { caller, type RequestContext } from '../context.ts';
 import { torontoDate } from '../pricing/dates.ts';
 import type { DiscountTerms } from '../pricing/index.ts';
+import { insertRedemptionRow, lockCouponRow, usesOfCoupon } from './queries.ts';
 import { couponRedemptions, coupons } from './tables.ts';
 
 type CouponRow = typeof coupons.$inferSelect;
-const ph = sql.placeholder;
 
 /** An amount in a coupon's problem: English keeps its "$1000.00" (no grouping); French "1 000,00 $". */
 const amount = (locale: Locale, cents: number) =>
@@ -117,15 +116,8 @@ export interface CouponUses {
 
 /** Counts a coupon's redemptions (prepared, one statement: every checkout with a coupon asks). */
 export async function couponUses(ctx: RequestContext, code: string, userId: string): Promise<CouponUses> {
-  const [row] = await usesStatement(ctx.db, { code, userId });
-  return { total: row?.total ?? 0, mine: row?.mine ?? 0 };
+  return usesOfCoupon(ctx.db, code, userId);
 }
-
-const usesStatement = statement<{ total: number; mine: number }>(
-  'coupons_uses',
-  sql`select count(*)::int as total, (count(*) filter (where ${couponRedemptions.userId} = ${ph('userId')}))::int as mine
-    from ${couponRedemptions} where ${couponRedemptions.code} = ${ph('code')}`,
-);
 
 /**
  * Whether a coupon applies to a subtotal for this buyer today, given its uses (redeemed, and
@@ -182,18 +174,8 @@ export async function requireCoupon(ctx: RequestContext, code: string): Promise<
  * after it, so the uses they count are those the lock holder sees (db/batching-client.ts).
  */
 export async function lockedCoupon(ctx: RequestContext, code: string): Promise<CouponRow | undefined> {
-  const [row] = await lockedStatement(ctx.db, { code });
-  return row;
+  return lockCouponRow(ctx.db, code);
 }
-
-const lockedStatement = query('coupons_locked', (db, name) =>
-  db
-    .select()
-    .from(coupons)
-    .where(eq(coupons.code, ph('code')))
-    .for('no key update')
-    .prepare(name),
-);
 
 /**
  * Whether one more redemption of `code` by `userId` would pass either of its limits, counted
@@ -214,11 +196,7 @@ export async function couponLimitReached(
   );
 }
 
-const insertRedemption = insertInto('coupon_redemptions_insert', couponRedemptions, {
-  onConflictDoNothing: [couponRedemptions.orderId],
-});
-
 /** Counts a paid checkout's use of its coupon (once: keyed by the first order's id). */
 export async function redeemCoupon(ctx: RequestContext, code: string, userId: string, orderId: string) {
-  await insertRedemption.later(ctx.db, [{ code, userId, orderId, createdAt: ctx.now() }]);
+  await insertRedemptionRow(ctx.db, { code, userId, orderId, createdAt: ctx.now() });
 }

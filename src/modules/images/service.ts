@@ -1,9 +1,8 @@
 // Images the service makes and serves itself: the sample shop's tiles, drawn as SVG at seed time
 // (no network), one per kind of product, named by a hash of their content.
 import { createHash } from 'node:crypto';
-import { eq, sql } from 'drizzle-orm';
 import type { Db } from '../../db/index.ts';
-import { images } from './tables.ts';
+import { imageNamed, insertImageUnlessThere } from './queries.ts';
 
 /** The largest image stored, in bytes (the table's check says the same). */
 export const IMAGE_MAX_BYTES = 65_536;
@@ -43,12 +42,8 @@ export function sampleImage(category: string, noun: string, colour: string): Sto
 export async function storeImages(db: Db, list: readonly StoredImage[]) {
   for (const image of list) {
     if (Buffer.byteLength(image.body) > IMAGE_MAX_BYTES) throw new Error(`image ${image.name} is too large`);
-    await db.execute(sql`insert into images (name, content_type, body)
-      values (${image.name}, ${image.contentType}, ${image.body}) on conflict do nothing`);
+    await insertImageUnlessThere(db, image);
   }
 }
 
-export async function findImage(db: Db, name: string) {
-  const [row] = await db.select().from(images).where(eq(images.name, name));
-  return row;
-}
+export const findImage = (db: Db, name: string) => imageNamed(db, name);

@@ -8,24 +8,27 @@
 // and re-check against the latest row, so no two can take the same unit. Availability is
 // stock less the live reservations that have not expired (a lapsed one counts as free even
 // before the expiry job releases it).
-// Its length is the stock's few hot statements, each with the reason for its shape beside it.
-import { and, eq, isNull, lte, type SQL, sql } from 'drizzle-orm';
+import { and, eq, isNull, lte, sql } from 'drizzle-orm';
 import type { z } from 'zod';
 import type { inventoryAnswer } from '../../contract/cart.ts';
 import { isRecordId } from '../../contract/common.ts';
 import { notFound } from '../../contract/errors.ts';
 import { BASE_LOCALE, t } from '../../contract/i18n.ts';
-import { pipeline, rowsOf, statement } from '../../db/sql.ts';
 import { products } from '../catalog/tables.ts';
 import { inTransaction, type RequestContext } from '../context.ts';
+import {
+  activeProductUnits,
+  claimUnits,
+  claimUnitsInTurn,
+  commitHeldLines,
+  commitLinesAllOrNone,
+  deleteReservationsEndedBefore,
+  lockProductRows,
+  lockProductUnlessHeld,
+  releaseCheckoutProduct,
+  releaseLapsedOfProduct,
+} from './queries.ts';
 import { reservations } from './tables.ts';
-
-/** Units of `products.id` held by live reservations that have not expired. */
-function heldUnits(ctx: RequestContext): SQL<number> {
-  return sql<number>`(${products.reservedQuantity} - coalesce((select sum(r.quantity) from ${reservations} r
-    where r.product_id = ${products.id} and r.released_at is null and r.committed_at is null
-    and r.expires_at <= ${ctx.now()}), 0))`;
-}
 
 /**
  * Units of an active product that can be bought now: its stock less the units held by open
@@ -37,14 +40,7 @@ export async function availableUnits(
   productId: string,
 ): Promise<{ title: string; units: number } | undefined> {
   if (!isRecordId('products', productId)) return undefined;
-  const [row] = await ctx.db
-    .select({
-      title: products.title,
-      units: sql<number>`greatest(${products.stockQuantity} - ${heldUnits(ctx)}, 0)::int`,
-    })
-    .from(products)
-    .where(and(eq(products.id, productId), eq(products.status, 'active')));
-  return row;
+  return activeProductUnits(ctx.db, productId, ctx.now());
 }
 
 /** check_inventory: whether `quantity` units can be bought now; 404 for a product not on sale. */
@@ -102,24 +98,11 @@ export async function reserve(
   expiresAt: Date,
 ): Promise<Array<ReserveLine & { left: number }>> {
   const now = ctx.now();
-  /** `after`: the reservations the checkout must hold already for this claim to go on; -1, any. */
-  const claim = async (line: ReserveLine, after: number) => {
-    const held = await claimStatement(ctx.db, {
-      checkoutId,
-      productId: line.productId,
-      quantity: line.quantity,
-      expiresAt,
-      now,
-      after,
-    });
-    return held.length > 0;
-  };
+  const hold = { checkoutId, expiresAt, now };
+  const claim = (line: ReserveLine) => claimUnits(ctx.db, { ...hold, ...line, after: -1 });
   const sorted = [...lines].sort((a, b) => (a.productId < b.productId ? -1 : 1));
-  // One round trip, in product id order (the order every writer locks products in).
-  const held = await pipeline(
-    ctx,
-    sorted.map((line, n) => () => claim(line, n)),
-  );
+  // In product id order (the order every writer locks products in), each only after those before it.
+  const held = await claimUnitsInTurn(ctx.db, hold, sorted);
   const first = held.indexOf(false);
   if (first < 0) return [];
   const refused: Array<ReserveLine & { left: number }> = [];
@@ -131,30 +114,12 @@ export async function reserve(
       continue;
     }
     // The first was refused above; the ones after it were not tried yet.
-    if (n > 0 && (await claim(line, -1))) continue;
+    if (n > 0 && (await claim(line))) continue;
     await releaseLapsed(ctx, line.productId);
-    if (!(await claim(line, -1))) refused.push({ ...line, left: await unitsLeft(line) });
+    if (!(await claim(line))) refused.push({ ...line, left: await unitsLeft(line) });
   }
   return refused;
 }
-
-const ph = sql.placeholder;
-const claimStatement = statement(
-  'inventory_claim',
-  sql`
-    with claimed as (
-      update ${products} set reserved_quantity = reserved_quantity + ${ph('quantity')}::int
-      where id = ${ph('productId')} and status = 'active'
-        and stock_quantity - reserved_quantity >= ${ph('quantity')}::int
-        and (${ph('after')}::int < 0
-          or (select count(*) from ${reservations} where checkout_id = ${ph('checkoutId')}) = ${ph('after')}::int)
-      returning id
-    )
-    insert into ${reservations} (checkout_id, product_id, quantity, expires_at, created_at)
-    select ${ph('checkoutId')}, id, ${ph('quantity')}::int, ${ph('expiresAt')}::timestamptz,
-      ${ph('now')}::timestamptz from claimed
-    returning product_id`,
-);
 
 /**
  * Gives back the live reservations of a product that have expired (one statement: the rows are
@@ -166,26 +131,11 @@ async function releaseLapsed(ctx: RequestContext, productId: string, skipLocked 
     // The product row first, then its reservations: the order every writer takes them in. The
     // job skips a product someone else holds (it comes back on a later pass).
     if (skipLocked) {
-      const got = await rowsOf(
-        tx.db,
-        sql`select id from ${products} where id = ${productId} for no key update skip locked`,
-      );
-      if (got.length === 0) return;
+      if (!(await lockProductUnlessHeld(tx.db, productId))) return;
     } else {
       await lockProducts(tx, [productId]);
     }
-    await rowsOf(
-      tx.db,
-      sql`
-    with lapsed as (
-      update ${reservations} set released_at = ${ctx.now()}
-      where product_id = ${productId} and released_at is null and committed_at is null
-        and expires_at <= ${ctx.now()}
-      returning quantity
-    )
-    update ${products} set reserved_quantity = reserved_quantity - (select sum(quantity) from lapsed)
-    where id = ${productId} and exists (select 1 from lapsed)`,
-    );
+    await releaseLapsedOfProduct(tx.db, productId, ctx.now());
   });
 }
 
@@ -217,20 +167,7 @@ export async function releaseCheckout(
   // One product at a time, in id order: product rows are always locked in that order.
   for (const productId of ids) {
     await lockProducts(ctx, [productId]);
-    const freed = await rowsOf(
-      ctx.db,
-      sql`
-      with freed as (
-        update ${reservations} set released_at = ${ctx.now()}
-        where checkout_id = ${checkoutId} and product_id = ${productId}
-          and released_at is null and committed_at is null
-        returning quantity
-      )
-      update ${products} set reserved_quantity = reserved_quantity - (select sum(quantity) from freed)
-      where id = ${productId} and exists (select 1 from freed)
-      returning id`,
-    );
-    released += freed.length;
+    if (await releaseCheckoutProduct(ctx.db, checkoutId, productId, ctx.now())) released++;
   }
   return released;
 }
@@ -252,52 +189,10 @@ export async function commitParcel(
     // The usual case in one statement: every line is held by a live reservation of the checkout
     // and the stock is there, and then all of them are committed; otherwise nothing is (the
     // products are locked by the caller, so nothing changes between the check and the writes).
-    const wanted = JSON.stringify(sorted.map((l) => ({ productId: l.productId, quantity: l.quantity })));
-    const taken = await commitHeldStatement(ctx.db, {
-      wanted,
-      checkoutId,
-      lines: sorted.length,
-      now: ctx.now(),
-    });
-    if (taken.length === sorted.length) return true;
+    if (await commitHeldLines(ctx.db, checkoutId, sorted, ctx.now())) return true;
   }
   // Some line lost its reservation (it lapsed and was released): line by line, all or none.
-  const committed = await ctx.db
-    .transaction(async (savepoint) => {
-      const db = savepoint as unknown as typeof ctx.db;
-      for (const line of sorted) {
-        if (checkoutId) {
-          const fromReservation = await rowsOf(
-            db,
-            sql`
-            with held as (
-              update ${reservations} set committed_at = ${ctx.now()}
-              where checkout_id = ${checkoutId} and product_id = ${line.productId}
-                and released_at is null and committed_at is null and quantity = ${line.quantity}
-              returning product_id, quantity
-            )
-            update ${products} p set stock_quantity = p.stock_quantity - held.quantity,
-              reserved_quantity = p.reserved_quantity - held.quantity
-            from held where p.id = held.product_id and p.stock_quantity >= held.quantity
-            returning p.id`,
-          );
-          if (fromReservation.length > 0) continue;
-        }
-        const fresh = await rowsOf(
-          db,
-          sql`
-          update ${products} set stock_quantity = stock_quantity - ${line.quantity}
-          where id = ${line.productId} and stock_quantity - reserved_quantity >= ${line.quantity}
-          returning id`,
-        );
-        if (fresh.length === 0) throw new NotCommitted();
-      }
-      return true;
-    })
-    .catch((err) => {
-      if (err instanceof NotCommitted) return false;
-      throw err;
-    });
+  const committed = await commitLinesAllOrNone(ctx.db, checkoutId, sorted, ctx.now());
   if (!committed && checkoutId) {
     await releaseCheckout(
       ctx,
@@ -321,43 +216,12 @@ export async function commitParcels(
 ): Promise<boolean[]> {
   if (parcels.length > 1) {
     const lines = parcels.flat().sort((a, b) => (a.productId < b.productId ? -1 : 1));
-    const wanted = JSON.stringify(lines.map((l) => ({ productId: l.productId, quantity: l.quantity })));
-    const taken = await commitHeldStatement(ctx.db, {
-      wanted,
-      checkoutId,
-      lines: lines.length,
-      now: ctx.now(),
-    });
-    if (taken.length === lines.length) return parcels.map(() => true);
+    if (await commitHeldLines(ctx.db, checkoutId, lines, ctx.now())) return parcels.map(() => true);
   }
   const committed: boolean[] = [];
   for (const lines of parcels) committed.push(await commitParcel(ctx, checkoutId, lines));
   return committed;
 }
-
-const commitHeldStatement = statement(
-  'inventory_commit_held',
-  sql`
-    with wanted as (
-      select * from json_to_recordset(${ph('wanted')}::json) as w("productId" text, quantity int)
-    ), live as (
-      select r.product_id, r.quantity from ${reservations} r
-      join wanted w on w."productId" = r.product_id and w.quantity = r.quantity
-      join ${products} p on p.id = r.product_id and p.stock_quantity >= r.quantity
-      where r.checkout_id = ${ph('checkoutId')} and r.released_at is null and r.committed_at is null
-    ), marked as (
-      update ${reservations} r set committed_at = ${ph('now')}::timestamptz from live
-      where (select count(*) from live) = ${ph('lines')}::int
-        and r.checkout_id = ${ph('checkoutId')} and r.product_id = live.product_id
-      returning r.product_id, r.quantity
-    )
-    update ${products} p set stock_quantity = p.stock_quantity - marked.quantity,
-      reserved_quantity = p.reserved_quantity - marked.quantity
-    from marked where p.id = marked.product_id
-    returning p.id`,
-);
-
-class NotCommitted extends Error {}
 
 /** Puts units back in stock (a cancelled order whose units had left it). */
 export async function restock(ctx: RequestContext, lines: ReserveLine[]): Promise<void> {
@@ -398,47 +262,11 @@ export async function releaseLapsedReservations(ctx: RequestContext, limit: numb
  */
 export async function deleteEndedReservations(ctx: RequestContext, limit: number): Promise<number> {
   const before = new Date(ctx.now().getTime() - 86_400_000);
-  const gone = await rowsOf(
-    ctx.db,
-    sql`
-    delete from ${reservations} where (checkout_id, product_id) in (
-      select checkout_id, product_id from ${reservations}
-      where (released_at is not null or committed_at is not null)
-        and coalesce(released_at, committed_at) < ${before}
-      limit ${limit}
-    )
-    returning product_id`,
-  );
-  return gone.length;
+  return deleteReservationsEndedBefore(ctx.db, before, limit);
 }
 
 /** Locks product rows for the rest of the transaction, in id order (a paid checkout's products). */
 export async function lockProducts(ctx: RequestContext, productIds: string[]): Promise<void> {
   if (productIds.length === 0) return;
-  const ids = [...new Set(productIds)].sort();
-  // No one reads the rows: the locks go out with the transaction's next statement.
-  const few = lockFewProducts[ids.length - 1];
-  if (few) await few.later(ctx.db, Object.fromEntries(ids.map((id, n) => [`id${n}`, id])));
-  else await lockProductsStatement.later(ctx.db, { ids });
+  await lockProductRows(ctx.db, [...new Set(productIds)].sort());
 }
-
-/**
- * Up to this many products are locked by a statement with one value per product (`id in ($1,
- * $2)`): PostgreSQL keeps one plan for it. With an array (`id = any($1)`) it planned the
- * statement anew at every payment (a custom plan looks cheaper for an array it can see), about
- * 0.14 ms each (pg_stat_statements, track_planning).
- */
-const FEW_PRODUCTS = 8;
-const lockFewProducts = Array.from({ length: FEW_PRODUCTS }, (_, n) =>
-  statement(
-    `inventory_lock_products_${n + 1}`,
-    sql`select id from ${products} where id in (${sql.join(
-      Array.from({ length: n + 1 }, (_v, k) => sql`${ph(`id${k}`)}`),
-      sql`, `,
-    )}) order by id for no key update`,
-  ),
-);
-const lockProductsStatement = statement(
-  'inventory_lock_products',
-  sql`select id from ${products} where id = any(${ph('ids')}::text[]) order by id for no key update`,
-);

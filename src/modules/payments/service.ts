@@ -2,18 +2,16 @@
 // it causes, so a crash before commit leaves nothing and the provider's redelivery starts over,
 // and a redelivery after commit changes nothing (docs/api.md "Payments").
 
-import { sql } from 'drizzle-orm';
 import { AppError, conflict, invalid, notFound } from '../../contract/errors.ts';
 import { text } from '../../contract/i18n.ts';
-import { pipeline, query } from '../../db/sql.ts';
 import { checkoutIdOfProviderSession, expireCheckout, lockSessionForPayment } from '../checkout/service.ts';
 import { inTransaction, type RequestContext } from '../context.ts';
 import { type OrdersDeps, orderIdsOfCheckout } from '../orders/service.ts';
 import { createFromCheckout, type LockedSession } from '../purchase/flow.ts';
 import { type PaymentEvent, type PaymentProvider, ProviderError, WebhookSignatureError } from './provider.ts';
 import { paymentSucceededEvent, SANDBOX_CARDS, sandboxPaymentIntent } from './providers/sandbox.ts';
+import { recordNewPaymentEvent, recordPaymentEventThen } from './queries.ts';
 import { sendRefund } from './refunds.ts';
-import { paymentEvents } from './tables.ts';
 
 export interface EventOutcome {
   received: true;
@@ -45,24 +43,6 @@ export async function receiveWebhook(
   }
   return handlePaymentEvent(ctx, { ...deps, providerName: deps.provider.name }, event);
 }
-
-const ph = sql.placeholder;
-/** The event recorded once, by its id (prepared: every payment writes one). */
-const recordEvent = query('payments_record_event', (db, name) =>
-  db
-    .insert(paymentEvents)
-    .values({
-      provider: ph('provider'),
-      eventId: ph('eventId'),
-      type: ph('type'),
-      paymentIntentId: ph('paymentIntentId'),
-      checkoutId: ph('checkoutId'),
-      receivedAt: ph('now'),
-    })
-    .onConflictDoNothing()
-    .returning({ eventId: paymentEvents.eventId })
-    .prepare(name),
-);
 
 async function handlePaymentEvent(
   ctx: RequestContext,
@@ -114,16 +94,17 @@ async function applyPaymentEvent(
   };
   let lockedNow: LockedSession | undefined;
   if (locked?.newEvent) {
-    await recordEvent.later(tx.db, record);
+    await recordNewPaymentEvent(tx.db, record);
   } else {
     // One round trip: the event's record, then the session's lock (for an event recorded
     // before, that lock ends with the transaction).
-    const [[recorded], lockedThen] = await pipeline(tx, [
-      (c) => recordEvent(c.db, record),
+    const { recorded, next } = await recordPaymentEventThen(
+      tx,
+      record,
       paidCheckout !== undefined && ((c) => lockSessionForPayment(c, paidCheckout)),
-    ]);
+    );
     if (!recorded) return { received: true, duplicate: true };
-    lockedNow = lockedThen;
+    lockedNow = next;
   }
   const session = locked ? locked.session : lockedNow;
 

@@ -12,9 +12,9 @@ import type {
   rotatedKey,
   updatePlatformBody,
 } from '../../contract/platforms.ts';
-import { query } from '../../db/sql.ts';
 import type { RequestContext } from '../context.ts';
 import { randomToken, sha256 } from '../secrets.ts';
+import { platformOfKeyHash } from './queries.ts';
 import { platforms } from './tables.ts';
 
 type PlatformRow = typeof platforms.$inferSelect;
@@ -224,22 +224,9 @@ export async function authenticatePlatform(
   apiKey: string,
 ): Promise<PlatformCaller | undefined> {
   if (!apiKey.startsWith(KEY_PREFIX)) return undefined;
-  const [row] = await byKeyStatement(ctx.db, { keyHash: keyHash(apiKey) });
+  const [row] = await platformOfKeyHash(ctx.db, keyHash(apiKey));
   return row;
 }
-
-const byKeyStatement = query('platforms_by_key', (db, name) =>
-  db
-    .select({
-      id: platforms.id,
-      name: platforms.name,
-      webhookUrl: platforms.webhookUrl,
-      ucpProfileUrl: platforms.ucpProfileUrl,
-    })
-    .from(platforms)
-    .where(and(eq(platforms.keyHash, sql.placeholder('keyHash')), isNull(platforms.revokedAt)))
-    .prepare(name),
-);
 
 /**
  * Where to send a platform its webhooks and the secret to sign them with; undefined when the

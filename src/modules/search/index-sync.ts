@@ -1,24 +1,10 @@
-// Keeps the search index in step with the database, which stays the source of truth and
-// does the language work (the stored search vector holds the stems). At start every active
-// product is loaded; before every search the index reads the rows whose changed_at (set by
-// the database's clock, on insert and by trigger on update) is recent, so that a search
-// sees every committed change, from any instance.
-import { sql } from 'drizzle-orm';
 import type { Db } from '../../db/index.ts';
-import { rowsOf } from '../../db/sql.ts';
 import type { IndexRow, IndexStore } from './index-store.ts';
+import { activeIndexRowsAfter, clockMicros, indexRowsByIds, productsChangedSince } from './queries.ts';
 
 /** Rows re-read on every refresh: changes committed up to this long after they were stamped are still seen. */
 const OVERLAP_MS = 30_000;
 const LOAD_BATCH = 20_000;
-
-// changed_at as microseconds in a float8: exact, and parsed much faster than a timestamp.
-const CHANGED = sql`(extract(epoch from changed_at) * 1000000)::float8`;
-// What the index reads of a product. changed_at moves only when one of these (or the text the
-// search document is made of) changes: a column added here must be added to the trigger that
-// sets it (portage_products_changed, migration 0016).
-const COLUMNS = sql`id, category_id, seller_id, price_cents, is_digital, is_perishable, rating, units_sold_30d,
-  extract(epoch from created_at)::float8 as created, status, ${CHANGED} as changed, search_doc::text as doc`;
 
 export class IndexSync {
   /**
@@ -43,18 +29,12 @@ export class IndexSync {
 
   /** Loads every active product, in batches by id. */
   async build(db: Db): Promise<void> {
-    const [start] = await rowsOf<{ now: number }>(
-      db,
-      sql`select (extract(epoch from clock_timestamp()) * 1000000)::float8 as now`,
-    );
+    const start = await clockMicros(db);
     this.store.beginLoad();
     try {
       let last = '';
       for (;;) {
-        const rows = await rowsOf<IndexRow>(
-          db,
-          sql`select ${COLUMNS} from products where status = 'active' and id > ${last} order by id limit ${LOAD_BATCH}`,
-        );
+        const rows = await activeIndexRowsAfter(db, last, LOAD_BATCH);
         for (const row of rows) this.store.apply(row);
         if (rows.length < LOAD_BATCH) break;
         last = rows[rows.length - 1]!.id;
@@ -62,7 +42,7 @@ export class IndexSync {
     } finally {
       this.store.endLoad();
     }
-    this.watermark = start!.now;
+    this.watermark = start;
   }
 
   /**
@@ -93,15 +73,7 @@ export class IndexSync {
   private async readChanges(db: Db): Promise<void> {
     const since = (this.watermark - this.overlapUs) / 1e6;
     // The clock is read before the scan, in the same statement: one row even when nothing changed.
-    const read = await rowsOf<{ now: number; id: string | null; changed: number; active: boolean }>(
-      db,
-      sql`select n.now, p.id, p.changed, p.active
-            from (select (extract(epoch from clock_timestamp()) * 1000000)::float8 as now) n
-            left join lateral (
-              select id, ${CHANGED} as changed, status = 'active' as active
-                from products where changed_at > to_timestamp(${since})
-            ) p on true`,
-    );
+    const read = await productsChangedSince(db, since);
     const recent = read.filter((r): r is typeof r & { id: string } => r.id !== null);
     this.lastRefreshRows = recent.length;
     const wanted: string[] = [];
@@ -114,10 +86,7 @@ export class IndexSync {
     for (let i = 0; i < wanted.length; i += LOAD_BATCH) {
       // One text parameter per batch (ids hold no comma), however many rows changed.
       const ids = wanted.slice(i, i + LOAD_BATCH).join(',');
-      const rows = await rowsOf<IndexRow>(
-        db,
-        sql`select ${COLUMNS} from products where id = any(string_to_array(${ids}, ','))`,
-      );
+      const rows = await indexRowsByIds(db, ids);
       for (const row of rows) this.store.apply(row);
     }
     if (read[0]) this.watermark = Math.max(this.watermark, read[0].now);

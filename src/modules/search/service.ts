@@ -1,19 +1,13 @@
-// Product search: full text (English stemming, prefix on the last word) over title,
-// keywords and description; the filter grammar; facets counted over the whole result.
-// Two engines answer the same way: the in-process index (default, SEARCH_INDEX=memory,
-// memory-index.ts) and plain SQL (SEARCH_INDEX=sql, sql-engine.ts), which needs no memory
-// and no start-up load.
-import { sql } from 'drizzle-orm';
 import type { z } from 'zod';
 import type { productListItem, searchAnswer, searchQuery } from '../../contract/catalog.ts';
 import type { Db } from '../../db/index.ts';
-import { rowsOf } from '../../db/sql.ts';
 import { listItemsByIds } from '../catalog/service.ts';
 import { searchWords } from '../catalog/text-query.ts';
 import type { RequestContext } from '../context.ts';
 import { type EngineAnswer, emptyAnswer, type IndexQuery, type SortKey } from './engine.ts';
 import { parseFilters } from './filters.ts';
 import type { MemorySearchIndex } from './memory-index.ts';
+import { stemsOfWords } from './queries.ts';
 import { sqlSearch } from './sql-engine.ts';
 
 type Answer = z.infer<typeof searchAnswer>;
@@ -120,14 +114,7 @@ class StemCache {
     }
     const missing = [...new Set(words.filter((w) => !stems.has(w)))];
     if (missing.length) {
-      const rows = await rowsOf<{ w: string; stems: string[] }>(
-        db,
-        sql`select w, coalesce((select array_agg(lexeme) from unnest(to_tsvector('english', w))), '{}') as stems
-              from unnest(array[${sql.join(
-                missing.map((w) => sql`${w}`),
-                sql`, `,
-              )}]::text[]) as w`,
-      );
+      const rows = await stemsOfWords(db, missing);
       if (this.cache.size > STEM_CACHE_MAX) this.cache.clear();
       for (const r of rows) {
         stems.set(r.w, r.stems);

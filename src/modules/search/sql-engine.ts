@@ -3,11 +3,11 @@
 import { type SQL, sql } from 'drizzle-orm';
 import type { z } from 'zod';
 import type { searchQuery } from '../../contract/catalog.ts';
-import { rowsOf } from '../../db/sql.ts';
 import { tsQuery } from '../catalog/text-query.ts';
 import type { RequestContext } from '../context.ts';
-import { type EngineAnswer, emptyAnswer, FACET_VALUES, fixedFacets, type SortKey } from './engine.ts';
+import { type EngineAnswer, emptyAnswer, fixedFacets, type SortKey } from './engine.ts';
 import type { Clause } from './filters.ts';
+import { searchMatches } from './queries.ts';
 
 type Query = z.infer<typeof searchQuery>;
 
@@ -57,14 +57,6 @@ const ORDER: Record<SortKey, SQL> = {
   popular: sql`units_sold_30d desc, rating desc, id asc`,
 };
 
-interface SqlRow {
-  total: number;
-  categories: Record<string, number> | null;
-  sellers: Record<string, number> | null;
-  fixed: Record<string, number>;
-  ids: string[] | null;
-}
-
 export async function sqlSearch(
   ctx: RequestContext,
   q: Query,
@@ -79,32 +71,13 @@ export async function sqlSearch(
   const rank = text && sort === 'relevance' ? sql`ts_rank(search_doc, ${text})` : sql`0`;
   // One round trip and one pass over the matches: they are materialised with only the
   // small columns that facets and ordering need.
-  const [row] = await rowsOf<SqlRow>(
-    ctx.db,
-    sql`with m as materialized (
-          select id, category_id, seller_id, price_cents, is_digital, is_perishable, rating,
-                 units_sold_30d, created_at, ${rank} as rank
-            from products where ${where}
-        )
-        select
-          (select count(*)::int from m) as total,
-          (select jsonb_object_agg(k, n) from (
-             select coalesce(category_id, 'none') as k, count(*)::int as n from m
-              group by 1 order by 2 desc, 1 limit ${FACET_VALUES}) c) as categories,
-          (select jsonb_object_agg(k, n) from (
-             select seller_id as k, count(*)::int as n from m
-              group by 1 order by 2 desc, 1 limit ${FACET_VALUES}) s) as sellers,
-          (select jsonb_build_object(
-             'digital', count(*) filter (where is_digital),
-             'perishable', count(*) filter (where is_perishable),
-             'p0', count(*) filter (where price_cents < 2500),
-             'p1', count(*) filter (where price_cents >= 2500 and price_cents < 5000),
-             'p2', count(*) filter (where price_cents >= 5000 and price_cents < 10000),
-             'p3', count(*) filter (where price_cents >= 10000 and price_cents < 25000),
-             'p4', count(*) filter (where price_cents >= 25000)) from m) as fixed,
-          (select array_agg(id) from (
-             select id from m order by ${ORDER[sort]} limit ${q.limit} offset ${q.offset}) p) as ids`,
-  );
+  const row = await searchMatches(ctx.db, {
+    where,
+    rank,
+    order: ORDER[sort],
+    limit: q.limit,
+    offset: q.offset,
+  });
   if (!row) return emptyAnswer();
   const { total, fixed } = row;
   return {
