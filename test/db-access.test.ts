@@ -2,7 +2,7 @@
 // queries/ folder), the only files under src/modules/ that use the low-level helpers of
 // src/db/sql.ts and the batching client (statements built once, `.later`, pipelines, claims
 // ahead of a transaction). Services call the named functions those files export.
-// And the idempotency plugin's route options: one object, with the names used first accepted.
+// And the idempotency plugin's route options: one object.
 import { readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -10,10 +10,6 @@ import { describe, expect, it } from 'vitest';
 import { idempotencyOptions } from '../src/http/idempotency.ts';
 
 const MODULES = fileURLToPath(new URL('../src/modules/', import.meta.url));
-
-// The modules whose statements are being moved in the same change by others; the merge removes
-// this list (issue 39, point 4).
-const NOT_YET_MOVED = new Set(['acp', 'ucp', 'agent-checkout', 'checkout', 'purchase', 'orders']);
 
 const LOW_LEVEL = /from\s+'[./]*\/db\/(sql|batching-client)(\.ts)?'/;
 
@@ -32,7 +28,6 @@ describe('database access', () => {
   it('under src/modules/, only queries files import db/sql.ts or the batching client', () => {
     const offenders = sourceFiles(MODULES)
       .map((file) => path.relative(MODULES, file))
-      .filter((relative) => !NOT_YET_MOVED.has(relative.split(path.sep)[0]!))
       .filter((relative) => !isQueries(relative))
       .filter((relative) => LOW_LEVEL.test(readFileSync(path.join(MODULES, relative), 'utf8')));
     expect(offenders).toEqual([]);
@@ -60,14 +55,6 @@ describe('idempotency route options', () => {
 
   it('the object carries every option', () => {
     expect(idempotencyOptions({ idempotency: { required: true, claimAhead: true, replayable } })).toEqual({
-      required: true,
-      claimAhead: true,
-      replayable,
-    });
-  });
-
-  it('the names routes used first are still honoured', () => {
-    expect(idempotencyOptions({ idempotency: 'required', claimAhead: true, replayable })).toEqual({
       required: true,
       claimAhead: true,
       replayable,

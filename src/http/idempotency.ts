@@ -150,8 +150,8 @@ export function idempotencyOptions(config: FastifyContextConfig | undefined): Id
   const own = typeof given === 'object' ? given : {};
   return {
     required: given === 'required' || own.required === true,
-    claimAhead: own.claimAhead === true || config?.claimAhead === true,
-    replayable: own.replayable ?? config?.replayable,
+    claimAhead: own.claimAhead === true,
+    replayable: own.replayable,
   };
 }
 

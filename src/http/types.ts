@@ -49,10 +49,6 @@ declare module 'fastify' {
      * to the caller.
      */
     idempotency?: 'required' | RouteIdempotency;
-    /** The same as `idempotency.replayable` (the name routes used first). */
-    replayable?: RouteIdempotency['replayable'];
-    /** The same as `idempotency.claimAhead` (the name routes used first). */
-    claimAhead?: true;
     /**
      * The route answers in another specification's format (JSON-RPC, OAuth, HTML pages): it is
      * documented by its summary only, and our error model is not added to its answers.

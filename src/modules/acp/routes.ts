@@ -58,8 +58,7 @@ const tags = ['acp'];
 const POST = {
   auth: 'public',
   limit: 'acp',
-  idempotency: 'required',
-  claimAhead: true,
+  idempotency: { required: true, claimAhead: true },
   otherFormat: true,
 } as const;
 const GET = { auth: 'public', limit: 'acp', otherFormat: true } as const;

@@ -6,7 +6,6 @@
 // day. A row is claimed by pushing its next attempt a lease ahead, so no transaction stays open
 // across the network call.
 
-import { pipeline } from '../../db/sql.ts';
 import type { Job } from '../../jobs/runner.ts';
 import { holderOfPaidCheckout } from '../checkout/service.ts';
 import type { RequestContext } from '../context.ts';
@@ -18,8 +17,7 @@ import {
   queueDelivery,
   recordAttempt,
   type SessionOwner,
-  sessionOwnerById,
-  sessionOwnerOfCheckout,
+  sessionOwnerWith,
 } from './queries.ts';
 import { keyOf } from './status.ts';
 
@@ -109,11 +107,12 @@ async function queueOrderEvent(
     orders = written.orders;
   } else {
     // A purchase's session and orders are read in one round trip (its orders were just written).
-    const [[found], ordersNow] = await pipeline(ctx, [
-      (c) => (holder ? sessionOwnerById(c.db, holder.key) : sessionOwnerOfCheckout(c.db, checkoutId)),
-      created && ((c) => ordersOfOneCheckout(c, { checkoutId })),
-    ]);
-    session = found;
+    const { owner, also: ordersNow } = await sessionOwnerWith(
+      ctx,
+      holder ? { sessionId: holder.key } : { checkoutId },
+      created ? (c) => ordersOfOneCheckout(c, { checkoutId }) : undefined,
+    );
+    session = owner;
     if (ordersNow) orders ??= ordersNow;
   }
   if (!session?.platformId) return; // not a platform's purchase (an agent's has no webhook)

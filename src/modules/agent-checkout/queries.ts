@@ -10,8 +10,6 @@ import { agentSessionMachine } from './states.ts';
 import { agentSessions, vaultTokens, webhookDeliveries } from './tables.ts';
 
 export type SessionRow = typeof agentSessions.$inferSelect;
-type Db = RequestContext['db'];
-
 // ---- sessions -----------------------------------------------------------------------------------
 
 const insertSessionStatement = insertInto('acp_insert_session', agentSessions);
@@ -202,9 +200,24 @@ const sessionOfCheckout = statement<SessionOwner>(
   sql`select id, platform_id as "platformId" from ${agentSessions} where checkout_id = ${ph('checkoutId')}`,
 );
 
-/** A session's owner by its id, or by the checkout it holds (each a pipeline step). */
-export const sessionOwnerById = (db: Db, id: string | undefined) => sessionById(db, { id });
-export const sessionOwnerOfCheckout = (db: Db, checkoutId: string) => sessionOfCheckout(db, { checkoutId });
+/**
+ * A session's owner, by its id or by the checkout it holds, and when `alsoRead` is given (another
+ * module's statement, sent at its call) its answer too: both in one round trip.
+ */
+export async function sessionOwnerWith<T>(
+  ctx: RequestContext,
+  by: { sessionId: string } | { checkoutId: string },
+  alsoRead?: (c: RequestContext) => Promise<T>,
+): Promise<{ owner: SessionOwner | undefined; also: T | undefined }> {
+  const [[owner], also] = await pipeline(ctx, [
+    (c) =>
+      'sessionId' in by
+        ? sessionById(c.db, { id: by.sessionId })
+        : sessionOfCheckout(c.db, { checkoutId: by.checkoutId }),
+    alsoRead ?? false,
+  ]);
+  return { owner, also: also as T | undefined };
+}
 
 const insertDeliveryStatement = insertInto('acp_insert_delivery', webhookDeliveries, {
   onConflictDoNothing: [webhookDeliveries.eventId],

@@ -23,7 +23,12 @@ export function checkoutRoutes(deps: CheckoutDeps & { publishableKey: string }) 
     app.post(
       '/checkout',
       {
-        config: { auth: ['buyer'], limit: 'checkout', scope: 'shop', replayable: checkoutStillOpen },
+        config: {
+          auth: ['buyer'],
+          limit: 'checkout',
+          scope: 'shop',
+          idempotency: { replayable: checkoutStillOpen },
+        },
         schema: {
           tags,
           summary:

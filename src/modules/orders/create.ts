@@ -1,17 +1,15 @@
 // Writing a paid checkout's orders: the orders module's rows, made only by the purchase flow
 // (purchase/flow.ts step 4), which decides which parcels are confirmed.
 import { newId } from '../../contract/common.ts';
-import { insertInto } from '../../db/sql.ts';
 import type { StoredAddress, StoredParcel } from '../checkout/tables.ts';
 import type { RequestContext } from '../context.ts';
 import { estimatedDelivery } from '../pricing/dates.ts';
 import { platformFeeCents } from '../pricing/money.ts';
 import { takeOrderNumbers } from './numbers.ts';
-import { orderItems, orders } from './tables.ts';
+import { type AdapterOrderItem, writeOrdersLater } from './queries.ts';
+import type { orderItems, orders } from './tables.ts';
 
-/** The orders of a payment, and their items (db/sql.ts). */
-const insertOrders = insertInto('orders_insert', orders);
-const insertItems = insertInto('order_items_insert', orderItems);
+export type { AdapterOrderItem } from './queries.ts';
 
 export interface PaidCheckout {
   checkoutId: string;
@@ -68,22 +66,13 @@ export async function recordOrders(tx: RequestContext, paid: PaidCheckout) {
       position,
     })),
   );
-  await insertOrders.later(tx.db, rows);
-  await insertItems.later(tx.db, items.flat());
+  await writeOrdersLater(tx, rows, items.flat());
   rememberWritten(tx, paid.checkoutId, rows, items);
   return rows.map((row, n) => ({ ...row, trackingNumber: null, carrier: null, items: items[n]! }));
 }
 
 /** An order as it is read with its items for the protocol adapters (service.ts ordersOfOneCheckout). */
 export type CheckoutOrder = typeof orders.$inferSelect & { items: AdapterOrderItem[] };
-
-/** An order item as a protocol adapter shows it. */
-export interface AdapterOrderItem {
-  productId: string;
-  name: string;
-  quantity: number;
-  unitPriceCents: number;
-}
 
 /** The columns an order is written with; the others start at their defaults (rememberWritten). */
 type WrittenOrder = Omit<

@@ -3,10 +3,9 @@
 import { asc, desc, eq, getTableColumns, type SQL, sql } from 'drizzle-orm';
 import type { Province } from '../../contract/common.ts';
 import type { Db } from '../../db/index.ts';
-import { ph, query } from '../../db/sql.ts';
+import { insertInto, ph, query } from '../../db/sql.ts';
 import type { MailNames } from '../auth/sellers.ts';
 import type { RequestContext } from '../context.ts';
-import type { AdapterOrderItem } from './create.ts';
 import { orderItems, orders } from './tables.ts';
 
 export type MailItem = { name: string; quantity: number; unitPriceCents: number; position: number };
@@ -112,4 +111,28 @@ export async function lastShippingProvince(
     .orderBy(desc(orders.createdAt))
     .limit(1);
   return row?.province as Province | undefined;
+}
+
+/** An order item as a protocol adapter shows it. */
+export interface AdapterOrderItem {
+  productId: string;
+  name: string;
+  quantity: number;
+  unitPriceCents: number;
+}
+
+const insertOrders = insertInto('orders_insert', orders);
+const insertItems = insertInto('order_items_insert', orderItems);
+
+/**
+ * A payment's orders and their items, one insert each, sent with the transaction's next
+ * statement or its commit: nothing reads them back (the answer is built from the same values).
+ */
+export async function writeOrdersLater(
+  tx: RequestContext,
+  rows: Array<typeof orders.$inferInsert>,
+  items: Array<typeof orderItems.$inferInsert>,
+): Promise<void> {
+  await insertOrders.later(tx.db, rows);
+  await insertItems.later(tx.db, items);
 }
