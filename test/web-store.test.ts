@@ -3,7 +3,7 @@
 import { eq } from 'drizzle-orm';
 import { describe, expect, it } from 'vitest';
 import { webSessions } from '../src/modules/auth/tables.ts';
-import { STYLESHEET, STYLESHEET_PATH } from '../src/web/style.ts';
+import { STYLESHEET, STYLESHEET_PATH } from '../src/views/stylesheet.ts';
 import { useTestApp } from './helpers/app.ts';
 import { admin, buyer, category, product, seller, uniqueWord } from './helpers/builders.ts';
 import { addToCart, openCheckout, pay, payOk } from './helpers/checkout.ts';

@@ -79,7 +79,7 @@ export class AppError extends Error {
     problems?: Problem[],
     retryAfter?: number,
   ) {
-    super(say(BASE_LOCALE, message));
+    super(wordsOf(BASE_LOCALE, message));
     this.name = 'AppError';
     this.text = message;
     if (problems) this.problems = problems;
@@ -93,7 +93,7 @@ export class AppError extends Error {
 
   toBody(locale: Locale = BASE_LOCALE): ErrorBody {
     return {
-      error: say(locale, this.text),
+      error: wordsOf(locale, this.text),
       code: this.code,
       statusCode: this.statusCode,
       ...(this.problems ? { details: wordProblems(locale, this.problems) } : {}),
@@ -105,14 +105,14 @@ export class AppError extends Error {
  * A message in `locale`. An error on its way out must never fail for want of a word: a key
  * missing from the catalogues (a test forbids it) is sent as it is.
  */
-export function say(locale: Locale, message: Text): string {
+export function wordsOf(locale: Locale, message: Text): string {
   return message.key in CATALOGUES[BASE_LOCALE]
     ? t(locale, message.key, message.values)
     : String(message.key);
 }
 
 export const wordProblems = (locale: Locale, problems: Problem[]): FieldProblem[] =>
-  problems.map((p) => ({ field: p.field, message: say(locale, p.message) }));
+  problems.map((p) => ({ field: p.field, message: wordsOf(locale, p.message) }));
 
 export const problem = (field: string, key: MessageKey, values?: MessageValues): Problem => ({
   field,

@@ -10,16 +10,6 @@ export function formatCents(cents: number): string {
   return `${cents < 0 ? '-' : ''}$${dollars}.${rest}`;
 }
 
-/** HTML text and attribute values: the five characters that can change meaning. */
-export function escapeHtml(s: string): string {
-  return s
-    .replaceAll('&', '&amp;')
-    .replaceAll('<', '&lt;')
-    .replaceAll('>', '&gt;')
-    .replaceAll('"', '&quot;')
-    .replaceAll("'", '&#39;');
-}
-
 /** Whether `v` is an http(s) origin, a trailing slash allowed (https://example.ca, not a path). */
 export function isOrigin(v: string): boolean {
   try {

@@ -15,9 +15,9 @@ import {
   codeForStatus,
   inputProblems,
   type Problem,
-  say,
   unavailable,
   wordProblems,
+  wordsOf,
 } from '../contract/errors.ts';
 import { BASE_LOCALE, type Locale, negotiateLocale, type Text, t, text } from '../contract/i18n.ts';
 import { isDatabaseUnavailable } from '../db/errors.ts';
@@ -136,7 +136,7 @@ export function frameworkErrors(err: FastifyError, req: FastifyRequest, reply: F
     err.code === 'FST_ERR_MAX_PARAM_LENGTH'
       ? [414, text('error.http.longSegment', { max: MAX_PARAM_LENGTH })]
       : [400, text('error.http.badUrl')];
-  const message = say(localeOf(req), said);
+  const message = wordsOf(localeOf(req), said);
   if (ACP_PREFIX.test(req.url))
     return reply.code(status).send({ type: 'invalid_request', code: 'invalid', message });
   if (UCP_PREFIX.test(req.url)) return reply.code(status).send({ code: 'invalid_request', content: message });

@@ -2,7 +2,7 @@
 // alike): each after its JSON path into the request (`$.line_items[0].id is required`).
 import type { FastifySchemaValidationError } from 'fastify';
 import type { z } from 'zod';
-import { inputProblems, say } from '../contract/errors.ts';
+import { inputProblems, wordsOf } from '../contract/errors.ts';
 import type { Locale } from '../contract/i18n.ts';
 import { zodIssuesOf } from './errors.ts';
 
@@ -23,7 +23,7 @@ export function schemaProblems(
   const issues = requestIssues(validation);
   const worded = inputProblems(schema as z.ZodType | undefined, { issues });
   return issues
-    .map((issue, i) => `${jsonPath(issue.path)}${separator}${say(locale, worded[i]!.message)}`)
+    .map((issue, i) => `${jsonPath(issue.path)}${separator}${wordsOf(locale, worded[i]!.message)}`)
     .join('; ');
 }
 

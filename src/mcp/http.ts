@@ -22,7 +22,7 @@ import type { McpHttpHandler } from '@modelcontextprotocol/server';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { type Exchange, PortageClient } from '../client/index.ts';
 import { ACP_TOOL_SCOPES } from '../contract/acp-tools.ts';
-import { AppError, type ErrorBody, say } from '../contract/errors.ts';
+import { AppError, type ErrorBody, wordsOf } from '../contract/errors.ts';
 import { BASE_LOCALE, type Locale, negotiateLocale, type Text, t, text } from '../contract/i18n.ts';
 import { type AgentScope, roleCanGrant } from '../contract/scopes.ts';
 import { TOOL_SCOPES } from '../contract/tools.ts';
@@ -112,12 +112,12 @@ export function mcpHttpRoutes(options: McpHttpOptions) {
   const refuse = (req: FastifyRequest, reply: FastifyReply, said: Text, tokenSent: boolean) => {
     const challenge = [`resource_metadata="${metadata}"`];
     if (tokenSent) {
-      challenge.push('error="invalid_token"', `error_description="${quotable(say(BASE_LOCALE, said))}"`);
+      challenge.push('error="invalid_token"', `error_description="${quotable(wordsOf(BASE_LOCALE, said))}"`);
     }
     return reply
       .code(401)
       .header('www-authenticate', `Bearer ${challenge.join(', ')}`)
-      .send({ error: say(localeOf(req), said), code: 'AUTH_ERROR', statusCode: 401 } satisfies ErrorBody);
+      .send({ error: wordsOf(localeOf(req), said), code: 'AUTH_ERROR', statusCode: 401 } satisfies ErrorBody);
   };
 
   return async (app: FastifyInstance) => {
@@ -167,14 +167,14 @@ export function mcpHttpRoutes(options: McpHttpOptions) {
           // The MCP authorization spec's scope challenge: the scopes to ask for are those already
           // granted and the missing one, so that re-authorizing loses nothing.
           const said = text('tool.http.scopeNotGranted', { scope: needed });
-          const message = say(locale, said);
+          const message = wordsOf(locale, said);
           const scopes = [...caller.agent.scopes, needed].join(' ');
           return reply
             .code(403)
             .header(
               'www-authenticate',
               `Bearer error="insufficient_scope", scope="${scopes}", resource_metadata="${metadata}", ` +
-                `error_description="${quotable(say(BASE_LOCALE, said))}"`,
+                `error_description="${quotable(wordsOf(BASE_LOCALE, said))}"`,
             )
             .send({ error: message, code: 'AUTHZ_ERROR', statusCode: 403 } satisfies ErrorBody);
         }

@@ -3,7 +3,6 @@
 // hidden `lang` field), else the person's saved preference where the page knows the person,
 // else the request's (Accept-Language, else DEFAULT_LOCALE).
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import { escapeHtml } from '../contract/format.ts';
 import {
   BASE_LOCALE,
   isLocale,
@@ -17,10 +16,6 @@ import {
 import type { PageLang } from '../views/language.ts';
 
 export { langField, languageSwitch, type PageLang, withLang } from '../views/language.ts';
-/** The small-page frame's names as the callers know them (src/views/small-page.ts). */
-export { smallDocument as htmlDocument, smallPage as pageLayout } from '../views/small-page.ts';
-/** A message with HTML fragments in its placeholders (src/views/words.ts). */
-export { wordsWith as sayHtml } from '../views/words.ts';
 
 /** What a request's `?lang=` or form field `lang` asked for, read before validation strips it. */
 const askedOf = new WeakMap<FastifyRequest, Locale>();
@@ -62,10 +57,6 @@ export function pageLang(
   const here = o.here === null ? undefined : (o.here ?? (req.method === 'GET' ? req.url : undefined));
   return { locale, ...(asked ? { asked } : {}), ...(here ? { here } : {}) };
 }
-
-/** The message `key`, escaped (for markup not yet written with html`...`; new code uses `words`). */
-export const say = (locale: Locale, key: MessageKey, values?: MessageValues) =>
-  escapeHtml(t(locale, key, values));
 
 /** Answers a page: HTML, its CSP, never cached. */
 export function sendPage(reply: FastifyReply, status: number, body: string, csp: string) {

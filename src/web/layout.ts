@@ -3,10 +3,8 @@
 // src/views/page.ts and src/views/forms.ts, re-exported here under the names the sections use.
 import type { FastifyReply } from 'fastify';
 import type { z } from 'zod';
-import { AppError, inputProblems, say as sayText } from '../contract/errors.ts';
-import { escapeHtml } from '../contract/format.ts';
+import { AppError, inputProblems, wordsOf } from '../contract/errors.ts';
 import { formatDate, formatMoney, type Locale, t, text } from '../contract/i18n.ts';
-import { say } from '../modules/page-layout.ts';
 import type { FormError } from '../views/forms.ts';
 import { type PageOptions, sitePage } from '../views/page.ts';
 import type { View } from './core.ts';
@@ -26,19 +24,16 @@ export {
   textArea,
 } from '../views/forms.ts';
 export type { PageOptions } from '../views/page.ts';
-export { say };
 
 /** The CSP of every page: our stylesheet, product images over https, forms to ourselves, no script. */
 export const WEB_CSP =
   "default-src 'none'; style-src 'self'; img-src 'self' https: data:; form-action 'self'; frame-ancestors 'none'; base-uri 'none'";
 
-/** An amount as the page's language writes it; `money` escaped for HTML, `moneyText` for a message's value. */
+/** An amount as the page's language writes it (html`...` escapes it where it goes). */
 export const moneyText = (v: View, cents: number) => formatMoney(v.p.locale, cents);
-export const money = (v: View, cents: number) => escapeHtml(moneyText(v, cents));
-/** A date (unix seconds, a Date or YYYY-MM-DD); `date` escaped for HTML, `dateText` for a message's value. */
+/** A date (unix seconds, a Date or YYYY-MM-DD) as the page's language writes it. */
 export const dateText = (v: View, d: Date | string | number) =>
   formatDate(v.p.locale, typeof d === 'number' ? new Date(d * 1000) : d);
-export const date = (v: View, d: Date | string | number) => escapeHtml(dateText(v, d));
 
 /** A page of the site in its frame (src/views/page.ts). */
 export const page = (v: View, o: PageOptions): string => sitePage(v, o);
@@ -54,8 +49,8 @@ export const shownRefusal = (err: unknown): err is AppError =>
 /** The refusal a service or a form's schema gave, in the page's words. */
 export function formErrorOf(locale: Locale, err: AppError): FormError {
   const fields: Record<string, string> = {};
-  for (const p of err.problems ?? []) fields[p.field] ??= sayText(locale, p.message);
-  return { message: sayText(locale, err.problems?.length ? text('web.form.fix') : err.text), fields };
+  for (const p of err.problems ?? []) fields[p.field] ??= wordsOf(locale, p.message);
+  return { message: wordsOf(locale, err.problems?.length ? text('web.form.fix') : err.text), fields };
 }
 
 /** The form's values read by `schema`; a refusal names each field's problem, as the API's 400 does. */

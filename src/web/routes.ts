@@ -2,13 +2,16 @@
 // and the admin's desk, served by the same process as the API, over the same services. Every
 // route here is `auth: 'public'` to the API's guard: the pages sign people in with their own
 // session cookie (core.ts), and each page says whom it is for (`signedIn`).
+
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { AppError, forbidden, say as sayText, tooManyWords } from '../contract/errors.ts';
-import { escapeHtml } from '../contract/format.ts';
+import { html } from 'ghtml';
+import { AppError, forbidden, tooManyWords, wordsOf } from '../contract/errors.ts';
 import { text } from '../contract/i18n.ts';
 import { unavailableOr } from '../http/errors.ts';
 import { acceptForms } from '../http/input.ts';
 import { webSessionUser } from '../modules/auth/web-sessions.ts';
+import { STYLESHEET, STYLESHEET_PATH } from '../views/stylesheet.ts';
+import { words } from '../views/words.ts';
 import { accountPages } from './account/routes.ts';
 import { consolePages } from './console/routes.ts';
 import {
@@ -23,10 +26,9 @@ import {
   type WebSettings,
 } from './core.ts';
 import { deskPages } from './desk/routes.ts';
-import { page, say, WEB_CSP } from './layout.ts';
+import { page, WEB_CSP } from './layout.ts';
 import { policyPages } from './policies/routes.ts';
 import { storePages } from './store/routes.ts';
-import { STYLESHEET, STYLESHEET_PATH } from './style.ts';
 
 /** The largest form a page accepts (a product's description is the largest field). */
 const FORM_LIMIT = 64 * 1024;
@@ -89,15 +91,15 @@ function errorPage(err: FastifyError | AppError, req: FastifyRequest, reply: Fas
   let message: string;
   if (err instanceof AppError && err.retryAfter) reply.header('retry-after', String(err.retryAfter));
   // A rate limit says when to try again, whatever refused (the limiter, a service's own limit).
-  if (status === 429) message = sayText(l, tooManyWords(err instanceof AppError ? err : undefined));
-  else if (err instanceof AppError) message = sayText(l, err.text);
-  else if ((err as FastifyError).validation) message = sayText(l, text('web.error.badRequest'));
-  else if (status >= 400 && status < 500) message = sayText(l, text('web.error.badRequest'));
+  if (status === 429) message = wordsOf(l, tooManyWords(err instanceof AppError ? err : undefined));
+  else if (err instanceof AppError) message = wordsOf(l, err.text);
+  else if ((err as FastifyError).validation) message = wordsOf(l, text('web.error.badRequest'));
+  else if (status >= 400 && status < 500) message = wordsOf(l, text('web.error.badRequest'));
   else {
     req.log.error({ err }, 'unhandled error on a page');
-    message = sayText(l, text('web.error.internal', { id: req.id }));
+    message = wordsOf(l, text('web.error.internal', { id: req.id }));
   }
-  const title = sayText(
+  const title = wordsOf(
     l,
     text(
       status === 404 ? 'web.error.notFoundTitle' : status === 429 ? 'page.tooMany.title' : 'web.error.title',
@@ -110,7 +112,7 @@ function errorPage(err: FastifyError | AppError, req: FastifyRequest, reply: Fas
       page(v, {
         title,
         narrow: true,
-        body: `<div class="card"><h1>${escapeHtml(title)}</h1><p role="alert">${escapeHtml(message)}</p><p><a href="/">${say(l, 'web.error.home')}</a></p></div>`,
+        body: html`<div class="card"><h1>${title}</h1><p role="alert">${message}</p><p><a href="/">${words(l, 'web.error.home')}</a></p></div>`,
       }),
     );
 }

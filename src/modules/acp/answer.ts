@@ -57,7 +57,7 @@ export function toAcpSession(
   /** The language of the person-facing words (messages, totals' display texts). */
   locale: Locale,
 ): AcpCheckoutSession {
-  const say = (key: Parameters<typeof t>[1], values?: Parameters<typeof t>[2]) => t(locale, key, values);
+  const label = (key: Parameters<typeof t>[1], values?: Parameters<typeof t>[2]) => t(locale, key, values);
   const status = effectiveStatus(row, checkout, now);
   const held = checkout && isHeld(status);
   const items = row.request.items;
@@ -79,8 +79,8 @@ export function toAcpSession(
             product_id: item.id,
             ...(sold.imageUrl && /^https?:\/\//.test(sold.imageUrl) ? { images: [sold.imageUrl] } : {}),
             totals: [
-              total('items_base_amount', say('acp.total.items'), base!),
-              total('subtotal', say('acp.total.subtotal'), base!),
+              total('items_base_amount', label('acp.total.items'), base!),
+              total('subtotal', label('acp.total.subtotal'), base!),
             ],
           }
         : { totals: [] }),
@@ -161,14 +161,16 @@ function fulfillmentOptions(checkout: CheckoutRow, locale: Locale): AcpFulfillme
 
 /** The session's totals: items, discount, shipping per the quote, tax per parcel and tax, the total. The platform's fee is the sellers' cost and never shown. */
 function sessionTotals(checkout: CheckoutRow, locale: Locale): AcpTotal[] {
-  const say = (key: Parameters<typeof t>[1]) => t(locale, key);
-  const totals: AcpTotal[] = [total('items_base_amount', say('acp.total.items'), checkout.subtotalCents)];
+  const label = (key: Parameters<typeof t>[1]) => t(locale, key);
+  const totals: AcpTotal[] = [total('items_base_amount', label('acp.total.items'), checkout.subtotalCents)];
   if (checkout.discountCents > 0)
-    totals.push(total('discount', say('acp.total.discount'), checkout.discountCents));
-  totals.push(total('subtotal', say('acp.total.subtotal'), checkout.subtotalCents - checkout.discountCents));
-  totals.push(total('fulfillment', say('acp.total.shipping'), checkout.shippingCostCents));
+    totals.push(total('discount', label('acp.total.discount'), checkout.discountCents));
+  totals.push(
+    total('subtotal', label('acp.total.subtotal'), checkout.subtotalCents - checkout.discountCents),
+  );
+  totals.push(total('fulfillment', label('acp.total.shipping'), checkout.shippingCostCents));
   totals.push({
-    ...total('tax', say('acp.total.taxes'), checkout.taxAmountCents),
+    ...total('tax', label('acp.total.taxes'), checkout.taxAmountCents),
     breakdown: checkout.parcels.flatMap((p) =>
       p.taxLines.map((line) => ({
         jurisdiction: t(locale, 'acp.total.jurisdiction', {
@@ -181,7 +183,7 @@ function sessionTotals(checkout: CheckoutRow, locale: Locale): AcpTotal[] {
       })),
     ),
   });
-  totals.push(total('total', say('acp.total.total'), checkout.totalCents));
+  totals.push(total('total', label('acp.total.total'), checkout.totalCents));
   return totals;
 }
 

@@ -17,7 +17,7 @@ import {
   acpDiscoveryResponse,
   acpUpdateSessionRequest,
 } from '../../contract/acp.ts';
-import { AppError, say } from '../../contract/errors.ts';
+import { AppError, wordsOf } from '../../contract/errors.ts';
 import { BASE_LOCALE, LOCALES, type Locale, render, type Text, text } from '../../contract/i18n.ts';
 import { bearerToken } from '../../http/auth.ts';
 import { unavailableOr } from '../../http/errors.ts';
@@ -354,8 +354,8 @@ function acpErrorOf(err: FastifyError | AppError, req: FastifyRequest): [number,
     }[err.reason] as [number, string, number?];
     const message =
       err.reason === 'conflict'
-        ? say(locale, { key: 'acp.error.idempotencyConflict' })
-        : say(locale, err.text);
+        ? wordsOf(locale, { key: 'acp.error.idempotencyConflict' })
+        : wordsOf(locale, err.text);
     return [status, { type: 'invalid_request', code, message }, retry];
   }
   if (hasZodFastifySchemaValidationErrors(err)) {
@@ -373,7 +373,7 @@ function acpErrorOf(err: FastifyError | AppError, req: FastifyRequest): [number,
       {
         type: 'invalid_request',
         code: /received undefined$/.test(first?.message ?? '') ? 'missing' : 'invalid',
-        message: say(locale, {
+        message: wordsOf(locale, {
           key: 'agent.error.invalidInput',
           values: { where, problems: schemaProblems(locale, err.validation, schema, ' ') },
         }).slice(0, 1000),
@@ -384,7 +384,7 @@ function acpErrorOf(err: FastifyError | AppError, req: FastifyRequest): [number,
   if (err instanceof AppError) {
     const type = err.statusCode >= 500 ? 'service_unavailable' : 'invalid_request';
     const code = err.statusCode === 429 ? 'rate_limited' : err.code.toLowerCase();
-    return [err.statusCode, { type, code, message: say(locale, err.text) }, err.retryAfter];
+    return [err.statusCode, { type, code, message: wordsOf(locale, err.text) }, err.retryAfter];
   }
   const status = err.statusCode ?? 500;
   if (status < 500) {
@@ -400,7 +400,7 @@ function acpErrorOf(err: FastifyError | AppError, req: FastifyRequest): [number,
     {
       type: 'processing_error',
       code: 'internal_error',
-      message: say(locale, { key: 'agent.error.internal', values: { id: req.id } }),
+      message: wordsOf(locale, { key: 'agent.error.internal', values: { id: req.id } }),
     },
   ];
 }

@@ -15,7 +15,7 @@ import {
   verifyEmailBody,
 } from '../../contract/auth.ts';
 
-import { AppError, inputProblems, say } from '../../contract/errors.ts';
+import { AppError, inputProblems, wordsOf } from '../../contract/errors.ts';
 import { type Locale, type MessageKey, t } from '../../contract/i18n.ts';
 import { unavailableOr, zodIssuesOf } from '../../http/errors.ts';
 import { pageLang, readPageLocale, sendPage } from '../page-layout.ts';
@@ -46,7 +46,7 @@ const html = (reply: FastifyReply, status: number, body: string) =>
 
 /** A form's refusal, as a person reads it in `locale`: "The new password must be at least 8 characters". */
 function formProblem(locale: Locale, err: FastifyError): string {
-  if (err instanceof AppError) return say(locale, err.text);
+  if (err instanceof AppError) return wordsOf(locale, err.text);
   if (!hasZodFastifySchemaValidationErrors(err)) return t(locale, 'page.link.unreadableForm');
   return inputProblems(resetPasswordBody, { issues: zodIssuesOf(err) })
     .map(({ field, message }) => {
@@ -56,7 +56,7 @@ function formProblem(locale: Locale, err: FastifyError): string {
           : field === 'confirmPassword'
             ? t(locale, 'page.reset.field.confirmPassword')
             : field;
-      return t(locale, 'page.reset.fieldProblem', { field: label, problem: say(locale, message) });
+      return t(locale, 'page.reset.fieldProblem', { field: label, problem: wordsOf(locale, message) });
     })
     .join('; ');
 }

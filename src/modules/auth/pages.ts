@@ -4,7 +4,7 @@
 // secret: a cross-site page cannot post a form it does not know. In the small-page frame
 // (src/views), written with html`...`: every value is escaped; every word is the catalogues' (`page.verify.*`, `page.reset.*`, `page.link.*`) in the page's language.
 import { html } from 'ghtml';
-import { type AppError, say as sayText, tooManyWords } from '../../contract/errors.ts';
+import { type AppError, tooManyWords, wordsOf } from '../../contract/errors.ts';
 import { type MessageKey, type Text, t } from '../../contract/i18n.ts';
 import { langField, type PageLang } from '../../views/language.ts';
 import { smallPage } from '../../views/small-page.ts';
@@ -79,7 +79,7 @@ function waitPage(p: PageLang, title: MessageKey, why: Text): string {
   return smallPage(
     p,
     heading,
-    html`<h1>${heading}</h1><p class="error" role="alert">${sayText(p.locale, why)}</p>`,
+    html`<h1>${heading}</h1><p class="error" role="alert">${wordsOf(p.locale, why)}</p>`,
     STYLE,
   );
 }

@@ -5,7 +5,7 @@
 // service's error model, and are left out of the OpenAPI document (docs/api.md documents them).
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
-import { AppError, say } from '../../contract/errors.ts';
+import { AppError, wordsOf } from '../../contract/errors.ts';
 import { t } from '../../contract/i18n.ts';
 import { agentParams, agentsAnswer } from '../../contract/oauth.ts';
 import { AGENT_SCOPES, MCP_SCOPES } from '../../contract/scopes.ts';
@@ -126,7 +126,7 @@ export function oauthRoutes(deps: OAuthRouteDeps) {
       if (PAGE_ROUTES.has(url) && ((status >= 400 && status < 500) || status === 503)) {
         const p = pageLang(req, { here: null });
         const waiting = (status === 429 || status === 503) && err instanceof AppError;
-        const message = waiting ? say(p.locale, err.text) : t(p.locale, 'page.oauth.unreadableForm');
+        const message = waiting ? wordsOf(p.locale, err.text) : t(p.locale, 'page.oauth.unreadableForm');
         if (err instanceof AppError && err.retryAfter) reply.header('retry-after', String(err.retryAfter));
         if (status === 429 && reply.getHeader('retry-after') === undefined) reply.header('retry-after', '60');
         const title = t(

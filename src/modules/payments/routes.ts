@@ -4,7 +4,7 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import { checkoutParams } from '../../contract/checkout.ts';
-import { AppError, invalid, say } from '../../contract/errors.ts';
+import { AppError, invalid, wordsOf } from '../../contract/errors.ts';
 import { t } from '../../contract/i18n.ts';
 import { sessionForPayment } from '../checkout/service.ts';
 import { numberedOrdersOfCheckout, type OrdersDeps } from '../orders/service.ts';
@@ -142,7 +142,7 @@ function sandboxRoutes(deps: PaymentRoutesDeps, sandbox: NonNullable<PaymentRout
           if (!fromForm || !(err instanceof AppError)) throw err;
           const session = await sessionForPayment(req.ctx, req.params.sessionId);
           const p = await sandboxPageLang(req, session, req.params.sessionId);
-          const said = say(p.locale, err.text);
+          const said = wordsOf(p.locale, err.text);
           if (!session || err.code !== 'PAYMENT_PROVIDER_ERROR') {
             return html(reply, err.statusCode, closedPage(p, said));
           }

@@ -7,7 +7,7 @@
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { hasZodFastifySchemaValidationErrors, type ZodTypeProvider } from 'fastify-type-provider-zod';
 import { z } from 'zod';
-import { AppError, say } from '../../contract/errors.ts';
+import { AppError, wordsOf } from '../../contract/errors.ts';
 import { BASE_LOCALE, type Locale, render, type Text, text } from '../../contract/i18n.ts';
 import {
   UCP_VERSION,
@@ -527,7 +527,7 @@ function ucpErrorOf(
       conflict: [409, 'idempotency_conflict'],
       in_flight: [409, 'idempotency_in_flight', 1],
     }[err.reason] as [number, string, number?];
-    return [status, { code, content: say(locale, err.text) }, retry];
+    return [status, { code, content: wordsOf(locale, err.text) }, retry];
   }
   if (hasZodFastifySchemaValidationErrors(err)) {
     const where = err.validationContext === 'params' ? 'path' : 'request';
@@ -545,7 +545,7 @@ function ucpErrorOf(
   }
   if (err instanceof AppError) {
     const code = err.statusCode === 429 ? 'rate_limited' : err.code.toLowerCase();
-    return [err.statusCode, { code, content: say(locale, err.text) }, err.retryAfter];
+    return [err.statusCode, { code, content: wordsOf(locale, err.text) }, err.retryAfter];
   }
   const status = err.statusCode ?? 500;
   if (status < 500) return [status, { code: 'invalid_request', content: said(frameworkWords(err)) }];

@@ -7,8 +7,8 @@ import { type Locale, t } from '../../contract/i18n.ts';
 import type { orderDetail, orderListItem } from '../../contract/orders.ts';
 import { RETURN_REASONS, type ReturnRequest } from '../../contract/returns.ts';
 import type { ReturnOffer } from '../../modules/returns/service.ts';
+import { amountRows } from '../../views/fragments.ts';
 import type { View } from '../core.ts';
-import { amountRows } from '../fragments.ts';
 import {
   badge,
   csrfField,

@@ -5,9 +5,9 @@ import { formatDate, type Locale, type MessageKey, t } from '../../contract/i18n
 import { ORDER_STATUSES } from '../../contract/orders.ts';
 import type { getShopOrder, listOrders } from '../../modules/orders/service.ts';
 import type { listReturns } from '../../modules/returns/service.ts';
+import { amountRows } from '../../views/fragments.ts';
 import { addressBlock, type ShownAddress } from '../addresses/views.ts';
 import type { View } from '../core.ts';
-import { amountRows } from '../fragments.ts';
 import {
   actionButton,
   badge,

@@ -3,8 +3,8 @@
 // lists become markup.
 import { html } from 'ghtml';
 import { type Locale, t } from '../../contract/i18n.ts';
-import { sayHtml } from '../../modules/page-layout.ts';
 import type { Policy } from '../../modules/policies/service.ts';
+import { wordsWith } from '../../views/words.ts';
 import type { View } from '../core.ts';
 import { dateText, page } from '../layout.ts';
 
@@ -33,7 +33,7 @@ export function policyHtml(body: string): string {
 
 /** "By paying, you accept our terms of use and our returns policy", the two linked (the checkout's). */
 export const acceptTermsLine = (l: Locale) =>
-  html`<p class="hint">!${sayHtml(
+  html`<p class="hint">!${wordsWith(
     l,
     'web.checkout.acceptTerms',
     {},

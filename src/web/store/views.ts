@@ -7,9 +7,6 @@ import { PROVINCES } from '../../contract/common.ts';
 import { formatDollars, type Locale, t } from '../../contract/i18n.ts';
 import type { SavedAddress } from '../../modules/addresses/service.ts';
 import type { getCart } from '../../modules/cart/service.ts';
-import type { AddressForm } from '../addresses/form.ts';
-import { addressBlock, addressFields } from '../addresses/views.ts';
-import type { View } from '../core.ts';
 import {
   amountRows,
   productCard,
@@ -18,7 +15,10 @@ import {
   specifications,
   stars,
   stockLine,
-} from '../fragments.ts';
+} from '../../views/fragments.ts';
+import type { AddressForm } from '../addresses/form.ts';
+import { addressBlock, addressFields } from '../addresses/views.ts';
+import type { View } from '../core.ts';
 import {
   checkbox,
   csrfField,
