@@ -14,7 +14,7 @@ import { markPaying, markPaymentFailed } from './queries.ts';
 import { checkoutOf, lockedSession } from './session-reads.ts';
 import { effectiveStatus } from './status.ts';
 import type { AgentCheckoutDeps, Finish, SessionProtocol, SessionRow, SessionState } from './types.ts';
-import { checkSpentToken, MAX_TOKEN_LENGTH, spendVaultToken } from './vault.ts';
+import { checkSpentToken, MAX_TOKEN_LENGTH, spendVaultToken, unspendVaultToken } from './vault.ts';
 
 /** A checkout as a payment locks it (with what the payment needs to make orders). */
 type CheckoutRow = NonNullable<Awaited<ReturnType<typeof lockedSession>>['checkout']>;
@@ -57,7 +57,9 @@ export async function completeAgentSession(
   return completeWithProvider(ctx, deps, who, protocol, id, payment.token);
 }
 
-type Payable<T> = { done: SessionState } | { row: SessionRow; checkout: CheckoutRow; also: T | undefined };
+type Payable<T> =
+  | { done: SessionState; also: T | undefined }
+  | { row: SessionRow; checkout: CheckoutRow; also: T | undefined };
 
 /**
  * The session locked for its payment: answered as it is when completed, refused unless payable.
@@ -72,18 +74,13 @@ async function payable<T = undefined>(
 ): Promise<Payable<T>> {
   const { row, checkout, also: extra } = await lockedSession(tx, who, protocol, id, also);
   const status = effectiveStatus(row, checkout, tx.now());
-  if (status === 'completed') return { done: { row, checkout } };
+  if (status === 'completed') return { done: { row, checkout }, also: extra };
   if (!checkout || (status !== 'ready_for_payment' && status !== 'complete_in_progress')) {
     throw status === 'not_ready_for_payment'
       ? refusal('wrong_state', status, 'agent.error.notReady')
       : refusal('wrong_state', status, 'agent.error.nothingCharged', { status });
   }
   return { row, checkout, also: extra };
-}
-
-/** A session found paid already, once its token was spent: thrown to roll the spending back. */
-class PaidAlready {
-  constructor(readonly state: SessionState) {}
 }
 
 /**
@@ -108,7 +105,11 @@ async function completeWithVault(
     const spend =
       token.length <= MAX_TOKEN_LENGTH ? (c: RequestContext) => spendVaultToken(c, token) : undefined;
     const p = await payable(tx, who, protocol, id, spend);
-    if ('done' in p) throw new PaidAlready(p.done);
+    if ('done' in p) {
+      // Paid already (a retry): answered as it is, and a token this call spent is given back.
+      if (p.also) await unspendVaultToken(tx, token);
+      return { done: p.done } as const;
+    }
     const vaulted = await checkSpentToken(tx, p.also, {
       token,
       owner: vaultOwner(who),
@@ -131,12 +132,9 @@ async function completeWithVault(
     // below refuses the payment, refunded).
     const state: SessionState = { row: p.row, checkout: { ...p.checkout, status: 'complete' } };
     if (outcome.paid.orderIds?.length) await finish?.(tx, state);
-    return { state, outcome };
-  }).catch((err) => {
-    if (err instanceof PaidAlready) return { done: err.state };
-    return paymentRefusal(err);
-  });
-  if ('done' in paying) return paying.done;
+    return { state, outcome, done: undefined };
+  }).catch(paymentRefusal);
+  if (paying.done) return paying.done;
   await sandboxPaid(ctx, deps, paying.outcome).catch(paymentRefusal);
   return paying.state;
 }

@@ -179,6 +179,11 @@ export async function spendToken(tx: RequestContext, id: string): Promise<VaultR
   return row;
 }
 
+/** Gives back a token this transaction spent (a session found paid already spends nothing). */
+export async function unspendToken(tx: RequestContext, id: string): Promise<void> {
+  await tx.db.update(vaultTokens).set({ usedAt: null }).where(eq(vaultTokens.id, id));
+}
+
 /** Who vaulted a token, if it exists. */
 export async function tokenOwner(tx: RequestContext, id: string): Promise<string | undefined> {
   const [row] = await tx.db

@@ -7,7 +7,7 @@ import { SANDBOX_CARDS } from '../payments/providers/sandbox.ts';
 import { randomToken } from '../secrets.ts';
 import { type AgentCaller, vaultOwner } from './caller.ts';
 import { refusal } from './problems.ts';
-import { insertVaultToken, spendToken, tokenOwner, type VaultRow } from './queries.ts';
+import { insertVaultToken, spendToken, tokenOwner, unspendToken, type VaultRow } from './queries.ts';
 
 /** The longest allowance the vault accepts. */
 const MAX_ALLOWANCE_MS = 24 * 60 * 60 * 1000;
@@ -71,6 +71,9 @@ export async function vaultCard(
  * checks it (checkSpentToken), whose refusal rolls the spending back with the transaction.
  */
 export const spendVaultToken = (tx: RequestContext, token: string) => spendToken(tx, token);
+
+/** Gives back a token spent in this transaction. */
+export const unspendVaultToken = (tx: RequestContext, token: string) => unspendToken(tx, token);
 
 /** Tokens longer than this are no token of ours: not looked up. */
 export const MAX_TOKEN_LENGTH = 100;
