@@ -27,6 +27,7 @@ import {
   type WebDeps,
   type WebSettings,
 } from '../core.ts';
+import { answerRefusal } from '../form-refusal.ts';
 import { formErrorOf, readForm, sendHtml, shownRefusal } from '../layout.ts';
 import { orderPages } from './order-routes.ts';
 import { type Pending, pendingOf } from './pending.ts';
@@ -147,12 +148,8 @@ export function accountPages(app: FastifyInstance, deps: WebDeps) {
         const user = await deps.auth.createBuyer(req.ctx, input, req.ctx.locale);
         return await signInAs(req, reply, s, user, await addPending(req, user, add, next));
       } catch (err) {
-        if (!shownRefusal(err)) throw err;
-        const v = viewOf(req, reply, s);
-        return sendHtml(
-          reply,
-          registerPage(v, { email: b.email, name: b.name, next, add, error: formErrorOf(v.p.locale, err) }),
-          err.statusCode,
+        return answerRefusal(req, reply, s, err, (v, error) =>
+          registerPage(v, { email: b.email, name: b.name, next, add, error }),
         );
       }
     },
@@ -255,9 +252,7 @@ export function accountPages(app: FastifyInstance, deps: WebDeps) {
         // Every other session and token ended with the old password; this browser goes on.
         return await signInAs(req, reply, s, user, '/account/settings?done=password');
       } catch (err) {
-        if (!shownRefusal(err)) throw err;
-        const v = viewOf(req, reply, s);
-        return sendHtml(reply, settingsPage(v, { error: formErrorOf(v.p.locale, err) }), err.statusCode);
+        return answerRefusal(req, reply, s, err, (v, error) => settingsPage(v, { error }));
       }
     },
   );

@@ -15,6 +15,7 @@ import { createCheckout } from '../../modules/checkout/service.ts';
 import { lastShippingProvince } from '../../modules/orders/service.ts';
 import { readAddress, typedAddress } from '../addresses/form.ts';
 import { seeOther, signedIn, type View, viewOf, type WebDeps } from '../core.ts';
+import { answerRefusal } from '../form-refusal.ts';
 import { type FormError, formErrorOf, readForm, sendHtml, shownRefusal } from '../layout.ts';
 import { filtersOf, ID, storeQuery } from './search-query.ts';
 import {
@@ -143,7 +144,6 @@ export function storePages(app: FastifyInstance, deps: WebDeps) {
     { config: { auth: 'public', limit: 'cart' }, schema: { hide: true } },
     async (req, reply) => {
       signedIn(req, BUYERS);
-      const v = viewOf(req, reply, s);
       try {
         const wanted = readForm(
           z.object({ quantity: z.coerce.number().int().min(0).max(99) }),
@@ -151,12 +151,7 @@ export function storePages(app: FastifyInstance, deps: WebDeps) {
         ).quantity;
         await carts.setCartQuantity(req.ctx, req.params.productId, wanted);
       } catch (err) {
-        if (!shownRefusal(err)) throw err;
-        return sendHtml(
-          reply,
-          await cartAnswer(req, v, { error: formErrorOf(v.p.locale, err) }),
-          err.statusCode,
-        );
+        return answerRefusal(req, reply, s, err, (v, error) => cartAnswer(req, v, { error }));
       }
       return seeOther(reply, '/shop/cart');
     },
@@ -167,16 +162,12 @@ export function storePages(app: FastifyInstance, deps: WebDeps) {
     { config: { auth: 'public', limit: 'cart' }, schema: { hide: true } },
     async (req, reply) => {
       signedIn(req, BUYERS);
-      const v = viewOf(req, reply, s);
       try {
         if (req.body.remove) await carts.removeCoupon(req.ctx);
         else await carts.applyCoupon(req.ctx, readForm(applyCouponBody, { code: req.body.code }).code);
       } catch (err) {
-        if (!shownRefusal(err)) throw err;
-        return sendHtml(
-          reply,
-          await cartAnswer(req, v, { couponError: formErrorOf(v.p.locale, err), code: req.body.code }),
-          err.statusCode,
+        return answerRefusal(req, reply, s, err, (v, couponError) =>
+          cartAnswer(req, v, { couponError, code: req.body.code }),
         );
       }
       return seeOther(reply, '/shop/cart');
@@ -219,7 +210,6 @@ export function storePages(app: FastifyInstance, deps: WebDeps) {
     { config: { auth: 'public', limit: 'checkout' }, schema: { hide: true } },
     async (req, reply) => {
       const user = signedIn(req, BUYERS);
-      const v = viewOf(req, reply, s);
       // What the person typed, in the API's canonical form: shown back as such if refused.
       const body = req.body ?? {};
       const typed: CheckoutForm = { ...typedAddress(body), save: body.save === 'on' };
@@ -246,12 +236,8 @@ export function storePages(app: FastifyInstance, deps: WebDeps) {
         const ours = to.origin === new URL(deps.commerce.publicBaseUrl).origin;
         return seeOther(reply, ours ? to.pathname + to.search : session.sessionUrl);
       } catch (err) {
-        if (!shownRefusal(err)) throw err;
-        const saved = await addresses.listAddresses(req.ctx, user.id);
-        return sendHtml(
-          reply,
-          await checkoutAnswer(req, v, typed, saved, formErrorOf(v.p.locale, err)),
-          err.statusCode,
+        return answerRefusal(req, reply, s, err, async (v, error) =>
+          checkoutAnswer(req, v, typed, await addresses.listAddresses(req.ctx, user.id), error),
         );
       }
     },
