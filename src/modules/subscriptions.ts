@@ -6,6 +6,7 @@ import { subscribe } from './events.ts';
 import { mailOrderCancelled, mailOrderRefunded, mailOrderShipped } from './orders/mail.ts';
 import { recordRefundOnOrder } from './orders/service.ts';
 import { mailOrderPaid, mailPaymentRefunded } from './purchase/mail.ts';
+import { mailReturnDecided } from './returns/mail.ts';
 import { markReturnRefunded } from './returns/service.ts';
 import { ucpOrderEventBody } from './ucp/webhooks.ts';
 
@@ -24,6 +25,10 @@ export function subscribeModules(): void {
   subscribe('refund.succeeded', recordRefundOnOrder);
   subscribe('refund.succeeded', mailOrderRefunded);
   subscribe('refund.succeeded', markReturnRefunded);
+  // A return approved, rejected or refunded: the buyer's email.
+  subscribe('return.approved', mailReturnDecided);
+  subscribe('return.rejected', mailReturnDecided);
+  subscribe('return.refunded', mailReturnDecided);
   // A platform's purchase (ACP or UCP): its order events go to the platform's webhook (the outbox).
   for (const type of ORDER_EVENTS) subscribe(type, queueOrderEvent);
 }

@@ -17,7 +17,6 @@ import type {
 } from '../../contract/returns.ts';
 import { type AuthUser, caller, inTransaction, type RequestContext } from '../context.ts';
 import { type EventOf, publish } from '../events.ts';
-import { returnApprovedEmail, returnRefundedEmail, returnRejectedEmail } from '../mail/return-templates.ts';
 import {
   lockOrderForReturn,
   markRefundRequested,
@@ -26,7 +25,6 @@ import {
 } from '../orders/for-returns.ts';
 import type { OrdersDeps } from '../orders/service.ts';
 import { refundedCentsOf, sendRefund } from '../payments/refunds.ts';
-import { mailBuyer } from './mail.ts';
 import { returnMachine } from './states.ts';
 import { type ReturnedItem, returns } from './tables.ts';
 
@@ -371,11 +369,6 @@ async function decide(
       .where(eq(returns.id, returnId));
     throw conflict('error.returns.notPending', { returnId, status: now?.status ?? row.status });
   }
-  await publish(tx, {
-    type: `return.${updated.status}` as 'return.approved' | 'return.rejected',
-    returnId,
-    orderId: updated.orderId,
-  });
   return updated;
 }
 
@@ -410,9 +403,8 @@ export async function approveReturn(
       })
       .where(eq(returns.id, returnId))
       .returning();
-    await mailBuyer(tx, row!, 'approved', (data, locale) =>
-      returnApprovedEmail({ ...data, refundCents: refund.amountCents, note: row!.note }, locale),
-    );
+    // Published once its refund is known: the buyer's email says how much.
+    await publish(tx, { type: 'return.approved', returnId, orderId: row!.orderId });
     return refund.refundId;
   });
   deps.nudge('mail');
@@ -430,9 +422,7 @@ export async function rejectReturn(
   const me = caller(ctx);
   const row = await inTransaction(ctx, async (tx) => {
     const rejected = await decide(tx, me, returnId, 'reject', note);
-    await mailBuyer(tx, rejected, 'rejected', (data, locale) =>
-      returnRejectedEmail({ ...data, note }, locale),
-    );
+    await publish(tx, { type: 'return.rejected', returnId, orderId: rejected.orderId });
     return rejected;
   });
   deps.nudge('mail');
@@ -455,7 +445,4 @@ export async function markReturnRefunded(
     .returning();
   if (!row) return;
   await publish(ctx, { type: 'return.refunded', returnId: row.id, orderId: row.orderId });
-  await mailBuyer(ctx, row, 'refunded', (data, locale) =>
-    returnRefundedEmail({ ...data, refundCents: event.amountCents }, locale),
-  );
 }
