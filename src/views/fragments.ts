@@ -1,4 +1,4 @@
-// Pieces of HTML that both the pages (src/web/store.ts) and the agent hosts' views
+// Pieces of HTML that both the pages (src/web/store/) and the agent hosts' views
 // (src/mcp/views.ts) show: a product's card, stars, stock and images, amounts, written the same
 // way in both. Pure: they take values and a language and answer fragments of html`...`.
 import { html } from 'ghtml';

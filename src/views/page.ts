@@ -55,7 +55,7 @@ function personLinks(v: PageView): string[] {
   ];
 }
 
-/** The footer's links to the platform's policies (src/web/policies.ts). */
+/** The footer's links to the platform's policies (src/web/policies/). */
 const policyLinks = (l: Locale) =>
   html`<nav aria-label="${words(l, 'web.footer.policies')}" class="policies">!${POLICY_KINDS.map(
     (kind) => html`<a href="/policies/${kind}">${words(l, 'web.policies.title', { kind })}</a>`,

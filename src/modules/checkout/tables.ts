@@ -88,7 +88,7 @@ export const checkoutSessions = pgTable(
     ),
     index('checkout_sessions_buyer_open_idx').on(t.buyerId).where(sql`${t.status} = 'ready_for_payment'`),
     index('checkout_sessions_open_expiry_idx').on(t.expiresAt).where(sql`${t.status} = 'ready_for_payment'`),
-    // A platform's live holds: counted before it holds another (acp/sessions.ts refuseOverHolds).
+    // A platform's live holds: counted before it holds another (agent-checkout/quote.ts).
     index('checkout_sessions_owner_open_idx')
       .on(t.adapterOwner, t.expiresAt)
       .where(sql`${t.status} = 'ready_for_payment' and ${t.adapterOwner} is not null`),

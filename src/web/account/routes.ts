@@ -1,6 +1,6 @@
 // The account: sign in and out, register, the overview (the verification email again), the
 // agents with access (revoke) and the settings (language, password). Its orders and returns are
-// ./order-routes.ts; its addresses src/web/addresses.ts.
+// ./order-routes.ts; its addresses src/web/addresses/.
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { z } from 'zod';
 import { loginBody, registerBody } from '../../contract/auth.ts';
