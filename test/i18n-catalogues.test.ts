@@ -35,7 +35,8 @@ describe('the catalogues', () => {
     // French words these values its own way, from values the code passes for it.
     const REWORDED: Record<string, string> = {
       'validation.postalCodeProvince': 'the letters joined with "ou" ({list}), not "or" ({letters})',
-      'error.machine.wrongState': 'English picks "a" or "an" by {vowel}; the French sentence needs no article',
+      'error.machine.wrongState':
+        'English picks "a" or "an" by {vowel}; the French sentence needs no article',
     };
     const mismatched = Object.keys(en).filter((k) => {
       const english = argumentsOf(en[k] as string, 'en-CA');

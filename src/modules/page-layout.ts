@@ -3,15 +3,7 @@
 // hidden `lang` field), else the person's saved preference where the page knows the person,
 // else the request's (Accept-Language, else DEFAULT_LOCALE).
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import {
-  BASE_LOCALE,
-  isLocale,
-  type Locale,
-  type MessageKey,
-  type MessageValues,
-  negotiateLocale,
-  t,
-} from '../contract/i18n.ts';
+import { BASE_LOCALE, isLocale, type Locale, negotiateLocale } from '../contract/i18n.ts';
 
 import type { PageLang } from '../views/language.ts';
 
