@@ -51,12 +51,11 @@ async function http(base: string, method: string, url: string, token?: string, b
     body: body === undefined ? undefined : JSON.stringify(body),
   });
   const text = await res.text();
-  let parsed: unknown = text;
+  let parsed: Record<string, unknown> = { text };
   try {
     parsed = JSON.parse(text);
   } catch {}
-  // biome-ignore lint/suspicious/noExplicitAny: JSON bodies are asserted by the tests
-  return { status: res.status, body: parsed as any };
+  return { status: res.status, body: parsed };
 }
 
 const openSessions = async (buyerId: string) =>
@@ -103,9 +102,15 @@ describe('20 buyers racing for the last 5 units', () => {
     // All five pay at once.
     const paid = await Promise.all(
       won.map((a) =>
-        http(base, 'POST', `/sandbox/checkout/${encodeURIComponent(a.body.sessionId)}/pay`, undefined, {
-          card: '4242424242424242',
-        }),
+        http(
+          base,
+          'POST',
+          `/sandbox/checkout/${encodeURIComponent(String(a.body.sessionId))}/pay`,
+          undefined,
+          {
+            card: '4242424242424242',
+          },
+        ),
       ),
     );
     expect(paid.map((r) => r.status)).toEqual([200, 200, 200, 200, 200]);
@@ -161,9 +166,15 @@ describe('buyers racing for the last uses of a coupon', () => {
 
     const paid = await Promise.all(
       won.map((a) =>
-        http(base, 'POST', `/sandbox/checkout/${encodeURIComponent(a.body.sessionId)}/pay`, undefined, {
-          card: '4242424242424242',
-        }),
+        http(
+          base,
+          'POST',
+          `/sandbox/checkout/${encodeURIComponent(String(a.body.sessionId))}/pay`,
+          undefined,
+          {
+            card: '4242424242424242',
+          },
+        ),
       ),
     );
     expect(paid.map((r) => r.status)).toEqual([200, 200, 200]);

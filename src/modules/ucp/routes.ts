@@ -4,6 +4,8 @@
 // platform's profile (a platform's must be the one registered for it); the profile fetched and
 // the capabilities negotiated; Idempotency-Key required on POST and PUT; Request-Id echoed;
 // refusals in UCP's two shapes (errors.ts).
+// One job past 450 lines: each operation's route is a few lines, but UCP asks the same checks of
+// every one (caller, agent profile, negotiation, key, request id), kept here beside the routes.
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { hasZodFastifySchemaValidationErrors, type ZodTypeProvider } from 'fastify-type-provider-zod';
 import { z } from 'zod';
