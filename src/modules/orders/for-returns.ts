@@ -66,19 +66,26 @@ export async function markRefundRequested(ctx: RequestContext, orderId: string):
 }
 
 /**
- * Writes the refund of an approved return as an intent in ctx's transaction (the caller holds the
- * order's lock, lockOrderForReturn): at most `maxCents`, and never more than is left unrefunded
- * (refunds requested or made count). Answers the amount and the refund's id (none when nothing
- * is left); the caller sends it with sendRefund after commit.
+ * What an approved return refunds, in ctx's transaction (the caller holds the order's lock,
+ * lockOrderForReturn): at most `maxCents`, and never more than is left unrefunded (refunds
+ * requested or made count); 0 when nothing is left.
  */
-export async function requestReturnRefund(
+export async function returnRefundAmount(
   ctx: RequestContext,
-  input: { orderId: string; returnId: string; maxCents: number },
-): Promise<{ refundId: string | undefined; amountCents: number }> {
-  const [row] = await ctx.db.select().from(orders).where(eq(orders.id, input.orderId));
-  if (!row) throw notFound('error.orders.notFound', { id: input.orderId });
-  const amountCents = Math.min(input.maxCents, await unrefundedCentsOf(ctx, row));
-  if (amountCents <= 0) return { refundId: undefined, amountCents: 0 };
-  const refundId = await requestRefund(ctx, row, amountCents, 'return', input.returnId);
-  return { refundId, amountCents };
+  input: { orderId: string; maxCents: number },
+): Promise<{ order: typeof orders.$inferSelect; amountCents: number }> {
+  const [order] = await ctx.db.select().from(orders).where(eq(orders.id, input.orderId));
+  if (!order) throw notFound('error.orders.notFound', { id: input.orderId });
+  return { order, amountCents: Math.max(0, Math.min(input.maxCents, await unrefundedCentsOf(ctx, order))) };
+}
+
+/**
+ * Writes that refund (returnRefundAmount's, above 0) as an intent in ctx's transaction; answers its
+ * id, which the caller sends with sendRefund after commit.
+ */
+export function requestReturnRefund(
+  ctx: RequestContext,
+  refund: { order: typeof orders.$inferSelect; amountCents: number; returnId: string },
+): Promise<string> {
+  return requestRefund(ctx, refund.order, refund.amountCents, 'return', refund.returnId);
 }

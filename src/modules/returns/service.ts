@@ -22,6 +22,7 @@ import {
   markRefundRequested,
   type ReturnableOrder,
   requestReturnRefund,
+  returnRefundAmount,
 } from '../orders/for-returns.ts';
 import type { OrdersDeps } from '../orders/service.ts';
 import { refundedCentsOf, sendRefund } from '../payments/refunds.ts';
@@ -387,25 +388,25 @@ export async function approveReturn(
   const me = caller(ctx);
   const refundId = await inTransaction(ctx, async (tx) => {
     const approved = await decide(tx, me, returnId, 'approve', note || null);
-    const refund = await requestReturnRefund(tx, {
+    const { order, amountCents } = await returnRefundAmount(tx, {
       orderId: approved.orderId,
-      returnId,
       maxCents: approved.estimatedRefundCents,
     });
     // Nothing left to refund (refunded otherwise in the meantime): the return closes at once.
-    const nothingLeft = refund.amountCents === 0;
-    const [row] = await tx.db
+    const nothingLeft = amountCents === 0;
+    await tx.db
       .update(returns)
       .set({
-        refundAmountCents: refund.amountCents,
-        refundId: refund.refundId ?? null,
+        refundAmountCents: amountCents,
         ...(nothingLeft ? { status: returnMachine.to('refund'), refundedAt: tx.now() } : {}),
       })
-      .where(eq(returns.id, returnId))
-      .returning();
-    // Published once its refund is known: the buyer's email says how much.
-    await publish(tx, { type: 'return.approved', returnId, orderId: row!.orderId });
-    return refund.refundId;
+      .where(eq(returns.id, returnId));
+    // The decision (its email, a subscriber's, says how much), then the money it moves.
+    await publish(tx, { type: 'return.approved', returnId, orderId: approved.orderId });
+    if (nothingLeft) return undefined;
+    const refundId = await requestReturnRefund(tx, { order, amountCents, returnId });
+    await tx.db.update(returns).set({ refundId }).where(eq(returns.id, returnId));
+    return refundId;
   });
   deps.nudge('mail');
   if (refundId) await sendRefund(ctx, deps, refundId);
