@@ -150,6 +150,26 @@ describe('POST /products', () => {
       rating: 0,
       reviewCount: 0,
       reviews: [],
+      priceRange: { minCents: 1899, maxCents: 1899 },
+      options: [],
+      // A product sold one way: one variant, under the product's own id, its SKU the id's key.
+      variants: [
+        {
+          id: res.body.id,
+          sku: res.body.id.slice('products:'.length),
+          options: {},
+          title: '',
+          priceCents: 1899,
+          compareAtPriceCents: null,
+          stockQuantity: 12,
+          available: true,
+          weight: null,
+          dimensions: null,
+          imageUrl: null,
+          barcode: null,
+          status: 'active',
+        },
+      ],
     });
     expect(Math.abs(res.body.dateCreated - t.clock.now().getTime() / 1000)).toBeLessThan(5);
 
@@ -427,6 +447,7 @@ describe('visibility', () => {
       isDigital: false,
       rating: 0,
       reviewCount: 0,
+      priceRange: { minCents: 1000, maxCents: 1000 },
     });
 
     expect(ids(await list(a))).toEqual([aActive.id, aDraft.id, aInactive.id, oActive.id]);
@@ -469,7 +490,13 @@ describe('PATCH /products/:id', () => {
     const p = await product(t.api, s, { title: 'Old title', priceCents: 1000 });
     const res = await t.api.as(s).patch(`/products/${p.id}`, { title: 'New title', priceCents: 1250 });
     expect(res.status).toBe(200);
-    expect(res.body).toEqual({ ...p, title: 'New title', priceCents: 1250 });
+    expect(res.body).toEqual({
+      ...p,
+      title: 'New title',
+      priceCents: 1250,
+      priceRange: { minCents: 1250, maxCents: 1250 },
+      variants: [{ ...p.variants[0], priceCents: 1250 }],
+    });
     const b = await buyer(t.api);
     expect((await t.api.as(b).get(`/products/${p.id}`)).body).toEqual(res.body);
   });
@@ -561,7 +588,8 @@ describe('DELETE /products/:id', () => {
     const p = await product(t.api, s);
     const res = await t.api.as(s).delete(`/products/${p.id}`);
     expect(res.status).toBe(200);
-    expect(res.body).toEqual({ ...p, status: 'deleted' });
+    // Its variant is no longer on sale.
+    expect(res.body).toEqual({ ...p, status: 'deleted', variants: [{ ...p.variants[0], available: false }] });
 
     const rows = await database.db.select().from(products).where(eq(products.id, p.id));
     expect(rows).toHaveLength(1);

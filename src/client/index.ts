@@ -112,10 +112,10 @@ export class PortageClient extends HttpClient {
     });
   }
 
-  /** GET /products/:id/inventory?quantity=N: whether `quantity` units can be bought now. */
-  async checkInventory(productId: string, quantity?: number): Promise<Inventory> {
+  /** GET /products/:id/inventory?quantity=N&variant=V: whether `quantity` units of the variant can be bought now. */
+  async checkInventory(productId: string, quantity?: number, variant?: string): Promise<Inventory> {
     return this.request('GET', `/products/${this.#segment(productId)}/inventory`, {
-      query: { quantity },
+      query: { quantity, variant },
       schema: inventoryAnswer,
     });
   }

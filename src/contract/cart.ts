@@ -21,10 +21,14 @@ const quantityParam = z.coerce
 
 // ---- inventory ----------------------------------------------------------------------------
 
-export const inventoryQuery = z.object({ quantity: quantityParam.default(1) });
+export const inventoryQuery = z.object({
+  quantity: quantityParam.default(1),
+  variant: z.string().max(100).optional().describe('Variant id or SKU; optional for a product sold one way'),
+});
 export const inventoryAnswer = z
   .object({
     product_id: z.string(),
+    variant_id: z.string().describe('The variant the answer is about'),
     available: z.boolean().describe('Whether the requested quantity can be bought now'),
     stock_quantity: z
       .number()
@@ -39,7 +43,12 @@ export const inventoryAnswer = z
 
 export const cartItem = z.object({
   product_id: z.string(),
-  title: z.string(),
+  variant_id: z.string().describe("What is in the cart: the product's own id for a product sold one way"),
+  variant_title: z
+    .string()
+    .describe("The variant's option values (\"Cedar / 150 cm\"); '' for a product sold one way"),
+  sku: z.string(),
+  title: z.string().describe('The product and its variant: "Canoe paddle, Cedar / 150 cm"'),
   quantity: z.number().int(),
   unit_price_cents: z.number().int(),
   line_total_cents: z.number().int(),
@@ -81,11 +90,16 @@ export const cart = z
 export const addToCartBody = z.object({
   product_id: z.string().min(1).max(100),
   quantity,
-  variant: z.string().max(100).optional().describe('Variant or SKU'),
+  variant: z
+    .string()
+    .max(100)
+    .optional()
+    .describe('Variant or SKU; required for a product with options (the refusal lists the choices)'),
 });
 export const addToCartAnswer = z.object({
   product_id: z.string(),
-  quantity: z.number().int().describe('Units of this product now in the cart'),
+  variant_id: z.string().describe('The variant added'),
+  quantity: z.number().int().describe('Units of this variant now in the cart'),
   added: z.boolean(),
   cart,
 });
@@ -102,6 +116,7 @@ export const setCartQuantityBody = z.object({
 });
 export const removeFromCartQuery = z.object({
   quantity: quantityParam.optional().describe('Units to remove; all of them when absent'),
+  variant: z.string().max(100).optional().describe("A variant id or SKU: only that variant's line"),
 });
 export const removeFromCartAnswer = z.object({
   removed: z.boolean(),

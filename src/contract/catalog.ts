@@ -5,6 +5,14 @@ import { recordId, unixSeconds } from './common.ts';
 /** The one list of product statuses: the wire, the table's check and every subset come from it. */
 export const PRODUCT_STATUSES = ['draft', 'active', 'inactive', 'deleted'] as const;
 export const productStatus = z.enum(PRODUCT_STATUSES);
+/** A variant is on sale (active), held back by its seller (inactive), or gone (deleted, kept for orders). */
+export const VARIANT_STATUSES = ['active', 'inactive', 'deleted'] as const;
+export const variantStatus = z.enum(VARIANT_STATUSES);
+/** A product option: its name and its values, in the order a buyer is shown them. */
+export interface ProductOption {
+  name: string;
+  values: string[];
+}
 
 const httpUrl = z
   .string()
@@ -77,8 +85,108 @@ const productFields = {
   specifications,
 };
 
+// ---- options and variants ---------------------------------------------------------------
+
+export const MAX_OPTIONS = 3;
+export const MAX_OPTION_VALUES = 50;
+export const MAX_VARIANTS = 100;
+
+const optionText = z.string().trim().min(1).max(50);
+const unique = (list: string[]) => new Set(list.map((v) => v.toLowerCase())).size === list.length;
+
+export const productOptionInput = z.object({
+  name: optionText,
+  values: z
+    .array(optionText)
+    .min(1)
+    .max(MAX_OPTION_VALUES, 'validation.atMost')
+    .refine(unique, 'validation.optionValuesUnique'),
+});
+
+export const productOptions = z
+  .array(productOptionInput)
+  .max(MAX_OPTIONS, 'validation.atMost')
+  .refine((list) => unique(list.map((o) => o.name)), 'validation.optionNamesUnique');
+
+/** A SKU: letters, digits and . _ - / (what labels and spreadsheets keep as typed). */
+export const sku = z
+  .string()
+  .trim()
+  .regex(/^[A-Za-z0-9][A-Za-z0-9._/-]{0,63}$/, 'validation.sku');
+
+/** A variant's fields, the same names on create and change. */
+const variantFields = {
+  sku,
+  /** The variant's value of each product option, by option name: { "Size": "M" }. */
+  options: z.record(optionText, optionText),
+  priceCents: productFields.priceCents,
+  compareAtPriceCents: productFields.priceCents.nullable(),
+  stockQuantity: productFields.stockQuantity,
+  weight: productFields.weight,
+  dimensions: dimensions.nullable(),
+  imageUrl: httpUrl.nullable(),
+  barcode: z
+    .string()
+    .regex(/^[0-9]{8,14}$/, 'validation.barcode')
+    .nullable(),
+  status: variantStatus.exclude(['deleted'], { message: 'validation.statusNotDeleted' }),
+};
+
+export const createVariantBody = z.object({
+  ...variantFields,
+  sku: sku.optional(),
+  options: variantFields.options.default({}),
+  compareAtPriceCents: variantFields.compareAtPriceCents.optional(),
+  stockQuantity: variantFields.stockQuantity.default(0),
+  weight: variantFields.weight.optional(),
+  dimensions: variantFields.dimensions.optional(),
+  imageUrl: variantFields.imageUrl.optional(),
+  barcode: variantFields.barcode.optional(),
+  status: variantFields.status.default('active'),
+});
+
+export const updateVariantBody = z
+  .object(variantFields)
+  .partial()
+  .refine((o) => Object.keys(o).length > 0, 'validation.oneFieldToChange');
+
+/** A variant in a product's whole set (PATCH /products/:id with options): an id keeps and changes one. */
+const variantInSet = createVariantBody.extend({ id: z.string().max(100).optional() });
+
+export const variantIdParams = z.object({ productId: z.string(), variantId: z.string() });
+
+export const productVariant = z
+  .object({
+    id: z.string(),
+    sku: z.string(),
+    options: z.record(z.string(), z.string()),
+    title: z
+      .string()
+      .describe(
+        "The option values, in the options' order: \"Cedar / 150 cm\"; '' for a product sold one way",
+      ),
+    priceCents: z.number().int(),
+    compareAtPriceCents: z.number().int().nullable(),
+    stockQuantity: z.number().int(),
+    available: z.boolean().describe('On sale with units free now'),
+    weight: z.number().nullable().describe("Kilograms; null: the product's"),
+    dimensions: dimensions.nullable(),
+    imageUrl: z.string().nullable(),
+    barcode: z.string().nullable(),
+    status: variantStatus,
+  })
+  .meta({ id: 'ProductVariant' });
+
+export const variantList = z.object({ variants: z.array(productVariant) });
+
+export const priceRange = z.object({ minCents: z.number().int(), maxCents: z.number().int() });
+
 export const createProductBody = z.object({
   ...productFields,
+  priceCents: productFields.priceCents.optional().describe('Required without `variants`'),
+  sku: sku.optional().describe('The SKU of a product sold one way (without `options`)'),
+  options: productOptions.optional(),
+  variants: z.array(createVariantBody).min(1).max(MAX_VARIANTS, 'validation.atMost').optional(),
   description: description.default(''),
   stockQuantity: productFields.stockQuantity.default(0),
   imageUrl: productFields.imageUrl.optional(),
@@ -103,6 +211,9 @@ export const updateProductBody = z
     status: productStatus.exclude(['deleted'], {
       message: 'validation.statusNotDeleted',
     }),
+    sku,
+    options: productOptions,
+    variants: z.array(variantInSet).min(1).max(MAX_VARIANTS, 'validation.atMost'),
   })
   .partial()
   .refine((o) => Object.keys(o).length > 0, 'validation.oneFieldToChange');
@@ -135,6 +246,7 @@ export const productListItem = z
     isDigital: z.boolean(),
     rating: z.number(),
     reviewCount: z.number().int(),
+    priceRange: priceRange.describe("The lowest and highest price of the product's variants on sale"),
   })
   .meta({ id: 'ProductListItem' });
 
@@ -147,6 +259,10 @@ export const productDetail = productListItem
     keywords: z.array(z.string()),
     specifications: z.record(z.string(), z.string()),
     reviews: z.array(reviewSummary).describe('The newest published reviews (up to 5)'),
+    options: z.array(z.object({ name: z.string(), values: z.array(z.string()) })),
+    variants: z
+      .array(productVariant)
+      .describe('Buyers see the active ones; the seller every one not deleted'),
   })
   .meta({ id: 'Product' });
 

@@ -116,6 +116,11 @@ export const checkInventoryTool = tool({
   input: z.object({
     product_id: productId,
     quantity: z.number().int().min(1).default(1).describe('Units wanted'),
+    variant: z
+      .string()
+      .max(100)
+      .optional()
+      .describe('Variant id or SKU; optional for a product sold one way (get_product lists the variants)'),
   }),
   output: inventoryAnswer,
   annotations: read,

@@ -329,17 +329,27 @@ export async function seedCatalog(
     }));
     // One statement and one parameter per batch: the rows travel as a JSON array.
     const res = (await db.execute(sql`
-      insert into products (id, seller_id, category_id, title, description, keywords, image_urls, price_cents,
-        stock_quantity, status, is_digital, is_perishable, weight_kg, width_cm, height_cm, depth_cm,
-        units_sold_30d, created_at, updated_at)
-      select id, seller_id, category_id, title, description, keywords, image_urls, price_cents, stock_quantity,
-        'active', is_digital, is_perishable, weight_kg, width_cm, height_cm, depth_cm, units_sold,
-        to_timestamp(created), to_timestamp(created)
-      from json_to_recordset(${JSON.stringify(rows)}::json) as t(id text, seller_id text, category_id text,
-        title text, description text, keywords text[], image_urls text[], price_cents int, stock_quantity int,
-        is_digital boolean, is_perishable boolean, weight_kg float8, width_cm float8, height_cm float8,
-        depth_cm float8, units_sold int, created bigint)
-      on conflict (id) do nothing`)) as unknown as { rowCount?: number; affectedRows?: number };
+      with t as (
+        select * from json_to_recordset(${JSON.stringify(rows)}::json) as t(id text, seller_id text, category_id text,
+          title text, description text, keywords text[], image_urls text[], price_cents int, stock_quantity int,
+          is_digital boolean, is_perishable boolean, weight_kg float8, width_cm float8, height_cm float8,
+          depth_cm float8, units_sold int, created bigint)
+      ), made as (
+        insert into products (id, seller_id, category_id, title, description, keywords, image_urls, price_cents,
+          price_max_cents, status, is_digital, is_perishable, weight_kg, width_cm, height_cm, depth_cm,
+          units_sold_30d, created_at, updated_at)
+        select id, seller_id, category_id, title, description, keywords, image_urls, price_cents, price_cents,
+          'active', is_digital, is_perishable, weight_kg, width_cm, height_cm, depth_cm, units_sold,
+          to_timestamp(created), to_timestamp(created)
+        from t
+        on conflict (id) do nothing
+        returning id
+      )
+      -- Each product sold one way: its one variant, under its own id (its SKU the id's record part).
+      insert into product_variants (id, product_id, seller_id, sku, price_cents, stock_quantity, created_at, updated_at)
+      select t.id, t.id, t.seller_id, split_part(t.id, ':', 2), t.price_cents, t.stock_quantity,
+        to_timestamp(t.created), to_timestamp(t.created)
+      from t join made on made.id = t.id`)) as unknown as { rowCount?: number; affectedRows?: number };
     inserted += res.rowCount ?? res.affectedRows ?? 0;
     opts.onProgress?.(start + batch.length);
   }

@@ -127,7 +127,7 @@ const HANDLERS: Record<string, Handler<Tool>> = {
   [getProductTool.name]: ((client, input: z.output<typeof getProductTool.input>) =>
     client.getProduct(input.id)) as Handler<Tool>,
   [checkInventoryTool.name]: ((client, input: z.output<typeof checkInventoryTool.input>) =>
-    client.checkInventory(input.product_id, input.quantity)) as Handler<Tool>,
+    client.checkInventory(input.product_id, input.quantity, input.variant)) as Handler<Tool>,
   [addToCartTool.name]: ((client, input: z.output<typeof addToCartTool.input>) =>
     client.addToCart(input)) as Handler<Tool>,
   [removeFromCartTool.name]: ((client, input: z.output<typeof removeFromCartTool.input>) =>

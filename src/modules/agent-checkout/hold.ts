@@ -31,7 +31,7 @@ export function holdForSession(
       deps,
       {
         kind: 'given',
-        lines: hold.request.items.map((i) => ({ productId: i.id, quantity: i.quantity })),
+        lines: hold.request.items.map((i) => ({ variantId: i.id, quantity: i.quantity })),
         heldFor: {
           key: hold.session.id,
           ...('platform' in hold.who ? { owner: hold.who.platform.id } : {}),

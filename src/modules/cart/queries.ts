@@ -21,17 +21,18 @@ export async function lockCartKeepingStamp(db: Db, userId: string, now: Date) {
   return (await lockCartKeeping(db, { userId, now }))[0]!;
 }
 
-/** The cart's lines with the catalog's sale view of each product (null: not on sale), prepared. */
-const cartLines = statement<{ productId: string; quantity: number; product: SaleProductRow | null }>(
+/** The cart's lines with the catalog's sale view of each variant (null: not on sale), prepared. */
+const cartLines = statement<CartLineRow>(
   'cart_lines',
-  sql`select c.product_id as "productId", c.quantity, p.product
-    from ${cartItems} c left join lateral portage_sale_product(c.product_id) as p(product) on true
+  sql`select c.product_id as "productId", c.variant_id as "variantId", c.quantity, p.product
+    from ${cartItems} c left join lateral portage_sale_variant(c.variant_id) as p(product) on true
     where c.user_id = ${ph('userId')}
-    order by c.added_at, c.product_id`,
+    order by c.added_at, c.variant_id`,
 );
 
 export interface CartLineRow {
   productId: string;
+  variantId: string;
   quantity: number;
   product: SaleProductRow | null;
 }
@@ -56,13 +57,13 @@ const clearPurchasedStatement = statement(
   'cart_clear_purchased',
   sql`
     with bought as (
-      select * from json_to_recordset(${ph('lines')}::json) as b("productId" text, quantity int)
+      select * from json_to_recordset(${ph('lines')}::json) as b("variantId" text, quantity int)
     ), gone as (
       delete from ${cartItems} c using bought b
-      where c.user_id = ${ph('buyerId')} and c.product_id = b."productId" and c.quantity <= b.quantity
+      where c.user_id = ${ph('buyerId')} and c.variant_id = b."variantId" and c.quantity <= b.quantity
     ), kept as (
       update ${cartItems} c set quantity = c.quantity - b.quantity from bought b
-      where c.user_id = ${ph('buyerId')} and c.product_id = b."productId" and c.quantity > b.quantity
+      where c.user_id = ${ph('buyerId')} and c.variant_id = b."variantId" and c.quantity > b.quantity
     )
     update ${carts} set updated_at = ${ph('now')}::timestamptz,
       coupon_code = case when ${ph('couponCode')}::text is null then ${carts.couponCode}

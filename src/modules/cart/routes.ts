@@ -58,7 +58,7 @@ export async function cartRoutes(fastify: FastifyInstance) {
         response: { 200: removeFromCartAnswer },
       },
     },
-    async (req) => carts.removeFromCart(req.ctx, req.params.productId, req.query.quantity),
+    async (req) => carts.removeFromCart(req.ctx, req.params.productId, req.query.quantity, req.query.variant),
   );
 
   app.put(

@@ -14,6 +14,8 @@ import {
 import { isRecordId, type Province, toUnix } from '../../contract/common.ts';
 import { conflict, notFound } from '../../contract/errors.ts';
 import { BASE_LOCALE, render } from '../../contract/i18n.ts';
+import { productVariants } from '../catalog/tables.ts';
+import { resolveVariant } from '../catalog/variants.ts';
 import { caller, inTransaction, type RequestContext } from '../context.ts';
 import { type CouponCheck, checkCoupon, findCoupon, requireCoupon } from '../coupons/service.ts';
 import { availableUnits } from '../inventory/service.ts';
@@ -64,10 +66,10 @@ async function activeLines(ctx: RequestContext, userId: string) {
   return onSale(await cartLineRows(ctx.db, userId));
 }
 
-/** The lines whose product is on sale, with what the quote needs. */
+/** The lines whose variant is on sale, with what the quote needs. */
 function onSale(rows: CartLineRow[]) {
-  return rows.flatMap(({ productId, quantity, product: p }) =>
-    p ? [{ ...p, sellerProvince: p.sellerProvince ?? undefined, productId, quantity }] : [],
+  return rows.flatMap(({ productId, variantId, quantity, product: p }) =>
+    p ? [{ ...p, sellerProvince: p.sellerProvince ?? undefined, productId, variantId, quantity }] : [],
   );
 }
 
@@ -77,6 +79,9 @@ type CartRow = typeof carts.$inferSelect;
 export function quoteLines(lines: Line[]): QuoteLine[] {
   return lines.map((l) => ({
     productId: l.productId,
+    variantId: l.variantId,
+    variantTitle: l.variantTitle,
+    sku: l.sku,
     title: l.title,
     unitPriceCents: l.priceCents,
     quantity: l.quantity,
@@ -118,6 +123,9 @@ async function priceCart(
   });
   const items = lines.map((l) => ({
     product_id: l.productId,
+    variant_id: l.variantId,
+    variant_title: l.variantTitle,
+    sku: l.sku,
     title: l.title,
     quantity: l.quantity,
     unit_price_cents: l.priceCents,
@@ -146,21 +154,32 @@ async function priceCart(
 
 export async function addToCart(ctx: RequestContext, input: z.infer<typeof addToCartBody>) {
   const me = caller(ctx);
+  // Which variant: the one named (an id or a SKU), or the only one of a product sold one way.
+  const target = await resolveVariant(ctx, input.product_id, input.variant);
   const quantity = await inTransaction(ctx, async (tx) => {
     await lockCart(tx, me.id);
-    return addUnits(tx, me.id, input);
+    return addUnits(tx, me.id, target, input.quantity);
   });
-  return { product_id: input.product_id, quantity, added: true, cart: await getCart(ctx) };
+  return {
+    product_id: target.productId,
+    variant_id: target.variantId,
+    quantity,
+    added: true,
+    cart: await getCart(ctx),
+  };
 }
 
-/** Adds units to the buyer's line, under the cart's lock the caller holds; answers the line's quantity. */
-async function addUnits(tx: RequestContext, buyerId: string, input: z.infer<typeof addToCartBody>) {
-  const found = await availableUnits(tx, input.product_id);
-  if (!found) throw notFound('error.catalog.productNotFound', { id: input.product_id });
+type Target = { productId: string; variantId: string };
+
+/** Adds units to the buyer's line of a variant, under the cart's lock the caller holds; answers the line's quantity. */
+async function addUnits(tx: RequestContext, buyerId: string, target: Target, asked: number) {
+  const input = { product_id: target.variantId, quantity: asked };
+  const found = await availableUnits(tx, target.variantId);
+  if (!found) throw notFound('error.catalog.productNotFound', { id: target.productId });
   const [line] = await tx.db
     .select({ quantity: cartItems.quantity })
     .from(cartItems)
-    .where(and(eq(cartItems.userId, buyerId), eq(cartItems.productId, input.product_id)));
+    .where(and(eq(cartItems.userId, buyerId), eq(cartItems.variantId, target.variantId)));
   const inCart = line?.quantity ?? 0;
   const wanted = inCart + input.quantity;
   if (wanted > MAX_QUANTITY) {
@@ -193,25 +212,52 @@ async function addUnits(tx: RequestContext, buyerId: string, input: z.infer<type
     .insert(cartItems)
     .values({
       userId: buyerId,
-      productId: input.product_id,
+      productId: target.productId,
+      variantId: target.variantId,
       quantity: input.quantity,
-      variant: input.variant ?? null,
       addedAt: tx.now(),
     })
     .onConflictDoUpdate({
-      target: [cartItems.userId, cartItems.productId],
-      set: { quantity: wanted, variant: input.variant ?? sql`${cartItems.variant}` },
+      target: [cartItems.userId, cartItems.variantId],
+      set: { quantity: wanted },
     });
   return wanted;
 }
 
-export async function removeFromCart(ctx: RequestContext, productId: string, quantity?: number) {
+/**
+ * remove_from_cart: `productId` a product id or a variant's; with `variant` (an id or a SKU) only
+ * that variant's line. A product id alone names its one line in the cart; when the cart holds
+ * several of its variants, all of them (each loses `quantity`, or all of its units).
+ */
+export async function removeFromCart(
+  ctx: RequestContext,
+  productId: string,
+  quantity?: number,
+  variant?: string,
+) {
   const me = caller(ctx);
   const removed = await inTransaction(ctx, async (tx) => {
     await lockCart(tx, me.id);
-    return removeUnits(tx, me.id, productId, quantity);
+    const lines = await linesNamed(tx, me.id, productId, variant);
+    if (lines.length === 0) throw notFound('error.cart.notInCart', { id: productId });
+    let n = 0;
+    for (const variantId of lines) n += await removeUnits(tx, me.id, variantId, quantity);
+    return n;
   });
   return { removed: true, quantity_removed: removed, cart: await getCart(ctx) };
+}
+
+/** The variant ids of the buyer's lines that a product id, a variant id or a SKU names. */
+async function linesNamed(tx: RequestContext, buyerId: string, product: string, variant?: string) {
+  const rows = await tx.db
+    .select({ productId: cartItems.productId, variantId: cartItems.variantId, sku: productVariants.sku })
+    .from(cartItems)
+    .innerJoin(productVariants, eq(productVariants.id, cartItems.variantId))
+    .where(eq(cartItems.userId, buyerId));
+  return rows
+    .filter((r) => r.variantId === product || r.productId === product)
+    .filter((r) => variant === undefined || r.variantId === variant || r.sku === variant)
+    .map((r) => r.variantId);
 }
 
 /**
@@ -221,36 +267,36 @@ export async function removeFromCart(ctx: RequestContext, productId: string, qua
  */
 export async function setCartQuantity(
   ctx: RequestContext,
-  productId: string,
+  variantId: string,
   quantity: number,
 ): Promise<void> {
   const me = caller(ctx);
   await inTransaction(ctx, async (tx) => {
     await lockCart(tx, me.id);
-    const [line] = isRecordId('products', productId)
-      ? await tx.db
-          .select({ quantity: cartItems.quantity })
-          .from(cartItems)
-          .where(and(eq(cartItems.userId, me.id), eq(cartItems.productId, productId)))
-      : [];
+    const [line] = await tx.db
+      .select({ quantity: cartItems.quantity, productId: cartItems.productId })
+      .from(cartItems)
+      .where(and(eq(cartItems.userId, me.id), eq(cartItems.variantId, variantId)));
     const now = line?.quantity ?? 0;
-    if (quantity === 0) await removeUnits(tx, me.id, productId);
-    else if (quantity > now) await addUnits(tx, me.id, { product_id: productId, quantity: quantity - now });
-    else if (quantity < now) await removeUnits(tx, me.id, productId, now - quantity);
+    if (quantity === 0) await removeUnits(tx, me.id, variantId);
+    else if (quantity > now) {
+      const target = line
+        ? { productId: line.productId, variantId }
+        : await resolveVariant(tx, variantId, undefined);
+      await addUnits(tx, me.id, target, quantity - now);
+    } else if (quantity < now) await removeUnits(tx, me.id, variantId, now - quantity);
   });
 }
 
-/** Removes units of the buyer's line (all without `quantity`), under the cart's lock the caller holds. */
-async function removeUnits(tx: RequestContext, buyerId: string, productId: string, quantity?: number) {
-  const [line] = isRecordId('products', productId)
-    ? await tx.db
-        .select({ quantity: cartItems.quantity })
-        .from(cartItems)
-        .where(and(eq(cartItems.userId, buyerId), eq(cartItems.productId, productId)))
-    : [];
-  if (!line) throw notFound('error.cart.notInCart', { id: productId });
+/** Removes units of the buyer's line of a variant (all without `quantity`), under the cart's lock the caller holds. */
+async function removeUnits(tx: RequestContext, buyerId: string, variantId: string, quantity?: number) {
+  const [line] = await tx.db
+    .select({ quantity: cartItems.quantity })
+    .from(cartItems)
+    .where(and(eq(cartItems.userId, buyerId), eq(cartItems.variantId, variantId)));
+  if (!line) throw notFound('error.cart.notInCart', { id: variantId });
   const take = Math.min(quantity ?? line.quantity, line.quantity);
-  const where = and(eq(cartItems.userId, buyerId), eq(cartItems.productId, productId));
+  const where = and(eq(cartItems.userId, buyerId), eq(cartItems.variantId, variantId));
   if (take === line.quantity) await tx.db.delete(cartItems).where(where);
   else
     await tx.db
@@ -319,12 +365,12 @@ export async function lockedCartForCheckout(ctx: RequestContext, buyerId: string
 export async function clearPurchased(
   ctx: RequestContext,
   buyerId: string,
-  bought: Array<{ productId: string; quantity: number }>,
+  bought: Array<{ variantId: string; quantity: number }>,
   couponCode: string | null,
 ): Promise<void> {
   // The cart is locked already (lockCartOfBuyer, first thing of the paying transaction). One
   // statement: the lines bought whole go, the others keep the difference, and the cart row
   // changes (its lastUpdated moves on; it loses the coupon if it was the one used).
-  const lines = JSON.stringify(bought.map((l) => ({ productId: l.productId, quantity: l.quantity })));
+  const lines = JSON.stringify(bought.map((l) => ({ variantId: l.variantId, quantity: l.quantity })));
   await clearPurchasedLines(ctx.db, { lines, buyerId, now: ctx.now(), couponCode });
 }

@@ -24,7 +24,6 @@ export type ListItemRow = Pick<
   | 'description'
   | 'priceCents'
   | 'imageUrls'
-  | 'stockQuantity'
   | 'sellerId'
   | 'categoryId'
   | 'status'
@@ -32,7 +31,12 @@ export type ListItemRow = Pick<
   | 'isDigital'
   | 'rating'
   | 'reviewCount'
-> & { dateCreated: number };
+  | 'priceMaxCents'
+> & { dateCreated: number; stockQuantity: number };
+
+/** A product's stock: its active variants' (a checkout writes variant rows only). */
+const STOCK_SQL = `(select coalesce(sum(v.stock_quantity), 0)::int from product_variants v
+    where v.product_id = p.id and v.status = 'active')`;
 
 const unixSeconds = (column: SQL | typeof products.createdAt) =>
   sql<number>`floor(extract(epoch from ${column}))::float8`;
@@ -45,7 +49,9 @@ const listItemColumns = {
   priceCents: products.priceCents,
   // As JSON, which the drivers parse natively: their text[] parser walks the text a character at a time.
   imageUrls: sql<string[]>`to_json(${products.imageUrls})`,
-  stockQuantity: products.stockQuantity,
+  // Qualified by hand: the query builder writes a one-table select's columns unqualified.
+  stockQuantity: sql<number>`(select coalesce(sum(v.stock_quantity), 0)::int from product_variants v
+    where v.product_id = "products"."id" and v.status = 'active')`,
   sellerId: products.sellerId,
   categoryId: products.categoryId,
   status: products.status,
@@ -54,12 +60,13 @@ const listItemColumns = {
   isDigital: products.isDigital,
   rating: products.rating,
   reviewCount: products.reviewCount,
+  priceMaxCents: products.priceMaxCents,
 };
 export const LIST_ITEM_COLUMNS = Object.keys(listItemColumns).length;
 
-const BY_IDS_SQL = `select id, title, description, price_cents, to_json(image_urls), stock_quantity, seller_id, category_id,
-    status, floor(extract(epoch from created_at))::float8, is_perishable, is_digital, rating, review_count
-  from products where id = any($1::text[])`;
+const BY_IDS_SQL = `select id, title, description, price_cents, to_json(image_urls), ${STOCK_SQL}, seller_id, category_id,
+    status, floor(extract(epoch from created_at))::float8, is_perishable, is_digital, rating, review_count, price_max_cents
+  from products p where id = any($1::text[])`;
 const byIdsStatement = statement('product_list_items_by_ids', sql.raw(BY_IDS_SQL));
 
 /** The products of `ids` as list-item rows (arrays in the order of listItemColumns), in no order. */
@@ -169,6 +176,8 @@ export interface DetailRow extends ListItemRow {
   depthCm: number | null;
   keywords: string[];
   specifications: Record<string, string>;
+  options: Array<{ name: string; values: string[] }>;
+  variants: VariantRow[];
   reviews: Array<{
     rating: number;
     title: string;
@@ -178,9 +187,35 @@ export interface DetailRow extends ListItemRow {
   }>;
 }
 
+/** A variant as the detail reads it (not deleted ones), in the seller's order. */
+export interface VariantRow {
+  id: string;
+  sku: string;
+  optionValues: string[];
+  priceCents: number;
+  compareAtPriceCents: number | null;
+  stockQuantity: number;
+  /** Stock less the units held by checkouts (lapsed holds until the job gives them back). */
+  freeUnits: number;
+  weightKg: number | null;
+  widthCm: number | null;
+  heightCm: number | null;
+  depthCm: number | null;
+  imageUrl: string | null;
+  barcode: string | null;
+  status: 'active' | 'inactive' | 'deleted';
+}
+
+const VARIANTS_SQL = `(select coalesce(json_agg(json_build_object('id', v.id, 'sku', v.sku, 'optionValues', v.option_values,
+      'priceCents', v.price_cents, 'compareAtPriceCents', v.compare_at_price_cents, 'stockQuantity', v.stock_quantity,
+      'freeUnits', greatest(v.stock_quantity - v.reserved_quantity, 0), 'weightKg', v.weight_kg, 'widthCm', v.width_cm,
+      'heightCm', v.height_cm, 'depthCm', v.depth_cm, 'imageUrl', v.image_url, 'barcode', v.barcode, 'status', v.status)
+      order by v.position, v.id), '[]'::json)
+    from product_variants v where v.product_id = p.id and v.status <> 'deleted')`;
+
 // Column names as toListItem reads them; the drivers parse timestamps, arrays and json.
 const DETAIL_SQL = `select p.id, p.title, p.description, p.price_cents as "priceCents", p.image_urls as "imageUrls",
-    p.stock_quantity as "stockQuantity", p.seller_id as "sellerId", p.category_id as "categoryId", p.status,
+    ${STOCK_SQL} as "stockQuantity", p.price_max_cents as "priceMaxCents", p.options, ${VARIANTS_SQL} as variants, p.seller_id as "sellerId", p.category_id as "categoryId", p.status,
     floor(extract(epoch from p.created_at))::float8 as "dateCreated", p.is_perishable as "isPerishable", p.is_digital as "isDigital",
     p.rating, p.review_count as "reviewCount", p.weight_kg as "weightKg", p.width_cm as "widthCm",
     p.height_cm as "heightCm", p.depth_cm as "depthCm", p.keywords, p.specifications,
@@ -198,7 +233,7 @@ const DETAIL_SQL = `select p.id, p.title, p.description, p.price_cents as "price
 const detailStatement = statement<DetailRow>('product_detail', sql.raw(DETAIL_SQL));
 
 /**
- * One round trip: the product, its seller and its newest published reviews. A prepared
+ * One round trip: the product, its variants, its seller and its newest published reviews. A prepared
  * statement: planning this join costs more than running it (1.3 ms against 0.2 ms).
  */
 export async function productDetailRow(db: Db, id: string): Promise<DetailRow | undefined> {

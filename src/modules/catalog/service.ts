@@ -6,11 +6,14 @@ import type { z } from 'zod';
 import type {
   createCategoryBody,
   createProductBody,
+  createVariantBody,
   listProductsQuery,
   PRODUCT_STATUSES,
+  ProductOption,
   productDetail,
   productListItem,
   updateProductBody,
+  updateVariantBody,
 } from '../../contract/catalog.ts';
 import { isRecordId, newId, type Province } from '../../contract/common.ts';
 import {
@@ -25,7 +28,7 @@ import {
 import { BASE_LOCALE, type Locale } from '../../contract/i18n.ts';
 import type { Db } from '../../db/index.ts';
 import { isSeller } from '../auth/sellers.ts';
-import { type AuthUser, caller, type RequestContext } from '../context.ts';
+import { type AuthUser, caller, inTransaction, type RequestContext } from '../context.ts';
 import {
   LIST_ITEM_COLUMNS,
   type ListItemRow,
@@ -35,6 +38,18 @@ import {
 } from './queries.ts';
 import { categories, products } from './tables.ts';
 import { searchTerms } from './text-query.ts';
+import {
+  addVariant,
+  deleteVariant,
+  insertVariants,
+  lockProduct,
+  newVariantRows,
+  type ProductForVariants,
+  replaceVariantSet,
+  toVariant,
+  updateSingleVariant,
+  updateVariant,
+} from './variants.ts';
 
 type ProductRow = typeof products.$inferSelect;
 type ListItem = z.infer<typeof productListItem>;
@@ -113,6 +128,7 @@ export function toListItem(p: ListItemRow): ListItem {
     isDigital: p.isDigital,
     rating: Number(p.rating),
     reviewCount: p.reviewCount,
+    priceRange: { minCents: p.priceCents, maxCents: p.priceMaxCents },
   };
 }
 
@@ -134,6 +150,7 @@ function rowToListItem(r: unknown[]): ListItem {
     isDigital: r[11] as boolean,
     rating: r[12] as number,
     reviewCount: r[13] as number,
+    priceMaxCents: r[14] as number,
   });
 }
 
@@ -198,10 +215,16 @@ function listTotals(ctx: RequestContext): ListTotals {
   return totals;
 }
 
-/** What pricing needs of a product on sale: the cart's and checkout's view of the catalog. */
+/** What pricing needs of a variant on sale: the cart's and checkout's view of the catalog. */
 export interface SaleProduct {
+  /** The variant's id: what is sold. */
   id: string;
+  productId: string;
+  /** The name it is sold under: the product's title, then its option values ("Paddle, Cedar / 150 cm"). */
   title: string;
+  /** Its option values ("Cedar / 150 cm"); '' for a product sold one way. */
+  variantTitle: string;
+  sku: string;
   priceCents: number;
   imageUrls: string[];
   isDigital: boolean;
@@ -214,7 +237,7 @@ export interface SaleProduct {
 
 /**
  * SaleProduct as other modules read it inside one of their statements, through the database
- * function portage_sale_product (src/db/functions): sellerProvince null for a seller without a shop.
+ * function portage_sale_variant (src/db/functions): sellerProvince null for a seller without a shop.
  */
 export type SaleProductRow = Omit<SaleProduct, 'sellerProvince'> & { sellerProvince: Province | null };
 
@@ -284,11 +307,16 @@ function scopeOf(user: AuthUser): string {
   return user.role === 'seller' ? `seller ${user.id}` : user.role;
 }
 
-/** The product's detail: with its seller and its newest published reviews, in one round trip. */
+/**
+ * The product's detail: with its variants, its seller and its newest published reviews, in one
+ * round trip. Buyers see the variants on sale; the seller and admins every one not deleted.
+ */
 async function loadDetail(ctx: RequestContext, id: string): Promise<Detail | undefined> {
   if (!isRecordId('products', id)) return undefined;
   const r = await productDetailRow(ctx.db, id);
   if (!r) return undefined;
+  const owner = ctx.user?.role === 'admin' || ctx.user?.id === r.sellerId;
+  const active = r.status === 'active';
   return {
     ...toListItem(r),
     sellerName: r.sellerName,
@@ -301,6 +329,10 @@ async function loadDetail(ctx: RequestContext, id: string): Promise<Detail | und
     keywords: r.keywords,
     specifications: r.specifications,
     reviews: r.reviews.map((x) => ({ ...x, dateCreated: Number(x.dateCreated) })),
+    options: r.options,
+    variants: r.variants
+      .filter((v) => owner || v.status === 'active')
+      .map((v) => toVariant(v, r.options, active)),
   };
 }
 
@@ -344,6 +376,8 @@ export async function visibleProduct(
 
 type ProductInput = z.infer<typeof createProductBody>;
 type ProductChange = z.infer<typeof updateProductBody>;
+type VariantInput = z.infer<typeof createVariantBody>;
+type VariantChange = z.infer<typeof updateVariantBody>;
 
 /** The rules that hold between fields, checked on the product as it will be stored. */
 function checkProductRules(
@@ -385,29 +419,74 @@ export async function createProduct(ctx: RequestContext, input: ProductInput): P
   await checkCategory(ctx, input.categoryId);
   const physical = !input.isDigital;
   const id = newId('products');
-  await ctx.db.insert(products).values({
-    id,
-    sellerId,
-    categoryId: input.categoryId ?? null,
-    title: input.title,
-    description: input.description,
-    keywords: input.keywords,
-    imageUrls: imageList(input.imageUrl, input.imageUrls),
-    priceCents: input.priceCents,
-    stockQuantity: input.stockQuantity,
-    status: input.status,
-    isDigital: input.isDigital,
-    isPerishable: input.isPerishable,
-    // A digital product never ships: no weight or size is kept for it.
-    weightKg: physical ? input.weight : null,
-    widthCm: physical ? (input.dimensions?.width ?? null) : null,
-    heightCm: physical ? (input.dimensions?.height ?? null) : null,
-    depthCm: physical ? (input.dimensions?.depth ?? null) : null,
-    specifications: input.specifications,
-    createdAt: ctx.now(),
-    updatedAt: ctx.now(),
+  const options = input.options ?? [];
+  const variants = variantsOfNew(input, options);
+  const rows = newVariantRows(ctx, { id, sellerId, isDigital: input.isDigital, options }, variants);
+  const prices = rows.filter((r) => r.status === 'active').map((r) => r.priceCents);
+  const priced = prices.length ? prices : rows.map((r) => r.priceCents);
+  await inTransaction(ctx, async (tx) => {
+    await tx.db.insert(products).values({
+      id,
+      sellerId,
+      categoryId: input.categoryId ?? null,
+      title: input.title,
+      description: input.description,
+      keywords: input.keywords,
+      imageUrls: imageList(input.imageUrl, input.imageUrls),
+      // The variants' range; the trigger on product_variants keeps it from here on.
+      priceCents: Math.min(...priced),
+      priceMaxCents: Math.max(...priced),
+      options,
+      status: input.status,
+      isDigital: input.isDigital,
+      isPerishable: input.isPerishable,
+      // A digital product never ships: no weight or size is kept for it.
+      weightKg: physical ? input.weight : null,
+      widthCm: physical ? (input.dimensions?.width ?? null) : null,
+      heightCm: physical ? (input.dimensions?.height ?? null) : null,
+      depthCm: physical ? (input.dimensions?.depth ?? null) : null,
+      specifications: input.specifications,
+      createdAt: ctx.now(),
+      updatedAt: ctx.now(),
+    });
+    await insertVariants(tx, rows);
   });
   return (await loadDetail(ctx, id))!;
+}
+
+/**
+ * The variants a create body describes: its `variants`, or (a product sold one way) one made of
+ * its `priceCents`, `stockQuantity` and `sku`. Options need variants; price and stock are then
+ * each variant's, never the product's.
+ */
+function variantsOfNew(input: ProductInput, options: ProductOption[]) {
+  if (input.variants) {
+    if (input.priceCents !== undefined || input.sku !== undefined) {
+      throw invalid('error.catalog.priceOnVariants', { id: 'new' }, [
+        problem(input.priceCents !== undefined ? 'priceCents' : 'sku', 'validation.priceOnVariants'),
+      ]);
+    }
+    return input.variants;
+  }
+  if (options.length > 0) {
+    throw invalid('error.catalog.variantsForOptions', undefined, [
+      problem('variants', 'validation.variantsForOptions'),
+    ]);
+  }
+  if (input.priceCents === undefined) {
+    throw invalid('error.catalog.invalidProduct', { list: 'priceCents' }, [
+      problem('priceCents', 'validation.positiveCents'),
+    ]);
+  }
+  return [
+    {
+      sku: input.sku,
+      options: {},
+      priceCents: input.priceCents,
+      stockQuantity: input.stockQuantity,
+      status: 'active' as const,
+    },
+  ];
 }
 
 /** A seller lists in their own catalog only; an admin names the seller. */
@@ -458,37 +537,61 @@ export async function updateProduct(ctx: RequestContext, id: string, change: Pro
     weight,
   });
   if (change.categoryId !== undefined) await checkCategory(ctx, change.categoryId);
+  if (change.options !== undefined && change.variants === undefined) {
+    throw invalid('error.catalog.variantsForOptions', undefined, [
+      problem('variants', 'validation.variantsForOptions'),
+    ]);
+  }
   const dims = change.dimensions !== undefined ? change.dimensions : undefined;
   const images =
     change.imageUrl !== undefined || change.imageUrls !== undefined
       ? imageList(change.imageUrl, change.imageUrls ?? (change.imageUrl ? current.imageUrls.slice(1) : []))
       : undefined;
-  const [updated] = await ctx.db
-    .update(products)
-    .set({
-      title: change.title,
-      description: change.description,
-      keywords: change.keywords,
-      imageUrls: images,
-      priceCents: change.priceCents,
-      stockQuantity: change.stockQuantity,
-      status: change.status,
-      categoryId: change.categoryId,
-      isDigital: change.isDigital,
-      isPerishable: change.isPerishable,
-      weightKg: isDigital ? null : weight,
-      ...(isDigital
-        ? { widthCm: null, heightCm: null, depthCm: null }
-        : dims !== undefined
-          ? { widthCm: dims?.width ?? null, heightCm: dims?.height ?? null, depthCm: dims?.depth ?? null }
-          : {}),
-      specifications: change.specifications,
-      updatedAt: ctx.now(),
-    })
-    // The status check closes the race with a concurrent DELETE.
-    .where(and(eq(products.id, id), ne(products.status, 'deleted')))
-    .returning({ id: products.id });
-  if (!updated) throw conflict('error.catalog.productDeleted', { id });
+  const product: ProductForVariants = {
+    id,
+    sellerId: current.sellerId,
+    isDigital,
+    options: change.options ?? current.options,
+  };
+  await inTransaction(ctx, async (tx) => {
+    // The product row first, then its variants: the order every seller write takes them in.
+    await lockProduct(tx, id);
+    const [updated] = await tx.db
+      .update(products)
+      .set({
+        title: change.title,
+        description: change.description,
+        keywords: change.keywords,
+        imageUrls: images,
+        status: change.status,
+        categoryId: change.categoryId,
+        isDigital: change.isDigital,
+        isPerishable: change.isPerishable,
+        options: change.options,
+        weightKg: isDigital ? null : weight,
+        ...(isDigital
+          ? { widthCm: null, heightCm: null, depthCm: null }
+          : dims !== undefined
+            ? { widthCm: dims?.width ?? null, heightCm: dims?.height ?? null, depthCm: dims?.depth ?? null }
+            : {}),
+        specifications: change.specifications,
+        updatedAt: ctx.now(),
+      })
+      // The status check closes the race with a concurrent DELETE.
+      .where(and(eq(products.id, id), ne(products.status, 'deleted')))
+      .returning({ id: products.id });
+    if (!updated) throw conflict('error.catalog.productDeleted', { id });
+    if (change.variants !== undefined) {
+      if (change.priceCents !== undefined || change.stockQuantity !== undefined || change.sku !== undefined) {
+        throw invalid('error.catalog.priceOnVariants', { id }, [
+          problem('priceCents', 'validation.priceOnVariants'),
+        ]);
+      }
+      await replaceVariantSet(tx, product, change.variants);
+    } else {
+      await updateSingleVariant(tx, product, change);
+    }
+  });
   return (await loadDetail(ctx, id))!;
 }
 
@@ -497,4 +600,44 @@ export async function deleteProduct(ctx: RequestContext, id: string): Promise<De
   await ownProduct(ctx, id);
   await ctx.db.update(products).set({ status: 'deleted', updatedAt: ctx.now() }).where(eq(products.id, id));
   return (await loadDetail(ctx, id))!;
+}
+
+// ---- variants -----------------------------------------------------------------------------
+
+/** The product's variants as its detail lists them (the caller's view). */
+export async function listVariants(ctx: RequestContext, productId: string) {
+  return { variants: (await getProduct(ctx, productId)).variants };
+}
+
+async function ownForVariants(ctx: RequestContext, productId: string): Promise<ProductForVariants> {
+  const p = await ownProduct(ctx, productId);
+  if (p.status === 'deleted') throw conflict('error.catalog.productDeleted', { id: productId });
+  return { id: p.id, sellerId: p.sellerId, isDigital: p.isDigital, options: p.options };
+}
+
+/** POST /products/:id/variants: the new variant, as the detail shows it. */
+export async function createVariant(ctx: RequestContext, productId: string, input: VariantInput) {
+  const id = await addVariant(ctx, await ownForVariants(ctx, productId), input);
+  return variantOf(ctx, productId, id);
+}
+
+export async function changeVariant(
+  ctx: RequestContext,
+  productId: string,
+  variantId: string,
+  change: VariantChange,
+) {
+  await updateVariant(ctx, await ownForVariants(ctx, productId), variantId, change);
+  return variantOf(ctx, productId, variantId);
+}
+
+export async function removeVariant(ctx: RequestContext, productId: string, variantId: string) {
+  await deleteVariant(ctx, await ownForVariants(ctx, productId), variantId);
+  return { deleted: true, id: variantId };
+}
+
+async function variantOf(ctx: RequestContext, productId: string, variantId: string) {
+  const found = (await getProduct(ctx, productId)).variants.find((v) => v.id === variantId);
+  if (!found) throw notFound('error.catalog.variantNotFound', { id: variantId });
+  return found;
 }

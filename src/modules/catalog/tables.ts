@@ -12,8 +12,9 @@ import {
   real,
   text,
   timestamp,
+  uniqueIndex,
 } from 'drizzle-orm/pg-core';
-import { PRODUCT_STATUSES } from '../../contract/catalog.ts';
+import { PRODUCT_STATUSES, type ProductOption, VARIANT_STATUSES } from '../../contract/catalog.ts';
 import { users } from '../auth/tables.ts';
 
 const tsvector = customType<{ data: string }>({ dataType: () => 'tsvector' });
@@ -42,12 +43,13 @@ export const products = pgTable(
     description: text('description').notNull().default(''),
     keywords: text('keywords').array().notNull().default(sql`'{}'::text[]`),
     imageUrls: text('image_urls').array().notNull().default(sql`'{}'::text[]`),
+    // The lowest and highest price of the product's active variants: kept by a trigger on
+    // product_variants (migration 0037), so that listings, search and sorting by price read one
+    // row per product. Stock is the variants' alone (a checkout never writes a product row).
     priceCents: integer('price_cents').notNull(),
-    stockQuantity: integer('stock_quantity').notNull().default(0),
-    // Units held by unreleased checkout reservations; kept by the inventory module, which
-    // alone writes it, in the same statement as the reservation rows
-    // (docs/decisions.md "Checkout and holds").
-    reservedQuantity: integer('reserved_quantity').notNull().default(0),
+    priceMaxCents: integer('price_max_cents').notNull(),
+    /** Up to 3 options (name and ordered values); [] for a product sold one way. */
+    options: jsonb('options').$type<ProductOption[]>().notNull().default([]),
     status: text('status', { enum: PRODUCT_STATUSES }).notNull().default('active'),
     isDigital: boolean('is_digital').notNull().default(false),
     isPerishable: boolean('is_perishable').notNull().default(false),
@@ -77,8 +79,7 @@ export const products = pgTable(
   },
   (t) => [
     check('products_price_positive', sql`${t.priceCents} > 0`),
-    check('products_stock_non_negative', sql`${t.stockQuantity} >= 0`),
-    check('products_reserved_non_negative', sql`${t.reservedQuantity} >= 0`),
+    check('products_price_range', sql`${t.priceMaxCents} >= ${t.priceCents}`),
     check(
       'products_status_check',
       sql`${t.status} in (${sql.raw(PRODUCT_STATUSES.map((s) => `'${s}'`).join(', '))})`,
@@ -111,3 +112,61 @@ export const productCountVersions = pgTable('product_count_versions', {
   categoryKey: text('category_key').primaryKey(),
   version: bigint('version', { mode: 'bigint' }).notNull().default(sql`0`),
 });
+
+/**
+ * What is sold: a product's variants, each with its SKU (unique per seller), its option values
+ * (one per product option, in the options' order), price, stock and parcel. A product without
+ * options has exactly one, whose id is the product's own: every id a cart, a hold, an order or a
+ * platform held before variants existed still names what it named (docs/decisions.md, issue 40).
+ */
+export const productVariants = pgTable(
+  'product_variants',
+  {
+    id: text('id').primaryKey(),
+    productId: text('product_id')
+      .notNull()
+      .references(() => products.id),
+    sellerId: text('seller_id').notNull(),
+    sku: text('sku').notNull(),
+    optionValues: text('option_values').array().notNull().default(sql`'{}'::text[]`),
+    position: integer('position').notNull().default(0),
+    priceCents: integer('price_cents').notNull(),
+    compareAtPriceCents: integer('compare_at_price_cents'),
+    stockQuantity: integer('stock_quantity').notNull().default(0),
+    // Units held by unreleased checkout reservations; kept by the inventory module, which
+    // alone writes it, in the same statement as the reservation rows
+    // (docs/decisions.md "Checkout and holds").
+    reservedQuantity: integer('reserved_quantity').notNull().default(0),
+    /** null: the product's. */
+    weightKg: doublePrecision('weight_kg'),
+    widthCm: doublePrecision('width_cm'),
+    heightCm: doublePrecision('height_cm'),
+    depthCm: doublePrecision('depth_cm'),
+    imageUrl: text('image_url'),
+    barcode: text('barcode'),
+    status: text('status', { enum: VARIANT_STATUSES }).notNull().default('active'),
+    createdAt: timestamp('created_at', { withTimezone: true }).notNull().defaultNow(),
+    updatedAt: timestamp('updated_at', { withTimezone: true }).notNull().defaultNow(),
+  },
+  (t) => [
+    check('product_variants_price_positive', sql`${t.priceCents} > 0`),
+    check(
+      'product_variants_compare_at_above_price',
+      sql`${t.compareAtPriceCents} is null or ${t.compareAtPriceCents} > ${t.priceCents}`,
+    ),
+    check('product_variants_stock_non_negative', sql`${t.stockQuantity} >= 0`),
+    check('product_variants_reserved_non_negative', sql`${t.reservedQuantity} >= 0`),
+    check(
+      'product_variants_status_check',
+      sql`${t.status} in (${sql.raw(VARIANT_STATUSES.map((s) => `'${s}'`).join(', '))})`,
+    ),
+    check(
+      'product_variants_bounded',
+      sql`length(${t.sku}) between 1 and 64 and cardinality(${t.optionValues}) <= 3
+        and coalesce(length(${t.barcode}), 0) <= 14 and coalesce(length(${t.imageUrl}), 0) <= 2048`,
+    ),
+    // A deleted variant's SKU may be given again (its orders keep their own copy of it).
+    uniqueIndex('product_variants_seller_sku').on(t.sellerId, t.sku).where(sql`${t.status} <> 'deleted'`),
+    index('product_variants_product_idx').on(t.productId, t.position),
+  ],
+);

@@ -94,7 +94,7 @@ export async function holdCheckout(
     const fingerprint = createHash('sha256')
       .update(
         JSON.stringify({
-          lines: lines.map((l) => [l.productId, l.quantity, l.priceCents]),
+          lines: lines.map((l) => [l.variantId, l.quantity, l.priceCents]),
           coupon: discount ? code : null,
           address,
           adapter: holderKeyOf(source) ?? undefined,
@@ -133,7 +133,7 @@ export async function holdCheckout(
       address,
       couponCode: discount ? (code ?? null) : null,
       priced,
-      images: new Map(lines.map((l) => [l.productId, l.imageUrls[0] ?? null])),
+      images: new Map(lines.map((l) => [l.variantId, l.imageUrls[0] ?? null])),
       provider: deps.provider.name,
       // The sandbox's session is ours: written with the row, no call after the commit.
       local: source.kind === 'cart' ? deps.provider.localSession?.({ checkoutId: id }) : undefined,

@@ -19,7 +19,7 @@ export type LineSource =
   | { kind: 'cart' }
   | {
       kind: 'given';
-      lines: Array<{ productId: string; quantity: number }>;
+      lines: Array<{ variantId: string; quantity: number }>;
       /** The hold's key in the module that asked (one open checkout per key), its owner (counted against its cap), its latest end. */
       heldFor: { key: string; owner?: string; until: Date };
     };
@@ -60,22 +60,24 @@ export async function readCheckoutStart(
 async function givenLinesLocked(
   ctx: RequestContext,
   buyerId: string,
-  given: Array<{ productId: string; quantity: number }>,
+  given: Array<{ variantId: string; quantity: number }>,
 ) {
   const [, rows] = await pipeline(ctx, [
     (c) => lockCartOfBuyer(c.db, { buyerId, now: c.now() }),
     (c) =>
       givenLines(c.db, {
-        lines: JSON.stringify(given.map((l) => ({ productId: l.productId, quantity: l.quantity }))),
+        lines: JSON.stringify(given.map((l) => ({ variantId: l.variantId, quantity: l.quantity }))),
       }),
   ]);
-  const lines = rows.flatMap(({ productId, quantity, product: p }) =>
-    p ? [{ ...p, sellerProvince: p.sellerProvince ?? undefined, productId, quantity }] : [],
+  const lines = rows.flatMap(({ variantId, quantity, product: p }) =>
+    p
+      ? [{ ...p, sellerProvince: p.sellerProvince ?? undefined, productId: p.productId, variantId, quantity }]
+      : [],
   );
   return {
     couponCode: null,
     lines,
-    unavailable: rows.filter((r) => !r.product).map((r) => r.productId),
+    unavailable: rows.filter((r) => !r.product).map((r) => r.variantId),
   };
 }
 
@@ -86,11 +88,11 @@ const lockCartOfBuyer = statement(
 
 // `offset 0` keeps the lateral lookup a subquery: flattened, the planner guesses 100 lines and
 // hash-joins every product (a full scan, 7 ms at 1,000 products); kept, each line is one index probe.
-const givenLines = statement<{ productId: string; quantity: number; product: SaleProductRow | null }>(
+const givenLines = statement<{ variantId: string; quantity: number; product: SaleProductRow | null }>(
   'checkout_given_lines',
-  sql`select g.line->>'productId' as "productId", (g.line->>'quantity')::int as quantity, p.product
+  sql`select g.line->>'variantId' as "variantId", (g.line->>'quantity')::int as quantity, p.product
     from jsonb_array_elements(${ph('lines')}::jsonb) with ordinality as g(line, n)
-      left join lateral (select s from portage_sale_product(g.line->>'productId') as s offset 0) as p(product) on true
+      left join lateral (select s from portage_sale_variant(g.line->>'variantId') as s offset 0) as p(product) on true
     order by g.n`,
 );
 
@@ -101,9 +103,9 @@ const givenLines = statement<{ productId: string; quantity: number; product: Sal
  * checkout, or refused, ended before its end without lapsing. Of one kind: the cart's checkouts,
  * or given lines' (a platform's lapses never cool the person's own checkout down).
  */
-const lapsedHolds = statement<{ productId: string; lapsedAt: number }>(
+const lapsedHolds = statement<{ variantId: string; lapsedAt: number }>(
   'checkout_lapsed_holds',
-  sql`select item->>'productId' as "productId",
+  sql`select coalesce(item->>'variantId', item->>'productId') as "variantId",
       extract(epoch from max(coalesce(s.canceled_at, s.expires_at)))::float8 as "lapsedAt"
     from ${checkoutSessions} s, jsonb_array_elements(s.parcels) parcel, jsonb_array_elements(parcel->'items') item
     where s.buyer_id = ${ph('buyerId')}::text
@@ -120,9 +122,9 @@ const lapsedHolds = statement<{ productId: string; lapsedAt: number }>(
  * replaces (its own kind: the cart's, or this holder's): what an unverified account's cap counts
  * besides the lines it asks for now.
  */
-const unitsHeldElsewhere = statement<{ productId: string; units: number }>(
+const unitsHeldElsewhere = statement<{ variantId: string; units: number }>(
   'checkout_units_held_elsewhere',
-  sql`select item->>'productId' as "productId", sum((item->>'quantity')::int)::int as units
+  sql`select coalesce(item->>'variantId', item->>'productId') as "variantId", sum((item->>'quantity')::int)::int as units
     from ${checkoutSessions} s, jsonb_array_elements(s.parcels) parcel, jsonb_array_elements(parcel->'items') item
     where s.buyer_id = ${ph('buyerId')}::text and s.status = 'ready_for_payment'
       and s.expires_at > ${ph('now')}::timestamptz

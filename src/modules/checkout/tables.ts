@@ -17,6 +17,11 @@ export interface StoredParcel {
   totalCents: number;
   items: Array<{
     productId: string;
+    /** What was held; absent on checkouts made before variants (then the product's id, its one variant's). */
+    variantId?: string;
+    /** The variant's option values ('' for a product sold one way) and SKU, as held. */
+    variantTitle?: string;
+    sku?: string;
     name: string;
     quantity: number;
     unitPriceCents: number;

@@ -3,6 +3,7 @@ import type { FastifyInstance } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { inventoryAnswer, inventoryQuery } from '../../contract/cart.ts';
 import { productIdParams } from '../../contract/catalog.ts';
+import { resolveVariant } from '../catalog/variants.ts';
 import { checkInventory } from './service.ts';
 
 export async function inventoryRoutes(fastify: FastifyInstance) {
@@ -20,6 +21,9 @@ export async function inventoryRoutes(fastify: FastifyInstance) {
         response: { 200: inventoryAnswer },
       },
     },
-    async (req) => checkInventory(req.ctx, req.params.productId, req.query.quantity),
+    async (req) => {
+      const target = await resolveVariant(req.ctx, req.params.productId, req.query.variant);
+      return checkInventory(req.ctx, { ...target, askedFor: req.params.productId }, req.query.quantity);
+    },
   );
 }

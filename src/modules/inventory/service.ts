@@ -1,10 +1,10 @@
-// Availability and stock: how many units of a product can be bought now, and the only writes of
-// stock that checkout and orders make: reserve, release, commit, restock
+// Availability and stock, per variant (what is sold): how many units can be bought now, and the
+// only writes of stock that checkout and orders make: reserve, release, commit, restock
 // (docs/api.md "Cart and coupons", "Stock holds").
 //
-// A live reservation (neither released nor committed) is counted in products.reserved_quantity,
-// changed in the same statement as the reservation row. A reservation is one conditional update
-// of the product row (`stock - reserved >= wanted`): the row lock makes racing checkouts queue
+// A live reservation (neither released nor committed) is counted in
+// product_variants.reserved_quantity, changed in the same statement as the reservation row. A
+// reservation is one conditional update of the variant row (`stock - reserved >= wanted`): the row lock makes racing checkouts queue
 // and re-check against the latest row, so no two can take the same unit. Availability is
 // stock less the live reservations that have not expired (a lapsed one counts as free even
 // before the expiry job releases it).
@@ -14,43 +14,67 @@ import type { inventoryAnswer } from '../../contract/cart.ts';
 import { isRecordId } from '../../contract/common.ts';
 import { notFound } from '../../contract/errors.ts';
 import { BASE_LOCALE, t } from '../../contract/i18n.ts';
-import { products } from '../catalog/tables.ts';
+import { productVariants } from '../catalog/tables.ts';
 import { inTransaction, type RequestContext } from '../context.ts';
 import {
-  activeProductUnits,
+  activeVariantUnits,
   claimUnits,
   claimUnitsInTurn,
   commitHeldLines,
   commitLinesAllOrNone,
   deleteReservationsEndedBefore,
-  lockProductRows,
-  lockProductUnlessHeld,
-  releaseCheckoutProduct,
-  releaseLapsedOfProduct,
+  lockVariantRows,
+  lockVariantUnlessHeld,
+  releaseCheckoutVariant,
+  releaseLapsedOfVariant,
 } from './queries.ts';
 import { reservations } from './tables.ts';
 
-/**
- * Units of an active product that can be bought now: its stock less the units held by open
- * checkouts (today that is the stock: nothing is held yet). Undefined for an unknown, malformed
- * or not active product. Inside a transaction it reads what that transaction sees.
- */
-export async function availableUnits(
-  ctx: RequestContext,
-  productId: string,
-): Promise<{ title: string; units: number } | undefined> {
-  if (!isRecordId('products', productId)) return undefined;
-  return activeProductUnits(ctx.db, productId, ctx.now());
+/** A variant on sale with the units of it free now, and the name it is sold under. */
+export interface VariantUnits {
+  id: string;
+  productId: string;
+  title: string;
+  units: number;
 }
 
-/** check_inventory: whether `quantity` units can be bought now; 404 for a product not on sale. */
+const nameOf = (title: string, optionValues: string[]) =>
+  optionValues.length ? `${title}, ${optionValues.join(' / ')}` : title;
+
+/**
+ * Units of variants on sale (they and their product active) that can be bought now: stock less
+ * the units held by open checkouts. Unknown, malformed or not active ones are left out. Inside a
+ * transaction it reads what that transaction sees.
+ */
+export async function availableUnitsOf(ctx: RequestContext, variantIds: string[]): Promise<VariantUnits[]> {
+  const rows = await activeVariantUnits(ctx.db, variantIds, ctx.now());
+  return rows.map((r) => ({
+    id: r.id,
+    productId: r.productId,
+    title: nameOf(r.title, r.optionValues),
+    units: r.units,
+  }));
+}
+
+/** One variant's units (availableUnitsOf); undefined when it is not on sale. */
+export async function availableUnits(
+  ctx: RequestContext,
+  variantId: string,
+): Promise<VariantUnits | undefined> {
+  return (await availableUnitsOf(ctx, [variantId]))[0];
+}
+
+/**
+ * check_inventory: whether `quantity` units of the variant can be bought now (the catalog
+ * resolved which one the caller named); 404 for a variant not on sale.
+ */
 export async function checkInventory(
   ctx: RequestContext,
-  productId: string,
+  target: { productId: string; variantId: string; askedFor: string },
   quantity: number,
 ): Promise<z.infer<typeof inventoryAnswer>> {
-  const found = await availableUnits(ctx, productId);
-  if (!found) throw notFound('error.catalog.productNotFound', { id: productId });
+  const found = await availableUnits(ctx, target.variantId);
+  if (!found) throw notFound('error.catalog.productNotFound', { id: target.askedFor });
   const available = found.units >= quantity;
   const units = String(found.units);
   const message = t(
@@ -63,7 +87,8 @@ export async function checkInventory(
     { title: found.title, units, n: found.units, asked: String(quantity) },
   );
   return {
-    product_id: productId,
+    product_id: target.productId,
+    variant_id: found.id,
     available,
     stock_quantity: found.units,
     requested_quantity: quantity,
@@ -72,14 +97,18 @@ export async function checkInventory(
 }
 
 export interface ReserveLine {
-  productId: string;
+  variantId: string;
   quantity: number;
 }
 
+/** Lines in the order every writer locks variants in: by id. */
+const byVariant = <T extends { variantId: string }>(lines: T[]) =>
+  [...lines].sort((a, b) => (a.variantId < b.variantId ? -1 : a.variantId > b.variantId ? 1 : 0));
+
 /**
  * Holds `quantity` units of each line for the checkout until `expiresAt`: one statement per
- * product (the conditional update of its row, and the reservation row written from its result),
- * in product id order so that two checkouts never wait on each other in a cycle. Answers the
+ * variant (the conditional update of its row, and the reservation row written from its result),
+ * in variant id order so that two checkouts never wait on each other in a cycle. Answers the
  * lines that could not be held, each with the units left of it now (nothing is held for them;
  * the caller rolls back the rest).
  *
@@ -100,13 +129,13 @@ export async function reserve(
   const now = ctx.now();
   const hold = { checkoutId, expiresAt, now };
   const claim = (line: ReserveLine) => claimUnits(ctx.db, { ...hold, ...line, after: -1 });
-  const sorted = [...lines].sort((a, b) => (a.productId < b.productId ? -1 : 1));
-  // In product id order (the order every writer locks products in), each only after those before it.
+  const sorted = byVariant(lines);
+  // In variant id order (the order every writer locks variants in), each only after those before it.
   const held = await claimUnitsInTurn(ctx.db, hold, sorted);
   const first = held.indexOf(false);
   if (first < 0) return [];
   const refused: Array<ReserveLine & { left: number }> = [];
-  const unitsLeft = async (line: ReserveLine) => (await availableUnits(ctx, line.productId))?.units ?? 0;
+  const unitsLeft = async (line: ReserveLine) => (await availableUnits(ctx, line.variantId))?.units ?? 0;
   for (const [n, line] of sorted.slice(first).entries()) {
     if (refused.length > 0) {
       const left = await unitsLeft(line);
@@ -115,42 +144,42 @@ export async function reserve(
     }
     // The first was refused above; the ones after it were not tried yet.
     if (n > 0 && (await claim(line))) continue;
-    await releaseLapsed(ctx, line.productId);
+    await releaseLapsed(ctx, line.variantId);
     if (!(await claim(line))) refused.push({ ...line, left: await unitsLeft(line) });
   }
   return refused;
 }
 
 /**
- * Gives back the live reservations of a product that have expired (one statement: the rows are
- * marked and the product's count lowered together). The expiry job does it for every product;
- * a checkout does it for its own products first, so a lapsed hold never refuses it.
+ * Gives back the live reservations of a variant that have expired (one statement: the rows are
+ * marked and the variant's count lowered together). The expiry job does it for every variant;
+ * a checkout does it for its own variants first, so a lapsed hold never refuses it.
  */
-async function releaseLapsed(ctx: RequestContext, productId: string, skipLocked = false) {
+async function releaseLapsed(ctx: RequestContext, variantId: string, skipLocked = false) {
   await inTransaction(ctx, async (tx) => {
-    // The product row first, then its reservations: the order every writer takes them in. The
-    // job skips a product someone else holds (it comes back on a later pass).
+    // The variant row first, then its reservations: the order every writer takes them in. The
+    // job skips a variant someone else holds (it comes back on a later pass).
     if (skipLocked) {
-      if (!(await lockProductUnlessHeld(tx.db, productId))) return;
+      if (!(await lockVariantUnlessHeld(tx.db, variantId))) return;
     } else {
-      await lockProducts(tx, [productId]);
+      await lockVariants(tx, [variantId]);
     }
-    await releaseLapsedOfProduct(tx.db, productId, ctx.now());
+    await releaseLapsedOfVariant(tx.db, variantId, ctx.now());
   });
 }
 
 /**
  * Gives back the live reservations of a checkout (expired, superseded, its provider failed), or
- * only those of some products: the rows are marked and the products' counts lowered in one
+ * only those of some variants: the rows are marked and the variants' counts lowered in one
  * statement. Answers how many were released.
  */
 export async function releaseCheckout(
   ctx: RequestContext,
   checkoutId: string,
-  productIds?: string[],
+  variantIds?: string[],
 ): Promise<number> {
   const live = await ctx.db
-    .select({ productId: reservations.productId })
+    .select({ variantId: reservations.variantId })
     .from(reservations)
     .where(
       and(
@@ -160,14 +189,14 @@ export async function releaseCheckout(
       ),
     );
   const ids = live
-    .map((r) => r.productId)
-    .filter((id) => !productIds || productIds.includes(id))
+    .map((r) => r.variantId)
+    .filter((id) => !variantIds || variantIds.includes(id))
     .sort();
   let released = 0;
-  // One product at a time, in id order: product rows are always locked in that order.
-  for (const productId of ids) {
-    await lockProducts(ctx, [productId]);
-    if (await releaseCheckoutProduct(ctx.db, checkoutId, productId, ctx.now())) released++;
+  // One variant at a time, in id order: variant rows are always locked in that order.
+  for (const variantId of ids) {
+    await lockVariants(ctx, [variantId]);
+    if (await releaseCheckoutVariant(ctx.db, checkoutId, variantId, ctx.now())) released++;
   }
   return released;
 }
@@ -184,11 +213,11 @@ export async function commitParcel(
   checkoutId: string | null,
   lines: ReserveLine[],
 ): Promise<boolean> {
-  const sorted = [...lines].sort((a, b) => (a.productId < b.productId ? -1 : 1));
+  const sorted = byVariant(lines);
   if (checkoutId) {
     // The usual case in one statement: every line is held by a live reservation of the checkout
     // and the stock is there, and then all of them are committed; otherwise nothing is (the
-    // products are locked by the caller, so nothing changes between the check and the writes).
+    // variants are locked by the caller, so nothing changes between the check and the writes).
     if (await commitHeldLines(ctx.db, checkoutId, sorted, ctx.now())) return true;
   }
   // Some line lost its reservation (it lapsed and was released): line by line, all or none.
@@ -197,14 +226,14 @@ export async function commitParcel(
     await releaseCheckout(
       ctx,
       checkoutId,
-      lines.map((l) => l.productId),
+      lines.map((l) => l.variantId),
     );
   }
   return committed;
 }
 
 /**
- * commitParcel for each parcel of a paid checkout (their products locked by the caller): in the
+ * commitParcel for each parcel of a paid checkout (their variants locked by the caller): in the
  * usual case, every line of every parcel held by a live reservation, in one statement; otherwise
  * (that statement changes nothing then) parcel by parcel. Answers, per parcel, whether its
  * units were taken.
@@ -215,7 +244,7 @@ export async function commitParcels(
   parcels: ReserveLine[][],
 ): Promise<boolean[]> {
   if (parcels.length > 1) {
-    const lines = parcels.flat().sort((a, b) => (a.productId < b.productId ? -1 : 1));
+    const lines = byVariant(parcels.flat());
     if (await commitHeldLines(ctx.db, checkoutId, lines, ctx.now())) return parcels.map(() => true);
   }
   const committed: boolean[] = [];
@@ -225,22 +254,22 @@ export async function commitParcels(
 
 /** Puts units back in stock (a cancelled order whose units had left it). */
 export async function restock(ctx: RequestContext, lines: ReserveLine[]): Promise<void> {
-  for (const line of [...lines].sort((a, b) => (a.productId < b.productId ? -1 : 1))) {
+  for (const line of byVariant(lines)) {
     await ctx.db
-      .update(products)
-      .set({ stockQuantity: sql`${products.stockQuantity} + ${line.quantity}` })
-      .where(eq(products.id, line.productId));
+      .update(productVariants)
+      .set({ stockQuantity: sql`${productVariants.stockQuantity} + ${line.quantity}` })
+      .where(eq(productVariants.id, line.variantId));
   }
 }
 
 /**
  * The expiry job's pass over reservations: releases the lapsed live reservations of up to
- * `limit` products (one statement each; a product another instance is releasing is skipped).
- * Answers how many products it released.
+ * `limit` variants (one statement each; a variant another instance is releasing is skipped).
+ * Answers how many variants it released.
  */
 export async function releaseLapsedReservations(ctx: RequestContext, limit: number): Promise<number> {
   const due = await ctx.db
-    .selectDistinct({ productId: reservations.productId })
+    .selectDistinct({ variantId: reservations.variantId })
     .from(reservations)
     .where(
       and(
@@ -249,9 +278,9 @@ export async function releaseLapsedReservations(ctx: RequestContext, limit: numb
         lte(reservations.expiresAt, ctx.now()),
       ),
     )
-    .orderBy(reservations.productId)
+    .orderBy(reservations.variantId)
     .limit(limit);
-  for (const { productId } of due) await releaseLapsed(ctx, productId, true);
+  for (const { variantId } of due) await releaseLapsed(ctx, variantId, true);
   return due.length;
 }
 
@@ -265,8 +294,8 @@ export async function deleteEndedReservations(ctx: RequestContext, limit: number
   return deleteReservationsEndedBefore(ctx.db, before, limit);
 }
 
-/** Locks product rows for the rest of the transaction, in id order (a paid checkout's products). */
-export async function lockProducts(ctx: RequestContext, productIds: string[]): Promise<void> {
-  if (productIds.length === 0) return;
-  await lockProductRows(ctx.db, [...new Set(productIds)].sort());
+/** Locks variant rows for the rest of the transaction, in id order (a paid checkout's variants). */
+export async function lockVariants(ctx: RequestContext, variantIds: string[]): Promise<void> {
+  if (variantIds.length === 0) return;
+  await lockVariantRows(ctx.db, [...new Set(variantIds)].sort());
 }

@@ -59,6 +59,9 @@ export async function recordOrders(tx: RequestContext, paid: PaidCheckout) {
     parcel.items.map((item, position) => ({
       orderId: ids[n]!,
       productId: item.productId,
+      variantId: variantOf(item),
+      variantTitle: item.variantTitle ?? '',
+      sku: item.sku ?? null,
       name: item.name,
       quantity: item.quantity,
       unitPriceCents: item.unitPriceCents,
@@ -70,6 +73,10 @@ export async function recordOrders(tx: RequestContext, paid: PaidCheckout) {
   rememberWritten(tx, paid.checkoutId, rows, items);
   return rows.map((row, n) => ({ ...row, trackingNumber: null, carrier: null, items: items[n]! }));
 }
+
+/** What a checkout's item held: its variant, or (held before variants) its product's one variant, of the same id. */
+export const variantOf = (item: { productId: string; variantId?: string }) =>
+  item.variantId ?? item.productId;
 
 /** An order as it is read with its items for the protocol adapters (service.ts ordersOfOneCheckout). */
 export type CheckoutOrder = typeof orders.$inferSelect & { items: AdapterOrderItem[] };
@@ -151,6 +158,7 @@ export function ordersWrittenIn(ctx: RequestContext, checkoutId: string): Checko
         cancelledAt: null,
         items: written.items[n]!.map((i) => ({
           productId: i.productId,
+          variantId: i.variantId,
           name: i.name,
           quantity: i.quantity,
           unitPriceCents: i.unitPriceCents,

@@ -9,7 +9,7 @@ import { conflict, forbidden, notFound } from '../../contract/errors.ts';
 import type { listOrdersQuery, orderDetail, orderListItem } from '../../contract/orders.ts';
 import { type AuthUser, caller, inTransaction, type RequestContext } from '../context.ts';
 import { type EventOf, type Links, publish } from '../events.ts';
-import { commitParcel, lockProducts, restock } from '../inventory/service.ts';
+import { commitParcel, lockVariants, restock } from '../inventory/service.ts';
 import type { InvoiceLinks } from '../invoices/links.ts';
 import { type RefundDeps, requestRefund, sendRefund } from '../payments/refunds.ts';
 import { estimatedDelivery } from '../pricing/dates.ts';
@@ -52,6 +52,9 @@ export function soldItems(items: ItemRow[]) {
     .sort((a, b) => a.position - b.position)
     .map((i) => ({
       productId: i.productId,
+      variantId: i.variantId,
+      variantTitle: i.variantTitle,
+      sku: i.sku,
       name: i.name,
       quantity: i.quantity,
       unitPriceCents: i.unitPriceCents,
@@ -288,14 +291,14 @@ export async function confirmPendingOrder(
     const row = await visibleOrder(tx, me, orderId, true);
     const items = await itemsOf(tx, orderId);
     if (row.status === 'pending') {
-      await lockProducts(
+      await lockVariants(
         tx,
-        items.map((i) => i.productId),
+        items.map((i) => i.variantId),
       );
       const taken = await commitParcel(
         tx,
         null,
-        items.map((i) => ({ productId: i.productId, quantity: i.quantity })),
+        items.map((i) => ({ variantId: i.variantId, quantity: i.quantity })),
       );
       if (!taken) throw conflict('error.orders.notEnoughStock');
     }
@@ -360,13 +363,13 @@ export async function cancelOrder(
       { publicBaseUrl: deps.publicBaseUrl },
     );
     if (row.stockCommitted) {
-      await lockProducts(
+      await lockVariants(
         tx,
-        items.map((i) => i.productId),
+        items.map((i) => i.variantId),
       );
       await restock(
         tx,
-        items.map((i) => ({ productId: i.productId, quantity: i.quantity })),
+        items.map((i) => ({ variantId: i.variantId, quantity: i.quantity })),
       );
     }
     const amount = updated.totalAmountCents - updated.refundedCents;

@@ -92,6 +92,12 @@ export const orderItems = pgTable(
       .notNull()
       .references(() => orders.id, { onDelete: 'cascade' }),
     productId: text('product_id').notNull(),
+    /** What was sold; the product's id for an order made before variants (migration 0037). */
+    variantId: text('variant_id').notNull(),
+    /** The variant's option values as sold ("Cedar / 150 cm"); '' for a product sold one way. */
+    variantTitle: text('variant_title').notNull().default(''),
+    sku: text('sku'),
+    /** The product's title and the variant's, as sold ("Canoe paddle, Cedar / 150 cm"). */
     name: text('name').notNull(),
     quantity: integer('quantity').notNull(),
     unitPriceCents: integer('unit_price_cents').notNull(),
@@ -99,7 +105,7 @@ export const orderItems = pgTable(
     position: integer('position').notNull(),
   },
   (t) => [
-    primaryKey({ columns: [t.orderId, t.productId] }),
+    primaryKey({ columns: [t.orderId, t.variantId] }),
     index('order_items_product_idx').on(t.productId),
   ],
 );

@@ -12,6 +12,10 @@ import { type TaxLine, taxFor } from './tax.ts';
 
 export interface QuoteLine {
   productId: string;
+  /** What is sold (the stock's key); the product's own id for a product sold one way. */
+  variantId: string;
+  variantTitle: string;
+  sku: string;
   title: string;
   unitPriceCents: number;
   quantity: number;

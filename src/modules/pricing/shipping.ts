@@ -7,6 +7,7 @@ import { assertSafeInteger } from './money.ts';
 
 export interface ParcelItem {
   productId: string;
+  variantId: string;
   title: string;
   unitPriceCents: number;
   quantity: number;
@@ -28,7 +29,8 @@ const PER_EXTRA_KG_CENTS = 100;
 
 /** Why a parcel cannot ship as it stands, naming the product: data, for the caller to refuse or show. */
 export interface ShippingProblem {
-  productId: string;
+  /** The variant's id (what the lines are keyed by). */
+  variantId: string;
   /** The problem in the base locale (logs); `text` says it in the reader's. */
   message: string;
   text: Text;
@@ -52,7 +54,7 @@ function perishableProblems(
         id: item.productId,
         province: originProvince,
       });
-      return { productId: item.productId, message: render(BASE_LOCALE, said), text: said };
+      return { variantId: item.variantId, message: render(BASE_LOCALE, said), text: said };
     });
 }
 

@@ -9,9 +9,9 @@ import type { StoredAddress } from '../checkout/tables.ts';
 import { inTransaction, type RequestContext } from '../context.ts';
 import { couponLimitReached, redeemCoupon } from '../coupons/service.ts';
 import { publish } from '../events.ts';
-import { commitParcels, lockProducts } from '../inventory/service.ts';
+import { commitParcels, lockVariants } from '../inventory/service.ts';
 import { issueInvoices } from '../invoices/service.ts';
-import { recordOrders } from '../orders/create.ts';
+import { recordOrders, variantOf } from '../orders/create.ts';
 import { type OrdersDeps, orderIdsOfCheckout } from '../orders/service.ts';
 import { refundUnusedPayment } from '../payments/refunds.ts';
 
@@ -110,16 +110,16 @@ export async function createFromCheckout(
       return { outcome: 'refused', refundId };
     }
     const { phone: _phone, ...address } = session.address as StoredAddress;
-    await lockProducts(
+    await lockVariants(
       tx,
-      session.parcels.flatMap((p) => p.items.map((i) => i.productId)),
+      session.parcels.flatMap((p) => p.items.map(variantOf)),
     );
-    // Each parcel's units first (in parcel order, the products locked above), then all the
+    // Each parcel's units first (in parcel order, the variants locked above), then all the
     // orders in one insert and all their items in another.
     const committed = await commitParcels(
       tx,
       session.id,
-      session.parcels.map((p) => p.items.map((i) => ({ productId: i.productId, quantity: i.quantity }))),
+      session.parcels.map((p) => p.items.map((i) => ({ variantId: variantOf(i), quantity: i.quantity }))),
     );
     const created = await recordOrders(tx, {
       checkoutId: session.id,
@@ -141,7 +141,9 @@ export async function createFromCheckout(
       await clearPurchased(
         tx,
         session.buyerId,
-        session.parcels.flatMap((p) => p.items),
+        session.parcels.flatMap((p) =>
+          p.items.map((i) => ({ variantId: variantOf(i), quantity: i.quantity })),
+        ),
         session.couponCode,
       );
     }

@@ -12,7 +12,7 @@ export const HOLD_COOLDOWN_SECONDS = 15 * 60;
 export const UNVERIFIED_MAX_UNITS = 5;
 
 interface Line {
-  productId: string;
+  variantId: string;
   title: string;
   quantity: number;
 }
@@ -22,21 +22,21 @@ export function checkHolds(
   lines: Line[],
   facts: {
     verified: boolean;
-    heldElsewhere: Array<{ productId: string; units: number }>;
-    lapsed: Array<{ productId: string; lapsedAt: number }>;
+    heldElsewhere: Array<{ variantId: string; units: number }>;
+    lapsed: Array<{ variantId: string; lapsedAt: number }>;
   },
 ): void {
   if (!facts.verified) refuseOverUnverifiedCap(lines, facts.heldElsewhere);
   refuseCoolingDown(lines, facts.lapsed);
 }
 
-function refuseOverUnverifiedCap(lines: Line[], heldElsewhere: Array<{ productId: string; units: number }>) {
-  const held = new Map(heldElsewhere.map((h) => [h.productId, h.units]));
-  const over = lines.filter((l) => l.quantity + (held.get(l.productId) ?? 0) > UNVERIFIED_MAX_UNITS);
+function refuseOverUnverifiedCap(lines: Line[], heldElsewhere: Array<{ variantId: string; units: number }>) {
+  const held = new Map(heldElsewhere.map((h) => [h.variantId, h.units]));
+  const over = lines.filter((l) => l.quantity + (held.get(l.variantId) ?? 0) > UNVERIFIED_MAX_UNITS);
   if (over.length === 0) return;
   const said = over.map((l) => {
-    const elsewhere = held.get(l.productId) ?? 0;
-    const line = { title: l.title, id: l.productId, quantity: l.quantity, held: elsewhere };
+    const elsewhere = held.get(l.variantId) ?? 0;
+    const line = { title: l.title, id: l.variantId, quantity: l.quantity, held: elsewhere };
     return elsewhere > 0
       ? text('error.checkout.unverifiedHeldLine', line)
       : text('error.checkout.unverifiedLine', line);
@@ -47,23 +47,23 @@ function refuseOverUnverifiedCap(lines: Line[], heldElsewhere: Array<{ productId
       max: UNVERIFIED_MAX_UNITS,
       lines: listOf(said, 'semicolon'),
     }),
-    over.map((l) => l.productId),
+    over.map((l) => l.variantId),
   );
 }
 
-function refuseCoolingDown(lines: Line[], lapsed: Array<{ productId: string; lapsedAt: number }>) {
+function refuseCoolingDown(lines: Line[], lapsed: Array<{ variantId: string; lapsedAt: number }>) {
   const cooling = lines.flatMap((l) => {
-    const at = lapsed.find((h) => h.productId === l.productId)?.lapsedAt;
+    const at = lapsed.find((h) => h.variantId === l.variantId)?.lapsedAt;
     return at ? [{ line: l, until: new Date((Number(at) + HOLD_COOLDOWN_SECONDS) * 1000) }] : [];
   });
   if (cooling.length === 0) return;
   throw new CheckoutRefusal(
     'cooling_down',
     conflict('error.checkout.coolingDown', {
-      products: cooling.map((c) => `${c.line.title} (${c.line.productId})`).join(', '),
+      products: cooling.map((c) => `${c.line.title} (${c.line.variantId})`).join(', '),
       at: isoSecond(new Date(Math.max(...cooling.map((c) => c.until.getTime())))),
       minutes: HOLD_COOLDOWN_SECONDS / 60,
     }),
-    cooling.map((c) => c.line.productId),
+    cooling.map((c) => c.line.variantId),
   );
 }

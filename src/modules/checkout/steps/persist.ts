@@ -42,10 +42,13 @@ export async function persistSession(tx: RequestContext, s: NewSession): Promise
     totalCents: p.totalCents,
     items: p.lines.map((l) => ({
       productId: l.productId,
+      variantId: l.variantId,
+      variantTitle: l.variantTitle,
+      sku: l.sku,
       name: l.title,
       quantity: l.quantity,
       unitPriceCents: l.unitPriceCents,
-      imageUrl: s.images.get(l.productId) ?? null,
+      imageUrl: s.images.get(l.variantId) ?? null,
     })),
   }));
   const holder = s.source.kind === 'given' ? s.source.heldFor : undefined;

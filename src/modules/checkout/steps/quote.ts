@@ -38,6 +38,6 @@ export function quoteCheckout(
   throw new CheckoutRefusal(
     'unshippable',
     error,
-    priced.problems.map((p) => p.productId),
+    priced.problems.map((p) => p.variantId),
   );
 }

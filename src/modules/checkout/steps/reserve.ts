@@ -4,26 +4,26 @@
 import { conflict } from '../../../contract/errors.ts';
 import { text } from '../../../contract/i18n.ts';
 import type { RequestContext } from '../../context.ts';
-import { lockProducts, reserve } from '../../inventory/service.ts';
+import { lockVariants, reserve } from '../../inventory/service.ts';
 import { endSession } from '../end-session.ts';
 import type { SessionRow } from '../queries.ts';
 import { CheckoutRefusal, listOf } from '../refusal.ts';
 
 interface Line {
-  productId: string;
+  variantId: string;
   title: string;
   quantity: number;
 }
 
 /**
- * Ends the buyer's open checkouts this one replaces. The products of both are locked first, all
+ * Ends the buyer's open checkouts this one replaces. The variants of both are locked first, all
  * in id order (then released and reserved).
  */
 export async function supersedeOpen(tx: RequestContext, open: SessionRow[], lines: Line[]): Promise<void> {
   if (open.length === 0) return;
-  await lockProducts(tx, [
-    ...lines.map((l) => l.productId),
-    ...open.flatMap((s) => s.parcels.flatMap((p) => p.items.map((i) => i.productId))),
+  await lockVariants(tx, [
+    ...lines.map((l) => l.variantId),
+    ...open.flatMap((s) => s.parcels.flatMap((p) => p.items.map((i) => i.variantId ?? i.productId))),
   ]);
   for (const s of open) await endSession(tx, s.id);
 }
@@ -38,19 +38,19 @@ export async function reserveLines(
   const refused = await reserve(
     tx,
     checkoutId,
-    lines.map((l) => ({ productId: l.productId, quantity: l.quantity })),
+    lines.map((l) => ({ variantId: l.variantId, quantity: l.quantity })),
     expiresAt,
   );
   if (refused.length === 0) return;
-  const problems = refused.map(({ productId, quantity, left }) => {
-    const title = lines.find((l) => l.productId === productId)?.title ?? productId;
+  const problems = refused.map(({ variantId, quantity, left }) => {
+    const title = lines.find((l) => l.variantId === variantId)?.title ?? variantId;
     return left === 0
-      ? text('error.checkout.soldOut', { title, id: productId })
-      : text('error.checkout.onlyLeft', { left, title, id: productId, quantity });
+      ? text('error.checkout.soldOut', { title, id: variantId })
+      : text('error.checkout.onlyLeft', { left, title, id: variantId, quantity });
   });
   throw new CheckoutRefusal(
     'out_of_stock',
     conflict('error.checkout.outOfStock', { problems: listOf(problems, 'period') }),
-    refused.map((r) => r.productId),
+    refused.map((r) => r.variantId),
   );
 }
