@@ -5,7 +5,7 @@
 import { and, eq } from 'drizzle-orm';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { cartItems, carts } from '../src/modules/cart/tables.ts';
-import { products } from '../src/modules/catalog/tables.ts';
+import { products, productVariants } from '../src/modules/catalog/tables.ts';
 import { couponRedemptions, coupons } from '../src/modules/coupons/tables.ts';
 import { type SignedIn, testApp, useTestApp } from './helpers/app.ts';
 import {
@@ -192,7 +192,7 @@ describe('POST /cart/items (add_to_cart)', () => {
       { productId: p.id, quantity: 5 },
     ]);
     // Adding to the cart takes nothing from the stock (stock is reserved at checkout).
-    const [stock] = await database.db.select().from(products).where(eq(products.id, p.id));
+    const [stock] = await database.db.select().from(productVariants).where(eq(productVariants.id, p.id));
     expect(stock!.stockQuantity).toBe(10);
   });
 
@@ -389,7 +389,7 @@ describe('concurrent adds', () => {
     for (const a of answers) expect(a.body).toMatchObject({ product_id: p.id, quantity: 1, added: true });
     expect(await cartRows(b1)).toEqual([{ productId: p.id, quantity: 1 }]);
     expect(await cartRows(b2)).toEqual([{ productId: p.id, quantity: 1 }]);
-    const [row] = await database.db.select().from(products).where(eq(products.id, p.id));
+    const [row] = await database.db.select().from(productVariants).where(eq(productVariants.id, p.id));
     expect(row!.stockQuantity).toBe(1);
     const inventory = await t.api.as(b1).get(`/products/${p.id}/inventory`);
     expect(inventory.body).toMatchObject({ available: true, stock_quantity: 1 });

@@ -111,6 +111,7 @@ describe('GET /products total', () => {
       categoryId: cat.id,
       title: 'Written elsewhere',
       priceCents: 2000,
+      priceMaxCents: 2000,
     });
     expect(await total(b, listing)).toBe(3);
     await database.db.update(products).set({ priceCents: 2001 }).where(eq(products.id, id));

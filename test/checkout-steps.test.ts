@@ -25,14 +25,14 @@ function refusalOf(run: () => unknown): CheckoutRefusal {
   throw new Error('no refusal');
 }
 
-const line = (productId: string, quantity: number) => ({ productId, title: `Paddle ${productId}`, quantity });
+const line = (variantId: string, quantity: number) => ({ variantId, title: `Paddle ${variantId}`, quantity });
 
 describe('check holds', () => {
   it('refuses an unverified account over the cap, naming each line, in the reader’s words', () => {
     const refused = refusalOf(() =>
       checkHolds([line('a', UNVERIFIED_MAX_UNITS + 1), line('b', 2), line('c', 1)], {
         verified: false,
-        heldElsewhere: [{ productId: 'b', units: 4 }],
+        heldElsewhere: [{ variantId: 'b', units: 4 }],
         lapsed: [],
       }),
     );
@@ -53,7 +53,7 @@ describe('check holds', () => {
       checkHolds([line('a', 1), line('b', 1)], {
         verified: true,
         heldElsewhere: [],
-        lapsed: [{ productId: 'b', lapsedAt: 1_800_000_000 }],
+        lapsed: [{ variantId: 'b', lapsedAt: 1_800_000_000 }],
       }),
     );
     expect(refused.reason).toBe('cooling_down');
@@ -88,7 +88,7 @@ describe('the line source', () => {
     const held = await holdCheckout(
       ctx,
       { provider, publicBaseUrl: t.config.publicBaseUrl },
-      { kind: 'given', lines: [{ productId: given.id, quantity: 2 }], heldFor: { key: 'holder_1', until } },
+      { kind: 'given', lines: [{ variantId: given.id, quantity: 2 }], heldFor: { key: 'holder_1', until } },
       { shipping_address: { ...ON_ADDRESS, province: 'ON', country: 'CA' } },
     );
     expect(held.created).toBe(true);

@@ -192,7 +192,7 @@ describe('POST /checkout: refusals', () => {
       expect(res.status, JSON.stringify(res.body)).toBe(201);
       for (const id of ids) expect(await stockOf(id)).toEqual({ stock: 2, reserved: id === gone ? 2 : 1 });
       const held = await database.db
-        .select({ productId: reservations.productId, released: reservations.releasedAt })
+        .select({ productId: reservations.variantId, released: reservations.releasedAt })
         .from(reservations)
         .where(eq(reservations.checkoutId, lapsed.sessionId));
       expect(held).toEqual([{ productId: gone, released: expect.any(Date) }]);

@@ -32,6 +32,7 @@ const qst = (amountCents: number): TaxLine => ({ name: 'QST', ratePercent: 9.975
 /** A physical, non-perishable 1 kg item of $20.00 unless told otherwise. */
 const item = (overrides: Partial<ParcelItem> = {}): ParcelItem => ({
   productId: 'products:mug',
+  variantId: 'products:mug',
   title: 'Stoneware mug',
   unitPriceCents: 2000,
   quantity: 1,

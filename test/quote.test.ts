@@ -28,6 +28,9 @@ const qst = (amountCents: number) => tax('QST', 9.975, amountCents);
 /** A physical, non-perishable 1 kg line of $20.00 from an Ontario seller unless told otherwise. */
 const line = (overrides: Partial<QuoteLine> = {}): QuoteLine => ({
   productId: 'products:mug',
+  variantId: 'products:mug',
+  variantTitle: '',
+  sku: 'mug',
   title: 'Stoneware mug',
   unitPriceCents: 2000,
   quantity: 1,

@@ -5,7 +5,7 @@
 // second instance, as another API process would be); the answers are the app's, over HTTP.
 import { eq, sql } from 'drizzle-orm';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { products } from '../src/modules/catalog/tables.ts';
+import { products, productVariants } from '../src/modules/catalog/tables.ts';
 import { MemorySearchIndex } from '../src/modules/search/memory-index.ts';
 import { type Answer, type SignedIn, useTestApp } from './helpers/app.ts';
 import { admin, buyer, category, product, seller, uniqueWord } from './helpers/builders.ts';
@@ -81,9 +81,9 @@ describe('what the index re-reads', () => {
 
     // What a checkout and its payment write: untouched stamp and document.
     await database.db
-      .update(products)
-      .set({ stockQuantity: sql`${products.stockQuantity} - 1`, reservedQuantity: 2 })
-      .where(eq(products.id, made.id));
+      .update(productVariants)
+      .set({ stockQuantity: sql`${productVariants.stockQuantity} - 1`, reservedQuantity: 2 })
+      .where(eq(productVariants.id, made.id));
     expect(await stampOf(made.id)).toEqual(before);
 
     const word = uniqueWord();

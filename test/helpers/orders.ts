@@ -8,7 +8,7 @@ import type { AddressInfo } from 'node:net';
 import path from 'node:path';
 import { eq, sql } from 'drizzle-orm';
 import { expect } from 'vitest';
-import { products } from '../../src/modules/catalog/tables.ts';
+import { productVariants } from '../../src/modules/catalog/tables.ts';
 import { checkoutSessions } from '../../src/modules/checkout/tables.ts';
 import { couponRedemptions } from '../../src/modules/coupons/tables.ts';
 import { reservations } from '../../src/modules/inventory/tables.ts';
@@ -33,23 +33,23 @@ export async function signIn(api: Api, who: SignedIn): Promise<SignedIn> {
   return { ...who, token: res.body.token };
 }
 
-/** The product's stock and live reserved units, as stored. */
-export async function stockOf(database: TestDatabase, productId: string) {
+/** A variant's stock and live reserved units, as stored (a product sold one way: its id is its variant's). */
+export async function stockOf(database: TestDatabase, variantId: string) {
   const [row] = await database.db
-    .select({ stock: products.stockQuantity, reserved: products.reservedQuantity })
-    .from(products)
-    .where(eq(products.id, productId));
-  if (!row) throw new Error(`no product ${productId}`);
+    .select({ stock: productVariants.stockQuantity, reserved: productVariants.reservedQuantity })
+    .from(productVariants)
+    .where(eq(productVariants.id, variantId));
+  if (!row) throw new Error(`no variant ${variantId}`);
   return row;
 }
 
-/** Live reservation rows of a product (neither released nor committed), summed. */
-export async function liveReservedUnits(database: TestDatabase, productId: string): Promise<number> {
+/** Live reservation rows of a variant (neither released nor committed), summed. */
+export async function liveReservedUnits(database: TestDatabase, variantId: string): Promise<number> {
   const [row] = await database.db
     .select({ n: sql<number>`coalesce(sum(${reservations.quantity}), 0)::int` })
     .from(reservations)
     .where(
-      sql`${reservations.productId} = ${productId} and ${reservations.releasedAt} is null and ${reservations.committedAt} is null`,
+      sql`${reservations.variantId} = ${variantId} and ${reservations.releasedAt} is null and ${reservations.committedAt} is null`,
     );
   return Number(row?.n ?? 0);
 }

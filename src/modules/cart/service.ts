@@ -11,7 +11,7 @@ import {
   MAX_LINES,
   MAX_QUANTITY,
 } from '../../contract/cart.ts';
-import { isRecordId, type Province, toUnix } from '../../contract/common.ts';
+import { type Province, toUnix } from '../../contract/common.ts';
 import { conflict, notFound } from '../../contract/errors.ts';
 import { BASE_LOCALE, render } from '../../contract/i18n.ts';
 import { productVariants } from '../catalog/tables.ts';

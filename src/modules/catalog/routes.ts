@@ -1,16 +1,22 @@
 // HTTP adapter of the catalog: categories and products.
 import type { FastifyInstance } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
+import { z } from 'zod';
 import {
   category,
   categoryList,
   createCategoryBody,
   createProductBody,
+  createVariantBody,
   listProductsQuery,
   productDetail,
   productIdParams,
   productList,
+  productVariant,
   updateProductBody,
+  updateVariantBody,
+  variantIdParams,
+  variantList,
 } from '../../contract/catalog.ts';
 import { unchecked } from '../../http/route-defaults.ts';
 import * as catalog from './service.ts';
@@ -113,5 +119,65 @@ export async function catalogRoutes(fastify: FastifyInstance) {
       },
     },
     async (req) => catalog.deleteProduct(req.ctx, req.params.productId),
+  );
+
+  app.get(
+    '/products/:productId/variants',
+    {
+      config: { auth: 'user', limit: 'search', scope: 'shop' },
+      schema: {
+        tags,
+        summary: "A product's variants (buyers see those on sale; the seller every one not deleted)",
+        params: productIdParams,
+        response: { 200: variantList },
+      },
+    },
+    async (req) => catalog.listVariants(req.ctx, req.params.productId),
+  );
+
+  app.post(
+    '/products/:productId/variants',
+    {
+      config: { auth: ['seller'], limit: 'productWrites' },
+      schema: {
+        tags,
+        summary: 'Add a variant to a product with options (owning seller)',
+        params: productIdParams,
+        body: createVariantBody,
+        response: { 201: productVariant },
+      },
+    },
+    async (req, reply) =>
+      reply.code(201).send(await catalog.createVariant(req.ctx, req.params.productId, req.body)),
+  );
+
+  app.patch(
+    '/products/:productId/variants/:variantId',
+    {
+      config: { auth: ['seller'], limit: 'productWrites' },
+      schema: {
+        tags,
+        summary:
+          'Change a variant: SKU, option values, price, stock, parcel, image, barcode, status (owning seller)',
+        params: variantIdParams,
+        body: updateVariantBody,
+        response: { 200: productVariant },
+      },
+    },
+    async (req) => catalog.changeVariant(req.ctx, req.params.productId, req.params.variantId, req.body),
+  );
+
+  app.delete(
+    '/products/:productId/variants/:variantId',
+    {
+      config: { auth: ['seller'], limit: 'productWrites' },
+      schema: {
+        tags,
+        summary: "Delete a variant (its row stays for its orders); a product's last variant cannot go",
+        params: variantIdParams,
+        response: { 200: z.object({ deleted: z.boolean(), id: z.string() }) },
+      },
+    },
+    async (req) => catalog.removeVariant(req.ctx, req.params.productId, req.params.variantId),
   );
 }

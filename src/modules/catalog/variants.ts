@@ -81,7 +81,7 @@ export async function resolveVariant(
     .select({ options: products.options, status: products.status })
     .from(products)
     .where(eq(products.id, productId));
-  if (!p || p.status !== 'active') throw notFound('error.catalog.productNotFound', { id: product });
+  if (p?.status !== 'active') throw notFound('error.catalog.productNotFound', { id: product });
   const onSale = await ctx.db
     .select({ id: productVariants.id, sku: productVariants.sku })
     .from(productVariants)

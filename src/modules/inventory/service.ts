@@ -11,7 +11,6 @@
 import { and, eq, isNull, lte, sql } from 'drizzle-orm';
 import type { z } from 'zod';
 import type { inventoryAnswer } from '../../contract/cart.ts';
-import { isRecordId } from '../../contract/common.ts';
 import { notFound } from '../../contract/errors.ts';
 import { BASE_LOCALE, t } from '../../contract/i18n.ts';
 import { productVariants } from '../catalog/tables.ts';
