@@ -19,7 +19,7 @@ import {
 } from './helpers/acp.ts';
 import { agentToken } from './helpers/agents.ts';
 import { type Answer, listen, type SignedIn, useTestApp } from './helpers/app.ts';
-import { admin, buyer, coupon, product, seller, uniqueEmail } from './helpers/builders.ts';
+import { admin, buyer, coupon, product, seller, uniqueEmail, uniqueWord } from './helpers/builders.ts';
 import { mcpMessage, postMcp } from './helpers/mcp.ts';
 import {
   type AcpDefinition,
@@ -388,6 +388,86 @@ describe('UCP over REST', () => {
     ucpAnswer(await post('lookup', { ids: [p.id, 'products:nope'] }), 200, 'lookup_catalog');
     ucpAnswer(await post('product', { id: p.id }), 200, 'get_product');
     ucpAnswer(await post('product', { id: 'products:nope' }), 200, 'get_product');
+  });
+});
+
+describe('variants on the wire', () => {
+  /** A T-shirt in two sizes: the medium with a compare-at price and a barcode. */
+  async function shirt() {
+    const res = await t.api.as(shop).post('/products', {
+      title: `Merino T-shirt ${uniqueWord()}`,
+      weight: 0.2,
+      options: [{ name: 'Size', values: ['S', 'M'] }],
+      variants: [
+        { options: { Size: 'S' }, priceCents: 3900, stockQuantity: 5 },
+        {
+          options: { Size: 'M' },
+          priceCents: 4200,
+          compareAtPriceCents: 4900,
+          stockQuantity: 5,
+          barcode: '0628176012345',
+        },
+      ],
+    });
+    expect(res.status, JSON.stringify(res.body)).toBe(201);
+    return res.body as { id: string; title: string; variants: Array<{ id: string; sku: string }> };
+  }
+
+  it("UCP's catalog answers a product's options and its variants, each the item id a checkout takes", async () => {
+    const p = await shirt();
+    const [small, medium] = p.variants;
+    const post = (path: string, body: unknown) =>
+      t.api.post(`/ucp/v1/catalog/${path}`, body, ucp.headers({}, false));
+    const { product: got } = ucpAnswer(await post('product', { id: p.id }), 200, 'get_product');
+    expect(got).toMatchObject({
+      id: p.id,
+      price_range: { min: { amount: 3900, currency: 'CAD' }, max: { amount: 4200, currency: 'CAD' } },
+      options: [{ name: 'Size', values: [{ label: 'S' }, { label: 'M' }] }],
+    });
+    expect(got.variants).toEqual([
+      expect.objectContaining({
+        id: small!.id,
+        sku: small!.sku,
+        title: 'S',
+        options: [{ name: 'Size', label: 'S' }],
+      }),
+      expect.objectContaining({
+        id: medium!.id,
+        title: 'M',
+        price: { amount: 4200, currency: 'CAD' },
+        list_price: { amount: 4900, currency: 'CAD' },
+        barcodes: [{ type: 'GTIN', value: '0628176012345' }],
+        availability: { available: true, status: 'in_stock' },
+      }),
+    ]);
+    ucpAnswer(await post('search', { query: p.title }), 200, 'search_catalog');
+    ucpAnswer(await post('lookup', { ids: [p.id] }), 200, 'lookup_catalog');
+  });
+
+  it('UCP and ACP sessions hold a variant given as the item id, and answer it so', async () => {
+    const p = await shirt();
+    const medium = p.variants[1]!;
+    const u = ucpAnswer(
+      await ucp.create({
+        line_items: [{ item: { id: medium.id }, quantity: 1 }],
+        buyer: { email: uniqueEmail('official') },
+        fulfillment: shipTo,
+      }),
+      201,
+      'create_checkout',
+    );
+    expect(u.line_items[0].item).toMatchObject({ id: medium.id, title: `${p.title}, M`, price: 4200 });
+    const a = acpAnswer(
+      await acp.create({
+        line_items: [{ id: medium.id, quantity: 1 }],
+        buyer: acpBuyer(),
+        fulfillment_details: ACP_ON,
+      }),
+      201,
+      'session',
+    );
+    expect(a.line_items[0].item).toEqual({ id: medium.id });
+    expect(a.line_items[0].name).toBe(`${p.title}, M`);
   });
 });
 

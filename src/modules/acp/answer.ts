@@ -12,7 +12,7 @@ import type {
 import { isoSecond } from '../../contract/common.ts';
 import { type Locale, render, t } from '../../contract/i18n.ts';
 import { HOLD_ENDED, problemsOf, type SessionProblem } from '../agent-checkout/problems.ts';
-import { effectiveStatus, isHeld, lineId, orderIdOf } from '../agent-checkout/status.ts';
+import { effectiveStatus, isHeld, itemIdOf, lineId, orderIdOf } from '../agent-checkout/status.ts';
 import type { SessionRow } from '../agent-checkout/types.ts';
 import type { checkoutSessions } from '../checkout/tables.ts';
 import { policyUrl } from '../policies/links.ts';
@@ -62,7 +62,7 @@ export function toAcpSession(
   const held = checkout && isHeld(status);
   const items = row.request.items;
   const bought = new Map(
-    (held ? checkout.parcels : []).flatMap((p) => p.items.map((i) => [i.productId, i] as const)),
+    (held ? checkout.parcels : []).flatMap((p) => p.items.map((i) => [itemIdOf(i), i] as const)),
   );
   const lineItems: AcpLineItem[] = items.map(({ quantity, ...item }) => {
     const sold = bought.get(item.id);

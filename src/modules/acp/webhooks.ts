@@ -48,7 +48,7 @@ export function toAcpOrder(
     status,
     line_items: orders.flatMap((o) =>
       o.items.map((i) => ({
-        id: lineId(i.productId),
+        id: lineId(i.variantId),
         title: i.name,
         product_id: i.productId,
         quantity: {
@@ -65,7 +65,7 @@ export function toAcpOrder(
       id: `fulfillment_${keyOf(o.id)}`,
       type: 'shipping' as const,
       status: o.status,
-      line_items: o.items.map((i) => ({ id: lineId(i.productId), quantity: i.quantity })),
+      line_items: o.items.map((i) => ({ id: lineId(i.variantId), quantity: i.quantity })),
       ...(o.carrier ? { carrier: o.carrier } : {}),
       ...(o.trackingNumber ? { tracking_number: o.trackingNumber } : {}),
     })),

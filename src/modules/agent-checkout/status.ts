@@ -43,3 +43,6 @@ export function effectiveStatus(
 /** Whether the checkout's quote is what the session shows (held, paying or paid). */
 export const isHeld = (status: SessionStatus) =>
   status === 'ready_for_payment' || status === 'complete_in_progress' || status === 'completed';
+
+/** The item id a platform gave for a held item: its variant's (a product sold one way: the product's own). */
+export { variantOf as itemIdOf } from '../orders/create.ts';

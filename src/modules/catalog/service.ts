@@ -1,7 +1,7 @@
 // Categories and products: who may see and change what, and every product rule.
 // One job past 450 lines: the rules of categories and products, which share their visibility and
 // list-item rules; their statements are in queries.ts.
-import { and, asc, eq, ne } from 'drizzle-orm';
+import { and, asc, eq, inArray, ne, sql } from 'drizzle-orm';
 import type { z } from 'zod';
 import type {
   createCategoryBody,
@@ -36,7 +36,7 @@ import {
   listStatementsFor,
   productDetailRow,
 } from './queries.ts';
-import { categories, products } from './tables.ts';
+import { categories, products, productVariants } from './tables.ts';
 import { searchTerms } from './text-query.ts';
 import {
   addVariant,
@@ -49,6 +49,7 @@ import {
   toVariant,
   updateSingleVariant,
   updateVariant,
+  variantTitle,
 } from './variants.ts';
 
 type ProductRow = typeof products.$inferSelect;
@@ -640,4 +641,74 @@ async function variantOf(ctx: RequestContext, productId: string, variantId: stri
   const found = (await getProduct(ctx, productId)).variants.find((v) => v.id === variantId);
   if (!found) throw notFound('error.catalog.variantNotFound', { id: variantId });
   return found;
+}
+
+/** A product's options and its variants on sale, as the protocols' catalogs show them. */
+export interface SaleVariants {
+  options: ProductOption[];
+  variants: Array<{
+    id: string;
+    sku: string;
+    title: string;
+    optionValues: string[];
+    priceCents: number;
+    compareAtPriceCents: number | null;
+    imageUrl: string | null;
+    barcode: string | null;
+    available: boolean;
+  }>;
+}
+
+/**
+ * The active variants of active products, by product, in the seller's order: one read for a page
+ * of products (a search's, a lookup's). Products with none on sale are left out.
+ */
+export async function saleVariantsOf(
+  ctx: RequestContext,
+  productIds: string[],
+): Promise<Map<string, SaleVariants>> {
+  const out = new Map<string, SaleVariants>();
+  if (productIds.length === 0) return out;
+  const rows = await ctx.db
+    .select({
+      productId: productVariants.productId,
+      options: products.options,
+      id: productVariants.id,
+      sku: productVariants.sku,
+      optionValues: productVariants.optionValues,
+      priceCents: productVariants.priceCents,
+      compareAtPriceCents: productVariants.compareAtPriceCents,
+      imageUrl: productVariants.imageUrl,
+      barcode: productVariants.barcode,
+      free: sql<number>`greatest(${productVariants.stockQuantity} - ${productVariants.reservedQuantity}, 0)::int`,
+    })
+    .from(productVariants)
+    .innerJoin(products, eq(products.id, productVariants.productId))
+    .where(
+      and(
+        inArray(productVariants.productId, productIds),
+        eq(productVariants.status, 'active'),
+        eq(products.status, 'active'),
+      ),
+    )
+    .orderBy(asc(productVariants.productId), asc(productVariants.position), asc(productVariants.id));
+  for (const r of rows) {
+    let entry = out.get(r.productId);
+    if (!entry) {
+      entry = { options: r.options, variants: [] };
+      out.set(r.productId, entry);
+    }
+    entry.variants.push({
+      id: r.id,
+      sku: r.sku,
+      title: variantTitle(r.optionValues),
+      optionValues: r.optionValues,
+      priceCents: r.priceCents,
+      compareAtPriceCents: r.compareAtPriceCents,
+      imageUrl: r.imageUrl,
+      barcode: r.barcode,
+      available: r.free > 0,
+    });
+  }
+  return out;
 }

@@ -81,7 +81,9 @@ const ordersOfCheckoutWhere = (db: Db, checkout: SQL) =>
   db
     .select({
       ...getTableColumns(orders),
-      items: sql<AdapterOrderItem[]>`(select coalesce(json_agg(json_build_object('productId', i.product_id,
+      items: sql<
+        AdapterOrderItem[]
+      >`(select coalesce(json_agg(json_build_object('productId', i.product_id, 'variantId', i.variant_id,
         'name', i.name, 'quantity', i.quantity, 'unitPriceCents', i.unit_price_cents) order by i.position), '[]')
         from ${orderItems} i where i.order_id = ${orders.id})`,
     })
@@ -116,6 +118,8 @@ export async function lastShippingProvince(
 /** An order item as a protocol adapter shows it. */
 export interface AdapterOrderItem {
   productId: string;
+  /** What was sold: the item id platforms know. */
+  variantId: string;
   name: string;
   quantity: number;
   unitPriceCents: number;

@@ -14,7 +14,7 @@ import {
 } from '../../contract/ucp.ts';
 import { HOLD_ENDED, problemsOf, type SessionProblem } from '../agent-checkout/problems.ts';
 import type { SessionAddress, SessionBuyer } from '../agent-checkout/request.ts';
-import { effectiveStatus, isHeld, lineId, orderIdOf } from '../agent-checkout/status.ts';
+import { effectiveStatus, isHeld, itemIdOf, lineId, orderIdOf } from '../agent-checkout/status.ts';
 import type { SessionState } from '../agent-checkout/types.ts';
 import { policyUrl } from '../policies/links.ts';
 import { capabilitiesFor, type Negotiated } from './agent.ts';
@@ -75,7 +75,7 @@ export function toUcpCheckout(
   const handOff = held && effective !== 'completed' ? continueUrlOf(deps, checkout.id) : undefined;
   const status = escalate && handOff ? 'requires_escalation' : STATUS[effective];
   const bought = new Map(
-    (held ? checkout.parcels : []).flatMap((p) => p.items.map((i) => [i.productId, i] as const)),
+    (held ? checkout.parcels : []).flatMap((p) => p.items.map((i) => [itemIdOf(i), i] as const)),
   );
   const lineItems = request.items.map((item) => {
     const sold = bought.get(item.id);

@@ -1,7 +1,8 @@
 // UCP's catalog capabilities (docs/ucp.md "Catalog"): search, lookup and one product, over the
 // same search engine and catalog reads as GET /search/products and GET /products/:id. A Portage
-// product is a UCP product with one variant (same id, the item.id a checkout takes); prices in CAD
-// cents; only active products are shown.
+// product is a UCP product, its variants on sale UCP's variants (each id the item.id a checkout
+// takes; a product sold one way has one, of the product's id); prices in CAD cents; only active
+// products are shown.
 import type { z } from 'zod';
 import type { productListItem } from '../../contract/catalog.ts';
 import { BASE_LOCALE, t, text } from '../../contract/i18n.ts';
@@ -13,7 +14,7 @@ import type {
   UcpProduct,
 } from '../../contract/ucp.ts';
 
-import { listItemsByIds } from '../catalog/service.ts';
+import { listItemsByIds, type SaleVariants, saleVariantsOf } from '../catalog/service.ts';
 import type { RequestContext } from '../context.ts';
 import type { SearchEngine } from '../search/service.ts';
 import { UcpFailure } from './errors.ts';
@@ -27,34 +28,77 @@ const MAX_OFFSET = 10_000;
 /** Ids one lookup may ask for. */
 export const MAX_LOOKUP_IDS = 50;
 
-/** A Portage product as UCP's: one variant, its price the product's, its stock its availability. */
-export function ucpProductOf(p: Omit<ListItem, 'status'>): UcpProduct {
-  const price = { amount: p.priceCents, currency: 'CAD' };
-  const media = p.imageUrls.filter((u) => /^https?:\/\//.test(u)).map((url) => ({ type: 'image', url }));
+const cad = (amount: number) => ({ amount, currency: 'CAD' });
+const isHttp = (u: string) => /^https?:\/\//.test(u);
+
+/**
+ * A Portage product as UCP's: its options, and its variants on sale (`sale`), each with its SKU,
+ * price, compare-at price (`list_price`), barcode, option values and availability. A product read
+ * without its variants (none on sale) answers one variant of its own id, not available.
+ */
+export function ucpProductOf(p: Omit<ListItem, 'status'>, sale?: SaleVariants): UcpProduct {
+  const media = p.imageUrls.filter(isHttp).map((url) => ({ type: 'image', url }));
   const description = { plain: p.description };
   const rating =
     p.reviewCount > 0 ? { value: p.rating, scale_min: 1, scale_max: 5, count: p.reviewCount } : undefined;
-  const available = p.stockQuantity > 0;
+  const availability = (available: boolean) => ({
+    available,
+    status: available ? 'in_stock' : 'out_of_stock',
+  });
+  const options = sale?.options ?? [];
+  const variants = sale?.variants.length
+    ? sale.variants.map((v) => {
+        const own = v.imageUrl && isHttp(v.imageUrl) ? [{ type: 'image', url: v.imageUrl }] : [];
+        const shown = [...own, ...media.filter((m) => m.url !== v.imageUrl)];
+        return {
+          id: v.id,
+          sku: v.sku,
+          ...(v.barcode ? { barcodes: [{ type: 'GTIN', value: v.barcode }] } : {}),
+          title: v.title || p.title,
+          description,
+          price: cad(v.priceCents),
+          ...(v.compareAtPriceCents !== null ? { list_price: cad(v.compareAtPriceCents) } : {}),
+          availability: availability(v.available),
+          ...(options.length
+            ? { options: options.map((o, n) => ({ name: o.name, label: v.optionValues[n] ?? '' })) }
+            : {}),
+          ...(shown.length ? { media: shown } : {}),
+          ...(rating ? { rating } : {}),
+        };
+      })
+    : [
+        {
+          id: p.id,
+          title: p.title,
+          description,
+          price: cad(p.priceCents),
+          availability: availability(false),
+          ...(media.length ? { media } : {}),
+          ...(rating ? { rating } : {}),
+        },
+      ];
   return {
     id: p.id,
     title: p.title,
     description,
     ...(p.categoryId ? { categories: [{ value: p.categoryId, taxonomy: 'merchant' }] } : {}),
-    price_range: { min: price, max: price },
+    price_range: { min: cad(p.priceRange.minCents), max: cad(p.priceRange.maxCents) },
     ...(media.length ? { media } : {}),
-    variants: [
-      {
-        id: p.id,
-        title: p.title,
-        description,
-        price,
-        availability: { available, status: available ? 'in_stock' : 'out_of_stock' },
-        ...(media.length ? { media } : {}),
-        ...(rating ? { rating } : {}),
-      },
-    ],
+    ...(options.length
+      ? { options: options.map((o) => ({ name: o.name, values: o.values.map((label) => ({ label })) })) }
+      : {}),
+    variants,
     ...(rating ? { rating } : {}),
   };
+}
+
+/** UCP products of list items, with their variants on sale (one read for the page). */
+async function ucpProductsOf(ctx: RequestContext, items: Array<Omit<ListItem, 'status'>>) {
+  const sale = await saleVariantsOf(
+    ctx,
+    items.map((p) => p.id),
+  );
+  return items.map((p) => ucpProductOf(p, sale.get(p.id)));
 }
 
 /** The search's filters in the engine's grammar: categories (any of), a price range in cents. */
@@ -93,7 +137,7 @@ export async function searchCatalog(
   const next = offset + found.results.length;
   const more = next < found.total && next <= MAX_OFFSET;
   return {
-    products: found.results.map(ucpProductOf),
+    products: await ucpProductsOf(ctx, found.results),
     pagination: { has_next_page: more, ...(more ? { cursor: String(next) } : {}), total_count: found.total },
   };
 }
@@ -106,13 +150,10 @@ export async function lookupCatalog(ctx: RequestContext, input: UcpCatalogLookup
   const known = ids.filter((id) => /^products:[A-Za-z0-9_-]{1,40}$/.test(id));
   const items = (await listItemsByIds(ctx, known)).filter((p) => p.status === 'active');
   const found = new Set(items.map((p) => p.id));
-  const products = items.map((p) => {
-    const product = ucpProductOf(p);
-    return {
-      ...product,
-      variants: product.variants.map((v) => ({ ...v, inputs: [{ id: p.id, match: 'exact' }] })),
-    };
-  });
+  const products = (await ucpProductsOf(ctx, items)).map((product) => ({
+    ...product,
+    variants: product.variants.map((v) => ({ ...v, inputs: [{ id: product.id, match: 'exact' }] })),
+  }));
   const missing = ids.filter((id) => !found.has(id));
   const messages: UcpMessage[] = missing.length
     ? [
@@ -133,5 +174,41 @@ export async function productOfCatalog(ctx: RequestContext, input: UcpGetProduct
   if (!/^products:[A-Za-z0-9_-]{1,40}$/.test(input.id)) return undefined;
   const [item] = await listItemsByIds(ctx, [input.id]);
   if (item?.status !== 'active') return undefined;
-  return { product: ucpProductOf(item) };
+  const sale = (await saleVariantsOf(ctx, [item.id])).get(item.id);
+  const product = ucpProductOf(item, sale);
+  if (!sale?.options.length) return { product };
+  return { product: { ...product, ...selectionOf(sale, input.selected ?? []) } };
+}
+
+/**
+ * get_product's effective selection (lookup.md "Effective Selections"): the first variant that
+ * matches what the platform selected, dropping its last selections until one does, else the
+ * first variant; with each option value's signals relative to it (`exists`, `available`: a variant
+ * with that value and the other selected values).
+ */
+function selectionOf(sale: SaleVariants, asked: Array<{ name: string; label: string }>) {
+  const matches = (values: string[], wanted: Array<{ name: string; label: string }>) =>
+    wanted.every((w) => {
+      const n = sale.options.findIndex((o) => o.name === w.name);
+      return n < 0 || values[n] === w.label;
+    });
+  let wanted = asked;
+  let featured = sale.variants.find((v) => matches(v.optionValues, wanted));
+  while (!featured && wanted.length > 0) {
+    wanted = wanted.slice(0, -1);
+    featured = sale.variants.find((v) => matches(v.optionValues, wanted));
+  }
+  const chosen = (featured ?? sale.variants[0]!).optionValues;
+  return {
+    selected: sale.options.map((o, n) => ({ name: o.name, label: chosen[n] ?? '' })),
+    options: sale.options.map((o, n) => ({
+      name: o.name,
+      values: o.values.map((label) => {
+        const like = sale.variants.filter((v) =>
+          v.optionValues.every((value, k) => (k === n ? value === label : value === chosen[k])),
+        );
+        return { label, exists: like.length > 0, available: like.some((v) => v.available) };
+      }),
+    })),
+  };
 }

@@ -22,6 +22,7 @@ import {
   readSession,
   updateSession,
 } from '../agent-checkout/sessions.ts';
+import { itemIdOf } from '../agent-checkout/status.ts';
 import type { AgentCheckoutDeps, Finish, SessionState } from '../agent-checkout/types.ts';
 import { listItemsByIds } from '../catalog/service.ts';
 import type { RequestContext } from '../context.ts';
@@ -176,7 +177,7 @@ async function answer(
   escalate = false,
 ): Promise<UcpCheckout> {
   const facts: ProductFacts = new Map();
-  const held = state.checkout?.parcels.flatMap((p) => p.items.map((i) => i.productId)) ?? [];
+  const held = state.checkout?.parcels.flatMap((p) => p.items.map(itemIdOf)) ?? [];
   const missing = state.row.request.items.map((i) => i.id).filter((id) => !held.includes(id));
   if (missing.length > 0) {
     for (const p of await listItemsByIds(ctx, missing)) {

@@ -53,7 +53,7 @@ export function toUcpOrder(
     address_country: o.shippingAddress.country,
   });
   const lines = (o: CheckoutOrders[number]) =>
-    o.items.map((i) => ({ id: lineId(i.productId), quantity: i.quantity }));
+    o.items.map((i) => ({ id: lineId(i.variantId), quantity: i.quantity }));
   return {
     ucp: { version: UCP_VERSION, capabilities: { [ORDER]: [{ version: UCP_VERSION }] } },
     id: orderIdOf(checkoutId),
@@ -65,8 +65,8 @@ export function toUcpOrder(
         const fulfilled = o.status === 'shipped' || o.status === 'delivered' ? total : 0;
         const amount = i.unitPriceCents * i.quantity;
         return {
-          id: lineId(i.productId),
-          item: { id: i.productId, title: i.name, price: i.unitPriceCents },
+          id: lineId(i.variantId),
+          item: { id: i.variantId, title: i.name, price: i.unitPriceCents },
           quantity: { original: i.quantity, total, fulfilled },
           totals: [
             { type: 'subtotal', amount },
