@@ -47,9 +47,12 @@ async function cartRow(who: SignedIn) {
   return row;
 }
 
-/** The cart line of a product as get_cart shows it. */
+/** The cart line of a product sold one way as get_cart shows it: its one variant has its id. */
 const line = (p: Product, quantity: number, lineTotal: number, imageUrl: string | null = null) => ({
   product_id: p.id,
+  variant_id: p.id,
+  variant_title: '',
+  sku: p.id.slice('products:'.length),
   title: p.title,
   quantity,
   unit_price_cents: p.priceCents,
@@ -139,6 +142,7 @@ describe('POST /cart/items (add_to_cart)', () => {
     // 2500 + 899 shipping (ON to ON) = 3399; HST 13% = 441.87 -> 442.
     expect(first.body).toEqual({
       product_id: p.id,
+      variant_id: p.id,
       quantity: 2,
       added: true,
       cart: {
@@ -1177,13 +1181,14 @@ describe('rate limit', () => {
 });
 
 describe('cart_items storage', () => {
-  it('one row per buyer and product: the quantity adds up and the variant given is kept', async () => {
+  it('one row per buyer and variant: the quantity adds up; a product sold one way is its one variant', async () => {
     const s = await seller(t.api);
     const b = await buyer(t.api);
     const p = await product(t.api, s);
+    // Named by its SKU (the id's key) or not named at all: the same line.
     const withVariant = await t.api
       .as(b)
-      .post('/cart/items', { product_id: p.id, quantity: 2, variant: 'oak' });
+      .post('/cart/items', { product_id: p.id, quantity: 2, variant: p.id.slice('products:'.length) });
     expect(withVariant.status).toBe(200);
     await add(b, p.id, 2);
     const rows = await database.db
@@ -1191,7 +1196,7 @@ describe('cart_items storage', () => {
       .from(cartItems)
       .where(and(eq(cartItems.userId, b.id), eq(cartItems.productId, p.id)));
     expect(rows).toEqual([
-      { userId: b.id, productId: p.id, quantity: 4, variant: 'oak', addedAt: expect.any(Date) },
+      { userId: b.id, productId: p.id, variantId: p.id, quantity: 4, addedAt: expect.any(Date) },
     ]);
     expect(await cartRow(b)).toMatchObject({ userId: b.id, couponCode: null });
   });

@@ -32,7 +32,6 @@ const qst = (amountCents: number): TaxLine => ({ name: 'QST', ratePercent: 9.975
 /** A physical, non-perishable 1 kg item of $20.00 unless told otherwise. */
 const item = (overrides: Partial<ParcelItem> = {}): ParcelItem => ({
   productId: 'products:mug',
-  variantId: 'products:mug',
   title: 'Stoneware mug',
   unitPriceCents: 2000,
   quantity: 1,
@@ -40,6 +39,8 @@ const item = (overrides: Partial<ParcelItem> = {}): ParcelItem => ({
   isPerishable: false,
   weightKg: 1,
   ...overrides,
+  // A product sold one way: its variant's id is its own.
+  variantId: overrides.variantId ?? overrides.productId ?? 'products:mug',
 });
 const ebook = (overrides: Partial<ParcelItem> = {}) =>
   item({
@@ -376,7 +377,7 @@ describe('shippingFor', () => {
   const curds = item({ productId: 'products:curds1', title: 'Fresh cheese curds', isPerishable: true });
 
   const curdsProblem = (origin: Province) => ({
-    productId: 'products:curds1',
+    variantId: 'products:curds1',
     message:
       `Fresh cheese curds (products:curds1) is perishable and ships only within the seller's province, ${origin}; ` +
       `remove it or ship to an address in ${origin}`,
@@ -416,7 +417,7 @@ describe('shippingFor', () => {
       problems: [
         curdsProblem('BC'),
         {
-          productId: 'products:salmon',
+          variantId: 'products:salmon',
           message:
             "Smoked salmon (products:salmon) is perishable and ships only within the seller's province, BC; " +
             'remove it or ship to an address in BC',

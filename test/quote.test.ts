@@ -28,7 +28,6 @@ const qst = (amountCents: number) => tax('QST', 9.975, amountCents);
 /** A physical, non-perishable 1 kg line of $20.00 from an Ontario seller unless told otherwise. */
 const line = (overrides: Partial<QuoteLine> = {}): QuoteLine => ({
   productId: 'products:mug',
-  variantId: 'products:mug',
   variantTitle: '',
   sku: 'mug',
   title: 'Stoneware mug',
@@ -40,6 +39,7 @@ const line = (overrides: Partial<QuoteLine> = {}): QuoteLine => ({
   isPerishable: false,
   weightKg: 1,
   ...overrides,
+  variantId: overrides.variantId ?? overrides.productId ?? 'products:mug',
 });
 
 const priced = (lines: QuoteLine[], destinationProvince: Province, discount?: DiscountTerms) =>
@@ -398,7 +398,7 @@ describe('quote: shipping per parcel', () => {
       'remove it or ship to an address in QC';
     expect(q.problems).toEqual([
       {
-        productId: 'products:cheese',
+        variantId: 'products:cheese',
         message,
         text: {
           key: 'error.pricing.perishable',

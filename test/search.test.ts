@@ -79,6 +79,7 @@ describe('answer shape and visibility', () => {
           isDigital: false,
           rating: 0,
           reviewCount: 0,
+          priceRange: { minCents: 4200, maxCents: 4200 },
         },
       ],
       facets: {
