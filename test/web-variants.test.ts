@@ -5,6 +5,7 @@
 import { eq } from 'drizzle-orm';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { cartItems } from '../src/modules/cart/tables.ts';
+import { productVariants } from '../src/modules/catalog/tables.ts';
 import { type SignedIn, useTestApp } from './helpers/app.ts';
 import { buyer, seller, uniqueWord } from './helpers/builders.ts';
 import { Browser, textOf } from './helpers/web.ts';
@@ -190,5 +191,168 @@ describe('the store’s product page with options', () => {
       .from(cartItems)
       .where(eq(cartItems.productId, p.id));
     expect(line?.variantId).toBe(ash.id);
+  });
+});
+
+describe('the console’s options and variants', () => {
+  /** The variants form of the edit page as it is now: its fields, to post back changed. */
+  function formFields(html: string): Record<string, string> {
+    const fields: Record<string, string> = {};
+    const form = html.slice(html.indexOf('/variants" class="card"'));
+    for (const m of form.matchAll(/<input id="[^"]*" name="([^"]+)" type="text" value="([^"]*)"/g))
+      fields[m[1]!] = textOf(m[2]!);
+    for (const m of form.matchAll(/<input type="hidden" name="(variants\.\d+\.id)" value="([^"]+)"/g))
+      fields[m[1]!] = m[2]!;
+    for (const m of form.matchAll(
+      /<input id="[^"]*" name="(options\.\d+\.(?:name|values))" type="text"(?: value="([^"]*)")?/g,
+    ))
+      fields[m[1]!] = textOf(m[2] ?? '');
+    for (const m of form.matchAll(
+      /<select id="[^"]*" name="([^"]+)">[\s\S]*?<option value="(\w+)" selected>/g,
+    ))
+      fields[m[1]!] = m[2]!;
+    return fields;
+  }
+
+  it('shows the options and a row per variant plus an empty one; a duplicate combination is refused under its row; then saves', async () => {
+    const p = await paddle();
+    const b = await signedInBrowser(s);
+    const edit = await b.get(`/console/products/${p.id}`);
+    expect(edit.status).toBe(200);
+    const f = formFields(edit.html);
+    expect(f).toMatchObject({
+      'options.0.name': 'Wood',
+      'options.0.values': 'Cedar, Ash',
+      'options.1.name': 'Length',
+      'options.1.values': '150 cm, 160 cm',
+      'options.2.name': '',
+      'variants.0.sku': `C150-${p.word}`,
+      'variants.0.value.0': 'Cedar',
+      'variants.0.value.1': '150 cm',
+      'variants.0.price': '129',
+      'variants.1.compareAt': '159',
+      'variants.2.stockQuantity': '2',
+      'variants.3.sku': '',
+      'variants.3.price': '',
+    });
+    // The product's own form asks no price or stock: they are the variants'.
+    expect(edit.html).not.toContain('id="f-price"');
+    expect(textOf(edit.html)).toContain('its prices and stock are each variant’s');
+
+    // The new row repeats Ash / 160 cm: refused under it, nothing written.
+    const twice = await b.post(`/console/products/${p.id}/variants`, {
+      ...f,
+      'variants.3.sku': `A160B-${p.word}`,
+      'variants.3.value.0': 'Ash',
+      'variants.3.value.1': '160 cm',
+      'variants.3.price': '150',
+      'variants.3.stockQuantity': '1',
+    });
+    expect(twice.status).toBe(409);
+    expect(textOf(twice.html)).toContain('Check the fields marked below.');
+    expect(twice.html).toContain(
+      '<p class="field-error" id="f-variants-3-options-error">Ash / 160 cm: the same option values as another variant</p>',
+    );
+    // The filled row comes back as typed, and a new empty row after it.
+    expect(formFields(twice.html)).toMatchObject({
+      'variants.3.sku': `A160B-${p.word}`,
+      'variants.4.sku': '',
+    });
+    expect(twice.html).toMatch(
+      /name="variants\.3\.value\.0" type="text" value="Ash"[^>]*aria-invalid="true"/,
+    );
+    expect(
+      await database.db.select().from(productVariants).where(eq(productVariants.productId, p.id)),
+    ).toHaveLength(3);
+
+    // A bad price is the API's message under that row's price.
+    const badPrice = await b.post(`/console/products/${p.id}/variants`, { ...f, 'variants.1.price': 'lots' });
+    expect(badPrice.status).toBe(400);
+    expect(badPrice.html).toMatch(/id="f-variants-1-price-error">must be a positive integer \(cents\)/);
+
+    // A new option value and a variant of it; Cedar 150 cm removed; Ash 160 cm repriced in French decimals.
+    const saved = await b.post(`/console/products/${p.id}/variants`, {
+      ...f,
+      'options.0.values': 'Cedar, Ash, Maple',
+      'variants.0.remove': 'on',
+      'variants.2.price': '144,50',
+      'variants.3.sku': `M150-${p.word}`,
+      'variants.3.value.0': 'Maple',
+      'variants.3.value.1': '150 cm',
+      'variants.3.price': '119.00',
+      'variants.3.stockQuantity': '4',
+    });
+    expect(saved.status).toBe(200);
+    expect(saved.url).toBe(`/console/products/${encodeURIComponent(p.id)}?done=saved`);
+    const detail = await t.api.as(s).get(`/products/${p.id}`);
+    expect(detail.body.options).toEqual([
+      { name: 'Wood', values: ['Cedar', 'Ash', 'Maple'] },
+      { name: 'Length', values: ['150 cm', '160 cm'] },
+    ]);
+    expect(
+      detail.body.variants.map((v: { title: string; priceCents: number; stockQuantity: number }) => [
+        v.title,
+        v.priceCents,
+        v.stockQuantity,
+      ]),
+    ).toEqual([
+      ['Cedar / 160 cm', 13900, 8],
+      ['Ash / 160 cm', 14450, 2],
+      ['Maple / 150 cm', 11900, 4],
+    ]);
+    const [removed] = await database.db
+      .select({ status: productVariants.status })
+      .from(productVariants)
+      .where(eq(productVariants.sku, `C150-${p.word}`));
+    expect(removed?.status).toBe('deleted');
+  });
+
+  it('saves the product’s own form without touching its variants, and another seller’s product is not there', async () => {
+    const p = await paddle();
+    const b = await signedInBrowser(s);
+    await b.get(`/console/products/${p.id}`);
+    const saved = await b.post(`/console/products/${p.id}`, {
+      title: `Canoe paddle ${p.word} renamed`,
+      description: 'Carved.',
+      weight: '1.2',
+      categoryId: '',
+      imageUrl: '',
+      status: 'active',
+    });
+    expect(saved.status).toBe(200);
+    expect(saved.url).toContain('done=saved');
+
+    const other = await signedInBrowser(await seller(t.api));
+    await other.get('/console');
+    expect((await other.get(`/console/products/${p.id}`)).status).toBe(404);
+    const probe = await other.post(`/console/products/${p.id}/variants`, {
+      'options.0.name': 'Wood',
+      'options.0.values': 'Oak',
+      'variants.0.price': '1',
+      'variants.0.value.0': 'Oak',
+    });
+    expect(probe.status).toBe(404);
+    expect(
+      await database.db.select().from(productVariants).where(eq(productVariants.productId, p.id)),
+    ).toHaveLength(3);
+  });
+
+  it('is in French, with a French decimal and the refusal in French', async () => {
+    const p = await paddle();
+    const b = new Browser(t.app, { 'accept-language': 'fr-CA' });
+    await b.signIn(s);
+    const edit = await b.get(`/console/products/${p.id}`);
+    expect(textOf(edit.html)).toContain('Options et variantes');
+    const f = formFields(edit.html);
+    expect(f['variants.0.price']).toBe('129');
+    expect(f['variants.1.compareAt']).toBe('159');
+    const none = await b.post(`/console/products/${p.id}/variants`, {
+      ...f,
+      'variants.0.remove': 'on',
+      'variants.1.remove': 'on',
+      'variants.2.remove': 'on',
+    });
+    expect(none.status).toBe(400);
+    expect(textOf(none.html)).toContain('Vérifiez les champs indiqués ci-dessous.');
   });
 });
