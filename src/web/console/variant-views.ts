@@ -50,7 +50,7 @@ function variantRow(v: View, f: VariantsForm, r: VariantRow, n: number, error?: 
       of,
       value: r.values[k] ?? '',
       attrs: ' maxlength="50"',
-      sharedProblem: options ? `${idOf(at('options'))}-error` : undefined,
+      sharedProblem: options && o.name ? `${idOf(at('options'))}-error` : undefined,
     });
     return cell(label, k === f.options.length - 1 ? html`!${input}!${options}` : input);
   });
