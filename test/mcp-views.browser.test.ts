@@ -287,6 +287,63 @@ describe.skipIf(unavailable !== undefined)('the views in an MCP Apps host', () =
     await page.close();
   });
 
+  it('the product sheet picks a variant (radios with price and availability) and adds it; the cart view names it', async () => {
+    const shop = await seller(t.api);
+    const made = await t.api.as(shop).post('/products', {
+      title: `${word} ash paddle`,
+      weight: 1.2,
+      options: [
+        { name: 'Wood', values: ['Cedar', 'Ash'] },
+        { name: 'Length', values: ['150 cm', '160 cm'] },
+      ],
+      variants: [
+        { options: { Wood: 'Cedar', Length: '150 cm' }, priceCents: 12900, stockQuantity: 0 },
+        {
+          options: { Wood: 'Cedar', Length: '160 cm' },
+          priceCents: 13900,
+          compareAtPriceCents: 15900,
+          stockQuantity: 8,
+        },
+        { options: { Wood: 'Ash', Length: '160 cm' }, priceCents: 14900, stockQuantity: 2 },
+      ],
+    });
+    expect(made.status, JSON.stringify(made.body)).toBe(201);
+    const who = await buyer(t.api, 'variant-view');
+    for (const [language, chosen] of [
+      ['en-CA', 'Ash / 160 cm · $149.00 · Only 2 left'],
+      ['fr-CA', 'Ash / 160 cm · 149,00 $ · Plus que 2 en stock'],
+    ] as const) {
+      const page = await browser.page();
+      await page.setViewportSize({ width: 360, height: 800 });
+      const client = await agent(who, { language });
+      const frame = await showTool(page, client, 'get_product', { id: made.body.id }, { locale: language });
+      const sold = frame.getByRole('radio', { name: /^Cedar \/ 150 cm/ });
+      await expect.poll(() => sold.isDisabled()).toBe(true);
+      expect(await frame.getByRole('radio', { name: /^Cedar \/ 160 cm/ }).isChecked()).toBe(true);
+      expect((await frame.locator('fieldset').innerText()).replace(/\s+/g, ' ')).toContain(chosen);
+      await frame.getByRole('radio', { name: /^Ash \/ 160 cm/ }).check();
+      expect(await accessibilityProblems(frame), `views-product-variants-${language}`).toEqual([]);
+      await screenshot(page, `views-product-variants${language === 'fr-CA' ? '-fr' : ''}`);
+      await frame
+        .getByRole('button', { name: language === 'fr-CA' ? 'Ajouter au panier' : 'Add to cart' })
+        .click();
+      // The cart's view, with the line named by its variant.
+      await expect
+        .poll(() => frame.locator('tbody').innerText())
+        .toContain(`${word} ash paddle, Ash / 160 cm`);
+      const calls = (await hostLog(page)).filter((e) => e[0] === 'tools/call').map((e) => [e[1], e[2]]);
+      expect(calls).toEqual([
+        ['add_to_cart', { product_id: made.body.id, quantity: 1, variant: made.body.variants[2].id }],
+        ['get_cart', {}],
+      ]);
+      await page.close();
+    }
+    const { items } = (await t.api.as(who).get('/cart')).body;
+    expect(items.map((i: { variant_id: string; quantity: number }) => [i.variant_id, i.quantity])).toEqual([
+      [made.body.variants[2].id, 2],
+    ]);
+  });
+
   it('the pay button asks the host to open the payment page; once paid, the view shows the order', async () => {
     const who = await buyer(t.api, 'pay-view');
     await t.api.as(who).post('/cart/items', { product_id: ids.paddle, quantity: 1 });

@@ -115,9 +115,22 @@ export const VIEW_SCRIPT = `(() => {
       watch();
       return;
     }
-    for (const b of main.querySelectorAll('button')) b.disabled = true;
-    await callTool(button.dataset.tool, JSON.parse(button.dataset.args));
-    for (const b of main.querySelectorAll('button')) b.disabled = false;
+    const args = JSON.parse(button.dataset.args);
+    // data-pick: the checked radio of that name gives the argument (the variant picked).
+    const picked = button.dataset.pick && main.querySelector('input[type=radio][name="' + button.dataset.pick + '"]:checked');
+    if (picked) args[button.dataset.pick] = picked.value;
+    // Only the buttons enabled now come back enabled (a new view's own stay as it drew them).
+    const enabled = [...main.querySelectorAll('button')].filter((b) => !b.disabled);
+    for (const b of enabled) b.disabled = true;
+    if (button.dataset.then) {
+      // A tool without a view of its own (add_to_cart): once it succeeds, the view of data-then.
+      const answer = await request('tools/call', { name: button.dataset.tool, arguments: args }).catch(() => null);
+      if (answer && !answer.isError) await callTool(button.dataset.then, {});
+      else show(answer);
+    } else {
+      await callTool(button.dataset.tool, args);
+    }
+    for (const b of enabled) b.disabled = false;
   });
 
   window.addEventListener('message', (event) => {

@@ -19,6 +19,7 @@ import type { productDetail } from '../contract/catalog.ts';
 import type { checkoutSession } from '../contract/checkout.ts';
 import { formatMoney, LOCALES, type Locale, t } from '../contract/i18n.ts';
 import {
+  addToCartTool,
   createCheckoutTool,
   getCartTool,
   getCheckoutTool,
@@ -160,6 +161,7 @@ main { margin: 0; padding: 12px; max-width: none; }
 h1 { font-size: 1.15rem; }
 .grid { grid-template-columns: repeat(auto-fill, minmax(160px, 1fr)); }
 .gallery img { max-height: 260px; }
+.variants { min-width: 0; }
 .qty { display: flex; align-items: center; gap: 6px; }
 .qty button { margin: 0; min-width: 32px; }
 [data-theme=dark] button.secondary { background: #2c3136; color: var(--ink); }
@@ -191,10 +193,40 @@ function products(l: Locale, found: { items: Parameters<typeof productCard>[1][]
 <ul class="grid">!${found.items.map((r) => productCard(l, r, { stock: true }))}</ul>`;
 }
 
+/** A variant's availability in words: in stock, a few left, out of stock (also when not on sale). */
+const availability = (l: Locale, v: { available: boolean; stockQuantity: number }) =>
+  !v.available || v.stockQuantity <= 0
+    ? words(l, 'web.product.outOfStock')
+    : words(l, v.stockQuantity <= 5 ? 'web.product.fewLeft' : 'web.product.inStock', { n: v.stockQuantity });
+
+/**
+ * Add to cart: a product with options first picks a variant (radios, each with its price and
+ * availability; one out of stock cannot be picked); the script adds the picked one, then shows
+ * the cart (get_cart).
+ */
+function buyBlock(l: Locale, p: z.output<typeof productDetail>): string {
+  const many = p.options.length > 0 || p.variants.length > 1;
+  const first = p.variants.find((v) => v.available);
+  const radios = p.variants.map((v) => {
+    const id = `variant-${v.id.replace(/[^A-Za-z0-9_-]/g, '-')}`;
+    const price =
+      v.compareAtPriceCents === null
+        ? money(l, v.priceCents)
+        : `${money(l, v.priceCents)} (${words(l, 'web.product.variant.regularPrice')} ${money(l, v.compareAtPriceCents)})`;
+    return html`<label class="check" for="${id}"><input id="${id}" type="radio" name="variant" value="${v.id}"!${v === first ? ' checked' : ''}!${v.available ? '' : ' disabled'}>${v.title || p.title} · ${price} · ${availability(l, v)}</label>`;
+  });
+  const pick = many
+    ? html`<fieldset class="variants"><legend>${words(l, 'view.product.chooseVariant')}</legend>!${radios}</fieldset>`
+    : '';
+  const button = html`<button type="button" data-tool="${addToCartTool.name}" data-args="${JSON.stringify({ product_id: p.id, quantity: 1 })}"!${many ? ' data-pick="variant"' : ''} data-then="${getCartTool.name}"!${first && p.status === 'active' ? '' : ' disabled'}>${words(l, 'web.product.addToCart')}</button>`;
+  return html`!${pick}<p data-status></p>!${button}`;
+}
+
 function product(l: Locale, p: z.output<typeof productDetail>): string {
   return html`<div class="sheet"><div class="gallery">!${productImages(l, p)}</div>
 <div><h1>${p.title}</h1><p class="price">${money(l, p.priceCents)}</p><p>!${stars(l, p.rating, p.reviewCount)}</p>
 <p>${words(l, 'web.product.soldBy', { shop: p.seller.name })}</p>!${stockLine(l, p.stockQuantity)}
+!${buyBlock(l, p)}
 <p>${p.description}</p>
 !${specifications(l, p.specifications)}
 </div></div>
@@ -207,7 +239,8 @@ function cart(l: Locale, c: z.output<typeof cartSchema>): string {
     return html`!${title}<p data-status></p><div class="card"><p>${words(l, 'web.cart.empty')}</p></div>`;
   const set = setCartQuantityTool.name;
   const rows = c.items.map((i) => {
-    const id = { product_id: i.product_id };
+    // A line is a variant: its buttons name the variant (the product's own id for one sold one way).
+    const id = { product_id: i.variant_id };
     const less = toolButton(
       set,
       { ...id, quantity: i.quantity - 1 },

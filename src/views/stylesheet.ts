@@ -62,6 +62,8 @@ button.small { margin: 0; padding: 6px 10px; font-size: .88rem; }
 .product h2 a { color: var(--ink); text-decoration: none; }
 .price { font-weight: 700; font-size: 1.05rem; }
 .stock-out { color: var(--bad); }
+.picker fieldset { min-width: 0; margin: 0 0 10px; }
+.picker legend { font-weight: 700; }
 .stars { color: #8a5a00; }
 .toolbar { display: flex; flex-wrap: wrap; justify-content: space-between; align-items: center; gap: 10px; margin-bottom: 12px; }
 .toolbar form { display: flex; gap: 8px; align-items: center; }

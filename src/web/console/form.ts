@@ -97,11 +97,12 @@ function centsOf(typed: string): number | string | undefined {
  */
 export function productBody(f: ProductForm, current?: Detail) {
   const weight = numberOf(f.weight);
+  // A product with options: its prices and stock are its variants' (their own form).
+  const onVariants = Boolean(current?.options.length);
   return {
     title: f.title,
     description: f.description,
-    priceCents: centsOf(f.price),
-    stockQuantity: numberOf(f.stockQuantity),
+    ...(onVariants ? {} : { priceCents: centsOf(f.price), stockQuantity: numberOf(f.stockQuantity) }),
     weight: weight === undefined && current ? null : weight,
     categoryId: f.categoryId || null,
     isDigital: f.isDigital,

@@ -85,10 +85,14 @@ export function productFormView(
     values: ProductForm;
     error?: FormError;
     done?: string;
+    /** The edit page's form of options and variants (variant-views.ts), after this one. */
+    variants?: string;
   },
 ) {
   const l = v.p.locale;
   const f = o.values;
+  // A product with options has its prices and stock on its variants, in the form below.
+  const onVariants = Boolean(o.product?.options.length);
   const error = o.error;
   const creating = !o.product;
   const statuses = creating ? (['active', 'draft'] as const) : (['active', 'inactive', 'draft'] as const);
@@ -99,8 +103,12 @@ export function productFormView(
   const form = html`<form method="post" action="${action}" class="card" novalidate>!${csrfField(v)}!${formAlert(error)}
 !${field({ name: 'title', label: t(l, 'web.console.product.title'), value: f.title, required: true, error, attrs: ' maxlength="200"' })}
 !${textArea({ name: 'description', label: t(l, 'web.console.product.description'), value: f.description, error, attrs: ' maxlength="10000"' })}
-<div class="row">!${field({ name: 'price', problemField: 'priceCents', label: t(l, 'web.console.product.price'), hint: t(l, 'web.console.product.priceHint'), value: f.price, required: true, error, attrs: ' inputmode="decimal" maxlength="20"' })}
-!${field({ name: 'stockQuantity', type: 'number', label: t(l, 'web.console.product.stock'), value: f.stockQuantity, error, attrs: ' min="0" step="1" inputmode="numeric"' })}
+<div class="row">!${
+    onVariants
+      ? html`<p class="hint">${t(l, 'web.console.variants.onVariants')}</p>`
+      : html`!${field({ name: 'price', problemField: 'priceCents', label: t(l, 'web.console.product.price'), hint: t(l, 'web.console.product.priceHint'), value: f.price, required: true, error, attrs: ' inputmode="decimal" maxlength="20"' })}
+!${field({ name: 'stockQuantity', type: 'number', label: t(l, 'web.console.product.stock'), value: f.stockQuantity, error, attrs: ' min="0" step="1" inputmode="numeric"' })}`
+  }
 !${field({ name: 'weight', label: t(l, 'web.console.product.weight'), hint: t(l, 'web.console.product.weightHint'), value: f.weight, error, attrs: ' inputmode="decimal" maxlength="20"' })}</div>
 !${selectField({ name: 'categoryId', label: t(l, 'web.console.product.category'), value: f.categoryId, error, options: [{ value: '', label: t(l, 'web.console.product.noCategory') }, ...o.categories.map((c) => ({ value: c.id, label: c.name }))] })}
 <fieldset><legend>${t(l, 'web.console.product.kind')}</legend>
@@ -109,6 +117,6 @@ export function productFormView(
 !${field({ name: 'imageUrl', type: 'url', label: t(l, 'web.console.product.imageUrl'), hint: t(l, 'web.console.product.imageHint'), value: f.imageUrl, error, attrs: ' maxlength="2048"' })}
 !${selectField({ name: 'status', label: t(l, 'web.console.product.status'), value: f.status, error, options: statuses.map((x) => ({ value: x, label: t(l, 'web.console.product.statusName', { status: x }) })) })}
 <button type="submit">${t(l, creating ? 'web.console.product.create' : 'web.console.product.save')}</button></form>
-<p><a href="/console/products">${t(l, 'web.console.product.back')}</a></p>`;
+!${o.variants ?? ''}<p><a href="/console/products">${t(l, 'web.console.product.back')}</a></p>`;
   return consolePage(v, title, form, o.done);
 }

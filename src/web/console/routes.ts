@@ -42,6 +42,15 @@ import {
 } from './form.ts';
 import { consoleOrderPages } from './order-routes.ts';
 import { productFormView, productsView } from './product-views.ts';
+import {
+  onTheForm,
+  refuseTwice,
+  type VariantsForm,
+  variantsBody,
+  variantsFormOf,
+  variantsFormOfBody,
+} from './variant-form.ts';
+import { variantsFormView } from './variant-views.ts';
 import { consolePage, overviewView, productPath, shopView } from './views.ts';
 
 const SELLERS = ['seller'] as const;
@@ -97,8 +106,27 @@ export function consolePages(app: FastifyInstance, deps: WebDeps) {
   const productFormPage = async (
     req: FastifyRequest,
     v: View,
-    o: { product?: Detail; values: ProductForm; error?: FormError; done?: string },
-  ) => productFormView(v, { ...o, categories: (await listCategories(req.ctx)).categories });
+    o: {
+      product?: Detail;
+      values: ProductForm;
+      error?: FormError;
+      done?: string;
+      /** The options and variants as typed, with their refusal (the edit page). */
+      variants?: { form: VariantsForm; error?: FormError };
+    },
+  ) =>
+    productFormView(v, {
+      ...o,
+      categories: (await listCategories(req.ctx)).categories,
+      variants:
+        o.product &&
+        variantsFormView(
+          v,
+          o.product.id,
+          o.variants?.form ?? variantsFormOf(v.p.locale, o.product),
+          o.variants?.error,
+        ),
+    });
 
   app.get<{ Querystring: Record<string, string | undefined> }>(
     '/console/products',
@@ -166,6 +194,36 @@ export function consolePages(app: FastifyInstance, deps: WebDeps) {
       } catch (err) {
         return answerRefusal(req, reply, s, err, (v, error) =>
           productFormPage(req, v, { product, values, error }),
+        );
+      }
+      return seeOther(reply, `${productPath(id)}?done=saved`);
+    },
+  );
+
+  // The edit page's second form: the options and the whole set of variants, one PATCH.
+  app.post<{ Params: { productId: string }; Body: Body }>(
+    '/console/products/:productId/variants',
+    postRoute('productWrites'),
+    async (req, reply) => {
+      const id = req.params.productId;
+      const product = await ownProduct(req, id);
+      const form = variantsFormOfBody(req.body);
+      const { body, sent, places } = variantsBody(form);
+      try {
+        try {
+          const change = readForm(updateProductBody, body);
+          refuseTwice(form, sent, places);
+          await updateProduct(req.ctx, id, change);
+        } catch (err) {
+          throw onTheForm(err, sent, places);
+        }
+      } catch (err) {
+        return answerRefusal(req, reply, s, err, (v, error) =>
+          productFormPage(req, v, {
+            product,
+            values: formOfProduct(v.p.locale, product),
+            variants: { form, error },
+          }),
         );
       }
       return seeOther(reply, `${productPath(id)}?done=saved`);

@@ -11,6 +11,7 @@ import * as addresses from '../../modules/addresses/service.ts';
 import { shopNames } from '../../modules/auth/sellers.ts';
 import * as carts from '../../modules/cart/service.ts';
 import { getProduct, listCategories } from '../../modules/catalog/service.ts';
+import { resolveVariant } from '../../modules/catalog/variants.ts';
 import { createCheckout } from '../../modules/checkout/service.ts';
 import { lastShippingProvince } from '../../modules/orders/service.ts';
 import { readAddress, typedAddress } from '../addresses/form.ts';
@@ -18,6 +19,7 @@ import { seeOther, signedIn, type View, viewOf, type WebDeps } from '../core.ts'
 import { answerRefusal } from '../form-refusal.ts';
 import { type FormError, formErrorOf, readForm, sendHtml, shownRefusal } from '../layout.ts';
 import { filtersOf, ID, storeQuery } from './search-query.ts';
+import { chooseVariant } from './variants.ts';
 import {
   type CartPageOptions,
   type CheckoutForm,
@@ -38,10 +40,25 @@ const signInToAdd = (productId: string, quantity: number) =>
     quantity: String(quantity),
   })}`;
 
-/** The product's page; a seller sees it without the form that adds it to a cart. */
-async function productAnswer(req: FastifyRequest, v: View, id: string, error?: FormError, added?: string) {
+/**
+ * The product's page; a seller sees it without the form that adds it to a cart. `query` chooses
+ * the variant of a product with options (its option values by name, or `variant`).
+ */
+async function productAnswer(
+  req: FastifyRequest,
+  v: View,
+  id: string,
+  error?: FormError,
+  added?: string,
+  query: Record<string, unknown> = {},
+) {
   const p = await getProduct(req.ctx, id);
-  return productPage(v, p, { canBuy: v.user?.role !== 'seller', error, added });
+  return productPage(v, p, {
+    canBuy: v.user?.role !== 'seller',
+    error,
+    added,
+    choice: chooseVariant(p, query),
+  });
 }
 
 /** The cart, estimated for the province the page asks (`?province=QC`), else the cart's own. */
@@ -94,8 +111,16 @@ export function storePages(app: FastifyInstance, deps: WebDeps) {
     { config: { auth: 'public', limit: 'pages' }, schema: { hide: true } },
     async (req, reply) => {
       const v = viewOf(req, reply, s);
-      const added = (req.query as { added?: string }).added;
-      return sendHtml(reply, await productAnswer(req, v, req.params.productId, undefined, added));
+      const query = req.query as Record<string, unknown>;
+      const added = typeof query.added === 'string' ? query.added : undefined;
+      const id = req.params.productId;
+      // A variant's own id (where the sign-in comes back after adding it): its product, it chosen.
+      if (id.startsWith('variants:')) {
+        const { productId, variantId } = await resolveVariant(req.ctx, id, undefined);
+        const to = new URLSearchParams({ variant: variantId, ...(added ? { added } : {}) });
+        return seeOther(reply, `/shop/products/${encodeURIComponent(productId)}?${to}`);
+      }
+      return sendHtml(reply, await productAnswer(req, v, id, undefined, added, query));
     },
   );
 
@@ -107,7 +132,7 @@ export function storePages(app: FastifyInstance, deps: WebDeps) {
       // Signed out: sign in first, then the line is added and the person is back on the product.
       if (!v.user) {
         const wanted = addToCartBody.safeParse({
-          product_id: req.body.product_id,
+          product_id: req.body.variant || req.body.product_id,
           quantity: Number(req.body.quantity),
         });
         if (wanted.success) return seeOther(reply, signInToAdd(wanted.data.product_id, wanted.data.quantity));
@@ -117,13 +142,20 @@ export function storePages(app: FastifyInstance, deps: WebDeps) {
         const input = readForm(addToCartBody, {
           product_id: req.body.product_id,
           quantity: Number(req.body.quantity),
+          ...(req.body.variant ? { variant: req.body.variant } : {}),
         });
         await carts.addToCart(req.ctx, input);
       } catch (err) {
         if (!shownRefusal(err)) throw err;
         const id = String(req.body.product_id ?? '');
         if (!ID.test(id)) throw err;
-        return sendHtml(reply, await productAnswer(req, v, id, formErrorOf(v.p.locale, err)), err.statusCode);
+        return sendHtml(
+          reply,
+          await productAnswer(req, v, id, formErrorOf(v.p.locale, err), undefined, {
+            variant: req.body.variant,
+          }),
+          err.statusCode,
+        );
       }
       return seeOther(reply, '/shop/cart?added=1');
     },

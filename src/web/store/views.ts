@@ -33,6 +33,14 @@ import {
 } from '../layout.ts';
 import { acceptTermsLine } from '../policies/views.ts';
 import { hrefWith, paramsOf, type StoreQuery } from './search-query.ts';
+import {
+  refusedChoice,
+  type VariantChoice,
+  variantPicker,
+  variantPrice,
+  variantStock,
+  variantTable,
+} from './variants.ts';
 
 type Cart = Awaited<ReturnType<typeof getCart>>;
 
@@ -149,6 +157,32 @@ export interface ProductPageOptions {
   error?: FormError;
   /** `1`: the line was added at sign-in; `0`: it could not be. */
   added?: string;
+  /** A product with options: the values chosen and their variant. */
+  choice?: VariantChoice;
+}
+
+/** A product with options: the picker, the chosen variant's price and stock, and its add-to-cart form. */
+function variantBuy(
+  v: View,
+  p: z.output<typeof productDetail>,
+  o: ProductPageOptions,
+  c: VariantChoice,
+): string {
+  const l = v.p.locale;
+  const x = c.variant;
+  const refused = refusedChoice(v, c);
+  const chosen = x
+    ? html`<p class="price">!${variantPrice(v, x)}</p>!${variantStock(v, x)}`
+    : html`<p class="stock-out">${refused}</p>`;
+  const max = x ? Math.max(1, Math.min(99, x.stockQuantity)) : 1;
+  const button = refused
+    ? html`<button type="submit" disabled aria-describedby="buy-refused">${t(l, 'web.product.addToCart')}</button><p class="hint" id="buy-refused">${refused}</p>`
+    : html`<button type="submit">${t(l, 'web.product.addToCart')}</button>`;
+  const buy =
+    p.status === 'active' && o.canBuy
+      ? html`<form method="post" action="/shop/cart/items" class="card">!${csrfField(v)}<input type="hidden" name="product_id" value="${p.id}"><input type="hidden" name="variant" value="${x?.id ?? ''}">!${formAlert(o.error)}!${field({ name: 'quantity', label: t(l, 'web.product.quantity'), type: 'number', value: 1, required: true, error: o.error, attrs: ` min="1" max="${max}" inputmode="numeric"` })}!${button}</form>`
+      : '';
+  return html`!${variantPicker(v, p, c)}<section aria-labelledby="choice-h"><h2 id="choice-h">${t(l, 'web.product.variant.chosen', { title: Object.values(c.values).join(' / ') })}</h2>!${chosen}</section>!${buy}`;
 }
 
 export function productPage(v: View, p: z.output<typeof productDetail>, o: ProductPageOptions): string {
@@ -157,6 +191,7 @@ export function productPage(v: View, p: z.output<typeof productDetail>, o: Produ
     p.stockQuantity > 0 && p.status === 'active' && o.canBuy
       ? html`<form method="post" action="/shop/cart/items" class="card">!${csrfField(v)}<input type="hidden" name="product_id" value="${p.id}">!${formAlert(o.error)}!${field({ name: 'quantity', label: t(l, 'web.product.quantity'), type: 'number', value: 1, required: true, error: o.error, attrs: ` min="1" max="${Math.min(99, p.stockQuantity)}" inputmode="numeric"` })}<button type="submit">${t(l, 'web.product.addToCart')}</button></form>`
       : '';
+  const c = o.choice;
   const added =
     o.added === '1'
       ? notice(t(l, 'web.product.addedAtSignIn'))
@@ -167,12 +202,12 @@ export function productPage(v: View, p: z.output<typeof productDetail>, o: Produ
     title: p.title,
     index: true,
     body: html`<div class="sheet"><div class="gallery">!${productImages(l, p)}</div>
-<div><h1>${p.title}</h1><p class="price">${moneyText(v, p.priceCents)}</p><p>!${stars(l, p.rating, p.reviewCount)}</p>
+<div><h1>${p.title}</h1>!${c ? '' : html`<p class="price">${moneyText(v, p.priceCents)}</p>`}<p>!${stars(l, p.rating, p.reviewCount)}</p>
 <p>${t(l, 'web.product.soldBy', { shop: p.seller.name })} · !${stars(l, p.seller.rating, p.seller.reviewCount)}</p>
-!${stockLine(l, p.stockQuantity)}!${p.isPerishable ? html`<p class="hint">${t(l, 'web.product.perishable')}</p>` : ''}!${p.isDigital ? html`<p class="hint">${t(l, 'web.product.digital')}</p>` : ''}
-!${added}!${buy}
+!${c ? '' : stockLine(l, p.stockQuantity)}!${p.isPerishable ? html`<p class="hint">${t(l, 'web.product.perishable')}</p>` : ''}!${p.isDigital ? html`<p class="hint">${t(l, 'web.product.digital')}</p>` : ''}
+!${added}!${c ? variantBuy(v, p, o, c) : buy}
 <h2>${t(l, 'web.product.description')}</h2><p>${p.description}</p>
-!${specifications(l, p.specifications)}
+!${specifications(l, p.specifications)}!${c ? variantTable(v, p, c) : ''}
 </div></div>
 <section aria-labelledby="reviews-h"><h2 id="reviews-h">${t(l, 'web.product.reviews')}</h2>!${reviewList(l, p.reviews)}</section>`,
   });
@@ -196,9 +231,11 @@ export interface CartPageOptions {
 
 function cartLine(v: View, i: Cart['items'][number]): string {
   const l = v.p.locale;
-  const action = `/shop/cart/items/${i.product_id}`;
-  return html`<tr><td><a href="/shop/products/${i.product_id}">${i.title}</a></td><td class="num">${moneyText(v, i.unit_price_cents)}</td>
-<td><form method="post" action="${action}" class="row">!${csrfField(v)}<div><label for="qty-${i.product_id}" class="visually-hidden">${t(l, 'web.cart.quantityOf', { title: i.title })}</label><input id="qty-${i.product_id}" name="quantity" type="number" min="0" max="99" value="${i.quantity}" inputmode="numeric"></div><button type="submit" class="small secondary">${t(l, 'web.cart.update')}</button></form>
+  // A line is a variant: its buttons name the variant, two variants of one product being two lines.
+  const action = `/shop/cart/items/${i.variant_id}`;
+  const href = `/shop/products/${i.product_id}${i.variant_id === i.product_id ? '' : `?variant=${encodeURIComponent(i.variant_id)}`}`;
+  return html`<tr><td><a href="${href}">${i.title}</a></td><td class="num">${moneyText(v, i.unit_price_cents)}</td>
+<td><form method="post" action="${action}" class="row">!${csrfField(v)}<div><label for="qty-${i.variant_id}" class="visually-hidden">${t(l, 'web.cart.quantityOf', { title: i.title })}</label><input id="qty-${i.variant_id}" name="quantity" type="number" min="0" max="99" value="${i.quantity}" inputmode="numeric"></div><button type="submit" class="small secondary">${t(l, 'web.cart.update')}</button></form>
 <form method="post" action="${action}">!${csrfField(v)}<input type="hidden" name="quantity" value="0"><button type="submit" class="small secondary">${t(l, 'web.cart.remove')}<span class="visually-hidden"> ${i.title}</span></button></form></td>
 <td class="num">${moneyText(v, i.line_total_cents)}</td></tr>`;
 }
