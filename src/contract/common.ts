@@ -12,6 +12,7 @@ export const COLLECTIONS = [
   'checkouts',
   'platforms',
   'addresses',
+  'images',
 ] as const;
 export type Collection = (typeof COLLECTIONS)[number];
 
