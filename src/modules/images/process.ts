@@ -27,7 +27,11 @@ export interface ProcessedImage {
 }
 
 export const tooLarge = () =>
-  new AppError('VALIDATION_ERROR', 413, text('error.images.tooLarge', { max: '10 MB' }));
+  new AppError(
+    'VALIDATION_ERROR',
+    413,
+    text('error.images.tooLarge', { max: UPLOAD_MAX_BYTES / 1024 / 1024 }),
+  );
 
 export async function processImage(input: Buffer): Promise<ProcessedImage> {
   const open = () => sharp(input, { limitInputPixels: UPLOAD_MAX_PIXELS, failOn: 'error' });
@@ -42,7 +46,8 @@ export async function processImage(input: Buffer): Promise<ProcessedImage> {
     throw invalid('error.images.format', { format: String(meta.format ?? 'unknown').slice(0, 20) });
   }
   const [w, h] = [meta.width ?? 0, meta.height ?? 0];
-  if (w * h > UPLOAD_MAX_PIXELS) throw invalid('error.images.tooManyPixels', { max: '25' });
+  if (w * h > UPLOAD_MAX_PIXELS)
+    throw invalid('error.images.tooManyPixels', { max: UPLOAD_MAX_PIXELS / 1_000_000 });
   // EXIF orientations 5 to 8 turn the picture a quarter: its upright width is its stored height.
   const [width, height] = (meta.orientation ?? 1) >= 5 ? [h, w] : [w, h];
   const widths = [...IMAGE_WIDTHS.filter((x) => x < width), Math.min(width, IMAGE_WIDTHS.at(-1)!)];
