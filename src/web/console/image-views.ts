@@ -33,7 +33,7 @@ export function galleryView(
       html`<form class="inline" method="post" action="${path}/move">!${csrfField(v)}<input type="hidden" name="position" value="${String(to)}"><button type="submit" class="small secondary">${t(l, direction === 'up' ? 'web.console.images.up' : 'web.console.images.down')}</button></form>`;
     return html`<li class="card" aria-labelledby="${idn}">
 <h3 id="${idn}">${t(l, 'web.console.images.position', { n: n + 1, count })}</h3>
-<img src="${small.url}" width="${String(small.width)}" height="${String(small.height)}" alt="${altOf(v, i)}" style="max-width:100%;height:auto">
+<img src="${small.url}" width="${String(small.width)}" height="${String(small.height)}" alt="${altOf(v, i)}">
 <form method="post" action="${path}">!${csrfField(v)}
 !${field({ name: `altEn-${n}`, label: t(l, 'web.console.images.altEn'), value: i.altEn, attrs: html` maxlength="${String(ALT_MAX)}" lang="en"` })}
 !${field({ name: `altFr-${n}`, label: t(l, 'web.console.images.altFr'), value: i.altFr, attrs: html` maxlength="${String(ALT_MAX)}" lang="fr"` })}
@@ -52,6 +52,6 @@ export function galleryView(
 <button type="submit">${t(l, 'web.console.images.upload')}</button></form>`;
   return html`<section id="images" aria-labelledby="images-h"><h2 id="images-h">${t(l, 'web.console.images.heading')}</h2>
 !${notice(o.done)}!${formAlert(o.error)}
-!${count ? html`<ol class="gallery">!${items}</ol>` : html`<p>${t(l, 'web.console.images.empty')}</p>`}
+!${count ? html`<ol class="image-list">!${items}</ol>` : html`<p>${t(l, 'web.console.images.empty')}</p>`}
 !${upload}</section>`;
 }
