@@ -2,7 +2,7 @@
 // decoded, turned upright, resized to a few widths (never enlarged) and encoded as WebP with no
 // metadata at all (EXIF, GPS, XMP, ICC: sharp writes none unless asked, and converts to sRGB).
 import { createHash } from 'node:crypto';
-import sharp, { type Metadata } from 'sharp';
+import type { Metadata } from 'sharp';
 import { AppError, invalid } from '../../contract/errors.ts';
 import { text } from '../../contract/i18n.ts';
 import type { ImageFile } from './tables.ts';
@@ -16,8 +16,16 @@ export const IMAGE_WIDTHS = [320, 640, 1280] as const;
 const FORMATS = new Set(['jpeg', 'png', 'webp']);
 const WEBP_QUALITY = 80;
 
-// Each upload is new: libvips' operation cache would only hold memory.
-sharp.cache(false);
+/** sharp, loaded at the first image (a tenth of a second the service's start need not wait for). */
+let loaded: Promise<typeof import('sharp')> | undefined;
+async function sharpOf() {
+  loaded ??= import('sharp').then((m) => {
+    // Each upload is new: libvips' operation cache would only hold memory.
+    m.default.cache(false);
+    return m;
+  });
+  return (await loaded).default;
+}
 
 export interface ProcessedImage {
   /** The original's size, upright. */
@@ -34,6 +42,7 @@ export const tooLarge = () =>
   );
 
 export async function processImage(input: Buffer): Promise<ProcessedImage> {
+  const sharp = await sharpOf();
   const open = () => sharp(input, { limitInputPixels: UPLOAD_MAX_PIXELS, failOn: 'error' });
   let meta: Metadata;
   try {
@@ -74,3 +83,6 @@ export async function processImage(input: Buffer): Promise<ProcessedImage> {
   }
   return { width, height, files };
 }
+
+/** An SVG drawn as a PNG (librsvg, inside sharp): the sample shop's tiles made raster, no network. */
+export const rasterOfSvg = async (svg: string) => (await sharpOf())(Buffer.from(svg)).png().toBuffer();

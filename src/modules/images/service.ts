@@ -13,7 +13,7 @@ import {
 import type { Db } from '../../db/index.ts';
 import { getOwnProduct, visibleProduct } from '../catalog/service.ts';
 import { inTransaction, type RequestContext } from '../context.ts';
-import { processImage } from './process.ts';
+import { processImage, rasterOfSvg } from './process.ts';
 import {
   deleteProductImage,
   galleryRows,
@@ -251,4 +251,22 @@ export async function deleteImage(ctx: RequestContext, deps: ImageDeps, productI
 /** An uploaded file by name, from the store; undefined when the name is not one of ours. */
 export async function findUploadedFile(store: ImageStore, name: string) {
   return UPLOADED_NAME.test(name) ? store.get(name) : undefined;
+}
+
+/**
+ * The sample shop's tiles as raster images in `store` (WebP, as an upload is stored): for each
+ * sample's key, the name of its largest file. Made locally from the SVGs; the same bytes are not
+ * stored twice.
+ */
+export async function storeSampleRasters(
+  store: ImageStore,
+  samples: ReadonlyMap<string, StoredImage>,
+): Promise<Map<string, string>> {
+  const names = new Map<string, string>();
+  for (const [key, image] of samples) {
+    const { files } = await processImage(await rasterOfSvg(image.body));
+    for (const f of files) if (!(await store.has(f.name))) await store.put(f.name, f.contentType, f.body);
+    names.set(key, files.at(-1)!.name);
+  }
+  return names;
 }

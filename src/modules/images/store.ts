@@ -5,14 +5,6 @@
 import { mkdirSync } from 'node:fs';
 import { readFile, rename, stat, writeFile } from 'node:fs/promises';
 import path from 'node:path';
-import {
-  GetObjectCommand,
-  HeadObjectCommand,
-  NoSuchKey,
-  NotFound,
-  PutObjectCommand,
-  S3Client,
-} from '@aws-sdk/client-s3';
 import type { Db } from '../../db/index.ts';
 import { blobExists, blobNamed, insertBlobUnlessThere } from './queries.ts';
 
@@ -82,22 +74,34 @@ export function databaseStore(db: Db): ImageStore {
 
 /** An S3-compatible bucket, addressed by path (`<endpoint>/<bucket>/<name>`: MinIO, R2, Ceph and AWS all take it). */
 export function bucketStore(s: BucketSettings): ImageStore {
-  const client = new S3Client({
-    endpoint: s.endpoint,
-    region: s.region,
-    forcePathStyle: true,
-    credentials: { accessKeyId: s.accessKeyId, secretAccessKey: s.secretAccessKey },
-    maxAttempts: 3,
-  });
+  // The SDK is loaded with the first request (a sixth of a second no start without a bucket pays).
+  let sdk: Promise<{
+    S3: typeof import('@aws-sdk/client-s3');
+    client: import('@aws-sdk/client-s3').S3Client;
+  }>;
+  const connected = () => {
+    sdk ??= import('@aws-sdk/client-s3').then((S3) => ({
+      S3,
+      client: new S3.S3Client({
+        endpoint: s.endpoint,
+        region: s.region,
+        forcePathStyle: true,
+        credentials: { accessKeyId: s.accessKeyId, secretAccessKey: s.secretAccessKey },
+        maxAttempts: 3,
+      }),
+    }));
+    return sdk;
+  };
   const missing = (err: unknown) =>
-    err instanceof NoSuchKey ||
-    err instanceof NotFound ||
+    (err as { name?: string }).name === 'NoSuchKey' ||
+    (err as { name?: string }).name === 'NotFound' ||
     (err as { $metadata?: { httpStatusCode?: number } }).$metadata?.httpStatusCode === 404;
   return {
     kind: 'bucket',
     async put(name, contentType, body) {
+      const { S3, client } = await connected();
       await client.send(
-        new PutObjectCommand({
+        new S3.PutObjectCommand({
           Bucket: s.bucket,
           Key: name,
           Body: body,
@@ -107,8 +111,9 @@ export function bucketStore(s: BucketSettings): ImageStore {
       );
     },
     async get(name) {
+      const { S3, client } = await connected();
       try {
-        const out = await client.send(new GetObjectCommand({ Bucket: s.bucket, Key: name }));
+        const out = await client.send(new S3.GetObjectCommand({ Bucket: s.bucket, Key: name }));
         const bytes = await out.Body!.transformToByteArray();
         return { contentType: typeOf(name), body: Buffer.from(bytes) };
       } catch (err) {
@@ -117,8 +122,9 @@ export function bucketStore(s: BucketSettings): ImageStore {
       }
     },
     async has(name) {
+      const { S3, client } = await connected();
       try {
-        await client.send(new HeadObjectCommand({ Bucket: s.bucket, Key: name }));
+        await client.send(new S3.HeadObjectCommand({ Bucket: s.bucket, Key: name }));
         return true;
       } catch (err) {
         if (missing(err)) return false;
