@@ -140,6 +140,14 @@ describe('uploading a product image', () => {
     const truncated = (await picture(300, 300, 'jpeg')).subarray(0, 400);
     const cut = await upload(s, p.id, { filename: 'x.jpg', type: 'image/jpeg', body: truncated });
     expectError(cut, 'VALIDATION_ERROR', 400, 'The file is not an image we can read (JPEG, PNG or WebP)');
+    const malformed = await t.app.inject({
+      method: 'POST',
+      url: `/products/${p.id}/images`,
+      headers: { 'content-type': 'multipart/form-data', authorization: `Bearer ${s.token}` },
+      payload: '--x\r\n\r\n',
+    });
+    expect(malformed.statusCode).toBe(400);
+    expect(malformed.json().error).toBe('The upload is not a well-formed multipart/form-data body');
     const none = await upload(s, p.id, undefined, { altEn: 'nothing' });
     expectError(none, 'VALIDATION_ERROR', 400, 'Send the image as the multipart field “file”');
     const long = await upload(s, p.id, await png(20, 20), { altFr: 'é'.repeat(301) });

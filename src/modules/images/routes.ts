@@ -6,7 +6,7 @@ import multipart from '@fastify/multipart';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { productIdParams } from '../../contract/catalog.ts';
-import { invalid, notFound } from '../../contract/errors.ts';
+import { AppError, invalid, notFound } from '../../contract/errors.ts';
 import {
   productImage,
   productImageList,
@@ -64,7 +64,9 @@ export async function readUpload(
     if (code === 'FST_REQ_FILE_TOO_LARGE') throw tooLarge();
     if (code === 'FST_PARTS_LIMIT' || code === 'FST_FILES_LIMIT' || code === 'FST_FIELDS_LIMIT')
       throw invalid('error.images.badFields');
-    throw err;
+    if (err instanceof AppError) throw err;
+    // Anything else the parser throws is a body that is not multipart as sent (no boundary, cut short).
+    throw invalid('error.images.badMultipart');
   }
   if (!file || file.length === 0) throw invalid('error.images.fileMissing');
   return { file, fields };
