@@ -62,9 +62,17 @@ export async function processImage(input: Buffer): Promise<ProcessedImage> {
   const widths = [...IMAGE_WIDTHS.filter((x) => x < width), Math.min(width, IMAGE_WIDTHS.at(-1)!)];
   const files: ProcessedImage['files'] = [];
   try {
+    // Decoded once, upright, at the largest width (JPEG shrinks while it decodes); the smaller
+    // widths are made from those pixels, not from the original again.
+    const largest = widths.at(-1)!;
+    const base = await open()
+      .rotate()
+      .resize({ width: largest, withoutEnlargement: true })
+      .raw()
+      .toBuffer({ resolveWithObject: true });
+    const raw = { width: base.info.width, height: base.info.height, channels: base.info.channels };
     for (const target of [...new Set(widths)]) {
-      const { data, info } = await open()
-        .rotate()
+      const { data, info } = await sharp(base.data, { raw })
         .resize({ width: target, withoutEnlargement: true })
         .webp({ quality: WEBP_QUALITY })
         .toBuffer({ resolveWithObject: true });
