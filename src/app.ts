@@ -44,6 +44,7 @@ import { checkoutRoutes } from './modules/checkout/routes.ts';
 import type { Clock } from './modules/context.ts';
 import { couponRoutes } from './modules/coupons/routes.ts';
 import { imageRoutes } from './modules/images/routes.ts';
+import { imageStoreFor } from './modules/images/store.ts';
 import { inventoryRoutes } from './modules/inventory/routes.ts';
 import { createInvoiceLinks } from './modules/invoices/links.ts';
 import { createInvoiceRenderer } from './modules/invoices/renderer.ts';
@@ -273,7 +274,11 @@ export async function buildApp(opts: AppOptions): Promise<FastifyInstance> {
   });
   await app.register(returnRoutes({ ...commerce, returnWindowDays: config.returnWindowDays }));
   await app.register(reviewRoutes);
-  await app.register(async (scope) => imageRoutes(scope));
+  const imageDeps = {
+    store: imageStoreFor({ bucket: config.imageBucket, database, dataDir: config.dataDir }),
+    baseUrl: config.publicBaseUrl,
+  };
+  await app.register(imageRoutes(imageDeps));
   await app.register(analyticsRoutes);
   await app.register(
     oauthRoutes({
@@ -325,6 +330,7 @@ export async function buildApp(opts: AppOptions): Promise<FastifyInstance> {
       invoices,
       platforms,
       returnWindowDays: config.returnWindowDays,
+      images: imageDeps,
       settings: {
         secure: config.publicBaseUrl.startsWith('https:'),
         csrfKey: keys.derive('web-csrf'),

@@ -16,6 +16,7 @@ import { seedCatalog } from './db/seed.ts';
 import { connectRedis } from './http/redis.ts';
 import { platformTaxProfileReady, putPlatformTaxProfile } from './modules/auth/sellers.ts';
 import { createAuthService } from './modules/auth/service.ts';
+import { imageStoreFor } from './modules/images/store.ts';
 import { createPlatform } from './modules/platforms/service.ts';
 
 /** Log levels at which the start line is logged as info. */
@@ -272,6 +273,7 @@ export async function seed(args: string[]) {
       seed: seedValue,
       count,
       imageBase: config.publicBaseUrl,
+      imageStore: imageStoreFor({ bucket: config.imageBucket, database, dataDir: config.dataDir }),
       onProgress: (done) => {
         if (count >= 50_000 && done % 50_000 === 0) console.log(`  ${done} products...`);
       },

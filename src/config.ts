@@ -10,6 +10,7 @@ import { type PaymentsConfig, paymentsConfig } from './config/payments.ts';
 import { type TrustProxy, trustedProxies } from './config/proxies.ts';
 import { isOrigin } from './contract/format.ts';
 import { LOCALES, type Locale } from './contract/i18n.ts';
+import type { BucketSettings } from './modules/images/store.ts';
 
 export { type PaymentsConfig, SANDBOX_DEV_WEBHOOK_SECRET } from './config/payments.ts';
 
@@ -88,6 +89,8 @@ export interface Config {
   defaultLocale: Locale;
   /** Invoices drawn at once in worker threads, and how many more may wait before a 503. */
   invoiceRender: { threads: number; queue: number };
+  /** The S3-compatible bucket of uploaded images (IMAGE_BUCKET_URL); undefined: the database or data directory. */
+  imageBucket: BucketSettings | undefined;
 }
 export interface MailConfig {
   /** SMTP server URL (smtp:// or smtps://); undefined writes .eml files under $DATA_DIR/mail/. */
@@ -248,8 +251,11 @@ export function loadConfig(env: Env = process.env): Config {
     queue: pick('INVOICE_RENDER_QUEUE', intIn(1, 1000), 8),
   };
 
+  const imageBucket = imageBucketOf(env, problems);
+
   if (problems.length) throw new ConfigError(problems);
   return {
+    imageBucket,
     appEnv,
     port,
     host,
@@ -283,5 +289,31 @@ export function loadConfig(env: Env = process.env): Config {
     platformMaxHolds,
     defaultLocale,
     invoiceRender,
+  };
+}
+
+/** IMAGE_BUCKET_URL is the endpoint with the bucket as its path: https://s3.ca-central-1.amazonaws.com/portage-images. */
+function imageBucketOf(env: Env, problems: string[]): BucketSettings | undefined {
+  const raw = env.IMAGE_BUCKET_URL?.trim();
+  if (!raw) return undefined;
+  const url = URL.canParse(raw) ? new URL(raw) : undefined;
+  const bucket = url?.pathname.replace(/^\/+|\/+$/g, '') ?? '';
+  if (!url || !/^https?:$/.test(url.protocol) || !/^[a-z0-9][a-z0-9.-]{1,61}[a-z0-9]$/.test(bucket)) {
+    problems.push(
+      'IMAGE_BUCKET_URL: must be an http(s) URL whose path is the bucket, like https://s3.example.com/portage-images',
+    );
+    return undefined;
+  }
+  const accessKeyId = env.IMAGE_BUCKET_ACCESS_KEY_ID?.trim();
+  const secretAccessKey = env.IMAGE_BUCKET_SECRET_ACCESS_KEY?.trim();
+  if (!accessKeyId) problems.push('IMAGE_BUCKET_ACCESS_KEY_ID: required when IMAGE_BUCKET_URL is set');
+  if (!secretAccessKey)
+    problems.push('IMAGE_BUCKET_SECRET_ACCESS_KEY: required when IMAGE_BUCKET_URL is set');
+  return {
+    endpoint: url.origin,
+    bucket,
+    region: env.IMAGE_BUCKET_REGION?.trim() || 'us-east-1',
+    accessKeyId: accessKeyId ?? '',
+    secretAccessKey: secretAccessKey ?? '',
   };
 }

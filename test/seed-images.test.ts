@@ -2,9 +2,11 @@
 // and the service serves at /images/:name, inert even when opened on their own; and the seller's
 // console, which refuses an image address the pages' CSP would block.
 import { sql } from 'drizzle-orm';
+import sharp from 'sharp';
 import { describe, expect, it } from 'vitest';
 import { SAMPLE_IMAGES, seedCatalog } from '../src/db/seed.ts';
 import { rowsOf } from '../src/db/sql.ts';
+import { imageStoreFor } from '../src/modules/images/store.ts';
 import { useTestApp } from './helpers/app.ts';
 import { seller, uniqueWord } from './helpers/builders.ts';
 import { Browser, textOf } from './helpers/web.ts';
@@ -41,6 +43,30 @@ describe('the seeded images', () => {
     const [after] = await rowsOf<{ n: number }>(database.db, sql`select count(*)::int as n from images`);
     expect(after).toEqual(before);
     expect(before!.n).toBe(SAMPLE_IMAGES.size);
+  });
+
+  it('`portage seed` stores the tiles as WebP through the image store (made locally), and the products show those', async () => {
+    const store = imageStoreFor({ bucket: undefined, database, dataDir: t.config.dataDir });
+    // The same seed as above (its categories), 30 products more: those are new, with the WebP tiles.
+    await seedCatalog(database.db, {
+      seed: 11,
+      count: 90,
+      imageBase: 'http://portage.test',
+      imageStore: store,
+    });
+    const seeded = await rowsOf<{ image_urls: string[] }>(
+      database.db,
+      sql`select image_urls from products where image_urls[1] like '%.webp'`,
+    );
+    expect(seeded).toHaveLength(30);
+    for (const url of new Set(seeded.flatMap((r) => r.image_urls))) {
+      expect(url).toMatch(/^http:\/\/portage\.test\/images\/[0-9a-f]{16}-400\.webp$/);
+      const res = await t.app.inject({ method: 'GET', url: new URL(url).pathname });
+      expect(res.statusCode, url).toBe(200);
+      expect(res.headers['content-type']).toBe('image/webp');
+      const meta = await sharp(res.rawPayload).metadata();
+      expect([meta.format, meta.width, meta.height, meta.exif]).toEqual(['webp', 400, 300, undefined]);
+    }
   });
 
   it('answers 404 for a name it does not hold, and for a name that is not one of its', async () => {

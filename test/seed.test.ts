@@ -10,6 +10,7 @@ import { type Database, openDatabase } from '../src/db/index.ts';
 import { CATEGORIES, SAMPLE_IMAGES, SELLERS, seedCatalog, seededProduct } from '../src/db/seed.ts';
 import { rowsOf } from '../src/db/sql.ts';
 import { products } from '../src/modules/catalog/tables.ts';
+import { imageStoreFor } from '../src/modules/images/store.ts';
 import { testKeyPem, testUcpKeyPem } from './helpers/app.ts';
 import { type TestDatabase, testDatabase } from './helpers/db.ts';
 
@@ -42,12 +43,12 @@ async function seedWithCli(args: string[]) {
   const second = await cli(args);
   const db = database ?? (await openDatabase({ dataDir }));
   if (!database) opened.push(db);
-  return { first: first.stdout, second: second.stdout, db };
+  return { first: first.stdout, second: second.stdout, db, dataDir };
 }
 
 describe('portage seed', () => {
   it('creates one test account per role, prints each password once, and a catalog; twice adds nothing', async () => {
-    const { first, second, db } = await seedWithCli(['--products', '60', '--seed', '7']);
+    const { first, second, db, dataDir } = await seedWithCli(['--products', '60', '--seed', '7']);
     for (const role of ['buyer', 'seller', 'admin']) {
       expect(first).toMatch(
         new RegExp(`^${role}\\s+${role}@portage\\.test\\s+password: [A-Za-z0-9_-]{16}$`, 'm'),
@@ -70,15 +71,20 @@ describe('portage seed', () => {
       sellers: SELLERS.length + 1,
       roles: ['admin', 'buyer', 'seller'],
     });
-    // Every product's image is one the service itself serves (at PUBLIC_BASE_URL), made by the seed.
-    const [pictures] = await rowsOf<{ elsewhere: number; missing: number; stored: number }>(
+    // Every product's image is one the service itself serves (at PUBLIC_BASE_URL), made by the seed:
+    // the sample tiles drawn as WebP, in the image store (the data directory, or the database).
+    const urls = await rowsOf<{ url: string }>(
       db.db,
-      sql`select (select count(*)::int from products where image_urls[1] not like 'http://localhost:3000/images/%') as elsewhere,
-                 (select count(*)::int from products p where not exists (select 1 from images i
-                    where 'http://localhost:3000/images/' || i.name = p.image_urls[1])) as missing,
-                 (select count(*)::int from images) as stored`,
+      sql`select distinct image_urls[1] as url from products`,
     );
-    expect(pictures).toEqual({ elsewhere: 0, missing: 0, stored: SAMPLE_IMAGES.size });
+    const store = imageStoreFor({ bucket: undefined, database: db, dataDir: dataDir ?? '' });
+    expect(urls.length).toBeGreaterThan(10);
+    for (const { url } of urls) {
+      expect(url).toMatch(/^http:\/\/localhost:3000\/images\/[0-9a-f]{16}-400\.webp$/);
+      expect(await store.has(url.slice('http://localhost:3000/images/'.length)), url).toBe(true);
+    }
+    const [svgs] = await rowsOf<{ stored: number }>(db.db, sql`select count(*)::int as stored from images`);
+    expect(svgs).toEqual({ stored: SAMPLE_IMAGES.size });
   });
 
   it('refuses to run in production', async () => {

@@ -13,6 +13,7 @@ export const COLLECTIONS = [
   'platforms',
   'addresses',
   'variants',
+  'images',
 ] as const;
 export type Collection = (typeof COLLECTIONS)[number];
 

@@ -5,7 +5,8 @@
 import { createHash } from 'node:crypto';
 import { sql } from 'drizzle-orm';
 import type { Province } from '../contract/common.ts';
-import { type StoredImage, sampleImage, storeImages } from '../modules/images/service.ts';
+import { type StoredImage, sampleImage, storeImages, storeSampleRasters } from '../modules/images/service.ts';
+import type { ImageStore } from '../modules/images/store.ts';
 import type { Db } from './index.ts';
 
 /** mulberry32: a small, fast, seedable PRNG. */
@@ -234,7 +235,13 @@ export const SAMPLE_IMAGES: ReadonlyMap<string, StoredImage> = new Map(
  * The i-th product of the catalog of `seed`: the same inputs always give the same product. Its
  * image is served by the service at `imageBase` (PUBLIC_BASE_URL).
  */
-export function seededProduct(seed: number, i: number, imageBase = DEFAULT_IMAGE_BASE): SeededProduct {
+export function seededProduct(
+  seed: number,
+  i: number,
+  imageBase = DEFAULT_IMAGE_BASE,
+  /** The samples' raster files by key (storeSampleRasters), in place of their SVGs. */
+  rasters?: ReadonlyMap<string, string>,
+): SeededProduct {
   const r = prng(seed * 1_000_003 + i);
   const cat = r.pick(CATEGORIES);
   const [noun, nounKeywords, [lo, hi], kg] = r.pick(cat.nouns);
@@ -251,7 +258,9 @@ export function seededProduct(seed: number, i: number, imageBase = DEFAULT_IMAGE
     title,
     description,
     keywords: [...nounKeywords, region.toLowerCase(), 'canada'],
-    imageUrls: [`${imageBase}/images/${SAMPLE_IMAGES.get(`${cat.slug}/${noun}`)!.name}`],
+    imageUrls: [
+      `${imageBase}/images/${rasters?.get(`${cat.slug}/${noun}`) ?? SAMPLE_IMAGES.get(`${cat.slug}/${noun}`)!.name}`,
+    ],
     priceCents: r.int(lo * 100, hi * 100 + 99),
     stockQuantity: r.int(0, 250),
     isDigital: cat.digital === true,
@@ -285,10 +294,13 @@ export async function seedCatalog(
     onProgress?: (done: number) => void;
     /** PUBLIC_BASE_URL: where the products' images are served. */
     imageBase?: string;
+    /** The image store: the samples are stored there as WebP and the products show those (`portage seed`); without it, the SVGs. */
+    imageStore?: ImageStore;
   },
 ): Promise<SeedResult> {
   const started = Date.now();
   await storeImages(db, [...SAMPLE_IMAGES.values()]);
+  const rasters = opts.imageStore && (await storeSampleRasters(opts.imageStore, SAMPLE_IMAGES));
   const now = opts.now ?? new Date();
   for (const [i, s] of SELLERS.entries()) {
     const id = sellerId(opts.seed, i);
@@ -305,7 +317,7 @@ export async function seedCatalog(
   let inserted = 0;
   for (let start = 0; start < opts.count; start += BATCH) {
     const batch = Array.from({ length: Math.min(BATCH, opts.count - start) }, (_, k) =>
-      seededProduct(opts.seed, start + k, opts.imageBase),
+      seededProduct(opts.seed, start + k, opts.imageBase, rasters),
     );
     const nowSec = Math.floor(now.getTime() / 1000);
     const rows = batch.map((p) => ({

@@ -21,6 +21,8 @@ export const LIMITS = {
   checkout: 10,
   orders: 20,
   productWrites: 30,
+  /** Image uploads (POST /products/:id/images, the console's form): each is decoded and resized, the costliest write. */
+  imageUploads: 20,
   reviews: 10,
   returns: 10,
   analytics: 10,

@@ -72,6 +72,8 @@ button.small { margin: 0; padding: 6px 10px; font-size: .88rem; }
 .pager { display: flex; gap: 14px; justify-content: center; margin: 18px 0; }
 .sheet { display: grid; grid-template-columns: minmax(0, 1fr) minmax(0, 1fr); gap: 24px; }
 .gallery { display: grid; grid-template-columns: minmax(0, 1fr); gap: 10px; }
+.image-list { list-style: none; padding: 0; display: grid; gap: 12px; }
+.image-list img { max-width: 100%; height: auto; display: block; background: #eceae4; }
 /* An image that fails keeps its 4:3 box (its alt text inside), so nothing around it moves. */
 .product img, .gallery img { contain: size; overflow: hidden; color: var(--muted); font-size: .9rem; }
 table { width: 100%; border-collapse: collapse; background: var(--card); }

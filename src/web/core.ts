@@ -20,6 +20,7 @@ import { isLocale, type Locale, negotiateLocale } from '../contract/i18n.ts';
 import type { AuthService } from '../modules/auth/service.ts';
 import type { WebUser } from '../modules/auth/web-sessions.ts';
 import type { CheckoutDeps } from '../modules/checkout/service.ts';
+import type { ImageDeps } from '../modules/images/service.ts';
 import type { InvoiceRenderer } from '../modules/invoices/renderer.ts';
 import type { OrdersDeps } from '../modules/orders/service.ts';
 import type { PageLang } from '../modules/page-layout.ts';
@@ -73,6 +74,8 @@ export interface WebDeps {
   invoices: InvoiceRenderer;
   platforms: PlatformKeys;
   returnWindowDays: number;
+  /** Uploaded product images: their store and public address (the console's gallery). */
+  images: ImageDeps;
   settings: WebSettings;
 }
 

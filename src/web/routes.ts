@@ -59,7 +59,11 @@ export function webRoutes(deps: WebDeps) {
     app.addHook('preHandler', async (req) => {
       if (req.method !== 'POST') return;
       const body = req.body as Record<string, unknown> | undefined;
-      if (!csrfFits(req, s, body?.csrf)) throw forbidden('web.form.expired');
+      // A file upload's token is in its action's query: its fields are read only after the check.
+      const given = req.headers['content-type']?.startsWith('multipart/form-data')
+        ? (req.query as Record<string, unknown>).csrf
+        : body?.csrf;
+      if (!csrfFits(req, s, given)) throw forbidden('web.form.expired');
     });
 
     app.setErrorHandler((err: FastifyError, req, reply) => errorPage(unavailableOr(err, req), req, reply, s));

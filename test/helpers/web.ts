@@ -45,18 +45,19 @@ export class Browser {
   private async request(
     method: 'GET' | 'POST',
     url: string,
-    form?: URLSearchParams,
+    form?: URLSearchParams | { payload: Buffer; contentType: string },
     follow = true,
   ): Promise<Page> {
+    const raw = form instanceof URLSearchParams ? undefined : form;
     let res = await this.app.inject({
       method,
       url,
       headers: {
         ...this.headers,
         ...(this.cookies.size ? { cookie: [...this.cookies].map(([k, v]) => `${k}=${v}`).join('; ') } : {}),
-        ...(form ? { 'content-type': 'application/x-www-form-urlencoded' } : {}),
+        ...(form ? { 'content-type': raw?.contentType ?? 'application/x-www-form-urlencoded' } : {}),
       },
-      payload: form?.toString(),
+      payload: raw ? raw.payload : form?.toString(),
     });
     this.keep(res.headers['set-cookie']);
     let at = url;
@@ -101,6 +102,11 @@ export class Browser {
     for (const [k, v] of Object.entries(fields))
       for (const one of ([] as string[]).concat(v)) form.append(k, one);
     return this.request('POST', url, form, o.follow ?? true);
+  }
+
+  /** Posts a multipart body (a file form), with the browser's cookies. */
+  upload(url: string, body: { payload: Buffer; contentType: string }, o: { follow?: boolean } = {}) {
+    return this.request('POST', url, body, o.follow ?? true);
   }
 
   /** Signs in through the sign-in page. */

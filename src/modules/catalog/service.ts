@@ -29,6 +29,7 @@ import { BASE_LOCALE, type Locale } from '../../contract/i18n.ts';
 import type { Db } from '../../db/index.ts';
 import { isSeller } from '../auth/sellers.ts';
 import { type AuthUser, caller, inTransaction, type RequestContext } from '../context.ts';
+import { keepUploadedImages } from '../images/urls.ts';
 import {
   LIST_ITEM_COLUMNS,
   type ListItemRow,
@@ -546,7 +547,10 @@ export async function updateProduct(ctx: RequestContext, id: string, change: Pro
   const dims = change.dimensions !== undefined ? change.dimensions : undefined;
   const images =
     change.imageUrl !== undefined || change.imageUrls !== undefined
-      ? imageList(change.imageUrl, change.imageUrls ?? (change.imageUrl ? current.imageUrls.slice(1) : []))
+      ? keepUploadedImages(
+          current.imageUrls,
+          imageList(change.imageUrl, change.imageUrls ?? (change.imageUrl ? current.imageUrls.slice(1) : [])),
+        )
       : undefined;
   const product: ProductForVariants = {
     id,

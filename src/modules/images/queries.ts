@@ -1,7 +1,8 @@
 // The images table's statements.
-import { eq, sql } from 'drizzle-orm';
+import { asc, eq, sql } from 'drizzle-orm';
 import type { Db } from '../../db/index.ts';
-import { images } from './tables.ts';
+import { products } from '../catalog/tables.ts';
+import { imageBlobs, images, productImages } from './tables.ts';
 
 /** Stores an image unless one of its name is there (a name is its content). */
 export async function insertImageUnlessThere(
@@ -16,4 +17,68 @@ export async function insertImageUnlessThere(
 export async function imageNamed(db: Db, name: string) {
   const [row] = await db.select().from(images).where(eq(images.name, name));
   return row;
+}
+
+/** Stores a file of the database's image store unless one of its name is there. */
+export async function insertBlobUnlessThere(
+  db: Db,
+  blob: { name: string; contentType: string; body: Buffer },
+): Promise<void> {
+  await db.insert(imageBlobs).values(blob).onConflictDoNothing();
+}
+
+export async function blobNamed(db: Db, name: string) {
+  const [row] = await db
+    .select({ contentType: imageBlobs.contentType, body: imageBlobs.body })
+    .from(imageBlobs)
+    .where(eq(imageBlobs.name, name));
+  return row ? { contentType: row.contentType, body: Buffer.from(row.body) } : undefined;
+}
+
+export async function blobExists(db: Db, name: string): Promise<boolean> {
+  const rows = await db.select({ name: imageBlobs.name }).from(imageBlobs).where(eq(imageBlobs.name, name));
+  return rows.length > 0;
+}
+
+type ProductImageRow = typeof productImages.$inferSelect;
+
+/** The product's row locked for this transaction: gallery changes of one product run one at a time. */
+export async function lockProductImages(db: Db, productId: string) {
+  const [row] = await db
+    .select({ id: products.id, status: products.status, imageUrls: products.imageUrls })
+    .from(products)
+    .where(eq(products.id, productId))
+    .for('update');
+  return row;
+}
+
+/** The product's gallery, first image first. */
+export async function galleryRows(db: Db, productId: string): Promise<ProductImageRow[]> {
+  return db
+    .select()
+    .from(productImages)
+    .where(eq(productImages.productId, productId))
+    .orderBy(asc(productImages.position), asc(productImages.createdAt));
+}
+
+export async function insertProductImage(db: Db, row: typeof productImages.$inferInsert) {
+  await db.insert(productImages).values(row);
+}
+
+export async function updateProductImage(
+  db: Db,
+  id: string,
+  change: Partial<Pick<ProductImageRow, 'altEn' | 'altFr' | 'variantId' | 'position'>>,
+) {
+  const set = Object.fromEntries(Object.entries(change).filter(([, v]) => v !== undefined));
+  if (Object.keys(set).length === 0) return;
+  await db.update(productImages).set(set).where(eq(productImages.id, id));
+}
+
+export async function deleteProductImage(db: Db, id: string) {
+  await db.delete(productImages).where(eq(productImages.id, id));
+}
+
+export async function setProductImageUrls(db: Db, productId: string, imageUrls: string[], now: Date) {
+  await db.update(products).set({ imageUrls, updatedAt: now }).where(eq(products.id, productId));
 }

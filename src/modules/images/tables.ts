@@ -1,5 +1,8 @@
 import { sql } from 'drizzle-orm';
-import { check, pgTable, text, timestamp } from 'drizzle-orm/pg-core';
+import { check, customType, index, integer, jsonb, pgTable, text, timestamp } from 'drizzle-orm/pg-core';
+import { products } from '../catalog/tables.ts';
+
+const bytea = customType<{ data: Buffer }>({ dataType: () => 'bytea' });
 
 /**
  * Images the service serves itself at /images/:name (the sample shop's, made by `portage seed`).
@@ -18,4 +21,55 @@ export const images = pgTable(
     check('images_content_type_check', sql`${t.contentType} = 'image/svg+xml'`),
     check('images_body_length', sql`octet_length(${t.body}) <= 65536`),
   ],
+);
+
+/** One stored file of an uploaded image: a width it was resized to, under its content-hashed name. */
+export interface ImageFile {
+  width: number;
+  height: number;
+  name: string;
+  contentType: 'image/webp' | 'image/jpeg';
+}
+
+/**
+ * A product's gallery: the images its seller uploaded, in `position` order (0 first). The files
+ * themselves are in the image store (data directory, database or bucket: store.ts).
+ */
+export const productImages = pgTable(
+  'product_images',
+  {
+    id: text('id').primaryKey(),
+    productId: text('product_id')
+      .notNull()
+      .references(() => products.id),
+    // A variant of the product it shows, as the seller named it (no foreign key: variants are their own table).
+    variantId: text('variant_id'),
+    position: integer('position').notNull(),
+    altEn: text('alt_en').notNull().default(''),
+    altFr: text('alt_fr').notNull().default(''),
+    // The uploaded original's size, after orientation.
+    width: integer('width').notNull(),
+    height: integer('height').notNull(),
+    files: jsonb('files').$type<ImageFile[]>().notNull(),
+    createdAt: timestamp('created_at', { withTimezone: true }).notNull().defaultNow(),
+  },
+  (t) => [
+    index('product_images_product_idx').on(t.productId, t.position),
+    check(
+      'product_images_bounded',
+      sql`length(${t.altEn}) <= 300 and length(${t.altFr}) <= 300 and coalesce(length(${t.variantId}), 0) <= 100 and ${t.position} >= 0`,
+    ),
+  ],
+);
+
+/** The image store's files when it is the database (PostgreSQL without a bucket). */
+export const imageBlobs = pgTable(
+  'image_blobs',
+  {
+    name: text('name').primaryKey(),
+    contentType: text('content_type').notNull(),
+    body: bytea('body').notNull(),
+    createdAt: timestamp('created_at', { withTimezone: true }).notNull().defaultNow(),
+  },
+  (t) => [check('image_blobs_name_check', sql`${t.name} ~ '^[0-9a-f]{16}-[0-9]{1,5}[.](webp|jpg)$'`)],
 );

@@ -4,6 +4,7 @@
 import { AppError } from '../../contract/errors.ts';
 import { type Locale, text } from '../../contract/i18n.ts';
 import type { getProduct } from '../../modules/catalog/service.ts';
+import { isUploadedUrl } from '../../modules/images/urls.ts';
 
 export type Body = Record<string, string | string[] | undefined>;
 type Detail = Awaited<ReturnType<typeof getProduct>>;
@@ -70,7 +71,7 @@ export const formOfProduct = (l: Locale, p: Detail): ProductForm => ({
   categoryId: p.categoryId ?? '',
   isDigital: p.isDigital,
   isPerishable: p.isPerishable,
-  imageUrl: p.imageUrl ?? '',
+  imageUrl: sellerImageOf(p) ?? '',
   status: p.status,
 });
 
@@ -107,11 +108,7 @@ export function productBody(f: ProductForm, current?: Detail) {
     categoryId: f.categoryId || null,
     isDigital: f.isDigital,
     isPerishable: f.isPerishable,
-    ...(f.imageUrl
-      ? { imageUrl: f.imageUrl }
-      : current?.imageUrl
-        ? { imageUrls: current.imageUrls.slice(1) }
-        : {}),
+    ...imageChange(f.imageUrl, current),
     ...(f.status ? { status: f.status } : {}),
   };
 }
@@ -129,4 +126,16 @@ export function refuseBlockedImage(f: ProductForm, publicBaseUrl: string) {
   throw new AppError('VALIDATION_ERROR', 400, text('web.form.fix'), [
     { field: 'imageUrl', message: text('web.console.product.imageBlocked', { origin }) },
   ]);
+}
+
+/** The first image address the seller gave (uploaded images are the gallery's, not the form's). */
+const sellerImageOf = (p: { imageUrls: string[] }) => p.imageUrls.find((u) => !isUploadedUrl(u));
+
+/** The form's image address in place of the one it showed; the other addresses stay (the gallery's too: the service keeps them). */
+function imageChange(given: string, current: Detail | undefined) {
+  if (!current) return given ? { imageUrl: given } : {};
+  const shown = sellerImageOf(current);
+  const others = current.imageUrls.filter((u) => u !== shown && !isUploadedUrl(u));
+  if (given === (shown ?? '')) return {};
+  return { imageUrls: given ? [given, ...others] : others };
 }

@@ -20,6 +20,7 @@ import {
   listProducts,
   updateProduct,
 } from '../../modules/catalog/service.ts';
+import { listImages } from '../../modules/images/service.ts';
 import * as orders from '../../modules/orders/service.ts';
 import * as returns from '../../modules/returns/service.ts';
 import { seeOther, signedIn, type View, viewOf, type WebDeps } from '../core.ts';
@@ -40,6 +41,8 @@ import {
   SHOP_FIELDS,
   type ShopForm,
 } from './form.ts';
+import { consoleImagePages, IMAGE_DONE } from './image-routes.ts';
+import { galleryView } from './image-views.ts';
 import { consoleOrderPages } from './order-routes.ts';
 import { productFormView, productsView } from './product-views.ts';
 import {
@@ -126,7 +129,29 @@ export function consolePages(app: FastifyInstance, deps: WebDeps) {
           o.variants?.form ?? variantsFormOf(v.p.locale, o.product),
           o.variants?.error,
         ),
+      gallery: o.product && (await galleryOf(req, v, o.product.id)),
     });
+
+  /** The product page's gallery: its images, the last gallery form's outcome or refusal. */
+  const galleryOf = async (req: FastifyRequest, v: View, productId: string, error?: FormError) => {
+    const done = doneOf(IMAGE_DONE, (req.query as { image?: string }).image);
+    return galleryView(v, {
+      productId,
+      images: (await listImages(req.ctx, deps.images, productId)).images,
+      done: done && t(v.p.locale, 'web.console.images.done', { done }),
+      error,
+    });
+  };
+  consoleImagePages(app, deps, async (req, v, productId, error) => {
+    const product = await ownProduct(req, productId);
+    return productFormView(v, {
+      product,
+      values: formOfProduct(v.p.locale, product),
+      categories: (await listCategories(req.ctx)).categories,
+      variants: variantsFormView(v, product.id, variantsFormOf(v.p.locale, product)),
+      gallery: await galleryOf(req, v, productId, error),
+    });
+  });
 
   app.get<{ Querystring: Record<string, string | undefined> }>(
     '/console/products',
