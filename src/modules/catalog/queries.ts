@@ -32,6 +32,8 @@ export type ListItemRow = Pick<
   | 'isDigital'
   | 'rating'
   | 'reviewCount'
+  | 'language'
+  | 'translations'
 > & { dateCreated: number };
 
 const unixSeconds = (column: SQL | typeof products.createdAt) =>
@@ -54,11 +56,14 @@ const listItemColumns = {
   isDigital: products.isDigital,
   rating: products.rating,
   reviewCount: products.reviewCount,
+  language: products.language,
+  translations: products.translations,
 };
 export const LIST_ITEM_COLUMNS = Object.keys(listItemColumns).length;
 
 const BY_IDS_SQL = `select id, title, description, price_cents, to_json(image_urls), stock_quantity, seller_id, category_id,
-    status, floor(extract(epoch from created_at))::float8, is_perishable, is_digital, rating, review_count
+    status, floor(extract(epoch from created_at))::float8, is_perishable, is_digital, rating, review_count,
+    language, translations
   from products where id = any($1::text[])`;
 const byIdsStatement = statement('product_list_items_by_ids', sql.raw(BY_IDS_SQL));
 
@@ -183,7 +188,7 @@ const DETAIL_SQL = `select p.id, p.title, p.description, p.price_cents as "price
     p.stock_quantity as "stockQuantity", p.seller_id as "sellerId", p.category_id as "categoryId", p.status,
     floor(extract(epoch from p.created_at))::float8 as "dateCreated", p.is_perishable as "isPerishable", p.is_digital as "isDigital",
     p.rating, p.review_count as "reviewCount", p.weight_kg as "weightKg", p.width_cm as "widthCm",
-    p.height_cm as "heightCm", p.depth_cm as "depthCm", p.keywords, p.specifications,
+    p.height_cm as "heightCm", p.depth_cm as "depthCm", p.keywords, p.specifications, p.language, p.translations,
     coalesce(sp.shop_name, u.name) as "sellerName", coalesce(sp.rating, 0) as "sellerRating",
     coalesce(sp.review_count, 0) as "sellerReviewCount",
     (select coalesce(json_agg(x), '[]'::json) from (
