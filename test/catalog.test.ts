@@ -41,6 +41,7 @@ describe('categories', () => {
       name: 'Tools',
       slug,
       parentId: null,
+      language: 'en-CA',
     });
     const child = await t.api
       .as(root)
@@ -51,6 +52,7 @@ describe('categories', () => {
       name: 'Hand tools',
       slug: `hand-${slug}`,
       parentId: res.body.id,
+      language: 'en-CA',
     });
 
     const b = await buyer(t.api);
@@ -150,6 +152,10 @@ describe('POST /products', () => {
       rating: 0,
       reviewCount: 0,
       reviews: [],
+      language: 'en-CA',
+      descriptionLanguage: 'en-CA',
+      sourceLanguage: 'en-CA',
+      translations: {},
     });
     expect(Math.abs(res.body.dateCreated - t.clock.now().getTime() / 1000)).toBeLessThan(5);
 
@@ -427,6 +433,8 @@ describe('visibility', () => {
       isDigital: false,
       rating: 0,
       reviewCount: 0,
+      language: 'en-CA',
+      descriptionLanguage: 'en-CA',
     });
 
     expect(ids(await list(a))).toEqual([aActive.id, aDraft.id, aInactive.id, oActive.id]);

@@ -139,19 +139,17 @@ describe('a product in two languages', () => {
         { field: 'translations.en-CA', message: 'must be in the other language than the product’s own' },
       ],
     });
-    const sameFr = await t.api
-      .as(maker)
-      .post(
-        '/products',
-        {
-          title: 'Pagaie',
-          priceCents: 1000,
-          weight: 1,
-          language: 'fr-CA',
-          translations: { 'fr-CA': { title: 'x' } },
-        },
-        FR,
-      );
+    const sameFr = await t.api.as(maker).post(
+      '/products',
+      {
+        title: 'Pagaie',
+        priceCents: 1000,
+        weight: 1,
+        language: 'fr-CA',
+        translations: { 'fr-CA': { title: 'x' } },
+      },
+      FR,
+    );
     expect(sameFr.status).toBe(400);
     expect(sameFr.body.error).toBe('Une traduction doit être dans l’autre langue, pas en fr-CA');
     for (const translations of [
@@ -244,13 +242,11 @@ describe('categories in two languages', () => {
       parentId: null,
       language: 'en-CA',
     });
-    const same = await t.api
-      .as(root)
-      .post('/admin/categories', {
-        name: 'x',
-        slug: `c-${uniqueWord()}`,
-        translations: { 'en-CA': { name: 'x' } },
-      });
+    const same = await t.api.as(root).post('/admin/categories', {
+      name: 'x',
+      slug: `c-${uniqueWord()}`,
+      translations: { 'en-CA': { name: 'x' } },
+    });
     expect(same.status).toBe(400);
   });
 });

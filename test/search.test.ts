@@ -79,6 +79,8 @@ describe('answer shape and visibility', () => {
           isDigital: false,
           rating: 0,
           reviewCount: 0,
+          language: 'en-CA',
+          descriptionLanguage: 'en-CA',
         },
       ],
       facets: {

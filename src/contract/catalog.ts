@@ -3,8 +3,10 @@ import { z } from 'zod';
 import { recordId, unixSeconds } from './common.ts';
 import { LOCALES } from './i18n.ts';
 
-/** A language a product or category is written in (docs/api.md "Languages"). */
-export const contentLanguage = z.enum(LOCALES);
+/** The languages a product or category is written in (docs/api.md "Languages"): the locales. */
+export const CONTENT_LANGUAGES = LOCALES;
+export type ContentLanguage = (typeof CONTENT_LANGUAGES)[number];
+export const contentLanguage = z.enum(CONTENT_LANGUAGES);
 
 /** The one list of product statuses: the wire, the table's check and every subset come from it. */
 export const PRODUCT_STATUSES = ['draft', 'active', 'inactive', 'deleted'] as const;

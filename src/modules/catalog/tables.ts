@@ -15,10 +15,11 @@ import {
 } from 'drizzle-orm/pg-core';
 import {
   type CategoryTranslations,
+  CONTENT_LANGUAGES,
+  type ContentLanguage,
   PRODUCT_STATUSES,
   type ProductTranslations,
 } from '../../contract/catalog.ts';
-import { LOCALES, type Locale } from '../../contract/i18n.ts';
 import { users } from '../auth/tables.ts';
 
 const tsvector = customType<{ data: string }>({ dataType: () => 'tsvector' });
@@ -31,7 +32,7 @@ export const categories = pgTable(
     slug: text('slug').notNull().unique(),
     parentId: text('parent_id').references((): never => categories.id as never),
     // The language `name` is written in; `translations` holds the other one's (docs/api.md "Languages").
-    language: text('language').$type<Locale>().notNull().default('en-CA'),
+    language: text('language').$type<ContentLanguage>().notNull().default('en-CA'),
     translations: jsonb('translations').$type<CategoryTranslations>().notNull().default({}),
     createdAt: timestamp('created_at', { withTimezone: true }).notNull().defaultNow(),
   },
@@ -39,7 +40,7 @@ export const categories = pgTable(
     index('categories_parent_idx').on(t.parentId),
     check(
       'categories_language_check',
-      sql`${t.language} in (${sql.raw(LOCALES.map((l) => `'${l}'`).join(', '))})`,
+      sql`${t.language} in (${sql.raw(CONTENT_LANGUAGES.map((l) => `'${l}'`).join(', '))})`,
     ),
   ],
 );
@@ -57,7 +58,7 @@ export const products = pgTable(
     keywords: text('keywords').array().notNull().default(sql`'{}'::text[]`),
     // The language title, description and keywords are written in; `translations` holds the
     // other one's, optional (docs/api.md "Languages"). Both are in the search document.
-    language: text('language').$type<Locale>().notNull().default('en-CA'),
+    language: text('language').$type<ContentLanguage>().notNull().default('en-CA'),
     translations: jsonb('translations').$type<ProductTranslations>().notNull().default({}),
     imageUrls: text('image_urls').array().notNull().default(sql`'{}'::text[]`),
     priceCents: integer('price_cents').notNull(),
@@ -104,7 +105,7 @@ export const products = pgTable(
     ),
     check(
       'products_language_check',
-      sql`${t.language} in (${sql.raw(LOCALES.map((l) => `'${l}'`).join(', '))})`,
+      sql`${t.language} in (${sql.raw(CONTENT_LANGUAGES.map((l) => `'${l}'`).join(', '))})`,
     ),
     check('products_not_digital_and_perishable', sql`not (${t.isDigital} and ${t.isPerishable})`),
     index('products_seller_idx').on(t.sellerId, t.createdAt, t.id),
