@@ -41,6 +41,7 @@ describe('categories', () => {
       name: 'Tools',
       slug,
       parentId: null,
+      language: 'en-CA',
     });
     const child = await t.api
       .as(root)
@@ -51,6 +52,7 @@ describe('categories', () => {
       name: 'Hand tools',
       slug: `hand-${slug}`,
       parentId: res.body.id,
+      language: 'en-CA',
     });
 
     const b = await buyer(t.api);
@@ -170,6 +172,10 @@ describe('POST /products', () => {
           status: 'active',
         },
       ],
+      language: 'en-CA',
+      descriptionLanguage: 'en-CA',
+      sourceLanguage: 'en-CA',
+      translations: {},
     });
     expect(Math.abs(res.body.dateCreated - t.clock.now().getTime() / 1000)).toBeLessThan(5);
 
@@ -448,6 +454,8 @@ describe('visibility', () => {
       rating: 0,
       reviewCount: 0,
       priceRange: { minCents: 1000, maxCents: 1000 },
+      language: 'en-CA',
+      descriptionLanguage: 'en-CA',
     });
 
     expect(ids(await list(a))).toEqual([aActive.id, aDraft.id, aInactive.id, oActive.id]);

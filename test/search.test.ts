@@ -80,6 +80,8 @@ describe('answer shape and visibility', () => {
           rating: 0,
           reviewCount: 0,
           priceRange: { minCents: 4200, maxCents: 4200 },
+          language: 'en-CA',
+          descriptionLanguage: 'en-CA',
         },
       ],
       facets: {

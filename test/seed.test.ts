@@ -158,9 +158,38 @@ describe('the seeded catalog', () => {
     expect(digital.every((p) => p.weightKg === null && !p.isPerishable)).toBe(true);
     expect(sample.filter((p) => !p.isDigital).every((p) => (p.weightKg ?? 0) > 0)).toBe(true);
     expect(sample.every((p) => p.priceCents > 0 && p.keywords.length > 0)).toBe(true);
-    // About one product in ten says "Handmade": the benchmark's broad query.
-    const handmade = sample.filter((p) => p.title.startsWith('Handmade')).length / sample.length;
+    // About one product in ten says "Handmade" (in English, as written or translated): the benchmark's broad query.
+    const englishTitle = (p: (typeof sample)[number]) => p.translations['en-CA']?.title ?? p.title;
+    const handmade = sample.filter((p) => englishTitle(p).startsWith('Handmade')).length / sample.length;
     expect(handmade).toBeGreaterThan(0.07);
     expect(handmade).toBeLessThan(0.13);
+  });
+
+  it('is in both languages: Quebec shops write in French with an English translation, some others add French', async () => {
+    const sample = Array.from({ length: 2000 }, (_, i) => seededProduct(1, i));
+    const french = sample.filter((p) => p.language === 'fr-CA');
+    expect(french.length / sample.length).toBeGreaterThan(0.1);
+    expect(french.every((p) => p.translations['en-CA'] !== undefined)).toBe(true);
+    const translated = sample.filter((p) => p.language === 'en-CA' && p.translations['fr-CA']);
+    expect(translated.length / sample.length).toBeGreaterThan(0.15);
+    // "érable", "erable" and "sirops" find maple syrup in a seeded shop, as "maple" does.
+    const d = await testDatabase();
+    opened.push(d);
+    await seedCatalog(d.db, { seed: 5, count: 1500 });
+    const found = async (word: string) =>
+      (
+        await rowsOf<{ n: number }>(
+          d.db,
+          sql`select count(*)::int as n from products where search_doc @@ portage_search_query(null, ${word})`,
+        )
+      )[0]!.n;
+    const maple = await found('maple');
+    expect(maple).toBeGreaterThan(0);
+    for (const word of ['érable', 'erable', 'sirops']) expect(await found(word), word).toBeGreaterThan(0);
+    const [names] = await rowsOf<{ n: number }>(
+      d.db,
+      sql`select count(*)::int as n from categories where translations -> 'fr-CA' ->> 'name' = 'Plein air'`,
+    );
+    expect(names).toEqual({ n: 1 });
   });
 });

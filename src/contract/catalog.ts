@@ -1,6 +1,12 @@
 // Wire schemas of categories, products and product search (docs/api.md "Catalog" and "Search").
 import { z } from 'zod';
 import { recordId, unixSeconds } from './common.ts';
+import { LOCALES } from './i18n.ts';
+
+/** The languages a product or category is written in (docs/api.md "Languages"): the locales. */
+export const CONTENT_LANGUAGES = LOCALES;
+export type ContentLanguage = (typeof CONTENT_LANGUAGES)[number];
+export const contentLanguage = z.enum(CONTENT_LANGUAGES);
 
 /** The one list of product statuses: the wire, the table's check and every subset come from it. */
 export const PRODUCT_STATUSES = ['draft', 'active', 'inactive', 'deleted'] as const;
@@ -27,11 +33,23 @@ export const category = z
     name: z.string(),
     slug: z.string(),
     parentId: z.string().nullable(),
+    language: contentLanguage.describe(
+      "The language of `name`: the reader's when translated, else the one it was written in",
+    ),
   })
   .meta({ id: 'Category' });
 
+const categoryName = z.string().trim().min(1).max(100);
+const categoryTranslation = z.strictObject({ name: categoryName });
+const categoryTranslations = z
+  .strictObject({ 'en-CA': categoryTranslation.optional(), 'fr-CA': categoryTranslation.optional() })
+  .describe('The name in the other language');
+export type CategoryTranslations = z.infer<typeof categoryTranslations>;
+
 export const createCategoryBody = z.object({
-  name: z.string().trim().min(1).max(100),
+  name: categoryName,
+  language: contentLanguage.default('en-CA').describe('The language `name` is written in'),
+  translations: categoryTranslations.default({}),
   slug: z
     .string()
     .regex(/^[a-z0-9]+(?:-[a-z0-9]+)*$/, 'validation.slug')
@@ -60,10 +78,23 @@ const specifications = z
     params: { n: MAX_SPECIFICATIONS },
   });
 
+const productTranslation = z.strictObject({
+  title,
+  description: description.default(''),
+  keywords: keywords.default([]),
+});
+/** The other language's text (the product's own language may not appear): replaced whole on change. */
+const productTranslations = z
+  .strictObject({ 'en-CA': productTranslation.optional(), 'fr-CA': productTranslation.optional() })
+  .describe('Title, description and keywords in the other language (optional)');
+export type ProductTranslations = z.infer<typeof productTranslations>;
+
 /** Fields a seller may set; the same names on create and change. */
 const productFields = {
   title,
   description,
+  language: contentLanguage.describe('The language title, description and keywords are written in'),
+  translations: productTranslations,
   priceCents: z
     .number({ message: 'validation.positiveCents' })
     .int('validation.positiveCents')
@@ -197,6 +228,8 @@ export const createProductBody = z.object({
   weight: productFields.weight.optional(),
   dimensions: productFields.dimensions.optional(),
   keywords: keywords.default([]),
+  language: productFields.language.default('en-CA'),
+  translations: productTranslations.default({}),
   specifications: specifications.default({}),
   status: productStatus
     .extract(['draft', 'active'], { message: 'validation.draftOrActive' })
@@ -247,6 +280,10 @@ export const productListItem = z
     rating: z.number(),
     reviewCount: z.number().int(),
     priceRange: priceRange.describe("The lowest and highest price of the product's variants on sale"),
+    language: contentLanguage.describe(
+      "The language of `title`: the reader's when the product has it, else the one it was written in",
+    ),
+    descriptionLanguage: contentLanguage.describe('The language of `description`'),
   })
   .meta({ id: 'ProductListItem' });
 
@@ -263,6 +300,8 @@ export const productDetail = productListItem
     variants: z
       .array(productVariant)
       .describe('Buyers see the active ones; the seller every one not deleted'),
+    sourceLanguage: contentLanguage.describe('The language the seller wrote the product in'),
+    translations: productTranslations,
   })
   .meta({ id: 'Product' });
 

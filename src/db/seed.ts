@@ -4,6 +4,7 @@
 // twice with the same seed adds nothing.
 import { createHash } from 'node:crypto';
 import { sql } from 'drizzle-orm';
+import type { ContentLanguage, ProductTranslations } from '../contract/catalog.ts';
 import type { Province } from '../contract/common.ts';
 import { type StoredImage, sampleImage, storeImages, storeSampleRasters } from '../modules/images/service.ts';
 import type { ImageStore } from '../modules/images/store.ts';
@@ -33,6 +34,8 @@ const seededKey = (seed: number, name: string) =>
 interface CategorySpec {
   slug: string;
   name: string;
+  /** The name in French. */
+  nameFr: string;
   /** Its sample images' colour (white text on it reads at WCAG AA). */
   colour: string;
   digital?: boolean;
@@ -44,6 +47,7 @@ export const CATEGORIES: CategorySpec[] = [
   {
     slug: 'food-and-drink',
     name: 'Food & Drink',
+    nameFr: 'Alimentation et boissons',
     colour: '#8a3b12',
     perishable: true,
     nouns: [
@@ -60,6 +64,7 @@ export const CATEGORIES: CategorySpec[] = [
   {
     slug: 'outdoors',
     name: 'Outdoors',
+    nameFr: 'Plein air',
     colour: '#1d5c3a',
     nouns: [
       ['Canoe Paddle', ['canoe', 'paddle', 'water'], [60, 220], 1.1],
@@ -73,6 +78,7 @@ export const CATEGORIES: CategorySpec[] = [
   {
     slug: 'clothing',
     name: 'Clothing',
+    nameFr: 'Vêtements',
     colour: '#4a3b7a',
     nouns: [
       ['Wool Toque', ['toque', 'hat', 'winter'], [18, 55], 0.2],
@@ -86,6 +92,7 @@ export const CATEGORIES: CategorySpec[] = [
   {
     slug: 'home',
     name: 'Home & Kitchen',
+    nameFr: 'Maison et cuisine',
     colour: '#6b4a1f',
     nouns: [
       ['Cedar Cutting Board', ['cutting', 'board', 'kitchen'], [35, 140], 1.6],
@@ -98,6 +105,7 @@ export const CATEGORIES: CategorySpec[] = [
   {
     slug: 'sports',
     name: 'Sports',
+    nameFr: 'Sports',
     colour: '#1f4e79',
     nouns: [
       ['Hockey Stick', ['hockey', 'stick', 'ice'], [40, 330], 0.6],
@@ -109,6 +117,7 @@ export const CATEGORIES: CategorySpec[] = [
   {
     slug: 'books',
     name: 'Books',
+    nameFr: 'Livres',
     colour: '#5a5a1e',
     digital: true,
     nouns: [
@@ -121,6 +130,7 @@ export const CATEGORIES: CategorySpec[] = [
   {
     slug: 'music',
     name: 'Music',
+    nameFr: 'Musique',
     colour: '#7a1f4e',
     digital: true,
     nouns: [
@@ -132,6 +142,7 @@ export const CATEGORIES: CategorySpec[] = [
   {
     slug: 'crafts',
     name: 'Crafts & Art',
+    nameFr: 'Artisanat et art',
     colour: '#2f5d5d',
     nouns: [
       ['Soapstone Carving', ['carving', 'soapstone', 'art'], [120, 1200], 2.5],
@@ -185,6 +196,164 @@ const PHRASES = [
   'Ethically made with traceable materials.',
 ];
 
+/**
+ * The catalog in French: each noun's French name (its gender and number, for the adjective's
+ * agreement; a suffix such as "(livre numérique)" after the adjective) and keywords.
+ */
+const FRENCH_NOUNS: Record<
+  string,
+  { noun: string; g: 'm' | 'f'; plural?: boolean; suffix?: string; keywords: string[] }
+> = {
+  'Maple Syrup': { noun: "Sirop d'érable", g: 'm', keywords: ['érable', 'sirop', 'déjeuner'] },
+  'Smoked Salmon': { noun: 'Saumon fumé', g: 'm', keywords: ['saumon', 'poisson', 'fruits de mer'] },
+  'Aged Cheddar': { noun: 'Cheddar vieilli', g: 'm', keywords: ['fromage', 'cheddar', 'laitier'] },
+  'Butter Tarts': {
+    noun: 'Tartes au beurre',
+    g: 'f',
+    plural: true,
+    keywords: ['tartes', 'pâtisserie', 'dessert'],
+  },
+  'Wild Blueberry Jam': {
+    noun: 'Confiture de bleuets sauvages',
+    g: 'f',
+    keywords: ['bleuets', 'confiture', 'conserves'],
+  },
+  'Ice Wine Jelly': {
+    noun: 'Gelée de vin de glace',
+    g: 'f',
+    keywords: ['vin de glace', 'gelée', 'conserves'],
+  },
+  'Sourdough Loaf': { noun: 'Pain au levain', g: 'm', keywords: ['pain', 'levain', 'boulangerie'] },
+  'Wildflower Honey': {
+    noun: 'Miel de fleurs sauvages',
+    g: 'm',
+    keywords: ['miel', 'fleurs sauvages', 'sucré'],
+  },
+  'Canoe Paddle': { noun: 'Pagaie de canot', g: 'f', keywords: ['canot', 'pagaie', 'eau'] },
+  Snowshoes: {
+    noun: 'Raquettes à neige',
+    g: 'f',
+    plural: true,
+    keywords: ['raquettes', 'hiver', 'randonnée'],
+  },
+  'Camping Tent': { noun: 'Tente de camping', g: 'f', keywords: ['tente', 'camping', 'abri'] },
+  'Sleeping Bag': { noun: 'Sac de couchage', g: 'm', keywords: ['couchage', 'camping', 'chaud'] },
+  'Trail Lantern': { noun: 'Lanterne de sentier', g: 'f', keywords: ['lanterne', 'lumière', 'camping'] },
+  'Fishing Rod': { noun: 'Canne à pêche', g: 'f', keywords: ['pêche', 'canne', 'lac'] },
+  'Wool Toque': { noun: 'Tuque en laine', g: 'f', keywords: ['tuque', 'chapeau', 'hiver'] },
+  'Down Parka': { noun: 'Parka en duvet', g: 'm', keywords: ['parka', 'manteau', 'hiver'] },
+  'Flannel Shirt': { noun: 'Chemise en flanelle', g: 'f', keywords: ['flanelle', 'chemise', 'carreaux'] },
+  'Leather Mittens': {
+    noun: 'Mitaines en cuir',
+    g: 'f',
+    plural: true,
+    keywords: ['mitaines', 'gants', 'hiver'],
+  },
+  'Merino Socks': { noun: 'Bas en mérinos', g: 'm', plural: true, keywords: ['bas', 'mérinos', 'laine'] },
+  'Rain Jacket': { noun: 'Manteau de pluie', g: 'm', keywords: ['manteau', 'pluie', 'imperméable'] },
+  'Cedar Cutting Board': {
+    noun: 'Planche à découper en cèdre',
+    g: 'f',
+    keywords: ['planche', 'découper', 'cuisine'],
+  },
+  'Beeswax Candle': { noun: "Bougie en cire d'abeille", g: 'f', keywords: ['bougie', 'cire', 'lumière'] },
+  'Wool Blanket': { noun: 'Couverture en laine', g: 'f', keywords: ['couverture', 'laine', 'literie'] },
+  'Stoneware Mug': { noun: 'Tasse en grès', g: 'f', keywords: ['tasse', 'café', 'poterie'] },
+  'Cast Iron Skillet': { noun: 'Poêle en fonte', g: 'f', keywords: ['poêle', 'cuisine', 'fonte'] },
+  'Hockey Stick': { noun: 'Bâton de hockey', g: 'm', keywords: ['hockey', 'bâton', 'glace'] },
+  'Figure Skates': {
+    noun: 'Patins artistiques',
+    g: 'm',
+    plural: true,
+    keywords: ['patins', 'patinage', 'glace'],
+  },
+  'Curling Broom': { noun: 'Balai de curling', g: 'm', keywords: ['curling', 'balai', 'glace'] },
+  'Lacrosse Stick': { noun: 'Bâton de crosse', g: 'm', keywords: ['crosse', 'bâton', 'terrain'] },
+  'Field Guide to Birds (e-book)': {
+    noun: 'Guide des oiseaux',
+    g: 'm',
+    suffix: ' (livre numérique)',
+    keywords: ['oiseaux', 'guide', 'nature'],
+  },
+  'Canadian History Reader (e-book)': {
+    noun: 'Histoire du Canada',
+    g: 'f',
+    suffix: ' (livre numérique)',
+    keywords: ['histoire', 'canada', 'lecture'],
+  },
+  'Northern Cookbook (e-book)': {
+    noun: 'Livre de recettes du Nord',
+    g: 'm',
+    suffix: ' (livre numérique)',
+    keywords: ['recettes', 'cuisine', 'livre'],
+  },
+  'Paddling Maps (digital)': {
+    noun: 'Cartes de canot',
+    g: 'f',
+    plural: true,
+    suffix: ' (numériques)',
+    keywords: ['cartes', 'canot', 'itinéraires'],
+  },
+  'Fiddle Album (download)': {
+    noun: 'Album de violon',
+    g: 'm',
+    suffix: ' (téléchargement)',
+    keywords: ['violon', 'folk', 'album'],
+  },
+  'East Coast Songs (download)': {
+    noun: 'Chansons de la côte Est',
+    g: 'f',
+    plural: true,
+    suffix: ' (téléchargement)',
+    keywords: ['chansons', 'folk', 'maritime'],
+  },
+  'Prairie Soundscapes (download)': {
+    noun: 'Paysages sonores des Prairies',
+    g: 'm',
+    plural: true,
+    suffix: ' (téléchargement)',
+    keywords: ['ambiance', 'nature', 'album'],
+  },
+  'Soapstone Carving': { noun: 'Sculpture en stéatite', g: 'f', keywords: ['sculpture', 'stéatite', 'art'] },
+  'Hooked Rug': { noun: 'Tapis crocheté', g: 'm', keywords: ['tapis', 'crochet', 'textile'] },
+  'Birch Bark Basket': {
+    noun: "Panier d'écorce de bouleau",
+    g: 'm',
+    keywords: ['panier', 'bouleau', 'artisanat'],
+  },
+  'Landscape Print': { noun: 'Estampe de paysage', g: 'f', keywords: ['estampe', 'peinture', 'paysage'] },
+};
+
+/** Each adjective in French: masculine and feminine, singular and plural. */
+const FRENCH_ADJECTIVES: Record<string, [string, string, string, string]> = {
+  Handmade: ['fait main', 'faite main', 'faits main', 'faites main'],
+  Organic: ['biologique', 'biologique', 'biologiques', 'biologiques'],
+  Rustic: ['rustique', 'rustique', 'rustiques', 'rustiques'],
+  Classic: ['classique', 'classique', 'classiques', 'classiques'],
+  Premium: ['haut de gamme', 'haut de gamme', 'haut de gamme', 'haut de gamme'],
+  'Small-batch': ['en petits lots', 'en petits lots', 'en petits lots', 'en petits lots'],
+  Heritage: ["d'antan", "d'antan", "d'antan", "d'antan"],
+  Local: ['local', 'locale', 'locaux', 'locales'],
+  Artisan: ['artisanal', 'artisanale', 'artisanaux', 'artisanales'],
+  Vintage: ["d'époque", "d'époque", "d'époque", "d'époque"],
+};
+
+const FRENCH_PHRASES = [
+  'Fabriqué en petites séries par un atelier familial.',
+  'Conçu pour durer tout un long hiver canadien.',
+  "Un cadeau apprécié d'un océan à l'autre.",
+  "Provenant d'artisans et de fermes indépendants.",
+  'Emballé avec soin et expédié de notre boutique.',
+  'Inspiré des fins de semaine au chalet et des matins au bord du lac.',
+  'Chaque pièce est inspectée avant son départ.',
+  'Fabriqué de façon éthique avec des matériaux traçables.',
+];
+
+/** Sellers whose shop is in Quebec write in French (with an English translation). */
+const FRENCH_PROVINCES: ReadonlySet<Province> = new Set(['QC']);
+/** The share of the other (English) products that also carry a French translation. */
+const FRENCH_TRANSLATED = 0.25;
+
 export const SELLERS: Array<{ name: string; shop: string; province: Province }> = [
   { name: 'Émilie Tremblay', shop: 'Boutique Laurentides', province: 'QC' },
   { name: 'Liam MacDonald', shop: 'Cape Breton Makers', province: 'NS' },
@@ -216,6 +385,9 @@ export interface SeededProduct {
   dims: [number, number, number] | null;
   unitsSold30d: number;
   ageSeconds: number;
+  /** The language title, description and keywords are in; `translations` the other one's. */
+  language: ContentLanguage;
+  translations: ProductTranslations;
 }
 
 export const categoryId = (seed: number, slug: string) => `categories:${seededKey(seed, `category:${slug}`)}`;
@@ -249,15 +421,27 @@ export function seededProduct(
   const [region] = r.pick(REGIONS);
   const seller = r.int(0, SELLERS.length - 1);
   const title = `${adjective} ${noun} from ${region}`;
-  const description = `${adjective} ${noun.toLowerCase()} from ${region}. ${r.pick(PHRASES)} ${r.pick(PHRASES)}`;
+  const phrases = [r.int(0, PHRASES.length - 1), r.int(0, PHRASES.length - 1)] as const;
   const perishable = cat.perishable === true && r.next() < 0.7;
+  const english = {
+    title,
+    description: `${adjective} ${noun.toLowerCase()} from ${region}. ${PHRASES[phrases[0]]} ${PHRASES[phrases[1]]}`,
+    keywords: [...nounKeywords, region.toLowerCase(), 'canada'],
+  };
+  const fr = FRENCH_NOUNS[noun]!;
+  const adjectiveFr = FRENCH_ADJECTIVES[adjective]![(fr.g === 'f' ? 1 : 0) + (fr.plural ? 2 : 0)]!;
+  const nameFr = `${fr.noun} ${adjectiveFr}${fr.suffix ?? ''}`;
+  const french = {
+    title: `${nameFr} — ${region}`,
+    description: `${nameFr} — ${region}. ${FRENCH_PHRASES[phrases[0]]} ${FRENCH_PHRASES[phrases[1]]}`,
+    keywords: [...fr.keywords, region.toLowerCase(), 'canada'],
+  };
+  const inFrench = FRENCH_PROVINCES.has(SELLERS[seller]!.province);
   return {
     id: `products:${seededKey(seed, `product:${i}`)}`,
     sellerId: sellerId(seed, seller),
     categoryId: categoryId(seed, cat.slug),
-    title,
-    description,
-    keywords: [...nounKeywords, region.toLowerCase(), 'canada'],
+    ...(inFrench ? french : english),
     imageUrls: [
       `${imageBase}/images/${rasters?.get(`${cat.slug}/${noun}`) ?? SAMPLE_IMAGES.get(`${cat.slug}/${noun}`)!.name}`,
     ],
@@ -269,6 +453,9 @@ export function seededProduct(
     dims: cat.digital ? null : [r.int(5, 120), r.int(2, 80), r.int(2, 60)],
     unitsSold30d: r.int(0, 500),
     ageSeconds: r.int(0, 365 * 86_400),
+    // Last, so that the draws before it are as they were before products had languages.
+    language: inFrench ? 'fr-CA' : 'en-CA',
+    translations: inFrench ? { 'en-CA': english } : r.next() < FRENCH_TRANSLATED ? { 'fr-CA': french } : {},
   };
 }
 
@@ -311,8 +498,9 @@ export async function seedCatalog(
       values (${id}, ${s.shop}, ${s.province}) on conflict do nothing`);
   }
   for (const c of CATEGORIES) {
-    await db.execute(sql`insert into categories (id, name, slug)
-      values (${categoryId(opts.seed, c.slug)}, ${c.name}, ${c.slug}) on conflict do nothing`);
+    const translations = JSON.stringify({ 'fr-CA': { name: c.nameFr } });
+    await db.execute(sql`insert into categories (id, name, slug, translations)
+      values (${categoryId(opts.seed, c.slug)}, ${c.name}, ${c.slug}, ${translations}::jsonb) on conflict do nothing`);
   }
   let inserted = 0;
   for (let start = 0; start < opts.count; start += BATCH) {
@@ -338,6 +526,8 @@ export async function seedCatalog(
       depth_cm: p.dims?.[2] ?? null,
       units_sold: p.unitsSold30d,
       created: nowSec - p.ageSeconds,
+      language: p.language,
+      translations: p.translations,
     }));
     // One statement and one parameter per batch: the rows travel as a JSON array.
     const res = (await db.execute(sql`
@@ -345,14 +535,14 @@ export async function seedCatalog(
         select * from json_to_recordset(${JSON.stringify(rows)}::json) as t(id text, seller_id text, category_id text,
           title text, description text, keywords text[], image_urls text[], price_cents int, stock_quantity int,
           is_digital boolean, is_perishable boolean, weight_kg float8, width_cm float8, height_cm float8,
-          depth_cm float8, units_sold int, created bigint)
+          depth_cm float8, units_sold int, created bigint, language text, translations jsonb)
       ), made as (
         insert into products (id, seller_id, category_id, title, description, keywords, image_urls, price_cents,
           price_max_cents, status, is_digital, is_perishable, weight_kg, width_cm, height_cm, depth_cm,
-          units_sold_30d, created_at, updated_at)
+          units_sold_30d, created_at, updated_at, language, translations)
         select id, seller_id, category_id, title, description, keywords, image_urls, price_cents, price_cents,
           'active', is_digital, is_perishable, weight_kg, width_cm, height_cm, depth_cm, units_sold,
-          to_timestamp(created), to_timestamp(created)
+          to_timestamp(created), to_timestamp(created), language, translations
         from t
         on conflict (id) do nothing
         returning id

@@ -51,7 +51,9 @@ export function productCard(
 ): string {
   const title = o.href ? html`<a href="${o.href}">${r.title}</a>` : html`${r.title}`;
   const stock = o.stock || r.stockQuantity <= 0 ? stockLine(l, r.stockQuantity) : '';
-  return html`<li class="product">!${productImage(r.imageUrl, r.title)}<div class="body"><h2>!${title}</h2><p class="price">${formatMoney(l, r.priceCents)}</p><p>!${stars(l, r.rating, r.reviewCount)}</p>!${stock}</div></li>`;
+  // A title not in the page's language (not translated) is marked, for screen readers.
+  const lang = r.language && r.language !== l ? html` lang="${r.language}"` : '';
+  return html`<li class="product">!${productImage(r.imageUrl, r.title)}<div class="body"><h2!${lang}>!${title}</h2><p class="price">${formatMoney(l, r.priceCents)}</p><p>!${stars(l, r.rating, r.reviewCount)}</p>!${stock}</div></li>`;
 }
 
 export function reviewArticle(l: Locale, r: z.output<typeof reviewSummary>): string {

@@ -32,6 +32,8 @@ export type ListItemRow = Pick<
   | 'rating'
   | 'reviewCount'
   | 'priceMaxCents'
+  | 'language'
+  | 'translations'
 > & { dateCreated: number; stockQuantity: number };
 
 /** A product's stock: its active variants' (a checkout writes variant rows only). */
@@ -61,11 +63,14 @@ const listItemColumns = {
   rating: products.rating,
   reviewCount: products.reviewCount,
   priceMaxCents: products.priceMaxCents,
+  language: products.language,
+  translations: products.translations,
 };
 export const LIST_ITEM_COLUMNS = Object.keys(listItemColumns).length;
 
 const BY_IDS_SQL = `select id, title, description, price_cents, to_json(image_urls), ${STOCK_SQL}, seller_id, category_id,
-    status, floor(extract(epoch from created_at))::float8, is_perishable, is_digital, rating, review_count, price_max_cents
+    status, floor(extract(epoch from created_at))::float8, is_perishable, is_digital, rating, review_count, price_max_cents,
+    language, translations
   from products p where id = any($1::text[])`;
 const byIdsStatement = statement('product_list_items_by_ids', sql.raw(BY_IDS_SQL));
 
@@ -218,7 +223,7 @@ const DETAIL_SQL = `select p.id, p.title, p.description, p.price_cents as "price
     ${STOCK_SQL} as "stockQuantity", p.price_max_cents as "priceMaxCents", p.options, ${VARIANTS_SQL} as variants, p.seller_id as "sellerId", p.category_id as "categoryId", p.status,
     floor(extract(epoch from p.created_at))::float8 as "dateCreated", p.is_perishable as "isPerishable", p.is_digital as "isDigital",
     p.rating, p.review_count as "reviewCount", p.weight_kg as "weightKg", p.width_cm as "widthCm",
-    p.height_cm as "heightCm", p.depth_cm as "depthCm", p.keywords, p.specifications,
+    p.height_cm as "heightCm", p.depth_cm as "depthCm", p.keywords, p.specifications, p.language, p.translations,
     coalesce(sp.shop_name, u.name) as "sellerName", coalesce(sp.rating, 0) as "sellerRating",
     coalesce(sp.review_count, 0) as "sellerReviewCount",
     (select coalesce(json_agg(x), '[]'::json) from (

@@ -10,6 +10,7 @@ import type {
   listProductsQuery,
   PRODUCT_STATUSES,
   ProductOption,
+  ProductTranslations,
   productDetail,
   productListItem,
   updateProductBody,
@@ -60,20 +61,52 @@ type Detail = z.infer<typeof productDetail>;
 
 // ---- categories -------------------------------------------------------------------------
 
-export async function listCategories(ctx: RequestContext) {
+/** The categories, named in the reader's language when translated, sorted by that name. */
+export async function listCategories(ctx: RequestContext, locale: Locale | null = ctx.locale ?? null) {
   const rows = await ctx.db
     .select({
       id: categories.id,
       name: categories.name,
       slug: categories.slug,
       parentId: categories.parentId,
+      language: categories.language,
+      translations: categories.translations,
     })
     .from(categories)
     .orderBy(asc(categories.name));
-  return { categories: rows };
+  const named = rows.map((r) => toCategory(r, locale));
+  if (locale) named.sort((a, b) => a.name.localeCompare(b.name, locale) || (a.id < b.id ? -1 : 1));
+  return { categories: named };
+}
+
+type CategoryRow = Pick<
+  typeof categories.$inferSelect,
+  'id' | 'name' | 'slug' | 'parentId' | 'language' | 'translations'
+>;
+
+/** A category as answered: its name in `locale` when translated, else as written. */
+function toCategory(r: CategoryRow, locale: Locale | null) {
+  const tr = locale !== null && locale !== r.language ? r.translations[locale] : undefined;
+  return {
+    id: r.id,
+    name: tr ? tr.name : r.name,
+    slug: r.slug,
+    parentId: r.parentId,
+    language: tr && locale ? locale : r.language,
+  };
+}
+
+/** A translation in the text's own language is refused: the other language only. */
+function checkTranslations(language: Locale, translations: Record<string, unknown>) {
+  if (translations[language] !== undefined) {
+    throw invalid('error.catalog.translationSameLanguage', { language }, [
+      problem(`translations.${language}`, 'validation.translationSameLanguage'),
+    ]);
+  }
 }
 
 export async function createCategory(ctx: RequestContext, input: z.infer<typeof createCategoryBody>) {
+  checkTranslations(input.language, input.translations);
   const parentId = input.parentId ?? null;
   if (parentId !== null && !(await categoryExists(ctx, parentId))) {
     throw invalid('error.catalog.unknownParent', { id: parentId }, [
@@ -82,16 +115,25 @@ export async function createCategory(ctx: RequestContext, input: z.infer<typeof 
   }
   const [row] = await ctx.db
     .insert(categories)
-    .values({ id: newId('categories'), name: input.name, slug: input.slug, parentId })
+    .values({
+      id: newId('categories'),
+      name: input.name,
+      slug: input.slug,
+      parentId,
+      language: input.language,
+      translations: input.translations,
+    })
     .onConflictDoNothing({ target: categories.slug })
     .returning({
       id: categories.id,
       name: categories.name,
       slug: categories.slug,
       parentId: categories.parentId,
+      language: categories.language,
+      translations: categories.translations,
     });
   if (!row) throw conflict('error.catalog.slugTaken', { slug: input.slug });
-  return row;
+  return toCategory(row, ctx.locale ?? null);
 }
 
 async function categoryExists(ctx: RequestContext, id: string): Promise<boolean> {
@@ -112,12 +154,17 @@ function visibilityOf(user: AuthUser): 'all' | 'active' | 'activeOrOwn' {
 
 // ---- reads ------------------------------------------------------------------------------
 
-/** The one mapping of a product row to the fields every product answer shares. */
-export function toListItem(p: ListItemRow): ListItem {
+/**
+ * The one mapping of a product row to the fields every product answer shares: title and
+ * description in `locale` when the product has it, else as written (`null`: as written).
+ */
+export function toListItem(p: ListItemRow, locale: Locale | null = null): ListItem {
+  const tr = locale !== null && locale !== p.language ? p.translations[locale] : undefined;
+  const translatedDescription = tr !== undefined && tr.description !== '';
   return {
     id: p.id,
-    title: p.title,
-    description: p.description,
+    title: tr ? tr.title : p.title,
+    description: translatedDescription ? tr.description : p.description,
     priceCents: p.priceCents,
     imageUrl: p.imageUrls[0] ?? null,
     imageUrls: p.imageUrls,
@@ -131,29 +178,36 @@ export function toListItem(p: ListItemRow): ListItem {
     rating: Number(p.rating),
     reviewCount: p.reviewCount,
     priceRange: { minCents: p.priceCents, maxCents: p.priceMaxCents },
+    language: tr && locale ? locale : p.language,
+    descriptionLanguage: translatedDescription && locale ? locale : p.language,
   };
 }
 
 /** Whole Unix seconds of a timestamp column, as `toUnix` truncates them. */
 /** A list item from a row read as an array, its columns in the order of `listItemColumns`. */
-function rowToListItem(r: unknown[]): ListItem {
-  return toListItem({
-    id: r[0] as string,
-    title: r[1] as string,
-    description: r[2] as string,
-    priceCents: r[3] as number,
-    imageUrls: r[4] as string[],
-    stockQuantity: r[5] as number,
-    sellerId: r[6] as string,
-    categoryId: r[7] as string | null,
-    status: r[8] as ProductStatus,
-    dateCreated: r[9] as number,
-    isPerishable: r[10] as boolean,
-    isDigital: r[11] as boolean,
-    rating: r[12] as number,
-    reviewCount: r[13] as number,
-    priceMaxCents: r[14] as number,
-  });
+function rowToListItem(r: unknown[], locale: Locale | null): ListItem {
+  return toListItem(
+    {
+      id: r[0] as string,
+      title: r[1] as string,
+      description: r[2] as string,
+      priceCents: r[3] as number,
+      imageUrls: r[4] as string[],
+      stockQuantity: r[5] as number,
+      sellerId: r[6] as string,
+      categoryId: r[7] as string | null,
+      status: r[8] as ProductStatus,
+      dateCreated: r[9] as number,
+      isPerishable: r[10] as boolean,
+      isDigital: r[11] as boolean,
+      rating: r[12] as number,
+      reviewCount: r[13] as number,
+      priceMaxCents: r[14] as number,
+      language: r[15] as Locale,
+      translations: r[16] as ProductTranslations,
+    },
+    locale,
+  );
 }
 
 /**
@@ -165,7 +219,7 @@ export async function listItemsByIds(ctx: RequestContext, ids: string[]): Promis
   if (ids.length === 0) return [];
   const rows = await listItemRowsByIds(ctx.db, ids);
   const byId = new Map<string, ListItem>();
-  for (const r of rows) byId.set(r[0] as string, rowToListItem(r));
+  for (const r of rows) byId.set(r[0] as string, rowToListItem(r, ctx.locale ?? null));
   return ids.flatMap((id) => byId.get(id) ?? []);
 }
 
@@ -268,7 +322,7 @@ export async function listProducts(ctx: RequestContext, q: z.infer<typeof listPr
     offset: q.offset,
   };
   const answer = (rows: unknown[][], total: number) => ({
-    products: rows.map(rowToListItem),
+    products: rows.map((r) => rowToListItem(r, ctx.locale ?? null)),
     total,
     limit: q.limit,
     offset: q.offset,
@@ -311,16 +365,23 @@ function scopeOf(user: AuthUser): string {
 
 /**
  * The product's detail: with its variants, its seller and its newest published reviews, in one
- * round trip. Buyers see the variants on sale; the seller and admins every one not deleted.
+ * round trip; its text in `locale` when it has it (toListItem), else as written. Buyers see the
+ * variants on sale; the seller and admins every one not deleted.
  */
-async function loadDetail(ctx: RequestContext, id: string): Promise<Detail | undefined> {
+async function loadDetail(
+  ctx: RequestContext,
+  id: string,
+  locale: Locale | null,
+): Promise<Detail | undefined> {
   if (!isRecordId('products', id)) return undefined;
   const r = await productDetailRow(ctx.db, id);
   if (!r) return undefined;
+  const item = toListItem(r, locale);
+  const translatedKeywords = locale !== null && item.language === locale && locale !== r.language;
   const owner = ctx.user?.role === 'admin' || ctx.user?.id === r.sellerId;
   const active = r.status === 'active';
   return {
-    ...toListItem(r),
+    ...item,
     sellerName: r.sellerName,
     seller: { name: r.sellerName, rating: Number(r.sellerRating), reviewCount: r.sellerReviewCount },
     weight: r.weightKg,
@@ -328,13 +389,15 @@ async function loadDetail(ctx: RequestContext, id: string): Promise<Detail | und
       r.widthCm === null || r.heightCm === null || r.depthCm === null
         ? null
         : { width: r.widthCm, height: r.heightCm, depth: r.depthCm },
-    keywords: r.keywords,
+    keywords: translatedKeywords ? (r.translations[locale]?.keywords ?? r.keywords) : r.keywords,
     specifications: r.specifications,
     reviews: r.reviews.map((x) => ({ ...x, dateCreated: Number(x.dateCreated) })),
     options: r.options,
     variants: r.variants
       .filter((v) => owner || v.status === 'active')
       .map((v) => toVariant(v, r.options, active)),
+    sourceLanguage: r.language,
+    translations: r.translations,
   };
 }
 
@@ -343,16 +406,24 @@ function canSee(user: AuthUser | undefined, p: { sellerId: string; status: strin
   return p.status === 'active' || user?.role === 'admin' || p.sellerId === user?.id;
 }
 
-export async function getProduct(ctx: RequestContext, id: string): Promise<Detail> {
-  const detail = await loadDetail(ctx, id);
+/** `locale`: the reader's (the request's by default); `null` answers the text as the seller wrote it. */
+export async function getProduct(
+  ctx: RequestContext,
+  id: string,
+  locale: Locale | null = ctx.locale ?? null,
+): Promise<Detail> {
+  const detail = await loadDetail(ctx, id, locale);
   if (!detail || !canSee(ctx.user, detail)) throw notFound('error.catalog.productNotFound', { id });
   return detail;
 }
 
-/** A product of the caller's catalog (any, for an admin); another seller's is not there for them (404). */
+/**
+ * A product of the caller's catalog (any, for an admin), as written (to be edited); another
+ * seller's is not there for them (404).
+ */
 export async function getOwnProduct(ctx: RequestContext, id: string): Promise<Detail> {
   const me = caller(ctx);
-  const product = await getProduct(ctx, id);
+  const product = await getProduct(ctx, id, null);
   if (product.sellerId !== me.id && me.role !== 'admin') {
     throw notFound('error.catalog.productNotFound', { id });
   }
@@ -418,6 +489,7 @@ export async function createProduct(ctx: RequestContext, input: ProductInput): P
   const me = caller(ctx);
   const sellerId = await owningSeller(ctx, me, input.sellerId);
   checkProductRules(ctx.locale ?? BASE_LOCALE, input);
+  checkTranslations(input.language, input.translations);
   await checkCategory(ctx, input.categoryId);
   const physical = !input.isDigital;
   const id = newId('products');
@@ -434,6 +506,8 @@ export async function createProduct(ctx: RequestContext, input: ProductInput): P
       title: input.title,
       description: input.description,
       keywords: input.keywords,
+      language: input.language,
+      translations: input.translations,
       imageUrls: imageList(input.imageUrl, input.imageUrls),
       // The variants' range; the trigger on product_variants keeps it from here on.
       priceCents: Math.min(...priced),
@@ -453,7 +527,7 @@ export async function createProduct(ctx: RequestContext, input: ProductInput): P
     });
     await insertVariants(tx, rows);
   });
-  return (await loadDetail(ctx, id))!;
+  return (await loadDetail(ctx, id, ctx.locale ?? null))!;
 }
 
 /**
@@ -538,6 +612,7 @@ export async function updateProduct(ctx: RequestContext, id: string, change: Pro
     isPerishable: change.isPerishable ?? current.isPerishable,
     weight,
   });
+  checkTranslations(change.language ?? current.language, change.translations ?? current.translations);
   if (change.categoryId !== undefined) await checkCategory(ctx, change.categoryId);
   if (change.options !== undefined && change.variants === undefined) {
     throw invalid('error.catalog.variantsForOptions', undefined, [
@@ -567,6 +642,8 @@ export async function updateProduct(ctx: RequestContext, id: string, change: Pro
         title: change.title,
         description: change.description,
         keywords: change.keywords,
+        language: change.language,
+        translations: change.translations,
         imageUrls: images,
         status: change.status,
         categoryId: change.categoryId,
@@ -597,14 +674,14 @@ export async function updateProduct(ctx: RequestContext, id: string, change: Pro
       await updateSingleVariant(tx, product, change);
     }
   });
-  return (await loadDetail(ctx, id))!;
+  return (await loadDetail(ctx, id, ctx.locale ?? null))!;
 }
 
 /** Soft delete: the record stays (orders refer to it); only its status changes, for good. */
 export async function deleteProduct(ctx: RequestContext, id: string): Promise<Detail> {
   await ownProduct(ctx, id);
   await ctx.db.update(products).set({ status: 'deleted', updatedAt: ctx.now() }).where(eq(products.id, id));
-  return (await loadDetail(ctx, id))!;
+  return (await loadDetail(ctx, id, ctx.locale ?? null))!;
 }
 
 // ---- variants -----------------------------------------------------------------------------

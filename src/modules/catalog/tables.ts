@@ -14,7 +14,15 @@ import {
   timestamp,
   uniqueIndex,
 } from 'drizzle-orm/pg-core';
-import { PRODUCT_STATUSES, type ProductOption, VARIANT_STATUSES } from '../../contract/catalog.ts';
+import {
+  type CategoryTranslations,
+  CONTENT_LANGUAGES,
+  type ContentLanguage,
+  PRODUCT_STATUSES,
+  type ProductOption,
+  type ProductTranslations,
+  VARIANT_STATUSES,
+} from '../../contract/catalog.ts';
 import { users } from '../auth/tables.ts';
 
 const tsvector = customType<{ data: string }>({ dataType: () => 'tsvector' });
@@ -26,9 +34,18 @@ export const categories = pgTable(
     name: text('name').notNull(),
     slug: text('slug').notNull().unique(),
     parentId: text('parent_id').references((): never => categories.id as never),
+    // The language `name` is written in; `translations` holds the other one's (docs/api.md "Languages").
+    language: text('language').$type<ContentLanguage>().notNull().default('en-CA'),
+    translations: jsonb('translations').$type<CategoryTranslations>().notNull().default({}),
     createdAt: timestamp('created_at', { withTimezone: true }).notNull().defaultNow(),
   },
-  (t) => [index('categories_parent_idx').on(t.parentId)],
+  (t) => [
+    index('categories_parent_idx').on(t.parentId),
+    check(
+      'categories_language_check',
+      sql`${t.language} in (${sql.raw(CONTENT_LANGUAGES.map((l) => `'${l}'`).join(', '))})`,
+    ),
+  ],
 );
 
 export const products = pgTable(
@@ -42,6 +59,10 @@ export const products = pgTable(
     title: text('title').notNull(),
     description: text('description').notNull().default(''),
     keywords: text('keywords').array().notNull().default(sql`'{}'::text[]`),
+    // The language title, description and keywords are written in; `translations` holds the
+    // other one's, optional (docs/api.md "Languages"). Both are in the search document.
+    language: text('language').$type<ContentLanguage>().notNull().default('en-CA'),
+    translations: jsonb('translations').$type<ProductTranslations>().notNull().default({}),
     imageUrls: text('image_urls').array().notNull().default(sql`'{}'::text[]`),
     // The lowest and highest price of the product's active variants: kept by a trigger on
     // product_variants (migration 0037), so that listings, search and sorting by price read one
@@ -70,8 +91,9 @@ export const products = pgTable(
     // sets it, migration 0016): search indexes follow the catalog by reading what changed since
     // they last looked. Stock and reservations do not set it (the index reads neither).
     changedAt: timestamp('changed_at', { withTimezone: true }).notNull().default(sql`clock_timestamp()`),
-    // Title weighs most, then keywords, then description, all English stems; title and
-    // keyword words are also kept as written (weight D) so that a prefix of a word as typed
+    // Title weighs most, then keywords, then description, stemmed in their language (English or
+    // French, the translation's in its own), accents folded; title and keyword words are also
+    // kept as written, folded (weight D) so that a prefix of a word as typed
     // matches even where the stem is shorter ("runn" -> "running", stem "run"). Computed by a
     // trigger when the text changes (migration 0016), not as a generated column: PostgreSQL
     // recomputes those at every update, a checkout's stock changes included.
@@ -83,6 +105,10 @@ export const products = pgTable(
     check(
       'products_status_check',
       sql`${t.status} in (${sql.raw(PRODUCT_STATUSES.map((s) => `'${s}'`).join(', '))})`,
+    ),
+    check(
+      'products_language_check',
+      sql`${t.language} in (${sql.raw(CONTENT_LANGUAGES.map((l) => `'${l}'`).join(', '))})`,
     ),
     check('products_not_digital_and_perishable', sql`not (${t.isDigital} and ${t.isPerishable})`),
     index('products_seller_idx').on(t.sellerId, t.createdAt, t.id),

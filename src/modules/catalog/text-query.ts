@@ -11,21 +11,21 @@ export function searchWords(text: string): string[] {
 
 /**
  * What a full-text query of `text` is made of, or null when nothing searchable remains:
- * every word but the last must match (English stems: "canoes" finds "canoe"); the last is a
- * prefix, of a stem or of a word as written, so that "runn" finds "running" although its
- * stem is "run" (the search vector keeps title and keyword words unstemmed too).
+ * every word but the last must match (English or French stems, accents folded: "canoes"
+ * finds "canoe", "erable" "érable"); the last is a prefix, of a stem or of a word as
+ * written, so that "runn" finds "running" although its stem is "run" (the search vector
+ * keeps title and keyword words unstemmed too). Made by portage_search_query (src/db/functions).
  */
 export function searchTerms(text: string): { leading: string | null; prefix: string } | null {
   const words = searchWords(text);
   const last = words.pop();
   if (last === undefined) return null;
-  return { leading: words.length ? words.join(' & ') : null, prefix: `${last}:*` };
+  return { leading: words.length ? words.join(' ') : null, prefix: last };
 }
 
 /** The query of `searchTerms`, from its parts (values or placeholders of a prepared statement). */
 export function tsQueryOf(leading: unknown, prefix: unknown): SQL {
-  const last = sql`(to_tsquery('english', ${prefix}) || to_tsquery('simple', ${prefix}))`;
-  return leading === null ? last : sql`(to_tsquery('english', ${leading}) && ${last})`;
+  return sql`portage_search_query(${leading === null ? sql`null` : leading}::text, ${prefix}::text)`;
 }
 
 /** The full-text query for `text`, or null when nothing searchable remains. */

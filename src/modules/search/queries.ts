@@ -1,5 +1,5 @@
 // The search module's statements: the index's reads of products (index-sync.ts), the stems of
-// words (service.ts), and the SQL engine's one statement (sql-engine.ts builds its clauses).
+// words in both languages (service.ts), and the SQL engine's one statement (sql-engine.ts builds its clauses).
 import { type SQL, sql } from 'drizzle-orm';
 import type { Db } from '../../db/index.ts';
 import { rowsOf } from '../../db/sql.ts';
@@ -49,15 +49,17 @@ export const productsChangedSince = (db: Db, since: number) =>
 export const indexRowsByIds = (db: Db, ids: string) =>
   rowsOf<IndexRow>(db, sql`select ${COLUMNS} from products where id = any(string_to_array(${ids}, ','))`);
 
-/** Each word with its English stems. */
+/** Each word folded (accents off, as the search document's), with its English and French stems. */
 export const stemsOfWords = (db: Db, words: string[]) =>
-  rowsOf<{ w: string; stems: string[] }>(
+  rowsOf<{ w: string; folded: string; en: string[]; fr: string[] }>(
     db,
-    sql`select w, coalesce((select array_agg(lexeme) from unnest(to_tsvector('english', w))), '{}') as stems
+    sql`select w, f as folded,
+          coalesce((select array_agg(lexeme) from unnest(to_tsvector('english', f))), '{}') as en,
+          coalesce((select array_agg(lexeme) from unnest(to_tsvector('french', f))), '{}') as fr
           from unnest(array[${sql.join(
             words.map((w) => sql`${w}`),
             sql`, `,
-          )}]::text[]) as w`,
+          )}]::text[]) as w, portage_fold(w) as f`,
   );
 
 export interface SearchMatches {

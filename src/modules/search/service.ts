@@ -84,17 +84,25 @@ function answer(q: Query, found: EngineAnswer, items: ListItem[] = []): Answer {
   return { results, facets: found.facets, total: found.total, limit: q.limit, offset: q.offset };
 }
 
+/** A word folded as the search document's words are, and its English and French stems. */
+interface Stems {
+  folded: string;
+  en: string[];
+  fr: string[];
+}
+
 /**
- * Words to index terms, with PostgreSQL's English stemmer (the one that made the stored
- * vectors). Every word but the last must be present (a stopword is dropped, as to_tsquery
- * does); the last is a prefix of a stem or of the word as written.
+ * Words to index terms, with PostgreSQL's English and French stemmers (the ones that made the
+ * stored vectors), as portage_search_query (src/db/functions) makes the SQL engine's query:
+ * every word but the last must be present through one of its stems (a stopword in either
+ * language is dropped); the last is a prefix of a stem or of the word as written, folded.
  */
 class StemCache {
-  private readonly cache = new Map<string, string[]>();
+  private readonly cache = new Map<string, Stems>();
 
   /** The terms of `words` when every word's stems are remembered, without the database. */
   known(words: string[]): IndexQuery['terms'] | undefined {
-    const stems = new Map<string, string[]>();
+    const stems = new Map<string, Stems>();
     for (const w of words) {
       const known = this.cache.get(w);
       if (!known) return undefined;
@@ -107,7 +115,7 @@ class StemCache {
     if (words.length === 0) return [];
     // This query's stems are gathered in a map of its own: the shared cache may be cleared
     // by another search while this one waits for the database.
-    const stems = new Map<string, string[]>();
+    const stems = new Map<string, Stems>();
     for (const w of words) {
       const known = this.cache.get(w);
       if (known) stems.set(w, known);
@@ -117,23 +125,25 @@ class StemCache {
       const rows = await stemsOfWords(db, missing);
       if (this.cache.size > STEM_CACHE_MAX) this.cache.clear();
       for (const r of rows) {
-        stems.set(r.w, r.stems);
-        this.cache.set(r.w, r.stems);
+        const found = { folded: r.folded, en: r.en, fr: r.fr };
+        stems.set(r.w, found);
+        this.cache.set(r.w, found);
       }
     }
     return toTerms(words, stems);
   }
 }
 
-function toTerms(words: string[], stems: Map<string, string[]>): IndexQuery['terms'] {
+function toTerms(words: string[], stems: Map<string, Stems>): IndexQuery['terms'] {
   if (words.length === 0) return [];
-  const of = (w: string) => stems.get(w) ?? [];
-  const last = words[words.length - 1]!;
+  const of = (w: string): Stems => stems.get(w) ?? { folded: w, en: [], fr: [] };
+  const last = of(words[words.length - 1]!);
   return [
     ...words
       .slice(0, -1)
-      .filter((w) => of(w).length > 0)
-      .map((w) => ({ exact: of(w) })),
-    { prefixes: [...of(last), last] },
+      .map(of)
+      .filter((s) => s.en.length > 0 && s.fr.length > 0)
+      .map((s) => ({ exact: [...new Set([...s.en, ...s.fr])] })),
+    { prefixes: [...new Set([...last.en, ...last.fr, last.folded])] },
   ];
 }

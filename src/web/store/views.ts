@@ -198,15 +198,22 @@ export function productPage(v: View, p: z.output<typeof productDetail>, o: Produ
       : o.added === '0'
         ? formAlert({ message: t(l, 'web.product.notAddedAtSignIn'), fields: {} })
         : '';
+  // Text not in the page's language (not translated) is marked for screen readers, and said.
+  const titleLang = p.language !== l ? html` lang="${p.language}"` : '';
+  const descriptionLang = p.descriptionLanguage !== l ? html` lang="${p.descriptionLanguage}"` : '';
+  const onlyIn =
+    p.descriptionLanguage !== l && p.description !== ''
+      ? html`<p class="hint">${t(l, p.descriptionLanguage === 'fr-CA' ? 'web.product.onlyInFrench' : 'web.product.onlyInEnglish')}</p>`
+      : '';
   return page(v, {
     title: p.title,
     index: true,
     body: html`<div class="sheet"><div class="gallery">!${productImages(l, p)}</div>
-<div><h1>${p.title}</h1>!${c ? '' : html`<p class="price">${moneyText(v, p.priceCents)}</p>`}<p>!${stars(l, p.rating, p.reviewCount)}</p>
+<div><h1!${titleLang}>${p.title}</h1>!${c ? '' : html`<p class="price">${moneyText(v, p.priceCents)}</p>`}<p>!${stars(l, p.rating, p.reviewCount)}</p>
 <p>${t(l, 'web.product.soldBy', { shop: p.seller.name })} · !${stars(l, p.seller.rating, p.seller.reviewCount)}</p>
 !${c ? '' : stockLine(l, p.stockQuantity)}!${p.isPerishable ? html`<p class="hint">${t(l, 'web.product.perishable')}</p>` : ''}!${p.isDigital ? html`<p class="hint">${t(l, 'web.product.digital')}</p>` : ''}
 !${added}!${c ? variantBuy(v, p, o, c) : buy}
-<h2>${t(l, 'web.product.description')}</h2><p>${p.description}</p>
+<h2>${t(l, 'web.product.description')}</h2>!${onlyIn}<p!${descriptionLang}>${p.description}</p>
 !${specifications(l, p.specifications)}!${c ? variantTable(v, p, c) : ''}
 </div></div>
 <section aria-labelledby="reviews-h"><h2 id="reviews-h">${t(l, 'web.product.reviews')}</h2>!${reviewList(l, p.reviews)}</section>`,

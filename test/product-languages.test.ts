@@ -1,0 +1,328 @@
+// Products and categories in French and English over HTTP: a product's language and its
+// translation on create and change (bounded, the other language only), answers in the reader's
+// language (Accept-Language) saying which language each text is in, and search in both
+// languages with accents folded and French stems, on both engines (test/product-languages-sql.test.ts
+// runs this file on the SQL engine) and in GET /products?search=.
+import { eq } from 'drizzle-orm';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { products } from '../src/modules/catalog/tables.ts';
+import { type Answer, type SignedIn, useTestApp } from './helpers/app.ts';
+import { admin, buyer, errorBody, product as makeProduct, seller, uniqueWord } from './helpers/builders.ts';
+
+const engine = process.env.PORTAGE_TEST_SEARCH_INDEX ?? 'memory';
+const { t, database } = useTestApp({ env: { SEARCH_INDEX: engine } });
+let root: SignedIn;
+let shopper: SignedIn;
+let maker: SignedIn;
+
+beforeAll(async () => {
+  root = await admin(t.api, database);
+  shopper = await buyer(t.api, 'shopper');
+  maker = await seller(t.api);
+});
+
+const FR = { 'accept-language': 'fr-CA' };
+const EN = { 'accept-language': 'en-CA' };
+const product = (fields: Record<string, unknown>) => makeProduct(t.api, maker, fields);
+const search = (q: string, headers: Record<string, string> = EN, extra = '') =>
+  t.api.as(shopper).get(`/search/products?q=${encodeURIComponent(q)}${extra}`, headers);
+const ids = (res: Answer) => (res.body.results as Array<{ id: string }>).map((r) => r.id);
+const listed = (q: string, headers: Record<string, string> = EN) =>
+  t.api.as(shopper).get(`/products?search=${encodeURIComponent(q)}`, headers);
+const listedIds = (res: Answer) => (res.body.products as Array<{ id: string }>).map((r) => r.id);
+
+describe('a product in two languages', () => {
+  it('is created with its language and a translation, and read in each', async () => {
+    const word = uniqueWord();
+    const p = await product({
+      title: `Sirop d'érable ${word}`,
+      description: 'Récolté au printemps',
+      keywords: ['sucre'],
+      language: 'fr-CA',
+      translations: {
+        'en-CA': { title: `Maple syrup ${word}`, description: 'Harvested in spring', keywords: ['sugar'] },
+      },
+    });
+    // Every answer is in the reader's language, the create's too (the tests' default is English).
+    expect(p).toMatchObject({ title: `Maple syrup ${word}`, language: 'en-CA', sourceLanguage: 'fr-CA' });
+    const fr = await t.api.as(shopper).get(`/products/${p.id}`, FR);
+    expect(fr.status).toBe(200);
+    expect(fr.body).toMatchObject({
+      title: `Sirop d'érable ${word}`,
+      description: 'Récolté au printemps',
+      keywords: ['sucre'],
+      language: 'fr-CA',
+      descriptionLanguage: 'fr-CA',
+      sourceLanguage: 'fr-CA',
+      translations: {
+        'en-CA': { title: `Maple syrup ${word}`, description: 'Harvested in spring', keywords: ['sugar'] },
+      },
+    });
+    const en = await t.api.as(shopper).get(`/products/${p.id}`, EN);
+    expect(en.body).toMatchObject({
+      title: `Maple syrup ${word}`,
+      description: 'Harvested in spring',
+      keywords: ['sugar'],
+      language: 'en-CA',
+      descriptionLanguage: 'en-CA',
+      sourceLanguage: 'fr-CA',
+    });
+    const [row] = await database.db
+      .select({ language: products.language, translations: products.translations, title: products.title })
+      .from(products)
+      .where(eq(products.id, p.id));
+    expect(row).toEqual({
+      language: 'fr-CA',
+      title: `Sirop d'érable ${word}`,
+      translations: {
+        'en-CA': { title: `Maple syrup ${word}`, description: 'Harvested in spring', keywords: ['sugar'] },
+      },
+    });
+  });
+
+  it('falls back to the text as written, and says which language it is in', async () => {
+    const word = uniqueWord();
+    const p = await product({ title: `Canoe paddle ${word}`, description: 'Cedar' });
+    const fr = await t.api.as(shopper).get(`/products/${p.id}`, FR);
+    expect(fr.body).toMatchObject({
+      title: `Canoe paddle ${word}`,
+      description: 'Cedar',
+      language: 'en-CA',
+      descriptionLanguage: 'en-CA',
+      sourceLanguage: 'en-CA',
+      translations: {},
+    });
+    // A translated title with no translated description: the description as written.
+    const q = await product({
+      title: `Tuque ${word}`,
+      description: 'Warm wool',
+      translations: { 'fr-CA': { title: `Tuque chaude ${word}` } },
+    });
+    const frq = await t.api.as(shopper).get(`/products/${q.id}`, FR);
+    expect(frq.body).toMatchObject({
+      title: `Tuque chaude ${word}`,
+      description: 'Warm wool',
+      language: 'fr-CA',
+      descriptionLanguage: 'en-CA',
+      keywords: [],
+    });
+    const list = await listed(word, FR);
+    expect(list.body.products).toEqual(
+      expect.arrayContaining([
+        expect.objectContaining({
+          id: p.id,
+          title: `Canoe paddle ${word}`,
+          language: 'en-CA',
+          descriptionLanguage: 'en-CA',
+        }),
+        expect.objectContaining({
+          id: q.id,
+          title: `Tuque chaude ${word}`,
+          language: 'fr-CA',
+          descriptionLanguage: 'en-CA',
+        }),
+      ]),
+    );
+  });
+
+  it('refuses a translation in the product’s own language, unknown fields and unbounded text', async () => {
+    const same = await t.api.as(maker).post('/products', {
+      title: 'Paddle',
+      priceCents: 1000,
+      weight: 1,
+      translations: { 'en-CA': { title: 'Paddle' } },
+    });
+    expect(same.status).toBe(400);
+    expect(same.body).toEqual({
+      ...errorBody('VALIDATION_ERROR', 400, 'A translation must be in the other language, not en-CA'),
+      details: [
+        { field: 'translations.en-CA', message: 'must be in the other language than the product’s own' },
+      ],
+    });
+    const sameFr = await t.api.as(maker).post(
+      '/products',
+      {
+        title: 'Pagaie',
+        priceCents: 1000,
+        weight: 1,
+        language: 'fr-CA',
+        translations: { 'fr-CA': { title: 'x' } },
+      },
+      FR,
+    );
+    expect(sameFr.status).toBe(400);
+    expect(sameFr.body.error).toBe('Une traduction doit être dans l’autre langue, pas en fr-CA');
+    for (const translations of [
+      { 'fr-CA': { title: 'x'.repeat(201) } },
+      { 'fr-CA': { title: '' } },
+      { 'fr-CA': { title: 'ok', description: 'x'.repeat(10_001) } },
+      { 'fr-CA': { title: 'ok', keywords: Array.from({ length: 31 }, (_, i) => `k${i}`) } },
+      { 'fr-CA': { title: 'ok', colour: 'red' } },
+      { 'de-DE': { title: 'Paddel' } },
+      { 'fr-CA': 'Pagaie' },
+    ]) {
+      const res = await t.api
+        .as(maker)
+        .post('/products', { title: 'Paddle', priceCents: 1000, weight: 1, translations });
+      expect(res.status, JSON.stringify(translations)).toBe(400);
+      expect(res.body.code).toBe('VALIDATION_ERROR');
+    }
+    const badLanguage = await t.api
+      .as(maker)
+      .post('/products', { title: 'Paddle', priceCents: 1000, weight: 1, language: 'de-DE' });
+    expect(badLanguage.status).toBe(400);
+    expect(badLanguage.body.details).toEqual([{ field: 'language', message: expect.any(String) }]);
+  });
+
+  it('changes its language and translation by PATCH (the translation replaced whole), its owner only', async () => {
+    const word = uniqueWord();
+    const p = await product({ title: `Mitaines ${word}`, language: 'fr-CA' });
+    const other = await seller(t.api);
+    const refused = await t.api
+      .as(other)
+      .patch(`/products/${p.id}`, { translations: { 'en-CA': { title: `Mittens ${word}` } } });
+    expect(refused.status).toBe(403);
+    const ok = await t.api
+      .as(maker)
+      .patch(
+        `/products/${p.id}`,
+        { translations: { 'en-CA': { title: `Mittens ${word}`, description: 'Wool' } } },
+        EN,
+      );
+    expect(ok.status).toBe(200);
+    expect(ok.body).toMatchObject({
+      title: `Mittens ${word}`,
+      description: 'Wool',
+      language: 'en-CA',
+      sourceLanguage: 'fr-CA',
+    });
+    expect(ids(await search(`mittens ${word}`))).toEqual([p.id]);
+    // The main text's language may not collide with the stored translation's.
+    const collide = await t.api.as(maker).patch(`/products/${p.id}`, { language: 'en-CA' });
+    expect(collide.status).toBe(400);
+    expect(collide.body.details).toEqual([
+      { field: 'translations.en-CA', message: 'must be in the other language than the product’s own' },
+    ]);
+    const cleared = await t.api.as(maker).patch(`/products/${p.id}`, { translations: {} }, EN);
+    expect(cleared.body).toMatchObject({ title: `Mitaines ${word}`, language: 'fr-CA', translations: {} });
+    expect(ids(await search(`mittens ${word}`))).toEqual([]);
+    expect(ids(await search(`mitaines ${word}`))).toEqual([p.id]);
+  });
+});
+
+describe('categories in two languages', () => {
+  it('are named in the reader’s language when translated, and say which', async () => {
+    const slug = `c-${uniqueWord()}`;
+    const made = await t.api.as(root).post('/admin/categories', {
+      name: `Pantry ${slug}`,
+      slug,
+      translations: { 'fr-CA': { name: `Garde-manger ${slug}` } },
+    });
+    expect(made.status).toBe(201);
+    expect(made.body).toEqual({
+      id: made.body.id,
+      name: `Pantry ${slug}`,
+      slug,
+      parentId: null,
+      language: 'en-CA',
+    });
+    const fr = await t.api.as(shopper).get('/categories', FR);
+    expect(fr.body.categories).toContainEqual({
+      id: made.body.id,
+      name: `Garde-manger ${slug}`,
+      slug,
+      parentId: null,
+      language: 'fr-CA',
+    });
+    const en = await t.api.as(shopper).get('/categories', EN);
+    expect(en.body.categories).toContainEqual({
+      id: made.body.id,
+      name: `Pantry ${slug}`,
+      slug,
+      parentId: null,
+      language: 'en-CA',
+    });
+    const same = await t.api.as(root).post('/admin/categories', {
+      name: 'x',
+      slug: `c-${uniqueWord()}`,
+      translations: { 'en-CA': { name: 'x' } },
+    });
+    expect(same.status).toBe(400);
+  });
+});
+
+describe(`search in both languages (${engine} engine)`, () => {
+  let sirop: string;
+  let maple: string;
+  let both: string;
+  let word: string;
+
+  beforeAll(async () => {
+    word = uniqueWord();
+    sirop = (await product({ title: `Sirop d'érable ${word}`, language: 'fr-CA', description: 'Très sucré' }))
+      .id;
+    maple = (await product({ title: `Maple syrup ${word}`, description: 'Dark and robust' })).id;
+    both = (
+      await product({
+        title: `Smoked salmon ${word}`,
+        description: 'From Cape Breton',
+        translations: { 'fr-CA': { title: `Saumon fumé ${word}`, description: 'Des pêcheurs de la côte' } },
+      })
+    ).id;
+  });
+
+  const found = async (q: string) => {
+    const [a, b] = await Promise.all([search(`${q} ${word}`), listed(`${q} ${word}`)]);
+    expect(a.status).toBe(200);
+    expect(b.status).toBe(200);
+    // GET /products?search= matches as search does.
+    expect([...listedIds(b)].sort()).toEqual([...ids(a)].sort());
+    return ids(a).sort();
+  };
+
+  it('finds a French title by its words, with or without accents, and by their stems', async () => {
+    for (const q of ['érable', 'erable', 'ÉRABLE', 'sirop', 'sirops', 'érables', 'Sirop érable']) {
+      expect(await found(q), q).toEqual([sirop]);
+    }
+    // A word that starts the search matches as a prefix too: "éra" finds "érable".
+    expect(ids(await search(`${word} éra`))).toEqual([sirop]);
+    expect(ids(await search(`${word} sucre`))).toEqual([sirop]);
+  });
+
+  it('still finds English by English words and stems', async () => {
+    expect(await found('maple')).toEqual([maple]);
+    expect(await found('syrups')).toEqual([maple]);
+    expect(await found('robust')).toEqual([maple]);
+  });
+
+  it('finds a product with a translation by words of either language', async () => {
+    expect(await found('salmon')).toEqual([both]);
+    expect(await found('saumon fumé')).toEqual([both]);
+    expect(await found('saumons fume')).toEqual([both]);
+    expect(await found('pecheurs')).toEqual([both]);
+    expect(await found('smoked breton')).toEqual([both]);
+  });
+
+  it('drops a word that is a stopword in either language, as both engines do', async () => {
+    // "de" (French) and "the" (English) are stopwords: the other words decide.
+    expect(await found('sirop de')).toEqual([sirop]);
+    expect(ids(await search(`the ${word} maple`))).toEqual([maple]);
+    expect(ids(await search(`de ${word} sirop`))).toEqual([sirop]);
+  });
+
+  it('answers results in the reader’s language, saying which', async () => {
+    const fr = await search(word, FR);
+    const byId = new Map((fr.body.results as Array<{ id: string }>).map((r) => [r.id, r]));
+    expect(byId.get(both)).toMatchObject({
+      title: `Saumon fumé ${word}`,
+      language: 'fr-CA',
+      descriptionLanguage: 'fr-CA',
+    });
+    expect(byId.get(maple)).toMatchObject({ title: `Maple syrup ${word}`, language: 'en-CA' });
+    expect(byId.get(sirop)).toMatchObject({ title: `Sirop d'érable ${word}`, language: 'fr-CA' });
+    const en = await search(word, EN);
+    const enById = new Map((en.body.results as Array<{ id: string }>).map((r) => [r.id, r]));
+    expect(enById.get(both)).toMatchObject({ title: `Smoked salmon ${word}`, language: 'en-CA' });
+    expect(enById.get(sirop)).toMatchObject({ title: `Sirop d'érable ${word}`, language: 'fr-CA' });
+  });
+});
