@@ -84,6 +84,8 @@ describe('the README', () => {
     expect(out.stdout).not.toContain('"reqId"');
     expect(out.stdout).toMatch(/"paid":true/);
     expect(out.stdout).toMatch(/"status":"confirmed"/);
+    // What was bought is a variant, named in the cart's lines.
+    expect(out.stdout).toContain('"title":"Canoe paddle, Cedar"');
     // The search suggested for the seeded catalog answers (it needs the token it is given).
     const search = out.stdout.split('\n').find((l) => l.startsWith('{"results":'));
     expect(search).toBeDefined();
