@@ -274,6 +274,7 @@ export async function seed(args: string[]) {
       count,
       imageBase: config.publicBaseUrl,
       imageStore: imageStoreFor({ bucket: config.imageBucket, database, dataDir: config.dataDir }),
+      sizes: true,
       onProgress: (done) => {
         if (count >= 50_000 && done % 50_000 === 0) console.log(`  ${done} products...`);
       },

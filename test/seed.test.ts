@@ -4,12 +4,12 @@ import { mkdtempSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
-import { sql } from 'drizzle-orm';
+import { eq, sql } from 'drizzle-orm';
 import { afterAll, describe, expect, it } from 'vitest';
 import { type Database, openDatabase } from '../src/db/index.ts';
 import { CATEGORIES, SAMPLE_IMAGES, SELLERS, seedCatalog, seededProduct } from '../src/db/seed.ts';
 import { rowsOf } from '../src/db/sql.ts';
-import { products } from '../src/modules/catalog/tables.ts';
+import { products, productVariants } from '../src/modules/catalog/tables.ts';
 import { imageStoreFor } from '../src/modules/images/store.ts';
 import { testKeyPem, testUcpKeyPem } from './helpers/app.ts';
 import { type TestDatabase, testDatabase } from './helpers/db.ts';
@@ -145,6 +145,47 @@ describe('the seeded catalog', () => {
       .sort(byId);
     expect(stored.sort(byId)).toEqual(generated);
     expect(seededProduct(4, 0)).not.toEqual(seededProduct(3, 0));
+  });
+
+  it('sells clothing in sizes when asked (`portage seed`): S keeps the product id, M and L are added, the same every time', async () => {
+    const d = await testDatabase();
+    opened.push(d);
+    await seedCatalog(d.db, { seed: 7, count: 120, sizes: true });
+    const rows = await d.db
+      .select({
+        product: products.id,
+        options: products.options,
+        low: products.priceCents,
+        high: products.priceMaxCents,
+      })
+      .from(products)
+      .where(sql`${products.options} <> '[]'::jsonb`);
+    expect(rows.length).toBeGreaterThan(0);
+    for (const r of rows) {
+      expect(r.options).toEqual([{ name: 'Size', values: ['S', 'M', 'L'] }]);
+      const variants = await d.db
+        .select()
+        .from(productVariants)
+        .where(eq(productVariants.productId, r.product))
+        .orderBy(productVariants.position);
+      expect(variants.map((v) => [v.optionValues, v.position])).toEqual([
+        [['S'], 0],
+        [['M'], 1],
+        [['L'], 2],
+      ]);
+      expect(variants[0]!.id).toBe(r.product);
+      expect(variants[1]!.sku).toBe(`${variants[0]!.sku}-M`);
+      expect(variants[2]!.priceCents).toBe(Math.round(variants[0]!.priceCents * 1.1));
+      expect([r.low, r.high]).toEqual([variants[0]!.priceCents, variants[2]!.priceCents]);
+    }
+    const again = await testDatabase();
+    opened.push(again);
+    await seedCatalog(again.db, { seed: 7, count: 120, sizes: true });
+    const ids = async (db: typeof d.db) =>
+      (await db.select({ id: productVariants.id }).from(productVariants).orderBy(productVariants.id)).map(
+        (v) => v.id,
+      );
+    expect(await ids(again.db)).toEqual(await ids(d.db));
   });
 
   it('is realistic: every category, sellers in several provinces, perishable food, digital goods without weight', () => {

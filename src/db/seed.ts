@@ -483,6 +483,8 @@ export async function seedCatalog(
     imageBase?: string;
     /** The image store: the samples are stored there as WebP and the products show those (`portage seed`); without it, the SVGs. */
     imageStore?: ImageStore;
+    /** Clothing sold in sizes S, M and L (`portage seed`): a sample shop with variants to pick. */
+    sizes?: boolean;
   },
 ): Promise<SeedResult> {
   const started = Date.now();
@@ -555,6 +557,7 @@ export async function seedCatalog(
     inserted += res.rowCount ?? res.affectedRows ?? 0;
     opts.onProgress?.(start + batch.length);
   }
+  if (opts.sizes) await sizeClothing(db, opts.seed);
   await db.execute(sql`analyze products`);
   return {
     categories: CATEGORIES.length,
@@ -562,4 +565,33 @@ export async function seedCatalog(
     productsInserted: inserted,
     seconds: (Date.now() - started) / 1000,
   };
+}
+
+/**
+ * The seed's clothing in sizes: each product's one variant becomes its S, and an M (same price) and
+ * an L (10% more) are added, each with a third of its stock, ids derived from the product's so that
+ * a seed makes the same catalog every time. One statement for every product of the seed.
+ */
+async function sizeClothing(db: Db, seed: number) {
+  const sellers = SELLERS.map((_s, i) => sellerId(seed, i));
+  await db.execute(sql`
+    with clothing as (
+      update products p set options = '[{"name":"Size","values":["S","M","L"]}]'::jsonb
+      from categories c
+      where c.id = p.category_id and c.slug = 'clothing' and p.options = '[]'::jsonb
+        and p.seller_id in (select jsonb_array_elements_text(${JSON.stringify(sellers)}::jsonb))
+      returning p.id
+    ), small as (
+      update product_variants v set option_values = '{S}',
+        stock_quantity = greatest(v.stock_quantity / 3, 1)
+      from clothing where v.id = clothing.id
+      returning v.*
+    )
+    insert into product_variants (id, product_id, seller_id, sku, option_values, position, price_cents,
+      stock_quantity, created_at, updated_at)
+    select 'variants:' || left(translate(encode(sha256(convert_to(small.id || ':' || size.name, 'UTF8')), 'base64'),
+        '+/=', '-_x'), 20),
+      small.product_id, small.seller_id, small.sku || '-' || size.name, array[size.name], size.position,
+      round(small.price_cents * size.factor)::int, small.stock_quantity, small.created_at, small.updated_at
+    from small, (values ('M', 1, 1.0), ('L', 2, 1.1)) as size(name, position, factor)`);
 }
