@@ -130,10 +130,14 @@ export class PortageClient extends HttpClient {
     return this.request('POST', '/cart/items', { body: item, schema: addToCartAnswer });
   }
 
-  /** DELETE /cart/items/:productId?quantity=N: `quantity` units, or the whole line when absent. */
-  async removeFromCart(productId: string, quantity?: number): Promise<RemoveFromCartAnswer> {
+  /** DELETE /cart/items/:productId?quantity=N&variant=V: `quantity` units, or the whole line when absent. */
+  async removeFromCart(
+    productId: string,
+    quantity?: number,
+    variant?: string,
+  ): Promise<RemoveFromCartAnswer> {
     return this.request('DELETE', `/cart/items/${this.#segment(productId)}`, {
-      query: { quantity },
+      query: { quantity, variant },
       schema: removeFromCartAnswer,
     });
   }

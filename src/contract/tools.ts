@@ -147,10 +147,11 @@ export const removeFromCartTool = tool({
   title: 'Remove from cart',
   description:
     'Removes units of a product from the cart: the given quantity, or all of them when quantity is absent. ' +
-    'Answers the updated cart.',
+    'With variant, only that variant’s line; without, every line of the product. Answers the updated cart.',
   input: z.object({
     product_id: productId,
     quantity: z.number().int().min(1).optional().describe('Units to remove (default: all)'),
+    variant: z.string().max(100).optional().describe('Variant id or SKU: only that variant’s line'),
   }),
   output: removeFromCartAnswer,
   annotations: write(false, true),

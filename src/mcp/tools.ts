@@ -131,7 +131,7 @@ const HANDLERS: Record<string, Handler<Tool>> = {
   [addToCartTool.name]: ((client, input: z.output<typeof addToCartTool.input>) =>
     client.addToCart(input)) as Handler<Tool>,
   [removeFromCartTool.name]: ((client, input: z.output<typeof removeFromCartTool.input>) =>
-    client.removeFromCart(input.product_id, input.quantity)) as Handler<Tool>,
+    client.removeFromCart(input.product_id, input.quantity, input.variant)) as Handler<Tool>,
   [getCartTool.name]: ((client) => client.getCart()) as Handler<Tool>,
   [applyCouponTool.name]: ((client, input: z.output<typeof applyCouponTool.input>) =>
     client.applyCoupon(input.code)) as Handler<Tool>,
