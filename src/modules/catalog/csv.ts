@@ -13,6 +13,7 @@ import { isRecordId, newId } from '../../contract/common.ts';
 import { AppError, type Problem, problem, wordIssue, wordProblems } from '../../contract/errors.ts';
 import { BASE_LOCALE, type Locale, type MessageKey, type MessageValues, text } from '../../contract/i18n.ts';
 import { caller, inTransaction, type RequestContext } from '../context.ts';
+import { insertImportedProducts, insertImportedVariants, liveSkusAmong } from './queries.ts';
 import { checkProductRules, owningSeller } from './service.ts';
 import { categories, products, productVariants } from './tables.ts';
 import { newVariantRows } from './variants.ts';
@@ -69,7 +70,7 @@ export const MAX_IMPORT_BYTES = 50 * 1024 * 1024;
 /** Problems answered in full; past this many only counted. */
 export const MAX_REPORTED_PROBLEMS = 1_000;
 const MAX_RECORD_CHARS = 100_000;
-/** Products per multi-row insert: 500 products and up to 2,000 variants stay under 65,535 parameters. */
+/** Products per multi-row insert (and a bound on the variants of one). */
 const BATCH_PRODUCTS = 500;
 const BATCH_VARIANTS = 2_000;
 
@@ -414,18 +415,9 @@ export async function importProducts(
       pendingVariants = 0;
       if (batch.length === 0) return;
       const given = batch.flatMap((p) => p.variants.map((v) => v.sku));
-      const taken = await tx.db
-        .select({ sku: productVariants.sku })
-        .from(productVariants)
-        .where(
-          and(
-            eq(productVariants.sellerId, sellerId),
-            inArray(productVariants.sku, given),
-            ne(productVariants.status, 'deleted'),
-          ),
-        );
+      const taken = await liveSkusAmong(tx.db, sellerId, given);
       if (taken.length) {
-        const takenSet = new Set(taken.map((t) => t.sku));
+        const takenSet = new Set(taken);
         for (const p of batch) {
           p.variants.forEach((v, n) => {
             if (takenSet.has(v.sku)) {
@@ -435,11 +427,14 @@ export async function importProducts(
         }
       }
       if (!write()) return;
-      await tx.db.insert(products).values(batch.map((p) => p.product));
-      const variants = batch.flatMap((p) => p.variants);
-      for (let i = 0; i < variants.length; i += BATCH_VARIANTS) {
-        await tx.db.insert(productVariants).values(variants.slice(i, i + BATCH_VARIANTS));
-      }
+      await insertImportedProducts(
+        tx.db,
+        batch.map((p) => p.product),
+      );
+      await insertImportedVariants(
+        tx.db,
+        batch.flatMap((p) => p.variants),
+      );
     };
 
     const finish = async (group: Group) => {
