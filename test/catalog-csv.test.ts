@@ -6,6 +6,7 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { products, productVariants } from '../src/modules/catalog/tables.ts';
 import { type SignedIn, useTestApp } from './helpers/app.ts';
 import { admin, buyer, category, expectError, product, seller, uniqueWord } from './helpers/builders.ts';
+import { Browser, textOf } from './helpers/web.ts';
 
 const { t, database } = useTestApp();
 let s: SignedIn;
@@ -373,5 +374,74 @@ describe('GET /products/export.csv', () => {
       403,
     );
     expectError(await t.api.as(await buyer(t.api)).get('/products/export.csv'), 'AUTHZ_ERROR', 403);
+  });
+});
+
+describe('the console: products with search and filters, the import page', () => {
+  /** Posts the import form as a browser does: multipart, the box before the file, the token in the action. */
+  async function upload(b: Browser, file: string, dryRun: boolean, csrf = b.csrf(), language = 'en-CA') {
+    const boundary = '----portage-test-boundary';
+    const parts = [
+      ...(dryRun ? [`--${boundary}\r\nContent-Disposition: form-data; name="dryRun"\r\n\r\ntrue\r\n`] : []),
+      `--${boundary}\r\nContent-Disposition: form-data; name="file"; filename="products.csv"\r\nContent-Type: text/csv\r\n\r\n${file}\r\n`,
+      `--${boundary}--\r\n`,
+    ];
+    const res = await t.app.inject({
+      method: 'POST',
+      url: `/console/products/import?csrf=${encodeURIComponent(csrf)}`,
+      headers: {
+        cookie: ['portage_session', 'portage_csrf']
+          .flatMap((n) => (b.cookie(n) ? [`${n}=${b.cookie(n)}`] : []))
+          .join('; '),
+        'content-type': `multipart/form-data; boundary=${boundary}`,
+        'accept-language': language,
+      },
+      payload: parts.join(''),
+    });
+    return { status: res.statusCode, text: textOf(res.body) };
+  }
+
+  it('a seller sees the bad row by its line, fixes it, imports, and finds the products listed', async () => {
+    const me = await seller(t.api);
+    const b = new Browser(t.app);
+    await b.signIn(me);
+    const form = await b.get('/console/products/import');
+    expect(form.status).toBe(200);
+    const word = uniqueWord();
+    const bad = goodFile(word).replace(`SH-M-${word},2700`, `SH-M-${word},-5`);
+    const checked = await upload(b, bad, true);
+    expect(checked.status).toBe(400);
+    expect(checked.text).toContain('1 problem; nothing was imported');
+    expect(checked.text).toContain('3 priceCents must be a positive integer (cents)');
+    const dry = await upload(b, goodFile(word), true);
+    expect(dry.status).toBe(200);
+    expect(dry.text).toContain(
+      'No problem found: 2 products and 3 variants would be created, 0 products updated.',
+    );
+    const done = await upload(b, goodFile(word), false);
+    expect(done.status).toBe(200);
+    expect(done.text).toContain('Imported: 2 products and 3 variants created, 0 products updated.');
+    const list = await b.get(`/console/products?search=${word}&status=active`);
+    expect(textOf(list.html)).toContain(`Shirt ${word}`);
+    expect(textOf(list.html)).toContain(`Paddle ${word}`);
+    const none = await b.get(`/console/products?search=${word}&status=draft`);
+    expect(textOf(none.html)).not.toContain(`Shirt ${word}`);
+  });
+
+  it('answers in French, and refuses a post without the page token', async () => {
+    const me = await seller(t.api);
+    const b = new Browser(t.app, { 'accept-language': 'fr-CA' });
+    await b.signIn(me);
+    await b.get('/console/products/import');
+    const checked = await upload(
+      b,
+      csv(row({ handle: 'x', title: 'X', priceCents: 100 })),
+      true,
+      b.csrf(),
+      'fr-CA',
+    );
+    expect(checked.status).toBe(400);
+    expect(checked.text).toContain("1 problème ; rien n'a été importé");
+    expect((await upload(b, goodFile(uniqueWord()), false, 'forged')).status).toBe(403);
   });
 });

@@ -90,9 +90,24 @@ export interface ImportReport {
   problems: ImportProblem[];
 }
 
-interface LineProblem {
+export interface LineProblem {
   line: number;
   problem: Problem;
+}
+
+/** A file refused for its bad rows (400): the API answers them as details, the console by line. */
+export class ImportRefused extends AppError {
+  constructor(
+    readonly lineProblems: LineProblem[],
+    readonly problemCount: number,
+  ) {
+    super(
+      'VALIDATION_ERROR',
+      400,
+      text('error.catalog.importRefused', { count: problemCount }),
+      lineProblems.map((p) => ({ ...p.problem, field: `line ${p.line}: ${p.problem.field}` })),
+    );
+  }
 }
 
 type NewProduct = typeof products.$inferInsert;
@@ -549,12 +564,7 @@ export async function importProducts(
     if (group) await finish(group);
     await flush();
     if (problemCount > 0 && !opts.dryRun) {
-      throw fileError(
-        400,
-        'error.catalog.importRefused',
-        { count: problemCount },
-        kept.map((p) => ({ ...p.problem, field: `line ${p.line}: ${p.problem.field}` })),
-      );
+      throw new ImportRefused(kept, problemCount);
     }
   };
 
