@@ -2,6 +2,7 @@
 // each bad row by its line. Markup only.
 import { html } from 'ghtml';
 import { t } from '../../contract/i18n.ts';
+import { CSV_COLUMNS } from '../../modules/catalog/csv.ts';
 import type { View } from '../core.ts';
 import { checkbox, type FormError, formAlert } from '../layout.ts';
 import { consolePage, table, th } from './views.ts';
@@ -45,7 +46,7 @@ export function importView(v: View, o: { outcome?: ImportOutcome; error?: FormEr
   // The token rides in the action's query: the body is the file, read as it arrives.
   const action = `/console/products/import?csrf=${encodeURIComponent(v.csrf)}`;
   const form = html`<form class="card" method="post" action="${action}" enctype="multipart/form-data">
-<p class="hint">${t(l, 'web.console.import.hint')} <a href="/docs/api#bulk-import-and-export">${t(l, 'web.console.import.format')}</a></p>
+<p class="hint">${t(l, 'web.console.import.hint')}</p><p class="hint">${t(l, 'web.console.import.format')} <code>${CSV_COLUMNS.join(', ')}</code></p>
 !${checkbox({ name: 'dryRun', label: t(l, 'web.console.import.dryRun'), checked: r ? r.dryRun : true, value: 'true' })}
 <div><label for="f-file">${t(l, 'web.console.import.file')}</label><input id="f-file" name="file" type="file" accept=".csv,text/csv" required></div>
 <button type="submit">${t(l, 'web.console.import.submit')}</button></form>`;
