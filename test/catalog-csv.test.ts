@@ -4,7 +4,7 @@
 import { eq } from 'drizzle-orm';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { products, productVariants } from '../src/modules/catalog/tables.ts';
-import { type SignedIn, useTestApp } from './helpers/app.ts';
+import { listen, type SignedIn, useTestApp } from './helpers/app.ts';
 import { admin, buyer, category, expectError, product, seller, uniqueWord } from './helpers/builders.ts';
 import { Browser, textOf } from './helpers/web.ts';
 
@@ -293,6 +293,25 @@ describe('POST /products/import', () => {
     expect(res.status).toBe(200);
     const mine = await database.db.select().from(products).where(eq(products.sellerId, other.id));
     expect(mine.filter((p) => p.title.includes(word))).toHaveLength(2);
+  });
+
+  it('reads the body as it arrives over a real socket, chunked', async () => {
+    const base = await listen(t);
+    const word = uniqueWord();
+    const lines = goodFile(word).split('\n');
+    const res = await fetch(`${base}/products/import?dryRun=true`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${s.token}`, 'content-type': 'text/csv' },
+      body: new ReadableStream({
+        start(c) {
+          for (const l of lines) c.enqueue(new TextEncoder().encode(`${l}\n`));
+          c.close();
+        },
+      }),
+      duplex: 'half',
+    } as RequestInit);
+    expect(res.status).toBe(200);
+    expect(await res.json()).toMatchObject({ rows: 3, problemCount: 0, products: { created: 2 } });
   });
 
   it('refuses a body over 50 MB (413), by its length and as it streams', async () => {

