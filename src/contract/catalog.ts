@@ -371,3 +371,36 @@ export const searchAnswer = z.object({
   limit: z.number().int(),
   offset: z.number().int(),
 });
+
+// ---- bulk import and export ---------------------------------------------------------------
+
+export const importQuery = z.object({
+  dryRun: z
+    .enum(['true', 'false'])
+    .default('false')
+    .transform((v) => v === 'true')
+    .describe('true: check every row and count, write nothing'),
+  sellerId: z
+    .string()
+    .max(100)
+    .optional()
+    .describe('Admins only: the seller whose catalog receives the file'),
+});
+
+export const exportQuery = z.object({
+  sellerId: z.string().max(100).optional().describe('Admins only: the seller whose catalog is exported'),
+});
+
+export const importReport = z
+  .object({
+    dryRun: z.boolean(),
+    imported: z.boolean().describe('The file was written (never on a dry run)'),
+    rows: z.number().int().describe('Rows read, the header left out'),
+    products: z.object({ created: z.number().int(), updated: z.number().int() }),
+    variants: z.object({ created: z.number().int(), updated: z.number().int() }),
+    problemCount: z.number().int(),
+    problems: z
+      .array(z.object({ line: z.number().int(), field: z.string(), message: z.string() }))
+      .describe('The first 1,000 problems, by line of the file (the header is line 1)'),
+  })
+  .meta({ id: 'ImportReport' });

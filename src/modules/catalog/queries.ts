@@ -4,8 +4,8 @@
 import { and, asc, type SQL, sql } from 'drizzle-orm';
 import type { PRODUCT_STATUSES } from '../../contract/catalog.ts';
 import type { Db } from '../../db/index.ts';
-import { statement } from '../../db/sql.ts';
-import { productCountVersions, products } from './tables.ts';
+import { rowsOf, statement } from '../../db/sql.ts';
+import { productCountVersions, products, type productVariants } from './tables.ts';
 import { tsQueryOf } from './text-query.ts';
 
 type ProductRow = typeof products.$inferSelect;
@@ -244,4 +244,141 @@ const detailStatement = statement<DetailRow>('product_detail', sql.raw(DETAIL_SQ
 export async function productDetailRow(db: Db, id: string): Promise<DetailRow | undefined> {
   const [r] = await detailStatement(db, [id]);
   return r;
+}
+
+// ---- bulk import ----------------------------------------------------------------------------
+
+type NewProductRow = typeof products.$inferInsert;
+type NewVariantRow = typeof productVariants.$inferInsert;
+
+const PRODUCT_IMPORT_COLUMNS = [
+  'id',
+  'seller_id',
+  'category_id',
+  'title',
+  'description',
+  'keywords',
+  'image_urls',
+  'price_cents',
+  'price_max_cents',
+  'options',
+  'status',
+  'is_digital',
+  'is_perishable',
+  'weight_kg',
+  'width_cm',
+  'height_cm',
+  'depth_cm',
+  'specifications',
+  'created_at',
+  'updated_at',
+] as const;
+
+const VARIANT_IMPORT_COLUMNS = [
+  'id',
+  'product_id',
+  'seller_id',
+  'sku',
+  'option_values',
+  'position',
+  'price_cents',
+  'compare_at_price_cents',
+  'stock_quantity',
+  'weight_kg',
+  'width_cm',
+  'height_cm',
+  'depth_cm',
+  'image_url',
+  'barcode',
+  'status',
+  'created_at',
+  'updated_at',
+] as const;
+
+/**
+ * Many rows in one statement and one parameter: the rows as a JSON array, typed by the table's
+ * own row type (jsonb_populate_recordset). A multi-row VALUES of 2,000 variants is 36,000
+ * parameters that the query builder checks one by one; this is one string.
+ */
+async function insertJsonRows(
+  db: Db,
+  table: 'products' | 'product_variants',
+  columns: readonly string[],
+  rows: object[],
+) {
+  const list = sql.raw(columns.join(', '));
+  await rowsOf(
+    db,
+    sql`insert into ${sql.raw(table)} (${list})
+        select ${list} from jsonb_populate_recordset(null::${sql.raw(table)}, ${JSON.stringify(rows)}::jsonb)`,
+  );
+}
+
+/** New products of an import, their price range already the variants' (the trigger's update is then a no-op). */
+export async function insertImportedProducts(db: Db, rows: NewProductRow[]) {
+  await insertJsonRows(
+    db,
+    'products',
+    PRODUCT_IMPORT_COLUMNS,
+    rows.map((r) => ({
+      id: r.id,
+      seller_id: r.sellerId,
+      category_id: r.categoryId ?? null,
+      title: r.title,
+      description: r.description ?? '',
+      keywords: r.keywords ?? [],
+      image_urls: r.imageUrls ?? [],
+      price_cents: r.priceCents,
+      price_max_cents: r.priceMaxCents,
+      options: r.options ?? [],
+      status: r.status ?? 'active',
+      is_digital: r.isDigital ?? false,
+      is_perishable: r.isPerishable ?? false,
+      weight_kg: r.weightKg ?? null,
+      width_cm: r.widthCm ?? null,
+      height_cm: r.heightCm ?? null,
+      depth_cm: r.depthCm ?? null,
+      specifications: r.specifications ?? {},
+      created_at: r.createdAt,
+      updated_at: r.updatedAt,
+    })),
+  );
+}
+
+export async function insertImportedVariants(db: Db, rows: NewVariantRow[]) {
+  await insertJsonRows(
+    db,
+    'product_variants',
+    VARIANT_IMPORT_COLUMNS,
+    rows.map((r) => ({
+      id: r.id,
+      product_id: r.productId,
+      seller_id: r.sellerId,
+      sku: r.sku,
+      option_values: r.optionValues ?? [],
+      position: r.position ?? 0,
+      price_cents: r.priceCents,
+      compare_at_price_cents: r.compareAtPriceCents ?? null,
+      stock_quantity: r.stockQuantity ?? 0,
+      weight_kg: r.weightKg ?? null,
+      width_cm: r.widthCm ?? null,
+      height_cm: r.heightCm ?? null,
+      depth_cm: r.depthCm ?? null,
+      image_url: r.imageUrl ?? null,
+      barcode: r.barcode ?? null,
+      status: r.status ?? 'active',
+      created_at: r.createdAt,
+      updated_at: r.updatedAt,
+    })),
+  );
+}
+
+/** Which of `skus` a live variant of the seller already has. */
+export async function liveSkusAmong(db: Db, sellerId: string, skus: string[]): Promise<string[]> {
+  const rows = await rowsOf<{ sku: string }>(
+    db,
+    sql`select sku from product_variants
+        where seller_id = ${sellerId} and status <> 'deleted' and sku in (select jsonb_array_elements_text(${JSON.stringify(skus)}::jsonb))`,
+  );
+  return rows.map((r) => r.sku);
 }

@@ -19,6 +19,7 @@ import {
   variantList,
 } from '../../contract/catalog.ts';
 import { unchecked } from '../../http/route-defaults.ts';
+import { csvRoutes } from './csv-routes.ts';
 import * as catalog from './service.ts';
 
 const tags = ['catalog'];
@@ -180,4 +181,7 @@ export async function catalogRoutes(fastify: FastifyInstance) {
     },
     async (req) => catalog.removeVariant(req.ctx, req.params.productId, req.params.variantId),
   );
+
+  // Its own scope: the text/csv parser that hands the body over as a stream is the import's alone.
+  await fastify.register(csvRoutes);
 }

@@ -453,7 +453,7 @@ type VariantInput = z.infer<typeof createVariantBody>;
 type VariantChange = z.infer<typeof updateVariantBody>;
 
 /** The rules that hold between fields, checked on the product as it will be stored. */
-function checkProductRules(
+export function checkProductRules(
   locale: Locale,
   p: { isDigital: boolean; isPerishable: boolean; weight?: number | null },
 ) {
@@ -566,7 +566,7 @@ function variantsOfNew(input: ProductInput, options: ProductOption[]) {
 }
 
 /** A seller lists in their own catalog only; an admin names the seller. */
-async function owningSeller(
+export async function owningSeller(
   ctx: RequestContext,
   me: AuthUser,
   requested: string | undefined,

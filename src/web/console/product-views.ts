@@ -22,10 +22,38 @@ import { consolePage, empty, pager, problemOf, productPath, table, th } from './
 type Detail = Awaited<ReturnType<typeof getProduct>>;
 type ProductRow = Awaited<ReturnType<typeof listProducts>>['products'][number];
 
+export interface ProductFilters {
+  search?: string;
+  status?: string;
+  categoryId?: string;
+}
+
+/** The list's search box and filters: a GET form, so that a filtered page has its own address. */
+function filterForm(v: View, f: ProductFilters, categories: readonly { id: string; name: string }[]) {
+  const l = v.p.locale;
+  const statuses = ['draft', 'active', 'inactive'].map((status) => ({
+    value: status,
+    label: t(l, 'web.console.product.statusName', { status }),
+  }));
+  return html`<form class="card" method="get" action="/console/products" role="search">
+!${field({ name: 'search', label: t(l, 'web.console.filter.search'), type: 'search', value: f.search, attrs: ' maxlength="200"' })}
+!${selectField({ name: 'status', label: t(l, 'web.console.product.status'), value: f.status ?? '', options: [{ value: '', label: t(l, 'web.console.filter.anyStatus') }, ...statuses] })}
+!${selectField({ name: 'categoryId', label: t(l, 'web.console.filter.category'), value: f.categoryId ?? '', options: [{ value: '', label: t(l, 'web.console.filter.anyCategory') }, ...categories.map((c) => ({ value: c.id, label: c.name }))] })}
+<button type="submit" class="secondary">${t(l, 'web.console.filter.apply')}</button></form>`;
+}
+
 /** /console/products: the shop's products, a page of them, each with its next steps. */
 export function productsView(
   v: View,
-  o: { products: readonly ProductRow[]; pageNo: number; more: boolean; error?: FormError; done?: string },
+  o: {
+    products: readonly ProductRow[];
+    pageNo: number;
+    more: boolean;
+    error?: FormError;
+    done?: string;
+    filters?: ProductFilters;
+    categories?: readonly { id: string; name: string }[];
+  },
 ) {
   const l = v.p.locale;
   const row = (p: ProductRow) => {
@@ -71,7 +99,7 @@ export function productsView(
   return consolePage(
     v,
     t(l, 'web.console.products'),
-    html`!${formAlert(o.error)}<p><a class="button" href="/console/products/new">${t(l, 'web.console.product.add')}</a></p>!${list}!${pager(l, '/console/products', {}, o.pageNo, o.more)}`,
+    html`!${formAlert(o.error)}<p><a class="button" href="/console/products/new">${t(l, 'web.console.product.add')}</a> <a href="/console/products/import">${t(l, 'web.console.import.title')}</a> <a href="/products/export.csv">${t(l, 'web.console.import.export')}</a></p>!${filterForm(v, o.filters ?? {}, o.categories ?? [])}!${list}!${pager(l, '/console/products', { ...(o.filters ?? {}) }, o.pageNo, o.more)}`,
     o.done,
   );
 }

@@ -7,7 +7,12 @@ import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { z } from 'zod';
 import { analyticsQuery } from '../../contract/analytics.ts';
 import { sellerInvoiceBody } from '../../contract/auth.ts';
-import { createProductBody, listProductsQuery, updateProductBody } from '../../contract/catalog.ts';
+import {
+  createProductBody,
+  listProductsQuery,
+  PRODUCT_STATUSES,
+  updateProductBody,
+} from '../../contract/catalog.ts';
 import { t } from '../../contract/i18n.ts';
 import { listOrdersQuery } from '../../contract/orders.ts';
 import { sellerDashboard } from '../../modules/analytics/service.ts';
@@ -43,6 +48,7 @@ import {
 } from './form.ts';
 import { consoleImagePages, IMAGE_DONE } from './image-routes.ts';
 import { galleryView } from './image-views.ts';
+import { consoleImportPages } from './import-routes.ts';
 import { consoleOrderPages } from './order-routes.ts';
 import { productFormView, productsView } from './product-views.ts';
 import {
@@ -75,6 +81,7 @@ export function consolePages(app: FastifyInstance, deps: WebDeps) {
   };
 
   consoleOrderPages(app, deps);
+  consoleImportPages(app, deps);
 
   // ---- overview ----------------------------------------------------------------------------
 
@@ -98,12 +105,31 @@ export function consolePages(app: FastifyInstance, deps: WebDeps) {
 
   const productsPage = async (req: FastifyRequest, v: View, o: { error?: FormError; done?: string } = {}) => {
     const me = signedIn(req, SELLERS);
-    const pageNo = pageNoOf((req.query as { page?: string }).page);
+    const q = req.query as Record<string, string | undefined>;
+    const pageNo = pageNoOf(q.page);
+    // The list's filters: what GET /products takes, anything else left out.
+    const filters = {
+      search: one(q.search)?.trim().slice(0, 200) || undefined,
+      status: PRODUCT_STATUSES.find((x) => x === q.status),
+      categoryId: one(q.categoryId) || undefined,
+    };
     const list = await listProducts(
       req.ctx,
-      listProductsQuery.parse({ sellerId: me.id, limit: PAGE_SIZE, offset: (pageNo - 1) * PAGE_SIZE }),
+      listProductsQuery.parse({
+        sellerId: me.id,
+        ...filters,
+        limit: PAGE_SIZE,
+        offset: (pageNo - 1) * PAGE_SIZE,
+      }),
     );
-    return productsView(v, { ...o, products: list.products, pageNo, more: list.total > pageNo * PAGE_SIZE });
+    return productsView(v, {
+      ...o,
+      products: list.products,
+      pageNo,
+      more: list.total > pageNo * PAGE_SIZE,
+      filters,
+      categories: (await listCategories(req.ctx)).categories,
+    });
   };
 
   const productFormPage = async (

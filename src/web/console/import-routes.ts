@@ -1,0 +1,104 @@
+// The console's CSV import: GET shows the form; POST reads the multipart upload as it arrives
+// (busboy), hands the file's stream to the catalog's import (the API's own checks), and shows the
+// dry run's problems by line, or what was imported. Its own scope: its multipart parser is its alone.
+import type { Readable } from 'node:stream';
+import busboy from 'busboy';
+import type { FastifyInstance, FastifyRequest } from 'fastify';
+import { invalid, wordProblems } from '../../contract/errors.ts';
+import { ImportRefused, importProducts, MAX_IMPORT_BYTES } from '../../modules/catalog/csv.ts';
+import { signedIn, viewOf, type WebDeps } from '../core.ts';
+import { answerRefusal } from '../form-refusal.ts';
+import { sendHtml } from '../layout.ts';
+import { type ImportOutcome, importView } from './import-views.ts';
+
+const SELLERS = ['seller'] as const;
+
+interface Upload {
+  /** The CSRF token, from the action's query (the web scope's check reads `body.csrf`). */
+  csrf: unknown;
+  payload: Readable;
+}
+
+/** The dry-run box and the file's stream, from a multipart body whose box comes before its file. */
+function readUpload(
+  req: FastifyRequest,
+  payload: Readable,
+): Promise<{ dryRun: boolean; file: Readable | undefined }> {
+  return new Promise((resolve, reject) => {
+    let dryRun = false;
+    const parser = busboy({
+      headers: req.headers,
+      limits: { files: 1, fields: 5, fieldSize: 1024, parts: 6, fileSize: MAX_IMPORT_BYTES + 1 },
+    });
+    parser.on('field', (name, value) => {
+      if (name === 'dryRun') dryRun = value === 'true';
+    });
+    parser.on('file', (_name, file) => resolve({ dryRun, file }));
+    parser.on('close', () => resolve({ dryRun, file: undefined }));
+    parser.on('error', reject);
+    payload.pipe(parser);
+  });
+}
+
+export function consoleImportPages(app: FastifyInstance, deps: WebDeps) {
+  const s = deps.settings;
+  app.register(async (scope) => {
+    if (scope.hasContentTypeParser('multipart/form-data'))
+      scope.removeContentTypeParser('multipart/form-data');
+    scope.addContentTypeParser('multipart/form-data', (req, payload, done) => {
+      // The stream not enumerable: the checks that walk every body (src/http/input.ts) see the token only.
+      const upload = { csrf: (req.query as { csrf?: unknown }).csrf } as Upload;
+      done(null, Object.defineProperty(upload, 'payload', { value: payload, enumerable: false }));
+    });
+
+    scope.get(
+      '/console/products/import',
+      { config: { auth: 'public', limit: 'pages' }, schema: { hide: true } },
+      async (req, reply) => {
+        signedIn(req, SELLERS);
+        return sendHtml(reply, importView(viewOf(req, reply, s), {}));
+      },
+    );
+
+    scope.post(
+      '/console/products/import',
+      { config: { auth: 'public', limit: 'productWrites' }, schema: { hide: true } },
+      async (req, reply) => {
+        signedIn(req, SELLERS);
+        const upload = req.body as Upload | undefined;
+        let outcome: ImportOutcome;
+        try {
+          if (!upload?.payload) throw invalid('error.catalog.importBody');
+          const { dryRun, file } = await readUpload(req, upload.payload);
+          if (!file) throw invalid('error.catalog.importBody');
+          const r = await importProducts(req.ctx, file, { dryRun });
+          outcome = {
+            dryRun: r.dryRun,
+            imported: r.imported,
+            products: r.products.created,
+            variants: r.variants.created,
+            updated: r.products.updated,
+            problemCount: r.problemCount,
+            problems: r.problems,
+          };
+        } catch (err) {
+          if (!(err instanceof ImportRefused) || err.problemCount === 0) {
+            return answerRefusal(req, reply, s, err, (v, error) => importView(v, { error }));
+          }
+          const l = viewOf(req, reply, s).p.locale;
+          outcome = {
+            dryRun: false,
+            imported: false,
+            products: 0,
+            variants: 0,
+            updated: 0,
+            problemCount: err.problemCount,
+            problems: err.lineProblems.map((p) => ({ line: p.line, ...wordProblems(l, [p.problem])[0]! })),
+          };
+        }
+        const v = viewOf(req, reply, s);
+        return sendHtml(reply, importView(v, { outcome }), outcome.problemCount ? 400 : 200);
+      },
+    );
+  });
+}
