@@ -10,7 +10,6 @@ import { type PaymentsConfig, paymentsConfig } from './config/payments.ts';
 import { type TrustProxy, trustedProxies } from './config/proxies.ts';
 import { isOrigin } from './contract/format.ts';
 import { LOCALES, type Locale } from './contract/i18n.ts';
-import type { BucketSettings } from './modules/images/store.ts';
 
 export { type PaymentsConfig, SANDBOX_DEV_WEBHOOK_SECRET } from './config/payments.ts';
 
@@ -25,6 +24,16 @@ export type AppEnv = (typeof APP_ENVS)[number];
  * for one (docs/performance.md "Checkout").
  */
 export const DEFAULT_POOL_SIZE = 20;
+
+/** The S3-compatible bucket of IMAGE_BUCKET_URL (docs/operations.md "Images"). */
+export interface BucketSettings {
+  /** The service's endpoint, e.g. https://s3.ca-central-1.amazonaws.com or http://minio:9000. */
+  endpoint: string;
+  bucket: string;
+  region: string;
+  accessKeyId: string;
+  secretAccessKey: string;
+}
 
 export interface OidcConfig {
   clientId: string;

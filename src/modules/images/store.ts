@@ -5,6 +5,7 @@
 import { mkdirSync } from 'node:fs';
 import { readFile, rename, stat, writeFile } from 'node:fs/promises';
 import path from 'node:path';
+import type { BucketSettings } from '../../config.ts';
 import type { Db } from '../../db/index.ts';
 import { blobExists, blobNamed, insertBlobUnlessThere } from './queries.ts';
 
@@ -18,16 +19,6 @@ export interface ImageStore {
   put(name: string, contentType: string, body: Buffer): Promise<void>;
   get(name: string): Promise<ImageFileBody | undefined>;
   has(name: string): Promise<boolean>;
-}
-
-/** The S3-compatible bucket of IMAGE_BUCKET_URL (docs/operations.md "Images"). */
-export interface BucketSettings {
-  /** The service's endpoint, e.g. https://s3.ca-central-1.amazonaws.com or http://minio:9000. */
-  endpoint: string;
-  bucket: string;
-  region: string;
-  accessKeyId: string;
-  secretAccessKey: string;
 }
 
 const TYPES: Record<string, string> = { webp: 'image/webp', jpg: 'image/jpeg' };
