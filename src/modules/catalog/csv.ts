@@ -14,7 +14,7 @@ import { AppError, type Problem, problem, wordIssue, wordProblems } from '../../
 import { BASE_LOCALE, type Locale, type MessageKey, type MessageValues, text } from '../../contract/i18n.ts';
 import { caller, inTransaction, type RequestContext } from '../context.ts';
 import { insertImportedProducts, insertImportedVariants, liveSkusAmong } from './queries.ts';
-import { checkProductRules, owningSeller } from './service.ts';
+import { checkProductRules, newProductRow, owningSeller } from './service.ts';
 import { categories, products, productVariants } from './tables.ts';
 import { newVariantRows } from './variants.ts';
 
@@ -268,33 +268,8 @@ function planNew(
       { id, sellerId, isDigital: input.isDigital, options },
       input.variants!,
     );
-    const active = variants.filter((r) => r.status === 'active').map((r) => r.priceCents);
-    const priced = active.length ? active : variants.map((r) => r.priceCents);
-    const physical = !input.isDigital;
     return {
-      product: {
-        id,
-        sellerId,
-        categoryId: input.categoryId ?? null,
-        title: input.title,
-        description: input.description,
-        keywords: input.keywords,
-        imageUrls: [],
-        // The variants' range, as the trigger on product_variants would set it: its update is a no-op.
-        priceCents: Math.min(...priced),
-        priceMaxCents: Math.max(...priced),
-        options,
-        status: input.status,
-        isDigital: input.isDigital,
-        isPerishable: input.isPerishable,
-        weightKg: physical ? input.weight : null,
-        widthCm: physical ? (input.dimensions?.width ?? null) : null,
-        heightCm: physical ? (input.dimensions?.height ?? null) : null,
-        depthCm: physical ? (input.dimensions?.depth ?? null) : null,
-        specifications: {},
-        createdAt: ctx.now(),
-        updatedAt: ctx.now(),
-      },
+      product: newProductRow(ctx, { id, sellerId, input, variants }),
       variants,
       lines: group.rows.map((r) => r.line),
     };

@@ -491,43 +491,64 @@ export async function createProduct(ctx: RequestContext, input: ProductInput): P
   checkProductRules(ctx.locale ?? BASE_LOCALE, input);
   checkTranslations(input.language, input.translations);
   await checkCategory(ctx, input.categoryId);
-  const physical = !input.isDigital;
   const id = newId('products');
   const options = input.options ?? [];
   const variants = variantsOfNew(input, options);
   const rows = newVariantRows(ctx, { id, sellerId, isDigital: input.isDigital, options }, variants);
-  const prices = rows.filter((r) => r.status === 'active').map((r) => r.priceCents);
-  const priced = prices.length ? prices : rows.map((r) => r.priceCents);
   await inTransaction(ctx, async (tx) => {
     await tx.db.insert(products).values({
-      id,
-      sellerId,
-      categoryId: input.categoryId ?? null,
-      title: input.title,
-      description: input.description,
-      keywords: input.keywords,
+      ...newProductRow(ctx, { id, sellerId, input, variants: rows }),
       language: input.language,
       translations: input.translations,
       imageUrls: imageList(input.imageUrl, input.imageUrls),
-      // The variants' range; the trigger on product_variants keeps it from here on.
-      priceCents: Math.min(...priced),
-      priceMaxCents: Math.max(...priced),
-      options,
-      status: input.status,
-      isDigital: input.isDigital,
-      isPerishable: input.isPerishable,
-      // A digital product never ships: no weight or size is kept for it.
-      weightKg: physical ? input.weight : null,
-      widthCm: physical ? (input.dimensions?.width ?? null) : null,
-      heightCm: physical ? (input.dimensions?.height ?? null) : null,
-      depthCm: physical ? (input.dimensions?.depth ?? null) : null,
       specifications: input.specifications,
-      createdAt: ctx.now(),
-      updatedAt: ctx.now(),
     });
     await insertVariants(tx, rows);
   });
   return (await loadDetail(ctx, id, ctx.locale ?? null))!;
+}
+
+/**
+ * A new product's row from a create body and its variants' rows: its price range is theirs (the
+ * active ones', else all), as the trigger on product_variants would set it, so that its update is
+ * a no-op; a digital product keeps no weight or size. Text in other languages, images and
+ * specifications are the caller's to add.
+ */
+export function newProductRow(
+  ctx: RequestContext,
+  o: {
+    id: string;
+    sellerId: string;
+    input: ProductInput;
+    variants: Array<{ status?: string; priceCents: number }>;
+  },
+): typeof products.$inferInsert {
+  const { input } = o;
+  const active = o.variants.filter((r) => r.status !== 'inactive').map((r) => r.priceCents);
+  const priced = active.length ? active : o.variants.map((r) => r.priceCents);
+  const physical = !input.isDigital;
+  return {
+    id: o.id,
+    sellerId: o.sellerId,
+    categoryId: input.categoryId ?? null,
+    title: input.title,
+    description: input.description,
+    keywords: input.keywords,
+    imageUrls: [],
+    priceCents: Math.min(...priced),
+    priceMaxCents: Math.max(...priced),
+    options: input.options ?? [],
+    status: input.status,
+    isDigital: input.isDigital,
+    isPerishable: input.isPerishable,
+    weightKg: physical ? input.weight : null,
+    widthCm: physical ? (input.dimensions?.width ?? null) : null,
+    heightCm: physical ? (input.dimensions?.height ?? null) : null,
+    depthCm: physical ? (input.dimensions?.depth ?? null) : null,
+    specifications: {},
+    createdAt: ctx.now(),
+    updatedAt: ctx.now(),
+  };
 }
 
 /**
