@@ -2,14 +2,14 @@
 // price and stock; naming a variant in the cart and the inventory check; the last unit of one
 // variant raced by two checkouts; the order line naming what was sold; the seller's variant
 // writes and their refusals.
-import { eq } from 'drizzle-orm';
+import { eq, sql } from 'drizzle-orm';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { productVariants } from '../src/modules/catalog/tables.ts';
 import { orderItems } from '../src/modules/orders/tables.ts';
 import { type SignedIn, useTestApp } from './helpers/app.ts';
 import { buyer, expectError, product, seller, uniqueWord } from './helpers/builders.ts';
 import { checkout, ON_ADDRESS, payOk } from './helpers/checkout.ts';
-import { liveReservedUnits, stockOf } from './helpers/orders.ts';
+import { deliver, liveReservedUnits, ship, stockOf } from './helpers/orders.ts';
 
 const { t, database } = useTestApp();
 let s: SignedIn;
@@ -300,6 +300,51 @@ describe('buying a variant', () => {
     expect(await stockOf(database, c150!.id)).toEqual({ stock: 5, reserved: 0 });
     const detail = await t.api.as(buyers[0]!).get(`/products/${p.id}`);
     expect(detail.body.stockQuantity).toBe(5);
+  });
+});
+
+describe('returning variants', () => {
+  it('two variants of one product in one order are two lines: each returns on its own, its units counted once', async () => {
+    const p = await paddle(s, { cedar150: 5, cedar160: 5, ash150: 0 });
+    const [c150, c160] = p.variants;
+    const b = await buyer(t.api);
+    for (const [v, quantity] of [
+      [c150!, 2],
+      [c160!, 1],
+    ] as const) {
+      const res = await t.api.as(b).post('/cart/items', { product_id: p.id, quantity, variant: v.sku });
+      expect(res.status).toBe(200);
+    }
+    const held = await checkout(t.api, b, { shipping_address: ON_ADDRESS });
+    expect(held.status).toBe(201);
+    const [orderId] = await payOk(t.api, held.body.sessionId);
+    const lines = await database.db.select().from(orderItems).where(eq(orderItems.orderId, orderId!));
+    expect(lines.map((l) => [l.variantId, l.quantity]).sort()).toEqual(
+      [
+        [c150!.id, 2],
+        [c160!.id, 1],
+      ].sort(),
+    );
+    await ship(t, s, orderId!);
+    await deliver(t, s, orderId!);
+
+    // The 160 cm line by its variant's id: that line only.
+    const first = await t.api
+      .as(b)
+      .post('/returns', { order_id: orderId, reason: 'other', items: [c160!.id] });
+    expect(first.status, JSON.stringify(first.body)).toBe(201);
+    const decided = await t.api.as(s).post(`/returns/${first.body.return_id}/approve`);
+    expect(decided.status, JSON.stringify(decided.body)).toBe(200);
+    // Then the product's id: what is left of it, the 150 cm line, and not the 160 cm again.
+    const second = await t.api.as(b).post('/returns', { order_id: orderId, reason: 'other', items: [p.id] });
+    expect(second.status, JSON.stringify(second.body)).toBe(201);
+    const [row] = await database.db
+      .execute(sql`select items from returns where id = ${second.body.return_id}`)
+      .then(
+        (r) =>
+          (r as unknown as { rows: Array<{ items: Array<{ variantId: string; quantity: number }> }> }).rows,
+      );
+    expect(row!.items.map((i) => [i.variantId, i.quantity])).toEqual([[c150!.id, 2]]);
   });
 });
 

@@ -24,7 +24,14 @@ export interface ReturnableOrder {
   shippingCostCents: number;
   taxAmountCents: number;
   totalAmountCents: number;
-  items: Array<{ productId: string; name: string; quantity: number; unitPriceCents: number }>;
+  /** Its lines, one per variant sold. */
+  items: Array<{
+    productId: string;
+    variantId: string;
+    name: string;
+    quantity: number;
+    unitPriceCents: number;
+  }>;
   /** The total less the refunds requested or made (a failed refund gave nothing back). */
   unrefundedCents: number;
 }

@@ -149,6 +149,9 @@ async function answers(ctx: RequestContext, rows: ReturnRow[]): Promise<ReturnRe
 
 const answer = async (ctx: RequestContext, row: ReturnRow) => (await answers(ctx, [row]))[0]!;
 
+/** The order line a returned item is of: its variant (a return made before variants: the product's own id). */
+const lineOf = (item: ReturnedItem) => item.variantId ?? item.productId;
+
 /**
  * Units of each product of an order already returned: in a return that is approved or refunded
  * (a pending one blocks any new request; a rejected one returned nothing).
@@ -164,8 +167,8 @@ async function returnedUnits(
   const units = new Map<string, { units: number; returnId: string }>();
   for (const r of decided) {
     for (const item of r.items) {
-      const before = units.get(item.productId);
-      units.set(item.productId, { units: (before?.units ?? 0) + item.quantity, returnId: r.id });
+      const before = units.get(lineOf(item));
+      units.set(lineOf(item), { units: (before?.units ?? 0) + item.quantity, returnId: r.id });
     }
   }
   return units;
@@ -196,8 +199,9 @@ export async function requestReturn(
         days: deps.returnWindowDays,
       });
     }
-    const lines = new Map(order.items.map((i) => [i.productId, i]));
-    const foreign = (body.items ?? []).filter((id) => !lines.has(id));
+    // A named id is a product's (every line of it) or a variant's (its line).
+    const linesNamed = (id: string) => order.items.filter((i) => i.productId === id || i.variantId === id);
+    const foreign = (body.items ?? []).filter((id) => linesNamed(id).length === 0);
     if (foreign.length) {
       throw invalid('error.returns.notProducts', { orderId: order.id, ids: foreign.join(', ') }, [
         problem('items', 'validation.productsOfOrder', { orderId: order.id }),
@@ -217,9 +221,19 @@ export async function requestReturn(
     // Each unit is returned (and refunded) at most once: what earlier returns took is left out,
     // and naming a line they took whole is 409.
     const before = await returnedUnits(tx, order.id);
-    const left = (i: (typeof order.items)[number]) => i.quantity - (before.get(i.productId)?.units ?? 0);
-    const named = body.items ? body.items.map((id) => lines.get(id)!) : order.items;
-    const gone = body.items ? named.filter((i) => left(i) <= 0) : [];
+    const left = (i: (typeof order.items)[number]) => i.quantity - (before.get(i.variantId)?.units ?? 0);
+    const named = body.items
+      ? order.items.filter((i) => body.items!.some((id) => id === i.productId || id === i.variantId))
+      : order.items;
+    // A line gone whole is refused when named by its variant's id, or when every line of a named
+    // product is gone; a product's id takes what is left of its other lines.
+    const gone = (body.items ?? []).flatMap((id) => {
+      const of = linesNamed(id);
+      const spent = of.filter((i) => left(i) <= 0);
+      return spent.length === of.length || of.some((i) => i.variantId === id && i.productId !== id)
+        ? spent
+        : [];
+    });
     if (gone.length) {
       // The list is worded in the caller's language (the message around it is worded when it leaves).
       const locale = tx.locale ?? BASE_LOCALE;
@@ -227,8 +241,8 @@ export async function requestReturn(
         .map((i) =>
           t(locale, 'error.returns.returnedItem', {
             name: i.name,
-            productId: i.productId,
-            returnId: before.get(i.productId)!.returnId,
+            productId: i.variantId,
+            returnId: before.get(i.variantId)!.returnId,
           }),
         )
         .join(', ');
@@ -242,7 +256,7 @@ export async function requestReturn(
     // returns) gives back what is left of the order's total, shipping included: returning in
     // steps refunds what returning at once would.
     const wholeOrder = order.items.every(
-      (i) => left(i) <= 0 || returned.some((r) => r.productId === i.productId),
+      (i) => left(i) <= 0 || returned.some((r) => r.variantId === i.variantId),
     );
     const subtotal = returned.reduce((sum, i) => sum + i.quantity * i.unitPriceCents, 0);
     const estimate = wholeOrder
@@ -250,6 +264,7 @@ export async function requestReturn(
       : Math.min(returnEstimateCents(order, subtotal), order.unrefundedCents);
     const items: ReturnedItem[] = returned.map((i) => ({
       productId: i.productId,
+      variantId: i.variantId,
       name: i.name,
       quantity: i.quantity,
       unitPriceCents: i.unitPriceCents,

@@ -17,6 +17,8 @@ import { orders } from '../orders/tables.ts';
 /** A returned line as it was sold (the emails and the seller's list show it without the order). */
 export interface ReturnedItem {
   productId: string;
+  /** The order line's variant; absent on returns made before variants (then the product's id, its one variant's). */
+  variantId?: string;
   name: string;
   quantity: number;
   unitPriceCents: number;
