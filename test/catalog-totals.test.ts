@@ -114,9 +114,12 @@ describe('GET /products total', () => {
       priceMaxCents: 2000,
     });
     expect(await total(b, listing)).toBe(3);
-    await database.db.update(products).set({ priceCents: 2001 }).where(eq(products.id, id));
+    await database.db
+      .update(products)
+      .set({ priceCents: 2001, priceMaxCents: 2001 })
+      .where(eq(products.id, id));
     expect(await total(b, listing)).toBe(2);
-    await database.db.update(products).set({ priceCents: 10 }).where(eq(products.id, id));
+    await database.db.update(products).set({ priceCents: 10, priceMaxCents: 10 }).where(eq(products.id, id));
     expect(await total(b, listing)).toBe(3);
     await database.db.update(products).set({ status: 'draft' }).where(eq(products.id, id));
     expect(await total(b, listing)).toBe(2);

@@ -17,6 +17,7 @@ describe('GET /products/:id/inventory (check_inventory)', () => {
     expect(one.status).toBe(200);
     expect(one.body).toEqual({
       product_id: p.id,
+      variant_id: p.id,
       available: true,
       stock_quantity: 5,
       requested_quantity: 1,
@@ -24,6 +25,7 @@ describe('GET /products/:id/inventory (check_inventory)', () => {
     });
     expect((await inventory('?quantity=5')).body).toEqual({
       product_id: p.id,
+      variant_id: p.id,
       available: true,
       stock_quantity: 5,
       requested_quantity: 5,
@@ -33,6 +35,7 @@ describe('GET /products/:id/inventory (check_inventory)', () => {
     expect(tooMany.status).toBe(200);
     expect(tooMany.body).toEqual({
       product_id: p.id,
+      variant_id: p.id,
       available: false,
       stock_quantity: 5,
       requested_quantity: 6,
@@ -46,6 +49,7 @@ describe('GET /products/:id/inventory (check_inventory)', () => {
     expect(out.status).toBe(200);
     expect(out.body).toEqual({
       product_id: none.id,
+      variant_id: none.id,
       available: false,
       stock_quantity: 0,
       requested_quantity: 1,
@@ -90,6 +94,7 @@ describe('availability is one count for check_inventory and the cart', () => {
     expect((await t.api.as(s).patch(`/products/${p.id}`, { stockQuantity: 2 })).status).toBe(200);
     expect((await t.api.as(b).get(`/products/${p.id}/inventory?quantity=3`)).body).toEqual({
       product_id: p.id,
+      variant_id: p.id,
       available: false,
       stock_quantity: 2,
       requested_quantity: 3,
