@@ -195,10 +195,10 @@ describe.skipIf(!run)(
         }>(
           `select p.id, p.stock_quantity as stock, p.reserved_quantity as reserved,
              (select coalesce(sum(i.quantity), 0)::int from order_items i join orders o on o.id = i.order_id
-                where i.product_id = p.id) as sold,
+                where i.variant_id = p.id) as sold,
              (select coalesce(sum(r.quantity), 0)::int from reservations r
-                where r.product_id = p.id and r.released_at is null and r.committed_at is null) as held
-           from products p where p.id = any($1)`,
+                where r.variant_id = p.id and r.released_at is null and r.committed_at is null) as held
+           from product_variants p where p.id = any($1)`,
           [productIds],
         );
         for (const p of stock.rows) {

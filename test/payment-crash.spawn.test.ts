@@ -118,7 +118,7 @@ describe.skipIf(!onPostgres)(
         const product = async () =>
           (
             await db.query(
-              'select stock_quantity as stock, reserved_quantity as reserved from products where id = $1',
+              'select stock_quantity as stock, reserved_quantity as reserved from product_variants where id = $1',
               [productId],
             )
           ).rows[0];
