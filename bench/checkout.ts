@@ -257,12 +257,19 @@ async function seed(db: pg.Pool, random: () => number): Promise<Catalog> {
     [JSON.stringify(sellerRows)],
   );
   await db.query(
-    `insert into products (id, seller_id, title, description, price_cents, stock_quantity, status,
+    `insert into products (id, seller_id, title, description, price_cents, price_max_cents, status,
        is_digital, is_perishable, weight_kg, width_cm, height_cm, depth_cm, image_urls)
-     select id, seller_id, title, title, price_cents, stock_quantity, 'active', false, false, weight_kg,
+     select id, seller_id, title, title, price_cents, price_cents, 'active', false, false, weight_kg,
        20, 15, 10, array['https://images.portage.example/bench.jpg']
      from json_to_recordset($1::json) as t(id text, seller_id text, title text, price_cents int,
        stock_quantity int, weight_kg float8)`,
+    [JSON.stringify(productRows)],
+  );
+  // Each product sold one way: its one variant, under its own id (what the stock is kept on).
+  await db.query(
+    `insert into product_variants (id, product_id, seller_id, sku, price_cents, stock_quantity)
+     select id, id, seller_id, split_part(id, ':', 2), price_cents, stock_quantity
+     from json_to_recordset($1::json) as t(id text, seller_id text, price_cents int, stock_quantity int)`,
     [JSON.stringify(productRows)],
   );
   await db.query(`insert into coupons (code, discount_percent, terms) values ($1, 10, 'Benchmark coupon')`, [
@@ -543,17 +550,17 @@ async function ceilingPhase(
          values ('sandbox', $1, 'payment_succeeded', $2, $3, now()) on conflict do nothing`,
           [`evt_ceiling_${randomBytes(12).toString('hex')}`, j.paymentIntentId, j.sessionId],
         );
-        await client.query('select id from products where id = any($1) order by id for no key update', [
+        await client.query('select id from product_variants where id = any($1) order by id for no key update', [
           j.productIds,
         ]);
         await client.query(
           `with held as (
            update reservations set committed_at = now()
            where checkout_id = $1 and released_at is null and committed_at is null
-           returning product_id, quantity)
-         update products p set stock_quantity = p.stock_quantity - held.quantity,
+           returning variant_id, quantity)
+         update product_variants p set stock_quantity = p.stock_quantity - held.quantity,
            reserved_quantity = p.reserved_quantity - held.quantity
-         from held where p.id = held.product_id`,
+         from held where p.id = held.variant_id`,
           [j.sessionId],
         );
         await client.query(
@@ -571,8 +578,8 @@ async function ceilingPhase(
           [JSON.stringify(j.orders), j.sessionId, j.buyerId, j.paymentIntentId],
         );
         await client.query(
-          `insert into order_items (order_id, product_id, name, quantity, unit_price_cents, image_url, position)
-         select order_id, product_id, name, quantity, unit_price_cents, image_url, position
+          `insert into order_items (order_id, product_id, variant_id, name, quantity, unit_price_cents, image_url, position)
+         select order_id, product_id, product_id, name, quantity, unit_price_cents, image_url, position
          from json_to_recordset($1::json) as t(order_id text, product_id text, name text, quantity int,
            unit_price_cents int, image_url text, position int)`,
           [JSON.stringify(j.items)],
@@ -644,14 +651,14 @@ async function audit(db: pg.Pool, catalog: Catalog): Promise<Audit> {
          select i.product_id, sum(i.quantity)::int as units from order_items i
          join orders o on o.id = i.order_id where o.stock_committed group by i.product_id),
        live as (
-         select product_id, sum(quantity)::int as units from reservations
-         where released_at is null and committed_at is null group by product_id)
+         select variant_id as product_id, sum(quantity)::int as units from reservations
+         where released_at is null and committed_at is null group by variant_id)
        select
          coalesce(sum(greatest(coalesce(s.units, 0) - i.stock, 0)), 0)::int as oversold,
          count(*) filter (where p.stock_quantity < 0 or p.reserved_quantity < 0)::int as negative,
          count(*) filter (where p.stock_quantity <> i.stock - coalesce(s.units, 0))::int as "stockMismatch",
          count(*) filter (where p.reserved_quantity <> coalesce(l.units, 0))::int as "reservedMismatch"
-       from initial i join products p on p.id = i.id
+       from initial i join product_variants p on p.id = i.id
        left join sold s on s.product_id = i.id left join live l on l.product_id = i.id`,
       [ids, initial],
     )
