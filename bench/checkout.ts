@@ -550,9 +550,10 @@ async function ceilingPhase(
          values ('sandbox', $1, 'payment_succeeded', $2, $3, now()) on conflict do nothing`,
           [`evt_ceiling_${randomBytes(12).toString('hex')}`, j.paymentIntentId, j.sessionId],
         );
-        await client.query('select id from product_variants where id = any($1) order by id for no key update', [
-          j.productIds,
-        ]);
+        await client.query(
+          'select id from product_variants where id = any($1) order by id for no key update',
+          [j.productIds],
+        );
         await client.query(
           `with held as (
            update reservations set committed_at = now()
