@@ -169,9 +169,7 @@ export async function uploadImage(
   const processed = await processImage(input.file);
   // Files first, rows after: a file no row names is harmless (its name is its content), a row
   // whose file is missing is not.
-  for (const f of processed.files) {
-    if (!(await deps.store.has(f.name))) await deps.store.put(f.name, f.contentType, f.body);
-  }
+  await storeMissing(deps.store, processed.files);
   const id = newId('images');
   return inTransaction(ctx, async (tx) => {
     const locked = await lockProductImages(tx.db, productId);
@@ -253,6 +251,14 @@ export async function findUploadedFile(store: ImageStore, name: string) {
   return UPLOADED_NAME.test(name) ? store.get(name) : undefined;
 }
 
+/** Puts the files the store does not hold yet (a name is its content: one held is the same). */
+async function storeMissing(
+  store: ImageStore,
+  files: ReadonlyArray<{ name: string; contentType: string; body: Buffer }>,
+) {
+  for (const f of files) if (!(await store.has(f.name))) await store.put(f.name, f.contentType, f.body);
+}
+
 /**
  * The sample shop's tiles as raster images in `store` (WebP, as an upload is stored): for each
  * sample's key, the name of its largest file. Made locally from the SVGs; the same bytes are not
@@ -265,7 +271,7 @@ export async function storeSampleRasters(
   const names = new Map<string, string>();
   for (const [key, image] of samples) {
     const { files } = await processImage(await rasterOfSvg(image.body));
-    for (const f of files) if (!(await store.has(f.name))) await store.put(f.name, f.contentType, f.body);
+    await storeMissing(store, files);
     names.set(key, files.at(-1)!.name);
   }
   return names;

@@ -14,6 +14,7 @@ import type { inventoryAnswer } from '../../contract/cart.ts';
 import { notFound } from '../../contract/errors.ts';
 import { BASE_LOCALE, t } from '../../contract/i18n.ts';
 import { productVariants } from '../catalog/tables.ts';
+import { variantTitle } from '../catalog/variants.ts';
 import { inTransaction, type RequestContext } from '../context.ts';
 import {
   activeVariantUnits,
@@ -38,7 +39,7 @@ export interface VariantUnits {
 }
 
 const nameOf = (title: string, optionValues: string[]) =>
-  optionValues.length ? `${title}, ${optionValues.join(' / ')}` : title;
+  optionValues.length ? `${title}, ${variantTitle(optionValues)}` : title;
 
 /**
  * Units of variants on sale (they and their product active) that can be bought now: stock less
