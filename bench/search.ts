@@ -5,6 +5,7 @@
 //
 //   npm run bench -- --db postgres --products 1000000
 //   npm run bench -- --db pglite --products 100000 --duration 10 --connections 8
+//   npm run bench -- --db postgres --products 1000000 --variants 3   (sizes: 3 variants on average)
 import { type ChildProcess, spawn, spawnSync } from 'node:child_process';
 import { mkdirSync } from 'node:fs';
 import path from 'node:path';
@@ -33,6 +34,7 @@ const { values: flags } = parseArgs({
     db: { type: 'string', default: 'pglite' },
     products: { type: 'string', default: '100000' },
     seed: { type: 'string', default: '1' },
+    variants: { type: 'string', default: '1' },
     duration: { type: 'string', default: '10' },
     connections: { type: 'string', default: '8' },
     'search-connections': { type: 'string', default: '1' },
@@ -40,6 +42,7 @@ const { values: flags } = parseArgs({
   },
 });
 const products = Number(flags.products);
+const variantsPerProduct = Number(flags.variants);
 let slice: ChurnSlice = { ids: [], descriptions: [] };
 const seed = Number(flags.seed);
 const duration = Number(flags.duration);
@@ -54,7 +57,7 @@ const wanted = (name: string) => !flags.only || name.includes(flags.only);
 // ---- the database ---------------------------------------------------------------------
 
 const pgServer = process.env.BENCH_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/test';
-const dbName = `portage_bench_${products}_${seed}`;
+const dbName = `portage_bench_${products}_${seed}${variantsPerProduct > 1 ? `_v${variantsPerProduct}` : ''}`;
 const dbEnv: Record<string, string> = {};
 if (flags.db === 'postgres') {
   const admin = new pg.Client({ connectionString: pgServer });
@@ -82,12 +85,14 @@ if (flags.db === 'postgres') {
     const r = await seedCatalog(database.db, {
       seed,
       count: products,
+      variantsPerProduct,
       onProgress: (done) => {
         if (done % 100_000 === 0) console.log(`  ${done}`);
       },
     });
     console.log(`seeded in ${r.seconds.toFixed(0)} s`);
-    if (database.kind === 'postgres') await database.db.execute(sql`vacuum analyze products`);
+    if (database.kind === 'postgres')
+      await database.db.execute(sql`vacuum analyze products, product_variants`);
   }
   const counts = await rowsOf<{ broad: number; selective: number }>(
     database.db,

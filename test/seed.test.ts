@@ -188,6 +188,47 @@ describe('the seeded catalog', () => {
     expect(await ids(again.db)).toEqual(await ids(d.db));
   });
 
+  it('sells every shipped product in 1 to 5 sizes, 3 on average, when a benchmark asks', async () => {
+    const d = await testDatabase();
+    opened.push(d);
+    await seedCatalog(d.db, { seed: 5, count: 200, variantsPerProduct: 3 });
+    const rows = await rowsOf<{
+      id: string;
+      digital: boolean;
+      options: unknown;
+      n: number;
+      lo: number;
+      hi: number;
+      vlo: number;
+      vhi: number;
+      values: string[];
+    }>(
+      d.db,
+      sql`select p.id, p.is_digital as digital, p.options, count(v.id)::int as n,
+            p.price_cents as lo, p.price_max_cents as hi, min(v.price_cents) as vlo, max(v.price_cents) as vhi,
+            array_agg(v.option_values[1] order by v.position) as values
+          from products p join product_variants v on v.product_id = p.id
+          group by p.id order by p.id`,
+    );
+    expect(rows).toHaveLength(200);
+    const shipped = rows.filter((r) => !r.digital);
+    const mean = shipped.reduce((a, r) => a + r.n, 0) / shipped.length;
+    expect(mean).toBeGreaterThan(2.5);
+    expect(mean).toBeLessThan(3.5);
+    expect(new Set(shipped.map((r) => r.n))).toEqual(new Set([1, 2, 3, 4, 5]));
+    for (const r of rows) {
+      expect([r.lo, r.hi]).toEqual([r.vlo, r.vhi]);
+      if (r.n === 1) {
+        expect(r.options).toEqual([]);
+        continue;
+      }
+      const sizes = ['XS', 'S', 'M', 'L', 'XL'].slice(0, r.n);
+      expect(r.options).toEqual([{ name: 'Size', values: sizes }]);
+      expect(r.values).toEqual(sizes);
+    }
+    expect(rows.filter((r) => r.digital).every((r) => r.n === 1)).toBe(true);
+  });
+
   it('is realistic: every category, sellers in several provinces, perishable food, digital goods without weight', () => {
     const sample = Array.from({ length: 2000 }, (_, i) => seededProduct(1, i));
     const categories = new Set(sample.map((p) => p.categoryId));

@@ -485,6 +485,11 @@ export async function seedCatalog(
     imageStore?: ImageStore;
     /** Clothing sold in sizes S, M and L (`portage seed`): a sample shop with variants to pick. */
     sizes?: boolean;
+    /**
+     * Every shipped product sold in 1 to 2n-1 sizes, n on average (benchmarks: a catalog of
+     * variants at scale). Applied to the products this call inserted.
+     */
+    variantsPerProduct?: number;
   },
 ): Promise<SeedResult> {
   const started = Date.now();
@@ -555,6 +560,13 @@ export async function seedCatalog(
         to_timestamp(t.created), to_timestamp(t.created)
       from t join made on made.id = t.id`)) as unknown as { rowCount?: number; affectedRows?: number };
     inserted += res.rowCount ?? res.affectedRows ?? 0;
+    if (opts.variantsPerProduct && opts.variantsPerProduct > 1) {
+      await sizeEveryProduct(
+        db,
+        batch.map((p) => p.id),
+        opts.variantsPerProduct,
+      );
+    }
     opts.onProgress?.(start + batch.length);
   }
   if (opts.sizes) await sizeClothing(db, opts.seed);
@@ -565,6 +577,47 @@ export async function seedCatalog(
     productsInserted: inserted,
     seconds: (Date.now() - started) / 1000,
   };
+}
+
+const BENCH_SIZES = ['XS', 'S', 'M', 'L', 'XL', 'XXL', '3XL', '4XL', '5XL'];
+
+/**
+ * Benchmarks' catalog of variants: each shipped product of `ids` still sold one way gets
+ * 1 + (a byte of its id's hash mod 2n-1) sizes, n on average, drawn from the id so that a seed makes
+ * the same catalog every time. Its one variant becomes the first size; the others cost 5% more
+ * each and share its stock. Products with one size keep no option.
+ */
+async function sizeEveryProduct(db: Db, ids: string[], perProduct: number) {
+  const spread = Math.min(2 * Math.round(perProduct) - 1, BENCH_SIZES.length);
+  const sizes = JSON.stringify(BENCH_SIZES.slice(0, spread));
+  await db.execute(sql`
+    with picked as (
+      select p.id, 1 + get_byte(sha256(convert_to(p.id, 'UTF8')), 0) % ${spread} as k
+        from products p
+       where p.id in (select jsonb_array_elements_text(${JSON.stringify(ids)}::jsonb))
+         and not p.is_digital and p.options = '[]'::jsonb
+    ), sized as (
+      update products p
+         set options = jsonb_build_array(jsonb_build_object('name', 'Size',
+               'values', (select jsonb_agg(s order by n) from jsonb_array_elements_text(${sizes}::jsonb)
+                            with ordinality as z(s, n) where n <= picked.k)))
+        from picked where p.id = picked.id and picked.k > 1
+      returning p.id, picked.k
+    ), first as (
+      update product_variants v
+         set option_values = array[${BENCH_SIZES[0]}::text],
+             stock_quantity = greatest(v.stock_quantity / sized.k, 1)
+        from sized where v.id = sized.id
+      returning v.*, sized.k
+    )
+    insert into product_variants (id, product_id, seller_id, sku, option_values, position, price_cents,
+      stock_quantity, created_at, updated_at)
+    select 'variants:' || left(translate(encode(sha256(convert_to(first.id || ':' || size.s, 'UTF8')), 'base64'),
+        '+/=', '-_x'), 20),
+      first.product_id, first.seller_id, first.sku || '-' || size.s, array[size.s], size.n - 1,
+      round(first.price_cents * (1 + 0.05 * (size.n - 1)))::int, first.stock_quantity, first.created_at, first.updated_at
+    from first, jsonb_array_elements_text(${sizes}::jsonb) with ordinality as size(s, n)
+    where size.n between 2 and first.k`);
 }
 
 /**
