@@ -162,7 +162,9 @@ export function orderPage(v: View, d: OrderPageData): string {
       )}</ul></div>`
     : '';
   // Reviews are of products: one card per product, whichever of its variants were bought.
-  const reviewed = order.items.filter((i, n) => order.items.findIndex((o) => o.productId === i.productId) === n);
+  const reviewed = order.items.filter(
+    (i, n) => order.items.findIndex((o) => o.productId === i.productId) === n,
+  );
   const reviewForms = delivered ? reviewed.map((i) => reviewCard(v, oid, i, d)) : [];
   // A refusal of a form no longer shown (the return asked in another tab, say) is said at the top.
   const form = d.form;
