@@ -275,12 +275,19 @@ async function seed(db: pg.Pool, random: () => number): Promise<Catalog> {
     [JSON.stringify(sellerRows)],
   );
   await db.query(
-    `insert into products (id, seller_id, title, description, price_cents, stock_quantity, status,
+    `insert into products (id, seller_id, title, description, price_cents, price_max_cents, status,
        is_digital, is_perishable, weight_kg, width_cm, height_cm, depth_cm, image_urls)
-     select id, seller_id, title, title, price_cents, stock_quantity, 'active', false, false, weight_kg,
+     select id, seller_id, title, title, price_cents, price_cents, 'active', false, false, weight_kg,
        20, 15, 10, array['https://images.portage.example/bench.jpg']
      from json_to_recordset($1::json) as t(id text, seller_id text, title text, price_cents int,
-       stock_quantity int, weight_kg float8)`,
+       weight_kg float8)`,
+    [JSON.stringify(productRows)],
+  );
+  // Each product sold one way: its one variant, under its own id (what the stock is kept on).
+  await db.query(
+    `insert into product_variants (id, product_id, seller_id, sku, price_cents, stock_quantity)
+     select id, id, seller_id, split_part(id, ':', 2), price_cents, stock_quantity
+     from json_to_recordset($1::json) as t(id text, seller_id text, price_cents int, stock_quantity int)`,
     [JSON.stringify(productRows)],
   );
   await db.query('analyze');
@@ -367,8 +374,8 @@ async function fillCarts(db: pg.Pool, buyers: Buyer[], plans: Lines[]) {
     [JSON.stringify(buyers.map((b) => ({ id: b.id })))],
   );
   await db.query(
-    `insert into cart_items (user_id, product_id, quantity, added_at)
-     select user_id, product_id, quantity, now()
+    `insert into cart_items (user_id, product_id, variant_id, quantity, added_at)
+     select user_id, product_id, product_id, quantity, now()
      from json_to_recordset($1::json) as t(user_id text, product_id text, quantity int)`,
     [JSON.stringify(lines)],
   );
@@ -704,14 +711,14 @@ async function audit(db: pg.Pool, catalog: Catalog, acpSeen: string[]): Promise<
          select i.product_id, sum(i.quantity)::int as units from order_items i
          join orders o on o.id = i.order_id where o.stock_committed group by i.product_id),
        live as (
-         select product_id, sum(quantity)::int as units from reservations
-         where released_at is null and committed_at is null group by product_id)
+         select variant_id as product_id, sum(quantity)::int as units from reservations
+         where released_at is null and committed_at is null group by variant_id)
        select
          coalesce(sum(greatest(coalesce(s.units, 0) - i.stock, 0)), 0)::int as oversold,
          count(*) filter (where p.stock_quantity < 0 or p.reserved_quantity < 0)::int as negative,
          count(*) filter (where p.stock_quantity <> i.stock - coalesce(s.units, 0))::int as "stockMismatch",
          count(*) filter (where p.reserved_quantity <> coalesce(l.units, 0))::int as "reservedMismatch"
-       from initial i join products p on p.id = i.id
+       from initial i join product_variants p on p.id = i.id
        left join sold s on s.product_id = i.id left join live l on l.product_id = i.id`,
       [ids, initial],
     )

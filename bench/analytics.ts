@@ -131,11 +131,19 @@ async function seed(db: pg.Client) {
     await timed(
       db,
       'products',
-      `insert into products (id, seller_id, title, description, price_cents, stock_quantity, status,
+      `insert into products (id, seller_id, title, description, price_cents, price_max_cents, status,
          is_digital, is_perishable, weight_kg)
        select 'products:p' || p, 'users:s' || (p % ${SELLERS}), 'Bench product ' || p, 'A benchmark product',
-           500 + (hashint4(p) & 2147483647) % 19500, 1000, 'active', false, false, 1
+           500 + (hashint4(p) & 2147483647) % 19500, 500 + (hashint4(p) & 2147483647) % 19500, 'active', false, false, 1
          from generate_series(0, ${PRODUCTS - 1}) p on conflict do nothing`,
+    );
+    // Each product sold one way: its one variant, under its own id (what the stock is kept on).
+    await timed(
+      db,
+      'variants',
+      `insert into product_variants (id, product_id, seller_id, sku, price_cents, stock_quantity)
+       select id, id, seller_id, split_part(id, ':', 2), price_cents, 1000 from products
+         where id like 'products:p%' on conflict do nothing`,
     );
     // One checkout per order (one seller); a quarter more sessions were abandoned. Orders grow
     // towards today (age = 730 days x u^1.3); sellers and products are chosen with a skew (u^2),
@@ -213,8 +221,9 @@ async function seed(db: pg.Client) {
     await timed(
       db,
       'order items',
-      `insert into order_items (order_id, product_id, name, quantity, unit_price_cents, position)
-       select 'orders:o' || i.o, 'products:p' || i.product, p.title, i.quantity, p.price_cents, i.j
+      `insert into order_items (order_id, product_id, variant_id, name, quantity, unit_price_cents, position)
+       select 'orders:o' || i.o, 'products:p' || i.product, 'products:p' || i.product, p.title, i.quantity,
+           p.price_cents, i.j
          from bench_items i join products p on p.id = 'products:p' || i.product`,
     );
     await db.query('drop table if exists bench_plan, bench_items, bench_totals');
@@ -410,8 +419,9 @@ async function triggerCost(db: pg.Client) {
       [`orders:t${i}`, `checkouts:t${i}`, buyer, seller],
     );
     await db.query(
-      `insert into order_items (order_id, product_id, name, quantity, unit_price_cents, position)
-       values ($1, 'products:p5', 'a', 1, 1000, 0), ($1, 'products:p2005', 'b', 1, 1000, 1)`,
+      `insert into order_items (order_id, product_id, variant_id, name, quantity, unit_price_cents, position)
+       values ($1, 'products:p5', 'products:p5', 'a', 1, 1000, 0),
+         ($1, 'products:p2005', 'products:p2005', 'b', 1, 1000, 1)`,
       [`orders:t${i}`],
     );
     await db.query(`update checkout_sessions set status = 'complete', completed_at = now() where id = $1`, [

@@ -174,6 +174,7 @@ describe('POST /products', () => {
       ],
       language: 'en-CA',
       descriptionLanguage: 'en-CA',
+      optionsLanguage: 'en-CA',
       sourceLanguage: 'en-CA',
       translations: {},
     });

@@ -6,8 +6,9 @@
 // biome-ignore-all lint/performance/useDomNodeTextContent: Playwright's innerText is the rendered text a person reads
 import { describe, expect, it } from 'vitest';
 import { browserApp, browserUnavailable, checked, onAPhone } from './helpers/browser.ts';
-import { uniqueWord } from './helpers/builders.ts';
-import { deliveredOrderOf } from './helpers/orders.ts';
+import { buyer, seller, uniqueWord } from './helpers/builders.ts';
+import { checkout, ON_ADDRESS, payOk } from './helpers/checkout.ts';
+import { deliver, deliveredOrderOf, ship } from './helpers/orders.ts';
 
 const unavailable = browserUnavailable();
 
@@ -103,5 +104,57 @@ describe.skipIf(unavailable !== undefined)('the order page after delivery', () =
     expect(filters).toMatch(/0\s\$\sà\s25\s\$\s\(1\)/);
     expect(await page.getByRole('option', { name: '1 étoile et plus' }).count()).toBe(1);
     expect(await page.getByRole('option', { name: '4 étoiles et plus' }).count()).toBe(1);
+  });
+
+  it('returns one variant of a product by its name; the other variant is still offered', async () => {
+    await env.browser.context.clearCookies();
+    const t = env.t;
+    const s = await seller(t.api);
+    const word = uniqueWord();
+    const made = await t.api.as(s).post('/products', {
+      title: `Tee ${word}`,
+      weight: 0.2,
+      options: [{ name: 'Size', values: ['S', 'M'] }],
+      variants: [
+        { sku: `TEE-S-${word}`, options: { Size: 'S' }, priceCents: 2000, stockQuantity: 3 },
+        { sku: `TEE-M-${word}`, options: { Size: 'M' }, priceCents: 2200, stockQuantity: 3 },
+      ],
+    });
+    expect(made.status, JSON.stringify(made.body)).toBe(201);
+    const b = await buyer(t.api);
+    for (const v of made.body.variants as Array<{ sku: string }>) {
+      const res = await t.api
+        .as(b)
+        .post('/cart/items', { product_id: made.body.id, quantity: 1, variant: v.sku });
+      expect(res.status).toBe(200);
+    }
+    const held = await checkout(t.api, b, { shipping_address: ON_ADDRESS });
+    const [orderId] = await payOk(t.api, held.body.sessionId);
+    await ship(t, s, orderId!);
+    await deliver(t, s, orderId!);
+
+    const page = await env.browser.page();
+    const path = `/account/orders/${encodeURIComponent(orderId!)}`;
+    await page.goto(`${env.base}/account/sign-in?next=${encodeURIComponent(path)}`);
+    await page.getByLabel('Email').fill(b.email);
+    await page.getByLabel('Password').fill(b.password);
+    await page.getByRole('button', { name: 'Sign in' }).click();
+    await expect.poll(() => page.locator('h1').innerText()).toContain('Order');
+    expect(await page.getByRole('checkbox').count()).toBe(2);
+    await page.getByLabel('Reason').selectOption('wrong_item');
+    await page.getByRole('checkbox', { name: `Tee ${word}, M` }).check();
+    await page.getByRole('button', { name: 'Ask for a return' }).click();
+    await expect
+      .poll(() => page.getByRole('status').first().innerText())
+      .toBe('Your return request is sent to the seller.');
+    const [open] = (await t.api.as(b).get('/returns?status=pending')).body.returns;
+    expect((await t.api.as(s).post(`/returns/${open.return_id}/approve`, {})).body.status).toBe('refunded');
+    await page.reload();
+    // The S line of the same product is still offered, by its name.
+    expect(await page.getByRole('checkbox').count()).toBe(0);
+    expect(await page.locator('form', { hasText: 'Ask for a return' }).innerText()).toContain(
+      `What goes back: Tee ${word}, S`,
+    );
+    await checked(page, 'account-order-variant-left');
   });
 });

@@ -150,6 +150,73 @@ describe.skipIf(unavailable !== undefined)('pages on a phone and a desktop, in F
     await page.close();
   });
 
+  it('variants: the product page’s table of variants stacks each as label and value pairs, nothing scrolls', async () => {
+    const s = await seller(env.t.api);
+    const word = uniqueWord();
+    const made = await env.t.api.as(s).post('/products', {
+      title: `Canoe paddle ${word}`,
+      weight: 1.2,
+      options: [
+        { name: 'Wood', values: ['Laminated western red cedar', 'Ash'] },
+        { name: 'Length', values: ['150 cm', '160 cm'] },
+      ],
+      variants: [
+        {
+          options: { Wood: 'Laminated western red cedar', Length: '150 cm' },
+          priceCents: 129900,
+          compareAtPriceCents: 159900,
+          stockQuantity: 0,
+        },
+        {
+          options: { Wood: 'Laminated western red cedar', Length: '160 cm' },
+          priceCents: 139900,
+          stockQuantity: 3,
+        },
+        { options: { Wood: 'Ash', Length: '160 cm' }, priceCents: 14900, stockQuantity: 40 },
+      ],
+    });
+    expect(made.status, JSON.stringify(made.body)).toBe(201);
+    const page = await env.browser.page();
+    for (const l of LOCALES) {
+      await page.setViewportSize(PHONE);
+      await page.goto(`${env.base}/shop/products/${encodeURIComponent(made.body.id)}?lang=${l.lang}`);
+      const table = page.locator('table.variants');
+      // No column off the screen, and the table's box does not scroll sideways either.
+      const edge = await tablesRight(page);
+      expect(edge.right, `${l.lang}: ${edge.what}`).toBeLessThanOrEqual(360);
+      const wrap = await table.evaluate((t) => {
+        const w = t.parentElement!;
+        return { scroll: w.scrollWidth, client: w.clientWidth };
+      });
+      expect(wrap.scroll, l.lang).toBeLessThanOrEqual(wrap.client);
+      expect(await page.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(360);
+      // Each cell says what it is: its column's name above its value.
+      const first = table.locator('tbody tr').first();
+      const label = await first
+        .locator('td.num')
+        .evaluate((td) => getComputedStyle(td, '::before').content.replace(/^"|"$/g, ''));
+      expect(label).toBe(l.lang === 'fr-CA' ? 'Prix' : 'Price');
+      expect(
+        await table
+          .locator('thead')
+          .boundingBox()
+          .then((b) => b!.width),
+      ).toBeLessThanOrEqual(1);
+      await checked(page, `phone-store-product-variants${l.suffix}`);
+      await page.setViewportSize(DESKTOP);
+      await page.reload();
+      // On a desktop, a table with its header row.
+      expect(
+        await table
+          .locator('thead')
+          .boundingBox()
+          .then((b) => b!.width),
+      ).toBeGreaterThan(300);
+      await checked(page, `store-product-variants-table${l.suffix}`);
+    }
+    await page.close();
+  });
+
   it('returns: the buyer’s and the seller’s tables keep status and refund on a phone’s screen', async () => {
     const r = await requestedReturn(env.t);
     const page = await env.browser.page();

@@ -326,3 +326,166 @@ describe(`search in both languages (${engine} engine)`, () => {
     expect(enById.get(sirop)).toMatchObject({ title: `Sirop d'érable ${word}`, language: 'fr-CA' });
   });
 });
+
+describe('option names and values in two languages', () => {
+  /** A tee written in English, its options translated into French by position. */
+  async function tee(word: string) {
+    const res = await t.api.as(maker).post('/products', {
+      title: `Tee ${word}`,
+      weight: 0.2,
+      translations: {
+        'fr-CA': {
+          title: `T-shirt ${word}`,
+          options: [
+            { name: 'Taille', values: ['P', 'M'] },
+            { name: 'Couleur', values: ['Rouge', 'Bleu'] },
+          ],
+        },
+      },
+      options: [
+        { name: 'Size', values: ['S', 'M'] },
+        { name: 'Colour', values: ['Red', 'Blue'] },
+      ],
+      variants: [
+        { sku: `TEE-SR-${word}`, options: { Size: 'S', Colour: 'Red' }, priceCents: 2000, stockQuantity: 3 },
+        { sku: `TEE-MB-${word}`, options: { Size: 'M', Colour: 'Blue' }, priceCents: 2200, stockQuantity: 0 },
+      ],
+    });
+    expect(res.status, JSON.stringify(res.body)).toBe(201);
+    return res.body as { id: string; variants: Array<{ id: string; sku: string }> };
+  }
+  const shape = (body: Record<string, unknown>) => ({
+    title: body.title,
+    options: body.options,
+    optionsLanguage: body.optionsLanguage,
+    variants: (body.variants as Array<Record<string, unknown>>).map((v) => ({
+      id: v.id,
+      sku: v.sku,
+      options: v.options,
+      title: v.title,
+    })),
+  });
+
+  it('answers the options in the reader’s language; ids and SKUs stay', async () => {
+    const word = uniqueWord();
+    const p = await tee(word);
+    const [sr, mb] = p.variants;
+    const fr = await t.api.as(shopper).get(`/products/${p.id}`, FR);
+    expect(fr.status).toBe(200);
+    expect(shape(fr.body)).toEqual({
+      title: `T-shirt ${word}`,
+      options: [
+        { name: 'Taille', values: ['P', 'M'] },
+        { name: 'Couleur', values: ['Rouge', 'Bleu'] },
+      ],
+      optionsLanguage: 'fr-CA',
+      variants: [
+        { id: sr!.id, sku: sr!.sku, options: { Taille: 'P', Couleur: 'Rouge' }, title: 'P / Rouge' },
+        { id: mb!.id, sku: mb!.sku, options: { Taille: 'M', Couleur: 'Bleu' }, title: 'M / Bleu' },
+      ],
+    });
+    expect(fr.body.translations['fr-CA'].options).toEqual([
+      { name: 'Taille', values: ['P', 'M'] },
+      { name: 'Couleur', values: ['Rouge', 'Bleu'] },
+    ]);
+    const en = await t.api.as(shopper).get(`/products/${p.id}`, EN);
+    expect(shape(en.body)).toEqual({
+      title: `Tee ${word}`,
+      options: [
+        { name: 'Size', values: ['S', 'M'] },
+        { name: 'Colour', values: ['Red', 'Blue'] },
+      ],
+      optionsLanguage: 'en-CA',
+      variants: [
+        { id: sr!.id, sku: sr!.sku, options: { Size: 'S', Colour: 'Red' }, title: 'S / Red' },
+        { id: mb!.id, sku: mb!.sku, options: { Size: 'M', Colour: 'Blue' }, title: 'M / Blue' },
+      ],
+    });
+    // Buying names the variant by its id or SKU whatever the language.
+    const added = await t.api
+      .as(shopper)
+      .post('/cart/items', { product_id: p.id, quantity: 1, variant: sr!.sku }, FR);
+    expect(added.status, JSON.stringify(added.body)).toBe(200);
+  });
+
+  it('refuses translated options that do not match the product’s, naming the field', async () => {
+    const word = uniqueWord();
+    const base = {
+      title: `Tee ${word}`,
+      weight: 0.2,
+      options: [{ name: 'Size', values: ['S', 'M'] }],
+      variants: [{ options: { Size: 'S' }, priceCents: 2000 }],
+    };
+    const tr = (options: unknown) => ({ 'fr-CA': { title: `T-shirt ${word}`, options } });
+    const tooMany = await t.api.as(maker).post(
+      '/products',
+      {
+        ...base,
+        translations: tr([
+          { name: 'Taille', values: ['P', 'M'] },
+          { name: 'Couleur', values: ['Rouge'] },
+        ]),
+      },
+      EN,
+    );
+    expect(tooMany.status).toBe(400);
+    expect(tooMany.body.details).toEqual([
+      { field: 'translations.fr-CA.options', message: 'must have as many options as the product’s (1)' },
+    ]);
+    const fewValues = await t.api
+      .as(maker)
+      .post('/products', { ...base, translations: tr([{ name: 'Taille', values: ['P'] }]) }, FR);
+    expect(fewValues.status).toBe(400);
+    expect(fewValues.body.details).toEqual([
+      {
+        field: 'translations.fr-CA.options.0.values',
+        message: 'doit avoir autant de valeurs que l’option (2)',
+      },
+    ]);
+    const twice = await t.api
+      .as(maker)
+      .post('/products', { ...base, translations: tr([{ name: 'Taille', values: ['P', 'p'] }]) }, EN);
+    expect(twice.body.details).toEqual([
+      { field: 'translations.fr-CA.options.0.values', message: 'each value once' },
+    ]);
+    const long = await t.api
+      .as(maker)
+      .post('/products', { ...base, translations: tr([{ name: 'x'.repeat(51), values: ['P', 'M'] }]) }, EN);
+    expect(long.status).toBe(400);
+    expect(long.body.details.map((d: { field: string }) => d.field)).toEqual([
+      'translations.fr-CA.options.0.name',
+    ]);
+    const extra = await t.api
+      .as(maker)
+      .post('/products', { ...base, translations: tr([{ name: 'Taille', values: ['P', 'M'], x: 1 }]) }, EN);
+    expect(extra.status).toBe(400);
+    expect(
+      await database.db
+        .select()
+        .from(products)
+        .where(eq(products.title, `Tee ${word}`)),
+    ).toEqual([]);
+  });
+
+  it('drops the translated options when a change gives new options without them', async () => {
+    const word = uniqueWord();
+    const p = await tee(word);
+    const changed = await t.api.as(maker).patch(
+      `/products/${p.id}`,
+      {
+        options: [{ name: 'Size', values: ['S', 'M', 'L'] }],
+        variants: [{ options: { Size: 'L' }, priceCents: 2400, stockQuantity: 1 }],
+      },
+      FR,
+    );
+    expect(changed.status, JSON.stringify(changed.body)).toBe(200);
+    expect([changed.body.title, changed.body.options, changed.body.optionsLanguage]).toEqual([
+      `T-shirt ${word}`,
+      [{ name: 'Size', values: ['S', 'M', 'L'] }],
+      'en-CA',
+    ]);
+    expect(changed.body.translations).toEqual({
+      'fr-CA': { title: `T-shirt ${word}`, description: '', keywords: [] },
+    });
+  });
+});

@@ -4,12 +4,13 @@
 import { eq } from 'drizzle-orm';
 import { describe, expect, it } from 'vitest';
 import { users, webSessions } from '../src/modules/auth/tables.ts';
+import { returns } from '../src/modules/returns/tables.ts';
 import { ACP_ON, AcpClient, checkoutOfSession, issuePlatform } from './helpers/acp.ts';
 import { useTestApp } from './helpers/app.ts';
-import { admin, buyer, product, seller, uniqueEmail, verified } from './helpers/builders.ts';
-import { addToCart, openCheckout, payOk } from './helpers/checkout.ts';
+import { admin, buyer, product, seller, uniqueEmail, uniqueWord, verified } from './helpers/builders.ts';
+import { addToCart, checkout, ON_ADDRESS, openCheckout, payOk } from './helpers/checkout.ts';
 import { agentTokens } from './helpers/oauth.ts';
-import { deliveredOrderOf, ordersOfCheckout, outboxRows } from './helpers/orders.ts';
+import { deliver, deliveredOrderOf, ordersOfCheckout, outboxRows, ship } from './helpers/orders.ts';
 import { Browser, textOf } from './helpers/web.ts';
 
 const { t, database } = useTestApp();
@@ -188,6 +189,80 @@ describe('returns and refunds on the order page', () => {
     );
     expect(full.html).not.toContain(`action="${page}/return"`);
     expect(textOf(full.html)).toMatch(/Asked on .*: Refunded · \$[\d.]+ refunded Asked on .*: Refunded/);
+  });
+});
+
+describe('returning one variant of a product from the order page', () => {
+  it('lists each variant line by name; after one goes back, the other is still offered', async () => {
+    const s = await seller(t.api);
+    const word = uniqueWord();
+    const made = await t.api.as(s).post('/products', {
+      title: `Tee ${word}`,
+      weight: 0.2,
+      options: [{ name: 'Size', values: ['S', 'M'] }],
+      variants: [
+        { sku: `TEE-S-${word}`, options: { Size: 'S' }, priceCents: 2000, stockQuantity: 3 },
+        { sku: `TEE-M-${word}`, options: { Size: 'M' }, priceCents: 2200, stockQuantity: 3 },
+      ],
+    });
+    expect(made.status, JSON.stringify(made.body)).toBe(201);
+    const [small, medium] = made.body.variants as Array<{ id: string; sku: string }>;
+    const b0 = await buyer(t.api);
+    for (const v of [small!, medium!]) {
+      const res = await t.api
+        .as(b0)
+        .post('/cart/items', { product_id: made.body.id, quantity: 1, variant: v.sku });
+      expect(res.status).toBe(200);
+    }
+    const held = await checkout(t.api, b0, { shipping_address: ON_ADDRESS });
+    expect(held.status).toBe(201);
+    const [orderId] = await payOk(t.api, held.body.sessionId);
+    await ship(t, s, orderId!);
+    await deliver(t, s, orderId!);
+
+    const b = new Browser(t.app);
+    await b.signIn(b0);
+    const page = `/account/orders/${encodeURIComponent(orderId!)}`;
+    const boxes = (html: string) =>
+      [
+        ...html.matchAll(
+          /<label class="check"><input type="checkbox" name="items" value="([^"]+)">([^<]+)<\/label>/g,
+        ),
+      ].map((m) => [m[1], m[2]]);
+    expect(boxes((await b.get(page)).html)).toEqual([
+      [small!.id, `Tee ${word}, S`],
+      [medium!.id, `Tee ${word}, M`],
+    ]);
+
+    // The M line goes back, by its own id.
+    const asked = await b.post(`${page}/return`, { reason: 'other', items: medium!.id });
+    expect(asked.url).toBe(`${page}?done=return`);
+    const [ret] = (await t.api.as(b0).get('/returns')).body.returns;
+    expect(ret.items).toEqual([made.body.id]);
+    const [row] = await database.db
+      .select({ items: returns.items })
+      .from(returns)
+      .where(eq(returns.id, ret.return_id));
+    expect(row!.items.map((i) => [i.variantId, i.quantity])).toEqual([[medium!.id, 1]]);
+    expect((await t.api.as(s).post(`/returns/${ret.return_id}/approve`, {})).body.status).toBe('refunded');
+
+    // The S line of the same product is still offered, named; the form sends it alone.
+    const left = await b.get(page);
+    expect(left.html).toContain(`action="${page}/return"`);
+    expect(boxes(left.html)).toEqual([]);
+    expect(textOf(left.html)).toContain(`What goes back: Tee ${word}, S`);
+    expect(textOf((await b.get(`${page}?lang=fr-CA`)).html)).toContain(
+      `Ce qui est retourné : Tee ${word}, S`,
+    );
+    const rest = await b.post(`${page}/return`, { reason: 'other' });
+    expect(rest.url).toBe(`${page}?done=return`);
+    const [last] = (await t.api.as(b0).get('/returns')).body.returns;
+    const [lastRow] = await database.db
+      .select({ items: returns.items })
+      .from(returns)
+      .where(eq(returns.id, last.return_id));
+    expect(lastRow!.items.map((i) => [i.variantId, i.quantity])).toEqual([[small!.id, 1]]);
+    expect(last.whole_order).toBe(true);
   });
 });
 

@@ -356,3 +356,54 @@ describe('the console’s options and variants', () => {
     expect(textOf(none.html)).toContain('Vérifiez les champs indiqués ci-dessous.');
   });
 });
+
+describe('the picker in the reader’s language', () => {
+  it('shows translated option names and values; the address keeps the written ones; untranslated ones are said', async () => {
+    const word = uniqueWord();
+    const res = await t.api.as(s).post('/products', {
+      title: `Canoe paddle ${word}`,
+      weight: 1.2,
+      translations: {
+        'fr-CA': {
+          title: `Pagaie ${word}`,
+          options: [
+            { name: 'Bois', values: ['Cèdre', 'Frêne'] },
+            { name: 'Longueur', values: ['150 cm', '160 cm'] },
+          ],
+        },
+      },
+      options: [
+        { name: 'Wood', values: ['Cedar', 'Ash'] },
+        { name: 'Length', values: ['150 cm', '160 cm'] },
+      ],
+      variants: [
+        { options: { Wood: 'Cedar', Length: '160 cm' }, priceCents: 13900, stockQuantity: 8 },
+        { options: { Wood: 'Ash', Length: '160 cm' }, priceCents: 14900, stockQuantity: 2 },
+      ],
+    });
+    expect(res.status, JSON.stringify(res.body)).toBe(201);
+    const b = new Browser(t.app);
+    const fr = await b.get(`/shop/products/${res.body.id}?Wood=Ash&Length=160+cm&lang=fr-CA`);
+    expect(fr.status).toBe(200);
+    expect([...fr.html.matchAll(/<legend>([^<]+)<\/legend>/g)].map((m) => m[1])).toEqual([
+      'Bois',
+      'Longueur',
+    ]);
+    expect(fr.html).toContain(
+      '<input id="opt-0-1" type="radio" name="Wood" value="Ash" checked><span>Frêne</span>',
+    );
+    expect(textOf(fr.html)).toContain('Votre choix : Frêne / 160 cm');
+    expect(textOf(fr.html)).not.toContain('Options nommées en anglais seulement');
+    const en = await b.get(`/shop/products/${res.body.id}?Wood=Ash&Length=160+cm&lang=en-CA`);
+    expect(en.html).toContain(
+      '<input id="opt-0-1" type="radio" name="Wood" value="Ash" checked><span>Ash</span>',
+    );
+    expect(textOf(en.html)).toContain('Your choice: Ash / 160 cm');
+
+    // A paddle whose options are not translated: in French, named as written, and said.
+    const p = await paddle();
+    const untranslated = await b.get(`/shop/products/${p.id}?lang=fr-CA`);
+    expect(textOf(untranslated.html)).toContain('Options nommées en anglais seulement');
+    expect(untranslated.html).toContain('<legend lang="en-CA">Wood</legend>');
+  });
+});

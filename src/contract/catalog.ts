@@ -78,15 +78,28 @@ const specifications = z
     params: { n: MAX_SPECIFICATIONS },
   });
 
+/** An option's name and values in the other language, by position (values in the option's order). */
+const translatedOptions = z
+  .array(
+    z.strictObject({
+      name: z.string().trim().min(1).max(50),
+      values: z.array(z.string().trim().min(1).max(50)).max(50, 'validation.atMost'),
+    }),
+  )
+  .max(3, 'validation.atMost');
+
 const productTranslation = z.strictObject({
   title,
   description: description.default(''),
   keywords: keywords.default([]),
+  options: translatedOptions
+    .optional()
+    .describe("The options' names and values in this language, by position: as many as the product's"),
 });
 /** The other language's text (the product's own language may not appear): replaced whole on change. */
 const productTranslations = z
   .strictObject({ 'en-CA': productTranslation.optional(), 'fr-CA': productTranslation.optional() })
-  .describe('Title, description and keywords in the other language (optional)');
+  .describe('Title, description, keywords and option names and values in the other language (optional)');
 export type ProductTranslations = z.infer<typeof productTranslations>;
 
 /** Fields a seller may set; the same names on create and change. */
@@ -300,6 +313,9 @@ export const productDetail = productListItem
     variants: z
       .array(productVariant)
       .describe('Buyers see the active ones; the seller every one not deleted'),
+    optionsLanguage: contentLanguage.describe(
+      "The language of `options` and the variants' option names, values and titles",
+    ),
     sourceLanguage: contentLanguage.describe('The language the seller wrote the product in'),
     translations: productTranslations,
   })

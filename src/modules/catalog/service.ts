@@ -183,6 +183,59 @@ export function toListItem(p: ListItemRow, locale: Locale | null = null): ListIt
   };
 }
 
+/**
+ * The product's options in `locale` when its translation there names them (by position, as many
+ * as the product's), else as written; with the language they are in.
+ */
+export function optionsIn(
+  p: { options: ProductOption[]; language: Locale; translations: ProductTranslations },
+  locale: Locale | null,
+): { options: ProductOption[]; language: Locale } {
+  const tr = locale !== null && locale !== p.language ? p.translations[locale]?.options : undefined;
+  if (!tr || p.options.length === 0 || tr.length !== p.options.length) {
+    return { options: p.options, language: p.language };
+  }
+  return { options: tr, language: locale! };
+}
+
+/**
+ * A translation's options must match the product's: as many options, each with as many values,
+ * each name and value once (400 naming the field). Absent: the options are not translated.
+ */
+function checkOptionTranslations(
+  locale: Locale,
+  options: ProductOption[],
+  translations: ProductTranslations,
+) {
+  const problems: Problem[] = [];
+  for (const [language, tr] of Object.entries(translations)) {
+    if (!tr?.options) continue;
+    const at = `translations.${language}.options`;
+    if (tr.options.length !== options.length) {
+      problems.push(problem(at, 'validation.translatedOptionsCount', { n: options.length }));
+      continue;
+    }
+    if (!uniqueFolded(tr.options.map((o) => o.name)))
+      problems.push(problem(at, 'validation.optionNamesUnique'));
+    tr.options.forEach((o, n) => {
+      const want = options[n]!.values.length;
+      if (o.values.length !== want) {
+        problems.push(problem(`${at}.${n}.values`, 'validation.translatedValuesCount', { n: want }));
+      } else if (!uniqueFolded(o.values)) {
+        problems.push(problem(`${at}.${n}.values`, 'validation.optionValuesUnique'));
+      }
+    });
+  }
+  if (problems.length) {
+    const list = wordProblems(locale, problems)
+      .map((x) => `${x.field} ${x.message}`)
+      .join('; ');
+    throw invalid('error.catalog.invalidProduct', { list }, problems);
+  }
+}
+
+const uniqueFolded = (list: string[]) => new Set(list.map((v) => v.toLowerCase())).size === list.length;
+
 /** Whole Unix seconds of a timestamp column, as `toUnix` truncates them. */
 /** A list item from a row read as an array, its columns in the order of `listItemColumns`. */
 function rowToListItem(r: unknown[], locale: Locale | null): ListItem {
@@ -377,6 +430,7 @@ async function loadDetail(
   const r = await productDetailRow(ctx.db, id);
   if (!r) return undefined;
   const item = toListItem(r, locale);
+  const shown = optionsIn(r, locale);
   const translatedKeywords = locale !== null && item.language === locale && locale !== r.language;
   const owner = ctx.user?.role === 'admin' || ctx.user?.id === r.sellerId;
   const active = r.status === 'active';
@@ -392,10 +446,11 @@ async function loadDetail(
     keywords: translatedKeywords ? (r.translations[locale]?.keywords ?? r.keywords) : r.keywords,
     specifications: r.specifications,
     reviews: r.reviews.map((x) => ({ ...x, dateCreated: Number(x.dateCreated) })),
-    options: r.options,
+    options: shown.options,
     variants: r.variants
       .filter((v) => owner || v.status === 'active')
-      .map((v) => toVariant(v, r.options, active)),
+      .map((v) => toVariant(v, r.options, active, shown.options)),
+    optionsLanguage: shown.language,
     sourceLanguage: r.language,
     translations: r.translations,
   };
@@ -404,6 +459,25 @@ async function loadDetail(
 /** Everyone sees an active product; its seller and admins see it in any state. A visitor of the storefront is anonymous. */
 function canSee(user: AuthUser | undefined, p: { sellerId: string; status: string }): boolean {
   return p.status === 'active' || user?.role === 'admin' || p.sellerId === user?.id;
+}
+
+/**
+ * The detail in the request's language and the options as written: the store's picker shows
+ * the former and keys its choice by the latter, so an address means one variant in both languages.
+ */
+export async function getProductWithWrittenOptions(
+  ctx: RequestContext,
+  id: string,
+): Promise<{ product: Detail; writtenOptions: ProductOption[] }> {
+  const product = await getProduct(ctx, id);
+  // Translated options only cost a second read.
+  if (product.optionsLanguage === product.sourceLanguage) return { product, writtenOptions: product.options };
+  return { product, writtenOptions: await writtenOptionsOf(ctx, id) };
+}
+
+async function writtenOptionsOf(ctx: RequestContext, id: string): Promise<ProductOption[]> {
+  const [row] = await ctx.db.select({ options: products.options }).from(products).where(eq(products.id, id));
+  return row?.options ?? [];
 }
 
 /** `locale`: the reader's (the request's by default); `null` answers the text as the seller wrote it. */
@@ -490,6 +564,7 @@ export async function createProduct(ctx: RequestContext, input: ProductInput): P
   const sellerId = await owningSeller(ctx, me, input.sellerId);
   checkProductRules(ctx.locale ?? BASE_LOCALE, input);
   checkTranslations(input.language, input.translations);
+  checkOptionTranslations(ctx.locale ?? BASE_LOCALE, input.options ?? [], input.translations);
   await checkCategory(ctx, input.categoryId);
   const id = newId('products');
   const options = input.options ?? [];
@@ -623,6 +698,14 @@ async function ownProduct(ctx: RequestContext, id: string): Promise<ProductRow> 
   return p;
 }
 
+const withoutTranslatedOptions = (translations: ProductTranslations): ProductTranslations =>
+  Object.fromEntries(
+    Object.entries(translations).map(([language, tr]) => {
+      const { options: _, ...rest } = tr!;
+      return [language, rest];
+    }),
+  );
+
 export async function updateProduct(ctx: RequestContext, id: string, change: ProductChange): Promise<Detail> {
   const current = await ownProduct(ctx, id);
   if (current.status === 'deleted') throw conflict('error.catalog.productDeleted', { id });
@@ -633,7 +716,17 @@ export async function updateProduct(ctx: RequestContext, id: string, change: Pro
     isPerishable: change.isPerishable ?? current.isPerishable,
     weight,
   });
-  checkTranslations(change.language ?? current.language, change.translations ?? current.translations);
+  // New options without new translations: the stored translated options named the old ones by
+  // position, so they go (the rest of the translation stays).
+  const translations =
+    change.translations ??
+    (change.options !== undefined ? withoutTranslatedOptions(current.translations) : undefined);
+  checkTranslations(change.language ?? current.language, translations ?? current.translations);
+  checkOptionTranslations(
+    ctx.locale ?? BASE_LOCALE,
+    change.options ?? current.options,
+    translations ?? current.translations,
+  );
   if (change.categoryId !== undefined) await checkCategory(ctx, change.categoryId);
   if (change.options !== undefined && change.variants === undefined) {
     throw invalid('error.catalog.variantsForOptions', undefined, [
@@ -664,7 +757,7 @@ export async function updateProduct(ctx: RequestContext, id: string, change: Pro
         description: change.description,
         keywords: change.keywords,
         language: change.language,
-        translations: change.translations,
+        translations,
         imageUrls: images,
         status: change.status,
         categoryId: change.categoryId,

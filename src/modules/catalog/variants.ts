@@ -26,12 +26,28 @@ type VariantInSet = NonNullable<z.infer<typeof updateProductBody>['variants']>[n
 export const variantTitle = (optionValues: string[]) => optionValues.join(' / ');
 
 /** A variant row as the wire shows it, with its options by name. */
-export function toVariant(row: VariantRow, options: ProductOption[], productActive: boolean): Variant {
+/**
+ * A variant's option values as shown: each written value's translation at its position in
+ * `shown` (the translated options, `options` when there are none).
+ */
+export function shownValues(values: string[], options: ProductOption[], shown: ProductOption[]): string[] {
+  if (shown === options) return values;
+  return values.map((value, n) => shown[n]?.values[options[n]?.values.indexOf(value) ?? -1] ?? value);
+}
+
+/** `shown`: the options in the reader's language (names and values by position), else `options`. */
+export function toVariant(
+  row: VariantRow,
+  options: ProductOption[],
+  productActive: boolean,
+  shown: ProductOption[] = options,
+): Variant {
+  const values = shownValues(row.optionValues, options, shown);
   return {
     id: row.id,
     sku: row.sku,
-    options: Object.fromEntries(options.map((o, n) => [o.name, row.optionValues[n] ?? ''])),
-    title: variantTitle(row.optionValues),
+    options: Object.fromEntries(shown.map((o, n) => [o.name, values[n] ?? ''])),
+    title: variantTitle(values),
     priceCents: row.priceCents,
     compareAtPriceCents: row.compareAtPriceCents,
     stockQuantity: row.stockQuantity,

@@ -27,7 +27,8 @@ export interface OrdersDeps extends RefundDeps {
 
 type OrderRow = typeof orders.$inferSelect;
 type ItemRow = typeof orderItems.$inferSelect;
-type Detail = z.infer<typeof orderDetail>;
+/** The API's detail; its lines also carry what was sold (the answer's schema keeps the interface's fields). */
+type Detail = Omit<z.infer<typeof orderDetail>, 'items'> & { items: ReturnType<typeof soldItems> };
 
 /** Pending orders are cancelled and refunded after this long (docs/api.md "Order states"). */
 const PENDING_MAX_AGE_SECONDS = 48 * 3600;

@@ -48,6 +48,9 @@ export function returnWindowClosesAt(deliveredAt: Date, days: number): Date {
   return new Date(deliveredAt.getTime() + days * 86_400_000);
 }
 
+/** A return of the buyer's own order, with the order lines (variant ids) it took. */
+export type OwnReturn = ReturnRequest & { lines: string[] };
+
 /** Whether one more return of an order may be asked now, as requestReturn would judge it. */
 export type ReturnOffer<I> =
   | { kind: 'none' }
@@ -56,10 +59,11 @@ export type ReturnOffer<I> =
 
 /**
  * What the order page offers of returns: nothing while the order is not delivered, a return is
- * open, it is refunded in full or every line went back; else the lines left, while the window
- * is open, or when it closed. `asked` is the order's returns (returnsOfOwnOrder).
+ * open, it is refunded in full or every line went back; else the lines left (by variant: one
+ * variant of a product going back leaves its others on offer), while the window is open, or when
+ * it closed. `asked` is the order's returns (returnsOfOwnOrder).
  */
-export function returnOfferOf<I extends { productId: string }>(
+export function returnOfferOf<I extends { variantId: string }>(
   order: {
     status: string;
     deliveredAt: number | null;
@@ -67,15 +71,16 @@ export function returnOfferOf<I extends { productId: string }>(
     totalAmountCents: number;
     items: I[];
   },
-  asked: readonly Pick<ReturnRequest, 'status' | 'items'>[],
+  asked: readonly Pick<OwnReturn, 'status' | 'lines'>[],
   now: Date,
   windowDays: number,
 ): ReturnOffer<I> {
   if (order.status !== 'delivered' || order.deliveredAt === null) return { kind: 'none' };
   if (asked.some((r) => (OPEN as readonly string[]).includes(r.status))) return { kind: 'none' };
   if (order.refundedCents >= order.totalAmountCents) return { kind: 'none' };
-  const returned = new Set(asked.filter((r) => r.status !== 'rejected').flatMap((r) => r.items));
-  const items = order.items.filter((i) => !returned.has(i.productId));
+  // A return takes what was left of each line it names, so a line named once is gone.
+  const returned = new Set(asked.filter((r) => r.status !== 'rejected').flatMap((r) => r.lines));
+  const items = order.items.filter((i) => !returned.has(i.variantId));
   if (items.length === 0) return { kind: 'none' };
   const closesAt = returnWindowClosesAt(new Date(order.deliveredAt * 1000), windowDays);
   return now <= closesAt ? { kind: 'open', items } : { kind: 'closed', closesAt };
@@ -335,14 +340,15 @@ export async function listReturns(
 }
 
 /** The caller's returns of their own order `orderId`, newest first (the order page); none for anyone else's. */
-export async function returnsOfOwnOrder(ctx: RequestContext, orderId: string): Promise<ReturnRequest[]> {
+export async function returnsOfOwnOrder(ctx: RequestContext, orderId: string): Promise<OwnReturn[]> {
   const rows = await ctx.db
     .select()
     .from(returns)
     .where(and(eq(returns.orderId, orderId), eq(returns.buyerId, caller(ctx).id)))
     .orderBy(desc(returns.createdAt), desc(returns.id))
     .limit(100);
-  return answers(ctx, rows);
+  const answered = await answers(ctx, rows);
+  return answered.map((a, n) => ({ ...a, lines: rows[n]!.items.map(lineOf) }));
 }
 
 // ---- deciding --------------------------------------------------------------------------------

@@ -29,8 +29,9 @@ export type OrderRow = Pick<
   z.output<typeof orderListItem>,
   'id' | 'number' | 'createdAt' | 'status' | 'itemCount' | 'totalAmountCents'
 >;
-type Order = z.output<typeof orderDetail>;
-type Item = Order['items'][number];
+/** An order line as sold: the page returns and names each variant's line on its own. */
+type Item = z.output<typeof orderDetail>['items'][number] & { variantId: string };
+type Order = Omit<z.output<typeof orderDetail>, 'items'> & { items: Item[] };
 
 export const orderStatus = (l: Locale, status: string) => badge(l, status, 'web.order.status', { status });
 
@@ -120,8 +121,10 @@ function returnSection(v: View, oid: string, d: OrderPageData): string {
   const error = d.form === 'return' ? d.error : undefined;
   const items =
     offer.items.length > 1
-      ? html`<fieldset><legend>${t(l, 'web.return.items')}</legend>!${offer.items.map((i) => html`<label class="check"><input type="checkbox" name="items" value="${i.productId}">${i.name}</label>`)}<p class="hint">${t(l, 'web.return.itemsHint')}</p></fieldset>`
-      : '';
+      ? html`<fieldset><legend>${t(l, 'web.return.items')}</legend>!${offer.items.map((i) => html`<label class="check"><input type="checkbox" name="items" value="${i.variantId}">${i.name}</label>`)}<p class="hint">${t(l, 'web.return.itemsHint')}</p></fieldset>`
+      : d.order.items.length > 1
+        ? html`<p>${t(l, 'web.return.itemLeft', { name: offer.items[0]!.name })}</p>`
+        : '';
   return html`<form method="post" action="/account/orders/${oid}/return" class="card">!${csrfField(v)}<h2>${t(l, 'web.return.title')}</h2>!${formAlert(error)}
 !${selectField({ name: 'reason', label: t(l, 'web.return.reason'), required: true, error, options: RETURN_REASONS.map((r) => ({ value: r, label: t(l, 'web.return.reasonName', { reason: r }) })) })}
 !${items}
@@ -158,7 +161,11 @@ export function orderPage(v: View, d: OrderPageData): string {
           html`<li>${t(l, 'web.return.asked', { date: dateText(v, r.created_at), status: t(l, 'web.return.status', { status: r.status }) })}!${r.refund_amount_cents ? html` · ${t(l, 'web.return.refunded', { amount: moneyText(v, r.refund_amount_cents) })}` : ''}</li>`,
       )}</ul></div>`
     : '';
-  const reviewForms = delivered ? order.items.map((i) => reviewCard(v, oid, i, d)) : [];
+  // Reviews are of products: one card per product, whichever of its variants were bought.
+  const reviewed = order.items.filter(
+    (i, n) => order.items.findIndex((o) => o.productId === i.productId) === n,
+  );
+  const reviewForms = delivered ? reviewed.map((i) => reviewCard(v, oid, i, d)) : [];
   // A refusal of a form no longer shown (the return asked in another tab, say) is said at the top.
   const form = d.form;
   const formOnPage =

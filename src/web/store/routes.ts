@@ -10,7 +10,7 @@ import { text } from '../../contract/i18n.ts';
 import * as addresses from '../../modules/addresses/service.ts';
 import { shopNames } from '../../modules/auth/sellers.ts';
 import * as carts from '../../modules/cart/service.ts';
-import { getProduct, listCategories } from '../../modules/catalog/service.ts';
+import { getProductWithWrittenOptions, listCategories } from '../../modules/catalog/service.ts';
 import { resolveVariant } from '../../modules/catalog/variants.ts';
 import { createCheckout } from '../../modules/checkout/service.ts';
 import { lastShippingProvince } from '../../modules/orders/service.ts';
@@ -52,12 +52,12 @@ async function productAnswer(
   added?: string,
   query: Record<string, unknown> = {},
 ) {
-  const p = await getProduct(req.ctx, id);
+  const { product: p, writtenOptions } = await getProductWithWrittenOptions(req.ctx, id);
   return productPage(v, p, {
     canBuy: v.user?.role !== 'seller',
     error,
     added,
-    choice: chooseVariant(p, query),
+    choice: chooseVariant(p, query, writtenOptions),
   });
 }
 

@@ -14,20 +14,52 @@ type Variant = Detail['variants'][number];
 
 /** What the buyer chose: a value of every option, and the variant made so (none: not made). */
 export interface VariantChoice {
+  /** By the options as written: the address's keys and values, the same in both languages. */
   values: Record<string, string>;
   variant?: Variant;
+  /** The options as written (the picker's names and values), when the page shows a translation. */
+  written: Detail['options'];
 }
+
+/**
+ * The product with its options as written (`written`), each variant's values mapped back by
+ * position from the reader's language the detail answers: what a choice is made over.
+ */
+export function asWritten(p: Detail, written: Detail['options']): Detail {
+  if (written === p.options) return p;
+  const back = (x: Variant) =>
+    Object.fromEntries(
+      written.map((o, n) => {
+        const shown = p.options[n]!;
+        return [o.name, o.values[shown.values.indexOf(x.options[shown.name] ?? '')] ?? ''];
+      }),
+    );
+  return { ...p, options: written, variants: p.variants.map((x) => ({ ...x, options: back(x) })) };
+}
+
+/** The chosen values as the page shows them (the reader's language when translated). */
+export const shownChoice = (p: Detail, c: VariantChoice) =>
+  p.options
+    .map(
+      (o, n) => o.values[c.written[n]?.values.indexOf(c.values[c.written[n]?.name ?? ''] ?? '') ?? -1] ?? '',
+    )
+    .join(' / ');
 
 /**
  * The choice a product page's query makes: `variant` (an id or a SKU) first, then each option's
  * value by the option's name; an option not given takes the first variant on sale's value, so a
  * page without a query shows something a buyer can add. Undefined for a product sold one way.
  */
-export function chooseVariant(p: Detail, query: Record<string, unknown>): VariantChoice | undefined {
+export function chooseVariant(
+  shown: Detail,
+  query: Record<string, unknown>,
+  written = shown.options,
+): VariantChoice | undefined {
+  const p = asWritten(shown, written);
   if (!p.options.length || !p.variants.length) return undefined;
   const named = typeof query.variant === 'string' ? query.variant : undefined;
   const byName = named ? p.variants.find((v) => v.id === named || v.sku === named) : undefined;
-  if (byName) return { values: byName.options, variant: byName };
+  if (byName) return { values: byName.options, variant: byName, written };
   const start = p.variants.find((v) => v.available) ?? p.variants[0]!;
   const values = Object.fromEntries(
     p.options.map((o) => {
@@ -36,7 +68,7 @@ export function chooseVariant(p: Detail, query: Record<string, unknown>): Varian
     }),
   );
   const variant = p.variants.find((v) => p.options.every((o) => v.options[o.name] === values[o.name]));
-  return { values, variant };
+  return { values, variant, written };
 }
 
 /** A variant's price, its compare-at price struck through, each named for a screen reader. */
@@ -60,22 +92,38 @@ export function refusedChoice(v: View, c: VariantChoice): string | undefined {
 /** The picker: a radio group (fieldset and legend) per option, checked as chosen, and its submit. */
 export function variantPicker(v: View, p: Detail, c: VariantChoice): string {
   const l = v.p.locale;
+  // Options not in the page's language are marked for screen readers, and said (as a description is).
+  const lang = p.optionsLanguage !== l ? html` lang="${p.optionsLanguage}"` : '';
   const groups = p.options.map((o, n) => {
-    const radios = o.values.map((value, k) => {
+    const key = c.written[n] ?? o;
+    const radios = o.values.map((shown, k) => {
       const id = `opt-${n}-${k}`;
-      return html`<label class="check" for="${id}"><input id="${id}" type="radio" name="${o.name}" value="${value}"!${c.values[o.name] === value ? ' checked' : ''}>${value}</label>`;
+      const value = key.values[k] ?? shown;
+      return html`<label class="check" for="${id}"><input id="${id}" type="radio" name="${key.name}" value="${value}"!${c.values[key.name] === value ? ' checked' : ''}><span!${lang}>${shown}</span></label>`;
     });
-    return html`<fieldset class="options"><legend>${o.name}</legend>!${radios}</fieldset>`;
+    return html`<fieldset class="options"><legend!${lang}>${o.name}</legend>!${radios}</fieldset>`;
   });
-  return html`<form method="get" action="/shop/products/${p.id}" class="card picker">!${groups}<button type="submit" class="secondary">${t(l, 'web.product.variant.choose')}</button></form>`;
+  const onlyIn =
+    p.optionsLanguage !== l
+      ? html`<p class="hint">${t(l, p.optionsLanguage === 'fr-CA' ? 'web.product.optionsOnlyInFrench' : 'web.product.optionsOnlyInEnglish')}</p>`
+      : '';
+  return html`<form method="get" action="/shop/products/${p.id}" class="card picker">!${onlyIn}!${groups}<button type="submit" class="secondary">${t(l, 'web.product.variant.choose')}</button></form>`;
 }
 
-/** Every variant with its price and availability; each title links to it chosen. */
+/**
+ * Every variant with its price and availability; each title links to it chosen. On a phone each
+ * row stacks as label and value pairs (`table.stack`): no column is cut or scrolled to.
+ */
 export function variantTable(v: View, p: Detail, c: VariantChoice): string {
   const l = v.p.locale;
+  const [name, price, stock] = [
+    t(l, 'web.product.variant.variant'),
+    t(l, 'web.cart.price'),
+    t(l, 'web.product.variant.availability'),
+  ];
   const rows = p.variants.map((x) => {
     const current = x.id === c.variant?.id ? ' aria-current="true"' : '';
-    return html`<tr><td><a href="/shop/products/${p.id}?variant=${encodeURIComponent(x.id)}"!${current}>${x.title}</a></td><td class="num">!${variantPrice(v, x)}</td><td>!${variantStock(v, x)}</td></tr>`;
+    return html`<tr><td data-label="${name}"><a href="/shop/products/${p.id}?variant=${encodeURIComponent(x.id)}"!${current}>${x.title}</a></td><td class="num" data-label="${price}">!${variantPrice(v, x)}</td><td data-label="${stock}">!${variantStock(v, x)}</td></tr>`;
   });
-  return html`<h2 id="variants-h">${t(l, 'web.product.variant.all')}</h2><div class="table-wrap" tabindex="0" role="region" aria-labelledby="variants-h"><table><thead><tr><th scope="col">${t(l, 'web.product.variant.variant')}</th><th scope="col" class="num">${t(l, 'web.cart.price')}</th><th scope="col">${t(l, 'web.product.variant.availability')}</th></tr></thead><tbody>!${rows}</tbody></table></div>`;
+  return html`<h2 id="variants-h">${t(l, 'web.product.variant.all')}</h2><div class="table-wrap" tabindex="0" role="region" aria-labelledby="variants-h"><table class="stack variants"><thead><tr><th scope="col">${name}</th><th scope="col" class="num">${price}</th><th scope="col">${stock}</th></tr></thead><tbody>!${rows}</tbody></table></div>`;
 }

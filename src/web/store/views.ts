@@ -35,6 +35,7 @@ import { acceptTermsLine } from '../policies/views.ts';
 import { hrefWith, paramsOf, type StoreQuery } from './search-query.ts';
 import {
   refusedChoice,
+  shownChoice,
   type VariantChoice,
   variantPicker,
   variantPrice,
@@ -182,7 +183,7 @@ function variantBuy(
     p.status === 'active' && o.canBuy
       ? html`<form method="post" action="/shop/cart/items" class="card">!${csrfField(v)}<input type="hidden" name="product_id" value="${p.id}"><input type="hidden" name="variant" value="${x?.id ?? ''}">!${formAlert(o.error)}!${field({ name: 'quantity', label: t(l, 'web.product.quantity'), type: 'number', value: 1, required: true, error: o.error, attrs: ` min="1" max="${max}" inputmode="numeric"` })}!${button}</form>`
       : '';
-  return html`!${variantPicker(v, p, c)}<section aria-labelledby="choice-h"><h2 id="choice-h">${t(l, 'web.product.variant.chosen', { title: Object.values(c.values).join(' / ') })}</h2>!${chosen}</section>!${buy}`;
+  return html`!${variantPicker(v, p, c)}<section aria-labelledby="choice-h"><h2 id="choice-h">${t(l, 'web.product.variant.chosen', { title: shownChoice(p, c) })}</h2>!${chosen}</section>!${buy}`;
 }
 
 export function productPage(v: View, p: z.output<typeof productDetail>, o: ProductPageOptions): string {
