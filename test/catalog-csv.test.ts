@@ -462,12 +462,10 @@ describe('GET /products/export.csv', () => {
     ]);
     // A new variant with the values of one there already, in French.
     const twice = `${lines[0]}\n${shirtM.replace(`SH-M-${word}`, `SH-M2-${word}`)}\n`;
-    const fr = await t.api
-      .as(seller4)
-      .post('/products/import?dryRun=true', twice, {
-        'content-type': 'text/csv',
-        'accept-language': 'fr-CA',
-      });
+    const fr = await t.api.as(seller4).post('/products/import?dryRun=true', twice, {
+      'content-type': 'text/csv',
+      'accept-language': 'fr-CA',
+    });
     expect(fr.body.problemCount).toBe(1);
     expect(fr.body.problems[0]).toMatchObject({ line: 2, field: 'handle' });
     expect(fr.body.problems[0].message).toMatch(/M/);
