@@ -103,6 +103,8 @@ describe.skipIf(unavailable !== undefined)('the console CSV import in Chromium',
       const s = await seller(env.t.api);
       const page = await (fr ? french : env.browser).page();
       await page.setViewportSize({ width: 360, height: 780 });
+      // The browser's pages share one context: sign the earlier test's seller out.
+      await page.context().clearCookies();
       await signIn(page, s, fr);
       await page.goto(`${env.base}/console/products/import`);
       const word = uniqueWord();
@@ -135,6 +137,7 @@ describe.skipIf(unavailable !== undefined)('the console CSV import in Chromium',
         );
       expect(await page.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(360);
       await checked(page, fr ? 'console-import-progress-fr' : 'console-import-progress');
+      await page.context().clearCookies();
     }
   });
 

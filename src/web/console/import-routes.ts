@@ -70,8 +70,14 @@ export function consoleImportPages(app: FastifyInstance, deps: WebDeps) {
         signedIn(req, SELLERS);
         const upload = req.body as Upload | undefined;
         let read: Awaited<ReturnType<typeof readUpload>>;
+        // The bytes of the upload read so far, against its length: the share a progress bar shows.
+        const size = Number(req.headers['content-length'] ?? 0);
+        let bytes = 0;
         try {
           if (!upload?.payload) throw invalid('error.catalog.importBody');
+          upload.payload.on('data', (chunk: Buffer) => {
+            bytes += chunk.length;
+          });
           read = await readUpload(req, upload.payload);
           if (!read.file) throw invalid('error.catalog.importBody');
         } catch (err) {
@@ -90,11 +96,6 @@ export function consoleImportPages(app: FastifyInstance, deps: WebDeps) {
           if (out.destroyed) throw new Error('the import page was closed');
           if (!out.write(chunk)) await Promise.race([once(out, 'drain'), once(out, 'close')]);
         };
-        const size = Number(req.headers['content-length'] ?? 0);
-        let bytes = 0;
-        upload!.payload.on('data', (chunk: Buffer) => {
-          bytes += chunk.length;
-        });
         out.write(parts.head);
         void (async () => {
           let outcome: ImportOutcome | undefined;
