@@ -1,6 +1,7 @@
 // The console's CSV import in headless Chromium: a seller uploads a small file with one bad row,
 // sees the problem by its line, fixes the file, imports it, and finds the products listed; the
-// same in French; axe-core on each page, and the pages on a 360 px phone.
+// same in French; a file of thousands of rows shows its progress; axe-core on each page, and the
+// pages on a 360 px phone.
 // biome-ignore-all lint/performance/useDomNodeTextContent: Playwright's innerText is the rendered text a person reads
 import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -95,6 +96,49 @@ describe.skipIf(unavailable !== undefined)('the console CSV import in Chromium',
         'console-products-search': `/console/products?search=${word}`,
       }),
     ).toEqual([]);
+  });
+
+  it('a file of 3,000 rows shows its rows checked as it is read, then what it did, on a phone, in both languages', async () => {
+    for (const fr of [false, true]) {
+      const s = await seller(env.t.api);
+      const page = await (fr ? french : env.browser).page();
+      await page.setViewportSize({ width: 360, height: 780 });
+      // The browser's pages share one context: sign the earlier test's seller out.
+      await page.context().clearCookies();
+      await signIn(page, s, fr);
+      await page.goto(`${env.base}/console/products/import`);
+      const word = uniqueWord();
+      const big = [
+        HEADER,
+        ...Array.from(
+          { length: 3000 },
+          (_, n) =>
+            `h${n},Big ${word} ${n},,,active,false,false,0.3,,,,,,,,,,,B-${word}-${n},${100 + n},,1,,`,
+        ),
+        '',
+      ].join('\n');
+      await send(
+        page,
+        big,
+        false,
+        fr
+          ? { file: /Fichier CSV/, dry: /Vérifier seulement/, submit: /Envoyer le fichier/ }
+          : { file: /CSV file/, dry: /Check only/, submit: /Send the file/ },
+      );
+      const log = page.getByRole('log');
+      await expect.poll(() => log.innerText()).toMatch(fr ? /3\s000 lignes vérifiées/ : /3,000 rows checked/);
+      // Only the last line shows; the earlier ones stay in the page.
+      expect(await log.locator('p').count()).toBe(3);
+      expect(await log.locator('progress').last().isVisible()).toBe(true);
+      await expect
+        .poll(() => page.getByRole('status').first().innerText())
+        .toMatch(
+          fr ? /Importé : 3\s000 produits créés/ : /Imported: 3,000 products and 3,000 variants created/,
+        );
+      expect(await page.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(360);
+      await checked(page, fr ? 'console-import-progress-fr' : 'console-import-progress');
+      await page.context().clearCookies();
+    }
   });
 
   it('in French: the problem by its line, in French', async () => {

@@ -106,7 +106,7 @@ describe('POST /products/import', () => {
       imported: false,
       rows: 9,
       products: { created: 1, updated: 0 },
-      variants: { created: 1, updated: 0 },
+      variants: { created: 1, updated: 0, deleted: 0 },
       problemCount: 7,
       problems: [
         { line: 3, field: 'priceCents', message: 'must be a positive integer (cents)' },
@@ -165,7 +165,7 @@ describe('POST /products/import', () => {
       imported: true,
       rows: 3,
       products: { created: 2, updated: 0 },
-      variants: { created: 3, updated: 0 },
+      variants: { created: 3, updated: 0, deleted: 0 },
       problemCount: 0,
       problems: [],
     });
@@ -366,7 +366,7 @@ describe('GET /products/export.csv', () => {
     expect(back.status, JSON.stringify(back.body)).toBe(200);
     expect(back.body).toMatchObject({
       products: { created: 0, updated: 2 },
-      variants: { created: 0, updated: 3 },
+      variants: { created: 0, updated: 1, deleted: 0 },
     });
     const [m] = await database.db
       .select()
@@ -380,6 +380,100 @@ describe('GET /products/export.csv', () => {
     // The same file again changes nothing more and creates nothing.
     const again = await t.api.as(seller2).get('/products/export.csv');
     expect(again.body).toBe(changed);
+    for (const query of ['?dryRun=true', '']) {
+      const readBack = await importCsv(seller2, String(again.body), query);
+      expect(readBack.status).toBe(200);
+      expect(readBack.body).toEqual({
+        dryRun: query !== '',
+        imported: query === '',
+        rows: 3,
+        products: { created: 0, updated: 0 },
+        variants: { created: 0, updated: 0, deleted: 0 },
+        problemCount: 0,
+        problems: [],
+      });
+    }
+    expect((await t.api.as(seller2).get('/products/export.csv')).body).toBe(changed);
+  });
+
+  it('an export with a new row adds a variant (a new option value too) and `deleted` removes one', async () => {
+    const seller3 = await seller(t.api);
+    const word = uniqueWord();
+    expect((await importCsv(seller3, goodFile(word))).status).toBe(200);
+    const exported = String((await t.api.as(seller3).get('/products/export.csv')).body);
+    const shirtRow = exported.split('\n').find((l) => l.includes(`SH-S-${word}`))!;
+    const shirtId = shirtRow.split(',')[0]!;
+    const lRow = shirtRow.replace(`,S,`, ',L,').replace(`SH-S-${word},2500,,4`, `SH-L-${word},2900,,5`);
+    const file = exported
+      .replace(shirtRow, shirtRow.replace(',active,', ',deleted,'))
+      .replace(/(SH-M-[^\n]*\n)/, `$1${lRow}\n`);
+    const dry = await importCsv(seller3, file, '?dryRun=true');
+    expect(dry.body, JSON.stringify(dry.body)).toMatchObject({
+      problemCount: 0,
+      products: { created: 0, updated: 1 },
+      variants: { created: 1, updated: 0, deleted: 1 },
+    });
+    expect((await t.api.as(seller3).get(`/products/${shirtId}`)).body.variants).toHaveLength(2);
+    const res = await importCsv(seller3, file);
+    expect(res.status, JSON.stringify(res.body)).toBe(200);
+    const shirt = (await t.api.as(seller3).get(`/products/${shirtId}`)).body;
+    expect(shirt.options).toEqual([{ name: 'Size', values: ['S', 'M', 'L'] }]);
+    expect(shirt.priceRange).toEqual({ minCents: 2700, maxCents: 2900 });
+    expect(shirt.variants.map((v: Record<string, unknown>) => [v.sku, v.options, v.priceCents])).toEqual([
+      [`SH-M-${word}`, { Size: 'M' }, 2700],
+      [`SH-L-${word}`, { Size: 'L' }, 2900],
+    ]);
+    const [gone] = await database.db
+      .select()
+      .from(productVariants)
+      .where(eq(productVariants.sku, `SH-S-${word}`));
+    expect(gone?.status).toBe('deleted');
+  });
+
+  it('refuses by line what PATCH refuses: the last variant, a second one without options, a combination twice', async () => {
+    const seller4 = await seller(t.api);
+    const word = uniqueWord();
+    expect((await importCsv(seller4, goodFile(word))).status).toBe(200);
+    const exported = String((await t.api.as(seller4).get('/products/export.csv')).body);
+    const lines = exported.trimEnd().split('\n');
+    const shirtS = lines.find((l) => l.includes(`SH-S-${word}`))!;
+    const shirtM = lines.find((l) => l.includes(`SH-M-${word}`))!;
+    const paddle = lines.find((l) => l.includes(`PAD-${word}`))!;
+    const paddleId = paddle.split(',')[0]!;
+    const shirtId = shirtS.split(',')[0]!;
+    const rows = [
+      lines[0]!,
+      // Line 2-3: both of the shirt's variants removed.
+      shirtS.replace(',active,', ',deleted,'),
+      shirtM.replace(',active,', ',deleted,'),
+      // Line 4-5: the paddle (no options) and a second variant of it.
+      paddle,
+      `${paddleId},,,,,,,,,,,,,,,,,,PAD2-${word},100,,1,,`,
+    ];
+    const res = await importCsv(seller4, `${rows.join('\n')}\n`, '?dryRun=true');
+    expect(res.status).toBe(200);
+    expect(res.body.problems).toEqual([
+      {
+        line: 3,
+        field: 'status',
+        message: "the product's last variant cannot be removed; delete the product instead",
+      },
+      { line: 4, field: 'option1Name', message: 'required to tell several variants apart' },
+    ]);
+    // A new variant with the values of one there already, in French.
+    const twice = `${lines[0]}\n${shirtM.replace(`SH-M-${word}`, `SH-M2-${word}`)}\n`;
+    const fr = await t.api.as(seller4).post('/products/import?dryRun=true', twice, {
+      'content-type': 'text/csv',
+      'accept-language': 'fr-CA',
+    });
+    expect(fr.body.problemCount).toBe(1);
+    expect(fr.body.problems[0]).toMatchObject({ line: 2, field: 'handle' });
+    expect(fr.body.problems[0].message).toMatch(/M/);
+    const written = await importCsv(seller4, `${rows.join('\n')}\n`);
+    expect(written.status).toBe(400);
+    const shirt = (await t.api.as(seller4).get(`/products/${shirtId}`)).body;
+    expect(shirt.variants).toHaveLength(2);
+    expect((await t.api.as(seller4).get(`/products/${paddleId}`)).body.variants).toHaveLength(1);
   });
 
   it("a seller exports only their own catalog; another's is refused; a buyer gets 403", async () => {
@@ -429,7 +523,8 @@ describe('the console: products with search and filters, the import page', () =>
     const word = uniqueWord();
     const bad = goodFile(word).replace(`SH-M-${word},2700`, `SH-M-${word},-5`);
     const checked = await upload(b, bad, true);
-    expect(checked.status).toBe(400);
+    // The answer streams, its status sent before the file is read: problems are a 200 page.
+    expect(checked.status).toBe(200);
     expect(checked.text).toContain('1 problem; nothing was imported');
     expect(checked.text).toContain('3 priceCents must be a positive integer (cents)');
     const dry = await upload(b, goodFile(word), true);
@@ -447,6 +542,33 @@ describe('the console: products with search and filters, the import page', () =>
     expect(textOf(none.html)).not.toContain(`Shirt ${word}`);
   });
 
+  it('shows the rows checked as the file is read, a line every 1,000, then the outcome', async () => {
+    const me = await seller(t.api);
+    const b = new Browser(t.app);
+    await b.signIn(me);
+    await b.get('/console/products/import');
+    const word = uniqueWord();
+    const many = csv(
+      ...Array.from({ length: 2500 }, (_, n) =>
+        row({
+          handle: `h${n}`,
+          title: `Many ${word} ${n}`,
+          weight: 1,
+          sku: `M-${word}-${n}`,
+          priceCents: 100 + n,
+        }),
+      ),
+    );
+    const dry = await upload(b, many, true);
+    expect(dry.status).toBe(200);
+    const progress = dry.text.indexOf('1,000 rows checked');
+    expect(progress).toBeGreaterThan(0);
+    expect(dry.text.indexOf('2,000 rows checked')).toBeGreaterThan(progress);
+    expect(dry.text).not.toContain('3,000 rows checked');
+    expect(dry.text.indexOf('No problem found: 2,500 products')).toBeGreaterThan(progress);
+    expect(await database.db.select().from(products).where(eq(products.sellerId, me.id))).toEqual([]);
+  });
+
   it('answers in French, and refuses a post without the page token', async () => {
     const me = await seller(t.api);
     const b = new Browser(t.app, { 'accept-language': 'fr-CA' });
@@ -459,7 +581,7 @@ describe('the console: products with search and filters, the import page', () =>
       b.csrf(),
       'fr-CA',
     );
-    expect(checked.status).toBe(400);
+    expect(checked.status).toBe(200);
     expect(checked.text).toContain("1 problème ; rien n'a été importé");
     expect((await upload(b, goodFile(uniqueWord()), false, 'forged')).status).toBe(403);
   });

@@ -413,7 +413,11 @@ export const importReport = z
     imported: z.boolean().describe('The file was written (never on a dry run)'),
     rows: z.number().int().describe('Rows read, the header left out'),
     products: z.object({ created: z.number().int(), updated: z.number().int() }),
-    variants: z.object({ created: z.number().int(), updated: z.number().int() }),
+    variants: z.object({
+      created: z.number().int(),
+      updated: z.number().int(),
+      deleted: z.number().int().describe('Variants removed (a row of status `deleted`)'),
+    }),
     problemCount: z.number().int(),
     problems: z
       .array(z.object({ line: z.number().int(), field: z.string(), message: z.string() }))

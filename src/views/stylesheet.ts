@@ -47,6 +47,8 @@ button.small { margin: 0; padding: 6px 10px; font-size: .88rem; }
 .hint, .muted { font-size: .86rem; color: var(--muted); }
 .field-error { color: var(--bad); font-size: .86rem; margin: 4px 0 0; }
 .alert { color: var(--bad); background: var(--bad-bg); border: 1px solid #f1b9b4; border-radius: 8px; padding: 10px 12px; font-weight: 600; }
+.import-progress > p:not(:last-child) { display: none; }
+.import-progress progress { vertical-align: middle; }
 .notice { color: var(--ok); background: var(--ok-bg); border: 1px solid #b5dcc3; border-radius: 8px; padding: 10px 12px; }
 .layout { display: grid; grid-template-columns: 240px 1fr; gap: 20px; align-items: start; }
 .facets fieldset { border: 0; padding: 0; margin: 0 0 14px; }

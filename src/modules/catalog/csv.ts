@@ -8,7 +8,13 @@ import { parse } from 'csv-parse';
 import { stringify } from 'csv-stringify';
 import { and, asc, eq, gt, inArray, ne } from 'drizzle-orm';
 import type { z } from 'zod';
-import { createProductBody, createVariantBody, MAX_VARIANTS } from '../../contract/catalog.ts';
+import {
+  createProductBody,
+  createVariantBody,
+  MAX_VARIANTS,
+  type ProductOption,
+  productOptions,
+} from '../../contract/catalog.ts';
 import { isRecordId, newId } from '../../contract/common.ts';
 import { AppError, type Problem, problem, wordIssue, wordProblems } from '../../contract/errors.ts';
 import { BASE_LOCALE, type Locale, type MessageKey, type MessageValues, text } from '../../contract/i18n.ts';
@@ -16,7 +22,15 @@ import { caller, inTransaction, type RequestContext } from '../context.ts';
 import { insertImportedProducts, insertImportedVariants, liveSkusAmong } from './queries.ts';
 import { checkProductRules, newProductRow, owningSeller } from './service.ts';
 import { categories, products, productVariants } from './tables.ts';
-import { newVariantRows } from './variants.ts';
+import {
+  checkVariantSet,
+  liveVariants,
+  lockProduct,
+  newVariantRows,
+  type ProductForVariants,
+  replaceVariantSet,
+  type VariantInSet,
+} from './variants.ts';
 
 /** The columns, in the order an export writes them; an import needs `handle`, `title` and `priceCents`. */
 export const CSV_COLUMNS = [
@@ -73,6 +87,8 @@ const MAX_RECORD_CHARS = 100_000;
 /** Products per multi-row insert (and a bound on the variants of one). */
 const BATCH_PRODUCTS = 500;
 const BATCH_VARIANTS = 2_000;
+/** Rows between two calls of an import's `onProgress`. */
+export const PROGRESS_ROWS = 1_000;
 
 export interface ImportProblem {
   line: number;
@@ -85,7 +101,7 @@ export interface ImportReport {
   imported: boolean;
   rows: number;
   products: { created: number; updated: number };
-  variants: { created: number; updated: number };
+  variants: { created: number; updated: number; deleted: number };
   problemCount: number;
   problems: ImportProblem[];
 }
@@ -284,68 +300,226 @@ const variantChange = createVariantBody
   .partial();
 
 interface Update {
-  productId: string;
+  product: ProductForVariants;
+  /** The product's options, when a new variant's value extended one. */
+  options?: ProductOption[];
   title?: string;
   description?: string;
-  variants: Array<{ id: string; change: z.infer<typeof variantChange> }>;
+  /** The whole set after the file, as PATCH /products/:id takes it. */
+  set: VariantInSet[];
+  /** Anything of the product or its variants differs from the file. */
+  changed: boolean;
+  created: number;
+  updated: number;
+  deleted: number;
 }
 
+const optionValueOf = (row: Row, i: number) =>
+  (i === 0 ? row.option1Value : i === 1 ? row.option2Value : row.option3Value)?.trim() ?? '';
+const optionNameOf = (row: Row, i: number) =>
+  (i === 0 ? row.option1Name : i === 1 ? row.option2Name : row.option3Name)?.trim() ?? '';
+
 /**
- * The rows of one of the seller's products (handle = its id, as an export writes it): each names
- * a live variant by SKU and sets its price, compare-at price and stock; the first may set the
- * title and description. Nothing else of an existing product changes by import.
+ * The rows of one of the seller's products (handle = its id, as an export writes it). A row whose
+ * SKU is a live variant's sets its price, compare-at price and stock, or (`status` `deleted`)
+ * removes it; a row with a new SKU adds a variant, its option values the product's or new values
+ * of its options. The first row may set the title and description. The resulting set is checked
+ * by the rules of PATCH /products/:id (`checkVariantSet`) and written by the same code.
  */
 async function planUpdate(
   ctx: RequestContext,
   sellerId: string,
   group: Group,
+  fileSkus: Map<string, number>,
 ): Promise<Update | LineProblem[]> {
   const first = group.rows[0]!;
   const [p] = await ctx.db
-    .select({ sellerId: products.sellerId, status: products.status })
+    .select({
+      sellerId: products.sellerId,
+      status: products.status,
+      isDigital: products.isDigital,
+      options: products.options,
+      title: products.title,
+      description: products.description,
+    })
     .from(products)
     .where(eq(products.id, group.handle));
   if (!p || p.sellerId !== sellerId || p.status === 'deleted') {
     return [{ line: first.line, problem: problem('handle', 'validation.csvNotYourProduct') }];
   }
-  const live = await ctx.db
-    .select({ id: productVariants.id, sku: productVariants.sku, priceCents: productVariants.priceCents })
-    .from(productVariants)
-    .where(and(eq(productVariants.productId, group.handle), ne(productVariants.status, 'deleted')));
+  const live = await liveVariants(ctx, group.handle);
   const bySku = new Map(live.map((v) => [v.sku, v]));
+  const options: ProductOption[] = p.options.map((o) => ({ name: o.name, values: [...o.values] }));
   const found: LineProblem[] = [];
-  const variants: Update['variants'] = [];
+  const changes = new Map<string, { line: number; change: z.infer<typeof variantChange> }>();
+  const removed = new Map<string, number>();
+  const added: Array<{ line: number; input: VariantInSet }> = [];
   for (const { line, row } of group.rows) {
-    const v = bySku.get(row.sku?.trim() ?? '');
-    if (!v) {
-      found.push({ line, problem: problem('sku', 'validation.csvUnknownSku') });
+    const sku = row.sku?.trim() ?? '';
+    const earlier = sku === '' ? undefined : fileSkus.get(sku);
+    if (earlier !== undefined) {
+      found.push({ line, problem: problem('sku', 'validation.csvSkuInFile', { line: earlier }) });
       continue;
     }
-    const parsed = variantChange.safeParse({
+    if (sku !== '') fileSkus.set(sku, line);
+    const v = bySku.get(sku);
+    if (row.status?.trim() === 'deleted') {
+      if (v) removed.set(v.id, line);
+      else found.push({ line, problem: problem('sku', 'validation.csvUnknownSku') });
+      continue;
+    }
+    if (v) {
+      const parsed = variantChange.safeParse({
+        priceCents: num(row.priceCents),
+        compareAtPriceCents: row.compareAtPriceCents?.trim() === '' ? null : num(row.compareAtPriceCents),
+        stockQuantity: num(row.stockQuantity),
+      });
+      if (!parsed.success) {
+        for (const issue of parsed.error.issues) {
+          found.push({
+            line,
+            problem: { field: columnOf(issue.path), message: wordIssue(issue, undefined) },
+          });
+        }
+      } else changes.set(v.id, { line, change: parsed.data });
+      continue;
+    }
+    // A new variant: its option names (when given) are the product's, its values the product's or new.
+    const wrongName = [0, 1, 2].find((i) => {
+      const n = optionNameOf(row, i);
+      return n !== '' && n !== (options[i]?.name ?? '');
+    });
+    if (wrongName !== undefined) {
+      found.push({ line, problem: problem(`option${wrongName + 1}Name`, 'validation.csvOptionName') });
+      continue;
+    }
+    options.forEach((o, i) => {
+      const value = optionValueOf(row, i);
+      if (value !== '' && !o.values.includes(value)) o.values.push(value);
+    });
+    const parsed = createVariantBody.safeParse({
+      sku: str(row.sku)?.trim(),
+      options: Object.fromEntries(
+        options.map((o, i) => [o.name, optionValueOf(row, i)]).filter(([, value]) => value !== ''),
+      ),
       priceCents: num(row.priceCents),
-      compareAtPriceCents: row.compareAtPriceCents?.trim() === '' ? null : num(row.compareAtPriceCents),
+      compareAtPriceCents: num(row.compareAtPriceCents),
       stockQuantity: num(row.stockQuantity),
+      barcode: str(row.barcode)?.trim(),
+      imageUrl: str(row.imageUrl)?.trim(),
     });
     if (!parsed.success) {
       for (const issue of parsed.error.issues) {
         found.push({ line, problem: { field: columnOf(issue.path), message: wordIssue(issue, undefined) } });
       }
-      continue;
+    } else added.push({ line, input: parsed.data });
+  }
+  const extended = options.some((o, i) => o.values.length !== p.options[i]!.values.length);
+  if (extended) {
+    const checked = productOptions.safeParse(options);
+    if (!checked.success) {
+      for (const issue of checked.error.issues) {
+        const path = ['options', ...issue.path];
+        found.push({
+          line: first.line,
+          problem: { field: columnOf(path), message: wordIssue(issue, undefined) },
+        });
+      }
     }
-    const c = parsed.data;
-    const compareAt = c.compareAtPriceCents ?? null;
-    if (compareAt !== null && compareAt <= (c.priceCents ?? v.priceCents)) {
-      found.push({ line, problem: problem('compareAtPriceCents', 'validation.compareAtAbovePrice') });
-      continue;
-    }
-    variants.push({ id: v.id, change: c });
   }
   if (found.length) return found;
   const title = str(first.row.title)?.trim();
   if (title !== undefined && title.length > 200) {
     return [{ line: first.line, problem: problem('title', 'validation.atMostCharacters', { n: 200 }) }];
   }
-  return { productId: group.handle, title, description: first.row.description, variants };
+  // The set in the seller's order, then the new ones; each with the line it comes from.
+  const set: VariantInSet[] = [];
+  const lines: number[] = [];
+  for (const v of live) {
+    if (removed.has(v.id)) continue;
+    const c = changes.get(v.id);
+    const dims = [v.widthCm, v.heightCm, v.depthCm];
+    set.push({
+      id: v.id,
+      sku: v.sku,
+      options: Object.fromEntries(options.map((o, i) => [o.name, v.optionValues[i] ?? ''])),
+      priceCents: c?.change.priceCents ?? v.priceCents,
+      compareAtPriceCents:
+        c && c.change.compareAtPriceCents !== undefined
+          ? c.change.compareAtPriceCents
+          : v.compareAtPriceCents,
+      stockQuantity: c?.change.stockQuantity ?? v.stockQuantity,
+      weight: v.weightKg ?? undefined,
+      dimensions: dims.every((d) => d === null)
+        ? null
+        : { width: v.widthCm!, height: v.heightCm!, depth: v.depthCm! },
+      imageUrl: v.imageUrl,
+      barcode: v.barcode,
+      status: v.status === 'inactive' ? 'inactive' : 'active',
+    });
+    lines.push(c?.line ?? first.line);
+  }
+  for (const a of added) {
+    set.push(a.input);
+    lines.push(a.line);
+  }
+  if (set.length === 0) {
+    return [{ line: [...removed.values()].pop()!, problem: problem('status', 'validation.csvLastVariant') }];
+  }
+  if (set.length > MAX_VARIANTS) {
+    return [
+      { line: first.line, problem: problem('handle', 'validation.csvTooManyRows', { n: MAX_VARIANTS }) },
+    ];
+  }
+  const product: ProductForVariants = {
+    id: group.handle,
+    sellerId,
+    isDigital: p.isDigital,
+    options,
+  };
+  try {
+    checkVariantSet(product, live, set);
+  } catch (err) {
+    if (!(err instanceof AppError)) throw err;
+    return problemsOfError({ handle: group.handle, rows: lines.map((line) => ({ line, row: {} })) }, err);
+  }
+  if (added.length) {
+    const taken = await liveSkusAmong(
+      ctx.db,
+      sellerId,
+      added.flatMap((a) => (a.input.sku ? [a.input.sku] : [])),
+    );
+    if (taken.length) {
+      return added
+        .filter((a) => a.input.sku && taken.includes(a.input.sku))
+        .map((a) => ({ line: a.line, problem: problem('sku', 'validation.csvSkuTaken') }));
+    }
+  }
+  // What differs from the database: an export read back changes nothing and counts nothing.
+  const byId = new Map(live.map((v) => [v.id, v]));
+  const updated = [...changes].filter(([id, { change: c }]) => {
+    const v = byId.get(id)!;
+    return (
+      (c.priceCents !== undefined && c.priceCents !== v.priceCents) ||
+      (c.compareAtPriceCents !== undefined && c.compareAtPriceCents !== v.compareAtPriceCents) ||
+      (c.stockQuantity !== undefined && c.stockQuantity !== v.stockQuantity)
+    );
+  }).length;
+  const description = first.row.description;
+  const textChanged =
+    (title !== undefined && title !== p.title) ||
+    (description !== undefined && description !== p.description);
+  return {
+    product,
+    options: extended ? options : undefined,
+    title,
+    description,
+    set,
+    changed: textChanged || extended || updated > 0 || added.length > 0 || removed.size > 0,
+    created: added.length,
+    updated,
+    deleted: removed.size,
+  };
 }
 
 /** Reads the header: known columns only, `handle`, `title` and `priceCents` among them. */
@@ -371,7 +545,7 @@ function checkHeader(header: string[]): string[] {
 export async function importProducts(
   ctx: RequestContext,
   source: AsyncIterable<Buffer | string>,
-  opts: { dryRun: boolean; sellerId?: string },
+  opts: { dryRun: boolean; sellerId?: string; onProgress?: (rows: number) => void | Promise<void> },
 ): Promise<ImportReport> {
   const me = caller(ctx);
   const sellerId = await owningSeller(ctx, me, opts.sellerId);
@@ -389,7 +563,14 @@ export async function importProducts(
       kept.push(p);
     }
   };
-  const counts = { rows: 0, productsCreated: 0, productsUpdated: 0, variantsCreated: 0, variantsUpdated: 0 };
+  const counts = {
+    rows: 0,
+    productsCreated: 0,
+    productsUpdated: 0,
+    variantsCreated: 0,
+    variantsUpdated: 0,
+    variantsDeleted: 0,
+  };
 
   const run = async (tx: RequestContext) => {
     const write = () => !opts.dryRun && problemCount === 0;
@@ -429,23 +610,28 @@ export async function importProducts(
 
     const finish = async (group: Group) => {
       if (isRecordId('products', group.handle)) {
-        const planned = await planUpdate(tx, sellerId, group);
+        const planned = await planUpdate(tx, sellerId, group, skus);
         if (Array.isArray(planned)) return report(planned);
+        if (!planned.changed) return;
         counts.productsUpdated += 1;
-        counts.variantsUpdated += planned.variants.length;
+        counts.variantsCreated += planned.created;
+        counts.variantsUpdated += planned.updated;
+        counts.variantsDeleted += planned.deleted;
         if (!write()) return;
-        if (planned.title !== undefined || planned.description !== undefined) {
+        // The product row first, then its variants: the order every seller write takes them in.
+        await lockProduct(tx, planned.product.id);
+        if (planned.title !== undefined || planned.description !== undefined || planned.options) {
           await tx.db
             .update(products)
-            .set({ title: planned.title, description: planned.description, updatedAt: tx.now() })
-            .where(eq(products.id, planned.productId));
+            .set({
+              title: planned.title,
+              description: planned.description,
+              options: planned.options,
+              updatedAt: tx.now(),
+            })
+            .where(eq(products.id, planned.product.id));
         }
-        for (const v of planned.variants) {
-          await tx.db
-            .update(productVariants)
-            .set({ ...v.change, updatedAt: tx.now() })
-            .where(eq(productVariants.id, v.id));
-        }
+        await replaceVariantSet(tx, planned.product, planned.set);
         return;
       }
       const planned = planNew(tx, sellerId, group, categoryIds, knownCategories);
@@ -488,6 +674,7 @@ export async function importProducts(
         info: { lines: number };
       }>) {
         counts.rows += 1;
+        if (opts.onProgress && counts.rows % PROGRESS_ROWS === 0) await opts.onProgress(counts.rows);
         const line = info.lines;
         const handle = record.handle?.trim() ?? '';
         if (handle === '' || handle.length > 100) {
@@ -500,8 +687,10 @@ export async function importProducts(
             continue;
           }
           const firstRow = group.rows[0]!;
+          // In the rows of an existing product, `status` is the variant's (`deleted` removes it).
+          const existing = isRecordId('products', handle);
           const differs = PRODUCT_COLUMNS.find(
-            (c) => (record[c] ?? '') !== '' && record[c] !== firstRow.row[c],
+            (c) => (record[c] ?? '') !== '' && record[c] !== firstRow.row[c] && !(existing && c === 'status'),
           );
           if (differs) {
             report([
@@ -550,7 +739,11 @@ export async function importProducts(
     imported: !opts.dryRun,
     rows: counts.rows,
     products: { created: counts.productsCreated, updated: counts.productsUpdated },
-    variants: { created: counts.variantsCreated, updated: counts.variantsUpdated },
+    variants: {
+      created: counts.variantsCreated,
+      updated: counts.variantsUpdated,
+      deleted: counts.variantsDeleted,
+    },
     problemCount,
     problems: kept.map((p) => {
       const [worded] = wordProblems(locale, [p.problem]);

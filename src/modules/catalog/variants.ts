@@ -20,7 +20,7 @@ import { products, productVariants } from './tables.ts';
 type Variant = z.infer<typeof productVariant>;
 type VariantInput = z.infer<typeof createVariantBody>;
 type VariantChange = z.infer<typeof updateVariantBody>;
-type VariantInSet = NonNullable<z.infer<typeof updateProductBody>['variants']>[number];
+export type VariantInSet = NonNullable<z.infer<typeof updateProductBody>['variants']>[number];
 
 /** What a variant is named by in an answer: its option values in the options' order ('' for none). */
 export const variantTitle = (optionValues: string[]) => optionValues.join(' / ');
@@ -285,7 +285,7 @@ export async function insertVariants(ctx: RequestContext, rows: NewVariantRow[])
 // ---- the seller's writes ------------------------------------------------------------------
 
 /** The product's variants that are not deleted, in the seller's order. */
-async function liveVariants(ctx: RequestContext, productId: string) {
+export async function liveVariants(ctx: RequestContext, productId: string) {
   return ctx.db
     .select()
     .from(productVariants)
@@ -388,6 +388,33 @@ export async function deleteVariant(ctx: RequestContext, product: ProductForVari
 }
 
 /**
+ * The rules of a product's whole set (PATCH's and a CSV import's), checked before anything is
+ * written: each variant named by id is one of `live`, each names a value of every option, each
+ * combination comes once, and a product without options has exactly one.
+ */
+export function checkVariantSet(
+  product: ProductForVariants,
+  live: Array<{ id: string }>,
+  variants: VariantInSet[],
+) {
+  const ids = new Set(live.map((v) => v.id));
+  if (product.options.length === 0 && variants.length !== 1) {
+    throw invalid('error.catalog.optionsForVariants', undefined, [
+      problem('options', 'validation.optionsForVariants'),
+    ]);
+  }
+  const planned = variants.map((v, n) => {
+    const path = `variants.${n}`;
+    if (v.id !== undefined && !ids.has(v.id)) throw notFound('error.catalog.variantNotFound', { id: v.id });
+    checkParcel(product.isDigital, v, path);
+    checkCompareAt(v, v.priceCents, path);
+    return { input: v, values: valuesOf(product.options, v.options, `${path}.options`), position: n };
+  });
+  checkDistinct(planned.map((p, n) => ({ values: p.values, path: `variants.${n}` })));
+  return planned;
+}
+
+/**
  * A product's whole set at once (PATCH /products/:id with `options` and `variants`, the console's
  * form): a variant given with its id is kept and changed, one without is added, one not given is
  * deleted (its row stays for its orders). Run in the caller's transaction, the product locked.
@@ -399,19 +426,7 @@ export async function replaceVariantSet(
 ) {
   const live = await liveVariants(tx, product.id);
   const byId = new Map(live.map((v) => [v.id, v]));
-  if (product.options.length === 0 && variants.length !== 1) {
-    throw invalid('error.catalog.optionsForVariants', undefined, [
-      problem('options', 'validation.optionsForVariants'),
-    ]);
-  }
-  const planned = variants.map((v, n) => {
-    const path = `variants.${n}`;
-    if (v.id !== undefined && !byId.has(v.id)) throw notFound('error.catalog.variantNotFound', { id: v.id });
-    checkParcel(product.isDigital, v, path);
-    checkCompareAt(v, v.priceCents, path);
-    return { input: v, values: valuesOf(product.options, v.options, `${path}.options`), position: n };
-  });
-  checkDistinct(planned.map((p, n) => ({ values: p.values, path: `variants.${n}` })));
+  const planned = checkVariantSet(product, live, variants);
   const kept = new Set(planned.flatMap((p) => (p.input.id ? [p.input.id] : [])));
   // Deleted first: a SKU or combination they held may be given to another in the same set.
   for (const v of live) {

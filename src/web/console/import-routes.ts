@@ -1,15 +1,18 @@
 // The console's CSV import: GET shows the form; POST reads the multipart upload as it arrives
-// (busboy), hands the file's stream to the catalog's import (the API's own checks), and shows the
-// dry run's problems by line, or what was imported. Its own scope: its multipart parser is its alone.
-import type { Readable } from 'node:stream';
+// (busboy), hands the file's stream to the catalog's import (the API's own checks), and streams
+// its answer: progress as the file is read, then its problems by line, or what was imported. Its
+// own scope: its multipart parser is its alone.
+import { once } from 'node:events';
+import { PassThrough, type Readable } from 'node:stream';
 import busboy from 'busboy';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { invalid, wordProblems } from '../../contract/errors.ts';
+import { t } from '../../contract/i18n.ts';
 import { ImportRefused, importProducts, MAX_IMPORT_BYTES } from '../../modules/catalog/csv.ts';
 import { signedIn, viewOf, type WebDeps } from '../core.ts';
 import { answerRefusal } from '../form-refusal.ts';
-import { sendHtml } from '../layout.ts';
-import { type ImportOutcome, importView } from './import-views.ts';
+import { type FormError, formErrorOf, sendHtml, shownRefusal } from '../layout.ts';
+import { type ImportOutcome, importStream, importView } from './import-views.ts';
 
 const SELLERS = ['seller'] as const;
 
@@ -66,38 +69,80 @@ export function consoleImportPages(app: FastifyInstance, deps: WebDeps) {
       async (req, reply) => {
         signedIn(req, SELLERS);
         const upload = req.body as Upload | undefined;
-        let outcome: ImportOutcome;
+        let read: Awaited<ReturnType<typeof readUpload>>;
+        // The bytes of the upload read so far, against its length: the share a progress bar shows.
+        const size = Number(req.headers['content-length'] ?? 0);
+        let bytes = 0;
         try {
           if (!upload?.payload) throw invalid('error.catalog.importBody');
-          const { dryRun, file } = await readUpload(req, upload.payload);
-          if (!file) throw invalid('error.catalog.importBody');
-          const r = await importProducts(req.ctx, file, { dryRun });
-          outcome = {
-            dryRun: r.dryRun,
-            imported: r.imported,
-            products: r.products.created,
-            variants: r.variants.created,
-            updated: r.products.updated,
-            problemCount: r.problemCount,
-            problems: r.problems,
-          };
+          upload.payload.on('data', (chunk: Buffer) => {
+            bytes += chunk.length;
+          });
+          read = await readUpload(req, upload.payload);
+          if (!read.file) throw invalid('error.catalog.importBody');
         } catch (err) {
-          if (!(err instanceof ImportRefused) || err.problemCount === 0) {
-            return answerRefusal(req, reply, s, err, (v, error) => importView(v, { error }));
-          }
-          const l = viewOf(req, reply, s).p.locale;
-          outcome = {
-            dryRun: false,
-            imported: false,
-            products: 0,
-            variants: 0,
-            updated: 0,
-            problemCount: err.problemCount,
-            problems: err.lineProblems.map((p) => ({ line: p.line, ...wordProblems(l, [p.problem])[0]! })),
-          };
+          return answerRefusal(req, reply, s, err, (v, error) => importView(v, { error }));
         }
+        const { dryRun, file } = read;
+        // From here the answer streams: the page and a progress line every PROGRESS_ROWS rows,
+        // then the outcome. Its status is sent first, so a refused file is a 200 page of problems.
         const v = viewOf(req, reply, s);
-        return sendHtml(reply, importView(v, { outcome }), outcome.problemCount ? 400 : 200);
+        const l = v.p.locale;
+        const parts = importStream(v);
+        const out = new PassThrough();
+        out.on('error', () => {});
+        // A page closed mid-file stops the import (its transaction rolls back).
+        const write = async (chunk: string) => {
+          if (out.destroyed) throw new Error('the import page was closed');
+          if (!out.write(chunk)) await Promise.race([once(out, 'drain'), once(out, 'close')]);
+        };
+        out.write(parts.head);
+        void (async () => {
+          let outcome: ImportOutcome | undefined;
+          let error: FormError | undefined;
+          try {
+            const r = await importProducts(req.ctx, file!, {
+              dryRun,
+              onProgress: (rows) =>
+                write(
+                  parts.line(rows, size > 0 ? Math.min(100, Math.floor((bytes / size) * 100)) : undefined),
+                ),
+            });
+            outcome = {
+              dryRun: r.dryRun,
+              imported: r.imported,
+              products: r.products.created,
+              variants: r.variants.created,
+              updated: r.products.updated,
+              deleted: r.variants.deleted,
+              problemCount: r.problemCount,
+              problems: r.problems,
+            };
+          } catch (err) {
+            if (err instanceof ImportRefused && err.problemCount > 0) {
+              outcome = {
+                dryRun: false,
+                imported: false,
+                products: 0,
+                variants: 0,
+                updated: 0,
+                deleted: 0,
+                problemCount: err.problemCount,
+                problems: err.lineProblems.map((p) => ({
+                  line: p.line,
+                  ...wordProblems(l, [p.problem])[0]!,
+                })),
+              };
+            } else if (shownRefusal(err)) {
+              error = formErrorOf(l, err);
+            } else {
+              req.log.error({ err }, 'console import failed');
+              error = { message: t(l, 'web.error.internal', { id: req.id }), fields: {} };
+            }
+          }
+          out.end(parts.end({ outcome, error }));
+        })();
+        return reply.type('text/html; charset=utf-8').send(out);
       },
     );
   });

@@ -1,5 +1,5 @@
 // The console's CSV import page: the form (a file, a dry-run box) and what the last file did,
-// each bad row by its line. Markup only.
+// each bad row by its line, and the parts of the answer streamed while a file is read. Markup only.
 import { html } from 'ghtml';
 import { t } from '../../contract/i18n.ts';
 import { CSV_COLUMNS } from '../../modules/catalog/csv.ts';
@@ -13,11 +13,13 @@ export interface ImportOutcome {
   products: number;
   variants: number;
   updated: number;
+  deleted: number;
   problemCount: number;
   problems: Array<{ line: number; field: string; message: string }>;
 }
 
-export function importView(v: View, o: { outcome?: ImportOutcome; error?: FormError }) {
+/** What the last file did (its problems by line, or what was written), then the form. */
+function importBody(v: View, o: { outcome?: ImportOutcome; error?: FormError }) {
   const l = v.p.locale;
   const r = o.outcome;
   let result = '';
@@ -39,7 +41,7 @@ export function importView(v: View, o: { outcome?: ImportOutcome; error?: FormEr
     )}!${more > 0 ? html`<p>${t(l, 'web.console.import.more', { n: more })}</p>` : ''}`;
   } else if (r) {
     const key = r.dryRun ? 'web.console.import.wouldDo' : 'web.console.import.done';
-    result = html`<p class="notice" role="status">${t(l, key, { products: r.products, variants: r.variants, updated: r.updated })}</p>!${
+    result = html`<p class="notice" role="status">${t(l, key, { products: r.products, variants: r.variants, updated: r.updated, deleted: r.deleted })}</p>!${
       r.imported ? html`<p><a href="/console/products">${t(l, 'web.console.products')}</a></p>` : ''
     }`;
   }
@@ -50,9 +52,34 @@ export function importView(v: View, o: { outcome?: ImportOutcome; error?: FormEr
 !${checkbox({ name: 'dryRun', label: t(l, 'web.console.import.dryRun'), checked: r ? r.dryRun : true, value: 'true' })}
 <div><label for="f-file">${t(l, 'web.console.import.file')}</label><input id="f-file" name="file" type="file" accept=".csv,text/csv" required></div>
 <button type="submit">${t(l, 'web.console.import.submit')}</button></form>`;
-  return consolePage(
-    v,
-    t(l, 'web.console.import.title'),
-    html`!${formAlert(o.error)}!${result}!${form}<p><a href="/products/export.csv">${t(l, 'web.console.import.export')}</a></p>`,
-  );
+  return html`!${formAlert(o.error)}!${result}!${form}<p><a href="/products/export.csv">${t(l, 'web.console.import.export')}</a></p>`;
+}
+
+export function importView(v: View, o: { outcome?: ImportOutcome; error?: FormError }) {
+  return consolePage(v, t(v.p.locale, 'web.console.import.title'), importBody(v, o));
+}
+
+const BODY_MARK = '<!--import-body-->';
+
+/**
+ * The import's answer in parts, sent as the file is read: the page's head and the start of a
+ * progress log (a live region, so each line is announced), a line per step, then the end of the
+ * log, what the file did, the form and the page's foot.
+ */
+export function importStream(v: View) {
+  const l = v.p.locale;
+  const whole = consolePage(v, t(l, 'web.console.import.title'), BODY_MARK);
+  const at = whole.indexOf(BODY_MARK);
+  return {
+    head: html`!${whole.slice(0, at)}<div class="import-progress" id="import-progress" role="log" aria-live="polite" aria-label="${t(l, 'web.console.import.progressLabel')}">`,
+    /** `rows` read so far, and the share of the upload's bytes (0-100) when its size is known. */
+    line: (rows: number, percent?: number) =>
+      html`<p>!${
+        percent === undefined
+          ? ''
+          : html`<progress max="100" value="${percent}" aria-label="${t(l, 'web.console.import.progressLabel')}">${percent} %</progress> `
+      }${t(l, 'web.console.import.progress', { n: rows })}</p>`,
+    end: (o: { outcome?: ImportOutcome; error?: FormError }) =>
+      html`</div>!${importBody(v, o)}!${whole.slice(at + BODY_MARK.length)}`,
+  };
 }
