@@ -118,6 +118,8 @@ describe('index matching', () => {
         status: d.live ? 'active' : 'inactive',
         changed: clock++,
         doc: docText(d),
+        option_names: [],
+        variants: [[d.price, true, []]],
       });
     };
     store.beginLoad();
