@@ -1,7 +1,9 @@
 // The search index's memory per product: seeds a catalog (once) in its own database, then
 // loads the in-process index and reports the heap it holds (after full collections).
 //
-//   node --expose-gc --import tsx bench/search-memory.ts --products 100000
+//   node --expose-gc --import tsx bench/search-memory.ts --products 100000 [--variants 3]
+//   (--variants N: every product sold in N sizes, each its own price, the last sold out; a
+//   database of its own)
 //   (BENCH_DATABASE_URL: the PostgreSQL server; default postgres://postgres@127.0.0.1:5432/test)
 import { parseArgs } from 'node:util';
 import { sql } from 'drizzle-orm';
@@ -12,15 +14,21 @@ import { rowsOf } from '../src/db/sql.ts';
 import { MemorySearchIndex } from '../src/modules/search/memory-index.ts';
 
 const { values: flags } = parseArgs({
-  options: { products: { type: 'string', default: '100000' }, seed: { type: 'string', default: '1' } },
+  options: {
+    products: { type: 'string', default: '100000' },
+    seed: { type: 'string', default: '1' },
+    variants: { type: 'string', default: '1' },
+  },
 });
+const variants = Number(flags.variants);
+if (!(variants >= 1 && variants <= 5)) throw new Error('--variants: 1 to 5');
 const products = Number(flags.products);
 const seed = Number(flags.seed);
 const gc = (globalThis as { gc?: () => void }).gc;
 if (!gc) throw new Error('run with node --expose-gc');
 
 const server = process.env.BENCH_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/test';
-const dbName = `portage_memory_${products}_${seed}`;
+const dbName = `portage_memory_${products}_${seed}${variants > 1 ? `_v${variants}` : ''}`;
 const admin = new pg.Client({ connectionString: server });
 await admin.connect();
 const exists = await admin.query('select 1 from pg_database where datname = $1', [dbName]);
@@ -35,6 +43,25 @@ const [row] = await rowsOf<{ n: number }>(database.db, sql`select count(*)::int 
 if ((row?.n ?? 0) < products) {
   console.log(`seeding ${products} products...`);
   await seedCatalog(database.db, { seed, count: products });
+  if (variants > 1) await sizeEverything(variants);
+}
+
+/** Every product sold in `n` sizes: its variant becomes the first, the others cost $1 more each, the last has none left. */
+async function sizeEverything(n: number) {
+  const sizes = ['S', 'M', 'L', 'XL', 'XXL'].slice(0, n);
+  await database.db.execute(sql`
+    with sized as (
+      update products p set options = jsonb_build_array(jsonb_build_object('name', 'Size', 'values', ${JSON.stringify(sizes)}::jsonb))
+       where p.options = '[]'::jsonb returning p.id
+    ), first as (
+      update product_variants v set option_values = array['S'] from sized where v.id = sized.id returning v.*
+    )
+    insert into product_variants (id, product_id, seller_id, sku, option_values, position, price_cents,
+      stock_quantity, created_at, updated_at)
+    select first.id || '-' || k, first.product_id, first.seller_id, first.sku || '-' || k,
+      array[(${JSON.stringify(sizes)}::jsonb)->>(k - 1)], k - 1, first.price_cents + 100 * (k - 1),
+      case when k = ${n} then 0 else first.stock_quantity end, first.created_at, first.updated_at
+    from first, generate_series(2, ${n}) k`);
 }
 const heap = () => {
   for (let i = 0; i < 3; i++) gc();

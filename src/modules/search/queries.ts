@@ -9,19 +9,22 @@ import type { IndexRow } from './index-store.ts';
 // changed_at as microseconds in a float8: exact, and parsed much faster than a timestamp. A
 // product's stamp is the latest of its row's and its variants' (a sell-out stamps the variant only).
 const micros = (at: SQL) => sql`(extract(epoch from ${at}) * 1000000)::float8`;
-const CHANGED = micros(
-  sql`greatest(p.changed_at, (select max(v.changed_at) from product_variants v where v.product_id = p.id))`,
-);
+// A product's variants in one lateral read by product: their latest stamp, and the active ones.
+// Not max() alone: PostgreSQL would read that as "the newest stamp of the changed_at index
+// whose product is this one", walking that whole index for each product.
+const VARIANTS = sql`left join lateral (
+    select max(v.changed_at) as changed,
+           json_agg(json_build_array(v.price_cents, v.stock_quantity - v.reserved_quantity > 0, v.option_values)
+             order by v.position, v.id) filter (where v.status = 'active') as variants
+      from product_variants v where v.product_id = p.id) vs on true`;
 // What the index reads of a product and its active variants. changed_at moves only when one of
 // these (or the text the search document is made of) changes: a column added here must be added
 // to the triggers that set it (portage_products_changed, portage_variant_changed).
 const COLUMNS = sql`p.id, p.category_id, p.seller_id, p.price_cents, p.is_digital, p.is_perishable, p.rating,
-  p.units_sold_30d, extract(epoch from p.created_at)::float8 as created, p.status, ${CHANGED} as changed,
-  p.search_doc::text as doc,
+  p.units_sold_30d, extract(epoch from p.created_at)::float8 as created, p.status,
+  ${micros(sql`greatest(p.changed_at, vs.changed)`)} as changed, p.search_doc::text as doc,
   array(select o->>'name' from jsonb_array_elements(p.options) o) as option_names,
-  coalesce((select json_agg(json_build_array(v.price_cents, v.stock_quantity - v.reserved_quantity > 0,
-      v.option_values) order by v.position, v.id)
-    from product_variants v where v.product_id = p.id and v.status = 'active'), '[]') as variants`;
+  coalesce(vs.variants, '[]') as variants`;
 
 /** The database's clock, in microseconds since the epoch. */
 export async function clockMicros(db: Db): Promise<number> {
@@ -36,12 +39,14 @@ export async function clockMicros(db: Db): Promise<number> {
 export const activeIndexRowsAfter = (db: Db, last: string, limit: number) =>
   rowsOf<IndexRow>(
     db,
-    sql`select ${COLUMNS} from products p where p.status = 'active' and p.id > ${last} order by p.id limit ${limit}`,
+    sql`select ${COLUMNS} from products p ${VARIANTS}
+          where p.status = 'active' and p.id > ${last} order by p.id limit ${limit}`,
   );
 
 /**
- * The products changed after `since` (Unix seconds), their row or one of their variants, each with its change time and whether it is
- * active; the clock is read before the scan, in the same statement: one row even when nothing changed.
+ * The products changed after `since` (Unix seconds), their row or one of their variants, each
+ * with its change time and whether it is active; the clock is read before the scan, in the same
+ * statement: one row even when nothing changed.
  */
 export const productsChangedSince = (db: Db, since: number) =>
   rowsOf<{ now: number; id: string | null; changed: number; active: boolean }>(
@@ -49,8 +54,12 @@ export const productsChangedSince = (db: Db, since: number) =>
     sql`select n.now, p.id, p.changed, p.active
           from (select (extract(epoch from clock_timestamp()) * 1000000)::float8 as now) n
           left join lateral (
-            select p.id, ${CHANGED} as changed, p.status = 'active' as active
+            select p.id, ${micros(sql`greatest(p.changed_at, vs.changed)`)} as changed, p.status = 'active' as active
               from products p
+              -- count(*): so that max() is not read as a walk of the changed_at index (VARIANTS).
+              left join lateral (
+                select max(v.changed_at) as changed, count(*) from product_variants v where v.product_id = p.id
+              ) vs on true
              where p.id in (select id from products where changed_at > to_timestamp(${since})
                             union
                             select product_id from product_variants where changed_at > to_timestamp(${since}))
@@ -59,7 +68,10 @@ export const productsChangedSince = (db: Db, since: number) =>
 
 /** The products of these ids (comma-separated: one text parameter however many). */
 export const indexRowsByIds = (db: Db, ids: string) =>
-  rowsOf<IndexRow>(db, sql`select ${COLUMNS} from products p where p.id = any(string_to_array(${ids}, ','))`);
+  rowsOf<IndexRow>(
+    db,
+    sql`select ${COLUMNS} from products p ${VARIANTS} where p.id = any(string_to_array(${ids}, ','))`,
+  );
 
 /** Each word folded (accents off, as the search document's), with its English and French stems. */
 export const stemsOfWords = (db: Db, words: string[]) =>
