@@ -115,21 +115,10 @@ export class IndexSearcher {
 
   /** Whether the variant at pool[base] (price, stock, values) passes the variant clauses. */
   private variantPasses(vf: VariantFilter, base: number): boolean {
-    const { pool, folded } = this.store;
-    const p = pool[base]!;
-    for (const ranges of vf.prices) {
-      let inside = false;
-      for (let r = 0; r < ranges.length; r += 2) {
-        if (p >= ranges[r]! && p <= ranges[r + 1]!) {
-          inside = true;
-          break;
-        }
-      }
-      if (!inside) return false;
-    }
-    if ((vf.stock & (pool[base + 1] ? 2 : 1)) === 0) return false;
+    const { pool, slotFolded } = this.store;
+    if ((vf.stock & (pool[base + 1] ? 2 : 1)) === 0 || !inRanges(vf.prices, pool[base]!)) return false;
     for (let c = 0; c < vf.options.length; c++) {
-      if (vf.options[c]!.wanted[folded[pool[base + 2 + vf.pos[c]!]!]!] !== 1) return false;
+      if (vf.options[c]!.wanted[slotFolded[pool[base + 2 + vf.pos[c]!]!]!] !== 1) return false;
     }
     return true;
   }
@@ -159,27 +148,25 @@ export class IndexSearcher {
       // Sold one way: its one variant is the product's price and IN_STOCK bit; it has no options.
       if (vf.options.length > 0) return false;
       const p = s.price[d]!;
-      for (const ranges of vf.prices) {
-        let inside = false;
-        for (let r = 0; r < ranges.length; r += 2) if (p >= ranges[r]! && p <= ranges[r + 1]!) inside = true;
-        if (!inside) return false;
-      }
-      if ((vf.stock & (f & IN_STOCK ? 2 : 1)) === 0) return false;
+      if ((vf.stock & (f & IN_STOCK ? 2 : 1)) === 0 || !inRanges(vf.prices, p)) return false;
       this.matchPrice[d] = p;
       this.matchKey[d] = (4 << ((f >> 2) & 7)) | (f & IN_STOCK ? KEY_STOCK : 0);
       return true;
     }
     const at = s.block[d]!;
     if (!this.placeOptions(vf, at)) return false;
-    const { lowest, key } = this.walkBlock(at, vf);
+    const key = this.walkBlock(at, vf);
     if (key === 0) return false;
-    this.matchPrice[d] = lowest;
+    this.matchPrice[d] = this.lowest;
     this.matchKey[d] = key;
     return true;
   }
 
-  /** The lowest price and facet bits of the block's variants that pass (key 0: none). */
-  private walkBlock(at: number, vf: VariantFilter): { lowest: number; key: number } {
+  /** The last walkBlock's lowest passing price. */
+  private lowest = 0;
+
+  /** The facet bits of the block's variants that pass (0: none); their lowest price in `lowest`. */
+  private walkBlock(at: number, vf: VariantFilter): number {
     const pool = this.store.pool;
     const k = pool[at]!;
     const stride = 2 + k;
@@ -191,7 +178,8 @@ export class IndexSearcher {
       if (p < lowest) lowest = p;
       key |= (4 << priceBucket(p)) | (pool[base + 1] ? KEY_STOCK : 0);
     }
-    return { lowest, key };
+    this.lowest = lowest;
+    return key;
   }
 
   private fitScratch() {
@@ -559,24 +547,19 @@ export class IndexSearcher {
     const categories = new Int32Array(s.categories.values.length + 1); // [0]: no category
     const sellers = new Int32Array(s.sellers.values.length);
     const byKey = new Int32Array(256);
-    const { category, seller, flags, block, pool, folded } = s;
+    // Entries sold one way, without variant clauses: counted by their flags, turned into keys after.
+    const byFlags = new Int32Array(256);
+    const { category, seller, flags, block, pool, folded, slotPair, slotText } = s;
     const text = s.optionText.values;
-    const options = new Map<number, OptionCount>();
-    const count = (map: Map<number, OptionCount>, spelling: number, d: number): OptionCount => {
-      const f = folded[spelling]!;
-      let c = map.get(f);
-      if (!c) {
-        c = { n: 0, last: -1, spelling, values: new Map() };
-        map.set(f, c);
-      }
-      if (c.last !== d) {
-        c.n++;
-        c.last = d;
-      }
-      // Spellings that fold alike show as the lowest among the matches.
-      if (c.spelling !== spelling && text[spelling]! < text[c.spelling]!) c.spelling = spelling;
-      return c;
-    };
+    // Per folded option name and per (name, value) pair: products counted, the match that last
+    // counted one (index + 1: a product counts once), and the lowest spelling seen (ordinal + 1).
+    const names = s.optionFolded.values.length;
+    const nameCount = new Int32Array(names);
+    const nameLast = new Int32Array(names);
+    const nameText = new Int32Array(names);
+    const pairCount = new Int32Array(s.pairCount);
+    const pairLast = new Int32Array(s.pairCount);
+    const pairText = new Int32Array(s.pairCount);
     const { docs, n } = matches;
     for (let i = 0; i < n; i++) {
       const d = docs[i]!;
@@ -584,7 +567,8 @@ export class IndexSearcher {
       sellers[seller[d]!]!++;
       const f = flags[d]!;
       if ((f & BLOCK) === 0) {
-        byKey[vf.any ? (f & 3) | this.matchKey[d]! : keyOfFlags(f)]!++;
+        if (vf.any) byKey[(f & 3) | this.matchKey[d]!]!++;
+        else byFlags[f]!++;
         continue;
       }
       const at = block[d]!;
@@ -592,16 +576,48 @@ export class IndexSearcher {
         byKey[(f & 3) | this.matchKey[d]!]!++;
         this.placeOptions(vf, at);
       } else {
-        byKey[(f & 3) | this.walkBlock(at, vf).key]!++;
+        byKey[(f & 3) | this.walkBlock(at, vf)]!++;
       }
       const k = pool[at]!;
-      const names: OptionCount[] = [];
-      for (let j = 0; j < k; j++) names.push(count(options, pool[at + 2 + j]!, d));
+      const stamp = i + 1;
+      for (let j = 0; j < k; j++) {
+        const o = pool[at + 2 + j]!;
+        const name = folded[o]!;
+        if (nameLast[name] !== stamp) {
+          nameLast[name] = stamp;
+          nameCount[name]!++;
+        }
+        nameText[name] = lowestSpelling(text, nameText[name]!, o);
+      }
       for (let v = 0, base = at + 2 + k; v < pool[at + 1]!; v++, base += 2 + k) {
         if (!this.variantPasses(vf, base)) continue;
-        for (let j = 0; j < k; j++) count(names[j]!.values, pool[base + 2 + j]!, d);
+        for (let j = 0; j < k; j++) {
+          const slot = pool[base + 2 + j]!;
+          const pair = slotPair[slot]!;
+          if (pairLast[pair] !== stamp) {
+            pairLast[pair] = stamp;
+            pairCount[pair]!++;
+          }
+          pairText[pair] = lowestSpelling(text, pairText[pair]!, slotText[slot]!);
+        }
       }
     }
+    const options = new Map<
+      number,
+      { name: string; n: number; values: Array<{ value: string; n: number }> }
+    >();
+    for (let name = 0; name < names; name++) {
+      if (nameCount[name]! > 0)
+        options.set(name, { name: text[nameText[name]! - 1]!, n: nameCount[name]!, values: [] });
+    }
+    for (let pair = 0; pair < s.pairCount; pair++) {
+      if (pairCount[pair]! > 0) {
+        options
+          .get(s.pairName[pair]!)!
+          .values.push({ value: text[pairText[pair]! - 1]!, n: pairCount[pair]! });
+      }
+    }
+    for (let f = 0; f < 256; f++) if (byFlags[f]! > 0) byKey[keyOfFlags(f)]! += byFlags[f]!;
     let digital = 0;
     let perishable = 0;
     let inStock = 0;
@@ -625,13 +641,7 @@ export class IndexSearcher {
       categoryId: top(categories, (i) => (i === 0 ? 'none' : s.categories.values[i - 1]!)),
       sellerId: top(sellers, (i) => s.sellers.values[i]!),
       ...fixedFacets(n, digital, perishable, buckets, inStock),
-      ...optionFacets(
-        [...options.values()].map((o) => ({
-          name: text[o.spelling]!,
-          n: o.n,
-          values: [...o.values.values()].map((v) => ({ value: text[v.spelling]!, n: v.n })),
-        })),
-      ),
+      ...optionFacets([...options.values()]),
     };
   }
 
@@ -727,12 +737,21 @@ export class IndexSearcher {
   }
 }
 
-/** An option's or value's count in the facets: products counted (the last one, not twice), the lowest spelling seen. */
-interface OptionCount {
-  n: number;
-  last: number;
-  spelling: number;
-  values: Map<number, OptionCount>;
+/** Whether `p` is in one range of each price clause (lo, hi pairs). */
+function inRanges(prices: Float64Array[], p: number): boolean {
+  for (let c = 0; c < prices.length; c++) {
+    const ranges = prices[c]!;
+    let inside = false;
+    for (let r = 0; r < ranges.length && !inside; r += 2) inside = p >= ranges[r]! && p <= ranges[r + 1]!;
+    if (!inside) return false;
+  }
+  return true;
+}
+
+/** Spellings that fold alike show as the lowest among the matches: `kept` and the answer are ordinal + 1 (0: none yet). */
+function lowestSpelling(text: string[], kept: number, o: number): number {
+  if (kept === o + 1) return kept;
+  return kept === 0 || text[o]! < text[kept - 1]! ? o + 1 : kept;
 }
 
 /** The facet key of an entry sold one way (no block): its flags' bits, bucket and stock. */

@@ -110,6 +110,17 @@ export class IndexStore {
   readonly optionText = new Dictionary();
   readonly optionFolded = new Dictionary();
   folded = new Int32Array(256);
+  /**
+   * A block's values are slots: a value as written under an option (by folded name). Per slot
+   * its folded value (filters), its pair of folded name and value (facet counts) and its text.
+   */
+  private readonly slots = new Dictionary();
+  slotFolded = new Int32Array(256);
+  slotPair = new Int32Array(256);
+  slotText = new Int32Array(256);
+  private readonly pairs = new Dictionary();
+  /** Per pair, its folded option name. */
+  pairName = new Int32Array(256);
   rating = new Float64Array(0);
   sold = new Int32Array(0);
   created = new Float64Array(0);
@@ -224,12 +235,16 @@ export class IndexStore {
     this.block[ord] = at;
     pool[at++] = k;
     pool[at++] = variants.length;
-    for (const name of names) pool[at++] = this.option(name);
+    const folded: number[] = [];
+    for (const name of names) {
+      pool[at] = this.option(name);
+      folded.push(this.folded[pool[at++]!]!);
+    }
     let lowest = Number.POSITIVE_INFINITY;
     for (const [price, inStock, values] of variants) {
       pool[at++] = price;
       pool[at++] = inStock ? 1 : 0;
-      for (let j = 0; j < k; j++) pool[at++] = this.option(values[j] ?? '');
+      for (let j = 0; j < k; j++) pool[at++] = this.slot(folded[j]!, values[j] ?? '');
       if (price < lowest) lowest = price;
     }
     this.price[ord] = lowest;
@@ -239,13 +254,29 @@ export class IndexStore {
 
   private option(text: string): number {
     const o = this.optionText.ord(text);
-    if (o >= this.folded.length) {
-      const folded = new Int32Array(this.folded.length * 2);
-      folded.set(this.folded);
-      this.folded = folded;
-    }
+    this.folded = room(this.folded, o);
     this.folded[o] = this.optionFolded.ord(foldOption(text));
     return o;
+  }
+
+  private slot(name: number, text: string): number {
+    const slot = this.slots.ord(`${name}\n${text}`);
+    if (slot < this.slots.values.length - 1) return slot;
+    const o = this.option(text);
+    const pair = this.pairs.ord(`${name}\n${this.folded[o]}`);
+    this.pairName = room(this.pairName, pair);
+    this.pairName[pair] = name;
+    this.slotFolded = room(this.slotFolded, slot);
+    this.slotPair = room(this.slotPair, slot);
+    this.slotText = room(this.slotText, slot);
+    this.slotFolded[slot] = this.folded[o]!;
+    this.slotPair[slot] = pair;
+    this.slotText[slot] = o;
+    return slot;
+  }
+
+  get pairCount(): number {
+    return this.pairs.values.length;
   }
 
   /** Words of a block: its header, names, and per variant price, stock and values. */
@@ -402,6 +433,14 @@ export class IndexStore {
     this.sweeps++;
     this.wordsAfterSweep = this.lexicon.size;
   }
+}
+
+/** `a`, or a copy twice as long when `i` is past its end. */
+function room(a: Int32Array<ArrayBuffer>, i: number): Int32Array<ArrayBuffer> {
+  if (i < a.length) return a;
+  const b = new Int32Array(Math.max(2 * a.length, i + 1));
+  b.set(a);
+  return b;
 }
 
 /** 32-bit FNV-1a: tells whether a product's searchable text changed. */
