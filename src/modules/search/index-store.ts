@@ -15,9 +15,10 @@
 // A product's active variants (what variant clauses, the sort by price and the variant facets
 // read) cost nothing more for the common product sold one way: its price column and two bits of
 // `flags`. Others have a block in one shared Int32Array pool: [options, variants, the options'
-// names, then per variant its price, 1 if it has free units, its option values], names and
-// values interned; a rewritten block's old words are garbage, compacted away when they pass the
-// live ones.
+// names, then per variant its price, 1 if it has free units, and a slot per option value (the
+// value as written under that option, interned, with its folded value and its (option, value)
+// pair for the facets)]; a rewritten block's old words are garbage, compacted away when they
+// pass the live ones.
 
 import { priceBucket } from './engine.ts';
 import { foldOption } from './filters.ts';
