@@ -175,7 +175,7 @@ export const productVariants = pgTable(
     updatedAt: timestamp('updated_at', { withTimezone: true }).notNull().defaultNow(),
     // When what search reads of the variant last changed (price, status, option values, whether
     // units are free), by the database's clock: a trigger sets it (portage_variant_changed,
-    // migration 0040), so that the search index sees a sell-out without a checkout writing the
+    // migration 0041), so that the search index sees a sell-out without a checkout writing the
     // product row. Other stock moves leave it (and the index) alone.
     changedAt: timestamp('changed_at', { withTimezone: true }).notNull().default(sql`clock_timestamp()`),
   },
