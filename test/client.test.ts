@@ -83,6 +83,7 @@ describe('typed calls', () => {
     });
     expect(Object.keys(empty.facets).sort()).toEqual([
       'categoryId',
+      'inStock',
       'isDigital',
       'isPerishable',
       'priceRange',

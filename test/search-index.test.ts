@@ -73,7 +73,7 @@ describe('what the index re-reads', () => {
     return row!;
   };
 
-  it('a stock or reservation change is not a change (the index reads neither); text and price are, and the search document follows the text', async () => {
+  it('a stock or reservation change is not a product change; only a sell-out or restock stamps the variant; text and price are, and the search document follows the text', async () => {
     const s = await seller(t.api);
     const made = await product(t.api, s, { title: 'Quiet kettle' });
     const before = await stampOf(made.id);
@@ -85,6 +85,34 @@ describe('what the index re-reads', () => {
       .set({ stockQuantity: sql`${productVariants.stockQuantity} - 1`, reservedQuantity: 2 })
       .where(eq(productVariants.id, made.id));
     expect(await stampOf(made.id)).toEqual(before);
+    const variantStamp = async () =>
+      (
+        await database.db
+          .select({ changed: productVariants.changedAt })
+          .from(productVariants)
+          .where(eq(productVariants.id, made.id))
+      )[0]!.changed.getTime();
+    // Units still free (10 - 1 - 2): the variant's stamp stays too.
+    const stocked = await variantStamp();
+    await database.db
+      .update(productVariants)
+      .set({ reservedQuantity: 8 })
+      .where(eq(productVariants.id, made.id));
+    expect(await variantStamp()).toBe(stocked);
+    // The last free unit held: the variant's stamp moves (search's inStock), the product's does not.
+    await database.db
+      .update(productVariants)
+      .set({ reservedQuantity: 9 })
+      .where(eq(productVariants.id, made.id));
+    const soldOut = await variantStamp();
+    expect(soldOut).toBeGreaterThan(stocked);
+    expect(await stampOf(made.id)).toEqual(before);
+    expect(ids(await search({ q: 'quiet kettle', filters: 'inStock:false' }))).toContain(made.id);
+    await database.db
+      .update(productVariants)
+      .set({ reservedQuantity: 0 })
+      .where(eq(productVariants.id, made.id));
+    expect(await variantStamp()).toBeGreaterThan(soldOut);
 
     const word = uniqueWord();
     await database.db
@@ -191,6 +219,7 @@ describe('answers while entries are reclaimed and reused', () => {
         isDigital: { true: 1, false: 4 },
         isPerishable: { true: 1, false: 4 },
         priceRange: { '0-25': 1, '25-50': 1, '50-100': 1, '100-250': 1, '250+': 1 },
+        inStock: { true: 5 },
       });
       expect(ids(await search({ q: word, sort: 'price_desc', limit: 2 }))).toEqual([p[4]!.id, p[3]!.id]);
       expect(ids(await search({ q: `lantern ${word.slice(0, 6)}`, filters: `sellerId:${s2.id}` }))).toEqual(

@@ -4,7 +4,14 @@
 // exactly the products holding every word, scores them by the best field of each word,
 // counts the same facets and pages in the same order. No database: the rows are made here.
 import { describe, expect, it } from 'vitest';
-import type { IndexQuery, SortKey } from '../src/modules/search/engine.ts';
+import {
+  fixedFacets,
+  type IndexQuery,
+  optionFacets,
+  priceBucket,
+  type SortKey,
+} from '../src/modules/search/engine.ts';
+import type { Clause } from '../src/modules/search/filters.ts';
 import { IndexSearcher } from '../src/modules/search/index-query.ts';
 import { IndexStore } from '../src/modules/search/index-store.ts';
 
@@ -118,6 +125,8 @@ describe('index matching', () => {
         status: d.live ? 'active' : 'inactive',
         changed: clock++,
         doc: docText(d),
+        option_names: [],
+        variants: [[d.price, true, []]],
       });
     };
     store.beginLoad();
@@ -188,5 +197,178 @@ describe('index matching', () => {
       check(round);
     }
     expect(store.stats().sweeps).toBeGreaterThan(0);
+  });
+});
+
+/** A product of the variant catalog: its options' names and its active variants. */
+interface Sold {
+  id: string;
+  names: string[];
+  variants: Array<[number, boolean, string[]]>;
+  /** The product's own price (its variants' lowest, or its last one when it has none). */
+  price: number;
+  live: boolean;
+}
+
+const SIZES = ['S', 'M', 'L', 'm'];
+const COLOURS = ['Red', 'Navy', 'red'];
+
+function makeSold(next: () => number, id: string): Sold {
+  const pick = <T>(list: readonly T[]) => list[Math.floor(next() * list.length)]!;
+  const kind = next();
+  const own = 100 + Math.floor(next() * 30_000);
+  const names = kind < 0.4 ? [] : kind < 0.7 ? [pick(['Size', 'size'])] : [pick(['Size', 'SIZE']), 'Colour'];
+  const count = kind < 0.05 ? 0 : names.length === 0 ? 1 : 1 + Math.floor(next() * 4);
+  const variants: Sold['variants'] = [];
+  for (let i = 0; i < count; i++) {
+    const values = names.map((_n, j) => (j === 0 ? pick(SIZES) : pick(COLOURS)));
+    variants.push([100 + Math.floor(next() * 30_000), next() < 0.6, values]);
+  }
+  const price = variants.length ? Math.min(...variants.map((v) => v[0])) : own;
+  return { id, names, variants, price, live: next() > 0.1 };
+}
+
+describe('variant matching', () => {
+  it('variant clauses, the lowest matching price and the variant facets agree with a reference, through rewrites', () => {
+    const next = rng(11);
+    const store = new IndexStore();
+    const searcher = new IndexSearcher(store);
+    const sold = new Map<string, Sold>();
+    let clock = 1;
+    const write = (p: Sold) =>
+      store.apply({
+        id: p.id,
+        category_id: null,
+        seller_id: 'seller',
+        price_cents: p.price,
+        is_digital: false,
+        is_perishable: false,
+        rating: 0,
+        units_sold_30d: 0,
+        created: 0,
+        status: p.live ? 'active' : 'inactive',
+        changed: clock++,
+        // Half the rewrites keep the text: the entry's variants change in place.
+        doc: `'item':1A '${p.id.length % 2 ? 'odd' : 'even'}':2`,
+        option_names: p.names,
+        variants: p.variants,
+      });
+    store.beginLoad();
+    for (let i = 0; i < 3000; i++) {
+      const p = makeSold(next, `v${String(i).padStart(5, '0')}`);
+      sold.set(p.id, p);
+      write(p);
+    }
+    store.endLoad();
+    const fold = (s: string) => s.toLowerCase();
+    const queries: Clause[][] = [
+      [],
+      [{ field: 'inStock', anyOf: [true] }],
+      [{ field: 'inStock', anyOf: [false] }],
+      [{ field: 'option', name: 'size', anyOf: ['m'] }],
+      [
+        { field: 'option', name: 'size', anyOf: ['m', 'l'] },
+        { field: 'inStock', anyOf: [true] },
+      ],
+      [
+        { field: 'option', name: 'colour', anyOf: ['red'] },
+        { field: 'option', name: 'size', anyOf: ['s'] },
+      ],
+      [{ field: 'priceCents', ranges: [{ min: 5000, max: 9999 }] }],
+      [
+        { field: 'priceCents', ranges: [{ max: 2000 }, { min: 25000 }] },
+        { field: 'inStock', anyOf: [true, false] },
+        { field: 'option', name: 'size', anyOf: ['s', 'm'] },
+      ],
+    ];
+    const passes = (clauses: Clause[], p: Sold, v: Sold['variants'][number]) =>
+      clauses.every((c) => {
+        if (c.field === 'priceCents')
+          return c.ranges.some((r) => v[0] >= (r.min ?? 0) && v[0] <= (r.max ?? 1e12));
+        if (c.field === 'inStock') return c.anyOf.includes(v[1]);
+        if (c.field !== 'option') return true;
+        const j = p.names.findIndex((n) => fold(n) === c.name);
+        return j >= 0 && c.anyOf.includes(fold(v[2][j]!));
+      });
+    const check = (round: number) => {
+      for (const clauses of queries) {
+        for (const sort of ['price_asc', 'price_desc'] as const) {
+          const label = `round ${round}, ${JSON.stringify(clauses)}, ${sort}`;
+          const got = searcher.search({ terms: [], clauses, sort, limit: 30, offset: 10 });
+          const found: Array<{ p: Sold; price: number; matching: Sold['variants'] }> = [];
+          for (const p of sold.values()) {
+            if (!p.live) continue;
+            const matching = p.variants.filter((v) => passes(clauses, p, v));
+            if (clauses.length === 0) found.push({ p, price: p.price, matching });
+            else if (matching.length)
+              found.push({ p, price: Math.min(...matching.map((v) => v[0])), matching });
+          }
+          found.sort((a, b) =>
+            a.price !== b.price
+              ? sort === 'price_asc'
+                ? a.price - b.price
+                : b.price - a.price
+              : a.p.id < b.p.id
+                ? -1
+                : 1,
+          );
+          expect(got.total, label).toBe(found.length);
+          expect(got.ids, label).toEqual(found.slice(10, 40).map((f) => f.p.id));
+          const buckets = [0, 0, 0, 0, 0];
+          let inStock = 0;
+          const options = new Map<
+            string,
+            { name: string; ids: Set<string>; values: Map<string, { value: string; ids: Set<string> }> }
+          >();
+          const lowest = (a: string, b: string) => (a < b ? a : b);
+          for (const { p, matching } of found) {
+            const inBucket = new Set(
+              matching.length ? matching.map((v) => priceBucket(v[0])) : [priceBucket(p.price)],
+            );
+            for (const b of inBucket) buckets[b]!++;
+            if (matching.some((v) => v[1])) inStock++;
+            p.names.forEach((name, j) => {
+              if (!matching.length) return;
+              const o = options.get(fold(name)) ?? { name, ids: new Set(), values: new Map() };
+              o.name = lowest(o.name, name);
+              o.ids.add(p.id);
+              options.set(fold(name), o);
+              for (const v of matching) {
+                const value = v[2][j]!;
+                const c = o.values.get(fold(value)) ?? { value, ids: new Set() };
+                c.value = lowest(c.value, value);
+                c.ids.add(p.id);
+                o.values.set(fold(value), c);
+              }
+            });
+          }
+          expect(got.facets, label).toEqual({
+            categoryId: found.length ? { none: found.length } : {},
+            sellerId: found.length ? { seller: found.length } : {},
+            ...fixedFacets(found.length, 0, 0, buckets, inStock),
+            ...optionFacets(
+              [...options.values()].map((o) => ({
+                name: o.name,
+                n: o.ids.size,
+                values: [...o.values.values()].map((v) => ({ value: v.value, n: v.ids.size })),
+              })),
+            ),
+          });
+        }
+      }
+    };
+    check(0);
+    const ids = [...sold.keys()];
+    for (let round = 1; round <= 3; round++) {
+      for (let i = 0; i < 2000; i++) {
+        const id = ids[Math.floor(next() * ids.length)]!;
+        const p = makeSold(next, id);
+        sold.set(id, p);
+        write(p);
+        if (i % 100 === 0) store.reclaim();
+      }
+      store.reclaim();
+      check(round);
+    }
   });
 });

@@ -14,6 +14,7 @@ import {
   seller,
   uniqueWord,
 } from './helpers/builders.ts';
+import { checkout, ON_ADDRESS, payOk } from './helpers/checkout.ts';
 
 // test/search-sql.test.ts runs this same file on the SQL engine.
 const engine = process.env.PORTAGE_TEST_SEARCH_INDEX ?? 'memory';
@@ -90,6 +91,7 @@ describe('answer shape and visibility', () => {
         isDigital: { false: 1 },
         isPerishable: { false: 1 },
         priceRange: { '25-50': 1 },
+        inStock: { true: 1 },
       },
       total: 1,
       limit: 20,
@@ -304,6 +306,7 @@ describe('facets', () => {
       isPerishable: { true: 2, false: 7 },
       // 2500 cents is $25.00: the 25-50 bucket; 25000 is $250.00: 250+.
       priceRange: { '0-25': 2, '25-50': 2, '50-100': 2, '100-250': 2, '250+': 1 },
+      inStock: { true: 9 },
     });
     // The second page carries the same facets.
     const second = await search({ q: word, limit: 1, offset: 1 });
@@ -321,6 +324,7 @@ describe('facets', () => {
       isDigital: { false: 5 },
       isPerishable: { true: 2, false: 3 },
       priceRange: { '0-25': 2, '25-50': 1, '50-100': 1, '100-250': 1 },
+      inStock: { true: 5 },
     });
     const all = await search({ q: word, filters: 'isDigital:false,priceCents:..10000', sort: 'price_asc' });
     expect(ids(all)).toEqual([p.a.id, p.b.id, p.d.id, p.f.id, p.g.id]);
@@ -425,20 +429,191 @@ describe('filter grammar', () => {
     const res = await search({ filters: 'bogus:1' });
     expect(res.body).toEqual({
       error:
-        'Invalid filter "bogus:1": unknown field "bogus"; use one of categoryId, sellerId, priceCents, isDigital, isPerishable, rating',
+        'Invalid filter "bogus:1": unknown field "bogus"; use one of categoryId, sellerId, priceCents, isDigital, isPerishable, rating, inStock, option.<name>',
       code: 'VALIDATION_ERROR',
       statusCode: 400,
       details: [
         {
           field: 'filters',
           message:
-            '"bogus:1": unknown field "bogus"; use one of categoryId, sellerId, priceCents, isDigital, isPerishable, rating',
+            '"bogus:1": unknown field "bogus"; use one of categoryId, sellerId, priceCents, isDigital, isPerishable, rating, inStock, option.<name>',
         },
       ],
     });
     const range = await search({ filters: 'priceCents:5..1' });
     expect(range.body.details).toEqual([
       { field: 'filters', message: '"priceCents:5..1": range start is above its end' },
+    ]);
+  });
+});
+
+/**
+ * Under one unique word: a T-shirt in S ($15, 5 left), M ($20, 1 left) and L ($30, sold out);
+ * a hoodie in M / Red ($60) and L / Navy ($70), both sold out; a mug sold one way ($25, 10 left).
+ */
+async function variantCatalog() {
+  const word = uniqueWord();
+  const s = await seller(t.api);
+  const made = async (body: Record<string, unknown>) => {
+    const res = await t.api.as(s).post('/products', { weight: 0.5, ...body });
+    expect(res.status, JSON.stringify(res.body)).toBe(201);
+    return res.body as { id: string; variants: Array<{ id: string; sku: string }> };
+  };
+  const tee = await made({
+    title: `Tee ${word}`,
+    options: [{ name: 'Size', values: ['S', 'M', 'L'] }],
+    variants: [
+      { sku: `TEE-S-${word}`, options: { Size: 'S' }, priceCents: 1500, stockQuantity: 5 },
+      { sku: `TEE-M-${word}`, options: { Size: 'M' }, priceCents: 2000, stockQuantity: 1 },
+      { sku: `TEE-L-${word}`, options: { Size: 'L' }, priceCents: 3000, stockQuantity: 0 },
+    ],
+  });
+  const hoodie = await made({
+    title: `Hoodie ${word}`,
+    options: [
+      { name: 'Size', values: ['M', 'L'] },
+      { name: 'Colour', values: ['Red', 'Navy'] },
+    ],
+    variants: [
+      { sku: `HOOD-MR-${word}`, options: { Size: 'M', Colour: 'Red' }, priceCents: 6000, stockQuantity: 0 },
+      { sku: `HOOD-LN-${word}`, options: { Size: 'L', Colour: 'Navy' }, priceCents: 7000, stockQuantity: 0 },
+    ],
+  });
+  const mug = await made({ title: `Mug ${word}`, priceCents: 2500, stockQuantity: 10 });
+  return { word, s, tee, hoodie, mug };
+}
+
+describe('variants', () => {
+  it('option.* and inStock hold for one variant; a purchase sells M out, a restock brings it back', async () => {
+    const who = await buyer(t.api, 'variant-stock');
+    const { word, s, tee, hoodie } = await variantCatalog();
+    const find = async (filters: string) => ids(await search({ q: word, filters, sort: 'price_asc' }, who));
+    expect(await find('option.Size:M')).toEqual([tee.id, hoodie.id]);
+    // Names and values whatever their case.
+    expect(await find(' option.size : m|xl')).toEqual([tee.id, hoodie.id]);
+    // The hoodie's M is sold out.
+    expect(await find('option.Size:M,inStock:true')).toEqual([tee.id]);
+    expect(await find('option.Size:L,inStock:true')).toEqual([]);
+    expect(await find('option.Colour:red,inStock:false')).toEqual([hoodie.id]);
+    // One variant must hold every clause: the hoodie in M is Red, not Navy; the tee has no colour.
+    expect(await find('option.Size:M,option.Colour:Navy')).toEqual([]);
+    expect(await find('option.Size:S,option.Colour:Red')).toEqual([]);
+
+    // The last M is bought: that variant has no free unit; S still has.
+    const [, m] = tee.variants;
+    const b = await buyer(t.api, 'tee-buyer');
+    expect(
+      (await t.api.as(b).post('/cart/items', { product_id: tee.id, quantity: 1, variant: m!.sku })).status,
+    ).toBe(200);
+    const session = await checkout(t.api, b, { shipping_address: ON_ADDRESS });
+    expect(session.status, JSON.stringify(session.body)).toBe(201);
+    await payOk(t.api, session.body.sessionId);
+    expect(await find('option.Size:M,inStock:true')).toEqual([]);
+    expect(await find('option.Size:M')).toEqual([tee.id, hoodie.id]);
+    expect(await find('option.Size:S|M,inStock:true')).toEqual([tee.id]);
+    expect(await find('option.Size:M,inStock:false')).toEqual([tee.id, hoodie.id]);
+
+    const restocked = await t.api.as(s).patch(`/products/${tee.id}/variants/${m!.id}`, { stockQuantity: 3 });
+    expect(restocked.status).toBe(200);
+    expect(await find('option.Size:M,inStock:true')).toEqual([tee.id]);
+    expect(await find('option.Size:M,inStock:false')).toEqual([hoodie.id]);
+  });
+
+  it("priceCents matches a variant's price; the sort by price takes the lowest matching variant", async () => {
+    const who = await buyer(t.api, 'variant-price');
+    const { word, tee, hoodie, mug } = await variantCatalog();
+    const find = async (params: Record<string, string>) => ids(await search({ q: word, ...params }, who));
+    // The tee's lowest price ($15) is outside; its L ($30) is inside.
+    expect(await find({ filters: 'priceCents:2800..3500' })).toEqual([tee.id]);
+    expect(await find({ filters: 'priceCents:2800..3500,option.Size:S' })).toEqual([]);
+    // From $18: the tee's M ($20) is below the mug ($25); from $22, its L ($30) is above.
+    expect(await find({ filters: 'priceCents:1800..3500', sort: 'price_asc' })).toEqual([tee.id, mug.id]);
+    expect(await find({ filters: 'priceCents:2200..3500', sort: 'price_asc' })).toEqual([mug.id, tee.id]);
+    expect(await find({ filters: 'priceCents:2200..3500', sort: 'price_desc' })).toEqual([tee.id, mug.id]);
+    // Without variant clauses: each product's lowest active variant.
+    expect(await find({ sort: 'price_asc' })).toEqual([tee.id, mug.id, hoodie.id]);
+    expect(await find({ filters: 'option.Size:L', sort: 'price_asc' })).toEqual([tee.id, hoodie.id]);
+    const results = (await search({ q: word, filters: 'option.Size:L', sort: 'price_desc' }, who)).body
+      .results;
+    // A result keeps the product's fields: its price is its lowest variant's.
+    expect(results.map((r: { id: string; priceCents: number }) => [r.id, r.priceCents])).toEqual([
+      [hoodie.id, 6000],
+      [tee.id, 1500],
+    ]);
+  });
+
+  it('facets count products by their matching variants: options, stock, price ranges', async () => {
+    const who = await buyer(t.api, 'variant-facets');
+    const { word, s } = await variantCatalog();
+    const common = (n: number) => ({
+      categoryId: { none: n },
+      sellerId: { [s.id]: n },
+      isDigital: { false: n },
+      isPerishable: { false: n },
+    });
+    const all = await search({ q: word }, who);
+    expect(all.body.total).toBe(3);
+    expect(all.body.facets).toEqual({
+      ...common(3),
+      // The tee counts in two ranges ($15, $20 and $30).
+      priceRange: { '0-25': 1, '25-50': 2, '50-100': 1 },
+      inStock: { true: 2, false: 1 },
+      'option.Size': { M: 2, L: 2, S: 1 },
+      'option.Colour': { Red: 1, Navy: 1 },
+    });
+    const large = await search({ q: word, filters: 'option.size:l' }, who);
+    expect(large.body.total).toBe(2);
+    expect(large.body.facets).toEqual({
+      ...common(2),
+      priceRange: { '25-50': 1, '50-100': 1 },
+      inStock: { false: 2 },
+      'option.Size': { L: 2 },
+      'option.Colour': { Navy: 1 },
+    });
+    const inStock = await search({ q: word, filters: 'inStock:true' }, who);
+    expect(inStock.body.total).toBe(2);
+    expect(inStock.body.facets).toEqual({
+      ...common(2),
+      priceRange: { '0-25': 1, '25-50': 1 },
+      inStock: { true: 2 },
+      'option.Size': { S: 1, M: 1 },
+    });
+  });
+
+  it('refuses a bad option or stock clause with 400 naming it, in English and French', async () => {
+    const who = await buyer(t.api, 'variant-bad');
+    expectBadFilter(await search({ filters: 'option.:x' }, who), 'option.:x');
+    expectBadFilter(
+      await search({ filters: `option.${'n'.repeat(51)}:x` }, who),
+      `option.${'n'.repeat(51)}:x`,
+    );
+    expectBadFilter(await search({ filters: 'inStock:maybe' }, who), 'inStock:maybe');
+    expectBadFilter(await search({ filters: 'option.Size:' }, who), 'option.Size:');
+    const en = await search({ filters: 'option.:x,inStock:true' }, who);
+    expect(en.body.details).toEqual([
+      {
+        field: 'filters',
+        message: `"option.:x": an option's name is 1 to 50 characters, as in option.Size:M`,
+      },
+    ]);
+    const fr = await t.api
+      .as(who)
+      .get(`/search/products?filters=${encodeURIComponent('inStock:maybe')}`, { 'accept-language': 'fr-CA' });
+    expect(fr.status).toBe(400);
+    expect(fr.body).toEqual({
+      error: 'Filtre « inStock:maybe » invalide : la valeur doit être true ou false',
+      code: 'VALIDATION_ERROR',
+      statusCode: 400,
+      details: [{ field: 'filters', message: '« inStock:maybe » : la valeur doit être true ou false' }],
+    });
+    const frOption = await t.api
+      .as(who)
+      .get(`/search/products?filters=${encodeURIComponent('option.:x')}`, { 'accept-language': 'fr-CA' });
+    expect(frOption.body.details).toEqual([
+      {
+        field: 'filters',
+        message: '« option.:x » : le nom d’une option a de 1 à 50 caractères, comme dans option.Size:M',
+      },
     ]);
   });
 });
@@ -489,7 +664,7 @@ describe('hostile query text', () => {
     const res = await search({ q: ':* & | !' });
     expect(res.body).toEqual({
       results: [],
-      facets: { categoryId: {}, sellerId: {}, isDigital: {}, isPerishable: {}, priceRange: {} },
+      facets: { categoryId: {}, sellerId: {}, isDigital: {}, isPerishable: {}, priceRange: {}, inStock: {} },
       total: 0,
       limit: 20,
       offset: 0,

@@ -364,7 +364,8 @@ export const searchQuery = z.object({
     .optional()
     .describe(
       'Clauses `field:value` separated by commas, combined with AND; `a|b` is OR; `lo..hi` an inclusive range. ' +
-        'Fields: categoryId, sellerId, priceCents, isDigital, isPerishable, rating (minimum).',
+        'Fields: categoryId, sellerId, priceCents, isDigital, isPerishable, rating (minimum), inStock, option.<Name> (e.g. option.Size:M|L). ' +
+        'priceCents, inStock and option.* hold together for one of the product’s variants.',
     ),
   sort: z.enum(SORTS).optional(),
   limit: intParam('limit', 1, 100).default(20),
@@ -376,13 +377,21 @@ export const searchResult = productListItem.omit({ status: true }).meta({ id: 'S
 export const facetCounts = z.record(z.string(), z.number().int());
 export const searchAnswer = z.object({
   results: z.array(searchResult),
-  facets: z.object({
-    categoryId: facetCounts,
-    sellerId: facetCounts,
-    isDigital: facetCounts,
-    isPerishable: facetCounts,
-    priceRange: facetCounts.describe('Dollar ranges 0-25, 25-50, 50-100, 100-250, 250+'),
-  }),
+  facets: z
+    .object({
+      categoryId: facetCounts,
+      sellerId: facetCounts,
+      isDigital: facetCounts,
+      isPerishable: facetCounts,
+      priceRange: facetCounts.describe(
+        'Dollar ranges 0-25, 25-50, 50-100, 100-250, 250+: a product counts in each range one of its matching variants is priced in',
+      ),
+      inStock: facetCounts.describe(
+        'true: products with a matching variant that has free units; false: the others',
+      ),
+    })
+    // `option.<Name>` (Size, Colour...): per value, the products with a matching variant of that value.
+    .catchall(facetCounts),
   total: z.number().int(),
   limit: z.number().int(),
   offset: z.number().int(),

@@ -173,6 +173,11 @@ export const productVariants = pgTable(
     status: text('status', { enum: VARIANT_STATUSES }).notNull().default('active'),
     createdAt: timestamp('created_at', { withTimezone: true }).notNull().defaultNow(),
     updatedAt: timestamp('updated_at', { withTimezone: true }).notNull().defaultNow(),
+    // When what search reads of the variant last changed (price, status, option values, whether
+    // units are free), by the database's clock: a trigger sets it (portage_variant_changed,
+    // migration 0041), so that the search index sees a sell-out without a checkout writing the
+    // product row. Other stock moves leave it (and the index) alone.
+    changedAt: timestamp('changed_at', { withTimezone: true }).notNull().default(sql`clock_timestamp()`),
   },
   (t) => [
     check('product_variants_price_positive', sql`${t.priceCents} > 0`),
@@ -194,5 +199,6 @@ export const productVariants = pgTable(
     // A deleted variant's SKU may be given again (its orders keep their own copy of it).
     uniqueIndex('product_variants_seller_sku').on(t.sellerId, t.sku).where(sql`${t.status} <> 'deleted'`),
     index('product_variants_product_idx').on(t.productId, t.position),
+    index('product_variants_changed_idx').on(t.changedAt),
   ],
 );

@@ -1,7 +1,8 @@
 // The `filters` grammar of GET /search/products (docs/api.md "Search"):
 // clauses `field:value` separated by
 // commas, all combined with AND; `a|b` inside a value is OR; `lo..hi` is an inclusive range.
-// The first `:` separates field from value (ids contain colons).
+// The first `:` separates field from value (ids contain colons). `priceCents`, `option.<Name>`
+// and `inStock` are variant clauses: one active variant of a product must satisfy them all.
 import { invalid, problem } from '../../contract/errors.ts';
 import { BASE_LOCALE, type Locale, type MessageKey, type MessageValues, t } from '../../contract/i18n.ts';
 
@@ -9,9 +10,34 @@ export type Clause =
   | { field: 'categoryId' | 'sellerId'; anyOf: string[] }
   | { field: 'priceCents'; ranges: Array<{ min?: number; max?: number }> }
   | { field: 'isDigital' | 'isPerishable'; anyOf: boolean[] }
-  | { field: 'rating'; min: number };
+  | { field: 'rating'; min: number }
+  /** `name` and `anyOf` folded (foldOption): an option is matched whatever its letters' case. */
+  | { field: 'option'; name: string; anyOf: string[] }
+  | { field: 'inStock'; anyOf: boolean[] };
 
-const FIELDS = ['categoryId', 'sellerId', 'priceCents', 'isDigital', 'isPerishable', 'rating'] as const;
+export type VariantClause = Extract<Clause, { field: 'priceCents' | 'option' | 'inStock' }>;
+export const isVariantClause = (c: Clause): c is VariantClause =>
+  c.field === 'priceCents' || c.field === 'option' || c.field === 'inStock';
+
+const FIELDS = [
+  'categoryId',
+  'sellerId',
+  'priceCents',
+  'isDigital',
+  'isPerishable',
+  'rating',
+  'inStock',
+  'option.<name>',
+] as const;
+/** An option's name is at most this long (as the catalog's, contract/catalog.ts optionText). */
+export const OPTION_NAME_MAX = 50;
+
+/**
+ * An option name or value as search compares them: trimmed, ASCII letters lowered. Only ASCII:
+ * PostgreSQL's lower() under the "C" collation (the SQL engine's) does the same on every
+ * database, whatever its locale, so both engines agree.
+ */
+export const foldOption = (s: string) => s.trim().replace(/[A-Z]+/g, (c) => c.toLowerCase());
 const MAX_CLAUSES = 20;
 const MAX_ALTERNATIVES = 50;
 
@@ -38,7 +64,11 @@ function parseClause(clause: string, bad: Bad): Clause {
   if (colon <= 0) throw bad(clause, 'error.search.filter.noColon');
   const field = clause.slice(0, colon).trim();
   const value = clause.slice(colon + 1).trim();
-  if (!(FIELDS as readonly string[]).includes(field)) {
+  const option = field.startsWith('option.') ? field.slice('option.'.length).trim() : undefined;
+  if (option !== undefined && (option === '' || option.length > OPTION_NAME_MAX)) {
+    throw bad(clause, 'error.search.filter.optionName', { max: OPTION_NAME_MAX });
+  }
+  if (option === undefined && !(FIELDS as readonly string[]).includes(field)) {
     throw bad(clause, 'error.search.filter.unknownField', { field, fields: FIELDS.join(', ') });
   }
   if (!value) throw bad(clause, 'error.search.filter.emptyValue');
@@ -46,12 +76,15 @@ function parseClause(clause: string, bad: Bad): Clause {
   if (alternatives.length > MAX_ALTERNATIVES)
     throw bad(clause, 'error.search.filter.tooManyAlternatives', { max: MAX_ALTERNATIVES });
   if (alternatives.some((v) => v === '')) throw bad(clause, 'error.search.filter.emptyAlternative');
+  if (option !== undefined)
+    return { field: 'option', name: foldOption(option), anyOf: alternatives.map(foldOption) };
   switch (field) {
     case 'categoryId':
     case 'sellerId':
       return { field, anyOf: alternatives };
     case 'isDigital':
     case 'isPerishable':
+    case 'inStock':
       return {
         field,
         anyOf: alternatives.map((v) => {

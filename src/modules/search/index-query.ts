@@ -2,9 +2,17 @@
 // field of each), the filters, facet counts over the whole result in one pass, and a
 // bounded heap for the page. Runs synchronously once its inputs are in.
 // Long because the query is one synchronous pass whose parts share its arrays; split, they would copy them.
-import { type EngineAnswer, FACET_VALUES, fixedFacets, type IndexQuery, type SortKey } from './engine.ts';
-import type { Clause } from './filters.ts';
-import type { IndexStore } from './index-store.ts';
+import {
+  type EngineAnswer,
+  FACET_VALUES,
+  fixedFacets,
+  type IndexQuery,
+  optionFacets,
+  priceBucket,
+  type SortKey,
+} from './engine.ts';
+import { type Clause, foldOption, isVariantClause, type VariantClause } from './filters.ts';
+import { BLOCK, IN_STOCK, type IndexStore, NO_VARIANT } from './index-store.ts';
 import type { Term } from './lexicon.ts';
 
 /** Field weights, as ts_rank's defaults: title (A) 1.0, keywords (B) 0.4, description (C) 0.2, words as written (D) 0.1. */
@@ -18,6 +26,23 @@ interface Matches {
   n: number;
 }
 
+/**
+ * The variant clauses, compiled: a variant passes when its price is in one range of each price
+ * clause, its stock is accepted (bit 1 out of stock, bit 2 in stock) and each option clause
+ * names an option of its product whose value (folded ordinal) is wanted.
+ */
+interface VariantFilter {
+  any: boolean;
+  prices: Float64Array[];
+  stock: number;
+  options: Array<{ name: number; wanted: Uint8Array }>;
+  /** Scratch: per option clause, its option's place among the product's options. */
+  pos: Int32Array;
+}
+
+/** Facet key bits of a match: 1 digital, 2 perishable, 4..64 its price buckets, 128 in stock. */
+const KEY_STOCK = 128;
+
 export class IndexSearcher {
   // Per-entry scratch space, reused from query to query. `mark` says how far an entry got in
   // this query: `tag(t)` once it matched terms 0..t; older queries' tags are all smaller.
@@ -30,20 +55,131 @@ export class IndexSearcher {
   // word being intersected (0: not found).
   private candScore = new Float32Array(0);
   private wordBest = new Float64Array(0);
+  // Per-entry scratch of variant clauses: a match's lowest matching price and facet bits.
+  private matchPrice = new Int32Array(0);
+  private matchKey = new Uint8Array(0);
 
   constructor(private readonly store: IndexStore) {}
 
   search(q: IndexQuery): EngineAnswer {
     this.fitScratch();
     const matches = this.match(q.terms);
-    const pass = this.filter(q.clauses);
-    if (pass) {
+    const pass = this.filter(
+      q.clauses.filter((c): c is Exclude<Clause, VariantClause> => !isVariantClause(c)),
+    );
+    const vf = this.variantFilter(q.clauses.filter(isVariantClause));
+    if (pass || vf.any) {
       const { docs } = matches;
       let w = 0;
-      for (let i = 0; i < matches.n; i++) if (pass(docs[i]!)) docs[w++] = docs[i]!;
+      for (let i = 0; i < matches.n; i++) {
+        const d = docs[i]!;
+        if ((!pass || pass(d)) && (!vf.any || this.matchVariants(d, vf))) docs[w++] = d;
+      }
       matches.n = w;
     }
-    return { total: matches.n, ids: this.page(matches, q), facets: this.facets(matches) };
+    // With variant clauses, a match's price is its lowest matching variant's (matchVariants).
+    const price = vf.any ? this.matchPrice : this.store.price;
+    return { total: matches.n, ids: this.page(matches, q, price), facets: this.facets(matches, vf) };
+  }
+
+  private variantFilter(clauses: VariantClause[]): VariantFilter {
+    const s = this.store;
+    const vf: VariantFilter = {
+      any: clauses.length > 0,
+      prices: [],
+      stock: 3,
+      options: [],
+      pos: new Int32Array(0),
+    };
+    for (const c of clauses) {
+      if (c.field === 'priceCents') {
+        vf.prices.push(
+          Float64Array.from(
+            c.ranges.flatMap((r) => [r.min ?? Number.NEGATIVE_INFINITY, r.max ?? Number.POSITIVE_INFINITY]),
+          ),
+        );
+      } else if (c.field === 'inStock') {
+        vf.stock &= (c.anyOf.includes(false) ? 1 : 0) | (c.anyOf.includes(true) ? 2 : 0);
+      } else {
+        const wanted = new Uint8Array(s.optionFolded.values.length);
+        for (const v of c.anyOf) {
+          const o = s.optionFolded.find(foldOption(v));
+          if (o !== undefined) wanted[o] = 1;
+        }
+        vf.options.push({ name: s.optionFolded.find(c.name) ?? -1, wanted });
+      }
+    }
+    vf.pos = new Int32Array(vf.options.length);
+    return vf;
+  }
+
+  /** Whether the variant at pool[base] (price, stock, values) passes the variant clauses. */
+  private variantPasses(vf: VariantFilter, base: number): boolean {
+    const { pool, slotFolded } = this.store;
+    if ((vf.stock & (pool[base + 1] ? 2 : 1)) === 0 || !inRanges(vf.prices, pool[base]!)) return false;
+    for (let c = 0; c < vf.options.length; c++) {
+      if (vf.options[c]!.wanted[slotFolded[pool[base + 2 + vf.pos[c]!]!]!] !== 1) return false;
+    }
+    return true;
+  }
+
+  /** Places each option clause's option among the block's options (vf.pos); false when one is missing. */
+  private placeOptions(vf: VariantFilter, at: number): boolean {
+    const { pool, folded } = this.store;
+    const k = pool[at]!;
+    for (let c = 0; c < vf.options.length; c++) {
+      let j = 0;
+      while (j < k && folded[pool[at + 2 + j]!] !== vf.options[c]!.name) j++;
+      if (j === k) return false;
+      vf.pos[c] = j;
+    }
+    return true;
+  }
+
+  /**
+   * Whether one of the entry's active variants passes the variant clauses; if so, notes its
+   * lowest matching price (matchPrice) and facet bits (matchKey: buckets and stock).
+   */
+  private matchVariants(d: number, vf: VariantFilter): boolean {
+    const s = this.store;
+    const f = s.flags[d]!;
+    if (f & NO_VARIANT) return false;
+    if ((f & BLOCK) === 0) {
+      // Sold one way: its one variant is the product's price and IN_STOCK bit; it has no options.
+      if (vf.options.length > 0) return false;
+      const p = s.price[d]!;
+      if ((vf.stock & (f & IN_STOCK ? 2 : 1)) === 0 || !inRanges(vf.prices, p)) return false;
+      this.matchPrice[d] = p;
+      this.matchKey[d] = (4 << ((f >> 2) & 7)) | (f & IN_STOCK ? KEY_STOCK : 0);
+      return true;
+    }
+    const at = s.block[d]!;
+    if (!this.placeOptions(vf, at)) return false;
+    const key = this.walkBlock(at, vf);
+    if (key === 0) return false;
+    this.matchPrice[d] = this.lowest;
+    this.matchKey[d] = key;
+    return true;
+  }
+
+  /** The last walkBlock's lowest passing price. */
+  private lowest = 0;
+
+  /** The facet bits of the block's variants that pass (0: none); their lowest price in `lowest`. */
+  private walkBlock(at: number, vf: VariantFilter): number {
+    const pool = this.store.pool;
+    const k = pool[at]!;
+    const stride = 2 + k;
+    let lowest = Number.POSITIVE_INFINITY;
+    let key = 0;
+    for (let i = 0, base = at + 2 + k; i < pool[at + 1]!; i++, base += stride) {
+      if (!this.variantPasses(vf, base)) continue;
+      const p = pool[base]!;
+      if (p < lowest) lowest = p;
+      key |= (4 << priceBucket(p)) | (pool[base + 1] ? KEY_STOCK : 0);
+    }
+    this.lowest = lowest;
+    return key;
   }
 
   private fitScratch() {
@@ -53,6 +189,8 @@ export class IndexSearcher {
     const mark = new Int32Array(size);
     mark.set(this.mark);
     this.mark = mark;
+    this.matchPrice = new Int32Array(size);
+    this.matchKey = new Uint8Array(size);
     this.score = new Float32Array(size);
     this.termBest = new Float32Array(size);
     this.found = new Int32Array(size);
@@ -352,7 +490,8 @@ export class IndexSearcher {
     }
   }
 
-  private filter(clauses: Clause[]): ((d: number) => boolean) | null {
+  /** The product clauses (variant clauses are matchVariants'). */
+  private filter(clauses: Array<Exclude<Clause, VariantClause>>): ((d: number) => boolean) | null {
     if (clauses.length === 0) return null;
     const s = this.store;
     const tests = clauses.map((c): ((d: number) => boolean) => {
@@ -384,22 +523,6 @@ export class IndexSearcher {
           const flags = s.flags;
           return (d) => ((flags[d]! & bit) !== 0 ? yes : no);
         }
-        case 'priceCents': {
-          const price = s.price;
-          const ranges = c.ranges.map((r) => [
-            r.min ?? Number.NEGATIVE_INFINITY,
-            r.max ?? Number.POSITIVE_INFINITY,
-          ]);
-          if (ranges.length === 1) {
-            const [lo, hi] = ranges[0]!;
-            return (d) => price[d]! >= lo! && price[d]! <= hi!;
-          }
-          return (d) => {
-            const p = price[d]!;
-            for (const [lo, hi] of ranges) if (p >= lo! && p <= hi!) return true;
-            return false;
-          };
-        }
         default: {
           const rating = s.rating;
           return (d) => rating[d]! >= c.min;
@@ -414,29 +537,98 @@ export class IndexSearcher {
     return (d) => tests.every((t) => t(d));
   }
 
-  /** One pass over the matches: category and seller counts in arrays indexed by their numbers, the fixed facets from one byte. */
-  private facets(matches: Matches): EngineAnswer['facets'] {
+  /**
+   * One pass over the matches: category and seller counts in arrays indexed by their numbers,
+   * the fixed facets from one key byte per match (its flags, or the bits of its matching
+   * variants), the option facets from the matching variants of products that have a block.
+   */
+  private facets(matches: Matches, vf: VariantFilter): EngineAnswer['facets'] {
     const s = this.store;
     const categories = new Int32Array(s.categories.values.length + 1); // [0]: no category
     const sellers = new Int32Array(s.sellers.values.length);
-    const byFlags = new Int32Array(32);
-    const { category, seller, flags } = s;
+    const byKey = new Int32Array(256);
+    // Entries sold one way, without variant clauses: counted by their flags, turned into keys after.
+    const byFlags = new Int32Array(256);
+    const { category, seller, flags, block, pool, folded, slotPair, slotText } = s;
+    const text = s.optionText.values;
+    // Per folded option name and per (name, value) pair: products counted, the match that last
+    // counted one (index + 1: a product counts once), and the lowest spelling seen (ordinal + 1).
+    const names = s.optionFolded.values.length;
+    const nameCount = new Int32Array(names);
+    const nameLast = new Int32Array(names);
+    const nameText = new Int32Array(names);
+    const pairCount = new Int32Array(s.pairCount);
+    const pairLast = new Int32Array(s.pairCount);
+    const pairText = new Int32Array(s.pairCount);
     const { docs, n } = matches;
     for (let i = 0; i < n; i++) {
       const d = docs[i]!;
       categories[category[d]! + 1]!++;
       sellers[seller[d]!]!++;
-      byFlags[flags[d]!]!++;
+      const f = flags[d]!;
+      if ((f & BLOCK) === 0) {
+        if (vf.any) byKey[(f & 3) | this.matchKey[d]!]!++;
+        else byFlags[f]!++;
+        continue;
+      }
+      const at = block[d]!;
+      if (vf.any) {
+        byKey[(f & 3) | this.matchKey[d]!]!++;
+        this.placeOptions(vf, at);
+      } else {
+        byKey[(f & 3) | this.walkBlock(at, vf)]!++;
+      }
+      const k = pool[at]!;
+      const stamp = i + 1;
+      for (let j = 0; j < k; j++) {
+        const o = pool[at + 2 + j]!;
+        const name = folded[o]!;
+        if (nameLast[name] !== stamp) {
+          nameLast[name] = stamp;
+          nameCount[name]!++;
+        }
+        nameText[name] = lowestSpelling(text, nameText[name]!, o);
+      }
+      for (let v = 0, base = at + 2 + k; v < pool[at + 1]!; v++, base += 2 + k) {
+        if (!this.variantPasses(vf, base)) continue;
+        for (let j = 0; j < k; j++) {
+          const slot = pool[base + 2 + j]!;
+          const pair = slotPair[slot]!;
+          if (pairLast[pair] !== stamp) {
+            pairLast[pair] = stamp;
+            pairCount[pair]!++;
+          }
+          pairText[pair] = lowestSpelling(text, pairText[pair]!, slotText[slot]!);
+        }
+      }
     }
+    const options = new Map<
+      number,
+      { name: string; n: number; values: Array<{ value: string; n: number }> }
+    >();
+    for (let name = 0; name < names; name++) {
+      if (nameCount[name]! > 0)
+        options.set(name, { name: text[nameText[name]! - 1]!, n: nameCount[name]!, values: [] });
+    }
+    for (let pair = 0; pair < s.pairCount; pair++) {
+      if (pairCount[pair]! > 0) {
+        options
+          .get(s.pairName[pair]!)!
+          .values.push({ value: text[pairText[pair]! - 1]!, n: pairCount[pair]! });
+      }
+    }
+    for (let f = 0; f < 256; f++) if (byFlags[f]! > 0) byKey[keyOfFlags(f)]! += byFlags[f]!;
     let digital = 0;
     let perishable = 0;
+    let inStock = 0;
     const buckets = [0, 0, 0, 0, 0];
-    for (let f = 0; f < 32; f++) {
-      const k = byFlags[f]!;
+    for (let key = 0; key < 256; key++) {
+      const k = byKey[key]!;
       if (k === 0) continue;
-      if (f & 1) digital += k;
-      if (f & 2) perishable += k;
-      buckets[f >> 2]! += k;
+      if (key & 1) digital += k;
+      if (key & 2) perishable += k;
+      if (key & KEY_STOCK) inStock += k;
+      for (let b = 0; b < 5; b++) if (key & (4 << b)) buckets[b]! += k;
     }
     const top = (counts: Int32Array, name: (i: number) => string) => {
       const found: Array<[string, number]> = [];
@@ -448,14 +640,15 @@ export class IndexSearcher {
     return {
       categoryId: top(categories, (i) => (i === 0 ? 'none' : s.categories.values[i - 1]!)),
       sellerId: top(sellers, (i) => s.sellers.values[i]!),
-      ...fixedFacets(n, digital, perishable, buckets),
+      ...fixedFacets(n, digital, perishable, buckets, inStock),
+      ...optionFacets([...options.values()]),
     };
   }
 
   /** The ids of the requested page: a bounded heap keeps the best offset+limit, then sorts them. */
-  private page(matches: Matches, q: IndexQuery): string[] {
-    const cmp = this.comparator(q.sort);
-    const key = this.firstKey(q.sort);
+  private page(matches: Matches, q: IndexQuery, price: Int32Array): string[] {
+    const cmp = this.comparator(q.sort, price);
+    const key = this.firstKey(q.sort, price);
     const k = q.offset + q.limit;
     const { docs, n } = matches;
     let best: number[];
@@ -508,8 +701,8 @@ export class IndexSearcher {
   }
 
   /** The comparator's first criterion as a number, smaller first. */
-  private firstKey(sort: SortKey): (d: number) => number {
-    const { price, created, sold } = this.store;
+  private firstKey(sort: SortKey, price: Int32Array): (d: number) => number {
+    const { created, sold } = this.store;
     const score = this.score;
     switch (sort) {
       case 'price_asc':
@@ -525,8 +718,8 @@ export class IndexSearcher {
     }
   }
 
-  private comparator(sort: SortKey): (a: number, b: number) => number {
-    const { ids, price, created, sold, rating } = this.store;
+  private comparator(sort: SortKey, price: Int32Array): (a: number, b: number) => number {
+    const { ids, created, sold, rating } = this.store;
     const score = this.score;
     const byId = (a: number, b: number) => (ids[a]! < ids[b]! ? -1 : ids[a]! > ids[b]! ? 1 : 0);
     switch (sort) {
@@ -543,6 +736,26 @@ export class IndexSearcher {
     }
   }
 }
+
+/** Whether `p` is in one range of each price clause (lo, hi pairs). */
+function inRanges(prices: Float64Array[], p: number): boolean {
+  for (let c = 0; c < prices.length; c++) {
+    const ranges = prices[c]!;
+    let inside = false;
+    for (let r = 0; r < ranges.length && !inside; r += 2) inside = p >= ranges[r]! && p <= ranges[r + 1]!;
+    if (!inside) return false;
+  }
+  return true;
+}
+
+/** Spellings that fold alike show as the lowest among the matches: `kept` and the answer are ordinal + 1 (0: none yet). */
+function lowestSpelling(text: string[], kept: number, o: number): number {
+  if (kept === o + 1) return kept;
+  return kept === 0 || text[o]! < text[kept - 1]! ? o + 1 : kept;
+}
+
+/** The facet key of an entry sold one way (no block): its flags' bits, bucket and stock. */
+const keyOfFlags = (f: number) => (f & 3) | (4 << ((f >> 2) & 7)) | (f & IN_STOCK ? KEY_STOCK : 0);
 
 /**
  * The first index in sorted[from..end) whose value is >= key (end when none): exponential

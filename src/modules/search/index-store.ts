@@ -11,6 +11,17 @@
 // - An entry's ordinal is reused once a completed sweep has dropped every posting naming it
 //   (entries dead when the sweep started), so the columns never outgrow the peak catalog.
 
+//
+// A product's active variants (what variant clauses, the sort by price and the variant facets
+// read) cost nothing more for the common product sold one way: its price column and two bits of
+// `flags`. Others have a block in one shared Int32Array pool: [options, variants, the options'
+// names, then per variant its price, 1 if it has free units, and a slot per option value (the
+// value as written under that option, interned, with its folded value and its (option, value)
+// pair for the facets)]; a rewritten block's old words are garbage, compacted away when they
+// pass the live ones.
+
+import { priceBucket } from './engine.ts';
+import { foldOption } from './filters.ts';
 import { Lexicon, type Term } from './lexicon.ts';
 
 /** A product's row as the index reads it. */
@@ -29,7 +40,18 @@ export interface IndexRow {
   changed: number;
   /** The search vector as text: `'lexeme':1A,5C 'other':3`. */
   doc: string;
+  /** The product's options' names, in order. */
+  option_names: string[];
+  /** Its active variants: price, whether it has free units, option values in the options' order. */
+  variants: Array<[number, boolean, string[]]>;
 }
+
+/** flags: the product's one variant has free units (no block). */
+export const IN_STOCK = 32;
+/** flags: the product's variants are in the pool, at `block[ord]`. */
+export const BLOCK = 64;
+/** flags: the product has no active variant: it fails every variant clause. */
+export const NO_VARIANT = 128;
 
 /**
  * What a word costs on its own (its map entry, object, postings array and place in the
@@ -48,8 +70,8 @@ const FREE = 0;
 const LIVE = 1;
 const DEAD = 2;
 
-/** Interns strings (category and seller ids) as small integers. */
-class Dictionary {
+/** Interns strings (category and seller ids, option names and values) as small integers. */
+export class Dictionary {
   readonly values: string[] = [];
   private readonly index = new Map<string, number>();
   ord(value: string): number {
@@ -75,8 +97,31 @@ export class IndexStore {
   category = new Int32Array(0);
   seller = new Int32Array(0);
   price = new Int32Array(0);
-  /** Bit 1 digital, bit 2 perishable, bits 3-5 the price facet's bucket: one read per match for the fixed facets. */
+  /**
+   * Bit 1 digital, bit 2 perishable, bits 3-5 the price facet's bucket (of `price`), then
+   * IN_STOCK, BLOCK, NO_VARIANT: one read per match for the fixed facets.
+   */
   flags = new Uint8Array(0);
+  /** With BLOCK: where the entry's variants start in `pool`. */
+  block = new Int32Array(0);
+  pool = new Int32Array(1024);
+  private poolEnd = 0;
+  private poolGarbage = 0;
+  /** Option names and values as written (trimmed); `folded[o]` is the ordinal of foldOption(text). */
+  readonly optionText = new Dictionary();
+  readonly optionFolded = new Dictionary();
+  folded = new Int32Array(256);
+  /**
+   * A block's values are slots: a value as written under an option (by folded name). Per slot
+   * its folded value (filters), its pair of folded name and value (facet counts) and its text.
+   */
+  private readonly slots = new Dictionary();
+  slotFolded = new Int32Array(256);
+  slotPair = new Int32Array(256);
+  slotText = new Int32Array(256);
+  private readonly pairs = new Dictionary();
+  /** Per pair, its folded option name. */
+  pairName = new Int32Array(256);
   rating = new Float64Array(0);
   sold = new Int32Array(0);
   created = new Float64Array(0);
@@ -147,8 +192,12 @@ export class IndexStore {
     this.category[ord] = row.category_id === null ? -1 : this.categories.ord(row.category_id);
     this.seller[ord] = this.sellers.ord(row.seller_id);
     this.price[ord] = row.price_cents;
+    const variantFlags = this.storeVariants(ord, known?.ord === ord, row);
     this.flags[ord] =
-      (row.is_digital ? 1 : 0) | (row.is_perishable ? 2 : 0) | (priceBucket(row.price_cents) << 2);
+      (row.is_digital ? 1 : 0) |
+      (row.is_perishable ? 2 : 0) |
+      (priceBucket(this.price[ord]!) << 2) |
+      variantFlags;
     this.rating[ord] = Number(row.rating);
     this.sold[ord] = row.units_sold_30d;
     this.created[ord] = Number(row.created);
@@ -164,9 +213,106 @@ export class IndexStore {
   endLoad() {
     this.lexicon.endBulk();
     this.wordsAfterSweep = this.lexicon.size;
+    // The pool doubled while loading: its slack goes (the next block grows it again).
+    this.pool = this.pool.slice(0, this.poolEnd + 1024);
+  }
+
+  /** Writes the entry's variants (a block when needed), answering the flags they set. */
+  private storeVariants(ord: number, rewrite: boolean, row: IndexRow): number {
+    if (rewrite && (this.flags[ord]! & BLOCK) !== 0) this.dropBlock(ord);
+    const variants = row.variants;
+    if (variants.length === 0) return NO_VARIANT;
+    const names = row.option_names;
+    if (variants.length === 1 && names.length === 0) {
+      // The product's price is its one variant's.
+      this.price[ord] = variants[0]![0];
+      return variants[0]![1] ? IN_STOCK : 0;
+    }
+    const k = names.length;
+    const len = 2 + k + variants.length * (2 + k);
+    if (this.poolEnd + len > this.pool.length) this.growPool(len);
+    const pool = this.pool;
+    let at = this.poolEnd;
+    this.block[ord] = at;
+    pool[at++] = k;
+    pool[at++] = variants.length;
+    const folded: number[] = [];
+    for (const name of names) {
+      pool[at] = this.option(name);
+      folded.push(this.folded[pool[at++]!]!);
+    }
+    let lowest = Number.POSITIVE_INFINITY;
+    for (const [price, inStock, values] of variants) {
+      pool[at++] = price;
+      pool[at++] = inStock ? 1 : 0;
+      for (let j = 0; j < k; j++) pool[at++] = this.slot(folded[j]!, values[j] ?? '');
+      if (price < lowest) lowest = price;
+    }
+    this.price[ord] = lowest;
+    this.poolEnd = at;
+    return BLOCK;
+  }
+
+  private option(text: string): number {
+    const o = this.optionText.ord(text);
+    this.folded = room(this.folded, o);
+    this.folded[o] = this.optionFolded.ord(foldOption(text));
+    return o;
+  }
+
+  private slot(name: number, text: string): number {
+    const slot = this.slots.ord(`${name}\n${text}`);
+    if (slot < this.slots.values.length - 1) return slot;
+    const o = this.option(text);
+    const pair = this.pairs.ord(`${name}\n${this.folded[o]}`);
+    this.pairName = room(this.pairName, pair);
+    this.pairName[pair] = name;
+    this.slotFolded = room(this.slotFolded, slot);
+    this.slotPair = room(this.slotPair, slot);
+    this.slotText = room(this.slotText, slot);
+    this.slotFolded[slot] = this.folded[o]!;
+    this.slotPair[slot] = pair;
+    this.slotText[slot] = o;
+    return slot;
+  }
+
+  get pairCount(): number {
+    return this.pairs.values.length;
+  }
+
+  /** Words of a block: its header, names, and per variant price, stock and values. */
+  blockLength(at: number): number {
+    const k = this.pool[at]!;
+    return 2 + k + this.pool[at + 1]! * (2 + k);
+  }
+
+  private dropBlock(ord: number) {
+    this.poolGarbage += this.blockLength(this.block[ord]!);
+    this.flags[ord] = this.flags[ord]! & ~BLOCK;
+  }
+
+  /** Room for `need` more words: the live blocks compacted when garbage passes them, else a bigger pool. */
+  private growPool(need: number) {
+    const live = this.poolEnd - this.poolGarbage;
+    const pool = new Int32Array(
+      this.poolGarbage > live ? Math.max(1024, 2 * (live + need)) : 2 * this.pool.length + need,
+    );
+    let at = 0;
+    for (let d = 0; d < this.size; d++) {
+      if (this.state[d] !== LIVE || (this.flags[d]! & BLOCK) === 0) continue;
+      const from = this.block[d]!;
+      const len = this.blockLength(from);
+      pool.set(this.pool.subarray(from, from + len), at);
+      this.block[d] = at;
+      at += len;
+    }
+    this.pool = pool;
+    this.poolEnd = at;
+    this.poolGarbage = 0;
   }
 
   private kill(id: string, ord: number) {
+    if ((this.flags[ord]! & BLOCK) !== 0) this.dropBlock(ord);
     this.version++;
     this.state[ord] = DEAD;
     this.byId.delete(id);
@@ -217,6 +363,7 @@ export class IndexStore {
     this.seller = grow(this.seller, (n) => new Int32Array(n));
     this.price = grow(this.price, (n) => new Int32Array(n));
     this.flags = grow(this.flags, (n) => new Uint8Array(n));
+    this.block = grow(this.block, (n) => new Int32Array(n));
     this.rating = grow(this.rating, (n) => new Float64Array(n));
     this.sold = grow(this.sold, (n) => new Int32Array(n));
     this.created = grow(this.created, (n) => new Float64Array(n));
@@ -289,9 +436,13 @@ export class IndexStore {
   }
 }
 
-/** The priceRange facet's bucket of a price: 0-25, 25-50, 50-100, 100-250, 250+ dollars. */
-const priceBucket = (cents: number) =>
-  cents < 2500 ? 0 : cents < 5000 ? 1 : cents < 10000 ? 2 : cents < 25000 ? 3 : 4;
+/** `a`, or a copy twice as long when `i` is past its end. */
+function room(a: Int32Array<ArrayBuffer>, i: number): Int32Array<ArrayBuffer> {
+  if (i < a.length) return a;
+  const b = new Int32Array(Math.max(2 * a.length, i + 1));
+  b.set(a);
+  return b;
+}
 
 /** 32-bit FNV-1a: tells whether a product's searchable text changed. */
 function fnv1a(text: string): number {

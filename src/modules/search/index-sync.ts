@@ -108,4 +108,6 @@ const GONE: IndexRow = {
   status: 'inactive',
   changed: 0,
   doc: '',
+  option_names: [],
+  variants: [],
 };

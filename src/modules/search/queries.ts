@@ -6,13 +6,25 @@ import { rowsOf } from '../../db/sql.ts';
 import { FACET_VALUES } from './engine.ts';
 import type { IndexRow } from './index-store.ts';
 
-// changed_at as microseconds in a float8: exact, and parsed much faster than a timestamp.
-const CHANGED = sql`(extract(epoch from changed_at) * 1000000)::float8`;
-// What the index reads of a product. changed_at moves only when one of these (or the text the
-// search document is made of) changes: a column added here must be added to the trigger that
-// sets it (portage_products_changed, migration 0016).
-const COLUMNS = sql`id, category_id, seller_id, price_cents, is_digital, is_perishable, rating, units_sold_30d,
-  extract(epoch from created_at)::float8 as created, status, ${CHANGED} as changed, search_doc::text as doc`;
+// changed_at as microseconds in a float8: exact, and parsed much faster than a timestamp. A
+// product's stamp is the latest of its row's and its variants' (a sell-out stamps the variant only).
+const micros = (at: SQL) => sql`(extract(epoch from ${at}) * 1000000)::float8`;
+// A product's variants in one lateral read by product: their latest stamp, and the active ones.
+// Not max() alone: PostgreSQL would read that as "the newest stamp of the changed_at index
+// whose product is this one", walking that whole index for each product.
+const VARIANTS = sql`left join lateral (
+    select max(v.changed_at) as changed,
+           json_agg(json_build_array(v.price_cents, v.stock_quantity - v.reserved_quantity > 0, v.option_values)
+             order by v.position, v.id) filter (where v.status = 'active') as variants
+      from product_variants v where v.product_id = p.id) vs on true`;
+// What the index reads of a product and its active variants. changed_at moves only when one of
+// these (or the text the search document is made of) changes: a column added here must be added
+// to the triggers that set it (portage_products_changed, portage_variant_changed).
+const COLUMNS = sql`p.id, p.category_id, p.seller_id, p.price_cents, p.is_digital, p.is_perishable, p.rating,
+  p.units_sold_30d, extract(epoch from p.created_at)::float8 as created, p.status,
+  ${micros(sql`greatest(p.changed_at, vs.changed)`)} as changed, p.search_doc::text as doc,
+  array(select o->>'name' from jsonb_array_elements(p.options) o) as option_names,
+  coalesce(vs.variants, '[]') as variants`;
 
 /** The database's clock, in microseconds since the epoch. */
 export async function clockMicros(db: Db): Promise<number> {
@@ -27,12 +39,14 @@ export async function clockMicros(db: Db): Promise<number> {
 export const activeIndexRowsAfter = (db: Db, last: string, limit: number) =>
   rowsOf<IndexRow>(
     db,
-    sql`select ${COLUMNS} from products where status = 'active' and id > ${last} order by id limit ${limit}`,
+    sql`select ${COLUMNS} from products p ${VARIANTS}
+          where p.status = 'active' and p.id > ${last} order by p.id limit ${limit}`,
   );
 
 /**
- * The products changed after `since` (Unix seconds), each with its change time and whether it is
- * active; the clock is read before the scan, in the same statement: one row even when nothing changed.
+ * The products changed after `since` (Unix seconds), their row or one of their variants, each
+ * with its change time and whether it is active; the clock is read before the scan, in the same
+ * statement: one row even when nothing changed.
  */
 export const productsChangedSince = (db: Db, since: number) =>
   rowsOf<{ now: number; id: string | null; changed: number; active: boolean }>(
@@ -40,14 +54,24 @@ export const productsChangedSince = (db: Db, since: number) =>
     sql`select n.now, p.id, p.changed, p.active
           from (select (extract(epoch from clock_timestamp()) * 1000000)::float8 as now) n
           left join lateral (
-            select id, ${CHANGED} as changed, status = 'active' as active
-              from products where changed_at > to_timestamp(${since})
+            select p.id, ${micros(sql`greatest(p.changed_at, vs.changed)`)} as changed, p.status = 'active' as active
+              from products p
+              -- count(*): so that max() is not read as a walk of the changed_at index (VARIANTS).
+              left join lateral (
+                select max(v.changed_at) as changed, count(*) from product_variants v where v.product_id = p.id
+              ) vs on true
+             where p.id in (select id from products where changed_at > to_timestamp(${since})
+                            union
+                            select product_id from product_variants where changed_at > to_timestamp(${since}))
           ) p on true`,
   );
 
 /** The products of these ids (comma-separated: one text parameter however many). */
 export const indexRowsByIds = (db: Db, ids: string) =>
-  rowsOf<IndexRow>(db, sql`select ${COLUMNS} from products where id = any(string_to_array(${ids}, ','))`);
+  rowsOf<IndexRow>(
+    db,
+    sql`select ${COLUMNS} from products p ${VARIANTS} where p.id = any(string_to_array(${ids}, ','))`,
+  );
 
 /** Each word folded (accents off, as the search document's), with its English and French stems. */
 export const stemsOfWords = (db: Db, words: string[]) =>
@@ -68,24 +92,70 @@ export interface SearchMatches {
   sellers: Record<string, number> | null;
   fixed: Record<string, number>;
   ids: string[] | null;
+  /** Per option (folded name): its lowest spelling and how many matches have it. */
+  option_names: Array<[string, string, number]> | null;
+  /** Per option (folded name) and value: the value's lowest spelling and how many matches have it. */
+  option_values: Array<[string, string, number]> | null;
 }
 
 /**
- * The matches of `where`: their count, facets and one page of ids in `order`. One round trip
- * and one pass over the matches: they are materialised with only the small columns that facets
- * and ordering need.
+ * The matches of `where` (on products) having an active variant that passes `variants` (on
+ * `v`, given the product's options) when `needVariant`: their count, facets and one page of ids
+ * in `order`. A match's price, price buckets and stock are its matching variants' (without
+ * variant clauses, a product with no active variant keeps its own price, out of stock). One
+ * round trip; the matches are materialised with only the small columns facets and ordering need.
  */
 export async function searchMatches(
   db: Db,
-  m: { where: SQL; rank: SQL; order: SQL; limit: number; offset: number },
+  m: {
+    where: SQL;
+    variants: (options: SQL) => SQL;
+    needVariant: boolean;
+    rank: SQL;
+    order: SQL;
+    limit: number;
+    offset: number;
+  },
 ): Promise<SearchMatches | undefined> {
-  const { where, rank, order, limit, offset } = m;
+  const { where, variants, rank, order, limit, offset } = m;
+  const bucket = (i: number, price: SQL) =>
+    [
+      sql`${price} < 2500`,
+      sql`${price} >= 2500 and ${price} < 5000`,
+      sql`${price} >= 5000 and ${price} < 10000`,
+      sql`${price} >= 10000 and ${price} < 25000`,
+      sql`${price} >= 25000`,
+    ][i]!;
+  const buckets = [0, 1, 2, 3, 4];
   const [row] = await rowsOf<SearchMatches>(
     db,
     sql`with m as materialized (
-        select id, category_id, seller_id, price_cents, is_digital, is_perishable, rating,
-               units_sold_30d, created_at, ${rank} as rank
-          from products where ${where}
+        select id, category_id, seller_id, is_digital, is_perishable, rating, units_sold_30d, created_at,
+               options, ${rank} as rank, coalesce(mv.lo, price_cents) as price,
+               coalesce(mv.in_stock, false) as in_stock,
+               ${sql.join(
+                 buckets.map(
+                   (i) =>
+                     sql`coalesce(mv.b${sql.raw(String(i))}, ${bucket(i, sql`price_cents`)}) as b${sql.raw(String(i))}`,
+                 ),
+                 sql`, `,
+               )}
+          from products p
+          cross join lateral (
+            select min(v.price_cents) as lo, bool_or(v.stock_quantity - v.reserved_quantity > 0) as in_stock,
+                   ${sql.join(
+                     buckets.map(
+                       (i) => sql`bool_or(${bucket(i, sql`v.price_cents`)}) as b${sql.raw(String(i))}`,
+                     ),
+                     sql`, `,
+                   )}
+              from product_variants v where v.product_id = p.id and ${variants(sql`p.options`)}
+          ) mv
+         where ${where}${m.needVariant ? sql` and mv.lo is not null` : sql``}
+      ), ov as (
+        select m.id, o.opt->>'name' as name, coalesce(v.option_values[o.i], '') as val
+          from m cross join lateral jsonb_array_elements(m.options) with ordinality o(opt, i)
+          join product_variants v on v.product_id = m.id and ${variants(sql`m.options`)}
       )
       select
         (select count(*)::int from m) as total,
@@ -98,11 +168,17 @@ export async function searchMatches(
         (select jsonb_build_object(
            'digital', count(*) filter (where is_digital),
            'perishable', count(*) filter (where is_perishable),
-           'p0', count(*) filter (where price_cents < 2500),
-           'p1', count(*) filter (where price_cents >= 2500 and price_cents < 5000),
-           'p2', count(*) filter (where price_cents >= 5000 and price_cents < 10000),
-           'p3', count(*) filter (where price_cents >= 10000 and price_cents < 25000),
-           'p4', count(*) filter (where price_cents >= 25000)) from m) as fixed,
+           'inStock', count(*) filter (where in_stock),
+           ${sql.join(
+             buckets.map((i) => sql`${`p${i}`}::text, count(*) filter (where b${sql.raw(String(i))})`),
+             sql`, `,
+           )}) from m) as fixed,
+        (select json_agg(json_build_array(k, name, n)) from (
+           select lower(name collate "C") as k, min(name collate "C") as name, count(distinct id)::int as n
+             from ov group by 1) o) as option_names,
+        (select json_agg(json_build_array(k, value, n)) from (
+           select lower(name collate "C") as k, min(val collate "C") as value, count(distinct id)::int as n
+             from ov group by 1, lower(val collate "C")) o) as option_values,
         (select array_agg(id) from (
            select id from m order by ${order} limit ${limit} offset ${offset}) p) as ids`,
   );
