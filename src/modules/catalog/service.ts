@@ -698,6 +698,15 @@ async function ownProduct(ctx: RequestContext, id: string): Promise<ProductRow> 
   return p;
 }
 
+const sameOptions = (a: ProductOption[], b: ProductOption[]) =>
+  a.length === b.length &&
+  a.every(
+    (o, n) =>
+      o.name === b[n]!.name &&
+      o.values.length === b[n]!.values.length &&
+      o.values.every((x, k) => x === b[n]!.values[k]),
+  );
+
 const withoutTranslatedOptions = (translations: ProductTranslations): ProductTranslations =>
   Object.fromEntries(
     Object.entries(translations).map(([language, tr]) => {
@@ -717,10 +726,11 @@ export async function updateProduct(ctx: RequestContext, id: string, change: Pro
     weight,
   });
   // New options without new translations: the stored translated options named the old ones by
-  // position, so they go (the rest of the translation stays).
+  // position, so they go (the rest of the translation stays). The same options sent again (the
+  // console's variants form sends them with every stock change) keep them.
+  const optionsChanged = change.options !== undefined && !sameOptions(change.options, current.options);
   const translations =
-    change.translations ??
-    (change.options !== undefined ? withoutTranslatedOptions(current.translations) : undefined);
+    change.translations ?? (optionsChanged ? withoutTranslatedOptions(current.translations) : undefined);
   checkTranslations(change.language ?? current.language, translations ?? current.translations);
   checkOptionTranslations(
     ctx.locale ?? BASE_LOCALE,
