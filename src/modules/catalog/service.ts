@@ -48,6 +48,7 @@ import {
   newVariantRows,
   type ProductForVariants,
   replaceVariantSet,
+  shownValues,
   toVariant,
   updateSingleVariant,
   updateVariant,
@@ -916,4 +917,39 @@ export async function saleVariantsOf(
     });
   }
   return out;
+}
+
+/**
+ * The names of variants (`title` "Product, Value / Value" and `variantTitle` the values) in
+ * `locale`, for those whose product is translated there (title or options); the others are
+ * absent (their names as written stand). The cart names its lines so; orders keep the name sold.
+ */
+export async function variantNamesIn(
+  ctx: RequestContext,
+  variantIds: string[],
+  locale: Locale,
+): Promise<Map<string, { title: string; variantTitle: string }>> {
+  const names = new Map<string, { title: string; variantTitle: string }>();
+  if (!variantIds.length) return names;
+  const rows = await ctx.db
+    .select({
+      id: productVariants.id,
+      optionValues: productVariants.optionValues,
+      title: products.title,
+      options: products.options,
+      language: products.language,
+      translations: products.translations,
+    })
+    .from(productVariants)
+    .innerJoin(products, eq(products.id, productVariants.productId))
+    .where(and(inArray(productVariants.id, variantIds), ne(products.language, locale)));
+  for (const r of rows) {
+    const tr = r.translations[locale];
+    if (!tr) continue;
+    const shown = optionsIn(r, locale);
+    const values = variantTitle(shownValues(r.optionValues, r.options, shown.options));
+    const title = tr.title || r.title;
+    names.set(r.id, { title: values ? `${title}, ${values}` : title, variantTitle: values });
+  }
+  return names;
 }
