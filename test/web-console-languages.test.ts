@@ -30,6 +30,8 @@ function fieldsOf(html: string, form: string): Record<string, string> {
     /<input id="[^"]*" name="([^"]+)" type="(?:text|url|number)"(?: value="([^"]*)")?/g,
   ))
     out[m[1]!] = decode(m[2] ?? '');
+  for (const m of part.matchAll(/<input type="hidden" name="([^"]+)" value="([^"]*)"/g))
+    if (m[1] !== 'csrf') out[m[1]!] = decode(m[2]!);
   for (const m of part.matchAll(/<textarea id="[^"]*" name="([^"]+)"[^>]*>([^<]*)<\/textarea>/g))
     out[m[1]!] = decode(m[2]!);
   for (const m of part.matchAll(/<select id="[^"]*" name="([^"]+)"[\s\S]*?<option value="([^"]*)" selected/g))
