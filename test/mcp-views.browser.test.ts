@@ -225,6 +225,59 @@ describe.skipIf(unavailable !== undefined)('the views in an MCP Apps host', () =
     await page.close();
   });
 
+  it('the product sheet shows the reader’s language when the product has it, else the text as written, saying so', async () => {
+    const shop = await seller(t.api);
+    const variants = (name: string, values: string[]) =>
+      values.map((v) => ({ options: { [name]: v }, priceCents: 3000, stockQuantity: 4 }));
+    const made = (fields: Record<string, unknown>) =>
+      product(t.api, shop, { priceCents: undefined, stockQuantity: undefined, ...fields });
+    const plain = await made({
+      title: `${word} wool mitts`,
+      description: 'Knitted in Gaspé.',
+      options: [{ name: 'Size', values: ['S', 'L'] }],
+      variants: variants('Size', ['S', 'L']),
+    });
+    const translated = await made({
+      title: `${word} wool hat`,
+      description: 'Knitted in Gaspé.',
+      options: [{ name: 'Size', values: ['S', 'L'] }],
+      variants: variants('Size', ['S', 'L']),
+      translations: {
+        'fr-CA': {
+          title: `${word} tuque de laine`,
+          description: 'Tricotée en Gaspésie.',
+          options: [{ name: 'Taille', values: ['P', 'G'] }],
+        },
+      },
+    });
+    const page = await browser.page();
+    const client = await agent(shopper, { language: 'fr-CA' });
+    const fallback = await showTool(page, client, 'get_product', { id: plain.id }, { locale: 'fr-CA' });
+    await expect.poll(() => fallback.locator('h1').innerText()).toBe(`${word} wool mitts`);
+    expect(await fallback.locator('h1').getAttribute('lang')).toBe('en-CA');
+    expect(await fallback.getByText('Knitted in Gaspé.').getAttribute('lang')).toBe('en-CA');
+    const text = await fallback.locator('main').innerText();
+    expect(text).toContain('Description offerte en anglais seulement');
+    expect(text).toContain('Options nommées en anglais seulement');
+    expect(await fallback.locator('fieldset.variants label span span[lang="en-CA"]').allInnerTexts()).toEqual(
+      ['S', 'L'],
+    );
+    expect(await accessibilityProblems(fallback), 'views-product-fallback-fr').toEqual([]);
+    await screenshot(page, 'views-product-fallback-fr');
+
+    await page.close();
+    const second = await browser.page();
+    const french = await showTool(second, client, 'get_product', { id: translated.id }, { locale: 'fr-CA' });
+    await expect.poll(() => french.locator('h1').innerText()).toBe(`${word} tuque de laine`);
+    expect(await french.locator('h1').getAttribute('lang')).toBeNull();
+    const frenchText = await french.locator('main').innerText();
+    expect(frenchText).toContain('Tricotée en Gaspésie.');
+    expect(frenchText).not.toContain('seulement');
+    expect(await french.locator('fieldset.variants label span span').allInnerTexts()).toEqual(['P', 'G']);
+    expect(await accessibilityProblems(french), 'views-product-translated-fr').toEqual([]);
+    await second.close();
+  });
+
   it('the cart’s buttons change the cart through the app-only tool: one more, one fewer, removed', async () => {
     const who = await buyer(t.api, 'cart-view');
     await t.api.as(who).post('/cart/items', { product_id: ids.paddle, quantity: 1 });

@@ -60,12 +60,16 @@ const childEnv = (env: Record<string, string>): Record<string, string> => ({
 });
 
 /** `node bin/portage.js mcp` as a child process, connected through the SDK's stdio client. */
-async function startToolServer(token: string, url = baseUrl): Promise<Running> {
+async function startToolServer(
+  token: string,
+  url = baseUrl,
+  env: Record<string, string> = {},
+): Promise<Running> {
   const transport = new StdioClientTransport({
     command: process.execPath,
     args: ['bin/portage.js', 'mcp'],
     cwd: ROOT,
-    env: childEnv({ SERVICE_URL: url, SERVICE_JWT_TOKEN: token }),
+    env: childEnv({ SERVICE_URL: url, SERVICE_JWT_TOKEN: token, ...env }),
     stderr: 'pipe',
   });
   let stderr = '';
@@ -409,6 +413,65 @@ describe('get_product and check_inventory', () => {
     );
     expect(tooMany).toMatchObject({ available: false, stock_quantity: 2, requested_quantity: 3 });
     expect(tooMany.message).toMatch(/\b2\b/);
+  });
+});
+
+describe('get_product in the person’s language', () => {
+  it('answers a French reader the translated options, and a product without translation as written, saying so', async () => {
+    const s = await seller(t.api);
+    const tee = await product(t.api, s, {
+      title: `Tee ${word}`,
+      priceCents: undefined,
+      stockQuantity: undefined,
+      weight: 0.2,
+      translations: {
+        'fr-CA': { title: `T-shirt ${word}`, options: [{ name: 'Taille', values: ['P', 'M'] }] },
+      },
+      options: [{ name: 'Size', values: ['S', 'M'] }],
+      variants: [
+        { options: { Size: 'S' }, priceCents: 2000, stockQuantity: 3 },
+        { options: { Size: 'M' }, priceCents: 2200, stockQuantity: 1 },
+      ],
+    });
+    const plain = await product(t.api, s, {
+      title: `Scarf ${word}`,
+      priceCents: undefined,
+      stockQuantity: undefined,
+      options: [{ name: 'Colour', values: ['Red'] }],
+      variants: [{ options: { Colour: 'Red' }, priceCents: 1500, stockQuantity: 2 }],
+    });
+    const { client } = await startToolServer(shopper.token, baseUrl, { PORTAGE_LOCALE: 'fr-CA' });
+    const shape = (d: z.output<typeof getProductTool.output>) => ({
+      title: d.title,
+      language: d.language,
+      options: d.options,
+      optionsLanguage: d.optionsLanguage,
+      variants: d.variants.map((v) => [v.title, v.options]),
+    });
+    const fr = ok(await call(client, 'get_product', { id: tee.id }), getProductTool);
+    expect(shape(fr)).toEqual({
+      title: `T-shirt ${word}`,
+      language: 'fr-CA',
+      options: [{ name: 'Taille', values: ['P', 'M'] }],
+      optionsLanguage: 'fr-CA',
+      variants: [
+        ['P', { Taille: 'P' }],
+        ['M', { Taille: 'M' }],
+      ],
+    });
+    // The ids stay the written product's: the same variant in both languages.
+    expect(fr.variants.map((v) => v.id)).toEqual(tee.variants.map((v: { id: string }) => v.id));
+    const fallback = ok(await call(client, 'get_product', { id: plain.id }), getProductTool);
+    expect(shape(fallback)).toEqual({
+      title: `Scarf ${word}`,
+      language: 'en-CA',
+      options: [{ name: 'Colour', values: ['Red'] }],
+      optionsLanguage: 'en-CA',
+      variants: [['Red', { Colour: 'Red' }]],
+    });
+    // The English agent's server: the options as written.
+    const en = ok(await call(agent, 'get_product', { id: tee.id }), getProductTool);
+    expect(shape(en).options).toEqual([{ name: 'Size', values: ['S', 'M'] }]);
   });
 });
 

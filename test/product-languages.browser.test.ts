@@ -2,8 +2,11 @@
 // the product page in the page's language when translated; otherwise the text as written, marked
 // with its `lang` for screen readers and a line saying the description is in the other language
 // only. The search finds "érable" and names the category in the page's language. axe-core on
-// every page; screenshots under PAGE_SCREENSHOTS.
+// every page; screenshots under PAGE_SCREENSHOTS. A seller writes the other language's title,
+// description and option names in the console's product form, in English and in French, and the
+// store page shows them to a reader of that language.
 // biome-ignore-all lint/performance/useDomNodeTextContent: Playwright's innerText is the rendered text a person reads
+import type { Page } from 'playwright-core';
 import { describe, expect, it } from 'vitest';
 import { accessibilityProblems, browserApp, browserUnavailable, screenshot } from './helpers/browser.ts';
 import { admin, product, seller, uniqueWord } from './helpers/builders.ts';
@@ -93,5 +96,85 @@ describe.skipIf(unavailable !== undefined)('products in French and English on th
     await page.goto(`${env.base}/?lang=fr-CA&q=${word}`);
     const marked = await page.locator('.grid .product h2[lang="en-CA"]').allInnerTexts();
     expect(marked).toEqual([`Cedar paddle ${word}`]);
+  });
+
+  async function signIn(page: Page, who: { email: string; password: string }) {
+    await env.browser.context.clearCookies();
+    await page.goto(`${env.base}/account/sign-in?lang=en-CA`);
+    await page.getByLabel('Email').fill(who.email);
+    await page.getByLabel('Password').fill(who.password);
+    await page.getByRole('button', { name: 'Sign in' }).click();
+    await expect.poll(() => page.locator('h1').innerText()).toMatch(/^Hello/);
+  }
+
+  it('a seller writes the other language in the product form, and the store shows it to that language’s readers', async () => {
+    const word = uniqueWord();
+    const s = await seller(env.t.api);
+    const tee = await product(env.t.api, s, {
+      title: `Linen shirt ${word}`,
+      description: 'Woven in Saint-Hyacinthe.',
+      priceCents: undefined,
+      stockQuantity: undefined,
+      options: [{ name: 'Size', values: ['S', 'M'] }],
+      variants: [
+        { options: { Size: 'S' }, priceCents: 5000, stockQuantity: 4 },
+        { options: { Size: 'M' }, priceCents: 5000, stockQuantity: 4 },
+      ],
+    });
+    const page = await env.browser.page();
+    await page.setViewportSize(PHONE);
+    await signIn(page, s);
+
+    // English console: the French text of an English product.
+    await page.goto(`${env.base}/console/products/${encodeURIComponent(tee.id)}`);
+    const french = page.getByRole('group', { name: 'In French (optional)' });
+    await french.getByLabel('Title').fill(`Chemise de lin ${word}`);
+    await french.getByLabel('Description').fill('Tissée à Saint-Hyacinthe.');
+    await french.getByLabel('Name of the option “Size”').fill('Taille');
+    await french.getByLabel('Values of “Size”').fill('P');
+    await page.getByRole('button', { name: 'Save the changes' }).click();
+    // One value short: said under the field.
+    await expect
+      .poll(() => page.locator('#f-tr-options-0-values-error').innerText())
+      .toBe('must have as many values as the option’s (2)');
+    expect(await accessibilityProblems(page)).toEqual([]);
+    await screenshot(page, 'phone-console-translation-refused');
+    await french.getByLabel('Values of “Size”').fill('P, M');
+    await page.getByRole('button', { name: 'Save the changes' }).click();
+    await expect.poll(() => page.getByRole('status').first().innerText()).toContain('The changes are saved.');
+    expect(await page.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(PHONE.width);
+    expect(await accessibilityProblems(page)).toEqual([]);
+    await screenshot(page, 'phone-console-translation-en');
+
+    await page.goto(`${env.base}/shop/products/${encodeURIComponent(tee.id)}?lang=fr-CA`);
+    expect(await page.locator('h1').innerText()).toBe(`Chemise de lin ${word}`);
+    expect(await page.locator('main').innerText()).toContain('Tissée à Saint-Hyacinthe.');
+    expect(await page.locator('fieldset.options legend').innerText()).toBe('Taille');
+    expect(await page.locator('main').innerText()).not.toContain('Options nommées en anglais seulement');
+    expect(await accessibilityProblems(page)).toEqual([]);
+    await screenshot(page, 'phone-product-translated-by-console-fr');
+
+    // French console: a product written in French, with its English title.
+    await page.goto(`${env.base}/console/products/new?lang=fr-CA`);
+    expect(await page.getByLabel('Langue du texte').inputValue()).toBe('fr-CA');
+    await page.getByLabel('Titre', { exact: true }).first().fill(`Courtepointe ${word}`);
+    await page.getByLabel('Prix ($)').fill('240,00');
+    await page.getByLabel('Poids (kg)').fill('1,5');
+    const english = page.getByRole('group', { name: 'Dans l’autre langue (facultatif)' });
+    await english.getByLabel('Titre').fill(`Quilt ${word}`);
+    await english.getByLabel('Description').fill('Sewn by hand.');
+    await page.getByRole('button', { name: 'Créer le produit' }).click();
+    await expect.poll(() => page.getByRole('status').first().innerText()).toContain('Le produit est créé.');
+    await screenshot(page, 'phone-console-created-fr');
+    const made = (
+      (await env.t.api.as(s).get(`/products?sellerId=${s.id}`, { 'accept-language': 'fr-CA' })).body
+        .products as { id: string; title: string }[]
+    ).find((p) => p.title === `Courtepointe ${word}`);
+    await page.goto(`${env.base}/shop/products/${encodeURIComponent(made!.id)}?lang=en-CA`);
+    expect(await page.locator('h1').innerText()).toBe(`Quilt ${word}`);
+    expect(await page.locator('h1').getAttribute('lang')).toBeNull();
+    await page.goto(`${env.base}/shop/products/${encodeURIComponent(made!.id)}?lang=fr-CA`);
+    expect(await page.locator('h1').innerText()).toBe(`Courtepointe ${word}`);
+    expect(await accessibilityProblems(page)).toEqual([]);
   });
 });

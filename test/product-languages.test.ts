@@ -8,6 +8,7 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { products } from '../src/modules/catalog/tables.ts';
 import { type Answer, type SignedIn, useTestApp } from './helpers/app.ts';
 import { admin, buyer, errorBody, product as makeProduct, seller, uniqueWord } from './helpers/builders.ts';
+import { openCheckout, payOk } from './helpers/checkout.ts';
 
 const engine = process.env.PORTAGE_TEST_SEARCH_INDEX ?? 'memory';
 const { t, database } = useTestApp({ env: { SEARCH_INDEX: engine } });
@@ -364,6 +365,57 @@ describe('option names and values in two languages', () => {
       options: v.options,
       title: v.title,
     })),
+  });
+
+  it('the cart names a line in the reader’s language; the order line keeps the name it was sold under', async () => {
+    const word = uniqueWord();
+    const p = await tee(word);
+    const b = await buyer(t.api);
+    const added = await t.api
+      .as(b)
+      .post('/cart/items', { product_id: p.id, variant: `TEE-SR-${word}`, quantity: 1 }, FR);
+    expect(added.status, JSON.stringify(added.body)).toBe(200);
+    const line = (res: Answer) => {
+      const [i] = res.body.items as Array<{ title: string; variant_title: string; variant_id: string }>;
+      return { title: i!.title, variant_title: i!.variant_title, variant_id: i!.variant_id };
+    };
+    const id = p.variants.find((v) => v.sku === `TEE-SR-${word}`)!.id;
+    expect(line(added.body.cart ? { ...added, body: added.body.cart } : added)).toEqual({
+      title: `T-shirt ${word}, P / Rouge`,
+      variant_title: 'P / Rouge',
+      variant_id: id,
+    });
+    expect(line(await t.api.as(b).get('/cart', FR))).toEqual({
+      title: `T-shirt ${word}, P / Rouge`,
+      variant_title: 'P / Rouge',
+      variant_id: id,
+    });
+    expect(line(await t.api.as(b).get('/cart', EN))).toEqual({
+      title: `Tee ${word}, S / Red`,
+      variant_title: 'S / Red',
+      variant_id: id,
+    });
+    // A product without translation: as written in both.
+    const plain = await product({
+      title: `Mitts ${word}`,
+      priceCents: undefined,
+      stockQuantity: undefined,
+      options: [{ name: 'Size', values: ['L'] }],
+      variants: [{ options: { Size: 'L' }, priceCents: 1000, stockQuantity: 2 }],
+    });
+    await t.api
+      .as(b)
+      .post('/cart/items', { product_id: plain.id, variant: plain.variants[0]!.id, quantity: 1 });
+    const both = (await t.api.as(b).get('/cart', FR)).body.items as Array<{ variant_title: string }>;
+    expect(both.map((i) => i.variant_title)).toEqual(['P / Rouge', 'L']);
+    // Bought: the order line is named as written, whoever reads it.
+    const [orderId] = await payOk(t.api, (await openCheckout(t.api, b)).sessionId);
+    const order = await t.api.as(b).get(`/orders/${orderId}`, FR);
+    expect(order.status).toBe(200);
+    expect((order.body.items as Array<{ name: string }>).map((i) => i.name)).toEqual([
+      `Tee ${word}, S / Red`,
+      `Mitts ${word}, L`,
+    ]);
   });
 
   it('answers the options in the reader’s language; ids and SKUs stay', async () => {

@@ -206,6 +206,7 @@ const availability = (l: Locale, v: { available: boolean; stockQuantity: number 
  */
 function buyBlock(l: Locale, p: z.output<typeof productDetail>): string {
   const many = p.options.length > 0 || p.variants.length > 1;
+  const optionsLang = p.optionsLanguage !== l ? html` lang="${p.optionsLanguage}"` : '';
   const first = p.variants.find((v) => v.available);
   const radios = p.variants.map((v) => {
     const id = `variant-${v.id.replace(/[^A-Za-z0-9_-]/g, '-')}`;
@@ -213,21 +214,39 @@ function buyBlock(l: Locale, p: z.output<typeof productDetail>): string {
       v.compareAtPriceCents === null
         ? money(l, v.priceCents)
         : `${money(l, v.priceCents)} (${words(l, 'web.product.variant.regularPrice')} ${money(l, v.compareAtPriceCents)})`;
-    return html`<label class="check" for="${id}"><input id="${id}" type="radio" name="variant" value="${v.id}"!${v === first ? ' checked' : ''}!${v.available ? '' : ' disabled'}>${v.title || p.title} · ${price} · ${availability(l, v)}</label>`;
+    return html`<label class="check" for="${id}"><input id="${id}" type="radio" name="variant" value="${v.id}"!${v === first ? ' checked' : ''}!${v.available ? '' : ' disabled'}><span><span!${v.title ? optionsLang : titleLang(l, p)}>${v.title || p.title}</span> · ${price} · ${availability(l, v)}</span></label>`;
   });
+  // Option values not in the reader's language (not translated) are marked, and said.
+  const onlyIn =
+    p.optionsLanguage !== l && p.options.length
+      ? html`<p class="muted">${words(l, p.optionsLanguage === 'fr-CA' ? 'web.product.optionsOnlyInFrench' : 'web.product.optionsOnlyInEnglish')}</p>`
+      : '';
   const pick = many
-    ? html`<fieldset class="variants"><legend>${words(l, 'view.product.chooseVariant')}</legend>!${radios}</fieldset>`
+    ? html`<fieldset class="variants"><legend>${words(l, 'view.product.chooseVariant')}</legend>!${onlyIn}!${radios}</fieldset>`
     : '';
   const button = html`<button type="button" data-tool="${addToCartTool.name}" data-args="${JSON.stringify({ product_id: p.id, quantity: 1 })}"!${many ? ' data-pick="variant"' : ''} data-then="${getCartTool.name}"!${first && p.status === 'active' ? '' : ' disabled'}>${words(l, 'web.product.addToCart')}</button>`;
   return html`!${pick}<p data-status></p>!${button}`;
 }
 
+/** ` lang="…"` for a title not in the reader's language (not translated), else nothing. */
+const titleLang = (l: Locale, p: { language: Locale }) =>
+  p.language !== l ? html` lang="${p.language}"` : '';
+
+/**
+ * The sheet in the reader's language when the product has it; text only as written is marked
+ * with its language for screen readers, and said, as the store's product page does.
+ */
 function product(l: Locale, p: z.output<typeof productDetail>): string {
+  const descriptionLang = p.descriptionLanguage !== l ? html` lang="${p.descriptionLanguage}"` : '';
+  const onlyIn =
+    p.descriptionLanguage !== l && p.description !== ''
+      ? html`<p class="muted">${words(l, p.descriptionLanguage === 'fr-CA' ? 'web.product.onlyInFrench' : 'web.product.onlyInEnglish')}</p>`
+      : '';
   return html`<div class="sheet"><div class="gallery">!${productImages(l, p)}</div>
-<div><h1>${p.title}</h1><p class="price">${money(l, p.priceCents)}</p><p>!${stars(l, p.rating, p.reviewCount)}</p>
+<div><h1!${titleLang(l, p)}>${p.title}</h1><p class="price">${money(l, p.priceCents)}</p><p>!${stars(l, p.rating, p.reviewCount)}</p>
 <p>${words(l, 'web.product.soldBy', { shop: p.seller.name })}</p>!${stockLine(l, p.stockQuantity)}
 !${buyBlock(l, p)}
-<p>${p.description}</p>
+!${onlyIn}<p!${descriptionLang}>${p.description}</p>
 !${specifications(l, p.specifications)}
 </div></div>
 <section><h2>${words(l, 'web.product.reviews')}</h2>!${reviewList(l, p.reviews)}</section>`;

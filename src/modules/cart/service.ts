@@ -14,6 +14,7 @@ import {
 import { type Province, toUnix } from '../../contract/common.ts';
 import { conflict, notFound } from '../../contract/errors.ts';
 import { BASE_LOCALE, render } from '../../contract/i18n.ts';
+import { variantNamesIn } from '../catalog/service.ts';
 import { productVariants } from '../catalog/tables.ts';
 import { resolveVariant } from '../catalog/variants.ts';
 import { caller, inTransaction, type RequestContext } from '../context.ts';
@@ -121,12 +122,21 @@ async function priceCart(
     discount: coupon?.discount,
     on: ctx.now(),
   });
+  // Lines are named in the reader's language where the product is translated; the quote and
+  // checkout keep the names as written (the names an order is sold under).
+  const names = ctx.locale
+    ? await variantNamesIn(
+        ctx,
+        lines.map((l) => l.variantId),
+        ctx.locale,
+      )
+    : undefined;
   const items = lines.map((l) => ({
     product_id: l.productId,
     variant_id: l.variantId,
-    variant_title: l.variantTitle,
+    variant_title: names?.get(l.variantId)?.variantTitle ?? l.variantTitle,
     sku: l.sku,
-    title: l.title,
+    title: names?.get(l.variantId)?.title ?? l.title,
     quantity: l.quantity,
     unit_price_cents: l.priceCents,
     line_total_cents: l.priceCents * l.quantity,

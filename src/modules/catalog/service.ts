@@ -48,6 +48,7 @@ import {
   newVariantRows,
   type ProductForVariants,
   replaceVariantSet,
+  shownValues,
   toVariant,
   updateSingleVariant,
   updateVariant,
@@ -698,6 +699,15 @@ async function ownProduct(ctx: RequestContext, id: string): Promise<ProductRow> 
   return p;
 }
 
+const sameOptions = (a: ProductOption[], b: ProductOption[]) =>
+  a.length === b.length &&
+  a.every(
+    (o, n) =>
+      o.name === b[n]!.name &&
+      o.values.length === b[n]!.values.length &&
+      o.values.every((x, k) => x === b[n]!.values[k]),
+  );
+
 const withoutTranslatedOptions = (translations: ProductTranslations): ProductTranslations =>
   Object.fromEntries(
     Object.entries(translations).map(([language, tr]) => {
@@ -717,10 +727,11 @@ export async function updateProduct(ctx: RequestContext, id: string, change: Pro
     weight,
   });
   // New options without new translations: the stored translated options named the old ones by
-  // position, so they go (the rest of the translation stays).
+  // position, so they go (the rest of the translation stays). The same options sent again (the
+  // console's variants form sends them with every stock change) keep them.
+  const optionsChanged = change.options !== undefined && !sameOptions(change.options, current.options);
   const translations =
-    change.translations ??
-    (change.options !== undefined ? withoutTranslatedOptions(current.translations) : undefined);
+    change.translations ?? (optionsChanged ? withoutTranslatedOptions(current.translations) : undefined);
   checkTranslations(change.language ?? current.language, translations ?? current.translations);
   checkOptionTranslations(
     ctx.locale ?? BASE_LOCALE,
@@ -906,4 +917,39 @@ export async function saleVariantsOf(
     });
   }
   return out;
+}
+
+/**
+ * The names of variants (`title` "Product, Value / Value" and `variantTitle` the values) in
+ * `locale`, for those whose product is translated there (title or options); the others are
+ * absent (their names as written stand). The cart names its lines so; orders keep the name sold.
+ */
+export async function variantNamesIn(
+  ctx: RequestContext,
+  variantIds: string[],
+  locale: Locale,
+): Promise<Map<string, { title: string; variantTitle: string }>> {
+  const names = new Map<string, { title: string; variantTitle: string }>();
+  if (!variantIds.length) return names;
+  const rows = await ctx.db
+    .select({
+      id: productVariants.id,
+      optionValues: productVariants.optionValues,
+      title: products.title,
+      options: products.options,
+      language: products.language,
+      translations: products.translations,
+    })
+    .from(productVariants)
+    .innerJoin(products, eq(products.id, productVariants.productId))
+    .where(and(inArray(productVariants.id, variantIds), ne(products.language, locale)));
+  for (const r of rows) {
+    const tr = r.translations[locale];
+    if (!tr) continue;
+    const shown = optionsIn(r, locale);
+    const values = variantTitle(shownValues(r.optionValues, r.options, shown.options));
+    const title = tr.title || r.title;
+    names.set(r.id, { title: values ? `${title}, ${values}` : title, variantTitle: values });
+  }
+  return names;
 }

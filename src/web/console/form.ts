@@ -1,7 +1,7 @@
 // The console's forms as a person fills them: the product form (the price in dollars, a comma for
 // the decimal point in French), the API's body made from it and the one check the pages add (an
 // image their CSP would block); the shop's invoice identity.
-import { AppError } from '../../contract/errors.ts';
+import { AppError, type Problem } from '../../contract/errors.ts';
 import { type Locale, text } from '../../contract/i18n.ts';
 import type { getProduct } from '../../modules/catalog/service.ts';
 import { isUploadedUrl } from '../../modules/images/urls.ts';
@@ -32,10 +32,25 @@ export const SHOP_FIELDS = [
 /** The shop's invoice identity as typed. */
 export type ShopForm = Record<(typeof SHOP_FIELDS)[number], string>;
 
-/** The product form's fields as typed (the price in dollars), to show again after a refusal. */
-export interface ProductForm {
+/** The other language's text as typed: keywords and each option's values separated by commas. */
+export interface TranslationForm {
   title: string;
   description: string;
+  keywords: string;
+  /** By the product's options' positions. */
+  options: { name: string; values: string }[];
+}
+
+/** The product form's fields as typed (the price in dollars), to show again after a refusal. */
+export interface ProductForm {
+  /** What the text is written in (chosen when creating; the product's when editing). */
+  language: Locale;
+  title: string;
+  description: string;
+  /** Separated by commas; undefined when the post had no such field (the stored ones stay). */
+  keywords?: string;
+  /** Undefined when the post carried no translation fields: the stored translation stays. */
+  translation?: TranslationForm;
   price: string;
   stockQuantity: string;
   weight: string;
@@ -46,9 +61,32 @@ export interface ProductForm {
   status: string;
 }
 
-export const formOfBody = (b: Body): ProductForm => ({
+/** The other of the two languages: the one a translation is in. */
+export const otherLanguage = (l: Locale): Locale => (l === 'fr-CA' ? 'en-CA' : 'fr-CA');
+
+/** At most as many option rows as a product has options (3). */
+const MAX_TRANSLATED_OPTIONS = 3;
+
+function translationOfBody(b: Body): TranslationForm | undefined {
+  if (b['tr.title'] === undefined) return undefined;
+  const options = [];
+  for (let n = 0; n < MAX_TRANSLATED_OPTIONS && b[`tr.options.${n}.name`] !== undefined; n++) {
+    options.push({ name: one(b[`tr.options.${n}.name`]).trim(), values: one(b[`tr.options.${n}.values`]) });
+  }
+  return {
+    title: one(b['tr.title']),
+    description: one(b['tr.description']),
+    keywords: one(b['tr.keywords']),
+    options,
+  };
+}
+
+export const formOfBody = (b: Body, fallback: Locale = 'en-CA'): ProductForm => ({
+  language: one(b.language) === 'fr-CA' ? 'fr-CA' : one(b.language) === 'en-CA' ? 'en-CA' : fallback,
   title: one(b.title),
   description: one(b.description),
+  keywords: b.keywords === undefined ? undefined : one(b.keywords),
+  translation: translationOfBody(b),
   price: one(b.price).trim(),
   stockQuantity: one(b.stockQuantity).trim(),
   weight: one(b.weight).trim(),
@@ -62,9 +100,25 @@ export const formOfBody = (b: Body): ProductForm => ({
 /** A decimal as the locale writes it (89,99 in French). */
 const decimal = (l: Locale, n: number) => (l === 'fr-CA' ? String(n).replace('.', ',') : String(n));
 
+export function translationOfProduct(p: Detail): TranslationForm {
+  const tr = p.translations[otherLanguage(p.sourceLanguage)];
+  return {
+    title: tr?.title ?? '',
+    description: tr?.description ?? '',
+    keywords: tr?.keywords.join(', ') ?? '',
+    options: p.options.map((_, n) => ({
+      name: tr?.options?.[n]?.name ?? '',
+      values: tr?.options?.[n]?.values.join(', ') ?? '',
+    })),
+  };
+}
+
 export const formOfProduct = (l: Locale, p: Detail): ProductForm => ({
+  language: p.sourceLanguage,
   title: p.title,
   description: p.description,
+  keywords: p.keywords.join(', '),
+  translation: translationOfProduct(p),
   price: decimal(l, Number((p.priceCents / 100).toFixed(2))),
   stockQuantity: String(p.stockQuantity),
   weight: p.weight === null ? '' : decimal(l, p.weight),
@@ -92,17 +146,49 @@ function centsOf(typed: string): number | string | undefined {
   return /^\d+(\.\d{1,2})?$/.test(s) ? Math.round(Number(s) * 100) : typed;
 }
 
+/** A comma list as typed, its empty items dropped. */
+const listOf = (typed: string) =>
+  typed
+    .split(',')
+    .map((x) => x.trim())
+    .filter(Boolean);
+
+/**
+ * The API's `translations` for the form's other-language fields: none when all are empty, the
+ * options only when one of their fields is filled (then all, an empty one for the API to refuse).
+ */
+function translationsBody(language: Locale, tr: TranslationForm, options: number) {
+  const shown = tr.options.slice(0, options);
+  const optionsTyped = shown.some((o) => o.name || o.values.trim());
+  if (!tr.title.trim() && !tr.description.trim() && !tr.keywords.trim() && !optionsTyped) return {};
+  return {
+    [otherLanguage(language)]: {
+      title: tr.title,
+      description: tr.description,
+      keywords: listOf(tr.keywords),
+      ...(optionsTyped ? { options: shown.map((o) => ({ name: o.name, values: listOf(o.values) })) } : {}),
+    },
+  };
+}
+
 /**
  * The API's body for the form: POST /products's when creating, PATCH /products/:id's (every
- * field) when changing `current`. An emptied weight or image clears it.
+ * field) when changing `current`. An emptied weight or image clears it; the language is chosen
+ * when creating only (its translation would change meaning).
  */
 export function productBody(f: ProductForm, current?: Detail) {
   const weight = numberOf(f.weight);
   // A product with options: its prices and stock are its variants' (their own form).
   const onVariants = Boolean(current?.options.length);
+  const language = current?.sourceLanguage ?? f.language;
   return {
+    ...(current ? {} : { language }),
     title: f.title,
     description: f.description,
+    ...(f.keywords !== undefined ? { keywords: listOf(f.keywords) } : {}),
+    ...(f.translation
+      ? { translations: translationsBody(language, f.translation, current?.options.length ?? 0) }
+      : {}),
     ...(onVariants ? {} : { priceCents: centsOf(f.price), stockQuantity: numberOf(f.stockQuantity) }),
     weight: weight === undefined && current ? null : weight,
     categoryId: f.categoryId || null,
@@ -126,6 +212,21 @@ export function refuseBlockedImage(f: ProductForm, publicBaseUrl: string) {
   throw new AppError('VALIDATION_ERROR', 400, text('web.form.fix'), [
     { field: 'imageUrl', message: text('web.console.product.imageBlocked', { origin }) },
   ]);
+}
+
+/**
+ * A refusal with its problems on the product form's fields: one item of a list (a keyword, an
+ * option's value) goes under the field that holds the list.
+ */
+export function onProductForm(err: unknown): unknown {
+  if (!(err instanceof AppError) || !err.problems) return err;
+  const problems: Problem[] = err.problems.map((p) => ({
+    ...p,
+    field: p.field
+      .replace(/^((?:translations\.[a-zA-Z-]+\.)?keywords)\.\d+$/, '$1')
+      .replace(/^(translations\.[a-zA-Z-]+\.options\.\d+\.values)\.\d+$/, '$1'),
+  }));
+  return new AppError(err.code, err.statusCode, err.text, problems);
 }
 
 /** The first image address the seller gave (uploaded images are the gallery's, not the form's). */

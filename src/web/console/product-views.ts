@@ -16,7 +16,7 @@ import {
   selectField,
   textArea,
 } from '../layout.ts';
-import type { ProductForm } from './form.ts';
+import { otherLanguage, type ProductForm } from './form.ts';
 import { consolePage, empty, pager, problemOf, productPath, table, th } from './views.ts';
 
 type Detail = Awaited<ReturnType<typeof getProduct>>;
@@ -130,9 +130,24 @@ export function productFormView(
     ? t(l, 'web.console.product.edit', { title: o.product.title })
     : t(l, 'web.console.product.new');
   const action = o.product ? productPath(o.product.id) : '/console/products/new';
+  const language = creating
+    ? selectField({
+        name: 'language',
+        label: t(l, 'web.console.product.language'),
+        value: f.language,
+        error,
+        options: (['en-CA', 'fr-CA'] as const).map((x) => ({
+          value: x,
+          label: t(l, 'web.console.product.languageName', { language: x.slice(0, 2) }),
+        })),
+      })
+    : '';
   const form = html`<form method="post" action="${action}" class="card" novalidate>!${csrfField(v)}!${formAlert(error)}
+!${language}
 !${field({ name: 'title', label: t(l, 'web.console.product.title'), value: f.title, required: true, error, attrs: ' maxlength="200"' })}
 !${textArea({ name: 'description', label: t(l, 'web.console.product.description'), value: f.description, error, attrs: ' maxlength="10000"' })}
+!${field({ name: 'keywords', label: t(l, 'web.console.product.keywords'), hint: t(l, 'web.console.product.keywordsHint'), value: f.keywords ?? '', error, attrs: ' maxlength="1600"' })}
+!${translationFields(v, f, o.product, error)}
 <div class="row">!${
     onVariants
       ? html`<p class="hint">${t(l, 'web.console.variants.onVariants')}</p>`
@@ -150,4 +165,30 @@ export function productFormView(
 !${o.variants ?? ''}!${o.gallery ?? ''}
 <p><a href="/console/products">${t(l, 'web.console.product.back')}</a></p>`;
   return consolePage(v, title, form, o.done);
+}
+
+/**
+ * The other language's title, description, keywords and (editing a product with options) each
+ * option's name and values: optional, marked as in that language for a screen reader. Creating,
+ * the language is the one chosen above, so the legend names neither.
+ */
+function translationFields(v: View, f: ProductForm, product: Detail | undefined, error?: FormError) {
+  const l = v.p.locale;
+  const other = otherLanguage(product?.sourceLanguage ?? f.language);
+  const at = `translations.${other}`;
+  const tr = f.translation ?? { title: '', description: '', keywords: '', options: [] };
+  const lang = html` lang="${other}"`;
+  const legend = product
+    ? t(l, 'web.console.product.translation', { language: other.slice(0, 2) })
+    : t(l, 'web.console.product.translationNew');
+  const options = (product?.options ?? []).map((o, n) => {
+    const typed = tr.options[n] ?? { name: '', values: '' };
+    return html`<div class="row">!${field({ name: `tr.options.${n}.name`, problemField: `${at}.options.${n}.name`, label: t(l, 'web.console.product.trOptionName', { name: o.name }), value: typed.name, error, attrs: html` maxlength="50"!${lang}` })}
+!${field({ name: `tr.options.${n}.values`, problemField: `${at}.options.${n}.values`, label: t(l, 'web.console.product.trOptionValues', { name: o.name }), hint: t(l, 'web.console.product.trOptionValuesHint', { values: o.values.join(', ') }), value: typed.values, error, attrs: html` maxlength="2600"!${lang}` })}</div>`;
+  });
+  return html`<fieldset class="translation"><legend>${legend}</legend><p class="hint" id="f-translation-hint">${t(l, 'web.console.product.translationHint')}</p>!${problemOf(error, at, 'f-translation')}
+!${field({ name: 'tr.title', problemField: `${at}.title`, label: t(l, 'web.console.product.title'), value: tr.title, error, attrs: html` maxlength="200"!${lang}` })}
+!${textArea({ name: 'tr.description', problemField: `${at}.description`, label: t(l, 'web.console.product.description'), value: tr.description, error, attrs: html` maxlength="10000"!${lang}` })}
+!${field({ name: 'tr.keywords', problemField: `${at}.keywords`, label: t(l, 'web.console.product.keywords'), hint: t(l, 'web.console.product.keywordsHint'), value: tr.keywords, error, attrs: html` maxlength="1600"!${lang}` })}
+!${options.length ? html`!${problemOf(error, `${at}.options`, 'f-translation-options')}!${options}` : ''}</fieldset>`;
 }

@@ -38,6 +38,7 @@ import {
   formOfBody,
   formOfProduct,
   one,
+  onProductForm,
   PAGE_SIZE,
   type ProductForm,
   pageNoOf,
@@ -198,18 +199,21 @@ export function consolePages(app: FastifyInstance, deps: WebDeps) {
   app.get('/console/products/new', pageRoute, async (req, reply) => {
     signedIn(req, SELLERS);
     const v = viewOf(req, reply, s);
-    const values = { ...formOfBody({}), stockQuantity: '0', status: 'active' };
+    // A new product is written in the console's language unless the seller chooses the other.
+    const values = { ...formOfBody({}, v.p.locale), stockQuantity: '0', status: 'active' };
     return sendHtml(reply, await productFormPage(req, v, { values }));
   });
 
   app.post<{ Body: Body }>('/console/products/new', postRoute('productWrites'), async (req, reply) => {
     signedIn(req, SELLERS);
-    const values = formOfBody(req.body);
+    const values = formOfBody(req.body, req.ctx.locale ?? undefined);
     try {
       refuseBlockedImage(values, deps.commerce.publicBaseUrl);
       await createProduct(req.ctx, readForm(createProductBody, productBody(values)));
     } catch (err) {
-      return answerRefusal(req, reply, s, err, (v, error) => productFormPage(req, v, { values, error }));
+      return answerRefusal(req, reply, s, onProductForm(err), (v, error) =>
+        productFormPage(req, v, { values, error }),
+      );
     }
     return seeOther(reply, '/console/products?done=created');
   });
@@ -238,12 +242,12 @@ export function consolePages(app: FastifyInstance, deps: WebDeps) {
     async (req, reply) => {
       const id = req.params.productId;
       const product = await ownProduct(req, id);
-      const values = formOfBody(req.body);
+      const values = { ...formOfBody(req.body), language: product.sourceLanguage };
       try {
         refuseBlockedImage(values, deps.commerce.publicBaseUrl);
         await updateProduct(req.ctx, id, readForm(updateProductBody, productBody(values, product)));
       } catch (err) {
-        return answerRefusal(req, reply, s, err, (v, error) =>
+        return answerRefusal(req, reply, s, onProductForm(err), (v, error) =>
           productFormPage(req, v, { product, values, error }),
         );
       }
