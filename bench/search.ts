@@ -227,6 +227,8 @@ const queries = {
   broad: 'q=handmade',
   selective: `q=${encodeURIComponent('smoked salmon cape breton')}`,
   filtered: `q=handmade&filters=${encodeURIComponent(`categoryId:${food}|${outdoors},priceCents:1000..8000`)}`,
+  // A size in stock: variant-level clauses that one variant must meet together.
+  sized: `q=handmade&filters=${encodeURIComponent('option.Size:M|L,inStock:true,priceCents:1000..8000')}`,
 };
 const figures: LatencyFigures[] = [];
 let rss: { before: number; edited: number; after: number } | undefined;
@@ -295,6 +297,9 @@ let rss: { before: number; edited: number; after: number } | undefined;
       ['search, selective + facets', queries.selective],
       ['search, broad one word + facets', queries.broad],
       ['search, broad + filters + facets', queries.filtered],
+      ...(variantsPerProduct > 1
+        ? ([['search, broad + size in stock + facets', queries.sized]] as const)
+        : []),
     ] as const) {
       figures.push(await load(name, base, () => `/search/products?${q}`, auth, searchConnections));
     }
