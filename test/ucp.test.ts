@@ -934,9 +934,13 @@ describe('the catalog', () => {
       availability: { available: false, status: 'out_of_stock' },
       options: [{ name: 'Size', label: 'M' }],
     });
-    expect(looked.messages).toEqual([{ type: 'info', code: 'not_found', content: 'Not found: variants:nope' }]);
+    expect(looked.messages).toEqual([
+      { type: 'info', code: 'not_found', content: 'Not found: variants:nope' },
+    ]);
     const byVariantOnly = ucpCatalogLookupResponse.parse((await post('lookup', { ids: [large.id] })).body);
-    expect(byVariantOnly.products[0]!.variants.map(ids)).toEqual([[large.id, [{ id: large.id, match: 'exact' }]]]);
+    expect(byVariantOnly.products[0]!.variants.map(ids)).toEqual([
+      [large.id, [{ id: large.id, match: 'exact' }]],
+    ]);
     expect(byVariantOnly.messages).toBeUndefined();
 
     // The variant's own options win over `selected`; the signals are relative to them.
@@ -974,10 +978,13 @@ describe('the catalog', () => {
         messages: [{ type: 'error', code: 'not_found', severity: 'unrecoverable' }],
       });
       const missed = ucpCatalogLookupResponse.parse((await post('lookup', { ids: [gone, p.id] })).body);
-      expect(missed.products.map((x) => x.variants.map(ids)), gone).toEqual([
-        [[small.id, [{ id: p.id, match: 'featured' }]]],
+      expect(
+        missed.products.map((x) => x.variants.map(ids)),
+        gone,
+      ).toEqual([[[small.id, [{ id: p.id, match: 'featured' }]]]]);
+      expect(missed.messages, gone).toEqual([
+        { type: 'info', code: 'not_found', content: `Not found: ${gone}` },
       ]);
-      expect(missed.messages, gone).toEqual([{ type: 'info', code: 'not_found', content: `Not found: ${gone}` }]);
     }
   });
 });

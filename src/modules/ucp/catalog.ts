@@ -178,7 +178,8 @@ export async function lookupCatalog(ctx: RequestContext, input: UcpCatalogLookup
     };
     const soldOneWay = !product.options?.length;
     for (const id of ids) {
-      if (id === product.id) resolve(product.variants[0]!.id, { id, match: soldOneWay ? 'exact' : 'featured' });
+      if (id === product.id)
+        resolve(product.variants[0]!.id, { id, match: soldOneWay ? 'exact' : 'featured' });
       else if (ownerOf(id) === product.id && product.variants.some((v) => v.id === id))
         resolve(id, { id, match: 'exact' });
     }
