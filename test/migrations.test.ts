@@ -52,3 +52,55 @@ describe('0030: one refund per payment that made no order', () => {
     await refund('refund_g', 'pi_once', 'return', '2026-11-03T10:00:00Z');
   });
 });
+
+describe("0042: an image's variant is one of its product's", () => {
+  it('forgets a variant that is unknown or another product’s, then refuses one', async () => {
+    const run = (text: string) => database.db.execute(sql.raw(text));
+    await run('alter table product_images drop constraint product_images_variant_fk');
+    await run('alter table product_variants drop constraint product_variants_id_product');
+    await run(
+      `insert into users (id, email, name, role) values ('users:m42', 'm42@example.ca', 'M', 'seller')`,
+    );
+    for (const p of ['products:m42a', 'products:m42b']) {
+      await run(`insert into products (id, seller_id, title, price_cents, price_max_cents)
+                   values ('${p}', 'users:m42', 'Box', 1000, 1000)`);
+    }
+    const variant = (id: string, product: string, sku: string) =>
+      run(`insert into product_variants (id, product_id, seller_id, sku, price_cents)
+             values ('${id}', '${product}', 'users:m42', '${sku}', 1000)`);
+    await variant('variants:m42a', 'products:m42a', 'M42-A');
+    await variant('variants:m42b', 'products:m42b', 'M42-B');
+    const image = (id: string, variantId: string | null) =>
+      run(`insert into product_images (id, product_id, variant_id, position, width, height, files)
+             values ('${id}', 'products:m42a', ${variantId ? `'${variantId}'` : 'null'}, 0, 10, 10, '[]')`);
+    await image('images:own', 'variants:m42a');
+    await image('images:other', 'variants:m42b');
+    await image('images:unknown', 'variants:gone');
+    await image('images:none', null);
+
+    const statements = readFileSync(path.join(MIGRATIONS_DIR, '0042_image_variant_fk.sql'), 'utf8').split(
+      '--> statement-breakpoint',
+    );
+    expect(statements).toHaveLength(3);
+    for (const statement of statements) await run(statement);
+
+    expect(
+      await rowsOf(
+        database.db,
+        sql`select id, variant_id from product_images where product_id = 'products:m42a' order by id`,
+      ),
+    ).toEqual([
+      { id: 'images:none', variant_id: null },
+      { id: 'images:other', variant_id: null },
+      { id: 'images:own', variant_id: 'variants:m42a' },
+      { id: 'images:unknown', variant_id: null },
+    ]);
+    const refused = (variantId: string) =>
+      image(`images:${variantId}`, variantId).then(
+        () => undefined,
+        (err: { cause?: { code?: string } }) => err.cause?.code,
+      );
+    expect(await refused('variants:m42b')).toBe('23503');
+    expect(await refused('variants:gone')).toBe('23503');
+  });
+});

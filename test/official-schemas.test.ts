@@ -442,6 +442,22 @@ describe('variants on the wire', () => {
     ]);
     ucpAnswer(await post('search', { query: p.title }), 200, 'search_catalog');
     ucpAnswer(await post('lookup', { ids: [p.id] }), 200, 'lookup_catalog');
+    // By a variant's id: the lookup's variant `exact`, the product's `featured`; get_product selects it.
+    const looked = ucpAnswer(
+      await post('lookup', { ids: [medium!.id, p.id, 'variants:nope'] }),
+      200,
+      'lookup_catalog',
+    );
+    expect(looked.products[0].variants.map((v: { inputs: unknown }) => v.inputs)).toEqual([
+      [{ id: p.id, match: 'featured' }],
+      [{ id: medium!.id, match: 'exact' }],
+    ]);
+    const { product: chosen } = ucpAnswer(await post('product', { id: medium!.id }), 200, 'get_product');
+    expect([chosen.selected, chosen.variants.map((v: { id: string }) => v.id)]).toEqual([
+      [{ name: 'Size', label: 'M' }],
+      [medium!.id],
+    ]);
+    ucpAnswer(await post('product', { id: 'variants:nope' }), 200, 'get_product');
   });
 
   it('UCP and ACP sessions hold a variant given as the item id, and answer it so', async () => {
@@ -555,7 +571,7 @@ describe("the MCP tools' results", () => {
     };
     const p = await newProduct();
     await result('search_catalog', { meta, catalog: { query: p.title } });
-    await result('lookup_catalog', { meta, catalog: { ids: [p.id] } });
+    await result('lookup_catalog', { meta, catalog: { ids: [p.id, 'variants:nope'] } });
     await result('get_product', { meta, catalog: { id: p.id } });
     const checkout = {
       line_items: [{ item: { id: p.id }, quantity: 1 }],

@@ -5,7 +5,7 @@ import sharp from 'sharp';
 import { describe, expect, it } from 'vitest';
 import { rowsOf } from '../src/db/sql.ts';
 import { type SignedIn, useTestApp, withTestApp } from './helpers/app.ts';
-import { buyer, expectError, product, seller } from './helpers/builders.ts';
+import { buyer, expectError, expectInvalid, product, seller } from './helpers/builders.ts';
 import { jpegWithGps, type MultipartFile, multipart, picture } from './helpers/images.ts';
 
 const { t, database } = useTestApp();
@@ -230,10 +230,11 @@ describe('the gallery', () => {
       position: 0,
       altEn: 'Side',
       altFr: 'Côté',
-      variantId: 'v-1',
+      variantId: p.id,
     });
     expect(moved.status).toBe(200);
-    expect(moved.body).toMatchObject({ position: 0, altEn: 'Side', altFr: 'Côté', variantId: 'v-1' });
+    // A product sold one way: its one variant has the product's id.
+    expect(moved.body).toMatchObject({ position: 0, altEn: 'Side', altFr: 'Côté', variantId: p.id });
     expect(await imageUrls()).toEqual([urls[2], urls[0], urls[1], 'https://cdn.example.ca/a.jpg']);
     const gallery = await t.api.as(s).get(`/products/${p.id}/images`);
     expect(gallery.body.images.map((i: { id: string; position: number }) => [i.id, i.position])).toEqual([
@@ -260,6 +261,62 @@ describe('the gallery', () => {
     expectError(await t.api.as(s).delete(`/products/${p.id}/images/${ids[0]}`), 'NOT_FOUND', 404);
     const bad = await t.api.as(s).patch(`/products/${p.id}/images/${ids[1]}`, { altEn: 'x'.repeat(301) });
     expect(bad.status).toBe(400);
+  });
+
+  it('an image shows a variant of its own product only; once that variant is deleted, it shows the product', async () => {
+    const s = await seller(t.api);
+    const shirt = async (who: SignedIn) => {
+      const res = await t.api.as(who).post('/products', {
+        title: `Merino shirt ${Date.now().toString(36)}`,
+        weight: 0.2,
+        options: [{ name: 'Size', values: ['S', 'M'] }],
+        variants: [
+          { options: { Size: 'S' }, priceCents: 3900, stockQuantity: 5 },
+          { options: { Size: 'M' }, priceCents: 4200, stockQuantity: 5 },
+        ],
+      });
+      expect(res.status, JSON.stringify(res.body)).toBe(201);
+      return res.body as { id: string; variants: Array<{ id: string }> };
+    };
+    const p = await shirt(s);
+    const [small, medium] = p.variants as [{ id: string }, { id: string }];
+    const mine = await shirt(s);
+    const theirs = await shirt(await seller(t.api));
+    const refusal = [{ field: 'variantId', message: 'not a variant of this product' }];
+    for (const other of [mine.variants[0]!.id, theirs.variants[1]!.id, 'variants:nope', mine.id]) {
+      expectInvalid(await upload(s, p.id, await png(30, 30), { variantId: other }), refusal);
+    }
+    const variantOf = async (id: string) =>
+      (await rowsOf(database.db, sql`select variant_id from product_images where id = ${id}`))[0]?.variant_id;
+
+    const shown = await upload(s, p.id, await png(30, 30), { variantId: small.id });
+    expect(shown.status, JSON.stringify(shown.body)).toBe(201);
+    expect(shown.body.variantId).toBe(small.id);
+    const image = `/products/${p.id}/images/${shown.body.id}`;
+    expectInvalid(await t.api.as(s).patch(image, { variantId: theirs.variants[0]!.id }), refusal);
+    expect(await variantOf(shown.body.id)).toBe(small.id);
+    const moved = await t.api.as(s).patch(image, { variantId: medium.id });
+    expect([moved.status, moved.body.variantId]).toEqual([200, medium.id]);
+    expect(await variantOf(shown.body.id)).toBe(medium.id);
+
+    // Deleted, the variant's row stays (its orders name it), and so does the image, as the product's.
+    expect((await t.api.as(s).delete(`/products/${p.id}/variants/${medium.id}`)).status).toBe(200);
+    const gallery = await t.api.as(await buyer(t.api)).get(`/products/${p.id}/images`);
+    expect(
+      gallery.body.images.map((i: { id: string; variantId: string | null }) => [i.id, i.variantId]),
+    ).toEqual([[shown.body.id, null]]);
+    expect((await t.api.as(s).get(`/products/${p.id}`)).body.imageUrls).toEqual([shown.body.url]);
+    expectInvalid(await t.api.as(s).patch(image, { variantId: medium.id }), refusal);
+    expect((await t.api.as(s).patch(image, { altEn: 'Front' })).body).toMatchObject({
+      altEn: 'Front',
+      variantId: null,
+    });
+    const cleared = await t.api.as(s).patch(image, { variantId: null });
+    expect([cleared.status, cleared.body.variantId, await variantOf(shown.body.id)]).toEqual([
+      200,
+      null,
+      null,
+    ]);
   });
 
   it('a draft product’s gallery is not there for a buyer', async () => {

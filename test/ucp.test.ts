@@ -891,4 +891,100 @@ describe('the catalog', () => {
     const none = await post('product', { id: 'products:nope' });
     expect(none.body).toMatchObject({ ucp: { status: 'error' }, messages: [{ code: 'not_found' }] });
   });
+
+  it('takes variant ids: lookup answers the variant (exact) beside a product id’s featured one; get_product selects it', async () => {
+    const made = await t.api.as(shop).post('/products', {
+      title: `Merino tuque ${Date.now().toString(36)}`,
+      weight: 0.2,
+      options: [{ name: 'Size', values: ['S', 'M', 'L', 'XL'] }],
+      variants: [
+        { options: { Size: 'S' }, priceCents: 3900, stockQuantity: 5 },
+        { options: { Size: 'M' }, priceCents: 4200, stockQuantity: 0 },
+        { options: { Size: 'L' }, priceCents: 4500, stockQuantity: 2 },
+        { options: { Size: 'XL' }, priceCents: 4800, stockQuantity: 2 },
+      ],
+    });
+    expect(made.status, JSON.stringify(made.body)).toBe(201);
+    const p = made.body as { id: string; variants: Array<{ id: string; sku: string }> };
+    const [small, medium, large, xl] = p.variants as [
+      { id: string; sku: string },
+      { id: string; sku: string },
+      { id: string; sku: string },
+      { id: string; sku: string },
+    ];
+    const ids = (v: { id: string; inputs: unknown }) => [v.id, v.inputs];
+
+    const looked = ucpCatalogLookupResponse.parse(
+      (await post('lookup', { ids: [medium.id, p.id, medium.id, 'variants:nope', small.id] })).body,
+    );
+    expect(looked.products.map((x) => x.id)).toEqual([p.id]);
+    expect(looked.products[0]!.variants.map(ids)).toEqual([
+      [
+        small.id,
+        [
+          { id: p.id, match: 'featured' },
+          { id: small.id, match: 'exact' },
+        ],
+      ],
+      [medium.id, [{ id: medium.id, match: 'exact' }]],
+    ]);
+    expect(looked.products[0]!.variants[1]).toMatchObject({
+      sku: medium.sku,
+      price: { amount: 4200, currency: 'CAD' },
+      availability: { available: false, status: 'out_of_stock' },
+      options: [{ name: 'Size', label: 'M' }],
+    });
+    expect(looked.messages).toEqual([
+      { type: 'info', code: 'not_found', content: 'Not found: variants:nope' },
+    ]);
+    const byVariantOnly = ucpCatalogLookupResponse.parse((await post('lookup', { ids: [large.id] })).body);
+    expect(byVariantOnly.products[0]!.variants.map(ids)).toEqual([
+      [large.id, [{ id: large.id, match: 'exact' }]],
+    ]);
+    expect(byVariantOnly.messages).toBeUndefined();
+
+    // The variant's own options win over `selected`; the signals are relative to them.
+    const one = ucpGetProductResponse.parse(
+      (await post('product', { id: medium.id, selected: [{ name: 'Size', label: 'S' }] })).body,
+    );
+    expect(one.product.id).toBe(p.id);
+    expect(one.product.selected).toEqual([{ name: 'Size', label: 'M' }]);
+    expect(one.product.variants.map((v) => v.id)).toEqual([medium.id]);
+    expect(one.product.options).toEqual([
+      {
+        name: 'Size',
+        values: [
+          { label: 'S', exists: true, available: true },
+          { label: 'M', exists: true, available: false },
+          { label: 'L', exists: true, available: true },
+          { label: 'XL', exists: true, available: true },
+        ],
+      },
+    ]);
+    // By the product's id: every variant on sale, the first selected.
+    const whole = ucpGetProductResponse.parse((await post('product', { id: p.id })).body);
+    expect(whole.product.selected).toEqual([{ name: 'Size', label: 'S' }]);
+    expect(whole.product.variants.map((v) => v.id)).toEqual([small.id, medium.id, large.id, xl.id]);
+
+    // A variant taken off sale or deleted is not found, like an unknown one; its product still is.
+    expect(
+      (await t.api.as(shop).patch(`/products/${p.id}/variants/${large.id}`, { status: 'inactive' })).status,
+    ).toBe(200);
+    expect((await t.api.as(shop).delete(`/products/${p.id}/variants/${xl.id}`)).status).toBe(200);
+    for (const gone of [large.id, xl.id, 'variants:nope', 'orders:nope']) {
+      const none = await post('product', { id: gone });
+      expect(none.body, gone).toMatchObject({
+        ucp: { status: 'error' },
+        messages: [{ type: 'error', code: 'not_found', severity: 'unrecoverable' }],
+      });
+      const missed = ucpCatalogLookupResponse.parse((await post('lookup', { ids: [gone, p.id] })).body);
+      expect(
+        missed.products.map((x) => x.variants.map(ids)),
+        gone,
+      ).toEqual([[[small.id, [{ id: p.id, match: 'featured' }]]]]);
+      expect(missed.messages, gone).toEqual([
+        { type: 'info', code: 'not_found', content: `Not found: ${gone}` },
+      ]);
+    }
+  });
 });

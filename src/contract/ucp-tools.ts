@@ -125,7 +125,7 @@ export const UCP_TOOLS: readonly UcpTool[] = [
     title: 'Search the catalog',
     description:
       'Searches products by words and filters (categories, a price range in cents); pages with pagination.cursor. ' +
-      'Each product has one variant, whose id is what a checkout line item takes.',
+      "Each product lists its variants on sale, each variant's id what a checkout line item takes.",
     input: z.strictObject({ meta: ucpToolMeta, catalog: ucpCatalogSearchRequest }),
     output: z.union([ucpCatalogSearchResponse, ucpErrorResponse]),
     annotations: annotations(true, false),
@@ -134,7 +134,9 @@ export const UCP_TOOLS: readonly UcpTool[] = [
   tool({
     name: 'lookup_catalog',
     title: 'Look products up',
-    description: 'Products by id (at most 50); ids not found are named in an info message.',
+    description:
+      'Products by product or variant id (at most 50): a variant id answers that variant, a product id its featured one; ' +
+      'ids not found are named in an info message.',
     input: z.strictObject({ meta: ucpToolMeta, catalog: ucpCatalogLookupRequest }),
     output: z.union([ucpCatalogLookupResponse, ucpErrorResponse]),
     annotations: annotations(true, false),
@@ -143,7 +145,9 @@ export const UCP_TOOLS: readonly UcpTool[] = [
   tool({
     name: 'get_product',
     title: 'Get a product',
-    description: 'One product by id; a business outcome with ucp.status "error" when it is not found.',
+    description:
+      'One product by product or variant id (a variant id selects that variant); ' +
+      'a business outcome with ucp.status "error" when it is not found.',
     input: z.strictObject({ meta: ucpToolMeta, catalog: ucpGetProductRequest }),
     output: z.union([ucpGetProductResponse, ucpErrorResponse]),
     annotations: annotations(true, false),

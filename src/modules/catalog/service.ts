@@ -920,6 +920,29 @@ export async function saleVariantsOf(
 }
 
 /**
+ * The products of variants on sale (active, of an active product), by variant id: how a protocol
+ * that takes a variant's id finds its product. Ids of no variant on sale are absent.
+ */
+export async function productsOfSaleVariants(
+  ctx: RequestContext,
+  variantIds: string[],
+): Promise<Map<string, string>> {
+  if (variantIds.length === 0) return new Map();
+  const rows = await ctx.db
+    .select({ id: productVariants.id, productId: productVariants.productId })
+    .from(productVariants)
+    .innerJoin(products, eq(products.id, productVariants.productId))
+    .where(
+      and(
+        inArray(productVariants.id, variantIds),
+        eq(productVariants.status, 'active'),
+        eq(products.status, 'active'),
+      ),
+    );
+  return new Map(rows.map((r) => [r.id, r.productId]));
+}
+
+/**
  * The names of variants (`title` "Product, Value / Value" and `variantTitle` the values) in
  * `locale`, for those whose product is translated there (title or options); the others are
  * absent (their names as written stand). The cart names its lines so; orders keep the name sold.

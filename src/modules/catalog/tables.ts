@@ -12,6 +12,7 @@ import {
   real,
   text,
   timestamp,
+  unique,
   uniqueIndex,
 } from 'drizzle-orm/pg-core';
 import {
@@ -200,5 +201,7 @@ export const productVariants = pgTable(
     uniqueIndex('product_variants_seller_sku').on(t.sellerId, t.sku).where(sql`${t.status} <> 'deleted'`),
     index('product_variants_product_idx').on(t.productId, t.position),
     index('product_variants_changed_idx').on(t.changedAt),
+    // What a row naming a variant of its product refers to (product_images' variant link).
+    unique('product_variants_id_product').on(t.id, t.productId),
   ],
 );

@@ -1,7 +1,7 @@
 // The images table's statements.
-import { asc, eq, sql } from 'drizzle-orm';
+import { and, asc, eq, ne, sql } from 'drizzle-orm';
 import type { Db } from '../../db/index.ts';
-import { products } from '../catalog/tables.ts';
+import { products, productVariants } from '../catalog/tables.ts';
 import { imageBlobs, images, productImages } from './tables.ts';
 
 /** Stores an image unless one of its name is there (a name is its content). */
@@ -52,13 +52,33 @@ export async function lockProductImages(db: Db, productId: string) {
   return row;
 }
 
-/** The product's gallery, first image first. */
+/**
+ * The product's gallery, first image first. An image whose variant was deleted answers no variant:
+ * it shows the product, as the variant's rows stay for its orders.
+ */
 export async function galleryRows(db: Db, productId: string): Promise<ProductImageRow[]> {
-  return db
-    .select()
+  const rows = await db
+    .select({ image: productImages, variantStatus: productVariants.status })
     .from(productImages)
+    .leftJoin(productVariants, eq(productVariants.id, productImages.variantId))
     .where(eq(productImages.productId, productId))
     .orderBy(asc(productImages.position), asc(productImages.createdAt));
+  return rows.map((r) => (r.variantStatus === 'deleted' ? { ...r.image, variantId: null } : r.image));
+}
+
+/** Whether `variantId` is a variant of `productId` that is not deleted: one an image may show. */
+export async function isLiveVariantOf(db: Db, productId: string, variantId: string): Promise<boolean> {
+  const rows = await db
+    .select({ id: productVariants.id })
+    .from(productVariants)
+    .where(
+      and(
+        eq(productVariants.id, variantId),
+        eq(productVariants.productId, productId),
+        ne(productVariants.status, 'deleted'),
+      ),
+    );
+  return rows.length > 0;
 }
 
 export async function insertProductImage(db: Db, row: typeof productImages.$inferInsert) {

@@ -20,6 +20,7 @@ import {
   imageNamed,
   insertImageUnlessThere,
   insertProductImage,
+  isLiveVariantOf,
   lockProductImages,
   setProductImageUrls,
   updateProductImage,
@@ -155,6 +156,18 @@ export function uploadFields(fields: Record<string, string>): Omit<UploadInput, 
   return out;
 }
 
+/**
+ * Refuses a variant that is not one of the product's, or is deleted (400 naming `variantId`): the
+ * same answer for another product's variant as for an unknown one. Run under the product's lock,
+ * which a variant's deletion also takes.
+ */
+async function checkVariant(db: Db, productId: string, variantId: string | null | undefined) {
+  if (!variantId) return;
+  if (!(await isLiveVariantOf(db, productId, variantId))) {
+    throw invalid('error.images.badFields', undefined, [problem('variantId', 'validation.notAVariant')]);
+  }
+}
+
 export const GALLERY_LIMIT = GALLERY_MAX;
 export const galleryFull = () => conflict('error.images.galleryFull', { max: GALLERY_MAX });
 
@@ -166,6 +179,8 @@ export async function uploadImage(
 ): Promise<WireImage> {
   const { count } = await editableProduct(ctx, productId);
   if (count >= GALLERY_MAX) throw galleryFull();
+  // Before the work of processing; checked again under the lock.
+  await checkVariant(ctx.db, productId, input.variantId);
   const processed = await processImage(input.file);
   // Files first, rows after: a file no row names is harmless (its name is its content), a row
   // whose file is missing is not.
@@ -177,6 +192,7 @@ export async function uploadImage(
       throw conflict('error.catalog.productDeleted', { id: productId });
     const before = await galleryRows(tx.db, productId);
     if (before.length >= GALLERY_MAX) throw galleryFull();
+    await checkVariant(tx.db, productId, input.variantId);
     await insertProductImage(tx.db, {
       id,
       productId,
@@ -220,6 +236,7 @@ export async function updateImage(
 ): Promise<WireImage> {
   return inTransaction(ctx, async (tx) => {
     const { locked, rows, row } = await ownImage(tx, productId, imageId);
+    await checkVariant(tx.db, productId, change.variantId);
     await updateProductImage(tx.db, imageId, {
       altEn: change.altEn,
       altFr: change.altFr,

@@ -1,6 +1,16 @@
 import { sql } from 'drizzle-orm';
-import { check, customType, index, integer, jsonb, pgTable, text, timestamp } from 'drizzle-orm/pg-core';
-import { products } from '../catalog/tables.ts';
+import {
+  check,
+  customType,
+  foreignKey,
+  index,
+  integer,
+  jsonb,
+  pgTable,
+  text,
+  timestamp,
+} from 'drizzle-orm/pg-core';
+import { products, productVariants } from '../catalog/tables.ts';
 
 const bytea = customType<{ data: Buffer }>({ dataType: () => 'bytea' });
 
@@ -42,7 +52,7 @@ export const productImages = pgTable(
     productId: text('product_id')
       .notNull()
       .references(() => products.id),
-    // A variant of the product it shows, as the seller named it (no foreign key: variants are their own table).
+    // The variant of this product it shows, if any (the key below holds it to this product's).
     variantId: text('variant_id'),
     position: integer('position').notNull(),
     altEn: text('alt_en').notNull().default(''),
@@ -55,6 +65,11 @@ export const productImages = pgTable(
   },
   (t) => [
     index('product_images_product_idx').on(t.productId, t.position),
+    foreignKey({
+      name: 'product_images_variant_fk',
+      columns: [t.variantId, t.productId],
+      foreignColumns: [productVariants.id, productVariants.productId],
+    }),
     check(
       'product_images_bounded',
       sql`length(${t.altEn}) <= 300 and length(${t.altFr}) <= 300 and coalesce(length(${t.variantId}), 0) <= 100 and ${t.position} >= 0`,

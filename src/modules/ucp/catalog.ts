@@ -5,16 +5,23 @@
 // products are shown.
 import type { z } from 'zod';
 import type { productListItem } from '../../contract/catalog.ts';
+import { isRecordId } from '../../contract/common.ts';
 import { BASE_LOCALE, t, text } from '../../contract/i18n.ts';
 import type {
   UcpCatalogLookupRequest,
   UcpCatalogSearchRequest,
   UcpGetProductRequest,
+  UcpInputCorrelation,
   UcpMessage,
   UcpProduct,
 } from '../../contract/ucp.ts';
 
-import { listItemsByIds, type SaleVariants, saleVariantsOf } from '../catalog/service.ts';
+import {
+  listItemsByIds,
+  productsOfSaleVariants,
+  type SaleVariants,
+  saleVariantsOf,
+} from '../catalog/service.ts';
 import type { RequestContext } from '../context.ts';
 import type { SearchEngine } from '../search/service.ts';
 import { UcpFailure } from './errors.ts';
@@ -142,18 +149,46 @@ export async function searchCatalog(
   };
 }
 
+/** An id a lookup may resolve: a product's, or a variant's (a product sold one way's is both). */
+const isCatalogId = (id: string) => isRecordId('products', id) || isRecordId('variants', id);
+
+/**
+ * lookup.md "Resolution Behavior": a variant's id resolves to that variant (`exact`); a product's
+ * id to its featured variant, the first on sale (`featured`), or `exact` for a product sold one
+ * way, whose one variant it names. Each product is answered once, with only the variants some id
+ * resolved to (in the seller's order), each listing the ids that did.
+ */
 export async function lookupCatalog(ctx: RequestContext, input: UcpCatalogLookupRequest) {
   if (input.ids.length > MAX_LOOKUP_IDS) {
     throw new UcpFailure(400, 'request_too_large', text('ucp.error.lookupTooLarge', { max: MAX_LOOKUP_IDS }));
   }
   const ids = [...new Set(input.ids)];
-  const known = ids.filter((id) => /^products:[A-Za-z0-9_-]{1,40}$/.test(id));
-  const items = (await listItemsByIds(ctx, known)).filter((p) => p.status === 'active');
-  const found = new Set(items.map((p) => p.id));
-  const products = (await ucpProductsOf(ctx, items)).map((product) => ({
-    ...product,
-    variants: product.variants.map((v) => ({ ...v, inputs: [{ id: product.id, match: 'exact' }] })),
-  }));
+  const known = ids.filter(isCatalogId);
+  const owners = await productsOfSaleVariants(ctx, known);
+  // A product's own id names the product, even where one of its variants kept that id.
+  const ownerOf = (id: string) => (isRecordId('products', id) ? id : owners.get(id));
+  const productIds = [...new Set(known.flatMap((id) => ownerOf(id) ?? []))];
+  const items = (await listItemsByIds(ctx, productIds)).filter((p) => p.status === 'active');
+  const found = new Set<string>();
+  const products = (await ucpProductsOf(ctx, items)).map((product) => {
+    const inputs = new Map<string, UcpInputCorrelation[]>();
+    const resolve = (variantId: string, input: UcpInputCorrelation) => {
+      inputs.set(variantId, [...(inputs.get(variantId) ?? []), input]);
+      found.add(input.id);
+    };
+    const soldOneWay = !product.options?.length;
+    for (const id of ids) {
+      if (id === product.id)
+        resolve(product.variants[0]!.id, { id, match: soldOneWay ? 'exact' : 'featured' });
+      else if (ownerOf(id) === product.id && product.variants.some((v) => v.id === id))
+        resolve(id, { id, match: 'exact' });
+    }
+    const variants = product.variants.flatMap((v) => {
+      const by = inputs.get(v.id);
+      return by ? [{ ...v, inputs: by }] : [];
+    });
+    return { ...product, variants };
+  });
   const missing = ids.filter((id) => !found.has(id));
   const messages: UcpMessage[] = missing.length
     ? [
@@ -169,15 +204,33 @@ export async function lookupCatalog(ctx: RequestContext, input: UcpCatalogLookup
   return { products, ...(messages.length ? { messages } : {}) };
 }
 
-/** One product, or undefined (a business outcome: not found). */
+/**
+ * One product, or undefined (a business outcome: not found). Given a variant's id (lookup.md
+ * "Get Product"), the product with that variant selected: `selected` its option values (the
+ * request's `selected` ignored), and `variants` that variant alone, the one matching them all.
+ */
 export async function productOfCatalog(ctx: RequestContext, input: UcpGetProductRequest) {
-  if (!/^products:[A-Za-z0-9_-]{1,40}$/.test(input.id)) return undefined;
-  const [item] = await listItemsByIds(ctx, [input.id]);
+  if (!isCatalogId(input.id)) return undefined;
+  const productId = isRecordId('products', input.id)
+    ? input.id
+    : (await productsOfSaleVariants(ctx, [input.id])).get(input.id);
+  if (!productId) return undefined;
+  const [item] = await listItemsByIds(ctx, [productId]);
   if (item?.status !== 'active') return undefined;
   const sale = (await saleVariantsOf(ctx, [item.id])).get(item.id);
   const product = ucpProductOf(item, sale);
+  const variant = productId === input.id ? undefined : sale?.variants.find((v) => v.id === input.id);
+  if (productId !== input.id && !variant) return undefined;
   if (!sale?.options.length) return { product };
-  return { product: { ...product, ...selectionOf(sale, input.selected ?? []) } };
+  if (!variant) return { product: { ...product, ...selectionOf(sale, input.selected ?? []) } };
+  const own = sale.options.map((o, n) => ({ name: o.name, label: variant.optionValues[n] ?? '' }));
+  return {
+    product: {
+      ...product,
+      ...selectionOf(sale, own),
+      variants: product.variants.filter((v) => v.id === variant.id),
+    },
+  };
 }
 
 /**
