@@ -890,13 +890,7 @@ export async function saleVariantsOf(
     })
     .from(productVariants)
     .innerJoin(products, eq(products.id, productVariants.productId))
-    .where(
-      and(
-        inArray(productVariants.productId, productIds),
-        eq(productVariants.status, 'active'),
-        eq(products.status, 'active'),
-      ),
-    )
+    .where(and(inArray(productVariants.productId, productIds), onSale()))
     .orderBy(asc(productVariants.productId), asc(productVariants.position), asc(productVariants.id));
   for (const r of rows) {
     let entry = out.get(r.productId);
@@ -919,6 +913,9 @@ export async function saleVariantsOf(
   return out;
 }
 
+/** A variant on sale: active, of an active product (the query joins both). */
+const onSale = () => and(eq(productVariants.status, 'active'), eq(products.status, 'active'));
+
 /**
  * The products of variants on sale (active, of an active product), by variant id: how a protocol
  * that takes a variant's id finds its product. Ids of no variant on sale are absent.
@@ -932,13 +929,7 @@ export async function productsOfSaleVariants(
     .select({ id: productVariants.id, productId: productVariants.productId })
     .from(productVariants)
     .innerJoin(products, eq(products.id, productVariants.productId))
-    .where(
-      and(
-        inArray(productVariants.id, variantIds),
-        eq(productVariants.status, 'active'),
-        eq(products.status, 'active'),
-      ),
-    );
+    .where(and(inArray(productVariants.id, variantIds), onSale()));
   return new Map(rows.map((r) => [r.id, r.productId]));
 }
 
