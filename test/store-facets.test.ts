@@ -126,14 +126,14 @@ describe('the options and stock facets', () => {
       ['Remove Up to $40.00 ×', `/?q=${word}&inStock=yes&option.Size=L&option.Size=S&sort=price_desc`],
     ]);
     // The sort's form carries every choice but the sort.
-    const sortForm = page.html.match(/<form method="get" action="\/">(?:(?!<\/form>)[\s\S])*name="sort"[\s\S]*?<\/form>/g)!.at(-1)!;
-    expect([...sortForm.matchAll(/<input type="hidden" name="([^"]*)" value="([^"]*)">/g)].map((x) => `${x[1]}=${x[2]}`)).toEqual([
-      `q=${word}`,
-      'max=40',
-      'inStock=yes',
-      'option.Size=L',
-      'option.Size=S',
-    ]);
+    const sortForm = page.html
+      .match(/<form method="get" action="\/">(?:(?!<\/form>)[\s\S])*name="sort"[\s\S]*?<\/form>/g)!
+      .at(-1)!;
+    expect(
+      [...sortForm.matchAll(/<input type="hidden" name="([^"]*)" value="([^"]*)">/g)].map(
+        (x) => `${x[1]}=${x[2]}`,
+      ),
+    ).toEqual([`q=${word}`, 'max=40', 'inStock=yes', 'option.Size=L', 'option.Size=S']);
     // The filters' form: the chosen sizes and the stock box ticked, the sort kept.
     const facets = page.html.match(/<details class="facets card">[\s\S]*?<\/details>/)![0];
     expect(facets).toContain('<input type="hidden" name="sort" value="price_desc">');
@@ -200,7 +200,9 @@ describe('the options and stock facets', () => {
       expect(textOf(page.html), bad).toContain('This request could not be read. Go back and try again.');
     }
     // At the bounds: five options, fifty values of fifty characters.
-    const fifty = Array.from({ length: 50 }, (_, i) => `option.Size=${String(i).padStart(50, 'v')}`).join('&');
+    const fifty = Array.from({ length: 50 }, (_, i) => `option.Size=${String(i).padStart(50, 'v')}`).join(
+      '&',
+    );
     const five = Array.from({ length: 3 }, (_, i) => `option.N${i}=a`).join('&');
     expect((await b.get(`/?q=tee&${fifty}&${five}&option.${'x'.repeat(50)}=M&inStock=yes`)).status).toBe(200);
   });

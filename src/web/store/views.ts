@@ -5,9 +5,9 @@ import type { z } from 'zod';
 import { type productDetail, SORTS, type searchAnswer } from '../../contract/catalog.ts';
 import { PROVINCES } from '../../contract/common.ts';
 import { formatDollars, formatMoney, type Locale, t } from '../../contract/i18n.ts';
-import { foldOption } from '../../modules/search/filters.ts';
 import type { SavedAddress } from '../../modules/addresses/service.ts';
 import type { getCart } from '../../modules/cart/service.ts';
+import { foldOption } from '../../modules/search/filters.ts';
 import {
   amountRows,
   productCard,
@@ -149,7 +149,8 @@ function chosenFilters(l: Locale, d: SearchPageData): string {
           : t(l, 'web.search.priceBand', { from: formatMoney(l, q.min), to: formatMoney(l, q.max) });
     chips.push([label, { min: undefined, max: undefined }]);
   }
-  if (q.rating) chips.push([t(l, 'web.search.ratingAtLeast', { n: Number(q.rating) }), { rating: undefined }]);
+  if (q.rating)
+    chips.push([t(l, 'web.search.ratingAtLeast', { n: Number(q.rating) }), { rating: undefined }]);
   if (q.digital) {
     chips.push([
       t(l, q.digital === 'yes' ? 'web.search.kindDigital' : 'web.search.kindPhysical'),
