@@ -180,7 +180,8 @@ describe('tools/list', () => {
     const expected: Record<string, { required: string[]; properties: string[] }> = {
       search_products: {
         required: ['query'],
-        properties: ['query', 'category', 'min_price', 'max_price', 'sort', 'limit', 'offset'],
+        // The interface's seven, and the search's own `filters` (as check_inventory's `variant`).
+        properties: ['query', 'category', 'min_price', 'max_price', 'sort', 'limit', 'offset', 'filters'],
       },
       get_product: { required: ['id'], properties: ['id'] },
       check_inventory: { required: ['product_id'], properties: ['product_id', 'quantity', 'variant'] },
@@ -378,6 +379,53 @@ describe('search_products', () => {
     );
     expect(page).toMatchObject({ total: 3, limit: 1, offset: 1 });
     expect(page.items.map((i: { id: string }) => i.id)).toEqual([p.paddle]);
+  });
+
+  it('passes filters through: a size in stock, with the price range', async () => {
+    const shirts = uniqueWord();
+    const s = await seller(t.api);
+    const make = async (title: string, variants: Array<[string, number, number]>) => {
+      const made = await t.api.as(s).post('/products', {
+        title: `${title} ${shirts}`,
+        weight: 0.3,
+        options: [{ name: 'Size', values: variants.map(([size]) => size) }],
+        variants: variants.map(([size, priceCents, stockQuantity]) => ({
+          options: { Size: size },
+          priceCents,
+          stockQuantity,
+        })),
+      });
+      expect(made.status, JSON.stringify(made.body)).toBe(201);
+      return made.body.id as string;
+    };
+    // The T-shirt's M is sold out; the hoodie's is not.
+    const tee = await make('T-shirt', [
+      ['S', 1500, 5],
+      ['M', 2000, 0],
+      ['L', 3000, 2],
+    ]);
+    const hoodie = await make('Hoodie', [
+      ['M', 5500, 3],
+      ['L', 5500, 1],
+    ]);
+    const search = async (args: Record<string, unknown>) =>
+      ok(
+        await call(agent, 'search_products', { query: shirts, sort: 'price_asc', ...args }),
+        searchProductsTool,
+      ).items.map((i: { id: string }) => i.id);
+    expect(await search({ filters: 'option.Size:M' })).toEqual([tee, hoodie]);
+    expect(await search({ filters: 'option.Size:M,inStock:true' })).toEqual([hoodie]);
+    expect(await search({ filters: 'option.size:m|s,inStock:true' })).toEqual([tee, hoodie]);
+    // With the tool's own price fields: the tee's S at $15 is under $20, its sold-out M is not.
+    expect(await search({ filters: 'option.Size:M|S,inStock:true', max_price: 2000 })).toEqual([tee]);
+    // A variant with no unit free: the tee's M.
+    expect(await search({ filters: 'inStock:false' })).toEqual([tee]);
+    const bad = failed(
+      await call(agent, 'search_products', { query: shirts, filters: 'option.:M' }),
+      'VALIDATION_ERROR',
+      400,
+    );
+    expect(bad.error).toContain('option.:M');
   });
 });
 

@@ -122,7 +122,8 @@ describe.skipIf(unavailable !== undefined)('pages on a phone and a desktop, in F
           };
         }),
       );
-      expect(counts.length).toBe(2);
+      // The category, the shop, and "In stock only".
+      expect(counts.length).toBe(3);
       for (const x of counts) {
         expect(x, String(x.text)).toEqual({
           text: x.text,
@@ -146,6 +147,90 @@ describe.skipIf(unavailable !== undefined)('pages on a phone and a desktop, in F
       await expect.poll(() => page.getByRole('status').first().innerText()).toMatch(/^3 /);
       expect(await brokenWords(page, 'button, .button')).toEqual([]);
       await checked(page, `store-facets${l.suffix}`);
+    }
+    await page.close();
+  });
+
+  it('search by size and stock: a person ticks a size, then "in stock only", and removes a choice', async () => {
+    const word = uniqueWord();
+    const s = await seller(env.t.api);
+    const make = async (body: Record<string, unknown>) => {
+      const made = await env.t.api.as(s).post('/products', { weight: 0.3, ...body });
+      expect(made.status, JSON.stringify(made.body)).toBe(201);
+    };
+    // The T-shirt's M is sold out; the hoodie's is not.
+    await make({
+      title: `${word} T-shirt`,
+      options: [{ name: 'Size', values: ['S', 'M', 'L'] }],
+      variants: [
+        { options: { Size: 'S' }, priceCents: 1500, stockQuantity: 5 },
+        { options: { Size: 'M' }, priceCents: 2000, stockQuantity: 0 },
+        { options: { Size: 'L' }, priceCents: 3000, stockQuantity: 2 },
+      ],
+    });
+    await make({
+      title: `${word} hoodie`,
+      options: [{ name: 'Size', values: ['M', 'L'] }],
+      variants: [
+        { options: { Size: 'M' }, priceCents: 5500, stockQuantity: 3 },
+        { options: { Size: 'L' }, priceCents: 5500, stockQuantity: 1 },
+      ],
+    });
+    await make({ title: `${word} mug`, priceCents: 1200, stockQuantity: 4 });
+    const page = await env.browser.page();
+    const words = {
+      'fr-CA': {
+        n: (n: number) => `${n} produits`,
+        one: '1 produit',
+        inStock: 'En stock seulement',
+        remove: 'Retirer En stock seulement',
+      },
+      'en-CA': {
+        n: (n: number) => `${n} products`,
+        one: '1 product',
+        inStock: 'In stock only',
+        remove: 'Remove In stock only',
+      },
+    } as const;
+    const status = () => page.getByRole('status').first().innerText();
+    const titles = () => page.locator('.grid .product h2').allInnerTexts();
+    for (const l of LOCALES) {
+      const w = words[l.lang];
+      for (const [size, viewport] of [
+        ['', DESKTOP],
+        ['phone-', PHONE],
+      ] as const) {
+        await page.context().clearCookies();
+        await page.setViewportSize(viewport);
+        await page.goto(`${env.base}/?lang=${l.lang}&q=${word}`);
+        await expect.poll(status).toBe(w.n(3));
+        // On a phone the filters are folded under their summary until asked.
+        const open = async () => {
+          if (viewport === PHONE) await page.locator('.facets > summary').click();
+        };
+        await open();
+        const sizes = page.getByRole('group', { name: 'Size' });
+        expect((await sizes.innerText()).replace(/\s+/g, ' ')).toMatch(/M \(2\)/);
+        await sizes.getByRole('checkbox', { name: /^M / }).check();
+        await page.locator('.facets button[type=submit]').click();
+        await expect.poll(status).toBe(w.n(2));
+        expect((await titles()).sort()).toEqual([`${word} T-shirt`, `${word} hoodie`].sort());
+        await open();
+        await page.getByRole('checkbox', { name: new RegExp(`^${w.inStock}`) }).check();
+        await page.locator('.facets button[type=submit]').click();
+        await expect.poll(status).toBe(w.one);
+        expect(await titles()).toEqual([`${word} hoodie`]);
+        expect(new URL(page.url()).searchParams.getAll('option.Size')).toEqual(['M']);
+        expect(await page.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(
+          viewport.width,
+        );
+        await checked(page, `${size}store-search-variants${l.suffix}`);
+        // The choice removed: the T-shirt (M sold out) is back, the size still chosen.
+        await page.getByRole('link', { name: w.remove }).click();
+        await expect.poll(status).toBe(w.n(2));
+        expect(new URL(page.url()).searchParams.getAll('option.Size')).toEqual(['M']);
+        expect(new URL(page.url()).searchParams.get('q')).toBe(word);
+      }
     }
     await page.close();
   });

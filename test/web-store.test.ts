@@ -274,6 +274,7 @@ describe("an attacker's probes on the pages", () => {
     for (const probe of NASTY_STRINGS) {
       const q = encodeURIComponent(Buffer.from(probe.slice(0, 300)).toString());
       pages.push(await b.get(`/?q=${q}&category=${q}&seller=${q}&min=${q}&rating=${q}&sort=${q}&page=${q}`));
+      pages.push(await b.get(`/?q=x&option.${q}=${q}&option.Size=${q}&inStock=${q}`));
       pages.push(await b.get(`/shop/products/${q || 'x'}`));
       await b.get('/shop/cart');
       pages.push(await b.post('/shop/cart/items', { product_id: probe, quantity: probe }));

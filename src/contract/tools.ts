@@ -14,7 +14,7 @@ import {
   removeFromCartAnswer,
   setCartQuantityBody,
 } from './cart.ts';
-import { productDetail, searchResult } from './catalog.ts';
+import { productDetail, searchQuery, searchResult } from './catalog.ts';
 import { checkoutSession, createCheckoutBody } from './checkout.ts';
 import { cancelOrderAnswer, ORDER_STATUSES, orderDetail, orderList } from './orders.ts';
 import { requestReturnBody, returnRequest } from './returns.ts';
@@ -73,7 +73,9 @@ export const searchProductsTool = tool({
     'Full-text search of active products by title, description and keywords (English stemming; the last ' +
     'word matches as a prefix). Filters combine with AND. Use it to find products before get_product or ' +
     'add_to_cart. Prices are integer cents (CAD): 2599 is $25.99. Answers a page of items with total, limit ' +
-    'and offset; page with offset.',
+    'and offset; page with offset. `filters` narrows by variant: option.<Name>:<v1>|<v2> (e.g. ' +
+    'option.Size:M|L) and inStock:true|false, which hold together for one variant, so ' +
+    '"option.Size:M,inStock:true" finds products whose M has a unit free.',
   input: z.object({
     query: z.string().min(1).max(200).describe('What to look for, e.g. "maple syrup"'),
     category: z
@@ -86,6 +88,13 @@ export const searchProductsTool = tool({
     sort: z.enum(['price_asc', 'price_desc', 'newest', 'popular']).optional().describe('Default: relevance'),
     limit: z.number().int().min(1).max(100).default(20).describe('Results per page, 1-100'),
     offset: z.number().int().min(0).default(0).describe('Results to skip'),
+    // Beyond the interface's fields, as check_inventory's `variant`: the search API's own clauses.
+    filters: searchQuery.shape.filters.describe(
+      'More clauses of GET /search/products, ANDed with the fields above: `field:value` separated by ' +
+        'commas, `a|b` is OR. option.<Name>:<value> (option.Size:M|L, the option as the seller named it, ' +
+        'any case), inStock:true|false, sellerId, isDigital, isPerishable, rating (minimum). option.* and ' +
+        'inStock hold together for one variant.',
+    ),
   }),
   output: z.object({
     items: z.array(searchResult),

@@ -115,6 +115,7 @@ const HANDLERS: Record<string, Handler<Tool>> = {
     if (input.min_price !== undefined || input.max_price !== undefined) {
       filters.push(`priceCents:${input.min_price ?? ''}..${input.max_price ?? ''}`);
     }
+    if (input.filters?.trim()) filters.push(input.filters);
     const found = await client.searchProducts({
       q: input.query,
       filters: filters.length ? filters.join(',') : undefined,

@@ -56,6 +56,11 @@ button.small { margin: 0; padding: 6px 10px; font-size: .88rem; }
 .facets .count { color: var(--muted); font-size: .85rem; white-space: nowrap; }
 .facets > summary { font-weight: 700; font-size: 1.15rem; cursor: pointer; }
 .facets > form > h2 { margin-top: 0; }
+.chosen { display: flex; flex-wrap: wrap; align-items: center; gap: 6px 10px; margin: 0 0 12px; }
+.chosen p { margin: 0; }
+.chosen ul { display: flex; flex-wrap: wrap; gap: 6px; list-style: none; padding: 0; margin: 0; }
+.chosen a { display: inline-block; padding: 4px 10px; border-radius: 999px; background: #e8e6df; color: var(--ink); text-decoration: none; font-size: .88rem; }
+.chosen a:hover { background: #dcd9d0; }
 .grid { display: grid; grid-template-columns: repeat(auto-fill, minmax(200px, 1fr)); gap: 14px; list-style: none; padding: 0; margin: 0; }
 .product { background: var(--card); border: 1px solid var(--line); border-radius: 12px; overflow: hidden; display: flex; flex-direction: column; }
 .product img, .gallery img { width: 100%; max-width: 100%; height: auto; aspect-ratio: 4 / 3; object-fit: cover; background: #eceae4; display: block; }

@@ -18,7 +18,7 @@ import { readAddress, typedAddress } from '../addresses/form.ts';
 import { seeOther, signedIn, type View, viewOf, type WebDeps } from '../core.ts';
 import { answerRefusal } from '../form-refusal.ts';
 import { type FormError, formErrorOf, readForm, sendHtml, shownRefusal } from '../layout.ts';
-import { filtersOf, ID, storeQuery } from './search-query.ts';
+import { filtersOf, ID, readStoreQuery } from './search-query.ts';
 import { chooseVariant } from './variants.ts';
 import {
   type CartPageOptions,
@@ -88,9 +88,8 @@ export function storePages(app: FastifyInstance, deps: WebDeps) {
 
   app.get('/', { config: { auth: 'public', limit: 'pages' }, schema: { hide: true } }, async (req, reply) => {
     const v = viewOf(req, reply, s);
-    const parsed = storeQuery.safeParse(req.query);
-    if (!parsed.success) throw new AppError('VALIDATION_ERROR', 400, text('web.error.badRequest'));
-    const q = parsed.data;
+    const q = readStoreQuery(req.query);
+    if (!q) throw new AppError('VALIDATION_ERROR', 400, text('web.error.badRequest'));
     const found = await deps.search.search(req.ctx, {
       q: q.q,
       filters: filtersOf(q),

@@ -4,9 +4,10 @@ import { html } from 'ghtml';
 import type { z } from 'zod';
 import { type productDetail, SORTS, type searchAnswer } from '../../contract/catalog.ts';
 import { PROVINCES } from '../../contract/common.ts';
-import { formatDollars, type Locale, t } from '../../contract/i18n.ts';
+import { formatDollars, formatMoney, type Locale, t } from '../../contract/i18n.ts';
 import type { SavedAddress } from '../../modules/addresses/service.ts';
 import type { getCart } from '../../modules/cart/service.ts';
+import { foldOption } from '../../modules/search/filters.ts';
 import {
   amountRows,
   productCard,
@@ -32,7 +33,14 @@ import {
   selectField,
 } from '../layout.ts';
 import { acceptTermsLine } from '../policies/views.ts';
-import { hrefWith, paramsOf, type StoreQuery } from './search-query.ts';
+import {
+  hrefWith,
+  MAX_OPTION_FILTERS,
+  type OptionChoice,
+  paramsOf,
+  type StoreQuery,
+  sayable,
+} from './search-query.ts';
 import {
   refusedChoice,
   shownChoice,
@@ -58,6 +66,10 @@ function priceBand(l: Locale, range: string): string {
 const hiddenInputs = (q: StoreQuery, leave: string[]) =>
   paramsOf(q, leave).map(([k, val]) => html`<input type="hidden" name="${k}" value="${val}">`);
 
+/** A checkbox with its label and count, as every facet's. */
+const facetBox = (name: string, value: string, label: string, count: number, checked: boolean) =>
+  html`<label class="check"><input type="checkbox" name="${name}" value="${value}"${checked ? ' checked' : ''}><span>${label} <span class="count">(${count})</span></span></label>`;
+
 /** A facet's checkboxes: the ids chosen and those the results count, each with its count. */
 function facetBoxes(
   l: Locale,
@@ -69,11 +81,89 @@ function facetBoxes(
   // A product without a category is counted under `none` by the engine: not a category.
   const ids = [...new Set([...chosen, ...Object.keys(counts)])].filter((id) => id !== 'none').slice(0, 30);
   if (!ids.length) return '';
-  const boxes = ids.map(
-    (id) =>
-      html`<label class="check"><input type="checkbox" name="${name}" value="${id}"${chosen.includes(id) ? ' checked' : ''}><span>${nameOf(id)} <span class="count">(${counts[id] ?? 0})</span></span></label>`,
-  );
+  const boxes = ids.map((id) => facetBox(name, id, nameOf(id), counts[id] ?? 0, chosen.includes(id)));
   return html`<fieldset><legend>${t(l, name === 'category' ? 'web.search.categories' : 'web.search.sellers')}</legend>!${boxes}</fieldset>`;
+}
+
+/**
+ * The options the results have (`option.<Name>` facets, names and values as sellers wrote them)
+ * and those chosen, each as checkboxes: the chosen first, at most MAX_OPTION_FILTERS options.
+ * A value the search's filters cannot say (a `,` or `|` in it) is not offered.
+ */
+function optionFacets(facets: Record<string, Record<string, number>>, chosen: OptionChoice[]): string {
+  const counted = Object.entries(facets)
+    .filter(([key]) => key.startsWith('option.'))
+    .map(([key, counts]) => ({ name: key.slice('option.'.length), counts }));
+  const shown: Array<{ name: string; counts: Record<string, number>; values: string[] }> = [];
+  for (const c of chosen) {
+    const found = counted.find((x) => foldOption(x.name) === foldOption(c.name));
+    shown.push({ name: found?.name ?? c.name, counts: found?.counts ?? {}, values: c.values });
+  }
+  for (const x of counted) {
+    if (!shown.some((y) => foldOption(y.name) === foldOption(x.name))) shown.push({ ...x, values: [] });
+  }
+  return shown
+    .filter((o) => sayable(o.name, true))
+    .slice(0, MAX_OPTION_FILTERS)
+    .map((o) => {
+      const countOf = (value: string) =>
+        Object.entries(o.counts).find(([k]) => foldOption(k) === foldOption(value))?.[1] ?? 0;
+      const isChosen = (value: string) => o.values.some((x) => foldOption(x) === foldOption(value));
+      const values = [...o.values, ...Object.keys(o.counts).filter((k) => !isChosen(k))]
+        .filter((value) => sayable(value))
+        .slice(0, 30);
+      const boxes = values.map((value) =>
+        facetBox(`option.${o.name}`, value, value, countOf(value), isChosen(value)),
+      );
+      return html`<fieldset><legend>${o.name}</legend>!${boxes}</fieldset>`;
+    })
+    .join('');
+}
+
+/** The choices made, each a link to the same search without it. */
+function chosenFilters(l: Locale, d: SearchPageData): string {
+  const { q } = d;
+  const chips: Array<[string, Parameters<typeof hrefWith>[1]]> = [
+    ...q.category.map((id): [string, Parameters<typeof hrefWith>[1]] => [
+      d.categoryName.get(id) ?? id,
+      { category: q.category.filter((x) => x !== id) },
+    ]),
+    ...q.seller.map((id): [string, Parameters<typeof hrefWith>[1]] => [
+      d.shopName.get(id) ?? id,
+      { seller: q.seller.filter((x) => x !== id) },
+    ]),
+    ...q.options.flatMap((o) =>
+      o.values.map((value): [string, Parameters<typeof hrefWith>[1]] => [
+        t(l, 'web.search.optionValue', { name: o.name, value }),
+        { [`option.${o.name}`]: o.values.filter((x) => x !== value) },
+      ]),
+    ),
+  ];
+  if (q.inStock) chips.push([t(l, 'web.search.inStockOnly'), { inStock: undefined }]);
+  if (q.min !== undefined || q.max !== undefined) {
+    const label =
+      q.max === undefined
+        ? t(l, 'web.search.priceFrom', { from: formatMoney(l, q.min ?? 0) })
+        : q.min === undefined
+          ? t(l, 'web.search.priceUpTo', { to: formatMoney(l, q.max) })
+          : t(l, 'web.search.priceBand', { from: formatMoney(l, q.min), to: formatMoney(l, q.max) });
+    chips.push([label, { min: undefined, max: undefined }]);
+  }
+  if (q.rating)
+    chips.push([t(l, 'web.search.ratingAtLeast', { n: Number(q.rating) }), { rating: undefined }]);
+  if (q.digital) {
+    chips.push([
+      t(l, q.digital === 'yes' ? 'web.search.kindDigital' : 'web.search.kindPhysical'),
+      { digital: undefined },
+    ]);
+  }
+  if (!chips.length) return '';
+  // A choice removed starts the results again from their first page.
+  const items = chips.map(
+    ([label, change]) =>
+      html`<li><a href="${hrefWith(q, { ...change, page: undefined })}"><span class="visually-hidden">${t(l, 'web.search.remove')} </span>${label}<span aria-hidden="true"> ×</span></a></li>`,
+  );
+  return html`<div class="chosen"><p id="chosen-h" class="hint">${t(l, 'web.search.chosen')}</p><ul aria-labelledby="chosen-h">!${items}</ul></div>`;
 }
 
 export interface SearchPageData {
@@ -100,6 +190,8 @@ export function searchPage(v: View, d: SearchPageData): string {
       max: undefined,
       rating: undefined,
       digital: undefined,
+      inStock: undefined,
+      options: [],
       page: undefined,
     },
     {},
@@ -110,6 +202,8 @@ export function searchPage(v: View, d: SearchPageData): string {
   <input type="hidden" name="q" value="${q.q}">!${q.sort ? html`<input type="hidden" name="sort" value="${q.sort}">` : ''}
   !${facetBoxes(l, 'category', found.facets.categoryId, (id) => d.categoryName.get(id) ?? id, q.category)}
   !${facetBoxes(l, 'seller', found.facets.sellerId, (id) => d.shopName.get(id) ?? id, q.seller)}
+  !${optionFacets(found.facets, q.options)}
+  <fieldset><legend>${t(l, 'web.search.availability')}</legend>!${facetBox('inStock', 'yes', t(l, 'web.search.inStockOnly'), found.facets.inStock.true ?? 0, q.inStock === 'yes')}</fieldset>
   <fieldset><legend>${t(l, 'web.search.price')}</legend>
     <div class="row">!${field({ name: 'min', label: t(l, 'web.search.min'), type: 'number', value: q.min === undefined ? '' : q.min / 100, attrs: ' min="0" step="0.01" inputmode="decimal"' })}!${field({ name: 'max', label: t(l, 'web.search.max'), type: 'number', value: q.max === undefined ? '' : q.max / 100, attrs: ' min="0" step="0.01" inputmode="decimal"' })}</div>
     !${buckets ? html`<p class="hint">${buckets}</p>` : ''}
@@ -146,7 +240,7 @@ export function searchPage(v: View, d: SearchPageData): string {
   return page(v, {
     title,
     index: true,
-    body: html`<h1>${title}</h1><div class="layout">!${facets}<section aria-labelledby="results-h"><div class="toolbar"><h2 id="results-h" class="visually-hidden">${t(l, 'web.search.results')}</h2><p role="status">${t(l, 'web.search.count', { n: found.total })}</p>!${sortForm}</div>!${results}!${pager}</section></div>`,
+    body: html`<h1>${title}</h1><div class="layout">!${facets}<section aria-labelledby="results-h"><div class="toolbar"><h2 id="results-h" class="visually-hidden">${t(l, 'web.search.results')}</h2><p role="status">${t(l, 'web.search.count', { n: found.total })}</p>!${sortForm}</div>!${chosenFilters(l, d)}!${results}!${pager}</section></div>`,
   });
 }
 
