@@ -32,8 +32,9 @@ describe.skipIf(unavailable !== undefined)('the console and the desk in Chromium
     await page.getByRole('link', { name: 'Products' }).first().click();
     await page.getByRole('link', { name: 'Add a product' }).click();
     const title = `${uniqueWord()} cedar paddle`;
-    await page.getByLabel('Title').fill(title);
-    await page.getByLabel('Description').fill('Hand-carved western red cedar.');
+    // The first Title and Description: the others are the optional translation's (its own group).
+    await page.getByLabel('Title').first().fill(title);
+    await page.getByLabel('Description').first().fill('Hand-carved western red cedar.');
     await page.getByLabel('Price ($)').fill('89.99');
     await page.getByLabel('Units in stock').fill('4');
     // A physical product without a weight: the service's rule, under its field.
