@@ -9,6 +9,7 @@ import type { Province } from '../contract/common.ts';
 import { type StoredImage, sampleImage, storeImages, storeSampleRasters } from '../modules/images/service.ts';
 import type { ImageStore } from '../modules/images/store.ts';
 import type { Db } from './index.ts';
+import { rowsOf } from './sql.ts';
 
 /** mulberry32: a small, fast, seedable PRNG. */
 export function prng(seed: number) {
@@ -517,6 +518,7 @@ export async function seedCatalog(
     const nowSec = Math.floor(now.getTime() / 1000);
     const rows = batch.map((p) => ({
       id: p.id,
+      sizes: sizesOf(p, opts.variantsPerProduct),
       seller_id: p.sellerId,
       category_id: p.categoryId,
       title: p.title,
@@ -537,36 +539,49 @@ export async function seedCatalog(
       translations: p.translations,
     }));
     // One statement and one parameter per batch: the rows travel as a JSON array.
-    const res = (await db.execute(sql`
+    const [res] = await rowsOf<{ made: number }>(
+      db,
+      sql`
       with t as (
         select * from json_to_recordset(${JSON.stringify(rows)}::json) as t(id text, seller_id text, category_id text,
           title text, description text, keywords text[], image_urls text[], price_cents int, stock_quantity int,
           is_digital boolean, is_perishable boolean, weight_kg float8, width_cm float8, height_cm float8,
-          depth_cm float8, units_sold int, created bigint, language text, translations jsonb)
+          depth_cm float8, units_sold int, created bigint, language text, translations jsonb, sizes int)
       ), made as (
         insert into products (id, seller_id, category_id, title, description, keywords, image_urls, price_cents,
           price_max_cents, status, is_digital, is_perishable, weight_kg, width_cm, height_cm, depth_cm,
-          units_sold_30d, created_at, updated_at, language, translations)
-        select id, seller_id, category_id, title, description, keywords, image_urls, price_cents, price_cents,
+          units_sold_30d, created_at, updated_at, language, translations, options)
+        select id, seller_id, category_id, title, description, keywords, image_urls, price_cents,
+          round(price_cents * (1 + 0.05 * (sizes - 1)))::int,
           'active', is_digital, is_perishable, weight_kg, width_cm, height_cm, depth_cm, units_sold,
-          to_timestamp(created), to_timestamp(created), language, translations
+          to_timestamp(created), to_timestamp(created), language, translations,
+          case when sizes > 1 then jsonb_build_array(jsonb_build_object('name', 'Size', 'values',
+            (select jsonb_agg(s order by n) from jsonb_array_elements_text(${SIZES_JSON}::jsonb)
+               with ordinality as z(s, n) where n <= sizes))) else '[]'::jsonb end
         from t
         on conflict (id) do nothing
         returning id
       )
-      -- Each product sold one way: its one variant, under its own id (its SKU the id's record part).
-      insert into product_variants (id, product_id, seller_id, sku, price_cents, stock_quantity, created_at, updated_at)
-      select t.id, t.id, t.seller_id, split_part(t.id, ':', 2), t.price_cents, t.stock_quantity,
+      -- Each product's variants: the first under its own id (its SKU the id's record part); with
+      -- sizes (benchmarks), the next ones 5% dearer each, sharing its stock, ids drawn from its id.
+      , variants as (
+      insert into product_variants (id, product_id, seller_id, sku, option_values, position, price_cents,
+        stock_quantity, created_at, updated_at)
+      select case when size.n = 1 then t.id else 'variants:' || left(translate(encode(sha256(convert_to(
+          t.id || ':' || size.s, 'UTF8')), 'base64'), '+/=', '-_x'), 20) end,
+        t.id, t.seller_id,
+        split_part(t.id, ':', 2) || case when size.n = 1 then '' else '-' || size.s end,
+        case when t.sizes > 1 then array[size.s] else '{}'::text[] end, size.n - 1,
+        round(t.price_cents * (1 + 0.05 * (size.n - 1)))::int,
+        case when t.sizes > 1 then greatest(t.stock_quantity / t.sizes, 1) else t.stock_quantity end,
         to_timestamp(t.created), to_timestamp(t.created)
-      from t join made on made.id = t.id`)) as unknown as { rowCount?: number; affectedRows?: number };
-    inserted += res.rowCount ?? res.affectedRows ?? 0;
-    if (opts.variantsPerProduct && opts.variantsPerProduct > 1) {
-      await sizeEveryProduct(
-        db,
-        batch.map((p) => p.id),
-        opts.variantsPerProduct,
-      );
-    }
+      from t join made on made.id = t.id
+        cross join lateral jsonb_array_elements_text(${SIZES_JSON}::jsonb) with ordinality as size(s, n)
+      where size.n <= t.sizes
+      returning 1)
+      select (select count(*) from made)::int as made, (select count(*) from variants)::int as variants`,
+    );
+    inserted += res?.made ?? 0;
     opts.onProgress?.(start + batch.length);
   }
   if (opts.sizes) await sizeClothing(db, opts.seed);
@@ -580,44 +595,17 @@ export async function seedCatalog(
 }
 
 const BENCH_SIZES = ['XS', 'S', 'M', 'L', 'XL', 'XXL', '3XL', '4XL', '5XL'];
+const SIZES_JSON = JSON.stringify(BENCH_SIZES);
 
 /**
- * Benchmarks' catalog of variants: each shipped product of `ids` still sold one way gets
- * 1 + (a byte of its id's hash mod 2n-1) sizes, n on average, drawn from the id so that a seed makes
- * the same catalog every time. Its one variant becomes the first size; the others cost 5% more
- * each and share its stock. Products with one size keep no option.
+ * How many sizes a product is sold in: 1, or with `perProduct` (benchmarks' catalog of variants)
+ * for a shipped product 1 + (its id's first hash byte mod 2n-1), n on average, drawn from the id
+ * so that a seed makes the same catalog every time.
  */
-async function sizeEveryProduct(db: Db, ids: string[], perProduct: number) {
+function sizesOf(p: SeededProduct, perProduct = 1): number {
+  if (perProduct <= 1 || p.isDigital) return 1;
   const spread = Math.min(2 * Math.round(perProduct) - 1, BENCH_SIZES.length);
-  const sizes = JSON.stringify(BENCH_SIZES.slice(0, spread));
-  await db.execute(sql`
-    with picked as (
-      select p.id, 1 + get_byte(sha256(convert_to(p.id, 'UTF8')), 0) % ${spread} as k
-        from products p
-       where p.id in (select jsonb_array_elements_text(${JSON.stringify(ids)}::jsonb))
-         and not p.is_digital and p.options = '[]'::jsonb
-    ), sized as (
-      update products p
-         set options = jsonb_build_array(jsonb_build_object('name', 'Size',
-               'values', (select jsonb_agg(s order by n) from jsonb_array_elements_text(${sizes}::jsonb)
-                            with ordinality as z(s, n) where n <= picked.k)))
-        from picked where p.id = picked.id and picked.k > 1
-      returning p.id, picked.k
-    ), first as (
-      update product_variants v
-         set option_values = array[${BENCH_SIZES[0]}::text],
-             stock_quantity = greatest(v.stock_quantity / sized.k, 1)
-        from sized where v.id = sized.id
-      returning v.*, sized.k
-    )
-    insert into product_variants (id, product_id, seller_id, sku, option_values, position, price_cents,
-      stock_quantity, created_at, updated_at)
-    select 'variants:' || left(translate(encode(sha256(convert_to(first.id || ':' || size.s, 'UTF8')), 'base64'),
-        '+/=', '-_x'), 20),
-      first.product_id, first.seller_id, first.sku || '-' || size.s, array[size.s], size.n - 1,
-      round(first.price_cents * (1 + 0.05 * (size.n - 1)))::int, first.stock_quantity, first.created_at, first.updated_at
-    from first, jsonb_array_elements_text(${sizes}::jsonb) with ordinality as size(s, n)
-    where size.n between 2 and first.k`);
+  return 1 + (createHash('sha256').update(p.id).digest()[0]! % spread);
 }
 
 /**
