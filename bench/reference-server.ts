@@ -17,13 +17,18 @@ const app = Fastify({ logger: false });
 
 app.get('/health', async () => ({ status: 'ok' }));
 
-// The product's columns (not the stored search vector, which no answer carries).
+// The product's columns (not the stored search vector, which no answer carries) and its
+// variants with their stock, as the detail answers them, in one statement.
 app.get<{ Params: { id: string } }>('/ceiling/:id', async (req) => {
   const [row] = await rowsOf(
     database.db,
-    sql`select id, seller_id, category_id, title, description, keywords, image_urls, price_cents, stock_quantity,
-               status, is_digital, is_perishable, weight_kg, width_cm, height_cm, depth_cm, specifications,
-               review_count, rating, created_at from products where id = ${req.params.id}`,
+    sql`select p.id, p.seller_id, p.category_id, p.title, p.description, p.keywords, p.image_urls, p.price_cents,
+               p.price_max_cents, p.options, p.status, p.is_digital, p.is_perishable, p.weight_kg, p.width_cm,
+               p.height_cm, p.depth_cm, p.specifications, p.review_count, p.rating, p.created_at,
+               (select coalesce(json_agg(json_build_object('id', v.id, 'sku', v.sku, 'options', v.option_values,
+                  'priceCents', v.price_cents, 'stock', v.stock_quantity - v.reserved_quantity) order by v.position), '[]')
+                  from product_variants v where v.product_id = p.id and v.status = 'active') as variants
+          from products p where p.id = ${req.params.id}`,
   );
   return row ?? {};
 });
