@@ -6,7 +6,7 @@
 // biome-ignore-all lint/performance/useDomNodeTextContent: Playwright's innerText is the rendered text a person reads
 import { describe, expect, it } from 'vitest';
 import { browserApp, browserUnavailable, checked, onAPhone } from './helpers/browser.ts';
-import { buyer, seller, uniqueWord } from './helpers/builders.ts';
+import { buyer, seller, teeInTwoSizes, uniqueWord } from './helpers/builders.ts';
 import { checkout, ON_ADDRESS, payOk } from './helpers/checkout.ts';
 import { deliver, deliveredOrderOf, ship } from './helpers/orders.ts';
 
@@ -111,16 +111,7 @@ describe.skipIf(unavailable !== undefined)('the order page after delivery', () =
     const t = env.t;
     const s = await seller(t.api);
     const word = uniqueWord();
-    const made = await t.api.as(s).post('/products', {
-      title: `Tee ${word}`,
-      weight: 0.2,
-      options: [{ name: 'Size', values: ['S', 'M'] }],
-      variants: [
-        { sku: `TEE-S-${word}`, options: { Size: 'S' }, priceCents: 2000, stockQuantity: 3 },
-        { sku: `TEE-M-${word}`, options: { Size: 'M' }, priceCents: 2200, stockQuantity: 3 },
-      ],
-    });
-    expect(made.status, JSON.stringify(made.body)).toBe(201);
+    const made = { body: await teeInTwoSizes(t.api, s, word) };
     const b = await buyer(t.api);
     for (const v of made.body.variants as Array<{ sku: string }>) {
       const res = await t.api

@@ -7,7 +7,16 @@ import { users, webSessions } from '../src/modules/auth/tables.ts';
 import { returns } from '../src/modules/returns/tables.ts';
 import { ACP_ON, AcpClient, checkoutOfSession, issuePlatform } from './helpers/acp.ts';
 import { useTestApp } from './helpers/app.ts';
-import { admin, buyer, product, seller, uniqueEmail, uniqueWord, verified } from './helpers/builders.ts';
+import {
+  admin,
+  buyer,
+  product,
+  seller,
+  teeInTwoSizes,
+  uniqueEmail,
+  uniqueWord,
+  verified,
+} from './helpers/builders.ts';
 import { addToCart, checkout, ON_ADDRESS, openCheckout, payOk } from './helpers/checkout.ts';
 import { agentTokens } from './helpers/oauth.ts';
 import { deliver, deliveredOrderOf, ordersOfCheckout, outboxRows, ship } from './helpers/orders.ts';
@@ -196,16 +205,7 @@ describe('returning one variant of a product from the order page', () => {
   it('lists each variant line by name; after one goes back, the other is still offered', async () => {
     const s = await seller(t.api);
     const word = uniqueWord();
-    const made = await t.api.as(s).post('/products', {
-      title: `Tee ${word}`,
-      weight: 0.2,
-      options: [{ name: 'Size', values: ['S', 'M'] }],
-      variants: [
-        { sku: `TEE-S-${word}`, options: { Size: 'S' }, priceCents: 2000, stockQuantity: 3 },
-        { sku: `TEE-M-${word}`, options: { Size: 'M' }, priceCents: 2200, stockQuantity: 3 },
-      ],
-    });
-    expect(made.status, JSON.stringify(made.body)).toBe(201);
+    const made = { body: await teeInTwoSizes(t.api, s, word) };
     const [small, medium] = made.body.variants as Array<{ id: string; sku: string }>;
     const b0 = await buyer(t.api);
     for (const v of [small!, medium!]) {

@@ -50,6 +50,25 @@ export async function product(
   return res.body;
 }
 
+/** A tee in sizes S ($20.00) and M ($22.00), 3 of each, SKUs `TEE-S-<word>` and `TEE-M-<word>`. */
+export async function teeInTwoSizes(
+  api: Api,
+  owner: SignedIn,
+  word = uniqueWord(),
+): Promise<Product & { variants: Array<{ id: string; sku: string }> }> {
+  const res = await api.as(owner).post('/products', {
+    title: `Tee ${word}`,
+    weight: 0.2,
+    options: [{ name: 'Size', values: ['S', 'M'] }],
+    variants: [
+      { sku: `TEE-S-${word}`, options: { Size: 'S' }, priceCents: 2000, stockQuantity: 3 },
+      { sku: `TEE-M-${word}`, options: { Size: 'M' }, priceCents: 2200, stockQuantity: 3 },
+    ],
+  });
+  if (res.status !== 201) throw new Error(`create product failed: ${JSON.stringify(res.body)}`);
+  return res.body;
+}
+
 export interface Category {
   id: string;
   name: string;
