@@ -371,4 +371,35 @@ describe('variant matching', () => {
       check(round);
     }
   });
+
+  it('keeps its option words to the live catalog: a value renamed again and again leaves none behind', () => {
+    const store = new IndexStore();
+    const searcher = new IndexSearcher(store);
+    const row = (id: string, size: string, changed: number) => ({
+      id,
+      category_id: null,
+      seller_id: 'seller',
+      price_cents: 1000,
+      is_digital: false,
+      is_perishable: false,
+      rating: 0,
+      units_sold_30d: 0,
+      created: 0,
+      status: 'active',
+      changed,
+      doc: `'tee':1A`,
+      option_names: ['Size'],
+      variants: [
+        [1000, true, ['S']],
+        [1100, true, [size]],
+      ] as Array<[number, boolean, string[]]>,
+    });
+    store.apply(row('kept', 'M', 1));
+    for (let i = 0; i < 5000; i++) store.apply(row('renamed', `M${i}`, 2 + i));
+    // Two names' pairs at most live (S, M, and the last M<i>); a few compactions' worth linger.
+    expect(store.pairCount).toBeLessThan(200);
+    const got = searcher.search({ terms: [], clauses: [], sort: 'price_asc', limit: 10, offset: 0 });
+    expect(got.facets).toMatchObject({ 'option.Size': { S: 2, M: 1, M4999: 1 } });
+    expect(Object.keys((got.facets as Record<string, object>)['option.Size']!)).toHaveLength(3);
+  });
 });

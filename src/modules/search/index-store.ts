@@ -108,18 +108,18 @@ export class IndexStore {
   private poolEnd = 0;
   private poolGarbage = 0;
   /** Option names and values as written (trimmed); `folded[o]` is the ordinal of foldOption(text). */
-  readonly optionText = new Dictionary();
-  readonly optionFolded = new Dictionary();
+  optionText = new Dictionary();
+  optionFolded = new Dictionary();
   folded = new Int32Array(256);
   /**
    * A block's values are slots: a value as written under an option (by folded name). Per slot
    * its folded value (filters), its pair of folded name and value (facet counts) and its text.
    */
-  private readonly slots = new Dictionary();
+  private slots = new Dictionary();
   slotFolded = new Int32Array(256);
   slotPair = new Int32Array(256);
   slotText = new Int32Array(256);
-  private readonly pairs = new Dictionary();
+  private pairs = new Dictionary();
   /** Per pair, its folded option name. */
   pairName = new Int32Array(256);
   rating = new Float64Array(0);
@@ -297,18 +297,55 @@ export class IndexStore {
     const pool = new Int32Array(
       this.poolGarbage > live ? Math.max(1024, 2 * (live + need)) : 2 * this.pool.length + need,
     );
+    // Compacting, the option words are interned again from the live blocks alone: a seller
+    // renaming values would otherwise grow the dictionaries (and every facet count's arrays)
+    // without end.
+    const compacting = this.poolGarbage > live;
+    const text = this.optionText.values;
+    const slotText = this.slotText;
+    if (compacting) this.resetOptionWords();
     let at = 0;
     for (let d = 0; d < this.size; d++) {
       if (this.state[d] !== LIVE || (this.flags[d]! & BLOCK) === 0) continue;
       const from = this.block[d]!;
       const len = this.blockLength(from);
       pool.set(this.pool.subarray(from, from + len), at);
+      if (compacting) this.reintern(pool, at, text, slotText);
       this.block[d] = at;
       at += len;
     }
     this.pool = pool;
     this.poolEnd = at;
     this.poolGarbage = 0;
+  }
+
+  private resetOptionWords() {
+    this.optionText = new Dictionary();
+    this.optionFolded = new Dictionary();
+    this.folded = new Int32Array(256);
+    this.slots = new Dictionary();
+    this.slotFolded = new Int32Array(256);
+    this.slotPair = new Int32Array(256);
+    this.slotText = new Int32Array(256);
+    this.pairs = new Dictionary();
+    this.pairName = new Int32Array(256);
+  }
+
+  /** The block at `at` of `pool`, its names and values given the ordinals of the fresh dictionaries. */
+  private reintern(pool: Int32Array, at: number, text: string[], slotText: Int32Array) {
+    const k = pool[at]!;
+    const n = pool[at + 1]!;
+    const folded: number[] = [];
+    for (let j = 0; j < k; j++) {
+      const o = this.option(text[pool[at + 2 + j]!]!);
+      pool[at + 2 + j] = o;
+      folded.push(this.folded[o]!);
+    }
+    for (let v = 0, base = at + 2 + k; v < n; v++, base += 2 + k) {
+      for (let j = 0; j < k; j++) {
+        pool[base + 2 + j] = this.slot(folded[j]!, text[slotText[pool[base + 2 + j]!]!]!);
+      }
+    }
   }
 
   private kill(id: string, ord: number) {
