@@ -2,7 +2,6 @@
 // (busboy), hands the file's stream to the catalog's import (the API's own checks), and streams
 // its answer: progress as the file is read, then its problems by line, or what was imported. Its
 // own scope: its multipart parser is its alone.
-import { once } from 'node:events';
 import { PassThrough, type Readable } from 'node:stream';
 import busboy from 'busboy';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
@@ -91,10 +90,12 @@ export function consoleImportPages(app: FastifyInstance, deps: WebDeps) {
         const parts = importStream(v);
         const out = new PassThrough();
         out.on('error', () => {});
-        // A page closed mid-file stops the import (its transaction rolls back).
-        const write = async (chunk: string) => {
+        // A page closed mid-file stops the import (its transaction rolls back). A progress line
+        // never waits for the page to read: the import runs in a transaction, which a reader
+        // that stops reading must not hold open; a line the page has not taken yet is skipped.
+        const write = (chunk: string) => {
           if (out.destroyed) throw new Error('the import page was closed');
-          if (!out.write(chunk)) await Promise.race([once(out, 'drain'), once(out, 'close')]);
+          if (!out.writableNeedDrain) out.write(chunk);
         };
         out.write(parts.head);
         void (async () => {
