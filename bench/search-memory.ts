@@ -5,6 +5,7 @@
 //   (--variants N: every product sold in N sizes, each its own price, the last sold out; a
 //   database of its own)
 //   (BENCH_DATABASE_URL: the PostgreSQL server; default postgres://postgres@127.0.0.1:5432/test)
+//   --database NAME: an existing catalog instead (e.g. bench/search.ts's portage_bench_1000000_1_v3), as it is
 import { parseArgs } from 'node:util';
 import { sql } from 'drizzle-orm';
 import pg from 'pg';
@@ -18,6 +19,7 @@ const { values: flags } = parseArgs({
     products: { type: 'string', default: '100000' },
     seed: { type: 'string', default: '1' },
     variants: { type: 'string', default: '1' },
+    database: { type: 'string' },
   },
 });
 const variants = Number(flags.variants);
@@ -28,7 +30,7 @@ const gc = (globalThis as { gc?: () => void }).gc;
 if (!gc) throw new Error('run with node --expose-gc');
 
 const server = process.env.BENCH_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/test';
-const dbName = `portage_memory_${products}_${seed}${variants > 1 ? `_v${variants}` : ''}`;
+const dbName = flags.database ?? `portage_memory_${products}_${seed}${variants > 1 ? `_v${variants}` : ''}`;
 const admin = new pg.Client({ connectionString: server });
 await admin.connect();
 const exists = await admin.query('select 1 from pg_database where datname = $1', [dbName]);
@@ -40,7 +42,7 @@ url.pathname = `/${dbName}`;
 const database = await openDatabase({ databaseUrl: url.href });
 await database.migrate();
 const [row] = await rowsOf<{ n: number }>(database.db, sql`select count(*)::int as n from products`);
-if ((row?.n ?? 0) < products) {
+if (!flags.database && (row?.n ?? 0) < products) {
   console.log(`seeding ${products} products...`);
   await seedCatalog(database.db, { seed, count: products });
 }
@@ -48,7 +50,7 @@ const [unsized] = await rowsOf<{ n: number }>(
   database.db,
   sql`select count(*)::int as n from products where options = '[]'::jsonb`,
 );
-if (variants > 1 && (unsized?.n ?? 0) > 0) await sizeEverything(variants);
+if (!flags.database && variants > 1 && (unsized?.n ?? 0) > 0) await sizeEverything(variants);
 
 const heap = () => {
   for (let i = 0; i < 3; i++) gc();

@@ -191,6 +191,9 @@ async function load(
 
 /** Starts a server process and waits until `readyUrl` answers 200. */
 async function start(args: string[], env: Record<string, string>, readyUrl: string): Promise<ChildProcess> {
+  // BENCH_CPU_PROF=<dir>: the service writes a V8 CPU profile there when it stops.
+  const prof = process.env.BENCH_CPU_PROF;
+  if (prof && args[0] === 'bin/portage.js') args = ['--cpu-prof', `--cpu-prof-dir=${prof}`, ...args];
   const child = spawn(process.execPath, args, {
     cwd: root,
     env: { ...process.env, ...dbEnv, ...env },

@@ -398,6 +398,7 @@ describe('variant matching', () => {
     for (let i = 0; i < 5000; i++) store.apply(row('renamed', `M${i}`, 2 + i));
     // Two names' pairs at most live (S, M, and the last M<i>); a few compactions' worth linger.
     expect(store.pairCount).toBeLessThan(200);
+    expect(store.shapeCount).toBeLessThan(200);
     const got = searcher.search({ terms: [], clauses: [], sort: 'price_asc', limit: 10, offset: 0 });
     expect(got.facets).toMatchObject({ 'option.Size': { S: 2, M: 1, M4999: 1 } });
     expect(Object.keys((got.facets as Record<string, object>)['option.Size']!)).toHaveLength(3);

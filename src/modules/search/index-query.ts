@@ -12,7 +12,7 @@ import {
   type SortKey,
 } from './engine.ts';
 import { type Clause, foldOption, isVariantClause, type VariantClause } from './filters.ts';
-import { BLOCK, IN_STOCK, type IndexStore, NO_VARIANT } from './index-store.ts';
+import { BLOCK, IN_STOCK, type IndexStore, KEY_STOCK, NO_VARIANT, variantKey } from './index-store.ts';
 import type { Term } from './lexicon.ts';
 
 /** Field weights, as ts_rank's defaults: title (A) 1.0, keywords (B) 0.4, description (C) 0.2, words as written (D) 0.1. */
@@ -39,9 +39,6 @@ interface VariantFilter {
   /** Scratch: per option clause, its option's place among the product's options. */
   pos: Int32Array;
 }
-
-/** Facet key bits of a match: 1 digital, 2 perishable, 4..64 its price buckets, 128 in stock. */
-const KEY_STOCK = 128;
 
 export class IndexSearcher {
   // Per-entry scratch space, reused from query to query. `mark` says how far an entry got in
@@ -150,9 +147,11 @@ export class IndexSearcher {
       const p = s.price[d]!;
       if ((vf.stock & (f & IN_STOCK ? 2 : 1)) === 0 || !inRanges(vf.prices, p)) return false;
       this.matchPrice[d] = p;
-      this.matchKey[d] = (4 << ((f >> 2) & 7)) | (f & IN_STOCK ? KEY_STOCK : 0);
+      this.matchKey[d] = s.summary[d]!;
       return true;
     }
+    // Only "in stock" wanted, and no variant has free units: no need to walk them.
+    if (vf.stock === 2 && (s.summary[d]! & KEY_STOCK) === 0) return false;
     const at = s.block[d]!;
     if (!this.placeOptions(vf, at)) return false;
     const key = this.walkBlock(at, vf);
@@ -176,7 +175,7 @@ export class IndexSearcher {
       if (!this.variantPasses(vf, base)) continue;
       const p = pool[base]!;
       if (p < lowest) lowest = p;
-      key |= (4 << priceBucket(p)) | (pool[base + 1] ? KEY_STOCK : 0);
+      key |= variantKey(p, pool[base + 1] !== 0);
     }
     this.lowest = lowest;
     return key;
@@ -539,85 +538,56 @@ export class IndexSearcher {
 
   /**
    * One pass over the matches: category and seller counts in arrays indexed by their numbers,
-   * the fixed facets from one key byte per match (its flags, or the bits of its matching
-   * variants), the option facets from the matching variants of products that have a block.
+   * the fixed facets from one key byte per match (its summary, or with variant clauses the bits
+   * of its matching variants). Option facets: without variant clauses, matches are counted per
+   * shape and each shape's names and values once after; with them, from each block's passing variants.
    */
   private facets(matches: Matches, vf: VariantFilter): EngineAnswer['facets'] {
     const s = this.store;
     const categories = new Int32Array(s.categories.values.length + 1); // [0]: no category
     const sellers = new Int32Array(s.sellers.values.length);
     const byKey = new Int32Array(256);
-    // Entries sold one way, without variant clauses: counted by their flags, turned into keys after.
-    const byFlags = new Int32Array(256);
-    const { category, seller, flags, block, pool, folded, slotPair, slotText } = s;
-    const text = s.optionText.values;
-    // Per folded option name and per (name, value) pair: products counted, the match that last
-    // counted one (index + 1: a product counts once), and the lowest spelling seen (ordinal + 1).
-    const names = s.optionFolded.values.length;
-    const nameCount = new Int32Array(names);
-    const nameLast = new Int32Array(names);
-    const nameText = new Int32Array(names);
-    const pairCount = new Int32Array(s.pairCount);
-    const pairLast = new Int32Array(s.pairCount);
-    const pairText = new Int32Array(s.pairCount);
+    const { category, seller, flags, summary } = s;
+    const options = new OptionCounts(s);
     const { docs, n } = matches;
-    for (let i = 0; i < n; i++) {
-      const d = docs[i]!;
-      categories[category[d]! + 1]!++;
-      sellers[seller[d]!]!++;
-      const f = flags[d]!;
-      if ((f & BLOCK) === 0) {
-        if (vf.any) byKey[(f & 3) | this.matchKey[d]!]!++;
-        else byFlags[f]!++;
-        continue;
+    if (!vf.any) {
+      // Every variant passes: a match counts by its summary and its shape.
+      const { shape } = s;
+      const shapes = this.fitShapes();
+      let touched = 0;
+      for (let i = 0; i < n; i++) {
+        const d = docs[i]!;
+        categories[category[d]! + 1]!++;
+        sellers[seller[d]!]!++;
+        const f = flags[d]!;
+        byKey[(f & 3) | summary[d]!]!++;
+        if ((f & BLOCK) !== 0 && shapes.count[shape[d]!]!++ === 0) shapes.touched[touched++] = shape[d]!;
       }
-      const at = block[d]!;
-      if (vf.any) {
+      for (let t = 0; t < touched; t++) {
+        const sh = shapes.touched[t]!;
+        options.addShape(sh, shapes.count[sh]!, t + 1);
+        shapes.count[sh] = 0;
+      }
+    } else {
+      const { block, pool } = s;
+      for (let i = 0; i < n; i++) {
+        const d = docs[i]!;
+        categories[category[d]! + 1]!++;
+        sellers[seller[d]!]!++;
+        const f = flags[d]!;
         byKey[(f & 3) | this.matchKey[d]!]!++;
+        if ((f & BLOCK) === 0) continue;
+        const at = block[d]!;
         this.placeOptions(vf, at);
-      } else {
-        byKey[(f & 3) | this.walkBlock(at, vf)]!++;
-      }
-      const k = pool[at]!;
-      const stamp = i + 1;
-      for (let j = 0; j < k; j++) {
-        const o = pool[at + 2 + j]!;
-        const name = folded[o]!;
-        if (nameLast[name] !== stamp) {
-          nameLast[name] = stamp;
-          nameCount[name]!++;
-        }
-        nameText[name] = lowestSpelling(text, nameText[name]!, o);
-      }
-      for (let v = 0, base = at + 2 + k; v < pool[at + 1]!; v++, base += 2 + k) {
-        if (!this.variantPasses(vf, base)) continue;
-        for (let j = 0; j < k; j++) {
-          const slot = pool[base + 2 + j]!;
-          const pair = slotPair[slot]!;
-          if (pairLast[pair] !== stamp) {
-            pairLast[pair] = stamp;
-            pairCount[pair]!++;
-          }
-          pairText[pair] = lowestSpelling(text, pairText[pair]!, slotText[slot]!);
+        const stamp = i + 1;
+        const k = pool[at]!;
+        for (let j = 0; j < k; j++) options.addName(pool[at + 2 + j]!, 1, stamp);
+        for (let v = 0, base = at + 2 + k; v < pool[at + 1]!; v++, base += 2 + k) {
+          if (!this.variantPasses(vf, base)) continue;
+          for (let j = 0; j < k; j++) options.addSlot(pool[base + 2 + j]!, 1, stamp);
         }
       }
     }
-    const options = new Map<
-      number,
-      { name: string; n: number; values: Array<{ value: string; n: number }> }
-    >();
-    for (let name = 0; name < names; name++) {
-      if (nameCount[name]! > 0)
-        options.set(name, { name: text[nameText[name]! - 1]!, n: nameCount[name]!, values: [] });
-    }
-    for (let pair = 0; pair < s.pairCount; pair++) {
-      if (pairCount[pair]! > 0) {
-        options
-          .get(s.pairName[pair]!)!
-          .values.push({ value: text[pairText[pair]! - 1]!, n: pairCount[pair]! });
-      }
-    }
-    for (let f = 0; f < 256; f++) if (byFlags[f]! > 0) byKey[keyOfFlags(f)]! += byFlags[f]!;
     let digital = 0;
     let perishable = 0;
     let inStock = 0;
@@ -641,8 +611,20 @@ export class IndexSearcher {
       categoryId: top(categories, (i) => (i === 0 ? 'none' : s.categories.values[i - 1]!)),
       sellerId: top(sellers, (i) => s.sellers.values[i]!),
       ...fixedFacets(n, digital, perishable, buckets, inStock),
-      ...optionFacets([...options.values()]),
+      ...optionFacets(options.facets()),
     };
+  }
+
+  /** Per shape: matches counted in this query (zeroed after), and the shapes touched. */
+  private shapeScratch = { count: new Int32Array(0), touched: new Int32Array(0) };
+
+  private fitShapes() {
+    const n = this.store.shapeCount;
+    if (this.shapeScratch.count.length < n) {
+      const size = Math.max(64, 2 * n);
+      this.shapeScratch = { count: new Int32Array(size), touched: new Int32Array(size) };
+    }
+    return this.shapeScratch;
   }
 
   /** The ids of the requested page: a bounded heap keeps the best offset+limit, then sorts them. */
@@ -737,6 +719,85 @@ export class IndexSearcher {
   }
 }
 
+/**
+ * The option facets of one query: per folded option name and per (name, value) pair, the
+ * products counted, the last counter's stamp (a product, or a shape, counts once however many
+ * of its values fold alike), and the lowest spelling seen (ordinal + 1).
+ */
+class OptionCounts {
+  private readonly nameCount: Int32Array;
+  private readonly nameLast: Int32Array;
+  private readonly nameText: Int32Array;
+  private readonly pairCount: Int32Array;
+  private readonly pairLast: Int32Array;
+  private readonly pairText: Int32Array;
+
+  constructor(private readonly s: IndexStore) {
+    const names = s.optionFolded.values.length;
+    this.nameCount = new Int32Array(names);
+    this.nameLast = new Int32Array(names);
+    this.nameText = new Int32Array(names);
+    this.pairCount = new Int32Array(s.pairCount);
+    this.pairLast = new Int32Array(s.pairCount);
+    this.pairText = new Int32Array(s.pairCount);
+  }
+
+  /** An option's name (an optionText ordinal) counted `n` times for the counter `stamp`. */
+  addName(o: number, n: number, stamp: number) {
+    const name = this.s.folded[o]!;
+    if (this.nameLast[name] !== stamp) {
+      this.nameLast[name] = stamp;
+      this.nameCount[name]! += n;
+    }
+    this.nameText[name] = lowestSpelling(this.s.optionText.values, this.nameText[name]!, o);
+  }
+
+  /** A value (a block's slot) counted `n` times for the counter `stamp`. */
+  addSlot(slot: number, n: number, stamp: number) {
+    const pair = this.s.slotPair[slot]!;
+    if (this.pairLast[pair] !== stamp) {
+      this.pairLast[pair] = stamp;
+      this.pairCount[pair]! += n;
+    }
+    this.pairText[pair] = lowestSpelling(
+      this.s.optionText.values,
+      this.pairText[pair]!,
+      this.s.slotText[slot]!,
+    );
+  }
+
+  /** A shape's names and values, for the `n` matches of that shape; `stamp` distinct per shape. */
+  addShape(shape: number, n: number, stamp: number) {
+    const data = this.s.shapeData;
+    let at = this.s.shapeStart[shape]!;
+    const k = data[at++]!;
+    for (let j = 0; j < k; j++) this.addName(data[at++]!, n, stamp);
+    const m = data[at++]!;
+    for (let j = 0; j < m; j++) this.addSlot(data[at++]!, n, stamp);
+  }
+
+  facets() {
+    const { s } = this;
+    const text = s.optionText.values;
+    const options = new Map<
+      number,
+      { name: string; n: number; values: Array<{ value: string; n: number }> }
+    >();
+    for (let name = 0; name < this.nameCount.length; name++) {
+      if (this.nameCount[name]! > 0)
+        options.set(name, { name: text[this.nameText[name]! - 1]!, n: this.nameCount[name]!, values: [] });
+    }
+    for (let pair = 0; pair < this.pairCount.length; pair++) {
+      if (this.pairCount[pair]! > 0) {
+        options
+          .get(s.pairName[pair]!)!
+          .values.push({ value: text[this.pairText[pair]! - 1]!, n: this.pairCount[pair]! });
+      }
+    }
+    return [...options.values()];
+  }
+}
+
 /** Whether `p` is in one range of each price clause (lo, hi pairs). */
 function inRanges(prices: Float64Array[], p: number): boolean {
   for (let c = 0; c < prices.length; c++) {
@@ -753,9 +814,6 @@ function lowestSpelling(text: string[], kept: number, o: number): number {
   if (kept === o + 1) return kept;
   return kept === 0 || text[o]! < text[kept - 1]! ? o + 1 : kept;
 }
-
-/** The facet key of an entry sold one way (no block): its flags' bits, bucket and stock. */
-const keyOfFlags = (f: number) => (f & 3) | (4 << ((f >> 2) & 7)) | (f & IN_STOCK ? KEY_STOCK : 0);
 
 /**
  * The first index in sorted[from..end) whose value is >= key (end when none): exponential

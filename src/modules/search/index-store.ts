@@ -19,6 +19,12 @@
 // value as written under that option, interned, with its folded value and its (option, value)
 // pair for the facets)]; a rewritten block's old words are garbage, compacted away when they
 // pass the live ones.
+//
+// A search without variant clauses reads no block: per entry, `summary` holds what the fixed
+// facets need of its variants (the price buckets they fall in, whether one has free units), and
+// `shape` the set of its option names and values, interned once for every product sold in the
+// same sizes (a handful of shapes for a whole catalog). Counting a match is then two increments;
+// the shapes' names and values are counted once per query, after the matches.
 
 import { priceBucket } from './engine.ts';
 import { foldOption } from './filters.ts';
@@ -52,6 +58,12 @@ export const IN_STOCK = 32;
 export const BLOCK = 64;
 /** flags: the product has no active variant: it fails every variant clause. */
 export const NO_VARIANT = 128;
+
+/** A facet key's bit: in stock (with 1 digital, 2 perishable, and 4 << bucket for each price bucket). */
+export const KEY_STOCK = 128;
+/** The facet key bits of a variant: its price's bucket and whether it has free units. */
+export const variantKey = (price: number, inStock: boolean) =>
+  (4 << priceBucket(price)) | (inStock ? KEY_STOCK : 0);
 
 /**
  * What a word costs on its own (its map entry, object, postings array and place in the
@@ -104,6 +116,19 @@ export class IndexStore {
   flags = new Uint8Array(0);
   /** With BLOCK: where the entry's variants start in `pool`. */
   block = new Int32Array(0);
+  /** The facet key bits of all its active variants (price buckets, in stock): the fixed facets without variant clauses. */
+  summary = new Uint8Array(0);
+  /** With BLOCK: its shape, an ordinal into `shapeStart`. */
+  shape = new Int32Array(0);
+  /**
+   * Shapes: at `shapeData[shapeStart[s]]`, [k, the k options' names (optionText ordinals),
+   * m, its m distinct slots]. Interned by their words; made again from the live blocks when
+   * the pool compacts, so that dead shapes do not pile up.
+   */
+  private shapes = new Dictionary();
+  shapeStart = new Int32Array(64);
+  shapeData = new Int32Array(256);
+  private shapeEnd = 0;
   pool = new Int32Array(1024);
   private poolEnd = 0;
   private poolGarbage = 0;
@@ -198,6 +223,10 @@ export class IndexStore {
       (row.is_perishable ? 2 : 0) |
       (priceBucket(this.price[ord]!) << 2) |
       variantFlags;
+    // Without a block, the product's price and stock bit stand for its variant (none: its price alone).
+    if ((variantFlags & BLOCK) === 0) {
+      this.summary[ord] = variantKey(this.price[ord]!, (variantFlags & IN_STOCK) !== 0);
+    }
     this.rating[ord] = Number(row.rating);
     this.sold[ord] = row.units_sold_30d;
     this.created[ord] = Number(row.created);
@@ -242,15 +271,47 @@ export class IndexStore {
       folded.push(this.folded[pool[at++]!]!);
     }
     let lowest = Number.POSITIVE_INFINITY;
+    let key = 0;
     for (const [price, inStock, values] of variants) {
       pool[at++] = price;
       pool[at++] = inStock ? 1 : 0;
       for (let j = 0; j < k; j++) pool[at++] = this.slot(folded[j]!, values[j] ?? '');
       if (price < lowest) lowest = price;
+      key |= variantKey(price, inStock);
     }
     this.price[ord] = lowest;
+    this.summary[ord] = key;
+    this.shape[ord] = this.shapeOf(pool, this.block[ord]!);
     this.poolEnd = at;
     return BLOCK;
+  }
+
+  /** The shape of the block at `at` of `pool`: its options' names and its distinct slots, interned. */
+  private shapeOf(pool: Int32Array, at: number): number {
+    const k = pool[at]!;
+    const n = pool[at + 1]!;
+    const slots = new Set<number>();
+    for (let v = 0, base = at + 2 + k; v < n; v++, base += 2 + k) {
+      for (let j = 0; j < k; j++) slots.add(pool[base + 2 + j]!);
+    }
+    const words = [k, ...pool.subarray(at + 2, at + 2 + k), slots.size, ...[...slots].sort((a, b) => a - b)];
+    const known = this.shapes.values.length;
+    const shape = this.shapes.ord(words.join(','));
+    if (shape < known) return shape;
+    this.shapeStart = room(this.shapeStart, shape);
+    this.shapeStart[shape] = this.shapeEnd;
+    if (this.shapeEnd + words.length > this.shapeData.length) {
+      const data = new Int32Array(2 * (this.shapeEnd + words.length));
+      data.set(this.shapeData);
+      this.shapeData = data;
+    }
+    this.shapeData.set(words, this.shapeEnd);
+    this.shapeEnd += words.length;
+    return shape;
+  }
+
+  get shapeCount(): number {
+    return this.shapes.values.length;
   }
 
   private option(text: string): number {
@@ -261,8 +322,9 @@ export class IndexStore {
   }
 
   private slot(name: number, text: string): number {
+    const known = this.slots.values.length;
     const slot = this.slots.ord(`${name}\n${text}`);
-    if (slot < this.slots.values.length - 1) return slot;
+    if (slot < known) return slot;
     const o = this.option(text);
     const pair = this.pairs.ord(`${name}\n${this.folded[o]}`);
     this.pairName = room(this.pairName, pair);
@@ -310,7 +372,10 @@ export class IndexStore {
       const from = this.block[d]!;
       const len = this.blockLength(from);
       pool.set(this.pool.subarray(from, from + len), at);
-      if (compacting) this.reintern(pool, at, text, slotText);
+      if (compacting) {
+        this.reintern(pool, at, text, slotText);
+        this.shape[d] = this.shapeOf(pool, at);
+      }
       this.block[d] = at;
       at += len;
     }
@@ -329,6 +394,10 @@ export class IndexStore {
     this.slotText = new Int32Array(256);
     this.pairs = new Dictionary();
     this.pairName = new Int32Array(256);
+    this.shapes = new Dictionary();
+    this.shapeStart = new Int32Array(64);
+    this.shapeData = new Int32Array(256);
+    this.shapeEnd = 0;
   }
 
   /** The block at `at` of `pool`, its names and values given the ordinals of the fresh dictionaries. */
@@ -401,6 +470,8 @@ export class IndexStore {
     this.price = grow(this.price, (n) => new Int32Array(n));
     this.flags = grow(this.flags, (n) => new Uint8Array(n));
     this.block = grow(this.block, (n) => new Int32Array(n));
+    this.summary = grow(this.summary, (n) => new Uint8Array(n));
+    this.shape = grow(this.shape, (n) => new Int32Array(n));
     this.rating = grow(this.rating, (n) => new Float64Array(n));
     this.sold = grow(this.sold, (n) => new Int32Array(n));
     this.created = grow(this.created, (n) => new Float64Array(n));
