@@ -34,6 +34,9 @@ export function createSearch(opts: { index: MemorySearchIndex | undefined }) {
     const refreshed = index.refresh(ctx.db);
     // Awaited below; handled here too, in case the search throws before that.
     refreshed.catch(() => {});
+    // The read is sent once its promises have run: a turn of the event loop lets it leave
+    // before the synchronous search holds the thread, so the database works meanwhile.
+    await new Promise((resolve) => setImmediate(resolve));
     let found = index.search(q);
     let [, results] = await Promise.all([refreshed, listItemsByIds(ctx, found.ids)]);
     if (index.version !== version) {
