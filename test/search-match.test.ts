@@ -265,6 +265,14 @@ describe('variant matching', () => {
       [],
       [{ field: 'inStock', anyOf: [true] }],
       [{ field: 'inStock', anyOf: [false] }],
+      [
+        { field: 'inStock', anyOf: [true] },
+        { field: 'inStock', anyOf: [false] },
+      ],
+      [
+        { field: 'option', name: 'size', anyOf: ['s', 'm', 'l', 'xl'] },
+        { field: 'priceCents', ranges: [{ min: 100, max: 20000 }] },
+      ],
       [{ field: 'option', name: 'size', anyOf: ['m'] }],
       [
         { field: 'option', name: 'size', anyOf: ['m', 'l'] },

@@ -12,7 +12,15 @@ import {
   type SortKey,
 } from './engine.ts';
 import { type Clause, foldOption, isVariantClause, type VariantClause } from './filters.ts';
-import { BLOCK, IN_STOCK, type IndexStore, KEY_STOCK, NO_VARIANT, variantKey } from './index-store.ts';
+import {
+  ALL_IN_STOCK,
+  BLOCK,
+  IN_STOCK,
+  type IndexStore,
+  KEY_STOCK,
+  NO_VARIANT,
+  variantKey,
+} from './index-store.ts';
 import type { Term } from './lexicon.ts';
 
 /** Field weights, as ts_rank's defaults: title (A) 1.0, keywords (B) 0.4, description (C) 0.2, words as written (D) 0.1. */
@@ -38,7 +46,14 @@ interface VariantFilter {
   options: Array<{ name: number; wanted: Uint8Array }>;
   /** Scratch: per option clause, its option's place among the product's options. */
   pos: Int32Array;
+  /** Per shape, its verdict on the option clauses plus one (0: not worked out yet). */
+  shapes: Uint8Array;
 }
+
+/** A facet key's bits in a summary or a match's key (bits 1 and 2 are digital and perishable in the key). */
+const KEY_MASK = 0xfc;
+/** matchKey: every variant of the match passes (its option facets are its shape's). */
+const MATCH_ALL = 1;
 
 export class IndexSearcher {
   // Per-entry scratch space, reused from query to query. `mark` says how far an entry got in
@@ -87,6 +102,7 @@ export class IndexSearcher {
       stock: 3,
       options: [],
       pos: new Int32Array(0),
+      shapes: new Uint8Array(0),
     };
     for (const c of clauses) {
       if (c.field === 'priceCents') {
@@ -107,6 +123,7 @@ export class IndexSearcher {
       }
     }
     vf.pos = new Int32Array(vf.options.length);
+    if (vf.options.length > 0) vf.shapes = new Uint8Array(s.shapeCount);
     return vf;
   }
 
@@ -135,7 +152,9 @@ export class IndexSearcher {
 
   /**
    * Whether one of the entry's active variants passes the variant clauses; if so, notes its
-   * lowest matching price (matchPrice) and facet bits (matchKey: buckets and stock).
+   * lowest matching price (matchPrice) and facet bits (matchKey: buckets and stock, and
+   * MATCH_ALL when every variant passes). The entry's summary, price bounds and shape decide
+   * without its block when every variant passes or none can.
    */
   private matchVariants(d: number, vf: VariantFilter): boolean {
     const s = this.store;
@@ -147,11 +166,28 @@ export class IndexSearcher {
       const p = s.price[d]!;
       if ((vf.stock & (f & IN_STOCK ? 2 : 1)) === 0 || !inRanges(vf.prices, p)) return false;
       this.matchPrice[d] = p;
-      this.matchKey[d] = s.summary[d]!;
+      this.matchKey[d] = (s.summary[d]! & KEY_MASK) | MATCH_ALL;
       return true;
     }
-    // Only "in stock" wanted, and no variant has free units: no need to walk them.
-    if (vf.stock === 2 && (s.summary[d]! & KEY_STOCK) === 0) return false;
+    const summary = s.summary[d]!;
+    // 2: every variant passes the clauses seen so far; 1: some may; 0: none.
+    let verdict = 2;
+    if (vf.stock === 0) return false;
+    if (vf.stock !== 3) {
+      const some = (summary & KEY_STOCK) !== 0;
+      const all = (summary & ALL_IN_STOCK) !== 0;
+      if (vf.stock === 2) verdict = all ? 2 : some ? 1 : 0;
+      else verdict = !some ? 2 : all ? 0 : 1;
+    }
+    if (verdict > 0 && vf.prices.length > 0)
+      verdict = Math.min(verdict, boundsIn(vf.prices, s.price[d]!, s.maxPrice[d]!));
+    if (verdict > 0 && vf.options.length > 0) verdict = Math.min(verdict, this.shapeVerdict(s.shape[d]!, vf));
+    if (verdict === 0) return false;
+    if (verdict === 2) {
+      this.matchPrice[d] = s.price[d]!;
+      this.matchKey[d] = (summary & KEY_MASK) | MATCH_ALL;
+      return true;
+    }
     const at = s.block[d]!;
     if (!this.placeOptions(vf, at)) return false;
     const key = this.walkBlock(at, vf);
@@ -159,6 +195,35 @@ export class IndexSearcher {
     this.matchPrice[d] = this.lowest;
     this.matchKey[d] = key;
     return true;
+  }
+
+  /**
+   * What a shape's values make of the option clauses: 0 when one clause has none of its
+   * values (or the shape lacks the option), 2 when every value under each clause's option is
+   * wanted, else 1. Worked out once per shape and query (vf.shapes).
+   */
+  private shapeVerdict(shape: number, vf: VariantFilter): number {
+    const known = vf.shapes[shape]!;
+    if (known !== 0) return known - 1;
+    const s = this.store;
+    const data = s.shapeData;
+    const at = s.shapeStart[shape]!;
+    const k = data[at]!;
+    const m = data[at + 1 + k]!;
+    let verdict = 2;
+    for (const clause of vf.options) {
+      let wanted = 0;
+      let unwanted = 0;
+      for (let j = 0; j < m; j++) {
+        const slot = data[at + 2 + k + j]!;
+        if (s.pairName[s.slotPair[slot]!] !== clause.name) continue;
+        if (clause.wanted[s.slotFolded[slot]!] === 1) wanted++;
+        else unwanted++;
+      }
+      verdict = Math.min(verdict, wanted === 0 ? 0 : unwanted === 0 ? 2 : 1);
+    }
+    vf.shapes[shape] = verdict + 1;
+    return verdict;
   }
 
   /** The last walkBlock's lowest passing price. */
@@ -550,23 +615,18 @@ export class IndexSearcher {
     const { category, seller, flags, summary } = s;
     const options = new OptionCounts(s);
     const { docs, n } = matches;
+    const { shape } = s;
+    const shapes = this.fitShapes();
+    let touched = 0;
     if (!vf.any) {
       // Every variant passes: a match counts by its summary and its shape.
-      const { shape } = s;
-      const shapes = this.fitShapes();
-      let touched = 0;
       for (let i = 0; i < n; i++) {
         const d = docs[i]!;
         categories[category[d]! + 1]!++;
         sellers[seller[d]!]!++;
         const f = flags[d]!;
-        byKey[(f & 3) | summary[d]!]!++;
+        byKey[(f & 3) | (summary[d]! & KEY_MASK)]!++;
         if ((f & BLOCK) !== 0 && shapes.count[shape[d]!]!++ === 0) shapes.touched[touched++] = shape[d]!;
-      }
-      for (let t = 0; t < touched; t++) {
-        const sh = shapes.touched[t]!;
-        options.addShape(sh, shapes.count[sh]!, t + 1);
-        shapes.count[sh] = 0;
       }
     } else {
       const { block, pool } = s;
@@ -575,8 +635,14 @@ export class IndexSearcher {
         categories[category[d]! + 1]!++;
         sellers[seller[d]!]!++;
         const f = flags[d]!;
-        byKey[(f & 3) | this.matchKey[d]!]!++;
+        const key = this.matchKey[d]!;
+        byKey[(f & 3) | (key & KEY_MASK)]!++;
         if ((f & BLOCK) === 0) continue;
+        if ((key & MATCH_ALL) !== 0) {
+          // Every variant passes: its names and values are its shape's.
+          if (shapes.count[shape[d]!]!++ === 0) shapes.touched[touched++] = shape[d]!;
+          continue;
+        }
         const at = block[d]!;
         this.placeOptions(vf, at);
         const stamp = i + 1;
@@ -587,6 +653,12 @@ export class IndexSearcher {
           for (let j = 0; j < k; j++) options.addSlot(pool[base + 2 + j]!, 1, stamp);
         }
       }
+    }
+    // Stamps past the matches': a shape counts apart from any match.
+    for (let t = 0; t < touched; t++) {
+      const sh = shapes.touched[t]!;
+      options.addShape(sh, shapes.count[sh]!, n + 1 + t);
+      shapes.count[sh] = 0;
     }
     let digital = 0;
     let perishable = 0;
@@ -807,6 +879,25 @@ function inRanges(prices: Float64Array[], p: number): boolean {
     if (!inside) return false;
   }
   return true;
+}
+
+/**
+ * Whether prices from lo to hi pass the price clauses: 2 when all of them do (each clause has a
+ * range holding lo..hi), 0 when none can (a clause has no range meeting it), else 1.
+ */
+function boundsIn(prices: Float64Array[], lo: number, hi: number): number {
+  let verdict = 2;
+  for (let c = 0; c < prices.length; c++) {
+    const ranges = prices[c]!;
+    let clause = 0;
+    for (let r = 0; r < ranges.length && clause < 2; r += 2) {
+      if (lo >= ranges[r]! && hi <= ranges[r + 1]!) clause = 2;
+      else if (hi >= ranges[r]! && lo <= ranges[r + 1]!) clause = 1;
+    }
+    if (clause < verdict) verdict = clause;
+    if (verdict === 0) return 0;
+  }
+  return verdict;
 }
 
 /** Spellings that fold alike show as the lowest among the matches: `kept` and the answer are ordinal + 1 (0: none yet). */

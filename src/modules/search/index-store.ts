@@ -20,11 +20,13 @@
 // pair for the facets)]; a rewritten block's old words are garbage, compacted away when they
 // pass the live ones.
 //
-// A search without variant clauses reads no block: per entry, `summary` holds what the fixed
-// facets need of its variants (the price buckets they fall in, whether one has free units), and
-// `shape` the set of its option names and values, interned once for every product sold in the
-// same sizes (a handful of shapes for a whole catalog). Counting a match is then two increments;
-// the shapes' names and values are counted once per query, after the matches.
+// A search reads a block only when it must (blocks are scattered: each read is a cache miss).
+// Per entry, `summary` holds what the fixed facets need of its variants (the price buckets they
+// fall in, whether one has free units, whether all do), `price` and `maxPrice` their lowest and
+// highest prices, and `shape` the set of its option names and values, interned once for every
+// product sold in the same sizes (a handful of shapes for a whole catalog). Without variant
+// clauses a match counts with two increments, and the shapes' names and values once per query
+// after the matches; with them, the summaries decide most entries (all variants pass, or none).
 
 import { priceBucket } from './engine.ts';
 import { foldOption } from './filters.ts';
@@ -61,6 +63,8 @@ export const NO_VARIANT = 128;
 
 /** A facet key's bit: in stock (with 1 digital, 2 perishable, and 4 << bucket for each price bucket). */
 export const KEY_STOCK = 128;
+/** A summary's bit (not a facet key's): every variant has free units. */
+export const ALL_IN_STOCK = 1;
 /** The facet key bits of a variant: its price's bucket and whether it has free units. */
 export const variantKey = (price: number, inStock: boolean) =>
   (4 << priceBucket(price)) | (inStock ? KEY_STOCK : 0);
@@ -118,6 +122,8 @@ export class IndexStore {
   block = new Int32Array(0);
   /** The facet key bits of all its active variants (price buckets, in stock): the fixed facets without variant clauses. */
   summary = new Uint8Array(0);
+  /** With BLOCK: its variants' highest price (`price` holds the lowest). */
+  maxPrice = new Int32Array(0);
   /** With BLOCK: its shape, an ordinal into `shapeStart`. */
   shape = new Int32Array(0);
   /**
@@ -271,16 +277,21 @@ export class IndexStore {
       folded.push(this.folded[pool[at++]!]!);
     }
     let lowest = Number.POSITIVE_INFINITY;
+    let highest = Number.NEGATIVE_INFINITY;
     let key = 0;
+    let allInStock = ALL_IN_STOCK;
     for (const [price, inStock, values] of variants) {
       pool[at++] = price;
       pool[at++] = inStock ? 1 : 0;
       for (let j = 0; j < k; j++) pool[at++] = this.slot(folded[j]!, values[j] ?? '');
       if (price < lowest) lowest = price;
+      if (price > highest) highest = price;
       key |= variantKey(price, inStock);
+      if (!inStock) allInStock = 0;
     }
     this.price[ord] = lowest;
-    this.summary[ord] = key;
+    this.maxPrice[ord] = highest;
+    this.summary[ord] = key | allInStock;
     this.shape[ord] = this.shapeOf(pool, this.block[ord]!);
     this.poolEnd = at;
     return BLOCK;
@@ -471,6 +482,7 @@ export class IndexStore {
     this.flags = grow(this.flags, (n) => new Uint8Array(n));
     this.block = grow(this.block, (n) => new Int32Array(n));
     this.summary = grow(this.summary, (n) => new Uint8Array(n));
+    this.maxPrice = grow(this.maxPrice, (n) => new Int32Array(n));
     this.shape = grow(this.shape, (n) => new Int32Array(n));
     this.rating = grow(this.rating, (n) => new Float64Array(n));
     this.sold = grow(this.sold, (n) => new Int32Array(n));
