@@ -1,5 +1,6 @@
 // A database of its own for each test file: PGlite loaded from the migrated template, or,
-// with TEST_DATABASE_URL, a fresh PostgreSQL database created on that server and dropped after.
+// with TEST_DATABASE_URL, a PostgreSQL database copied from the migrated template database on
+// that server and dropped after.
 import { randomBytes } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { PGlite } from '@electric-sql/pglite';
@@ -30,11 +31,13 @@ export async function testDatabase(): Promise<TestDatabase> {
   const name = `portage_test_${randomBytes(6).toString('hex')}`;
   const admin = new pg.Client({ connectionString: serverUrl });
   await admin.connect();
-  await admin.query(`create database ${name}`);
+  const template = inject('pgTemplate');
+  await admin.query(`create database ${name}${template ? ` template ${template}` : ''}`);
   await admin.end();
   const url = new URL(serverUrl);
   url.pathname = `/${name}`;
   const database = await openDatabase({ databaseUrl: url.href, poolSize: 5 });
+  // Copied from the migrated template: migrating again finds nothing to do (and checks so).
   await database.migrate();
   return {
     ...database,
