@@ -2,10 +2,11 @@
 // directory (loading takes ~0.8 s; initialising and migrating a new one ~4 s), or with
 // TEST_DATABASE_URL a PostgreSQL template database (CREATE DATABASE … TEMPLATE copies it; running
 // the migrations in each file's new database took longer than many files' tests).
+
+import { randomBytes } from 'node:crypto';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { randomBytes } from 'node:crypto';
 import { PGlite } from '@electric-sql/pglite';
 import pg from 'pg';
 import type { TestProject } from 'vitest/node';
