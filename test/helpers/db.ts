@@ -4,9 +4,9 @@
 import { randomBytes } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { PGlite } from '@electric-sql/pglite';
-import pg from 'pg';
 import { afterAll, beforeAll, inject } from 'vitest';
 import { type Database, openDatabase } from '../../src/db/index.ts';
+import { onServer } from './pg-admin.ts';
 
 export interface TestDatabase extends Database {
   /** The connection string of a PostgreSQL test database (undefined on PGlite). */
@@ -29,11 +29,8 @@ export async function testDatabase(): Promise<TestDatabase> {
     };
   }
   const name = `portage_test_${randomBytes(6).toString('hex')}`;
-  const admin = new pg.Client({ connectionString: serverUrl });
-  await admin.connect();
   const template = inject('pgTemplate');
-  await admin.query(`create database ${name}${template ? ` template ${template}` : ''}`);
-  await admin.end();
+  await onServer(serverUrl, `create database ${name}${template ? ` template ${template}` : ''}`);
   const url = new URL(serverUrl);
   url.pathname = `/${name}`;
   const database = await openDatabase({ databaseUrl: url.href, poolSize: 5 });
@@ -44,10 +41,7 @@ export async function testDatabase(): Promise<TestDatabase> {
     url: url.href,
     close: async () => {
       await database.close();
-      const drop = new pg.Client({ connectionString: serverUrl });
-      await drop.connect();
-      await drop.query(`drop database if exists ${name} with (force)`);
-      await drop.end();
+      await onServer(serverUrl, `drop database if exists ${name} with (force)`);
     },
   };
 }

@@ -8,9 +8,9 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { PGlite } from '@electric-sql/pglite';
-import pg from 'pg';
 import type { TestProject } from 'vitest/node';
 import { openDatabase } from '../../src/db/index.ts';
+import { onServer } from './pg-admin.ts';
 
 declare module 'vitest' {
   export interface ProvidedContext {
@@ -48,14 +48,4 @@ export default async function setup(project: TestProject) {
     rmSync(dir, { recursive: true, force: true });
     if (serverUrl && template) await onServer(serverUrl, `drop database if exists ${template} with (force)`);
   };
-}
-
-async function onServer(serverUrl: string, statement: string) {
-  const admin = new pg.Client({ connectionString: serverUrl });
-  await admin.connect();
-  try {
-    await admin.query(statement);
-  } finally {
-    await admin.end();
-  }
 }
