@@ -64,6 +64,9 @@ import { reviewRoutes } from './modules/reviews/routes.ts';
 import { MemorySearchIndex } from './modules/search/memory-index.ts';
 import { searchRoutes } from './modules/search/routes.ts';
 import { createSearch } from './modules/search/service.ts';
+import { canadaPost } from './modules/shipping/canada-post.ts';
+import { carrierRates } from './modules/shipping/rates.ts';
+import { shippingRoutes } from './modules/shipping/routes.ts';
 import { subscribeModules } from './modules/subscriptions.ts';
 import { systemRoutes } from './modules/system/routes.ts';
 import { createProfiles } from './modules/ucp/agent.ts';
@@ -248,6 +251,13 @@ export async function buildApp(opts: AppOptions): Promise<FastifyInstance> {
     platformFeeBps: config.payments.platformFeeBps,
     maxPlatformHolds: config.platformMaxHolds,
     nudge: (job: 'mail' | 'refunds') => jobs?.nudge(job),
+    rates: config.shipping.canadaPost
+      ? carrierRates(canadaPost(config.shipping.canadaPost), {
+          budgetMs: config.shipping.rateBudgetMs,
+          cacheMs: config.shipping.rateCacheMs,
+          log: app.log,
+        })
+      : undefined,
   };
   await app.register(checkoutRoutes({ ...commerce, publishableKey: config.payments.publishableKey }));
   await app.register(paymentRoutes({ ...commerce, sandbox }));
@@ -280,6 +290,7 @@ export async function buildApp(opts: AppOptions): Promise<FastifyInstance> {
   };
   await app.register(imageRoutes(imageDeps));
   await app.register(analyticsRoutes);
+  await app.register(shippingRoutes);
   await app.register(
     oauthRoutes({
       publicBaseUrl: config.publicBaseUrl,

@@ -8,6 +8,7 @@ import { signingKeys } from './config/keys.ts';
 import { type Env, httpUrl, intIn, list, normalOrigin, truncate } from './config/parse.ts';
 import { type PaymentsConfig, paymentsConfig } from './config/payments.ts';
 import { type TrustProxy, trustedProxies } from './config/proxies.ts';
+import { type ShippingConfig, shippingConfig } from './config/shipping.ts';
 import { isOrigin } from './contract/format.ts';
 import { LOCALES, type Locale } from './contract/i18n.ts';
 
@@ -100,6 +101,8 @@ export interface Config {
   invoiceRender: { threads: number; queue: number };
   /** The S3-compatible bucket of uploaded images (IMAGE_BUCKET_URL); undefined: the database or data directory. */
   imageBucket: BucketSettings | undefined;
+  /** The carrier rating parcels, and how long a checkout waits for it (docs/shipping.md). */
+  shipping: ShippingConfig;
 }
 export interface MailConfig {
   /** SMTP server URL (smtp:// or smtps://); undefined writes .eml files under $DATA_DIR/mail/. */
@@ -261,6 +264,7 @@ export function loadConfig(env: Env = process.env): Config {
   };
 
   const imageBucket = imageBucketOf(env, problems);
+  const shipping = shippingConfig(env, pick, problems, deployed);
 
   if (problems.length) throw new ConfigError(problems);
   return {
@@ -298,6 +302,7 @@ export function loadConfig(env: Env = process.env): Config {
     platformMaxHolds,
     defaultLocale,
     invoiceRender,
+    shipping,
   };
 }
 

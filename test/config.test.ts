@@ -56,6 +56,7 @@ describe('loadConfig', () => {
       trustProxy: false,
       authCacheMs: 1000,
       searchIndex: 'memory',
+      shipping: { canadaPost: undefined, rateBudgetMs: 1500, rateCacheMs: 600_000 },
       oidc: undefined,
       authRedirectOrigins: ['http://localhost:3000'],
       payments: {
@@ -73,6 +74,34 @@ describe('loadConfig', () => {
       platformMaxHolds: 1000,
       invoiceRender: { threads: 1, queue: 8 },
     });
+  });
+
+  it('reads Canada Post’s settings, and refuses a key without its password or a customer number', () => {
+    expect(
+      loadConfig({
+        CANADA_POST_API_KEY: 'user:pass:word',
+        CANADA_POST_CUSTOMER_NUMBER: '2004381',
+        CANADA_POST_BASE_URL: 'https://ct.soa-gw.canadapost.ca',
+        SHIPPING_RATE_BUDGET_MS: '800',
+      }).shipping,
+    ).toEqual({
+      canadaPost: {
+        baseUrl: 'https://ct.soa-gw.canadapost.ca',
+        username: 'user',
+        password: 'pass:word',
+        customerNumber: '2004381',
+      },
+      rateBudgetMs: 800,
+      rateCacheMs: 600_000,
+    });
+    expect(() => loadConfig({ CANADA_POST_API_KEY: 'justakey', SHIPPING_RATE_CACHE_MS: '0' })).toThrow(
+      [
+        'Invalid configuration:',
+        '- SHIPPING_RATE_CACHE_MS: must be between 10000 and 86400000 (got "0")',
+        '- CANADA_POST_API_KEY: must be the API key as user:password',
+        '- CANADA_POST_CUSTOMER_NUMBER: required when CANADA_POST_API_KEY is set',
+      ].join('\n'),
+    );
   });
 
   it('treats empty values as unset', () => {

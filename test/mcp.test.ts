@@ -192,7 +192,10 @@ describe('tools/list', () => {
       remove_from_cart: { required: ['product_id'], properties: ['product_id', 'quantity', 'variant'] },
       get_cart: { required: [], properties: [] },
       apply_coupon: { required: ['code'], properties: ['code'] },
-      create_checkout: { required: ['shipping_address'], properties: ['shipping_address', 'coupon'] },
+      create_checkout: {
+        required: ['shipping_address'],
+        properties: ['shipping_address', 'coupon', 'shipping_choices'],
+      },
       list_orders: { required: [], properties: ['status', 'limit', 'offset', 'sort'] },
       get_order: { required: ['id'], properties: ['id'] },
       cancel_order: { required: ['order_id'], properties: ['order_id', 'reason'] },

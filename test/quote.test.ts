@@ -107,6 +107,7 @@ describe('quote: parcels', () => {
       taxAmountCents: 0,
       totalCents: 0,
       problems: [],
+      choiceProblems: [],
     });
   });
 });

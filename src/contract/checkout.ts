@@ -9,7 +9,7 @@ const POSTAL_CODE = /^[A-Z]\d[A-Z] \d[A-Z]\d$/;
 const PHONE = /^\+1\d{10}$/;
 
 /** The first letter(s) of the postal codes of each province. */
-const POSTAL_LETTERS: Record<Province, string> = {
+export const POSTAL_LETTERS: Record<Province, string> = {
   NL: 'A',
   NS: 'B',
   PE: 'C',
@@ -80,7 +80,37 @@ export const createCheckoutBody = z.object({
     .transform((c) => c.toUpperCase())
     .optional()
     .describe("A coupon code to use instead of the cart's"),
+  shipping_choices: z
+    .array(
+      z.strictObject({
+        seller_id: z.string().max(64),
+        option_id: z.string().max(64).describe("One of the parcel's `shippingOptions[].id`"),
+      }),
+    )
+    .max(50)
+    .optional()
+    .describe(
+      "The shipping option per seller parcel (the session answers each parcel's `shippingOptions`); a parcel not " +
+        'named ships by its cheapest. A choice naming no option of its parcel is `400`.',
+    ),
 });
+
+/** One way a parcel can go, as a session or cart shows it. */
+export const shippingOption = z
+  .object({
+    id: z.string().describe('"canada_post:DOM.EP", "seller:flat", "portage:standard"'),
+    carrier: z.enum(['canada_post', 'seller', 'portage']),
+    service: z.string().describe('The carrier\'s service code ("DOM.RP"), or "flat" / "standard"'),
+    name: z.string().describe("The service's name in the reader's language"),
+    priceCents: z.number().int().describe('Before tax'),
+    deliveryDate: z.string().describe('YYYY-MM-DD, the expected delivery'),
+    ratedBy: z
+      .enum(['carrier', 'table', 'seller', 'platform'])
+      .describe(
+        "Who priced it: the carrier's API, Portage's rate table (no carrier, or it did not answer in time), the seller, the platform",
+      ),
+  })
+  .meta({ id: 'ShippingOption' });
 
 export const PAYMENT_METHODS = ['card', 'apple_pay', 'google_pay', 'klarna'] as const;
 export const CHECKOUT_STATUSES = ['ready_for_payment', 'complete', 'expired'] as const;
@@ -91,6 +121,10 @@ const checkoutParcel = z.object({
   subtotalCents: z.number().int(),
   discountCents: z.number().int(),
   shippingCostCents: z.number().int(),
+  shippingOption: shippingOption
+    .nullable()
+    .describe('The option chosen (null on sessions made before options)'),
+  shippingOptions: z.array(shippingOption).describe('Every option of this parcel, cheapest first'),
   taxAmountCents: z.number().int(),
   taxLines: z.array(taxLine),
   totalCents: z.number().int(),

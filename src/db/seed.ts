@@ -355,6 +355,44 @@ const FRENCH_PROVINCES: ReadonlySet<Province> = new Set(['QC']);
 /** The share of the other (English) products that also carry a French translation. */
 const FRENCH_TRANSLATED = 0.25;
 
+/**
+ * The shops that set a shipping profile (docs/shipping.md): two with Canada Post's services
+ * (priced by the rate table without credentials), one with its own flat rate; the others keep
+ * the platform's flat rate.
+ */
+const SELLER_SHIPPING: Record<
+  string,
+  {
+    postalCode: string;
+    rates: 'carrier' | 'flat';
+    services: string[];
+    flatCents: number | null;
+    freeOverCents: number | null;
+  }
+> = {
+  'Toronto Home Goods': {
+    postalCode: 'M5V 2T6',
+    rates: 'carrier',
+    services: ['DOM.RP', 'DOM.EP', 'DOM.XP', 'DOM.PC'],
+    flatCents: null,
+    freeOverCents: null,
+  },
+  'Rocky Mountain Gear': {
+    postalCode: 'T1L 1E4',
+    rates: 'carrier',
+    services: ['DOM.RP', 'DOM.EP', 'DOM.XP'],
+    flatCents: null,
+    freeOverCents: 15000,
+  },
+  'Boutique Laurentides': {
+    postalCode: 'J8E 1T1',
+    rates: 'flat',
+    services: [],
+    flatCents: 995,
+    freeOverCents: 7500,
+  },
+};
+
 export const SELLERS: Array<{ name: string; shop: string; province: Province }> = [
   { name: 'Émilie Tremblay', shop: 'Boutique Laurentides', province: 'QC' },
   { name: 'Liam MacDonald', shop: 'Cape Breton Makers', province: 'NS' },
@@ -504,6 +542,15 @@ export async function seedCatalog(
       values (${id}, ${email}, ${s.name}, 'seller', true) on conflict do nothing`);
     await db.execute(sql`insert into seller_profiles (user_id, shop_name, province)
       values (${id}, ${s.shop}, ${s.province}) on conflict do nothing`);
+    const shipping = SELLER_SHIPPING[s.shop];
+    if (shipping) {
+      await db.execute(sql`insert into seller_shipping (seller_id, origin_postal_code, origin_province,
+          handling_days, rates, services, flat_cents, free_over_cents, parcel_length_cm, parcel_width_cm,
+          parcel_height_cm, parcel_weight_kg, updated_at)
+        values (${id}, ${shipping.postalCode}, ${s.province}, 1, ${shipping.rates},
+          ${`{${shipping.services.join(',')}}`}::text[], ${shipping.flatCents}, ${shipping.freeOverCents},
+          30, 23, 13, 0.5, ${now}) on conflict do nothing`);
+    }
   }
   for (const c of CATEGORIES) {
     const translations = JSON.stringify({ 'fr-CA': { name: c.nameFr } });

@@ -223,6 +223,7 @@ function refusalProblems(err: CheckoutRefusal, request: SessionRequest): Session
     unshippable: 'region_restricted',
     out_of_stock: 'out_of_stock',
     opening: 'conflict',
+    shipping_choice: 'invalid',
   };
   const resolution: Resolution =
     err.reason === 'unverified_limit' || err.reason === 'unshippable'

@@ -31,6 +31,7 @@ import type { Db } from '../../db/index.ts';
 import { isSeller } from '../auth/sellers.ts';
 import { type AuthUser, caller, inTransaction, type RequestContext } from '../context.ts';
 import { keepUploadedImages } from '../images/urls.ts';
+import type { ShippingProfile } from '../shipping/profile.ts';
 import {
   LIST_ITEM_COLUMNS,
   type ListItemRow,
@@ -343,6 +344,8 @@ export interface SaleProduct {
   sellerId: string;
   /** Where its seller ships from; undefined for a seller without a shop. */
   sellerProvince: Province | undefined;
+  /** Its seller's shipping profile; null: the platform's flat rate. */
+  shipping: ShippingProfile | null;
 }
 
 /**

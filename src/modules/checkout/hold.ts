@@ -11,6 +11,7 @@ import { newId, type Province } from '../../contract/common.ts';
 import { AppError, conflict } from '../../contract/errors.ts';
 import { caller, inTransaction, type RequestContext } from '../context.ts';
 import { type PaymentProvider, ProviderError } from '../payments/provider.ts';
+import type { CarrierRates } from '../shipping/rates.ts';
 import { endSession } from './end-session.ts';
 import {
   holderKeyOf,
@@ -36,6 +37,8 @@ const OPENING_GRACE_SECONDS = 120;
 export interface CheckoutDeps {
   provider: PaymentProvider;
   publicBaseUrl: string;
+  /** Carrier rates, fetched before the transaction (shipping/rates.ts); absent: the built-in table. */
+  rates?: CarrierRates | undefined;
 }
 
 export interface Recipient {
@@ -49,6 +52,7 @@ export interface HoldRequest {
   coupon?: string;
   /** Who receives the parcels and a unit line: the pages' form only (the API's address has neither). */
   recipient?: Recipient;
+  shipping_choices?: Array<{ seller_id: string; option_id: string }>;
 }
 
 export interface Held {
@@ -89,7 +93,15 @@ export async function holdCheckout(
       subtotalCents: lines.reduce((n, l) => n + l.priceCents * l.quantity, 0),
     });
     const address = storedAddress(request);
-    const priced = quoteCheckout(lines, { province: address.province as Province, discount, on: now });
+    const choices = new Map((request.shipping_choices ?? []).map((c) => [c.seller_id, c.option_id]));
+    const priced = quoteCheckout(lines, {
+      province: address.province as Province,
+      postalCode: address.postalCode,
+      discount,
+      on: now,
+      choices,
+      ...(deps.rates ? { carrierRates: deps.rates.lookup } : {}),
+    });
 
     const fingerprint = createHash('sha256')
       .update(
@@ -98,6 +110,8 @@ export async function holdCheckout(
           coupon: discount ? code : null,
           address,
           adapter: holderKeyOf(source) ?? undefined,
+          // The options chosen (not the choices asked): choosing the cheapest again is the same checkout.
+          shipping: priced.parcels.map((p) => p.shipping.id),
         }),
       )
       .digest('base64url');

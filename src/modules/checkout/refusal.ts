@@ -13,6 +13,7 @@ export type RefusalReason =
   | 'no_such_coupon'
   | 'coupon'
   | 'unshippable'
+  | 'shipping_choice'
   | 'out_of_stock'
   | 'opening';
 

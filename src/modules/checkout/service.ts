@@ -9,8 +9,10 @@ import type { z } from 'zod';
 import { type checkoutSession, type createCheckoutBody, PAYMENT_METHODS } from '../../contract/checkout.ts';
 import { isRecordId, toUnix } from '../../contract/common.ts';
 import { notFound } from '../../contract/errors.ts';
+import type { Locale } from '../../contract/i18n.ts';
 import { caller, inTransaction, type RequestContext } from '../context.ts';
 import type { PaymentProvider } from '../payments/provider.ts';
+import { optionAnswer } from '../shipping/names.ts';
 import { endSession } from './end-session.ts';
 import { type CheckoutDeps, holdCheckout, type Recipient } from './hold.ts';
 import {
@@ -28,6 +30,7 @@ import {
   type SessionRow,
   sessionById,
 } from './queries.ts';
+import { rateCart } from './steps/rate.ts';
 
 export {
   type CheckoutDeps,
@@ -46,6 +49,7 @@ function answer(
   row: SessionRow,
   publishableKey: string,
   paid: Array<{ id: string; number: string }>,
+  locale: Locale | undefined,
 ): Session {
   return {
     sessionId: row.id,
@@ -67,6 +71,8 @@ function answer(
       subtotalCents: p.subtotalCents,
       discountCents: p.discountCents,
       shippingCostCents: p.shippingCostCents,
+      shippingOption: p.shipping ? optionAnswer(locale, p.shipping) : null,
+      shippingOptions: (p.shippingOptions ?? []).map((o) => optionAnswer(locale, o)),
       taxAmountCents: p.taxAmountCents,
       taxLines: p.taxLines,
       totalCents: p.totalCents,
@@ -92,8 +98,9 @@ export async function createCheckout(
   deps: CheckoutDeps & { publishableKey: string },
   input: z.infer<typeof createCheckoutBody> & { recipient?: Recipient },
 ): Promise<{ session: Session; created: boolean }> {
+  if (deps.rates) await rateCart(ctx, deps.rates, input.shipping_address);
   const { row, created } = await holdCheckout(ctx, deps, { kind: 'cart' }, input);
-  return { session: answer(row, deps.publishableKey, []), created };
+  return { session: answer(row, deps.publishableKey, [], ctx.locale), created };
 }
 
 /** GET /checkout/:id: the buyer's own session (another's is 404), with its orders once paid. */
@@ -109,7 +116,7 @@ export async function getCheckout(
   if (!row || (row.buyerId !== me.id && me.role !== 'admin')) {
     throw notFound('error.checkout.sessionNotFound', { id: checkoutId });
   }
-  return answer(row, publishableKey, await ordersOf(ctx, row.id));
+  return answer(row, publishableKey, await ordersOf(ctx, row.id), ctx.locale);
 }
 
 /** A session as the sandbox's page shows it (anyone holding its id, which is its capability). */
@@ -255,5 +262,6 @@ export async function expireLapsedSessions(
 
 /** The province a seller's parcel of a checkout ships from (as it was when sold). */
 export async function shipFromOf(ctx: RequestContext, checkoutId: string, sellerId: string) {
-  return (await parcelsOf(ctx, checkoutId))?.find((p) => p.sellerId === sellerId)?.originProvince;
+  const parcel = (await parcelsOf(ctx, checkoutId))?.find((p) => p.sellerId === sellerId);
+  return parcel && { province: parcel.originProvince, businessDays: parcel.shipping?.businessDays };
 }

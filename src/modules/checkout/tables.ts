@@ -2,6 +2,7 @@ import { sql } from 'drizzle-orm';
 import { check, index, integer, jsonb, pgTable, text, timestamp } from 'drizzle-orm/pg-core';
 import { CHECKOUT_STATUSES } from '../../contract/checkout.ts';
 import { users } from '../auth/tables.ts';
+import type { ShippingOption } from '../pricing/shipping.ts';
 
 /** What a session stores of its quote: enough to create its orders without pricing again. */
 export interface StoredParcel {
@@ -12,6 +13,9 @@ export interface StoredParcel {
   subtotalCents: number;
   discountCents: number;
   shippingCostCents: number;
+  /** The option chosen, and every option the parcel had (absent on checkouts made before options). */
+  shipping?: ShippingOption;
+  shippingOptions?: ShippingOption[];
   taxLines: Array<{ name: 'GST' | 'HST' | 'PST' | 'QST'; ratePercent: number; amountCents: number }>;
   taxAmountCents: number;
   totalCents: number;

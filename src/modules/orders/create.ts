@@ -51,7 +51,10 @@ export async function recordOrders(tx: RequestContext, paid: PaidCheckout) {
     paymentIntentId: paid.paymentIntentId,
     stockCommitted: committed[n]!,
     itemCount: parcel.items.reduce((k, i) => k + i.quantity, 0),
-    estimatedDelivery: estimatedDelivery(now, parcel.originProvince, address.province),
+    // The date the chosen option promised at checkout; a checkout made before options: the flat rate's.
+    estimatedDelivery:
+      parcel.shipping?.deliveryDate ?? estimatedDelivery(now, parcel.originProvince, address.province),
+    shippingOption: parcel.shipping?.id ?? null,
     createdAt: now,
     confirmedAt: committed[n] ? now : null,
   }));

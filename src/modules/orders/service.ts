@@ -12,7 +12,7 @@ import { type EventOf, type Links, publish } from '../events.ts';
 import { commitParcel, lockVariants, restock } from '../inventory/service.ts';
 import type { InvoiceLinks } from '../invoices/links.ts';
 import { type RefundDeps, requestRefund, sendRefund } from '../payments/refunds.ts';
-import { estimatedDelivery } from '../pricing/dates.ts';
+import { addBusinessDays, estimatedDelivery, torontoDate } from '../pricing/dates.ts';
 import type { AdapterOrderItem } from './create.ts';
 import { UNCONFIRMED_REASON } from './mail.ts';
 import { type Actor, orderMachine, type TransitionName } from './states.ts';
@@ -285,7 +285,11 @@ export async function confirmPendingOrder(
   ctx: RequestContext,
   orderId: string,
   /** The checkout module's reading of where a seller's parcel ships from (it imports this module). */
-  shipFromOf: (ctx: RequestContext, checkoutId: string, sellerId: string) => Promise<string | undefined>,
+  shipFromOf: (
+    ctx: RequestContext,
+    checkoutId: string,
+    sellerId: string,
+  ) => Promise<{ province: string; businessDays: number | undefined } | undefined>,
 ): Promise<Detail> {
   const me = caller(ctx);
   return inTransaction(ctx, async (tx) => {
@@ -306,11 +310,16 @@ export async function confirmPendingOrder(
     const now = tx.now();
     // From where the parcel ships (the seller's province when it was sold) to where it goes.
     const destination = (row.shippingAddress as { province: string }).province;
-    const origin = (await shipFromOf(tx, row.checkoutId, row.sellerId)) ?? destination;
+    const shipFrom = await shipFromOf(tx, row.checkoutId, row.sellerId);
+    // The chosen option's business days count from the confirmation, as they did from checkout.
+    const days = shipFrom?.businessDays;
     const updated = await transition(tx, row, 'confirm', actorOf(me, row), {
       stockCommitted: true,
       confirmedAt: now,
-      estimatedDelivery: estimatedDelivery(now, origin, destination),
+      estimatedDelivery:
+        days === undefined
+          ? estimatedDelivery(now, shipFrom?.province ?? destination, destination)
+          : addBusinessDays(torontoDate(now), days),
     });
     return toDetail(updated, items);
   });

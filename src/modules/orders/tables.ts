@@ -58,6 +58,8 @@ export const orders = pgTable(
     stockCommitted: boolean('stock_committed').notNull(),
     itemCount: integer('item_count').notNull(),
     estimatedDelivery: date('estimated_delivery', { mode: 'string' }).notNull(),
+    /** The option the buyer chose ("canada_post:DOM.EP", "portage:standard"); null on orders made before options. */
+    shippingOption: text('shipping_option'),
     trackingNumber: text('tracking_number'),
     carrier: text('carrier'),
     refundRequested: boolean('refund_requested').notNull().default(false),

@@ -17,10 +17,9 @@ export function torontoDate(at: Date): string {
   return TORONTO_DAY.format(at);
 }
 
-/** The day (YYYY-MM-DD, America/Toronto) `businessDays` working days after `from`. */
-function addBusinessDays(from: Date, businessDays: number): string {
-  const today = torontoDate(from);
-  const day = new Date(`${today}T12:00:00Z`);
+/** The day (YYYY-MM-DD) `businessDays` working days (Monday to Friday) after the day `from` (YYYY-MM-DD). */
+export function addBusinessDays(from: string, businessDays: number): string {
+  const day = new Date(`${from}T12:00:00Z`);
   let left = businessDays;
   while (left > 0) {
     day.setUTCDate(day.getUTCDate() + 1);
@@ -44,7 +43,7 @@ export function estimatedDelivery(from: Date, origin: string, destination: strin
   let day = deliveryDays.get(key);
   if (day === undefined) {
     if (deliveryDays.size >= 16) deliveryDays.clear();
-    day = addBusinessDays(from, days);
+    day = addBusinessDays(torontoDate(from), days);
     deliveryDays.set(key, day);
   }
   return day;

@@ -6,8 +6,11 @@
 import type { Province } from '../../contract/common.ts';
 import { type AppError, invalid } from '../../contract/errors.ts';
 import { BASE_LOCALE, type Locale, render } from '../../contract/i18n.ts';
+import type { CarrierRate, ParcelSpec } from '../shipping/carrier.ts';
+import type { ShippingProfile } from '../shipping/profile.ts';
+import { torontoDate } from './dates.ts';
 import { assertSafeInteger, percentOf, splitProportionally } from './money.ts';
-import { type ShippingProblem, shippingFor } from './shipping.ts';
+import { parcelShipping, type ShippingOption, type ShippingProblem } from './shipping.ts';
 import { type TaxLine, taxFor } from './tax.ts';
 
 export interface QuoteLine {
@@ -26,6 +29,8 @@ export interface QuoteLine {
   isPerishable: boolean;
   /** Per unit; null when the seller gave none, which counts as no weight. */
   weightKg: number | null;
+  /** The seller's shipping profile; null or absent: the platform's flat rate. */
+  shipping?: ShippingProfile | null;
 }
 
 /**
@@ -39,8 +44,22 @@ export interface QuoteInput {
   destinationProvince: Province;
   /** The terms of a coupon that applies (checked by the coupons service), or none. */
   discount?: DiscountTerms | null;
-  /** The day the tax rates are taken from. */
+  /** The day the tax rates are taken from, and the day shipping's dates count from. */
   on: Date;
+  /** "H2X 1Y4": carrier rates are for it; absent, for the province (an estimate). */
+  destinationPostalCode?: string;
+  /** Carrier rates fetched before (shipping/rates.ts); a parcel without: the built-in table. */
+  carrierRates?: (spec: ParcelSpec) => CarrierRate[] | undefined;
+  /** The option the buyer chose per seller (option id by seller id); a parcel not named: its cheapest. */
+  choices?: ReadonlyMap<string, string>;
+}
+
+/** A choice naming an option its parcel does not have. */
+export interface ChoiceProblem {
+  sellerId: string;
+  optionId: string;
+  /** The parcel's options' ids. */
+  offered: string[];
 }
 
 /** Why a line cannot ship to the destination (a perishable item leaving its seller's province). */
@@ -54,6 +73,10 @@ export interface ParcelQuote {
   /** This parcel's share of the discount, in proportion to its subtotal. */
   discountCents: number;
   shippingCostCents: number;
+  /** Every way it can go, cheapest first. */
+  shippingOptions: ShippingOption[];
+  /** The one chosen (its price is shippingCostCents). */
+  shipping: ShippingOption;
   /** Items - discount + shipping: what the tax is on. */
   taxableCents: number;
   /** Each component rounded half-up to the cent on this parcel. */
@@ -75,6 +98,8 @@ export interface Quote {
   totalCents: number;
   /** Lines that cannot ship as they are. Their parcel is priced as if it could go. */
   problems: QuoteProblem[];
+  /** Choices naming no option of their parcel (the parcel is priced with its cheapest). */
+  choiceProblems: ChoiceProblem[];
 }
 
 /**
@@ -97,19 +122,27 @@ export function discountFor(terms: DiscountTerms | null | undefined, subtotalCen
 }
 
 /** Groups the lines by seller, in seller id order, each parcel's lines in the order given. */
-function parcelsOf(
-  lines: QuoteLine[],
-): Array<{ sellerId: string; originProvince: Province; lines: QuoteLine[] }> {
-  const bySeller = new Map<string, { sellerId: string; originProvince: Province; lines: QuoteLine[] }>();
+function parcelsOf(lines: QuoteLine[]): Array<{
+  sellerId: string;
+  originProvince: Province;
+  profile: ShippingProfile | null;
+  lines: QuoteLine[];
+}> {
+  const bySeller = new Map<
+    string,
+    { sellerId: string; originProvince: Province; profile: ShippingProfile | null; lines: QuoteLine[] }
+  >();
   for (const line of lines) {
     const parcel = bySeller.get(line.sellerId);
     if (!parcel) {
       bySeller.set(line.sellerId, {
         sellerId: line.sellerId,
-        originProvince: line.sellerProvince,
+        // A profile's ship-from province is where its parcels leave from (the perishable rule's too).
+        originProvince: line.shipping?.originProvince ?? line.sellerProvince,
+        profile: line.shipping ?? null,
         lines: [line],
       });
-    } else if (parcel.originProvince !== line.sellerProvince) {
+    } else if (parcel.originProvince !== (line.shipping?.originProvince ?? line.sellerProvince)) {
       throw new Error(
         `Seller ${line.sellerId} given two provinces: ${parcel.originProvince}, ${line.sellerProvince}`,
       );
@@ -145,15 +178,30 @@ export function quote(input: QuoteInput): Quote {
   );
 
   const problems: QuoteProblem[] = [];
+  const choiceProblems: ChoiceProblem[] = [];
+  const today = torontoDate(on);
   const parcels = grouped.map((parcel, index): ParcelQuote => {
-    const shipping = shippingFor({
+    const shipping = parcelShipping({
+      profile: parcel.profile,
       originProvince: parcel.originProvince,
       destinationProvince,
+      ...(input.destinationPostalCode ? { destinationPostalCode: input.destinationPostalCode } : {}),
       items: parcel.lines,
+      today,
+      ...(input.carrierRates ? { carrierRates: input.carrierRates } : {}),
     });
     problems.push(...shipping.problems);
+    const wanted = input.choices?.get(parcel.sellerId);
+    const chosen = (wanted && shipping.options.find((o) => o.id === wanted)) || shipping.options[0]!;
+    if (wanted && chosen.id !== wanted) {
+      choiceProblems.push({
+        sellerId: parcel.sellerId,
+        optionId: wanted,
+        offered: shipping.options.map((o) => o.id),
+      });
+    }
     const share = shares[index]!;
-    const taxableCents = parcel.subtotalCents - share + shipping.costCents;
+    const taxableCents = parcel.subtotalCents - share + chosen.priceCents;
     const tax = taxFor(destinationProvince, taxableCents, on);
     return {
       sellerId: parcel.sellerId,
@@ -161,7 +209,9 @@ export function quote(input: QuoteInput): Quote {
       lines: parcel.lines,
       subtotalCents: parcel.subtotalCents,
       discountCents: share,
-      shippingCostCents: shipping.costCents,
+      shippingCostCents: chosen.priceCents,
+      shippingOptions: shipping.options,
+      shipping: chosen,
       taxableCents,
       taxLines: tax.lines,
       taxAmountCents: tax.totalCents,
@@ -187,6 +237,7 @@ export function quote(input: QuoteInput): Quote {
     taxAmountCents: sum((parcel) => parcel.taxAmountCents),
     totalCents: sum((parcel) => parcel.totalCents),
     problems,
+    choiceProblems,
   };
 }
 

@@ -1,8 +1,14 @@
-// Flat-rate shipping per seller parcel (docs/api.md "Pricing").
-// Carrier rate APIs are meant to plug in behind this same function later, so it
-// takes a parcel and answers a cost and what stops it from shipping, nothing more.
+// Shipping per seller parcel (docs/shipping.md): the options a buyer chooses from, and what
+// stops a parcel from shipping. A seller without a shipping profile keeps the platform's flat
+// rate (shippingFor); one with a profile charges their own flat rate, or a carrier's services,
+// rated by the carrier before the checkout's transaction (shipping/rates.ts) or by the built-in
+// table. Pure: the carrier's answers come in as a lookup.
 import type { Province } from '../../contract/common.ts';
 import { BASE_LOCALE, render, type Text, text } from '../../contract/i18n.ts';
+import type { CarrierRate, ParcelSpec } from '../shipping/carrier.ts';
+import type { ShippingProfile } from '../shipping/profile.ts';
+import { tableRates } from '../shipping/rate-table.ts';
+import { addBusinessDays } from './dates.ts';
 import { assertSafeInteger } from './money.ts';
 
 export interface ParcelItem {
@@ -77,7 +83,7 @@ function baseRateCents(originProvince: Province, destinationProvince: Province):
 }
 
 /**
- * Shipping cost of one seller's parcel, and the problems that would stop it from shipping.
+ * The platform's flat rate for one seller's parcel, and the problems that would stop it from shipping.
  * Digital items ship free and add no weight, but they do count toward the free-shipping
  * subtotal (the rule reads "a parcel with subtotal of $75.00 or more"). A parcel with a
  * problem (a perishable item leaving the seller's province) is still priced as if it could
@@ -109,4 +115,170 @@ export function shippingFor(parcel: {
     costCents: baseRateCents(originProvince, destinationProvince) + startedExtraKg * PER_EXTRA_KG_CENTS,
     problems,
   };
+}
+
+/** One way a parcel can go: a service, its price before tax and the day it should arrive. */
+export interface ShippingOption {
+  /** Stable within a parcel: "canada_post:DOM.EP", "seller:flat", "portage:standard". */
+  id: string;
+  carrier: 'canada_post' | 'seller' | 'portage';
+  /** The carrier's service code, or "flat" / "standard". */
+  service: string;
+  priceCents: number;
+  /** YYYY-MM-DD. */
+  deliveryDate: string;
+  /** Business days from the order to the delivery (handling and transit): a late confirmation's date. */
+  businessDays: number;
+  /** Who priced it: the carrier's API, the built-in table (no carrier, or it failed), the seller, the platform. */
+  ratedBy: 'carrier' | 'table' | 'seller' | 'platform';
+}
+
+/** Business days in transit of the flat rates (the platform's and a seller's). */
+export function flatTransitDays(origin: Province, destination: Province): number {
+  return TERRITORIES.includes(destination) ? 12 : origin === destination ? 3 : 7;
+}
+
+/** A postal code of the province's first district: where a destination is only a province (the cart's estimate). */
+const DISTRICT_OF: Record<Province, string> = {
+  NL: 'A',
+  NS: 'B',
+  PE: 'C',
+  NB: 'E',
+  QC: 'H',
+  ON: 'M',
+  MB: 'R',
+  SK: 'S',
+  AB: 'T',
+  BC: 'V',
+  NT: 'X',
+  NU: 'X',
+  YT: 'Y',
+};
+
+export interface ParcelShippingInput {
+  /** The seller's profile; null: the platform's flat rate. */
+  profile: ShippingProfile | null;
+  originProvince: Province;
+  destinationProvince: Province;
+  /** "H2X 1Y4"; absent for an estimate by province. */
+  destinationPostalCode?: string;
+  items: ParcelItem[];
+  /** Today (YYYY-MM-DD, America/Toronto). */
+  today: string;
+  /** The carrier's rates for a parcel when they were fetched before (shipping/rates.ts); undefined: none. */
+  carrierRates?: (spec: ParcelSpec) => CarrierRate[] | undefined;
+}
+
+/** Whole grams of the physical items, or the profile's default weight when they give none. */
+function parcelGrams(physical: ParcelItem[], profile: ShippingProfile): number {
+  const grams = totalGrams(physical);
+  return grams > 0 ? grams : Math.round(profile.parcel.weightKg * 1000);
+}
+
+/** The carrier parcel a profile ships `items` as, to `destinationPostalCode`. */
+export function parcelSpec(
+  profile: ShippingProfile,
+  physical: ParcelItem[],
+  destinationPostalCode: string,
+  today: string,
+): ParcelSpec {
+  return {
+    originPostalCode: profile.originPostalCode.replace(' ', ''),
+    destinationPostalCode: destinationPostalCode.replace(' ', ''),
+    weightGrams: Math.max(1, parcelGrams(physical, profile)),
+    dimensionsCm: {
+      length: profile.parcel.lengthCm,
+      width: profile.parcel.widthCm,
+      height: profile.parcel.heightCm,
+    },
+    mailingDate: addBusinessDays(today, profile.handlingDays),
+    services: profile.services,
+  };
+}
+
+/**
+ * The options of one seller's parcel, cheapest first (the first is the one chosen when nobody
+ * chooses), and its problems. A parcel of digital items only has one free option. Free-over
+ * applies to the items before the discount, as the platform's $75 does.
+ */
+export function parcelShipping(input: ParcelShippingInput): {
+  options: ShippingOption[];
+  problems: ShippingProblem[];
+} {
+  const { profile, originProvince, destinationProvince, items, today } = input;
+  const flat = shippingFor({ originProvince, destinationProvince, items });
+  const physical = items.filter((item) => !item.isDigital);
+  const flatDays = (handling: number) => handling + flatTransitDays(originProvince, destinationProvince);
+  const option = (o: Omit<ShippingOption, 'id'>): ShippingOption => ({
+    id: `${o.carrier}:${o.service}`,
+    ...o,
+  });
+  if (!profile || physical.length === 0) {
+    const days = flatDays(profile?.handlingDays ?? 0);
+    const deliveryDate = addBusinessDays(today, days);
+    const base = { priceCents: flat.costCents, deliveryDate, businessDays: days };
+    return {
+      options: [
+        profile
+          ? option({ carrier: 'seller', service: 'flat', ratedBy: 'seller', ...base, priceCents: 0 })
+          : option({ carrier: 'portage', service: 'standard', ratedBy: 'platform', ...base }),
+      ],
+      problems: flat.problems,
+    };
+  }
+  const subtotalCents = items.reduce((sum, item) => sum + item.unitPriceCents * item.quantity, 0);
+  const free = profile.freeOverCents !== null && subtotalCents >= profile.freeOverCents;
+  if (profile.rates === 'flat') {
+    const days = flatDays(profile.handlingDays);
+    return {
+      options: [
+        option({
+          carrier: 'seller',
+          service: 'flat',
+          ratedBy: 'seller',
+          priceCents: free ? 0 : (profile.flatCents ?? 0),
+          deliveryDate: addBusinessDays(today, days),
+          businessDays: days,
+        }),
+      ],
+      problems: flat.problems,
+    };
+  }
+  const postal = input.destinationPostalCode ?? `${DISTRICT_OF[destinationProvince]}0A0A0`;
+  const spec = parcelSpec(profile, physical, postal, today);
+  const fetched = input.carrierRates?.(spec)?.filter((r) => spec.services.includes(r.service));
+  const rated = fetched && fetched.length > 0 ? fetched : undefined;
+  const rates = rated ?? tableRates(spec);
+  const handling = profile.handlingDays;
+  const options = rates.map((rate) => {
+    const transit = rate.transitDays ?? daysBetween(spec.mailingDate, rate.deliveryDate);
+    const businessDays = handling + transit;
+    return option({
+      carrier: 'canada_post',
+      service: rate.service,
+      ratedBy: rated ? 'carrier' : 'table',
+      priceCents: free ? 0 : rate.priceCents,
+      deliveryDate: rate.deliveryDate ?? addBusinessDays(spec.mailingDate, transit),
+      businessDays,
+    });
+  });
+  // Cheapest first; at the same price, the sooner.
+  options.sort(
+    (a, b) =>
+      a.priceCents - b.priceCents ||
+      (a.deliveryDate < b.deliveryDate ? -1 : a.deliveryDate > b.deliveryDate ? 1 : 0),
+  );
+  return { options, problems: flat.problems };
+}
+
+/** Business days from `from` to `to` (YYYY-MM-DD); 0 when `to` is absent or not later. */
+function daysBetween(from: string, to: string | null): number {
+  if (!to || to <= from) return 0;
+  let days = 0;
+  let day = from;
+  while (day < to && days < 60) {
+    day = addBusinessDays(day, 1);
+    days++;
+  }
+  return days;
 }

@@ -37,6 +37,8 @@ export async function persistSession(tx: RequestContext, s: NewSession): Promise
     subtotalCents: p.subtotalCents,
     discountCents: p.discountCents,
     shippingCostCents: p.shippingCostCents,
+    shipping: p.shipping,
+    shippingOptions: p.shippingOptions,
     taxLines: p.taxLines,
     taxAmountCents: p.taxAmountCents,
     totalCents: p.totalCents,

@@ -1,0 +1,54 @@
+// CANADA_POST_* and SHIPPING_*: the carrier that rates parcels (docs/shipping.md "Plugging in Canada Post").
+// Without CANADA_POST_API_KEY, the built-in rate table rates them.
+import { z } from 'zod';
+import type { CanadaPostSettings } from '../modules/shipping/canada-post.ts';
+import { type Env, httpUrl, intIn, type ReadVariable } from './parse.ts';
+
+export interface ShippingConfig {
+  canadaPost: CanadaPostSettings | undefined;
+  /** How long a checkout waits for carrier rates before pricing by the table (ms). */
+  rateBudgetMs: number;
+  /** How long a parcel's carrier rates are reused (ms); at least 10 s, so that the checkout that fetched them finds them. */
+  rateCacheMs: number;
+}
+
+export function shippingConfig(
+  env: Env,
+  pick: ReadVariable,
+  problems: string[],
+  deployed: boolean,
+): ShippingConfig {
+  const rateBudgetMs = pick('SHIPPING_RATE_BUDGET_MS', intIn(50, 10_000), 1500);
+  const rateCacheMs = pick('SHIPPING_RATE_CACHE_MS', intIn(10_000, 86_400_000), 10 * 60_000);
+  const key = env.CANADA_POST_API_KEY?.trim();
+  if (!key) return { canadaPost: undefined, rateBudgetMs, rateCacheMs };
+  const colon = key.indexOf(':');
+  if (colon < 1 || colon === key.length - 1) {
+    problems.push('CANADA_POST_API_KEY: must be the API key as user:password');
+  }
+  const customerNumber = pick(
+    'CANADA_POST_CUSTOMER_NUMBER',
+    z.string().regex(/^\d{1,10}$/, 'must be 1-10 digits'),
+    '',
+  );
+  if (!customerNumber) problems.push('CANADA_POST_CUSTOMER_NUMBER: required when CANADA_POST_API_KEY is set');
+  const contractId = pick<string | undefined>(
+    'CANADA_POST_CONTRACT_ID',
+    z.string().regex(/^\d{1,10}$/, 'must be 1-10 digits'),
+    undefined,
+  );
+  const baseUrl = pick('CANADA_POST_BASE_URL', httpUrl, 'https://soa-gw.canadapost.ca');
+  if (deployed && baseUrl.startsWith('http:'))
+    problems.push('CANADA_POST_BASE_URL: must use https when deployed');
+  return {
+    canadaPost: {
+      baseUrl,
+      username: key.slice(0, colon),
+      password: key.slice(colon + 1),
+      customerNumber,
+      ...(contractId ? { contractId } : {}),
+    },
+    rateBudgetMs,
+    rateCacheMs,
+  };
+}

@@ -1,0 +1,505 @@
+// A local stand-in for Canada Post's rating API (rate-v4), speaking its wire format to the adapter
+// (src/modules/shipping/canada-post.ts, pointed here by its baseUrl): POST /rs/ship/price with a
+// mailing-scenario document, Basic auth, the rate media type for both Content-Type and Accept,
+// the answer's language by Accept-language; a price-quotes document back, or a messages document
+// with an HTTP error. Its documents are those of rating.xsd and messages.xsd
+// (test/official-schemas/canadapost), which test/canada-post.test.ts checks them against.
+//
+// Prices are the fake's own, worked out from the parcel so that a test can check them by hand:
+// a base per service plus a price per billed kilogram (the heavier of the weight and the cubed
+// weight, 6000 cm³ a kilogram), a fuel surcharge as a percent of that base, and the destination
+// province's taxes on both (Canada Post charges the taxes of where the parcel goes).
+import { createServer, type IncomingHttpHeaders, type IncomingMessage } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { XMLParser } from 'fast-xml-parser';
+
+export const RATE_MEDIA_TYPE = 'application/vnd.cpc.ship.rate-v4+xml';
+export const RATE_NAMESPACE = 'http://www.canadapost.ca/ws/ship/rate-v4';
+export const MESSAGES_NAMESPACE = 'http://www.canadapost.ca/ws/messages';
+
+export interface FakeCanadaPostRequest {
+  method: string;
+  /** The path and query, as sent. */
+  url: string;
+  headers: IncomingHttpHeaders;
+  /** The request's body, byte for byte (UTF-8). */
+  body: string;
+  /** The answer's status, content type and body; status 0 while it is not answered (or never was). */
+  status: number;
+  contentType: string | undefined;
+  response: string;
+}
+
+export interface FakeMessage {
+  code: string;
+  description: string;
+}
+
+/** What the fake answers a request with, whatever the request asked (custom mode). */
+export interface FakeAnswer {
+  status?: number;
+  body: string | Buffer;
+  /** Default: the rate media type. */
+  contentType?: string;
+}
+
+export type FakeCanadaPostMode =
+  /** The price-quotes of the services asked (the default). */
+  | {
+      answer: 'quotes';
+      /** Quotes of these services too, asked or not (a service Portage does not offer: DOM.LIB). */
+      extraServices?: string[];
+      /** The fuel surcharge, in percent of the base; 0: no adjustments element. Default 10. */
+      fuelSurchargePercent?: number;
+      delayMs?: number;
+    }
+  /** An error document with this status (400 with 9111 "Invalid postal code", 500…). */
+  | { answer: 'error'; status: number; messages?: FakeMessage[]; delayMs?: number }
+  /** A body that is no document (default: a price-quotes document cut off in its middle). */
+  | { answer: 'malformed'; status?: number; body?: string; delayMs?: number }
+  /** Anything: the answer `respond` gives, from the request as recorded. */
+  | {
+      answer: 'custom';
+      respond: (request: FakeCanadaPostRequest) => FakeAnswer | Promise<FakeAnswer>;
+      delayMs?: number;
+    };
+
+export interface FakeCanadaPost {
+  /** The API base, for CanadaPostSettings.baseUrl. */
+  url: string;
+  /** Every request, in the order received (recorded before any delay). */
+  requests: FakeCanadaPostRequest[];
+  /** How the following requests are answered, until the next setMode. */
+  setMode(mode: FakeCanadaPostMode): void;
+  /** The default mode again, and no requests recorded. */
+  reset(): void;
+  close(): Promise<void>;
+}
+
+/** The services the fake knows: its prices, promises and names in both languages. */
+const SERVICES: Record<
+  string,
+  {
+    en: string;
+    fr: string;
+    baseCents: number;
+    perKgCents: number;
+    transitDays: number;
+    guaranteed: boolean;
+    amDelivery: boolean;
+  }
+> = {
+  'DOM.RP': {
+    en: 'Regular Parcel',
+    fr: 'Colis standard',
+    baseCents: 1050,
+    perKgCents: 125,
+    transitDays: 4,
+    guaranteed: false,
+    amDelivery: false,
+  },
+  'DOM.EP': {
+    en: 'Expedited Parcel',
+    fr: 'Colis accélérés',
+    baseCents: 1200,
+    perKgCents: 150,
+    transitDays: 3,
+    guaranteed: true,
+    amDelivery: false,
+  },
+  'DOM.XP': {
+    en: 'Xpresspost',
+    fr: 'Xpresspost',
+    baseCents: 1700,
+    perKgCents: 225,
+    transitDays: 2,
+    guaranteed: true,
+    amDelivery: false,
+  },
+  'DOM.PC': {
+    en: 'Priority',
+    fr: 'Priorité',
+    baseCents: 2800,
+    perKgCents: 350,
+    transitDays: 1,
+    guaranteed: true,
+    amDelivery: true,
+  },
+  'DOM.LIB': {
+    en: 'Library Materials',
+    fr: 'Livres de bibliothèque',
+    baseCents: 500,
+    perKgCents: 50,
+    transitDays: 5,
+    guaranteed: false,
+    amDelivery: false,
+  },
+};
+
+/** The taxes on shipping to a postal code's province, in percent: GST, PST (QST), HST. */
+function taxPercents(postalCode: string): { gst: number; pst: number; hst: number } {
+  const letter = postalCode[0] ?? '';
+  if ('KLMNP'.includes(letter)) return { gst: 0, pst: 0, hst: 13 };
+  if ('ABCE'.includes(letter)) return { gst: 0, pst: 0, hst: 15 };
+  if ('GHJ'.includes(letter)) return { gst: 5, pst: 9.975, hst: 0 };
+  return { gst: 5, pst: 0, hst: 0 };
+}
+
+const escapeXml = (text: string) =>
+  text.replace(
+    /[&<>"']/g,
+    (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&apos;' })[c]!,
+  );
+
+/** Cents as Canada Post writes dollars ("12.30"). */
+const dollars = (cents: number) => (cents / 100).toFixed(2);
+
+/** `days` business days after `date` (YYYY-MM-DD), weekends skipped. */
+function businessDaysAfter(date: string, days: number): string {
+  const day = new Date(`${date}T12:00:00Z`);
+  for (let left = days; left > 0; ) {
+    day.setUTCDate(day.getUTCDate() + 1);
+    if (day.getUTCDay() !== 0 && day.getUTCDay() !== 6) left--;
+  }
+  return day.toISOString().slice(0, 10);
+}
+
+/** One price-quote of a price-quotes document, as the fake writes it. */
+export interface FakeQuote {
+  serviceCode: string;
+  serviceName: string;
+  /** Where the service is described (service-link's href). */
+  serviceHref: string;
+  baseCents: number;
+  adjustments: Array<{ code: string; name: string; cents: number; percent?: number }>;
+  taxes: {
+    gst: { cents: number; percent: number };
+    pst: { cents: number; percent: number };
+    hst: { cents: number; percent: number };
+  };
+  /** Kilograms, 3 decimals; absent: no cubed-weight element. */
+  cubedWeightKg?: number;
+  amDelivery: boolean;
+  guaranteed: boolean;
+  transitDays?: number;
+  deliveryDate?: string;
+}
+
+/** A price-quotes document (rating.xsd), laid out as Canada Post lays out its answers. */
+export function priceQuotesXml(quotes: FakeQuote[]): string {
+  const quote = (q: FakeQuote) => {
+    const adjustmentCents = q.adjustments.reduce((sum, a) => sum + a.cents, 0);
+    const dueCents =
+      q.baseCents + adjustmentCents + q.taxes.gst.cents + q.taxes.pst.cents + q.taxes.hst.cents;
+    const tax = (name: 'gst' | 'pst' | 'hst') =>
+      `        <${name} percent="${q.taxes[name].percent.toFixed(3)}">${dollars(q.taxes[name].cents)}</${name}>\n`;
+    const adjustments = q.adjustments.length
+      ? '      <adjustments>\n' +
+        q.adjustments
+          .map(
+            (a) =>
+              '        <adjustment>\n' +
+              `          <adjustment-code>${escapeXml(a.code)}</adjustment-code>\n` +
+              `          <adjustment-name>${escapeXml(a.name)}</adjustment-name>\n` +
+              `          <adjustment-cost>${dollars(a.cents)}</adjustment-cost>\n` +
+              (a.percent === undefined
+                ? ''
+                : `          <qualifier><percent>${a.percent.toFixed(3)}</percent></qualifier>\n`) +
+              '        </adjustment>\n',
+          )
+          .join('') +
+        '      </adjustments>\n'
+      : '';
+    return (
+      '  <price-quote>\n' +
+      `    <service-code>${escapeXml(q.serviceCode)}</service-code>\n` +
+      `    <service-link rel="service" href="${escapeXml(q.serviceHref)}" media-type="${RATE_MEDIA_TYPE}"/>\n` +
+      `    <service-name>${escapeXml(q.serviceName)}</service-name>\n` +
+      '    <price-details>\n' +
+      `      <base>${dollars(q.baseCents)}</base>\n` +
+      '      <taxes>\n' +
+      tax('gst') +
+      tax('pst') +
+      tax('hst') +
+      '      </taxes>\n' +
+      `      <due>${dollars(dueCents)}</due>\n` +
+      adjustments +
+      '    </price-details>\n' +
+      (q.cubedWeightKg === undefined
+        ? '    <weight-details/>\n'
+        : `    <weight-details>\n      <cubed-weight>${q.cubedWeightKg.toFixed(3)}</cubed-weight>\n    </weight-details>\n`) +
+      '    <service-standard>\n' +
+      `      <am-delivery>${q.amDelivery}</am-delivery>\n` +
+      `      <guaranteed-delivery>${q.guaranteed}</guaranteed-delivery>\n` +
+      (q.transitDays === undefined
+        ? ''
+        : `      <expected-transit-time>${q.transitDays}</expected-transit-time>\n`) +
+      (q.deliveryDate === undefined
+        ? ''
+        : `      <expected-delivery-date>${q.deliveryDate}</expected-delivery-date>\n`) +
+      '    </service-standard>\n' +
+      '  </price-quote>\n'
+    );
+  };
+  return (
+    '<?xml version="1.0" encoding="UTF-8"?>\n' +
+    `<price-quotes xmlns="${RATE_NAMESPACE}">\n${quotes.map(quote).join('')}</price-quotes>\n`
+  );
+}
+
+/** A messages document (messages.xsd): what Canada Post answers with an HTTP error. */
+export function messagesXml(messages: FakeMessage[]): string {
+  return (
+    '<?xml version="1.0" encoding="UTF-8"?>\n' +
+    `<messages xmlns="${MESSAGES_NAMESPACE}">\n` +
+    messages
+      .map(
+        (m) =>
+          `  <message>\n    <code>${escapeXml(m.code)}</code>\n    <description>${escapeXml(m.description)}</description>\n  </message>\n`,
+      )
+      .join('') +
+    '</messages>\n'
+  );
+}
+
+/** What the fake reads of a mailing-scenario. */
+interface Scenario {
+  weightKg: number;
+  dimensionsCm: { length: number; width: number; height: number } | undefined;
+  services: string[];
+  originPostalCode: string;
+  destinationPostalCode: string;
+  mailingDate: string;
+}
+
+const requestParser = new XMLParser({
+  ignoreAttributes: true,
+  removeNSPrefix: true,
+  parseTagValue: false,
+  isArray: (name) => name === 'service-code',
+});
+
+type Node = Record<string, unknown>;
+const node = (value: unknown): Node => (typeof value === 'object' && value !== null ? (value as Node) : {});
+const text = (value: unknown) => (typeof value === 'string' ? value.trim() : '');
+
+/** The scenario of a request's body, or what is wrong with it (Canada Post's "Server" message). */
+function readScenario(body: string, today: string): Scenario | string {
+  let doc: Node;
+  try {
+    doc = requestParser.parse(body, true) as Node;
+  } catch (err) {
+    return `the request is not XML: ${(err as Error).message}`;
+  }
+  if (!('mailing-scenario' in doc)) return 'the request is not a mailing-scenario';
+  const s = node(doc['mailing-scenario']);
+  const parcel = node(s['parcel-characteristics']);
+  const weight = text(parcel.weight);
+  if (!/^\d{1,2}(\.\d{1,3})?$/.test(weight) || Number(weight) <= 0)
+    return `cvc-type: weight "${weight}" is not a weight in kg of 3 decimals at most`;
+  let dimensionsCm: Scenario['dimensionsCm'];
+  if (parcel.dimensions !== undefined) {
+    const d = node(parcel.dimensions);
+    const sides = [text(d.length), text(d.width), text(d.height)];
+    if (!sides.every((v) => /^\d{1,3}(\.\d)?$/.test(v) && Number(v) > 0))
+      return `cvc-type: dimensions ${sides.join(' x ')} are not centimetres of 1 decimal at most`;
+    dimensionsCm = { length: Number(sides[0]), width: Number(sides[1]), height: Number(sides[2]) };
+  }
+  const originPostalCode = text(s['origin-postal-code']);
+  const destinationPostalCode = text(node(node(s.destination).domestic)['postal-code']);
+  for (const code of [originPostalCode, destinationPostalCode]) {
+    if (!/^[A-Z]\d[A-Z]\d[A-Z]\d$/.test(code)) return `cvc-pattern-valid: postal code "${code}"`;
+  }
+  const asked = node(s.services)['service-code'];
+  const services = Array.isArray(asked) ? asked.map(text) : [];
+  const mailingDate = text(s['expected-mailing-date']) || today;
+  if (!/^\d{4}-\d{2}-\d{2}$/.test(mailingDate)) return `cvc-datatype-valid: date "${mailingDate}"`;
+  return {
+    weightKg: Number(weight),
+    dimensionsCm,
+    services,
+    originPostalCode,
+    destinationPostalCode,
+    mailingDate,
+  };
+}
+
+/** The fake's quote of `serviceCode` for `scenario`, in `language`. */
+function quoteOf(
+  serviceCode: string,
+  scenario: Scenario,
+  language: 'en' | 'fr',
+  fuelSurchargePercent: number,
+  baseUrl: string,
+): FakeQuote {
+  const service = SERVICES[serviceCode]!;
+  const d = scenario.dimensionsCm;
+  const cubedWeightKg = d ? Math.round((d.length * d.width * d.height) / 6) / 1000 : undefined;
+  const billedKg = Math.max(scenario.weightKg, cubedWeightKg ?? 0);
+  const baseCents = service.baseCents + Math.round(service.perKgCents * billedKg);
+  const fuelCents = Math.round((baseCents * fuelSurchargePercent) / 100);
+  const adjustments = fuelSurchargePercent
+    ? [
+        {
+          code: 'FUELSC',
+          name: language === 'fr' ? 'Supplément pour carburant' : 'Fuel surcharge',
+          cents: fuelCents,
+          percent: fuelSurchargePercent,
+        },
+      ]
+    : [];
+  const taxed = baseCents + fuelCents;
+  const percents = taxPercents(scenario.destinationPostalCode);
+  const tax = (percent: number) => ({ percent, cents: Math.round((taxed * percent) / 100) });
+  return {
+    serviceCode,
+    serviceName: language === 'fr' ? service.fr : service.en,
+    serviceHref: `${baseUrl}/rs/ship/service/${serviceCode}?fr=${scenario.originPostalCode}&country=CA`,
+    baseCents,
+    adjustments,
+    taxes: { gst: tax(percents.gst), pst: tax(percents.pst), hst: tax(percents.hst) },
+    ...(cubedWeightKg === undefined ? {} : { cubedWeightKg }),
+    amDelivery: service.amDelivery,
+    guaranteed: service.guaranteed,
+    transitDays: service.transitDays,
+    deliveryDate: businessDaysAfter(scenario.mailingDate, service.transitDays),
+  };
+}
+
+function readBody(req: IncomingMessage): Promise<string> {
+  return new Promise((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    req.on('data', (c: Buffer) => chunks.push(c));
+    req.on('end', () => resolve(Buffer.concat(chunks).toString('utf8')));
+    req.on('error', reject);
+  });
+}
+
+const DEFAULT_MODE: FakeCanadaPostMode = { answer: 'quotes' };
+
+export async function startFakeCanadaPost(
+  opts: {
+    /** The API key's two halves, which the Basic authorization must carry. */
+    username?: string;
+    password?: string;
+  } = {},
+): Promise<FakeCanadaPost> {
+  const username = opts.username ?? 'portage-user';
+  const password = opts.password ?? 'portage-password';
+  const requests: FakeCanadaPostRequest[] = [];
+  let mode: FakeCanadaPostMode = DEFAULT_MODE;
+  let url = '';
+  /** The answers waiting out a delay: cut short when the fake closes. */
+  const waiting = new Set<AbortController>();
+
+  const server = createServer(async (req, res) => {
+    const body = await readBody(req);
+    const header = (name: string) => {
+      const v = req.headers[name];
+      return Array.isArray(v) ? v.join(', ') : v;
+    };
+    const record: FakeCanadaPostRequest = {
+      method: req.method ?? 'GET',
+      url: req.url ?? '/',
+      headers: req.headers,
+      body,
+      status: 0,
+      contentType: undefined,
+      response: '',
+    };
+    requests.push(record);
+    const current = mode;
+
+    if (current.delayMs) {
+      const stop = new AbortController();
+      waiting.add(stop);
+      res.on('close', () => stop.abort());
+      try {
+        await sleep(current.delayMs, undefined, { signal: stop.signal });
+      } catch {
+        return; // the client gave up, or the fake closed
+      } finally {
+        waiting.delete(stop);
+      }
+    }
+
+    const answer = (status: number, text: string | Buffer, contentType: string = RATE_MEDIA_TYPE) => {
+      record.status = status;
+      record.contentType = contentType;
+      record.response = typeof text === 'string' ? text : text.toString('utf8');
+      res.writeHead(status, { 'content-type': contentType, 'content-length': Buffer.byteLength(text) });
+      res.end(text);
+    };
+    const refuse = (status: number, code: string, description: string) =>
+      answer(status, messagesXml([{ code, description }]));
+
+    try {
+      const path = record.url.split('?')[0];
+      if (path !== '/rs/ship/price') return refuse(404, 'Server', `No resource at ${path}`);
+      if (record.method !== 'POST') return refuse(405, 'Server', `${record.method} is not allowed here`);
+      const expected = `Basic ${Buffer.from(`${username}:${password}`).toString('base64')}`;
+      if (header('authorization') !== expected) return refuse(401, 'E002', 'AAA Authentication Failure');
+      if (header('accept') !== RATE_MEDIA_TYPE)
+        return refuse(406, 'Server', `Accept must be ${RATE_MEDIA_TYPE}`);
+      if (header('content-type') !== RATE_MEDIA_TYPE)
+        return refuse(415, 'Server', `Content-Type must be ${RATE_MEDIA_TYPE}`);
+      const language = header('accept-language');
+      if (language !== 'en-CA' && language !== 'fr-CA')
+        return refuse(400, 'Server', `Accept-language must be en-CA or fr-CA, not ${language ?? 'absent'}`);
+
+      if (current.answer === 'error') {
+        return answer(
+          current.status,
+          messagesXml(current.messages ?? [{ code: 'Server', description: 'Internal error' }]),
+        );
+      }
+      if (current.answer === 'malformed') {
+        return answer(
+          current.status ?? 200,
+          current.body ??
+            `<?xml version="1.0" encoding="UTF-8"?>\n<price-quotes xmlns="${RATE_NAMESPACE}">\n  <price-quote>\n    <service-code>DOM.RP</serv`,
+        );
+      }
+      if (current.answer === 'custom') {
+        const custom = await current.respond(record);
+        return answer(custom.status ?? 200, custom.body, custom.contentType);
+      }
+
+      const today = new Date().toISOString().slice(0, 10);
+      const scenario = readScenario(body, today);
+      if (typeof scenario === 'string') return refuse(400, 'Server', scenario);
+      const asked = scenario.services.length ? scenario.services : ['DOM.RP', 'DOM.EP', 'DOM.XP', 'DOM.PC'];
+      const unknown = asked.find((code) => !SERVICES[code]);
+      if (unknown) return refuse(400, '9122', `Invalid service code: ${unknown}`);
+      const codes = [...new Set([...asked, ...(current.extraServices ?? [])])];
+      const quotes = codes.map((code) =>
+        quoteOf(code, scenario, language === 'fr-CA' ? 'fr' : 'en', current.fuelSurchargePercent ?? 10, url),
+      );
+      return answer(200, priceQuotesXml(quotes));
+    } catch (err) {
+      return answer(500, `fake Canada Post failed: ${(err as Error).message}`, 'text/plain');
+    }
+  });
+
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as AddressInfo;
+  url = `http://127.0.0.1:${port}`;
+  return {
+    url,
+    requests,
+    setMode(next) {
+      mode = next;
+    },
+    reset() {
+      mode = DEFAULT_MODE;
+      requests.length = 0;
+    },
+    close: () =>
+      new Promise<void>((resolve, reject) => {
+        for (const stop of waiting) stop.abort();
+        server.closeAllConnections();
+        server.close((err) => (err ? reject(err) : resolve()));
+      }),
+  };
+}
