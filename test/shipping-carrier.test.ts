@@ -3,8 +3,9 @@
 // refusing or down leaves the parcel to the rate table, and says so; a second checkout of the
 // same parcel asks the carrier nothing. The carrier is a local server speaking its XML.
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { ACP_ON, AcpClient, issuePlatform } from './helpers/acp.ts';
 import { type SignedIn, useTestApp } from './helpers/app.ts';
-import { buyer, product, seller } from './helpers/builders.ts';
+import { admin, buyer, product, seller, uniqueEmail } from './helpers/builders.ts';
 import { addToCart, checkout, QC_ADDRESS } from './helpers/checkout.ts';
 import { type FakeCanadaPost, startFakeCanadaPost } from './helpers/fake-canada-post.ts';
 import { setClock } from './helpers/orders.ts';
@@ -15,7 +16,7 @@ beforeAll(async () => {
 });
 afterAll(() => carrier.close());
 
-const { t } = useTestApp(() => ({
+const { t, database } = useTestApp(() => ({
   env: {
     CANADA_POST_API_KEY: 'portage-user:portage-password',
     CANADA_POST_CUSTOMER_NUMBER: '2004381',
@@ -121,5 +122,28 @@ describe('checkout rated by Canada Post', () => {
     expect(down.status).toBe(201);
     expect(down.body.parcels[0].shippingOption.ratedBy).toBe('table');
     expect(carrier.requests).toHaveLength(2);
+  });
+});
+
+describe('an agent platform’s session rated by Canada Post', () => {
+  it('fetches the rates before the hold: the ACP options are the carrier’s, asked once', async () => {
+    const acp = new AcpClient(t.api, (await issuePlatform(t.api, await admin(t.api, database))).apiKey, t.clock.now);
+    const created = await acp.create({
+      line_items: [{ id: productId, quantity: 5 }],
+      buyer: { email: uniqueEmail('acp') },
+      // Toronto: a destination no test above asked for (their answers and failures are cached).
+      fulfillment_details: ACP_ON,
+    });
+    expect(created.status, JSON.stringify(created.body)).toBe(201);
+    expect(carrier.requests).toHaveLength(1);
+    // 5 kg: the fake's Regular Parcel is 1050 + 125 x 5 = 1675, plus 10% fuel (167.5, to 168): 1843.
+    expect(created.body.fulfillment_options[0]).toMatchObject({
+      id: `canada_post:DOM.RP@${shop.id}`,
+      totals: [expect.objectContaining({ amount: 1843 })],
+    });
+    // An update that changes nothing of the parcel asks the carrier nothing.
+    const again = await acp.update(created.body.id, { buyer: { email: uniqueEmail('acp'), first_name: 'Avery' } });
+    expect(again.status).toBe(200);
+    expect(carrier.requests).toHaveLength(1);
   });
 });

@@ -155,7 +155,7 @@ describe('a platform buys through UCP', () => {
     const shipping = amount(created.body, 'fulfillment')!;
     expect(amount(created.body, 'subtotal')).toBe(5000);
     expect(amount(created.body, 'tax')).toBe(Math.round((5000 + shipping) * 0.13));
-    expect(created.body.fulfillment.methods[0].groups[0].selected_option_id).toBe('standard');
+    expect(created.body.fulfillment.methods[0].groups[0].selected_option_id).toBe('portage:standard');
     expect(await liveReservedUnits(database, p.id)).toBe(2);
 
     const body = {

@@ -12,10 +12,13 @@ import type {
 import { isoSecond } from '../../contract/common.ts';
 import { type Locale, render, t } from '../../contract/i18n.ts';
 import { HOLD_ENDED, problemsOf, type SessionProblem } from '../agent-checkout/problems.ts';
+import type { ShippingChoice } from '../agent-checkout/request.ts';
+import { dayWindow, parcelOptions } from '../agent-checkout/shipping.ts';
 import { effectiveStatus, isHeld, itemIdOf, lineId, orderIdOf } from '../agent-checkout/status.ts';
 import type { SessionRow } from '../agent-checkout/types.ts';
 import type { checkoutSessions } from '../checkout/tables.ts';
 import { policyUrl } from '../policies/links.ts';
+import { serviceName } from '../shipping/names.ts';
 import { acpParam } from './errors.ts';
 
 export const ACP_VERSION = '2026-04-17';
@@ -105,13 +108,11 @@ export function toAcpSession(
     fulfillment_options: held ? fulfillmentOptions(checkout, locale) : [],
     ...(held
       ? {
-          selected_fulfillment_options: [
-            {
-              type: 'shipping',
-              option_id: SHIPPING_OPTION,
-              item_ids: lineItems.map((l) => l.id),
-            },
-          ],
+          selected_fulfillment_options: parcelOptions(checkout.parcels).map((p) => ({
+            type: 'shipping' as const,
+            option_id: acpOptionId(p.sellerId, p.chosen.id),
+            item_ids: p.lineIds,
+          })),
         }
       : {}),
     totals: held ? sessionTotals(checkout, locale) : [],
@@ -144,19 +145,40 @@ function total(type: AcpTotal['type'], display_text: string, amount: number): Ac
   return { type, display_text, amount };
 }
 
-/** The one fulfilment option: each seller ships its parcel (digital items cost nothing to ship). */
-export const SHIPPING_OPTION = 'shipping';
+/**
+ * An option's ACP id: the parcel's option and its seller ("canada_post:DOM.XP@usr_…"), so that
+ * one list carries every parcel's options and a selection names its parcel.
+ */
+export const acpOptionId = (sellerId: string, optionId: string) => `${optionId}@${sellerId}`;
 
+/** The parcel and option an ACP option id names; undefined for an id that is not one of ours. */
+export function choiceOfAcpOption(id: string): ShippingChoice | undefined {
+  const at = id.lastIndexOf('@');
+  if (at <= 0 || at === id.length - 1) return undefined;
+  return { optionId: id.slice(0, at), sellerId: id.slice(at + 1) };
+}
+
+/** Every parcel's options (each seller ships its own parcel; digital items cost nothing to ship). */
 function fulfillmentOptions(checkout: CheckoutRow, locale: Locale): AcpFulfillmentOption[] {
-  return [
-    {
-      type: 'shipping',
-      id: SHIPPING_OPTION,
-      title: t(locale, 'acp.shipping.title'),
-      description: t(locale, 'acp.shipping.parcels', { n: checkout.parcels.length }),
-      totals: [total('fulfillment', t(locale, 'acp.total.shipping'), checkout.shippingCostCents)],
-    },
-  ];
+  return parcelOptions(checkout.parcels).flatMap((p) =>
+    p.options.map((o): AcpFulfillmentOption => {
+      const window = dayWindow(o.deliveryDate);
+      return {
+        type: 'shipping',
+        id: acpOptionId(p.sellerId, o.id),
+        title: serviceName(locale, o),
+        description: t(locale, 'acp.shipping.parcel', {
+          shop: p.shopName,
+          n: p.itemCount,
+          ...(o.deliveryDate ? { date: new Date(`${o.deliveryDate}T12:00:00Z`) } : {}),
+          dated: o.deliveryDate ? 'yes' : 'no',
+        }),
+        ...(o.carrier === 'canada_post' ? { carrier: t(locale, 'shipping.carrier.canadaPost') } : {}),
+        ...(window ? { earliest_delivery_time: window.earliest, latest_delivery_time: window.latest } : {}),
+        totals: [total('fulfillment', t(locale, 'acp.total.shipping'), o.priceCents)],
+      };
+    }),
+  );
 }
 
 /** The session's totals: items, discount, shipping per the quote, tax per parcel and tax, the total. The platform's fee is the sellers' cost and never shown. */

@@ -66,6 +66,7 @@ export function acpFailureOf(refused: AgentCheckoutRefusal): AcpFailure {
 const FIELDS: Array<[string, string]> = [
   ['items', 'line_items'],
   ['fulfillmentDetails', 'fulfillment_details'],
+  ['shippingChoices', 'selected_fulfillment_options'],
   ['coupons', 'discounts.codes'],
   ['payment.handler', 'payment_data.handler_id'],
   ['payment.token', 'payment_data.instrument.credential.token'],

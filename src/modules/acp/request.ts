@@ -1,6 +1,6 @@
 // ACP's request mapper: a wire request read into the core's neutral input (its session request,
 // change or payment), refusing what ACP allows but Portage does not offer (another currency, a
-// fulfillment option other than shipping, a purchase order instead of a token).
+// fulfillment option that is not one of ours, a purchase order instead of a token).
 import type {
   AcpCompleteSessionRequest,
   AcpCreateSessionRequest,
@@ -13,10 +13,11 @@ import {
   mergedItems,
   type SessionChange,
   type SessionRequest,
+  shippingChoicesOf,
 } from '../agent-checkout/request.ts';
 import type { SessionPayment } from '../agent-checkout/sessions.ts';
 import type { VaultRequest } from '../agent-checkout/vault.ts';
-import { SHIPPING_OPTION } from './answer.ts';
+import { choiceOfAcpOption } from './answer.ts';
 import { acpInvalid } from './errors.ts';
 
 /** POST /checkout_sessions's body as the session's request (`locale`: Accept-Language's, when the body names none). */
@@ -36,15 +37,20 @@ export function sessionRequestOf(input: AcpCreateSessionRequest, locale: string 
 
 /** An update's body as the change it makes (absent fields: kept). */
 export function sessionChangeOf(input: AcpUpdateSessionRequest): SessionChange {
-  const option = input.selected_fulfillment_options?.find((o) => o.option_id !== SHIPPING_OPTION);
-  if (option) {
-    throw acpInvalid(
-      'invalid',
-      text('acp.error.noFulfillmentOption', { option: option.option_id, offered: SHIPPING_OPTION }),
-      '$.selected_fulfillment_options',
-    );
-  }
+  const selected = input.selected_fulfillment_options;
+  const choices = selected?.map((o, n) => {
+    const choice = o.type === 'shipping' ? choiceOfAcpOption(o.option_id) : undefined;
+    if (!choice) {
+      throw acpInvalid(
+        'invalid',
+        text('acp.error.noFulfillmentOption', { option: o.option_id }),
+        `$.selected_fulfillment_options[${n}].option_id`,
+      );
+    }
+    return choice;
+  });
   return {
+    ...(choices ? { shippingChoices: shippingChoicesOf(choices) } : {}),
     ...(input.line_items ? { items: mergedItems(input.line_items) } : {}),
     ...(input.buyer ? { buyer: input.buyer } : {}),
     ...(input.fulfillment_details ? { fulfillmentDetails: input.fulfillment_details } : {}),

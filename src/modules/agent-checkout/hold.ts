@@ -38,7 +38,18 @@ export function holdForSession(
           until: hold.session.expiresAt,
         },
       },
-      { shipping_address: hold.address, ...(hold.coupon ? { coupon: hold.coupon } : {}) },
+      {
+        shipping_address: hold.address,
+        ...(hold.coupon ? { coupon: hold.coupon } : {}),
+        ...(hold.request.shippingChoices
+          ? {
+              shipping_choices: hold.request.shippingChoices.map((c) => ({
+                seller_id: c.sellerId,
+                option_id: c.optionId,
+              })),
+            }
+          : {}),
+      },
     ),
   );
 }

@@ -5,14 +5,20 @@ import { shippingAddressInput } from '../../contract/checkout.ts';
 import { inputProblems } from '../../contract/errors.ts';
 import { type Text, text } from '../../contract/i18n.ts';
 import { accountForEmail } from '../auth/users.ts';
-import { CheckoutRefusal, endProviderSessions, expireCheckout, liveHoldsOf } from '../checkout/service.ts';
+import {
+  CheckoutRefusal,
+  endProviderSessions,
+  expireCheckout,
+  liveHoldsOf,
+  rateGiven,
+} from '../checkout/service.ts';
 import { type AuthUser, inTransaction, type RequestContext } from '../context.ts';
 import type { AgentCaller } from './caller.ts';
 import { holdForSession, type SessionHold } from './hold.ts';
 import { type Resolution, refusal, type SessionProblem } from './problems.ts';
 import { insertSession, writeQuote } from './queries.ts';
 import type { SessionBuyer, SessionChange, SessionRequest } from './request.ts';
-import { lockedSession } from './session-reads.ts';
+import { lockedSession, sessionOf } from './session-reads.ts';
 import { agentSessionMachine } from './states.ts';
 import { effectiveStatus } from './status.ts';
 import type { AgentCheckoutDeps, Finish, SessionProtocol, SessionRow, SessionState } from './types.ts';
@@ -27,6 +33,7 @@ export async function requote(
   change: SessionChange,
   finish?: Finish,
 ): Promise<SessionState> {
+  if (deps.rates) await rateBeforeHold(ctx, deps.rates, who, protocol, target, change);
   const done = await inTransaction(ctx, async (tx) => {
     if (typeof target !== 'string') await insertSession(tx, target);
     const locked =
@@ -100,6 +107,33 @@ export async function requote(
   if (done.signedOutUserId) deps.auth?.forget(done.signedOutUserId);
   await endProviderSessions(ctx, deps, done.superseded);
   return done.state;
+}
+
+/**
+ * The carrier's rates of the session's parcels, fetched before the quote's transaction (never
+ * inside it): the session as it is now with the change, read without a lock. A session that
+ * changes in between is priced by the table for the parcels that changed.
+ */
+async function rateBeforeHold(
+  ctx: RequestContext,
+  rates: NonNullable<AgentCheckoutDeps['rates']>,
+  who: AgentCaller,
+  protocol: SessionProtocol,
+  target: string | SessionRow,
+  change: SessionChange,
+) {
+  const row =
+    typeof target === 'string' ? await sessionOf(ctx, who, protocol, target).catch(() => undefined) : target;
+  if (!row) return;
+  const request: SessionRequest = { ...row.request, ...change };
+  const address = addressOf(request).value;
+  if (!address || request.items.length === 0) return;
+  await rateGiven(
+    ctx,
+    rates,
+    request.items.map((i) => ({ variantId: i.id, quantity: i.quantity })),
+    address,
+  );
 }
 
 /**
@@ -226,9 +260,11 @@ function refusalProblems(err: CheckoutRefusal, request: SessionRequest): Session
     shipping_choice: 'invalid',
   };
   const resolution: Resolution =
-    err.reason === 'unverified_limit' || err.reason === 'unshippable'
+    err.reason === 'unverified_limit' || err.reason === 'unshippable' || err.reason === 'shipping_choice'
       ? 'requires_buyer_input'
       : 'recoverable';
+  if (err.reason === 'shipping_choice')
+    return [error(code[err.reason], 'shippingChoices', resolution, err.text)];
   const lines = err.productIds.map((p) => request.items.findIndex((i) => i.id === p)).filter((n) => n >= 0);
   const paths = lines.length > 0 ? lines.map((n) => `items[${n}]`) : ['items'];
   return paths.map((path) => error(code[err.reason], path, resolution, err.text));

@@ -42,12 +42,37 @@ export interface SessionRequest {
   coupons: string[];
   locale?: string;
   orderNotes?: string;
+  /** The shipping option chosen per seller's parcel (docs/shipping.md); a parcel not named: its cheapest. */
+  shippingChoices?: ShippingChoice[];
+}
+
+export interface ShippingChoice {
+  sellerId: string;
+  optionId: string;
 }
 
 /** What an update may change (absent: kept as it was). */
 export type SessionChange = Partial<
-  Pick<SessionRequest, 'items' | 'buyer' | 'fulfillmentDetails' | 'coupons' | 'orderNotes'>
+  Pick<
+    SessionRequest,
+    'items' | 'buyer' | 'fulfillmentDetails' | 'coupons' | 'orderNotes' | 'shippingChoices'
+  >
 >;
+
+/** The most parcels a session may choose for (a session has at most 50 lines). */
+const MAX_CHOICES = 50;
+
+/**
+ * Choices as a session keeps them: one per seller (the last one named wins), at most 50. Ids are
+ * the skins' to decode and bounded by their schemas.
+ */
+export function shippingChoicesOf(choices: ShippingChoice[]): ShippingChoice[] {
+  const bySeller = new Map(choices.map((c) => [c.sellerId, c]));
+  if (bySeller.size > MAX_CHOICES) {
+    throw refusal('invalid', 'invalid', 'agent.error.tooManyLines', { max: MAX_CHOICES }, 'shippingChoices');
+  }
+  return [...bySeller.values()];
+}
 
 /** The most a line may ask for, and the most lines a session may have. */
 const MAX_QUANTITY = 999;

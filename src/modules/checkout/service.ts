@@ -42,6 +42,7 @@ export {
 export type { LineSource } from './queries.ts';
 export { CheckoutRefusal, type RefusalReason } from './refusal.ts';
 export { UNVERIFIED_MAX_UNITS } from './steps/check-holds.ts';
+export { rateGiven } from './steps/rate.ts';
 
 type Session = z.infer<typeof checkoutSession>;
 

@@ -14,9 +14,11 @@ import {
 } from '../../contract/ucp.ts';
 import { HOLD_ENDED, problemsOf, type SessionProblem } from '../agent-checkout/problems.ts';
 import type { SessionAddress, SessionBuyer } from '../agent-checkout/request.ts';
+import { dayWindow, parcelOptions } from '../agent-checkout/shipping.ts';
 import { effectiveStatus, isHeld, itemIdOf, lineId, orderIdOf } from '../agent-checkout/status.ts';
 import type { SessionState } from '../agent-checkout/types.ts';
 import { policyUrl } from '../policies/links.ts';
+import { serviceName } from '../shipping/names.ts';
 import { capabilitiesFor, type Negotiated } from './agent.ts';
 import { CHECKOUT, DISCOUNT, FULFILLMENT, type UcpPaymentHandlers } from './profile.ts';
 
@@ -50,11 +52,16 @@ const STATUS: Record<ReturnType<typeof effectiveStatus>, UcpCheckoutStatus> = {
   expired: 'canceled',
 };
 
-/** The one fulfillment method, destination, group and option of a Portage session. */
+/** The one fulfillment method and destination of a Portage session; a group per seller's parcel. */
 const METHOD_ID = 'shipping';
 const DESTINATION_ID = 'destination_1';
-const GROUP_ID = 'parcels';
-export const OPTION_ID = 'standard';
+const GROUP_PREFIX = 'parcel:';
+
+/** A parcel's group id: its seller's ("parcel:usr_…"). */
+export const groupIdOf = (sellerId: string) => `${GROUP_PREFIX}${sellerId}`;
+/** The seller a group id names; undefined for an id that is not one of ours. */
+export const sellerOfGroup = (id: string) =>
+  id.startsWith(GROUP_PREFIX) && id.length > GROUP_PREFIX.length ? id.slice(GROUP_PREFIX.length) : undefined;
 
 export function toUcpCheckout(
   deps: UcpAnswerDeps,
@@ -146,21 +153,31 @@ export function toUcpCheckout(
             : [],
           selected_destination_id: address ? DESTINATION_ID : null,
           groups: held
-            ? [
-                {
-                  id: GROUP_ID,
-                  line_item_ids: ids,
-                  options: [
-                    {
-                      id: OPTION_ID,
-                      title: t(locale, 'ucp.shipping.title'),
-                      description: t(locale, 'ucp.shipping.parcels', { n: checkout.parcels.length }),
-                      totals: [{ type: 'total', amount: checkout.shippingCostCents }],
-                    },
-                  ],
-                  selected_option_id: OPTION_ID,
-                },
-              ]
+            ? parcelOptions(checkout.parcels).map((p) => ({
+                id: groupIdOf(p.sellerId),
+                line_item_ids: p.lineIds,
+                options: p.options.map((o) => {
+                  const window = dayWindow(o.deliveryDate);
+                  return {
+                    id: o.id,
+                    title: serviceName(locale, o),
+                    description: t(locale, 'ucp.shipping.parcel', {
+                      shop: p.shopName,
+                      n: p.itemCount,
+                      ...(o.deliveryDate ? { date: new Date(`${o.deliveryDate}T12:00:00Z`) } : {}),
+                      dated: o.deliveryDate ? 'yes' : 'no',
+                    }),
+                    ...(o.carrier === 'canada_post'
+                      ? { carrier: t(locale, 'shipping.carrier.canadaPost') }
+                      : {}),
+                    ...(window
+                      ? { earliest_fulfillment_time: window.earliest, latest_fulfillment_time: window.latest }
+                      : {}),
+                    totals: [{ type: 'total', amount: o.priceCents }],
+                  };
+                }),
+                selected_option_id: p.chosen.id,
+              }))
             : [],
         },
       ],
@@ -254,6 +271,7 @@ const PATHS: Record<string, string> = {
   'fulfillmentDetails.phone_number': `${DESTINATION}.phone_number`,
   items: '$.line_items',
   coupons: '$.discounts.codes',
+  shippingChoices: '$.fulfillment.methods[0].groups',
 };
 
 /** A neutral path as UCP's JSON path into its request (`items[0]` is `$.line_items[0]`). */

@@ -81,9 +81,15 @@ export async function updateUcpSession(
   id: string,
   input: UcpCheckoutUpdateRequest,
 ): Promise<UcpCheckout> {
-  const { items, buyer, fulfillmentDetails } = requestOf(input, negotiated);
+  const { items, buyer, fulfillmentDetails, shippingChoices } = requestOf(input, negotiated);
   // Absent is cleared: the request replaces the checkout's fields, as PUT says.
-  const change: SessionChange = { items, buyer, fulfillmentDetails, coupons: codesOf(input, negotiated) };
+  const change: SessionChange = {
+    items,
+    buyer,
+    fulfillmentDetails,
+    coupons: codesOf(input, negotiated),
+    shippingChoices: shippingChoices ?? [],
+  };
   const answering = answeredWithCommit(deps, negotiated, 200);
   await updateSession(ctx, deps, who, PROTOCOL, id, change, answering.finish);
   return answering.answer();

@@ -3,8 +3,9 @@
 import { z } from 'zod';
 import { text } from '../../contract/i18n.ts';
 import type { UcpCheckoutCreateRequest, UcpCheckoutUpdateRequest } from '../../contract/ucp.ts';
-import { couponsOf, mergedItems, type SessionRequest } from '../agent-checkout/request.ts';
+import { couponsOf, mergedItems, type SessionRequest, shippingChoicesOf } from '../agent-checkout/request.ts';
 import type { Negotiated } from './agent.ts';
+import { sellerOfGroup } from './answer.ts';
 import { UcpFailure } from './errors.ts';
 import { DISCOUNT, FULFILLMENT } from './profile.ts';
 
@@ -64,10 +65,19 @@ export function requestOf(
       }
     : undefined;
   const locale = input.context?.language;
+  // A group's selection names its parcel by the group's id (an update's; a create has no groups of ours yet).
+  const groups = (method?.groups ?? []) as Array<{ id?: unknown; selected_option_id?: string | null }>;
+  const choices = groups.flatMap((g) => {
+    if (typeof g.id !== 'string' || !g.selected_option_id) return [];
+    const sellerId = sellerOfGroup(g.id);
+    if (!sellerId) throw new UcpFailure(400, 'invalid_request', text('ucp.error.noGroup', { group: g.id }));
+    return [{ sellerId, optionId: g.selected_option_id }];
+  });
   return {
     items,
     ...(buyer ? { buyer } : {}),
     ...(fulfillmentDetails ? { fulfillmentDetails } : {}),
+    ...(choices.length > 0 ? { shippingChoices: shippingChoicesOf(choices) } : {}),
     ...(typeof locale === 'string' && locale.length <= 35 ? { locale } : {}),
   };
 }
