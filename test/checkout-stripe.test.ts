@@ -3,7 +3,7 @@
 import { eq } from 'drizzle-orm';
 import { describe, expect, it } from 'vitest';
 import { refunds } from '../src/modules/payments/tables.ts';
-import { expectError } from './helpers/builders.ts';
+import { expectError, seller } from './helpers/builders.ts';
 import { checkout, ON_ADDRESS, openCheckout } from './helpers/checkout.ts';
 import { signedEvent, stripeEvent, useFakeStripeApp } from './helpers/fake-stripe.ts';
 import { filledCart, stockOf as stockOfProduct } from './helpers/orders.ts';
@@ -62,6 +62,43 @@ describe('checkout on Stripe', () => {
     expect(page.body).toContain('https://js.stripe.com/v3/');
     expect(page.body).toContain(session.clientSecret);
     expect(page.headers['content-security-policy']).toContain('script-src https://js.stripe.com');
+  });
+
+  it('gives Stripe the shipping the buyer chose as its one rate: the service, our price, its business days', async () => {
+    const shop = await seller(t.api);
+    await t.api.as(shop).put('/sellers/me/shipping', {
+      originPostalCode: 'M5H 2N2',
+      originProvince: 'ON',
+      handlingDays: 2,
+      rates: 'carrier',
+      services: ['DOM.RP', 'DOM.XP'],
+    });
+    const { buyer: b } = await filledCart(t, { seller: shop, fields: { priceCents: 1800 }, stock: 5, quantity: 2 });
+    const chosen = await checkout(t.api, b, {
+      shipping_address: ON_ADDRESS,
+      shipping_choices: [{ seller_id: shop.id, option_id: 'canada_post:DOM.XP' }],
+    });
+    expect(chosen.status, JSON.stringify(chosen.body)).toBe(201);
+    const option = chosen.body.parcels[0].shippingOption;
+    expect(option.id).toBe('canada_post:DOM.XP');
+    const created = stripe.requests.find(
+      (r) => r.path === '/v1/checkout/sessions' && r.idempotencyKey === `checkout:${chosen.body.sessionId}`,
+    );
+    expect(created?.body.shipping_options).toEqual([
+      {
+        shipping_rate_data: {
+          type: 'fixed_amount',
+          display_name: 'Canada Post Xpresspost',
+          fixed_amount: { amount: String(option.priceCents), currency: 'cad' },
+          tax_behavior: 'exclusive',
+          // Two days of handling and Xpresspost's one day within Toronto.
+          delivery_estimate: {
+            minimum: { unit: 'business_day', value: '3' },
+            maximum: { unit: 'business_day', value: '3' },
+          },
+        },
+      },
+    ]);
   });
 
   it("speaks the buyer's language on Stripe's form: its locale and our tax lines' names", async () => {

@@ -3,7 +3,9 @@
 // Chosen when STRIPE_SECRET_KEY is set (docs/api.md "Stripe"). Amounts are integer cents (CAD).
 import Stripe from 'stripe';
 import type { PaymentsConfig } from '../../../config.ts';
-import { BASE_LOCALE, t, taxLineLabel, text } from '../../../contract/i18n.ts';
+import { BASE_LOCALE, type Locale, t, taxLineLabel, text } from '../../../contract/i18n.ts';
+import type { StoredParcel } from '../../checkout/tables.ts';
+import { serviceName } from '../../shipping/names.ts';
 import {
   type DelegatedPayment,
   type PaymentEvent,
@@ -236,16 +238,15 @@ function sessionParams(
     currency: 'cad',
     line_items: lineItems,
     ...(discounts.length ? { discounts } : {}),
+    // The options the buyer chose, as one rate (Stripe charges our quote, not a choice of its own).
     shipping_options: [
       {
         shipping_rate_data: {
           type: 'fixed_amount',
-          display_name: t(input.locale ?? BASE_LOCALE, 'payments.stripe.shipping', {
-            free: shippingCents === 0 ? 'yes' : 'no',
-            parcels,
-          }),
+          display_name: shippingName(input.locale ?? BASE_LOCALE, input.parcels, shippingCents),
           fixed_amount: { amount: shippingCents, currency: 'cad' },
           tax_behavior: 'exclusive',
+          ...deliveryEstimate(input.parcels),
         },
       },
     ],
@@ -256,6 +257,30 @@ function sessionParams(
     payment_intent_data: { metadata },
     expires_at: Math.floor(input.expiresAt.getTime() / 1000) + EXPIRY_GRACE_SECONDS,
     return_url: `${input.returnUrl}${input.returnUrl.includes('?') ? '&' : '?'}session_id={CHECKOUT_SESSION_ID}`,
+  };
+}
+
+/** The rate's name: the service chosen when every parcel goes by the same one, else "Shipping, N parcels". */
+function shippingName(locale: Locale, parcels: StoredParcel[], cents: number): string {
+  const names = new Set(parcels.map((p) => (p.shipping ? serviceName(locale, p.shipping) : '')));
+  const [only] = names;
+  if (cents > 0 && names.size === 1 && only) {
+    return t(locale, 'payments.stripe.shippingService', { service: only, parcels: parcels.length });
+  }
+  return t(locale, 'payments.stripe.shipping', { free: cents === 0 ? 'yes' : 'no', parcels: parcels.length });
+}
+
+/** The chosen options' business days, soonest and latest parcel, as Stripe's delivery estimate. */
+function deliveryEstimate(parcels: StoredParcel[]) {
+  const days = parcels.flatMap((p) =>
+    p.shipping && p.shipping.businessDays > 0 ? [p.shipping.businessDays] : [],
+  );
+  if (days.length === 0) return {};
+  return {
+    delivery_estimate: {
+      minimum: { unit: 'business_day' as const, value: Math.min(...days) },
+      maximum: { unit: 'business_day' as const, value: Math.max(...days) },
+    },
   };
 }
 
