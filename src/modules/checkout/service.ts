@@ -104,6 +104,38 @@ export async function createCheckout(
   return { session: answer(row, deps.publishableKey, [], ctx.locale), created };
 }
 
+/**
+ * The buyer's open cart checkout priced again with other shipping choices (the pages' shipping
+ * step): the same cart, address and coupon, a new session when the choices change the options
+ * chosen (the same one otherwise). Another's session, or one no longer open, is 404.
+ */
+export async function chooseShipping(
+  ctx: RequestContext,
+  deps: CheckoutDeps & { publishableKey: string },
+  checkoutId: string,
+  choices: Array<{ seller_id: string; option_id: string }>,
+): Promise<{ session: Session; created: boolean }> {
+  const me = caller(ctx);
+  const row = isRecordId('checkouts', checkoutId) ? await findSession(ctx, checkoutId) : undefined;
+  if (
+    !row ||
+    row.buyerId !== me.id ||
+    row.adapterSessionId !== null ||
+    row.status !== 'ready_for_payment' ||
+    row.expiresAt <= ctx.now()
+  ) {
+    throw notFound('error.checkout.sessionNotFound', { id: checkoutId });
+  }
+  const { recipientName, line2, ...address } = row.address;
+  return createCheckout(ctx, deps, {
+    // Checked when the session was made from it.
+    shipping_address: address as z.infer<typeof createCheckoutBody>['shipping_address'],
+    ...(row.couponCode ? { coupon: row.couponCode } : {}),
+    ...(recipientName ? { recipient: { name: recipientName, ...(line2 ? { line2 } : {}) } } : {}),
+    shipping_choices: choices,
+  });
+}
+
 /** GET /checkout/:id: the buyer's own session (another's is 404), with its orders once paid. */
 export async function getCheckout(
   ctx: RequestContext,
