@@ -43,6 +43,13 @@ describe.skipIf(unavailable !== undefined)('the views in an MCP Apps host', () =
     base = await listen(t);
     browser = await launchBrowser();
     const shop = await seller(t.api);
+    // Canada Post's services (by the rate table): the checkout view shows the one chosen and the other.
+    await t.api.as(shop).put('/sellers/me/shipping', {
+      originPostalCode: 'M5H 2N2',
+      originProvince: 'ON',
+      rates: 'carrier',
+      services: ['DOM.RP', 'DOM.XP'],
+    });
     ids.paddle = (
       await product(t.api, shop, {
         title: `${word} cedar paddle`,
@@ -405,6 +412,11 @@ describe.skipIf(unavailable !== undefined)('the views in an MCP Apps host', () =
     const frame = await showTool(page, client, 'create_checkout', { shipping_address: ON_ADDRESS });
     const pay = frame.getByRole('button', { name: /^Pay \$/ });
     await expect.poll(() => pay.innerText()).toMatch(/^Pay \$\d+\.\d\d$/);
+    // Each parcel's shipping: the cheapest chosen, the other offered.
+    const shipping = frame.locator('.card', { has: frame.getByRole('heading', { name: 'Shipping' }) });
+    expect(await shipping.innerText()).toMatch(
+      /^Shipping\nCanada Post Regular Parcel: \$\d+\.\d\d, expected \w+ \d+, \d{4}\nAlso offered: Canada Post Xpresspost: \$\d+\.\d\d, expected \w+ \d+, \d{4}\. Ask to change it before paying\.$/,
+    );
     expect(await accessibilityProblems(frame), 'views-checkout').toEqual([]);
     await screenshot(page, 'views-checkout');
     await pay.click();

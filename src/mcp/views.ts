@@ -291,6 +291,32 @@ function cart(l: Locale, c: z.output<typeof cartSchema>): string {
 <p class="hint">${words(l, 'view.cart.estimate')}</p>`;
 }
 
+type Parcel = z.output<typeof checkoutSession>['parcels'][number];
+
+/**
+ * Each parcel's shipping: the option chosen with its price and day, and the others offered (the
+ * person asks the agent to change it: create_checkout's shipping_choices).
+ */
+function shippingOf(l: Locale, parcels: Parcel[]): string {
+  const rows = parcels.flatMap((p) => {
+    const chosen = p.shippingOption;
+    if (!chosen) return [];
+    const said = (o: NonNullable<Parcel['shippingOption']>) =>
+      words(l, 'view.checkout.option', {
+        name: o.name,
+        price: money(l, o.priceCents),
+        date: new Date(`${o.deliveryDate}T12:00:00Z`),
+      });
+    const others = p.shippingOptions.filter((o) => o.id !== chosen.id);
+    const also = others.length
+      ? html`<br><span class="muted">${words(l, 'view.checkout.otherOptions', { list: others.map(said).join('; ') })}</span>`
+      : '';
+    return [html`<li>${said(chosen)}!${also}</li>`];
+  });
+  if (!rows.length) return '';
+  return html`<div class="card"><h2>${words(l, 'view.checkout.shipping')}</h2><ul>!${rows}</ul></div>`;
+}
+
 function checkout(l: Locale, s: z.output<typeof checkoutSession>, links: ViewLinks): string {
   const items = s.parcels.flatMap((p) => p.items);
   const lines = items.map(
@@ -299,7 +325,7 @@ function checkout(l: Locale, s: z.output<typeof checkoutSession>, links: ViewLin
   );
   const totals = amountRows(l, s);
   const summary = html`<div class="table-wrap"><table><thead><tr><th>${words(l, 'web.cart.product')}</th><th class="num">${words(l, 'web.cart.quantity')}</th><th class="num">${words(l, 'web.cart.lineTotal')}</th></tr></thead><tbody>!${lines}</tbody></table></div>
-<div class="totals card">!${totals}</div>`;
+!${shippingOf(l, s.parcels)}<div class="totals card">!${totals}</div>`;
   const base = links.baseUrl.replace(/\/+$/, '');
   let state: string;
   if (s.orderIds.length) {
