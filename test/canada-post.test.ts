@@ -15,7 +15,7 @@ import {
   type ParcelSpec,
 } from '../src/modules/shipping/carrier.ts';
 import { billedGrams, tableRates, zoneOf } from '../src/modules/shipping/rate-table.ts';
-import { carrierRates } from '../src/modules/shipping/rates.ts';
+import { carrierRates, MAX_PARCELS_RATED } from '../src/modules/shipping/rates.ts';
 import {
   type FakeCanadaPost,
   type FakeQuote,
@@ -713,6 +713,16 @@ describe('carrier rates before a checkout', () => {
       TORONTO_RATES,
     );
     expect(warnings).toEqual([]);
+  });
+
+  it('asks the carrier for at most 10 parcels of one checkout; the others are left to the table', async () => {
+    const { carrier, calls } = countedCarrier();
+    const { log } = recordingLog();
+    const rates = carrierRates(carrier, { budgetMs: 10_000, cacheMs: 60_000, log, now: handClock().now });
+    const specs = Array.from({ length: 12 }, (_, n) => parcel({ weightGrams: 1000 + n }));
+    await rates.fetch(specs, 'en-CA');
+    expect(calls()).toBe(MAX_PARCELS_RATED);
+    expect(specs.map((s) => rates.lookup(s) !== undefined)).toEqual([...Array(10).fill(true), false, false]);
   });
 
   it('makes one request for a parcel fetched by checkouts at the same time', async () => {

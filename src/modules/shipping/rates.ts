@@ -13,6 +13,11 @@ interface Log {
 import type { Carrier, CarrierRate, ParcelSpec } from './carrier.ts';
 
 const MAX_ENTRIES = 10_000;
+/**
+ * The most parcels one checkout asks the carrier for: a cart of 50 sellers' products must not
+ * become 50 carrier requests per checkout (the carrier's quota is ours); the rest use the table.
+ */
+export const MAX_PARCELS_RATED = 10;
 /** How long a carrier's failure for a parcel sends its checkouts to the table without asking again. */
 const FAILURE_MS = 30_000;
 
@@ -70,6 +75,7 @@ export function carrierRates(
     async fetch(specs, locale) {
       const waits = new Map<string, Promise<void>>();
       for (const spec of specs) {
+        if (waits.size >= MAX_PARCELS_RATED) break;
         const key = keyOf(spec);
         if (waits.has(key) || fresh(key)) continue;
         let running = inFlight.get(key);
