@@ -5,6 +5,14 @@
 // with an HTTP error. Its documents are those of rating.xsd and messages.xsd
 // (test/official-schemas/canadapost), which test/canada-post.test.ts checks them against.
 //
+// It also sells labels and follows them (src/modules/shipping/labels.ts), as Canada Post's
+// contract shipping and tracking APIs do: POST /rs/{customer}/{customer}/shipment with a shipment
+// document (shipment-v8) answers a shipment-info document whose `label` link is
+// GET /rs/artifact/{customer}/{id}/0 (application/pdf); GET /vis/track/pin/{pin}/summary
+// (track-v2) answers a tracking-summary, delivered once a test says so (`deliver`), 404 with
+// message 004 for a PIN it never sold. Their documents are shipment.xsd's and track.xsd's
+// (test/canada-post-labels.test.ts checks them).
+//
 // Prices are the fake's own, worked out from the parcel so that a test can check them by hand:
 // a base per service plus a price per billed kilogram (the heavier of the weight and the cubed
 // weight, 6000 cm³ a kilogram), a fuel surcharge as a percent of that base, and the destination
@@ -17,6 +25,10 @@ import { XMLParser } from 'fast-xml-parser';
 export const RATE_MEDIA_TYPE = 'application/vnd.cpc.ship.rate-v4+xml';
 export const RATE_NAMESPACE = 'http://www.canadapost.ca/ws/ship/rate-v4';
 export const MESSAGES_NAMESPACE = 'http://www.canadapost.ca/ws/messages';
+export const SHIPMENT_MEDIA_TYPE = 'application/vnd.cpc.shipment-v8+xml';
+export const SHIPMENT_NAMESPACE = 'http://www.canadapost.ca/ws/shipment-v8';
+export const TRACK_MEDIA_TYPE = 'application/vnd.cpc.track-v2+xml';
+export const TRACK_NAMESPACE = 'http://www.canadapost.ca/ws/track-v2';
 
 export interface FakeCanadaPostRequest {
   method: string;
@@ -70,11 +82,25 @@ export interface FakeCanadaPost {
   url: string;
   /** Every request, in the order received (recorded before any delay). */
   requests: FakeCanadaPostRequest[];
+  /** The shipments sold, in order: their id, PIN, service and the document that bought them. */
+  shipments: FakeShipment[];
+  /** Says the parcel of `pin` was delivered on `date` (YYYY-MM-DD): its summary says so from now on. */
+  deliver(pin: string, date: string): void;
   /** How the following requests are answered, until the next setMode. */
   setMode(mode: FakeCanadaPostMode): void;
   /** The default mode again, and no requests recorded. */
   reset(): void;
   close(): Promise<void>;
+}
+
+export interface FakeShipment {
+  id: string;
+  pin: string;
+  service: string;
+  reference: string;
+  destinationPostalCode: string;
+  /** The shipment document, as sent. */
+  body: string;
 }
 
 /** The services the fake knows: its prices, promises and names in both languages. */
@@ -263,6 +289,98 @@ export function messagesXml(messages: FakeMessage[]): string {
   );
 }
 
+/** A shipment-info document (shipment.xsd): what Create Shipment answers. */
+export function shipmentInfoXml(o: {
+  baseUrl: string;
+  customer: string;
+  id: string;
+  pin: string;
+  reference?: string;
+}): string {
+  const link = (rel: string, href: string, mediaType: string, index = '') =>
+    `    <link rel="${rel}" href="${escapeXml(href)}" media-type="${mediaType}"${index}/>\n`;
+  const base = `${o.baseUrl}/rs/${o.customer}/${o.customer}/shipment/${o.id}`;
+  return (
+    '<?xml version="1.0" encoding="UTF-8"?>\n' +
+    `<shipment-info xmlns="${SHIPMENT_NAMESPACE}">\n` +
+    (o.reference === undefined
+      ? ''
+      : `  <customer-request-id>${escapeXml(o.reference)}</customer-request-id>\n`) +
+    `  <shipment-id>${o.id}</shipment-id>\n` +
+    '  <shipment-status>created</shipment-status>\n' +
+    `  <tracking-pin>${o.pin}</tracking-pin>\n` +
+    '  <links>\n' +
+    link('self', base, SHIPMENT_MEDIA_TYPE) +
+    link('details', `${base}/details`, SHIPMENT_MEDIA_TYPE) +
+    link('price', `${base}/price`, SHIPMENT_MEDIA_TYPE) +
+    link('label', `${o.baseUrl}/rs/artifact/${o.customer}/${o.id}/0`, 'application/pdf', ' index="0"') +
+    '  </links>\n' +
+    '</shipment-info>\n'
+  );
+}
+
+/** A tracking-summary document (track.xsd, in the v2 namespace): one PIN's latest event. */
+export function trackingSummaryXml(o: {
+  pin: string;
+  origin: string;
+  destination: string;
+  province: string;
+  service: string;
+  mailedOn: string;
+  expected: string;
+  delivered?: string;
+}): string {
+  const e = (name: string, value: string) => `    <${name}>${escapeXml(value)}</${name}>\n`;
+  return (
+    '<?xml version="1.0" encoding="UTF-8"?>\n' +
+    `<tracking-summary xmlns="${TRACK_NAMESPACE}">\n` +
+    '  <pin-summary>\n' +
+    e('pin', o.pin) +
+    e('origin-postal-id', o.origin) +
+    e('destination-postal-id', o.destination) +
+    e('destination-province', o.province) +
+    e('service-name', o.service) +
+    e('mailed-on-date', o.mailedOn) +
+    e('expected-delivery-date', o.expected) +
+    e('actual-delivery-date', o.delivered ?? '') +
+    e('delivery-option-completed-ind', o.delivered ? '1' : '0') +
+    e('event-date-time', `${(o.delivered ?? o.mailedOn).replaceAll('-', '')}:101500`) +
+    e('event-description', o.delivered ? 'Item successfully delivered' : 'Item processed') +
+    e('attempted-date', '') +
+    e('customer-ref-1', '') +
+    e('customer-ref-2', '') +
+    e('return-pin', '') +
+    e('event-type', o.delivered ? 'DELIVERED' : 'INDUCTION') +
+    e('event-location', 'TORONTO') +
+    e('signatory-name', o.delivered ? 'A TREMBLAY' : '') +
+    '  </pin-summary>\n' +
+    '</tracking-summary>\n'
+  );
+}
+
+/** A PDF of one empty page with the words `text`: the fake's label. */
+export function fakeLabelPdf(text: string): Buffer {
+  const stream = `BT /F1 18 Tf 20 200 Td (${text.replace(/[()\\]/g, '')}) Tj ET`;
+  const objects = [
+    '<< /Type /Catalog /Pages 2 0 R >>',
+    '<< /Type /Pages /Kids [3 0 R] /Count 1 >>',
+    '<< /Type /Page /Parent 2 0 R /MediaBox [0 0 288 432] /Contents 4 0 R /Resources << /Font << /F1 5 0 R >> >> >>',
+    `<< /Length ${stream.length} >>\nstream\n${stream}\nendstream`,
+    '<< /Type /Font /Subtype /Type1 /BaseFont /Helvetica >>',
+  ];
+  let out = '%PDF-1.4\n';
+  const offsets: number[] = [];
+  objects.forEach((o, i) => {
+    offsets.push(out.length);
+    out += `${i + 1} 0 obj\n${o}\nendobj\n`;
+  });
+  const xref = out.length;
+  out += `xref\n0 ${objects.length + 1}\n0000000000 65535 f \n`;
+  for (const o of offsets) out += `${String(o).padStart(10, '0')} 00000 n \n`;
+  out += `trailer\n<< /Size ${objects.length + 1} /Root 1 0 R >>\nstartxref\n${xref}\n%%EOF\n`;
+  return Buffer.from(out, 'latin1');
+}
+
 /** What the fake reads of a mailing-scenario. */
 interface Scenario {
   weightKg: number;
@@ -388,6 +506,8 @@ export async function startFakeCanadaPost(
   const username = opts.username ?? 'portage-user';
   const password = opts.password ?? 'portage-password';
   const requests: FakeCanadaPostRequest[] = [];
+  const shipments: FakeShipment[] = [];
+  const delivered = new Map<string, string>();
   let mode: FakeCanadaPostMode = DEFAULT_MODE;
   let url = '';
   /** The answers waiting out a delay: cut short when the fake closes. */
@@ -435,7 +555,102 @@ export async function startFakeCanadaPost(
       answer(status, messagesXml([{ code, description }]));
 
     try {
-      const path = record.url.split('?')[0];
+      const path = record.url.split('?')[0] ?? '';
+      const expectedAuth = `Basic ${Buffer.from(`${username}:${password}`).toString('base64')}`;
+      const shipmentAt = /^\/rs\/(\d{1,10})\/(\d{1,10})\/shipment$/.exec(path);
+      const artifactAt = /^\/rs\/artifact\/(\d{1,10})\/([A-Za-z0-9]{1,32})\/0$/.exec(path);
+      const trackAt = /^\/vis\/track\/pin\/([^/]{1,64})\/summary$/.exec(path);
+      if (shipmentAt || artifactAt || trackAt) {
+        const method = shipmentAt ? 'POST' : 'GET';
+        if (record.method !== method) return refuse(405, 'Server', `${record.method} is not allowed here`);
+        if (header('authorization') !== expectedAuth)
+          return refuse(401, 'E002', 'AAA Authentication Failure');
+        const media = shipmentAt ? SHIPMENT_MEDIA_TYPE : trackAt ? TRACK_MEDIA_TYPE : 'application/pdf';
+        if (header('accept') !== media) return refuse(406, 'Server', `Accept must be ${media}`);
+        if (shipmentAt && header('content-type') !== SHIPMENT_MEDIA_TYPE)
+          return refuse(415, 'Server', `Content-Type must be ${SHIPMENT_MEDIA_TYPE}`);
+        const language = header('accept-language');
+        if (!artifactAt && language !== 'en-CA' && language !== 'fr-CA')
+          return refuse(400, 'Server', `Accept-language must be en-CA or fr-CA, not ${language ?? 'absent'}`);
+        if (current.answer === 'error') {
+          return answer(
+            current.status,
+            messagesXml(current.messages ?? [{ code: 'Server', description: 'Internal error' }]),
+          );
+        }
+        if (current.answer === 'malformed') {
+          return answer(
+            current.status ?? 200,
+            current.body ?? '<?xml version="1.0"?>\n<shipment-info><shipm',
+            media,
+          );
+        }
+        if (current.answer === 'custom') {
+          const custom = await current.respond(record);
+          return answer(custom.status ?? 200, custom.body, custom.contentType ?? media);
+        }
+        if (shipmentAt) {
+          if (shipmentAt[1] !== shipmentAt[2])
+            return refuse(403, 'AA004', 'You cannot mail on behalf of the requested customer.');
+          let doc: Node;
+          try {
+            doc = node(requestParser.parse(body, true) as Node).shipment as Node;
+          } catch (err) {
+            return refuse(400, 'Server', `the request is not XML: ${(err as Error).message}`);
+          }
+          if (!doc) return refuse(400, 'Server', 'the request is not a shipment');
+          const spec = node(doc['delivery-spec']);
+          const code = spec['service-code'];
+          const service = text(Array.isArray(code) ? code[0] : code);
+          if (!SERVICES[service]) return refuse(400, '9122', `Invalid service code: ${service}`);
+          const destination = text(node(node(spec.destination)['address-details'])['postal-zip-code']);
+          if (!/^[A-Z]\d[A-Z]\d[A-Z]\d$/.test(destination)) return refuse(400, '9111', 'Invalid postal code');
+          const n = shipments.length + 1;
+          const shipment: FakeShipment = {
+            id: `34732${String(n).padStart(11, '0')}`,
+            pin: `70232100${String(n).padStart(8, '0')}`,
+            service,
+            reference: text(doc['customer-request-id']),
+            destinationPostalCode: destination,
+            body,
+          };
+          shipments.push(shipment);
+          return answer(
+            200,
+            shipmentInfoXml({
+              baseUrl: url,
+              customer: shipmentAt[1]!,
+              id: shipment.id,
+              pin: shipment.pin,
+              reference: shipment.reference,
+            }),
+            SHIPMENT_MEDIA_TYPE,
+          );
+        }
+        if (artifactAt) {
+          const shipment = shipments.find((x) => x.id === artifactAt[2]);
+          if (!shipment) return refuse(404, '8560', 'Artifact not found');
+          return answer(200, fakeLabelPdf(`Canada Post label ${shipment.pin}`), 'application/pdf');
+        }
+        const pin = decodeURIComponent(trackAt![1]!);
+        const shipment = shipments.find((x) => x.pin === pin);
+        if (!shipment) return refuse(404, '004', 'No Pin History');
+        const today = new Date().toISOString().slice(0, 10);
+        return answer(
+          200,
+          trackingSummaryXml({
+            pin,
+            origin: 'M5H2N2',
+            destination: shipment.destinationPostalCode,
+            province: 'QC',
+            service: SERVICES[shipment.service]!.en,
+            mailedOn: today,
+            expected: businessDaysAfter(today, SERVICES[shipment.service]!.transitDays),
+            ...(delivered.has(pin) ? { delivered: delivered.get(pin)! } : {}),
+          }),
+          TRACK_MEDIA_TYPE,
+        );
+      }
       if (path !== '/rs/ship/price') return refuse(404, 'Server', `No resource at ${path}`);
       if (record.method !== 'POST') return refuse(405, 'Server', `${record.method} is not allowed here`);
       const expected = `Basic ${Buffer.from(`${username}:${password}`).toString('base64')}`;
@@ -488,6 +703,10 @@ export async function startFakeCanadaPost(
   return {
     url,
     requests,
+    shipments,
+    deliver(pin, date) {
+      delivered.set(pin, date);
+    },
     setMode(next) {
       mode = next;
     },

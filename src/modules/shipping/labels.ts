@@ -1,0 +1,364 @@
+// Canada Post's contract shipping API (shipment-v8), as its developer documentation and
+// shipment.xsd say: POST {base}/rs/{mailed-by}/{mobo}/shipment with a shipment document
+// (application/vnd.cpc.shipment-v8+xml as Content-Type and Accept), a shipment-info document back
+// (its shipment id, the tracking PIN, and links: `label` is the artifact to GET as
+// application/pdf), or a messages document with an HTTP error. Basic auth and Accept-language as
+// the rating API (canada-post.ts). Tests run it against test/helpers/fake-canada-post.ts, the
+// documents checked against the official XSDs (docs/shipping.md "Labels").
+import { XMLParser } from 'fast-xml-parser';
+import { type CanadaPostSettings, parseMessages } from './canada-post.ts';
+import { CarrierError, type CarrierService } from './carrier.ts';
+
+export const SHIPMENT_MEDIA_TYPE = 'application/vnd.cpc.shipment-v8+xml';
+const SHIPMENT_NAMESPACE = 'http://www.canadapost.ca/ws/shipment-v8';
+
+/** Who sends a parcel and where it goes: what the label prints. */
+export interface LabelAddress {
+  name: string;
+  street: string;
+  line2?: string | null;
+  city: string;
+  /** Two letters ("ON"). */
+  province: string;
+  /** Six characters, no space ("M5H2N2"). */
+  postalCode: string;
+  phone?: string | null;
+}
+
+/** One parcel to buy a label for. */
+export interface ShipmentSpec {
+  /** Ours, printed on the label and kept by the carrier: the order's number ("2026-000123"). */
+  reference: string;
+  service: CarrierService;
+  /** YYYY-MM-DD: the day the parcel is handed over. */
+  mailingDate: string;
+  /** The shop: its name is the label's company. */
+  sender: LabelAddress & { company: string };
+  destination: LabelAddress;
+  /** Whole grams, at least 1. */
+  weightGrams: number;
+  dimensionsCm: { length: number; width: number; height: number };
+}
+
+/** What the carrier answers of a shipment bought. */
+export interface ShipmentInfo {
+  shipmentId: string;
+  trackingPin: string;
+  /** Where the label's PDF is fetched (the carrier's artifact link). */
+  labelUrl: string;
+}
+
+/** The latest of a parcel's tracking, as the carrier summarises it. */
+export interface TrackingSummary {
+  /** YYYY-MM-DD when it was delivered; null while it is not. */
+  deliveredOn: string | null;
+  /** The latest event in the carrier's words, when it says. */
+  event: string | null;
+}
+
+/** A carrier that sells labels and follows their parcels: Canada Post, or the sandbox (sandbox-labels.ts). */
+export interface LabelCarrier {
+  /** True for the sandbox: its labels are not postage, its tracking numbers are made up. */
+  readonly sandbox: boolean;
+  createShipment(
+    spec: ShipmentSpec,
+    opts: { locale: 'en-CA' | 'fr-CA'; signal?: AbortSignal },
+  ): Promise<ShipmentInfo>;
+  /** The label's PDF. */
+  label(labelUrl: string, opts: { signal?: AbortSignal }): Promise<Buffer>;
+  trackingSummary(
+    pin: string,
+    opts: { locale: 'en-CA' | 'fr-CA'; signal?: AbortSignal; shippedAt: Date; now: Date },
+  ): Promise<TrackingSummary>;
+}
+
+/** What buying labels and following parcels need (app.ts makes it from config.shipping). */
+export interface LabelDeps {
+  /** Canada Post with credentials, else the sandbox. */
+  carrier: LabelCarrier;
+  /** The sandbox: it follows the sandbox's parcels even once credentials are set. */
+  sandbox: LabelCarrier;
+  /** The phone printed as the sender's on Canada Post's labels (CANADA_POST_SENDER_PHONE). */
+  senderPhone: string;
+  /** How long before a parcel not yet delivered is asked about again (ms). */
+  recheckMs: number;
+  /** The sandbox's parcels are delivered this long after their label (ms). */
+  sandboxDeliveryMs: number;
+}
+
+/** A label PDF is tens of kilobytes; a shipment-info document a few. */
+const MAX_LABEL_BYTES = 5 * 1024 * 1024;
+const MAX_DOCUMENT_BYTES = 256 * 1024;
+
+const xmlText = (value: string) =>
+  value.replace(
+    /[&<>"']/g,
+    (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&apos;' })[c]!,
+  );
+
+/**
+ * A value people typed, as the XSD's normalizedString of at most `max` characters allows it: no
+ * control characters or line breaks, spaces collapsed, cut to length, then escaped.
+ */
+export function field(value: string | null | undefined, max: number): string {
+  const plain = Array.from(
+    (value ?? '')
+      .replace(/[\p{Cc}\p{Cf}\u2028\u2029]+/gu, ' ')
+      .replace(/\s+/g, ' ')
+      .trim(),
+  )
+    .slice(0, max)
+    .join('')
+    .trim();
+  return xmlText(plain);
+}
+
+const postal = (code: string) => code.replace(/\s+/g, '').toUpperCase();
+
+/** The shipment document for `spec` (shipment.xsd's `shipment`; every value bounded and escaped). */
+export function shipmentDocument(
+  settings: Pick<CanadaPostSettings, 'contractId'>,
+  spec: ShipmentSpec,
+): string {
+  const kg = Math.min(99.999, Math.max(0.001, spec.weightGrams / 1000)).toFixed(3);
+  const cm = (n: number) => Math.min(999.9, Math.max(0.1, n)).toFixed(1);
+  const { length, width, height } = spec.dimensionsCm;
+  const s = spec.sender;
+  const d = spec.destination;
+  const line2 = (v: string | null | undefined) =>
+    field(v, 44) ? `<address-line-2>${field(v, 44)}</address-line-2>` : '';
+  return (
+    '<?xml version="1.0" encoding="UTF-8"?>\n' +
+    `<shipment xmlns="${SHIPMENT_NAMESPACE}">` +
+    `<customer-request-id>${field(spec.reference, 35)}</customer-request-id>` +
+    // No manifest: the shipment is sent to Canada Post with its label (docs/shipping.md "Labels").
+    '<transmit-shipment>true</transmit-shipment>' +
+    `<requested-shipping-point>${postal(spec.sender.postalCode)}</requested-shipping-point>` +
+    `<expected-mailing-date>${spec.mailingDate}</expected-mailing-date>` +
+    '<delivery-spec>' +
+    `<service-code>${spec.service}</service-code>` +
+    '<sender>' +
+    (field(s.name, 44) ? `<name>${field(s.name, 44)}</name>` : '') +
+    `<company>${field(s.company, 44)}</company>` +
+    `<contact-phone>${field(s.phone, 25)}</contact-phone>` +
+    '<address-details>' +
+    `<address-line-1>${field(s.street, 44)}</address-line-1>${line2(s.line2)}` +
+    `<city>${field(s.city, 40)}</city><prov-state>${field(s.province, 2)}</prov-state>` +
+    `<country-code>CA</country-code><postal-zip-code>${postal(s.postalCode)}</postal-zip-code>` +
+    '</address-details>' +
+    '</sender>' +
+    '<destination>' +
+    `<name>${field(d.name, 44)}</name>` +
+    (field(d.phone, 25) ? `<client-voice-number>${field(d.phone, 25)}</client-voice-number>` : '') +
+    '<address-details>' +
+    `<address-line-1>${field(d.street, 44)}</address-line-1>${line2(d.line2)}` +
+    `<city>${field(d.city, 40)}</city><prov-state>${field(d.province, 2)}</prov-state>` +
+    `<country-code>CA</country-code><postal-zip-code>${postal(d.postalCode)}</postal-zip-code>` +
+    '</address-details>' +
+    '</destination>' +
+    '<parcel-characteristics>' +
+    `<weight>${kg}</weight>` +
+    `<dimensions><length>${cm(length)}</length><width>${cm(width)}</width><height>${cm(height)}</height></dimensions>` +
+    '</parcel-characteristics>' +
+    '<print-preferences><output-format>4x6</output-format><encoding>PDF</encoding></print-preferences>' +
+    '<preferences><show-packing-instructions>false</show-packing-instructions>' +
+    '<show-postage-rate>false</show-postage-rate><show-insured-value>false</show-insured-value></preferences>' +
+    `<references><customer-ref-1>${field(spec.reference, 35)}</customer-ref-1></references>` +
+    '<settlement-info>' +
+    (settings.contractId ? `<contract-id>${settings.contractId}</contract-id>` : '') +
+    // A contract's shipments go on its account; without one, the card the account keeps on file.
+    `<intended-method-of-payment>${settings.contractId ? 'Account' : 'CreditCard'}</intended-method-of-payment>` +
+    '</settlement-info>' +
+    '</delivery-spec>' +
+    '</shipment>'
+  );
+}
+
+const parser = new XMLParser({
+  ignoreAttributes: false,
+  attributeNamePrefix: '',
+  removeNSPrefix: true,
+  parseTagValue: false,
+  parseAttributeValue: false,
+  isArray: (name) => name === 'link' || name === 'pin-summary',
+});
+
+type Node = Record<string, unknown>;
+const node = (value: unknown): Node => (typeof value === 'object' && value !== null ? (value as Node) : {});
+const textOf = (value: unknown): string =>
+  typeof value === 'string'
+    ? value.trim()
+    : typeof value === 'object' && value
+      ? textOf(node(value)['#text'])
+      : '';
+
+function parseDocument(xml: string, root: string): Node {
+  let doc: Node;
+  try {
+    doc = parser.parse(xml, true) as Node;
+  } catch {
+    throw new CarrierError('Canada Post answered a document that is not XML', true);
+  }
+  if (!(root in doc)) throw new CarrierError(`Canada Post answered no ${root} document`, true);
+  return node(doc[root]);
+}
+
+/**
+ * A shipment-info document: its id, PIN and label link. The link must be on `base`'s origin: a
+ * document that points elsewhere is not followed (the label is fetched with our credentials).
+ */
+export function parseShipmentInfo(xml: string, base: string): ShipmentInfo {
+  const info = parseDocument(xml, 'shipment-info');
+  const shipmentId = textOf(info['shipment-id']);
+  const trackingPin = textOf(info['tracking-pin']);
+  const links = node(info.links).link;
+  const label = (Array.isArray(links) ? links : []).map(node).find((l) => l.rel === 'label');
+  if (!/^[A-Za-z0-9]{1,32}$/.test(shipmentId))
+    throw new CarrierError(`Canada Post answered shipment id "${shipmentId}"`, true);
+  if (!/^[A-Z0-9]{11,16}$/.test(trackingPin))
+    throw new CarrierError(`Canada Post answered tracking PIN "${trackingPin}"`, true);
+  const href = typeof label?.href === 'string' ? label.href : '';
+  let url: URL;
+  try {
+    url = new URL(href);
+  } catch {
+    throw new CarrierError('Canada Post answered no label link', true);
+  }
+  if (url.origin !== new URL(base).origin)
+    throw new CarrierError(`Canada Post's label link is on another host (${url.host})`, false);
+  return { shipmentId, trackingPin, labelUrl: url.href };
+}
+
+/** A tracking-summary document (track.xsd, the v2 namespace): delivered when it has a delivery date. */
+export function parseTrackingSummary(xml: string): TrackingSummary {
+  const summary = parseDocument(xml, 'tracking-summary');
+  const pins = summary['pin-summary'];
+  const pin = node(Array.isArray(pins) ? pins[0] : undefined);
+  const delivered = textOf(pin['actual-delivery-date']);
+  const event = textOf(pin['event-description']);
+  return {
+    deliveredOn: /^\d{4}-\d{2}-\d{2}$/.test(delivered) ? delivered : null,
+    event: event ? event.slice(0, 200) : null,
+  };
+}
+
+/** The answer's bytes, refused past `max`. */
+async function boundedBytes(response: Response, max: number): Promise<Buffer> {
+  const reader = response.body?.getReader();
+  if (!reader) return Buffer.alloc(0);
+  const chunks: Uint8Array[] = [];
+  let size = 0;
+  for (;;) {
+    const { done, value } = await reader.read();
+    if (done) break;
+    size += value.byteLength;
+    if (size > max) {
+      await reader.cancel().catch(() => {});
+      throw new CarrierError(`Canada Post answered more than ${max / 1024} KB`, true);
+    }
+    chunks.push(value);
+  }
+  return Buffer.concat(chunks);
+}
+
+/**
+ * One request to Canada Post: its answer's bytes when it is 2xx; a CarrierError otherwise
+ * (retryable when it was unreachable, slow, 5xx or 429; with its messages when it refused).
+ */
+export async function askCanadaPost(
+  fetchImpl: typeof fetch,
+  settings: CanadaPostSettings,
+  url: string,
+  init: { method: 'GET' | 'POST'; accept: string; contentType?: string; locale?: string; body?: string },
+  signal: AbortSignal | undefined,
+  max = MAX_DOCUMENT_BYTES,
+): Promise<{ bytes: Buffer; contentType: string }> {
+  const authorization = `Basic ${Buffer.from(`${settings.username}:${settings.password}`).toString('base64')}`;
+  let response: Response;
+  try {
+    response = await fetchImpl(url, {
+      method: init.method,
+      headers: {
+        accept: init.accept,
+        authorization,
+        ...(init.contentType ? { 'content-type': init.contentType } : {}),
+        ...(init.locale ? { 'accept-language': init.locale } : {}),
+      },
+      ...(init.body === undefined ? {} : { body: init.body }),
+      ...(signal ? { signal } : {}),
+    });
+  } catch (err) {
+    throw new CarrierError(`Canada Post could not be reached: ${(err as Error).message}`, true);
+  }
+  const bytes = await boundedBytes(response, response.ok ? max : MAX_DOCUMENT_BYTES).catch((err: unknown) => {
+    if (err instanceof CarrierError) throw err;
+    throw new CarrierError(`Canada Post's answer broke off: ${(err as Error).message}`, true);
+  });
+  if (!response.ok) {
+    const messages = parseMessages(bytes.toString('utf8'));
+    const said = messages.map((m) => `${m.code} ${m.description}`).join('; ');
+    throw new CarrierError(
+      `Canada Post answered ${response.status}${said ? `: ${said}` : ''}`,
+      response.status >= 500 || response.status === 429 || response.status === 408,
+      messages,
+    );
+  }
+  return { bytes, contentType: response.headers.get('content-type') ?? '' };
+}
+
+export const TRACK_MEDIA_TYPE = 'application/vnd.cpc.track-v2+xml';
+
+/** Canada Post's shipment, label and tracking-summary calls over one account. */
+export function canadaPostLabels(
+  settings: CanadaPostSettings,
+  fetchImpl: typeof fetch = fetch,
+): LabelCarrier {
+  const base = settings.baseUrl.replace(/\/+$/, '');
+  const customer = settings.customerNumber;
+  return {
+    sandbox: false,
+    async createShipment(spec, { locale, signal }) {
+      const { bytes } = await askCanadaPost(
+        fetchImpl,
+        settings,
+        // Mailed by the account's customer, on its own behalf.
+        `${base}/rs/${customer}/${customer}/shipment`,
+        {
+          method: 'POST',
+          accept: SHIPMENT_MEDIA_TYPE,
+          contentType: SHIPMENT_MEDIA_TYPE,
+          locale,
+          body: shipmentDocument(settings, spec),
+        },
+        signal,
+      );
+      return parseShipmentInfo(bytes.toString('utf8'), base);
+    },
+    async label(labelUrl, { signal }) {
+      if (new URL(labelUrl).origin !== new URL(base).origin)
+        throw new CarrierError('The label link is not on Canada Post’s host', false);
+      const { bytes, contentType } = await askCanadaPost(
+        fetchImpl,
+        settings,
+        labelUrl,
+        { method: 'GET', accept: 'application/pdf' },
+        signal,
+        MAX_LABEL_BYTES,
+      );
+      if (!contentType.startsWith('application/pdf') || bytes.subarray(0, 5).toString('latin1') !== '%PDF-')
+        throw new CarrierError(`Canada Post answered a label that is not a PDF (${contentType})`, true);
+      return bytes;
+    },
+    async trackingSummary(pin, { locale, signal }) {
+      if (!/^[A-Z0-9]{11,16}$/.test(pin)) throw new CarrierError(`"${pin}" is not a Canada Post PIN`, false);
+      const { bytes } = await askCanadaPost(
+        fetchImpl,
+        settings,
+        `${base}/vis/track/pin/${pin}/summary`,
+        { method: 'GET', accept: TRACK_MEDIA_TYPE, locale },
+        signal,
+      );
+      return parseTrackingSummary(bytes.toString('utf8'));
+    },
+  };
+}

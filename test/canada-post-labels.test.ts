@@ -1,0 +1,234 @@
+// Canada Post's shipment, label and tracking-summary calls as the adapter speaks them
+// (src/modules/shipping/labels.ts), against the local fake (test/helpers/fake-canada-post.ts);
+// every document both sides write checked against Canada Post's XSDs with libxml2. track.xsd is
+// published in the namespace http://www.canadapost.ca/ws/track; the track-v2 media type's documents
+// are in http://www.canadapost.ca/ws/track-v2 with the same elements, so its target namespace is
+// read as v2 here.
+import { readFileSync } from 'node:fs';
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { validateXML } from 'xmllint-wasm';
+import type { CanadaPostSettings } from '../src/modules/shipping/canada-post.ts';
+import { CarrierError } from '../src/modules/shipping/carrier.ts';
+import { canadaPostLabels, type ShipmentSpec, shipmentDocument } from '../src/modules/shipping/labels.ts';
+import {
+  type FakeCanadaPost,
+  messagesXml,
+  shipmentInfoXml,
+  startFakeCanadaPost,
+  trackingSummaryXml,
+} from './helpers/fake-canada-post.ts';
+
+const XSD_DIR = new URL('./official-schemas/canadapost/', import.meta.url);
+const xsd = (fileName: string) => ({ fileName, contents: readFileSync(new URL(fileName, XSD_DIR), 'utf8') });
+const SHIPMENT = xsd('shipment.xsd');
+const COMMON = xsd('common.xsd');
+const MESSAGES = xsd('messages.xsd');
+const TRACK_V2 = {
+  fileName: 'track.xsd',
+  contents: xsd('track.xsd').contents.replaceAll(
+    '"http://www.canadapost.ca/ws/track"',
+    '"http://www.canadapost.ca/ws/track-v2"',
+  ),
+};
+
+async function schemaErrors(xml: string, schema: 'shipment' | 'track' | 'messages'): Promise<string[]> {
+  const result = await validateXML({
+    xml: [{ fileName: 'document.xml', contents: xml }],
+    ...(schema === 'shipment'
+      ? { schema: [SHIPMENT], preload: [COMMON] }
+      : { schema: [schema === 'track' ? TRACK_V2 : MESSAGES] }),
+  });
+  return result.errors.map((e) => e.message);
+}
+
+const USERNAME = '6e93d53968881714';
+const PASSWORD = '0bfa9fcb9853d1f51ee57a';
+let fake: FakeCanadaPost;
+beforeAll(async () => {
+  fake = await startFakeCanadaPost({ username: USERNAME, password: PASSWORD });
+});
+afterAll(() => fake.close());
+beforeEach(() => fake.reset());
+
+const settings = (overrides: Partial<CanadaPostSettings> = {}): CanadaPostSettings => ({
+  baseUrl: fake.url,
+  username: USERNAME,
+  password: PASSWORD,
+  customerNumber: '2004381',
+  ...overrides,
+});
+
+const spec = (overrides: Partial<ShipmentSpec> = {}): ShipmentSpec => ({
+  reference: '2026-000123',
+  service: 'DOM.EP',
+  mailingDate: '2026-11-23',
+  sender: {
+    company: 'Érable & Fils <Boutique>',
+    name: 'Marie Tremblay',
+    street: '100 Queen St W',
+    city: 'Toronto',
+    province: 'ON',
+    postalCode: 'M5H 2N2',
+    phone: '416 555 0199',
+  },
+  destination: {
+    name: 'Avery "A." Tremblay\u0007',
+    street: '1000 Rue Sherbrooke O',
+    line2: 'App. 4',
+    city: 'Montréal',
+    province: 'QC',
+    postalCode: 'h3a 3g4',
+    phone: '+15145550123',
+  },
+  weightGrams: 1500,
+  dimensionsCm: { length: 30, width: 23, height: 13 },
+  ...overrides,
+});
+
+async function carrierErrorOf(promise: Promise<unknown>): Promise<CarrierError> {
+  const err = await promise.then(
+    () => undefined,
+    (e: unknown) => e,
+  );
+  expect(err).toBeInstanceOf(CarrierError);
+  return err as CarrierError;
+}
+
+describe('the shipment the adapter buys', () => {
+  it('is a shipment document valid against shipment.xsd, people’s words escaped and bounded', async () => {
+    const doc = shipmentDocument({}, spec({ sender: { ...spec().sender, street: `${'x'.repeat(60)}` } }));
+    expect(await schemaErrors(doc, 'shipment')).toEqual([]);
+    expect(doc).toContain('<company>Érable &amp; Fils &lt;Boutique&gt;</company>');
+    expect(doc).toContain('<name>Avery &quot;A.&quot; Tremblay</name>');
+    expect(doc).toContain(`<address-line-1>${'x'.repeat(44)}</address-line-1>`);
+    expect(doc).toContain('<postal-zip-code>H3A3G4</postal-zip-code>');
+    expect(doc).toContain('<requested-shipping-point>M5H2N2</requested-shipping-point>');
+    expect(doc).toContain('<intended-method-of-payment>CreditCard</intended-method-of-payment>');
+    const contract = shipmentDocument({ contractId: '42708517' }, spec());
+    expect(await schemaErrors(contract, 'shipment')).toEqual([]);
+    expect(contract).toContain(
+      '<contract-id>42708517</contract-id><intended-method-of-payment>Account</intended-method-of-payment>',
+    );
+  });
+
+  it('is posted to /rs/{customer}/{customer}/shipment with the shipment media type, then its label fetched as a PDF', async () => {
+    const carrier = canadaPostLabels(settings());
+    const info = await carrier.createShipment(spec(), { locale: 'fr-CA' });
+    expect(info).toEqual({
+      shipmentId: fake.shipments[0]!.id,
+      trackingPin: fake.shipments[0]!.pin,
+      labelUrl: `${fake.url}/rs/artifact/2004381/${fake.shipments[0]!.id}/0`,
+    });
+    const pdf = await carrier.label(info.labelUrl, {});
+    expect(pdf.subarray(0, 5).toString()).toBe('%PDF-');
+    const [post, get] = fake.requests;
+    expect(post).toMatchObject({ method: 'POST', url: '/rs/2004381/2004381/shipment', status: 200 });
+    expect(post!.headers).toMatchObject({
+      authorization: `Basic ${Buffer.from(`${USERNAME}:${PASSWORD}`).toString('base64')}`,
+      accept: 'application/vnd.cpc.shipment-v8+xml',
+      'content-type': 'application/vnd.cpc.shipment-v8+xml',
+      'accept-language': 'fr-CA',
+    });
+    expect(await schemaErrors(post!.body, 'shipment')).toEqual([]);
+    expect(await schemaErrors(post!.response, 'shipment')).toEqual([]);
+    expect(get).toMatchObject({ method: 'GET', status: 200, contentType: 'application/pdf' });
+    expect(get!.headers.accept).toBe('application/pdf');
+  });
+
+  it('refuses a label link on another host, and never fetches it', async () => {
+    fake.setMode({
+      answer: 'custom',
+      respond: () => ({
+        body: shipmentInfoXml({
+          baseUrl: 'https://attacker.example',
+          customer: '2004381',
+          id: '1',
+          pin: '7023210000000001',
+        }),
+      }),
+    });
+    const err = await carrierErrorOf(
+      canadaPostLabels(settings()).createShipment(spec(), { locale: 'en-CA' }),
+    );
+    expect(err.retryable).toBe(false);
+    expect(err.message).toContain('attacker.example');
+    await expect(canadaPostLabels(settings()).label('https://attacker.example/x.pdf', {})).rejects.toThrow(
+      /not on Canada Post/,
+    );
+  });
+
+  it('a refusal carries Canada Post’s messages (not retryable); an outage, a broken or slow answer is retryable', async () => {
+    const carrier = canadaPostLabels(settings());
+    const refused = await carrierErrorOf(
+      carrier.createShipment(spec({ destination: { ...spec().destination, postalCode: '12345' } }), {
+        locale: 'en-CA',
+      }),
+    );
+    expect(refused).toMatchObject({
+      retryable: false,
+      messages: [{ code: '9111', description: 'Invalid postal code' }],
+    });
+    expect(await schemaErrors(fake.requests[0]!.response, 'messages')).toEqual([]);
+
+    fake.setMode({ answer: 'error', status: 500 });
+    expect((await carrierErrorOf(carrier.createShipment(spec(), { locale: 'en-CA' }))).retryable).toBe(true);
+    fake.setMode({ answer: 'malformed' });
+    expect((await carrierErrorOf(carrier.createShipment(spec(), { locale: 'en-CA' }))).retryable).toBe(true);
+    fake.setMode({ answer: 'quotes', delayMs: 5000 });
+    const slow = await carrierErrorOf(
+      carrier.createShipment(spec(), { locale: 'en-CA', signal: AbortSignal.timeout(100) }),
+    );
+    expect(slow.retryable).toBe(true);
+    fake.setMode({ answer: 'custom', respond: () => ({ body: 'not a pdf', contentType: 'text/plain' }) });
+    expect((await carrierErrorOf(carrier.label(`${fake.url}/rs/artifact/2004381/1/0`, {}))).retryable).toBe(
+      true,
+    );
+  });
+});
+
+describe('the tracking summary the adapter reads', () => {
+  it('says delivered once Canada Post does, its documents valid against track.xsd', async () => {
+    const carrier = canadaPostLabels(settings());
+    const { trackingPin } = await carrier.createShipment(spec(), { locale: 'en-CA' });
+    const at = { locale: 'en-CA' as const, shippedAt: new Date(), now: new Date() };
+    expect(await carrier.trackingSummary(trackingPin, at)).toEqual({
+      deliveredOn: null,
+      event: 'Item processed',
+    });
+    fake.deliver(trackingPin, '2026-11-26');
+    expect(await carrier.trackingSummary(trackingPin, at)).toEqual({
+      deliveredOn: '2026-11-26',
+      event: 'Item successfully delivered',
+    });
+    const summaries = fake.requests.filter((r) => r.url.startsWith('/vis/track/pin/'));
+    expect(summaries.map((r) => [r.method, r.url, r.headers.accept])).toEqual([
+      ['GET', `/vis/track/pin/${trackingPin}/summary`, 'application/vnd.cpc.track-v2+xml'],
+      ['GET', `/vis/track/pin/${trackingPin}/summary`, 'application/vnd.cpc.track-v2+xml'],
+    ]);
+    for (const r of summaries) expect(await schemaErrors(r.response, 'track')).toEqual([]);
+    expect(
+      await schemaErrors(
+        trackingSummaryXml({
+          pin: '1',
+          origin: '',
+          destination: '',
+          province: '',
+          service: '',
+          mailedOn: '',
+          expected: '',
+        }),
+        'track',
+      ),
+    ).toEqual([]);
+  });
+
+  it('a PIN Canada Post never sold is its 404 with message 004; a made-up one is never sent', async () => {
+    const carrier = canadaPostLabels(settings());
+    const at = { locale: 'en-CA' as const, shippedAt: new Date(), now: new Date() };
+    const unknown = await carrierErrorOf(carrier.trackingSummary('7023210099999999', at));
+    expect(unknown.messages).toEqual([{ code: '004', description: 'No Pin History' }]);
+    expect(await schemaErrors(messagesXml(unknown.messages), 'messages')).toEqual([]);
+    await carrierErrorOf(carrier.trackingSummary('../../rs/ship/price', at));
+    expect(fake.requests).toHaveLength(1);
+  });
+});
