@@ -65,8 +65,10 @@ import { MemorySearchIndex } from './modules/search/memory-index.ts';
 import { searchRoutes } from './modules/search/routes.ts';
 import { createSearch } from './modules/search/service.ts';
 import { canadaPost } from './modules/shipping/canada-post.ts';
+import { canadaPostLabels } from './modules/shipping/labels.ts';
 import { carrierRates } from './modules/shipping/rates.ts';
 import { shippingRoutes } from './modules/shipping/routes.ts';
+import { sandboxLabels } from './modules/shipping/sandbox-labels.ts';
 import { subscribeModules } from './modules/subscriptions.ts';
 import { systemRoutes } from './modules/system/routes.ts';
 import { createProfiles } from './modules/ucp/agent.ts';
@@ -258,6 +260,8 @@ export async function buildApp(opts: AppOptions): Promise<FastifyInstance> {
           log: app.log,
         })
       : undefined,
+    // Labels and tracking (docs/shipping.md "Labels"): Canada Post's shipment API, else the sandbox.
+    labels: labelDeps(config.shipping),
   };
   await app.register(checkoutRoutes({ ...commerce, publishableKey: config.payments.publishableKey }));
   await app.register(paymentRoutes({ ...commerce, sandbox }));
@@ -381,6 +385,17 @@ export async function buildApp(opts: AppOptions): Promise<FastifyInstance> {
     await invoices.close();
   });
   return app;
+}
+
+function labelDeps(shipping: Config['shipping']) {
+  const sandbox = sandboxLabels({ deliveryMs: shipping.labels.sandboxDeliveryMs });
+  return {
+    carrier: shipping.canadaPost ? canadaPostLabels(shipping.canadaPost) : sandbox,
+    sandbox,
+    senderPhone: shipping.labels.senderPhone,
+    recheckMs: shipping.labels.trackingRecheckMs,
+    sandboxDeliveryMs: shipping.labels.sandboxDeliveryMs,
+  };
 }
 
 /**

@@ -10,6 +10,17 @@ export interface ShippingConfig {
   rateBudgetMs: number;
   /** How long a parcel's carrier rates are reused (ms); at least 10 s, so that the checkout that fetched them finds them. */
   rateCacheMs: number;
+  /** Labels and tracking (docs/shipping.md "Labels"). */
+  labels: LabelsConfig;
+}
+
+export interface LabelsConfig {
+  /** Without carrier credentials: how long after its sandbox label an order counts as delivered (ms). */
+  sandboxDeliveryMs: number;
+  /** How long the tracking job waits before asking again of a parcel not yet delivered (ms). */
+  trackingRecheckMs: number;
+  /** The sender's phone on Canada Post's labels (its shipment API requires one). */
+  senderPhone: string;
 }
 
 export function shippingConfig(
@@ -20,8 +31,17 @@ export function shippingConfig(
 ): ShippingConfig {
   const rateBudgetMs = pick('SHIPPING_RATE_BUDGET_MS', intIn(50, 10_000), 1500);
   const rateCacheMs = pick('SHIPPING_RATE_CACHE_MS', intIn(10_000, 86_400_000), 10 * 60_000);
+  const labels: LabelsConfig = {
+    sandboxDeliveryMs: pick('SHIPPING_SANDBOX_DELIVERY_SECONDS', intIn(0, 30 * 86_400), 600) * 1000,
+    trackingRecheckMs: pick('SHIPPING_TRACKING_RECHECK_SECONDS', intIn(60, 7 * 86_400), 4 * 3600) * 1000,
+    senderPhone: pick(
+      'CANADA_POST_SENDER_PHONE',
+      z.string().regex(/^[0-9 +().-]{0,25}$/, 'must be a phone number'),
+      '',
+    ),
+  };
   const key = env.CANADA_POST_API_KEY?.trim();
-  if (!key) return { canadaPost: undefined, rateBudgetMs, rateCacheMs };
+  if (!key) return { canadaPost: undefined, rateBudgetMs, rateCacheMs, labels };
   const colon = key.indexOf(':');
   if (colon < 1 || colon === key.length - 1) {
     problems.push('CANADA_POST_API_KEY: must be the API key as user:password');
@@ -50,5 +70,6 @@ export function shippingConfig(
     },
     rateBudgetMs,
     rateCacheMs,
+    labels,
   };
 }

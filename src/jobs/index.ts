@@ -2,6 +2,7 @@
 import { FOLD_BATCH, foldAnalytics } from '../modules/analytics/service.ts';
 import { expireLapsedSessions } from '../modules/checkout/service.ts';
 import { deleteEndedReservations, releaseLapsedReservations } from '../modules/inventory/service.ts';
+import { followTracking } from '../modules/orders/labels.ts';
 import { cancelStalePendingOrders, type OrdersDeps } from '../modules/orders/service.ts';
 import { sendDueRefunds } from '../modules/payments/refunds.ts';
 import type { Job } from './runner.ts';
@@ -35,6 +36,14 @@ export function commerceJobs(deps: OrdersDeps): Job[] {
       everyMs: 60_000,
       batch: 20,
       run: (ctx) => cancelStalePendingOrders(ctx, deps, 20),
+    },
+    {
+      // Parcels with a label bought here: their carrier's tracking summary, asked outside any
+      // transaction; delivered ones are marked delivered (docs/shipping.md "Tracking").
+      name: 'tracking',
+      everyMs: 60_000,
+      batch: 20,
+      run: (ctx) => (deps.labels ? followTracking(ctx, deps, 20) : Promise.resolve(0)),
     },
     {
       name: 'refunds',

@@ -2,7 +2,7 @@
 // (each publishes its event). They are created in one place, purchase/flow.ts; their refunds are
 // payments/refunds.ts; the returns module reaches them only through for-returns.ts
 // (docs/api.md "Orders", "Refunds"; docs/decisions.md "Orders").
-import { and, asc, count, desc, eq, lte, sql } from 'drizzle-orm';
+import { and, asc, count, desc, eq, gt, lte, or, sql } from 'drizzle-orm';
 import type { z } from 'zod';
 import { isRecordId, toUnix } from '../../contract/common.ts';
 import { conflict, forbidden, notFound } from '../../contract/errors.ts';
@@ -13,19 +13,22 @@ import { commitParcel, lockVariants, restock } from '../inventory/service.ts';
 import type { InvoiceLinks } from '../invoices/links.ts';
 import { type RefundDeps, requestRefund, sendRefund } from '../payments/refunds.ts';
 import { addBusinessDays, estimatedDelivery, torontoDate } from '../pricing/dates.ts';
+import type { LabelDeps } from '../shipping/labels.ts';
 import type { AdapterOrderItem } from './create.ts';
 import { UNCONFIRMED_REASON } from './mail.ts';
 import { type Actor, orderMachine, type TransitionName } from './states.ts';
-import { orderItems, orders } from './tables.ts';
+import { orderItems, orderLabels, orders, orderTracking } from './tables.ts';
 
 export interface OrdersDeps extends RefundDeps {
   publicBaseUrl: string;
   platformFeeBps: number;
   /** Signed links to invoices, for the paid email (invoices/links.ts). */
   invoiceLinks?: InvoiceLinks;
+  /** Labels and tracking (labels.ts): Canada Post with credentials, else the sandbox. */
+  labels?: LabelDeps;
 }
 
-type OrderRow = typeof orders.$inferSelect;
+export type OrderRow = typeof orders.$inferSelect;
 type ItemRow = typeof orderItems.$inferSelect;
 /** The API's detail; its lines also carry what was sold (the answer's schema keeps the interface's fields). */
 type Detail = Omit<z.infer<typeof orderDetail>, 'items'> & { items: ReturnType<typeof soldItems> };
@@ -251,20 +254,59 @@ export async function shipOrder(
 ): Promise<Detail> {
   const me = caller(ctx);
   const detail = await inTransaction(ctx, async (tx) => {
-    const row = await visibleOrder(tx, me, orderId);
-    // Its subscribers write the buyer's email (orders/mail.ts).
-    const updated = await transition(
-      tx,
-      row,
-      'ship',
-      actorOf(me, row),
-      { trackingNumber: input.trackingNumber, carrier: input.carrier, shippedAt: tx.now() },
-      { publicBaseUrl: deps.publicBaseUrl },
-    );
-    return toDetail(updated, await itemsOf(tx, orderId));
+    const row = await visibleOrder(tx, me, orderId, true);
+    // An order whose label is being bought (or was) ships by that label (labels.ts).
+    if (row.status === 'confirmed' && (await labelHolds(tx, orderId)))
+      throw conflict('error.labels.shipsByLabel');
+    return toDetail(await shipRow(tx, deps, me, row, input), await itemsOf(tx, orderId));
   });
   deps.nudge('mail');
   return detail;
+}
+
+/**
+ * The ship transition of `row` by `me`, in `tx`: the order's tracking number and carrier, its
+ * event (the buyer's email and the platforms' webhooks are its subscribers). A label bought
+ * (labels.ts) ships through here too.
+ */
+export async function shipRow(
+  tx: RequestContext,
+  deps: Pick<OrdersDeps, 'publicBaseUrl'>,
+  me: AuthUser,
+  row: OrderRow,
+  input: { trackingNumber: string; carrier: string },
+): Promise<OrderRow> {
+  // Its subscribers write the buyer's email (orders/mail.ts).
+  return transition(
+    tx,
+    row,
+    'ship',
+    actorOf(me, row),
+    { trackingNumber: input.trackingNumber, carrier: input.carrier, shippedAt: tx.now() },
+    { publicBaseUrl: deps.publicBaseUrl },
+  );
+}
+
+/** How long a label's purchase may take before its claim no longer holds the order (labels.ts). */
+export const LABEL_CLAIM_SECONDS = 120;
+
+/**
+ * Whether the order has a label bought, or one being bought (a claim younger than
+ * LABEL_CLAIM_SECONDS): it is then neither shipped by hand nor cancelled, so that a label is never
+ * paid for an order that went another way.
+ */
+export async function labelHolds(tx: RequestContext, orderId: string): Promise<boolean> {
+  const since = new Date(tx.now().getTime() - LABEL_CLAIM_SECONDS * 1000);
+  const [held] = await tx.db
+    .select({ orderId: orderLabels.orderId })
+    .from(orderLabels)
+    .where(
+      and(
+        eq(orderLabels.orderId, orderId),
+        or(eq(orderLabels.state, 'bought'), gt(orderLabels.claimedAt, since)),
+      ),
+    );
+  return held !== undefined;
 }
 
 /** POST /orders/:id/deliver. */
@@ -272,9 +314,32 @@ export async function deliverOrder(ctx: RequestContext, orderId: string): Promis
   const me = caller(ctx);
   return inTransaction(ctx, async (tx) => {
     const row = await visibleOrder(tx, me, orderId);
-    const updated = await transition(tx, row, 'deliver', actorOf(me, row), { deliveredAt: tx.now() });
+    const updated = await deliverRow(tx, row, actorOf(me, row));
     return toDetail(updated, await itemsOf(tx, orderId));
   });
+}
+
+/**
+ * The deliver transition of `row`: a person's "mark delivered", or the tracking job's when the
+ * carrier says so (actor `system`); the same event either way, so the same webhooks.
+ */
+export async function deliverRow(tx: RequestContext, row: OrderRow, actor: Actor): Promise<OrderRow> {
+  // The carrier's word ends the following of the parcel (labels.ts).
+  await tx.db.delete(orderTracking).where(eq(orderTracking.orderId, row.id));
+  return transition(tx, row, 'deliver', actor, { deliveredAt: tx.now() });
+}
+
+/** An order's row as stored, or undefined (the label and tracking services read it so). */
+export async function orderRow(ctx: RequestContext, orderId: string, lock = false) {
+  if (!isRecordId('orders', orderId)) return undefined;
+  const query = ctx.db.select().from(orders).where(eq(orders.id, orderId));
+  const [row] = lock ? await query.for('update') : await query;
+  return row;
+}
+
+/** The order's detail as the API answers it. */
+export async function detailOf(ctx: RequestContext, row: OrderRow): Promise<Detail> {
+  return toDetail(row, await itemsOf(ctx, row.id));
 }
 
 /**
@@ -353,6 +418,9 @@ export async function cancelOrder(
       const me = caller(ctx);
       row = await visibleOrder(tx, me, orderId, true);
       actor = actorOf(me, row);
+      // Its label is being bought: cancelling now would leave a label paid for nothing (labels.ts).
+      if (row.status === 'confirmed' && (await labelHolds(tx, orderId)))
+        throw conflict('error.labels.cannotCancel');
     }
     const items = await itemsOf(tx, orderId);
     const name: TransitionName = actor === 'system' ? 'expirePending' : 'cancel';

@@ -13,7 +13,8 @@ export const orderMachine = defineMachine({
     /** A pending order's seller has the stock after all. */
     confirm: { from: ['pending'], to: 'confirmed', by: ['seller', 'admin'] },
     ship: { from: ['confirmed'], to: 'shipped', by: ['seller', 'admin'] },
-    deliver: { from: ['shipped'], to: 'delivered', by: ['seller', 'admin'] },
+    /** The tracking job (`system`) when the carrier says the parcel was delivered. */
+    deliver: { from: ['shipped'], to: 'delivered', by: ['seller', 'admin', 'system'] },
     /** Before shipping, with a full refund (cancel_order). */
     cancel: { from: ['pending', 'confirmed'], to: 'cancelled', by: ['buyer', 'seller', 'admin'] },
     /** A pending order left 48 hours. */

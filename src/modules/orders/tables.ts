@@ -2,6 +2,7 @@ import { sql } from 'drizzle-orm';
 import {
   boolean,
   check,
+  customType,
   date,
   index,
   integer,
@@ -121,3 +122,68 @@ export const orderNumberYears = pgTable('order_number_years', {
   year: integer('year').primaryKey(),
   last: integer('last').notNull(),
 });
+
+/** PostgreSQL's bytea as a Buffer (PGlite answers a Uint8Array, pg a Buffer). */
+const bytea = customType<{ data: Buffer; driverData: Uint8Array }>({
+  dataType: () => 'bytea',
+  fromDriver: (value) =>
+    Buffer.isBuffer(value) ? value : Buffer.from(value.buffer, value.byteOffset, value.byteLength),
+});
+
+/**
+ * An order's carrier label (docs/shipping.md "Labels"): at most one per order, its primary key.
+ * The row is claimed (`buying`) in a transaction that holds the order's row, before the carrier is
+ * called outside any transaction; then it is `bought`, with the order shipped, in one transaction.
+ * A failed purchase deletes its claim; a claim older than the purchase's time limit may be taken
+ * again (the instance that held it stopped).
+ */
+export const orderLabels = pgTable(
+  'order_labels',
+  {
+    orderId: text('order_id')
+      .primaryKey()
+      .references(() => orders.id),
+    sellerId: text('seller_id').notNull(),
+    state: text('state', { enum: ['buying', 'bought'] }).notNull(),
+    claimedAt: timestamp('claimed_at', { withTimezone: true }).notNull(),
+    /** Made by the sandbox (no carrier credentials): no postage, a made-up tracking number. */
+    sandbox: boolean('sandbox').notNull(),
+    /** The Canada Post service bought ("DOM.EP"). */
+    service: text('service').notNull(),
+    shipmentId: text('shipment_id'),
+    trackingPin: text('tracking_pin'),
+    /** The carrier's link to the label, kept until its PDF is stored. */
+    labelUrl: text('label_url'),
+    /** The label as the carrier drew it; null while it could not be fetched (fetched again when asked for). */
+    pdf: bytea('pdf'),
+    boughtAt: timestamp('bought_at', { withTimezone: true }),
+  },
+  (t) => [
+    check(
+      'order_labels_bought_check',
+      sql`${t.state} = 'buying' or (${t.trackingPin} is not null and ${t.shipmentId} is not null and ${t.boughtAt} is not null)`,
+    ),
+  ],
+);
+
+/**
+ * A shipped parcel the tracking job follows (docs/shipping.md "Tracking"): one row per order, from
+ * its label's purchase until the carrier says it is delivered (or it is given up). `next_check_at`
+ * is when it is next asked about; a failure moves it later and later (`failures`).
+ */
+export const orderTracking = pgTable(
+  'order_tracking',
+  {
+    orderId: text('order_id')
+      .primaryKey()
+      .references(() => orders.id),
+    pin: text('pin').notNull(),
+    sandbox: boolean('sandbox').notNull(),
+    nextCheckAt: timestamp('next_check_at', { withTimezone: true }).notNull(),
+    failures: integer('failures').notNull().default(0),
+    lastCheckedAt: timestamp('last_checked_at', { withTimezone: true }),
+    lastEvent: text('last_event'),
+    lastError: text('last_error'),
+  },
+  (t) => [index('order_tracking_next_check_idx').on(t.nextCheckAt)],
+);
