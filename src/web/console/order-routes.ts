@@ -10,6 +10,8 @@ import { parcelRecipient } from '../../modules/addresses/service.ts';
 import { shipFromOf } from '../../modules/checkout/service.ts';
 import { sendInvoice } from '../../modules/invoices/routes.ts';
 import { invoiceOf } from '../../modules/invoices/service.ts';
+import { buyLabel, labelPdf, labelStateOf, packingSlipPdf } from '../../modules/orders/labels.ts';
+import { sendPdf } from '../../modules/orders/routes.ts';
 import * as orders from '../../modules/orders/service.ts';
 import * as returns from '../../modules/returns/service.ts';
 import { seeOther, signedIn, type View, viewOf, type WebDeps } from '../core.ts';
@@ -83,7 +85,11 @@ export function consoleOrderPages(app: FastifyInstance, deps: WebDeps) {
     o: { error?: FormError; typed?: Body; done?: string } = {},
   ) => {
     const order = await shopOrder(req, id);
-    return orderView(v, order, await parcelRecipient(req.ctx, order.id, order.sellerId), o);
+    const [recipient, label] = await Promise.all([
+      parcelRecipient(req.ctx, order.id, order.sellerId),
+      labelStateOf(req.ctx, deps.commerce, order.id),
+    ]);
+    return orderView(v, order, recipient, label, o);
   };
 
   app.get<{ Params: { orderId: string }; Querystring: Record<string, string | undefined> }>(
@@ -113,7 +119,27 @@ export function consoleOrderPages(app: FastifyInstance, deps: WebDeps) {
     },
   );
 
-  /** A step of an order (POST /orders/:id/ship, /deliver, /confirm); a refusal shows on the order's page. */
+  // The label and the packing slip, as the API serves them (its seller, an admin; 404 otherwise).
+  app.get<{ Params: { orderId: string } }>(
+    '/console/orders/:orderId/label',
+    pageRoute,
+    async (req, reply) => {
+      signedIn(req, SELLERS);
+      reply.header('content-security-policy', "default-src 'none'");
+      return sendPdf(reply, await labelPdf(req.ctx, deps.commerce, req.params.orderId));
+    },
+  );
+  app.get<{ Params: { orderId: string } }>(
+    '/console/orders/:orderId/packing-slip',
+    pageRoute,
+    async (req, reply) => {
+      signedIn(req, SELLERS);
+      reply.header('content-security-policy', "default-src 'none'");
+      return sendPdf(reply, await packingSlipPdf(req.ctx, req.params.orderId));
+    },
+  );
+
+  /** A step of an order (POST /orders/:id/ship, /deliver, /confirm, /label); a refusal shows on the order's page. */
   const orderAction = (
     path: string,
     act: (req: FastifyRequest<{ Params: { orderId: string }; Body: Body }>) => Promise<unknown>,
@@ -151,6 +177,7 @@ export function consoleOrderPages(app: FastifyInstance, deps: WebDeps) {
       ),
     'shipped',
   );
+  orderAction('label', (req) => buyLabel(req.ctx, deps.commerce, req.params.orderId), 'shipped');
   orderAction('deliver', (req) => orders.deliverOrder(req.ctx, req.params.orderId), 'delivered');
   orderAction(
     'confirm',

@@ -3,6 +3,7 @@
 import { html } from 'ghtml';
 import { formatDate, type Locale, type MessageKey, t } from '../../contract/i18n.ts';
 import { ORDER_STATUSES } from '../../contract/orders.ts';
+import type { labelStateOf } from '../../modules/orders/labels.ts';
 import type { getShopOrder, listOrders } from '../../modules/orders/service.ts';
 import type { listReturns } from '../../modules/returns/service.ts';
 import { amountRows } from '../../views/fragments.ts';
@@ -23,6 +24,7 @@ import { type Body, one } from './form.ts';
 import { consolePage, empty, orderPath, pager, returnPath, rowInput, table, th } from './views.ts';
 
 type Order = Awaited<ReturnType<typeof getShopOrder>>;
+type LabelState = Awaited<ReturnType<typeof labelStateOf>>;
 type OrderRow = Awaited<ReturnType<typeof listOrders>>['orders'][number];
 type ReturnRow = Awaited<ReturnType<typeof listReturns>>['returns'][number];
 
@@ -58,6 +60,7 @@ function orderActions(
 <button type="submit" class="small">${t(l, 'web.console.order.ship')}</button></form>`;
   }
   return html`<form method="post" action="${path}/ship" class="card" novalidate>!${csrfField(v)}<h2>${t(l, 'web.console.order.shipTitle')}</h2>!${formAlert(error)}
+<p class="hint">${t(l, 'web.console.order.orByHand')}</p>
 <div class="row">!${field({ name: 'carrier', label: t(l, 'web.console.order.carrier'), value: one(form.typed?.carrier), required: true, error, attrs: ' maxlength="64"' })}
 !${field({ name: 'trackingNumber', label: t(l, 'web.console.order.trackingNumber'), value: one(form.typed?.trackingNumber), required: true, error, attrs: ' maxlength="64"' })}</div>
 <button type="submit">${t(l, 'web.console.order.ship')}</button></form>`;
@@ -128,10 +131,30 @@ export function ordersView(
 }
 
 /** An order's page: its state, where the parcel goes, the invoice, the items and totals, the next step. */
+/**
+ * The order's Canada Post label: a confirmed order's button that buys it (and ships the order by
+ * it); once bought, the link that prints it. Nothing for an order without one past confirmation.
+ */
+function labelCard(v: View, order: Order, label: LabelState) {
+  const l = v.p.locale;
+  const path = orderPath(order.id);
+  const sandbox = label.sandbox ? html`<p class="hint">${t(l, 'web.console.label.sandbox')}</p>` : '';
+  if (label.label) {
+    return html`<div class="card"><h2>${t(l, 'web.console.label.title')}</h2>!${sandbox}
+<p><a href="${path}/label">${t(l, 'web.console.label.download')}</a></p></div>`;
+  }
+  if (order.status !== 'confirmed') return '';
+  const service = t(l, 'shipping.service', { service: label.service.replace('.', '_') });
+  return html`<div class="card"><h2>${t(l, 'web.console.label.title')}</h2>
+<p class="hint">${t(l, 'web.console.label.hint', { service })}</p>!${sandbox}
+!${actionButton(v, { action: `${path}/label`, label: t(l, 'web.console.label.buy') })}</div>`;
+}
+
 export function orderView(
   v: View,
   order: Order,
   recipient: ShownAddress,
+  label: LabelState,
   o: { error?: FormError; typed?: Body; done?: string } = {},
 ) {
   const l = v.p.locale;
@@ -162,7 +185,9 @@ export function orderView(
 !${tracking}
 <section aria-labelledby="ship-to-h"><h2 id="ship-to-h">${t(l, 'web.console.order.shipTo')}</h2>!${addressBlock(l, recipient)}</section>
 <p><a href="${orderPath(order.id)}/invoice">${t(l, 'web.order.invoice')}</a></p>
+!${order.status === 'cancelled' ? '' : html`<p><a href="${orderPath(order.id)}/packing-slip">${t(l, 'web.console.order.packingSlip')}</a></p>`}
 !${confirmed ? '' : actions}</div>
+!${labelCard(v, order, label)}
 !${table([th(t(l, 'web.cart.product')), th(t(l, 'web.cart.quantity'), true), th(t(l, 'web.cart.price'), true), th(t(l, 'web.cart.lineTotal'), true)], items)}
 <div class="card totals">!${totals}</div>
 !${confirmed ? actions : ''}
