@@ -222,6 +222,20 @@ describe('checkout: the options of a parcel, by the rate table', () => {
     expect(held).toEqual([]);
   });
 
+  it('grows the box to hold a long item: a 150 cm paddle is billed by its volume', async () => {
+    const paddle = await product(t.api, shop, {
+      priceCents: 1000,
+      weight: 1.1,
+      dimensions: { width: 20, height: 5, depth: 150 },
+    });
+    const b = await buyer(t.api);
+    await addToCart(t.api, b, paddle.id);
+    const res = await checkout(t.api, b, { shipping_address: QC_ADDRESS });
+    // A 150 x 23 x 13 cm box: 44,850 cm³ is 7.475 kg at 6,000 cm³ a kg, so 7 kg above the
+    // first: Regular Parcel in zone 3 is 1599 + 7 x 150.
+    expect(res.body.parcels[0].shippingOption).toMatchObject({ id: 'canada_post:DOM.RP', priceCents: 2649 });
+  });
+
   it('names the services in French for a French reader', async () => {
     const b = await buyer(t.api);
     await addToCart(t.api, b, productId);

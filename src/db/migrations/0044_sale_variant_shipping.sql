@@ -4,8 +4,8 @@
 -- A variant on sale (it and its product active) as the JSON object of the catalog's SaleProduct:
 -- `id` the variant's, `productId` its product's, `title` the name it is sold under ("Canoe
 -- paddle, Cedar / 150 cm"; the product's title alone for a product sold one way), its own price
--- and image before the product's, its weight or else the product's (sellerProvince null for a
--- seller without a shop), its seller's shipping profile (`shipping`, null for none); no row for a variant not on sale or gone. The catalog's tables, read by
+-- and image before the product's, its weight and dimensions or else the product's (sellerProvince
+-- null for a seller without a shop), its seller's shipping profile (`shipping`, null for none); no row for a variant not on sale or gone. The catalog's tables, read by
 -- others inside one statement through this function: the cart's lines (cart/queries.ts) and the
 -- lines a platform gives (checkout/queries.ts), which checkout and the cart's estimate price.
 -- LANGUAGE sql, STABLE, not STRICT, a set: PostgreSQL inlines it in the caller's FROM like a view.
@@ -19,7 +19,12 @@ CREATE OR REPLACE FUNCTION portage_sale_variant(variant_id text) RETURNS SETOF j
     'imageUrls', CASE WHEN v.image_url IS NULL THEN p.image_urls
       ELSE array_prepend(v.image_url, array_remove(p.image_urls, v.image_url)) END,
     'isDigital', p.is_digital, 'isPerishable', p.is_perishable,
-    'weightKg', coalesce(v.weight_kg, p.weight_kg), 'sellerId', p.seller_id, 'sellerProvince', sp.province,
+    'weightKg', coalesce(v.weight_kg, p.weight_kg),
+    'dimensionsCm', CASE WHEN v.width_cm IS NOT NULL AND v.height_cm IS NOT NULL AND v.depth_cm IS NOT NULL
+        THEN json_build_array(v.width_cm, v.height_cm, v.depth_cm)
+      WHEN p.width_cm IS NOT NULL AND p.height_cm IS NOT NULL AND p.depth_cm IS NOT NULL
+        THEN json_build_array(p.width_cm, p.height_cm, p.depth_cm) END,
+    'sellerId', p.seller_id, 'sellerProvince', sp.province,
     'shipping', (SELECT json_build_object('originPostalCode', s.origin_postal_code,
         'originProvince', s.origin_province, 'handlingDays', s.handling_days, 'rates', s.rates,
         'services', s.services, 'flatCents', s.flat_cents, 'freeOverCents', s.free_over_cents,

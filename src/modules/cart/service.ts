@@ -97,6 +97,7 @@ export function quoteLines(lines: Line[]): QuoteLine[] {
     isDigital: l.isDigital,
     isPerishable: l.isPerishable,
     weightKg: l.weightKg,
+    dimensionsCm: l.dimensionsCm,
     shipping: l.shipping,
   }));
 }

@@ -341,6 +341,8 @@ export interface SaleProduct {
   isDigital: boolean;
   isPerishable: boolean;
   weightKg: number | null;
+  /** Width, height and depth in cm (the variant's, else the product's); null when not all given. */
+  dimensionsCm: [number, number, number] | null;
   sellerId: string;
   /** Where its seller ships from; undefined for a seller without a shop. */
   sellerProvince: Province | undefined;

@@ -29,6 +29,8 @@ export interface QuoteLine {
   isPerishable: boolean;
   /** Per unit; null when the seller gave none, which counts as no weight. */
   weightKg: number | null;
+  /** Width, height and depth of one unit in cm; null or absent when not given. */
+  dimensionsCm?: [number, number, number] | null;
   /** The seller's shipping profile; null or absent: the platform's flat rate. */
   shipping?: ShippingProfile | null;
 }

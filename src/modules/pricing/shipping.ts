@@ -21,17 +21,19 @@ export interface ParcelItem {
   isPerishable: boolean;
   /** Per unit; null when the seller gave none, which counts as no weight. */
   weightKg: number | null;
+  /** One unit's width, height and depth in cm; null or absent when not given. */
+  dimensionsCm?: [number, number, number] | null;
 }
 
 /** A parcel whose items come to $75.00 or more ships free. */
-const FREE_SHIPPING_FROM_CENTS = 7500;
-const WITHIN_PROVINCE_CENTS = 899;
-const OTHER_PROVINCE_CENTS = 1299;
-const TO_TERRITORY_CENTS = 2499;
+export const FREE_SHIPPING_FROM_CENTS = 7500;
+export const WITHIN_PROVINCE_CENTS = 899;
+export const OTHER_PROVINCE_CENTS = 1299;
+export const TO_TERRITORY_CENTS = 2499;
 const TERRITORIES: readonly Province[] = ['YT', 'NT', 'NU'];
 /** $1.00 per started kg above 5 kg. */
 const INCLUDED_GRAMS = 5000;
-const PER_EXTRA_KG_CENTS = 100;
+export const PER_EXTRA_KG_CENTS = 100;
 
 /** Why a parcel cannot ship as it stands, naming the product: data, for the caller to refuse or show. */
 export interface ShippingProblem {
@@ -182,15 +184,19 @@ export function parcelSpec(
   destinationPostalCode: string,
   today: string,
 ): ParcelSpec {
+  // The profile's box, grown to hold the largest item on each side (sides compared longest first).
+  const box = [profile.parcel.lengthCm, profile.parcel.widthCm, profile.parcel.heightCm].sort((a, b) => b - a);
+  for (const item of physical) {
+    const sides = item.dimensionsCm ? [...item.dimensionsCm].sort((a, b) => b - a) : [];
+    sides.forEach((side, n) => {
+      box[n] = Math.max(box[n]!, Math.ceil(side * 10) / 10);
+    });
+  }
   return {
     originPostalCode: profile.originPostalCode.replace(' ', ''),
     destinationPostalCode: destinationPostalCode.replace(' ', ''),
     weightGrams: Math.max(1, parcelGrams(physical, profile)),
-    dimensionsCm: {
-      length: profile.parcel.lengthCm,
-      width: profile.parcel.widthCm,
-      height: profile.parcel.heightCm,
-    },
+    dimensionsCm: { length: box[0]!, width: box[1]!, height: box[2]! },
     mailingDate: addBusinessDays(today, profile.handlingDays),
     services: profile.services,
   };
