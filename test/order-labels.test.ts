@@ -267,6 +267,36 @@ describe('the tracking job', () => {
     ]);
   });
 
+  it('follows a Canada Post parcel shipped by hand too; another carrier’s is left to its seller', async () => {
+    const s = await shop();
+    const byPost = await orderTo(s);
+    const pin = '7023210099887766';
+    carrier.mailAtCounter(pin, 'DOM.EP', 'H3A3G4');
+    const shipped = await t.api
+      .as(s)
+      .post(`/orders/${byPost.orderId}/ship`, { trackingNumber: pin, carrier: 'Postes Canada' });
+    expect(shipped.status, JSON.stringify(shipped.body)).toBe(200);
+    const byOther = await orderTo(s);
+    expect(
+      (
+        await t.api
+          .as(s)
+          .post(`/orders/${byOther.orderId}/ship`, { trackingNumber: '1Z999AA10123456784', carrier: 'UPS' })
+      ).status,
+    ).toBe(200);
+    expect(
+      (await database.db.select().from(orderTracking).where(eq(orderTracking.orderId, byOther.orderId)))
+        .length,
+    ).toBe(0);
+
+    carrier.deliver(pin, '2026-11-26');
+    t.clock.advance(3601);
+    await t.app.jobs.runOnce();
+    expect(await statusOf(byPost.orderId)).toBe('delivered');
+    expect(summariesOf(pin)).toHaveLength(1);
+    expect(await statusOf(byOther.orderId)).toBe('shipped');
+  });
+
   it('waits longer after each failure, then delivers once Canada Post answers', async () => {
     t.clock.freeze();
     const { seller: s, orderId } = await orderTo(await shop());

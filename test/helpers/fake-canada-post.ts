@@ -86,6 +86,8 @@ export interface FakeCanadaPost {
   shipments: FakeShipment[];
   /** Says the parcel of `pin` was delivered on `date` (YYYY-MM-DD): its summary says so from now on. */
   deliver(pin: string, date: string): void;
+  /** A parcel mailed at a post office (not bought here): its PIN is tracked from now on. */
+  mailAtCounter(pin: string, service: string, destinationPostalCode: string): void;
   /** How the following requests are answered, until the next setMode. */
   setMode(mode: FakeCanadaPostMode): void;
   /** The default mode again, and no requests recorded. */
@@ -706,6 +708,9 @@ export async function startFakeCanadaPost(
     shipments,
     deliver(pin, date) {
       delivered.set(pin, date);
+    },
+    mailAtCounter(pin, service, destinationPostalCode) {
+      shipments.push({ id: `counter-${pin}`, pin, service, reference: '', destinationPostalCode, body: '' });
     },
     setMode(next) {
       mode = next;

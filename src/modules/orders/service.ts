@@ -18,6 +18,7 @@ import type { AdapterOrderItem } from './create.ts';
 import { UNCONFIRMED_REASON } from './mail.ts';
 import { type Actor, orderMachine, type TransitionName } from './states.ts';
 import { orderItems, orderLabels, orders, orderTracking } from './tables.ts';
+import { isCanadaPost } from './tracking.ts';
 
 export interface OrdersDeps extends RefundDeps {
   publicBaseUrl: string;
@@ -258,7 +259,21 @@ export async function shipOrder(
     // An order whose label is being bought (or was) ships by that label (labels.ts).
     if (row.status === 'confirmed' && (await labelHolds(tx, orderId)))
       throw conflict('error.labels.shipsByLabel');
-    return toDetail(await shipRow(tx, deps, me, row, input), await itemsOf(tx, orderId));
+    const shipped = await shipRow(tx, deps, me, row, input);
+    // A Canada Post parcel mailed by hand is followed too, when there are credentials to ask with.
+    const labels = deps.labels;
+    if (row.status === 'confirmed' && labels && !labels.carrier.sandbox && isCanadaPost(input.carrier)) {
+      await tx.db
+        .insert(orderTracking)
+        .values({
+          orderId,
+          pin: input.trackingNumber,
+          sandbox: false,
+          nextCheckAt: new Date(tx.now().getTime() + labels.recheckMs),
+        })
+        .onConflictDoNothing();
+    }
+    return toDetail(shipped, await itemsOf(tx, orderId));
   });
   deps.nudge('mail');
   return detail;
