@@ -116,6 +116,22 @@ footer .policies { display: flex; flex-wrap: wrap; gap: 4px 16px; margin-top: 6p
 .policy h2 { margin-top: 18px; }
 .policy-form textarea { min-height: 260px; }
 address { font-style: normal; }
+.card h2.first, .parcel h2 { margin-top: 0; }
+.parcel-items { list-style: none; padding: 0; margin: 0 0 6px; }
+.parcel-items li { display: flex; justify-content: space-between; gap: 12px; padding: 3px 0; }
+.ship-options, .profile-form fieldset { border: 0; padding: 0; margin: 12px 0 0; min-width: 0; }
+.ship-options legend, .profile-form legend { font-weight: 700; padding: 0; }
+.profile-form .row { align-items: flex-start; }
+.profile-form .box-row { align-items: flex-end; }
+.profile-form .box-row > * { flex-basis: 120px; }
+.profile-form input[type=number] { max-width: 12rem; }
+.ship-option { display: flex; align-items: flex-start; gap: 4px; margin: 8px 0; padding: 10px 12px; border: 1px solid var(--line); border-radius: 10px; font-weight: 400; }
+.ship-option:has(input:checked) { border-color: var(--brand-2); background: #f1f7f3; }
+.ship-option input { margin-top: 4px; }
+.ship-words { flex: 1; display: grid; grid-template-columns: 1fr auto; gap: 2px 12px; }
+.ship-name, .ship-price { font-weight: 600; }
+.ship-price { text-align: right; white-space: nowrap; }
+.ship-date { grid-column: 1 / -1; color: var(--muted); font-size: .88rem; }
 ul.addresses { list-style: none; padding: 0; margin: 0; }
 .card ul.addresses > li + li { border-top: 1px solid var(--line); padding-top: 10px; margin-top: 10px; }
 @media (min-width: 761px) {

@@ -1,6 +1,7 @@
 // The storefront: search with facets (`/`), a product's page, the cart with its estimate for a
 // province, and the checkout's address form, which opens the payment page (the sandbox's or
-// Stripe's) exactly as POST /checkout does.
+// Stripe's) exactly as POST /checkout does, or first the shipping step when a parcel ships more
+// than one way (shipping-routes.ts).
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { z } from 'zod';
 import { addToCartBody, applyCouponBody } from '../../contract/cart.ts';
@@ -19,6 +20,8 @@ import { seeOther, signedIn, type View, viewOf, type WebDeps } from '../core.ts'
 import { answerRefusal } from '../form-refusal.ts';
 import { type FormError, formErrorOf, readForm, sendHtml, shownRefusal } from '../layout.ts';
 import { filtersOf, ID, readStoreQuery } from './search-query.ts';
+import { paymentPathOf, storeShippingPages } from './shipping-routes.ts';
+import { hasChoice, shippingPath } from './shipping-views.ts';
 import { chooseVariant } from './variants.ts';
 import {
   type CartPageOptions,
@@ -85,6 +88,7 @@ async function checkoutAnswer(
 
 export function storePages(app: FastifyInstance, deps: WebDeps) {
   const s = deps.settings;
+  storeShippingPages(app, deps);
 
   app.get('/', { config: { auth: 'public', limit: 'pages' }, schema: { hide: true } }, async (req, reply) => {
     const v = viewOf(req, reply, s);
@@ -262,10 +266,9 @@ export function storePages(app: FastifyInstance, deps: WebDeps) {
               if (!(err instanceof AppError && err.statusCode === 409)) throw err;
             });
         }
-        // Our own payment page by its path (the person's browser may know us by another name).
-        const to = new URL(session.sessionUrl);
-        const ours = to.origin === new URL(deps.commerce.publicBaseUrl).origin;
-        return seeOther(reply, ours ? to.pathname + to.search : session.sessionUrl);
+        // A parcel that ships more than one way: the buyer chooses first (shipping-routes.ts).
+        if (hasChoice(session)) return seeOther(reply, shippingPath(session.sessionId));
+        return seeOther(reply, paymentPathOf(session.sessionUrl, deps.commerce.publicBaseUrl));
       } catch (err) {
         return answerRefusal(req, reply, s, err, async (v, error) =>
           checkoutAnswer(req, v, typed, await addresses.listAddresses(req.ctx, user.id), error),
