@@ -98,7 +98,7 @@ export const formOfBody = (b: Body, fallback: Locale = 'en-CA'): ProductForm => 
 });
 
 /** A decimal as the locale writes it (89,99 in French). */
-const decimal = (l: Locale, n: number) => (l === 'fr-CA' ? String(n).replace('.', ',') : String(n));
+export const decimal = (l: Locale, n: number) => (l === 'fr-CA' ? String(n).replace('.', ',') : String(n));
 
 export function translationOfProduct(p: Detail): TranslationForm {
   const tr = p.translations[otherLanguage(p.sourceLanguage)];
@@ -133,14 +133,14 @@ export const formOfProduct = (l: Locale, p: Detail): ProductForm => ({
  * A number as a person types it (a comma for the decimal point in French): the number, nothing
  * for an empty field, or what was typed, which the API's schema then refuses in its own words.
  */
-function numberOf(typed: string): number | string | undefined {
+export function numberOf(typed: string): number | string | undefined {
   const s = typed.replace(/[\s\u00a0]/g, '').replace(',', '.');
   if (s === '') return undefined;
   return /^-?\d+(\.\d+)?$/.test(s) ? Number(s) : typed;
 }
 
 /** Dollars as typed ("89.99", "89,99 $") in cents; anything else as typed, for the schema to refuse. */
-function centsOf(typed: string): number | string | undefined {
+export function centsOf(typed: string): number | string | undefined {
   const s = typed.replace(/[\s\u00a0$]/g, '').replace(',', '.');
   if (s === '') return undefined;
   return /^\d+(\.\d{1,2})?$/.test(s) ? Math.round(Number(s) * 100) : typed;

@@ -52,6 +52,7 @@ import { galleryView } from './image-views.ts';
 import { consoleImportPages } from './import-routes.ts';
 import { consoleOrderPages } from './order-routes.ts';
 import { productFormView, productsView } from './product-views.ts';
+import { consoleShippingPages } from './shipping-routes.ts';
 import {
   onTheForm,
   refuseTwice,
@@ -83,6 +84,7 @@ export function consolePages(app: FastifyInstance, deps: WebDeps) {
 
   consoleOrderPages(app, deps);
   consoleImportPages(app, deps);
+  consoleShippingPages(app, deps);
 
   // ---- overview ----------------------------------------------------------------------------
 

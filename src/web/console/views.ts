@@ -18,6 +18,7 @@ const consoleTabs = (v: View) =>
     { href: '/console/orders', label: t(v.p.locale, 'web.console.orders') },
     { href: '/console/returns', label: t(v.p.locale, 'web.console.returns') },
     { href: '/console/shop', label: t(v.p.locale, 'web.console.shop') },
+    { href: '/console/shipping', label: t(v.p.locale, 'web.console.shipping') },
     { href: '/console/analytics', label: t(v.p.locale, 'web.console.analytics') },
   ]);
 
