@@ -108,7 +108,8 @@ export async function holdCheckout(
         JSON.stringify({
           lines: lines.map((l) => [l.variantId, l.quantity, l.priceCents]),
           coupon: discount ? code : null,
-          address,
+          // Its fields in name order: the same address read back from a session (chooseShipping) is the same.
+          address: Object.fromEntries(Object.entries(address).sort(([a], [b]) => (a < b ? -1 : 1))),
           adapter: holderKeyOf(source) ?? undefined,
           // The options chosen (not the choices asked): choosing the cheapest again is the same checkout.
           shipping: priced.parcels.map((p) => p.shipping.id),
