@@ -22,6 +22,8 @@ export function holdForSession(
     request: SessionRequest;
     address: ShippingAddressInput;
     coupon: string | undefined;
+    /** The hold after carrier rates were fetched for it (checkout's steps/rate.ts). */
+    ratesFetched: boolean;
   },
 ): Promise<SessionHold> {
   const asBuyer = { ...tx, user: hold.buyer };
@@ -40,6 +42,7 @@ export function holdForSession(
       },
       {
         shipping_address: hold.address,
+        ratesFetched: hold.ratesFetched,
         ...(hold.coupon ? { coupon: hold.coupon } : {}),
         ...(hold.request.shippingChoices
           ? {

@@ -10,7 +10,7 @@ import {
   endProviderSessions,
   expireCheckout,
   liveHoldsOf,
-  rateGiven,
+  withCarrierRates,
 } from '../checkout/service.ts';
 import { type AuthUser, inTransaction, type RequestContext } from '../context.ts';
 import type { AgentCaller } from './caller.ts';
@@ -18,7 +18,7 @@ import { holdForSession, type SessionHold } from './hold.ts';
 import { type Resolution, refusal, type SessionProblem } from './problems.ts';
 import { insertSession, writeQuote } from './queries.ts';
 import type { SessionBuyer, SessionChange, SessionRequest } from './request.ts';
-import { lockedSession, sessionOf } from './session-reads.ts';
+import { lockedSession } from './session-reads.ts';
 import { agentSessionMachine } from './states.ts';
 import { effectiveStatus } from './status.ts';
 import type { AgentCheckoutDeps, Finish, SessionProtocol, SessionRow, SessionState } from './types.ts';
@@ -33,107 +33,83 @@ export async function requote(
   change: SessionChange,
   finish?: Finish,
 ): Promise<SessionState> {
-  if (deps.rates) await rateBeforeHold(ctx, deps.rates, who, protocol, target, change);
-  const done = await inTransaction(ctx, async (tx) => {
-    if (typeof target !== 'string') await insertSession(tx, target);
-    const locked =
-      typeof target === 'string'
-        ? await lockedSession(tx, who, protocol, target)
-        : { row: target, checkout: undefined };
-    const before = locked.row;
-    const status = effectiveStatus(before, locked.checkout, tx.now());
-    if (status !== 'not_ready_for_payment' && status !== 'ready_for_payment') {
-      throw refusal('wrong_state', 'invalid', 'agent.error.cannotChange', { status });
-    }
-    const request: SessionRequest = { ...before.request, ...change };
-    // The platform's holds are counted in the buyer's round trip (sent first, awaited after).
-    const overHolds = 'platform' in who ? refuseOverHolds(tx, deps, who.platform.id, before.id) : undefined;
-    overHolds?.catch(() => {});
-    const buyer = await buyerOf(tx, who, request.buyer);
-    await overHolds;
-    const address = addressOf(request);
-    const problems: SessionProblem[] = [...buyer.problems, ...address.problems];
-    let held: SessionHold | undefined;
-    if (problems.length === 0 && buyer.user && address.value) {
-      const attempt = (coupon: string | undefined) =>
-        holdForSession(tx, deps, {
-          who,
-          session: before,
-          buyer: buyer.user!,
-          request,
-          address: address.value!,
-          coupon,
-        });
-      const coupon = request.coupons[0];
-      try {
-        held = await attempt(coupon);
-      } catch (err) {
-        if (!(err instanceof CheckoutRefusal)) throw err;
-        if (coupon && (err.reason === 'coupon' || err.reason === 'no_such_coupon')) {
-          // A refused coupon does not stop the purchase: quoted without it, and said so.
-          problems.push(couponProblem(err));
-          try {
-            held = await attempt(undefined);
-          } catch (again) {
-            if (!(again instanceof CheckoutRefusal)) throw again;
-            problems.push(...refusalProblems(again, request));
+  // A quote needing carrier rates not fetched yet stops the transaction; fetched, it runs again.
+  const done = await withCarrierRates(deps.rates, ctx.locale, (ratesFetched) =>
+    inTransaction(ctx, async (tx) => {
+      if (typeof target !== 'string') await insertSession(tx, target);
+      const locked =
+        typeof target === 'string'
+          ? await lockedSession(tx, who, protocol, target)
+          : { row: target, checkout: undefined };
+      const before = locked.row;
+      const status = effectiveStatus(before, locked.checkout, tx.now());
+      if (status !== 'not_ready_for_payment' && status !== 'ready_for_payment') {
+        throw refusal('wrong_state', 'invalid', 'agent.error.cannotChange', { status });
+      }
+      const request: SessionRequest = { ...before.request, ...change };
+      // The platform's holds are counted in the buyer's round trip (sent first, awaited after).
+      const overHolds = 'platform' in who ? refuseOverHolds(tx, deps, who.platform.id, before.id) : undefined;
+      overHolds?.catch(() => {});
+      const buyer = await buyerOf(tx, who, request.buyer);
+      await overHolds;
+      const address = addressOf(request);
+      const problems: SessionProblem[] = [...buyer.problems, ...address.problems];
+      let held: SessionHold | undefined;
+      if (problems.length === 0 && buyer.user && address.value) {
+        const attempt = (coupon: string | undefined) =>
+          holdForSession(tx, deps, {
+            who,
+            session: before,
+            buyer: buyer.user!,
+            request,
+            address: address.value!,
+            coupon,
+            ratesFetched,
+          });
+        const coupon = request.coupons[0];
+        try {
+          held = await attempt(coupon);
+        } catch (err) {
+          if (!(err instanceof CheckoutRefusal)) throw err;
+          if (coupon && (err.reason === 'coupon' || err.reason === 'no_such_coupon')) {
+            // A refused coupon does not stop the purchase: quoted without it, and said so.
+            problems.push(couponProblem(err));
+            try {
+              held = await attempt(undefined);
+            } catch (again) {
+              if (!(again instanceof CheckoutRefusal)) throw again;
+              problems.push(...refusalProblems(again, request));
+            }
+          } else {
+            problems.push(...refusalProblems(err, request));
           }
-        } else {
-          problems.push(...refusalProblems(err, request));
         }
       }
-    }
-    const holding = held?.row;
-    // The earlier hold ends when this quote does not take its place (a new hold replaced it already).
-    if (before.checkoutId && before.checkoutId !== holding?.id) await expireCheckout(tx, before.checkoutId);
-    const transition = holding ? 'hold' : 'refuse';
-    const row: SessionRow = {
-      ...before,
-      request,
-      buyerId: buyer.user?.id ?? null,
-      checkoutId: holding?.id ?? null,
-      messages: problems,
-      status: agentSessionMachine.to(transition),
-      updatedAt: tx.now(),
-    };
-    // Written with the commit, and answered from the values written: the session is locked (or
-    // new in this transaction) and its state was checked above, so the write cannot miss it.
-    await writeQuote(tx, transition, row);
-    const state: SessionState = { row, checkout: holding };
-    await finish?.(tx, state);
-    return { state, superseded: held?.superseded ?? [], signedOutUserId: buyer.signedOutUserId };
-  });
+      const holding = held?.row;
+      // The earlier hold ends when this quote does not take its place (a new hold replaced it already).
+      if (before.checkoutId && before.checkoutId !== holding?.id) await expireCheckout(tx, before.checkoutId);
+      const transition = holding ? 'hold' : 'refuse';
+      const row: SessionRow = {
+        ...before,
+        request,
+        buyerId: buyer.user?.id ?? null,
+        checkoutId: holding?.id ?? null,
+        messages: problems,
+        status: agentSessionMachine.to(transition),
+        updatedAt: tx.now(),
+      };
+      // Written with the commit, and answered from the values written: the session is locked (or
+      // new in this transaction) and its state was checked above, so the write cannot miss it.
+      await writeQuote(tx, transition, row);
+      const state: SessionState = { row, checkout: holding };
+      await finish?.(tx, state);
+      return { state, superseded: held?.superseded ?? [], signedOutUserId: buyer.signedOutUserId };
+    }),
+  );
   // After the commit: a concurrent read cannot cache the account's old sign-ins again.
   if (done.signedOutUserId) deps.auth?.forget(done.signedOutUserId);
   await endProviderSessions(ctx, deps, done.superseded);
   return done.state;
-}
-
-/**
- * The carrier's rates of the session's parcels, fetched before the quote's transaction (never
- * inside it): the session as it is now with the change, read without a lock. A session that
- * changes in between is priced by the table for the parcels that changed.
- */
-async function rateBeforeHold(
-  ctx: RequestContext,
-  rates: NonNullable<AgentCheckoutDeps['rates']>,
-  who: AgentCaller,
-  protocol: SessionProtocol,
-  target: string | SessionRow,
-  change: SessionChange,
-) {
-  const row =
-    typeof target === 'string' ? await sessionOf(ctx, who, protocol, target).catch(() => undefined) : target;
-  if (!row) return;
-  const request: SessionRequest = { ...row.request, ...change };
-  const address = addressOf(request).value;
-  if (!address || request.items.length === 0) return;
-  await rateGiven(
-    ctx,
-    rates,
-    request.items.map((i) => ({ variantId: i.id, quantity: i.quantity })),
-    address,
-  );
 }
 
 /**

@@ -67,11 +67,6 @@ async function activeLines(ctx: RequestContext, userId: string) {
   return onSale(await cartLineRows(ctx.db, userId));
 }
 
-/** The buyer's cart as the quote takes it, read outside any transaction (what carrier rates are fetched for). */
-export async function cartQuoteLines(ctx: RequestContext, userId: string): Promise<QuoteLine[]> {
-  return quoteLines(await activeLines(ctx, userId));
-}
-
 /** The lines whose variant is on sale, with what the quote needs. */
 function onSale(rows: CartLineRow[]) {
   return rows.flatMap(({ productId, variantId, quantity, product: p }) =>

@@ -1,5 +1,5 @@
-// Holding a checkout, as named steps: read lines, check holds, lock coupon, quote, reserve,
-// persist (steps/*.ts), all in one transaction; then, for the cart's checkout, the provider's
+// Holding a checkout, as named steps: read lines, check holds, lock coupon, quote (with the
+// carrier rates fetched before, steps/rate.ts), reserve, persist (steps/*.ts), all in one transaction; then, for the cart's checkout, the provider's
 // page opened after the commit (never inside a transaction; if it fails the hold is released).
 // Where the lines come from is one parameter (LineSource): the buyer's cart, or lines a platform
 // gave for a hold it keeps (its session's key, owner and latest end; no provider page, as the
@@ -25,6 +25,7 @@ import { checkHolds, HOLD_COOLDOWN_SECONDS } from './steps/check-holds.ts';
 import { lockCoupon } from './steps/lock-coupon.ts';
 import { persistSession } from './steps/persist.ts';
 import { quoteCheckout } from './steps/quote.ts';
+import { ratesLookup } from './steps/rate.ts';
 import { checkLines } from './steps/read-lines.ts';
 import { reserveLines, supersedeOpen } from './steps/reserve.ts';
 import type { StoredAddress } from './tables.ts';
@@ -53,6 +54,8 @@ export interface HoldRequest {
   /** Who receives the parcels and a unit line: the pages' form only (the API's address has neither). */
   recipient?: Recipient;
   shipping_choices?: Array<{ seller_id: string; option_id: string }>;
+  /** The hold after carrier rates were fetched for it (steps/rate.ts): parcels still unknown use the table. */
+  ratesFetched?: boolean;
 }
 
 export interface Held {
@@ -94,14 +97,16 @@ export async function holdCheckout(
     });
     const address = storedAddress(request);
     const choices = new Map((request.shipping_choices ?? []).map((c) => [c.seller_id, c.option_id]));
+    const rated = deps.rates ? ratesLookup(deps.rates, request.ratesFetched ?? false) : undefined;
     const priced = quoteCheckout(lines, {
       province: address.province as Province,
       postalCode: address.postalCode,
       discount,
       on: now,
       choices,
-      ...(deps.rates ? { carrierRates: deps.rates.lookup } : {}),
+      ...(rated ? { carrierRates: rated.carrierRates } : {}),
     });
+    rated?.check();
 
     const fingerprint = createHash('sha256')
       .update(

@@ -81,21 +81,6 @@ async function givenLinesLocked(
   };
 }
 
-/** Given lines on sale as the cart's reader answers them, read outside any transaction (carrier rates are fetched for them). */
-export async function givenSaleLines(
-  ctx: RequestContext,
-  given: Array<{ variantId: string; quantity: number }>,
-) {
-  const rows = await givenLines(ctx.db, {
-    lines: JSON.stringify(given.map((l) => ({ variantId: l.variantId, quantity: l.quantity }))),
-  });
-  return rows.flatMap(({ variantId, quantity, product: p }) =>
-    p
-      ? [{ ...p, sellerProvince: p.sellerProvince ?? undefined, productId: p.productId, variantId, quantity }]
-      : [],
-  );
-}
-
 const lockCartOfBuyer = statement(
   'checkout_lock_cart_of',
   sql`select portage_lock_cart(${ph('buyerId')}::text, ${ph('now')}::timestamptz)`,

@@ -30,7 +30,7 @@ import {
   type SessionRow,
   sessionById,
 } from './queries.ts';
-import { rateCart } from './steps/rate.ts';
+import { withCarrierRates } from './steps/rate.ts';
 
 export {
   type CheckoutDeps,
@@ -42,7 +42,7 @@ export {
 export type { LineSource } from './queries.ts';
 export { CheckoutRefusal, type RefusalReason } from './refusal.ts';
 export { UNVERIFIED_MAX_UNITS } from './steps/check-holds.ts';
-export { rateGiven } from './steps/rate.ts';
+export { withCarrierRates } from './steps/rate.ts';
 
 type Session = z.infer<typeof checkoutSession>;
 
@@ -99,8 +99,9 @@ export async function createCheckout(
   deps: CheckoutDeps & { publishableKey: string },
   input: z.infer<typeof createCheckoutBody> & { recipient?: Recipient },
 ): Promise<{ session: Session; created: boolean }> {
-  if (deps.rates) await rateCart(ctx, deps.rates, input.shipping_address);
-  const { row, created } = await holdCheckout(ctx, deps, { kind: 'cart' }, input);
+  const { row, created } = await withCarrierRates(deps.rates, ctx.locale, (ratesFetched) =>
+    holdCheckout(ctx, deps, { kind: 'cart' }, { ...input, ratesFetched }),
+  );
   return { session: answer(row, deps.publishableKey, [], ctx.locale), created };
 }
 

@@ -185,7 +185,9 @@ export function parcelSpec(
   today: string,
 ): ParcelSpec {
   // The profile's box, grown to hold the largest item on each side (sides compared longest first).
-  const box = [profile.parcel.lengthCm, profile.parcel.widthCm, profile.parcel.heightCm].sort((a, b) => b - a);
+  const box = [profile.parcel.lengthCm, profile.parcel.widthCm, profile.parcel.heightCm].sort(
+    (a, b) => b - a,
+  );
   for (const item of physical) {
     const sides = item.dimensionsCm ? [...item.dimensionsCm].sort((a, b) => b - a) : [];
     sides.forEach((side, n) => {

@@ -24,6 +24,8 @@ const FAILURE_MS = 30_000;
 export interface CarrierRates {
   /** The carrier's rates of a parcel when fetched and fresh; undefined: price it by the table. */
   lookup(spec: ParcelSpec): CarrierRate[] | undefined;
+  /** Whether the carrier was asked about the parcel lately (its answer or its failure is remembered). */
+  known(spec: ParcelSpec): boolean;
   /** Fetches what is not cached, every parcel at once, within the budget; never throws. */
   fetch(specs: ParcelSpec[], locale: Locale): Promise<void>;
 }
@@ -71,6 +73,9 @@ export function carrierRates(
   return {
     lookup(spec) {
       return fresh(keyOf(spec))?.rates ?? undefined;
+    },
+    known(spec) {
+      return fresh(keyOf(spec)) !== undefined;
     },
     async fetch(specs, locale) {
       const waits = new Map<string, Promise<void>>();

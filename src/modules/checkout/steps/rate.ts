@@ -1,44 +1,53 @@
-// Step "rate", before the transaction: the carrier's rates of the parcels the checkout will
-// price, fetched now (never inside the transaction, docs/shipping.md). The parcels are found by
-// running the same quote over the lines as they are now and noting which it asks rates for: the
-// quote inside the transaction then finds them cached. Lines changed in between are priced by
-// the table for the parcels that changed.
-import type { Province } from '../../../contract/common.ts';
-import { cartQuoteLines, quoteLines } from '../../cart/service.ts';
-import { caller, type RequestContext } from '../../context.ts';
-import { type QuoteLine, quote } from '../../pricing/index.ts';
+// Step "rate": carrier rates are read inside the checkout's transaction from what was fetched
+// before, never fetched there (docs/shipping.md "Rates"). A quote that meets a parcel the carrier
+// was never asked about stops the transaction (RatesNeeded: it rolls back, nothing written); its
+// owner fetches those parcels' rates outside any transaction and holds again, once
+// (withCarrierRates). A cached parcel costs nothing more; one the carrier failed on is priced by
+// the table without asking again.
+import type { Locale } from '../../../contract/i18n.ts';
+import type { QuoteInput } from '../../pricing/index.ts';
 import type { ParcelSpec } from '../../shipping/carrier.ts';
 import type { CarrierRates } from '../../shipping/rates.ts';
-import { givenSaleLines } from '../queries.ts';
 
-type Address = { province: string; postalCode: string };
-
-/** The buyer's cart rated for `address`. */
-export async function rateCart(ctx: RequestContext, rates: CarrierRates, address: Address): Promise<void> {
-  await rateLines(ctx, rates, await cartQuoteLines(ctx, caller(ctx).id), address);
+/** The parcels a quote needs carrier rates for, never asked yet: the hold stops for them. */
+export class RatesNeeded extends Error {
+  constructor(readonly specs: ParcelSpec[]) {
+    super('carrier rates to fetch before holding');
+    this.name = 'RatesNeeded';
+  }
 }
 
-/** Lines a platform gives (an agent session's items) rated for `address`. */
-export async function rateGiven(
-  ctx: RequestContext,
-  rates: CarrierRates,
-  given: Array<{ variantId: string; quantity: number }>,
-  address: Address,
-): Promise<void> {
-  await rateLines(ctx, rates, quoteLines(await givenSaleLines(ctx, given)), address);
+/**
+ * The quote's lookup of carrier rates in a hold: what was fetched; a parcel never asked about
+ * stops the hold (RatesNeeded, thrown by `check` after the quote), unless this is the hold after
+ * the fetch (`fetched`), which prices it by the table.
+ */
+export function ratesLookup(rates: CarrierRates, fetched: boolean) {
+  const unknown: ParcelSpec[] = [];
+  const carrierRates: NonNullable<QuoteInput['carrierRates']> = (spec) => {
+    if (!fetched && !rates.known(spec)) unknown.push(spec);
+    return rates.lookup(spec);
+  };
+  const check = () => {
+    if (unknown.length > 0) throw new RatesNeeded(unknown);
+  };
+  return { carrierRates, check };
 }
 
-async function rateLines(ctx: RequestContext, rates: CarrierRates, lines: QuoteLine[], address: Address) {
-  const wanted: ParcelSpec[] = [];
-  quote({
-    lines,
-    destinationProvince: address.province as Province,
-    destinationPostalCode: address.postalCode,
-    on: ctx.now(),
-    carrierRates: (spec) => {
-      wanted.push(spec);
-      return undefined;
-    },
-  });
-  if (wanted.length > 0) await rates.fetch(wanted, ctx.locale ?? 'en-CA');
+/**
+ * Runs `hold` (a transaction that quotes with ratesLookup); when it stops for rates, fetches them
+ * outside any transaction and runs it once more, told they were fetched.
+ */
+export async function withCarrierRates<T>(
+  rates: CarrierRates | undefined,
+  locale: Locale | undefined,
+  hold: (fetched: boolean) => Promise<T>,
+): Promise<T> {
+  try {
+    return await hold(false);
+  } catch (err) {
+    if (!(err instanceof RatesNeeded) || !rates) throw err;
+    await rates.fetch(err.specs, locale ?? 'en-CA');
+    return hold(true);
+  }
 }
