@@ -395,6 +395,7 @@ function labelDeps(shipping: Config['shipping']) {
     senderPhone: shipping.labels.senderPhone,
     recheckMs: shipping.labels.trackingRecheckMs,
     sandboxDeliveryMs: shipping.labels.sandboxDeliveryMs,
+    timeoutMs: shipping.labels.timeoutMs,
   };
 }
 

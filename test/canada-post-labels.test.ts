@@ -9,11 +9,18 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { validateXML } from 'xmllint-wasm';
 import type { CanadaPostSettings } from '../src/modules/shipping/canada-post.ts';
 import { CarrierError } from '../src/modules/shipping/carrier.ts';
-import { canadaPostLabels, type ShipmentSpec, shipmentDocument } from '../src/modules/shipping/labels.ts';
+import {
+  canadaPostLabels,
+  MAX_SHIPMENTS_LOOKED_AT,
+  type ShipmentSpec,
+  shipmentDocument,
+  UncertainOutcome,
+} from '../src/modules/shipping/labels.ts';
 import {
   type FakeCanadaPost,
   messagesXml,
   shipmentInfoXml,
+  shipmentsXml,
   startFakeCanadaPost,
   trackingSummaryXml,
 } from './helpers/fake-canada-post.ts';
@@ -135,7 +142,7 @@ describe('the shipment the adapter buys', () => {
     expect(get!.headers.accept).toBe('application/pdf');
   });
 
-  it('refuses a label link on another host, and never fetches it', async () => {
+  it('refuses a label link on another host, and never fetches it (the shipment was made: uncertain)', async () => {
     fake.setMode({
       answer: 'custom',
       respond: () => ({
@@ -150,7 +157,7 @@ describe('the shipment the adapter buys', () => {
     const err = await carrierErrorOf(
       canadaPostLabels(settings()).createShipment(spec(), { locale: 'en-CA' }),
     );
-    expect(err.retryable).toBe(false);
+    expect(err).toBeInstanceOf(UncertainOutcome);
     expect(err.message).toContain('attacker.example');
     await expect(canadaPostLabels(settings()).label('https://attacker.example/x.pdf', {})).rejects.toThrow(
       /not on Canada Post/,
@@ -183,6 +190,136 @@ describe('the shipment the adapter buys', () => {
     expect((await carrierErrorOf(carrier.label(`${fake.url}/rs/artifact/2004381/1/0`, {}))).retryable).toBe(
       true,
     );
+  });
+});
+
+describe('a purchase whose answer is lost, and the search for its shipment', () => {
+  /** A port nothing listens on: the connection is refused before anything is sent. */
+  async function closedPort(): Promise<string> {
+    const { createServer } = await import('node:net');
+    const server = createServer();
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    const { port } = server.address() as { port: number };
+    await new Promise((resolve) => server.close(resolve));
+    return `http://127.0.0.1:${port}`;
+  }
+
+  it('tells what surely bought nothing from what may have bought it', async () => {
+    const carrier = canadaPostLabels(settings());
+    const before = fake.shipments.length;
+    const made = () => fake.shipments.length - before;
+    const buy = (signal?: AbortSignal) =>
+      carrierErrorOf(carrier.createShipment(spec(), { locale: 'en-CA', ...(signal ? { signal } : {}) }));
+
+    // Nothing made: refused before sending, or answered with an error.
+    const refusedConnection = await carrierErrorOf(
+      canadaPostLabels(settings({ baseUrl: await closedPort() })).createShipment(spec(), { locale: 'en-CA' }),
+    );
+    expect(refusedConnection).not.toBeInstanceOf(UncertainOutcome);
+    expect(refusedConnection.message).toContain('ECONNREFUSED');
+    fake.setMode({ answer: 'error', status: 500 });
+    expect(await buy()).not.toBeInstanceOf(UncertainOutcome);
+    fake.setMode({
+      answer: 'error',
+      status: 400,
+      messages: [{ code: '9111', description: 'Invalid postal code' }],
+    });
+    expect(await buy()).not.toBeInstanceOf(UncertainOutcome);
+    expect(made()).toBe(0);
+
+    // Maybe made: the answer held past the timeout (made), the request slow (not made, but we
+    // cannot know), a 200 cut off (made), a gateway timeout.
+    fake.setMode({ answer: 'quotes', stallAnswerMs: 5000 });
+    const stalled = await buy(AbortSignal.timeout(200));
+    expect(stalled).toBeInstanceOf(UncertainOutcome);
+    expect(stalled.retryable).toBe(true);
+    expect(made()).toBe(1);
+    fake.setMode({ answer: 'quotes', delayMs: 5000 });
+    expect(await buy(AbortSignal.timeout(200))).toBeInstanceOf(UncertainOutcome);
+    expect(made()).toBe(1);
+    fake.setMode({ answer: 'quotes', breakAnswer: true });
+    expect(await buy()).toBeInstanceOf(UncertainOutcome);
+    expect(made()).toBe(2);
+    fake.setMode({ answer: 'malformed' });
+    expect(await buy()).toBeInstanceOf(UncertainOutcome);
+    fake.setMode({ answer: 'error', status: 504 });
+    expect(await buy()).toBeInstanceOf(UncertainOutcome);
+  });
+
+  it('finds the shipment of a customer-request-id: Get Shipments, then Get Shipment, valid against shipment.xsd', async () => {
+    const carrier = canadaPostLabels(settings());
+    await carrier.createShipment(spec({ reference: '2026-000777' }), { locale: 'en-CA' });
+    fake.setMode({ answer: 'quotes', stallAnswerMs: 5000 });
+    await carrierErrorOf(
+      carrier.createShipment(spec({ reference: '2026-000778' }), {
+        locale: 'en-CA',
+        signal: AbortSignal.timeout(200),
+      }),
+    );
+    fake.reset();
+    const made = fake.shipments.at(-1)!;
+
+    const found = await carrier.findShipment('2026-000778', { locale: 'fr-CA' });
+    expect(found).toEqual({
+      shipmentId: made.id,
+      trackingPin: made.pin,
+      labelUrl: `${fake.url}/rs/artifact/2004381/${made.id}/0`,
+    });
+    const [search, one] = fake.requests;
+    expect(search).toMatchObject({
+      method: 'GET',
+      url: '/rs/2004381/2004381/shipment?requestId=2026-000778',
+      status: 200,
+    });
+    expect(search!.headers).toMatchObject({
+      accept: 'application/vnd.cpc.shipment-v8+xml',
+      'accept-language': 'fr-CA',
+    });
+    expect(one).toMatchObject({ method: 'GET', url: `/rs/2004381/2004381/shipment/${made.id}`, status: 200 });
+    expect(await schemaErrors(search!.response, 'shipment')).toEqual([]);
+    expect(await schemaErrors(one!.response, 'shipment')).toEqual([]);
+    expect(
+      await schemaErrors(shipmentsXml({ baseUrl: fake.url, customer: '1', ids: [] }), 'shipment'),
+    ).toEqual([]);
+
+    expect(await carrier.findShipment('2026-000999', { locale: 'en-CA' })).toBeNull();
+  });
+
+  it('reads at most a few shipments, only on the gateway, only of its customer-request-id; an outage is an error, not "none"', async () => {
+    const carrier = canadaPostLabels(settings());
+    const ids = Array.from({ length: 8 }, (_, i) => `9${i}`);
+    fake.setMode({
+      answer: 'custom',
+      respond: (r) =>
+        r.url.includes('?requestId=')
+          ? {
+              body: shipmentsXml({ baseUrl: fake.url, customer: '2004381', ids }).replace(
+                `${fake.url}/rs/2004381/2004381/shipment/90`,
+                'https://attacker.example/rs/2004381/2004381/shipment/90',
+              ),
+            }
+          : {
+              // Another order's shipment, whatever is asked.
+              body: shipmentInfoXml({
+                baseUrl: fake.url,
+                customer: '2004381',
+                id: r.url.split('/').at(-1)!,
+                pin: '7023210000000001',
+                reference: '2026-000001',
+              }),
+            },
+    });
+    expect(await carrier.findShipment('2026-000123', { locale: 'en-CA' })).toBeNull();
+    const read = fake.requests.filter((r) => !r.url.includes('?'));
+    expect(read).toHaveLength(MAX_SHIPMENTS_LOOKED_AT);
+    expect(read.map((r) => r.url)).toEqual(ids.slice(1, 6).map((id) => `/rs/2004381/2004381/shipment/${id}`));
+
+    fake.setMode({ answer: 'error', status: 503 });
+    expect((await carrierErrorOf(carrier.findShipment('2026-000123', { locale: 'en-CA' }))).retryable).toBe(
+      true,
+    );
+    fake.setMode({ answer: 'malformed', body: '<shipments><li' });
+    await carrierErrorOf(carrier.findShipment('2026-000123', { locale: 'en-CA' }));
   });
 });
 

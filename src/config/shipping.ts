@@ -21,6 +21,8 @@ export interface LabelsConfig {
   trackingRecheckMs: number;
   /** The sender's phone on Canada Post's labels (its shipment API requires one). */
   senderPhone: string;
+  /** The most Canada Post's answer to a label's purchase, PDF or search is waited for (ms). */
+  timeoutMs: number;
 }
 
 export function shippingConfig(
@@ -39,6 +41,8 @@ export function shippingConfig(
       z.string().regex(/^[0-9 +().-]{0,25}$/, 'must be a phone number'),
       '',
     ),
+    // At most 30 s: a purchase, its PDF and a search fit well within a label's claim (2 minutes).
+    timeoutMs: pick('SHIPPING_LABEL_TIMEOUT_MS', intIn(100, 30_000), 30_000),
   };
   const key = env.CANADA_POST_API_KEY?.trim();
   if (!key) return { canadaPost: undefined, rateBudgetMs, rateCacheMs, labels };

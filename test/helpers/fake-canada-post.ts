@@ -10,8 +10,12 @@
 // document (shipment-v8) answers a shipment-info document whose `label` link is
 // GET /rs/artifact/{customer}/{id}/0 (application/pdf); GET /vis/track/pin/{pin}/summary
 // (track-v2) answers a tracking-summary, delivered once a test says so (`deliver`), 404 with
-// message 004 for a PIN it never sold. Their documents are shipment.xsd's and track.xsd's
-// (test/canada-post-labels.test.ts checks them).
+// message 004 for a PIN it never sold. Get Shipments by customer-request-id,
+// GET /rs/{customer}/{customer}/shipment?requestId={id}, answers a `shipments` document of links
+// (rel `shipment`) to GET /rs/{customer}/{customer}/shipment/{shipment-id}, Get Shipment, which
+// answers the shipment-info Create Shipment answered. Their documents are shipment.xsd's and
+// track.xsd's (test/canada-post-labels.test.ts checks them). A purchase can lose its answer after
+// the shipment is made (`stallAnswerMs`, `breakAnswer`), as a timeout or a broken connection does.
 //
 // Prices are the fake's own, worked out from the parcel so that a test can check them by hand:
 // a base per service plus a price per billed kilogram (the heavier of the weight and the cubed
@@ -64,7 +68,12 @@ export type FakeCanadaPostMode =
       extraServices?: string[];
       /** The fuel surcharge, in percent of the base; 0: no adjustments element. Default 10. */
       fuelSurchargePercent?: number;
+      /** Before anything: a purchase the client gives up on during it is never made. */
       delayMs?: number;
+      /** Create Shipment makes the shipment at once, then holds its answer this long (a lost answer past the client's timeout). */
+      stallAnswerMs?: number;
+      /** Create Shipment makes the shipment, then answers 200 with half its shipment-info and closes the connection. */
+      breakAnswer?: boolean;
     }
   /** An error document with this status (400 with 9111 "Invalid postal code", 500…). */
   | { answer: 'error'; status: number; messages?: FakeMessage[]; delayMs?: number }
@@ -321,6 +330,21 @@ export function shipmentInfoXml(o: {
   );
 }
 
+/** A shipments document (shipment.xsd): what Get Shipments answers, a link to each shipment. */
+export function shipmentsXml(o: { baseUrl: string; customer: string; ids: string[] }): string {
+  return (
+    '<?xml version="1.0" encoding="UTF-8"?>\n' +
+    `<shipments xmlns="${SHIPMENT_NAMESPACE}">\n` +
+    o.ids
+      .map(
+        (id) =>
+          `  <link rel="shipment" href="${escapeXml(`${o.baseUrl}/rs/${o.customer}/${o.customer}/shipment/${id}`)}" media-type="${SHIPMENT_MEDIA_TYPE}"/>\n`,
+      )
+      .join('') +
+    '</shipments>\n'
+  );
+}
+
 /** A tracking-summary document (track.xsd, in the v2 namespace): one PIN's latest event. */
 export function trackingSummaryXml(o: {
   pin: string;
@@ -559,15 +583,21 @@ export async function startFakeCanadaPost(
     try {
       const path = record.url.split('?')[0] ?? '';
       const expectedAuth = `Basic ${Buffer.from(`${username}:${password}`).toString('base64')}`;
-      const shipmentAt = /^\/rs\/(\d{1,10})\/(\d{1,10})\/shipment$/.exec(path);
+      const query = new URLSearchParams(record.url.split('?')[1] ?? '');
+      const collectionAt = /^\/rs\/(\d{1,10})\/(\d{1,10})\/shipment$/.exec(path);
+      // POST: Create Shipment; GET with a requestId: Get Shipments by customer-request-id.
+      const shipmentAt = record.method === 'GET' ? null : collectionAt;
+      const searchAt = record.method === 'GET' ? collectionAt : null;
+      const oneAt = /^\/rs\/(\d{1,10})\/(\d{1,10})\/shipment\/([A-Za-z0-9]{1,32})$/.exec(path);
       const artifactAt = /^\/rs\/artifact\/(\d{1,10})\/([A-Za-z0-9]{1,32})\/0$/.exec(path);
       const trackAt = /^\/vis\/track\/pin\/([^/]{1,64})\/summary$/.exec(path);
-      if (shipmentAt || artifactAt || trackAt) {
+      if (collectionAt || oneAt || artifactAt || trackAt) {
         const method = shipmentAt ? 'POST' : 'GET';
         if (record.method !== method) return refuse(405, 'Server', `${record.method} is not allowed here`);
         if (header('authorization') !== expectedAuth)
           return refuse(401, 'E002', 'AAA Authentication Failure');
-        const media = shipmentAt ? SHIPMENT_MEDIA_TYPE : trackAt ? TRACK_MEDIA_TYPE : 'application/pdf';
+        const media =
+          collectionAt || oneAt ? SHIPMENT_MEDIA_TYPE : trackAt ? TRACK_MEDIA_TYPE : 'application/pdf';
         if (header('accept') !== media) return refuse(406, 'Server', `Accept must be ${media}`);
         if (shipmentAt && header('content-type') !== SHIPMENT_MEDIA_TYPE)
           return refuse(415, 'Server', `Content-Type must be ${SHIPMENT_MEDIA_TYPE}`);
@@ -617,11 +647,59 @@ export async function startFakeCanadaPost(
             body,
           };
           shipments.push(shipment);
+          const info = shipmentInfoXml({
+            baseUrl: url,
+            customer: shipmentAt[1]!,
+            id: shipment.id,
+            pin: shipment.pin,
+            reference: shipment.reference,
+          });
+          if (current.answer === 'quotes' && current.breakAnswer) {
+            // Made, and its answer cut in the middle: the client reads a broken 200.
+            record.status = 200;
+            res.writeHead(200, {
+              'content-type': SHIPMENT_MEDIA_TYPE,
+              'content-length': Buffer.byteLength(info),
+            });
+            res.write(info.slice(0, info.length / 2));
+            setTimeout(() => res.destroy(), 20);
+            return;
+          }
+          if (current.answer === 'quotes' && current.stallAnswerMs) {
+            // Made, and its answer held past the client's patience.
+            const stop = new AbortController();
+            waiting.add(stop);
+            res.on('close', () => stop.abort());
+            try {
+              await sleep(current.stallAnswerMs, undefined, { signal: stop.signal });
+            } catch {
+              return;
+            } finally {
+              waiting.delete(stop);
+            }
+          }
+          return answer(200, info, SHIPMENT_MEDIA_TYPE);
+        }
+        if (searchAt) {
+          if (searchAt[1] !== searchAt[2])
+            return refuse(403, 'AA004', 'You cannot mail on behalf of the requested customer.');
+          const requestId = query.get('requestId');
+          if (!requestId) return refuse(400, 'Server', 'the fake searches by requestId only');
+          const ids = shipments.filter((x) => x.reference === requestId).map((x) => x.id);
+          return answer(
+            200,
+            shipmentsXml({ baseUrl: url, customer: searchAt[1]!, ids }),
+            SHIPMENT_MEDIA_TYPE,
+          );
+        }
+        if (oneAt) {
+          const shipment = shipments.find((x) => x.id === oneAt[3]);
+          if (!shipment || oneAt[1] !== oneAt[2]) return refuse(404, 'Server', 'No such shipment');
           return answer(
             200,
             shipmentInfoXml({
               baseUrl: url,
-              customer: shipmentAt[1]!,
+              customer: oneAt[1]!,
               id: shipment.id,
               pin: shipment.pin,
               reference: shipment.reference,

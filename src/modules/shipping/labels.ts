@@ -2,7 +2,12 @@
 // shipment.xsd say: POST {base}/rs/{mailed-by}/{mobo}/shipment with a shipment document
 // (application/vnd.cpc.shipment-v8+xml as Content-Type and Accept), a shipment-info document back
 // (its shipment id, the tracking PIN, and links: `label` is the artifact to GET as
-// application/pdf), or a messages document with an HTTP error. Basic auth and Accept-language as
+// application/pdf), or a messages document with an HTTP error. A purchase whose answer was lost
+// (a timeout or a broken connection once the request was sent, a broken 200) is an
+// UncertainOutcome: Canada Post may have made the shipment; Get Shipments by its
+// customer-request-id (GET {base}/rs/{mailed-by}/{mobo}/shipment?requestId=…, a `shipments`
+// document of links) and Get Shipment on each link (a shipment-info) find it (findShipment).
+// Basic auth and Accept-language as
 // the rating API (canada-post.ts). Tests run it against test/helpers/fake-canada-post.ts, the
 // documents checked against the official XSDs (docs/shipping.md "Labels").
 import { XMLParser } from 'fast-xml-parser';
@@ -56,14 +61,39 @@ export interface TrackingSummary {
   event: string | null;
 }
 
+/**
+ * A purchase whose outcome is unknown: the request may have reached Canada Post, which may have made
+ * (and billed) the shipment, but its answer was lost (a timeout, a broken connection, a 200 that
+ * could not be read, a gateway timeout). Not "nothing bought": look for it before buying again.
+ */
+export class UncertainOutcome extends CarrierError {
+  constructor(message: string) {
+    super(message, true);
+    this.name = 'UncertainOutcome';
+  }
+}
+
 /** A carrier that sells labels and follows their parcels: Canada Post, or the sandbox (sandbox-labels.ts). */
 export interface LabelCarrier {
   /** True for the sandbox: its labels are not postage, its tracking numbers are made up. */
   readonly sandbox: boolean;
+  /**
+   * Buys the shipment. A CarrierError when nothing was bought (refused, unreachable, an error
+   * answer); an UncertainOutcome when it may have been.
+   */
   createShipment(
     spec: ShipmentSpec,
     opts: { locale: 'en-CA' | 'fr-CA'; signal?: AbortSignal },
   ): Promise<ShipmentInfo>;
+  /**
+   * The shipment bought with `reference` as its customer-request-id, if the carrier has one (at
+   * most MAX_SHIPMENTS_LOOKED_AT of its shipments read); null when it has none. A CarrierError
+   * when it could not say.
+   */
+  findShipment(
+    reference: string,
+    opts: { locale: 'en-CA' | 'fr-CA'; signal?: AbortSignal },
+  ): Promise<ShipmentInfo | null>;
   /** The label's PDF. */
   label(labelUrl: string, opts: { signal?: AbortSignal }): Promise<Buffer>;
   trackingSummary(
@@ -84,6 +114,8 @@ export interface LabelDeps {
   recheckMs: number;
   /** The sandbox's parcels are delivered this long after their label (ms). */
   sandboxDeliveryMs: number;
+  /** The most a carrier's answer is waited for (ms): a purchase, a label's PDF, a search. */
+  timeoutMs: number;
 }
 
 /** A label PDF is tens of kilobytes; a shipment-info document a few. */
@@ -208,7 +240,34 @@ function parseDocument(xml: string, root: string): Node {
  * document that points elsewhere is not followed (the label is fetched with our credentials).
  */
 export function parseShipmentInfo(xml: string, base: string): ShipmentInfo {
-  const info = parseDocument(xml, 'shipment-info');
+  return shipmentInfoOf(parseDocument(xml, 'shipment-info'), base);
+}
+
+/** The customer-request-id of a shipment-info document ('' when it has none). */
+export function requestIdOf(xml: string): string {
+  return textOf(parseDocument(xml, 'shipment-info')['customer-request-id']);
+}
+
+/**
+ * A `shipments` document (Get Shipments): the links to its shipments (rel `shipment`), those on
+ * `base`'s origin only, in its order.
+ */
+export function parseShipmentLinks(xml: string, base: string): string[] {
+  const shipments = parseDocument(xml, 'shipments');
+  const links = Array.isArray(shipments.link) ? shipments.link.map(node) : [];
+  const origin = new URL(base).origin;
+  return links.flatMap((l) => {
+    if (l.rel !== 'shipment' || typeof l.href !== 'string') return [];
+    try {
+      const url = new URL(l.href);
+      return url.origin === origin ? [url.href] : [];
+    } catch {
+      return [];
+    }
+  });
+}
+
+function shipmentInfoOf(info: Node, base: string): ShipmentInfo {
   const shipmentId = textOf(info['shipment-id']);
   const trackingPin = textOf(info['tracking-pin']);
   const links = node(info.links).link;
@@ -262,8 +321,39 @@ async function boundedBytes(response: Response, max: number): Promise<Buffer> {
 }
 
 /**
+ * Failures of a connection that never carried the request: refused, no such host, no route, the
+ * connection (not the answer) timing out, a certificate refused. Anything else may have come after
+ * the request was sent.
+ */
+const NOT_SENT = new Set([
+  'ECONNREFUSED',
+  'ENOTFOUND',
+  'EAI_AGAIN',
+  'EHOSTUNREACH',
+  'ENETUNREACH',
+  'UND_ERR_CONNECT_TIMEOUT',
+  'CERT_HAS_EXPIRED',
+  'DEPTH_ZERO_SELF_SIGNED_CERT',
+  'SELF_SIGNED_CERT_IN_CHAIN',
+  'UNABLE_TO_VERIFY_LEAF_SIGNATURE',
+  'ERR_TLS_CERT_ALTNAME_INVALID',
+]);
+
+/** Whether fetch's failure says the request never left (fetch wraps the socket's error as `cause`). */
+export function neverSent(err: unknown): boolean {
+  const cause = (err as { cause?: { code?: unknown; errors?: Array<{ code?: unknown }> } })?.cause;
+  const codes = [cause?.code, ...(cause?.errors ?? []).map((e) => e?.code)].filter(
+    (c): c is string => typeof c === 'string',
+  );
+  return codes.length > 0 && codes.every((c) => NOT_SENT.has(c));
+}
+
+/**
  * One request to Canada Post: its answer's bytes when it is 2xx; a CarrierError otherwise
- * (retryable when it was unreachable, slow, 5xx or 429; with its messages when it refused).
+ * (retryable when it was unreachable, slow, 5xx or 429; with its messages when it refused). A POST
+ * whose outcome is unknown is an UncertainOutcome: a failure once the request may have been sent
+ * (a timeout, a reset), a 2xx whose body broke off, a gateway timeout (504: the gateway stopped
+ * waiting, Canada Post may not have). An error answer otherwise says nothing was made.
  */
 export async function askCanadaPost(
   fetchImpl: typeof fetch,
@@ -288,12 +378,22 @@ export async function askCanadaPost(
       ...(signal ? { signal } : {}),
     });
   } catch (err) {
-    throw new CarrierError(`Canada Post could not be reached: ${(err as Error).message}`, true);
+    const cause = (err as { cause?: { message?: unknown } }).cause?.message;
+    const said = `Canada Post could not be reached: ${(err as Error).message}${typeof cause === 'string' ? ` (${cause})` : ''}`;
+    if (init.method === 'POST' && !neverSent(err))
+      throw new UncertainOutcome(`${said} (after the request may have been sent)`);
+    throw new CarrierError(said, true);
   }
+  const uncertain = init.method === 'POST' && (response.ok || response.status === 504);
   const bytes = await boundedBytes(response, response.ok ? max : MAX_DOCUMENT_BYTES).catch((err: unknown) => {
+    const said =
+      err instanceof CarrierError ? err.message : `Canada Post's answer broke off: ${(err as Error).message}`;
+    if (uncertain) throw new UncertainOutcome(`${said} (answering ${response.status})`);
     if (err instanceof CarrierError) throw err;
-    throw new CarrierError(`Canada Post's answer broke off: ${(err as Error).message}`, true);
+    throw new CarrierError(said, true);
   });
+  if (response.status === 504 && init.method === 'POST')
+    throw new UncertainOutcome('Canada Post answered 504: its gateway stopped waiting for the shipment');
   if (!response.ok) {
     const messages = parseMessages(bytes.toString('utf8'));
     const said = messages.map((m) => `${m.code} ${m.description}`).join('; ');
@@ -307,6 +407,8 @@ export async function askCanadaPost(
 }
 
 export const TRACK_MEDIA_TYPE = 'application/vnd.cpc.track-v2+xml';
+/** The most shipments a search reads (one request each): an order has one, two if a claim lapsed mid-purchase. */
+export const MAX_SHIPMENTS_LOOKED_AT = 5;
 
 /** Canada Post's shipment, label and tracking-summary calls over one account. */
 export function canadaPostLabels(
@@ -332,7 +434,35 @@ export function canadaPostLabels(
         },
         signal,
       );
-      return parseShipmentInfo(bytes.toString('utf8'), base);
+      try {
+        return parseShipmentInfo(bytes.toString('utf8'), base);
+      } catch (err) {
+        // Canada Post answered 200: the shipment was made, whatever its document says.
+        throw new UncertainOutcome(`Canada Post sold it, but: ${(err as Error).message}`);
+      }
+    },
+    async findShipment(reference, { locale, signal }) {
+      // Get Shipments by customer-request-id (ours is the order's number): only this order's.
+      const { bytes } = await askCanadaPost(
+        fetchImpl,
+        settings,
+        `${base}/rs/${customer}/${customer}/shipment?requestId=${encodeURIComponent(reference)}`,
+        { method: 'GET', accept: SHIPMENT_MEDIA_TYPE, locale },
+        signal,
+      );
+      const links = parseShipmentLinks(bytes.toString('utf8'), base);
+      for (const link of links.slice(0, MAX_SHIPMENTS_LOOKED_AT)) {
+        const shipment = await askCanadaPost(
+          fetchImpl,
+          settings,
+          link,
+          { method: 'GET', accept: SHIPMENT_MEDIA_TYPE, locale },
+          signal,
+        );
+        const xml = shipment.bytes.toString('utf8');
+        if (requestIdOf(xml) === reference) return parseShipmentInfo(xml, base);
+      }
+      return null;
     },
     async label(labelUrl, { signal }) {
       if (new URL(labelUrl).origin !== new URL(base).origin)
