@@ -3,7 +3,9 @@
 //   1. claim: in a transaction holding the order's row, check it may ship and write the label's
 //      claim (order_labels' primary key: one label per order, however many ask at once);
 //   2. buy: the carrier's shipment and its label's PDF, outside any transaction (a refusal or an
-//      outage deletes the claim: nothing changed);
+//      outage deletes the claim: nothing changed; a lost answer keeps it `uncertain`, and the next
+//      purchase first looks for the shipment Canada Post may have made, adopts it if it finds it,
+//      and buys only once Canada Post says it has none);
 //   3. ship: the label stored, then the order shipped as a person's "mark shipped" ships it
 //      (service.ts shipRow: the same event, email and webhooks) and its parcel followed.
 // A purchase asked again answers the label bought; one stopped between 2 and 3 is finished by it.
@@ -18,7 +20,12 @@ import { products, productVariants } from '../catalog/tables.ts';
 import { type AuthUser, caller, inTransaction, type RequestContext } from '../context.ts';
 import { torontoDate } from '../pricing/dates.ts';
 import { CarrierError, isCarrierService } from '../shipping/carrier.ts';
-import type { LabelCarrier, LabelDeps, ShipmentSpec } from '../shipping/labels.ts';
+import {
+  type LabelDeps,
+  type ShipmentInfo,
+  type ShipmentSpec,
+  UncertainOutcome,
+} from '../shipping/labels.ts';
 import { shipFromOfSeller } from '../shipping/origin.ts';
 import { renderPackingSlip } from './packing-slip.ts';
 import {
@@ -46,9 +53,12 @@ function labelsOf(deps: OrdersDeps): LabelDeps {
 
 /** The carrier's name on the order, as a person shipping by hand writes it (tracking.ts links it). */
 export const LABEL_CARRIER_NAME = 'Canada Post';
-/** The most a carrier is waited for: a shipment's purchase, a label's PDF, a tracking summary. */
-const CARRIER_TIMEOUT_MS = 30_000;
 const TRACKING_TIMEOUT_MS = 10_000;
+/**
+ * How long after a purchase whose answer was lost Canada Post's "none" is believed: until then the
+ * lost request may still be running there, and a search finding nothing buys nothing.
+ */
+export const UNCERTAIN_SETTLE_SECONDS = LABEL_CLAIM_SECONDS;
 /** A parcel not delivered this long after it shipped is no longer followed. */
 const FOLLOW_DAYS = 60;
 
@@ -148,9 +158,23 @@ function carrierRefusal(err: unknown): AppError {
   );
 }
 
+/** 503 for a purchase whose outcome is unknown: maybe bought, nothing more bought, checked before the next. */
+function uncertainAnswer(seconds: number): AppError {
+  const wait = Math.max(5, Math.ceil(seconds));
+  return new AppError(
+    'INTERNAL_ERROR',
+    503,
+    text('error.labels.uncertain', { seconds: wait }),
+    undefined,
+    wait,
+  );
+}
+
 /**
  * POST /orders/:orderId/label: buys the order's label and ships the order by it; asked again, the
- * label bought (`bought` false). 409 while another request is buying it.
+ * label bought (`bought` false). 409 while another request is buying it. After a purchase whose
+ * answer was lost (`uncertain`), it first looks for the shipment Canada Post may have made and
+ * adopts it; 503 while Canada Post cannot say.
  */
 export async function buyLabel(ctx: RequestContext, deps: OrdersDeps, orderId: string) {
   const me = caller(ctx);
@@ -161,10 +185,21 @@ export async function buyLabel(ctx: RequestContext, deps: OrdersDeps, orderId: s
     const [held] = await tx.db.select().from(orderLabels).where(eq(orderLabels.orderId, orderId));
     if (held?.state === 'bought') return { bought: held };
     const since = new Date(tx.now().getTime() - LABEL_CLAIM_SECONDS * 1000);
-    if (held && held.claimedAt > since) throw conflict('error.labels.beingBought');
+    if (held?.state === 'buying' && held.claimedAt > since) throw conflict('error.labels.beingBought');
     if (row.status !== 'confirmed') {
       const refused = orderMachine.refusal('ship', row.status);
       throw conflict(refused.key, refused.values);
+    }
+    // Left uncertain, or lapsed mid-purchase (its instance stopped, maybe after asking): Canada
+    // Post may hold this order's shipment, to be looked for before buying.
+    const uncertainSince = held
+      ? held.state === 'uncertain'
+        ? (held.uncertainSince ?? held.claimedAt)
+        : held.claimedAt
+      : null;
+    if (held?.state === 'uncertain' && !held.sandbox && labels.carrier.sandbox) {
+      // Canada Post's credentials are gone: it cannot be asked, and nothing is bought blind.
+      throw uncertainAnswer(UNCERTAIN_SETTLE_SECONDS);
     }
     const spec = await shipmentOf(tx, labels, row);
     const claimedAt = tx.now();
@@ -175,12 +210,13 @@ export async function buyLabel(ctx: RequestContext, deps: OrdersDeps, orderId: s
       claimedAt,
       sandbox: labels.carrier.sandbox,
       service: spec.service,
+      uncertainSince,
     };
     await tx.db
       .insert(orderLabels)
       .values(values)
       .onConflictDoUpdate({ target: orderLabels.orderId, set: values });
-    return { spec, claimedAt };
+    return { spec, claimedAt, uncertainSince };
   });
 
   let label: LabelRow;
@@ -188,30 +224,58 @@ export async function buyLabel(ctx: RequestContext, deps: OrdersDeps, orderId: s
   if ('bought' in claim) {
     label = claim.bought!;
   } else {
-    // 2. The carrier, outside any transaction.
+    // 2. The carrier, outside any transaction: the shipment it may already have, else a new one.
     const locale: Locale = ctx.locale ?? 'en-CA';
-    let info: Awaited<ReturnType<LabelCarrier['createShipment']>>;
-    try {
-      info = await labels.carrier.createShipment(claim.spec, {
-        locale,
-        signal: AbortSignal.timeout(CARRIER_TIMEOUT_MS),
-      });
-    } catch (err) {
-      ctx.log.warn({ err, orderId }, 'label: the carrier did not sell it; nothing changed');
-      await ctx.db
-        .delete(orderLabels)
-        .where(
-          and(
-            eq(orderLabels.orderId, orderId),
-            eq(orderLabels.state, 'buying'),
-            eq(orderLabels.claimedAt, claim.claimedAt),
-          ),
+    const ask = () => ({ locale, signal: AbortSignal.timeout(labels.timeoutMs) });
+    const ours = and(
+      eq(orderLabels.orderId, orderId),
+      eq(orderLabels.state, 'buying'),
+      eq(orderLabels.claimedAt, claim.claimedAt),
+    );
+    /** Our claim left uncertain, `since` the request whose answer may be lost; a 503 saying so. */
+    const stayUncertain = async (since: Date) => {
+      await ctx.db.update(orderLabels).set({ state: 'uncertain', uncertainSince: since }).where(ours);
+      const settled = since.getTime() + UNCERTAIN_SETTLE_SECONDS * 1000 - ctx.now().getTime();
+      return uncertainAnswer(settled > 0 ? settled / 1000 : 30);
+    };
+    let info: ShipmentInfo | null = null;
+    if (claim.uncertainSince) {
+      try {
+        info = await labels.carrier.findShipment(claim.spec.reference, ask());
+      } catch (err) {
+        ctx.log.warn(
+          { err, orderId },
+          'label: may have been bought, and the carrier cannot say; nothing bought',
         );
-      throw carrierRefusal(err);
+        throw await stayUncertain(claim.uncertainSince);
+      }
+      const settledAt = claim.uncertainSince.getTime() + UNCERTAIN_SETTLE_SECONDS * 1000;
+      if (info) {
+        ctx.log.info(
+          { orderId, shipmentId: info.shipmentId },
+          'label: adopted the shipment the carrier had made',
+        );
+      } else if (ctx.now().getTime() < settledAt) {
+        // Too soon to believe "none": the lost request may still be running at Canada Post.
+        throw await stayUncertain(claim.uncertainSince);
+      }
+    }
+    if (!info) {
+      try {
+        info = await labels.carrier.createShipment(claim.spec, ask());
+      } catch (err) {
+        if (err instanceof UncertainOutcome) {
+          ctx.log.warn({ err, orderId }, 'label: its answer was lost; it may have been bought');
+          throw await stayUncertain(claim.claimedAt);
+        }
+        ctx.log.warn({ err, orderId }, 'label: the carrier did not sell it; nothing changed');
+        await ctx.db.delete(orderLabels).where(ours);
+        throw carrierRefusal(err);
+      }
     }
     // The label's PDF: a failure here keeps the shipment (it is paid); the PDF is fetched when asked for.
     const pdf = await labels.carrier
-      .label(info.labelUrl, { signal: AbortSignal.timeout(CARRIER_TIMEOUT_MS) })
+      .label(info.labelUrl, { signal: AbortSignal.timeout(labels.timeoutMs) })
       .catch((err: unknown) => {
         ctx.log.warn({ err, orderId }, 'label: bought, its PDF not fetched yet');
         return null;
@@ -228,13 +292,7 @@ export async function buyLabel(ctx: RequestContext, deps: OrdersDeps, orderId: s
         pdf,
         boughtAt: ctx.now(),
       })
-      .where(
-        and(
-          eq(orderLabels.orderId, orderId),
-          eq(orderLabels.state, 'buying'),
-          eq(orderLabels.claimedAt, claim.claimedAt),
-        ),
-      )
+      .where(ours)
       .returning();
     if (!stored) {
       ctx.log.error(
@@ -286,7 +344,7 @@ export async function labelPdf(ctx: RequestContext, deps: OrdersDeps, orderId: s
   const carrier = label.sandbox ? labelsOf(deps).sandbox : labelsOf(deps).carrier;
   let pdf: Buffer;
   try {
-    pdf = await carrier.label(label.labelUrl!, { signal: AbortSignal.timeout(CARRIER_TIMEOUT_MS) });
+    pdf = await carrier.label(label.labelUrl!, { signal: AbortSignal.timeout(labelsOf(deps).timeoutMs) });
   } catch (err) {
     ctx.log.warn({ err, orderId }, 'label: its PDF could not be fetched');
     throw carrierRefusal(err instanceof CarrierError ? err : new CarrierError(String(err), true));

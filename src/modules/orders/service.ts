@@ -306,9 +306,9 @@ export async function shipRow(
 export const LABEL_CLAIM_SECONDS = 120;
 
 /**
- * Whether the order has a label bought, or one being bought (a claim younger than
- * LABEL_CLAIM_SECONDS): it is then neither shipped by hand nor cancelled, so that a label is never
- * paid for an order that went another way.
+ * Whether the order has a label bought, one being bought (a claim younger than
+ * LABEL_CLAIM_SECONDS) or one that may have been bought (`uncertain`): it is then neither shipped by
+ * hand nor cancelled, so that a label is never paid for an order that went another way.
  */
 export async function labelHolds(tx: RequestContext, orderId: string): Promise<boolean> {
   const since = new Date(tx.now().getTime() - LABEL_CLAIM_SECONDS * 1000);
@@ -318,7 +318,12 @@ export async function labelHolds(tx: RequestContext, orderId: string): Promise<b
     .where(
       and(
         eq(orderLabels.orderId, orderId),
-        or(eq(orderLabels.state, 'bought'), gt(orderLabels.claimedAt, since)),
+        or(
+          eq(orderLabels.state, 'bought'),
+          // Maybe bought: held until a purchase settles it (docs/shipping.md "Labels").
+          eq(orderLabels.state, 'uncertain'),
+          gt(orderLabels.claimedAt, since),
+        ),
       ),
     );
   return held !== undefined;

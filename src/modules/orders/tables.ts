@@ -134,8 +134,10 @@ const bytea = customType<{ data: Buffer; driverData: Uint8Array }>({
  * An order's carrier label (docs/shipping.md "Labels"): at most one per order, its primary key.
  * The row is claimed (`buying`) in a transaction that holds the order's row, before the carrier is
  * called outside any transaction; then it is `bought`, with the order shipped, in one transaction.
- * A failed purchase deletes its claim; a claim older than the purchase's time limit may be taken
- * again (the instance that held it stopped).
+ * A purchase Canada Post refused or never received deletes its claim; one whose outcome is unknown
+ * (the request sent, no answer) keeps it `uncertain`; a claim older than the purchase's time limit
+ * may be taken again (the instance that held it stopped). Either way the next purchase looks for
+ * the shipment Canada Post may have made before buying (`uncertain_since`).
  */
 export const orderLabels = pgTable(
   'order_labels',
@@ -144,8 +146,19 @@ export const orderLabels = pgTable(
       .primaryKey()
       .references(() => orders.id),
     sellerId: text('seller_id').notNull(),
-    state: text('state', { enum: ['buying', 'bought'] }).notNull(),
+    /**
+     * `buying`: a request is buying it (its claim holds LABEL_CLAIM_SECONDS); `uncertain`: Canada Post
+     * was asked and did not say whether it sold it (a timeout, a broken answer); `bought`.
+     */
+    state: text('state', { enum: ['buying', 'uncertain', 'bought'] }).notNull(),
     claimedAt: timestamp('claimed_at', { withTimezone: true }).notNull(),
+    /**
+     * Since when Canada Post may hold a shipment of this order that we did not hear of: set by an
+     * uncertain outcome or a lapsed claim; while it is set, a purchase first looks for that shipment
+     * (its customer-request-id is the order's number) and adopts it, and buys only once Canada Post
+     * said it has none.
+     */
+    uncertainSince: timestamp('uncertain_since', { withTimezone: true }),
     /** Made by the sandbox (no carrier credentials): no postage, a made-up tracking number. */
     sandbox: boolean('sandbox').notNull(),
     /** The Canada Post service bought ("DOM.EP"). */
@@ -161,7 +174,7 @@ export const orderLabels = pgTable(
   (t) => [
     check(
       'order_labels_bought_check',
-      sql`${t.state} = 'buying' or (${t.trackingPin} is not null and ${t.shipmentId} is not null and ${t.boughtAt} is not null)`,
+      sql`${t.state} in ('buying', 'uncertain') or (${t.trackingPin} is not null and ${t.shipmentId} is not null and ${t.boughtAt} is not null)`,
     ),
   ],
 );

@@ -1,0 +1,3 @@
+ALTER TABLE "order_labels" DROP CONSTRAINT "order_labels_bought_check";--> statement-breakpoint
+ALTER TABLE "order_labels" ADD COLUMN "uncertain_since" timestamp with time zone;--> statement-breakpoint
+ALTER TABLE "order_labels" ADD CONSTRAINT "order_labels_bought_check" CHECK ("order_labels"."state" in ('buying', 'uncertain') or ("order_labels"."tracking_pin" is not null and "order_labels"."shipment_id" is not null and "order_labels"."bought_at" is not null));
