@@ -51,6 +51,8 @@ const { values: flags } = parseArgs({
     concurrency: { type: 'string', default: '16' },
     sellers: { type: 'string', default: '50' },
     'products-per-seller': { type: 'string', default: '20' },
+    // Sellers whose shipping profile offers Canada Post's services, priced by the rate table.
+    'carrier-sellers': { type: 'string', default: '0.5' },
     hot: { type: 'string', default: '10' },
     'hot-stock': { type: 'string', default: '10' },
     runs: { type: 'string', default: '3' },
@@ -66,6 +68,7 @@ const HISTORY = Number(flags.history);
 const C = Number(flags.concurrency);
 const SELLERS = Number(flags.sellers);
 const PER_SELLER = Number(flags['products-per-seller']);
+const CARRIER_SELLERS = Number(flags['carrier-sellers']);
 const HOT = Number(flags.hot);
 const HOT_STOCK = Number(flags['hot-stock']);
 const RUNS = Number(flags.runs);
@@ -73,6 +76,22 @@ const RUNS = Number(flags.runs);
 const POOL_SIZE = loadConfig({ DATABASE_POOL_SIZE: process.env.DATABASE_POOL_SIZE }).databasePoolSize;
 /** Shares of carts: with a hot product (contention, refusals), with two sellers, with the coupon. */
 const HOT_SHARE = 0.15;
+/** A postal code of each province's main city: where a carrier seller ships from. */
+const BENCH_POSTAL_CODE: Record<string, string> = {
+  NL: 'A1C 5M2',
+  NS: 'B3H 4R2',
+  PE: 'C1A 4P3',
+  NB: 'E1C 4M3',
+  QC: 'H3B 2B6',
+  ON: 'M5H 2N2',
+  MB: 'R3C 4T3',
+  SK: 'S4P 3Y2',
+  AB: 'T2P 2M5',
+  BC: 'V6B 1A1',
+  NT: 'X1A 2L9',
+  NU: 'X0A 0H0',
+  YT: 'Y1A 1C8',
+};
 const TWO_SELLER_SHARE = 0.3;
 const COUPON_SHARE = 0.1;
 const COUPON = 'BENCH10';
@@ -255,6 +274,17 @@ async function seed(db: pg.Pool, random: () => number): Promise<Catalog> {
     `insert into seller_profiles (user_id, shop_name, province)
      select id, shop, province from json_to_recordset($1::json) as t(id text, shop text, province text)`,
     [JSON.stringify(sellerRows)],
+  );
+  // Every other seller (a share of them) has a carrier profile from its province's main city.
+  const carrierRows = sellerRows
+    .filter((_, s) => s % Math.max(1, Math.round(1 / CARRIER_SELLERS)) === 0 && CARRIER_SELLERS > 0)
+    .map((r) => ({ id: r.id, province: r.province, postal: BENCH_POSTAL_CODE[r.province as string] }));
+  await db.query(
+    `insert into seller_shipping (seller_id, origin_postal_code, origin_province, handling_days, rates,
+       services, parcel_length_cm, parcel_width_cm, parcel_height_cm, parcel_weight_kg, updated_at)
+     select id, postal, province, 1, 'carrier', '{DOM.RP,DOM.EP,DOM.XP,DOM.PC}', 30, 23, 13, 0.5, now()
+     from json_to_recordset($1::json) as t(id text, province text, postal text)`,
+    [JSON.stringify(carrierRows)],
   );
   await db.query(
     `insert into products (id, seller_id, title, description, price_cents, price_max_cents, status,
