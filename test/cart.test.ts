@@ -5,7 +5,7 @@
 import { and, eq } from 'drizzle-orm';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { cartItems, carts } from '../src/modules/cart/tables.ts';
-import { products, productVariants } from '../src/modules/catalog/tables.ts';
+import { productVariants } from '../src/modules/catalog/tables.ts';
 import { couponRedemptions, coupons } from '../src/modules/coupons/tables.ts';
 import { type SignedIn, testApp, useTestApp } from './helpers/app.ts';
 import {

@@ -73,7 +73,12 @@ describe('checkout on Stripe', () => {
       rates: 'carrier',
       services: ['DOM.RP', 'DOM.XP'],
     });
-    const { buyer: b } = await filledCart(t, { seller: shop, fields: { priceCents: 1800 }, stock: 5, quantity: 2 });
+    const { buyer: b } = await filledCart(t, {
+      seller: shop,
+      fields: { priceCents: 1800 },
+      stock: 5,
+      quantity: 2,
+    });
     const chosen = await checkout(t.api, b, {
       shipping_address: ON_ADDRESS,
       shipping_choices: [{ seller_id: shop.id, option_id: 'canada_post:DOM.XP' }],

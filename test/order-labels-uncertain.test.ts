@@ -5,30 +5,19 @@
 // number), adopts it when it is there, and buys only once Canada Post says it has none. A definite
 // failure still changes nothing. The client's patience is SHIPPING_LABEL_TIMEOUT_MS (500 ms here).
 import { eq } from 'drizzle-orm';
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { beforeEach, describe, expect, it } from 'vitest';
 import { UNCERTAIN_SETTLE_SECONDS } from '../src/modules/orders/labels.ts';
 import { orderLabels } from '../src/modules/orders/tables.ts';
-import { type SignedIn, useTestApp } from './helpers/app.ts';
+import type { SignedIn } from './helpers/app.ts';
 import { buyer, expectError, product, seller } from './helpers/builders.ts';
+import { useCanadaPostApp } from './helpers/canada-post-app.ts';
 import { addToCart, checkout, payOk, QC_ADDRESS } from './helpers/checkout.ts';
-import { type FakeCanadaPost, startFakeCanadaPost } from './helpers/fake-canada-post.ts';
 import { outboxRows } from './helpers/orders.ts';
 
-let carrier: FakeCanadaPost;
-beforeAll(async () => {
-  carrier = await startFakeCanadaPost({ username: 'portage-user', password: 'portage-password' });
+const { t, database, carrier } = useCanadaPostApp({
+  CANADA_POST_SENDER_PHONE: '416 555 0199',
+  SHIPPING_LABEL_TIMEOUT_MS: '500',
 });
-afterAll(() => carrier.close());
-
-const { t, database } = useTestApp(() => ({
-  env: {
-    CANADA_POST_API_KEY: 'portage-user:portage-password',
-    CANADA_POST_CUSTOMER_NUMBER: '2004381',
-    CANADA_POST_BASE_URL: carrier.url,
-    CANADA_POST_SENDER_PHONE: '416 555 0199',
-    SHIPPING_LABEL_TIMEOUT_MS: '500',
-  },
-}));
 beforeEach(() => carrier.reset());
 
 const MAYBE_BOUGHT =

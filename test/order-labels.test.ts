@@ -5,32 +5,21 @@
 // "Tracking") marks it delivered when Canada Post says so, with the platforms' webhook, and waits
 // longer after each failure.
 import { eq } from 'drizzle-orm';
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { beforeEach, describe, expect, it } from 'vitest';
 import { agentSessions } from '../src/modules/agent-checkout/tables.ts';
 import { orderLabels, orders, orderTracking } from '../src/modules/orders/tables.ts';
 import { ACP_ON, AcpClient, issuePlatform, outboxOf } from './helpers/acp.ts';
-import { admin, type SignedIn, useTestApp } from './helpers/app.ts';
+import { admin, type SignedIn } from './helpers/app.ts';
 import { buyer, expectError, product, seller, uniqueEmail } from './helpers/builders.ts';
+import { useCanadaPostApp } from './helpers/canada-post-app.ts';
 import { addToCart, checkout, payOk, QC_ADDRESS } from './helpers/checkout.ts';
-import { type FakeCanadaPost, startFakeCanadaPost } from './helpers/fake-canada-post.ts';
 import { ordersOfCheckout, outboxRows } from './helpers/orders.ts';
 import { Browser, textOf } from './helpers/web.ts';
 
-let carrier: FakeCanadaPost;
-beforeAll(async () => {
-  carrier = await startFakeCanadaPost({ username: 'portage-user', password: 'portage-password' });
+const { t, database, carrier } = useCanadaPostApp({
+  CANADA_POST_SENDER_PHONE: '416 555 0199',
+  SHIPPING_TRACKING_RECHECK_SECONDS: '3600',
 });
-afterAll(() => carrier.close());
-
-const { t, database } = useTestApp(() => ({
-  env: {
-    CANADA_POST_API_KEY: 'portage-user:portage-password',
-    CANADA_POST_CUSTOMER_NUMBER: '2004381',
-    CANADA_POST_BASE_URL: carrier.url,
-    CANADA_POST_SENDER_PHONE: '416 555 0199',
-    SHIPPING_TRACKING_RECHECK_SECONDS: '3600',
-  },
-}));
 beforeEach(() => carrier.reset());
 
 /** A seller with an address and a shipping profile offering Regular and Expedited Parcel. */

@@ -2,28 +2,15 @@
 // carrier's answer, fetched before the transaction and cached; a carrier slower than the budget,
 // refusing or down leaves the parcel to the rate table, and says so; a second checkout of the
 // same parcel asks the carrier nothing. The carrier is a local server speaking its XML.
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { ACP_ON, AcpClient, issuePlatform } from './helpers/acp.ts';
-import { type SignedIn, useTestApp } from './helpers/app.ts';
+import type { SignedIn } from './helpers/app.ts';
 import { admin, buyer, product, seller, uniqueEmail } from './helpers/builders.ts';
+import { useCanadaPostApp } from './helpers/canada-post-app.ts';
 import { addToCart, checkout, QC_ADDRESS } from './helpers/checkout.ts';
-import { type FakeCanadaPost, startFakeCanadaPost } from './helpers/fake-canada-post.ts';
 import { setClock } from './helpers/orders.ts';
 
-let carrier: FakeCanadaPost;
-beforeAll(async () => {
-  carrier = await startFakeCanadaPost({ username: 'portage-user', password: 'portage-password' });
-});
-afterAll(() => carrier.close());
-
-const { t, database } = useTestApp(() => ({
-  env: {
-    CANADA_POST_API_KEY: 'portage-user:portage-password',
-    CANADA_POST_CUSTOMER_NUMBER: '2004381',
-    CANADA_POST_BASE_URL: carrier.url,
-    SHIPPING_RATE_BUDGET_MS: '300',
-  },
-}));
+const { t, database, carrier } = useCanadaPostApp({ SHIPPING_RATE_BUDGET_MS: '300' });
 
 /** A Friday in Toronto: parcels handed over on Monday the 23rd. */
 const FRIDAY = '2026-11-20T15:00:00.000Z';
@@ -127,7 +114,11 @@ describe('checkout rated by Canada Post', () => {
 
 describe('an agent platform’s session rated by Canada Post', () => {
   it('fetches the rates before the hold: the ACP options are the carrier’s, asked once', async () => {
-    const acp = new AcpClient(t.api, (await issuePlatform(t.api, await admin(t.api, database))).apiKey, t.clock.now);
+    const acp = new AcpClient(
+      t.api,
+      (await issuePlatform(t.api, await admin(t.api, database))).apiKey,
+      t.clock.now,
+    );
     const created = await acp.create({
       line_items: [{ id: productId, quantity: 5 }],
       buyer: { email: uniqueEmail('acp') },
@@ -142,7 +133,9 @@ describe('an agent platform’s session rated by Canada Post', () => {
       totals: [expect.objectContaining({ amount: 1843 })],
     });
     // An update that changes nothing of the parcel asks the carrier nothing.
-    const again = await acp.update(created.body.id, { buyer: { email: uniqueEmail('acp'), first_name: 'Avery' } });
+    const again = await acp.update(created.body.id, {
+      buyer: { email: uniqueEmail('acp'), first_name: 'Avery' },
+    });
     expect(again.status).toBe(200);
     expect(carrier.requests).toHaveLength(1);
   });

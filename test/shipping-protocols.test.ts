@@ -128,7 +128,9 @@ describe('ACP: fulfillment_options per parcel', () => {
     expect(amount(created.body, 'fulfillment')).toBe(1749 + 899);
 
     const faster = await acp.update(created.body.id, {
-      selected_fulfillment_options: [{ type: 'shipping', option_id: xp, item_ids: [`line_${fromToronto.id}`] }],
+      selected_fulfillment_options: [
+        { type: 'shipping', option_id: xp, item_ids: [`line_${fromToronto.id}`] },
+      ],
     });
     expect(faster.status, JSON.stringify(faster.body)).toBe(200);
     expect(faster.body.status).toBe('ready_for_payment');
@@ -141,7 +143,10 @@ describe('ACP: fulfillment_options per parcel', () => {
 
     const paid = await acp.pay(created.body.id);
     expect(paid.body.status).toBe('completed');
-    const [session] = await database.db.select().from(agentSessions).where(eq(agentSessions.id, created.body.id));
+    const [session] = await database.db
+      .select()
+      .from(agentSessions)
+      .where(eq(agentSessions.id, created.body.id));
     const orders = await ordersOfCheckout(database, session!.checkoutId!);
     expect(
       orders.map((o) => [o.sellerId, o.shippingOption, o.estimatedDelivery, o.shippingCostCents]).sort(),
@@ -223,7 +228,9 @@ describe('UCP: a fulfillment group per parcel', () => {
     });
     expect(groups.find((g: { id: string }) => g.id === `parcel:${plainShop.id}`)).toMatchObject({
       line_item_ids: [`line_${fromMontreal.id}`],
-      options: [expect.objectContaining({ id: 'portage:standard', totals: [{ type: 'total', amount: 899 }] })],
+      options: [
+        expect.objectContaining({ id: 'portage:standard', totals: [{ type: 'total', amount: 899 }] }),
+      ],
       selected_option_id: 'portage:standard',
     });
 
@@ -248,15 +255,17 @@ describe('UCP: a fulfillment group per parcel', () => {
     expect(faster.body.status).toBe('ready_for_complete');
     expect(amount(faster.body, 'fulfillment')).toBe(2939 + 899);
     expect(
-      faster.body.fulfillment.methods[0].groups.find((g: { id: string }) => g.id === `parcel:${carrierShop.id}`)
-        .selected_option_id,
+      faster.body.fulfillment.methods[0].groups.find(
+        (g: { id: string }) => g.id === `parcel:${carrierShop.id}`,
+      ).selected_option_id,
     ).toBe('canada_post:DOM.XP');
 
     const strange = await update('canada_post:DOM.XP', 'parcels');
     expect(strange.status).toBe(400);
     expect(strange.body).toEqual({
       code: 'invalid_request',
-      content: "No fulfillment group parcels: name a group of the session's fulfillment (one per seller's parcel)",
+      content:
+        "No fulfillment group parcels: name a group of the session's fulfillment (one per seller's parcel)",
     });
   });
 });

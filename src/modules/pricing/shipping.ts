@@ -3,6 +3,7 @@
 // rate (shippingFor); one with a profile charges their own flat rate, or a carrier's services,
 // rated by the carrier before the checkout's transaction (shipping/rates.ts) or by the built-in
 // table. Pure: the carrier's answers come in as a lookup.
+import { POSTAL_LETTERS } from '../../contract/checkout.ts';
 import type { Province } from '../../contract/common.ts';
 import { BASE_LOCALE, render, type Text, text } from '../../contract/i18n.ts';
 import type { CarrierRate, ParcelSpec } from '../shipping/carrier.ts';
@@ -140,23 +141,6 @@ export function flatTransitDays(origin: Province, destination: Province): number
   return TERRITORIES.includes(destination) ? 12 : origin === destination ? 3 : 7;
 }
 
-/** A postal code of the province's first district: where a destination is only a province (the cart's estimate). */
-const DISTRICT_OF: Record<Province, string> = {
-  NL: 'A',
-  NS: 'B',
-  PE: 'C',
-  NB: 'E',
-  QC: 'H',
-  ON: 'M',
-  MB: 'R',
-  SK: 'S',
-  AB: 'T',
-  BC: 'V',
-  NT: 'X',
-  NU: 'X',
-  YT: 'Y',
-};
-
 export interface ParcelShippingInput {
   /** The seller's profile; null: the platform's flat rate. */
   profile: ShippingProfile | null;
@@ -252,7 +236,8 @@ export function parcelShipping(input: ParcelShippingInput): {
       problems: flat.problems,
     };
   }
-  const postal = input.destinationPostalCode ?? `${DISTRICT_OF[destinationProvince]}0A0A0`;
+  // A destination that is only a province (the cart's estimate): a postal code of its first district.
+  const postal = input.destinationPostalCode ?? `${POSTAL_LETTERS[destinationProvince][0]}0A0A0`;
   const spec = parcelSpec(profile, physical, postal, today);
   const fetched = input.carrierRates?.(spec)?.filter((r) => spec.services.includes(r.service));
   const rated = fetched && fetched.length > 0 ? fetched : undefined;

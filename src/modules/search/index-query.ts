@@ -8,7 +8,6 @@ import {
   fixedFacets,
   type IndexQuery,
   optionFacets,
-  priceBucket,
   type SortKey,
 } from './engine.ts';
 import { type Clause, foldOption, isVariantClause, type VariantClause } from './filters.ts';

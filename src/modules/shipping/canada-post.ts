@@ -126,23 +126,23 @@ export function parseMessages(xml: string): CarrierMessage[] {
   }
 }
 
-/** The answer's text, refused past MAX_ANSWER_BYTES (a carrier's answer is never that long). */
-async function boundedText(response: Response): Promise<string> {
+/** An answer's bytes, refused past `max` (a carrier's documents are never that long). */
+export async function boundedBytes(response: Response, max: number): Promise<Buffer> {
   const reader = response.body?.getReader();
-  if (!reader) return '';
+  if (!reader) return Buffer.alloc(0);
   const chunks: Uint8Array[] = [];
   let size = 0;
   for (;;) {
     const { done, value } = await reader.read();
     if (done) break;
     size += value.byteLength;
-    if (size > MAX_ANSWER_BYTES) {
+    if (size > max) {
       await reader.cancel().catch(() => {});
-      throw new CarrierError('Canada Post answered more than 256 KB', true);
+      throw new CarrierError(`Canada Post answered more than ${max / 1024} KB`, true);
     }
     chunks.push(value);
   }
-  return Buffer.concat(chunks).toString('utf8');
+  return Buffer.concat(chunks);
 }
 
 export function canadaPost(settings: CanadaPostSettings, fetchImpl: typeof fetch = fetch): Carrier {
@@ -167,10 +167,13 @@ export function canadaPost(settings: CanadaPostSettings, fetchImpl: typeof fetch
       } catch (err) {
         throw new CarrierError(`Canada Post could not be reached: ${(err as Error).message}`, true);
       }
-      const body = await boundedText(response).catch((err: unknown) => {
-        if (err instanceof CarrierError) throw err;
-        throw new CarrierError(`Canada Post's answer broke off: ${(err as Error).message}`, true);
-      });
+      const body = await boundedBytes(response, MAX_ANSWER_BYTES).then(
+        (bytes) => bytes.toString('utf8'),
+        (err: unknown) => {
+          if (err instanceof CarrierError) throw err;
+          throw new CarrierError(`Canada Post's answer broke off: ${(err as Error).message}`, true);
+        },
+      );
       if (!response.ok) {
         const messages = parseMessages(body);
         const said = messages.map((m) => `${m.code} ${m.description}`).join('; ');

@@ -11,7 +11,7 @@
 // the rating API (canada-post.ts). Tests run it against test/helpers/fake-canada-post.ts, the
 // documents checked against the official XSDs (docs/shipping.md "Labels").
 import { XMLParser } from 'fast-xml-parser';
-import { type CanadaPostSettings, parseMessages } from './canada-post.ts';
+import { boundedBytes, type CanadaPostSettings, parseMessages } from './canada-post.ts';
 import { CarrierError, type CarrierService } from './carrier.ts';
 
 export const SHIPMENT_MEDIA_TYPE = 'application/vnd.cpc.shipment-v8+xml';
@@ -299,25 +299,6 @@ export function parseTrackingSummary(xml: string): TrackingSummary {
     deliveredOn: /^\d{4}-\d{2}-\d{2}$/.test(delivered) ? delivered : null,
     event: event ? event.slice(0, 200) : null,
   };
-}
-
-/** The answer's bytes, refused past `max`. */
-async function boundedBytes(response: Response, max: number): Promise<Buffer> {
-  const reader = response.body?.getReader();
-  if (!reader) return Buffer.alloc(0);
-  const chunks: Uint8Array[] = [];
-  let size = 0;
-  for (;;) {
-    const { done, value } = await reader.read();
-    if (done) break;
-    size += value.byteLength;
-    if (size > max) {
-      await reader.cancel().catch(() => {});
-      throw new CarrierError(`Canada Post answered more than ${max / 1024} KB`, true);
-    }
-    chunks.push(value);
-  }
-  return Buffer.concat(chunks);
 }
 
 /**

@@ -226,7 +226,6 @@ function sessionParams(
       price_data: { currency: 'cad', unit_amount: t.cents, product_data: { name: t.label } },
     });
   }
-  const parcels = input.parcels.length;
   const shippingCents = input.parcels.reduce((sum, p) => sum + p.shippingCostCents, 0);
   const methods = [...new Set(input.paymentMethods.map((m) => METHOD_TYPES[m] ?? m))];
   const metadata = { checkoutSessionId: input.checkoutId };
