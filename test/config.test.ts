@@ -56,7 +56,17 @@ describe('loadConfig', () => {
       trustProxy: false,
       authCacheMs: 1000,
       searchIndex: 'memory',
-      shipping: { canadaPost: undefined, rateBudgetMs: 1500, rateCacheMs: 600_000 },
+      shipping: {
+        canadaPost: undefined,
+        rateBudgetMs: 1500,
+        rateCacheMs: 600_000,
+        labels: {
+          sandboxDeliveryMs: 600_000,
+          trackingRecheckMs: 14_400_000,
+          senderPhone: '',
+          timeoutMs: 30_000,
+        },
+      },
       oidc: undefined,
       authRedirectOrigins: ['http://localhost:3000'],
       payments: {
@@ -93,6 +103,12 @@ describe('loadConfig', () => {
       },
       rateBudgetMs: 800,
       rateCacheMs: 600_000,
+      labels: {
+        sandboxDeliveryMs: 600_000,
+        trackingRecheckMs: 14_400_000,
+        senderPhone: '',
+        timeoutMs: 30_000,
+      },
     });
     expect(() => loadConfig({ CANADA_POST_API_KEY: 'justakey', SHIPPING_RATE_CACHE_MS: '0' })).toThrow(
       [
