@@ -154,7 +154,10 @@ describe('tools/list', () => {
 
   it('has the spec’s inputs and an object output schema', () => {
     const expected: Record<string, { required: string[]; properties: string[] }> = {
-      create_checkout: { required: ['shipping_address'], properties: ['shipping_address', 'coupon'] },
+      create_checkout: {
+        required: ['shipping_address'],
+        properties: ['shipping_address', 'coupon', 'shipping_choices'],
+      },
       list_orders: { required: [], properties: ['status', 'limit', 'offset', 'sort'] },
       get_order: { required: ['id'], properties: ['id'] },
       cancel_order: { required: ['order_id'], properties: ['order_id', 'reason'] },
