@@ -4,9 +4,7 @@
 // published in the namespace http://www.canadapost.ca/ws/track; the track-v2 media type's documents
 // are in http://www.canadapost.ca/ws/track-v2 with the same elements, so its target namespace is
 // read as v2 here.
-import { readFileSync } from 'node:fs';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { validateXML } from 'xmllint-wasm';
 import type { CanadaPostSettings } from '../src/modules/shipping/canada-post.ts';
 import { CarrierError } from '../src/modules/shipping/carrier.ts';
 import {
@@ -16,6 +14,7 @@ import {
   shipmentDocument,
   UncertainOutcome,
 } from '../src/modules/shipping/labels.ts';
+import { canadaPostSchemaErrors } from './helpers/canada-post-schemas.ts';
 import {
   type FakeCanadaPost,
   messagesXml,
@@ -24,29 +23,6 @@ import {
   startFakeCanadaPost,
   trackingSummaryXml,
 } from './helpers/fake-canada-post.ts';
-
-const XSD_DIR = new URL('./official-schemas/canadapost/', import.meta.url);
-const xsd = (fileName: string) => ({ fileName, contents: readFileSync(new URL(fileName, XSD_DIR), 'utf8') });
-const SHIPMENT = xsd('shipment.xsd');
-const COMMON = xsd('common.xsd');
-const MESSAGES = xsd('messages.xsd');
-const TRACK_V2 = {
-  fileName: 'track.xsd',
-  contents: xsd('track.xsd').contents.replaceAll(
-    '"http://www.canadapost.ca/ws/track"',
-    '"http://www.canadapost.ca/ws/track-v2"',
-  ),
-};
-
-async function schemaErrors(xml: string, schema: 'shipment' | 'track' | 'messages'): Promise<string[]> {
-  const result = await validateXML({
-    xml: [{ fileName: 'document.xml', contents: xml }],
-    ...(schema === 'shipment'
-      ? { schema: [SHIPMENT], preload: [COMMON] }
-      : { schema: [schema === 'track' ? TRACK_V2 : MESSAGES] }),
-  });
-  return result.errors.map((e) => e.message);
-}
 
 const USERNAME = '6e93d53968881714';
 const PASSWORD = '0bfa9fcb9853d1f51ee57a';
@@ -104,7 +80,7 @@ async function carrierErrorOf(promise: Promise<unknown>): Promise<CarrierError> 
 describe('the shipment the adapter buys', () => {
   it('is a shipment document valid against shipment.xsd, people’s words escaped and bounded', async () => {
     const doc = shipmentDocument({}, spec({ sender: { ...spec().sender, street: `${'x'.repeat(60)}` } }));
-    expect(await schemaErrors(doc, 'shipment')).toEqual([]);
+    expect(await canadaPostSchemaErrors(doc, 'shipment')).toEqual([]);
     expect(doc).toContain('<company>Érable &amp; Fils &lt;Boutique&gt;</company>');
     expect(doc).toContain('<name>Avery &quot;A.&quot; Tremblay</name>');
     expect(doc).toContain(`<address-line-1>${'x'.repeat(44)}</address-line-1>`);
@@ -112,7 +88,7 @@ describe('the shipment the adapter buys', () => {
     expect(doc).toContain('<requested-shipping-point>M5H2N2</requested-shipping-point>');
     expect(doc).toContain('<intended-method-of-payment>CreditCard</intended-method-of-payment>');
     const contract = shipmentDocument({ contractId: '42708517' }, spec());
-    expect(await schemaErrors(contract, 'shipment')).toEqual([]);
+    expect(await canadaPostSchemaErrors(contract, 'shipment')).toEqual([]);
     expect(contract).toContain(
       '<contract-id>42708517</contract-id><intended-method-of-payment>Account</intended-method-of-payment>',
     );
@@ -136,8 +112,8 @@ describe('the shipment the adapter buys', () => {
       'content-type': 'application/vnd.cpc.shipment-v8+xml',
       'accept-language': 'fr-CA',
     });
-    expect(await schemaErrors(post!.body, 'shipment')).toEqual([]);
-    expect(await schemaErrors(post!.response, 'shipment')).toEqual([]);
+    expect(await canadaPostSchemaErrors(post!.body, 'shipment')).toEqual([]);
+    expect(await canadaPostSchemaErrors(post!.response, 'shipment')).toEqual([]);
     expect(get).toMatchObject({ method: 'GET', status: 200, contentType: 'application/pdf' });
     expect(get!.headers.accept).toBe('application/pdf');
   });
@@ -175,7 +151,7 @@ describe('the shipment the adapter buys', () => {
       retryable: false,
       messages: [{ code: '9111', description: 'Invalid postal code' }],
     });
-    expect(await schemaErrors(fake.requests[0]!.response, 'messages')).toEqual([]);
+    expect(await canadaPostSchemaErrors(fake.requests[0]!.response, 'messages')).toEqual([]);
 
     fake.setMode({ answer: 'error', status: 500 });
     expect((await carrierErrorOf(carrier.createShipment(spec(), { locale: 'en-CA' }))).retryable).toBe(true);
@@ -276,10 +252,10 @@ describe('a purchase whose answer is lost, and the search for its shipment', () 
       'accept-language': 'fr-CA',
     });
     expect(one).toMatchObject({ method: 'GET', url: `/rs/2004381/2004381/shipment/${made.id}`, status: 200 });
-    expect(await schemaErrors(search!.response, 'shipment')).toEqual([]);
-    expect(await schemaErrors(one!.response, 'shipment')).toEqual([]);
+    expect(await canadaPostSchemaErrors(search!.response, 'shipment')).toEqual([]);
+    expect(await canadaPostSchemaErrors(one!.response, 'shipment')).toEqual([]);
     expect(
-      await schemaErrors(shipmentsXml({ baseUrl: fake.url, customer: '1', ids: [] }), 'shipment'),
+      await canadaPostSchemaErrors(shipmentsXml({ baseUrl: fake.url, customer: '1', ids: [] }), 'shipment'),
     ).toEqual([]);
 
     expect(await carrier.findShipment('2026-000999', { locale: 'en-CA' })).toBeNull();
@@ -342,9 +318,9 @@ describe('the tracking summary the adapter reads', () => {
       ['GET', `/vis/track/pin/${trackingPin}/summary`, 'application/vnd.cpc.track-v2+xml'],
       ['GET', `/vis/track/pin/${trackingPin}/summary`, 'application/vnd.cpc.track-v2+xml'],
     ]);
-    for (const r of summaries) expect(await schemaErrors(r.response, 'track')).toEqual([]);
+    for (const r of summaries) expect(await canadaPostSchemaErrors(r.response, 'track')).toEqual([]);
     expect(
-      await schemaErrors(
+      await canadaPostSchemaErrors(
         trackingSummaryXml({
           pin: '1',
           origin: '',
@@ -364,7 +340,7 @@ describe('the tracking summary the adapter reads', () => {
     const at = { locale: 'en-CA' as const, shippedAt: new Date(), now: new Date() };
     const unknown = await carrierErrorOf(carrier.trackingSummary('7023210099999999', at));
     expect(unknown.messages).toEqual([{ code: '004', description: 'No Pin History' }]);
-    expect(await schemaErrors(messagesXml(unknown.messages), 'messages')).toEqual([]);
+    expect(await canadaPostSchemaErrors(messagesXml(unknown.messages), 'messages')).toEqual([]);
     await carrierErrorOf(carrier.trackingSummary('../../rs/ship/price', at));
     expect(fake.requests).toHaveLength(1);
   });

@@ -3,10 +3,8 @@
 // documents checked against Canada Post's official XSDs with libxml2 (xmllint-wasm). Then the
 // rates cache before a checkout (shipping/rates.ts) and the built-in rate table (rate-table.ts).
 // Prices are the fake's, worked out here by hand (its rules are at the top of its file).
-import { readFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { validateXML } from 'xmllint-wasm';
 import { type CanadaPostSettings, canadaPost, RATE_MEDIA_TYPE } from '../src/modules/shipping/canada-post.ts';
 import {
   type Carrier,
@@ -16,6 +14,7 @@ import {
 } from '../src/modules/shipping/carrier.ts';
 import { billedGrams, tableRates, zoneOf } from '../src/modules/shipping/rate-table.ts';
 import { carrierRates, MAX_PARCELS_RATED } from '../src/modules/shipping/rates.ts';
+import { canadaPostSchemaErrors } from './helpers/canada-post-schemas.ts';
 import {
   type FakeCanadaPost,
   type FakeQuote,
@@ -26,21 +25,6 @@ import {
 
 // ---------------------------------------------------------------------------------------------
 // The official schemas
-
-const XSD_DIR = new URL('./official-schemas/canadapost/', import.meta.url);
-const xsd = (fileName: string) => ({ fileName, contents: readFileSync(new URL(fileName, XSD_DIR), 'utf8') });
-const RATING = xsd('rating.xsd');
-const COMMON = xsd('common.xsd');
-const MESSAGES = xsd('messages.xsd');
-
-/** libxml2's complaints about `xml` against rating.xsd (with its common.xsd) or messages.xsd; none when valid. */
-async function schemaErrors(xml: string, schema: 'rating' | 'messages'): Promise<string[]> {
-  const result = await validateXML({
-    xml: [{ fileName: 'document.xml', contents: xml }],
-    ...(schema === 'rating' ? { schema: [RATING], preload: [COMMON] } : { schema: [MESSAGES] }),
-  });
-  return result.errors.map((e) => e.message);
-}
 
 // ---------------------------------------------------------------------------------------------
 // The fake, the adapter's settings, a parcel
@@ -165,7 +149,7 @@ describe('the request the adapter sends', () => {
         '<destination><domestic><postal-code>M4C1B5</postal-code></domestic></destination>' +
         '</mailing-scenario>',
     );
-    expect(await schemaErrors(request!.body, 'rating')).toEqual([]);
+    expect(await canadaPostSchemaErrors(request!.body, 'rating')).toEqual([]);
   });
 
   it('carries Basic auth, the rate media type both ways and the language asked', async () => {
@@ -201,7 +185,7 @@ describe('the request the adapter sends', () => {
       '<customer-number>2004381</customer-number><contract-id>42708517</contract-id>',
     );
     expect(request!.body).toContain('<services><service-code>DOM.EP</service-code></services>');
-    expect(await schemaErrors(request!.body, 'rating')).toEqual([]);
+    expect(await canadaPostSchemaErrors(request!.body, 'rating')).toEqual([]);
   });
 
   it('writes kilograms with 3 decimals and centimetres with 1, within the schema at the extremes', async () => {
@@ -220,8 +204,8 @@ describe('the request the adapter sends', () => {
     expect(heavy!.body).toContain(
       '<weight>12.345</weight><dimensions><length>200.0</length><width>99.9</width><height>45.5</height></dimensions>',
     );
-    expect(await schemaErrors(light!.body, 'rating')).toEqual([]);
-    expect(await schemaErrors(heavy!.body, 'rating')).toEqual([]);
+    expect(await canadaPostSchemaErrors(light!.body, 'rating')).toEqual([]);
+    expect(await canadaPostSchemaErrors(heavy!.body, 'rating')).toEqual([]);
   });
 
   it('is checked by a validator that does refuse what the schema forbids', async () => {
@@ -233,7 +217,7 @@ describe('the request the adapter sends', () => {
       '<origin-postal-code>M5H 2N2</origin-postal-code>' +
       '<destination><domestic><postal-code>M4C1B5</postal-code></domestic></destination>' +
       '</mailing-scenario>';
-    const errors = await schemaErrors(bad, 'rating');
+    const errors = await canadaPostSchemaErrors(bad, 'rating');
     expect(errors).toEqual([
       expect.stringMatching(/}weight'.*fractionDigits/),
       expect.stringMatching(/}origin-postal-code'.*'M5H 2N2'/),
@@ -248,8 +232,8 @@ describe('the documents the fake answers', () => {
     await carrier.rates(parcel(), { locale: 'fr-CA' });
     const [en, fr] = fake.requests;
     expect(en!.contentType).toBe(RATE_MEDIA_TYPE);
-    expect(await schemaErrors(en!.response, 'rating')).toEqual([]);
-    expect(await schemaErrors(fr!.response, 'rating')).toEqual([]);
+    expect(await canadaPostSchemaErrors(en!.response, 'rating')).toEqual([]);
+    expect(await canadaPostSchemaErrors(fr!.response, 'rating')).toEqual([]);
     const names = (xml: string) =>
       [...xml.matchAll(/<service-name>([^<]*)<\/service-name>/g)].map((m) => m[1]);
     expect(names(en!.response)).toEqual(['Regular Parcel', 'Expedited Parcel', 'Xpresspost', 'Priority']);
@@ -305,8 +289,8 @@ describe('the documents the fake answers', () => {
     const [plain, empty] = fake.requests;
     expect(plain!.response).not.toContain('<adjustments>');
     expect(plain!.response).toContain('<service-name>Livres de bibliothèque</service-name>');
-    expect(await schemaErrors(plain!.response, 'rating')).toEqual([]);
-    expect(await schemaErrors(empty!.response, 'rating')).toEqual([]);
+    expect(await canadaPostSchemaErrors(plain!.response, 'rating')).toEqual([]);
+    expect(await canadaPostSchemaErrors(empty!.response, 'rating')).toEqual([]);
   });
 
   it('answers its errors as messages documents valid against messages.xsd', async () => {
@@ -341,14 +325,14 @@ describe('the documents the fake answers', () => {
         '</messages>\n',
     );
     for (const request of fake.requests) {
-      expect(await schemaErrors(request.response, 'messages')).toEqual([]);
+      expect(await canadaPostSchemaErrors(request.response, 'messages')).toEqual([]);
     }
     const escaped = messagesXml([
       { code: '9111', description: 'Invalid postal code' },
       { code: 'Server', description: 'A <broken> & "quoted" description' },
     ]);
-    expect(await schemaErrors(escaped, 'messages')).toEqual([]);
-    expect(await schemaErrors(messagesXml([]), 'messages')).toEqual([]);
+    expect(await canadaPostSchemaErrors(escaped, 'messages')).toEqual([]);
+    expect(await canadaPostSchemaErrors(messagesXml([]), 'messages')).toEqual([]);
   });
 
   it('refuses what Canada Post refuses: another path or method, other media types, no or wrong auth, another language', async () => {
@@ -369,7 +353,7 @@ describe('the documents the fake answers', () => {
     expect(refusals.map((r) => r.status)).toEqual([404, 405, 401, 401, 406, 415, 400, 400]);
     for (const request of fake.requests) {
       expect(request.contentType).toBe(RATE_MEDIA_TYPE);
-      expect(await schemaErrors(request.response, 'messages')).toEqual([]);
+      expect(await canadaPostSchemaErrors(request.response, 'messages')).toEqual([]);
     }
     expect(fake.requests.map((r) => r.response.match(/<code>([^<]*)<\/code>/)?.[1])).toEqual([
       'Server',
@@ -440,7 +424,7 @@ describe('the rates the adapter reads', () => {
       guaranteed: false,
     };
     const document = priceQuotesXml([quote]);
-    expect(await schemaErrors(document, 'rating')).toEqual([]);
+    expect(await canadaPostSchemaErrors(document, 'rating')).toEqual([]);
     fake.setMode({ answer: 'custom', respond: () => ({ body: document }) });
     const carrier = canadaPost(settings());
     expect(await carrier.rates(parcel(), { locale: 'en-CA' })).toEqual([
@@ -571,7 +555,7 @@ describe('how the adapter fails', () => {
       '</price-quotes>',
       `<!--${'x'.repeat(300 * 1024)}--></price-quotes>`,
     );
-    expect(await schemaErrors(padded, 'rating')).toEqual([]);
+    expect(await canadaPostSchemaErrors(padded, 'rating')).toEqual([]);
     fake.setMode({ answer: 'custom', respond: () => ({ body: padded }) });
     const err = await carrierErrorOf(canadaPost(settings()).rates(parcel(), { locale: 'en-CA' }));
     expect([err.retryable, err.message]).toEqual([true, 'Canada Post answered more than 256 KB']);
