@@ -148,7 +148,8 @@ describe('the console’s product form in two languages', () => {
     expect(again.status).toBe(200);
     const variantsForm = fieldsOf(again.html, `${path}/variants`);
     const variants = await b.post(`${path}/variants`, { ...variantsForm, 'variants.0.stockQuantity': '7' });
-    expect(variants.status).toBe(200);
+    // What the page said, should it refuse (a refusal seen once in CI, never again here).
+    expect(variants.status, variants.status === 200 ? '' : textOf(variants.html)).toBe(200);
     const after = await t.api.as(s).get(`/products/${id}`, { 'accept-language': 'fr-CA' });
     expect(after.body.translations).toEqual({
       'en-CA': {
