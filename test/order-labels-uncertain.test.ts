@@ -13,6 +13,7 @@ import { buyer, expectError, product, seller } from './helpers/builders.ts';
 import { useCanadaPostApp } from './helpers/canada-post-app.ts';
 import { addToCart, checkout, payOk, QC_ADDRESS } from './helpers/checkout.ts';
 import { outboxRows } from './helpers/orders.ts';
+import { Browser, textOf } from './helpers/web.ts';
 
 const { t, database, carrier } = useCanadaPostApp({
   CANADA_POST_SENDER_PHONE: '416 555 0199',
@@ -83,6 +84,16 @@ describe('a purchase whose answer is lost', () => {
     expect(
       (await t.api.as(s).post(`/orders/${orderId}/ship`, { trackingNumber: 'T1', carrier: 'UPS' })).status,
     ).toBe(409);
+
+    // The console's order page says so, and its button checks with Canada Post before buying.
+    const pages = new Browser(t.app);
+    await pages.signIn(s);
+    const page = textOf((await pages.get(`/console/orders/${encodeURIComponent(orderId)}`)).html);
+    expect(page).toContain(
+      'Canada Post did not answer when this label was being bought: it may have been bought. The button below asks Canada Post first and finishes that purchase if it was made; nothing is bought twice.',
+    );
+    expect(page).toContain('Check with Canada Post and finish');
+    expect(page).not.toContain('Buy the label and mark shipped');
 
     carrier.setMode({ answer: 'quotes' });
     const retry = await t.api.as(s).post(`/orders/${orderId}/label`);

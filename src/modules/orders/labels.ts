@@ -357,12 +357,12 @@ export async function labelPdf(ctx: RequestContext, deps: OrdersDeps, orderId: s
 export async function labelStateOf(ctx: RequestContext, deps: OrdersDeps, orderId: string) {
   const me = caller(ctx);
   const row = await shopRow(ctx, me, orderId);
-  const [label] = await ctx.db
-    .select()
-    .from(orderLabels)
-    .where(and(eq(orderLabels.orderId, orderId), eq(orderLabels.state, 'bought')));
+  const [claim] = await ctx.db.select().from(orderLabels).where(eq(orderLabels.orderId, orderId));
+  const label = claim?.state === 'bought' ? claim : undefined;
   return {
     label: label ? labelAnswer(deps.publicBaseUrl, label) : null,
+    /** A purchase under way, or one whose answer was lost (the next purchase checks with Canada Post first). */
+    pending: claim && claim.state !== 'bought' ? claim.state : null,
     service: label?.service ?? labelService(row.shippingOption),
     sandbox: label?.sandbox ?? labelsOf(deps).carrier.sandbox,
   };

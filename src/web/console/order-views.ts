@@ -145,9 +145,16 @@ function labelCard(v: View, order: Order, label: LabelState) {
   }
   if (order.status !== 'confirmed') return '';
   const service = t(l, 'shipping.service', { service: label.service.replace('.', '_') });
-  return html`<div class="card"><h2>${t(l, 'web.console.label.title')}</h2>
+  // A purchase whose answer was lost: the button checks with Canada Post before buying anything.
+  const pending =
+    label.pending === 'uncertain'
+      ? html`<p class="alert" role="status">${t(l, 'web.console.label.uncertain')}</p>`
+      : label.pending === 'buying'
+        ? html`<p class="notice" role="status">${t(l, 'web.console.label.buying')}</p>`
+        : '';
+  return html`<div class="card"><h2>${t(l, 'web.console.label.title')}</h2>!${pending}
 <p class="hint">${t(l, 'web.console.label.hint', { service })}</p>!${sandbox}
-!${actionButton(v, { action: `${path}/label`, label: t(l, 'web.console.label.buy') })}</div>`;
+!${actionButton(v, { action: `${path}/label`, label: t(l, label.pending === 'uncertain' ? 'web.console.label.check' : 'web.console.label.buy') })}</div>`;
 }
 
 export function orderView(
