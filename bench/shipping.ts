@@ -144,6 +144,7 @@ async function main() {
       CANADA_POST_API_KEY: 'portage-user:portage-password',
       CANADA_POST_CUSTOMER_NUMBER: '2004381',
       CANADA_POST_BASE_URL: carrier.url,
+      CANADA_POST_SENDER_PHONE: '416 555 0199',
     };
     // The table before and after the carrier's phases (a shop's tables grow as it runs); a few
     // checkouts before timing each service: its statements are prepared, its code warm.

@@ -92,6 +92,7 @@ describe('loadConfig', () => {
         CANADA_POST_API_KEY: 'user:pass:word',
         CANADA_POST_CUSTOMER_NUMBER: '2004381',
         CANADA_POST_BASE_URL: 'https://ct.soa-gw.canadapost.ca',
+        CANADA_POST_SENDER_PHONE: '416 555 0199',
         SHIPPING_RATE_BUDGET_MS: '800',
       }).shipping,
     ).toEqual({
@@ -106,7 +107,7 @@ describe('loadConfig', () => {
       labels: {
         sandboxDeliveryMs: 600_000,
         trackingRecheckMs: 14_400_000,
-        senderPhone: '',
+        senderPhone: '416 555 0199',
         timeoutMs: 30_000,
       },
     });
@@ -116,6 +117,7 @@ describe('loadConfig', () => {
         '- SHIPPING_RATE_CACHE_MS: must be between 10000 and 86400000 (got "0")',
         '- CANADA_POST_API_KEY: must be the API key as user:password',
         '- CANADA_POST_CUSTOMER_NUMBER: required when CANADA_POST_API_KEY is set',
+        '- CANADA_POST_SENDER_PHONE: required when CANADA_POST_API_KEY is set (10 digits or more)',
       ].join('\n'),
     );
   });

@@ -16,7 +16,6 @@ import { outboxRows } from './helpers/orders.ts';
 import { Browser, textOf } from './helpers/web.ts';
 
 const { t, database, carrier } = useCanadaPostApp({
-  CANADA_POST_SENDER_PHONE: '416 555 0199',
   SHIPPING_LABEL_TIMEOUT_MS: '500',
 });
 beforeEach(() => carrier.reset());

@@ -17,7 +17,6 @@ import { ordersOfCheckout, outboxRows } from './helpers/orders.ts';
 import { Browser, textOf } from './helpers/web.ts';
 
 const { t, database, carrier } = useCanadaPostApp({
-  CANADA_POST_SENDER_PHONE: '416 555 0199',
   SHIPPING_TRACKING_RECHECK_SECONDS: '3600',
 });
 beforeEach(() => carrier.reset());

@@ -56,6 +56,10 @@ export function shippingConfig(
     '',
   );
   if (!customerNumber) problems.push('CANADA_POST_CUSTOMER_NUMBER: required when CANADA_POST_API_KEY is set');
+  // With credentials, sellers buy real labels, and Canada Post's labels print the sender's phone.
+  if (labels.senderPhone.replace(/\D/g, '').length < 10) {
+    problems.push('CANADA_POST_SENDER_PHONE: required when CANADA_POST_API_KEY is set (10 digits or more)');
+  }
   const contractId = pick<string | undefined>(
     'CANADA_POST_CONTRACT_ID',
     z.string().regex(/^\d{1,10}$/, 'must be 1-10 digits'),

@@ -24,6 +24,7 @@ export function useCanadaPostApp(
       CANADA_POST_API_KEY: 'portage-user:portage-password',
       CANADA_POST_CUSTOMER_NUMBER: '2004381',
       CANADA_POST_BASE_URL: carrier!.url,
+      CANADA_POST_SENDER_PHONE: '416 555 0199',
       ...env,
     },
   }));
