@@ -62,6 +62,16 @@ export interface Invoice {
 }
 
 /** The invoice, then one page per credit note, as PDF bytes. */
+/** The document's bytes once it ends (collected as PDFKit writes them): call before `doc.end()`. */
+export function pdfBytes(doc: PDFKit.PDFDocument): Promise<Buffer> {
+  const chunks: Buffer[] = [];
+  return new Promise<Buffer>((resolve, reject) => {
+    doc.on('data', (c: Buffer) => chunks.push(c));
+    doc.on('end', () => resolve(Buffer.concat(chunks)));
+    doc.on('error', reject);
+  });
+}
+
 export function renderInvoice(invoice: Invoice, now: Date): Promise<Buffer> {
   const { locale } = invoice;
   const words = (key: MessageKey, values?: MessageValues) => t(locale, key, values);
@@ -81,12 +91,7 @@ export function renderInvoice(invoice: Invoice, now: Date): Promise<Buffer> {
       CreationDate: now,
     },
   });
-  const chunks: Buffer[] = [];
-  const done = new Promise<Buffer>((resolve, reject) => {
-    doc.on('data', (c: Buffer) => chunks.push(c));
-    doc.on('end', () => resolve(Buffer.concat(chunks)));
-    doc.on('error', reject);
-  });
+  const done = pdfBytes(doc);
   const font = { regular, bold };
   const pen = new Pen(doc, font);
 

@@ -4,6 +4,7 @@
 // invoices' embedded font, in the request (a page of text: milliseconds); no price is printed.
 import PDFDocument from 'pdfkit';
 import { formatDate, type MessageKey, type MessageValues, t } from '../../contract/i18n.ts';
+import { pdfBytes } from '../invoices/pdf.ts';
 import { fonts } from '../invoices/pen.ts';
 
 export interface PackingSlip {
@@ -44,12 +45,8 @@ export function renderPackingSlip(slip: PackingSlip, now: Date): Promise<Buffer>
       CreationDate: now,
     },
   });
-  const chunks: Buffer[] = [];
-  const done = new Promise<Buffer>((resolve, reject) => {
-    doc.on('data', (c: Buffer) => chunks.push(c));
-    doc.on('end', () => resolve(Buffer.concat(chunks)));
-    doc.on('error', reject);
-  });
+  const done = pdfBytes(doc);
+
   const left = 54;
   const width = 612 - 2 * left;
   const label = (words: string, x = left, w = width) =>

@@ -6,6 +6,7 @@
 import { randomInt } from 'node:crypto';
 import PDFDocument from 'pdfkit';
 import { type MessageKey, type MessageValues, t } from '../../contract/i18n.ts';
+import { pdfBytes } from '../invoices/pdf.ts';
 import { fonts } from '../invoices/pen.ts';
 import type { LabelCarrier, ShipmentSpec } from './labels.ts';
 
@@ -25,12 +26,8 @@ export function drawSandboxLabel(spec: ShipmentSpec, pin: string, now: Date): Pr
     font: regular,
     info: { Title: both('label.sandbox.title'), Creator: 'Portage', Producer: 'Portage', CreationDate: now },
   });
-  const chunks: Buffer[] = [];
-  const done = new Promise<Buffer>((resolve, reject) => {
-    doc.on('data', (c: Buffer) => chunks.push(c));
-    doc.on('end', () => resolve(Buffer.concat(chunks)));
-    doc.on('error', reject);
-  });
+  const done = pdfBytes(doc);
+
   const width = 260;
   doc.rect(10, 10, 268, 412).lineWidth(2).strokeColor('#a40e26').stroke();
   doc
