@@ -44,7 +44,37 @@ export type PaymentEvent =
       amountCents: number;
     }
   | { kind: 'session_expired'; eventId: string; checkoutId: string | undefined; providerSessionId: string }
+  | {
+      /** A connected account changed (Stripe's `account.updated`, delivered to the Connect endpoint). */
+      kind: 'account_updated';
+      eventId: string;
+      accountId: string;
+      payoutsEnabled: boolean;
+      requirements: string[];
+      bankLast4: string | null;
+    }
+  | {
+      /** `charge.dispute.created`, `.updated` or `.closed`: the dispute as it stands now. */
+      kind: 'dispute';
+      eventId: string;
+      phase: 'created' | 'updated' | 'closed';
+      dispute: DisputeFacts;
+    }
   | { kind: 'ignored'; eventId: string; type: string };
+
+/** A dispute as the provider describes it (Stripe's Dispute object, what we keep of it). */
+export interface DisputeFacts {
+  /** `dp_…` */
+  id: string;
+  paymentIntentId: string;
+  amountCents: number;
+  /** The provider's fee for it (Stripe's balance_transactions[].fee); undefined when not told. */
+  feeCents: number | undefined;
+  reason: string;
+  /** needs_response, under_review, won, lost, warning_needs_response… */
+  status: string;
+  evidenceDueBy: Date | null;
+}
 
 /** The signature header is missing, malformed, stale or does not match: answer 400. */
 export class WebhookSignatureError extends Error {}

@@ -88,8 +88,14 @@ async function applyPaymentEvent(
     provider: deps.providerName,
     eventId: event.eventId,
     type: event.kind === 'ignored' ? event.type.slice(0, 100) : event.kind,
-    paymentIntentId: event.kind === 'payment_succeeded' ? event.paymentIntentId : null,
-    checkoutId: event.kind === 'ignored' ? null : (event.checkoutId ?? null),
+    paymentIntentId:
+      event.kind === 'payment_succeeded'
+        ? event.paymentIntentId
+        : event.kind === 'dispute'
+          ? event.dispute.paymentIntentId
+          : null,
+    checkoutId:
+      event.kind === 'payment_succeeded' || event.kind === 'session_expired' ? (event.checkoutId ?? null) : null,
     now: tx.now(),
   };
   let lockedNow: LockedSession | undefined;

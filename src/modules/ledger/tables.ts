@@ -1,0 +1,101 @@
+import { sql } from 'drizzle-orm';
+import { bigint, check, index, integer, pgTable, text, timestamp } from 'drizzle-orm/pg-core';
+
+/**
+ * The ledger's accounts (docs/payouts.md "The ledger"). Amounts are debits positive, credits
+ * negative: the platform's cash at the provider is an asset (positive when held), what is owed
+ * to a seller a liability (negative while owed), the commission and the tax on it are the
+ * platform's revenue and what it owes the government (negative).
+ */
+export const LEDGER_ACCOUNTS = [
+  /** The platform's funds at the payment provider. */
+  'provider_cash',
+  /** Owed to a seller, not yet payable: the order is not delivered, or delivered within the hold. */
+  'seller_pending',
+  /** Owed to a seller and payable at the next payout (positive: the seller owes, recovered first). */
+  'seller_available',
+  /** Being transferred to the seller's payout account. */
+  'seller_in_transit',
+  /** The platform's commission on sales. */
+  'platform_commission',
+  /** The GST/HST the platform charges on its commission, owed to the Receiver General. */
+  'platform_tax_payable',
+  /** Adjustments an operator made (a goodwill credit to a seller, a correction). */
+  'platform_adjustments',
+] as const;
+export type LedgerAccount = (typeof LEDGER_ACCOUNTS)[number];
+
+export const LEDGER_KINDS = [
+  'sale',
+  'release',
+  'refund',
+  'dispute_opened',
+  'dispute_won',
+  'payout',
+  'transfer_paid',
+  'transfer_failed',
+  'reversal',
+  'adjustment',
+] as const;
+export type LedgerKind = (typeof LEDGER_KINDS)[number];
+
+/**
+ * One movement of money: its entries sum to zero. `key` names the event that caused it
+ * (`sale:<orderId>`, `refund:<refundId>`, `payout:<payoutId>`…): written once, whoever retries.
+ */
+export const ledgerTransactions = pgTable(
+  'ledger_transactions',
+  {
+    key: text('key').primaryKey(),
+    kind: text('kind', { enum: LEDGER_KINDS }).notNull(),
+    /** The seller it concerns (every movement of money here is one seller's). */
+    sellerId: text('seller_id').notNull(),
+    createdAt: timestamp('created_at', { withTimezone: true }).notNull(),
+  },
+  (t) => [
+    check('ledger_transactions_kind_check', sql`${t.kind} in (${sql.raw(LEDGER_KINDS.map((k) => `'${k}'`).join(', '))})`),
+    index('ledger_transactions_seller_created_idx').on(t.sellerId, t.createdAt),
+  ],
+);
+
+/** The entries of the transactions: append-only, never updated or deleted. */
+export const ledgerEntries = pgTable(
+  'ledger_entries',
+  {
+    id: bigint('id', { mode: 'number' }).primaryKey().generatedAlwaysAsIdentity(),
+    transactionKey: text('transaction_key')
+      .notNull()
+      .references(() => ledgerTransactions.key),
+    account: text('account', { enum: LEDGER_ACCOUNTS }).notNull(),
+    sellerId: text('seller_id').notNull(),
+    /** The order the money belongs to (every entry of a seller's money has one). */
+    orderId: text('order_id').notNull(),
+    amountCents: integer('amount_cents').notNull(),
+    createdAt: timestamp('created_at', { withTimezone: true }).notNull(),
+  },
+  (t) => [
+    check(
+      'ledger_entries_account_check',
+      sql`${t.account} in (${sql.raw(LEDGER_ACCOUNTS.map((a) => `'${a}'`).join(', '))})`,
+    ),
+    check('ledger_entries_amount_nonzero', sql`${t.amountCents} <> 0`),
+    index('ledger_entries_seller_account_idx').on(t.sellerId, t.account, t.orderId),
+    index('ledger_entries_order_idx').on(t.orderId),
+    index('ledger_entries_transaction_idx').on(t.transactionKey),
+  ],
+);
+
+/**
+ * When a delivered order's money becomes available: written when the order is delivered
+ * (delivered + PAYOUT_HOLD_DAYS), marked when the release job moved it. A schedule, not a balance.
+ */
+export const ledgerReleases = pgTable(
+  'ledger_releases',
+  {
+    orderId: text('order_id').primaryKey(),
+    sellerId: text('seller_id').notNull(),
+    dueAt: timestamp('due_at', { withTimezone: true }).notNull(),
+    releasedAt: timestamp('released_at', { withTimezone: true }),
+  },
+  (t) => [index('ledger_releases_due_idx').on(t.dueAt).where(sql`${t.releasedAt} is null`)],
+);
