@@ -57,6 +57,10 @@ import { oauthRoutes } from './modules/oauth/routes.ts';
 import { orderRoutes } from './modules/orders/routes.ts';
 import { createProvider } from './modules/payments/providers/index.ts';
 import { paymentRoutes } from './modules/payments/routes.ts';
+import { payoutAccountRoutes } from './modules/payouts/account-routes.ts';
+import type { PayoutsDeps } from './modules/payouts/deps.ts';
+import { createPayoutProvider } from './modules/payouts/providers/index.ts';
+import { payoutRoutes } from './modules/payouts/routes.ts';
 import { platformRoutes } from './modules/platforms/routes.ts';
 import { platformKeys } from './modules/platforms/service.ts';
 import { returnRoutes } from './modules/returns/routes.ts';
@@ -252,7 +256,7 @@ export async function buildApp(opts: AppOptions): Promise<FastifyInstance> {
     invoiceLinks,
     platformFeeBps: config.payments.platformFeeBps,
     maxPlatformHolds: config.platformMaxHolds,
-    nudge: (job: 'mail' | 'refunds') => jobs?.nudge(job),
+    nudge: (job: 'mail' | 'refunds' | 'payouts') => jobs?.nudge(job),
     rates: config.shipping.canadaPost
       ? carrierRates(canadaPost(config.shipping.canadaPost), {
           budgetMs: config.shipping.rateBudgetMs,
@@ -265,6 +269,18 @@ export async function buildApp(opts: AppOptions): Promise<FastifyInstance> {
   };
   await app.register(checkoutRoutes({ ...commerce, publishableKey: config.payments.publishableKey }));
   await app.register(paymentRoutes({ ...commerce, sandbox }));
+  // Sellers' payout accounts, balances, payouts and disputes (docs/payouts.md).
+  const payoutDeps: PayoutsDeps = {
+    payouts: createPayoutProvider(config.payments, config.publicBaseUrl),
+    provider,
+    publicBaseUrl: config.publicBaseUrl,
+    payoutHoldDays: config.payments.payoutHoldDays,
+    disputeFeeCents: config.payments.disputeFeeCents,
+    nudge: commerce.nudge,
+    sandbox,
+  };
+  await app.register(payoutAccountRoutes(payoutDeps));
+  await app.register(payoutRoutes(payoutDeps));
   const invoices = createInvoiceRenderer(
     { ...config.invoiceRender, samples: config.appEnv === 'development' },
     app.log.child({ component: 'invoices' }),

@@ -28,6 +28,9 @@ const paymentsConfig = (overrides: Partial<PaymentsConfig> = {}): PaymentsConfig
   publishableKey: 'pk_test_portage',
   stripeApiBase: new URL(fake.url),
   platformFeeBps: 250,
+  payoutHoldDays: 7,
+  disputeFeeCents: 1500,
+  connectWebhookSecret: WEBHOOK_SECRET,
   ...overrides,
 });
 

@@ -14,6 +14,12 @@ export interface PaymentsConfig {
   stripeApiBase: URL | undefined;
   /** Platform fee in basis points of (items - discount) per order. */
   platformFeeBps: number;
+  /** Days after delivery before a seller's money is available for payout (PAYOUT_HOLD_DAYS). */
+  payoutHoldDays: number;
+  /** What the sandbox charges for a dispute, in cents (Stripe Canada: $15). */
+  disputeFeeCents: number;
+  /** The secret Stripe signs Connect events with (its own endpoint); the payment webhook's otherwise. */
+  connectWebhookSecret: string;
 }
 
 /** The sandbox's webhook secret in development when PAYMENT_WEBHOOK_SECRET is not set. */
@@ -68,5 +74,13 @@ export function paymentsConfig(
     publishableKey: publishableKey ?? 'pk_sandbox_portage',
     stripeApiBase: apiBase ? new URL(apiBase) : undefined,
     platformFeeBps: pick('PLATFORM_FEE_BPS', intIn(0, 10_000), 250),
+    payoutHoldDays: pick('PAYOUT_HOLD_DAYS', intIn(0, 90), 7),
+    disputeFeeCents: pick('DISPUTE_FEE_CENTS', intIn(0, 100_000), 1500),
+    connectWebhookSecret:
+      pick<string | undefined>(
+        'STRIPE_CONNECT_WEBHOOK_SECRET',
+        z.string().min(16, 'must be at least 16 characters').max(200),
+        undefined,
+      ) ?? webhookSecret,
   };
 }

@@ -53,7 +53,10 @@ export const ledgerTransactions = pgTable(
     createdAt: timestamp('created_at', { withTimezone: true }).notNull(),
   },
   (t) => [
-    check('ledger_transactions_kind_check', sql`${t.kind} in (${sql.raw(LEDGER_KINDS.map((k) => `'${k}'`).join(', '))})`),
+    check(
+      'ledger_transactions_kind_check',
+      sql`${t.kind} in (${sql.raw(LEDGER_KINDS.map((k) => `'${k}'`).join(', '))})`,
+    ),
     index('ledger_transactions_seller_created_idx').on(t.sellerId, t.createdAt),
   ],
 );

@@ -15,12 +15,20 @@ export interface ConnectedAccount {
 export interface PayoutProvider {
   readonly name: 'sandbox' | 'stripe';
   /** Opens a connected account for a seller (Stripe: accounts.create, country CA, transfers). */
-  createAccount(input: { sellerId: string; email: string; idempotencyKey: string }): Promise<ConnectedAccount>;
+  createAccount(input: {
+    sellerId: string;
+    email: string;
+    idempotencyKey: string;
+  }): Promise<ConnectedAccount>;
   /**
    * Where the seller finishes onboarding (Stripe: accountLinks.create, type account_onboarding;
    * the sandbox: its own page). `refreshUrl` is visited when the link expired.
    */
-  onboardingLink(input: { accountId: string; refreshUrl: string; returnUrl: string }): Promise<{ url: string }>;
+  onboardingLink(input: {
+    accountId: string;
+    refreshUrl: string;
+    returnUrl: string;
+  }): Promise<{ url: string }>;
   /** The account as the provider sees it now (Stripe: accounts.retrieve). */
   retrieveAccount(accountId: string): Promise<ConnectedAccount>;
   /**
