@@ -95,7 +95,9 @@ async function applyPaymentEvent(
           ? event.dispute.paymentIntentId
           : null,
     checkoutId:
-      event.kind === 'payment_succeeded' || event.kind === 'session_expired' ? (event.checkoutId ?? null) : null,
+      event.kind === 'payment_succeeded' || event.kind === 'session_expired'
+        ? (event.checkoutId ?? null)
+        : null,
     now: tx.now(),
   };
   let lockedNow: LockedSession | undefined;
