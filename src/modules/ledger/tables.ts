@@ -14,7 +14,10 @@ export const LEDGER_ACCOUNTS = [
   'seller_pending',
   /** Owed to a seller and payable at the next payout (positive: the seller owes, recovered first). */
   'seller_available',
-  /** Being transferred to the seller's payout account. */
+  /**
+   * Being transferred to the seller's payout account (negative), or taken back from it by a
+   * transfer reversal (positive).
+   */
   'seller_in_transit',
   /** The platform's commission on sales. */
   'platform_commission',
@@ -34,7 +37,9 @@ export const LEDGER_KINDS = [
   'payout',
   'transfer_paid',
   'transfer_failed',
-  'reversal',
+  'reversal_requested',
+  'reversal_done',
+  'reversal_failed',
   'adjustment',
 ] as const;
 export type LedgerKind = (typeof LEDGER_KINDS)[number];
