@@ -13,7 +13,7 @@ CREATE TABLE "ledger_entries" (
 CREATE TABLE "ledger_releases" (
 	"order_id" text PRIMARY KEY NOT NULL,
 	"seller_id" text NOT NULL,
-	"due_at" timestamp with time zone NOT NULL,
+	"delivered_at" timestamp with time zone NOT NULL,
 	"released_at" timestamp with time zone
 );
 --> statement-breakpoint
@@ -119,7 +119,7 @@ ALTER TABLE "seller_payout_accounts" ADD CONSTRAINT "seller_payout_accounts_sell
 CREATE INDEX "ledger_entries_seller_account_idx" ON "ledger_entries" USING btree ("seller_id","account","order_id");--> statement-breakpoint
 CREATE INDEX "ledger_entries_order_idx" ON "ledger_entries" USING btree ("order_id");--> statement-breakpoint
 CREATE INDEX "ledger_entries_transaction_idx" ON "ledger_entries" USING btree ("transaction_key");--> statement-breakpoint
-CREATE INDEX "ledger_releases_due_idx" ON "ledger_releases" USING btree ("due_at") WHERE "ledger_releases"."released_at" is null;--> statement-breakpoint
+CREATE INDEX "ledger_releases_due_idx" ON "ledger_releases" USING btree ("delivered_at") WHERE "ledger_releases"."released_at" is null;--> statement-breakpoint
 CREATE INDEX "ledger_transactions_seller_created_idx" ON "ledger_transactions" USING btree ("seller_id","created_at");--> statement-breakpoint
 CREATE INDEX "dispute_orders_seller_idx" ON "dispute_orders" USING btree ("seller_id");--> statement-breakpoint
 CREATE INDEX "disputes_checkout_idx" ON "disputes" USING btree ("checkout_id");--> statement-breakpoint

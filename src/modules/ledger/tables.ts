@@ -94,16 +94,17 @@ export const ledgerEntries = pgTable(
 );
 
 /**
- * When a delivered order's money becomes available: written when the order is delivered
- * (delivered + PAYOUT_HOLD_DAYS), marked when the release job moved it. A schedule, not a balance.
+ * A delivered order whose money is not yet available: written when it is delivered; the release
+ * job moves its pending money to available once PAYOUT_HOLD_DAYS have passed, and marks it. A
+ * schedule, not a balance.
  */
 export const ledgerReleases = pgTable(
   'ledger_releases',
   {
     orderId: text('order_id').primaryKey(),
     sellerId: text('seller_id').notNull(),
-    dueAt: timestamp('due_at', { withTimezone: true }).notNull(),
+    deliveredAt: timestamp('delivered_at', { withTimezone: true }).notNull(),
     releasedAt: timestamp('released_at', { withTimezone: true }),
   },
-  (t) => [index('ledger_releases_due_idx').on(t.dueAt).where(sql`${t.releasedAt} is null`)],
+  (t) => [index('ledger_releases_due_idx').on(t.deliveredAt).where(sql`${t.releasedAt} is null`)],
 );
