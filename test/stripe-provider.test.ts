@@ -210,7 +210,10 @@ describe('createSession', () => {
       customer_email: 'buyer@example.ca',
       client_reference_id: input.checkoutId,
       metadata: { checkoutSessionId: input.checkoutId },
-      payment_intent_data: { metadata: { checkoutSessionId: input.checkoutId } },
+      payment_intent_data: {
+        metadata: { checkoutSessionId: input.checkoutId },
+        transfer_group: input.checkoutId,
+      },
       // Our expiry plus a fixed minute of grace (Stripe's 30-minute minimum, counted from its receipt).
       expires_at: String(unix(input.expiresAt) + EXPIRY_GRACE_SECONDS),
       return_url: 'http://localhost:3000/checkout/return?session_id={CHECKOUT_SESSION_ID}',

@@ -1,11 +1,14 @@
 // A local stand-in for Stripe's API, speaking its wire format to the official SDK (which the
 // provider points here with its host/port/protocol options): form-encoded request bodies,
-// Stripe-shaped JSON objects and errors, Idempotency-Key replay. Only what the Stripe provider
-// calls: checkout sessions (create, expire), coupons, refunds, and payment intents confirmed with
-// a Shared Payment Token (the ACP handler's charge).
+// Stripe-shaped JSON objects and errors, Idempotency-Key replay. Only what the Stripe providers
+// call: checkout sessions (create, expire), coupons, refunds, payment intents confirmed with a
+// Shared Payment Token (the ACP handler's charge), and Connect: accounts, account links,
+// transfers and their reversals, file uploads (multipart; the SDK sends them to this host too
+// when its host is overridden) and dispute evidence.
 import { randomBytes } from 'node:crypto';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import busboy from 'busboy';
 import Stripe from 'stripe';
 import { afterAll, beforeAll } from 'vitest';
 import { type TestApp, useTestApp } from './app.ts';
@@ -16,6 +19,7 @@ export interface FakeStripeRequest {
   path: string;
   /** The form body parsed into nested objects and arrays, as Stripe reads it (values are strings). */
   body: Record<string, unknown>;
+  /** The body as text (a multipart upload's file bytes decoded as UTF-8: read `body` instead). */
   rawBody: string;
   idempotencyKey: string | undefined;
   authorization: string | undefined;
@@ -52,6 +56,36 @@ export interface FakeStripe {
    * `payment_intent.succeeded` webhook here to have the webhook arrive first, as it may.
    */
   beforePaymentIntentAnswer: ((intent: Record<string, unknown>) => Promise<void>) | undefined;
+  /** Connected accounts by id (`acct_…`), as the fake holds them. */
+  accounts: Map<string, Record<string, unknown>>;
+  /** Transfers by id (`tr_…`), with their `amount_reversed` and `reversals`. */
+  transfers: Map<string, Record<string, unknown>>;
+  /** Disputes by id (`dp_…`): made by openDispute, their evidence updated by POST /v1/disputes/:id. */
+  disputes: Map<string, Record<string, unknown>>;
+  /** Uploaded files by id (`file_…`); `data` holds the bytes (not a Stripe field). */
+  files: Map<string, Record<string, unknown> & { data: Buffer }>;
+  /**
+   * What onboarding does at Stripe: a bank account ending in `last4`, nothing more due, payouts
+   * and the transfers capability on. Answers the account (for accountUpdatedEvent).
+   */
+  enableAccount(accountId: string, last4?: string): Record<string, unknown>;
+  /**
+   * A buyer's bank disputes a payment: a dispute (`needs_response`, evidence due in 7 days) with
+   * its withdrawal's balance transaction (amount and fee). Answers it (for disputeEvent).
+   */
+  openDispute(input: {
+    paymentIntentId: string | null;
+    amount: number;
+    reason?: string;
+    /** Stripe's dispute fee; Canada: 1500. */
+    fee?: number;
+    status?: string;
+  }): Record<string, unknown>;
+  /**
+   * The bank decides: `won` returns the amount (a reinstatement balance transaction, fee 0: the
+   * dispute fee stays taken), `lost` keeps it. Answers the dispute (for disputeEvent('closed', …)).
+   */
+  closeDispute(disputeId: string, outcome: 'won' | 'lost'): Record<string, unknown>;
   close(): Promise<void>;
 }
 
@@ -103,12 +137,39 @@ export function parseStripeForm(raw: string): Json {
   return root;
 }
 
-function readBody(req: IncomingMessage): Promise<string> {
+function readBody(req: IncomingMessage): Promise<Buffer> {
   return new Promise((resolve, reject) => {
     const chunks: Buffer[] = [];
     req.on('data', (c: Buffer) => chunks.push(c));
-    req.on('end', () => resolve(Buffer.concat(chunks).toString('utf8')));
+    req.on('end', () => resolve(Buffer.concat(chunks)));
     req.on('error', reject);
+  });
+}
+
+export interface FakeStripeUpload {
+  name: string;
+  type: string;
+  data: Buffer;
+}
+
+/** A multipart/form-data body (the SDK's file uploads): fields as strings, files as FakeStripeUpload. */
+function parseMultipart(raw: Buffer, contentType: string): Promise<Json> {
+  return new Promise((resolve, reject) => {
+    const out: Json = {};
+    const parser = busboy({ headers: { 'content-type': contentType } });
+    parser.on('field', (name, value) => {
+      out[name] = value;
+    });
+    parser.on('file', (name, stream, info) => {
+      const chunks: Buffer[] = [];
+      stream.on('data', (c: Buffer) => chunks.push(c));
+      stream.on('end', () => {
+        out[name] = { name: info.filename, type: info.mimeType, data: Buffer.concat(chunks) };
+      });
+    });
+    parser.on('close', () => resolve(out));
+    parser.on('error', reject);
+    parser.end(raw);
   });
 }
 
@@ -128,6 +189,37 @@ const missing = (kind: string, value: string) =>
     code: 'resource_missing',
     message: `No such ${kind}: '${value}'`,
   });
+
+/** An unknown id given as a parameter (not in the path): 400, as Stripe answers it. */
+const missingParam = (kind: string, value: string, param: string) =>
+  new ApiError(400, {
+    type: 'invalid_request_error',
+    code: 'resource_missing',
+    message: `No such ${kind}: '${value}'`,
+    param,
+  });
+
+/** How Stripe shows a key in its errors: its start and last four characters. */
+const maskKey = (key: string) =>
+  `${key.slice(0, 8)}${'*'.repeat(Math.max(0, key.length - 12))}${key.slice(-4)}`;
+
+/** What Stripe takes as dispute evidence (its file upload guide): PDF, JPEG or PNG. */
+const EVIDENCE_TYPES: Record<string, string> = {
+  'application/pdf': 'pdf',
+  'image/jpeg': 'jpg',
+  'image/png': 'png',
+};
+const FILE_PURPOSES = [
+  'account_requirement',
+  'additional_verification',
+  'business_icon',
+  'business_logo',
+  'customer_signature',
+  'dispute_evidence',
+  'identity_document',
+  'pci_document',
+  'tax_document_user_upload',
+];
 
 export async function startFakeStripe(opts: { apiKey?: string } = {}): Promise<FakeStripe> {
   const requests: FakeStripeRequest[] = [];
@@ -327,8 +419,402 @@ export async function startFakeStripe(opts: { apiKey?: string } = {}): Promise<F
     return intent;
   }
 
-  function route(method: string, path: string, body: Json): Json {
+  // Connect (separate charges and transfers): Express accounts, onboarding links, transfers.
+  const accounts = new Map<string, Json>();
+  const transfers = new Map<string, Json>();
+  const disputes = new Map<string, Json>();
+  const files = new Map<string, Json & { data: Buffer }>();
+
+  function createAccount(b: Json): Json {
+    const controller = b.controller as Json | undefined;
+    if (controller && b.type !== undefined) {
+      throw invalid('You cannot specify `type` together with `controller`.', 'type');
+    }
+    const fees = (controller?.fees as Json | undefined)?.payer ?? 'account';
+    const losses = (controller?.losses as Json | undefined)?.payments ?? 'stripe';
+    const collection = controller?.requirement_collection ?? 'stripe';
+    const dashboard = (controller?.stripe_dashboard as Json | undefined)?.type ?? 'full';
+    if (losses === 'application' && fees !== 'application') {
+      throw invalid(
+        'Setting `controller.losses.payments=application` requires `controller.fees.payer=application`.',
+        'controller[fees][payer]',
+      );
+    }
+    if (collection === 'application' && dashboard !== 'none') {
+      throw invalid(
+        'A Stripe-hosted dashboard requires `controller.requirement_collection=stripe`.',
+        'controller[stripe_dashboard][type]',
+      );
+    }
+    const type =
+      b.type ?? (dashboard === 'express' ? 'express' : dashboard === 'none' ? 'custom' : 'standard');
+    const accountId = id('acct_1', 15);
+    const requested = Object.entries((b.capabilities as Record<string, Json> | undefined) ?? {})
+      .filter(([, c]) => c.requested === 'true')
+      .map(([name]) => [name, 'inactive'] as const);
+    const due = ['external_account', 'tos_acceptance.date'];
+    const account: Json = {
+      id: accountId,
+      object: 'account',
+      business_profile: { mcc: null, name: null, product_description: null, support_email: null, url: null },
+      business_type: (b.business_type as string | undefined) ?? null,
+      capabilities: Object.fromEntries(requested),
+      charges_enabled: false,
+      controller: {
+        fees: { payer: fees },
+        is_controller: true,
+        losses: { payments: losses },
+        requirement_collection: collection,
+        stripe_dashboard: { type: dashboard },
+        type: 'application',
+      },
+      country: b.country ?? 'CA',
+      created: nowSec(),
+      default_currency: 'cad',
+      details_submitted: false,
+      email: b.email ?? null,
+      external_accounts: {
+        object: 'list',
+        data: [],
+        has_more: false,
+        url: `/v1/accounts/${accountId}/external_accounts`,
+      },
+      future_requirements: {
+        alternatives: [],
+        current_deadline: null,
+        currently_due: [],
+        disabled_reason: null,
+        errors: [],
+        eventually_due: [],
+        past_due: [],
+        pending_verification: [],
+      },
+      metadata: b.metadata ?? {},
+      payouts_enabled: false,
+      requirements: {
+        alternatives: [],
+        current_deadline: null,
+        currently_due: [...due],
+        disabled_reason: 'requirements.past_due',
+        errors: [],
+        eventually_due: [...due],
+        past_due: [...due],
+        pending_verification: [],
+      },
+      tos_acceptance: { date: null, ip: null, user_agent: null },
+      type,
+    };
+    accounts.set(accountId, account);
+    return account;
+  }
+
+  function retrieveAccount(accountId: string, key: string): Json {
+    const account = accounts.get(accountId);
+    if (!account) {
+      throw new ApiError(403, {
+        type: 'invalid_request_error',
+        code: 'account_invalid',
+        message: `The provided key '${maskKey(key)}' does not have access to account '${accountId}' (or that account does not exist). Application access may have been revoked.`,
+      });
+    }
+    return account;
+  }
+
+  function enableAccount(accountId: string, last4 = '6789'): Json {
+    const account = accounts.get(accountId);
+    if (!account) throw new Error(`The fake Stripe has no account ${accountId}`);
+    const created = nowSec();
+    Object.assign(account, {
+      details_submitted: true,
+      payouts_enabled: true,
+      capabilities: { ...(account.capabilities as Json), transfers: 'active' },
+      external_accounts: {
+        ...(account.external_accounts as Json),
+        data: [
+          {
+            id: id('ba_1', 22),
+            object: 'bank_account',
+            account: accountId,
+            account_holder_name: null,
+            account_holder_type: null,
+            bank_name: 'TD CANADA TRUST',
+            country: 'CA',
+            currency: 'cad',
+            default_for_currency: true,
+            fingerprint: id('', 16),
+            last4,
+            metadata: {},
+            routing_number: '11000-004',
+            status: 'new',
+          },
+        ],
+      },
+      requirements: {
+        ...(account.requirements as Json),
+        currently_due: [],
+        disabled_reason: null,
+        eventually_due: [],
+        past_due: [],
+      },
+      tos_acceptance: { date: created, ip: '203.0.113.7', user_agent: null },
+    });
+    return account;
+  }
+
+  function createAccountLink(b: Json): Json {
+    const accountId = b.account as string | undefined;
+    if (!accountId) throw invalid('Missing required param: account.', 'account');
+    if (!accounts.has(accountId)) throw missingParam('account', accountId, 'account');
+    if (b.type !== 'account_onboarding' && b.type !== 'account_update') {
+      throw invalid(`Invalid type: must be one of account_onboarding or account_update`, 'type');
+    }
+    const created = nowSec();
+    return {
+      object: 'account_link',
+      created,
+      expires_at: created + 300,
+      url: `https://connect.stripe.com/setup/e/${accountId}/${id('', 12)}`,
+    };
+  }
+
+  function createTransfer(b: Json): Json {
+    if (b.amount === undefined) throw invalid('Missing required param: amount.', 'amount');
+    const amount = int(b.amount, 'amount');
+    if (amount < 1) throw invalid('This value must be greater than or equal to 1.', 'amount');
+    if (!b.currency) throw invalid('Missing required param: currency.', 'currency');
+    const destination = b.destination as string | undefined;
+    if (!destination) throw invalid('Missing required param: destination.', 'destination');
+    const account = accounts.get(destination);
+    if (!account) throw missingParam('destination', destination, 'destination');
+    if ((account.capabilities as Json).transfers !== 'active') {
+      throw invalid(
+        'Your destination account needs to have at least one of the following capabilities enabled: transfers, crypto_transfers, legacy_payments',
+        'destination',
+      );
+    }
+    const transferId = id('tr_1', 24);
+    const transfer: Json = {
+      id: transferId,
+      object: 'transfer',
+      amount,
+      amount_reversed: 0,
+      balance_transaction: id('txn_1', 24),
+      created: nowSec(),
+      currency: b.currency,
+      description: b.description ?? null,
+      destination,
+      destination_payment: id('py_', 14),
+      livemode: false,
+      metadata: b.metadata ?? {},
+      reversals: { object: 'list', data: [], has_more: false, url: `/v1/transfers/${transferId}/reversals` },
+      reversed: false,
+      source_transaction: b.source_transaction ?? null,
+      source_type: 'card',
+      transfer_group: b.transfer_group ?? null,
+    };
+    transfers.set(transferId, transfer);
+    return transfer;
+  }
+
+  function reverseTransfer(transferId: string, b: Json): Json {
+    const transfer = transfers.get(transferId);
+    if (!transfer) throw missing('transfer', transferId);
+    const left = (transfer.amount as number) - (transfer.amount_reversed as number);
+    const amount = b.amount === undefined ? left : int(b.amount, 'amount');
+    if (amount < 1) throw invalid('This value must be greater than or equal to 1.', 'amount');
+    if (amount > left) {
+      throw invalid(
+        `Reversal amount (${amount}) is greater than the amount left on the transfer (${left}).`,
+        'amount',
+      );
+    }
+    const reversal: Json = {
+      id: id('trr_1', 24),
+      object: 'transfer_reversal',
+      amount,
+      balance_transaction: id('txn_1', 24),
+      created: nowSec(),
+      currency: transfer.currency,
+      destination_payment_refund: id('pyr_1', 24),
+      metadata: b.metadata ?? {},
+      source_refund: null,
+      transfer: transferId,
+    };
+    transfer.amount_reversed = (transfer.amount_reversed as number) + amount;
+    transfer.reversed = transfer.amount_reversed === transfer.amount;
+    ((transfer.reversals as Json).data as Json[]).push(reversal);
+    return reversal;
+  }
+
+  function createFile(b: Json): Json {
+    const purpose = b.purpose as string | undefined;
+    if (!purpose) throw invalid('Missing required param: purpose.', 'purpose');
+    if (!FILE_PURPOSES.includes(purpose)) throw invalid(`Invalid purpose: ${purpose}`, 'purpose');
+    const upload = b.file as FakeStripeUpload | undefined;
+    if (!upload || typeof upload !== 'object' || !Buffer.isBuffer(upload.data)) {
+      throw invalid('Missing required param: file.', 'file');
+    }
+    const type = EVIDENCE_TYPES[upload.type];
+    if (purpose === 'dispute_evidence' && !type) {
+      throw invalid(
+        `Invalid file: the file type ${upload.type} is not supported for purpose dispute_evidence (pdf, jpeg, png).`,
+        'file',
+      );
+    }
+    const fileId = id('file_1', 24);
+    const created = nowSec();
+    const file = {
+      id: fileId,
+      object: 'file',
+      created,
+      expires_at: created + 365 * 86_400,
+      filename: upload.name,
+      links: { object: 'list', data: [], has_more: false, url: `/v1/file_links?file=${fileId}` },
+      purpose,
+      size: upload.data.length,
+      title: null,
+      type: type ?? (upload.name.split('.').pop() || null),
+      url: `https://files.stripe.com/v1/files/${fileId}/contents`,
+      data: upload.data,
+    };
+    files.set(fileId, file);
+    const { data: _bytes, ...answer } = file;
+    return answer;
+  }
+
+  function openDispute(input: {
+    paymentIntentId: string | null;
+    amount: number;
+    reason?: string;
+    fee?: number;
+    status?: string;
+  }): Json {
+    const disputeId = id('dp_1', 24);
+    const created = nowSec();
+    const fee = input.fee ?? 1500;
+    const dispute: Json = {
+      id: disputeId,
+      object: 'dispute',
+      amount: input.amount,
+      balance_transactions: [
+        {
+          id: id('txn_1', 24),
+          object: 'balance_transaction',
+          amount: -input.amount,
+          available_on: created,
+          created,
+          currency: 'cad',
+          description: `Chargeback withdrawal for ${disputeId}`,
+          fee,
+          fee_details: [
+            {
+              amount: fee,
+              application: null,
+              currency: 'cad',
+              description: 'Dispute fee',
+              type: 'stripe_fee',
+            },
+          ],
+          net: -input.amount - fee,
+          reporting_category: 'dispute',
+          source: disputeId,
+          status: 'available',
+          type: 'adjustment',
+        },
+      ],
+      charge: id('ch_1', 24),
+      created,
+      currency: 'cad',
+      evidence: {
+        customer_communication: null,
+        product_description: null,
+        receipt: null,
+        shipping_documentation: null,
+        shipping_tracking_number: null,
+        uncategorized_file: null,
+        uncategorized_text: null,
+      },
+      evidence_details: {
+        due_by: created + 7 * 86_400,
+        has_evidence: false,
+        past_due: false,
+        submission_count: 0,
+      },
+      is_charge_refundable: false,
+      livemode: false,
+      metadata: {},
+      payment_intent: input.paymentIntentId,
+      reason: input.reason ?? 'product_not_received',
+      status: input.status ?? 'needs_response',
+    };
+    disputes.set(disputeId, dispute);
+    return dispute;
+  }
+
+  function closeDispute(disputeId: string, outcome: 'won' | 'lost'): Json {
+    const dispute = disputes.get(disputeId);
+    if (!dispute) throw new Error(`The fake Stripe has no dispute ${disputeId}`);
+    dispute.status = outcome;
+    if (outcome === 'won') {
+      const created = nowSec();
+      (dispute.balance_transactions as Json[]).push({
+        id: id('txn_1', 24),
+        object: 'balance_transaction',
+        amount: dispute.amount,
+        available_on: created,
+        created,
+        currency: 'cad',
+        description: `Chargeback reversal for ${disputeId}`,
+        fee: 0,
+        fee_details: [],
+        net: dispute.amount,
+        reporting_category: 'dispute_reversal',
+        source: disputeId,
+        status: 'available',
+        type: 'adjustment',
+      });
+    }
+    return dispute;
+  }
+
+  function updateDispute(disputeId: string, b: Json): Json {
+    const dispute = disputes.get(disputeId);
+    if (!dispute) throw missing('dispute', disputeId);
+    const status = dispute.status as string;
+    if (status !== 'needs_response' && status !== 'warning_needs_response') {
+      throw invalid(
+        `This dispute is ${status.replace(/_/g, ' ')}: its evidence can no longer be updated.`,
+        'evidence',
+      );
+    }
+    const evidence = (b.evidence as Json | undefined) ?? {};
+    const fileId = evidence.uncategorized_file as string | undefined;
+    if (fileId && files.get(fileId)?.purpose !== 'dispute_evidence') {
+      throw missingParam('file', fileId, 'evidence[uncategorized_file]');
+    }
+    Object.assign(dispute.evidence as Json, evidence);
+    const details = dispute.evidence_details as Json;
+    details.has_evidence = true;
+    if (b.metadata) dispute.metadata = { ...(dispute.metadata as Json), ...(b.metadata as Json) };
+    if (b.submit === 'true') {
+      details.submission_count = (details.submission_count as number) + 1;
+      dispute.status = status === 'needs_response' ? 'under_review' : 'warning_under_review';
+    }
+    return dispute;
+  }
+
+  function route(method: string, path: string, body: Json, key: string): Json {
+    const account = /^\/v1\/accounts\/([^/]+)$/.exec(path);
+    if (method === 'GET' && account) return retrieveAccount(decodeURIComponent(account[1]!), key);
     if (method !== 'POST') throw invalid(`Unrecognized request URL (${method}: ${path}).`, undefined, 404);
+    if (path === '/v1/accounts') return createAccount(body);
+    if (path === '/v1/account_links') return createAccountLink(body);
+    if (path === '/v1/transfers') return createTransfer(body);
+    const reversal = /^\/v1\/transfers\/([^/]+)\/reversals$/.exec(path);
+    if (reversal) return reverseTransfer(decodeURIComponent(reversal[1]!), body);
+    if (path === '/v1/files') return createFile(body);
+    const dispute = /^\/v1\/disputes\/([^/]+)$/.exec(path);
+    if (dispute) return updateDispute(decodeURIComponent(dispute[1]!), body);
     if (path === '/v1/checkout/sessions') return createSession(body);
     const expire = /^\/v1\/checkout\/sessions\/([^/]+)\/expire$/.exec(path);
     if (expire) return expireSession(decodeURIComponent(expire[1]!));
@@ -348,16 +834,20 @@ export async function startFakeStripe(opts: { apiKey?: string } = {}): Promise<F
   };
 
   const server = createServer(async (req, res) => {
-    const rawBody = await readBody(req);
+    const raw = await readBody(req);
+    const rawBody = raw.toString('utf8');
     const path = (req.url ?? '/').split('?')[0]!;
     const header = (name: string) => {
       const v = req.headers[name];
       return Array.isArray(v) ? v[0] : v;
     };
+    const contentType = header('content-type') ?? '';
     const record: FakeStripeRequest = {
       method: req.method ?? 'GET',
       path,
-      body: parseStripeForm(rawBody),
+      body: contentType.startsWith('multipart/form-data')
+        ? await parseMultipart(raw, contentType)
+        : parseStripeForm(rawBody),
       rawBody,
       idempotencyKey: header('idempotency-key'),
       authorization: header('authorization'),
@@ -374,9 +864,7 @@ export async function startFakeStripe(opts: { apiKey?: string } = {}): Promise<F
 
     const key = /^Bearer (.+)$/.exec(record.authorization ?? '')?.[1];
     if (!key || (opts.apiKey && key !== opts.apiKey)) {
-      const shown = key
-        ? `${key.slice(0, 8)}${'*'.repeat(Math.max(0, key.length - 12))}${key.slice(-4)}`
-        : '';
+      const shown = key ? maskKey(key) : '';
       return answer(401, {
         error: {
           type: 'invalid_request_error',
@@ -404,7 +892,7 @@ export async function startFakeStripe(opts: { apiKey?: string } = {}): Promise<F
     let status = 200;
     let out: Json;
     try {
-      out = route(record.method, path, record.body);
+      out = route(record.method, path, record.body, key);
     } catch (err) {
       if (!(err instanceof ApiError)) throw err;
       status = err.status;
@@ -428,6 +916,13 @@ export async function startFakeStripe(opts: { apiKey?: string } = {}): Promise<F
     requests,
     sessions,
     paymentIntents,
+    accounts,
+    transfers,
+    disputes,
+    files,
+    enableAccount,
+    openDispute,
+    closeDispute,
     failNext(status: number, error: StripeErrorBody, headers: Record<string, string> = {}) {
       failures.push({ status, error, headers });
     },
@@ -464,6 +959,26 @@ export function stripeEvent(type: string, object: Json, eventId = id('evt_test_'
     request: { id: null, idempotency_key: null },
     type,
   };
+}
+
+/**
+ * `account.updated` for a connected account (delivered to the Connect endpoint: the event names
+ * the account), around a snapshot of `account` (e.g. FakeStripe.enableAccount's answer).
+ */
+export function accountUpdatedEvent(account: Json, eventId = id('evt_1', 24)): Json {
+  return {
+    ...stripeEvent('account.updated', structuredClone(account), eventId),
+    account: account.id,
+  };
+}
+
+/** `charge.dispute.created`, `.updated` or `.closed` around a snapshot of `dispute` (FakeStripe.openDispute's). */
+export function disputeEvent(
+  phase: 'created' | 'updated' | 'closed',
+  dispute: Json,
+  eventId = id('evt_1', 24),
+): Json {
+  return stripeEvent(`charge.dispute.${phase}`, structuredClone(dispute), eventId);
 }
 
 /**

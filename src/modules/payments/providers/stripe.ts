@@ -5,9 +5,11 @@ import Stripe from 'stripe';
 import type { PaymentsConfig } from '../../../config.ts';
 import { BASE_LOCALE, type Locale, t, taxLineLabel, text } from '../../../contract/i18n.ts';
 import type { StoredParcel } from '../../checkout/tables.ts';
+import type { ConnectedAccount } from '../../payouts/provider.ts';
 import { serviceName } from '../../shipping/names.ts';
 import {
   type DelegatedPayment,
+  type DisputeFacts,
   type PaymentEvent,
   type PaymentProvider,
   ProviderError,
@@ -44,10 +46,15 @@ const METHOD_TYPES: Record<string, Stripe.Checkout.SessionCreateParams.AllowedPa
   klarna: 'klarna',
 };
 
-export function createStripeProvider(
+/**
+ * The SDK's client for the configured key, pointed at STRIPE_API_BASE when set (file uploads
+ * too: the SDK sends them to the overridden host instead of files.stripe.com). Shared by the
+ * payment and payout providers.
+ */
+export function stripeClient(
   config: PaymentsConfig,
   opts: StripeProviderOptions = {},
-): PaymentProvider {
+): { stripe: Stripe; secretKey: string } {
   const secretKey = config.stripeSecretKey;
   if (!secretKey) throw new Error('The Stripe provider needs STRIPE_SECRET_KEY');
   const base = config.stripeApiBase;
@@ -64,6 +71,14 @@ export function createStripeProvider(
         }
       : {}),
   });
+  return { stripe, secretKey };
+}
+
+export function createStripeProvider(
+  config: PaymentsConfig,
+  opts: StripeProviderOptions = {},
+): PaymentProvider {
+  const { stripe, secretKey } = stripeClient(config, opts);
   const wrap = (what: string) => (err: unknown) => {
     throw toProviderError(err, what, secretKey);
   };
@@ -151,13 +166,15 @@ export function createStripeProvider(
     async chargeDelegated(input): Promise<DelegatedPayment> {
       const metadata = { checkoutSessionId: input.checkoutId };
       // The granted token goes in payment_method_data (Stripe API 2026-04-22); the SDK's types
-      // predate it, so the parameter is added untyped.
+      // predate it, so the parameter is added untyped. transfer_group: the sellers' transfers
+      // name the checkout, as a page's payment does.
       const params = {
         amount: input.amountCents,
         currency: 'cad',
         confirm: true,
         payment_method_data: { shared_payment_granted_token: input.token },
         metadata,
+        transfer_group: input.checkoutId,
       } as unknown as Stripe.PaymentIntentCreateParams;
       const intent = await stripe.paymentIntents
         .create(params, { idempotencyKey: input.idempotencyKey })
@@ -253,7 +270,8 @@ function sessionParams(
     customer_email: input.buyerEmail,
     client_reference_id: input.checkoutId,
     metadata,
-    payment_intent_data: { metadata },
+    // The sellers' transfers (separate charges and transfers) name the checkout as their group.
+    payment_intent_data: { metadata, transfer_group: input.checkoutId },
     expires_at: Math.floor(input.expiresAt.getTime() / 1000) + EXPIRY_GRACE_SECONDS,
     return_url: `${input.returnUrl}${input.returnUrl.includes('?') ? '&' : '?'}session_id={CHECKOUT_SESSION_ID}`,
   };
@@ -304,16 +322,57 @@ function toPaymentEvent(event: Stripe.Event): PaymentEvent {
         providerSessionId: session.id,
       };
     }
+    case 'account.updated':
+      return { kind: 'account_updated', eventId: event.id, ...connectedAccount(event.data.object) };
+    case 'charge.dispute.created':
+    case 'charge.dispute.updated':
+    case 'charge.dispute.closed': {
+      const dispute = disputeFacts(event.data.object);
+      // A dispute of a charge made without a payment intent is none of ours.
+      if (!dispute) return { kind: 'ignored', eventId: event.id, type: event.type };
+      const phase = event.type.slice('charge.dispute.'.length) as 'created' | 'updated' | 'closed';
+      return { kind: 'dispute', eventId: event.id, phase, dispute };
+    }
     default:
       return { kind: 'ignored', eventId: event.id, type: event.type };
   }
+}
+
+/** A Connect account as the payouts module keeps it (also what the payout provider answers). */
+export function connectedAccount(account: Stripe.Account): ConnectedAccount {
+  const external = account.external_accounts?.data[0] as { last4?: string | null } | undefined;
+  return {
+    accountId: account.id,
+    payoutsEnabled: account.payouts_enabled ?? false,
+    requirements: [...(account.requirements?.currently_due ?? [])],
+    bankLast4: external?.last4 ?? null,
+  };
+}
+
+function disputeFacts(dispute: Stripe.Dispute): DisputeFacts | undefined {
+  const pi = dispute.payment_intent;
+  const paymentIntentId = typeof pi === 'string' ? pi : pi?.id;
+  if (!paymentIntentId) return undefined;
+  const fees = (dispute.balance_transactions ?? []).flatMap((t) =>
+    typeof t?.fee === 'number' ? [t.fee] : [],
+  );
+  const dueBy = dispute.evidence_details?.due_by;
+  return {
+    id: dispute.id,
+    paymentIntentId,
+    amountCents: dispute.amount,
+    feeCents: fees.length ? fees.reduce((a, b) => a + b, 0) : undefined,
+    reason: dispute.reason,
+    status: dispute.status,
+    evidenceDueBy: dueBy ? new Date(dueBy * 1000) : null,
+  };
 }
 
 /**
  * An SDK error as a ProviderError: what the person may see, whether a retry may help, and a
  * message for the log that never holds the secret key. Anything else is a bug: thrown as is.
  */
-function toProviderError(err: unknown, what: string, secretKey: string): unknown {
+export function toProviderError(err: unknown, what: string, secretKey: string): unknown {
   if (!(err instanceof Stripe.errors.StripeError)) return err;
   const E = Stripe.errors;
   const detail = [err.type, err.statusCode, err.code, err.decline_code, err.requestId]
