@@ -24,7 +24,7 @@ import { registerRateLimits } from './http/rate-limit.ts';
 import { registerRouteDefaults } from './http/route-defaults.ts';
 import { registerSecurityHeaders } from './http/security-headers.ts';
 import './http/types.ts';
-import { commerceJobs } from './jobs/index.ts';
+import { commerceJobs, payoutJobs } from './jobs/index.ts';
 import { createJobRunner, type JobRunner } from './jobs/runner.ts';
 import { injectExchange, mcpHttpRoutes } from './mcp/http.ts';
 import { ucpMcpRoutes } from './mcp/ucp.ts';
@@ -61,6 +61,7 @@ import { payoutAccountRoutes } from './modules/payouts/account-routes.ts';
 import type { PayoutsDeps } from './modules/payouts/deps.ts';
 import { createPayoutProvider } from './modules/payouts/providers/index.ts';
 import { payoutRoutes } from './modules/payouts/routes.ts';
+import { statementRoutes } from './modules/payouts/statement-routes.ts';
 import { platformRoutes } from './modules/platforms/routes.ts';
 import { platformKeys } from './modules/platforms/service.ts';
 import { returnRoutes } from './modules/returns/routes.ts';
@@ -255,6 +256,7 @@ export async function buildApp(opts: AppOptions): Promise<FastifyInstance> {
     publicBaseUrl: config.publicBaseUrl,
     invoiceLinks,
     platformFeeBps: config.payments.platformFeeBps,
+    disputeFeeCents: config.payments.disputeFeeCents,
     maxPlatformHolds: config.platformMaxHolds,
     nudge: (job: 'mail' | 'refunds' | 'payouts') => jobs?.nudge(job),
     rates: config.shipping.canadaPost
@@ -281,6 +283,7 @@ export async function buildApp(opts: AppOptions): Promise<FastifyInstance> {
   };
   await app.register(payoutAccountRoutes(payoutDeps));
   await app.register(payoutRoutes(payoutDeps));
+  await app.register(statementRoutes(payoutDeps));
   const invoices = createInvoiceRenderer(
     { ...config.invoiceRender, samples: config.appEnv === 'development' },
     app.log.child({ component: 'invoices' }),
@@ -362,6 +365,7 @@ export async function buildApp(opts: AppOptions): Promise<FastifyInstance> {
       platforms,
       returnWindowDays: config.returnWindowDays,
       images: imageDeps,
+      payouts: payoutDeps,
       settings: {
         secure: config.publicBaseUrl.startsWith('https:'),
         csrfKey: keys.derive('web-csrf'),
@@ -374,6 +378,7 @@ export async function buildApp(opts: AppOptions): Promise<FastifyInstance> {
   jobs = createJobRunner(
     [
       ...commerceJobs(commerce),
+      ...payoutJobs(payoutDeps),
       mailJob({ transport: mailTransport, from: config.mail.from }),
       idempotencyCleanupJob(),
       outboxJob({ deliverers: { acp: acp.deliver, ucp: ucp.deliver } }),

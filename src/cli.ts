@@ -24,6 +24,8 @@ Commands:
               [--gst-hst-number G] [--qst-number Q]
                              the platform's tax profile (what invoices name as the
                              marketplace operator); staging and production need it
+  ledger check               check the sellers' ledger: every transaction sums to zero,
+                             every balance agrees with its transfers; exit 1 if not
 
 Configuration comes from the environment; see the README.`;
 
@@ -49,6 +51,10 @@ async function main(argv: string[]): Promise<void> {
       if (rest[0] !== 'create')
         throw new UsageError(`Unknown command "${['platform', ...rest.slice(0, 1)].join(' ')}"`);
       return (await import('./commands.ts')).createPlatformCommand(rest.slice(1));
+    case 'ledger':
+      if (rest[0] !== 'check')
+        throw new UsageError(`Unknown command "${['ledger', ...rest.slice(0, 1)].join(' ')}"`);
+      return (await import('./commands.ts')).ledgerCheckCommand();
     case 'tax-profile':
       if (rest[0] !== 'set')
         throw new UsageError(`Unknown command "${['tax-profile', ...rest.slice(0, 1)].join(' ')}"`);

@@ -17,6 +17,7 @@ import { connectRedis } from './http/redis.ts';
 import { platformTaxProfileReady, putPlatformTaxProfile } from './modules/auth/sellers.ts';
 import { createAuthService } from './modules/auth/service.ts';
 import { imageStoreFor } from './modules/images/store.ts';
+import { checkLedger } from './modules/ledger/check.ts';
 import { createPlatform } from './modules/platforms/service.ts';
 
 /** Log levels at which the start line is logged as info. */
@@ -295,4 +296,19 @@ function flagProblems(
   return wordProblems(BASE_LOCALE, inputProblems(schema, error)).map(
     (p) => `--${flagOf(p.field)}: ${p.message}`,
   );
+}
+
+/** `ledger check`: the ledger's check (modules/ledger/check.ts); exit code 1 when it finds a problem. */
+export async function ledgerCheckCommand() {
+  await withDatabase(loadConfig(), async (database) => {
+    const problems = await checkLedger(cliContext(database));
+    for (const p of problems) console.log(`${p.check}: ${p.detail}`);
+    if (problems.length > 0) {
+      console.error(`portage: the ledger check found ${problems.length} problem(s)`);
+      process.exitCode = 1;
+    } else
+      console.log(
+        'The ledger balances: every transaction sums to zero and every balance agrees with its records.',
+      );
+  });
 }

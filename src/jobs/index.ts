@@ -5,6 +5,10 @@ import { deleteEndedReservations, releaseLapsedReservations } from '../modules/i
 import { followTracking } from '../modules/orders/labels.ts';
 import { cancelStalePendingOrders, type OrdersDeps } from '../modules/orders/service.ts';
 import { sendDueRefunds } from '../modules/payments/refunds.ts';
+import type { PayoutsDeps } from '../modules/payouts/deps.ts';
+import { releaseDue } from '../modules/payouts/money.ts';
+import { runPayouts } from '../modules/payouts/payouts.ts';
+import { sendDueReversals } from '../modules/payouts/reversals.ts';
 import type { Job } from './runner.ts';
 
 export function commerceJobs(deps: OrdersDeps): Job[] {
@@ -50,6 +54,33 @@ export function commerceJobs(deps: OrdersDeps): Job[] {
       everyMs: 30_000,
       batch: 20,
       run: (ctx) => sendDueRefunds(ctx, deps, 20),
+    },
+  ];
+}
+
+/** Sellers' money (docs/payouts.md "Money out"). */
+export function payoutJobs(deps: PayoutsDeps): Job[] {
+  return [
+    {
+      // Delivered orders past the hold: their money becomes available.
+      name: 'ledger-release',
+      everyMs: 60_000,
+      batch: 100,
+      run: (ctx) => releaseDue(ctx, deps.payoutHoldDays, 100),
+    },
+    {
+      // Sellers due a payout, then the transfers to send or retry.
+      name: 'payouts',
+      everyMs: 60_000,
+      batch: 100,
+      run: (ctx) => runPayouts(ctx, deps, 100),
+    },
+    {
+      // Refunds after a payout: the transfers' reversals.
+      name: 'reversals',
+      everyMs: 60_000,
+      batch: 50,
+      run: (ctx) => sendDueReversals(ctx, deps, 50),
     },
   ];
 }

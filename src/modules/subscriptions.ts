@@ -5,6 +5,7 @@ import { ORDER_EVENTS, orderEventQueue } from './agent-checkout/outbox.ts';
 import { subscribe } from './events.ts';
 import { mailOrderCancelled, mailOrderRefunded, mailOrderShipped } from './orders/mail.ts';
 import { recordRefundOnOrder } from './orders/service.ts';
+import { recordRefund, recordSales, scheduleRelease } from './payouts/money.ts';
 import { mailOrderPaid, mailPaymentRefunded } from './purchase/mail.ts';
 import { mailReturnDecided } from './returns/mail.ts';
 import { markReturnRefunded } from './returns/service.ts';
@@ -14,8 +15,11 @@ import { ucpOrderEventBody } from './ucp/webhooks.ts';
 const queueOrderEvent = orderEventQueue({ acp: acpOrderEventBody, ucp: ucpOrderEventBody });
 
 export function subscribeModules(): void {
-  // A purchase: the buyer's order email.
+  // A purchase: the buyer's order email; each order's sale in the ledger.
   subscribe('checkout.completed', mailOrderPaid);
+  subscribe('checkout.completed', recordSales);
+  // A delivery: the order's money becomes available after the hold (the ledger-release job).
+  subscribe('order.delivered', scheduleRelease);
   // A payment that made no order, refunded whole: the buyer's email, when they are told.
   subscribe('refund.requested', mailPaymentRefunded);
   // An order shipped or cancelled: the buyer's email.
@@ -25,6 +29,8 @@ export function subscribeModules(): void {
   subscribe('refund.succeeded', recordRefundOnOrder);
   subscribe('refund.succeeded', mailOrderRefunded);
   subscribe('refund.succeeded', markReturnRefunded);
+  // ...and the seller's share taken back in the ledger (a transfer reversal after a payout).
+  subscribe('refund.succeeded', recordRefund);
   // A return approved, rejected or refunded: the buyer's email.
   subscribe('return.approved', mailReturnDecided);
   subscribe('return.rejected', mailReturnDecided);

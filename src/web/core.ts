@@ -24,6 +24,7 @@ import type { ImageDeps } from '../modules/images/service.ts';
 import type { InvoiceRenderer } from '../modules/invoices/renderer.ts';
 import type { OrdersDeps } from '../modules/orders/service.ts';
 import type { PageLang } from '../modules/page-layout.ts';
+import type { PayoutsDeps } from '../modules/payouts/deps.ts';
 import type { PlatformKeys } from '../modules/platforms/service.ts';
 import type { SearchEngine } from '../modules/search/service.ts';
 
@@ -76,6 +77,8 @@ export interface WebDeps {
   returnWindowDays: number;
   /** Uploaded product images: their store and public address (the console's gallery). */
   images: ImageDeps;
+  /** Sellers' payout accounts, balances, payouts, disputes and statements (docs/payouts.md). */
+  payouts: PayoutsDeps;
   settings: WebSettings;
 }
 

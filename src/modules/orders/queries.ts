@@ -140,3 +140,52 @@ export async function writeOrdersLater(
   await insertOrders.later(tx.db, rows);
   await insertItems.later(tx.db, items);
 }
+
+/** What the ledger needs of orders (modules/ledger): their money, seller, checkout and the seller's province. */
+export interface OrderMoney {
+  id: string;
+  number: string;
+  sellerId: string;
+  checkoutId: string;
+  paymentIntentId: string;
+  status: string;
+  totalAmountCents: number;
+  platformFeeCents: number;
+  createdAt: Date;
+  deliveredAt: Date | null;
+  /** The province the seller's shop is in (seller_profiles), null when unknown. */
+  sellerProvince: string | null;
+}
+
+export async function moneyOfOrders(
+  ctx: RequestContext,
+  of: { orderIds: string[] } | { checkoutId: string } | { paymentIntentId: string },
+): Promise<OrderMoney[]> {
+  const where =
+    'orderIds' in of
+      ? of.orderIds.length === 0
+        ? sql`false`
+        : sql`${orders.id} = any(${of.orderIds}::text[])`
+      : 'checkoutId' in of
+        ? sql`${orders.checkoutId} = ${of.checkoutId}`
+        : sql`${orders.paymentIntentId} = ${of.paymentIntentId}`;
+  return ctx.db
+    .select({
+      id: orders.id,
+      number: orders.number,
+      sellerId: orders.sellerId,
+      checkoutId: orders.checkoutId,
+      paymentIntentId: orders.paymentIntentId,
+      status: orders.status,
+      totalAmountCents: orders.totalAmountCents,
+      platformFeeCents: orders.platformFeeCents,
+      createdAt: orders.createdAt,
+      deliveredAt: orders.deliveredAt,
+      sellerProvince: sql<
+        string | null
+      >`(select p from portage_seller_province(${orders.sellerId}) p limit 1)`,
+    })
+    .from(orders)
+    .where(where)
+    .orderBy(asc(orders.createdAt), asc(orders.id));
+}

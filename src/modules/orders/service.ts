@@ -27,6 +27,8 @@ export interface OrdersDeps extends RefundDeps {
   invoiceLinks?: InvoiceLinks;
   /** Labels and tracking (labels.ts): Canada Post with credentials, else the sandbox. */
   labels?: LabelDeps;
+  /** A dispute's fee when the provider does not say (DISPUTE_FEE_CENTS). */
+  disputeFeeCents?: number;
 }
 
 export type OrderRow = typeof orders.$inferSelect;
@@ -41,7 +43,9 @@ export { ordersWrittenIn } from './create.ts';
 // The reads other modules make of orders (their statements are queries.ts).
 export {
   lastShippingProvince,
+  moneyOfOrders,
   numberedOrdersOfCheckout,
+  type OrderMoney,
   orderIdsOfCheckout,
   orderNumberOf,
   ordersOfOneCheckout,

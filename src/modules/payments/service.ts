@@ -7,11 +7,16 @@ import { text } from '../../contract/i18n.ts';
 import { checkoutIdOfProviderSession, expireCheckout, lockSessionForPayment } from '../checkout/service.ts';
 import { inTransaction, type RequestContext } from '../context.ts';
 import { type OrdersDeps, orderIdsOfCheckout } from '../orders/service.ts';
+import { accountUpdated } from '../payouts/accounts.ts';
+import { applyDispute } from '../payouts/disputes.ts';
 import { createFromCheckout, type LockedSession } from '../purchase/flow.ts';
 import { type PaymentEvent, type PaymentProvider, ProviderError, WebhookSignatureError } from './provider.ts';
 import { paymentSucceededEvent, SANDBOX_CARDS, sandboxPaymentIntent } from './providers/sandbox.ts';
 import { recordNewPaymentEvent, recordPaymentEventThen } from './queries.ts';
 import { sendRefund } from './refunds.ts';
+
+/** Stripe Canada's dispute fee, when neither the provider nor the configuration says. */
+const DEFAULT_DISPUTE_FEE_CENTS = 1500;
 
 export interface EventOutcome {
   received: true;
@@ -144,6 +149,14 @@ async function applyPaymentEvent(
       ...(done.outcome === 'already' && done.refundId ? { refundId: done.refundId } : {}),
     };
   }
+  if (event.kind === 'dispute') {
+    await applyDispute(
+      tx,
+      { provider: deps.providerName, disputeFeeCents: deps.disputeFeeCents ?? DEFAULT_DISPUTE_FEE_CENTS },
+      event.dispute,
+    );
+  }
+  if (event.kind === 'account_updated') await accountUpdated(tx, event);
   if (event.kind === 'session_expired') {
     const checkoutId = event.checkoutId ?? (await checkoutIdOfProviderSession(tx, event.providerSessionId));
     if (checkoutId) await expireCheckout(tx, checkoutId);

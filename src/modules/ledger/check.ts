@@ -1,0 +1,108 @@
+// The ledger's check (docs/payouts.md "Checking the ledger"): every transaction's entries sum to
+// zero, and what the balances say agrees with the records that caused them. Run by the tests
+// after each money scenario and by `portage ledger check`.
+import { type SQL, sql } from 'drizzle-orm';
+import { rowsOf } from '../../db/sql.ts';
+import type { RequestContext } from '../context.ts';
+
+export interface LedgerProblem {
+  check: string;
+  detail: string;
+}
+
+const rows = (ctx: RequestContext, statement: SQL) => rowsOf(ctx.db, statement);
+
+/** Answers the problems found (none: the ledger balances). At most 100 of each kind. */
+export async function checkLedger(ctx: RequestContext): Promise<LedgerProblem[]> {
+  const problems: LedgerProblem[] = [];
+  const add = (check: string, found: Array<Record<string, unknown>>) => {
+    for (const r of found) problems.push({ check, detail: JSON.stringify(r) });
+  };
+  add(
+    'a transaction does not sum to zero',
+    await rows(
+      ctx,
+      sql`select transaction_key, sum(amount_cents)::bigint as sum from ledger_entries
+          group by transaction_key having sum(amount_cents) <> 0 limit 100`,
+    ),
+  );
+  add(
+    'a transaction has no entries',
+    await rows(
+      ctx,
+      sql`select t.key from ledger_transactions t
+          where not exists (select 1 from ledger_entries e where e.transaction_key = t.key) limit 100`,
+    ),
+  );
+  add(
+    "an entry is not its transaction's seller's",
+    await rows(
+      ctx,
+      sql`select e.id, e.transaction_key from ledger_entries e join ledger_transactions t on t.key = e.transaction_key
+          where e.seller_id <> t.seller_id limit 100`,
+    ),
+  );
+  // In transit: the transfers being made less the reversals being made, seller by seller.
+  add(
+    'in transit differs from the transfers and reversals under way',
+    await rows(
+      ctx,
+      sql`with ledger as (
+            select seller_id, -sum(amount_cents)::bigint as cents from ledger_entries
+            where account = 'seller_in_transit' group by seller_id),
+          records as (
+            select seller_id, sum(cents)::bigint as cents from (
+              select seller_id, amount_cents as cents from payout_transfers where status = 'requested'
+              union all
+              select seller_id, -amount_cents from transfer_reversals where status = 'requested') r
+            group by seller_id)
+          select coalesce(l.seller_id, r.seller_id) as seller_id, coalesce(l.cents, 0) as ledger,
+                 coalesce(r.cents, 0) as records
+          from ledger l full join records r on r.seller_id = l.seller_id
+          where coalesce(l.cents, 0) <> coalesce(r.cents, 0) limit 100`,
+    ),
+  );
+  // Paid out: the transfers made less the reversals made.
+  add(
+    'paid out differs from the transfers and reversals made',
+    await rows(
+      ctx,
+      sql`with ledger as (
+            select e.seller_id, -sum(e.amount_cents)::bigint as cents from ledger_entries e
+            join ledger_transactions t on t.key = e.transaction_key
+            where e.account = 'provider_cash' and t.kind in ('transfer_paid', 'reversal_done')
+            group by e.seller_id),
+          records as (
+            select seller_id, sum(cents)::bigint as cents from (
+              select seller_id, amount_cents as cents from payout_transfers where status = 'paid'
+              union all
+              select seller_id, -amount_cents from transfer_reversals where status = 'succeeded') r
+            group by seller_id)
+          select coalesce(l.seller_id, r.seller_id) as seller_id, coalesce(l.cents, 0) as ledger,
+                 coalesce(r.cents, 0) as records
+          from ledger l full join records r on r.seller_id = l.seller_id
+          where coalesce(l.cents, 0) <> coalesce(r.cents, 0) limit 100`,
+    ),
+  );
+  // Each payout's amount is what its transfers carry.
+  add(
+    "a payout's amount differs from its transfers'",
+    await rows(
+      ctx,
+      sql`select p.id, p.amount_cents, sum(t.amount_cents)::bigint as transfers
+          from payouts p join payout_transfers t on t.payout_id = p.id
+          group by p.id, p.amount_cents having p.amount_cents <> sum(t.amount_cents) limit 100`,
+    ),
+  );
+  // Released orders hold nothing pending.
+  add(
+    'a released order still has pending money',
+    await rows(
+      ctx,
+      sql`select r.order_id, sum(e.amount_cents)::bigint as pending from ledger_releases r
+          join ledger_entries e on e.order_id = r.order_id and e.account = 'seller_pending'
+          where r.released_at is not null group by r.order_id having sum(e.amount_cents) <> 0 limit 100`,
+    ),
+  );
+  return problems;
+}

@@ -1,0 +1,159 @@
+// What each event does to a seller's money (docs/payouts.md "The money's path"), written in the
+// event's own transaction: a sale, a refund, a delivery's release after the hold, a dispute.
+// Every share is in proportion to the order's total, counted cumulatively so that refunds adding
+// up to the whole give back exactly the commission and its tax, never a cent more or less.
+import { and, eq, isNull, lte } from 'drizzle-orm';
+import type { Province } from '../../contract/common.ts';
+import { inTransaction, type RequestContext } from '../context.ts';
+import type { EventOf } from '../events.ts';
+import { lockSellers, type Movement, type OrderLedger, orderLedgers, post } from '../ledger/ledger.ts';
+import { ledgerReleases } from '../ledger/tables.ts';
+import { moneyOfOrders, type OrderMoney } from '../orders/service.ts';
+import { roundHalfUp } from '../pricing/money.ts';
+import { taxFor } from '../pricing/tax.ts';
+import { requestReversals } from './reversals.ts';
+
+/** Where the platform's commission is taxed when the seller's province is not known. */
+const DEFAULT_SELLER_PROVINCE: Province = 'ON';
+
+/**
+ * The GST/HST the platform charges on its commission: the federal part of the tax of the
+ * seller's province (a service to the seller, taxed where the seller is); provincial sales taxes
+ * (PST, QST) are left to the operator's own registrations.
+ */
+export function commissionTaxCents(province: string | null, commissionCents: number, on: Date): number {
+  let lines: ReturnType<typeof taxFor>['lines'];
+  try {
+    lines = taxFor((province ?? DEFAULT_SELLER_PROVINCE) as Province, commissionCents, on).lines;
+  } catch {
+    lines = taxFor(DEFAULT_SELLER_PROVINCE, commissionCents, on).lines;
+  }
+  return lines.filter((l) => l.name === 'GST' || l.name === 'HST').reduce((s, l) => s + l.amountCents, 0);
+}
+
+/** The sale of an order: the buyer's payment in, the seller's share pending, commission and its tax. */
+export function saleMovement(order: OrderMoney, on: Date): Movement {
+  const commission = order.platformFeeCents;
+  const tax = commissionTaxCents(order.sellerProvince, commission, on);
+  return {
+    key: `sale:${order.id}`,
+    kind: 'sale',
+    sellerId: order.sellerId,
+    entries: [
+      { account: 'provider_cash', orderId: order.id, amountCents: order.totalAmountCents },
+      {
+        account: 'seller_pending',
+        orderId: order.id,
+        amountCents: -(order.totalAmountCents - commission - tax),
+      },
+      { account: 'platform_commission', orderId: order.id, amountCents: -commission },
+      { account: 'platform_tax_payable', orderId: order.id, amountCents: -tax },
+    ],
+  };
+}
+
+/** `part` of `whole`'s share of `amount`, between `before` and `before + amount` of it, cumulatively rounded. */
+export function shareOf(part: number, whole: number, before: number, amount: number): number {
+  if (whole <= 0) return 0;
+  return roundHalfUp(part * (before + amount), whole) - roundHalfUp(part * before, whole);
+}
+
+/**
+ * What a refund or a dispute of `amount` takes from an order: the commission and its tax given
+ * back by the platform in proportion, the rest from the seller, pending money first.
+ */
+export function takeBack(led: OrderLedger, before: number, amount: number) {
+  const commission = shareOf(led.commissionCents, led.saleCents, before, amount);
+  const tax = shareOf(led.commissionTaxCents, led.saleCents, before, amount);
+  const seller = amount - commission - tax;
+  const fromPending = Math.max(0, Math.min(seller, led.pendingCents));
+  return { commission, tax, fromPending, fromAvailable: seller - fromPending };
+}
+
+/** checkout.completed: each order's sale, in the payment's transaction. */
+export async function recordSales(ctx: RequestContext, event: EventOf<'checkout.completed'>): Promise<void> {
+  const orders = await moneyOfOrders(ctx, { orderIds: event.orderIds });
+  await post(
+    ctx,
+    orders.map((o) => saleMovement(o, ctx.now())),
+  );
+}
+
+/**
+ * refund.succeeded: the buyer's money out, the seller's share taken back (a transfer reversal
+ * asked for when the order's money was transferred already). A refund of a payment that made no
+ * order, or of an order paid before the ledger, is not the seller's money: nothing written.
+ */
+export async function recordRefund(ctx: RequestContext, event: EventOf<'refund.succeeded'>): Promise<void> {
+  const [order] = await moneyOfOrders(ctx, { orderIds: [event.orderId] });
+  if (!order) return;
+  await lockSellers(ctx, [order.sellerId]);
+  const led = (await orderLedgers(ctx, [order.id])).get(order.id);
+  if (!led || led.saleCents === 0) return;
+  const amount = Math.min(event.amountCents, led.saleCents - led.refundedCents);
+  if (amount <= 0) return;
+  const taken = takeBack(led, led.refundedCents, amount);
+  const key = `refund:${event.refundId}`;
+  const written = await post(ctx, [
+    {
+      key,
+      kind: 'refund',
+      sellerId: order.sellerId,
+      entries: [
+        { account: 'provider_cash', orderId: order.id, amountCents: -amount },
+        { account: 'seller_pending', orderId: order.id, amountCents: taken.fromPending },
+        { account: 'seller_available', orderId: order.id, amountCents: taken.fromAvailable },
+        { account: 'platform_commission', orderId: order.id, amountCents: taken.commission },
+        { account: 'platform_tax_payable', orderId: order.id, amountCents: taken.tax },
+      ],
+    },
+  ]);
+  if (written.has(key) && taken.fromAvailable > 0) {
+    // What the seller now owes on this order: taken back from its transfer when there is one.
+    await requestReversals(ctx, order, led.availableCents - taken.fromAvailable, key);
+  }
+}
+
+/** order.delivered: the order's money becomes available PAYOUT_HOLD_DAYS later (the release job). */
+export async function scheduleRelease(ctx: RequestContext, event: EventOf<'order.delivered'>): Promise<void> {
+  await ctx.db
+    .insert(ledgerReleases)
+    .values({ orderId: event.orderId, sellerId: event.sellerId, deliveredAt: ctx.now() })
+    .onConflictDoNothing();
+}
+
+/** The release job's pass: delivered orders past the hold have their pending money made available. */
+export async function releaseDue(ctx: RequestContext, holdDays: number, limit: number): Promise<number> {
+  const cutoff = new Date(ctx.now().getTime() - holdDays * 86_400_000);
+  const due = await ctx.db
+    .select({ orderId: ledgerReleases.orderId, sellerId: ledgerReleases.sellerId })
+    .from(ledgerReleases)
+    .where(and(isNull(ledgerReleases.releasedAt), lte(ledgerReleases.deliveredAt, cutoff)))
+    .orderBy(ledgerReleases.deliveredAt)
+    .limit(limit);
+  for (const r of due) {
+    await inTransaction(ctx, async (tx) => {
+      await lockSellers(tx, [r.sellerId]);
+      const [marked] = await tx.db
+        .update(ledgerReleases)
+        .set({ releasedAt: tx.now() })
+        .where(and(eq(ledgerReleases.orderId, r.orderId), isNull(ledgerReleases.releasedAt)))
+        .returning({ orderId: ledgerReleases.orderId });
+      if (!marked) return;
+      const led = (await orderLedgers(tx, [r.orderId])).get(r.orderId);
+      const pending = led?.pendingCents ?? 0;
+      await post(tx, [
+        {
+          key: `release:${r.orderId}`,
+          kind: 'release',
+          sellerId: r.sellerId,
+          entries: [
+            { account: 'seller_pending', orderId: r.orderId, amountCents: pending },
+            { account: 'seller_available', orderId: r.orderId, amountCents: -pending },
+          ],
+        },
+      ]);
+    });
+  }
+  return due.length;
+}
