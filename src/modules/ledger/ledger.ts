@@ -73,7 +73,7 @@ export async function lockSellers(ctx: RequestContext, sellerIds: string[]): Pro
   const ids = [...new Set(sellerIds)].sort();
   if (ids.length === 0) return;
   await ctx.db.execute(
-    sql`select pg_advisory_xact_lock(${SELLER_LOCK_SPACE}, hashtext(s)) from (select unnest(${ids}::text[]) s order by 1) ids`,
+    sql`select pg_advisory_xact_lock(${SELLER_LOCK_SPACE}, hashtext(s)) from (select json_array_elements_text(${JSON.stringify(ids)}::json) s order by 1) ids`,
   );
 }
 

@@ -1,6 +1,6 @@
 // The orders module's statements that its services and other modules call by name (the
 // transitions' own updates still sit in service.ts).
-import { asc, desc, eq, getTableColumns, type SQL, sql } from 'drizzle-orm';
+import { asc, desc, eq, getTableColumns, inArray, type SQL, sql } from 'drizzle-orm';
 import type { Province } from '../../contract/common.ts';
 import type { Db } from '../../db/index.ts';
 import { insertInto, ph, query } from '../../db/sql.ts';
@@ -165,7 +165,7 @@ export async function moneyOfOrders(
     'orderIds' in of
       ? of.orderIds.length === 0
         ? sql`false`
-        : sql`${orders.id} = any(${of.orderIds}::text[])`
+        : inArray(orders.id, of.orderIds)
       : 'checkoutId' in of
         ? sql`${orders.checkoutId} = ${of.checkoutId}`
         : sql`${orders.paymentIntentId} = ${of.paymentIntentId}`;
