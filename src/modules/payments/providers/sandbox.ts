@@ -4,6 +4,7 @@
 import { createHash, randomBytes } from 'node:crypto';
 import { randomKey } from '../../../contract/common.ts';
 import {
+  type DisputeFacts,
   type PaymentEvent,
   type PaymentProvider,
   type ProviderSession,
@@ -112,5 +113,76 @@ function mapEvent(rawBody: Buffer): PaymentEvent {
   if (event.type === 'checkout.session.expired' && typeof object.id === 'string') {
     return { kind: 'session_expired', eventId, checkoutId, providerSessionId: object.id };
   }
+  if (event.type === 'account.updated') {
+    const account = connectedAccountOf(object);
+    if (account) return { kind: 'account_updated', eventId, ...account };
+  }
+  const phase = DISPUTE_PHASES[String(event.type)];
+  if (phase) {
+    const dispute = disputeOf(object);
+    // A dispute of a charge made without a payment intent is none of ours.
+    if (dispute) return { kind: 'dispute', eventId, phase, dispute };
+  }
   return { kind: 'ignored', eventId, type: String(event.type) };
+}
+
+const DISPUTE_PHASES: Record<string, 'created' | 'updated' | 'closed' | undefined> = {
+  'charge.dispute.created': 'created',
+  'charge.dispute.updated': 'updated',
+  'charge.dispute.closed': 'closed',
+};
+
+const isId = (prefix: string, value: unknown): value is string =>
+  typeof value === 'string' && new RegExp(`^${prefix}_[A-Za-z0-9_]{1,100}$`).test(value);
+
+const asRecord = (value: unknown): Record<string, unknown> | undefined =>
+  value && typeof value === 'object' && !Array.isArray(value)
+    ? (value as Record<string, unknown>)
+    : undefined;
+
+/**
+ * A Stripe Account object (an `account.updated` event's) as the payouts module keeps it: what
+ * is still due (requirements.currently_due) and the last four digits of its first bank account.
+ */
+function connectedAccountOf(account: Record<string, unknown>) {
+  if (!isId('acct', account.id)) return undefined;
+  const due = asRecord(account.requirements)?.currently_due;
+  const requirements = Array.isArray(due)
+    ? due.filter((r): r is string => typeof r === 'string' && r.length <= 200).slice(0, 100)
+    : [];
+  const externals = asRecord(account.external_accounts)?.data;
+  const last4 = Array.isArray(externals) ? asRecord(externals[0])?.last4 : undefined;
+  return {
+    accountId: account.id,
+    payoutsEnabled: account.payouts_enabled === true,
+    requirements,
+    bankLast4: typeof last4 === 'string' && /^\d{4}$/.test(last4) ? last4 : null,
+  };
+}
+
+/**
+ * A Stripe Dispute object as the service keeps it. Its fee is the sum of its balance
+ * transactions' fees (what it cost, net of any fee given back); undefined when none is listed.
+ */
+function disputeOf(dispute: Record<string, unknown>): DisputeFacts | undefined {
+  const pi = dispute.payment_intent;
+  const paymentIntentId = typeof pi === 'string' ? pi : asRecord(pi)?.id;
+  if (!isId('dp', dispute.id) || !isId('pi', paymentIntentId)) return undefined;
+  const amount = Number(dispute.amount);
+  if (!Number.isSafeInteger(amount) || amount <= 0) return undefined;
+  const transactions = Array.isArray(dispute.balance_transactions) ? dispute.balance_transactions : [];
+  const fees = transactions.flatMap((t) => {
+    const fee = asRecord(t)?.fee;
+    return typeof fee === 'number' && Number.isSafeInteger(fee) ? [fee] : [];
+  });
+  const dueBy = Number(asRecord(dispute.evidence_details)?.due_by);
+  return {
+    id: dispute.id,
+    paymentIntentId,
+    amountCents: amount,
+    feeCents: fees.length ? fees.reduce((a, b) => a + b, 0) : undefined,
+    reason: typeof dispute.reason === 'string' ? dispute.reason.slice(0, 100) : 'general',
+    status: typeof dispute.status === 'string' ? dispute.status.slice(0, 100) : 'needs_response',
+    evidenceDueBy: Number.isSafeInteger(dueBy) && dueBy > 0 ? new Date(dueBy * 1000) : null,
+  };
 }
