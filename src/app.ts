@@ -249,7 +249,7 @@ export async function buildApp(opts: AppOptions): Promise<FastifyInstance> {
   });
   await app.register(searchRoutes(search));
 
-  const { provider, sandbox } = await createProvider(config.payments, config.publicBaseUrl);
+  const { provider, connect, sandbox } = await createProvider(config.payments, config.publicBaseUrl);
   const invoiceLinks = createInvoiceLinks(keys.derive('invoice-links'), config.publicBaseUrl);
   const commerce = {
     provider,
@@ -270,7 +270,7 @@ export async function buildApp(opts: AppOptions): Promise<FastifyInstance> {
     labels: labelDeps(config.shipping),
   };
   await app.register(checkoutRoutes({ ...commerce, publishableKey: config.payments.publishableKey }));
-  await app.register(paymentRoutes({ ...commerce, sandbox }));
+  await app.register(paymentRoutes({ ...commerce, sandbox, connect }));
   // Sellers' payout accounts, balances, payouts and disputes (docs/payouts.md).
   const payoutDeps: PayoutsDeps = {
     payouts: createPayoutProvider(config.payments, config.publicBaseUrl),

@@ -15,6 +15,8 @@ import { paySandbox, receiveWebhook } from './service.ts';
 
 export interface PaymentRoutesDeps extends OrdersDeps {
   provider: PaymentProvider;
+  /** The reader of Connect events (sellers' accounts), with that endpoint's secret. */
+  connect?: Pick<PaymentProvider, 'name' | 'parseWebhook'>;
   /** The sandbox's signer, when the sandbox is the provider (its page is served only then). */
   sandbox?: { sign(payload: string, now: Date): string };
 }
@@ -58,6 +60,36 @@ function webhookRoutes(deps: PaymentRoutesDeps) {
         return receiveWebhook(req.ctx, deps, req.body, typeof signature === 'string' ? signature : undefined);
       },
     );
+
+    const connect = deps.connect;
+    if (connect) {
+      app.post(
+        '/webhooks/connect',
+        {
+          config: { auth: 'public' },
+          schema: {
+            tags,
+            summary:
+              "The provider's events of sellers' connected accounts (Stripe Connect's endpoint; signed with STRIPE_CONNECT_WEBHOOK_SECRET)",
+            response: { 200: z.object({ received: z.literal(true), duplicate: z.boolean() }) },
+          },
+        },
+        async (req) => {
+          if (!Buffer.isBuffer(req.body)) throw invalid('error.payments.eventNotJson');
+          const signature = req.headers['stripe-signature'];
+          const { received, duplicate } = await receiveWebhook(
+            req.ctx,
+            {
+              ...deps,
+              provider: { ...deps.provider, name: connect.name, parseWebhook: connect.parseWebhook },
+            },
+            req.body,
+            typeof signature === 'string' ? signature : undefined,
+          );
+          return { received, duplicate };
+        },
+      );
+    }
   };
 }
 

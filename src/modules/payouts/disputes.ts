@@ -135,7 +135,11 @@ export async function applyDispute(
   if (outcomeOf(facts.status) !== 'open') await closeDispute(tx, facts);
 }
 
-/** Won: every entry of its opening given back (to pending, or available once released); lost: kept out. */
+/**
+ * Won: the disputed amount comes back (the seller's share to pending, or available once released;
+ * the commission and its tax to the platform); the provider keeps its fee, and so does the
+ * seller's balance. Lost: nothing comes back.
+ */
 async function closeDispute(tx: RequestContext, facts: DisputeFacts): Promise<void> {
   const outcome = outcomeOf(facts.status);
   await tx.db
@@ -157,27 +161,35 @@ async function closeDispute(tx: RequestContext, facts: DisputeFacts): Promise<vo
         ledgerEntries.transactionKey,
         shares.map((s) => `dispute:${facts.id}:${s.orderId}`),
       ),
-    )
-    .orderBy(asc(ledgerEntries.id));
+    );
   const ledgers = await orderLedgers(
     tx,
     shares.map((s) => s.orderId),
   );
+  const given = (orderId: string, account: LedgerEntry['account']) =>
+    opened
+      .filter((e) => e.orderId === orderId && e.account === account)
+      .reduce((sum, e) => sum + e.amountCents, 0);
   await post(
     tx,
     shares.map((s) => {
+      const commission = given(s.orderId, 'platform_commission');
+      const tax = given(s.orderId, 'platform_tax_payable');
       const released = ledgers.get(s.orderId)?.released ?? false;
       return {
         key: `dispute:${facts.id}:${s.orderId}:won`,
         kind: 'dispute_won' as const,
         sellerId: s.sellerId,
-        entries: opened
-          .filter((e) => e.transactionKey === `dispute:${facts.id}:${s.orderId}`)
-          .map((e) => ({
-            account: e.account === 'seller_pending' && released ? ('seller_available' as const) : e.account,
-            orderId: e.orderId,
-            amountCents: -e.amountCents,
-          })),
+        entries: [
+          { account: 'provider_cash', orderId: s.orderId, amountCents: s.amountCents },
+          {
+            account: released ? 'seller_available' : 'seller_pending',
+            orderId: s.orderId,
+            amountCents: -(s.amountCents - commission - tax),
+          },
+          { account: 'platform_commission', orderId: s.orderId, amountCents: -commission },
+          { account: 'platform_tax_payable', orderId: s.orderId, amountCents: -tax },
+        ] satisfies LedgerEntry[],
       };
     }),
   );
