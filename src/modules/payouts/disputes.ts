@@ -42,18 +42,20 @@ export async function applyDispute(
   deps: { provider: string; disputeFeeCents: number },
   facts: DisputeFacts,
 ): Promise<void> {
-  const [known] = await tx.db.select().from(disputes).where(eq(disputes.id, facts.id)).for('update');
+  const orders = await moneyOfOrders(tx, { paymentIntentId: facts.paymentIntentId });
+  if (orders.length === 0) {
+    tx.log.warn({ disputeId: facts.id }, 'a dispute of a payment that made no order');
+    return;
+  }
+  // The sellers' locks first: two events of one dispute (its created and updated, delivered at
+  // once) take their turns, and the second finds the first's dispute.
+  await lockSellers(
+    tx,
+    orders.map((o) => o.sellerId),
+  );
+  const [known] = await tx.db.select().from(disputes).where(eq(disputes.id, facts.id));
   const now = tx.now();
   if (!known) {
-    const orders = await moneyOfOrders(tx, { paymentIntentId: facts.paymentIntentId });
-    if (orders.length === 0) {
-      tx.log.warn({ disputeId: facts.id }, 'a dispute of a payment that made no order');
-      return;
-    }
-    await lockSellers(
-      tx,
-      orders.map((o) => o.sellerId),
-    );
     const ledgers = await orderLedgers(
       tx,
       orders.map((o) => o.id),
