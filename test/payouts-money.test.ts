@@ -9,7 +9,7 @@ import { payoutTransfers, transferReversals } from '../src/modules/payouts/table
 import { admin, type SignedIn, useTestApp } from './helpers/app.ts';
 import { buyer, product, seller } from './helpers/builders.ts';
 import { addToCart, ON_ADDRESS, openCheckout, payOk, postEvent } from './helpers/checkout.ts';
-import { deliver, setClock, ship, signIn } from './helpers/orders.ts';
+import { deliver, outboxRows, setClock, ship, signIn } from './helpers/orders.ts';
 import { type Balance, balanceOf, enablePayouts, ledgerProblems, roundHalfUp } from './helpers/payouts.ts';
 
 const { t, database } = useTestApp();
@@ -192,6 +192,13 @@ describe('a two-seller order, from payment to a lost dispute', () => {
     const owesB = netB + feeB;
     expect(await balanceOf(t, a)).toEqual({ ...zero, availableCents: -owesA, paidOutCents: netA - share });
     expect(await balanceOf(t, b)).toEqual({ ...zero, availableCents: -owesB, paidOutCents: netB });
+    // Each seller is told, once, with the deadline.
+    const mails = await outboxRows(database, 'dispute-opened:dp_test_money_path');
+    expect(mails.map((m) => m.toAddress).sort()).toEqual([a.email, b.email].sort());
+    const toA = mails.find((m) => m.toAddress === a.email)!;
+    expect(toA.subject).toBe(`A buyer disputed the payment of order ${oa.number}`);
+    expect(toA.textBody).toContain(`$${(feeA / 100).toFixed(2)}`);
+    expect(toA.textBody).toContain('http://portage.test/console/payouts');
     const disputes = await t.api.as(b).get('/sellers/me/disputes');
     expect(disputes.body.disputes).toEqual([
       expect.objectContaining({

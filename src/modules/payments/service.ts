@@ -55,6 +55,8 @@ async function handlePaymentEvent(
   event: PaymentEvent,
 ): Promise<EventOutcome> {
   const outcome = await inTransaction(ctx, (tx) => applyPaymentEvent(tx, deps, event));
+  // A dispute opened: its sellers' emails.
+  if (event.kind === 'dispute' && !outcome.duplicate) deps.nudge('mail');
   return afterCommit(ctx, deps, outcome);
 }
 
@@ -152,7 +154,11 @@ async function applyPaymentEvent(
   if (event.kind === 'dispute') {
     await applyDispute(
       tx,
-      { provider: deps.providerName, disputeFeeCents: deps.disputeFeeCents ?? DEFAULT_DISPUTE_FEE_CENTS },
+      {
+        provider: deps.providerName,
+        disputeFeeCents: deps.disputeFeeCents ?? DEFAULT_DISPUTE_FEE_CENTS,
+        publicBaseUrl: deps.publicBaseUrl,
+      },
       event.dispute,
     );
   }

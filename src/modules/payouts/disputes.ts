@@ -10,6 +10,7 @@ import { type LedgerEntry, lockSellers, orderLedgers, post } from '../ledger/led
 import { ledgerEntries } from '../ledger/tables.ts';
 import { moneyOfOrders } from '../orders/service.ts';
 import type { DisputeFacts } from '../payments/provider.ts';
+import { mailDisputeOpened } from './mail.ts';
 import { takeBack } from './money.ts';
 import type { PayoutProvider } from './provider.ts';
 import { disputeOrders, disputes } from './tables.ts';
@@ -39,7 +40,7 @@ const outcomeOf = (status: string): 'open' | 'won' | 'lost' =>
  */
 export async function applyDispute(
   tx: RequestContext,
-  deps: { provider: string; disputeFeeCents: number },
+  deps: { provider: string; disputeFeeCents: number; publicBaseUrl?: string },
   facts: DisputeFacts,
 ): Promise<void> {
   const orders = await moneyOfOrders(tx, { paymentIntentId: facts.paymentIntentId });
@@ -126,6 +127,21 @@ export async function applyDispute(
         };
       }),
     );
+    for (const [i, o] of inLedger.entries()) {
+      await mailDisputeOpened(
+        tx,
+        {
+          disputeId: facts.id,
+          sellerId: o.sellerId,
+          orderId: o.id,
+          orderNumber: o.number,
+          amountCents: amounts[i]!,
+          feeCents: fees[i]!,
+          evidenceDueBy: facts.evidenceDueBy,
+        },
+        deps.publicBaseUrl,
+      );
+    }
     if (outcomeOf(facts.status) !== 'open') await closeDispute(tx, facts);
     return;
   }
