@@ -51,6 +51,7 @@ import { consoleImagePages, IMAGE_DONE } from './image-routes.ts';
 import { galleryView } from './image-views.ts';
 import { consoleImportPages } from './import-routes.ts';
 import { consoleOrderPages } from './order-routes.ts';
+import { consolePayoutPages } from './payout-routes.ts';
 import { productFormView, productsView } from './product-views.ts';
 import { consoleShippingPages } from './shipping-routes.ts';
 import {
@@ -85,6 +86,7 @@ export function consolePages(app: FastifyInstance, deps: WebDeps) {
   consoleOrderPages(app, deps);
   consoleImportPages(app, deps);
   consoleShippingPages(app, deps);
+  consolePayoutPages(app, deps);
 
   // ---- overview ----------------------------------------------------------------------------
 
