@@ -96,6 +96,7 @@ describe('payouts on Stripe Connect', () => {
     expect(created[0]!.body).toMatchObject({
       country: 'CA',
       capabilities: { transfers: { requested: 'true' } },
+      settings: { payouts: { debit_negative_balances: 'true' } },
     });
     const links = stripe.requests.filter((r) => r.path === '/v1/account_links');
     expect(links.at(-1)!.body).toMatchObject({ account: accountId, type: 'account_onboarding' });

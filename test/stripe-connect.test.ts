@@ -101,6 +101,7 @@ describe('createAccount', () => {
         requirement_collection: 'stripe',
       },
       capabilities: { transfers: { requested: 'true' } },
+      settings: { payouts: { debit_negative_balances: 'true' } },
       metadata: { sellerId: 'seller_a' },
     });
     expect(fake.accounts.get(account.accountId)).toMatchObject({

@@ -36,6 +36,9 @@ export function createStripePayouts(
           requirement_collection: 'stripe',
         },
         capabilities: { transfers: { requested: true } },
+        // A Canadian account's negative balance (a reversal or dispute after its payout) is
+        // debited from its bank account rather than left with the platform.
+        settings: { payouts: { debit_negative_balances: true } },
         metadata: { sellerId: input.sellerId },
       };
       const account = await stripe.accounts
@@ -109,6 +112,36 @@ export function createStripePayouts(
         })
         .catch(wrap('submit dispute evidence'));
       return { fileId };
+    },
+
+    // The platform's own balance, newest first, a hundred a page: the SDK's auto-pagination
+    // follows `starting_after` until the period or `limit` ends.
+    async balanceTransactions(input) {
+      const out: Awaited<ReturnType<NonNullable<PayoutProvider['balanceTransactions']>>> = [];
+      if (input.limit <= 0) return out;
+      const list = stripe.balanceTransactions.list({
+        created: {
+          gte: Math.floor(input.createdFrom.getTime() / 1000),
+          lt: Math.ceil(input.createdTo.getTime() / 1000),
+        },
+        limit: 100,
+      });
+      try {
+        for await (const txn of list) {
+          out.push({
+            id: txn.id,
+            type: txn.type,
+            amountCents: txn.amount,
+            feeCents: txn.fee,
+            source: typeof txn.source === 'string' ? txn.source : (txn.source?.id ?? null),
+            created: new Date(txn.created * 1000),
+          });
+          if (out.length >= input.limit) break;
+        }
+      } catch (err) {
+        throw toProviderError(err, 'list balance transactions', secretKey);
+      }
+      return out;
     },
   };
 }
