@@ -59,6 +59,30 @@ export interface PayoutProvider {
     text: string;
     file?: { name: string; type: string; data: Buffer };
   }): Promise<{ fileId: string | null }>;
+  /**
+   * The movements of the platform's balance at the provider created in [createdFrom, createdTo),
+   * newest first, at most `limit` (Stripe: balanceTransactions.list, auto-paginated). `amountCents`
+   * is signed as the balance moved (a charge positive, a transfer negative), before `feeCents`,
+   * the provider's own fee on it. Absent when the provider keeps no balance of its own (the
+   * sandbox): there is nothing to reconcile the ledger with.
+   */
+  balanceTransactions?(input: { createdFrom: Date; createdTo: Date; limit: number }): Promise<
+    Array<{
+      id: string;
+      /** The provider's type (Stripe's: `charge`, `refund`, `transfer`, `transfer_refund`, `adjustment`…). */
+      type: string;
+      amountCents: number;
+      feeCents: number;
+      /** The object that caused it (a charge, a refund, a transfer, a dispute…), when said. */
+      source: string | null;
+      created: Date;
+    }>
+  >;
 }
+
+/** One of the provider's balance transactions (PayoutProvider.balanceTransactions). */
+export type BalanceTransaction = Awaited<
+  ReturnType<NonNullable<PayoutProvider['balanceTransactions']>>
+>[number];
 
 export type { ProviderError };
