@@ -17,7 +17,7 @@ import { connectRedis } from './http/redis.ts';
 import { platformTaxProfileReady, putPlatformTaxProfile } from './modules/auth/sellers.ts';
 import { createAuthService } from './modules/auth/service.ts';
 import { imageStoreFor } from './modules/images/store.ts';
-import { checkLedger } from './modules/ledger/check.ts';
+import { checkLedger } from './modules/ledger/queries.ts';
 import { createPlatform } from './modules/platforms/service.ts';
 
 /** Log levels at which the start line is logged as info. */
@@ -298,7 +298,7 @@ function flagProblems(
   );
 }
 
-/** `ledger check`: the ledger's check (modules/ledger/check.ts); exit code 1 when it finds a problem. */
+/** `ledger check`: the ledger's check (modules/ledger/queries.ts); exit code 1 when it finds a problem. */
 export async function ledgerCheckCommand() {
   await withDatabase(loadConfig(), async (database) => {
     const problems = await checkLedger(cliContext(database));

@@ -2,7 +2,7 @@
 // balances as the API answers them, and the ledger's check run over the test's database.
 import pino from 'pino';
 import { expect } from 'vitest';
-import { checkLedger } from '../../src/modules/ledger/check.ts';
+import { checkLedger } from '../../src/modules/ledger/queries.ts';
 import type { SignedIn, TestApp } from './app.ts';
 import type { TestDatabase } from './db.ts';
 import { Browser } from './web.ts';

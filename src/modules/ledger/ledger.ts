@@ -235,3 +235,34 @@ export async function sellerEntriesBetween(ctx: RequestContext, sellerId: string
     )
     .orderBy(ledgerTransactions.createdAt, ledgerTransactions.key, ledgerEntries.id);
 }
+
+/** The months (YYYY-MM in `timeZone`) in which a seller has transactions, newest first. */
+export async function transactionMonths(
+  ctx: RequestContext,
+  sellerId: string,
+  timeZone: string,
+): Promise<string[]> {
+  const rows = await ctx.db
+    .selectDistinct({
+      month: sql<string>`to_char(${ledgerTransactions.createdAt} at time zone ${timeZone}, 'YYYY-MM')`,
+    })
+    .from(ledgerTransactions)
+    .where(eq(ledgerTransactions.sellerId, sellerId));
+  return rows.map((r) => r.month).sort((a, b) => b.localeCompare(a));
+}
+
+/** What a seller was owed (pending, available, in transit) before `at`; negative: what they owed. */
+export async function sellerOwedBefore(ctx: RequestContext, sellerId: string, at: Date): Promise<number> {
+  const [row] = await ctx.db
+    .select({ cents: sql<string>`coalesce(sum(${ledgerEntries.amountCents}), 0)` })
+    .from(ledgerEntries)
+    .where(
+      and(
+        eq(ledgerEntries.sellerId, sellerId),
+        inArray(ledgerEntries.account, ['seller_pending', 'seller_available', 'seller_in_transit']),
+        sql`${ledgerEntries.createdAt} < ${at}`,
+      ),
+    );
+  const cents = Number(row?.cents ?? 0);
+  return cents === 0 ? 0 : -cents;
+}

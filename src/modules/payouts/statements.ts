@@ -9,7 +9,6 @@
 // the net plus the commission and its tax, so that every line reads gross - commission - tax = net.
 
 import { stringify } from 'csv-stringify/sync';
-import { and, eq, inArray, lt, sql } from 'drizzle-orm';
 import PDFDocument from 'pdfkit';
 import { invalid, notFound, problem } from '../../contract/errors.ts';
 import {
@@ -26,8 +25,8 @@ import { type InvoiceParty, invoiceParties } from '../auth/sellers.ts';
 import type { RequestContext } from '../context.ts';
 import { pdfBytes } from '../invoices/pdf.ts';
 import { fonts } from '../invoices/pen.ts';
-import { sellerEntriesBetween } from '../ledger/ledger.ts';
-import { type LedgerAccount, type LedgerKind, ledgerEntries, ledgerTransactions } from '../ledger/tables.ts';
+import { sellerEntriesBetween, sellerOwedBefore, transactionMonths } from '../ledger/ledger.ts';
+import type { LedgerAccount, LedgerKind } from '../ledger/tables.ts';
 import { moneyOfOrders } from '../orders/service.ts';
 
 /** The calendar statements are cut by: the books'. */
@@ -170,30 +169,12 @@ const KIND_ORDER: Record<LedgerKind, number> = {
 const neg = (n: number) => (n === 0 ? 0 : -n);
 
 /** The months (YYYY-MM, Toronto) in which a seller has ledger transactions, newest first. */
-export async function statementMonths(ctx: RequestContext, sellerId: string): Promise<string[]> {
-  const rows = await ctx.db
-    .selectDistinct({
-      month: sql<string>`to_char(${ledgerTransactions.createdAt} at time zone ${STATEMENT_TIME_ZONE}, 'YYYY-MM')`,
-    })
-    .from(ledgerTransactions)
-    .where(eq(ledgerTransactions.sellerId, sellerId));
-  return rows.map((r) => r.month).sort((a, b) => b.localeCompare(a));
-}
+export const statementMonths = (ctx: RequestContext, sellerId: string) =>
+  transactionMonths(ctx, sellerId, STATEMENT_TIME_ZONE);
 
 /** What the seller was owed before `at` (negative: what they owed). */
-async function balanceBefore(ctx: RequestContext, sellerId: string, at: Date): Promise<number> {
-  const [row] = await ctx.db
-    .select({ cents: sql<string>`coalesce(sum(${ledgerEntries.amountCents}), 0)` })
-    .from(ledgerEntries)
-    .where(
-      and(
-        eq(ledgerEntries.sellerId, sellerId),
-        inArray(ledgerEntries.account, SELLER_ACCOUNTS),
-        lt(ledgerEntries.createdAt, at),
-      ),
-    );
-  return neg(Number(row?.cents ?? 0));
-}
+const balanceBefore = (ctx: RequestContext, sellerId: string, at: Date) =>
+  sellerOwedBefore(ctx, sellerId, at);
 
 /**
  * A seller's statement of `month` (YYYY-MM): 400 when it is not a month, 404 when it has not

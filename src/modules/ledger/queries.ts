@@ -1,6 +1,6 @@
-// The ledger's check (docs/payouts.md "Checking the ledger"): every transaction's entries sum to
-// zero, and what the balances say agrees with the records that caused them. Run by the tests
-// after each money scenario and by `portage ledger check`.
+// The ledger's check (docs/payouts.md "Checking the ledger"), the module's raw statements: every
+// transaction's entries sum to zero, and what the balances say agrees with the records that
+// caused them. Run by the tests after each money scenario and by `portage ledger check`.
 import { type SQL, sql } from 'drizzle-orm';
 import { rowsOf } from '../../db/sql.ts';
 import type { RequestContext } from '../context.ts';
