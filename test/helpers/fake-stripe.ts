@@ -4,7 +4,10 @@
 // call: checkout sessions (create, expire), coupons, refunds, payment intents confirmed with a
 // Shared Payment Token (the ACP handler's charge), and Connect: accounts, account links,
 // transfers and their reversals, file uploads (multipart; the SDK sends them to this host too
-// when its host is overridden) and dispute evidence.
+// when its host is overridden) and dispute evidence. The platform's balance transactions are the
+// ones its own operations make (refunds, transfers, reversals, disputes) and the charges a test
+// records (recordCharge: a checkout's payment reaches the app by webhook, unseen here), listed by
+// GET /v1/balance_transactions.
 import { randomBytes } from 'node:crypto';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -86,6 +89,27 @@ export interface FakeStripe {
    * dispute fee stays taken), `lost` keeps it. Answers the dispute (for disputeEvent('closed', …)).
    */
   closeDispute(disputeId: string, outcome: 'won' | 'lost'): Record<string, unknown>;
+  /** The platform's balance transactions (`txn_…`), oldest first, as GET /v1/balance_transactions lists them. */
+  balanceTransactions: Array<Record<string, unknown>>;
+  /**
+   * The time balance transactions are dated by (`created`): the machine's by default; a test
+   * that moves its app's clock points this at it, so that both sides fall in the same period.
+   */
+  balanceClock: () => Date;
+  /**
+   * A payment intent's charge succeeded at Stripe: its `charge` balance transaction, `amount`
+   * less Stripe's processing fee (Canada's 2.9% + 30¢ unless `fee` says). Answers it.
+   */
+  recordCharge(paymentIntentId: string, amount: number, fee?: number): Record<string, unknown>;
+  /** Any other movement of the balance (an adjustment Stripe made, a payout…). Answers it. */
+  addBalanceTransaction(input: {
+    type: string;
+    amount: number;
+    fee?: number;
+    source?: string | null;
+    description?: string;
+    reportingCategory?: string;
+  }): Record<string, unknown>;
   close(): Promise<void>;
 }
 
@@ -227,8 +251,102 @@ export async function startFakeStripe(opts: { apiKey?: string } = {}): Promise<F
   const coupons = new Map<string, Json>();
   const idempotent = new Map<string, { fingerprint: string; status: number; body: Json }>();
   const failures: Array<{ status: number; error: StripeErrorBody; headers: Record<string, string> }> = [];
-  const fake = { beforePaymentIntentAnswer: undefined } as FakeStripe;
+  const fake = { beforePaymentIntentAnswer: undefined, balanceClock: () => new Date() } as FakeStripe;
   const nowSec = () => Math.floor(Date.now() / 1000);
+
+  // The platform's balance: a transaction for each movement, dated by fake.balanceClock.
+  const balanceTransactions: Json[] = [];
+  /** Each recorded charge of a payment intent: its id, amount and what its refunds took so far. */
+  const charges = new Map<string, { chargeId: string; amount: number; refunded: number }>();
+  const balanceSec = () => Math.floor(fake.balanceClock().getTime() / 1000);
+  function addBalanceTransaction(input: {
+    type: string;
+    amount: number;
+    fee?: number;
+    source?: string | null;
+    description?: string;
+    reportingCategory?: string;
+    /** What the fee is (fee_details' description). */
+    feeDescription?: string;
+  }): Json {
+    const created = balanceSec();
+    const fee = input.fee ?? 0;
+    const txn: Json = {
+      id: id('txn_1', 24),
+      object: 'balance_transaction',
+      amount: input.amount,
+      available_on: created + 2 * 86_400,
+      created,
+      currency: 'cad',
+      description: input.description ?? null,
+      exchange_rate: null,
+      fee,
+      fee_details: fee
+        ? [
+            {
+              amount: fee,
+              application: null,
+              currency: 'cad',
+              description: input.feeDescription ?? 'Stripe processing fees',
+              type: 'stripe_fee',
+            },
+          ]
+        : [],
+      net: input.amount - fee,
+      reporting_category: input.reportingCategory ?? input.type,
+      source: input.source ?? null,
+      status: 'pending',
+      type: input.type,
+    };
+    balanceTransactions.push(txn);
+    return txn;
+  }
+
+  function recordCharge(paymentIntentId: string, amount: number, fee?: number): Json {
+    const chargeId = id('ch_1', 24);
+    charges.set(paymentIntentId, { chargeId, amount, refunded: 0 });
+    return addBalanceTransaction({
+      type: 'charge',
+      amount,
+      fee: fee ?? Math.round(amount * 0.029) + 30,
+      source: chargeId,
+      reportingCategory: 'charge',
+    });
+  }
+
+  /** GET /v1/balance_transactions: newest first, by `created` range, a page after `starting_after`. */
+  function listBalanceTransactions(q: Json): Json {
+    const created = (q.created ?? {}) as Json;
+    const bound = (name: string) =>
+      created[name] === undefined ? undefined : int(created[name], `created[${name}]`);
+    const [gte, gt, lte, lt] = [bound('gte'), bound('gt'), bound('lte'), bound('lt')];
+    const limit = q.limit === undefined ? 10 : int(q.limit, 'limit');
+    if (limit < 1 || limit > 100) throw invalid('This value must be between 1 and 100.', 'limit');
+    let rows = [...balanceTransactions]
+      .reverse()
+      .filter((b) => {
+        const at = b.created as number;
+        return (
+          (gte === undefined || at >= gte) &&
+          (gt === undefined || at > gt) &&
+          (lte === undefined || at <= lte) &&
+          (lt === undefined || at < lt)
+        );
+      })
+      // Newest first; the same second in the order they were made, newest first.
+      .sort((a, b) => (b.created as number) - (a.created as number));
+    if (q.starting_after !== undefined) {
+      const at = rows.findIndex((b) => b.id === q.starting_after);
+      if (at < 0) throw missingParam('balance_transaction', String(q.starting_after), 'starting_after');
+      rows = rows.slice(at + 1);
+    }
+    return {
+      object: 'list',
+      data: structuredClone(rows.slice(0, limit)),
+      has_more: rows.length > limit,
+      url: '/v1/balance_transactions',
+    };
+  }
 
   function createSession(b: Json): Json {
     if (b.mode !== 'payment') throw invalid('This fake only knows mode `payment`.', 'mode');
@@ -369,11 +487,27 @@ export async function startFakeStripe(opts: { apiKey?: string } = {}): Promise<F
     if (intent && !intent.startsWith('pi_')) throw missing('payment_intent', intent);
     const amount = b.amount === undefined ? undefined : int(b.amount, 'amount');
     if (amount !== undefined && amount < 1) throw invalid('Invalid positive integer', 'amount');
+    const refundId = id('re_test_');
+    // The money leaves the balance: the whole charge's rest when no amount is said.
+    const charge = intent ? charges.get(intent) : undefined;
+    const out = amount ?? (charge ? charge.amount - charge.refunded : 0);
+    if (charge) charge.refunded += out;
+    const txn =
+      out > 0
+        ? addBalanceTransaction({
+            type: 'refund',
+            amount: -out,
+            source: refundId,
+            description: 'REFUND FOR CHARGE',
+            reportingCategory: 'refund',
+          })
+        : undefined;
     return {
-      id: id('re_test_'),
+      id: refundId,
       object: 'refund',
-      amount: amount ?? 0,
-      charge: id('ch_test_'),
+      amount: amount ?? out,
+      balance_transaction: txn?.id ?? null,
+      charge: charge?.chargeId ?? id('ch_test_'),
       created: nowSec(),
       currency: 'cad',
       metadata: b.metadata ?? {},
@@ -593,12 +727,18 @@ export async function startFakeStripe(opts: { apiKey?: string } = {}): Promise<F
       );
     }
     const transferId = id('tr_1', 24);
+    const txn = addBalanceTransaction({
+      type: 'transfer',
+      amount: -amount,
+      source: transferId,
+      reportingCategory: 'transfer',
+    });
     const transfer: Json = {
       id: transferId,
       object: 'transfer',
       amount,
       amount_reversed: 0,
-      balance_transaction: id('txn_1', 24),
+      balance_transaction: txn.id,
       created: nowSec(),
       currency: b.currency,
       description: b.description ?? null,
@@ -628,11 +768,19 @@ export async function startFakeStripe(opts: { apiKey?: string } = {}): Promise<F
         'amount',
       );
     }
+    const reversalId = id('trr_1', 24);
+    // Stripe's type for a transfer reversal's balance transaction on the platform.
+    const txn = addBalanceTransaction({
+      type: 'transfer_refund',
+      amount,
+      source: reversalId,
+      reportingCategory: 'transfer_reversal',
+    });
     const reversal: Json = {
-      id: id('trr_1', 24),
+      id: reversalId,
       object: 'transfer_reversal',
       amount,
-      balance_transaction: id('txn_1', 24),
+      balance_transaction: txn.id,
       created: nowSec(),
       currency: transfer.currency,
       destination_payment_refund: id('pyr_1', 24),
@@ -692,37 +840,22 @@ export async function startFakeStripe(opts: { apiKey?: string } = {}): Promise<F
     const disputeId = id('dp_1', 24);
     const created = nowSec();
     const fee = input.fee ?? 1500;
+    // The disputed amount and the dispute fee leave the platform's balance.
+    const withdrawal = addBalanceTransaction({
+      type: 'adjustment',
+      amount: -input.amount,
+      fee,
+      source: disputeId,
+      description: `Chargeback withdrawal for ${disputeId}`,
+      reportingCategory: 'dispute',
+      feeDescription: 'Dispute fee',
+    });
     const dispute: Json = {
       id: disputeId,
       object: 'dispute',
       amount: input.amount,
-      balance_transactions: [
-        {
-          id: id('txn_1', 24),
-          object: 'balance_transaction',
-          amount: -input.amount,
-          available_on: created,
-          created,
-          currency: 'cad',
-          description: `Chargeback withdrawal for ${disputeId}`,
-          fee,
-          fee_details: [
-            {
-              amount: fee,
-              application: null,
-              currency: 'cad',
-              description: 'Dispute fee',
-              type: 'stripe_fee',
-            },
-          ],
-          net: -input.amount - fee,
-          reporting_category: 'dispute',
-          source: disputeId,
-          status: 'available',
-          type: 'adjustment',
-        },
-      ],
-      charge: id('ch_1', 24),
+      balance_transactions: [structuredClone(withdrawal)],
+      charge: (input.paymentIntentId && charges.get(input.paymentIntentId)?.chargeId) || id('ch_1', 24),
       created,
       currency: 'cad',
       evidence: {
@@ -756,23 +889,14 @@ export async function startFakeStripe(opts: { apiKey?: string } = {}): Promise<F
     if (!dispute) throw new Error(`The fake Stripe has no dispute ${disputeId}`);
     dispute.status = outcome;
     if (outcome === 'won') {
-      const created = nowSec();
-      (dispute.balance_transactions as Json[]).push({
-        id: id('txn_1', 24),
-        object: 'balance_transaction',
-        amount: dispute.amount,
-        available_on: created,
-        created,
-        currency: 'cad',
-        description: `Chargeback reversal for ${disputeId}`,
-        fee: 0,
-        fee_details: [],
-        net: dispute.amount,
-        reporting_category: 'dispute_reversal',
-        source: disputeId,
-        status: 'available',
+      const reinstated = addBalanceTransaction({
         type: 'adjustment',
+        amount: dispute.amount as number,
+        source: disputeId,
+        description: `Chargeback reversal for ${disputeId}`,
+        reportingCategory: 'dispute_reversal',
       });
+      (dispute.balance_transactions as Json[]).push(structuredClone(reinstated));
     }
     return dispute;
   }
@@ -806,6 +930,7 @@ export async function startFakeStripe(opts: { apiKey?: string } = {}): Promise<F
   function route(method: string, path: string, body: Json, key: string): Json {
     const account = /^\/v1\/accounts\/([^/]+)$/.exec(path);
     if (method === 'GET' && account) return retrieveAccount(decodeURIComponent(account[1]!), key);
+    if (method === 'GET' && path === '/v1/balance_transactions') return listBalanceTransactions(body);
     if (method !== 'POST') throw invalid(`Unrecognized request URL (${method}: ${path}).`, undefined, 404);
     if (path === '/v1/accounts') return createAccount(body);
     if (path === '/v1/account_links') return createAccountLink(body);
@@ -836,7 +961,7 @@ export async function startFakeStripe(opts: { apiKey?: string } = {}): Promise<F
   const server = createServer(async (req, res) => {
     const raw = await readBody(req);
     const rawBody = raw.toString('utf8');
-    const path = (req.url ?? '/').split('?')[0]!;
+    const [path = '/', query = ''] = (req.url ?? '/').split('?');
     const header = (name: string) => {
       const v = req.headers[name];
       return Array.isArray(v) ? v[0] : v;
@@ -845,9 +970,10 @@ export async function startFakeStripe(opts: { apiKey?: string } = {}): Promise<F
     const record: FakeStripeRequest = {
       method: req.method ?? 'GET',
       path,
+      // A GET's parameters are its query, encoded as a form body is.
       body: contentType.startsWith('multipart/form-data')
         ? await parseMultipart(raw, contentType)
-        : parseStripeForm(rawBody),
+        : parseStripeForm(req.method === 'GET' ? query : rawBody),
       rawBody,
       idempotencyKey: header('idempotency-key'),
       authorization: header('authorization'),
@@ -920,9 +1046,12 @@ export async function startFakeStripe(opts: { apiKey?: string } = {}): Promise<F
     transfers,
     disputes,
     files,
+    balanceTransactions,
     enableAccount,
     openDispute,
     closeDispute,
+    recordCharge,
+    addBalanceTransaction,
     failNext(status: number, error: StripeErrorBody, headers: Record<string, string> = {}) {
       failures.push({ status, error, headers });
     },
