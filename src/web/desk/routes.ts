@@ -46,6 +46,7 @@ import {
   TAX_FIELDS,
   type TaxForm,
 } from './form.ts';
+import { deskMoneyPages } from './money-routes.ts';
 import { type Issued, platformsView, policiesView, taxView } from './platform-views.ts';
 import {
   couponsView,
@@ -63,6 +64,7 @@ export function deskPages(app: FastifyInstance, deps: WebDeps) {
   const s = deps.settings;
   const pageRoute = { config: { auth: 'public', limit: 'pages' }, schema: { hide: true } } as const;
   const writeRoute = { config: { auth: 'public', limit: 'productWrites' }, schema: { hide: true } } as const;
+  deskMoneyPages(app, deps);
 
   // ---- analytics ---------------------------------------------------------------------------
 
