@@ -67,8 +67,8 @@ function whenText(l: Locale, at: Date): string {
 
 const dayText = (l: Locale, at: Date) => formatDate(l, at, BOOKS_TIME_ZONE);
 
-const tile = (v: View, label: string, cents: number, hint: string) =>
-  html`<div class="stat"><p>${label}</p><strong>${moneyText(v, cents)}</strong><p class="hint">${hint}</p></div>`;
+const tile = (v: View, label: string, cents: number, hint?: string) =>
+  html`<div class="stat"><p>${label}</p><strong>${moneyText(v, cents)}</strong>!${hint ? html`<p class="hint">${hint}</p>` : ''}</div>`;
 
 function figures(v: View, o: MoneyPage) {
   const l = v.p.locale;
@@ -220,10 +220,10 @@ function reconcileSection(v: View, o: MoneyPage) {
     rows,
     t(l, 'web.desk.money.reconcile'),
     true,
-  )}!${others}<dl class="specs card">
-<dt>${t(l, 'web.desk.money.fees')}</dt><dd>${moneyText(v, r.providerFeesCents)}</dd>
-<dt>${t(l, 'web.desk.money.payouts')}</dt><dd>${moneyText(v, r.providerPayoutsCents)}</dd>
-</dl></section>`;
+  )}!${others}<div class="stats">
+!${tile(v, t(l, 'web.desk.money.fees'), r.providerFeesCents)}
+!${tile(v, t(l, 'web.desk.money.payouts'), r.providerPayoutsCents)}
+</div></section>`;
 }
 
 /** /desk/money: the figures, the failed transfers, the open disputes, the reconciliation. */
