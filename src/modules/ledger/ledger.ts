@@ -152,7 +152,7 @@ export async function availableByOrder(
   return rows.map((r) => ({ orderId: r.orderId, cents: Number(r.cents) }));
 }
 
-/** A seller's balances, derived from the entries (docs/payouts.md "Balances"). */
+/** A seller's balances, derived from the entries (docs/payouts.md "The ledger"). */
 export interface SellerBalance {
   pendingCents: number;
   availableCents: number;

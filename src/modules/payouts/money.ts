@@ -1,4 +1,4 @@
-// What each event does to a seller's money (docs/payouts.md "The money's path"), written in the
+// What each event does to a seller's money (docs/payouts.md "The ledger"), written in the
 // event's own transaction: a sale, a refund, a delivery's release after the hold, a dispute.
 // Every share is in proportion to the order's total, counted cumulatively so that refunds adding
 // up to the whole give back exactly the commission and its tax, never a cent more or less.

@@ -1,5 +1,5 @@
 // HTTP adapter of sellers' balances, payouts and disputes, and the operator's view of the money
-// (docs/api.md "Balances and payouts").
+// (docs/api.md "Balances, payouts and disputes").
 import type { FastifyInstance } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { z } from 'zod';

@@ -1,4 +1,4 @@
-// What sellers and operators read and do about the money (docs/api.md "Balances and payouts").
+// What sellers and operators read and do about the money (docs/api.md "Balances, payouts and disputes").
 import { toUnix } from '../../contract/common.ts';
 import { conflict, notFound } from '../../contract/errors.ts';
 import { caller, type RequestContext } from '../context.ts';
