@@ -1,4 +1,4 @@
-// The ledger over a period (docs/payouts.md "Reconciliation"): what moved the platform's cash at
+// The ledger over a period (docs/api.md "Reconciliation"): what moved the platform's cash at
 // the provider between two instants, by the kind of movement, all sellers together. The
 // reconciliation compares it with the provider's own balance transactions of the same period.
 import { and, eq, gte, lt, sql } from 'drizzle-orm';

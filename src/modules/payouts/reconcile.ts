@@ -1,4 +1,4 @@
-// The reconciliation (docs/payouts.md "Reconciliation"): for a period of days on the books'
+// The reconciliation (docs/api.md "Reconciliation"): for a period of days on the books'
 // calendar (America/Toronto), what the ledger says moved the platform's cash at the provider,
 // by kind, against the provider's own balance transactions of the same period, by type. Each
 // group answers both sides and their difference; the provider's fees and its payouts to the
