@@ -60,6 +60,7 @@ import { paymentRoutes } from './modules/payments/routes.ts';
 import { payoutAccountRoutes } from './modules/payouts/account-routes.ts';
 import type { PayoutsDeps } from './modules/payouts/deps.ts';
 import { createPayoutProvider } from './modules/payouts/providers/index.ts';
+import { reconcileRoutes } from './modules/payouts/reconcile-routes.ts';
 import { payoutRoutes } from './modules/payouts/routes.ts';
 import { statementRoutes } from './modules/payouts/statement-routes.ts';
 import { platformRoutes } from './modules/platforms/routes.ts';
@@ -284,6 +285,7 @@ export async function buildApp(opts: AppOptions): Promise<FastifyInstance> {
   await app.register(payoutAccountRoutes(payoutDeps));
   await app.register(payoutRoutes(payoutDeps));
   await app.register(statementRoutes(payoutDeps));
+  await app.register(reconcileRoutes(payoutDeps));
   const invoices = createInvoiceRenderer(
     { ...config.invoiceRender, samples: config.appEnv === 'development' },
     app.log.child({ component: 'invoices' }),

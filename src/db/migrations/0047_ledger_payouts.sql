@@ -22,6 +22,7 @@ CREATE TABLE "ledger_transactions" (
 	"kind" text NOT NULL,
 	"seller_id" text NOT NULL,
 	"created_at" timestamp with time zone NOT NULL,
+	"memo" text,
 	CONSTRAINT "ledger_transactions_kind_check" CHECK ("ledger_transactions"."kind" in ('sale', 'release', 'refund', 'dispute_opened', 'dispute_won', 'payout', 'transfer_paid', 'transfer_failed', 'reversal_requested', 'reversal_done', 'reversal_failed', 'adjustment'))
 );
 --> statement-breakpoint

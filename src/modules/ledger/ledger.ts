@@ -19,6 +19,8 @@ export interface Movement {
   kind: LedgerKind;
   sellerId: string;
   entries: LedgerEntry[];
+  /** Why (an operator's adjustment). */
+  memo?: string;
 }
 
 /**
@@ -41,7 +43,15 @@ export async function post(ctx: RequestContext, movements: Movement[]): Promise<
   const now = ctx.now();
   const written = await ctx.db
     .insert(ledgerTransactions)
-    .values(kept.map((m) => ({ key: m.key, kind: m.kind, sellerId: m.sellerId, createdAt: now })))
+    .values(
+      kept.map((m) => ({
+        key: m.key,
+        kind: m.kind,
+        sellerId: m.sellerId,
+        createdAt: now,
+        memo: m.memo ?? null,
+      })),
+    )
     .onConflictDoNothing()
     .returning({ key: ledgerTransactions.key });
   const keys = new Set(written.map((r) => r.key));

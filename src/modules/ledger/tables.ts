@@ -56,6 +56,8 @@ export const ledgerTransactions = pgTable(
     /** The seller it concerns (every movement of money here is one seller's). */
     sellerId: text('seller_id').notNull(),
     createdAt: timestamp('created_at', { withTimezone: true }).notNull(),
+    /** Why, for an operator's adjustment (who made it and their reason); null otherwise. */
+    memo: text('memo'),
   },
   (t) => [
     check(

@@ -3,7 +3,7 @@
 // Every share is in proportion to the order's total, counted cumulatively so that refunds adding
 // up to the whole give back exactly the commission and its tax, never a cent more or less.
 import { and, eq, isNull, lte } from 'drizzle-orm';
-import type { Province } from '../../contract/common.ts';
+import { type Province, randomKey } from '../../contract/common.ts';
 import { inTransaction, type RequestContext } from '../context.ts';
 import type { EventOf } from '../events.ts';
 import { lockSellers, type Movement, type OrderLedger, orderLedgers, post } from '../ledger/ledger.ts';
@@ -156,4 +156,30 @@ export async function releaseDue(ctx: RequestContext, holdDays: number, limit: n
     });
   }
   return due.length;
+}
+
+/**
+ * An operator's adjustment of a seller's available money (a goodwill credit, a correction):
+ * positive pays the seller more at their next payout, negative takes it back. Its entries name a
+ * pseudo-order `adj_<id>` of their own, so a payout carries it like an order's money.
+ */
+export async function adjustSeller(
+  tx: RequestContext,
+  input: { sellerId: string; amountCents: number; reason: string; adminId: string },
+): Promise<{ id: string }> {
+  const id = `adj_${randomKey(12).replace(/[-_]/g, 'x')}`;
+  await lockSellers(tx, [input.sellerId]);
+  await post(tx, [
+    {
+      key: `adjustment:${id}`,
+      kind: 'adjustment',
+      sellerId: input.sellerId,
+      memo: `${input.adminId}: ${input.reason}`,
+      entries: [
+        { account: 'seller_available', orderId: id, amountCents: -input.amountCents },
+        { account: 'platform_adjustments', orderId: id, amountCents: input.amountCents },
+      ],
+    },
+  ]);
+  return { id };
 }

@@ -121,6 +121,39 @@ export function payoutRoutes(deps: PayoutsDeps) {
       async (req) => service.sendEvidence(req.ctx, deps, req.params.disputeId, { text: req.body.text }),
     );
 
+    app.post(
+      '/admin/sellers/:sellerId/adjustments',
+      {
+        config: { auth: ['admin'], idempotency: 'required' },
+        schema: {
+          tags,
+          summary:
+            "Adjust a seller's available money (positive: owed to them; negative: taken back); needs an Idempotency-Key",
+          params: z.object({ sellerId: z.string().min(1).max(100) }),
+          body: z.object({
+            amountCents: z
+              .number()
+              .int()
+              .min(-10_000_000)
+              .max(10_000_000)
+              .refine((n) => n !== 0, 'must not be 0'),
+            reason: z.string().trim().min(1).max(500),
+          }),
+          response: {
+            201: z.object({
+              id: z.string(),
+              sellerId: z.string(),
+              amountCents: cents,
+              reason: z.string(),
+              createdAt: unix,
+            }),
+          },
+        },
+      },
+      async (req, reply) =>
+        reply.code(201).send(await service.adjust(req.ctx, req.params.sellerId, req.body)),
+    );
+
     app.get(
       '/admin/payouts',
       {

@@ -1,11 +1,13 @@
 // What sellers and operators read and do about the money (docs/api.md "Balances, payouts and disputes").
 import { toUnix } from '../../contract/common.ts';
 import { conflict, notFound } from '../../contract/errors.ts';
-import { caller, type RequestContext } from '../context.ts';
+import { isSeller } from '../auth/sellers.ts';
+import { caller, inTransaction, type RequestContext } from '../context.ts';
 import { accountTotals, sellerBalance } from '../ledger/ledger.ts';
 import { payoutAccountOf } from './accounts.ts';
 import type { PayoutsDeps } from './deps.ts';
 import { disputesOf, openDisputes, submitEvidence } from './disputes.ts';
+import { adjustSeller } from './money.ts';
 import { failedTransfers, payoutsOf } from './payouts.ts';
 
 /** GET /sellers/me/balance: the balances, the payout account's state and the next payout. */
@@ -80,5 +82,25 @@ export async function platformMoney(ctx: RequestContext) {
       status: d.status,
       evidenceDueBy: d.evidenceDueBy ? toUnix(d.evidenceDueBy) : null,
     })),
+  };
+}
+
+/** POST /admin/sellers/:sellerId/adjustments: an operator's credit (positive) or debit of a seller. */
+export async function adjust(
+  ctx: RequestContext,
+  sellerId: string,
+  input: { amountCents: number; reason: string },
+) {
+  const me = caller(ctx);
+  if (!(await isSeller(ctx, sellerId))) throw notFound('error.payouts.sellerNotFound', { id: sellerId });
+  const made = await inTransaction(ctx, (tx) =>
+    adjustSeller(tx, { sellerId, amountCents: input.amountCents, reason: input.reason, adminId: me.id }),
+  );
+  return {
+    id: made.id,
+    sellerId,
+    amountCents: input.amountCents,
+    reason: input.reason,
+    createdAt: toUnix(ctx.now()),
   };
 }
