@@ -8,6 +8,7 @@ import { toUnix } from '../../contract/common.ts';
 import { AppError, notFound } from '../../contract/errors.ts';
 import { caller, type RequestContext } from '../context.ts';
 import { type PaymentEvent, ProviderError } from '../payments/provider.ts';
+import { torontoInstant, torontoWall } from '../pricing/dates.ts';
 import type { PayoutsDeps } from './deps.ts';
 import type { ConnectedAccount } from './provider.ts';
 import { FAILING_ACCOUNT_SUFFIX } from './providers/sandbox.ts';
@@ -39,37 +40,6 @@ export const PAYOUT_TIME_ZONE = 'America/Toronto';
 export const PAYOUT_HOUR = 9;
 /** Monday, as Date.getUTCDay counts. */
 const PAYOUT_WEEKDAY = 1;
-
-const TORONTO_PARTS = new Intl.DateTimeFormat('en-CA', {
-  timeZone: PAYOUT_TIME_ZONE,
-  year: 'numeric',
-  month: 'numeric',
-  day: 'numeric',
-  hour: 'numeric',
-  minute: 'numeric',
-  second: 'numeric',
-  hourCycle: 'h23',
-});
-
-/** The wall clock in Toronto at `at`, as if it were UTC (its milliseconds dropped). */
-function torontoWall(at: number): number {
-  const parts: Record<string, number> = {};
-  for (const p of TORONTO_PARTS.formatToParts(new Date(at))) {
-    if (p.type !== 'literal') parts[p.type] = Number(p.value);
-  }
-  return Date.UTC(parts.year!, parts.month! - 1, parts.day!, parts.hour!, parts.minute!, parts.second!);
-}
-
-/**
- * The instant the Toronto wall clock reads `wall` (a time written as UTC). At 09:00 there is
- * always exactly one: daylight saving changes at 02:00.
- */
-function torontoInstant(wall: number): number {
-  // The offset at a first guess, then at the answer (they differ only across a change).
-  let at = wall - (torontoWall(wall) - wall);
-  at = wall - (torontoWall(at) - at);
-  return at;
-}
 
 /**
  * The next payout time strictly after `now`: 09:00 in Toronto the same day or the next one

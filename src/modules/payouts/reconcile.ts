@@ -4,10 +4,10 @@
 // group answers both sides and their difference; the provider's fees and its payouts to the
 // platform's bank are not the ledger's business and are reported on lines of their own.
 import { invalid, problem } from '../../contract/errors.ts';
-import { BOOKS_TIME_ZONE } from '../../contract/i18n.ts';
 import type { RequestContext } from '../context.ts';
 import { providerCashByKind } from '../ledger/periods.ts';
 import type { LedgerKind } from '../ledger/tables.ts';
+import { torontoInstant, torontoWall } from '../pricing/dates.ts';
 import type { PayoutsDeps } from './deps.ts';
 import type { BalanceTransaction } from './provider.ts';
 
@@ -67,32 +67,11 @@ const PROVIDER_GROUPS: Record<string, ReconcileGroup | 'fees' | 'payouts'> = {
 
 // ---- the period ------------------------------------------------------------------------------
 
-const WALL = new Intl.DateTimeFormat('en-CA', {
-  timeZone: BOOKS_TIME_ZONE,
-  year: 'numeric',
-  month: 'numeric',
-  day: 'numeric',
-  hour: 'numeric',
-  minute: 'numeric',
-  second: 'numeric',
-  hourCycle: 'h23',
-});
-
-/** The books' wall clock at `at`, written as if it were UTC. */
-function wallOf(at: number): number {
-  const parts: Record<string, number> = {};
-  for (const p of WALL.formatToParts(new Date(at))) {
-    if (p.type !== 'literal') parts[p.type] = Number(p.value);
-  }
-  return Date.UTC(parts.year!, parts.month! - 1, parts.day!, parts.hour!, parts.minute!, parts.second!);
-}
+const wallOf = torontoWall;
 
 /** The instant a day (YYYY-MM-DD) begins on the books' calendar (midnight exists: clocks change at 02:00). */
 export function dayStart(day: string): Date {
-  const wall = Date.parse(`${day}T00:00:00Z`);
-  let at = wall - (wallOf(wall) - wall);
-  at = wall - (wallOf(at) - at);
-  return new Date(at);
+  return new Date(torontoInstant(Date.parse(`${day}T00:00:00Z`)));
 }
 
 /** The day (YYYY-MM-DD) `at` falls on, on the books' calendar. */

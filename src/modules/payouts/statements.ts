@@ -28,6 +28,7 @@ import { fonts } from '../invoices/pen.ts';
 import { sellerEntriesBetween, sellerOwedBefore, transactionMonths } from '../ledger/ledger.ts';
 import type { LedgerAccount, LedgerKind } from '../ledger/tables.ts';
 import { moneyOfOrders } from '../orders/service.ts';
+import { torontoInstant, torontoWall } from '../pricing/dates.ts';
 
 /** The calendar statements are cut by: the books'. */
 export const STATEMENT_TIME_ZONE = BOOKS_TIME_ZONE;
@@ -39,32 +40,8 @@ export type StatementFormat = 'csv' | 'pdf';
 
 // ---- the calendar ------------------------------------------------------------------------------
 
-const WALL = new Intl.DateTimeFormat('en-CA', {
-  timeZone: STATEMENT_TIME_ZONE,
-  year: 'numeric',
-  month: 'numeric',
-  day: 'numeric',
-  hour: 'numeric',
-  minute: 'numeric',
-  second: 'numeric',
-  hourCycle: 'h23',
-});
-
-/** The wall clock in Toronto at `at`, written as if it were UTC. */
-function wallOf(at: number): number {
-  const parts: Record<string, number> = {};
-  for (const p of WALL.formatToParts(new Date(at))) {
-    if (p.type !== 'literal') parts[p.type] = Number(p.value);
-  }
-  return Date.UTC(parts.year!, parts.month! - 1, parts.day!, parts.hour!, parts.minute!, parts.second!);
-}
-
-/** The instant Toronto's clock reads `wall` (midnight always exists: the clocks change at 02:00). */
-function instantOf(wall: number): Date {
-  let at = wall - (wallOf(wall) - wall);
-  at = wall - (wallOf(at) - at);
-  return new Date(at);
-}
+const wallOf = torontoWall;
+const instantOf = (wall: number) => new Date(torontoInstant(wall));
 
 /** YYYY-MM, as statements name months. */
 const MONTH = /^(\d{4})-(0[1-9]|1[0-2])$/;

@@ -17,6 +17,37 @@ export function torontoDate(at: Date): string {
   return TORONTO_DAY.format(at);
 }
 
+const TORONTO_WALL = new Intl.DateTimeFormat('en-CA', {
+  timeZone: 'America/Toronto',
+  year: 'numeric',
+  month: 'numeric',
+  day: 'numeric',
+  hour: 'numeric',
+  minute: 'numeric',
+  second: 'numeric',
+  hourCycle: 'h23',
+});
+
+/** The wall clock in Toronto at `at` (ms), written as if it were UTC (its milliseconds dropped). */
+export function torontoWall(at: number): number {
+  const parts: Record<string, number> = {};
+  for (const p of TORONTO_WALL.formatToParts(new Date(at))) {
+    if (p.type !== 'literal') parts[p.type] = Number(p.value);
+  }
+  return Date.UTC(parts.year!, parts.month! - 1, parts.day!, parts.hour!, parts.minute!, parts.second!);
+}
+
+/**
+ * The instant (ms) Toronto's clock reads `wall` (a time written as UTC). Midnight and 09:00
+ * always exist once: daylight saving changes at 02:00.
+ */
+export function torontoInstant(wall: number): number {
+  // The offset at a first guess, then at the answer (they differ only across a change).
+  let at = wall - (torontoWall(wall) - wall);
+  at = wall - (torontoWall(at) - at);
+  return at;
+}
+
 /** The day (YYYY-MM-DD) `businessDays` working days (Monday to Friday) after the day `from` (YYYY-MM-DD). */
 export function addBusinessDays(from: string, businessDays: number): string {
   const day = new Date(`${from}T12:00:00Z`);
