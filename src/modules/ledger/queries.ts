@@ -47,19 +47,11 @@ export async function checkLedger(ctx: RequestContext): Promise<LedgerProblem[]>
     'in transit differs from the transfers and reversals under way',
     await rows(
       ctx,
-      sql`with ledger as (
-            select seller_id, -sum(amount_cents)::bigint as cents from ledger_entries
-            where account = 'seller_in_transit' group by seller_id),
-          records as (
-            select seller_id, sum(cents)::bigint as cents from (
-              select seller_id, amount_cents as cents from payout_transfers where status = 'requested'
-              union all
-              select seller_id, -amount_cents from transfer_reversals where status = 'requested') r
-            group by seller_id)
-          select coalesce(l.seller_id, r.seller_id) as seller_id, coalesce(l.cents, 0) as ledger,
-                 coalesce(r.cents, 0) as records
-          from ledger l full join records r on r.seller_id = l.seller_id
-          where coalesce(l.cents, 0) <> coalesce(r.cents, 0) limit 100`,
+      sellersDiffer(
+        sql`select seller_id, -sum(amount_cents)::bigint as cents from ledger_entries
+            where account = 'seller_in_transit' group by seller_id`,
+        { transfers: 'requested', reversals: 'requested' },
+      ),
     ),
   );
   // Paid out: the transfers made less the reversals made.
@@ -67,21 +59,13 @@ export async function checkLedger(ctx: RequestContext): Promise<LedgerProblem[]>
     'paid out differs from the transfers and reversals made',
     await rows(
       ctx,
-      sql`with ledger as (
-            select e.seller_id, -sum(e.amount_cents)::bigint as cents from ledger_entries e
+      sellersDiffer(
+        sql`select e.seller_id, -sum(e.amount_cents)::bigint as cents from ledger_entries e
             join ledger_transactions t on t.key = e.transaction_key
             where e.account = 'provider_cash' and t.kind in ('transfer_paid', 'reversal_done')
-            group by e.seller_id),
-          records as (
-            select seller_id, sum(cents)::bigint as cents from (
-              select seller_id, amount_cents as cents from payout_transfers where status = 'paid'
-              union all
-              select seller_id, -amount_cents from transfer_reversals where status = 'succeeded') r
-            group by seller_id)
-          select coalesce(l.seller_id, r.seller_id) as seller_id, coalesce(l.cents, 0) as ledger,
-                 coalesce(r.cents, 0) as records
-          from ledger l full join records r on r.seller_id = l.seller_id
-          where coalesce(l.cents, 0) <> coalesce(r.cents, 0) limit 100`,
+            group by e.seller_id`,
+        { transfers: 'paid', reversals: 'succeeded' },
+      ),
     ),
   );
   // Each payout's amount is what its transfers carry.
@@ -105,4 +89,22 @@ export async function checkLedger(ctx: RequestContext): Promise<LedgerProblem[]>
     ),
   );
   return problems;
+}
+
+/**
+ * The sellers whose sum in the ledger (`ledger`: seller_id, cents) differs from their transfers
+ * in one status less their reversals in another.
+ */
+function sellersDiffer(ledger: SQL, status: { transfers: string; reversals: string }): SQL {
+  return sql`with ledger as (${ledger}),
+    records as (
+      select seller_id, sum(cents)::bigint as cents from (
+        select seller_id, amount_cents as cents from payout_transfers where status = ${status.transfers}
+        union all
+        select seller_id, -amount_cents from transfer_reversals where status = ${status.reversals}) r
+      group by seller_id)
+    select coalesce(l.seller_id, r.seller_id) as seller_id, coalesce(l.cents, 0) as ledger,
+           coalesce(r.cents, 0) as records
+    from ledger l full join records r on r.seller_id = l.seller_id
+    where coalesce(l.cents, 0) <> coalesce(r.cents, 0) limit 100`;
 }
