@@ -15,7 +15,7 @@ import {
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { eq } from 'drizzle-orm';
+import { eq, sql } from 'drizzle-orm';
 import { decodeJwt } from 'jose';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildApp } from '../src/app.ts';
@@ -270,6 +270,40 @@ describe('portage platform create', () => {
       /^portage: --webhook-url: must use https, or http on a loopback host \(127\.0\.0\.1, \[::1\], localhost\)\n/,
     );
     expect(readdirSync(dataDir)).toEqual([]);
+  });
+});
+
+describe('portage ledger check', () => {
+  it('says the ledger balances (exit 0), then names what is wrong (exit 1)', async () => {
+    const dataDir = freshDataDir();
+    const database = onPostgres ? await testDatabase() : undefined;
+    const env = { DATA_DIR: dataDir, ...(database?.url ? { DATABASE_URL: database.url } : {}) };
+    try {
+      const ok = await portage(['ledger', 'check'], env);
+      expect(ok.code).toBe(0);
+      expect(lines(ok.stdout)).toEqual([
+        'The ledger balances: every transaction sums to zero and every balance agrees with its records.',
+      ]);
+      const db = database ?? (await openDatabase({ dataDir }));
+      try {
+        await db.db.execute(sql`insert into ledger_transactions (key, kind, seller_id, created_at)
+          values ('sale:orders:cli', 'sale', 'users:cli', now())`);
+        await db.db.execute(sql`insert into ledger_entries (transaction_key, account, seller_id, order_id, amount_cents, created_at)
+          values ('sale:orders:cli', 'provider_cash', 'users:cli', 'orders:cli', 1000, now())`);
+      } finally {
+        if (!database) await db.close();
+      }
+      const wrong = await portage(['ledger', 'check'], env);
+      expect(wrong.code).toBe(1);
+      expect(lines(wrong.stdout)).toEqual([
+        expect.stringMatching(
+          /^a transaction does not sum to zero: \{"transaction_key":"sale:orders:cli","sum":"?1000"?\}$/,
+        ),
+      ]);
+      expect(lines(wrong.stderr)).toEqual(['portage: the ledger check found 1 problem(s)']);
+    } finally {
+      await database?.close();
+    }
   });
 });
 
