@@ -15,6 +15,8 @@ export { PAGE_CSP } from '../payments/sandbox-page.ts';
 const STYLE = `
   .badge { display: inline-block; background: #f4c542; color: #3a2c00; font-size: .78rem; font-weight: 600; padding: 3px 10px; border-radius: 999px; margin: 0 0 10px; }
   .row { display: grid; grid-template-columns: 1fr 1.4fr; gap: 12px; }
+  /* On a phone a label wraps, and the two fields would no longer line up: one under the other. */
+  @media (max-width: 480px) { .row { grid-template-columns: 1fr; gap: 0; } }
   input[aria-invalid="true"] { border-color: #b3261e; }
   .problem { color: #8c1d18; font-size: .85rem; margin: 4px 0 0; }
   .note { font-size: .85rem; color: #5b6470; background: #f7f7f4; border: 1px solid #e3e1da; border-radius: 8px; padding: 10px 12px; margin: 18px 0 0; }
@@ -38,11 +40,13 @@ const LABELS: Record<BankField, MessageKey> = {
   account: 'page.payoutConnect.account',
 };
 
+// No `pattern`: the browser would stop the form with its own bubble ("match the requested
+// format", in the browser's language) and the page's words under the field would never show.
 const INPUTS: Record<BankField, string> = {
   holder: 'autocomplete="name" maxlength="100"',
-  institution: 'inputmode="numeric" maxlength="3" pattern="[0-9]{3}"',
-  transit: 'inputmode="numeric" maxlength="5" pattern="[0-9]{5}"',
-  account: 'inputmode="numeric" maxlength="12" pattern="[0-9]{7,12}"',
+  institution: 'inputmode="numeric" maxlength="3"',
+  transit: 'inputmode="numeric" maxlength="5"',
+  account: 'inputmode="numeric" maxlength="12"',
 };
 
 const code = (digits: string) => html`<code>${digits}</code>`;

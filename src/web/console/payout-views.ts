@@ -190,7 +190,7 @@ function payoutsSection(v: View, o: PayoutsPage) {
         ? html`<br><span class="hint">${t(l, 'web.console.payouts.reversed', { amount: moneyText(v, tr.reversedCents) })}</span>`
         : '';
       return html`<li>!${t(l, 'web.console.payouts.transfer', {
-        number: html`<a href="${orderPath(tr.orderId)}">${number}</a>`,
+        number: html`<span class="order-number"><a href="${orderPath(tr.orderId)}">${number}</a></span>`,
         amount: html`${moneyText(v, tr.amountCents)}`,
       })}!${failed}!${reversed}</li>`;
     });
@@ -242,7 +242,7 @@ function disputeCard(v: View, o: PayoutsPage, d: Dispute) {
       },
     )}<button type="submit">${t(l, 'web.console.payouts.send')}</button></form>`;
   }
-  return html`<section class="card" id="${id}" aria-labelledby="${id}-h"><h3 id="${id}-h" class="first">!${t(l, 'web.console.payouts.dispute', { number: html`<a href="${orderPath(d.orderId)}">${number}</a>` })}</h3>
+  return html`<section class="card" id="${id}" aria-labelledby="${id}-h"><h3 id="${id}-h" class="first">!${t(l, 'web.console.payouts.dispute', { number: html`<span class="order-number"><a href="${orderPath(d.orderId)}">${number}</a></span>` })}</h3>
 <p>${t(l, 'web.console.payouts.reason', { reason: d.reason })}</p>
 <p>${t(l, 'web.console.payouts.disputed', { amount: moneyText(v, d.amountCents), fee: moneyText(v, d.feeCents), date: dateText(v, d.createdAt) })}</p>
 !${state}</section>`;

@@ -101,7 +101,7 @@ function failedSection(v: View, o: MoneyPage) {
   };
   const rows = o.failed.map(
     (f) =>
-      html`<tr><td data-label="${cols.date}">${f.failedAt ? dayText(l, f.failedAt) : ''}</td><td data-label="${cols.seller}"><a href="/desk/users?user=${encodeURIComponent(f.sellerId)}">${f.seller}</a></td><td data-label="${cols.order}">${f.orderNumber}</td><td class="num" data-label="${cols.amount}">${moneyText(v, f.amountCents)}</td><td data-label="${cols.error}">${f.error ?? ''}</td></tr>`,
+      html`<tr><td data-label="${cols.date}">${f.failedAt ? dayText(l, f.failedAt) : ''}</td><td data-label="${cols.seller}"><a href="/desk/users?user=${encodeURIComponent(f.sellerId)}">${f.seller}</a></td><td data-label="${cols.order}"><span class="order-number">${f.orderNumber}</span></td><td class="num" data-label="${cols.amount}">${moneyText(v, f.amountCents)}</td><td data-label="${cols.error}">${f.error ?? ''}</td></tr>`,
   );
   return html`<section aria-labelledby="failed-h">!${heading}<p class="hint">${t(l, 'web.desk.money.failedHint')}</p>!${table(
     [th(cols.date), th(cols.seller), th(cols.order), th(cols.amount, true), th(cols.error)],
@@ -128,7 +128,7 @@ function disputesSection(v: View, o: MoneyPage) {
   };
   const rows = o.disputes.map(
     (d) =>
-      html`<tr><td data-label="${cols.opened}">${dayText(l, d.createdAt)}</td><td data-label="${cols.orders}">${d.orderNumbers.join(', ')}</td><td class="num" data-label="${cols.amount}">${moneyText(v, d.amountCents)}</td><td class="num" data-label="${cols.fee}">${moneyText(v, d.feeCents)}</td><td data-label="${cols.reason}">${t(l, 'web.desk.money.reasonName', { reason: d.reason })}</td><td data-label="${cols.status}">${t(l, 'web.desk.money.disputeStatus', { status: d.status })}</td><td data-label="${cols.deadline}">${d.evidenceDueBy ? t(l, 'web.desk.money.deadlineAt', { when: whenText(l, d.evidenceDueBy) }) : t(l, 'web.desk.money.noDeadline')}</td></tr>`,
+      html`<tr><td data-label="${cols.opened}">${dayText(l, d.createdAt)}</td><td data-label="${cols.orders}">!${d.orderNumbers.map((n) => html`<span class="order-number">${n}</span>`).join(', ')}</td><td class="num" data-label="${cols.amount}">${moneyText(v, d.amountCents)}</td><td class="num" data-label="${cols.fee}">${moneyText(v, d.feeCents)}</td><td data-label="${cols.reason}">${t(l, 'web.desk.money.reasonName', { reason: d.reason })}</td><td data-label="${cols.status}">${t(l, 'web.desk.money.disputeStatus', { status: d.status })}</td><td data-label="${cols.deadline}">${d.evidenceDueBy ? t(l, 'web.desk.money.deadlineAt', { when: whenText(l, d.evidenceDueBy) }) : t(l, 'web.desk.money.noDeadline')}</td></tr>`,
   );
   return html`<section aria-labelledby="disputes-h">!${heading}!${table(
     [
