@@ -214,6 +214,10 @@ describe('a two-seller order, from payment to a lost dispute', () => {
       .as(b)
       .post('/sellers/me/disputes/dp_test_money_path/evidence', { text: 'Delivered with a signature.' });
     expect(evidence.status, JSON.stringify(evidence.body)).toBe(200);
+    expect((await t.api.as(b).get('/sellers/me/disputes')).body.disputes[0]).toMatchObject({
+      status: 'under_review',
+      evidenceSubmittedAt: expect.any(Number),
+    });
     // Another seller's dispute is not theirs to answer.
     const stranger = await seller(t.api);
     expect(

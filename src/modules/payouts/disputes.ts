@@ -3,7 +3,7 @@
 // checkout, shared in proportion to what is left of each order (commission and its tax given
 // back by the platform in proportion, as for a refund); a dispute won gives it all back, a lost
 // one keeps it out. Each step is written with the event's record, once.
-import { and, asc, desc, eq, inArray } from 'drizzle-orm';
+import { and, asc, desc, eq, inArray, sql } from 'drizzle-orm';
 import { toUnix } from '../../contract/common.ts';
 import type { RequestContext } from '../context.ts';
 import { type LedgerEntry, lockSellers, orderLedgers, post } from '../ledger/ledger.ts';
@@ -279,5 +279,19 @@ export async function submitEvidence(
       evidenceSubmittedAt: ctx.now(),
     })
     .where(and(eq(disputeOrders.disputeId, disputeId), eq(disputeOrders.orderId, row.share.orderId)));
+  // Submitted evidence puts a dispute under review at the provider (Stripe's next event says so too).
+  await ctx.db
+    .update(disputes)
+    .set({
+      status: sql`case ${disputes.status} when 'warning_needs_response' then 'warning_under_review' else 'under_review' end`,
+      updatedAt: ctx.now(),
+    })
+    .where(
+      and(
+        eq(disputes.id, disputeId),
+        eq(disputes.outcome, 'open'),
+        inArray(disputes.status, ['needs_response', 'warning_needs_response']),
+      ),
+    );
   return 'sent';
 }
