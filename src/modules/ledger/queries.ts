@@ -2,7 +2,7 @@
 // transaction's entries sum to zero, and what the balances say agrees with the records that
 // caused them. Run by the tests after each money scenario and by `portage ledger check`.
 import { type SQL, sql } from 'drizzle-orm';
-import { rowsOf } from '../../db/sql.ts';
+import { ph, rowsOf, statement } from '../../db/sql.ts';
 import type { RequestContext } from '../context.ts';
 
 export interface LedgerProblem {
@@ -107,4 +107,45 @@ function sellersDiffer(ledger: SQL, status: { transfers: string; reversals: stri
            coalesce(r.cents, 0) as records
     from ledger l full join records r on r.seller_id = l.seller_id
     where coalesce(l.cents, 0) <> coalesce(r.cents, 0) limit 100`;
+}
+
+/**
+ * The sales of paid orders, in one statement sent with the payment transaction's next one (no
+ * round trip of its own): per order a `sale:<order>` transaction (written once) and its entries,
+ * what `post()` would write: cash +total, the seller's share pending, the commission and its tax
+ * (the commission times the rate of the seller's province, per 100,000, rounded half-up).
+ * `rates`: `{ "ON": 13000, …, "default": 13000 }` as JSON.
+ */
+const salesStatement = statement(
+  'ledger_record_sales',
+  sql`with s as (
+      select o.id, o.seller_id, o.total_amount_cents::bigint as total, o.platform_fee_cents::bigint as fee,
+        (o.platform_fee_cents::bigint * 2 * coalesce(
+            (${ph('rates')}::jsonb ->> (select p from portage_seller_province(o.seller_id) p limit 1))::bigint,
+            (${ph('rates')}::jsonb ->> 'default')::bigint) + 100000) / 200000 as tax
+      from orders o where o.id = any(${ph('orderIds')}::text[])),
+    t as (
+      insert into ledger_transactions (key, kind, seller_id, created_at)
+      select 'sale:' || s.id, 'sale', s.seller_id, ${ph('now')}::timestamptz from s
+      on conflict do nothing returning key)
+    insert into ledger_entries (transaction_key, account, seller_id, order_id, amount_cents, created_at)
+    select t.key, e.account, s.seller_id, s.id, e.amount, ${ph('now')}::timestamptz
+    from s join t on t.key = 'sale:' || s.id
+    cross join lateral (values
+      ('provider_cash', s.total),
+      ('seller_pending', -(s.total - s.fee - s.tax)),
+      ('platform_commission', -s.fee),
+      ('platform_tax_payable', -s.tax)) e(account, amount)
+    where e.amount <> 0`,
+);
+
+export function recordSalesLater(
+  ctx: RequestContext,
+  values: { orderIds: string[]; rates: Record<string, number>; now: Date },
+): Promise<void> {
+  return salesStatement.later(ctx.db, {
+    orderIds: values.orderIds,
+    rates: JSON.stringify(values.rates),
+    now: values.now,
+  });
 }

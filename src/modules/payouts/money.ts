@@ -3,10 +3,11 @@
 // Every share is in proportion to the order's total, counted cumulatively so that refunds adding
 // up to the whole give back exactly the commission and its tax, never a cent more or less.
 import { and, eq, isNull, lte } from 'drizzle-orm';
-import { type Province, randomKey } from '../../contract/common.ts';
+import { PROVINCES, type Province, randomKey } from '../../contract/common.ts';
 import { inTransaction, type RequestContext } from '../context.ts';
 import type { EventOf } from '../events.ts';
 import { lockSellers, type Movement, type OrderLedger, orderLedgers, post } from '../ledger/ledger.ts';
+import { recordSalesLater } from '../ledger/queries.ts';
 import { ledgerReleases } from '../ledger/tables.ts';
 import { moneyOfOrders, type OrderMoney } from '../orders/service.ts';
 import { roundHalfUp } from '../pricing/money.ts';
@@ -17,39 +18,26 @@ import { requestReversals } from './reversals.ts';
 const DEFAULT_SELLER_PROVINCE: Province = 'ON';
 
 /**
- * The GST/HST the platform charges on its commission: the federal part of the tax of the
- * seller's province (a service to the seller, taxed where the seller is); provincial sales taxes
- * (PST, QST) are left to the operator's own registrations.
+ * The GST/HST the platform charges on its commission, by the seller's province, per 100,000: the
+ * federal part of the province's tax (a service to the seller, taxed where the seller is);
+ * provincial sales taxes (PST, QST) are left to the operator's own registrations. `default`: a
+ * seller whose province is not known.
  */
-export function commissionTaxCents(province: string | null, commissionCents: number, on: Date): number {
-  let lines: ReturnType<typeof taxFor>['lines'];
-  try {
-    lines = taxFor((province ?? DEFAULT_SELLER_PROVINCE) as Province, commissionCents, on).lines;
-  } catch {
-    lines = taxFor(DEFAULT_SELLER_PROVINCE, commissionCents, on).lines;
+export function commissionTaxRates(on: Date): Record<string, number> {
+  const rates: Record<string, number> = {};
+  for (const province of PROVINCES) {
+    rates[province] = taxFor(province, 0, on)
+      .lines.filter((l) => l.name === 'GST' || l.name === 'HST')
+      .reduce((sum, l) => sum + Math.round(l.ratePercent * 1000), 0);
   }
-  return lines.filter((l) => l.name === 'GST' || l.name === 'HST').reduce((s, l) => s + l.amountCents, 0);
+  rates.default = rates[DEFAULT_SELLER_PROVINCE]!;
+  return rates;
 }
 
-/** The sale of an order: the buyer's payment in, the seller's share pending, commission and its tax. */
-export function saleMovement(order: OrderMoney, on: Date): Movement {
-  const commission = order.platformFeeCents;
-  const tax = commissionTaxCents(order.sellerProvince, commission, on);
-  return {
-    key: `sale:${order.id}`,
-    kind: 'sale',
-    sellerId: order.sellerId,
-    entries: [
-      { account: 'provider_cash', orderId: order.id, amountCents: order.totalAmountCents },
-      {
-        account: 'seller_pending',
-        orderId: order.id,
-        amountCents: -(order.totalAmountCents - commission - tax),
-      },
-      { account: 'platform_commission', orderId: order.id, amountCents: -commission },
-      { account: 'platform_tax_payable', orderId: order.id, amountCents: -tax },
-    ],
-  };
+/** The GST/HST on a commission, as the sale's statement computes it (rounded half-up). */
+export function commissionTaxCents(province: string | null, commissionCents: number, on: Date): number {
+  const rates = commissionTaxRates(on);
+  return roundHalfUp(commissionCents * (rates[province ?? ''] ?? rates.default!), 100_000);
 }
 
 /** `part` of `whole`'s share of `amount`, between `before` and `before + amount` of it, cumulatively rounded. */
@@ -70,13 +58,17 @@ export function takeBack(led: OrderLedger, before: number, amount: number) {
   return { commission, tax, fromPending, fromAvailable: seller - fromPending };
 }
 
-/** checkout.completed: each order's sale, in the payment's transaction. */
+/**
+ * checkout.completed: each order's sale, in the payment's transaction: cash +total, the seller's
+ * share (total less commission and its tax) pending, the commission and its tax the platform's;
+ * one statement sent with the transaction's next (ledger/queries.ts).
+ */
 export async function recordSales(ctx: RequestContext, event: EventOf<'checkout.completed'>): Promise<void> {
-  const orders = await moneyOfOrders(ctx, { orderIds: event.orderIds });
-  await post(
-    ctx,
-    orders.map((o) => saleMovement(o, ctx.now())),
-  );
+  await recordSalesLater(ctx, {
+    orderIds: event.orderIds,
+    rates: commissionTaxRates(ctx.now()),
+    now: ctx.now(),
+  });
 }
 
 /**
