@@ -113,7 +113,6 @@ CREATE TABLE "transfer_reversals" (
 	CONSTRAINT "transfer_reversals_amount_positive" CHECK ("transfer_reversals"."amount_cents" > 0)
 );
 --> statement-breakpoint
-ALTER TABLE "ledger_entries" ADD CONSTRAINT "ledger_entries_transaction_key_ledger_transactions_key_fk" FOREIGN KEY ("transaction_key") REFERENCES "public"."ledger_transactions"("key") ON DELETE no action ON UPDATE no action;--> statement-breakpoint
 ALTER TABLE "dispute_orders" ADD CONSTRAINT "dispute_orders_dispute_id_disputes_id_fk" FOREIGN KEY ("dispute_id") REFERENCES "public"."disputes"("id") ON DELETE no action ON UPDATE no action;--> statement-breakpoint
 ALTER TABLE "payout_transfers" ADD CONSTRAINT "payout_transfers_payout_id_payouts_id_fk" FOREIGN KEY ("payout_id") REFERENCES "public"."payouts"("id") ON DELETE no action ON UPDATE no action;--> statement-breakpoint
 ALTER TABLE "seller_payout_accounts" ADD CONSTRAINT "seller_payout_accounts_seller_id_users_id_fk" FOREIGN KEY ("seller_id") REFERENCES "public"."users"("id") ON DELETE no action ON UPDATE no action;--> statement-breakpoint

@@ -27,6 +27,14 @@ export async function checkLedger(ctx: RequestContext): Promise<LedgerProblem[]>
     ),
   );
   add(
+    'an entry has no transaction',
+    await rows(
+      ctx,
+      sql`select e.id, e.transaction_key from ledger_entries e
+          where not exists (select 1 from ledger_transactions t where t.key = e.transaction_key) limit 100`,
+    ),
+  );
+  add(
     'a transaction has no entries',
     await rows(
       ctx,

@@ -73,9 +73,12 @@ export const ledgerEntries = pgTable(
   'ledger_entries',
   {
     id: bigint('id', { mode: 'number' }).primaryKey().generatedAlwaysAsIdentity(),
-    transactionKey: text('transaction_key')
-      .notNull()
-      .references(() => ledgerTransactions.key),
+    /**
+     * Its transaction's key. Not a foreign key: entries are written only with their transaction,
+     * in the same statement or call, and never deleted; the check finds an orphan, and the payment
+     * transaction saves a referential check per entry.
+     */
+    transactionKey: text('transaction_key').notNull(),
     account: text('account', { enum: LEDGER_ACCOUNTS }).notNull(),
     sellerId: text('seller_id').notNull(),
     /** The order the money belongs to (every entry of a seller's money has one). */
