@@ -31,7 +31,7 @@ export interface Movement {
 export async function post(ctx: RequestContext, movements: Movement[]): Promise<Set<string>> {
   if (!ctx.inTransaction) throw new Error('ledger: post outside a transaction');
   const kept = movements
-    .map((m) => ({ ...m, entries: m.entries.filter((e) => e.amountCents !== 0) }))
+    .map((m) => ({ ...m, entries: merged(m.entries).filter((e) => e.amountCents !== 0) }))
     .filter((m) => m.entries.length > 0);
   for (const m of kept) {
     const sum = m.entries.reduce((s, e) => s + e.amountCents, 0);
@@ -69,6 +69,17 @@ export async function post(ctx: RequestContext, movements: Movement[]): Promise<
     );
   if (entries.length > 0) await ctx.db.insert(ledgerEntries).values(entries);
   return keys;
+}
+
+/** A movement's entries with one per account and order (their key), amounts added. */
+function merged(entries: LedgerEntry[]): LedgerEntry[] {
+  const byKey = new Map<string, LedgerEntry>();
+  for (const e of entries) {
+    const key = `${e.account}\u0000${e.orderId}`;
+    const known = byKey.get(key);
+    byKey.set(key, known ? { ...known, amountCents: known.amountCents + e.amountCents } : { ...e });
+  }
+  return [...byKey.values()];
 }
 
 /** The advisory lock space of sellers' balances (the first key of pg_advisory_xact_lock). */
@@ -243,7 +254,12 @@ export async function sellerEntriesBetween(ctx: RequestContext, sellerId: string
         sql`${ledgerTransactions.createdAt} >= ${from} and ${ledgerTransactions.createdAt} < ${to}`,
       ),
     )
-    .orderBy(ledgerTransactions.createdAt, ledgerTransactions.key, ledgerEntries.id);
+    .orderBy(
+      ledgerTransactions.createdAt,
+      ledgerTransactions.key,
+      ledgerEntries.orderId,
+      ledgerEntries.account,
+    );
 }
 
 /** The months (YYYY-MM in `timeZone`) in which a seller has transactions, newest first. */

@@ -30,7 +30,7 @@ export async function checkLedger(ctx: RequestContext): Promise<LedgerProblem[]>
     'an entry has no transaction',
     await rows(
       ctx,
-      sql`select e.id, e.transaction_key from ledger_entries e
+      sql`select e.transaction_key, e.order_id, e.account from ledger_entries e
           where not exists (select 1 from ledger_transactions t where t.key = e.transaction_key) limit 100`,
     ),
   );
@@ -46,7 +46,7 @@ export async function checkLedger(ctx: RequestContext): Promise<LedgerProblem[]>
     "an entry is not its transaction's seller's",
     await rows(
       ctx,
-      sql`select e.id, e.transaction_key from ledger_entries e join ledger_transactions t on t.key = e.transaction_key
+      sql`select e.transaction_key, e.order_id, e.account from ledger_entries e join ledger_transactions t on t.key = e.transaction_key
           where e.seller_id <> t.seller_id limit 100`,
     ),
   );

@@ -1,5 +1,5 @@
 import { sql } from 'drizzle-orm';
-import { bigint, check, index, integer, pgTable, text, timestamp } from 'drizzle-orm/pg-core';
+import { check, index, integer, pgTable, primaryKey, text, timestamp } from 'drizzle-orm/pg-core';
 
 /**
  * The ledger's accounts (docs/payouts.md "The ledger"). Amounts are debits positive, credits
@@ -72,7 +72,6 @@ export const ledgerTransactions = pgTable(
 export const ledgerEntries = pgTable(
   'ledger_entries',
   {
-    id: bigint('id', { mode: 'number' }).primaryKey().generatedAlwaysAsIdentity(),
     /**
      * Its transaction's key. Not a foreign key: entries are written only with their transaction,
      * in the same statement or call, and never deleted; the check finds an orphan, and the payment
@@ -92,9 +91,11 @@ export const ledgerEntries = pgTable(
       sql`${t.account} in (${sql.raw(LEDGER_ACCOUNTS.map((a) => `'${a}'`).join(', '))})`,
     ),
     check('ledger_entries_amount_nonzero', sql`${t.amountCents} <> 0`),
+    // A transaction moves an order's money in an account once: its entries' key, and the way to
+    // them by transaction (no identity column: one index fewer on the payment's writes).
+    primaryKey({ columns: [t.transactionKey, t.orderId, t.account] }),
     index('ledger_entries_seller_account_idx').on(t.sellerId, t.account, t.orderId),
     index('ledger_entries_order_idx').on(t.orderId),
-    index('ledger_entries_transaction_idx').on(t.transactionKey),
   ],
 );
 
