@@ -5,7 +5,7 @@ CREATE TABLE "ledger_entries" (
 	"order_id" text NOT NULL,
 	"amount_cents" integer NOT NULL,
 	"created_at" timestamp with time zone NOT NULL,
-	CONSTRAINT "ledger_entries_transaction_key_order_id_account_pk" PRIMARY KEY("transaction_key","order_id","account"),
+	CONSTRAINT "ledger_entries_order_id_transaction_key_account_pk" PRIMARY KEY("order_id","transaction_key","account"),
 	CONSTRAINT "ledger_entries_account_check" CHECK ("ledger_entries"."account" in ('provider_cash', 'seller_pending', 'seller_available', 'seller_in_transit', 'platform_commission', 'platform_tax_payable', 'platform_adjustments')),
 	CONSTRAINT "ledger_entries_amount_nonzero" CHECK ("ledger_entries"."amount_cents" <> 0)
 );
@@ -117,7 +117,6 @@ ALTER TABLE "dispute_orders" ADD CONSTRAINT "dispute_orders_dispute_id_disputes_
 ALTER TABLE "payout_transfers" ADD CONSTRAINT "payout_transfers_payout_id_payouts_id_fk" FOREIGN KEY ("payout_id") REFERENCES "public"."payouts"("id") ON DELETE no action ON UPDATE no action;--> statement-breakpoint
 ALTER TABLE "seller_payout_accounts" ADD CONSTRAINT "seller_payout_accounts_seller_id_users_id_fk" FOREIGN KEY ("seller_id") REFERENCES "public"."users"("id") ON DELETE no action ON UPDATE no action;--> statement-breakpoint
 CREATE INDEX "ledger_entries_seller_account_idx" ON "ledger_entries" USING btree ("seller_id","account","order_id");--> statement-breakpoint
-CREATE INDEX "ledger_entries_order_idx" ON "ledger_entries" USING btree ("order_id");--> statement-breakpoint
 CREATE INDEX "ledger_releases_due_idx" ON "ledger_releases" USING btree ("delivered_at") WHERE "ledger_releases"."released_at" is null;--> statement-breakpoint
 CREATE INDEX "ledger_transactions_seller_created_idx" ON "ledger_transactions" USING btree ("seller_id","created_at");--> statement-breakpoint
 CREATE INDEX "dispute_orders_seller_idx" ON "dispute_orders" USING btree ("seller_id");--> statement-breakpoint

@@ -247,7 +247,10 @@ export async function sellerEntriesBetween(ctx: RequestContext, sellerId: string
       amountCents: ledgerEntries.amountCents,
     })
     .from(ledgerTransactions)
-    .innerJoin(ledgerEntries, eq(ledgerEntries.transactionKey, ledgerTransactions.key))
+    .innerJoin(
+      ledgerEntries,
+      and(eq(ledgerEntries.transactionKey, ledgerTransactions.key), eq(ledgerEntries.sellerId, sellerId)),
+    )
     .where(
       and(
         eq(ledgerTransactions.sellerId, sellerId),

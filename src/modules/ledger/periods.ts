@@ -30,6 +30,9 @@ export async function providerCashByKind(ctx: RequestContext, from: Date, to: Da
       and(
         gte(ledgerTransactions.createdAt, from),
         lt(ledgerTransactions.createdAt, to),
+        // An entry is dated as its transaction: the period bounds both sides of the join.
+        gte(ledgerEntries.createdAt, from),
+        lt(ledgerEntries.createdAt, to),
         eq(ledgerEntries.account, 'provider_cash'),
       ),
     )

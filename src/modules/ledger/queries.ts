@@ -118,8 +118,9 @@ function sellersDiffer(ledger: SQL, status: { transfers: string; reversals: stri
 }
 
 /**
- * The sales of paid orders, in one statement sent with the payment transaction's next one (no
- * round trip of its own): per order a `sale:<order>` transaction (written once) and its entries,
+ * The sales of orders just paid, in one statement sent with the payment transaction's next one
+ * (no round trip of its own): per order a `sale:<order>` transaction and its entries (the orders
+ * are made in that transaction: their sales cannot exist yet, and a second try fails whole),
  * what `post()` would write: cash +total, the seller's share pending, the commission and its tax
  * (the commission times the rate of the seller's province, per 100,000, rounded half-up).
  * `rates`: `{ "ON": 13000, …, "default": 13000 }` as JSON.
@@ -134,12 +135,10 @@ const salesStatement = statement(
       from orders o where o.id = any(${ph('orderIds')}::text[])),
     t as (
       insert into ledger_transactions (key, kind, seller_id, created_at)
-      select 'sale:' || s.id, 'sale', s.seller_id, ${ph('now')}::timestamptz from s
-      on conflict do nothing returning key)
+      select 'sale:' || s.id, 'sale', s.seller_id, ${ph('now')}::timestamptz from s)
     insert into ledger_entries (transaction_key, account, seller_id, order_id, amount_cents, created_at)
-    select t.key, e.account, s.seller_id, s.id, e.amount, ${ph('now')}::timestamptz
-    from s join t on t.key = 'sale:' || s.id
-    cross join lateral (values
+    select 'sale:' || s.id, e.account, s.seller_id, s.id, e.amount, ${ph('now')}::timestamptz
+    from s cross join lateral (values
       ('provider_cash', s.total),
       ('seller_pending', -(s.total - s.fee - s.tax)),
       ('platform_commission', -s.fee),

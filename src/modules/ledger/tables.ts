@@ -91,11 +91,10 @@ export const ledgerEntries = pgTable(
       sql`${t.account} in (${sql.raw(LEDGER_ACCOUNTS.map((a) => `'${a}'`).join(', '))})`,
     ),
     check('ledger_entries_amount_nonzero', sql`${t.amountCents} <> 0`),
-    // A transaction moves an order's money in an account once: its entries' key, and the way to
-    // them by transaction (no identity column: one index fewer on the payment's writes).
-    primaryKey({ columns: [t.transactionKey, t.orderId, t.account] }),
+    // A transaction moves an order's money in an account once: the entries' key, and the way to
+    // an order's money (two indexes in all: the payment transaction writes them).
+    primaryKey({ columns: [t.orderId, t.transactionKey, t.account] }),
     index('ledger_entries_seller_account_idx').on(t.sellerId, t.account, t.orderId),
-    index('ledger_entries_order_idx').on(t.orderId),
   ],
 );
 

@@ -175,9 +175,15 @@ async function closeDispute(tx: RequestContext, facts: DisputeFacts): Promise<vo
     .select()
     .from(ledgerEntries)
     .where(
-      inArray(
-        ledgerEntries.transactionKey,
-        shares.map((s) => `dispute:${facts.id}:${s.orderId}`),
+      and(
+        inArray(
+          ledgerEntries.orderId,
+          shares.map((s) => s.orderId),
+        ),
+        inArray(
+          ledgerEntries.transactionKey,
+          shares.map((s) => `dispute:${facts.id}:${s.orderId}`),
+        ),
       ),
     );
   const ledgers = await orderLedgers(
