@@ -25,7 +25,7 @@ const DAY = 86_400_000;
 /** The disputes' deadline: Monday November 16, 10:00 in Toronto. */
 const DUE_BY = Date.parse('2026-11-16T15:00:00Z') / 1000;
 /**
- * The two seller tests' timeout (docs/testing.md "Budgets"): each draws about twenty pages, every
+ * The two seller tests' timeout (docs/testing.md "Rules", budgets): each draws about twenty pages, every
  * one checked by axe-core, in four runs; 15 to 20 s on a loaded machine.
  */
 const BUDGET = 240_000;
