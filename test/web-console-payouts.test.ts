@@ -3,13 +3,16 @@
 // what is missing listed in words until then), the next payout and its settings form (refused in
 // dollars), the payouts with their orders, a dispute with its deadline and the evidence form (an
 // empty one refused under its field), the monthly statements' links, in English and in French;
-// who may see it.
+// evidence with a file (multipart: a PNG sent to the provider; another kind of file, one over
+// 5 MB or a post without its token refused, nothing sent); who may see it.
 import { eq } from 'drizzle-orm';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { orders } from '../src/modules/orders/tables.ts';
+import { disputeOrders } from '../src/modules/payouts/tables.ts';
 import { type SignedIn, useTestApp } from './helpers/app.ts';
 import { buyer, product, seller } from './helpers/builders.ts';
 import { addToCart, ON_ADDRESS, openCheckout, payOk, postEvent } from './helpers/checkout.ts';
+import { multipart, picture } from './helpers/images.ts';
 import { deliver, setClock, ship, signIn } from './helpers/orders.ts';
 import { Browser, textOf } from './helpers/web.ts';
 
@@ -208,8 +211,13 @@ describe('/console/payouts', () => {
         'Send your evidence before November 16, 2026 at 10:00 a.m. (Toronto time). ' +
         'Your evidence for order 2026-000002 What was sold, when and how it was delivered (carrier and tracking ' +
         'number), and what you and the buyer wrote to each other. It goes to the buyer’s bank through the ' +
-        'sandbox, once. Send the evidence',
+        'sandbox, once. A file (optional) One PDF, JPEG or PNG of at most 5 MB: a proof of delivery, a receipt, ' +
+        'a photo of the package. Send the evidence',
     );
+    expect(page.html).toContain(
+      '<form method="post" enctype="multipart/form-data" action="/console/payouts/disputes/dp_console_1/evidence?csrf=',
+    );
+    expect(page.html).toContain('name="file" type="file" accept="application/pdf,image/jpeg,image/png"');
 
     // Empty: refused under the field, the page again.
     const empty = await browser.post('/console/payouts/disputes/dp_console_1/evidence', { text: '   ' });
@@ -282,6 +290,93 @@ describe('/console/payouts', () => {
     expect(csv.html.trimEnd().split('\n').at(-1)).toMatch(/,-15\.00$/);
     const none = await browser.get('/console/payouts/statements/2026-10.pdf');
     expect(none.status).toBe(404);
+  });
+
+  it('takes a file with the evidence (multipart): a PNG goes to the provider; another kind, over 5 MB or without the token, is refused and nothing is sent', async () => {
+    const o3 = await sale(s, shopper);
+    const opened = await postEvent(t, {
+      id: 'evt_console_dispute_2',
+      object: 'event',
+      type: 'charge.dispute.created',
+      data: {
+        object: {
+          id: 'dp_console_2',
+          object: 'dispute',
+          amount: o3.totalAmountCents,
+          currency: 'cad',
+          payment_intent: o3.paymentIntentId,
+          reason: 'product_not_received',
+          status: 'needs_response',
+          evidence_details: { due_by: Date.parse('2026-11-16T15:00:00Z') / 1000 },
+          balance_transactions: [
+            { object: 'balance_transaction', amount: -o3.totalAmountCents - 1500, fee: 1500 },
+          ],
+        },
+      },
+    });
+    expect(opened.status, JSON.stringify(opened.body)).toBe(200);
+    const share = async () => {
+      const [row] = await database.db
+        .select()
+        .from(disputeOrders)
+        .where(eq(disputeOrders.disputeId, 'dp_console_2'));
+      return row!;
+    };
+    const page = await browser.get('/console/payouts?lang=en-CA');
+    const m = page.html.match(/action="(\/console\/payouts\/disputes\/dp_console_2\/evidence\?csrf=[^"]+)"/);
+    expect(m).not.toBeNull();
+    const action = m![1]!.replaceAll('&amp;', '&');
+    const text = 'Delivered on November 9 by Canada Post; the signed receipt is attached.';
+    const card = (html: string) => section(html, 'dispute-dp_console_2-h');
+
+    // A text file named .png, declared image/png: refused under the field by its bytes.
+    const fake = await browser.upload(
+      action,
+      multipart(
+        { text },
+        { filename: 'receipt.png', type: 'image/png', body: Buffer.from('not a picture\n') },
+      ),
+    );
+    expect(fake.status).toBe(400);
+    expect(card(fake.html)).toContain('Check the fields marked below.');
+    expect(card(fake.html)).toContain('This file is not a PDF, JPEG or PNG.');
+    expect(fake.html).toMatch(/name="file" type="file"[^>]*aria-invalid="true"/);
+    expect(fake.html).toContain(`>${text}</textarea>`);
+
+    // Over 5 MB: refused (413) under the field, read no further than the limit.
+    const big = Buffer.alloc(6 * 1024 * 1024, 0);
+    Buffer.from('%PDF-1.7\n').copy(big);
+    const tooBig = await browser.upload(
+      action,
+      multipart({ text }, { filename: 'scan.pdf', type: 'application/pdf', body: big }),
+    );
+    expect(tooBig.status).toBe(413);
+    expect(card(tooBig.html)).toContain('This file is larger than 5 MB.');
+
+    // Without the form's token: refused before anything is read.
+    const png = await picture(8, 8);
+    const form = multipart({ text }, { filename: 'receipt.png', type: 'image/png', body: png });
+    const noToken = await browser.upload(action.replace(/\?.*$/, ''), form);
+    expect(noToken.status).toBe(403);
+    expect(textOf(noToken.html)).toContain('This form has expired or did not come from this page.');
+    expect(await share()).toMatchObject({ evidenceSubmittedAt: null, evidenceFileId: null });
+
+    // The text and a small PNG: sent, the provider's file id kept, the page says a file went.
+    const sent = await browser.upload(action, form);
+    expect(sent.status).toBe(200);
+    expect(sent.url).toBe('/console/payouts?done=sent');
+    expect(card(sent.html)).toContain(
+      'Evidence sent on November 9, 2026, a file with it: the buyer’s bank decides.',
+    );
+    const row = await share();
+    expect(row.evidenceText).toBe(text);
+    expect(row.evidenceFileId).toMatch(/^file_sandbox_[0-9a-f]{24}$/);
+    expect(row.evidenceSubmittedAt).not.toBeNull();
+    const fr = await browser.get('/console/payouts?lang=fr-CA');
+    expect(section(fr.html, 'dispute-dp_console_2-h')).toContain(
+      'Preuves envoyées le 9 novembre 2026, avec un fichier : la banque de l’acheteur décide.',
+    );
+    await browser.get('/console/payouts?lang=en-CA');
   });
 
   it('is a seller’s page: a buyer is refused, a visitor is sent to sign in', async () => {

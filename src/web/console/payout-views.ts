@@ -26,7 +26,12 @@ type Balance = Awaited<ReturnType<typeof myBalance>>;
 type Payout = Awaited<ReturnType<typeof myPayouts>>['payouts'][number];
 export type Dispute = Awaited<ReturnType<typeof myDisputes>>['disputes'][number] & {
   orderNumber: string | null;
+  /** Whether the evidence sent had a file. */
+  fileSent?: boolean;
 };
+
+/** Stripe's limit for a dispute's evidence file (payout-routes.ts reads the file). */
+export const EVIDENCE_FILE_MAX_BYTES = 5 * 1024 * 1024;
 
 /** Which form a refusal belongs to, with what was typed in it. */
 export type PayoutForm =
@@ -220,7 +225,8 @@ function disputeCard(v: View, o: PayoutsPage, d: Dispute) {
   if (d.outcome === 'won') state = html`<p><strong>${t(l, 'web.console.payouts.won')}</strong></p>`;
   else if (d.outcome === 'lost') state = html`<p><strong>${t(l, 'web.console.payouts.lost')}</strong></p>`;
   else if (d.evidenceSubmittedAt) {
-    state = html`<p>${t(l, 'web.console.payouts.evidenceSent', { date: dateText(v, d.evidenceSubmittedAt) })}</p>`;
+    const date = dateText(v, d.evidenceSubmittedAt);
+    state = html`<p>${t(l, d.fileSent ? 'web.console.payouts.evidenceFileSent' : 'web.console.payouts.evidenceSent', { date })}</p>`;
   } else if (d.evidenceDueBy !== null && d.evidenceDueBy * 1000 <= o.now.getTime()) {
     state = html`<p><strong>${t(l, 'web.console.payouts.pastDue')}</strong></p>`;
   } else {
@@ -228,7 +234,7 @@ function disputeCard(v: View, o: PayoutsPage, d: Dispute) {
       d.evidenceDueBy !== null
         ? html`<p><strong>${t(l, 'web.console.payouts.deadline', { when: whenText(l, d.evidenceDueBy) })}</strong></p>`
         : '';
-    state = html`!${deadline}<form method="post" action="/console/payouts/disputes/${encodeURIComponent(d.id)}/evidence" novalidate>!${csrfField(v)}!${formAlert(error)}!${textArea(
+    state = html`!${deadline}<form method="post" enctype="multipart/form-data" action="/console/payouts/disputes/${encodeURIComponent(d.id)}/evidence?csrf=${encodeURIComponent(v.csrf)}" novalidate>!${formAlert(error)}!${textArea(
       {
         name: 'text',
         label: t(l, 'web.console.payouts.evidence', { number }),
@@ -240,7 +246,14 @@ function disputeCard(v: View, o: PayoutsPage, d: Dispute) {
         error,
         attrs: ' rows="6" maxlength="20000"',
       },
-    )}<button type="submit">${t(l, 'web.console.payouts.send')}</button></form>`;
+    )}!${field({
+      name: 'file',
+      type: 'file',
+      label: t(l, 'web.console.payouts.evidenceFile'),
+      hint: t(l, 'web.console.payouts.evidenceFileHint', { max: EVIDENCE_FILE_MAX_BYTES / 1024 / 1024 }),
+      error,
+      attrs: ' accept="application/pdf,image/jpeg,image/png"',
+    })}<button type="submit">${t(l, 'web.console.payouts.send')}</button></form>`;
   }
   return html`<section class="card" id="${id}" aria-labelledby="${id}-h"><h3 id="${id}-h" class="first">!${t(l, 'web.console.payouts.dispute', { number: html`<span class="order-number"><a href="${orderPath(d.orderId)}">${number}</a></span>` })}</h3>
 <p>${t(l, 'web.console.payouts.reason', { reason: d.reason })}</p>
