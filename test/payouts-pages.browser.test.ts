@@ -91,8 +91,9 @@ const WORDS = {
       failed: 'Failed transfers',
       noFailed: 'No transfer has failed.',
       disputes: 'Open disputes',
+      // Each seller sent evidence: their disputes are under review.
       row: (n: string) =>
-        `November 9, 2026 ${n} $32.76 $15.00 Fraudulent Needs a response November 16, 2026 at 10:00 a.m. (Toronto time)`,
+        `November 9, 2026 ${n} $32.76 $15.00 Fraudulent Under review November 16, 2026 at 10:00 a.m. (Toronto time)`,
     },
   },
   'fr-CA': {
@@ -143,8 +144,9 @@ const WORDS = {
       failed: 'Virements échoués',
       noFailed: 'Aucun virement n’a échoué.',
       disputes: 'Litiges ouverts',
+      // Each seller sent evidence: their disputes are under review.
       row: (n: string) =>
-        `9 novembre 2026 ${n} 32,76 $ 15,00 $ Frauduleux Réponse attendue 16 novembre 2026 à 10 h 00 (heure de Toronto)`,
+        `9 novembre 2026 ${n} 32,76 $ 15,00 $ Frauduleux En examen 16 novembre 2026 à 10 h 00 (heure de Toronto)`,
     },
   },
 } as const;
