@@ -217,6 +217,7 @@ describe('a two-seller order, from payment to a lost dispute', () => {
     expect((await t.api.as(b).get('/sellers/me/disputes')).body.disputes[0]).toMatchObject({
       status: 'under_review',
       evidenceSubmittedAt: expect.any(Number),
+      evidenceFileSent: false,
     });
     // Another seller's dispute is not theirs to answer.
     const stranger = await seller(t.api);

@@ -238,6 +238,8 @@ export async function disputesOf(ctx: RequestContext, sellerId: string, limit: n
     feeCents: share.feeCents,
     evidenceDueBy: d.evidenceDueBy ? toUnix(d.evidenceDueBy) : null,
     evidenceSubmittedAt: share.evidenceSubmittedAt ? toUnix(share.evidenceSubmittedAt) : null,
+    /** A file went with the evidence (its name is not kept). */
+    evidenceFileSent: share.evidenceFileId !== null,
     createdAt: toUnix(d.createdAt),
     closedAt: d.closedAt ? toUnix(d.closedAt) : null,
   }));

@@ -57,6 +57,7 @@ const disputeAnswer = z.object({
   feeCents: cents,
   evidenceDueBy: unix.nullable(),
   evidenceSubmittedAt: unix.nullable(),
+  evidenceFileSent: z.boolean(),
   createdAt: unix,
   closedAt: unix.nullable(),
 });

@@ -5,7 +5,6 @@
 // monthly statements as the API draws them. The markup is payout-views.ts.
 import path from 'node:path';
 import multipart from '@fastify/multipart';
-import { and, eq, inArray, isNotNull } from 'drizzle-orm';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { z } from 'zod';
 import { AppError, invalid, type Problem } from '../../contract/errors.ts';
@@ -23,7 +22,6 @@ import { ownPath } from '../../modules/payouts/providers/sandbox.ts';
 import * as service from '../../modules/payouts/service.ts';
 import { sendStatement } from '../../modules/payouts/statement-routes.ts';
 import { type StatementFormat, statementFile, statementMonths } from '../../modules/payouts/statements.ts';
-import { disputeOrders } from '../../modules/payouts/tables.ts';
 import { seeOther, signedIn, type View, viewOf, type WebDeps } from '../core.ts';
 import { answerRefusal } from '../form-refusal.ts';
 import { formErrorOf, readForm, sendHtml } from '../layout.ts';
@@ -144,21 +142,6 @@ export function consolePayoutPages(app: FastifyInstance, deps: WebDeps) {
       service.myDisputes(ctx, 20),
       statementMonths(ctx, me.id),
     ]);
-    // Of the disputes shown, those whose evidence had a file (its name is not kept: the page says one was sent).
-    const answered = [...new Set(disputes.disputes.filter((d) => d.evidenceSubmittedAt).map((d) => d.id))];
-    const withFiles = answered.length
-      ? await ctx.db
-          .select({ disputeId: disputeOrders.disputeId, orderId: disputeOrders.orderId })
-          .from(disputeOrders)
-          .where(
-            and(
-              eq(disputeOrders.sellerId, me.id),
-              inArray(disputeOrders.disputeId, answered),
-              isNotNull(disputeOrders.evidenceFileId),
-            ),
-          )
-      : [];
-    const filed = new Set(withFiles.map((x) => `${x.disputeId} ${x.orderId}`));
     const numbers = new Map(
       (await moneyOfOrders(ctx, { orderIds: [...new Set(disputes.disputes.map((d) => d.orderId))] })).map(
         (x) => [x.id, x.number],
@@ -172,7 +155,7 @@ export function consolePayoutPages(app: FastifyInstance, deps: WebDeps) {
       disputes: disputes.disputes.map((d) => ({
         ...d,
         orderNumber: numbers.get(d.orderId) ?? null,
-        fileSent: filed.has(`${d.id} ${d.orderId}`),
+        fileSent: d.evidenceFileSent,
       })),
       months,
       provider: deps.payouts.payouts.name,
