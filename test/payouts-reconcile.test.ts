@@ -14,18 +14,15 @@ import { createStripePayouts } from '../src/modules/payouts/providers/stripe.ts'
 import { dayOf } from '../src/modules/payouts/reconcile.ts';
 import { admin, type SignedIn, withTestApp } from './helpers/app.ts';
 import { buyer, expectError, expectInvalid, product, seller } from './helpers/builders.ts';
-import { addToCart, ON_ADDRESS, openCheckout } from './helpers/checkout.ts';
 import {
   accountUpdatedEvent,
   disputeEvent,
   type FakeStripe,
-  signedEvent,
   startFakeStripe,
-  stripeEvent,
   useFakeStripeApp,
 } from './helpers/fake-stripe.ts';
 import { deliver, ship, signIn } from './helpers/orders.ts';
-import { balanceOf, ledgerProblems, roundHalfUp } from './helpers/payouts.ts';
+import { balanceOf, ledgerProblems, paidOnStripe, postStripeEvent, roundHalfUp } from './helpers/payouts.ts';
 import { Browser, textOf } from './helpers/web.ts';
 
 const SECRET = 'whsec_test_portage_reconcile_0123456789';
@@ -33,15 +30,10 @@ const CONNECT_SECRET = 'whsec_test_portage_reconcile_connect_0123';
 const { t, database, stripe } = useFakeStripeApp(SECRET, { STRIPE_CONNECT_WEBHOOK_SECRET: CONNECT_SECRET });
 
 const DAY = 86_400_000;
-const now = () => Math.floor(t.clock.now().getTime() / 1000);
+const _now = () => Math.floor(t.clock.now().getTime() / 1000);
 
-function post(path: string, event: Record<string, unknown>, secret: string) {
-  const { body, signature } = signedEvent(event, secret, now());
-  return t.api.post(path, body.toString('utf8'), {
-    'content-type': 'application/json',
-    'stripe-signature': signature,
-  });
-}
+const post = (path: string, event: Record<string, unknown>, secret: string) =>
+  postStripeEvent(t, path, event, secret);
 
 /** The reconciliation of [from, to] as `who` asks for it. */
 const reconciliation = (who: SignedIn, from: string, to: string) =>
@@ -87,29 +79,9 @@ describe('the reconciliation against Stripe', () => {
     let b = await buyer(t.api);
     const kept = await product(t.api, s, { priceCents: 5000, stockQuantity: 5 });
     const returned = await product(t.api, s, { priceCents: 2000, stockQuantity: 5 });
-    await addToCart(t.api, b, kept.id, 1);
-    await addToCart(t.api, b, returned.id, 1);
-    const session = await openCheckout(t.api, b, ON_ADDRESS);
-    const pi = `pi_test_${session.sessionId.slice(-16).replace(/[^A-Za-z0-9]/g, 'x')}`;
-    const paid = await post(
-      '/webhooks/payments',
-      stripeEvent('payment_intent.succeeded', {
-        id: pi,
-        object: 'payment_intent',
-        amount: session.totalCents,
-        amount_received: session.totalCents,
-        currency: 'cad',
-        status: 'succeeded',
-        metadata: { checkoutSessionId: session.sessionId },
-      }),
-      SECRET,
-    );
-    expect(paid.status, JSON.stringify(paid.body)).toBe(200);
+    const { session, pi, orderIds } = await paidOnStripe(t, SECRET, b, [kept.id, returned.id]);
     const charge = stripe.recordCharge(pi, session.totalCents);
-    const [order] = await database.db
-      .select()
-      .from(orders)
-      .where(eq(orders.id, paid.body.orderIds[0] as string));
+    const [order] = await database.db.select().from(orders).where(eq(orders.id, orderIds[0]!));
     want.total = session.totalCents;
     expect(order!.totalAmountCents).toBe(want.total);
     want.processingFee = charge.fee as number;

@@ -8,16 +8,15 @@ import { orders } from '../src/modules/orders/tables.ts';
 import { payoutTransfers } from '../src/modules/payouts/tables.ts';
 import type { SignedIn } from './helpers/app.ts';
 import { buyer, product, seller } from './helpers/builders.ts';
-import { addToCart, ON_ADDRESS, openCheckout } from './helpers/checkout.ts';
-import {
-  accountUpdatedEvent,
-  disputeEvent,
-  signedEvent,
-  stripeEvent,
-  useFakeStripeApp,
-} from './helpers/fake-stripe.ts';
+import { accountUpdatedEvent, disputeEvent, useFakeStripeApp } from './helpers/fake-stripe.ts';
 import { deliver, ship, signIn } from './helpers/orders.ts';
-import { balanceOf, ledgerProblems, roundHalfUp } from './helpers/payouts.ts';
+import {
+  balanceOf,
+  ledgerProblems,
+  paidOnStripe as paidOn,
+  postStripeEvent,
+  roundHalfUp,
+} from './helpers/payouts.ts';
 
 const SECRET = 'whsec_test_portage_payouts_0123456789';
 const CONNECT_SECRET = 'whsec_test_portage_connect_0123456789';
@@ -36,35 +35,11 @@ async function payday() {
 }
 let seller0: SignedIn | undefined;
 
-function post(path: string, event: Record<string, unknown>, secret: string) {
-  const { body, signature } = signedEvent(event, secret, now());
-  return t.api.post(path, body.toString('utf8'), {
-    'content-type': 'application/json',
-    'stripe-signature': signature,
-  });
-}
+const post = (path: string, event: Record<string, unknown>, secret: string) =>
+  postStripeEvent(t, path, event, secret);
 
 /** A checkout of `productIds` paid on Stripe (its payment_intent.succeeded delivered): the orders. */
-async function paidOnStripe(b: SignedIn, productIds: string[]) {
-  for (const id of productIds) await addToCart(t.api, b, id, 1);
-  const session = await openCheckout(t.api, b, ON_ADDRESS);
-  const pi = `pi_test_${session.sessionId.slice(-16).replace(/[^A-Za-z0-9]/g, 'x')}`;
-  const paid = await post(
-    '/webhooks/payments',
-    stripeEvent('payment_intent.succeeded', {
-      id: pi,
-      object: 'payment_intent',
-      amount: session.totalCents,
-      amount_received: session.totalCents,
-      currency: 'cad',
-      status: 'succeeded',
-      metadata: { checkoutSessionId: session.sessionId },
-    }),
-    SECRET,
-  );
-  expect(paid.status, JSON.stringify(paid.body)).toBe(200);
-  return { session, pi, orderIds: paid.body.orderIds as string[] };
-}
+const paidOnStripe = (b: SignedIn, productIds: string[]) => paidOn(t, SECRET, b, productIds);
 
 describe('payouts on Stripe Connect', () => {
   let s: SignedIn;

@@ -4,7 +4,9 @@ import pino from 'pino';
 import { expect } from 'vitest';
 import { checkLedger } from '../../src/modules/ledger/queries.ts';
 import type { SignedIn, TestApp } from './app.ts';
+import { addToCart, ON_ADDRESS, openCheckout } from './checkout.ts';
 import type { TestDatabase } from './db.ts';
+import { signedEvent, stripeEvent } from './fake-stripe.ts';
 import { Browser } from './web.ts';
 
 /** Stripe's test bank account numbers, as the sandbox takes them. */
@@ -53,3 +55,39 @@ export async function ledgerProblems(database: TestDatabase, t: TestApp) {
 
 /** Half-up rounding of a non-negative fraction, as money is rounded. */
 export const roundHalfUp = (n: number, d: number) => Math.floor((2 * n + d) / (2 * d));
+
+/** A Stripe event posted to `path`, signed with `secret` at the app's clock. */
+export function postStripeEvent(t: TestApp, path: string, event: Record<string, unknown>, secret: string) {
+  const { body, signature } = signedEvent(event, secret, Math.floor(t.clock.now().getTime() / 1000));
+  return t.api.post(path, body.toString('utf8'), {
+    'content-type': 'application/json',
+    'stripe-signature': signature,
+  });
+}
+
+/**
+ * A checkout of one of each of `productIds`, opened by `b` (Ontario) and paid on Stripe: its
+ * `payment_intent.succeeded` delivered signed with `secret`. Answers the session, the payment
+ * intent's id and the orders.
+ */
+export async function paidOnStripe(t: TestApp, secret: string, b: SignedIn, productIds: string[]) {
+  for (const id of productIds) await addToCart(t.api, b, id, 1);
+  const session = await openCheckout(t.api, b, ON_ADDRESS);
+  const pi = `pi_test_${session.sessionId.slice(-16).replace(/[^A-Za-z0-9]/g, 'x')}`;
+  const paid = await postStripeEvent(
+    t,
+    '/webhooks/payments',
+    stripeEvent('payment_intent.succeeded', {
+      id: pi,
+      object: 'payment_intent',
+      amount: session.totalCents,
+      amount_received: session.totalCents,
+      currency: 'cad',
+      status: 'succeeded',
+      metadata: { checkoutSessionId: session.sessionId },
+    }),
+    secret,
+  );
+  expect(paid.status, JSON.stringify(paid.body)).toBe(200);
+  return { session, pi, orderIds: paid.body.orderIds as string[] };
+}
