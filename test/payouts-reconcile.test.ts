@@ -30,7 +30,6 @@ const CONNECT_SECRET = 'whsec_test_portage_reconcile_connect_0123';
 const { t, database, stripe } = useFakeStripeApp(SECRET, { STRIPE_CONNECT_WEBHOOK_SECRET: CONNECT_SECRET });
 
 const DAY = 86_400_000;
-const _now = () => Math.floor(t.clock.now().getTime() / 1000);
 
 const post = (path: string, event: Record<string, unknown>, secret: string) =>
   postStripeEvent(t, path, event, secret);
