@@ -188,8 +188,15 @@ function checkCompareAt(
   }
 }
 
-/** The record part of an id: a SKU a seller did not give. */
-const keyOf = (id: string) => id.slice(id.indexOf(':') + 1);
+/**
+ * A SKU a seller did not give: the record part of the variant's id, with a `v` before it when it
+ * starts with `_` or `-` (a SKU starts with a letter or a digit: sent back by the console's form,
+ * it would be refused).
+ */
+export function defaultSku(id: string): string {
+  const key = id.slice(id.indexOf(':') + 1);
+  return /^[A-Za-z0-9]/.test(key) ? key : `v${key}`;
+}
 
 /** A SKU taken by another live variant of the seller: 409 naming it. */
 function isSkuTaken(err: unknown): boolean {
@@ -230,7 +237,7 @@ function rowOf(
     id,
     productId: product.id,
     sellerId: product.sellerId,
-    sku: v.sku ?? keyOf(id),
+    sku: v.sku ?? defaultSku(id),
     optionValues: values,
     position,
     priceCents: v.priceCents,
