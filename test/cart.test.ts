@@ -2,10 +2,12 @@
 // the estimate (shipping and Ontario HST per seller parcel, computed here by hand), coupons
 // (admin creation, applying, every refusal) and the cart's rate limit. Availability itself:
 // inventory-check.test.ts.
+
 import { and, eq } from 'drizzle-orm';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { cartItems, carts } from '../src/modules/cart/tables.ts';
 import { productVariants } from '../src/modules/catalog/tables.ts';
+import { defaultSku } from '../src/modules/catalog/variants.ts';
 import { couponRedemptions, coupons } from '../src/modules/coupons/tables.ts';
 import { type SignedIn, testApp, useTestApp } from './helpers/app.ts';
 import {
@@ -52,7 +54,7 @@ const line = (p: Product, quantity: number, lineTotal: number, imageUrl: string 
   product_id: p.id,
   variant_id: p.id,
   variant_title: '',
-  sku: p.id.slice('products:'.length),
+  sku: defaultSku(p.id),
   title: p.title,
   quantity,
   unit_price_cents: p.priceCents,

@@ -1,11 +1,13 @@
 // Categories and products over HTTP: the product rules, who sees and changes what, soft
 // delete, listing and paging, and the review aggregates shown in the product detail.
+
 import { eq, sql } from 'drizzle-orm';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { productList, productListItem } from '../src/contract/catalog.ts';
 import { isRecordId, newId, randomKey } from '../src/contract/common.ts';
 import { listItemsByIds, listProducts } from '../src/modules/catalog/service.ts';
 import { products } from '../src/modules/catalog/tables.ts';
+import { defaultSku } from '../src/modules/catalog/variants.ts';
 import { inTransaction } from '../src/modules/context.ts';
 import { reviews } from '../src/modules/reviews/tables.ts';
 import { type Answer, type SignedIn, useTestApp } from './helpers/app.ts';
@@ -158,7 +160,7 @@ describe('POST /products', () => {
       variants: [
         {
           id: res.body.id,
-          sku: res.body.id.slice('products:'.length),
+          sku: defaultSku(res.body.id),
           options: {},
           title: '',
           priceCents: 1899,

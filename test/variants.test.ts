@@ -2,9 +2,11 @@
 // price and stock; naming a variant in the cart and the inventory check; the last unit of one
 // variant raced by two checkouts; the order line naming what was sold; the seller's variant
 // writes and their refusals.
+
 import { eq, sql } from 'drizzle-orm';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { productVariants } from '../src/modules/catalog/tables.ts';
+import { defaultSku } from '../src/modules/catalog/variants.ts';
 import { orderItems } from '../src/modules/orders/tables.ts';
 import { type SignedIn, useTestApp } from './helpers/app.ts';
 import { buyer, expectError, product, seller, uniqueWord } from './helpers/builders.ts';
@@ -360,7 +362,7 @@ describe("the seller's variant writes", () => {
     expect(added.status).toBe(201);
     expect(added.body).toMatchObject({
       title: 'Ash / 160 cm',
-      sku: added.body.id.slice('variants:'.length),
+      sku: defaultSku(added.body.id),
       barcode: '0123456789012',
     });
     const again = await t.api.as(s).post(`/products/${p.id}/variants`, {
