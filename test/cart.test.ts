@@ -1187,10 +1187,10 @@ describe('cart_items storage', () => {
     const s = await seller(t.api);
     const b = await buyer(t.api);
     const p = await product(t.api, s);
-    // Named by its SKU (the id's key) or not named at all: the same line.
+    // Named by its default SKU (made from the id's key) or not named at all: the same line.
     const withVariant = await t.api
       .as(b)
-      .post('/cart/items', { product_id: p.id, quantity: 2, variant: p.id.slice('products:'.length) });
+      .post('/cart/items', { product_id: p.id, quantity: 2, variant: defaultSku(p.id) });
     expect(withVariant.status).toBe(200);
     await add(b, p.id, 2);
     const rows = await database.db
