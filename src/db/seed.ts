@@ -609,7 +609,8 @@ export async function seedCatalog(
         on conflict (id) do nothing
         returning id
       )
-      -- Each product's variants: the first under its own id (its SKU the id's record part); with
+      -- Each product's variants: the first under its own id (its SKU the id's record part, a v
+      -- before one starting with _ or -, as catalog/variants.ts makes them); with
       -- sizes (benchmarks), the next ones 5% dearer each, sharing its stock, ids drawn from its id.
       -- (A data-modifying WITH runs to completion whether or not the final select reads it.)
       , variants as (
@@ -618,7 +619,8 @@ export async function seedCatalog(
       select case when size.n = 1 then t.id else 'variants:' || left(translate(encode(sha256(convert_to(
           t.id || ':' || size.s, 'UTF8')), 'base64'), '+/=', '-_x'), 20) end,
         t.id, t.seller_id,
-        split_part(t.id, ':', 2) || case when size.n = 1 then '' else '-' || size.s end,
+        case when split_part(t.id, ':', 2) ~ '^[A-Za-z0-9]' then '' else 'v' end
+          || split_part(t.id, ':', 2) || case when size.n = 1 then '' else '-' || size.s end,
         case when t.sizes > 1 then array[size.s] else '{}'::text[] end, size.n - 1,
         round(t.price_cents * (1 + 0.05 * (size.n - 1)))::int,
         case when t.sizes > 1 then greatest(t.stock_quantity / t.sizes, 1) else t.stock_quantity end,
