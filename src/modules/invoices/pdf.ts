@@ -72,24 +72,30 @@ export function pdfBytes(doc: PDFKit.PDFDocument): Promise<Buffer> {
   });
 }
 
+/** A Letter page document of ours: margins, the regular font, the language and its metadata. */
+export function letterDocument(
+  locale: string,
+  d: { title: string; author: string; now: Date },
+): PDFKit.PDFDocument {
+  return new PDFDocument({
+    size: 'LETTER',
+    margin: PAGE.margin,
+    font: fonts().regular,
+    bufferPages: true,
+    lang: locale,
+    displayTitle: true,
+    info: { Title: d.title, Author: d.author, Creator: 'Portage', Producer: 'Portage', CreationDate: d.now },
+  });
+}
+
 export function renderInvoice(invoice: Invoice, now: Date): Promise<Buffer> {
   const { locale } = invoice;
   const words = (key: MessageKey, values?: MessageValues) => t(locale, key, values);
   const { regular, bold } = fonts();
-  const doc: Doc = new PDFDocument({
-    size: 'LETTER',
-    margin: PAGE.margin,
-    font: regular,
-    bufferPages: true,
-    lang: locale,
-    displayTitle: true,
-    info: {
-      Title: words('invoice.documentTitle', { number: invoice.number }),
-      Author: invoice.supplier.name,
-      Creator: 'Portage',
-      Producer: 'Portage',
-      CreationDate: now,
-    },
+  const doc: Doc = letterDocument(locale, {
+    title: words('invoice.documentTitle', { number: invoice.number }),
+    author: invoice.supplier.name,
+    now,
   });
   const done = pdfBytes(doc);
   const font = { regular, bold };

@@ -9,7 +9,6 @@
 // the net plus the commission and its tax, so that every line reads gross - commission - tax = net.
 
 import { stringify } from 'csv-stringify/sync';
-import PDFDocument from 'pdfkit';
 import { invalid, notFound, problem } from '../../contract/errors.ts';
 import {
   BASE_LOCALE,
@@ -23,7 +22,7 @@ import {
 } from '../../contract/i18n.ts';
 import { type InvoiceParty, invoiceParties } from '../auth/sellers.ts';
 import type { RequestContext } from '../context.ts';
-import { pdfBytes } from '../invoices/pdf.ts';
+import { letterDocument, pdfBytes } from '../invoices/pdf.ts';
 import { fonts } from '../invoices/pen.ts';
 import { sellerEntriesBetween, sellerOwedBefore, transactionMonths } from '../ledger/ledger.ts';
 import type { LedgerAccount, LedgerKind } from '../ledger/tables.ts';
@@ -302,20 +301,10 @@ export function renderStatementPdf(s: Statement, locale: Locale, now: Date): Pro
   const money = (cents: number) => formatMoney(locale, cents);
   const month = monthName(locale, s.span.month);
   const { regular, bold } = fonts();
-  const doc = new PDFDocument({
-    size: 'LETTER',
-    margin: PAGE.margin,
-    font: regular,
-    bufferPages: true,
-    lang: locale,
-    displayTitle: true,
-    info: {
-      Title: words('statement.documentTitle', { month }),
-      Author: s.platform?.name ?? 'Portage',
-      Creator: 'Portage',
-      Producer: 'Portage',
-      CreationDate: now,
-    },
+  const doc = letterDocument(locale, {
+    title: words('statement.documentTitle', { month }),
+    author: s.platform?.name ?? 'Portage',
+    now,
   });
   const done = pdfBytes(doc);
   const left = PAGE.margin;
