@@ -295,17 +295,15 @@ let rss: { before: number; edited: number; after: number } | undefined;
       ),
     );
   }
-  if (wanted('search')) {
-    for (const [name, q] of [
-      ['search, selective + facets', queries.selective],
-      ['search, broad one word + facets', queries.broad],
-      ['search, broad + filters + facets', queries.filtered],
-      ...(variantsPerProduct > 1
-        ? ([['search, broad + size in stock + facets', queries.sized]] as const)
-        : []),
-    ] as const) {
+  // `--only search` runs the four; `--only selective` that one (and the naive reference).
+  for (const [name, q] of [
+    ['search, selective + facets', queries.selective],
+    ['search, broad one word + facets', queries.broad],
+    ['search, broad + filters + facets', queries.filtered],
+    ...(variantsPerProduct > 1 ? ([['search, broad + size in stock + facets', queries.sized]] as const) : []),
+  ] as const) {
+    if (wanted(name))
       figures.push(await load(name, base, () => `/search/products?${q}`, auth, searchConnections));
-    }
   }
   if (wanted('churn')) {
     const login = await fetch(`${base}/auth/login`, {
