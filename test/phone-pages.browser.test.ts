@@ -302,6 +302,40 @@ describe.skipIf(unavailable !== undefined)('pages on a phone and a desktop, in F
     await page.close();
   });
 
+  it('the header counts the cart: a buyer adds from the product page and the header says how many; the cart stacks on a phone', async () => {
+    const s = await seller(env.t.api);
+    const p = await product(env.t.api, s, { title: `Cedar paddle ${uniqueWord()}`, stockQuantity: 50 });
+    const who = await buyer(env.t.api);
+    const page = await env.browser.page();
+    for (const l of LOCALES) {
+      const fr = l.lang === 'fr-CA';
+      await page.setViewportSize(PHONE);
+      await signIn(page, env.base, who, l);
+      const cart = page.locator('header nav a[href="/shop/cart"]');
+      expect(await cart.locator('.cart-units').count()).toBe(0);
+      await page.goto(`${env.base}/shop/products/${encodeURIComponent(p.id)}?lang=${l.lang}`);
+      await page.getByLabel(fr ? 'Quantité' : 'Quantity').fill('2');
+      await page.getByRole('button', { name: fr ? 'Ajouter au panier' : 'Add to cart' }).click();
+      await page.waitForURL(/\/shop\/cart\?added=1$/);
+      // Seen as a number beside the word, heard as the whole phrase.
+      await expect
+        .poll(() =>
+          page.getByRole('link', { name: fr ? 'Panier 2 articles' : 'Cart 2 items', exact: true }).count(),
+        )
+        .toBe(1);
+      expect(await cart.locator('.cart-units').innerText()).toBe('2');
+      // The cart's lines stack on the phone: the line's total and its buttons on the screen.
+      const edge = await tablesRight(page);
+      expect(edge.right, `${l.lang}: ${edge.what}`).toBeLessThanOrEqual(360);
+      expect(await page.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(360);
+      await checked(page, `phone-header-cart${l.suffix}`);
+      await page.setViewportSize(DESKTOP);
+      await checked(page, `header-cart${l.suffix}`);
+      await env.t.api.as(who).delete(`/cart/items/${p.id}`);
+    }
+    await page.close();
+  });
+
   it('returns: the buyer’s and the seller’s tables keep status and refund on a phone’s screen', async () => {
     const r = await requestedReturn(env.t);
     const page = await env.browser.page();

@@ -187,6 +187,41 @@ describe('a purchase through the pages', () => {
     expect(textOf(made.html)).toContain('le produit est dans votre panier');
   });
 
+  it("the header counts the cart's units for a buyer, in both languages; a visitor's and a seller's header have none", async () => {
+    const s = await seller(t.api);
+    const paddle = await product(t.api, s, { title: 'Ash paddle', priceCents: 7000, stockQuantity: 200 });
+    const tin = await product(t.api, s, { title: 'Syrup tin', priceCents: 1500, stockQuantity: 200 });
+    const who = await buyer(t.api);
+    const cartLink = (html: string) => html.match(/<a href="\/shop\/cart">(.*?)<\/a>/)?.[1];
+    const b = new Browser(t.app);
+    expect(cartLink((await b.get('/')).html)).toBe('Cart');
+    await b.signIn(who);
+    expect(cartLink((await b.get('/')).html)).toBe('Cart');
+    await b.get(`/shop/products/${paddle.id}`);
+    const one = await b.post('/shop/cart/items', { product_id: paddle.id, quantity: '1' });
+    expect(cartLink(one.html)).toBe(
+      'Cart <span class="cart-units" aria-hidden="true">1</span><span class="visually-hidden">1 item</span>',
+    );
+    // Units, not lines; a line added through the API shows on the next page.
+    await addToCart(t.api, who, tin.id, 2);
+    expect(cartLink((await b.get('/')).html)).toBe(
+      'Cart <span class="cart-units" aria-hidden="true">3</span><span class="visually-hidden">3 items</span>',
+    );
+    await addToCart(t.api, who, paddle.id, 99);
+    const many = await b.get('/?lang=fr');
+    expect(cartLink(many.html)).toBe(
+      'Panier <span class="cart-units" aria-hidden="true">99+</span><span class="visually-hidden">102 articles</span>',
+    );
+    // Emptied: the plain link again.
+    await t.api.as(who).delete(`/cart/items/${paddle.id}`);
+    await t.api.as(who).delete(`/cart/items/${tin.id}`);
+    expect(cartLink((await b.get('/')).html)).toBe('Panier');
+    // A seller has no cart, so no link to one.
+    const sb = new Browser(t.app);
+    await sb.signIn(s);
+    expect((await sb.get('/')).html).not.toContain('href="/shop/cart"');
+  });
+
   it('two quantity changes at once: the line ends at one of them, never at their sum', async () => {
     const s = await seller(t.api);
     const p = await product(t.api, s, { stockQuantity: 20 });

@@ -14,7 +14,7 @@ import { words } from './words.ts';
 /** What the frame knows of its request: language, person, form token, address. */
 export interface PageView {
   p: PageLang;
-  user?: { role: Role };
+  user?: { role: Role; cartUnits?: number };
   csrf: string;
   /** The request's path and query: where the sign-in sends the person back. */
   here: string;
@@ -35,8 +35,7 @@ function personLinks(v: PageView): string[] {
   const l = v.p.locale;
   const user = v.user;
   // The cart is a buyer's: a seller or an admin is never linked to a page that refuses them.
-  const cart =
-    !user || user.role === 'buyer' ? [html`<a href="/shop/cart">${words(l, 'web.nav.cart')}</a>`] : [];
+  const cart = !user || user.role === 'buyer' ? [cartLink(l, user?.cartUnits ?? 0)] : [];
   if (!user) {
     return [
       ...cart,
@@ -53,6 +52,16 @@ function personLinks(v: PageView): string[] {
     ...(user.role === 'admin' ? [html`<a href="/desk">${words(l, 'web.nav.desk')}</a>`] : []),
     html`<form method="post" action="/account/sign-out">!${csrfField(v)}<button type="submit">${words(l, 'web.nav.signOut')}</button></form>`,
   ];
+}
+
+/**
+ * The header's cart link with the units in it: the number shown (99+ past 99, the header's
+ * width on a phone), and said in full to a screen reader ("Cart, 3 items").
+ */
+function cartLink(l: Locale, units: number): string {
+  if (units <= 0) return html`<a href="/shop/cart">${words(l, 'web.nav.cart')}</a>`;
+  const shown = units > 99 ? '99+' : String(units);
+  return html`<a href="/shop/cart">${words(l, 'web.nav.cart')} <span class="cart-units" aria-hidden="true">${shown}</span><span class="visually-hidden">${words(l, 'web.nav.cartUnits', { n: units })}</span></a>`;
 }
 
 /** The footer's links to the platform's policies (src/web/policies/). */

@@ -3,6 +3,7 @@
 import { and, eq, gt, sql } from 'drizzle-orm';
 import type { Db } from '../../db/index.ts';
 import { ph, query } from '../../db/sql.ts';
+import { cartItems } from '../cart/tables.ts';
 import { users, webSessions } from './tables.ts';
 
 /**
@@ -73,6 +74,8 @@ const userOfSession = query('web_session_user', (db, name) =>
       locale: users.locale,
       name: users.name,
       emailVerified: users.emailVerified,
+      // The header's count, read with the person (no round trip of its own): units in the cart.
+      cartUnits: sql<number>`(select coalesce(sum(${cartItems.quantity}), 0)::int from ${cartItems} where ${cartItems.userId} = ${users.id})`,
     })
     .from(webSessions)
     .innerJoin(users, and(eq(users.id, webSessions.userId), eq(users.tokenVersion, webSessions.tokenVersion)))

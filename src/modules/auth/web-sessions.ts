@@ -16,6 +16,8 @@ import { webSessions } from './tables.ts';
 export interface WebUser extends AuthUser {
   name: string;
   emailVerified: boolean;
+  /** Units in the person's cart as the page was asked for (the header shows it). */
+  cartUnits: number;
 }
 
 const hashOf = (id: string) => createHash('sha256').update(id).digest('base64url');
@@ -50,6 +52,7 @@ export async function webSessionUser(ctx: RequestContext, id: string): Promise<W
     role: row.role as Role,
     name: row.name,
     emailVerified: row.emailVerified,
+    cartUnits: row.cartUnits,
     ...(isLocale(row.locale) ? { locale: row.locale as Locale } : {}),
   };
 }

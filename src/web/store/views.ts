@@ -336,10 +336,11 @@ function cartLine(v: View, i: Cart['items'][number]): string {
   // A line is a variant: its buttons name the variant, two variants of one product being two lines.
   const action = `/shop/cart/items/${i.variant_id}`;
   const href = `/shop/products/${i.product_id}${i.variant_id === i.product_id ? '' : `?variant=${encodeURIComponent(i.variant_id)}`}`;
-  return html`<tr><td><a href="${href}">${i.title}</a></td><td class="num">${moneyText(v, i.unit_price_cents)}</td>
-<td><form method="post" action="${action}" class="row">!${csrfField(v)}<div><label for="qty-${i.variant_id}" class="visually-hidden">${t(l, 'web.cart.quantityOf', { title: i.title })}</label><input id="qty-${i.variant_id}" name="quantity" type="number" min="0" max="99" value="${i.quantity}" inputmode="numeric"></div><button type="submit" class="small secondary">${t(l, 'web.cart.update')}</button></form>
+  // data-label: a phone stacks each line's cells, each under its column's name (table.stack).
+  return html`<tr><td><a href="${href}">${i.title}</a></td><td class="num" data-label="${t(l, 'web.cart.price')}">${moneyText(v, i.unit_price_cents)}</td>
+<td data-label="${t(l, 'web.cart.quantity')}"><form method="post" action="${action}" class="row">!${csrfField(v)}<div><label for="qty-${i.variant_id}" class="visually-hidden">${t(l, 'web.cart.quantityOf', { title: i.title })}</label><input id="qty-${i.variant_id}" name="quantity" type="number" min="0" max="99" value="${i.quantity}" inputmode="numeric"></div><button type="submit" class="small secondary">${t(l, 'web.cart.update')}</button></form>
 <form method="post" action="${action}">!${csrfField(v)}<input type="hidden" name="quantity" value="0"><button type="submit" class="small secondary">${t(l, 'web.cart.remove')}<span class="visually-hidden"> ${i.title}</span></button></form></td>
-<td class="num">${moneyText(v, i.line_total_cents)}</td></tr>`;
+<td class="num" data-label="${t(l, 'web.cart.lineTotal')}">${moneyText(v, i.line_total_cents)}</td></tr>`;
 }
 
 export function cartPage(v: View, cart: Cart, o: CartPageOptions = {}): string {
@@ -357,7 +358,7 @@ export function cartPage(v: View, cart: Cart, o: CartPageOptions = {}): string {
   return page(v, {
     title,
     body: html`<h1>${title}</h1>!${o.added ? notice(t(l, 'web.cart.added')) : ''}!${formAlert(o.error)}
-<div class="table-wrap" tabindex="0"><table><caption class="visually-hidden">${t(l, 'web.cart.title')}</caption><thead><tr><th scope="col">${t(l, 'web.cart.product')}</th><th scope="col" class="num">${t(l, 'web.cart.price')}</th><th scope="col">${t(l, 'web.cart.quantity')}</th><th scope="col" class="num">${t(l, 'web.cart.lineTotal')}</th></tr></thead><tbody>!${cart.items.map((i) => cartLine(v, i))}</tbody></table></div>
+<div class="table-wrap" tabindex="0"><table class="stack"><caption class="visually-hidden">${t(l, 'web.cart.title')}</caption><thead><tr><th scope="col">${t(l, 'web.cart.product')}</th><th scope="col" class="num">${t(l, 'web.cart.price')}</th><th scope="col">${t(l, 'web.cart.quantity')}</th><th scope="col" class="num">${t(l, 'web.cart.lineTotal')}</th></tr></thead><tbody>!${cart.items.map((i) => cartLine(v, i))}</tbody></table></div>
 <div class="card">!${coupon}</div>
 <div class="card"><form method="get" action="/shop/cart" class="row">!${selectField({ name: 'province', label: t(l, 'web.cart.estimateFor'), value: cart.taxProvince, options: provinceOptions(l, false) })}<button type="submit" class="secondary">${t(l, 'web.cart.estimate')}</button></form>
 !${cart.shipping_problem ? html`<p class="alert">${cart.shipping_problem}</p>` : ''}
