@@ -17,6 +17,7 @@ import {
   returnApprovedEmail,
   returnRefundedEmail,
   returnRejectedEmail,
+  returnRequestedEmail,
 } from '../src/modules/mail/return-templates.ts';
 import { outbox } from '../src/modules/mail/tables.ts';
 import {
@@ -30,7 +31,7 @@ import {
 } from '../src/modules/mail/templates.ts';
 import { orderMachine, type TransitionName } from '../src/modules/orders/states.ts';
 import { type SignedIn, useTestApp } from './helpers/app.ts';
-import { buyer } from './helpers/builders.ts';
+import { buyer, seller } from './helpers/builders.ts';
 import { ON_ADDRESS, openCheckout, payOk, QC_ADDRESS } from './helpers/checkout.ts';
 import { mailAddress, onMailOrder, qcMailOrder } from './helpers/mail-orders.ts';
 import {
@@ -42,6 +43,7 @@ import {
   refundedReturn,
   refundRows,
   rejectedReturn,
+  requestedReturn,
   setClock,
   ship,
 } from './helpers/orders.ts';
@@ -315,6 +317,52 @@ describe('each email in both locales', () => {
     );
   });
 
+  it("return requested: the seller's email, with the reason, the buyer's words and the estimate", () => {
+    const asked = {
+      sellerName: 'Maple Goods',
+      returnId: 'ret_1',
+      orderNumber: '2026-000001',
+      items: [
+        { name: 'Boîte de cèdre', quantity: 2 },
+        { name: 'Tuque', quantity: 1 },
+      ],
+      wholeOrder: false,
+      reason: 'damaged' as const,
+      description: 'Le couvercle est fendu\n<b>voir photo</b>',
+      estimatedRefundCents: 5536,
+      url: 'http://portage.test/console/returns/ret_1',
+    };
+    const en = returnRequestedEmail(asked, 'en-CA');
+    const fr = returnRequestedEmail(asked, 'fr-CA');
+    expectBoth(
+      en,
+      fr,
+      [
+        'Return requested on order 2026-000001: Boîte de cèdre and 1 more item',
+        'Hello Maple Goods',
+        'A buyer asks to return part of order 2026-000001.',
+        'Reason: Arrived damaged',
+        'Items to return:',
+        'If you approve it, the refund will be $55.36 (an estimate).',
+        'Open the return: http://portage.test/console/returns/ret_1',
+      ],
+      [
+        'Retour demandé sur la commande 2026-000001 : Boîte de cèdre et 1 autre article',
+        'Un acheteur demande à retourner une partie de la commande 2026-000001.',
+        'Motif : Arrivé endommagé',
+        // The buyer's words, escaped, their line break kept.
+        'Selon l’acheteur : Le couvercle est fendu<br>&#60;b&#62;voir photo&#60;/b&#62;',
+        '<li>2 × Boîte de cèdre</li>',
+        `le remboursement sera de 55,36${NBSP}$`,
+        'Numéro de retour ret_1, numéro de commande 2026-000001.',
+        '<a href="http://portage.test/console/returns/ret_1">Ouvrir le retour</a>',
+      ],
+    );
+    const whole = returnRequestedEmail({ ...asked, wholeOrder: true, description: null }, 'en-CA');
+    expect(whole.text).toContain('A buyer asks to return all of order 2026-000001.');
+    expect(whole.text).not.toContain('In the buyer’s words');
+  });
+
   it('email verification, password reset, and verification before a reset', () => {
     const url = 'http://portage.test/auth/email/verify?token=abc';
     const verify = { name: 'Ada', url, validForSeconds: 48 * 3600 };
@@ -508,6 +556,37 @@ describe('the language of each recipient', () => {
     // And an Ontario buyer with no preference: English (the platform's default).
     const anglo = await rejectedReturn(t, {});
     isEnglish(await mailOf(`return-rejected:${anglo.returnId}`));
+  });
+
+  it("a return asked for: the seller's email, in the seller's language, whatever the buyer's", async () => {
+    const franco = await seller(t.api);
+    await setLocale(franco, 'fr-CA');
+    const r = await requestedReturn(t, {
+      seller: franco,
+      reason: 'wrong_item',
+      description: 'Mauvaise taille',
+    });
+    const mail = await mailOf(`return-requested:${r.returnId}`);
+    expect(mail.to).toBe(franco.email);
+    isFrench(mail);
+    expect(mail.subject).toMatch(/^Retour demandé sur la commande \d{4}-\d{6} : /);
+    expect(mail.text).toContain('Motif : Mauvais article');
+    expect(mail.text).toContain('Selon l’acheteur : Mauvaise taille');
+    expect(mail.text).toContain(
+      `Ouvrir le retour : http://portage.test/console/returns/${encodeURIComponent(r.returnId)}`,
+    );
+    // The buyer's address and name are not in it.
+    const order = await t.api.as(r.buyer).get(`/orders/${r.orderId}`);
+    expect(all(mail)).not.toContain(order.body.shippingAddress.street);
+    expect(all(mail)).not.toContain(r.buyer.email);
+
+    // A seller with no preference, the buyer asking in French: English, the platform's default.
+    const anglo = await deliveredOrder(t, {});
+    const asked = await t.api
+      .as(anglo.buyer)
+      .post('/returns', { order_id: anglo.orderId, reason: 'other' }, FR);
+    expect(asked.status).toBe(201);
+    isEnglish(await mailOf(`return-requested:${asked.body.return_id}`));
   });
 
   it('without a preference, a person’s own request speaks for them; someone else’s does not', async () => {

@@ -7,7 +7,7 @@ import { mailOrderCancelled, mailOrderRefunded, mailOrderShipped } from './order
 import { recordRefundOnOrder } from './orders/service.ts';
 import { recordRefund, recordSales, scheduleRelease } from './payouts/money.ts';
 import { mailOrderPaid, mailPaymentRefunded } from './purchase/mail.ts';
-import { mailReturnDecided } from './returns/mail.ts';
+import { mailReturnDecided, mailReturnRequested } from './returns/mail.ts';
 import { markReturnRefunded } from './returns/service.ts';
 import { ucpOrderEventBody } from './ucp/webhooks.ts';
 
@@ -31,7 +31,8 @@ export function subscribeModules(): void {
   subscribe('refund.succeeded', markReturnRefunded);
   // ...and the seller's share taken back in the ledger (a transfer reversal after a payout).
   subscribe('refund.succeeded', recordRefund);
-  // A return approved, rejected or refunded: the buyer's email.
+  // A return asked for: the seller's email. Approved, rejected or refunded: the buyer's.
+  subscribe('return.requested', mailReturnRequested);
   subscribe('return.approved', mailReturnDecided);
   subscribe('return.rejected', mailReturnDecided);
   subscribe('return.refunded', mailReturnDecided);

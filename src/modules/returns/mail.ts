@@ -1,12 +1,13 @@
-// The buyer's email about a return's decision, written to the outbox in the caller's
-// transaction (docs/decisions.md "Mail"): one per cause, `return-<kind>:<return id>`, in the
-// buyer's language (mail/locale.ts: their preference, else French for an order shipped to Quebec).
+// The return emails, written to the outbox in the caller's transaction (docs/decisions.md
+// "Mail"): one per cause, `return-<kind>:<return id>`. The seller's when a buyer asks, in the
+// seller's language; the buyer's about each decision, in the buyer's (mail/locale.ts: their
+// preference, else French for an order shipped to Quebec).
 
 import { eq } from 'drizzle-orm';
 import type { Locale } from '../../contract/i18n.ts';
 import { findUser } from '../auth/users.ts';
 import type { RequestContext } from '../context.ts';
-import type { EventOf } from '../events.ts';
+import type { EventOf, Links } from '../events.ts';
 import { mailLocale } from '../mail/locale.ts';
 import { enqueueMail } from '../mail/outbox.ts';
 import {
@@ -14,12 +15,47 @@ import {
   returnApprovedEmail,
   returnRefundedEmail,
   returnRejectedEmail,
+  returnRequestedEmail,
 } from '../mail/return-templates.ts';
 import type { RenderedMail } from '../mail/templates.ts';
 import { orderNumberOf, shippingProvinceOf } from '../orders/for-returns.ts';
 import { returns } from './tables.ts';
 
 type ReturnRow = typeof returns.$inferSelect;
+
+/** The seller's email when a buyer asks for a return (a subscriber of return.requested). */
+export async function mailReturnRequested(
+  ctx: RequestContext,
+  event: EventOf<'return.requested'>,
+  links: Links,
+): Promise<void> {
+  const [row] = await ctx.db.select().from(returns).where(eq(returns.id, event.returnId));
+  const seller = row && (await findUser(ctx, row.sellerId));
+  if (!row || !seller) return;
+  const locale = mailLocale(ctx, seller);
+  await enqueueMail(ctx, {
+    dedupeKey: `return-requested:${row.id}`,
+    kind: 'return-requested',
+    to: seller.email,
+    ...returnRequestedEmail(
+      {
+        sellerName: seller.name,
+        returnId: row.id,
+        orderNumber: await orderNumberOf(ctx, row.orderId),
+        items: row.items.map((i) => ({ name: i.name, quantity: i.quantity })),
+        wholeOrder: row.wholeOrder,
+        reason: row.reason,
+        description: row.description,
+        estimatedRefundCents: row.estimatedRefundCents,
+        // The console's page of the return (src/web/console/views.ts returnPath).
+        ...(links.publicBaseUrl
+          ? { url: `${links.publicBaseUrl}/console/returns/${encodeURIComponent(row.id)}` }
+          : {}),
+      },
+      locale,
+    ),
+  });
+}
 
 /** The buyer's email of a return's decision or refund (a subscriber of return.*): the return as it now stands. */
 export async function mailReturnDecided(

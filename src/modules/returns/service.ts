@@ -294,7 +294,12 @@ export async function requestReturn(
       .returning();
     if (!created) throw conflict('error.returns.openRace', { orderId: order.id });
     await markRefundRequested(tx, order.id);
-    await publish(tx, { type: 'return.requested', returnId: created.id, orderId: order.id });
+    // The seller's email links the return's page in the console.
+    await publish(
+      tx,
+      { type: 'return.requested', returnId: created.id, orderId: order.id },
+      { publicBaseUrl: deps.publicBaseUrl },
+    );
     return created;
   });
   return answer(ctx, row);
