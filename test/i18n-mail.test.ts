@@ -242,17 +242,19 @@ describe('each email in both locales', () => {
     }
   });
 
+  /** The return the template tests write about. */
+  const RETURN = {
+    returnId: 'ret_1',
+    orderNumber: '2026-000001',
+    items: [
+      { name: 'Boîte de cèdre', quantity: 2 },
+      { name: 'Tuque', quantity: 1 },
+    ],
+    wholeOrder: true,
+  };
+
   it('return approved, rejected and refunded', () => {
-    const base = {
-      buyerName: 'Ada',
-      returnId: 'ret_1',
-      orderNumber: '2026-000001',
-      items: [
-        { name: 'Boîte de cèdre', quantity: 2 },
-        { name: 'Tuque', quantity: 1 },
-      ],
-      wholeOrder: true,
-    };
+    const base = { ...RETURN, buyerName: 'Ada' };
     const approved = { ...base, refundCents: 5536, note: 'Merci' };
     expectBoth(
       returnApprovedEmail(approved, 'en-CA'),
@@ -319,13 +321,8 @@ describe('each email in both locales', () => {
 
   it("return requested: the seller's email, with the reason, the buyer's words and the estimate", () => {
     const asked = {
+      ...RETURN,
       sellerName: 'Maple Goods',
-      returnId: 'ret_1',
-      orderNumber: '2026-000001',
-      items: [
-        { name: 'Boîte de cèdre', quantity: 2 },
-        { name: 'Tuque', quantity: 1 },
-      ],
       wholeOrder: false,
       reason: 'damaged' as const,
       description: 'Le couvercle est fendu\n<b>voir photo</b>',
