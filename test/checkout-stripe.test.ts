@@ -5,7 +5,7 @@ import { describe, expect, it } from 'vitest';
 import { refunds } from '../src/modules/payments/tables.ts';
 import { expectError, seller } from './helpers/builders.ts';
 import { checkout, ON_ADDRESS, openCheckout } from './helpers/checkout.ts';
-import { signedEvent, stripeEvent, useFakeStripeApp } from './helpers/fake-stripe.ts';
+import { paymentSucceededEvent, signedEvent, stripeEvent, useFakeStripeApp } from './helpers/fake-stripe.ts';
 import { filledCart, stockOf as stockOfProduct } from './helpers/orders.ts';
 
 const SECRET = 'whsec_test_portage_0123456789abcdef';
@@ -18,15 +18,7 @@ const ready = (stock = 5) =>
   filledCart(t, { fields: { title: 'Maple syrup, amber', priceCents: 1800 }, stock, quantity: 2 });
 
 const succeeded = (checkoutId: string, amount: number, pi = `pi_test_${checkoutId.slice(10)}`) =>
-  stripeEvent('payment_intent.succeeded', {
-    id: pi,
-    object: 'payment_intent',
-    amount,
-    amount_received: amount,
-    currency: 'cad',
-    status: 'succeeded',
-    metadata: { checkoutSessionId: checkoutId },
-  });
+  paymentSucceededEvent(checkoutId, amount, pi);
 
 function deliver(event: unknown, at = Math.floor(t.clock.now().getTime() / 1000)) {
   const { body, signature } = signedEvent(event as Record<string, unknown>, SECRET, at);

@@ -13,6 +13,7 @@ import { admin, type SignedIn, useTestApp } from './helpers/app.ts';
 import { buyer, expectError, PLATFORM_TAX_PROFILE, product, seller } from './helpers/builders.ts';
 import { addToCart, ON_ADDRESS, openCheckout, payOk, postEvent } from './helpers/checkout.ts';
 import { cancel, deliver, setClock, ship, signIn } from './helpers/orders.ts';
+import { disputeObject } from './helpers/payouts.ts';
 import { Browser } from './helpers/web.ts';
 
 const { t, database } = useTestApp({ logger: { level: 'error' } });
@@ -117,19 +118,13 @@ describe('monthly statements', () => {
     [a, shopper, boss] = await Promise.all([signIn(t.api, a), signIn(t.api, shopper), signIn(t.api, boss)]);
     o3 = await sale(a, shopper);
     const r3 = await orderRow(o3);
-    const dispute = {
+    const dispute = disputeObject({
       id: 'dp_statement_1',
-      object: 'dispute',
-      amount: r3.totalAmountCents,
-      currency: 'cad',
-      payment_intent: r3.paymentIntentId,
+      amountCents: r3.totalAmountCents,
+      paymentIntentId: r3.paymentIntentId,
       reason: 'fraudulent',
-      status: 'needs_response',
-      evidence_details: { due_by: Math.floor(t.clock.now().getTime() / 1000) + 7 * 86_400 },
-      balance_transactions: [
-        { object: 'balance_transaction', amount: -r3.totalAmountCents - 1500, fee: 1500 },
-      ],
-    };
+      dueBy: Math.floor(t.clock.now().getTime() / 1000) + 7 * 86_400,
+    });
     at('2026-11-12T15:01:00Z');
     const opened = await postEvent(t, {
       id: 'evt_statement_dispute',

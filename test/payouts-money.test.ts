@@ -10,7 +10,14 @@ import { admin, type SignedIn, useTestApp } from './helpers/app.ts';
 import { buyer, product, seller } from './helpers/builders.ts';
 import { addToCart, ON_ADDRESS, openCheckout, payOk, postEvent } from './helpers/checkout.ts';
 import { deliver, outboxRows, setClock, ship, signIn } from './helpers/orders.ts';
-import { type Balance, balanceOf, enablePayouts, ledgerProblems, roundHalfUp } from './helpers/payouts.ts';
+import {
+  type Balance,
+  balanceOf,
+  disputeObject,
+  enablePayouts,
+  ledgerProblems,
+  roundHalfUp,
+} from './helpers/payouts.ts';
 
 const { t, database } = useTestApp();
 
@@ -170,17 +177,13 @@ describe('a two-seller order, from payment to a lost dispute', () => {
     const disputed = leftA + leftB;
     const feeA = Math.round((1500 * leftA) / disputed);
     const feeB = 1500 - feeA;
-    const dispute = {
+    const dispute = disputeObject({
       id: 'dp_test_money_path',
-      object: 'dispute',
-      amount: disputed,
-      currency: 'cad',
-      payment_intent: oa.paymentIntentId,
+      amountCents: disputed,
+      paymentIntentId: oa.paymentIntentId,
       reason: 'fraudulent',
-      status: 'needs_response',
-      evidence_details: { due_by: Math.floor(t.clock.now().getTime() / 1000) + 7 * 86_400 },
-      balance_transactions: [{ object: 'balance_transaction', amount: -disputed - 1500, fee: 1500 }],
-    };
+      dueBy: Math.floor(t.clock.now().getTime() / 1000) + 7 * 86_400,
+    });
     const opened = await postEvent(t, {
       id: 'evt_dispute_created_1',
       object: 'event',

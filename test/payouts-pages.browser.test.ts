@@ -15,7 +15,7 @@ import { browserUnavailable, checked, launchBrowser, onAPhone, type TestBrowser 
 import { buyer, product, seller } from './helpers/builders.ts';
 import { addToCart, ON_ADDRESS, openCheckout, payOk, postEvent } from './helpers/checkout.ts';
 import { signIn as apiSignIn, deliver, setClock, ship } from './helpers/orders.ts';
-import { balanceOf, enablePayouts, TEST_BANK } from './helpers/payouts.ts';
+import { balanceOf, disputeObject, enablePayouts, TEST_BANK } from './helpers/payouts.ts';
 
 const unavailable = browserUnavailable();
 
@@ -316,19 +316,13 @@ describe.skipIf(unavailable !== undefined)('sellers’ money on the pages, in Ch
       for (const [i, f] of first.entries()) {
         const s = await apiSignIn(t.api, f.who);
         const o = await sale(s);
-        const dispute = {
+        const dispute = disputeObject({
           id: `dp_pages_${i}`,
-          object: 'dispute',
-          amount: o.totalAmountCents,
-          currency: 'cad',
-          payment_intent: o.paymentIntentId,
+          amountCents: o.totalAmountCents,
+          paymentIntentId: o.paymentIntentId,
           reason: 'fraudulent',
-          status: 'needs_response',
-          evidence_details: { due_by: DUE_BY },
-          balance_transactions: [
-            { object: 'balance_transaction', amount: -o.totalAmountCents - 1500, fee: 1500 },
-          ],
-        };
+          dueBy: DUE_BY,
+        });
         const opened = await postEvent(t, {
           id: `evt_pages_dispute_${i}`,
           object: 'event',

@@ -8,7 +8,7 @@ import { returns } from '../src/modules/returns/tables.ts';
 import type { SignedIn } from './helpers/app.ts';
 import { admin, buyer, product, seller } from './helpers/builders.ts';
 import { addToCart, openCheckout } from './helpers/checkout.ts';
-import { signedEvent, stripeEvent, useFakeStripeApp } from './helpers/fake-stripe.ts';
+import { paymentSucceededEvent, signedEvent, useFakeStripeApp } from './helpers/fake-stripe.ts';
 import { deliver, outboxRows, refundRows, ship } from './helpers/orders.ts';
 
 const SECRET = 'whsec_test_portage_returns_0123456789';
@@ -30,15 +30,7 @@ async function deliveredOrder() {
   await addToCart(t.api, b, p.id, 2);
   const session = await openCheckout(t.api, b);
   const pi = `pi_test_${session.sessionId.slice(10)}`;
-  const event = stripeEvent('payment_intent.succeeded', {
-    id: pi,
-    object: 'payment_intent',
-    amount: session.totalCents,
-    amount_received: session.totalCents,
-    currency: 'cad',
-    status: 'succeeded',
-    metadata: { checkoutSessionId: session.sessionId },
-  });
+  const event = paymentSucceededEvent(session.sessionId, session.totalCents, pi);
   const { body, signature } = signedEvent(event, SECRET, Math.floor(t.clock.now().getTime() / 1000));
   const paid = await t.api.post('/webhooks/payments', body.toString('utf8'), {
     'content-type': 'application/json',

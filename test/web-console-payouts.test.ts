@@ -14,6 +14,7 @@ import { buyer, product, seller } from './helpers/builders.ts';
 import { addToCart, ON_ADDRESS, openCheckout, payOk, postEvent } from './helpers/checkout.ts';
 import { multipart, picture } from './helpers/images.ts';
 import { deliver, setClock, ship, signIn } from './helpers/orders.ts';
+import { disputeObject } from './helpers/payouts.ts';
 import { Browser, textOf } from './helpers/web.ts';
 
 const { t, database } = useTestApp({ logger: { level: 'error' } });
@@ -170,19 +171,13 @@ describe('/console/payouts', () => {
     await browser.signIn(s);
 
     const o2 = await sale(s, shopper);
-    const dispute = {
+    const dispute = disputeObject({
       id: 'dp_console_1',
-      object: 'dispute',
-      amount: o2.totalAmountCents,
-      currency: 'cad',
-      payment_intent: o2.paymentIntentId,
+      amountCents: o2.totalAmountCents,
+      paymentIntentId: o2.paymentIntentId,
       reason: 'fraudulent',
-      status: 'needs_response',
-      evidence_details: { due_by: Date.parse('2026-11-16T15:00:00Z') / 1000 },
-      balance_transactions: [
-        { object: 'balance_transaction', amount: -o2.totalAmountCents - 1500, fee: 1500 },
-      ],
-    };
+      dueBy: Date.parse('2026-11-16T15:00:00Z') / 1000,
+    });
     const opened = await postEvent(t, {
       id: 'evt_console_dispute',
       object: 'event',
@@ -299,19 +294,13 @@ describe('/console/payouts', () => {
       object: 'event',
       type: 'charge.dispute.created',
       data: {
-        object: {
+        object: disputeObject({
           id: 'dp_console_2',
-          object: 'dispute',
-          amount: o3.totalAmountCents,
-          currency: 'cad',
-          payment_intent: o3.paymentIntentId,
+          amountCents: o3.totalAmountCents,
+          paymentIntentId: o3.paymentIntentId,
           reason: 'product_not_received',
-          status: 'needs_response',
-          evidence_details: { due_by: Date.parse('2026-11-16T15:00:00Z') / 1000 },
-          balance_transactions: [
-            { object: 'balance_transaction', amount: -o3.totalAmountCents - 1500, fee: 1500 },
-          ],
-        },
+          dueBy: Date.parse('2026-11-16T15:00:00Z') / 1000,
+        }),
       },
     });
     expect(opened.status, JSON.stringify(opened.body)).toBe(200);

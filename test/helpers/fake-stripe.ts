@@ -1090,6 +1090,23 @@ export function stripeEvent(type: string, object: Json, eventId = id('evt_test_'
   };
 }
 
+/** `payment_intent.succeeded` of a checkout paid in full (our metadata names the checkout). */
+export function paymentSucceededEvent(
+  checkoutId: string,
+  amountCents: number,
+  paymentIntentId: string,
+): Json {
+  return stripeEvent('payment_intent.succeeded', {
+    id: paymentIntentId,
+    object: 'payment_intent',
+    amount: amountCents,
+    amount_received: amountCents,
+    currency: 'cad',
+    status: 'succeeded',
+    metadata: { checkoutSessionId: checkoutId },
+  });
+}
+
 /**
  * `account.updated` for a connected account (delivered to the Connect endpoint: the event names
  * the account), around a snapshot of `account` (e.g. FakeStripe.enableAccount's answer).

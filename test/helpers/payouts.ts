@@ -6,7 +6,7 @@ import { checkLedger } from '../../src/modules/ledger/queries.ts';
 import type { SignedIn, TestApp } from './app.ts';
 import { addToCart, ON_ADDRESS, openCheckout } from './checkout.ts';
 import type { TestDatabase } from './db.ts';
-import { signedEvent, stripeEvent } from './fake-stripe.ts';
+import { paymentSucceededEvent, signedEvent } from './fake-stripe.ts';
 import { Browser } from './web.ts';
 
 /** Stripe's test bank account numbers, as the sandbox takes them. */
@@ -77,17 +77,35 @@ export async function paidOnStripe(t: TestApp, secret: string, b: SignedIn, prod
   const paid = await postStripeEvent(
     t,
     '/webhooks/payments',
-    stripeEvent('payment_intent.succeeded', {
-      id: pi,
-      object: 'payment_intent',
-      amount: session.totalCents,
-      amount_received: session.totalCents,
-      currency: 'cad',
-      status: 'succeeded',
-      metadata: { checkoutSessionId: session.sessionId },
-    }),
+    paymentSucceededEvent(session.sessionId, session.totalCents, pi),
     secret,
   );
   expect(paid.status, JSON.stringify(paid.body)).toBe(200);
   return { session, pi, orderIds: paid.body.orderIds as string[] };
+}
+
+/**
+ * A dispute as a provider's `charge.dispute.*` event carries it: `amountCents` of the payment
+ * `paymentIntentId` taken back, with its fee (1500 unless told), evidence due at `dueBy` (unix seconds).
+ */
+export function disputeObject(d: {
+  id: string;
+  amountCents: number;
+  paymentIntentId: string | null;
+  reason: string;
+  dueBy: number;
+  feeCents?: number;
+}) {
+  const fee = d.feeCents ?? 1500;
+  return {
+    id: d.id,
+    object: 'dispute',
+    amount: d.amountCents,
+    currency: 'cad',
+    payment_intent: d.paymentIntentId,
+    reason: d.reason,
+    status: 'needs_response',
+    evidence_details: { due_by: d.dueBy },
+    balance_transactions: [{ object: 'balance_transaction', amount: -d.amountCents - fee, fee }],
+  };
 }
