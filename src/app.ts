@@ -51,6 +51,7 @@ import { createInvoiceRenderer } from './modules/invoices/renderer.ts';
 import { invoiceRoutes } from './modules/invoices/routes.ts';
 import { createMailTransport } from './modules/mail/transports.ts';
 import { mailJob } from './modules/mail/worker.ts';
+import { notificationRoutes } from './modules/notifications/routes.ts';
 import { oauthCleanupJob } from './modules/oauth/cleanup.ts';
 import { grantIsLive } from './modules/oauth/grants.ts';
 import { oauthRoutes } from './modules/oauth/routes.ts';
@@ -286,6 +287,7 @@ export async function buildApp(opts: AppOptions): Promise<FastifyInstance> {
   await app.register(payoutRoutes(payoutDeps));
   await app.register(statementRoutes(payoutDeps));
   await app.register(reconcileRoutes(payoutDeps));
+  await app.register(notificationRoutes);
   const invoices = createInvoiceRenderer(
     { ...config.invoiceRender, samples: config.appEnv === 'development' },
     app.log.child({ component: 'invoices' }),

@@ -51,7 +51,7 @@ describe('the catalogues', () => {
   it('translate every message that has words (identical only where the words are the same in French)', () => {
     // Names of languages (each in its own), units, and templates of values alone read the same.
     const SAME_IN_FRENCH =
-      /^[^a-zA-Z]*$|^(Total|Portage|Description|Message|Province|Code|Date|English|Français|Agents?|Actions|Pages|Minimum \(\$\)|Maximum \(\$\)|\{title\}, image \{n, number\}|Total \(CAD\)|\{[a-z]+\} (UTC|CAD)|\{[a-z]+\} \{[a-z]+\}|\{[a-z]+\} × \{[a-z]+(, number)?\}|\{[a-z]+\}|\{[a-z]+\}[.;] \{[a-z]+\})$/;
+      /^[^a-zA-Z]*$|^(Total|Portage|Description|Message|Notifications|Province|Code|Date|English|Français|Agents?|Actions|Pages|Minimum \(\$\)|Maximum \(\$\)|\{title\}, image \{n, number\}|Total \(CAD\)|\{[a-z]+\} (UTC|CAD)|\{[a-z]+\} \{[a-z]+\}|\{[a-z]+\} × \{[a-z]+(, number)?\}|\{[a-z]+\}|\{[a-z]+\}[.;] \{[a-z]+\})$/;
     const untranslated = Object.keys(en).filter(
       (k) => en[k] === fr[k] && !SAME_IN_FRENCH.test(en[k] as string),
     );

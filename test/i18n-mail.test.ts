@@ -438,6 +438,8 @@ describe('the language of each recipient', () => {
     database.db.update(users).set({ locale }).where(eq(users.id, who.id));
 
   async function mailOf(prefix: string) {
+    // A seller's email is queued as a notice: the notices job writes it.
+    await t.app.jobs.runOnce('notices');
     const rows = await outboxRows(database, prefix);
     expect(rows, prefix).toHaveLength(1);
     const [row] = rows;

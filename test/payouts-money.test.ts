@@ -195,7 +195,8 @@ describe('a two-seller order, from payment to a lost dispute', () => {
     const owesB = netB + feeB;
     expect(await balanceOf(t, a)).toEqual({ ...zero, availableCents: -owesA, paidOutCents: netA - share });
     expect(await balanceOf(t, b)).toEqual({ ...zero, availableCents: -owesB, paidOutCents: netB });
-    // Each seller is told, once, with the deadline.
+    // Each seller is told, once, with the deadline (the notices job).
+    await t.app.jobs.runOnce('notices');
     const mails = await outboxRows(database, 'dispute-opened:dp_test_money_path');
     expect(mails.map((m) => m.toAddress).sort()).toEqual([a.email, b.email].sort());
     const toA = mails.find((m) => m.toAddress === a.email)!;

@@ -312,7 +312,7 @@ describe.skipIf(unavailable !== undefined)('pages on a phone and a desktop, in F
       await page.setViewportSize(PHONE);
       await signIn(page, env.base, who, l);
       const cart = page.locator('header nav a[href="/shop/cart"]');
-      expect(await cart.locator('.cart-units').count()).toBe(0);
+      expect(await cart.locator('.count').count()).toBe(0);
       await page.goto(`${env.base}/shop/products/${encodeURIComponent(p.id)}?lang=${l.lang}`);
       await page.getByLabel(fr ? 'Quantité' : 'Quantity').fill('2');
       await page.getByRole('button', { name: fr ? 'Ajouter au panier' : 'Add to cart' }).click();
@@ -323,7 +323,7 @@ describe.skipIf(unavailable !== undefined)('pages on a phone and a desktop, in F
           page.getByRole('link', { name: fr ? 'Panier 2 articles' : 'Cart 2 items', exact: true }).count(),
         )
         .toBe(1);
-      expect(await cart.locator('.cart-units').innerText()).toBe('2');
+      expect(await cart.locator('.count').innerText()).toBe('2');
       // The cart's lines stack on the phone: the line's total and its buttons on the screen.
       const edge = await tablesRight(page);
       expect(edge.right, `${l.lang}: ${edge.what}`).toBeLessThanOrEqual(360);

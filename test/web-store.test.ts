@@ -200,17 +200,17 @@ describe('a purchase through the pages', () => {
     await b.get(`/shop/products/${paddle.id}`);
     const one = await b.post('/shop/cart/items', { product_id: paddle.id, quantity: '1' });
     expect(cartLink(one.html)).toBe(
-      'Cart <span class="cart-units" aria-hidden="true">1</span><span class="visually-hidden">1 item</span>',
+      'Cart <span class="count" aria-hidden="true">1</span><span class="visually-hidden">1 item</span>',
     );
     // Units, not lines; a line added through the API shows on the next page.
     await addToCart(t.api, who, tin.id, 2);
     expect(cartLink((await b.get('/')).html)).toBe(
-      'Cart <span class="cart-units" aria-hidden="true">3</span><span class="visually-hidden">3 items</span>',
+      'Cart <span class="count" aria-hidden="true">3</span><span class="visually-hidden">3 items</span>',
     );
     await addToCart(t.api, who, paddle.id, 99);
     const many = await b.get('/?lang=fr');
     expect(cartLink(many.html)).toBe(
-      'Panier <span class="cart-units" aria-hidden="true">99+</span><span class="visually-hidden">102 articles</span>',
+      'Panier <span class="count" aria-hidden="true">99+</span><span class="visually-hidden">102 articles</span>',
     );
     // Emptied: the plain link again.
     await t.api.as(who).delete(`/cart/items/${paddle.id}`);

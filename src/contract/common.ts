@@ -14,6 +14,7 @@ export const COLLECTIONS = [
   'addresses',
   'variants',
   'images',
+  'notifications',
 ] as const;
 export type Collection = (typeof COLLECTIONS)[number];
 

@@ -2,13 +2,16 @@
 import { FOLD_BATCH, foldAnalytics } from '../modules/analytics/service.ts';
 import { expireLapsedSessions } from '../modules/checkout/service.ts';
 import { deleteEndedReservations, releaseLapsedReservations } from '../modules/inventory/service.ts';
+import { deleteOldNotifications, deliverNotices } from '../modules/notifications/service.ts';
 import { followTracking } from '../modules/orders/labels.ts';
 import { cancelStalePendingOrders, type OrdersDeps } from '../modules/orders/service.ts';
 import { sendDueRefunds } from '../modules/payments/refunds.ts';
 import type { PayoutsDeps } from '../modules/payouts/deps.ts';
+import { disputeOpenedMail } from '../modules/payouts/mail.ts';
 import { releaseDue } from '../modules/payouts/money.ts';
 import { runPayouts } from '../modules/payouts/payouts.ts';
 import { sendDueReversals } from '../modules/payouts/reversals.ts';
+import { returnRequestedMail } from '../modules/returns/mail.ts';
 import type { Job } from './runner.ts';
 
 export function commerceJobs(deps: OrdersDeps): Job[] {
@@ -34,6 +37,29 @@ export function commerceJobs(deps: OrdersDeps): Job[] {
       everyMs: 1_000,
       batch: FOLD_BATCH,
       run: (ctx) => foldAnalytics(ctx, false),
+    },
+    {
+      // What changes queued for sellers (notifications/service.ts): to their inboxes and emails.
+      name: 'notices',
+      everyMs: 2_000,
+      batch: 100,
+      run: (ctx) =>
+        deliverNotices(
+          ctx,
+          {
+            publicBaseUrl: deps.publicBaseUrl,
+            mails: { return_requested: returnRequestedMail, dispute_opened: disputeOpenedMail },
+            nudgeMail: () => deps.nudge('mail'),
+          },
+          100,
+        ),
+    },
+    {
+      // Sellers' notifications past their year: the inbox does not grow without end.
+      name: 'notifications-cleanup',
+      everyMs: 3_600_000,
+      batch: 500,
+      run: (ctx) => deleteOldNotifications(ctx, 500),
     },
     {
       name: 'pending-orders',

@@ -50,7 +50,11 @@ export type DomainEvent =
       type: 'return.requested' | 'return.approved' | 'return.rejected' | 'return.refunded';
       returnId: string;
       orderId: string;
-    };
+    }
+  /** A review became public (posted without a link, or published by moderation). */
+  | { type: 'review.published'; reviewId: string; productId: string }
+  /** A payout's last transfer ended: what reached the seller's bank and what came back to their balance. */
+  | { type: 'payout.ended'; payoutId: string; sellerId: string; paidCents: number; failedCents: number };
 
 export type EventType = DomainEvent['type'];
 /** The event of type T (an event whose `type` is one of several is the event of each of them). */

@@ -3,11 +3,12 @@
 import { acpOrderEventBody } from './acp/webhooks.ts';
 import { ORDER_EVENTS, orderEventQueue } from './agent-checkout/outbox.ts';
 import { subscribe } from './events.ts';
+import { notifyOrdersPlaced, notifyPayoutEnded, notifyReviewPublished } from './notifications/handlers.ts';
 import { mailOrderCancelled, mailOrderRefunded, mailOrderShipped } from './orders/mail.ts';
 import { recordRefundOnOrder } from './orders/service.ts';
 import { recordRefund, recordSales, scheduleRelease } from './payouts/money.ts';
 import { mailOrderPaid, mailPaymentRefunded } from './purchase/mail.ts';
-import { mailReturnDecided, mailReturnRequested } from './returns/mail.ts';
+import { mailReturnDecided, notifyReturnRequested } from './returns/mail.ts';
 import { markReturnRefunded } from './returns/service.ts';
 import { ucpOrderEventBody } from './ucp/webhooks.ts';
 
@@ -18,6 +19,12 @@ export function subscribeModules(): void {
   // A purchase: the buyer's order email; each order's sale in the ledger.
   subscribe('checkout.completed', mailOrderPaid);
   subscribe('checkout.completed', recordSales);
+  // ...and each seller's notification of the new order, and of stock left at or below a threshold
+  // (queued: the notices job tells them).
+  subscribe('checkout.completed', notifyOrdersPlaced);
+  // A review made public, a payout ended: the seller's notification.
+  subscribe('review.published', notifyReviewPublished);
+  subscribe('payout.ended', notifyPayoutEnded);
   // A delivery: the order's money becomes available after the hold (the ledger-release job).
   subscribe('order.delivered', scheduleRelease);
   // A payment that made no order, refunded whole: the buyer's email, when they are told.
@@ -31,8 +38,8 @@ export function subscribeModules(): void {
   subscribe('refund.succeeded', markReturnRefunded);
   // ...and the seller's share taken back in the ledger (a transfer reversal after a payout).
   subscribe('refund.succeeded', recordRefund);
-  // A return asked for: the seller's email. Approved, rejected or refunded: the buyer's.
-  subscribe('return.requested', mailReturnRequested);
+  // A return asked for: the seller's notification. Approved, rejected or refunded: the buyer's email.
+  subscribe('return.requested', notifyReturnRequested);
   subscribe('return.approved', mailReturnDecided);
   subscribe('return.rejected', mailReturnDecided);
   subscribe('return.refunded', mailReturnDecided);

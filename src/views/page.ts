@@ -3,7 +3,7 @@
 // footer with the policies' links. Every word is the catalogues', in the page's language.
 import { html } from 'ghtml';
 import type { Role } from '../contract/common.ts';
-import type { Locale } from '../contract/i18n.ts';
+import type { Locale, MessageKey } from '../contract/i18n.ts';
 import { POLICY_KINDS } from '../contract/policies.ts';
 import { documentFrame } from './document.ts';
 import { csrfField } from './forms.ts';
@@ -14,7 +14,7 @@ import { words } from './words.ts';
 /** What the frame knows of its request: language, person, form token, address. */
 export interface PageView {
   p: PageLang;
-  user?: { role: Role; cartUnits?: number };
+  user?: { role: Role; cartUnits?: number; unreadNotices?: number };
   csrf: string;
   /** The request's path and query: where the sign-in sends the person back. */
   here: string;
@@ -47,7 +47,15 @@ function personLinks(v: PageView): string[] {
     ...cart,
     html`<a href="/account">${words(l, 'web.nav.account')}</a>`,
     ...(user.role === 'seller' || user.role === 'admin'
-      ? [html`<a href="/console">${words(l, 'web.nav.console')}</a>`]
+      ? [
+          countedLink(
+            l,
+            '/console',
+            'web.nav.console',
+            user.role === 'seller' ? (user.unreadNotices ?? 0) : 0,
+            'web.nav.unreadNotices',
+          ),
+        ]
       : []),
     ...(user.role === 'admin' ? [html`<a href="/desk">${words(l, 'web.nav.desk')}</a>`] : []),
     html`<form method="post" action="/account/sign-out">!${csrfField(v)}<button type="submit">${words(l, 'web.nav.signOut')}</button></form>`,
@@ -55,14 +63,18 @@ function personLinks(v: PageView): string[] {
 }
 
 /**
- * The header's cart link with the units in it: the number shown (99+ past 99, the header's
- * width on a phone), and said in full to a screen reader ("Cart, 3 items").
+ * A header link with a count beside it (the units in the cart, a seller's unread notifications):
+ * the number shown (99+ past 99, the header's width on a phone), and said in full to a screen
+ * reader ("Cart, 3 items").
  */
-function cartLink(l: Locale, units: number): string {
-  if (units <= 0) return html`<a href="/shop/cart">${words(l, 'web.nav.cart')}</a>`;
-  const shown = units > 99 ? '99+' : String(units);
-  return html`<a href="/shop/cart">${words(l, 'web.nav.cart')} <span class="cart-units" aria-hidden="true">${shown}</span><span class="visually-hidden">${words(l, 'web.nav.cartUnits', { n: units })}</span></a>`;
+function countedLink(l: Locale, href: string, label: MessageKey, n: number, said: MessageKey): string {
+  if (n <= 0) return html`<a href="${href}">${words(l, label)}</a>`;
+  const shown = n > 99 ? '99+' : String(n);
+  return html`<a href="${href}">${words(l, label)} <span class="count" aria-hidden="true">${shown}</span><span class="visually-hidden">${words(l, said, { n })}</span></a>`;
 }
+
+const cartLink = (l: Locale, units: number) =>
+  countedLink(l, '/shop/cart', 'web.nav.cart', units, 'web.nav.cartUnits');
 
 /** The footer's links to the platform's policies (src/web/policies/). */
 const policyLinks = (l: Locale) =>

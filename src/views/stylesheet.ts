@@ -21,7 +21,7 @@ a:focus-visible, button:focus-visible, input:focus-visible, select:focus-visible
 .top .search button { margin: 0; width: auto; padding: 8px 14px; background: #fff; color: var(--brand); }
 .top nav { display: flex; flex-wrap: wrap; align-items: center; gap: 6px 14px; font-size: .92rem; }
 .top nav form { margin: 0; }
-.top .cart-units { display: inline-block; min-width: 1.5em; padding: 0 .4em; border-radius: 1em; background: #fff; color: var(--brand); font-weight: 700; text-align: center; }
+.top .count { display: inline-block; min-width: 1.5em; padding: 0 .4em; border-radius: 1em; background: #fff; color: var(--brand); font-weight: 700; text-align: center; }
 .top nav button { margin: 0; padding: 0; width: auto; background: none; color: #fff; text-decoration: underline; font-weight: 400; font-size: .92rem; }
 main { max-width: 1120px; margin: 22px auto 40px; padding: 0 16px; overflow-wrap: anywhere; }
 table { overflow-wrap: normal; }
@@ -135,6 +135,10 @@ address { font-style: normal; }
 .ship-date { grid-column: 1 / -1; color: var(--muted); font-size: .88rem; }
 ul.addresses { list-style: none; padding: 0; margin: 0; }
 .card ul.addresses > li + li { border-top: 1px solid var(--line); padding-top: 10px; margin-top: 10px; }
+ul.notices { list-style: none; padding: 0; margin: 0; }
+ul.notices > li { overflow-wrap: anywhere; }
+ul.notices > li + li { border-top: 1px solid var(--line); padding-top: 10px; margin-top: 10px; }
+ul.notices > li.unread > a { font-weight: 600; }
 @media (min-width: 761px) {
   @supports selector(::details-content) {
     .facets > summary { display: none; }

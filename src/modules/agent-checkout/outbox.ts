@@ -9,7 +9,7 @@
 import type { Job } from '../../jobs/runner.ts';
 import { holderOfPaidCheckout } from '../checkout/service.ts';
 import type { RequestContext } from '../context.ts';
-import type { DomainEvent } from '../events.ts';
+import type { DomainEvent, EventOf } from '../events.ts';
 import { ordersOfOneCheckout, ordersWrittenIn } from '../orders/service.ts';
 import {
   type Claimed,
@@ -39,7 +39,7 @@ export type CheckoutOrders = Awaited<ReturnType<typeof ordersOfOneCheckout>>;
  * permalink is a path: the protocol's deliverer, which knows the public URL, makes it absolute.
  */
 export type OrderEventBody = (
-  event: DomainEvent,
+  event: OrderEvent,
   session: { id: string },
   checkoutId: string,
   orders: CheckoutOrders,
@@ -66,6 +66,9 @@ export const ORDER_EVENTS = [
   'return.rejected',
 ] as const satisfies ReadonlyArray<DomainEvent['type']>;
 
+/** An event a platform hears of. */
+export type OrderEvent = EventOf<(typeof ORDER_EVENTS)[number]>;
+
 /** The protocol of a session, by its id's prefix (`acp` for `acp_cs_…`). */
 const protocolOf = (sessionId: string) => sessionId.slice(0, sessionId.indexOf('_'));
 
@@ -75,12 +78,12 @@ const protocolOf = (sessionId: string) => sessionId.slice(0, sessionId.indexOf('
  */
 export const orderEventQueue =
   (bodies: Record<string, OrderEventBody>) =>
-  (ctx: RequestContext, event: DomainEvent): Promise<void> =>
+  (ctx: RequestContext, event: OrderEvent): Promise<void> =>
     queueOrderEvent(ctx, event, bodies);
 
 async function queueOrderEvent(
   ctx: RequestContext,
-  event: DomainEvent,
+  event: OrderEvent,
   bodies: Record<string, OrderEventBody>,
 ): Promise<void> {
   const created = event.type === 'checkout.completed';
@@ -133,7 +136,7 @@ async function queueOrderEvent(
 }
 
 /** What makes an event's id unique: the order, refund or return it is about. */
-export function eventSubject(event: DomainEvent): string {
+export function eventSubject(event: OrderEvent): string {
   const id =
     event.type === 'refund.succeeded'
       ? event.refundId

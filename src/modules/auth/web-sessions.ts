@@ -18,6 +18,8 @@ export interface WebUser extends AuthUser {
   emailVerified: boolean;
   /** Units in the person's cart as the page was asked for (the header shows it). */
   cartUnits: number;
+  /** A seller's unread notifications, counted up to 100 (the header and the console's tab show them). */
+  unreadNotices: number;
 }
 
 const hashOf = (id: string) => createHash('sha256').update(id).digest('base64url');
@@ -53,6 +55,7 @@ export async function webSessionUser(ctx: RequestContext, id: string): Promise<W
     name: row.name,
     emailVerified: row.emailVerified,
     cartUnits: row.cartUnits,
+    unreadNotices: row.unreadNotices,
     ...(isLocale(row.locale) ? { locale: row.locale as Locale } : {}),
   };
 }

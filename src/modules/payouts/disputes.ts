@@ -10,7 +10,7 @@ import { type LedgerEntry, lockSellers, orderLedgers, post } from '../ledger/led
 import { ledgerEntries } from '../ledger/tables.ts';
 import { moneyOfOrders } from '../orders/service.ts';
 import type { DisputeFacts } from '../payments/provider.ts';
-import { mailDisputeOpened } from './mail.ts';
+import { notifyDisputeOpened } from './mail.ts';
 import { takeBack } from './money.ts';
 import type { PayoutProvider } from './provider.ts';
 import { disputeOrders, disputes } from './tables.ts';
@@ -128,19 +128,15 @@ export async function applyDispute(
       }),
     );
     for (const [i, o] of inLedger.entries()) {
-      await mailDisputeOpened(
-        tx,
-        {
-          disputeId: facts.id,
-          sellerId: o.sellerId,
-          orderId: o.id,
-          orderNumber: o.number,
-          amountCents: amounts[i]!,
-          feeCents: fees[i]!,
-          evidenceDueBy: facts.evidenceDueBy,
-        },
-        deps.publicBaseUrl,
-      );
+      await notifyDisputeOpened(tx, {
+        disputeId: facts.id,
+        sellerId: o.sellerId,
+        orderId: o.id,
+        orderNumber: o.number,
+        amountCents: amounts[i]!,
+        feeCents: fees[i]!,
+        evidenceDueBy: facts.evidenceDueBy,
+      });
     }
     if (outcomeOf(facts.status) !== 'open') await closeDispute(tx, facts);
     return;

@@ -7,6 +7,7 @@ import { and, asc, desc, eq, inArray, lte, sql } from 'drizzle-orm';
 import { randomKey, toUnix } from '../../contract/common.ts';
 import { text } from '../../contract/i18n.ts';
 import { inTransaction, type RequestContext } from '../context.ts';
+import { publish } from '../events.ts';
 import { availableByOrder, type LedgerEntry, lockSellers, post } from '../ledger/ledger.ts';
 import { moneyOfOrders } from '../orders/service.ts';
 import { ProviderError } from '../payments/provider.ts';
@@ -192,7 +193,11 @@ async function sendTransfer(
   }
 }
 
-/** A transfer's end: paid (the cash left us) or failed (its money is available again). */
+/**
+ * A transfer's end: paid (the cash left us) or failed (its money is available again). The last of
+ * its payout's transfers to end (under the seller's lock, so one transaction sees it) says the
+ * payout ended (payout.ended: the seller's notification).
+ */
 async function transferOutcome(
   ctx: RequestContext,
   t: typeof payoutTransfers.$inferSelect,
@@ -231,6 +236,19 @@ async function transferOutcome(
         ],
       },
     ]);
+    const all = await tx.db
+      .select({ status: payoutTransfers.status, amountCents: payoutTransfers.amountCents })
+      .from(payoutTransfers)
+      .where(eq(payoutTransfers.payoutId, t.payoutId));
+    if (all.some((x) => x.status === 'requested')) return;
+    const sum = (status: string) => all.reduce((n, x) => n + (x.status === status ? x.amountCents : 0), 0);
+    await publish(tx, {
+      type: 'payout.ended',
+      payoutId: t.payoutId,
+      sellerId: t.sellerId,
+      paidCents: sum('paid'),
+      failedCents: sum('failed'),
+    });
   });
 }
 

@@ -7,7 +7,7 @@ import { eq } from 'drizzle-orm';
 import type { Locale } from '../../contract/i18n.ts';
 import { findUser } from '../auth/users.ts';
 import type { RequestContext } from '../context.ts';
-import type { EventOf, Links } from '../events.ts';
+import type { EventOf } from '../events.ts';
 import { mailLocale } from '../mail/locale.ts';
 import { enqueueMail } from '../mail/outbox.ts';
 import {
@@ -18,21 +18,40 @@ import {
   returnRequestedEmail,
 } from '../mail/return-templates.ts';
 import type { RenderedMail } from '../mail/templates.ts';
+import { type NoticeMail, notifySellers } from '../notifications/service.ts';
 import { orderNumberOf, shippingProvinceOf } from '../orders/for-returns.ts';
 import { returns } from './tables.ts';
 
 type ReturnRow = typeof returns.$inferSelect;
 
-/** The seller's email when a buyer asks for a return (a subscriber of return.requested). */
-export async function mailReturnRequested(
+/** A subscriber of return.requested: the seller's notification (its email: returnRequestedMail). */
+export async function notifyReturnRequested(
   ctx: RequestContext,
   event: EventOf<'return.requested'>,
-  links: Links,
 ): Promise<void> {
   const [row] = await ctx.db.select().from(returns).where(eq(returns.id, event.returnId));
-  const seller = row && (await findUser(ctx, row.sellerId));
-  if (!row || !seller) return;
-  const locale = mailLocale(ctx, seller);
+  if (!row) return;
+  await notifySellers(ctx, [
+    {
+      sellerId: row.sellerId,
+      kind: 'return_requested',
+      subjectId: row.id,
+      facts: {
+        orderId: row.orderId,
+        orderNumber: await orderNumberOf(ctx, row.orderId),
+        estimatedRefundCents: row.estimatedRefundCents,
+      },
+    },
+  ]);
+}
+
+/**
+ * The return request's own email (the notices job): the items, the reason, the buyer's words,
+ * the estimated refund and the return's page; never the buyer's name or address.
+ */
+export const returnRequestedMail: NoticeMail = async (ctx, seller, notice, locale, publicBaseUrl) => {
+  const [row] = await ctx.db.select().from(returns).where(eq(returns.id, notice.subjectId));
+  if (!row) return;
   await enqueueMail(ctx, {
     dedupeKey: `return-requested:${row.id}`,
     kind: 'return-requested',
@@ -41,21 +60,19 @@ export async function mailReturnRequested(
       {
         sellerName: seller.name,
         returnId: row.id,
-        orderNumber: await orderNumberOf(ctx, row.orderId),
+        orderNumber: String(notice.facts.orderNumber),
         items: row.items.map((i) => ({ name: i.name, quantity: i.quantity })),
         wholeOrder: row.wholeOrder,
         reason: row.reason,
         description: row.description,
         estimatedRefundCents: row.estimatedRefundCents,
         // The console's page of the return (src/web/console/views.ts returnPath).
-        ...(links.publicBaseUrl
-          ? { url: `${links.publicBaseUrl}/console/returns/${encodeURIComponent(row.id)}` }
-          : {}),
+        url: `${publicBaseUrl}/console/returns/${encodeURIComponent(row.id)}`,
       },
       locale,
     ),
   });
-}
+};
 
 /** The buyer's email of a return's decision or refund (a subscriber of return.*): the return as it now stands. */
 export async function mailReturnDecided(

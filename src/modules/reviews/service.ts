@@ -19,6 +19,7 @@ import type {
 import { users } from '../auth/tables.ts';
 import { visibleProduct } from '../catalog/service.ts';
 import { caller, inTransaction, type RequestContext } from '../context.ts';
+import { publish } from '../events.ts';
 import { orderContainsProduct } from '../orders/purchases.ts';
 import { containsLink } from './links.ts';
 import { reviews } from './tables.ts';
@@ -75,6 +76,8 @@ export async function submitReview(ctx: RequestContext, input: SubmitReviewInput
       .returning();
     if (!row) throw conflict('error.reviews.alreadyReviewed', { id: product.id });
     tx.log.info({ reviewId: row.id, productId: product.id, published: row.published }, 'review submitted');
+    if (row.published)
+      await publish(tx, { type: 'review.published', reviewId: row.id, productId: product.id });
     return toReview(row);
   });
 }
@@ -204,6 +207,9 @@ async function moderate(
     if (!row) throw notFound('error.reviews.notFound', { id: reviewId });
     if (changed) {
       tx.log.info({ reviewId, published: change.published, by: caller(tx).id }, 'review moderated');
+      if (change.published) {
+        await publish(tx, { type: 'review.published', reviewId, productId: row.review.productId });
+      }
     }
     return toModerated(row.review, row.author);
   });

@@ -117,6 +117,8 @@ export function productFormView(
     variants?: string;
     /** The product's image gallery (image-views.ts), under the form. */
     gallery?: string;
+    /** The product's low-stock alert form (notification-views.ts), under the gallery. */
+    lowStock?: string;
   },
 ) {
   const l = v.p.locale;
@@ -162,7 +164,7 @@ export function productFormView(
 !${field({ name: 'imageUrl', type: 'url', label: t(l, 'web.console.product.imageUrl'), hint: t(l, 'web.console.product.imageHint'), value: f.imageUrl, error, attrs: ' maxlength="2048"' })}
 !${selectField({ name: 'status', label: t(l, 'web.console.product.status'), value: f.status, error, options: statuses.map((x) => ({ value: x, label: t(l, 'web.console.product.statusName', { status: x }) })) })}
 <button type="submit">${t(l, creating ? 'web.console.product.create' : 'web.console.product.save')}</button></form>
-!${o.variants ?? ''}!${o.gallery ?? ''}
+!${o.variants ?? ''}!${o.gallery ?? ''}!${o.lowStock ?? ''}
 <p><a href="/console/products">${t(l, 'web.console.product.back')}</a></p>`;
   return consolePage(v, title, form, o.done);
 }

@@ -14,6 +14,7 @@ import {
   updateProductBody,
 } from '../../contract/catalog.ts';
 import { t } from '../../contract/i18n.ts';
+import { lowStockBody } from '../../contract/notifications.ts';
 import { listOrdersQuery } from '../../contract/orders.ts';
 import { sellerDashboard } from '../../modules/analytics/service.ts';
 import { shopNames, updateInvoiceIdentity, withProfile } from '../../modules/auth/sellers.ts';
@@ -26,6 +27,7 @@ import {
   updateProduct,
 } from '../../modules/catalog/service.ts';
 import { listImages } from '../../modules/images/service.ts';
+import { myThresholds, setMyThreshold } from '../../modules/notifications/service.ts';
 import * as orders from '../../modules/orders/service.ts';
 import * as returns from '../../modules/returns/service.ts';
 import { seeOther, signedIn, type View, viewOf, type WebDeps } from '../core.ts';
@@ -50,6 +52,8 @@ import {
 import { consoleImagePages, IMAGE_DONE } from './image-routes.ts';
 import { galleryView } from './image-views.ts';
 import { consoleImportPages } from './import-routes.ts';
+import { consoleNotificationPages } from './notification-routes.ts';
+import { lowStockForm } from './notification-views.ts';
 import { consoleOrderPages } from './order-routes.ts';
 import { consolePayoutPages } from './payout-routes.ts';
 import { productFormView, productsView } from './product-views.ts';
@@ -69,7 +73,7 @@ const SELLERS = ['seller'] as const;
 
 type Detail = Awaited<ReturnType<typeof getOwnProduct>>;
 
-const PRODUCT_DONE = ['created', 'saved', 'published', 'unpublished', 'deleted'] as const;
+const PRODUCT_DONE = ['created', 'saved', 'published', 'unpublished', 'deleted', 'lowStock'] as const;
 
 export function consolePages(app: FastifyInstance, deps: WebDeps) {
   const s = deps.settings;
@@ -87,6 +91,7 @@ export function consolePages(app: FastifyInstance, deps: WebDeps) {
   consoleImportPages(app, deps);
   consoleShippingPages(app, deps);
   consolePayoutPages(app, deps);
+  consoleNotificationPages(app, deps);
 
   // ---- overview ----------------------------------------------------------------------------
 
@@ -147,6 +152,8 @@ export function consolePages(app: FastifyInstance, deps: WebDeps) {
       done?: string;
       /** The options and variants as typed, with their refusal (the edit page). */
       variants?: { form: VariantsForm; error?: FormError };
+      /** The low-stock threshold as typed, with its refusal. */
+      lowStock?: { threshold: string; error: FormError };
     },
   ) =>
     productFormView(v, {
@@ -161,7 +168,20 @@ export function consolePages(app: FastifyInstance, deps: WebDeps) {
           o.variants?.error,
         ),
       gallery: o.product && (await galleryOf(req, v, o.product.id)),
+      lowStock: o.product && (await lowStockOf(req, v, o.product.id, o.lowStock)),
     });
+
+  /** The product page's low-stock form: the threshold as typed after a refusal, else the one set. */
+  const lowStockOf = async (
+    req: FastifyRequest,
+    v: View,
+    productId: string,
+    typed?: { threshold: string; error: FormError },
+  ) => {
+    if (typed) return lowStockForm(v, productId, typed.threshold, typed.error);
+    const [set] = (await myThresholds(req.ctx, [productId])).thresholds;
+    return lowStockForm(v, productId, set ? String(set.threshold) : '');
+  };
 
   /** The product page's gallery: its images, the last gallery form's outcome or refusal. */
   const galleryOf = async (req: FastifyRequest, v: View, productId: string, error?: FormError) => {
@@ -256,6 +276,30 @@ export function consolePages(app: FastifyInstance, deps: WebDeps) {
         );
       }
       return seeOther(reply, `${productPath(id)}?done=saved`);
+    },
+  );
+
+  // The edit page's low-stock form (PUT /sellers/me/low-stock-thresholds/:productId): empty is none.
+  app.post<{ Params: { productId: string }; Body: Body }>(
+    '/console/products/:productId/low-stock',
+    postRoute('productWrites'),
+    async (req, reply) => {
+      const id = req.params.productId;
+      const product = await ownProduct(req, id);
+      const typed = one(req.body.threshold).trim().slice(0, 20);
+      try {
+        const { threshold } = readForm(lowStockBody, { threshold: typed === '' ? null : Number(typed) });
+        await setMyThreshold(req.ctx, id, threshold);
+      } catch (err) {
+        return answerRefusal(req, reply, s, err, (v, error) =>
+          productFormPage(req, v, {
+            product,
+            values: formOfProduct(v.p.locale, product),
+            lowStock: { threshold: typed, error },
+          }),
+        );
+      }
+      return seeOther(reply, `${productPath(id)}?done=lowStock#low-stock`);
     },
   );
 

@@ -21,6 +21,14 @@ const consoleTabs = (v: View) =>
     { href: '/console/shipping', label: t(v.p.locale, 'web.console.shipping') },
     { href: '/console/payouts', label: t(v.p.locale, 'web.console.payouts') },
     { href: '/console/analytics', label: t(v.p.locale, 'web.console.analytics') },
+    {
+      href: '/console/notifications',
+      label: v.user?.unreadNotices
+        ? t(v.p.locale, 'web.console.notificationsUnread', {
+            unread: v.user.unreadNotices > 99 ? '99+' : String(v.user.unreadNotices),
+          })
+        : t(v.p.locale, 'web.console.notifications'),
+    },
   ]);
 
 /** A console page: its title as the heading, the sections' tabs, what the last form did, the body (HTML). */
