@@ -203,6 +203,18 @@ describe('a two-seller order, from payment to a lost dispute', () => {
     expect(toA.subject).toBe(`A buyer disputed the payment of order ${oa.number}`);
     expect(toA.textBody).toContain(`$${(feeA / 100).toFixed(2)}`);
     expect(toA.textBody).toContain('http://portage.test/console/payouts');
+    // ...and in each seller's inbox.
+    for (const [s, o] of [
+      [a, oa],
+      [b, ob],
+    ] as const) {
+      const inbox = await t.api.as(s).get('/sellers/me/notifications');
+      expect(inbox.body.notifications.find((n: { kind: string }) => n.kind === 'dispute_opened')).toMatchObject({
+        subjectId: `dp_test_money_path:${o.id}`,
+        link: '/console/payouts',
+        message: expect.stringMatching(new RegExp(`^A buyer disputed the payment of order ${o.number}: \\$`)),
+      });
+    }
     const disputes = await t.api.as(b).get('/sellers/me/disputes');
     expect(disputes.body.disputes).toEqual([
       expect.objectContaining({

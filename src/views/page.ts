@@ -62,6 +62,9 @@ function personLinks(v: PageView): string[] {
   ];
 }
 
+/** A count as a badge shows it: 99+ past 99 (the header's width on a phone). */
+export const shownCount = (n: number) => (n > 99 ? '99+' : String(n));
+
 /**
  * A header link with a count beside it (the units in the cart, a seller's unread notifications):
  * the number shown (99+ past 99, the header's width on a phone), and said in full to a screen
@@ -69,7 +72,7 @@ function personLinks(v: PageView): string[] {
  */
 function countedLink(l: Locale, href: string, label: MessageKey, n: number, said: MessageKey): string {
   if (n <= 0) return html`<a href="${href}">${words(l, label)}</a>`;
-  const shown = n > 99 ? '99+' : String(n);
+  const shown = shownCount(n);
   return html`<a href="${href}">${words(l, label)} <span class="count" aria-hidden="true">${shown}</span><span class="visually-hidden">${words(l, said, { n })}</span></a>`;
 }
 

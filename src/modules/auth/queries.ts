@@ -4,7 +4,7 @@ import { and, eq, gt, sql } from 'drizzle-orm';
 import type { Db } from '../../db/index.ts';
 import { ph, query } from '../../db/sql.ts';
 import { cartItems } from '../cart/tables.ts';
-import { sellerNotifications } from '../notifications/tables.ts';
+import { unreadCountSql } from '../notifications/queries.ts';
 import { users, webSessions } from './tables.ts';
 
 /**
@@ -78,7 +78,7 @@ const userOfSession = query('web_session_user', (db, name) =>
       // The header's count, read with the person (no round trip of its own): units in the cart.
       cartUnits: sql<number>`(select coalesce(sum(${cartItems.quantity}), 0)::int from ${cartItems} where ${cartItems.userId} = ${users.id})`,
       // ...and a seller's unread notifications, up to 100 (the partial index of unread ones).
-      unreadNotices: sql<number>`(select count(*)::int from (select 1 from ${sellerNotifications} where ${sellerNotifications.sellerId} = ${users.id} and ${sellerNotifications.readAt} is null limit 100) unread)`,
+      unreadNotices: unreadCountSql(users.id, 100),
     })
     .from(webSessions)
     .innerJoin(users, and(eq(users.id, webSessions.userId), eq(users.tokenVersion, webSessions.tokenVersion)))

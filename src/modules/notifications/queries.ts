@@ -1,6 +1,6 @@
 // The notifications module's reads and writes: the inbox, the sellers' settings and thresholds,
 // and what a notification needs of other modules' rows (a variant's stock, a review's product).
-import { and, asc, desc, eq, inArray, isNull, lt, sql } from 'drizzle-orm';
+import { and, asc, desc, eq, inArray, isNull, lt, type SQLWrapper, sql } from 'drizzle-orm';
 import type { NotificationKind } from '../../contract/notifications.ts';
 import type { Db } from '../../db/index.ts';
 import { ph, statement } from '../../db/sql.ts';
@@ -80,6 +80,27 @@ export function claimNotices(db: Db, limit: number) {
     .returning();
 }
 
+/** The queued notice `id`, taken (gone at commit). */
+export function claimNotice(db: Db, id: number) {
+  return db.delete(noticeOutbox).where(eq(noticeOutbox.id, id)).returning();
+}
+
+/** The ids of up to `limit` queued notices, oldest first. */
+export async function queuedIds(db: Db, limit: number): Promise<number[]> {
+  const rows = await db
+    .select({ id: noticeOutbox.id })
+    .from(noticeOutbox)
+    .orderBy(asc(noticeOutbox.id))
+    .limit(limit);
+  return rows.map((r) => r.id);
+}
+
+/** Deletes the queued notice `id`; answers 1 when it was there. */
+export async function dropNotice(db: Db, id: number): Promise<number> {
+  return (await db.delete(noticeOutbox).where(eq(noticeOutbox.id, id)).returning({ id: noticeOutbox.id }))
+    .length;
+}
+
 /** A seller to tell: who they are and, by kind, what they chose ([email, inbox]); absent: both. */
 export interface Recipient {
   id: string;
@@ -107,10 +128,11 @@ export function recipients(db: Db, ids: string[]): Promise<Recipient[]> {
 
 /**
  * Writes the inbox's rows; a subject told already is not told again, except a variant's low stock,
- * whose row is raised (unread, new facts and time). Answers the rows written or raised.
+ * whose row is raised (unread, new facts and time). One row per key: a statement cannot write a
+ * row twice.
  */
 export function insertNotifications(db: Db, rows: NotificationRow[]) {
-  if (rows.length === 0) return Promise.resolve([]);
+  if (rows.length === 0) return Promise.resolve();
   return db
     .insert(sellerNotifications)
     .values(rows)
@@ -122,11 +144,6 @@ export function insertNotifications(db: Db, rows: NotificationRow[]) {
         readAt: sql`null`,
       },
       setWhere: eq(sellerNotifications.kind, 'stock_low'),
-    })
-    .returning({
-      sellerId: sellerNotifications.sellerId,
-      kind: sellerNotifications.kind,
-      subjectId: sellerNotifications.subjectId,
     });
 }
 
@@ -154,17 +171,18 @@ export function inboxPage(db: Db, sellerId: string, q: { limit: number; unread?:
     .limit(q.limit + 1);
 }
 
-/** UNREAD_COUNTED: past it the count says "at least" (a bounded read of the partial index). */
+/** A seller's unread notifications counted up to `cap`, a bounded read of the partial index: a select's column. */
+export const unreadCountSql = (sellerId: SQLWrapper, cap: number) =>
+  sql<number>`(select count(*)::int from (select 1 from ${sellerNotifications} where ${sellerNotifications.sellerId} = ${sellerId} and ${sellerNotifications.readAt} is null limit ${sql.raw(String(cap))}) unread)`;
+
+/** The inbox's count stops here (the API says "counted up to 1,000"). */
 export const UNREAD_COUNTED = 1000;
 
 export async function unreadCount(db: Db, sellerId: string): Promise<number> {
-  const unread = db
-    .select({ one: sql`1` })
-    .from(sellerNotifications)
-    .where(and(eq(sellerNotifications.sellerId, sellerId), isNull(sellerNotifications.readAt)))
-    .limit(UNREAD_COUNTED)
-    .as('unread');
-  const [row] = await db.select({ n: sql<number>`count(*)::int` }).from(unread);
+  const [row] = await db
+    .select({ n: unreadCountSql(sql`${sellerId}`, UNREAD_COUNTED) })
+    .from(users)
+    .where(eq(users.id, sellerId));
   return row?.n ?? 0;
 }
 

@@ -17,13 +17,16 @@ import { mailLocale } from '../mail/locale.ts';
 import { enqueueMail } from '../mail/outbox.ts';
 import { greeting, line, page, type RenderedMail } from '../mail/templates.ts';
 import {
+  claimNotice,
   claimNotices,
   deleteNotificationsBefore,
+  dropNotice,
   inboxPage,
   insertNotifications,
   markRead,
   type NoticeFacts,
   type NotificationRow,
+  queuedIds,
   queueNotices,
   type Recipient,
   recipients,
@@ -91,20 +94,60 @@ export function notifySellers(ctx: RequestContext, notices: Notice[], sold: Sold
  * except a variant's low stock (a new crossing). Answers how many it took.
  */
 export async function deliverNotices(ctx: RequestContext, deps: NoticeDeps, limit: number): Promise<number> {
-  const taken = await inTransaction(ctx, async (tx) => {
-    const queued = await claimNotices(tx.db, limit);
+  let taken: number;
+  try {
+    taken = await tell(ctx, deps, (db) => claimNotices(db, limit));
+  } catch (err) {
+    // One notice that cannot be told (a template's bug) must not stall every seller's: told one
+    // by one, and one that fails alone is dropped, logged.
+    ctx.log.error({ err }, 'a batch of notices failed; telling them one by one');
+    taken = 0;
+    for (const id of await queuedIds(ctx.db, limit)) {
+      try {
+        taken += await tell(ctx, deps, (db) => claimNotice(db, id));
+      } catch (one) {
+        ctx.log.error({ err: one, notice: id }, 'a notice could not be told: dropped');
+        taken += await dropNotice(ctx.db, id);
+      }
+    }
+  }
+  if (taken > 0) deps.nudgeMail?.();
+  return taken;
+}
+
+/** Tells the notices `claim` takes, in one transaction; answers how many it took. */
+function tell(
+  ctx: RequestContext,
+  deps: NoticeDeps,
+  claim: (db: RequestContext['db']) => ReturnType<typeof claimNotices>,
+) {
+  return inTransaction(ctx, async (tx) => {
+    const queued = await claim(tx.db);
     if (queued.length === 0) return 0;
     const who = new Map(
       (await recipients(tx.db, [...new Set(queued.map((n) => n.sellerId))])).map((r) => [r.id, r]),
     );
-    const rows: NotificationRow[] = [];
+    // One row per key in the inbox's insert (a statement cannot write one row twice): a subject
+    // queued twice in a batch (published, hidden, published again) is told once; a variant's low
+    // stock crossed twice keeps its last crossing.
+    const rows = new Map<string, NotificationRow>();
     const mails: Array<{ to: Recipient; notice: (typeof queued)[number] }> = [];
     for (const notice of queued) {
       const to = who.get(notice.sellerId);
       if (!to) continue;
+      const key = `${notice.sellerId}\u0000${notice.kind}\u0000${notice.subjectId}`;
+      const again =
+        rows.has(key) ||
+        mails.some(
+          (m) =>
+            m.notice.kind === notice.kind &&
+            m.notice.subjectId === notice.subjectId &&
+            m.notice.sellerId === notice.sellerId,
+        );
+      if (again && notice.kind !== 'stock_low') continue;
       const [email, inbox] = to.chosen?.[notice.kind] ?? [true, true];
       if (inbox) {
-        rows.push({
+        rows.set(key, {
           id: newId('notifications'),
           sellerId: notice.sellerId,
           kind: notice.kind,
@@ -116,7 +159,7 @@ export async function deliverNotices(ctx: RequestContext, deps: NoticeDeps, limi
       }
       if (email) mails.push({ to, notice });
     }
-    await insertNotifications(tx.db, rows);
+    await insertNotifications(tx.db, [...rows.values()]);
     for (const { to, notice } of mails) {
       const locale = mailLocale(tx, to);
       const own = deps.mails[notice.kind];
@@ -135,8 +178,6 @@ export async function deliverNotices(ctx: RequestContext, deps: NoticeDeps, limi
     }
     return queued.length;
   });
-  if (taken > 0) deps.nudgeMail?.();
-  return taken;
 }
 
 /** The one line that says a notification, in `locale`. */

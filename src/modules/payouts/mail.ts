@@ -8,7 +8,7 @@ import { emailText } from '../../views/email.ts';
 import type { RequestContext } from '../context.ts';
 import { enqueueMail } from '../mail/outbox.ts';
 import { deliveryDate, greeting, line, money, page } from '../mail/templates.ts';
-import { type NoticeMail, notifySellers } from '../notifications/service.ts';
+import { type NoticeMail, noticeLink, notifySellers } from '../notifications/service.ts';
 
 /** The Toronto calendar date of an instant (YYYY-MM-DD). */
 const torontoDay = (d: Date) => new Intl.DateTimeFormat('en-CA', { timeZone: 'America/Toronto' }).format(d);
@@ -59,7 +59,7 @@ export const disputeOpenedMail: NoticeMail = async (ctx, seller, notice, locale,
       ? t(locale, 'mail.disputeOpened.deadline', { date: deliveryDate(locale, torontoDay(due)) })
       : t(locale, 'mail.disputeOpened.noDeadline'),
   ];
-  const url = `${publicBaseUrl}/console/payouts`;
+  const url = `${publicBaseUrl}${noticeLink('dispute_opened', notice.subjectId, d)}`;
   const text = emailText([
     greeting(seller.name, locale),
     '',

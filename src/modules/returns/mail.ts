@@ -18,7 +18,7 @@ import {
   returnRequestedEmail,
 } from '../mail/return-templates.ts';
 import type { RenderedMail } from '../mail/templates.ts';
-import { type NoticeMail, notifySellers } from '../notifications/service.ts';
+import { type NoticeMail, noticeLink, notifySellers } from '../notifications/service.ts';
 import { orderNumberOf, shippingProvinceOf } from '../orders/for-returns.ts';
 import { returns } from './tables.ts';
 
@@ -66,8 +66,7 @@ export const returnRequestedMail: NoticeMail = async (ctx, seller, notice, local
         reason: row.reason,
         description: row.description,
         estimatedRefundCents: row.estimatedRefundCents,
-        // The console's page of the return (src/web/console/views.ts returnPath).
-        url: `${publicBaseUrl}/console/returns/${encodeURIComponent(row.id)}`,
+        url: `${publicBaseUrl}${noticeLink('return_requested', row.id, notice.facts)}`,
       },
       locale,
     ),

@@ -3,6 +3,7 @@
 // takes values and draws them; the other pages are in product-views.ts and order-views.ts.
 import { html } from 'ghtml';
 import { type Locale, type MessageKey, t } from '../../contract/i18n.ts';
+import { shownCount } from '../../views/page.ts';
 import type { View } from '../core.ts';
 import { csrfField, type FormError, field, formAlert, notice, page, provinceName, tabs } from '../layout.ts';
 import type { ShopForm } from './form.ts';
@@ -25,7 +26,7 @@ const consoleTabs = (v: View) =>
       href: '/console/notifications',
       label: v.user?.unreadNotices
         ? t(v.p.locale, 'web.console.notificationsUnread', {
-            unread: v.user.unreadNotices > 99 ? '99+' : String(v.user.unreadNotices),
+            unread: shownCount(v.user.unreadNotices),
           })
         : t(v.p.locale, 'web.console.notifications'),
     },
