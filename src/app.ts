@@ -76,6 +76,7 @@ import { canadaPostLabels } from './modules/shipping/labels.ts';
 import { carrierRates } from './modules/shipping/rates.ts';
 import { shippingRoutes } from './modules/shipping/routes.ts';
 import { sandboxLabels } from './modules/shipping/sandbox-labels.ts';
+import { shopRoutes } from './modules/shops/routes.ts';
 import { subscribeModules } from './modules/subscriptions.ts';
 import { systemRoutes } from './modules/system/routes.ts';
 import { createProfiles } from './modules/ucp/agent.ts';
@@ -288,6 +289,7 @@ export async function buildApp(opts: AppOptions): Promise<FastifyInstance> {
   await app.register(statementRoutes(payoutDeps));
   await app.register(reconcileRoutes(payoutDeps));
   await app.register(notificationRoutes);
+  await app.register(shopRoutes({ publicBaseUrl: config.publicBaseUrl }));
   const invoices = createInvoiceRenderer(
     { ...config.invoiceRender, samples: config.appEnv === 'development' },
     app.log.child({ component: 'invoices' }),

@@ -67,11 +67,12 @@ describe('a platform buys through ACP', () => {
     });
     expect(created.status, JSON.stringify(created.body)).toBe(201);
     expect(created.body).toMatchObject({ status: 'ready_for_payment', currency: 'cad', messages: [] });
-    // The platform's own policies, as pages a person opens (not the API reference).
+    // The platform's own policies, as pages a person opens (not the API reference); the returns
+    // of the one shop sold from, on its page.
     expect(created.body.links).toEqual([
       { type: 'terms_of_use', url: 'http://portage.test/policies/terms' },
       { type: 'privacy_policy', url: 'http://portage.test/policies/privacy' },
-      { type: 'return_policy', url: 'http://portage.test/policies/returns' },
+      { type: 'return_policy', url: `http://portage.test/shops/${encodeURIComponent(shop.id)}#returns` },
     ]);
     expect(created.body.line_items).toEqual([
       expect.objectContaining({

@@ -104,3 +104,43 @@ describe("0042: an image's variant is one of its product's", () => {
     expect(await refused('variants:gone')).toBe('23503');
   });
 });
+
+describe('0053: every shop gets its slug', () => {
+  it('gives the shops open before it theirs, oldest first, and every shop opening after it one', async () => {
+    const run = (text: string) => database.db.execute(sql.raw(text));
+    await run('drop trigger seller_profiles_slug on seller_profiles');
+    await run('alter table seller_profiles alter column slug drop not null');
+    const shop = async (id: string, name: string, at: string) => {
+      await run(
+        `insert into users (id, email, name, role) values ('users:${id}', '${id}@x.test', 'X', 'seller')`,
+      );
+      await run(
+        `insert into seller_profiles (user_id, shop_name, province, created_at) values ('users:${id}', '${name.replace(/'/g, "''")}', 'QC', '${at}')`,
+      );
+    };
+    await shop('b', 'Maple Goods', '2026-11-02T10:00:00Z');
+    await shop('a', 'Maple Goods', '2026-11-01T10:00:00Z');
+    await shop('c', 'Érablière du Lac-Saint-Jean', '2026-11-03T10:00:00Z');
+    await shop('d', '!!!', '2026-11-04T10:00:00Z');
+
+    const statements = readFileSync(path.join(MIGRATIONS_DIR, '0053_shop_slugs.sql'), 'utf8').split(
+      '--> statement-breakpoint',
+    );
+    expect(statements).toHaveLength(3);
+    for (const statement of statements) await run(statement);
+
+    expect(
+      await rowsOf(database.db, sql`select user_id, slug from seller_profiles order by user_id`),
+    ).toEqual([
+      { user_id: 'users:a', slug: 'maple-goods' },
+      { user_id: 'users:b', slug: 'maple-goods-2' },
+      { user_id: 'users:c', slug: 'erabliere-du-lac-saint-jean' },
+      { user_id: 'users:d', slug: 'shop' },
+    ]);
+    // A shop opening now gets one from the trigger; the column is required.
+    await shop('e', 'Maple  Goods!', '2026-11-05T10:00:00Z');
+    expect(
+      await rowsOf(database.db, sql`select slug from seller_profiles where user_id = 'users:e'`),
+    ).toEqual([{ slug: 'maple-goods-3' }]);
+  });
+});

@@ -209,7 +209,9 @@ describe('a two-seller order, from payment to a lost dispute', () => {
       [b, ob],
     ] as const) {
       const inbox = await t.api.as(s).get('/sellers/me/notifications');
-      expect(inbox.body.notifications.find((n: { kind: string }) => n.kind === 'dispute_opened')).toMatchObject({
+      expect(
+        inbox.body.notifications.find((n: { kind: string }) => n.kind === 'dispute_opened'),
+      ).toMatchObject({
         subjectId: `dp_test_money_path:${o.id}`,
         link: '/console/payouts',
         message: expect.stringMatching(new RegExp(`^A buyer disputed the payment of order ${o.number}: \\$`)),

@@ -130,11 +130,12 @@ describe('a platform buys through UCP', () => {
     expect(created.headers['request-id']).toBeDefined();
     expect(created.body).toMatchObject({ status: 'ready_for_complete', currency: 'CAD' });
     expect(created.body.id).toMatch(/^ucp_cs_/);
-    // The platform's own policies, as pages a person opens (not the API reference).
+    // The platform's own policies, as pages a person opens (not the API reference); the returns
+    // of the one shop sold from, on its page.
     expect(created.body.links).toEqual([
       { type: 'terms_of_service', url: 'https://portage.test/policies/terms' },
       { type: 'privacy_policy', url: 'https://portage.test/policies/privacy' },
-      { type: 'refund_policy', url: 'https://portage.test/policies/returns' },
+      { type: 'refund_policy', url: `https://portage.test/shops/${encodeURIComponent(shop.id)}#returns` },
     ]);
     expect(created.body.ucp.capabilities).toEqual({
       'dev.ucp.shopping.checkout': [{ version: '2026-04-08' }],

@@ -23,4 +23,5 @@ export * from '../modules/platforms/tables.ts';
 export * from '../modules/policies/tables.ts';
 export * from '../modules/returns/tables.ts';
 export * from '../modules/reviews/tables.ts';
+export * from '../modules/shops/tables.ts';
 export * from '../modules/system/tables.ts';

@@ -135,6 +135,9 @@ address { font-style: normal; }
 .ship-date { grid-column: 1 / -1; color: var(--muted); font-size: .88rem; }
 ul.addresses { list-style: none; padding: 0; margin: 0; }
 .card ul.addresses > li + li { border-top: 1px solid var(--line); padding-top: 10px; margin-top: 10px; }
+.shop-head { display: flex; gap: 16px; align-items: center; flex-wrap: wrap; }
+.shop-logo { max-height: 96px; max-width: 40%; width: auto; }
+.shop-products { margin-bottom: 16px; }
 ul.notices { list-style: none; padding: 0; margin: 0; }
 ul.notices > li { overflow-wrap: anywhere; }
 ul.notices > li + li { border-top: 1px solid var(--line); padding-top: 10px; margin-top: 10px; }

@@ -19,6 +19,7 @@ import type { SessionRow } from '../agent-checkout/types.ts';
 import type { checkoutSessions } from '../checkout/tables.ts';
 import { policyUrl } from '../policies/links.ts';
 import { serviceName } from '../shipping/names.ts';
+import { returnPolicyUrlFor } from '../shops/service.ts';
 import { acpParam } from './errors.ts';
 
 export const ACP_VERSION = '2026-04-17';
@@ -120,7 +121,10 @@ export function toAcpSession(
     links: [
       { type: 'terms_of_use', url: policyUrl(deps.publicBaseUrl, 'terms') },
       { type: 'privacy_policy', url: policyUrl(deps.publicBaseUrl, 'privacy') },
-      { type: 'return_policy', url: policyUrl(deps.publicBaseUrl, 'returns') },
+      {
+        type: 'return_policy',
+        url: returnPolicyUrlFor(deps.publicBaseUrl, held ? checkout.parcels.map((p) => p.sellerId) : []),
+      },
     ],
     created_at: isoSecond(row.createdAt),
     updated_at: isoSecond(row.updatedAt),

@@ -41,6 +41,12 @@ export const sellerProfiles = pgTable('seller_profiles', {
     .primaryKey()
     .references(() => users.id, { onDelete: 'cascade' }),
   shopName: text('shop_name').notNull(),
+  // The shop page's address (/shops/<slug>): made from the shop's name when the shop opens (a
+  // trigger, migration 0053: portage_shop_slug), kept when the name changes.
+  slug: text('slug')
+    .notNull()
+    .unique('seller_profiles_slug')
+    .$defaultFn(() => sql`null`),
   province: text('province').notNull(),
   // What the seller's invoices say of the supplier (docs/invoices.md); null until the seller sets it.
   legalName: text('legal_name'),

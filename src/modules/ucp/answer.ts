@@ -19,6 +19,7 @@ import { effectiveStatus, isHeld, itemIdOf, lineId, orderIdOf } from '../agent-c
 import type { SessionState } from '../agent-checkout/types.ts';
 import { policyUrl } from '../policies/links.ts';
 import { serviceName } from '../shipping/names.ts';
+import { returnPolicyUrlFor } from '../shops/service.ts';
 import { capabilitiesFor, type Negotiated } from './agent.ts';
 import { CHECKOUT, DISCOUNT, FULFILLMENT, type UcpPaymentHandlers } from './profile.ts';
 
@@ -133,7 +134,10 @@ export function toUcpCheckout(
     links: [
       { type: 'terms_of_service', url: policyUrl(deps.publicBaseUrl, 'terms') },
       { type: 'privacy_policy', url: policyUrl(deps.publicBaseUrl, 'privacy') },
-      { type: 'refund_policy', url: policyUrl(deps.publicBaseUrl, 'returns') },
+      {
+        type: 'refund_policy',
+        url: returnPolicyUrlFor(deps.publicBaseUrl, held ? checkout.parcels.map((p) => p.sellerId) : []),
+      },
     ],
     expires_at: isoSecond(held ? checkout.expiresAt : row.expiresAt),
     // The spec: a continue_url while the person could still finish (a must when escalating).

@@ -58,6 +58,7 @@ import { consoleOrderPages } from './order-routes.ts';
 import { consolePayoutPages } from './payout-routes.ts';
 import { productFormView, productsView } from './product-views.ts';
 import { consoleShippingPages } from './shipping-routes.ts';
+import { consoleShopPageForm, type ShopPageForm, shopPageForm, shopPageFormOf } from './shop-page-form.ts';
 import {
   onTheForm,
   refuseTwice,
@@ -368,12 +369,31 @@ export function consolePages(app: FastifyInstance, deps: WebDeps) {
   const shopPage = async (
     req: FastifyRequest,
     v: View,
-    o: { values?: ShopForm; error?: FormError; done?: string } = {},
+    o: {
+      values?: ShopForm;
+      error?: FormError;
+      done?: string;
+      /** The shop page's form as typed, with its refusal. */
+      pageForm?: { values: ShopPageForm; error: FormError };
+    } = {},
   ) => {
     const shop = (await withProfile(req.ctx, await deps.auth.me(req.ctx))).seller;
     const values = o.values ?? (Object.fromEntries(SHOP_FIELDS.map((k) => [k, shop?.[k] ?? ''])) as ShopForm);
-    return shopView(v, { ...o, shop, values });
+    const page = shop ? await shopPageFormOf(req) : undefined;
+    return shopView(v, {
+      ...o,
+      shop,
+      values,
+      pageForm:
+        page &&
+        shopPageForm(v, {
+          path: page.path,
+          values: o.pageForm?.values ?? page.values,
+          ...(o.pageForm ? { error: o.pageForm.error } : {}),
+        }),
+    });
   };
+  consoleShopPageForm(app, deps, shopPage);
 
   app.get<{ Querystring: Record<string, string | undefined> }>(
     '/console/shop',
@@ -384,7 +404,12 @@ export function consolePages(app: FastifyInstance, deps: WebDeps) {
       return sendHtml(
         reply,
         await shopPage(req, v, {
-          done: req.query.done === 'saved' ? t(v.p.locale, 'web.console.shop.saved') : undefined,
+          done:
+            req.query.done === 'saved'
+              ? t(v.p.locale, 'web.console.shop.saved')
+              : req.query.done === 'page'
+                ? t(v.p.locale, 'web.console.shop.pageSaved')
+                : undefined,
         }),
       );
     },

@@ -121,6 +121,8 @@ export function shopView(
     values: ShopForm;
     error?: FormError;
     done?: string;
+    /** The shop page's form (shop-page-form.ts), under the invoices' one. */
+    pageForm?: string | undefined;
   },
 ) {
   const l = v.p.locale;
@@ -144,7 +146,7 @@ export function shopView(
 !${f('legalName', { autocomplete: 'organization', max: 200 })}!${f('street', { autocomplete: 'street-address', max: 200 })}
 <div class="row">!${f('city', { autocomplete: 'address-level2', max: 100 })}!${f('postalCode', { autocomplete: 'postal-code', max: 10 })}</div>
 !${f('gstHstNumber', { hint: t(l, 'web.console.shop.gstHstHint'), max: 40 })}!${f('qstNumber', { hint: t(l, 'web.console.shop.qstHint'), max: 40 })}
-<button type="submit">${t(l, 'web.settings.save')}</button></form>`,
+<button type="submit">${t(l, 'web.settings.save')}</button></form>!${o.pageForm ?? ''}`,
     o.done,
   );
 }

@@ -22,6 +22,7 @@ import { type FormError, formErrorOf, readForm, sendHtml, shownRefusal } from '.
 import { filtersOf, ID, readStoreQuery } from './search-query.ts';
 import { paymentPathOf, storeShippingPages } from './shipping-routes.ts';
 import { hasChoice, shippingPath } from './shipping-views.ts';
+import { shopPages } from './shop-page.ts';
 import { chooseVariant } from './variants.ts';
 import {
   type CartPageOptions,
@@ -89,6 +90,7 @@ async function checkoutAnswer(
 export function storePages(app: FastifyInstance, deps: WebDeps) {
   const s = deps.settings;
   storeShippingPages(app, deps);
+  shopPages(app, deps);
 
   app.get('/', { config: { auth: 'public', limit: 'pages' }, schema: { hide: true } }, async (req, reply) => {
     const v = viewOf(req, reply, s);

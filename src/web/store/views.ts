@@ -8,6 +8,7 @@ import { formatDollars, formatMoney, type Locale, t } from '../../contract/i18n.
 import type { SavedAddress } from '../../modules/addresses/service.ts';
 import type { getCart } from '../../modules/cart/service.ts';
 import { foldOption } from '../../modules/search/filters.ts';
+import { shopPathOf } from '../../modules/shops/service.ts';
 import {
   amountRows,
   productCard,
@@ -17,6 +18,7 @@ import {
   stars,
   stockLine,
 } from '../../views/fragments.ts';
+import { wordsWith } from '../../views/words.ts';
 import type { AddressForm } from '../addresses/form.ts';
 import { addressBlock, addressFields } from '../addresses/views.ts';
 import type { View } from '../core.ts';
@@ -305,7 +307,7 @@ export function productPage(v: View, p: z.output<typeof productDetail>, o: Produ
     index: true,
     body: html`<div class="sheet"><div class="gallery">!${productImages(l, p)}</div>
 <div><h1!${titleLang}>${p.title}</h1>!${c ? '' : html`<p class="price">${moneyText(v, p.priceCents)}</p>`}<p>!${stars(l, p.rating, p.reviewCount)}</p>
-<p>${t(l, 'web.product.soldBy', { shop: p.seller.name })} · !${stars(l, p.seller.rating, p.seller.reviewCount)}</p>
+<p>!${wordsWith(l, 'web.product.soldBy', {}, { shop: html`<a href="${shopPathOf(p.sellerId)}">${p.seller.name}</a>` })} · !${stars(l, p.seller.rating, p.seller.reviewCount)}</p>
 !${c ? '' : stockLine(l, p.stockQuantity)}!${p.isPerishable ? html`<p class="hint">${t(l, 'web.product.perishable')}</p>` : ''}!${p.isDigital ? html`<p class="hint">${t(l, 'web.product.digital')}</p>` : ''}
 !${added}!${c ? variantBuy(v, p, o, c) : buy}
 <h2>${t(l, 'web.product.description')}</h2>!${onlyIn}<p!${descriptionLang}>${p.description}</p>
