@@ -383,7 +383,7 @@ export async function buildApp(opts: AppOptions): Promise<FastifyInstance> {
   const mailTransport = createMailTransport(config.mail, config.dataDir);
   jobs = createJobRunner(
     [
-      ...commerceJobs(commerce),
+      ...commerceJobs({ ...commerce, returnEscalationBusinessDays: config.returnEscalationBusinessDays }),
       ...payoutJobs(payoutDeps),
       mailJob({ transport: mailTransport, from: config.mail.from }),
       idempotencyCleanupJob(),

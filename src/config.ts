@@ -93,6 +93,8 @@ export interface Config {
   jobs: boolean;
   /** A delivered order may be returned until this many days after its delivery (docs/api.md "Returns"). */
   returnWindowDays: number;
+  /** A return left pending this many business days after the day it was asked goes to the admins. */
+  returnEscalationBusinessDays: number;
   /** Live holds (checkout sessions holding stock) one agent platform may keep at once. */
   platformMaxHolds: number;
   /** The locale of a person with no saved preference and no Accept-Language we speak. */
@@ -252,6 +254,7 @@ export function loadConfig(env: Env = process.env): Config {
   const jobs = pick('JOBS', z.enum(['on', 'off'], { message: 'must be on or off' }), 'on') === 'on';
   const platformMaxHolds = pick('PLATFORM_MAX_HOLDS', intIn(1, 1_000_000), 1000);
   const returnWindowDays = pick('RETURN_WINDOW_DAYS', intIn(1, 365), 30);
+  const returnEscalationBusinessDays = pick('RETURN_ESCALATION_BUSINESS_DAYS', intIn(1, 30), 2);
   const defaultLocale = pick(
     'DEFAULT_LOCALE',
     z.enum(LOCALES, { message: `must be one of ${LOCALES.join(', ')}` }),
@@ -299,6 +302,7 @@ export function loadConfig(env: Env = process.env): Config {
     mail,
     jobs,
     returnWindowDays,
+    returnEscalationBusinessDays,
     platformMaxHolds,
     defaultLocale,
     invoiceRender,

@@ -37,7 +37,7 @@ describe('lifecycles', () => {
     [render('en-CA', orderMachine.refusal('ship', 'cancelled')), 'The order is cancelled'],
     [
       render('en-CA', returnMachine.refusal('refund', 'pending')),
-      'Only an approved return can be refunded; this one is pending',
+      'Only an approved, received return can be refunded; this one is pending',
     ],
   ])('a refusal names the state: %s', (said, expected) => {
     expect(said).toBe(expected);

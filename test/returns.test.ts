@@ -88,7 +88,12 @@ describe('the return window', () => {
       refund_amount_cents: null,
       order_refunded_cents: 0,
       note: null,
+      instructions: null,
+      lines: [{ id: first.product.id, product_id: first.product.id, name: first.product.title, quantity: 2 }],
+      restocked: null,
       decided_at: null,
+      received_at: null,
+      escalated_at: null,
       refunded_at: null,
     });
     expect(first.order.totalAmountCents).toBe(5536);

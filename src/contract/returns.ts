@@ -8,8 +8,20 @@ import { unixSeconds } from './common.ts';
 export const RETURN_REASONS = ['damaged', 'wrong_item', 'not_as_described', 'other'] as const;
 export type ReturnReason = (typeof RETURN_REASONS)[number];
 
-/** pending -> approved | rejected (by the seller or an admin); approved -> refunded (the provider confirmed). */
-export const RETURN_STATUSES = ['pending', 'approved', 'rejected', 'refunded'] as const;
+/**
+ * pending -> approved (refund without a return) | awaiting_parcel (approved with instructions to
+ * send it back) | rejected, by the seller or an admin; awaiting_parcel -> received (the seller
+ * has the parcel: the refund goes); approved | received -> refunded (the provider confirmed).
+ * docs/lifecycles.md "Return (`src/modules/returns/states.ts`)".
+ */
+export const RETURN_STATUSES = [
+  'pending',
+  'awaiting_parcel',
+  'received',
+  'approved',
+  'rejected',
+  'refunded',
+] as const;
 export type ReturnStatus = (typeof RETURN_STATUSES)[number];
 export const returnStatus = z.enum(RETURN_STATUSES);
 
@@ -40,6 +52,26 @@ export const requestReturnBody = z
       ),
   })
   .meta({ id: 'RequestReturn' });
+
+/**
+ * POST /returns: the tool's input (exactly the spec's fields), and over HTTP (the pages, a client
+ * of its own) `quantities` to return fewer units of a line.
+ */
+export const requestReturnApiBody = requestReturnBody.extend({
+  quantities: z
+    .record(
+      z.string().max(100),
+      z
+        .number()
+        .int('validation.positiveInteger')
+        .min(1, 'validation.positiveInteger')
+        .max(1000, 'validation.atMost'),
+    )
+    .optional()
+    .describe(
+      'Units to return of some of `items` (a product or variant id of one order line each, as in `items`): fewer than were bought; every unit left unless given',
+    ),
+});
 
 export const returnRequest = z
   .object({
@@ -78,7 +110,24 @@ export const returnRequest = z
         "What the order has refunded so far, or has a refund on the way for, in cents (every return's and cancellation's): what a decision weighs this return's estimate against",
       ),
     note: z.string().nullable().describe("The seller's note with the decision"),
+    instructions: z
+      .string()
+      .nullable()
+      .describe('Where and how to send the items back (awaiting_parcel): the refund follows their receipt'),
+    lines: z
+      .array(
+        z.object({ id: z.string(), product_id: z.string(), name: z.string(), quantity: z.number().int() }),
+      )
+      .describe("The lines returned: each order line's id (its variant's), product, name and units returned"),
+    restocked: z
+      .record(z.string(), z.number().int())
+      .nullable()
+      .describe('Units the seller put back in stock of each line when the parcel came (null until received)'),
     decided_at: unixSeconds.nullable(),
+    received_at: unixSeconds.nullable(),
+    escalated_at: unixSeconds
+      .nullable()
+      .describe("When a return left pending past the seller's time to answer went to the platform's admins"),
     refunded_at: unixSeconds.nullable(),
   })
   .meta({ id: 'ReturnRequest' });
@@ -104,7 +153,37 @@ const note = z.string().trim().max(1000);
 
 /** Optional: approving needs no body. */
 export const approveReturnBody = z
-  .object({ note: note.optional().describe('A note to the buyer (optional)') })
+  .object({
+    note: note.optional().describe('A note to the buyer (optional)'),
+    instructions: z
+      .string()
+      .trim()
+      .min(1)
+      .max(2000)
+      .optional()
+      .describe(
+        'Where and how to send the items back: the return then waits for the parcel (POST /returns/:id/receive) and is refunded once received; without, it is refunded now, nothing sent back',
+      ),
+  })
+  .nullish();
+
+/** The parcel came back: how many units of each returned line go back in stock (0 when left out). */
+export const receiveReturnBody = z
+  .object({
+    restock: z
+      .record(
+        z.string().max(100),
+        z
+          .number()
+          .int('validation.nonNegativeInteger')
+          .min(0, 'validation.nonNegativeInteger')
+          .max(1000, 'validation.atMost'),
+      )
+      .default({})
+      .describe(
+        "Units put back on sale, by the returned line's id (as in `lines`); at most the units returned",
+      ),
+  })
   .nullish();
 
 export const rejectReturnBody = z.object({

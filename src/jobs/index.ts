@@ -12,9 +12,10 @@ import { releaseDue } from '../modules/payouts/money.ts';
 import { runPayouts } from '../modules/payouts/payouts.ts';
 import { sendDueReversals } from '../modules/payouts/reversals.ts';
 import { returnRequestedMail } from '../modules/returns/mail.ts';
+import { escalateLateReturns } from '../modules/returns/service.ts';
 import type { Job } from './runner.ts';
 
-export function commerceJobs(deps: OrdersDeps): Job[] {
+export function commerceJobs(deps: OrdersDeps & { returnEscalationBusinessDays: number }): Job[] {
   return [
     {
       // Open checkouts past their 30 minutes end and give back their stock; so do reservations
@@ -60,6 +61,13 @@ export function commerceJobs(deps: OrdersDeps): Job[] {
       everyMs: 3_600_000,
       batch: 500,
       run: (ctx) => deleteOldNotifications(ctx, 500),
+    },
+    {
+      // Returns their sellers left unanswered: to the admins' queue (docs/api.md "Returns").
+      name: 'returns-escalation',
+      everyMs: 600_000,
+      batch: 100,
+      run: (ctx) => escalateLateReturns(ctx, deps.returnEscalationBusinessDays, 100),
     },
     {
       name: 'pending-orders',

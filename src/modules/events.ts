@@ -47,7 +47,12 @@ export type DomainEvent =
     }
   | { type: 'refund.failed'; refundId: string; orderId: string; returnId: string | null; amountCents: number }
   | {
-      type: 'return.requested' | 'return.approved' | 'return.rejected' | 'return.refunded';
+      type:
+        | 'return.requested'
+        | 'return.approved'
+        | 'return.rejected'
+        | 'return.received'
+        | 'return.refunded';
       returnId: string;
       orderId: string;
     }

@@ -64,6 +64,7 @@ export const ORDER_EVENTS = [
   'refund.succeeded',
   'return.approved',
   'return.rejected',
+  'return.received',
 ] as const satisfies ReadonlyArray<DomainEvent['type']>;
 
 /** An event a platform hears of. */

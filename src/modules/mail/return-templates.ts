@@ -26,9 +26,11 @@ export interface ReturnMailData extends ReturnFacts {
 }
 
 export interface ReturnApprovedMailData extends ReturnMailData {
-  /** What the approval refunds. */
+  /** What the approval refunds (sent back first: what the receipt will refund). */
   refundCents: number;
   note: string | null;
+  /** Where and how to send the items back: the refund follows their receipt. */
+  instructions?: string | null;
 }
 
 export interface ReturnRejectedMailData extends ReturnMailData {
@@ -153,18 +155,27 @@ export function returnRequestedEmail(d: ReturnRequestedMailData, locale: Locale 
 
 export function returnApprovedEmail(d: ReturnApprovedMailData, locale: Locale = BASE_LOCALE): RenderedMail {
   const subject = t(locale, 'mail.returnApproved.subject', { items: itemsSummary(d.items, locale) });
+  const approved = t(locale, 'mail.returnApproved.approved', { what: what(d, locale) });
+  if (d.instructions) {
+    // Sent back first: the instructions in the note's place, the seller's note after.
+    const note = d.note?.trim();
+    return render(
+      locale,
+      subject,
+      d,
+      [approved, t(locale, 'mail.returnApproved.sendBack', { amount: money(locale, d.refundCents) })],
+      [...(note ? [t(locale, 'mail.return.sellerNote', { note })] : []), references(d, locale)],
+      { name: d.buyerName, note: { key: 'mail.return.instructions', text: d.instructions } },
+    );
+  }
   const refund =
     d.refundCents > 0
       ? t(locale, 'mail.returnApproved.refund', { amount: money(locale, d.refundCents) })
       : t(locale, 'mail.returnApproved.nothingLeft');
-  return render(
-    locale,
-    subject,
-    d,
-    [t(locale, 'mail.returnApproved.approved', { what: what(d, locale) }), refund],
-    [references(d, locale)],
-    { name: d.buyerName, note: { key: 'mail.return.sellerNote', text: d.note ?? '' } },
-  );
+  return render(locale, subject, d, [approved, refund], [references(d, locale)], {
+    name: d.buyerName,
+    note: { key: 'mail.return.sellerNote', text: d.note ?? '' },
+  });
 }
 
 export function returnRejectedEmail(d: ReturnRejectedMailData, locale: Locale = BASE_LOCALE): RenderedMail {

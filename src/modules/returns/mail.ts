@@ -82,8 +82,14 @@ export async function mailReturnDecided(
   if (!row) return;
   const refundCents = row.refundAmountCents ?? 0;
   if (event.type === 'return.approved') {
+    // Sent back first: what the receipt will refund, and how to send it.
     await mailBuyer(ctx, row, 'approved', (data, locale) =>
-      returnApprovedEmail({ ...data, refundCents, note: row.note }, locale),
+      returnApprovedEmail(
+        row.instructions
+          ? { ...data, refundCents: row.estimatedRefundCents, note: row.note, instructions: row.instructions }
+          : { ...data, refundCents, note: row.note },
+        locale,
+      ),
     );
   } else if (event.type === 'return.rejected') {
     await mailBuyer(ctx, row, 'rejected', (data, locale) =>

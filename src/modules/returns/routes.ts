@@ -6,8 +6,9 @@ import {
   approveReturnBody,
   listReturnsQuery,
   listSellerReturnsQuery,
+  receiveReturnBody,
   rejectReturnBody,
-  requestReturnBody,
+  requestReturnApiBody,
   returnList,
   returnParams,
   returnRequest,
@@ -28,7 +29,7 @@ export function returnRoutes(deps: ReturnsDeps) {
         schema: {
           tags,
           summary: 'Request a return of a delivered order, whole or some of its products (request_return)',
-          body: requestReturnBody,
+          body: requestReturnApiBody,
           response: { 201: returnRequest },
         },
       },
@@ -72,13 +73,38 @@ export function returnRoutes(deps: ReturnsDeps) {
         config: { auth: ['seller'], limit: 'returns' },
         schema: {
           tags,
-          summary: 'Approve a pending return and refund it (its seller or an admin)',
+          summary:
+            'Approve a pending return (its seller or an admin): refunded now, or, with instructions, once the parcel is received',
           params: returnParams,
           body: approveReturnBody,
           response: { 200: returnRequest },
         },
       },
-      async (req) => returnsService.approveReturn(req.ctx, deps, req.params.returnId, req.body?.note),
+      async (req) =>
+        returnsService.approveReturn(
+          req.ctx,
+          deps,
+          req.params.returnId,
+          req.body?.note,
+          req.body?.instructions,
+        ),
+    );
+
+    app.post(
+      '/returns/:returnId/receive',
+      {
+        config: { auth: ['seller'], limit: 'returns' },
+        schema: {
+          tags,
+          summary:
+            'The parcel of a return awaiting it came back: put units back in stock, and refund (its seller or an admin)',
+          params: returnParams,
+          body: receiveReturnBody,
+          response: { 200: returnRequest },
+        },
+      },
+      async (req) =>
+        returnsService.receiveReturn(req.ctx, deps, req.params.returnId, req.body?.restock ?? {}),
     );
 
     app.post(
@@ -108,6 +134,21 @@ export function returnRoutes(deps: ReturnsDeps) {
         },
       },
       async (req) => returnsService.listReturns(req.ctx, req.query, 'seller'),
+    );
+
+    app.get(
+      '/admin/returns/escalated',
+      {
+        config: { auth: ['admin'] },
+        schema: {
+          tags,
+          summary:
+            "Returns left pending past their seller's time to answer, oldest first (admins decide them)",
+          querystring: listReturnsQuery,
+          response: { 200: returnList },
+        },
+      },
+      async (req) => returnsService.escalatedReturns(req.ctx, req.query),
     );
   };
 }

@@ -4,7 +4,7 @@
 // and the return becomes `refunded` when the provider confirms. Orders are read, locked and
 // refunded only through the orders service.
 // Its length is one lifecycle's rules (request, decide, refund, read); split, they would share every helper.
-import { and, count, desc, eq, inArray } from 'drizzle-orm';
+import { and, asc, count, desc, eq, inArray, isNotNull, isNull, lt } from 'drizzle-orm';
 import type { z } from 'zod';
 import { isoSecond, isRecordId, newId, toUnix } from '../../contract/common.ts';
 import { conflict, forbidden, invalid, notFound, problem } from '../../contract/errors.ts';
@@ -13,10 +13,11 @@ import type {
   listReturnsQuery,
   listSellerReturnsQuery,
   ReturnRequest,
-  requestReturnBody,
+  requestReturnApiBody,
 } from '../../contract/returns.ts';
 import { type AuthUser, caller, inTransaction, type RequestContext } from '../context.ts';
 import { type EventOf, publish } from '../events.ts';
+import { restock as restockLines } from '../inventory/service.ts';
 import {
   lockOrderForReturn,
   markRefundRequested,
@@ -26,6 +27,7 @@ import {
 } from '../orders/for-returns.ts';
 import type { OrdersDeps } from '../orders/service.ts';
 import { refundedCentsOf, sendRefund } from '../payments/refunds.ts';
+import { addBusinessDays, torontoDate } from '../pricing/dates.ts';
 import { returnMachine } from './states.ts';
 import { type ReturnedItem, returns } from './tables.ts';
 
@@ -36,7 +38,10 @@ export interface ReturnsDeps extends OrdersDeps {
 
 type ReturnRow = typeof returns.$inferSelect;
 
-const OPEN = ['pending', 'approved'] as const;
+/** A return in these blocks another of its order (the partial unique index of returns). */
+const OPEN = ['pending', 'awaiting_parcel', 'received', 'approved'] as const;
+/** A return in these took its units: they are not returned again. */
+const TAKEN = ['awaiting_parcel', 'received', 'approved', 'refunded'] as const;
 
 // ---- the window and the money ----------------------------------------------------------------
 
@@ -48,22 +53,22 @@ export function returnWindowClosesAt(deliveredAt: Date, days: number): Date {
   return new Date(deliveredAt.getTime() + days * 86_400_000);
 }
 
-/** A return of the buyer's own order, with the order lines (variant ids) it took. */
-export type OwnReturn = ReturnRequest & { lines: string[] };
+/** A return of the buyer's own order, with the order lines (`lines[].id`, variant ids) it took. */
+export type OwnReturn = ReturnRequest;
 
 /** Whether one more return of an order may be asked now, as requestReturn would judge it. */
 export type ReturnOffer<I> =
   | { kind: 'none' }
   | { kind: 'closed'; closesAt: Date }
-  | { kind: 'open'; items: I[] };
+  | { kind: 'open'; items: Array<I & { left: number }> };
 
 /**
  * What the order page offers of returns: nothing while the order is not delivered, a return is
- * open, it is refunded in full or every line went back; else the lines left (by variant: one
- * variant of a product going back leaves its others on offer), while the window is open, or when
- * it closed. `asked` is the order's returns (returnsOfOwnOrder).
+ * open, it is refunded in full or every unit went back; else the lines with units left (by
+ * variant: one variant of a product going back leaves its others on offer) and how many, while
+ * the window is open, or when it closed. `asked` is the order's returns (returnsOfOwnOrder).
  */
-export function returnOfferOf<I extends { variantId: string }>(
+export function returnOfferOf<I extends { variantId: string; quantity: number }>(
   order: {
     status: string;
     deliveredAt: number | null;
@@ -78,9 +83,14 @@ export function returnOfferOf<I extends { variantId: string }>(
   if (order.status !== 'delivered' || order.deliveredAt === null) return { kind: 'none' };
   if (asked.some((r) => (OPEN as readonly string[]).includes(r.status))) return { kind: 'none' };
   if (order.refundedCents >= order.totalAmountCents) return { kind: 'none' };
-  // A return takes what was left of each line it names, so a line named once is gone.
-  const returned = new Set(asked.filter((r) => r.status !== 'rejected').flatMap((r) => r.lines));
-  const items = order.items.filter((i) => !returned.has(i.variantId));
+  // What earlier returns took of each line (a rejected one took nothing); a line all taken is gone.
+  const taken = new Map<string, number>();
+  for (const r of asked.filter((r) => r.status !== 'rejected')) {
+    for (const l of r.lines) taken.set(l.id, (taken.get(l.id) ?? 0) + l.quantity);
+  }
+  const items = order.items
+    .map((i) => ({ ...i, left: i.quantity - (taken.get(i.variantId) ?? 0) }))
+    .filter((i) => i.left > 0);
   if (items.length === 0) return { kind: 'none' };
   const closesAt = returnWindowClosesAt(new Date(order.deliveredAt * 1000), windowDays);
   return now <= closesAt ? { kind: 'open', items } : { kind: 'closed', closesAt };
@@ -120,7 +130,17 @@ export function returnEstimateCents(
 
 /** What the return's state means to the buyer, in their language (the request_return tool's `message`). */
 function messageOf(locale: Locale, row: ReturnRow): string {
-  return t(locale, `tool.return.${row.status}`, { amount: formatMoney(locale, row.refundAmountCents ?? 0) });
+  const key = {
+    pending: 'tool.return.pending',
+    awaiting_parcel: 'tool.return.awaitingParcel',
+    received: 'tool.return.received',
+    approved: 'tool.return.approved',
+    rejected: 'tool.return.rejected',
+    refunded: 'tool.return.refunded',
+  } as const;
+  return t(locale, key[row.status], {
+    amount: formatMoney(locale, row.refundAmountCents ?? row.estimatedRefundCents),
+  });
 }
 
 function toAnswer(locale: Locale, row: ReturnRow, orderRefundedCents: number): ReturnRequest {
@@ -141,7 +161,17 @@ function toAnswer(locale: Locale, row: ReturnRow, orderRefundedCents: number): R
     refund_amount_cents: row.refundAmountCents,
     order_refunded_cents: orderRefundedCents,
     note: row.note,
+    instructions: row.instructions,
+    lines: row.items.map((i) => ({
+      id: lineOf(i),
+      product_id: i.productId,
+      name: i.name,
+      quantity: i.quantity,
+    })),
+    restocked: row.restocked,
     decided_at: row.decidedAt ? toUnix(row.decidedAt) : null,
+    received_at: row.receivedAt ? toUnix(row.receivedAt) : null,
+    escalated_at: row.escalatedAt ? toUnix(row.escalatedAt) : null,
     refunded_at: row.refundedAt ? toUnix(row.refundedAt) : null,
   };
 }
@@ -158,8 +188,8 @@ const answer = async (ctx: RequestContext, row: ReturnRow) => (await answers(ctx
 const lineOf = (item: ReturnedItem) => item.variantId ?? item.productId;
 
 /**
- * Units of each product of an order already returned: in a return that is approved or refunded
- * (a pending one blocks any new request; a rejected one returned nothing).
+ * Units of each line of an order already returned: in a return that took them (a pending one
+ * blocks any new request; a rejected one returned nothing).
  */
 async function returnedUnits(
   ctx: RequestContext,
@@ -168,7 +198,7 @@ async function returnedUnits(
   const decided = await ctx.db
     .select({ id: returns.id, items: returns.items })
     .from(returns)
-    .where(and(eq(returns.orderId, orderId), inArray(returns.status, ['approved', 'refunded'])));
+    .where(and(eq(returns.orderId, orderId), inArray(returns.status, [...TAKEN])));
   const units = new Map<string, { units: number; returnId: string }>();
   for (const r of decided) {
     for (const item of r.items) {
@@ -181,11 +211,40 @@ async function returnedUnits(
 
 // ---- requesting ------------------------------------------------------------------------------
 
+/**
+ * The units asked of lines (`quantities`, by an id in `items` naming one line of the order), each
+ * at least 1 and at most what is left of the line; anything else is 400 under `quantities.<id>`.
+ */
+function unitsAsked<L extends { productId: string; variantId: string }>(
+  quantities: Record<string, number> | undefined,
+  items: readonly string[],
+  lines: readonly L[],
+  left: (line: L) => number,
+): Map<string, number> {
+  const asked = new Map<string, number>();
+  for (const [id, units] of Object.entries(quantities ?? {})) {
+    const of = lines.filter((l) => l.productId === id || l.variantId === id);
+    if (!items.includes(id) || of.length !== 1) {
+      throw invalid('error.returns.quantityOfLine', { id }, [
+        problem(`quantities.${id}`, 'validation.quantityOfOneLine'),
+      ]);
+    }
+    const line = of[0]!;
+    if (units > left(line)) {
+      throw invalid('error.returns.quantityTooMany', { id, left: left(line) }, [
+        problem(`quantities.${id}`, 'validation.atMost', { n: left(line) }),
+      ]);
+    }
+    asked.set(line.variantId, units);
+  }
+  return asked;
+}
+
 /** POST /returns (request_return): by the order's buyer, for a delivered order within its window. */
 export async function requestReturn(
   ctx: RequestContext,
   deps: ReturnsDeps,
-  body: z.infer<typeof requestReturnBody>,
+  body: z.infer<typeof requestReturnApiBody>,
 ): Promise<ReturnRequest> {
   const me = caller(ctx);
   const row = await inTransaction(ctx, async (tx) => {
@@ -253,7 +312,11 @@ export async function requestReturn(
         .join(', ');
       throw conflict('error.returns.alreadyReturned', { items, orderId: order.id });
     }
-    const returned = named.filter((i) => left(i) > 0).map((i) => ({ ...i, quantity: left(i) }));
+    // Fewer units than are left of a line: named by an id of that one line, at most what is left.
+    const asked = unitsAsked(body.quantities, body.items ?? [], order.items, left);
+    const returned = named
+      .filter((i) => left(i) > 0)
+      .map((i) => ({ ...i, quantity: asked.get(i.variantId) ?? left(i) }));
     if (returned.length === 0) {
       throw conflict('error.returns.allReturned', { orderId: order.id });
     }
@@ -261,7 +324,7 @@ export async function requestReturn(
     // returns) gives back what is left of the order's total, shipping included: returning in
     // steps refunds what returning at once would.
     const wholeOrder = order.items.every(
-      (i) => left(i) <= 0 || returned.some((r) => r.variantId === i.variantId),
+      (i) => left(i) <= 0 || returned.some((r) => r.variantId === i.variantId && r.quantity >= left(i)),
     );
     const subtotal = returned.reduce((sum, i) => sum + i.quantity * i.unitPriceCents, 0);
     const estimate = wholeOrder
@@ -352,8 +415,7 @@ export async function returnsOfOwnOrder(ctx: RequestContext, orderId: string): P
     .where(and(eq(returns.orderId, orderId), eq(returns.buyerId, caller(ctx).id)))
     .orderBy(desc(returns.createdAt), desc(returns.id))
     .limit(100);
-  const answered = await answers(ctx, rows);
-  return answered.map((a, n) => ({ ...a, lines: rows[n]!.items.map(lineOf) }));
+  return answers(ctx, rows);
 }
 
 // ---- deciding --------------------------------------------------------------------------------
@@ -370,31 +432,44 @@ async function decidableReturn(ctx: RequestContext, me: AuthUser, returnId: stri
   return row;
 }
 
-/**
- * Moves a pending return to its decision with one conditional update (`where status =
- * 'pending'`), after taking the order's lock (the lock order of every return change: order, then
- * return). Two racing decisions: one applies, the other is 409.
- */
+/** Moves a pending return to its decision (transition), its decider and time recorded. */
 async function decide(
   tx: RequestContext,
   me: AuthUser,
   returnId: string,
-  decision: 'approve' | 'reject',
+  decision: 'approve' | 'askForParcel' | 'reject',
   note: string | null,
+  more: Partial<Pick<ReturnRow, 'instructions'>> = {},
 ): Promise<ReturnRow> {
   const row = await decidableReturn(tx, me, returnId);
+  return transition(tx, row, decision, { note, decidedAt: tx.now(), decidedBy: me.id, ...more });
+}
+
+/**
+ * Applies a person's transition to a return with one conditional update (`where status in
+ * from`), after taking the order's lock (the lock order of every return change: order, then
+ * return). Two racing changes: one applies, the other is 409 naming the state it found.
+ */
+async function transition(
+  tx: RequestContext,
+  row: ReturnRow,
+  name: 'approve' | 'askForParcel' | 'reject' | 'receive',
+  set: Partial<ReturnRow>,
+): Promise<ReturnRow> {
   await lockOrderForReturn(tx, row.orderId);
   const [updated] = await tx.db
     .update(returns)
-    .set({ status: returnMachine.to(decision), note, decidedAt: tx.now(), decidedBy: me.id })
-    .where(and(eq(returns.id, returnId), returnMachine.where(decision, returns.status)))
+    .set({ ...set, status: returnMachine.to(name) })
+    .where(and(eq(returns.id, row.id), returnMachine.where(name, returns.status)))
     .returning();
   if (!updated) {
-    const [now] = await tx.db
-      .select({ status: returns.status })
-      .from(returns)
-      .where(eq(returns.id, returnId));
-    throw conflict('error.returns.notPending', { returnId, status: now?.status ?? row.status });
+    const [now] = await tx.db.select({ status: returns.status }).from(returns).where(eq(returns.id, row.id));
+    const status = now?.status ?? row.status;
+    if (name === 'receive') {
+      const refused = returnMachine.refusal('receive', status);
+      throw conflict(refused.key, refused.values);
+    }
+    throw conflict('error.returns.notPending', { returnId: row.id, status });
   }
   return updated;
 }
@@ -410,29 +485,93 @@ export async function approveReturn(
   deps: ReturnsDeps,
   returnId: string,
   note: string | undefined,
+  instructions?: string,
 ): Promise<ReturnRequest> {
   const me = caller(ctx);
   const refundId = await inTransaction(ctx, async (tx) => {
+    if (instructions) {
+      // Sent back first: the refund waits for the parcel (receiveReturn).
+      const asked = await decide(tx, me, returnId, 'askForParcel', note || null, { instructions });
+      await publish(tx, { type: 'return.approved', returnId, orderId: asked.orderId });
+      return undefined;
+    }
     const approved = await decide(tx, me, returnId, 'approve', note || null);
-    const { order, amountCents } = await returnRefundAmount(tx, {
-      orderId: approved.orderId,
-      maxCents: approved.estimatedRefundCents,
-    });
-    // Nothing left to refund (refunded otherwise in the meantime): the return closes at once.
-    const nothingLeft = amountCents === 0;
-    await tx.db
-      .update(returns)
-      .set({
-        refundAmountCents: amountCents,
-        ...(nothingLeft ? { status: returnMachine.to('refund'), refundedAt: tx.now() } : {}),
-      })
-      .where(eq(returns.id, returnId));
     // The decision (its email, a subscriber's, says how much), then the money it moves.
-    await publish(tx, { type: 'return.approved', returnId, orderId: approved.orderId });
-    if (nothingLeft) return undefined;
-    const refundId = await requestReturnRefund(tx, { order, amountCents, returnId });
-    await tx.db.update(returns).set({ refundId }).where(eq(returns.id, returnId));
-    return refundId;
+    return refundFor(tx, approved, { type: 'return.approved', returnId, orderId: approved.orderId });
+  });
+  deps.nudge('mail');
+  if (refundId) await sendRefund(ctx, deps, refundId);
+  return getReturn(ctx, returnId);
+}
+
+/**
+ * In the decision's transaction: the refund of min(estimate, what is left unrefunded) linked to
+ * the return, after `event` (its email says how much); nothing left to refund closes the return
+ * at once. Answers the refund's id to send after commit.
+ */
+async function refundFor(
+  tx: RequestContext,
+  row: ReturnRow,
+  event: EventOf<'return.approved' | 'return.received'>,
+) {
+  const { order, amountCents } = await returnRefundAmount(tx, {
+    orderId: row.orderId,
+    maxCents: row.estimatedRefundCents,
+  });
+  // Nothing left to refund (refunded otherwise in the meantime): the return closes at once.
+  const nothingLeft = amountCents === 0;
+  await tx.db
+    .update(returns)
+    .set({
+      refundAmountCents: amountCents,
+      ...(nothingLeft ? { status: returnMachine.to('refund'), refundedAt: tx.now() } : {}),
+    })
+    .where(eq(returns.id, row.id));
+  await publish(tx, event);
+  if (nothingLeft) return undefined;
+  const refundId = await requestReturnRefund(tx, { order, amountCents, returnId: row.id });
+  await tx.db.update(returns).set({ refundId }).where(eq(returns.id, row.id));
+  return refundId;
+}
+
+/**
+ * POST /returns/:id/receive {restock}: the seller has the parcel of a return awaiting it. In one
+ * transaction (order, return, then variants locked in id order): the return is received, the units
+ * chosen go back in stock (at most those returned, by line), and its refund is written; after
+ * commit the refund is sent. Two racing receipts: one applies, the other is 409.
+ */
+export async function receiveReturn(
+  ctx: RequestContext,
+  deps: ReturnsDeps,
+  returnId: string,
+  restock: Record<string, number>,
+): Promise<ReturnRequest> {
+  const me = caller(ctx);
+  const refundId = await inTransaction(ctx, async (tx) => {
+    const row = await decidableReturn(tx, me, returnId);
+    const lines = new Map(row.items.map((i) => [lineOf(i), i.quantity]));
+    for (const [id, units] of Object.entries(restock)) {
+      const returned = lines.get(id);
+      if (returned === undefined) {
+        throw invalid('error.returns.restockNotReturned', { id }, [
+          problem(`restock.${id}`, 'validation.returnedLine'),
+        ]);
+      }
+      if (units > returned) {
+        throw invalid('error.returns.restockTooMany', { id, n: returned }, [
+          problem(`restock.${id}`, 'validation.atMost', { n: returned }),
+        ]);
+      }
+    }
+    const kept = Object.fromEntries([...lines.keys()].map((id) => [id, restock[id] ?? 0]));
+    const received = await transition(tx, row, 'receive', { receivedAt: tx.now(), restocked: kept });
+    await restockLines(
+      tx,
+      Object.entries(kept)
+        .filter(([, n]) => n > 0)
+        .map(([variantId, quantity]) => ({ variantId, quantity })),
+    );
+    return refundFor(tx, received, { type: 'return.received', returnId, orderId: received.orderId });
   });
   deps.nudge('mail');
   if (refundId) await sendRefund(ctx, deps, refundId);
@@ -472,4 +611,60 @@ export async function markReturnRefunded(
     .returning();
   if (!row) return;
   await publish(ctx, { type: 'return.refunded', returnId: row.id, orderId: row.orderId });
+}
+
+// ---- escalation ------------------------------------------------------------------------------
+
+/**
+ * The escalation job's pass: the returns still pending at the end of `businessDays` business days
+ * (Monday to Friday, in Toronto) after the day they were asked are marked escalated (the desk's
+ * queue), up to `limit` a pass. Answers how many.
+ */
+export async function escalateLateReturns(
+  ctx: RequestContext,
+  businessDays: number,
+  limit: number,
+): Promise<number> {
+  const now = ctx.now();
+  const today = torontoDate(now);
+  // Business days are at least calendar days: older than that many days is the candidates' bound.
+  const candidates = await ctx.db
+    .select({ id: returns.id, createdAt: returns.createdAt })
+    .from(returns)
+    .where(
+      and(
+        eq(returns.status, 'pending'),
+        isNull(returns.escalatedAt),
+        lt(returns.createdAt, new Date(now.getTime() - businessDays * 86_400_000)),
+      ),
+    )
+    .orderBy(asc(returns.createdAt))
+    .limit(limit);
+  const late = candidates
+    .filter((r) => today > addBusinessDays(torontoDate(r.createdAt), businessDays))
+    .map((r) => r.id);
+  if (late.length === 0) return 0;
+  const marked = await ctx.db
+    .update(returns)
+    .set({ escalatedAt: now })
+    .where(and(inArray(returns.id, late), eq(returns.status, 'pending'), isNull(returns.escalatedAt)))
+    .returning({ id: returns.id });
+  if (marked.length) ctx.log.warn({ returns: marked.map((r) => r.id) }, 'returns escalated to the admins');
+  return marked.length;
+}
+
+/** GET /admin/returns/escalated: returns escalated and still pending, oldest first. */
+export async function escalatedReturns(ctx: RequestContext, q: z.infer<typeof listReturnsQuery>) {
+  const where = and(eq(returns.status, 'pending'), isNotNull(returns.escalatedAt));
+  const [rows, [total]] = await Promise.all([
+    ctx.db
+      .select()
+      .from(returns)
+      .where(where)
+      .orderBy(asc(returns.createdAt), asc(returns.id))
+      .limit(q.limit)
+      .offset(q.offset),
+    ctx.db.select({ n: count() }).from(returns).where(where),
+  ]);
+  return { returns: await answers(ctx, rows), total: total?.n ?? 0, limit: q.limit, offset: q.offset };
 }

@@ -1,6 +1,7 @@
-// A return's lifecycle (machine.ts): the seller (or an admin) decides a requested return; an
-// approved one is refunded when the provider confirms its refund (or at once when nothing is
-// left to refund).
+// A return's lifecycle (machine.ts): the seller (or an admin) decides a requested return: refunded
+// without sending anything back (approve), or sent back first (askForParcel: awaiting the parcel,
+// then receive); an approved or received one is refunded when the provider confirms its refund
+// (or at once when nothing is left to refund).
 import { RETURN_STATUSES } from '../../contract/returns.ts';
 import { defineMachine } from '../machine.ts';
 
@@ -9,7 +10,9 @@ export const returnMachine = defineMachine({
   states: RETURN_STATUSES,
   transitions: {
     approve: { from: ['pending'], to: 'approved', by: ['seller', 'admin'] },
+    askForParcel: { from: ['pending'], to: 'awaiting_parcel', by: ['seller', 'admin'], past: 'asked for' },
     reject: { from: ['pending'], to: 'rejected', by: ['seller', 'admin'] },
-    refund: { from: ['approved'], to: 'refunded' },
+    receive: { from: ['awaiting_parcel'], to: 'received', by: ['seller', 'admin'] },
+    refund: { from: ['approved', 'received'], to: 'refunded' },
   },
 });

@@ -27,8 +27,8 @@ export interface ReturnedItem {
 const inList = (values: readonly string[]) => sql.raw(values.map((v) => `'${v}'`).join(', '));
 
 /**
- * A return request of a delivered order (docs/api.md "Returns"). At most one is open (pending, or
- * approved and not yet refunded) per order: the partial unique index holds it, so two racing
+ * A return request of a delivered order (docs/api.md "Returns"). At most one is open (pending,
+ * awaiting its parcel, received or approved, not yet refunded) per order: the partial unique index holds it, so two racing
  * requests make one return. A rejected or refunded return closes; a new one may follow.
  */
 export const returns = pgTable(
@@ -56,16 +56,26 @@ export const returns = pgTable(
     /** The refund approval wrote (refunds.id); null while undecided, rejected, or nothing was left. */
     refundId: text('refund_id'),
     note: text('note'),
+    /** Where and how to send the items back (approved with them: awaiting the parcel). */
+    instructions: text('instructions'),
+    /** Units the seller put back in stock of each returned line (its id) when the parcel came. */
+    restocked: jsonb('restocked').$type<Record<string, number>>(),
     decidedBy: text('decided_by'),
     createdAt: timestamp('created_at', { withTimezone: true }).notNull(),
     windowClosesAt: timestamp('window_closes_at', { withTimezone: true }).notNull(),
     decidedAt: timestamp('decided_at', { withTimezone: true }),
+    receivedAt: timestamp('received_at', { withTimezone: true }),
+    /** Left pending past the seller's time to answer: the platform's admins have it (the escalation job). */
+    escalatedAt: timestamp('escalated_at', { withTimezone: true }),
     refundedAt: timestamp('refunded_at', { withTimezone: true }),
   },
   (t) => [
     uniqueIndex('returns_one_open_per_order')
       .on(t.orderId)
-      .where(sql`${t.status} in ('pending', 'approved')`),
+      .where(sql`${t.status} in ('pending', 'awaiting_parcel', 'received', 'approved')`),
+    // The escalation job's pass and the desk's queue: pending ones by age.
+    index('returns_pending_created_idx').on(t.createdAt).where(sql`${t.status} = 'pending'`),
+    check('returns_instructions_bounded', sql`coalesce(length(${t.instructions}), 0) <= 2000`),
     check('returns_status_check', sql`${t.status} in (${inList(RETURN_STATUSES)})`),
     check('returns_reason_check', sql`${t.reason} in (${inList(RETURN_REASONS)})`),
     check('returns_estimate_not_negative', sql`${t.estimatedRefundCents} >= 0`),

@@ -5,7 +5,7 @@ import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { type AppError, notFound } from '../../contract/errors.ts';
 import { type Locale, type MessageKey, type MessageValues, t } from '../../contract/i18n.ts';
 import { listOrdersQuery } from '../../contract/orders.ts';
-import { requestReturnBody } from '../../contract/returns.ts';
+import { requestReturnApiBody } from '../../contract/returns.ts';
 import { submitReviewBody } from '../../contract/reviews.ts';
 import { sendInvoice } from '../../modules/invoices/routes.ts';
 import { invoiceOf } from '../../modules/invoices/service.ts';
@@ -179,16 +179,25 @@ export function orderPages(app: FastifyInstance, deps: WebDeps) {
   orderAction(
     'return',
     (req) => {
-      const items = req.body.items === undefined ? undefined : ([] as string[]).concat(req.body.items);
+      const checked = req.body.items === undefined ? [] : ([] as string[]).concat(req.body.items);
       const description = one(req.body.description)?.trim();
+      // Units asked of a line (its number field): of the lines ticked, or of the one line offered
+      // (`line`); nothing ticked of several is the whole order.
+      const typed = Object.entries(req.body)
+        .filter(([k]) => k.startsWith('quantity.'))
+        .map(([k, v]) => [k.slice('quantity.'.length), Number(one(v))] as const);
+      const single = one(req.body.line);
+      const items = checked.length ? checked : single ? [single] : [];
+      const quantities = Object.fromEntries(typed.filter(([id]) => items.includes(id)));
       return returns.requestReturn(
         req.ctx,
         { ...deps.commerce, returnWindowDays: deps.returnWindowDays },
-        readForm(requestReturnBody, {
+        readForm(requestReturnApiBody, {
           order_id: req.params.orderId,
           reason: one(req.body.reason),
           ...(description ? { description } : {}),
-          ...(items?.length ? { items } : {}),
+          ...(items.length ? { items } : {}),
+          ...(Object.keys(quantities).length ? { quantities } : {}),
         }),
       );
     },

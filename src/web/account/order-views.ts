@@ -7,7 +7,9 @@ import { type Locale, t } from '../../contract/i18n.ts';
 import type { orderDetail, orderListItem } from '../../contract/orders.ts';
 import { RETURN_REASONS, type ReturnRequest } from '../../contract/returns.ts';
 import type { ReturnOffer } from '../../modules/returns/service.ts';
+import { multiline } from '../../views/email.ts';
 import { amountRows } from '../../views/fragments.ts';
+import { wordsWith } from '../../views/words.ts';
 import type { View } from '../core.ts';
 import {
   badge,
@@ -119,12 +121,23 @@ function returnSection(v: View, oid: string, d: OrderPageData): string {
     return html`<p class="muted">${t(l, 'web.return.windowClosed', { date: closed })}</p>`;
   }
   const error = d.form === 'return' ? d.error : undefined;
+  // Fewer units than are left of a line: a number under it (all of them unless changed).
+  const units = (i: (typeof offer.items)[number]) =>
+    i.left > 1
+      ? field({
+          name: `quantity.${i.variantId}`,
+          problemField: `quantities.${i.variantId}`,
+          type: 'number',
+          label: t(l, 'web.return.units', { name: i.name }),
+          value: i.left,
+          error,
+          attrs: html` min="1" max="${i.left}" step="1" inputmode="numeric"`,
+        })
+      : '';
   const items =
     offer.items.length > 1
-      ? html`<fieldset><legend>${t(l, 'web.return.items')}</legend>!${offer.items.map((i) => html`<label class="check"><input type="checkbox" name="items" value="${i.variantId}">${i.name}</label>`)}<p class="hint">${t(l, 'web.return.itemsHint')}</p></fieldset>`
-      : d.order.items.length > 1
-        ? html`<p>${t(l, 'web.return.itemLeft', { name: offer.items[0]!.name })}</p>`
-        : '';
+      ? html`<fieldset><legend>${t(l, 'web.return.items')}</legend>!${offer.items.map((i) => html`<label class="check"><input type="checkbox" name="items" value="${i.variantId}">${i.name}</label>!${units(i)}`)}<p class="hint">${t(l, 'web.return.itemsHint')}</p></fieldset>`
+      : html`<input type="hidden" name="line" value="${offer.items[0]!.variantId}">!${d.order.items.length > 1 ? html`<p>${t(l, 'web.return.itemLeft', { name: offer.items[0]!.name })}</p>` : ''}!${units(offer.items[0]!)}`;
   return html`<form method="post" action="/account/orders/${oid}/return" class="card">!${csrfField(v)}<h2>${t(l, 'web.return.title')}</h2>!${formAlert(error)}
 !${selectField({ name: 'reason', label: t(l, 'web.return.reason'), required: true, error, options: RETURN_REASONS.map((r) => ({ value: r, label: t(l, 'web.return.reasonName', { reason: r }) })) })}
 !${items}
@@ -158,7 +171,7 @@ export function orderPage(v: View, d: OrderPageData): string {
   const returnList = d.asked.length
     ? html`<div class="card"><h2>${t(l, 'web.return.yours')}</h2><ul>!${d.asked.map(
         (r) =>
-          html`<li>${t(l, 'web.return.asked', { date: dateText(v, r.created_at), status: t(l, 'web.return.status', { status: r.status }) })}!${r.refund_amount_cents ? html` · ${t(l, 'web.return.refunded', { amount: moneyText(v, r.refund_amount_cents) })}` : ''}</li>`,
+          html`<li>${t(l, 'web.return.asked', { date: dateText(v, r.created_at), status: t(l, 'web.return.status', { status: r.status }) })}!${r.refund_amount_cents ? html` · ${t(l, 'web.return.refunded', { amount: moneyText(v, r.refund_amount_cents) })}` : ''}!${r.status === 'awaiting_parcel' && r.instructions ? html`<p>!${wordsWith(l, 'mail.return.instructions', {}, { note: multiline(r.instructions) })}</p>` : ''}</li>`,
       )}</ul></div>`
     : '';
   // Reviews are of products: one card per product, whichever of its variants were bought.

@@ -5,7 +5,12 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { t } from '../../contract/i18n.ts';
 import { listOrdersQuery, orderStatus, shipOrderBody } from '../../contract/orders.ts';
-import { rejectReturnBody, returnStatus } from '../../contract/returns.ts';
+import {
+  approveReturnBody,
+  receiveReturnBody,
+  rejectReturnBody,
+  returnStatus,
+} from '../../contract/returns.ts';
 import { parcelRecipient } from '../../modules/addresses/service.ts';
 import { shipFromOf } from '../../modules/checkout/service.ts';
 import { sendInvoice } from '../../modules/invoices/routes.ts';
@@ -25,7 +30,11 @@ const SELLERS = ['seller'] as const;
 /** The most rows of a section that waits for the seller (orders to ship, returns to decide). */
 const WAITING = 50;
 const ORDER_DONE = ['shipped', 'delivered', 'confirmed'] as const;
-const RETURN_DONE = ['approved', 'rejected'] as const;
+/** The ask-for-the-parcel form: the API's approval with its instructions, required here. */
+const askBackBody = approveReturnBody.unwrap().unwrap().required({ instructions: true });
+const receiveForm = receiveReturnBody.unwrap().unwrap();
+
+const RETURN_DONE = ['approved', 'rejected', 'asked', 'received'] as const;
 
 export function consoleOrderPages(app: FastifyInstance, deps: WebDeps) {
   const s = deps.settings;
@@ -200,6 +209,11 @@ export function consoleOrderPages(app: FastifyInstance, deps: WebDeps) {
       { status: 'pending', limit: WAITING, offset: 0 },
       'seller',
     );
+    const awaiting = await returns.listReturns(
+      req.ctx,
+      { status: 'awaiting_parcel', limit: WAITING, offset: 0 },
+      'seller',
+    );
     const list = await returns.listReturns(
       req.ctx,
       { status, limit: PAGE_SIZE, offset: (pageNo - 1) * PAGE_SIZE },
@@ -208,6 +222,7 @@ export function consoleOrderPages(app: FastifyInstance, deps: WebDeps) {
     return returnsView(v, {
       ...o,
       waiting: waiting.returns,
+      awaiting: awaiting.returns,
       returns: list.returns,
       status,
       pageNo,
@@ -229,9 +244,9 @@ export function consoleOrderPages(app: FastifyInstance, deps: WebDeps) {
     },
   );
 
-  /** A decision on a return (POST /returns/:id/approve, /reject); a refusal shows on the returns' page. */
+  /** A decision on a return (POST /returns/:id/approve, /reject, /receive); a refusal shows on the returns' page. */
   const decision = (
-    path: 'approve' | 'reject',
+    path: 'approve' | 'ask' | 'reject' | 'receive',
     act: (req: FastifyRequest<{ Params: { returnId: string }; Body: Body }>) => Promise<unknown>,
     done: (typeof RETURN_DONE)[number],
   ) =>
@@ -255,6 +270,36 @@ export function consoleOrderPages(app: FastifyInstance, deps: WebDeps) {
     'approve',
     (req) => returns.approveReturn(req.ctx, returnsDeps, req.params.returnId, undefined),
     'approved',
+  );
+  decision(
+    'ask',
+    (req) =>
+      returns.approveReturn(
+        req.ctx,
+        returnsDeps,
+        req.params.returnId,
+        undefined,
+        readForm(askBackBody, { instructions: one(req.body.instructions) }).instructions,
+      ),
+    'asked',
+  );
+  decision(
+    'receive',
+    (req) =>
+      returns.receiveReturn(
+        req.ctx,
+        returnsDeps,
+        req.params.returnId,
+        readForm(receiveForm, {
+          restock: Object.fromEntries(
+            Object.entries(req.body)
+              // `restock.<row>.<line id>`: the line's id after the row's number.
+              .filter(([k]) => /^restock\.\d+\./.test(k))
+              .map(([k, v]) => [k.replace(/^restock\.\d+\./, ''), Number(one(v))]),
+          ),
+        }).restock,
+      ),
+    'received',
   );
   decision(
     'reject',

@@ -208,6 +208,8 @@ export function returnsView(
   v: View,
   o: {
     waiting: readonly ReturnRow[];
+    /** Returns approved with instructions, waiting for their parcel. */
+    awaiting: readonly ReturnRow[];
     returns: readonly ReturnRow[];
     status?: string;
     pageNo: number;
@@ -240,6 +242,7 @@ export function returnsView(
     const path = returnPath(r.return_id);
     const error = o.refused === r.return_id ? o.error : undefined;
     return html`!${actionButton(v, { action: `${path}/approve`, label: t(l, 'web.console.return.approve') })}
+<form method="post" action="${path}/ask" class="row">!${csrfField(v)}!${rowInput({ id: `ask-${i}-instructions`, name: 'instructions', label: t(l, 'web.console.return.instructions'), of: r.order_id, maxlength: 2000, error })}<button type="submit" class="small secondary">${t(l, 'web.console.return.ask')}</button></form>
 <form method="post" action="${path}/reject" class="row">!${csrfField(v)}!${rowInput({ id: `reject-${i}-note`, name: 'note', label: t(l, 'web.console.return.note'), of: r.order_id, maxlength: 1000, error })}<button type="submit" class="small danger">${t(l, 'web.console.return.reject')}</button></form>`;
   };
   const toDecide = o.waiting.length
@@ -253,6 +256,34 @@ export function returnsView(
         true,
       )
     : empty(l, 'web.console.return.noneToDecide');
+  // A return's parcel came back: how many units of each line go back on sale (all, unless changed).
+  const receive = (r: ReturnRow, i: number) => {
+    const error = o.refused === r.return_id ? o.error : undefined;
+    const lines = r.lines.map((line) =>
+      field({
+        // The return's row in the name too: one variant may wait in two returns (ids stay unique).
+        name: `restock.${i}.${line.id}`,
+        problemField: `restock.${line.id}`,
+        type: 'number',
+        label: t(l, 'web.console.return.restock', { name: line.name }),
+        value: line.quantity,
+        error,
+        attrs: html` min="0" max="${line.quantity}" step="1" inputmode="numeric"`,
+      }),
+    );
+    return html`<p class="hint">${t(l, 'web.console.return.sentBackHow', { instructions: r.instructions ?? '' })}</p><form method="post" action="${returnPath(r.return_id)}/receive">!${csrfField(v)}!${lines}<button type="submit" class="small">${t(l, 'web.console.return.receive')}</button></form>`;
+  };
+  const awaiting = o.awaiting.length
+    ? table(
+        [...head, th(t(l, 'web.console.actions'))],
+        o.awaiting.map(
+          (r, i) =>
+            html`<tr>!${cells(r)}!${cell('web.return.refund', html`${moneyText(v, r.estimated_refund_amount_cents)}`, true)}!${cell('web.console.actions', receive(r, i))}</tr>`,
+        ),
+        undefined,
+        true,
+      )
+    : empty(l, 'web.console.return.noneAwaiting');
   const all = o.returns.length
     ? table(
         [...head, th(t(l, 'web.orders.status'))],
@@ -268,6 +299,7 @@ export function returnsView(
     v,
     t(l, 'web.console.returns'),
     html`!${formAlert(o.error)}<section aria-labelledby="decide-h"><h2 id="decide-h">${t(l, 'web.console.return.toDecide')}</h2>!${toDecide}</section>
+<section aria-labelledby="awaiting-h"><h2 id="awaiting-h">${t(l, 'web.console.return.awaiting')}</h2>!${awaiting}</section>
 <section aria-labelledby="all-h"><h2 id="all-h">${t(l, 'web.console.return.all')}</h2>!${all}!${pager(l, '/console/returns', { status: o.status }, o.pageNo, o.more)}</section>`,
     o.done,
   );

@@ -48,6 +48,7 @@ import {
 } from './form.ts';
 import { deskMoneyPages } from './money-routes.ts';
 import { type Issued, platformsView, policiesView, taxView } from './platform-views.ts';
+import { deskReturnPages } from './return-routes.ts';
 import {
   couponsView,
   deskPage,
@@ -65,6 +66,7 @@ export function deskPages(app: FastifyInstance, deps: WebDeps) {
   const pageRoute = { config: { auth: 'public', limit: 'pages' }, schema: { hide: true } } as const;
   const writeRoute = { config: { auth: 'public', limit: 'productWrites' }, schema: { hide: true } } as const;
   deskMoneyPages(app, deps);
+  deskReturnPages(app, deps);
 
   // ---- analytics ---------------------------------------------------------------------------
 

@@ -31,6 +31,7 @@ const deskTabs = (v: View) => {
   return tabs(v, t(l, 'web.desk.sections'), [
     { href: '/desk', label: t(l, 'web.desk.tab.analytics') },
     { href: '/desk/reviews', label: t(l, 'web.desk.tab.reviews') },
+    { href: '/desk/returns', label: t(l, 'web.desk.tab.returns') },
     { href: '/desk/users', label: t(l, 'web.desk.tab.users') },
     { href: '/desk/coupons', label: t(l, 'web.desk.tab.coupons') },
     { href: '/desk/platforms', label: t(l, 'web.desk.tab.platforms') },
