@@ -6,7 +6,7 @@
 import { eq } from 'drizzle-orm';
 import { beforeEach, describe, expect, it } from 'vitest';
 import { refunds } from '../src/modules/payments/tables.ts';
-import { type SignedIn, useTestApp } from './helpers/app.ts';
+import { useTestApp } from './helpers/app.ts';
 import { admin, buyer, expectError, expectInvalid, seller } from './helpers/builders.ts';
 import { deliveredOrder, outboxRows, requestedReturn, setClock, signIn, stockOf } from './helpers/orders.ts';
 import { Browser, textOf } from './helpers/web.ts';
