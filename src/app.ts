@@ -42,6 +42,7 @@ import { cartRoutes } from './modules/cart/routes.ts';
 import { catalogRoutes } from './modules/catalog/routes.ts';
 import { checkoutRoutes } from './modules/checkout/routes.ts';
 import type { Clock } from './modules/context.ts';
+import { conversationRoutes } from './modules/conversations/routes.ts';
 import { couponRoutes } from './modules/coupons/routes.ts';
 import { imageRoutes } from './modules/images/routes.ts';
 import { imageStoreFor } from './modules/images/store.ts';
@@ -290,6 +291,7 @@ export async function buildApp(opts: AppOptions): Promise<FastifyInstance> {
   await app.register(reconcileRoutes(payoutDeps));
   await app.register(notificationRoutes);
   await app.register(shopRoutes({ publicBaseUrl: config.publicBaseUrl }));
+  await app.register(conversationRoutes({ publicBaseUrl: config.publicBaseUrl }));
   const invoices = createInvoiceRenderer(
     { ...config.invoiceRender, samples: config.appEnv === 'development' },
     app.log.child({ component: 'invoices' }),

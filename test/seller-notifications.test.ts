@@ -189,6 +189,7 @@ describe('the choices', () => {
         'payout_sent',
         'payout_failed',
         'dispute_opened',
+        'order_message',
       ].map((kind) => ({ kind, email: true, inbox: true })),
     );
     const saved = await choose(s, [{ kind: 'order_placed', email: false, inbox: true }]);

@@ -45,7 +45,7 @@ describe('/console/notifications', () => {
       'Nothing here yet: new orders, returns, reviews, low stock, payouts and disputes show here.',
     );
     expect(page.html).not.toContain('Mark all read');
-    expect(page.html.match(/type="checkbox"[^>]* checked/g)).toHaveLength(16);
+    expect(page.html.match(/type="checkbox"[^>]* checked/g)).toHaveLength(18);
     expect(page.html).toContain('aria-label="New orders by email"');
   });
 
@@ -116,6 +116,7 @@ describe('/console/notifications', () => {
     await browser.get('/console/notifications');
     const fields: Record<string, string> = {};
     for (const kind of [
+      'order_message',
       'order_waiting_for_stock',
       'return_requested',
       'review_posted',

@@ -15,6 +15,7 @@ export const COLLECTIONS = [
   'variants',
   'images',
   'notifications',
+  'messages',
 ] as const;
 export type Collection = (typeof COLLECTIONS)[number];
 

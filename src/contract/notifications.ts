@@ -14,6 +14,7 @@ export const NOTIFICATION_KINDS = [
   'payout_sent',
   'payout_failed',
   'dispute_opened',
+  'order_message',
 ] as const;
 export type NotificationKind = (typeof NOTIFICATION_KINDS)[number];
 export const notificationKind = z.enum(NOTIFICATION_KINDS);

@@ -8,6 +8,7 @@ export * from '../modules/auth/tables.ts';
 export * from '../modules/cart/tables.ts';
 export * from '../modules/catalog/tables.ts';
 export * from '../modules/checkout/tables.ts';
+export * from '../modules/conversations/tables.ts';
 export * from '../modules/coupons/tables.ts';
 export * from '../modules/images/tables.ts';
 export * from '../modules/inventory/tables.ts';

@@ -24,6 +24,8 @@ export const LIMITS = {
   /** Image uploads (POST /products/:id/images, the console's form): each is decoded and resized, the costliest write. */
   imageUploads: 20,
   reviews: 10,
+  /** Messages of an order's conversation (each emails the other side). */
+  messages: 10,
   returns: 10,
   analytics: 10,
   /** The authorization pages (GET /oauth/authorize, the consent), per address. */

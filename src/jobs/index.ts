@@ -1,6 +1,7 @@
 // The background jobs every instance runs (docs/operations.md "Background jobs").
 import { FOLD_BATCH, foldAnalytics } from '../modules/analytics/service.ts';
 import { expireLapsedSessions } from '../modules/checkout/service.ts';
+import { orderMessageMail } from '../modules/conversations/service.ts';
 import { deleteEndedReservations, releaseLapsedReservations } from '../modules/inventory/service.ts';
 import { deleteOldNotifications, deliverNotices } from '../modules/notifications/service.ts';
 import { followTracking } from '../modules/orders/labels.ts';
@@ -49,7 +50,11 @@ export function commerceJobs(deps: OrdersDeps & { returnEscalationBusinessDays: 
           ctx,
           {
             publicBaseUrl: deps.publicBaseUrl,
-            mails: { return_requested: returnRequestedMail, dispute_opened: disputeOpenedMail },
+            mails: {
+              return_requested: returnRequestedMail,
+              dispute_opened: disputeOpenedMail,
+              order_message: orderMessageMail,
+            },
             nudgeMail: () => deps.nudge('mail'),
           },
           100,

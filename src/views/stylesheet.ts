@@ -138,6 +138,10 @@ ul.addresses { list-style: none; padding: 0; margin: 0; }
 .shop-head { display: flex; gap: 16px; align-items: center; flex-wrap: wrap; }
 .shop-logo { max-height: 96px; max-width: 40%; width: auto; }
 .shop-products { margin-bottom: 16px; }
+ul.messages { list-style: none; padding: 0; margin: 0 0 12px; }
+ul.messages > li { border-left: 3px solid var(--line); padding: 2px 0 2px 12px; margin-bottom: 10px; overflow-wrap: anywhere; }
+ul.messages > li.mine { border-left-color: var(--brand-2); }
+ul.messages p { margin: 2px 0; }
 ul.notices { list-style: none; padding: 0; margin: 0; }
 ul.notices > li { overflow-wrap: anywhere; }
 ul.notices > li + li { border-top: 1px solid var(--line); padding-top: 10px; margin-top: 10px; }

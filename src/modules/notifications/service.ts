@@ -218,6 +218,8 @@ export function noticeMessage(locale: Locale, kind: NotificationKind, facts: Not
       return t(locale, 'notice.payoutFailed', { amount: money('failedCents') });
     case 'dispute_opened':
       return t(locale, 'notice.disputeOpened', { order: fact('orderNumber'), amount: money('amountCents') });
+    case 'order_message':
+      return t(locale, 'notice.orderMessage', { order: fact('orderNumber') });
   }
 }
 
@@ -237,6 +239,8 @@ export function noticeLink(kind: NotificationKind, subjectId: string, facts: Not
     case 'payout_failed':
     case 'dispute_opened':
       return '/console/payouts';
+    case 'order_message':
+      return `${at('/console/orders', facts.orderId)}#messages`;
   }
 }
 
@@ -373,6 +377,7 @@ const KIND_LABELS = {
   payout_sent: 'notice.kind.payoutSent',
   payout_failed: 'notice.kind.payoutFailed',
   dispute_opened: 'notice.kind.disputeOpened',
+  order_message: 'notice.kind.orderMessage',
 } as const satisfies Record<NotificationKind, MessageKey>;
 
 export const kindLabel = (locale: Locale, kind: NotificationKind) => t(locale, KIND_LABELS[kind]);

@@ -165,6 +165,22 @@ async function visibleOrder(ctx: RequestContext, me: AuthUser, orderId: string, 
   return row;
 }
 
+/**
+ * Who an order is between, for the caller who may see it (its buyer, its seller, an admin;
+ * anyone else 404): what a conversation about it needs.
+ */
+export async function orderParties(ctx: RequestContext, orderId: string) {
+  const row = await visibleOrder(ctx, caller(ctx), orderId);
+  const address = row.shippingAddress as { province?: string } | null;
+  return {
+    id: row.id,
+    number: row.number,
+    buyerId: row.buyerId,
+    sellerId: row.sellerId,
+    shippingProvince: address?.province ?? null,
+  };
+}
+
 export async function itemsOf(ctx: RequestContext, orderId: string) {
   return ctx.db.select().from(orderItems).where(eq(orderItems.orderId, orderId));
 }

@@ -4,9 +4,11 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { type AppError, notFound } from '../../contract/errors.ts';
 import { type Locale, type MessageKey, type MessageValues, t } from '../../contract/i18n.ts';
+import { sendMessageBody } from '../../contract/order-messages.ts';
 import { listOrdersQuery } from '../../contract/orders.ts';
 import { requestReturnApiBody } from '../../contract/returns.ts';
 import { submitReviewBody } from '../../contract/reviews.ts';
+import * as conversations from '../../modules/conversations/service.ts';
 import { sendInvoice } from '../../modules/invoices/routes.ts';
 import { invoiceOf } from '../../modules/invoices/service.ts';
 import * as orders from '../../modules/orders/service.ts';
@@ -45,6 +47,7 @@ function orderRefusal(l: Locale, err: AppError): FormError {
 const DONE = new Map<string | undefined, MessageKey>([
   ['cancelled', 'web.order.cancelled'],
   ['return', 'web.return.sent'],
+  ['message', 'web.messages.sent'],
   ['review-published', 'web.review.published'],
   ['review-held', 'web.review.held'],
 ]);
@@ -61,9 +64,10 @@ export function orderPages(app: FastifyInstance, deps: WebDeps) {
     req: FastifyRequest,
     v: View,
     id: string,
-    o: { error?: FormError; form?: OrderForm; done?: string } = {},
+    o: { error?: FormError; form?: OrderForm; done?: string; typed?: string } = {},
   ) => {
     const order = await orders.getOwnOrder(req.ctx, id);
+    const { messages } = await conversations.messagesOf(req.ctx, order.id);
     const delivered = order.status === 'delivered';
     const [asked, reviewed] = delivered
       ? await Promise.all([
@@ -81,6 +85,7 @@ export function orderPages(app: FastifyInstance, deps: WebDeps) {
       asked,
       offer: returns.returnOfferOf(order, asked, req.ctx.now(), deps.returnWindowDays),
       reviews: new Map(reviewed.map((r) => [r.product_id, r])),
+      messages,
       ...o,
     });
   };
@@ -138,7 +143,7 @@ export function orderPages(app: FastifyInstance, deps: WebDeps) {
     path: string,
     act: (req: FastifyRequest<{ Params: { orderId: string }; Body: OrderBody }>) => Promise<R>,
     done: (result: R) => string,
-    limit: 'orders' | 'returns' | 'reviews',
+    limit: 'orders' | 'returns' | 'reviews' | 'messages',
     formOf: (body: OrderBody) => OrderForm,
   ) =>
     app.post<{ Params: { orderId: string }; Body: OrderBody }>(
@@ -157,6 +162,7 @@ export function orderPages(app: FastifyInstance, deps: WebDeps) {
             await orderAnswer(req, v, req.params.orderId, {
               error: orderRefusal(v.p.locale, err),
               form: formOf(req.body ?? {}),
+              ...(path === 'messages' ? { typed: (one(req.body?.body) ?? '').slice(0, 2000) } : {}),
             }),
             err.statusCode,
           );
@@ -168,6 +174,19 @@ export function orderPages(app: FastifyInstance, deps: WebDeps) {
       },
     );
 
+  orderAction(
+    'messages',
+    (req) =>
+      conversations.sendMessage(
+        req.ctx,
+        deps.commerce,
+        req.params.orderId,
+        readForm(sendMessageBody, { body: one(req.body.body) ?? '' }).body,
+      ),
+    () => 'message',
+    'messages',
+    () => 'message',
+  );
   orderAction(
     'cancel',
     (req) =>

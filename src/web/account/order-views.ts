@@ -10,6 +10,7 @@ import type { ReturnOffer } from '../../modules/returns/service.ts';
 import { multiline } from '../../views/email.ts';
 import { amountRows } from '../../views/fragments.ts';
 import { wordsWith } from '../../views/words.ts';
+import { type ConversationMessage, conversationSection } from '../conversation-views.ts';
 import type { View } from '../core.ts';
 import {
   badge,
@@ -70,7 +71,7 @@ export function purchasePage(v: View, bought: readonly OrderRow[]): string {
 // ---- an order --------------------------------------------------------------------------------
 
 /** Which form of the order page a refusal belongs to: it is shown in that form only. */
-export type OrderForm = 'cancel' | 'return' | `review:${string}`;
+export type OrderForm = 'cancel' | 'return' | 'message' | `review:${string}`;
 
 /** A review the buyer gave of one of the order's items. */
 export interface OwnReview {
@@ -92,6 +93,10 @@ export interface OrderPageData {
   offer: ReturnOffer<Item>;
   /** The buyer's reviews of its items (a delivered order's), by product. */
   reviews: ReadonlyMap<string, OwnReview>;
+  /** The messages with the seller, oldest first. */
+  messages: readonly ConversationMessage[];
+  /** The message as typed, after a refusal. */
+  typed?: string;
   done?: string;
   error?: FormError;
   form?: OrderForm;
@@ -199,7 +204,8 @@ export function orderPage(v: View, d: OrderPageData): string {
 <p><a href="/account/orders/${oid}/invoice">${t(l, 'web.order.invoice')}</a></p></div>
 <div class="table-wrap" tabindex="0"><table><thead><tr><th scope="col">${t(l, 'web.cart.product')}</th><th scope="col" class="num">${t(l, 'web.cart.quantity')}</th><th scope="col" class="num">${t(l, 'web.cart.price')}</th><th scope="col" class="num">${t(l, 'web.cart.lineTotal')}</th></tr></thead><tbody>!${items}</tbody></table></div>
 <div class="card totals">!${amountRows(l, { ...order, totalCents: order.totalAmountCents }, order.refundedCents ? [{ label: t(l, 'web.order.refunded'), cents: order.refundedCents }] : [])}</div>
-!${cancel}!${returnList}!${returnSection(v, oid, d)}!${reviewForms}`,
+!${cancel}!${returnList}!${returnSection(v, oid, d)}!${reviewForms}
+!${conversationSection(v, { messages: d.messages, action: `/account/orders/${oid}/messages`, other: 'seller', ...(d.form === 'message' && d.error ? { error: d.error } : {}), ...(d.typed ? { typed: d.typed } : {}) })}`,
   });
 }
 

@@ -4,6 +4,7 @@
 // API's routes call (their ownership checks: another shop's order is 404), and chooses the answer.
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { t } from '../../contract/i18n.ts';
+import { sendMessageBody } from '../../contract/order-messages.ts';
 import { listOrdersQuery, orderStatus, shipOrderBody } from '../../contract/orders.ts';
 import {
   approveReturnBody,
@@ -13,6 +14,7 @@ import {
 } from '../../contract/returns.ts';
 import { parcelRecipient } from '../../modules/addresses/service.ts';
 import { shipFromOf } from '../../modules/checkout/service.ts';
+import * as conversations from '../../modules/conversations/service.ts';
 import { sendInvoice } from '../../modules/invoices/routes.ts';
 import { invoiceOf } from '../../modules/invoices/service.ts';
 import { buyLabel, labelPdf, labelStateOf, packingSlipPdf } from '../../modules/orders/labels.ts';
@@ -29,7 +31,7 @@ import { orderPath } from './views.ts';
 const SELLERS = ['seller'] as const;
 /** The most rows of a section that waits for the seller (orders to ship, returns to decide). */
 const WAITING = 50;
-const ORDER_DONE = ['shipped', 'delivered', 'confirmed'] as const;
+const ORDER_DONE = ['shipped', 'delivered', 'confirmed', 'message'] as const;
 /** The ask-for-the-parcel form: the API's approval with its instructions, required here. */
 const askBackBody = approveReturnBody.unwrap().unwrap().required({ instructions: true });
 const receiveForm = receiveReturnBody.unwrap().unwrap();
@@ -39,7 +41,7 @@ const RETURN_DONE = ['approved', 'rejected', 'asked', 'received'] as const;
 export function consoleOrderPages(app: FastifyInstance, deps: WebDeps) {
   const s = deps.settings;
   const pageRoute = { config: { auth: 'public', limit: 'pages' }, schema: { hide: true } } as const;
-  const postRoute = (limit: 'orders' | 'returns') =>
+  const postRoute = (limit: 'orders' | 'returns' | 'messages') =>
     ({ config: { auth: 'public', limit }, schema: { hide: true } }) as const;
   const returnsDeps = { ...deps.commerce, returnWindowDays: deps.returnWindowDays };
 
@@ -91,15 +93,40 @@ export function consoleOrderPages(app: FastifyInstance, deps: WebDeps) {
     req: FastifyRequest,
     v: View,
     id: string,
-    o: { error?: FormError; typed?: Body; done?: string } = {},
+    o: { error?: FormError; typed?: Body; done?: string; message?: { error: FormError; typed: string } } = {},
   ) => {
     const order = await shopOrder(req, id);
-    const [recipient, label] = await Promise.all([
+    const [recipient, label, { messages }] = await Promise.all([
       parcelRecipient(req.ctx, order.id, order.sellerId),
       labelStateOf(req.ctx, deps.commerce, order.id),
+      conversations.messagesOf(req.ctx, order.id),
     ]);
-    return orderView(v, order, recipient, label, o);
+    return orderView(v, order, recipient, label, { ...o, messages });
   };
+
+  // The order's conversation with its buyer (POST /orders/:id/messages); a refusal under the form.
+  app.post<{ Params: { orderId: string }; Body: Body }>(
+    '/console/orders/:orderId/messages',
+    postRoute('messages'),
+    async (req, reply) => {
+      const id = req.params.orderId;
+      await shopOrder(req, id);
+      const typed = one(req.body?.body).slice(0, 2000);
+      try {
+        await conversations.sendMessage(
+          req.ctx,
+          deps.commerce,
+          id,
+          readForm(sendMessageBody, { body: typed }).body,
+        );
+      } catch (err) {
+        return answerRefusal(req, reply, s, err, (v, error) =>
+          orderPage(req, v, id, { message: { error, typed } }),
+        );
+      }
+      return seeOther(reply, `${orderPath(id)}?done=message#messages`);
+    },
+  );
 
   app.get<{ Params: { orderId: string }; Querystring: Record<string, string | undefined> }>(
     '/console/orders/:orderId',

@@ -8,6 +8,7 @@ import type { getShopOrder, listOrders } from '../../modules/orders/service.ts';
 import type { listReturns } from '../../modules/returns/service.ts';
 import { amountRows } from '../../views/fragments.ts';
 import { addressBlock, type ShownAddress } from '../addresses/views.ts';
+import { type ConversationMessage, conversationSection } from '../conversation-views.ts';
 import type { View } from '../core.ts';
 import {
   actionButton,
@@ -162,7 +163,14 @@ export function orderView(
   order: Order,
   recipient: ShownAddress,
   label: LabelState,
-  o: { error?: FormError; typed?: Body; done?: string } = {},
+  o: {
+    error?: FormError;
+    typed?: Body;
+    done?: string;
+    /** The messages with the buyer, oldest first; a message refused, as typed. */
+    messages?: readonly ConversationMessage[];
+    message?: { error: FormError; typed: string };
+  } = {},
 ) {
   const l = v.p.locale;
   const items = order.items.map(
@@ -198,6 +206,7 @@ export function orderView(
 !${table([th(t(l, 'web.cart.product')), th(t(l, 'web.cart.quantity'), true), th(t(l, 'web.cart.price'), true), th(t(l, 'web.cart.lineTotal'), true)], items)}
 <div class="card totals">!${totals}</div>
 !${confirmed ? actions : ''}
+!${conversationSection(v, { messages: o.messages ?? [], action: `${orderPath(order.id)}/messages`, other: 'buyer', ...(o.message ? { error: o.message.error, typed: o.message.typed } : {}) })}
 <p><a href="/console/orders">${t(l, 'web.console.order.back')}</a></p>`,
     o.done,
   );
