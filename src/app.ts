@@ -32,6 +32,7 @@ import { acpPlugin } from './modules/acp/plugin.ts';
 import { agentCheckoutCleanupJob } from './modules/agent-checkout/cleanup.ts';
 import { outboxJob } from './modules/agent-checkout/outbox.ts';
 import { analyticsRoutes } from './modules/analytics/routes.ts';
+import { auditRoutes } from './modules/audit/routes.ts';
 import { emailTokenCleanupJob } from './modules/auth/email-links.ts';
 import { developmentKeyPem, type KeyRing, loadKeyRing } from './modules/auth/keys.ts';
 import { createOidcClient } from './modules/auth/oidc.ts';
@@ -290,6 +291,7 @@ export async function buildApp(opts: AppOptions): Promise<FastifyInstance> {
   await app.register(statementRoutes(payoutDeps));
   await app.register(reconcileRoutes(payoutDeps));
   await app.register(notificationRoutes);
+  await app.register(auditRoutes);
   await app.register(shopRoutes({ publicBaseUrl: config.publicBaseUrl }));
   await app.register(conversationRoutes({ publicBaseUrl: config.publicBaseUrl }));
   const invoices = createInvoiceRenderer(

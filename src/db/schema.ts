@@ -4,6 +4,7 @@
 export * from '../modules/addresses/tables.ts';
 export * from '../modules/agent-checkout/tables.ts';
 export * from '../modules/analytics/tables.ts';
+export * from '../modules/audit/tables.ts';
 export * from '../modules/auth/tables.ts';
 export * from '../modules/cart/tables.ts';
 export * from '../modules/catalog/tables.ts';

@@ -158,7 +158,7 @@ ul.notices > li.unread > a { font-weight: 600; }
   table.stack, table.stack thead, table.stack tbody, table.stack tr, table.stack th, table.stack td { display: block; }
   table.stack thead { position: absolute; width: 1px; height: 1px; overflow: hidden; clip: rect(0 0 0 0); }
   table.stack tr { border-bottom: 1px solid var(--line); padding: 6px 0; }
-  table.stack td { border: 0; padding: 3px 12px; text-align: left; white-space: normal; }
+  table.stack td { border: 0; padding: 3px 12px; text-align: left; white-space: normal; overflow-wrap: anywhere; }
   table.stack td[data-label]::before { content: attr(data-label); display: block; font-size: .8rem; color: var(--muted); font-weight: 600; }
   .top nav { width: 100%; }
   main { margin-top: 14px; }

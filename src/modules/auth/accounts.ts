@@ -6,6 +6,7 @@ import type { becomeSellerBody, changeRoleBody, loginBody, registerBody } from '
 import { type Role, toUnix } from '../../contract/common.ts';
 import { conflict, invalid, notFound, problem, unauthenticated } from '../../contract/errors.ts';
 import type { Locale } from '../../contract/i18n.ts';
+import { recordAdminAction } from '../audit/service.ts';
 import { caller, inTransaction, type RequestContext } from '../context.ts';
 import type { EmailLinks } from './email-links.ts';
 import { checkPassword, hashPassword } from './passwords.ts';
@@ -191,6 +192,12 @@ export function createAccounts(tokens: Tokens, links: EmailLinks) {
           .set({ role: input.role, tokenVersion: sql`${users.tokenVersion} + 1` })
           .where(eq(users.id, userId))
           .returning();
+        await recordAdminAction(tx, {
+          action: 'user.role',
+          subject: userId,
+          before: { role: current.role },
+          after: { role: input.role },
+        });
         return row!;
       });
       tokens.forget(updated.id);

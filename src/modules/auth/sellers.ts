@@ -9,6 +9,7 @@ import { isRecordId, type Province, toUnix } from '../../contract/common.ts';
 import { conflict, invalid, notFound, problem, unauthenticated } from '../../contract/errors.ts';
 import { isLocale, type Locale } from '../../contract/i18n.ts';
 import { isNonResidentQst } from '../../contract/tax-numbers.ts';
+import { recordAdminAction } from '../audit/service.ts';
 import { caller, inTransaction, type RequestContext } from '../context.ts';
 import { platformTaxProfile, sellerProfiles, users } from './tables.ts';
 
@@ -162,12 +163,21 @@ export async function platformTaxProfileReady(db: RequestContext['db']): Promise
 export async function putPlatformTaxProfile(ctx: RequestContext, input: PlatformTaxProfileInput) {
   if (input.qstNumber && isNonResidentQst(input.qstNumber) && input.province === 'QC') throw nrInQuebec();
   const values = { ...input, updatedAt: ctx.now() };
-  const [row] = await ctx.db
-    .insert(platformTaxProfile)
-    .values({ id: 1, ...values })
-    .onConflictDoUpdate({ target: platformTaxProfile.id, set: values })
-    .returning();
-  return toPlatformProfile(row!);
+  return inTransaction(ctx, async (tx) => {
+    const [before] = await tx.db.select().from(platformTaxProfile).where(eq(platformTaxProfile.id, 1));
+    const [row] = await tx.db
+      .insert(platformTaxProfile)
+      .values({ id: 1, ...values })
+      .onConflictDoUpdate({ target: platformTaxProfile.id, set: values })
+      .returning();
+    await recordAdminAction(tx, {
+      action: 'tax-profile.save',
+      subject: 'tax-profile',
+      before: before ? toPlatformProfile(before) : null,
+      after: toPlatformProfile(row!),
+    });
+    return toPlatformProfile(row!);
+  });
 }
 
 /** Who an invoice names: a supplier (the seller) and, when one is set, the marketplace operator. */

@@ -28,6 +28,7 @@ import {
 } from '../../contract/errors.ts';
 import { BASE_LOCALE, type Locale } from '../../contract/i18n.ts';
 import type { Db } from '../../db/index.ts';
+import { recordAdminAction } from '../audit/service.ts';
 import { isSeller } from '../auth/sellers.ts';
 import { type AuthUser, caller, inTransaction, type RequestContext } from '../context.ts';
 import { keepUploadedImages } from '../images/urls.ts';
@@ -115,25 +116,30 @@ export async function createCategory(ctx: RequestContext, input: z.infer<typeof 
       problem('parentId', 'validation.unknownCategory'),
     ]);
   }
-  const [row] = await ctx.db
-    .insert(categories)
-    .values({
-      id: newId('categories'),
-      name: input.name,
-      slug: input.slug,
-      parentId,
-      language: input.language,
-      translations: input.translations,
-    })
-    .onConflictDoNothing({ target: categories.slug })
-    .returning({
-      id: categories.id,
-      name: categories.name,
-      slug: categories.slug,
-      parentId: categories.parentId,
-      language: categories.language,
-      translations: categories.translations,
-    });
+  const row = await inTransaction(ctx, async (tx) => {
+    const [made] = await tx.db
+      .insert(categories)
+      .values({
+        id: newId('categories'),
+        name: input.name,
+        slug: input.slug,
+        parentId,
+        language: input.language,
+        translations: input.translations,
+      })
+      .onConflictDoNothing({ target: categories.slug })
+      .returning({
+        id: categories.id,
+        name: categories.name,
+        slug: categories.slug,
+        parentId: categories.parentId,
+        language: categories.language,
+        translations: categories.translations,
+      });
+    if (made)
+      await recordAdminAction(tx, { action: 'category.create', subject: made.id, after: { ...made } });
+    return made;
+  });
   if (!row) throw conflict('error.catalog.slugTaken', { slug: input.slug });
   return toCategory(row, ctx.locale ?? null);
 }

@@ -6,7 +6,8 @@ import type { coupon, createCouponBody } from '../../contract/cart.ts';
 import { toUnix } from '../../contract/common.ts';
 import { conflict, notFound } from '../../contract/errors.ts';
 import { BASE_LOCALE, formatDate, formatMoney, type Locale, type Text, text } from '../../contract/i18n.ts';
-import { caller, type RequestContext } from '../context.ts';
+import { recordAdminAction } from '../audit/service.ts';
+import { caller, inTransaction, type RequestContext } from '../context.ts';
 import { torontoDate } from '../pricing/dates.ts';
 import type { DiscountTerms } from '../pricing/index.ts';
 import { insertRedemptionRow, lockCouponRow, usesOfCoupon } from './queries.ts';
@@ -36,21 +37,26 @@ function toCoupon(row: CouponRow, redemptions: number): z.infer<typeof coupon> {
 }
 
 export async function createCoupon(ctx: RequestContext, input: z.infer<typeof createCouponBody>) {
-  const [row] = await ctx.db
-    .insert(coupons)
-    .values({
-      code: input.code,
-      discountPercent: input.discountPercent ?? null,
-      discountCents: input.discountCents ?? null,
-      minSubtotalCents: input.minSubtotalCents,
-      expiresOn: input.expirationDate ?? null,
-      maxRedemptions: input.maxRedemptions ?? null,
-      maxRedemptionsPerCustomer: input.maxRedemptionsPerCustomer ?? null,
-      terms: input.terms,
-      createdBy: caller(ctx).id,
-    })
-    .onConflictDoNothing({ target: coupons.code })
-    .returning();
+  const row = await inTransaction(ctx, async (tx) => {
+    const [made] = await tx.db
+      .insert(coupons)
+      .values({
+        code: input.code,
+        discountPercent: input.discountPercent ?? null,
+        discountCents: input.discountCents ?? null,
+        minSubtotalCents: input.minSubtotalCents,
+        expiresOn: input.expirationDate ?? null,
+        maxRedemptions: input.maxRedemptions ?? null,
+        maxRedemptionsPerCustomer: input.maxRedemptionsPerCustomer ?? null,
+        terms: input.terms,
+        createdBy: caller(ctx).id,
+      })
+      .onConflictDoNothing({ target: coupons.code })
+      .returning();
+    if (made)
+      await recordAdminAction(tx, { action: 'coupon.create', subject: made.code, after: { ...made } });
+    return made;
+  });
   if (!row) throw conflict('error.coupon.codeTaken', { code: input.code });
   return toCoupon(row, 0);
 }

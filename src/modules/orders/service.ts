@@ -7,6 +7,7 @@ import type { z } from 'zod';
 import { isRecordId, toUnix } from '../../contract/common.ts';
 import { conflict, forbidden, notFound } from '../../contract/errors.ts';
 import type { listOrdersQuery, orderDetail, orderListItem } from '../../contract/orders.ts';
+import { recordAdminAction } from '../audit/service.ts';
 import { type AuthUser, caller, inTransaction, type RequestContext } from '../context.ts';
 import { type EventOf, type Links, publish } from '../events.ts';
 import { commitParcel, lockVariants, restock } from '../inventory/service.ts';
@@ -241,6 +242,14 @@ async function transition(
     const [now] = await ctx.db.select({ status: orders.status }).from(orders).where(eq(orders.id, row.id));
     const refused = orderMachine.refusal(name, now?.status ?? row.status);
     throw conflict(refused.key, refused.values);
+  }
+  if (actor === 'admin') {
+    await recordAdminAction(ctx, {
+      action: `order.${name}`,
+      subject: row.id,
+      before: { status: row.status },
+      after: { status: updated.status },
+    });
   }
   await publish(
     ctx,

@@ -1,6 +1,7 @@
 // What sellers and operators read and do about the money (docs/api.md "Balances, payouts and disputes").
 import { toUnix } from '../../contract/common.ts';
 import { conflict, notFound } from '../../contract/errors.ts';
+import { recordAdminAction } from '../audit/service.ts';
 import { isSeller } from '../auth/sellers.ts';
 import { caller, inTransaction, type RequestContext } from '../context.ts';
 import { accountTotals, sellerBalance } from '../ledger/ledger.ts';
@@ -93,9 +94,20 @@ export async function adjust(
 ) {
   const me = caller(ctx);
   if (!(await isSeller(ctx, sellerId))) throw notFound('error.payouts.sellerNotFound', { id: sellerId });
-  const made = await inTransaction(ctx, (tx) =>
-    adjustSeller(tx, { sellerId, amountCents: input.amountCents, reason: input.reason, adminId: me.id }),
-  );
+  const made = await inTransaction(ctx, async (tx) => {
+    const adjusted = await adjustSeller(tx, {
+      sellerId,
+      amountCents: input.amountCents,
+      reason: input.reason,
+      adminId: me.id,
+    });
+    await recordAdminAction(tx, {
+      action: 'seller.adjust',
+      subject: sellerId,
+      after: { adjustment: adjusted.id, amountCents: input.amountCents, reason: input.reason },
+    });
+    return adjusted;
+  });
   return {
     id: made.id,
     sellerId,

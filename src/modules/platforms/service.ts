@@ -12,6 +12,7 @@ import type {
   rotatedKey,
   updatePlatformBody,
 } from '../../contract/platforms.ts';
+import { recordAdminAction } from '../audit/service.ts';
 import type { RequestContext } from '../context.ts';
 import { randomToken, sha256 } from '../secrets.ts';
 import { platformOfKeyHash } from './queries.ts';
@@ -71,6 +72,11 @@ export async function createPlatform(
       createdAt: ctx.now(),
     })
     .returning();
+  await recordAdminAction(ctx, {
+    action: 'platform.create',
+    subject: row!.id,
+    after: { ...toPlatform(row!) },
+  });
   return { ...toPlatform(row!), apiKey, webhookSecret };
 }
 
@@ -104,7 +110,10 @@ async function rotate(ctx: RequestContext, id: string): Promise<z.infer<typeof r
     .set({ keyHash: keyHash(apiKey), keyRotatedAt: ctx.now() })
     .where(and(eq(platforms.id, id), isNull(platforms.revokedAt)))
     .returning({ id: platforms.id });
-  if (row) return { id: row.id, apiKey };
+  if (row) {
+    await recordAdminAction(ctx, { action: 'platform.rotate-key', subject: row.id });
+    return { id: row.id, apiKey };
+  }
   const [exists] = await ctx.db.select({ id: platforms.id }).from(platforms).where(eq(platforms.id, id));
   if (!exists) throw noSuchPlatform(id);
   throw conflict('error.platforms.revokedNoRotate', { id });
@@ -141,7 +150,14 @@ async function update(
     .set({ ucpProfileUrl: input.ucpProfileUrl })
     .where(and(eq(platforms.id, id), isNull(platforms.revokedAt)))
     .returning();
-  if (row) return toPlatform(row);
+  if (row) {
+    await recordAdminAction(ctx, {
+      action: 'platform.update',
+      subject: row.id,
+      after: { ucpProfileUrl: row.ucpProfileUrl },
+    });
+    return toPlatform(row);
+  }
   const [exists] = await ctx.db.select({ id: platforms.id }).from(platforms).where(eq(platforms.id, id));
   if (!exists) throw noSuchPlatform(id);
   throw conflict('error.platforms.revoked', { id });
@@ -160,6 +176,11 @@ async function revoke(ctx: RequestContext, id: string): Promise<Platform> {
     .where(eq(platforms.id, id))
     .returning();
   if (!row) throw noSuchPlatform(id);
+  await recordAdminAction(ctx, {
+    action: 'platform.revoke',
+    subject: row.id,
+    after: { revokedAt: row.revokedAt },
+  });
   return toPlatform(row);
 }
 

@@ -15,6 +15,7 @@ import type {
   ReturnRequest,
   requestReturnApiBody,
 } from '../../contract/returns.ts';
+import { recordAdminAction } from '../audit/service.ts';
 import { type AuthUser, caller, inTransaction, type RequestContext } from '../context.ts';
 import { type EventOf, publish } from '../events.ts';
 import { restock as restockLines } from '../inventory/service.ts';
@@ -471,6 +472,18 @@ async function transition(
     }
     throw conflict('error.returns.notPending', { returnId: row.id, status });
   }
+  // An admin deciding for a seller (an escalated return): recorded.
+  await recordAdminAction(tx, {
+    action: `return.${name}`,
+    subject: row.id,
+    before: { status: row.status },
+    after: {
+      status: updated.status,
+      note: updated.note,
+      instructions: updated.instructions,
+      restocked: updated.restocked,
+    },
+  });
   return updated;
 }
 

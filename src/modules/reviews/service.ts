@@ -16,6 +16,7 @@ import type {
   ReviewStatus,
   SubmitReviewInput,
 } from '../../contract/reviews.ts';
+import { recordAdminAction } from '../audit/service.ts';
 import { users } from '../auth/tables.ts';
 import { visibleProduct } from '../catalog/service.ts';
 import { caller, inTransaction, type RequestContext } from '../context.ts';
@@ -207,6 +208,11 @@ async function moderate(
     if (!row) throw notFound('error.reviews.notFound', { id: reviewId });
     if (changed) {
       tx.log.info({ reviewId, published: change.published, by: caller(tx).id }, 'review moderated');
+      await recordAdminAction(tx, {
+        action: change.published ? 'review.publish' : 'review.reject',
+        subject: reviewId,
+        after: { published: change.published, rejected: change.rejectedAt !== null },
+      });
       if (change.published) {
         await publish(tx, { type: 'review.published', reviewId, productId: row.review.productId });
       }

@@ -34,6 +34,7 @@ import { seeOther, signedIn, type View, viewOf, type WebDeps } from '../core.ts'
 import { dashboardBody, PERIODS } from '../dashboard/views.ts';
 import { answerRefusal } from '../form-refusal.ts';
 import { type FormError, readForm, sendHtml } from '../layout.ts';
+import { deskAuditPages } from './audit-routes.ts';
 import {
   centsOf,
   type Form,
@@ -67,6 +68,7 @@ export function deskPages(app: FastifyInstance, deps: WebDeps) {
   const writeRoute = { config: { auth: 'public', limit: 'productWrites' }, schema: { hide: true } } as const;
   deskMoneyPages(app, deps);
   deskReturnPages(app, deps);
+  deskAuditPages(app, deps);
 
   // ---- analytics ---------------------------------------------------------------------------
 

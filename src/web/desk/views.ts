@@ -38,6 +38,7 @@ const deskTabs = (v: View) => {
     { href: '/desk/policies', label: t(l, 'web.desk.tab.policies') },
     { href: '/desk/tax', label: t(l, 'web.desk.tab.tax') },
     { href: '/desk/money', label: t(l, 'web.desk.tab.money') },
+    { href: '/desk/audit', label: t(l, 'web.desk.tab.audit') },
   ]);
 };
 
