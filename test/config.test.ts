@@ -83,6 +83,7 @@ describe('loadConfig', () => {
       mail: { smtpUrl: undefined, from: 'Portage <orders@portage.localhost>' },
       jobs: true,
       returnWindowDays: 30,
+      returnEscalationBusinessDays: 2,
       defaultLocale: 'en-CA',
       platformMaxHolds: 1000,
       invoiceRender: { threads: 1, queue: 8 },

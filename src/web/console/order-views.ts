@@ -251,7 +251,7 @@ export function returnsView(
     const path = returnPath(r.return_id);
     const error = o.refused === r.return_id ? o.error : undefined;
     return html`!${actionButton(v, { action: `${path}/approve`, label: t(l, 'web.console.return.approve') })}
-<form method="post" action="${path}/ask" class="row">!${csrfField(v)}!${rowInput({ id: `ask-${i}-instructions`, name: 'instructions', label: t(l, 'web.console.return.instructions'), of: r.order_id, maxlength: 2000, error })}<button type="submit" class="small secondary">${t(l, 'web.console.return.ask')}</button></form>
+<form method="post" action="${path}/ask">!${csrfField(v)}!${rowInput({ id: `ask-${i}-instructions`, name: 'instructions', label: t(l, 'web.console.return.instructions'), of: r.order_id, maxlength: 2000, error })}<button type="submit" class="small secondary">${t(l, 'web.console.return.ask')}</button></form>
 <form method="post" action="${path}/reject" class="row">!${csrfField(v)}!${rowInput({ id: `reject-${i}-note`, name: 'note', label: t(l, 'web.console.return.note'), of: r.order_id, maxlength: 1000, error })}<button type="submit" class="small danger">${t(l, 'web.console.return.reject')}</button></form>`;
   };
   const toDecide = o.waiting.length

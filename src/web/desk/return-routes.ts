@@ -127,7 +127,7 @@ function queueView(
     const error = o.refused === r.return_id ? o.error : undefined;
     const what = r.lines.map((line) => `${line.quantity} × ${line.name}`).join(', ');
     const actions = html`<form class="inline" method="post" action="${path}/approve">!${csrfField(v)}<button type="submit" class="small">${t(l, 'web.console.return.approve')}</button></form>
-<form method="post" action="${path}/ask" class="row">!${csrfField(v)}!${rowInput({ id: `ask-${i}-instructions`, name: 'instructions', label: t(l, 'web.console.return.instructions'), of: r.order_id, maxlength: 2000, error })}<button type="submit" class="small secondary">${t(l, 'web.console.return.ask')}</button></form>
+<form method="post" action="${path}/ask">!${csrfField(v)}!${rowInput({ id: `ask-${i}-instructions`, name: 'instructions', label: t(l, 'web.console.return.instructions'), of: r.order_id, maxlength: 2000, error })}<button type="submit" class="small secondary">${t(l, 'web.console.return.ask')}</button></form>
 <form method="post" action="${path}/reject" class="row">!${csrfField(v)}!${rowInput({ id: `reject-${i}-note`, name: 'note', label: t(l, 'web.console.return.note'), of: r.order_id, maxlength: 1000, error })}<button type="submit" class="small danger">${t(l, 'web.console.return.reject')}</button></form>`;
     const cell = (label: string, content: string, num = false) =>
       html`<td!${num ? html` class="num"` : ''} data-label="${label}">!${content}</td>`;
