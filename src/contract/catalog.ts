@@ -58,6 +58,17 @@ export const createCategoryBody = z.object({
 });
 export const categoryList = z.object({ categories: z.array(category) });
 
+/** PATCH /admin/categories/:id: its name, its other language's name, its parent (null: top). */
+export const updateCategoryBody = z
+  .strictObject({
+    name: categoryName,
+    translations: categoryTranslations,
+    parentId: z.string().max(100).nullable(),
+  })
+  .partial()
+  .refine((o) => Object.keys(o).length > 0, 'validation.oneFieldToChange');
+export const categoryIdParams = z.object({ categoryId: z.string().max(100) });
+
 // ---- products ---------------------------------------------------------------------------
 
 const positiveNumber = (max: number) =>

@@ -4,6 +4,7 @@ import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import {
   category,
+  categoryIdParams,
   categoryList,
   createCategoryBody,
   createProductBody,
@@ -13,6 +14,7 @@ import {
   productIdParams,
   productList,
   productVariant,
+  updateCategoryBody,
   updateProductBody,
   updateVariantBody,
   variantIdParams,
@@ -48,6 +50,21 @@ export async function catalogRoutes(fastify: FastifyInstance) {
       },
     },
     async (req, reply) => reply.code(201).send(await catalog.createCategory(req.ctx, req.body)),
+  );
+
+  app.patch(
+    '/admin/categories/:categoryId',
+    {
+      config: { auth: ['admin'], limit: 'productWrites' },
+      schema: {
+        tags: ['admin'],
+        summary: 'Rename a category, or move it under another (never under itself or its own)',
+        params: categoryIdParams,
+        body: updateCategoryBody,
+        response: { 200: category },
+      },
+    },
+    async (req) => catalog.updateCategory(req.ctx, req.params.categoryId, req.body),
   );
 
   app.get(

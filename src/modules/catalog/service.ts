@@ -13,6 +13,7 @@ import type {
   ProductTranslations,
   productDetail,
   productListItem,
+  updateCategoryBody,
   updateProductBody,
   updateVariantBody,
 } from '../../contract/catalog.ts';
@@ -142,6 +143,73 @@ export async function createCategory(ctx: RequestContext, input: z.infer<typeof 
   });
   if (!row) throw conflict('error.catalog.slugTaken', { slug: input.slug });
   return toCategory(row, ctx.locale ?? null);
+}
+
+/** Every category as written (both languages), for the desk: by name. */
+export async function categoriesAsWritten(ctx: RequestContext) {
+  return ctx.db
+    .select({
+      id: categories.id,
+      name: categories.name,
+      slug: categories.slug,
+      parentId: categories.parentId,
+      language: categories.language,
+      translations: categories.translations,
+    })
+    .from(categories)
+    .orderBy(asc(categories.name), asc(categories.id))
+    .limit(2000);
+}
+
+/**
+ * PATCH /admin/categories/:id: renames a category (in its language, or the other's translation)
+ * or moves it under another parent; a parent that is the category itself or one of its
+ * descendants is 400 (the tree would loop), an unknown one 400, an unknown category 404. In one
+ * transaction with its audit record.
+ */
+export async function updateCategory(
+  ctx: RequestContext,
+  id: string,
+  input: z.infer<typeof updateCategoryBody>,
+) {
+  if (!isRecordId('categories', id)) throw notFound('error.catalog.categoryNotFound', { id });
+  return inTransaction(ctx, async (tx) => {
+    const [row] = await tx.db.select().from(categories).where(eq(categories.id, id)).for('update');
+    if (!row) throw notFound('error.catalog.categoryNotFound', { id });
+    if (input.translations) checkTranslations(row.language, input.translations);
+    if (input.parentId) {
+      if (!(await categoryExists(tx, input.parentId))) {
+        throw invalid('error.catalog.unknownParent', { id: input.parentId }, [
+          problem('parentId', 'validation.unknownCategory'),
+        ]);
+      }
+      // Up from the new parent: meeting this category would make a loop.
+      const all = await tx.db.select({ id: categories.id, parentId: categories.parentId }).from(categories);
+      const parentOf = new Map(all.map((c) => [c.id, c.parentId]));
+      for (
+        let at: string | null | undefined = input.parentId, n = 0;
+        at && n <= all.length;
+        at = parentOf.get(at), n++
+      ) {
+        if (at === id) {
+          throw invalid('error.catalog.parentLoop', { id }, [problem('parentId', 'validation.parentLoop')]);
+        }
+      }
+    }
+    const change = {
+      ...(input.name !== undefined ? { name: input.name } : {}),
+      ...(input.translations !== undefined ? { translations: input.translations } : {}),
+      ...(input.parentId !== undefined ? { parentId: input.parentId } : {}),
+    };
+    const [updated] = await tx.db.update(categories).set(change).where(eq(categories.id, id)).returning();
+    await recordAdminAction(tx, {
+      action: 'category.update',
+      subject: id,
+      before: { name: row.name, translations: row.translations, parentId: row.parentId },
+      after: { name: updated!.name, translations: updated!.translations, parentId: updated!.parentId },
+    });
+    return toCategory(updated!, tx.locale ?? null);
+  });
 }
 
 async function categoryExists(ctx: RequestContext, id: string): Promise<boolean> {

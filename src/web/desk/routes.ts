@@ -35,6 +35,7 @@ import { dashboardBody, PERIODS } from '../dashboard/views.ts';
 import { answerRefusal } from '../form-refusal.ts';
 import { type FormError, readForm, sendHtml } from '../layout.ts';
 import { deskAuditPages } from './audit-routes.ts';
+import { deskCategoryPages } from './category-routes.ts';
 import {
   centsOf,
   type Form,
@@ -69,6 +70,7 @@ export function deskPages(app: FastifyInstance, deps: WebDeps) {
   deskMoneyPages(app, deps);
   deskReturnPages(app, deps);
   deskAuditPages(app, deps);
+  deskCategoryPages(app, deps);
 
   // ---- analytics ---------------------------------------------------------------------------
 

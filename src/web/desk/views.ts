@@ -36,6 +36,7 @@ const deskTabs = (v: View) => {
     { href: '/desk/coupons', label: t(l, 'web.desk.tab.coupons') },
     { href: '/desk/platforms', label: t(l, 'web.desk.tab.platforms') },
     { href: '/desk/policies', label: t(l, 'web.desk.tab.policies') },
+    { href: '/desk/categories', label: t(l, 'web.desk.tab.categories') },
     { href: '/desk/tax', label: t(l, 'web.desk.tab.tax') },
     { href: '/desk/money', label: t(l, 'web.desk.tab.money') },
     { href: '/desk/audit', label: t(l, 'web.desk.tab.audit') },
