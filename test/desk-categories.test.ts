@@ -14,13 +14,11 @@ describe('PATCH /admin/categories/:id', () => {
   it('renames, translates and moves; refuses a loop, an unknown parent; records each change', async () => {
     const boss = await admin(t.api, database);
     const make = async (name: string, parentId?: string) => {
-      const res = await t.api
-        .as(boss)
-        .post('/admin/categories', {
-          name,
-          slug: `${name.toLowerCase()}-${unique()}`,
-          ...(parentId ? { parentId } : {}),
-        });
+      const res = await t.api.as(boss).post('/admin/categories', {
+        name,
+        slug: `${name.toLowerCase()}-${unique()}`,
+        ...(parentId ? { parentId } : {}),
+      });
       expect(res.status, JSON.stringify(res.body)).toBe(201);
       return res.body as { id: string };
     };
@@ -28,12 +26,10 @@ describe('PATCH /admin/categories/:id', () => {
     const kitchen = await make('Kitchen', home.id);
     const knives = await make('Knives', kitchen.id);
 
-    const renamed = await t.api
-      .as(boss)
-      .patch(`/admin/categories/${kitchen.id}`, {
-        name: 'Kitchenware',
-        translations: { 'fr-CA': { name: 'Cuisine' } },
-      });
+    const renamed = await t.api.as(boss).patch(`/admin/categories/${kitchen.id}`, {
+      name: 'Kitchenware',
+      translations: { 'fr-CA': { name: 'Cuisine' } },
+    });
     expect(renamed.status).toBe(200);
     expect(renamed.body).toMatchObject({ id: kitchen.id, name: 'Kitchenware', parentId: home.id });
     const fr = await t.api.as(boss).get('/categories', { 'Accept-Language': 'fr-CA' });

@@ -100,6 +100,13 @@ describe('the API', () => {
         createdAt: new Date(Date.parse('2026-11-01T00:00:00Z') + n * 1000),
       })),
     );
+    // At 199, two at once: one is kept, the other refused (the order's lock).
+    await database.db.delete(orderMessages).where(eq(orderMessages.id, 'messages:filler000000000199'));
+    const both = await Promise.all([
+      t.api.as(o.seller).post(`/orders/${o.orderId}/messages`, { body: 'First' }),
+      t.api.as(o.buyer).post(`/orders/${o.orderId}/messages`, { body: 'Second' }),
+    ]);
+    expect(both.map((r) => r.status).sort()).toEqual([201, 409]);
     expectError(
       await t.api.as(o.seller).post(`/orders/${o.orderId}/messages`, { body: 'One more' }),
       'CONFLICT',

@@ -215,6 +215,33 @@ describe('escalation', () => {
   });
 });
 
+describe('a parcel that never comes', () => {
+  it('is escalated 15 business days after it was asked for; the admin refunds the buyer from the desk', async () => {
+    const r = await requestedReturn(t, {}); // Friday November 27
+    await t.api.as(r.seller).post(`/returns/${r.returnId}/approve`, { instructions: 'Mail it back.' });
+    const boss = await admin(t.api, database);
+    // 15 business days after Friday November 27 is Friday December 18: escalated the day after.
+    setClock(t, '2026-12-18T20:00:00.000Z');
+    await t.app.jobs.runOnce('returns-escalation');
+    expect(
+      (await t.api.as(await signIn(t.api, boss)).get(`/returns/${r.returnId}`)).body.escalated_at,
+    ).toBeNull();
+    setClock(t, '2026-12-19T15:00:00.000Z');
+    await t.app.jobs.runOnce('returns-escalation');
+    const desk = new Browser(t.app);
+    await desk.signIn(await signIn(t.api, boss));
+    const page = await desk.get('/desk/returns');
+    expect(textOf(page.html)).toContain('You asked: Mail it back.');
+    const refunded = await desk.post(`/desk/returns/${encodeURIComponent(r.returnId)}/receive`, {});
+    expect(refunded.url).toBe('/desk/returns?done=received');
+    expect(textOf(refunded.html)).toContain('The buyer is refunded.');
+    expect((await t.api.as(await signIn(t.api, boss)).get(`/returns/${r.returnId}`)).body).toMatchObject({
+      status: 'refunded',
+      restocked: { [r.product.variants[0]!.id]: 0 },
+    });
+  });
+});
+
 describe('the pages', () => {
   it('the buyer returns one unit of three; the seller asks for it back, then receives it', async () => {
     const d = await deliveredOrder(t, { quantity: 3, stock: 10 });

@@ -5,11 +5,11 @@
 // /shops/<slug> with its products, its policies and the redirect from the seller's id; the
 // product page's "Sold by" link; the console's form of the page, refused under its field.
 import { describe, expect, it } from 'vitest';
-import { type SignedIn, useTestApp } from './helpers/app.ts';
+import { admin, type SignedIn, useTestApp } from './helpers/app.ts';
 import { buyer, expectError, expectInvalid, product } from './helpers/builders.ts';
 import { Browser, textOf } from './helpers/web.ts';
 
-const { t } = useTestApp({ logger: { level: 'error' } });
+const { t, database } = useTestApp({ logger: { level: 'error' } });
 
 /** A buyer who opens a shop named `name`: the seller, signed in. */
 async function opens(name: string): Promise<SignedIn> {
@@ -42,6 +42,7 @@ describe('slugs', () => {
     expect(await slugOf(first)).toBe(`erabliere-${name.slice(10)}`);
     expect(await slugOf(second)).toBe(`erabliere-${name.slice(10)}-2`);
     expect(await slugOf(await opens('!!!'))).toMatch(/^shop(-\d+)?$/);
+    expect(await slugOf(await opens(`Cœur d’Æ ${name.slice(10)}`))).toBe(`coeur-d-ae-${name.slice(10)}`);
   });
 
   it('two shops of one name opening at once get two slugs', async () => {
@@ -138,6 +139,12 @@ describe('the API', () => {
     expectError(await t.api.get('/shop-pages/no-such-shop-anywhere'), 'NOT_FOUND', 404);
     expectError(await t.api.get('/shop-pages/Not%20A%20Slug'), 'NOT_FOUND', 404);
     expectError(await t.api.get(`/shop-pages/${encodeURIComponent(b.id)}`), 'NOT_FOUND', 404);
+    // A seller an admin made a buyer again: the page is gone with the role.
+    const gone = await opens(`Gone ${Date.now()}`);
+    const slug = await slugOf(gone);
+    const boss = await admin(t.api, database);
+    expect((await t.api.as(boss).patch(`/admin/users/${gone.id}`, { role: 'buyer' })).status).toBe(200);
+    expectError(await t.api.get(`/shop-pages/${slug}`), 'NOT_FOUND', 404);
   });
 });
 

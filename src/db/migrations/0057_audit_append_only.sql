@@ -14,3 +14,6 @@ $$;
 --> statement-breakpoint
 CREATE TRIGGER admin_actions_append_only BEFORE UPDATE OR DELETE ON admin_actions
   FOR EACH ROW EXECUTE FUNCTION portage_audit_append_only();
+--> statement-breakpoint
+CREATE TRIGGER admin_actions_no_truncate BEFORE TRUNCATE ON admin_actions
+  FOR EACH STATEMENT EXECUTE FUNCTION portage_audit_append_only();

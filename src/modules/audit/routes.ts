@@ -14,7 +14,13 @@ const filters = {
 
 const auditQuery = z.object({
   limit: intParam('limit', 1, 200).default(50),
-  before: z.coerce.number().int().positive().optional().describe('The `nextBefore` of the previous page'),
+  before: z.coerce
+    .number()
+    .int()
+    .positive()
+    .max(Number.MAX_SAFE_INTEGER)
+    .optional()
+    .describe('The `nextBefore` of the previous page'),
   ...filters,
 });
 

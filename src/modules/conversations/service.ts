@@ -60,6 +60,8 @@ export async function sendMessage(
     throw invalid('error.messages.link', {}, [problem('body', 'validation.messageLink')]);
   }
   const row = await inTransaction(ctx, async (tx) => {
+    // The order's lock: two messages at once count one after the other (the cap holds).
+    await orderParties(tx, order.id, { lock: true });
     const [written] = await tx.db
       .select({ n: count() })
       .from(orderMessages)

@@ -168,10 +168,11 @@ async function visibleOrder(ctx: RequestContext, me: AuthUser, orderId: string, 
 
 /**
  * Who an order is between, for the caller who may see it (its buyer, its seller, an admin;
- * anyone else 404): what a conversation about it needs.
+ * anyone else 404): what a conversation about it needs. `lock`: the order's row, in ctx's
+ * transaction (two messages at once take turns).
  */
-export async function orderParties(ctx: RequestContext, orderId: string) {
-  const row = await visibleOrder(ctx, caller(ctx), orderId);
+export async function orderParties(ctx: RequestContext, orderId: string, opts: { lock?: boolean } = {}) {
+  const row = await visibleOrder(ctx, caller(ctx), orderId, opts.lock);
   const address = row.shippingAddress as { province?: string } | null;
   return {
     id: row.id,

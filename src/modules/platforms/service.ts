@@ -13,7 +13,7 @@ import type {
   updatePlatformBody,
 } from '../../contract/platforms.ts';
 import { recordAdminAction } from '../audit/service.ts';
-import type { RequestContext } from '../context.ts';
+import { inTransaction, type RequestContext } from '../context.ts';
 import { randomToken, sha256 } from '../secrets.ts';
 import { platformOfKeyHash } from './queries.ts';
 import { platforms } from './tables.ts';
@@ -60,24 +60,26 @@ export async function createPlatform(
 ): Promise<z.infer<typeof issuedPlatform>> {
   const apiKey = secret(KEY_PREFIX);
   const webhookSecret = secret(SECRET_PREFIX);
-  const [row] = await ctx.db
-    .insert(platforms)
-    .values({
-      id: newId('platforms'),
-      name: input.name,
-      webhookUrl: input.webhookUrl,
-      ucpProfileUrl: input.ucpProfileUrl ?? null,
-      keyHash: keyHash(apiKey),
-      webhookSecret,
-      createdAt: ctx.now(),
-    })
-    .returning();
-  await recordAdminAction(ctx, {
-    action: 'platform.create',
-    subject: row!.id,
-    after: { ...toPlatform(row!) },
+  return inTransaction(ctx, async (tx) => {
+    const [row] = await tx.db
+      .insert(platforms)
+      .values({
+        id: newId('platforms'),
+        name: input.name,
+        webhookUrl: input.webhookUrl,
+        ucpProfileUrl: input.ucpProfileUrl ?? null,
+        keyHash: keyHash(apiKey),
+        webhookSecret,
+        createdAt: ctx.now(),
+      })
+      .returning();
+    await recordAdminAction(tx, {
+      action: 'platform.create',
+      subject: row!.id,
+      after: { ...toPlatform(row!) },
+    });
+    return { ...toPlatform(row!), apiKey, webhookSecret };
   });
-  return { ...toPlatform(row!), apiKey, webhookSecret };
 }
 
 /** The platforms, newest first (at most 200). */
@@ -99,7 +101,7 @@ export async function rotatePlatformKey(
   keys: PlatformKeys,
   id: string,
 ): Promise<z.infer<typeof rotatedKey>> {
-  return forgetting(keys, id, () => rotate(ctx, id));
+  return forgetting(keys, id, () => inTransaction(ctx, (tx) => rotate(tx, id)));
 }
 
 async function rotate(ctx: RequestContext, id: string): Promise<z.infer<typeof rotatedKey>> {
@@ -136,7 +138,7 @@ export async function updatePlatform(
   id: string,
   input: z.infer<typeof updatePlatformBody>,
 ): Promise<Platform> {
-  return forgetting(keys, id, () => update(ctx, id, input));
+  return forgetting(keys, id, () => inTransaction(ctx, (tx) => update(tx, id, input)));
 }
 
 async function update(
@@ -165,7 +167,7 @@ async function update(
 
 /** Revokes the platform at once; a revoked platform is answered as it is (its first revocation time kept). */
 export async function revokePlatform(ctx: RequestContext, keys: PlatformKeys, id: string): Promise<Platform> {
-  return forgetting(keys, id, () => revoke(ctx, id));
+  return forgetting(keys, id, () => inTransaction(ctx, (tx) => revoke(tx, id)));
 }
 
 async function revoke(ctx: RequestContext, id: string): Promise<Platform> {

@@ -460,7 +460,8 @@ async function transition(
   await lockOrderForReturn(tx, row.orderId);
   const [updated] = await tx.db
     .update(returns)
-    .set({ ...set, status: returnMachine.to(name) })
+    // A step taken ends its lateness: escalated again only if the next step is late too.
+    .set({ ...set, status: returnMachine.to(name), escalatedAt: null })
     .where(and(eq(returns.id, row.id), returnMachine.where(name, returns.status)))
     .returning();
   if (!updated) {
@@ -472,18 +473,6 @@ async function transition(
     }
     throw conflict('error.returns.notPending', { returnId: row.id, status });
   }
-  // An admin deciding for a seller (an escalated return): recorded.
-  await recordAdminAction(tx, {
-    action: `return.${name}`,
-    subject: row.id,
-    before: { status: row.status },
-    after: {
-      status: updated.status,
-      note: updated.note,
-      instructions: updated.instructions,
-      restocked: updated.restocked,
-    },
-  });
   return updated;
 }
 
@@ -506,15 +495,44 @@ export async function approveReturn(
       // Sent back first: the refund waits for the parcel (receiveReturn).
       const asked = await decide(tx, me, returnId, 'askForParcel', note || null, { instructions });
       await publish(tx, { type: 'return.approved', returnId, orderId: asked.orderId });
+      await recordDecision(tx, returnId, 'pending', 'askForParcel');
       return undefined;
     }
     const approved = await decide(tx, me, returnId, 'approve', note || null);
     // The decision (its email, a subscriber's, says how much), then the money it moves.
-    return refundFor(tx, approved, { type: 'return.approved', returnId, orderId: approved.orderId });
+    const refund = await refundFor(tx, approved, {
+      type: 'return.approved',
+      returnId,
+      orderId: approved.orderId,
+    });
+    await recordDecision(tx, returnId, 'pending', 'approve');
+    return refund;
   });
   deps.nudge('mail');
   if (refundId) await sendRefund(ctx, deps, refundId);
   return getReturn(ctx, returnId);
+}
+
+/**
+ * An admin's decision of a return (an escalated one), recorded as it ended in its transaction:
+ * its state, and what it refunds and puts back on sale.
+ */
+async function recordDecision(tx: RequestContext, returnId: string, from: ReturnRow['status'], name: string) {
+  if (tx.user?.role !== 'admin') return;
+  const [after] = await tx.db.select().from(returns).where(eq(returns.id, returnId));
+  await recordAdminAction(tx, {
+    action: `return.${name}`,
+    subject: returnId,
+    before: { status: from },
+    after: {
+      status: after?.status,
+      note: after?.note,
+      instructions: after?.instructions,
+      restocked: after?.restocked,
+      refundAmountCents: after?.refundAmountCents,
+      refundId: after?.refundId,
+    },
+  });
 }
 
 /**
@@ -584,7 +602,13 @@ export async function receiveReturn(
         .filter(([, n]) => n > 0)
         .map(([variantId, quantity]) => ({ variantId, quantity })),
     );
-    return refundFor(tx, received, { type: 'return.received', returnId, orderId: received.orderId });
+    const refund = await refundFor(tx, received, {
+      type: 'return.received',
+      returnId,
+      orderId: received.orderId,
+    });
+    await recordDecision(tx, returnId, row.status, 'receive');
+    return refund;
   });
   deps.nudge('mail');
   if (refundId) await sendRefund(ctx, deps, refundId);
@@ -601,6 +625,7 @@ export async function rejectReturn(
   const me = caller(ctx);
   const row = await inTransaction(ctx, async (tx) => {
     const rejected = await decide(tx, me, returnId, 'reject', note);
+    await recordDecision(tx, returnId, 'pending', 'reject');
     await publish(tx, { type: 'return.rejected', returnId, orderId: rejected.orderId });
     return rejected;
   });
@@ -628,10 +653,14 @@ export async function markReturnRefunded(
 
 // ---- escalation ------------------------------------------------------------------------------
 
+/** A parcel asked back and not received this many business days after the decision goes to the admins. */
+export const PARCEL_BUSINESS_DAYS = 15;
+
 /**
  * The escalation job's pass: the returns still pending at the end of `businessDays` business days
- * (Monday to Friday, in Toronto) after the day they were asked are marked escalated (the desk's
- * queue), up to `limit` a pass. Answers how many.
+ * (Monday to Friday, in Toronto) after the day they were asked, and those awaiting a parcel
+ * PARCEL_BUSINESS_DAYS after the seller asked for it, are marked escalated (the desk's queue), up
+ * to `limit` of each a pass. Answers how many.
  */
 export async function escalateLateReturns(
   ctx: RequestContext,
@@ -640,35 +669,45 @@ export async function escalateLateReturns(
 ): Promise<number> {
   const now = ctx.now();
   const today = torontoDate(now);
-  // Business days are at least calendar days: older than that many days is the candidates' bound.
-  const candidates = await ctx.db
-    .select({ id: returns.id, createdAt: returns.createdAt })
-    .from(returns)
-    .where(
-      and(
-        eq(returns.status, 'pending'),
-        isNull(returns.escalatedAt),
-        lt(returns.createdAt, new Date(now.getTime() - businessDays * 86_400_000)),
-      ),
-    )
-    .orderBy(asc(returns.createdAt))
-    .limit(limit);
-  const late = candidates
-    .filter((r) => today > addBusinessDays(torontoDate(r.createdAt), businessDays))
-    .map((r) => r.id);
+  const late: string[] = [];
+  for (const [status, since, days] of [
+    ['pending', returns.createdAt, businessDays],
+    ['awaiting_parcel', returns.decidedAt, PARCEL_BUSINESS_DAYS],
+  ] as const) {
+    // Business days are at least calendar days: older than that many days is the candidates' bound.
+    const candidates = await ctx.db
+      .select({ id: returns.id, at: since })
+      .from(returns)
+      .where(
+        and(
+          eq(returns.status, status),
+          isNull(returns.escalatedAt),
+          lt(since, new Date(now.getTime() - days * 86_400_000)),
+        ),
+      )
+      .orderBy(asc(since))
+      .limit(limit);
+    for (const r of candidates) if (r.at && today > addBusinessDays(torontoDate(r.at), days)) late.push(r.id);
+  }
   if (late.length === 0) return 0;
   const marked = await ctx.db
     .update(returns)
     .set({ escalatedAt: now })
-    .where(and(inArray(returns.id, late), eq(returns.status, 'pending'), isNull(returns.escalatedAt)))
+    .where(
+      and(
+        inArray(returns.id, late),
+        inArray(returns.status, ['pending', 'awaiting_parcel']),
+        isNull(returns.escalatedAt),
+      ),
+    )
     .returning({ id: returns.id });
   if (marked.length) ctx.log.warn({ returns: marked.map((r) => r.id) }, 'returns escalated to the admins');
   return marked.length;
 }
 
-/** GET /admin/returns/escalated: returns escalated and still pending, oldest first. */
+/** GET /admin/returns/escalated: returns escalated and still undecided or awaiting their parcel, oldest first. */
 export async function escalatedReturns(ctx: RequestContext, q: z.infer<typeof listReturnsQuery>) {
-  const where = and(eq(returns.status, 'pending'), isNotNull(returns.escalatedAt));
+  const where = and(inArray(returns.status, ['pending', 'awaiting_parcel']), isNotNull(returns.escalatedAt));
   const [rows, [total]] = await Promise.all([
     ctx.db
       .select()

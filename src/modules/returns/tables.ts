@@ -75,6 +75,7 @@ export const returns = pgTable(
       .where(sql`${t.status} in ('pending', 'awaiting_parcel', 'received', 'approved')`),
     // The escalation job's pass and the desk's queue: pending ones by age.
     index('returns_pending_created_idx').on(t.createdAt).where(sql`${t.status} = 'pending'`),
+    index('returns_awaiting_decided_idx').on(t.decidedAt).where(sql`${t.status} = 'awaiting_parcel'`),
     check('returns_instructions_bounded', sql`coalesce(length(${t.instructions}), 0) <= 2000`),
     check('returns_status_check', sql`${t.status} in (${inList(RETURN_STATUSES)})`),
     check('returns_reason_check', sql`${t.reason} in (${inList(RETURN_REASONS)})`),

@@ -1,9 +1,9 @@
 // The shops module's reads and writes: a shop as its page shows it (the seller's profile with its
 // page's logo and texts), and the seller's own writing of it.
-import { eq } from 'drizzle-orm';
+import { and, eq } from 'drizzle-orm';
 import type { ShopTexts } from '../../contract/shops.ts';
 import type { Db } from '../../db/index.ts';
-import { sellerProfiles } from '../auth/tables.ts';
+import { sellerProfiles, users } from '../auth/tables.ts';
 import { shopPages } from './tables.ts';
 
 const shopColumns = {
@@ -36,6 +36,8 @@ export async function shopRow(
   const [row] = await db
     .select(shopColumns)
     .from(sellerProfiles)
+    // A seller no more (demoted by an admin) keeps the profile, not the page.
+    .innerJoin(users, and(eq(users.id, sellerProfiles.userId), eq(users.role, 'seller')))
     .leftJoin(shopPages, eq(shopPages.sellerId, sellerProfiles.userId))
     .where('slug' in by ? eq(sellerProfiles.slug, by.slug) : eq(sellerProfiles.userId, by.sellerId));
   return row;

@@ -21,7 +21,7 @@ export const shopPages = pgTable(
   (t) => [
     check(
       'shop_pages_bounded',
-      sql`coalesce(length(${t.logoUrl}), 0) <= 2048 and pg_column_size(${t.texts}) <= 65536`,
+      sql`coalesce(length(${t.logoUrl}), 0) <= 2048 and pg_column_size(${t.texts}) <= 131072`,
     ),
   ],
 );

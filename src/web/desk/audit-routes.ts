@@ -27,10 +27,13 @@ export function deskAuditPages(app: FastifyInstance, deps: WebDeps) {
       const before = Number.parseInt(req.query.before ?? '', 10);
       const page = await auditPage(req.ctx, {
         limit: PAGE,
-        ...(before > 0 ? { before } : {}),
+        ...(before > 0 && before <= Number.MAX_SAFE_INTEGER ? { before } : {}),
         ...(action ? { action } : {}),
       });
-      return sendHtml(reply, auditView(v, { ...page, action, later: before > 0 }));
+      return sendHtml(
+        reply,
+        auditView(v, { ...page, action, later: before > 0 && before <= Number.MAX_SAFE_INTEGER }),
+      );
     },
   );
 

@@ -25,7 +25,7 @@ import { deskPage } from './views.ts';
 
 const ADMINS = ['admin'] as const;
 const LISTED = 50;
-const DONE = ['approved', 'asked', 'rejected'] as const;
+const DONE = ['approved', 'asked', 'rejected', 'received'] as const;
 
 const askBackBody = approveReturnBody.unwrap().unwrap().required({ instructions: true });
 
@@ -60,7 +60,7 @@ export function deskReturnPages(app: FastifyInstance, deps: WebDeps) {
   );
 
   const decision = (
-    path: 'approve' | 'ask' | 'reject',
+    path: 'approve' | 'ask' | 'reject' | 'receive',
     act: (req: FastifyRequest<{ Params: { returnId: string }; Body: Form }>) => Promise<unknown>,
     done: (typeof DONE)[number],
   ) =>
@@ -79,6 +79,12 @@ export function deskReturnPages(app: FastifyInstance, deps: WebDeps) {
         return seeOther(reply, `/desk/returns?done=${done}`);
       },
     );
+  // A parcel that never came (or a seller who never said): the platform refunds, nothing back on sale.
+  decision(
+    'receive',
+    (req) => returns.receiveReturn(req.ctx, returnsDeps, req.params.returnId, {}),
+    'received',
+  );
   decision(
     'approve',
     (req) => returns.approveReturn(req.ctx, returnsDeps, req.params.returnId, undefined),
@@ -126,7 +132,10 @@ function queueView(
     const path = `/desk/returns/${encodeURIComponent(r.return_id)}`;
     const error = o.refused === r.return_id ? o.error : undefined;
     const what = r.lines.map((line) => `${line.quantity} × ${line.name}`).join(', ');
-    const actions = html`<form class="inline" method="post" action="${path}/approve">!${csrfField(v)}<button type="submit" class="small">${t(l, 'web.console.return.approve')}</button></form>
+    const actions =
+      r.status === 'awaiting_parcel'
+        ? html`<p class="hint">${t(l, 'web.console.return.sentBackHow', { instructions: r.instructions ?? '' })}</p><form class="inline" method="post" action="${path}/receive">!${csrfField(v)}<button type="submit" class="small">${t(l, 'web.desk.returns.refundAnyway')}</button></form>`
+        : html`<form class="inline" method="post" action="${path}/approve">!${csrfField(v)}<button type="submit" class="small">${t(l, 'web.console.return.approve')}</button></form>
 <form method="post" action="${path}/ask">!${csrfField(v)}!${rowInput({ id: `ask-${i}-instructions`, name: 'instructions', label: t(l, 'web.console.return.instructions'), of: r.order_id, maxlength: 2000, error })}<button type="submit" class="small secondary">${t(l, 'web.console.return.ask')}</button></form>
 <form method="post" action="${path}/reject" class="row">!${csrfField(v)}!${rowInput({ id: `reject-${i}-note`, name: 'note', label: t(l, 'web.console.return.note'), of: r.order_id, maxlength: 1000, error })}<button type="submit" class="small danger">${t(l, 'web.console.return.reject')}</button></form>`;
     const cell = (label: string, content: string, num = false) =>

@@ -1,0 +1,3 @@
+ALTER TABLE "shop_pages" DROP CONSTRAINT "shop_pages_bounded";--> statement-breakpoint
+CREATE INDEX "returns_awaiting_decided_idx" ON "returns" USING btree ("decided_at") WHERE "returns"."status" = 'awaiting_parcel';--> statement-breakpoint
+ALTER TABLE "shop_pages" ADD CONSTRAINT "shop_pages_bounded" CHECK (coalesce(length("shop_pages"."logo_url"), 0) <= 2048 and pg_column_size("shop_pages"."texts") <= 131072);
