@@ -1,7 +1,7 @@
 // The desk's new pages (issue 43) in headless Chromium: an admin reads the escalated returns'
 // queue and decides one (asks for the items back), then reads that decision in the audit log and
 // filters it by its kind. In English and French, on a desktop and a 360 px phone; axe-core on
-// every page; screenshots under PAGE_SCREENSHOTS.
+// every page; an admin adds a category in both languages; screenshots under PAGE_SCREENSHOTS.
 // biome-ignore-all lint/performance/useDomNodeTextContent: Playwright's innerText is the rendered text a person reads
 import type { Page } from 'playwright-core';
 import { describe, expect, it } from 'vitest';
@@ -18,6 +18,11 @@ const WORDS = {
     asked: 'The buyer is asked to send the items back.',
     action: 'return.askForParcel',
     only: 'Only return.askForParcel.',
+    nameEn: 'Name in English',
+    nameFr: 'Name in French',
+    slug: 'Address (slug)',
+    addCategory: 'Add the category',
+    added: 'The category is added.',
   },
   'fr-CA': {
     instructions: 'Comment le renvoyer (envoyé à l’acheteur)',
@@ -25,6 +30,11 @@ const WORDS = {
     asked: 'L’acheteur doit renvoyer les articles.',
     action: 'return.askForParcel',
     only: 'Seulement return.askForParcel.',
+    nameEn: 'Nom en anglais',
+    nameFr: 'Nom en français',
+    slug: 'Adresse (slug)',
+    addCategory: 'Ajouter la catégorie',
+    added: 'La catégorie est ajoutée.',
   },
 } as const;
 
@@ -80,6 +90,17 @@ describe.skipIf(unavailable !== undefined)('the desk’s returns queue and audit
         expect(main).toContain(w.only);
         expect(await scrollWidth(page)).toBeLessThanOrEqual(run.width);
         await checked(page, `${run.name}-audit`);
+
+        // A category, added in both languages.
+        await page.goto(`${env.base}/desk/categories?lang=${run.lang}`);
+        await page.getByLabel(w.nameEn).fill(`Garden ${run.name}`);
+        await page.getByLabel(w.nameFr).fill(`Jardin ${run.name}`);
+        await page.getByLabel(w.slug).fill(`garden-${run.name}`);
+        await page.getByRole('button', { name: w.addCategory }).click();
+        await page.waitForURL(/done=created/);
+        expect(await page.locator('.notice').innerText()).toBe(w.added);
+        expect(await scrollWidth(page)).toBeLessThanOrEqual(run.width);
+        await checked(page, `${run.name}-categories`);
       } finally {
         await page.close();
       }
