@@ -1,12 +1,6 @@
-// The desk's new pages (issue 43) in headless Chromium: an admin reads the escalated returns'
-// queue and decides one (asks for the items back), then reads that decision in the audit log and
-// filters it by its kind. In English and French, on a desktop and a 360 px phone; axe-core on
-// every page; an admin adds a category in both languages; screenshots under PAGE_SCREENSHOTS.
-// biome-ignore-all lint/performance/useDomNodeTextContent: Playwright's innerText is the rendered text a person reads
-import type { Page } from 'playwright-core';
 import { describe, expect, it } from 'vitest';
-import { admin, type SignedIn } from './helpers/app.ts';
-import { browserApp, browserUnavailable, checked } from './helpers/browser.ts';
+import { admin } from './helpers/app.ts';
+import { browserApp, browserUnavailable, checked, scrollWidth, signInPage } from './helpers/browser.ts';
 import { requestedReturn, setClock } from './helpers/orders.ts';
 
 const unavailable = browserUnavailable();
@@ -23,6 +17,9 @@ const WORDS = {
     slug: 'Address (slug)',
     addCategory: 'Add the category',
     added: 'The category is added.',
+    suspend: 'Suspend (signs them out everywhere)',
+    suspended: 'The account is suspended: every session of theirs has ended.',
+    reinstate: 'Reinstate',
   },
   'fr-CA': {
     instructions: 'Comment le renvoyer (envoyé à l’acheteur)',
@@ -35,6 +32,9 @@ const WORDS = {
     slug: 'Adresse (slug)',
     addCategory: 'Ajouter la catégorie',
     added: 'La catégorie est ajoutée.',
+    suspend: 'Suspendre (le déconnecte partout)',
+    suspended: 'Le compte est suspendu : toutes ses sessions ont pris fin.',
+    reinstate: 'Rétablir',
   },
 } as const;
 
@@ -44,17 +44,6 @@ const RUNS = [
   { lang: 'en-CA', width: 360, name: 'phone-desk-queues' },
   { lang: 'fr-CA', width: 360, name: 'phone-desk-queues-fr' },
 ] as const;
-
-async function signIn(page: Page, base: string, who: SignedIn) {
-  await page.context().clearCookies();
-  await page.goto(`${base}/account/sign-in?lang=en-CA`);
-  await page.getByLabel('Email').fill(who.email);
-  await page.getByLabel('Password', { exact: true }).fill(who.password);
-  await page.getByRole('button', { name: 'Sign in' }).click();
-  await page.waitForURL(/\/account$/);
-}
-
-const scrollWidth = (page: Page) => page.evaluate(() => document.documentElement.scrollWidth);
 
 describe.skipIf(unavailable !== undefined)('the desk’s returns queue and audit log, in Chromium', () => {
   const env = browserApp();
@@ -71,7 +60,7 @@ describe.skipIf(unavailable !== undefined)('the desk’s returns queue and audit
       const page = await env.browser.page();
       try {
         await page.setViewportSize({ width: run.width, height: 900 });
-        await signIn(page, env.base, boss);
+        await signInPage(page, env.base, boss);
         await page.goto(`${env.base}/desk/returns?lang=${run.lang}`);
         const row = page.locator('tr', { hasText: r.orderId });
         expect(await row.count()).toBe(1);
@@ -80,12 +69,12 @@ describe.skipIf(unavailable !== undefined)('the desk’s returns queue and audit
         await row.getByLabel(w.instructions).fill('Mail it back, tracked.');
         await row.getByRole('button', { name: w.ask }).click();
         await page.waitForURL(/done=asked/);
-        expect(await page.locator('.notice').innerText()).toBe(w.asked);
+        expect(await page.locator('.notice').textContent()).toBe(w.asked);
 
         await page.goto(`${env.base}/desk/audit?lang=${run.lang}`);
         await page.getByRole('link', { name: w.action }).first().click();
         await page.waitForURL(/action=return\.askForParcel/);
-        const main = await page.locator('main').innerText();
+        const main = await page.locator('main').textContent();
         expect(main).toContain(r.returnId);
         expect(main).toContain(w.only);
         expect(await scrollWidth(page)).toBeLessThanOrEqual(run.width);
@@ -98,9 +87,18 @@ describe.skipIf(unavailable !== undefined)('the desk’s returns queue and audit
         await page.getByLabel(w.slug).fill(`garden-${run.name}`);
         await page.getByRole('button', { name: w.addCategory }).click();
         await page.waitForURL(/done=created/);
-        expect(await page.locator('.notice').innerText()).toBe(w.added);
+        expect(await page.locator('.notice').textContent()).toBe(w.added);
         expect(await scrollWidth(page)).toBeLessThanOrEqual(run.width);
         await checked(page, `${run.name}-categories`);
+
+        // The return's buyer, suspended from their card.
+        await page.goto(`${env.base}/desk/users?user=${encodeURIComponent(r.buyer.email)}&lang=${run.lang}`);
+        await page.getByRole('button', { name: w.suspend }).click();
+        await page.waitForURL(/done=suspend/);
+        expect(await page.locator('.notice').innerText()).toBe(w.suspended);
+        expect(await page.getByRole('button', { name: w.reinstate }).count()).toBe(1);
+        expect(await scrollWidth(page)).toBeLessThanOrEqual(run.width);
+        await checked(page, `${run.name}-suspended`);
       } finally {
         await page.close();
       }

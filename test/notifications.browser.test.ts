@@ -1,13 +1,6 @@
-// A seller's notifications on the pages (issue 43) in headless Chromium, as a seller uses them:
-// after two sales, the header counts them; the seller opens the inbox from the console's tab,
-// follows a notification to its order, marks one read, unticks new orders by email and saves,
-// and sets a product's low-stock alert (refused once under its field). In English and French,
-// on a desktop and a 360 px phone; axe-core on every page; screenshots under PAGE_SCREENSHOTS.
-// biome-ignore-all lint/performance/useDomNodeTextContent: Playwright's innerText is the rendered text a person reads
-import type { Page } from 'playwright-core';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { type SignedIn, verified } from './helpers/app.ts';
-import { browserApp, browserUnavailable, checked } from './helpers/browser.ts';
+import { verified } from './helpers/app.ts';
+import { browserApp, browserUnavailable, checked, scrollWidth, signInPage } from './helpers/browser.ts';
 import { buyer, product, seller } from './helpers/builders.ts';
 import { addToCart, ON_ADDRESS, openCheckout, payOk } from './helpers/checkout.ts';
 import { setClock } from './helpers/orders.ts';
@@ -53,17 +46,6 @@ const RUNS = [
   { lang: 'fr-CA', width: 360, name: 'phone-console-notifications-fr' },
 ] as const;
 
-async function signIn(page: Page, base: string, who: SignedIn) {
-  await page.context().clearCookies();
-  await page.goto(`${base}/account/sign-in?lang=en-CA`);
-  await page.getByLabel('Email').fill(who.email);
-  await page.getByLabel('Password', { exact: true }).fill(who.password);
-  await page.getByRole('button', { name: 'Sign in' }).click();
-  await page.waitForURL(/\/account$/);
-}
-
-const scrollWidth = (page: Page) => page.evaluate(() => document.documentElement.scrollWidth);
-
 describe.skipIf(unavailable !== undefined)('a seller’s notifications, in Chromium', () => {
   const env = browserApp();
 
@@ -87,7 +69,7 @@ describe.skipIf(unavailable !== undefined)('a seller’s notifications, in Chrom
       const page = await env.browser.page();
       try {
         await page.setViewportSize({ width: run.width, height: 900 });
-        await signIn(page, env.base, s);
+        await signInPage(page, env.base, s);
         await page.goto(`${env.base}/console?lang=${run.lang}`);
         await page.getByRole('link', { name: w.tab }).click();
         await page.waitForURL(/\/console\/notifications/);
@@ -104,14 +86,14 @@ describe.skipIf(unavailable !== undefined)('a seller’s notifications, in Chrom
         // Mark one read: the count is one.
         await page.getByRole('button', { name: w.markRead }).first().click();
         await page.waitForURL(/done=read/);
-        expect(await page.locator('.notice').innerText()).toBe(w.marked);
-        expect(await page.locator('header nav .count + .visually-hidden').innerText()).toBe(w.unread);
+        expect(await page.locator('.notice').textContent()).toBe(w.marked);
+        expect(await page.locator('header nav .count + .visually-hidden').textContent()).toBe(w.unread);
 
         // No email of new orders: untick, save, read back.
         await page.getByLabel(w.byEmail).uncheck();
         await page.getByRole('button', { name: w.save }).click();
         await page.waitForURL(/done=saved/);
-        expect(await page.locator('.notice').innerText()).toBe(w.saved);
+        expect(await page.locator('.notice').textContent()).toBe(w.saved);
         expect(await page.getByLabel(w.byEmail).isChecked()).toBe(false);
         expect(await scrollWidth(page)).toBeLessThanOrEqual(run.width);
         await checked(page, `${run.name}-saved`);
@@ -128,7 +110,7 @@ describe.skipIf(unavailable !== undefined)('a seller’s notifications, in Chrom
         await page.getByLabel(w.threshold).fill('3');
         await page.getByRole('button', { name: w.saveAlert }).click();
         await page.waitForURL(/done=lowStock/);
-        expect(await page.locator('.notice').innerText()).toBe(w.alertSaved);
+        expect(await page.locator('.notice').textContent()).toBe(w.alertSaved);
         expect(await page.getByLabel(w.threshold).inputValue()).toBe('3');
         expect(await scrollWidth(page)).toBeLessThanOrEqual(run.width);
         await checked(page, `${run.name}-low-stock`);

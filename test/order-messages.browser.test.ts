@@ -1,12 +1,5 @@
-// An order's conversation on the pages (issue 43) in headless Chromium: the buyer writes to the
-// seller from the order page (a link refused under the field, the words kept), the seller answers
-// from the console's order page. In English and French, on a desktop and a 360 px phone; axe-core
-// on every page; screenshots under PAGE_SCREENSHOTS.
-// biome-ignore-all lint/performance/useDomNodeTextContent: Playwright's innerText is the rendered text a person reads
-import type { Page } from 'playwright-core';
 import { beforeAll, describe, expect, it } from 'vitest';
-import type { SignedIn } from './helpers/app.ts';
-import { browserApp, browserUnavailable, checked } from './helpers/browser.ts';
+import { browserApp, browserUnavailable, checked, scrollWidth, signInPage } from './helpers/browser.ts';
 import { paidOrder, setClock } from './helpers/orders.ts';
 
 const unavailable = browserUnavailable();
@@ -41,17 +34,6 @@ const RUNS = [
   { lang: 'fr-CA', width: 360, name: 'phone-order-messages-fr' },
 ] as const;
 
-async function signIn(page: Page, base: string, who: SignedIn) {
-  await page.context().clearCookies();
-  await page.goto(`${base}/account/sign-in?lang=en-CA`);
-  await page.getByLabel('Email').fill(who.email);
-  await page.getByLabel('Password', { exact: true }).fill(who.password);
-  await page.getByRole('button', { name: 'Sign in' }).click();
-  await page.waitForURL(/\/account$/);
-}
-
-const scrollWidth = (page: Page) => page.evaluate(() => document.documentElement.scrollWidth);
-
 describe.skipIf(unavailable !== undefined)('an order’s conversation, in Chromium', () => {
   const env = browserApp();
 
@@ -66,34 +48,34 @@ describe.skipIf(unavailable !== undefined)('an order’s conversation, in Chromi
       const page = await env.browser.page();
       try {
         await page.setViewportSize({ width: run.width, height: 900 });
-        await signIn(page, env.base, o.buyer);
+        await signInPage(page, env.base, o.buyer);
         await page.goto(`${env.base}/account/orders/${encodeURIComponent(o.orderId)}?lang=${run.lang}`);
         await page.getByLabel(w.toSeller).fill('Details at evil.com please');
         await page.getByRole('button', { name: w.send, exact: true }).click();
-        await expect.poll(() => page.locator('#f-body-error').innerText()).toBe(w.linkRefused);
+        await expect.poll(() => page.locator('#f-body-error').textContent()).toBe(w.linkRefused);
         expect(await page.getByLabel(w.toSeller).inputValue()).toBe('Details at evil.com please');
         await checked(page, `account-${run.name}-refused`);
         await page.getByLabel(w.toSeller).fill('Can it be gift-wrapped?\nIt is for my mother.');
         await page.getByRole('button', { name: w.send, exact: true }).click();
         await page.waitForURL(/done=message/);
-        expect(await page.locator('.notice').innerText()).toBe(w.sent);
-        expect(await page.locator('ul.messages li.mine').innerText()).toContain('It is for my mother.');
+        expect(await page.locator('.notice').textContent()).toBe(w.sent);
+        expect(await page.locator('ul.messages li.mine').textContent()).toContain('It is for my mother.');
         expect(await scrollWidth(page)).toBeLessThanOrEqual(run.width);
 
-        await signIn(page, env.base, o.seller);
+        await signInPage(page, env.base, o.seller);
         await page.goto(`${env.base}/console/orders/${encodeURIComponent(o.orderId)}?lang=${run.lang}`);
         await page.getByLabel(w.toBuyer).fill('Yes, at no cost.');
         await page.getByRole('button', { name: w.send, exact: true }).click();
         await page.waitForURL(/done=message/);
-        expect(await page.locator('.notice').innerText()).toBe(w.sentToBuyer);
+        expect(await page.locator('.notice').textContent()).toBe(w.sentToBuyer);
         expect(await scrollWidth(page)).toBeLessThanOrEqual(run.width);
         await checked(page, `console-${run.name}`);
 
-        await signIn(page, env.base, o.buyer);
+        await signInPage(page, env.base, o.buyer);
         await page.goto(
           `${env.base}/account/orders/${encodeURIComponent(o.orderId)}?lang=${run.lang}#messages`,
         );
-        const said = await page.locator('ul.messages').innerText();
+        const said = await page.locator('ul.messages').textContent();
         expect(said).toContain(w.you);
         expect(said).toContain(w.seller);
         expect(said).toContain('Yes, at no cost.');

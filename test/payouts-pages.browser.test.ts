@@ -11,7 +11,15 @@ import { createServer } from 'node:net';
 import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { admin, type SignedIn, useTestApp } from './helpers/app.ts';
-import { browserUnavailable, checked, launchBrowser, onAPhone, type TestBrowser } from './helpers/browser.ts';
+import {
+  browserUnavailable,
+  checked,
+  launchBrowser,
+  onAPhone,
+  scrollWidth,
+  signInPage,
+  type TestBrowser,
+} from './helpers/browser.ts';
 import { buyer, product, seller } from './helpers/builders.ts';
 import { addToCart, ON_ADDRESS, openCheckout, payOk, postEvent } from './helpers/checkout.ts';
 import { signIn as apiSignIn, deliver, setClock, ship } from './helpers/orders.ts';
@@ -158,22 +166,11 @@ const RUNS = [
   { lang: 'fr-CA', width: 390, name: '-phone-fr' },
 ] as const;
 
-async function signIn(page: Page, base: string, who: SignedIn) {
-  await page.context().clearCookies();
-  await page.goto(`${base}/account/sign-in?lang=en-CA`);
-  await page.getByLabel('Email').fill(who.email);
-  await page.getByLabel('Password', { exact: true }).fill(who.password);
-  await page.getByRole('button', { name: 'Sign in' }).click();
-  await page.waitForURL(/\/account$/);
-}
-
 /** Rendered text with every run of spaces (the no-break ones of French amounts too) one space. */
 const flat = (s: string) => s.replace(/\s+/g, ' ').trim();
 const textOf = async (page: Page, selector: string) => flat(await page.locator(selector).innerText());
 /** The text of the section a heading names (aria-labelledby). */
 const section = (page: Page, id: string) => textOf(page, `section[aria-labelledby="${id}"]`);
-const scrollWidth = (page: Page) => page.evaluate(() => document.documentElement.scrollWidth);
-
 /** Nothing wider than the viewport, no serious accessibility problem; saved as `name`. */
 async function looked(page: Page, name: string, width: number) {
   expect(await scrollWidth(page), `${name}: wider than ${width} px`).toBeLessThanOrEqual(width);
@@ -213,7 +210,7 @@ describe.skipIf(unavailable !== undefined)('sellers’ money on the pages, in Ch
         const s = await seller(t.api, 'ON');
         const page = await browserFor(run.lang).page();
         await page.setViewportSize({ width: run.width, height: 900 });
-        await signIn(page, env.base, s);
+        await signInPage(page, env.base, s);
         await page.goto(`${env.base}/console/payouts?lang=${run.lang}`);
 
         // What is missing: a payout account; the button that opens one.
@@ -344,7 +341,7 @@ describe.skipIf(unavailable !== undefined)('sellers’ money on the pages, in Ch
         const { who, paid, disputed } = sellers[i]!;
         const page = await browserFor(run.lang).page();
         await page.setViewportSize({ width: run.width, height: 900 });
-        await signIn(page, env.base, who);
+        await signInPage(page, env.base, who);
         await page.goto(`${env.base}/console/payouts?lang=${run.lang}`);
 
         expect(await section(page, 'balances-h')).toContain(w.balances);
@@ -394,7 +391,7 @@ describe.skipIf(unavailable !== undefined)('sellers’ money on the pages, in Ch
 
       // At 360 px too, in both languages.
       const phone = await env.browser.page();
-      await signIn(phone, env.base, sellers[0]!.who);
+      await signInPage(phone, env.base, sellers[0]!.who);
       expect(
         await onAPhone(phone, env.base, {
           'payouts-console-360': '/console/payouts?lang=en-CA',
@@ -412,7 +409,7 @@ describe.skipIf(unavailable !== undefined)('sellers’ money on the pages, in Ch
       const w = WORDS[run.lang].desk;
       const page = await browserFor(run.lang).page();
       await page.setViewportSize({ width: run.width, height: 900 });
-      await signIn(page, env.base, boss);
+      await signInPage(page, env.base, boss);
       await page.goto(`${env.base}/desk/money?lang=${run.lang}`);
       const revenue = await section(page, 'revenue-h');
       expect(revenue).toContain(w.commission);
@@ -433,7 +430,7 @@ describe.skipIf(unavailable !== undefined)('sellers’ money on the pages, in Ch
       await page.close();
     }
     const phone = await env.browser.page();
-    await signIn(phone, env.base, boss);
+    await signInPage(phone, env.base, boss);
     expect(
       await onAPhone(phone, env.base, {
         'payouts-desk-money-360': '/desk/money?lang=en-CA',

@@ -1,12 +1,5 @@
-// Returns as a workflow on the pages (issue 43) in headless Chromium: a buyer returns one of three
-// units from the order page; the seller asks for it back with instructions, then marks the parcel
-// received, keeping it off sale; the refund follows. In English and French, on a desktop and a
-// 360 px phone; axe-core on every page; screenshots under PAGE_SCREENSHOTS.
-// biome-ignore-all lint/performance/useDomNodeTextContent: Playwright's innerText is the rendered text a person reads
-import type { Page } from 'playwright-core';
 import { beforeAll, describe, expect, it } from 'vitest';
-import type { SignedIn } from './helpers/app.ts';
-import { browserApp, browserUnavailable, checked } from './helpers/browser.ts';
+import { browserApp, browserUnavailable, checked, scrollWidth, signInPage } from './helpers/browser.ts';
 import { deliveredOrder, setClock } from './helpers/orders.ts';
 
 const unavailable = browserUnavailable();
@@ -45,17 +38,6 @@ const RUNS = [
   { lang: 'fr-CA', width: 360, name: 'phone-return-workflow-fr' },
 ] as const;
 
-async function signIn(page: Page, base: string, who: SignedIn) {
-  await page.context().clearCookies();
-  await page.goto(`${base}/account/sign-in?lang=en-CA`);
-  await page.getByLabel('Email').fill(who.email);
-  await page.getByLabel('Password', { exact: true }).fill(who.password);
-  await page.getByRole('button', { name: 'Sign in' }).click();
-  await page.waitForURL(/\/account$/);
-}
-
-const scrollWidth = (page: Page) => page.evaluate(() => document.documentElement.scrollWidth);
-
 describe.skipIf(unavailable !== undefined)('a return sent back and received, in Chromium', () => {
   const env = browserApp();
 
@@ -75,27 +57,27 @@ describe.skipIf(unavailable !== undefined)('a return sent back and received, in 
       const page = await env.browser.page();
       try {
         await page.setViewportSize({ width: run.width, height: 900 });
-        await signIn(page, env.base, d.buyer);
+        await signInPage(page, env.base, d.buyer);
         await page.goto(`${env.base}/account/orders/${encodeURIComponent(d.orderId)}?lang=${run.lang}`);
         await page.getByLabel(w.reason).selectOption('damaged');
         await page.getByLabel(w.units(name)).fill('1');
         await page.getByRole('button', { name: w.submit }).click();
-        await expect.poll(() => page.locator('.notice').innerText()).toBe(w.sent);
+        await expect.poll(() => page.locator('.notice').textContent()).toBe(w.sent);
         expect(await scrollWidth(page)).toBeLessThanOrEqual(run.width);
         await checked(page, `account-${run.name}`);
 
-        await signIn(page, env.base, d.seller);
+        await signInPage(page, env.base, d.seller);
         await page.goto(`${env.base}/console/returns?lang=${run.lang}`);
         await page.getByLabel(w.instructions).fill('Mail it to 12 Rue du Port, Québec.');
         await page.getByRole('button', { name: w.ask }).click();
         await page.waitForURL(/done=asked/);
-        expect(await page.locator('.notice').innerText()).toBe(w.asked);
+        expect(await page.locator('.notice').textContent()).toBe(w.asked);
         expect(await scrollWidth(page)).toBeLessThanOrEqual(run.width);
         await checked(page, `console-${run.name}-awaiting`);
         await page.getByLabel(w.restock(name)).fill('0');
         await page.getByRole('button', { name: w.receive }).click();
         await page.waitForURL(/done=received/);
-        expect(await page.locator('.notice').innerText()).toBe(w.received);
+        expect(await page.locator('.notice').textContent()).toBe(w.received);
         await checked(page, `console-${run.name}-received`);
         const answer = (await env.t.api.as(d.seller).get('/sellers/me/returns')).body.returns[0];
         expect(answer).toMatchObject({

@@ -1,13 +1,6 @@
-// Shipping on the pages (issue 41) in headless Chromium: a buyer in Montréal checks out a paddle
-// from a Toronto shop that offers four Canada Post services, chooses Xpresspost on the shipping
-// step and lands on the new session's payment page, in English and French, on a desktop and a
-// 390 px phone; the seller fills the console's shipping profile, is refused once under the
-// field, then saves it. axe-core on every page; screenshots under PAGE_SCREENSHOTS.
-// biome-ignore-all lint/performance/useDomNodeTextContent: Playwright's innerText is the rendered text a person reads
-import type { Page } from 'playwright-core';
 import { beforeAll, describe, expect, it } from 'vitest';
 import type { SignedIn } from './helpers/app.ts';
-import { browserApp, browserUnavailable, checked } from './helpers/browser.ts';
+import { browserApp, browserUnavailable, checked, scrollWidth, signInPage } from './helpers/browser.ts';
 import { buyer, product } from './helpers/builders.ts';
 import { addToCart } from './helpers/checkout.ts';
 import { setClock } from './helpers/orders.ts';
@@ -48,17 +41,6 @@ const RUNS = [
   },
 ] as const;
 
-async function signIn(page: Page, base: string, who: SignedIn) {
-  await page.context().clearCookies();
-  await page.goto(`${base}/account/sign-in?lang=en-CA`);
-  await page.getByLabel('Email').fill(who.email);
-  await page.getByLabel('Password', { exact: true }).fill(who.password);
-  await page.getByRole('button', { name: 'Sign in' }).click();
-  await page.waitForURL(/\/account$/);
-}
-
-const scrollWidth = (page: Page) => page.evaluate(() => document.documentElement.scrollWidth);
-
 describe.skipIf(unavailable !== undefined)('shipping on the pages, in Chromium', () => {
   const env = browserApp();
   let shop: SignedIn;
@@ -95,7 +77,7 @@ describe.skipIf(unavailable !== undefined)('shipping on the pages, in Chromium',
       const who = await buyer(env.t.api);
       await addToCart(env.t.api, who, paddle);
       await page.setViewportSize({ width: run.width, height: 900 });
-      await signIn(page, env.base, who);
+      await signInPage(page, env.base, who);
       await page.goto(`${env.base}/shop/checkout?lang=${run.lang}`);
       await page.locator('#f-recipientName').fill('Camille Tremblay');
       await page.locator('#f-street').fill('1000 Rue Sherbrooke O');
@@ -113,7 +95,7 @@ describe.skipIf(unavailable !== undefined)('shipping on the pages, in Chromium',
       const radios = group.getByRole('radio');
       expect(await radios.count(), run.name).toBe(4);
       expect(await radios.first().isChecked()).toBe(true);
-      expect(await page.locator('.parcel h2').innerText()).toContain('Queen West Paddles');
+      expect(await page.locator('.parcel h2').textContent()).toContain('Queen West Paddles');
       expect(await scrollWidth(page), run.name).toBeLessThanOrEqual(run.width);
       const xp = group.getByRole('radio', { name: new RegExp(run.xp) });
       await xp.check();
@@ -134,7 +116,7 @@ describe.skipIf(unavailable !== undefined)('shipping on the pages, in Chromium',
     const potter = { ...b, token: opened.body.token };
     const page = await env.browser.page();
     await page.setViewportSize({ width: 1100, height: 900 });
-    await signIn(page, env.base, potter);
+    await signInPage(page, env.base, potter);
     await page.goto(`${env.base}/console`);
     await page
       .getByRole('navigation', { name: 'Seller console sections' })
@@ -150,7 +132,7 @@ describe.skipIf(unavailable !== undefined)('shipping on the pages, in Chromium',
     await page.getByLabel('Free shipping from ($)').fill('120');
     await page.getByRole('button', { name: 'Save' }).click();
     await expect.poll(() => page.locator('#f-originPostalCode-error').isVisible()).toBe(true);
-    expect(await page.locator('#f-originPostalCode-error').innerText()).toBe(
+    expect(await page.locator('#f-originPostalCode-error').textContent()).toBe(
       'postal codes in QC start with G or H or J',
     );
     expect(await page.getByLabel('Postal code').getAttribute('aria-invalid')).toBe('true');
@@ -162,7 +144,7 @@ describe.skipIf(unavailable !== undefined)('shipping on the pages, in Chromium',
     await page.getByLabel('Postal code').fill('h2t 1s6');
     await page.getByRole('button', { name: 'Save' }).click();
     await page.waitForURL(/done=saved/);
-    expect(await page.getByRole('status').innerText()).toContain('Your shipping profile is saved');
+    expect(await page.getByRole('status').textContent()).toContain('Your shipping profile is saved');
     expect(
       await page.getByRole('button', { name: 'Remove profile (use the platform’s flat rate)' }).isVisible(),
     ).toBe(true);

@@ -1,13 +1,6 @@
-// Shops' pages (issue 43) in headless Chromium, as people use them: a seller writes the shop's
-// description and return policy in the console (refused once under the logo's field), then a
-// visitor follows a product's "Sold by" link to the shop's page and reads its products and
-// policies. In English and French, on a desktop and a 360 px phone; axe-core on every page;
-// screenshots under PAGE_SCREENSHOTS.
-// biome-ignore-all lint/performance/useDomNodeTextContent: Playwright's innerText is the rendered text a person reads
-import type { Page } from 'playwright-core';
 import { beforeAll, describe, expect, it } from 'vitest';
 import type { SignedIn } from './helpers/app.ts';
-import { browserApp, browserUnavailable, checked } from './helpers/browser.ts';
+import { browserApp, browserUnavailable, checked, scrollWidth, signInPage } from './helpers/browser.ts';
 import { buyer, product } from './helpers/builders.ts';
 import { setClock } from './helpers/orders.ts';
 
@@ -45,17 +38,6 @@ const RUNS = [
   { lang: 'fr-CA', width: 360, name: 'phone-shop-page-fr' },
 ] as const;
 
-async function signIn(page: Page, base: string, who: SignedIn) {
-  await page.context().clearCookies();
-  await page.goto(`${base}/account/sign-in?lang=en-CA`);
-  await page.getByLabel('Email').fill(who.email);
-  await page.getByLabel('Password', { exact: true }).fill(who.password);
-  await page.getByRole('button', { name: 'Sign in' }).click();
-  await page.waitForURL(/\/account$/);
-}
-
-const scrollWidth = (page: Page) => page.evaluate(() => document.documentElement.scrollWidth);
-
 describe.skipIf(unavailable !== undefined)('shops’ pages, in Chromium', () => {
   const env = browserApp();
 
@@ -74,7 +56,7 @@ describe.skipIf(unavailable !== undefined)('shops’ pages, in Chromium', () => 
       const page = await env.browser.page();
       try {
         await page.setViewportSize({ width: run.width, height: 900 });
-        await signIn(page, env.base, s);
+        await signInPage(page, env.base, s);
         await page.goto(`${env.base}/console/shop?lang=${run.lang}`);
         await page.getByLabel(w.logo).fill('http://images.example/logo.png');
         const form = page.locator('form#page');
@@ -85,21 +67,21 @@ describe.skipIf(unavailable !== undefined)('shops’ pages, in Chromium', () => 
           .getByLabel(w.returns)
           .fill('Boîtes non ouvertes reprises sous 30 jours.');
         await page.getByRole('button', { name: w.save }).click();
-        await expect.poll(() => page.locator('#f-logoUrl-error').innerText()).toBe(w.logoProblem);
+        await expect.poll(() => page.locator('#f-logoUrl-error').textContent()).toBe(w.logoProblem);
         expect(await scrollWidth(page)).toBeLessThanOrEqual(run.width);
         await checked(page, `console-${run.name}-refused`);
         await page.getByLabel(w.logo).fill('');
         await page.getByRole('button', { name: w.save }).click();
         await page.waitForURL(/done=page/);
-        expect(await page.locator('.notice').innerText()).toBe(w.saved);
+        expect(await page.locator('.notice').textContent()).toBe(w.saved);
 
         // A visitor: the product, then its shop.
         await page.context().clearCookies();
         await page.goto(`${env.base}/shop/products/${encodeURIComponent(syrup.id)}?lang=${run.lang}`);
         await page.getByRole('link', { name: `Cabane ${run.name}` }).click();
         await page.waitForURL(/\/shops\/cabane-/);
-        expect(await page.getByRole('heading', { level: 1 }).innerText()).toBe(`Cabane ${run.name}`);
-        const body = await page.locator('main').innerText();
+        expect(await page.getByRole('heading', { level: 1 }).textContent()).toBe(`Cabane ${run.name}`);
+        const body = await page.locator('main').textContent();
         expect(body).toContain(w.from);
         expect(body).toContain(`Maple syrup ${run.name}`);
         expect(body).toContain(w.shippingNone);

@@ -169,3 +169,16 @@ export async function checked(page: Page, name: string) {
   expect(await accessibilityProblems(page), name).toEqual([]);
   await screenshot(page, name);
 }
+
+/** Signs `who` in through the sign-in page (in English), the page's cookies cleared first. */
+export async function signInPage(page: Page, base: string, who: { email: string; password: string }) {
+  await page.context().clearCookies();
+  await page.goto(`${base}/account/sign-in?lang=en-CA`);
+  await page.getByLabel('Email').fill(who.email);
+  await page.getByLabel('Password', { exact: true }).fill(who.password);
+  await page.getByRole('button', { name: 'Sign in' }).click();
+  await page.waitForURL(/\/account$/);
+}
+
+/** The page's laid-out width: nothing may pass the screen's. */
+export const scrollWidth = (page: Page) => page.evaluate(() => document.documentElement.scrollWidth);

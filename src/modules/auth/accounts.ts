@@ -4,7 +4,7 @@ import { and, asc, eq, sql } from 'drizzle-orm';
 import type { z } from 'zod';
 import type { becomeSellerBody, changeRoleBody, loginBody, registerBody } from '../../contract/auth.ts';
 import { type Role, toUnix } from '../../contract/common.ts';
-import { conflict, invalid, notFound, problem, unauthenticated } from '../../contract/errors.ts';
+import { conflict, forbidden, invalid, notFound, problem, unauthenticated } from '../../contract/errors.ts';
 import type { Locale } from '../../contract/i18n.ts';
 import { recordAdminAction } from '../audit/service.ts';
 import { caller, inTransaction, type RequestContext } from '../context.ts';
@@ -24,6 +24,8 @@ export function createAccounts(tokens: Tokens, links: EmailLinks) {
     const [user] = await ctx.db.select().from(users).where(eq(users.email, input.email));
     const ok = await checkPassword(user?.passwordHash, input.password);
     if (!user || !ok) throw unauthenticated('error.auth.badCredentials');
+    // Said only to the one who knows the password: a suspension is no secret from its person.
+    if (user.suspendedAt) throw forbidden('error.auth.suspended');
     return user;
   }
 
@@ -165,6 +167,41 @@ export function createAccounts(tokens: Tokens, links: EmailLinks) {
       tokens.forget(user.id); // after the commit: a concurrent read cannot cache the old version
       const token = await tokens.issue(ctx, user, tokens.sessionOf(ctx));
       return { success: true as const, user: publicUser(user), ...token };
+    },
+
+    /**
+     * An admin suspends a user (`suspend`) or reinstates them: suspended, they cannot sign in, and
+     * every token and page session of theirs ends (their token version moves on). An admin cannot
+     * suspend themself or another admin (demote them first). Recorded in the audit log.
+     */
+    async setSuspended(ctx: RequestContext, userId: string, suspend: boolean) {
+      const me = caller(ctx);
+      const updated = await inTransaction(ctx, async (tx) => {
+        const [current] = await tx.db.select().from(users).where(eq(users.id, userId)).for('update');
+        if (!current) throw notFound('error.auth.userNotFound', { id: userId });
+        if (suspend && (current.id === me.id || current.role === 'admin')) {
+          throw conflict('error.auth.suspendAdmin');
+        }
+        if (Boolean(current.suspendedAt) === suspend) return current;
+        const [row] = await tx.db
+          .update(users)
+          .set(
+            suspend
+              ? { suspendedAt: tx.now(), tokenVersion: sql`${users.tokenVersion} + 1` }
+              : { suspendedAt: null },
+          )
+          .where(eq(users.id, userId))
+          .returning();
+        await recordAdminAction(tx, {
+          action: suspend ? 'user.suspend' : 'user.reinstate',
+          subject: userId,
+          before: { suspended: Boolean(current.suspendedAt) },
+          after: { suspended: suspend },
+        });
+        return row!;
+      });
+      tokens.forget(updated.id);
+      return { success: true as const, user: publicUser(updated), suspended: updated.suspendedAt !== null };
     },
 
     /**

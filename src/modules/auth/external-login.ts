@@ -124,6 +124,7 @@ export function createExternalLogin(deps: ExternalLoginDeps, tokens: Tokens) {
       }
       if (!identity.email || !identity.emailVerified) return back({ error: 'email_not_verified' });
       const user = await signInIdentity(ctx, { ...identity, email: identity.email });
+      if (user.suspendedAt) return back({ error: 'account_suspended' });
       tokens.forget(user.id);
       const { token, expiresAt } = await tokens.issue(ctx, user);
       return back({ token, expiresAt: String(expiresAt) });

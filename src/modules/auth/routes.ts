@@ -211,6 +211,27 @@ export function authRoutes(auth: AuthService, keys: KeyRing) {
       async (req) => auth.changeRole(req.ctx, req.params.id, req.body),
     );
 
+    for (const [path, suspend] of [
+      ['suspend', true],
+      ['reinstate', false],
+    ] as const) {
+      app.post(
+        `/admin/users/:id/${path}`,
+        {
+          config: { auth: ['admin'] },
+          schema: {
+            tags: ['admin'],
+            summary: suspend
+              ? 'Suspend a user: they cannot sign in, and every token and session of theirs ends'
+              : 'Reinstate a suspended user (they sign in again)',
+            params: userIdParams,
+            response: { 200: adminUserAnswer.extend({ suspended: z.boolean() }) },
+          },
+        },
+        async (req) => auth.setSuspended(req.ctx, req.params.id, suspend),
+      );
+    }
+
     app.get(
       '/auth/google/start',
       {

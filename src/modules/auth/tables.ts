@@ -29,6 +29,8 @@ export const users = pgTable(
     // The person's chosen language ('en-CA' | 'fr-CA'); null: Accept-Language, then the default.
     locale: text('locale'),
     createdAt: timestamp('created_at', { withTimezone: true }).notNull().defaultNow(),
+    // Set by an admin: the person cannot sign in, and every token and session of theirs ended.
+    suspendedAt: timestamp('suspended_at', { withTimezone: true }),
   },
   (t) => [
     check('users_role_check', sql`${t.role} in ('buyer', 'seller', 'admin')`),

@@ -178,7 +178,14 @@ export function deskPages(app: FastifyInstance, deps: WebDeps) {
       reply,
       await usersPage(req, v, {
         id: filled(queryOf(req, 'user')),
-        done: queryOf(req, 'done') === 'role' ? t(v.p.locale, 'web.desk.users.changed') : undefined,
+        done:
+          queryOf(req, 'done') === 'role'
+            ? t(v.p.locale, 'web.desk.users.changed')
+            : queryOf(req, 'done') === 'suspend' || queryOf(req, 'done') === 'reinstate'
+              ? t(v.p.locale, 'web.desk.users.suspendDone', {
+                  done: queryOf(req, 'done') === 'suspend' ? 'suspended' : 'reinstated',
+                })
+              : undefined,
       }),
     );
   });
@@ -204,6 +211,26 @@ export function deskPages(app: FastifyInstance, deps: WebDeps) {
       return seeOther(reply, `/desk/users?user=${encodeURIComponent(id)}&done=role`);
     },
   );
+
+  for (const [path, suspend] of [
+    ['suspend', true],
+    ['reinstate', false],
+  ] as const) {
+    app.post<{ Params: { userId: string }; Body: Form }>(
+      `/desk/users/:userId/${path}`,
+      writeRoute,
+      async (req, reply) => {
+        signedIn(req, ADMINS);
+        const id = req.params.userId;
+        try {
+          await deps.auth.setSuspended(req.ctx, id, suspend);
+        } catch (err) {
+          return answerRefusal(req, reply, s, err, (v, error) => usersPage(req, v, { id, error }));
+        }
+        return seeOther(reply, `/desk/users?user=${encodeURIComponent(id)}&done=${path}`);
+      },
+    );
+  }
 
   // ---- coupons -----------------------------------------------------------------------------
 

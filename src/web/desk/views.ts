@@ -193,7 +193,8 @@ function userCard(v: View, { user, hasShop, shop }: FoundUser, o: { error?: Form
 <form method="post" action="/desk/users/${encodeURIComponent(user.id)}/role" class="card" novalidate>!${csrfField(v)}<h2>${t(l, 'web.desk.users.changeRole')}</h2>!${formAlert(o.error)}
 !${role}
 !${shopFields}<p class="hint">${t(l, 'web.desk.users.roleHint')}</p>
-<button type="submit">${t(l, 'web.desk.users.changeRole')}</button></form>`;
+<button type="submit">${t(l, 'web.desk.users.changeRole')}</button></form>
+<div class="card">!${user.suspendedAt ? html`<p>${t(l, 'web.desk.users.suspended', { date: dateText(v, user.suspendedAt) })}</p>` : ''}!${actionButton(v, { action: `/desk/users/${encodeURIComponent(user.id)}/${user.suspendedAt ? 'reinstate' : 'suspend'}`, label: t(l, user.suspendedAt ? 'web.desk.users.reinstate' : 'web.desk.users.suspend'), kind: user.suspendedAt ? 'secondary' : 'danger' })}</div>`;
 }
 
 // ---- coupons -------------------------------------------------------------------------------
