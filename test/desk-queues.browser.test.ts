@@ -1,3 +1,9 @@
+// The desk's new pages (issue 43) in headless Chromium: an admin reads the escalated returns'
+// queue and decides one (asks for the items back), then reads that decision in the audit log and
+// filters it by its kind. In English and French, on a desktop and a 360 px phone; axe-core on
+// every page; an admin adds a category in both languages and suspends a buyer; screenshots under
+// PAGE_SCREENSHOTS.
+// biome-ignore-all lint/performance/useDomNodeTextContent: Playwright's innerText is the rendered text a person reads
 import { describe, expect, it } from 'vitest';
 import { admin } from './helpers/app.ts';
 import { browserApp, browserUnavailable, checked, scrollWidth, signInPage } from './helpers/browser.ts';

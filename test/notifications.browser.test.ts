@@ -1,3 +1,9 @@
+// A seller's notifications on the pages (issue 43) in headless Chromium, as a seller uses them:
+// after two sales, the header counts them; the seller opens the inbox from the console's tab,
+// follows a notification to its order, marks one read, unticks new orders by email and saves,
+// and sets a product's low-stock alert (refused once under its field). In English and French,
+// on a desktop and a 360 px phone; axe-core on every page; screenshots under PAGE_SCREENSHOTS.
+// biome-ignore-all lint/performance/useDomNodeTextContent: Playwright's innerText is the rendered text a person reads
 import { beforeAll, describe, expect, it } from 'vitest';
 import { verified } from './helpers/app.ts';
 import { browserApp, browserUnavailable, checked, scrollWidth, signInPage } from './helpers/browser.ts';

@@ -1,3 +1,8 @@
+// An order's conversation on the pages (issue 43) in headless Chromium: the buyer writes to the
+// seller from the order page (a link refused under the field, the words kept), the seller answers
+// from the console's order page. In English and French, on a desktop and a 360 px phone; axe-core
+// on every page; screenshots under PAGE_SCREENSHOTS.
+// biome-ignore-all lint/performance/useDomNodeTextContent: Playwright's innerText is the rendered text a person reads
 import { beforeAll, describe, expect, it } from 'vitest';
 import { browserApp, browserUnavailable, checked, scrollWidth, signInPage } from './helpers/browser.ts';
 import { paidOrder, setClock } from './helpers/orders.ts';

@@ -1,3 +1,8 @@
+// Returns as a workflow on the pages (issue 43) in headless Chromium: a buyer returns one of three
+// units from the order page; the seller asks for it back with instructions, then marks the parcel
+// received, keeping it off sale; the refund follows. In English and French, on a desktop and a
+// 360 px phone; axe-core on every page; screenshots under PAGE_SCREENSHOTS.
+// biome-ignore-all lint/performance/useDomNodeTextContent: Playwright's innerText is the rendered text a person reads
 import { beforeAll, describe, expect, it } from 'vitest';
 import { browserApp, browserUnavailable, checked, scrollWidth, signInPage } from './helpers/browser.ts';
 import { deliveredOrder, setClock } from './helpers/orders.ts';

@@ -1,3 +1,9 @@
+// Shipping on the pages (issue 41) in headless Chromium: a buyer in Montréal checks out a paddle
+// from a Toronto shop that offers four Canada Post services, chooses Xpresspost on the shipping
+// step and lands on the new session's payment page, in English and French, on a desktop and a
+// 390 px phone; the seller fills the console's shipping profile, is refused once under the
+// field, then saves it. axe-core on every page; screenshots under PAGE_SCREENSHOTS.
+// biome-ignore-all lint/performance/useDomNodeTextContent: Playwright's innerText is the rendered text a person reads
 import { beforeAll, describe, expect, it } from 'vitest';
 import type { SignedIn } from './helpers/app.ts';
 import { browserApp, browserUnavailable, checked, scrollWidth, signInPage } from './helpers/browser.ts';

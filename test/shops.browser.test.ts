@@ -1,3 +1,9 @@
+// Shops' pages (issue 43) in headless Chromium, as people use them: a seller writes the shop's
+// description and return policy in the console (refused once under the logo's field), then a
+// visitor follows a product's "Sold by" link to the shop's page and reads its products and
+// policies. In English and French, on a desktop and a 360 px phone; axe-core on every page;
+// screenshots under PAGE_SCREENSHOTS.
+// biome-ignore-all lint/performance/useDomNodeTextContent: Playwright's innerText is the rendered text a person reads
 import { beforeAll, describe, expect, it } from 'vitest';
 import type { SignedIn } from './helpers/app.ts';
 import { browserApp, browserUnavailable, checked, scrollWidth, signInPage } from './helpers/browser.ts';
