@@ -167,6 +167,9 @@ export const approveReturnBody = z
   })
   .nullish();
 
+/** The pages' "ask for the items back" form: the approval with its instructions, required there. */
+export const askForParcelBody = approveReturnBody.unwrap().unwrap().required({ instructions: true });
+
 /** The parcel came back: how many units of each returned line go back in stock (0 when left out). */
 export const receiveReturnBody = z
   .object({

@@ -7,7 +7,7 @@ import { t } from '../../contract/i18n.ts';
 import { sendMessageBody } from '../../contract/order-messages.ts';
 import { listOrdersQuery, orderStatus, shipOrderBody } from '../../contract/orders.ts';
 import {
-  approveReturnBody,
+  askForParcelBody,
   receiveReturnBody,
   rejectReturnBody,
   returnStatus,
@@ -32,8 +32,6 @@ const SELLERS = ['seller'] as const;
 /** The most rows of a section that waits for the seller (orders to ship, returns to decide). */
 const WAITING = 50;
 const ORDER_DONE = ['shipped', 'delivered', 'confirmed', 'message'] as const;
-/** The ask-for-the-parcel form: the API's approval with its instructions, required here. */
-const askBackBody = approveReturnBody.unwrap().unwrap().required({ instructions: true });
 const receiveForm = receiveReturnBody.unwrap().unwrap();
 
 const RETURN_DONE = ['approved', 'rejected', 'asked', 'received'] as const;
@@ -306,7 +304,7 @@ export function consoleOrderPages(app: FastifyInstance, deps: WebDeps) {
         returnsDeps,
         req.params.returnId,
         undefined,
-        readForm(askBackBody, { instructions: one(req.body.instructions) }).instructions,
+        readForm(askForParcelBody, { instructions: one(req.body.instructions) }).instructions,
       ),
     'asked',
   );

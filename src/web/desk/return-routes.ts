@@ -4,7 +4,7 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { html } from 'ghtml';
 import { t } from '../../contract/i18n.ts';
-import { approveReturnBody, type ReturnRequest, rejectReturnBody } from '../../contract/returns.ts';
+import { askForParcelBody, type ReturnRequest, rejectReturnBody } from '../../contract/returns.ts';
 import { shopNames } from '../../modules/auth/sellers.ts';
 import * as returns from '../../modules/returns/service.ts';
 import { empty, rowInput, table, th } from '../console/views.ts';
@@ -26,8 +26,6 @@ import { deskPage } from './views.ts';
 const ADMINS = ['admin'] as const;
 const LISTED = 50;
 const DONE = ['approved', 'asked', 'rejected', 'received'] as const;
-
-const askBackBody = approveReturnBody.unwrap().unwrap().required({ instructions: true });
 
 export function deskReturnPages(app: FastifyInstance, deps: WebDeps) {
   const s = deps.settings;
@@ -98,7 +96,7 @@ export function deskReturnPages(app: FastifyInstance, deps: WebDeps) {
         returnsDeps,
         req.params.returnId,
         undefined,
-        readForm(askBackBody, { instructions: one(req.body.instructions) }).instructions,
+        readForm(askForParcelBody, { instructions: one(req.body.instructions) }).instructions,
       ),
     'asked',
   );
