@@ -89,6 +89,7 @@ describe('GET /cart', () => {
       itemCount: 0,
       subtotalCents: 0,
       discount_cents: 0,
+      discounts: [],
       coupon_applied: null,
       coupon_problem: null,
       shippingCostCents: 0,
@@ -152,6 +153,7 @@ describe('POST /cart/items (add_to_cart)', () => {
         itemCount: 2,
         subtotalCents: 2500,
         discount_cents: 0,
+        discounts: [],
         coupon_applied: null,
         coupon_problem: null,
         shippingCostCents: 899,
@@ -539,6 +541,7 @@ describe('the estimate: shipping and HST for an Ontario buyer', () => {
       itemCount: 2,
       subtotalCents: 5000,
       discount_cents: 0,
+      discounts: [],
       coupon_applied: null,
       coupon_problem: null,
       shippingCostCents: 899,
@@ -748,6 +751,7 @@ describe('POST /admin/coupons', () => {
       maxRedemptionsPerCustomer: 1,
       redemptions: 0,
       terms: 'One per customer',
+      sellerId: null,
       createdAt: expect.any(Number),
     });
     expect(Math.abs(res.body.createdAt - nowSeconds())).toBeLessThanOrEqual(5);
@@ -779,6 +783,7 @@ describe('POST /admin/coupons', () => {
       maxRedemptionsPerCustomer: null,
       redemptions: 0,
       terms: '',
+      sellerId: null,
       createdAt: expect.any(Number),
     });
   });
@@ -1094,6 +1099,7 @@ describe('POST /cart/coupon (apply_coupon)', () => {
       items: [line(p, 2, 5000)],
       subtotalCents: 5000,
       discount_cents: 0,
+      discounts: [],
       coupon_applied: null,
       coupon_problem: null,
       taxAmountCents: 767,

@@ -328,7 +328,10 @@ describe('exact amounts: two sellers, a coupon, to ON and to QC', () => {
       shippingCostCents: 0,
       taxAmountCents: 1114,
       totalAmountCents: 8554,
-      platformFeeCents: 186,
+      // 2.5% of the items: the platform's coupon is the platform's to pay (docs/api.md "Discounts").
+      platformFeeCents: 200,
+      sellerDiscountCents: 0,
+      platformDiscountCents: 560,
       taxLines: [
         { name: 'GST', ratePercent: 5, amountCents: 372 },
         { name: 'QST', ratePercent: 9.975, amountCents: 742 },
@@ -340,7 +343,9 @@ describe('exact amounts: two sellers, a coupon, to ON and to QC', () => {
       shippingCostCents: 899,
       taxAmountCents: 350,
       totalAmountCents: 2690,
-      platformFeeCents: 36,
+      platformFeeCents: 39,
+      sellerDiscountCents: 0,
+      platformDiscountCents: 109,
     });
 
     // The next cart is estimated for the last shipping address's province, QC, and matches again.

@@ -516,6 +516,7 @@ describe('a connection reset by the server', () => {
               itemCount: 0,
               subtotalCents: 0,
               discount_cents: 0,
+              discounts: [],
               coupon_applied: null,
               coupon_problem: null,
               shippingCostCents: 0,

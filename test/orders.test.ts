@@ -121,11 +121,14 @@ describe('a paid two-seller cart', () => {
       items: [{ productId: pa.id, name: pa.title, quantity: 2, unitPriceCents: 3000, imageUrl: null }],
       subtotalCents: 6000,
       discountCents: 600,
+      // The platform's coupon: the platform pays it, and the commission is on the items.
+      sellerDiscountCents: 0,
+      platformDiscountCents: 600,
       shippingCostCents: 899,
       taxAmountCents: 819,
       taxLines: [{ name: 'HST', ratePercent: 13, amountCents: 819 }],
-      // 2.5% of 5400 = 135.
-      platformFeeCents: 135,
+      // 2.5% of 6000 = 150.
+      platformFeeCents: 150,
       totalAmountCents: 7118,
       // Within ON: Friday + 3 business days.
       estimatedDelivery: '2026-11-25',
@@ -141,11 +144,13 @@ describe('a paid two-seller cart', () => {
       items: [{ productId: pb.id, name: pb.title, quantity: 1, unitPriceCents: 2600, imageUrl: null }],
       subtotalCents: 2600,
       discountCents: 260,
+      sellerDiscountCents: 0,
+      platformDiscountCents: 260,
       shippingCostCents: 1299,
       taxAmountCents: 473,
       taxLines: [{ name: 'HST', ratePercent: 13, amountCents: 473 }],
-      // 2.5% of 2340 = 58.5, half-up to 59.
-      platformFeeCents: 59,
+      // 2.5% of 2600 = 65.
+      platformFeeCents: 65,
       totalAmountCents: 4112,
       // QC to ON: Friday + 7 business days.
       estimatedDelivery: '2026-12-01',

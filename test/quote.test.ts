@@ -102,6 +102,8 @@ describe('quote: parcels', () => {
       parcels: [],
       subtotalCents: 0,
       discountCents: 0,
+      automaticDiscountCents: 0,
+      couponDiscountCents: 0,
       shippingCostCents: 0,
       taxLines: [gst(0), qst(0)],
       taxAmountCents: 0,

@@ -61,12 +61,29 @@ export const taxLine = z.object({
   amountCents: z.number().int(),
 });
 
+/** One discount of a cart: a shop's automatic discount, or the coupon (a shop's or the platform's). */
+export const cartDiscount = z
+  .object({
+    kind: z.enum(['automatic', 'coupon']),
+    code: z.string().nullable().describe('The coupon’s code; null for an automatic discount'),
+    sellerId: z.string().nullable().describe('The shop giving it; null: the platform’s coupon'),
+    shopName: z.string().nullable(),
+    amountCents: z.number().int(),
+    paidBy: z.enum(['seller', 'platform']),
+  })
+  .meta({ id: 'CartDiscount' });
+
 export const cart = z
   .object({
     items: z.array(cartItem),
     itemCount: z.number().int().describe('Units in the cart'),
     subtotalCents: z.number().int(),
     discount_cents: z.number().int(),
+    discounts: z
+      .array(cartDiscount)
+      .describe(
+        'What discount_cents is made of: each shop’s automatic discount, then the coupon (docs/api.md "Discounts")',
+      ),
     coupon_applied: z.string().nullable(),
     coupon_problem: z
       .string()
@@ -205,6 +222,41 @@ export const coupon = z
     maxRedemptionsPerCustomer: z.number().int().nullable(),
     redemptions: z.number().int(),
     terms: z.string(),
+    sellerId: z
+      .string()
+      .nullable()
+      .describe("The shop whose coupon it is (on its items only); null: the platform's"),
     createdAt: unixSeconds,
   })
   .meta({ id: 'Coupon' });
+
+export const shopCouponsAnswer = z.object({ coupons: z.array(coupon) });
+
+/** A shop's automatic discount: `percent` off its items once they add up to `minSubtotalCents`. */
+export const shopDiscountBody = z
+  .object({
+    percent: z.number().int('validation.Int').min(1, 'validation.notBelow').max(90, 'validation.atMost'),
+    minSubtotalCents: z
+      .number()
+      .int('validation.wholeCents')
+      .min(0, 'validation.notBelow')
+      .max(100_000_000, 'validation.atMost'),
+    startsOn: isoDate.nullable().default(null).describe('First day (America/Toronto); null: now'),
+    endsOn: isoDate.nullable().default(null).describe('Last day (America/Toronto); null: until removed'),
+  })
+  .refine((d) => d.startsOn === null || d.endsOn === null || d.startsOn <= d.endsOn, {
+    message: 'validation.periodEndBeforeStart',
+    path: ['endsOn'],
+  });
+
+export const shopDiscount = z
+  .object({
+    percent: z.number().int(),
+    minSubtotalCents: z.number().int(),
+    startsOn: z.string().nullable(),
+    endsOn: z.string().nullable(),
+    updatedAt: unixSeconds,
+  })
+  .meta({ id: 'ShopDiscount' });
+
+export const shopDiscountAnswer = z.object({ discount: shopDiscount.nullable() });

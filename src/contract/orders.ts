@@ -63,6 +63,14 @@ export const orderDetail = z
     taxAmountCents: z.number().int(),
     shippingCostCents: z.number().int(),
     discountCents: z.number().int(),
+    sellerDiscountCents: z
+      .number()
+      .int()
+      .describe('Of discountCents, what the shop pays (its automatic discount, its coupon)'),
+    platformDiscountCents: z
+      .number()
+      .int()
+      .describe("Of discountCents, what the platform pays (its coupon's share)"),
     platformFeeCents: z.number().int(),
     totalAmountCents: z.number().int(),
     shippingAddress,

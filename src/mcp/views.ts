@@ -29,6 +29,7 @@ import {
 } from '../contract/tools.ts';
 import {
   amountRows,
+  discountRows,
   productCard,
   productImages,
   reviewList,
@@ -283,6 +284,7 @@ function cart(l: Locale, c: z.output<typeof cartSchema>): string {
   const totals = amountRows(l, {
     ...c,
     discountCents: c.discount_cents,
+    discounts: discountRows(l, c.discounts),
     totalCents: c.totalAmountCents,
   });
   return html`!${title}<p data-status></p>

@@ -79,9 +79,32 @@ export const reviewList = (l: Locale, reviews: readonly z.output<typeof reviewSu
 export interface Amounts {
   subtotalCents: number;
   discountCents: number;
+  /** What the discount is made of, each named (a shop's automatic discount, the coupon); absent: one row. */
+  discounts?: readonly { label: string; cents: number }[];
   shippingCostCents: number;
   taxLines: readonly { name: string; ratePercent: number; amountCents: number }[];
   totalCents: number;
+}
+
+/** A discount as a cart answers it (contract/cart.ts cartDiscount). */
+interface NamedDiscount {
+  kind: 'automatic' | 'coupon';
+  code: string | null;
+  shopName: string | null;
+  amountCents: number;
+}
+
+/** A cart's discounts as totals rows: "Shop discount: Maple & Co", "Coupon SPRING10 (Maple & Co)". */
+export function discountRows(l: Locale, discounts: readonly NamedDiscount[]) {
+  return discounts.map((d) => ({
+    label:
+      d.kind === 'automatic'
+        ? t(l, 'web.cart.shopDiscount', { shop: d.shopName ?? '' })
+        : d.shopName
+          ? t(l, 'web.cart.shopCoupon', { code: d.code ?? '', shop: d.shopName })
+          : t(l, 'web.cart.couponDiscount', { code: d.code ?? '' }),
+    cents: d.amountCents,
+  }));
 }
 
 /**
@@ -98,7 +121,9 @@ export function amountRows(
   const money = (cents: number) => formatMoney(l, cents);
   return [
     row(t(l, 'web.cart.subtotal'), money(a.subtotalCents)),
-    a.discountCents ? row(t(l, 'web.cart.discount'), `−${money(a.discountCents)}`) : '',
+    ...(a.discounts?.length
+      ? a.discounts.map((d) => row(d.label, `−${money(d.cents)}`))
+      : [a.discountCents ? row(t(l, 'web.cart.discount'), `−${money(a.discountCents)}`) : '']),
     row(t(l, 'web.cart.shipping'), money(a.shippingCostCents)),
     ...a.taxLines.map((x) => row(taxLineLabel(l, x.name, x.ratePercent), money(x.amountCents))),
     row(t(l, 'web.cart.total'), money(a.totalCents), 'grand'),

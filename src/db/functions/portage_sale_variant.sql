@@ -2,7 +2,8 @@
 -- `id` the variant's, `productId` its product's, `title` the name it is sold under ("Canoe
 -- paddle, Cedar / 150 cm"; the product's title alone for a product sold one way), its own price
 -- and image before the product's, its weight and dimensions or else the product's (sellerProvince
--- null for a seller without a shop), its seller's shipping profile (`shipping`, null for none); no row for a variant not on sale or gone. The catalog's tables, read by
+-- null for a seller without a shop), its seller's shipping profile (`shipping`, null for none)
+-- and automatic discount (`shopDiscount`, null for none); no row for a variant not on sale or gone. The catalog's tables, read by
 -- others inside one statement through this function: the cart's lines (cart/queries.ts) and the
 -- lines a platform gives (checkout/queries.ts), which checkout and the cart's estimate price.
 -- LANGUAGE sql, STABLE, not STRICT, a set: PostgreSQL inlines it in the caller's FROM like a view.
@@ -27,7 +28,10 @@ CREATE OR REPLACE FUNCTION portage_sale_variant(variant_id text) RETURNS SETOF j
         'services', s.services, 'flatCents', s.flat_cents, 'freeOverCents', s.free_over_cents,
         'parcel', json_build_object('lengthCm', s.parcel_length_cm, 'widthCm', s.parcel_width_cm,
           'heightCm', s.parcel_height_cm, 'weightKg', s.parcel_weight_kg))
-      FROM seller_shipping s WHERE s.seller_id = p.seller_id))
+      FROM seller_shipping s WHERE s.seller_id = p.seller_id),
+    'shopDiscount', (SELECT json_build_object('percent', d.percent,
+        'minSubtotalCents', d.min_subtotal_cents, 'startsOn', d.starts_on, 'endsOn', d.ends_on)
+      FROM shop_discounts d WHERE d.seller_id = p.seller_id))
   FROM product_variants v
     JOIN products p ON p.id = v.product_id
     LEFT JOIN LATERAL portage_seller_province(p.seller_id) AS sp(province) ON true

@@ -8,12 +8,14 @@ import {
   type addToCartBody,
   type applyCouponAnswer,
   type cart,
+  type cartDiscount,
   MAX_LINES,
   MAX_QUANTITY,
 } from '../../contract/cart.ts';
 import { type Province, toUnix } from '../../contract/common.ts';
 import { conflict, notFound } from '../../contract/errors.ts';
 import { BASE_LOCALE, render } from '../../contract/i18n.ts';
+import { shopNames } from '../auth/sellers.ts';
 import { variantNamesIn } from '../catalog/service.ts';
 import { productVariants } from '../catalog/tables.ts';
 import { resolveVariant } from '../catalog/variants.ts';
@@ -21,7 +23,7 @@ import { caller, inTransaction, type RequestContext } from '../context.ts';
 import { type CouponCheck, checkCoupon, findCoupon, requireCoupon } from '../coupons/service.ts';
 import { availableUnits } from '../inventory/service.ts';
 import { lastShippingProvince } from '../orders/service.ts';
-import { type QuoteLine, quote } from '../pricing/index.ts';
+import { type Quote, type QuoteLine, quote } from '../pricing/index.ts';
 import {
   type CartLineRow,
   cartLineRows,
@@ -32,6 +34,7 @@ import {
 import { cartItems, carts } from './tables.ts';
 
 type Cart = z.infer<typeof cart>;
+type CartDiscount = z.infer<typeof cartDiscount>;
 
 /**
  * The province the cart's tax and shipping are estimated for
@@ -94,6 +97,7 @@ export function quoteLines(lines: Line[]): QuoteLine[] {
     weightKg: l.weightKg,
     dimensionsCm: l.dimensionsCm,
     shipping: l.shipping,
+    shopDiscount: l.shopDiscount,
   }));
 }
 type Line = Awaited<ReturnType<typeof activeLines>>[number];
@@ -104,11 +108,9 @@ export async function getCart(ctx: RequestContext, opts: { province?: Province }
   const [row] = await ctx.db.select().from(carts).where(eq(carts.userId, me.id));
   const lines = await activeLines(ctx, me.id);
   const coupon = row?.couponCode ? await findCoupon(ctx, row.couponCode) : undefined;
-  const checked = coupon ? await checkCoupon(ctx, coupon, me.id, subtotalOf(lines)) : undefined;
+  const checked = coupon ? await checkCoupon(ctx, coupon, me.id, lines) : undefined;
   return priceCart(ctx, row, lines, checked, opts.province);
 }
-
-const subtotalOf = (lines: Line[]) => lines.reduce((n, l) => n + l.priceCents * l.quantity, 0);
 
 /** The cart as get_cart answers it: its lines priced by the quote for the cart's province. */
 async function priceCart(
@@ -149,6 +151,7 @@ async function priceCart(
     itemCount: items.reduce((n, i) => n + i.quantity, 0),
     subtotalCents: priced.subtotalCents,
     discount_cents: priced.discountCents,
+    discounts: await discountsOf(ctx, priced, coupon?.coupon.code ?? null),
     coupon_applied: coupon?.coupon.code ?? null,
     coupon_problem: coupon?.reason ? render(ctx.locale ?? BASE_LOCALE, coupon.reason) : null,
     shippingCostCents: priced.shippingCostCents,
@@ -162,6 +165,40 @@ async function priceCart(
     totalAmountCents: priced.totalCents,
     lastUpdated: toUnix(row?.updatedAt ?? ctx.now()),
   };
+}
+
+/** What a quote's discount is made of, named for people: each shop's automatic discount, then the coupon. */
+async function discountsOf(ctx: RequestContext, priced: Quote, code: string | null): Promise<CartDiscount[]> {
+  if (priced.discountCents === 0) return [];
+  const shops = await shopNames(
+    ctx,
+    priced.parcels.filter((p) => p.discountCents > 0).map((p) => p.sellerId),
+  );
+  const automatic = priced.parcels
+    .filter((p) => p.automaticDiscountCents > 0)
+    .map((p) => ({
+      kind: 'automatic' as const,
+      code: null,
+      sellerId: p.sellerId,
+      shopName: shops.get(p.sellerId) ?? null,
+      amountCents: p.automaticDiscountCents,
+      paidBy: 'seller' as const,
+    }));
+  const byShop = priced.parcels.find((p) => p.sellerDiscountCents > p.automaticDiscountCents);
+  const coupon =
+    priced.couponDiscountCents > 0
+      ? [
+          {
+            kind: 'coupon' as const,
+            code,
+            sellerId: byShop?.sellerId ?? null,
+            shopName: byShop ? (shops.get(byShop.sellerId) ?? null) : null,
+            amountCents: priced.couponDiscountCents,
+            paidBy: byShop ? ('seller' as const) : ('platform' as const),
+          },
+        ]
+      : [];
+  return [...automatic, ...coupon];
 }
 
 export async function addToCart(ctx: RequestContext, input: z.infer<typeof addToCartBody>) {
@@ -331,7 +368,7 @@ export async function applyCoupon(
     await lockCart(tx, me.id);
     const coupon = await requireCoupon(tx, code);
     const lines = await activeLines(tx, me.id);
-    const checked = await checkCoupon(tx, coupon, me.id, subtotalOf(lines));
+    const checked = await checkCoupon(tx, coupon, me.id, lines);
     if (checked.reason) throw conflict(checked.reason.key, checked.reason.values);
     const [row] = await tx.db
       .update(carts)

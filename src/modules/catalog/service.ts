@@ -33,6 +33,7 @@ import { recordAdminAction } from '../audit/service.ts';
 import { isSeller } from '../auth/sellers.ts';
 import { type AuthUser, caller, inTransaction, type RequestContext } from '../context.ts';
 import { keepUploadedImages } from '../images/urls.ts';
+import type { ShopDiscount } from '../pricing/quote.ts';
 import type { ShippingProfile } from '../shipping/profile.ts';
 import {
   LIST_ITEM_COLUMNS,
@@ -422,6 +423,8 @@ export interface SaleProduct {
   sellerProvince: Province | undefined;
   /** Its seller's shipping profile; null: the platform's flat rate. */
   shipping: ShippingProfile | null;
+  /** Its seller's automatic discount; null: none. */
+  shopDiscount: ShopDiscount | null;
 }
 
 /**

@@ -93,7 +93,7 @@ export async function holdCheckout(
       buyerId: me.id,
       code,
       named: request.coupon !== undefined,
-      subtotalCents: lines.reduce((n, l) => n + l.priceCents * l.quantity, 0),
+      items: lines,
     });
     const address = storedAddress(request);
     const choices = new Map((request.shipping_choices ?? []).map((c) => [c.seller_id, c.option_id]));

@@ -11,7 +11,10 @@ export interface StoredParcel {
   shopName?: string;
   originProvince: string;
   subtotalCents: number;
+  /** Everything taken off the items; of it, the shop's automatic discount and the platform's coupon share (absent on older checkouts: 0). */
   discountCents: number;
+  automaticDiscountCents?: number;
+  platformDiscountCents?: number;
   shippingCostCents: number;
   /** The option chosen, and every option the parcel had (absent on checkouts made before options). */
   shipping?: ShippingOption;

@@ -41,3 +41,17 @@ const insertRedemption = insertInto('coupon_redemptions_insert', couponRedemptio
 /** Writes a redemption (once per order), with the transaction's next statement. */
 export const insertRedemptionRow = (db: Db, row: typeof couponRedemptions.$inferInsert) =>
   insertRedemption.later(db, [row]);
+
+/** Takes the seller's user row lock: a shop's coupons are counted and made one at a time. */
+export async function lockSellerForCoupons(db: Db, sellerId: string): Promise<void> {
+  await db.execute(sql`select 1 from users where id = ${sellerId} for no key update`);
+}
+
+/** How many coupons the seller has made. */
+export async function couponsOfSeller(db: Db, sellerId: string): Promise<number> {
+  const [row] = await db
+    .select({ n: sql<number>`count(*)::int` })
+    .from(coupons)
+    .where(eq(coupons.sellerId, sellerId));
+  return row?.n ?? 0;
+}

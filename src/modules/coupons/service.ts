@@ -1,8 +1,10 @@
-// Coupons: created by admins; checked whenever a cart is priced. A redemption is counted
-// when an order is paid, not when the code is applied (docs/api.md "Cart and coupons").
-import { desc, eq, sql } from 'drizzle-orm';
+// Coupons: the platform's (made by admins, on every item, paid by the platform) and a shop's
+// (made by its seller, on its items only, paid by the seller); checked whenever a cart is
+// priced. A redemption is counted when an order is paid, not when the code is applied
+// (docs/api.md "Cart and coupons", "Discounts").
+import { desc, eq, isNull, sql } from 'drizzle-orm';
 import type { z } from 'zod';
-import type { coupon, createCouponBody } from '../../contract/cart.ts';
+import type { coupon, createCouponBody, shopDiscount, shopDiscountBody } from '../../contract/cart.ts';
 import { toUnix } from '../../contract/common.ts';
 import { conflict, notFound } from '../../contract/errors.ts';
 import { BASE_LOCALE, formatDate, formatMoney, type Locale, type Text, text } from '../../contract/i18n.ts';
@@ -10,8 +12,14 @@ import { recordAdminAction } from '../audit/service.ts';
 import { caller, inTransaction, type RequestContext } from '../context.ts';
 import { torontoDate } from '../pricing/dates.ts';
 import type { DiscountTerms } from '../pricing/index.ts';
-import { insertRedemptionRow, lockCouponRow, usesOfCoupon } from './queries.ts';
-import { couponRedemptions, coupons } from './tables.ts';
+import {
+  couponsOfSeller,
+  insertRedemptionRow,
+  lockCouponRow,
+  lockSellerForCoupons,
+  usesOfCoupon,
+} from './queries.ts';
+import { couponRedemptions, coupons, shopDiscounts } from './tables.ts';
 
 type CouponRow = typeof coupons.$inferSelect;
 
@@ -32,12 +40,29 @@ function toCoupon(row: CouponRow, redemptions: number): z.infer<typeof coupon> {
     maxRedemptionsPerCustomer: row.maxRedemptionsPerCustomer,
     redemptions,
     terms: row.terms,
+    sellerId: row.sellerId,
     createdAt: toUnix(row.createdAt),
   };
 }
 
-export async function createCoupon(ctx: RequestContext, input: z.infer<typeof createCouponBody>) {
+/** Most coupons a shop may have made (they are never deleted: an expired one stays on its orders). */
+export const MAX_SHOP_COUPONS = 200;
+
+/**
+ * An admin's coupon (the platform's); with `sellerId`, that seller's own (at most
+ * MAX_SHOP_COUPONS, counted under the seller's row lock so two at once cannot pass it).
+ */
+export async function createCoupon(
+  ctx: RequestContext,
+  input: z.infer<typeof createCouponBody>,
+  sellerId: string | null = null,
+) {
   const row = await inTransaction(ctx, async (tx) => {
+    if (sellerId) {
+      await lockSellerForCoupons(tx.db, sellerId);
+      if ((await couponsOfSeller(tx.db, sellerId)) >= MAX_SHOP_COUPONS)
+        throw conflict('error.coupon.shopLimit', { n: MAX_SHOP_COUPONS });
+    }
     const [made] = await tx.db
       .insert(coupons)
       .values({
@@ -49,11 +74,12 @@ export async function createCoupon(ctx: RequestContext, input: z.infer<typeof cr
         maxRedemptions: input.maxRedemptions ?? null,
         maxRedemptionsPerCustomer: input.maxRedemptionsPerCustomer ?? null,
         terms: input.terms,
+        sellerId,
         createdBy: caller(ctx).id,
       })
       .onConflictDoNothing({ target: coupons.code })
       .returning();
-    if (made)
+    if (made && !sellerId)
       await recordAdminAction(tx, { action: 'coupon.create', subject: made.code, after: { ...made } });
     return made;
   });
@@ -61,8 +87,11 @@ export async function createCoupon(ctx: RequestContext, input: z.infer<typeof cr
   return toCoupon(row, 0);
 }
 
-/** The newest coupons (at most `limit`), each with its redemptions so far: the admin's desk lists them. */
-export async function listCoupons(ctx: RequestContext, limit = 50) {
+/**
+ * The newest coupons (at most `limit`), each with its redemptions so far: the platform's (the
+ * admin's desk lists them), or with `sellerId` that shop's.
+ */
+export async function listCoupons(ctx: RequestContext, limit = 50, sellerId: string | null = null) {
   const used = ctx.db
     .select({ code: couponRedemptions.code, n: sql<number>`count(*)::int`.as('n') })
     .from(couponRedemptions)
@@ -72,6 +101,7 @@ export async function listCoupons(ctx: RequestContext, limit = 50) {
     .select({ row: coupons, n: used.n })
     .from(coupons)
     .leftJoin(used, eq(used.code, coupons.code))
+    .where(sellerId ? eq(coupons.sellerId, sellerId) : isNull(coupons.sellerId))
     .orderBy(desc(coupons.createdAt), desc(coupons.code))
     .limit(limit);
   return rows.map((r) => toCoupon(r.row, r.n ?? 0));
@@ -96,22 +126,32 @@ export interface CouponCheck {
 /** A coupon's discount as the pricing quote takes it. */
 function discountTerms(row: CouponRow): DiscountTerms {
   return row.discountPercent !== null
-    ? { percent: row.discountPercent }
-    : { amountCents: row.discountCents! };
+    ? { percent: row.discountPercent, sellerId: row.sellerId }
+    : { amountCents: row.discountCents!, sellerId: row.sellerId };
+}
+
+/** The items a coupon is checked against: each line's seller, unit price and quantity. */
+export type CouponItems = ReadonlyArray<{ sellerId: string; priceCents: number; quantity: number }>;
+
+/** What a coupon's minimum is measured on: every item for the platform's, its shop's items for a shop's. */
+function couponBase(row: CouponRow, items: CouponItems): number {
+  return items
+    .filter((i) => row.sellerId === null || i.sellerId === row.sellerId)
+    .reduce((n, i) => n + i.priceCents * i.quantity, 0);
 }
 
 /**
- * Whether a coupon applies to a subtotal for this buyer today, or why it cannot: expired,
- * used up (in total or by this buyer), or the minimum subtotal not met. What it takes off
- * is the quote's to say (pricing's `discountFor`: never more than the subtotal).
+ * Whether a coupon applies to these items for this buyer today, or why it cannot: expired,
+ * used up (in total or by this buyer), a shop's coupon without that shop's items, or the
+ * minimum not met. What it takes off is the quote's to say (pricing's `quote`).
  */
 export async function checkCoupon(
   ctx: RequestContext,
   row: CouponRow,
   userId: string,
-  subtotalCents: number,
+  items: CouponItems,
 ): Promise<CouponCheck> {
-  return couponProblem(ctx, row, await couponUses(ctx, row.code, userId), subtotalCents);
+  return couponProblem(ctx, row, await couponUses(ctx, row.code, userId), items);
 }
 
 /** A coupon's redemptions: in all, and by this buyer. */
@@ -126,18 +166,19 @@ export async function couponUses(ctx: RequestContext, code: string, userId: stri
 }
 
 /**
- * Whether a coupon applies to a subtotal for this buyer today, given its uses (redeemed, and
+ * Whether a coupon applies to these items for this buyer today, given its uses (redeemed, and
  * `held` by open checkouts, counted like redemptions at checkout), or why it cannot.
  */
 export function couponProblem(
   ctx: RequestContext,
   row: CouponRow,
   used: CouponUses,
-  subtotalCents: number,
+  items: CouponItems,
   held: CouponUses = { total: 0, mine: 0 },
 ): CouponCheck {
   const locale = ctx.locale ?? BASE_LOCALE;
   const code = row.code;
+  const subtotalCents = couponBase(row, items);
   let reason: Text | null = null;
   if (row.expiresOn && row.expiresOn < torontoDate(ctx.now())) {
     reason = text('error.coupon.expired', { code, date: day(locale, row.expiresOn) });
@@ -148,6 +189,8 @@ export function couponProblem(
     used.mine + held.mine >= row.maxRedemptionsPerCustomer
   ) {
     reason = text('error.coupon.perCustomerLimit', { code, times: String(used.mine + held.mine) });
+  } else if (row.sellerId !== null && !items.some((i) => i.sellerId === row.sellerId)) {
+    reason = text('error.coupon.otherShop', { code });
   } else if (subtotalCents < row.minSubtotalCents) {
     reason = text('error.coupon.minimumSubtotal', {
       code,
@@ -205,4 +248,46 @@ export async function couponLimitReached(
 /** Counts a paid checkout's use of its coupon (once: keyed by the first order's id). */
 export async function redeemCoupon(ctx: RequestContext, code: string, userId: string, orderId: string) {
   await insertRedemptionRow(ctx.db, { code, userId, orderId, createdAt: ctx.now() });
+}
+
+// ---- a shop's automatic discount ------------------------------------------------------------
+
+type ShopDiscountRow = typeof shopDiscounts.$inferSelect;
+
+const toShopDiscount = (row: ShopDiscountRow): z.infer<typeof shopDiscount> => ({
+  percent: row.percent,
+  minSubtotalCents: row.minSubtotalCents,
+  startsOn: row.startsOn,
+  endsOn: row.endsOn,
+  updatedAt: toUnix(row.updatedAt),
+});
+
+/** The seller's automatic discount, or null. */
+export async function getShopDiscount(ctx: RequestContext, sellerId: string) {
+  const [row] = await ctx.db.select().from(shopDiscounts).where(eq(shopDiscounts.sellerId, sellerId));
+  return row ? toShopDiscount(row) : null;
+}
+
+/** Sets (or replaces) the seller's automatic discount: checkouts priced from now on take it. */
+export async function setShopDiscount(
+  ctx: RequestContext,
+  sellerId: string,
+  input: z.output<typeof shopDiscountBody>,
+) {
+  const values = { ...input, updatedAt: ctx.now() };
+  const [row] = await ctx.db
+    .insert(shopDiscounts)
+    .values({ sellerId, ...values })
+    .onConflictDoUpdate({ target: shopDiscounts.sellerId, set: values })
+    .returning();
+  return toShopDiscount(row!);
+}
+
+/** Ends the seller's automatic discount (checkouts already priced keep theirs); whether there was one. */
+export async function removeShopDiscount(ctx: RequestContext, sellerId: string): Promise<boolean> {
+  const gone = await ctx.db
+    .delete(shopDiscounts)
+    .where(eq(shopDiscounts.sellerId, sellerId))
+    .returning({ sellerId: shopDiscounts.sellerId });
+  return gone.length > 0;
 }

@@ -105,6 +105,8 @@ export interface OrderLedger {
   saleCents: number;
   commissionCents: number;
   commissionTaxCents: number;
+  /** What the platform paid the seller for its coupon's discount (0 without one). */
+  promotionCents: number;
   /** Given back to the buyer so far by refunds. */
   refundedCents: number;
   /** What the seller is owed on it, by account (positive: owed to the seller; negative: owed by). */
@@ -139,6 +141,7 @@ export async function orderLedgers(
         saleCents: 0,
         commissionCents: 0,
         commissionTaxCents: 0,
+        promotionCents: 0,
         refundedCents: 0,
         pendingCents: 0,
         availableCents: 0,
@@ -150,6 +153,7 @@ export async function orderLedgers(
       if (r.account === 'provider_cash') o.saleCents += cents;
       if (r.account === 'platform_commission') o.commissionCents -= cents;
       if (r.account === 'platform_tax_payable') o.commissionTaxCents -= cents;
+      if (r.account === 'platform_promotions') o.promotionCents += cents;
     }
     if (r.kind === 'refund' && r.account === 'provider_cash') o.refundedCents -= cents;
     if (r.kind === 'release') o.released = true;
@@ -230,6 +234,7 @@ export async function accountTotals(ctx: RequestContext): Promise<Record<LedgerA
     platform_commission: 0,
     platform_tax_payable: 0,
     platform_adjustments: 0,
+    platform_promotions: 0,
   } satisfies Record<LedgerAccount, number>;
   for (const r of rows) totals[r.account] = Number(r.cents);
   return totals;

@@ -121,14 +121,16 @@ function sellersDiffer(ledger: SQL, status: { transfers: string; reversals: stri
  * The sales of orders just paid, in one statement sent with the payment transaction's next one
  * (no round trip of its own): per order a `sale:<order>` transaction and its entries (the orders
  * are made in that transaction: their sales cannot exist yet, and a second try fails whole),
- * what `post()` would write: cash +total, the seller's share pending, the commission and its tax
- * (the commission times the rate of the seller's province, per 100,000, rounded half-up).
+ * what `post()` would write: cash +total, the platform's coupon share paid to the seller (its
+ * promotions), the seller's share pending (total + that share - commission - tax), the commission
+ * and its tax (the commission times the rate of the seller's province, per 100,000, rounded half-up).
  * `rates`: `{ "ON": 13000, …, "default": 13000 }` as JSON.
  */
 const salesStatement = statement(
   'ledger_record_sales',
   sql`with s as (
       select o.id, o.seller_id, o.total_amount_cents::bigint as total, o.platform_fee_cents::bigint as fee,
+        o.platform_discount_cents::bigint as promo,
         (o.platform_fee_cents::bigint * 2 * coalesce(
             (${ph('rates')}::jsonb ->> (select p from portage_seller_province(o.seller_id) p limit 1))::bigint,
             (${ph('rates')}::jsonb ->> 'default')::bigint) + 100000) / 200000 as tax
@@ -140,7 +142,8 @@ const salesStatement = statement(
     select 'sale:' || s.id, e.account, s.seller_id, s.id, e.amount, ${ph('now')}::timestamptz
     from s cross join lateral (values
       ('provider_cash', s.total),
-      ('seller_pending', -(s.total - s.fee - s.tax)),
+      ('platform_promotions', s.promo),
+      ('seller_pending', -(s.total + s.promo - s.fee - s.tax)),
       ('platform_commission', -s.fee),
       ('platform_tax_payable', -s.tax)) e(account, amount)
     where e.amount <> 0`,

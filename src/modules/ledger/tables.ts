@@ -25,6 +25,8 @@ export const LEDGER_ACCOUNTS = [
   'platform_tax_payable',
   /** Adjustments an operator made (a goodwill credit to a seller, a correction). */
   'platform_adjustments',
+  /** The platform's coupons: what the platform pays the seller for the discount it gave (positive: spent). */
+  'platform_promotions',
 ] as const;
 export type LedgerAccount = (typeof LEDGER_ACCOUNTS)[number];
 

@@ -33,31 +33,39 @@ export async function recordOrders(tx: RequestContext, paid: PaidCheckout) {
   const { address, committed } = paid;
   const ids = paid.parcels.map(() => newId('orders'));
   const numbers = await takeOrderNumbers(tx, now, paid.parcels.length);
-  const rows = paid.parcels.map((parcel, n) => ({
-    id: ids[n]!,
-    number: numbers[n]!,
-    checkoutId: paid.checkoutId,
-    buyerId: paid.buyerId,
-    sellerId: parcel.sellerId,
-    status: committed[n] ? ('confirmed' as const) : ('pending' as const),
-    subtotalCents: parcel.subtotalCents,
-    discountCents: parcel.discountCents,
-    shippingCostCents: parcel.shippingCostCents,
-    taxAmountCents: parcel.taxAmountCents,
-    taxLines: parcel.taxLines,
-    platformFeeCents: platformFeeCents(parcel.subtotalCents - parcel.discountCents, paid.platformFeeBps),
-    totalAmountCents: parcel.totalCents,
-    shippingAddress: address,
-    paymentIntentId: paid.paymentIntentId,
-    stockCommitted: committed[n]!,
-    itemCount: parcel.items.reduce((k, i) => k + i.quantity, 0),
-    // The date the chosen option promised at checkout; a checkout made before options: the flat rate's.
-    estimatedDelivery:
-      parcel.shipping?.deliveryDate ?? estimatedDelivery(now, parcel.originProvince, address.province),
-    shippingOption: parcel.shipping?.id ?? null,
-    createdAt: now,
-    confirmedAt: committed[n] ? now : null,
-  }));
+  const rows = paid.parcels.map((parcel, n) => {
+    // Who pays the discount; a checkout made before the split: its seller (as the ledger had it).
+    const platformDiscountCents = parcel.platformDiscountCents ?? 0;
+    const sellerDiscountCents = parcel.discountCents - platformDiscountCents;
+    return {
+      id: ids[n]!,
+      number: numbers[n]!,
+      checkoutId: paid.checkoutId,
+      buyerId: paid.buyerId,
+      sellerId: parcel.sellerId,
+      status: committed[n] ? ('confirmed' as const) : ('pending' as const),
+      subtotalCents: parcel.subtotalCents,
+      discountCents: parcel.discountCents,
+      sellerDiscountCents,
+      platformDiscountCents,
+      shippingCostCents: parcel.shippingCostCents,
+      taxAmountCents: parcel.taxAmountCents,
+      taxLines: parcel.taxLines,
+      // On what the seller sells the items for: a platform's coupon does not lower it.
+      platformFeeCents: platformFeeCents(parcel.subtotalCents - sellerDiscountCents, paid.platformFeeBps),
+      totalAmountCents: parcel.totalCents,
+      shippingAddress: address,
+      paymentIntentId: paid.paymentIntentId,
+      stockCommitted: committed[n]!,
+      itemCount: parcel.items.reduce((k, i) => k + i.quantity, 0),
+      // The date the chosen option promised at checkout; a checkout made before options: the flat rate's.
+      estimatedDelivery:
+        parcel.shipping?.deliveryDate ?? estimatedDelivery(now, parcel.originProvince, address.province),
+      shippingOption: parcel.shipping?.id ?? null,
+      createdAt: now,
+      confirmedAt: committed[n] ? now : null,
+    };
+  });
   const items = paid.parcels.map((parcel, n) =>
     parcel.items.map((item, position) => ({
       orderId: ids[n]!,

@@ -83,6 +83,8 @@ function toDetail(row: OrderRow, items: ItemRow[]): Detail {
     taxAmountCents: row.taxAmountCents,
     shippingCostCents: row.shippingCostCents,
     discountCents: row.discountCents,
+    sellerDiscountCents: row.sellerDiscountCents,
+    platformDiscountCents: row.platformDiscountCents,
     platformFeeCents: row.platformFeeCents,
     totalAmountCents: row.totalAmountCents,
     shippingAddress: row.shippingAddress as Detail['shippingAddress'],

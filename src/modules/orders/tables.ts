@@ -37,6 +37,11 @@ export const orders = pgTable(
     status: text('status', { enum: ORDER_STATUSES }).notNull(),
     subtotalCents: integer('subtotal_cents').notNull(),
     discountCents: integer('discount_cents').notNull(),
+    // Who pays the discount (they add up to discountCents): the shop (its automatic discount and
+    // its own coupon: the seller is paid for the items less it) and the platform (its coupons:
+    // the seller is paid as if sold at full price). Orders made before: the seller (so the ledger had it).
+    sellerDiscountCents: integer('seller_discount_cents').notNull().default(0),
+    platformDiscountCents: integer('platform_discount_cents').notNull().default(0),
     shippingCostCents: integer('shipping_cost_cents').notNull(),
     taxAmountCents: integer('tax_amount_cents').notNull(),
     taxLines: jsonb('tax_lines').$type<StoredParcel['taxLines']>().notNull(),
@@ -80,6 +85,10 @@ export const orders = pgTable(
       sql`${t.status} in (${sql.raw(ORDER_STATUSES.map((s) => `'${s}'`).join(', '))})`,
     ),
     check('orders_refund_within_total', sql`${t.refundedCents} between 0 and ${t.totalAmountCents}`),
+    check(
+      'orders_discount_payers',
+      sql`${t.sellerDiscountCents} >= 0 and ${t.platformDiscountCents} >= 0 and ${t.sellerDiscountCents} + ${t.platformDiscountCents} = ${t.discountCents}`,
+    ),
     index('orders_buyer_created_idx').on(t.buyerId, t.createdAt, t.id),
     index('orders_seller_created_idx').on(t.sellerId, t.createdAt, t.id),
     index('orders_payment_intent_idx').on(t.paymentIntentId),

@@ -123,6 +123,7 @@ export async function applyDispute(
             },
             { account: 'platform_commission', orderId: o.id, amountCents: taken.commission },
             { account: 'platform_tax_payable', orderId: o.id, amountCents: taken.tax },
+            { account: 'platform_promotions', orderId: o.id, amountCents: -taken.promotion },
           ] satisfies LedgerEntry[],
         };
       }),
@@ -195,6 +196,7 @@ async function closeDispute(tx: RequestContext, facts: DisputeFacts): Promise<vo
     shares.map((s) => {
       const commission = given(s.orderId, 'platform_commission');
       const tax = given(s.orderId, 'platform_tax_payable');
+      const promotion = given(s.orderId, 'platform_promotions');
       const released = ledgers.get(s.orderId)?.released ?? false;
       return {
         key: `dispute:${facts.id}:${s.orderId}:won`,
@@ -205,10 +207,11 @@ async function closeDispute(tx: RequestContext, facts: DisputeFacts): Promise<vo
           {
             account: released ? 'seller_available' : 'seller_pending',
             orderId: s.orderId,
-            amountCents: -(s.amountCents - commission - tax),
+            amountCents: -(s.amountCents - commission - tax - promotion),
           },
           { account: 'platform_commission', orderId: s.orderId, amountCents: -commission },
           { account: 'platform_tax_payable', orderId: s.orderId, amountCents: -tax },
+          { account: 'platform_promotions', orderId: s.orderId, amountCents: -promotion },
         ] satisfies LedgerEntry[],
       };
     }),

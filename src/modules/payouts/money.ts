@@ -48,14 +48,16 @@ export function shareOf(part: number, whole: number, before: number, amount: num
 
 /**
  * What a refund or a dispute of `amount` takes from an order: the commission and its tax given
- * back by the platform in proportion, the rest from the seller, pending money first.
+ * back by the platform in proportion, the platform's coupon share taken back from the seller in
+ * proportion too (the buyer paid less by it), the rest from the seller, pending money first.
  */
 export function takeBack(led: OrderLedger, before: number, amount: number) {
   const commission = shareOf(led.commissionCents, led.saleCents, before, amount);
   const tax = shareOf(led.commissionTaxCents, led.saleCents, before, amount);
-  const seller = amount - commission - tax;
+  const promotion = shareOf(led.promotionCents, led.saleCents, before, amount);
+  const seller = amount + promotion - commission - tax;
   const fromPending = Math.max(0, Math.min(seller, led.pendingCents));
-  return { commission, tax, fromPending, fromAvailable: seller - fromPending };
+  return { commission, tax, promotion, fromPending, fromAvailable: seller - fromPending };
 }
 
 /**
@@ -97,6 +99,7 @@ export async function recordRefund(ctx: RequestContext, event: EventOf<'refund.s
         { account: 'seller_available', orderId: order.id, amountCents: taken.fromAvailable },
         { account: 'platform_commission', orderId: order.id, amountCents: taken.commission },
         { account: 'platform_tax_payable', orderId: order.id, amountCents: taken.tax },
+        { account: 'platform_promotions', orderId: order.id, amountCents: -taken.promotion },
       ],
     },
   ]);

@@ -1,5 +1,6 @@
-// One quote of a purchase: the lines grouped into one parcel per seller, the coupon discount
-// split across the parcels, shipping and tax per parcel, and the totals
+// One quote of a purchase: the lines grouped into one parcel per seller, the discounts (each
+// shop's automatic one, then the cart's coupon, docs/api.md "Discounts"), shipping and tax per
+// parcel, and the totals
 // (docs/api.md "Pricing"). The cart's estimate and
 // checkout both price through `quote`, so that for the same lines, address and day the cart
 // shows what checkout charges, to the cent; each parcel becomes its own order.
@@ -33,13 +34,27 @@ export interface QuoteLine {
   dimensionsCm?: [number, number, number] | null;
   /** The seller's shipping profile; null or absent: the platform's flat rate. */
   shipping?: ShippingProfile | null;
+  /** The seller's automatic discount (the same on each of the seller's lines); null or absent: none. */
+  shopDiscount?: ShopDiscount | null;
 }
 
 /**
- * A coupon's discount as its terms: a percent of the items, or a fixed amount. The quote
- * computes the amount on the whole subtotal, then shares it between the parcels.
+ * A shop's automatic discount: `percent` off its items when they add up to `minSubtotalCents`,
+ * from `startsOn` to `endsOn` (Toronto days, YYYY-MM-DD; null: open).
  */
-export type DiscountTerms = { percent: number } | { amountCents: number };
+export interface ShopDiscount {
+  minSubtotalCents: number;
+  percent: number;
+  startsOn?: string | null;
+  endsOn?: string | null;
+}
+
+/**
+ * A coupon's discount as its terms: a percent of the items, or a fixed amount. A platform's
+ * coupon (no `sellerId`) is computed on every item left after the shops' automatic discounts,
+ * then shared between the parcels; a shop's, on that shop's items left, all of it its parcel's.
+ */
+export type DiscountTerms = ({ percent: number } | { amountCents: number }) & { sellerId?: string | null };
 
 export interface QuoteInput {
   lines: QuoteLine[];
@@ -72,8 +87,15 @@ export interface ParcelQuote {
   originProvince: Province;
   lines: Array<QuoteLine & { lineTotalCents: number }>;
   subtotalCents: number;
-  /** This parcel's share of the discount, in proportion to its subtotal. */
+  /** Everything taken off this parcel's items: its shop's automatic discount and its coupon share. */
   discountCents: number;
+  /** The shop's automatic discount (0 when it has none or its items are under the threshold). */
+  automaticDiscountCents: number;
+  /** The coupon's share: all of a shop's coupon on its own parcel; a platform's in proportion to what is left. */
+  couponDiscountCents: number;
+  /** Who pays: the shop (its automatic discount and its own coupon) and the platform (its coupon). */
+  sellerDiscountCents: number;
+  platformDiscountCents: number;
   shippingCostCents: number;
   /** Every way it can go, cheapest first. */
   shippingOptions: ShippingOption[];
@@ -92,7 +114,10 @@ export interface Quote {
   /** One per seller, in seller id order. */
   parcels: ParcelQuote[];
   subtotalCents: number;
+  /** Everything taken off the items: the automatic discounts and the coupon's. */
   discountCents: number;
+  automaticDiscountCents: number;
+  couponDiscountCents: number;
   shippingCostCents: number;
   /** Each component summed over the parcels (the destination's components, 0 when empty). */
   taxLines: TaxLine[];
@@ -121,6 +146,20 @@ export function discountFor(terms: DiscountTerms | null | undefined, subtotalCen
   if (terms.amountCents <= 0)
     throw new Error(`discount amountCents must be above 0, got ${terms.amountCents}`);
   return Math.min(terms.amountCents, subtotalCents);
+}
+
+/**
+ * A shop's automatic discount on its items' subtotal on `today` (YYYY-MM-DD, Toronto): its
+ * percent rounded half-up, once the threshold is met, within its days.
+ */
+export function automaticDiscount(
+  rule: ShopDiscount | null | undefined,
+  subtotalCents: number,
+  today: string,
+): number {
+  if (!rule || subtotalCents <= 0 || subtotalCents < rule.minSubtotalCents) return 0;
+  if ((rule.startsOn && today < rule.startsOn) || (rule.endsOn && today > rule.endsOn)) return 0;
+  return discountFor({ percent: rule.percent }, subtotalCents);
 }
 
 /** Groups the lines by seller, in seller id order, each parcel's lines in the order given. */
@@ -172,16 +211,28 @@ export function quote(input: QuoteInput): Quote {
     return { ...parcel, lines, subtotalCents: lines.reduce((sum, line) => sum + line.lineTotalCents, 0) };
   });
   const subtotalCents = grouped.reduce((sum, parcel) => sum + parcel.subtotalCents, 0);
-  const discountCents = discountFor(input.discount, subtotalCents);
-  // Largest remainder: the shares sum to the discount exactly, none above its parcel's subtotal.
-  const shares = splitProportionally(
-    discountCents,
-    grouped.map((parcel) => parcel.subtotalCents),
+  // The combination rule (docs/api.md "Discounts"): each shop's automatic discount first, on its
+  // own items; then the one coupon on what is left.
+  const today = torontoDate(on);
+  const automatic = grouped.map((parcel) =>
+    automaticDiscount(parcel.lines[0]?.shopDiscount, parcel.subtotalCents, today),
   );
+  const left = grouped.map((parcel, index) => parcel.subtotalCents - automatic[index]!);
+  const terms = input.discount ?? null;
+  const shopCoupon = terms?.sellerId ?? null;
+  const shares = shopCoupon
+    ? grouped.map((parcel, index) => (parcel.sellerId === shopCoupon ? discountFor(terms, left[index]!) : 0))
+    : // Largest remainder: the shares sum to the discount exactly, none above what its parcel has left.
+      splitProportionally(
+        discountFor(
+          terms,
+          left.reduce((sum, cents) => sum + cents, 0),
+        ),
+        left,
+      );
 
   const problems: QuoteProblem[] = [];
   const choiceProblems: ChoiceProblem[] = [];
-  const today = torontoDate(on);
   const parcels = grouped.map((parcel, index): ParcelQuote => {
     const shipping = parcelShipping({
       profile: parcel.profile,
@@ -203,14 +254,19 @@ export function quote(input: QuoteInput): Quote {
       });
     }
     const share = shares[index]!;
-    const taxableCents = parcel.subtotalCents - share + chosen.priceCents;
+    const discountCents = automatic[index]! + share;
+    const taxableCents = parcel.subtotalCents - discountCents + chosen.priceCents;
     const tax = taxFor(destinationProvince, taxableCents, on);
     return {
       sellerId: parcel.sellerId,
       originProvince: parcel.originProvince,
       lines: parcel.lines,
       subtotalCents: parcel.subtotalCents,
-      discountCents: share,
+      discountCents,
+      automaticDiscountCents: automatic[index]!,
+      couponDiscountCents: share,
+      sellerDiscountCents: automatic[index]! + (shopCoupon ? share : 0),
+      platformDiscountCents: shopCoupon ? 0 : share,
       shippingCostCents: chosen.priceCents,
       shippingOptions: shipping.options,
       shipping: chosen,
@@ -233,7 +289,9 @@ export function quote(input: QuoteInput): Quote {
     destinationProvince,
     parcels,
     subtotalCents,
-    discountCents,
+    discountCents: sum((parcel) => parcel.discountCents),
+    automaticDiscountCents: sum((parcel) => parcel.automaticDiscountCents),
+    couponDiscountCents: sum((parcel) => parcel.couponDiscountCents),
     shippingCostCents: sum((parcel) => parcel.shippingCostCents),
     taxLines,
     taxAmountCents: sum((parcel) => parcel.taxAmountCents),

@@ -11,6 +11,7 @@ import { foldOption } from '../../modules/search/filters.ts';
 import { shopPathOf } from '../../modules/shops/service.ts';
 import {
   amountRows,
+  discountRows,
   productCard,
   productImages,
   reviewList,
@@ -364,7 +365,8 @@ export function cartPage(v: View, cart: Cart, o: CartPageOptions = {}): string {
 <div class="card">!${coupon}</div>
 <div class="card"><form method="get" action="/shop/cart" class="row">!${selectField({ name: 'province', label: t(l, 'web.cart.estimateFor'), value: cart.taxProvince, options: provinceOptions(l, false) })}<button type="submit" class="secondary">${t(l, 'web.cart.estimate')}</button></form>
 !${cart.shipping_problem ? html`<p class="alert">${cart.shipping_problem}</p>` : ''}
-<div class="totals">!${amountRows(l, { ...cart, discountCents: cart.discount_cents, totalCents: cart.totalAmountCents })}</div>
+<div class="totals">!${amountRows(l, { ...cart, discountCents: cart.discount_cents, discounts: discountRows(l, cart.discounts), totalCents: cart.totalAmountCents })}</div>
+!${cart.discounts.length ? html`<p class="hint">${t(l, 'web.cart.discountRule')}</p>` : ''}
 <p class="hint">${t(l, 'web.cart.estimateNote', { province: provinceName(l, cart.taxProvince) })}</p>
 <a class="button" href="/shop/checkout">${t(l, 'web.cart.checkout')}</a></div>`,
   });

@@ -2,7 +2,7 @@
 // its redemptions and the uses other buyers' open checkouts hold. Answers the discount, or null.
 import { conflict } from '../../../contract/errors.ts';
 import type { RequestContext } from '../../context.ts';
-import { couponProblem, noSuchCoupon } from '../../coupons/service.ts';
+import { type CouponItems, couponProblem, noSuchCoupon } from '../../coupons/service.ts';
 import { readCouponLocked } from '../queries.ts';
 import { CheckoutRefusal } from '../refusal.ts';
 
@@ -15,14 +15,14 @@ export type Discount = NonNullable<ReturnType<typeof couponProblem>['discount']>
  */
 export async function lockCoupon(
   tx: RequestContext,
-  args: { buyerId: string; code: string | null | undefined; named: boolean; subtotalCents: number },
+  args: { buyerId: string; code: string | null | undefined; named: boolean; items: CouponItems },
 ): Promise<Discount> {
   if (!args.code) return null;
   const upper = args.code.toUpperCase();
   const { coupon, used, held } = await readCouponLocked(tx, upper, args.buyerId);
   if (!coupon && args.named) throw new CheckoutRefusal('no_such_coupon', noSuchCoupon(upper));
   if (!coupon) return null;
-  const checked = couponProblem(tx, coupon, used, args.subtotalCents, held);
+  const checked = couponProblem(tx, coupon, used, args.items, held);
   if (checked.reason) {
     throw new CheckoutRefusal(
       'coupon',

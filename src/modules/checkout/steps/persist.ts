@@ -36,6 +36,8 @@ export async function persistSession(tx: RequestContext, s: NewSession): Promise
     originProvince: p.originProvince,
     subtotalCents: p.subtotalCents,
     discountCents: p.discountCents,
+    automaticDiscountCents: p.automaticDiscountCents,
+    platformDiscountCents: p.platformDiscountCents,
     shippingCostCents: p.shippingCostCents,
     shipping: p.shipping,
     shippingOptions: p.shippingOptions,
