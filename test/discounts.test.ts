@@ -2,23 +2,19 @@
 // they combine with the platform's coupon on the cart and at checkout, who pays for each on the
 // order, and what the ledger pays the seller for the platform's coupons (also when refunded).
 import { eq } from 'drizzle-orm';
-import { beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ledgerEntries } from '../src/modules/ledger/tables.ts';
 import { orders } from '../src/modules/orders/tables.ts';
+import { ACP_ON, AcpClient, issuePlatform, startReceiver } from './helpers/acp.ts';
 import { type Answer, admin, type SignedIn, useTestApp } from './helpers/app.ts';
-import {
-  buyer,
-  coupon,
-  expectError,
-  product,
-  seller,
-  uniqueWord,
-} from './helpers/builders.ts';
+import { buyer, coupon, expectError, product, seller, uniqueWord } from './helpers/builders.ts';
 import { addToCart, ON_ADDRESS, openCheckout, payOk } from './helpers/checkout.ts';
 import { cancel, setClock, signIn } from './helpers/orders.ts';
 import { ledgerProblems, roundHalfUp } from './helpers/payouts.ts';
+import { issueUcpPlatform, platformProfile, startProfileServer, UCP_ON, UcpClient } from './helpers/ucp.ts';
 
-const { t, database } = useTestApp();
+// UCP wants https URLs in answers: the app's public URL is one.
+const { t, database } = useTestApp({ env: { PUBLIC_BASE_URL: 'https://portage.test' } });
 
 const orderRow = async (id: string) => {
   const [row] = await database.db.select().from(orders).where(eq(orders.id, id));
@@ -329,5 +325,87 @@ describe('the combination rule, and who pays', () => {
       [500, 'seller'],
     ]);
     expect(cart.discount_cents).toBe(2500);
+  });
+});
+
+describe("the agent protocols list each discount, the rule's order said", () => {
+  /** A shop with a 10% automatic discount over $50.00, a $30.00 product of it, and a $10.00 platform coupon. */
+  const discounted = async () => {
+    const s = await seller(t.api, 'ON');
+    const p = await product(t.api, s, { priceCents: 3000 });
+    await t.api.as(s).put('/sellers/me/automatic-discount', { percent: 10, minSubtotalCents: 5000 });
+    const c = await coupon(t.api, boss, { discountCents: 1000 });
+    return { s, p, code: c.code as string, shop: await shopName(s) };
+  };
+
+  it('ACP: the automatic discount first (priority 1, automatic), the coupon on what is left (priority 2)', async () => {
+    const platform = await issuePlatform(t.api, boss);
+    const acp = new AcpClient(t.api, platform.apiKey, t.clock.now);
+    const { p, code, shop } = await discounted();
+    const res = await acp.create({
+      line_items: [{ id: p.id, quantity: 2 }],
+      buyer: { email: `acp-${uniqueWord()}@example.com`, first_name: 'Avery', last_name: 'Tremblay' },
+      fulfillment_details: ACP_ON,
+      discounts: { codes: [code] },
+    });
+    expect(res.status, JSON.stringify(res.body)).toBe(201);
+    // $60.00: 10% automatic = $6.00; the coupon's $10.00 off the $54.00 left.
+    expect(res.body.discounts).toEqual({
+      codes: [code],
+      applied: [
+        {
+          id: expect.stringMatching(/^automatic_/),
+          coupon: { id: expect.stringMatching(/^automatic_/), name: `Shop discount: ${shop}` },
+          amount: 600,
+          automatic: true,
+          priority: 1,
+        },
+        { id: `discount_${code}`, code, coupon: { id: code, name: code }, amount: 1000, priority: 2 },
+      ],
+      rejected: [],
+    });
+    expect(res.body.totals.find((x: { type: string }) => x.type === 'discount')?.amount).toBe(1600);
+
+    // Without a code, the automatic discount alone.
+    const plain = await acp.create({
+      line_items: [{ id: p.id, quantity: 2 }],
+      buyer: { email: `acp-${uniqueWord()}@example.com`, first_name: 'Avery', last_name: 'Tremblay' },
+      fulfillment_details: ACP_ON,
+    });
+    expect(plain.body.discounts).toMatchObject({
+      codes: [],
+      applied: [{ amount: 600, automatic: true, priority: 1 }],
+    });
+  });
+
+  describe('UCP', () => {
+    const hooks: { close?: () => Promise<void> }[] = [];
+    afterAll(async () => {
+      for (const h of hooks) await h.close?.();
+    });
+
+    it('the automatic discount (automatic, priority 1) and the coupon (priority 2) in discounts.applied', async () => {
+      const profiles = await startProfileServer();
+      const receiver = await startReceiver();
+      hooks.push(profiles, receiver);
+      profiles.documents.set('/agent.json', { body: platformProfile(receiver.url) });
+      const ucp = new UcpClient(t.api, await issueUcpPlatform(t.api, boss, `${profiles.base}/agent.json`));
+      const { p, code, shop } = await discounted();
+      const res = await ucp.create({
+        line_items: [{ item: { id: p.id }, quantity: 2 }],
+        buyer: { email: `ucp-${uniqueWord()}@example.com`, first_name: 'Avery', last_name: 'Tremblay' },
+        fulfillment: { methods: [{ type: 'shipping', destinations: [UCP_ON] }] },
+        discounts: { codes: [code] },
+      });
+      expect(res.status, JSON.stringify(res.body)).toBe(201);
+      expect(res.body.discounts).toEqual({
+        codes: [code],
+        applied: [
+          { title: `Shop discount: ${shop}`, amount: 600, automatic: true, priority: 1 },
+          { code, title: code, amount: 1000, priority: 2 },
+        ],
+      });
+      expect(res.body.totals.find((x: { type: string }) => x.type === 'discount')?.amount).toBe(-1600);
+    });
   });
 });

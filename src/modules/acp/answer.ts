@@ -13,6 +13,7 @@ import { isoSecond } from '../../contract/common.ts';
 import { type Locale, render, t } from '../../contract/i18n.ts';
 import { HOLD_ENDED, problemsOf, type SessionProblem } from '../agent-checkout/problems.ts';
 import type { ShippingChoice } from '../agent-checkout/request.ts';
+import { appliedDiscounts } from '../agent-checkout/discounts.ts';
 import { dayWindow, parcelOptions } from '../agent-checkout/shipping.ts';
 import { effectiveStatus, isHeld, itemIdOf, lineId, orderIdOf } from '../agent-checkout/status.ts';
 import type { SessionRow } from '../agent-checkout/types.ts';
@@ -129,8 +130,8 @@ export function toAcpSession(
     created_at: isoSecond(row.createdAt),
     updated_at: isoSecond(row.updatedAt),
     expires_at: isoSecond(held ? checkout.expiresAt : row.expiresAt),
-    ...(row.request.coupons.length > 0
-      ? { discounts: discountsOf(row, messages, held ? checkout : undefined) }
+    ...(row.request.coupons.length > 0 || (held && appliedDiscounts(checkout).automatic.length > 0)
+      ? { discounts: discountsOf(row, messages, held ? checkout : undefined, locale) }
       : {}),
   };
   if (status === 'completed' && checkout) {
@@ -217,25 +218,39 @@ function discountsOf(
   row: SessionRow,
   messages: AcpMessage[],
   checkout: CheckoutRow | undefined,
+  locale: Locale,
 ): NonNullable<AcpCheckoutSession['discounts']> {
   const codes = row.request.coupons;
-  const applied = checkout?.couponCode;
+  const applied = checkout ? appliedDiscounts(checkout) : null;
+  const automatic = applied?.automatic ?? [];
+  // The rule's order, said when there is more than one kind: the automatic ones first.
+  const order = (n: number) => (automatic.length > 0 ? { priority: n } : {});
+  const list = [
+    ...automatic.map((a) => ({
+      id: `automatic_${a.sellerId}`,
+      coupon: { id: `automatic_${a.sellerId}`, name: t(locale, 'web.cart.shopDiscount', { shop: a.shopName }) },
+      amount: a.amountCents,
+      automatic: true,
+      ...order(1),
+    })),
+    ...(applied?.coupon
+      ? [
+          {
+            id: `discount_${applied.coupon.code}`,
+            code: applied.coupon.code,
+            coupon: { id: applied.coupon.code, name: applied.coupon.code },
+            amount: applied.coupon.amountCents,
+            ...order(2),
+          },
+        ]
+      : []),
+  ];
+  const couponCode = applied?.coupon?.code;
   return {
     codes,
-    ...(applied
-      ? {
-          applied: [
-            {
-              id: `discount_${applied}`,
-              code: applied,
-              coupon: { id: applied, name: applied },
-              amount: checkout.discountCents,
-            },
-          ],
-        }
-      : {}),
+    ...(list.length > 0 ? { applied: list } : {}),
     rejected: codes
-      .filter((c) => c.toUpperCase() !== applied)
+      .filter((c) => c.toUpperCase() !== couponCode)
       .map((code) => ({
         code,
         reason: 'discount_code_invalid' as const,

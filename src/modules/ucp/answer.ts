@@ -14,6 +14,7 @@ import {
 } from '../../contract/ucp.ts';
 import { HOLD_ENDED, problemsOf, type SessionProblem } from '../agent-checkout/problems.ts';
 import type { SessionAddress, SessionBuyer } from '../agent-checkout/request.ts';
+import { appliedDiscounts } from '../agent-checkout/discounts.ts';
 import { dayWindow, parcelOptions } from '../agent-checkout/shipping.ts';
 import { effectiveStatus, isHeld, itemIdOf, lineId, orderIdOf } from '../agent-checkout/status.ts';
 import type { SessionState } from '../agent-checkout/types.ts';
@@ -187,11 +188,24 @@ export function toUcpCheckout(
       ],
     };
   }
-  if (negotiated.has(DISCOUNT) && request.coupons.length > 0) {
-    const applied = held ? checkout.couponCode : null;
+  const applied = held ? appliedDiscounts(checkout) : null;
+  if (negotiated.has(DISCOUNT) && (request.coupons.length > 0 || (applied?.automatic.length ?? 0) > 0)) {
+    // The rule's order, said when there is more than one kind: each shop's automatic one first.
+    const automatic = applied?.automatic ?? [];
+    const order = (n: number) => (automatic.length > 0 ? { priority: n } : {});
     answer.discounts = {
       codes: request.coupons,
-      applied: applied && held ? [{ code: applied, title: applied, amount: checkout.discountCents }] : [],
+      applied: [
+        ...automatic.map((a) => ({
+          title: t(locale, 'web.cart.shopDiscount', { shop: a.shopName }),
+          amount: a.amountCents,
+          automatic: true,
+          ...order(1),
+        })),
+        ...(applied?.coupon
+          ? [{ code: applied.coupon.code, title: applied.coupon.code, amount: applied.coupon.amountCents, ...order(2) }]
+          : []),
+      ],
     };
   }
   if (effective === 'completed' && checkout) {
