@@ -2,6 +2,7 @@
 // they combine with the platform's coupon on the cart and at checkout, who pays for each on the
 // order, and what the ledger pays the seller for the platform's coupons (also when refunded).
 import { eq } from 'drizzle-orm';
+import { extractText } from 'unpdf';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ledgerEntries } from '../src/modules/ledger/tables.ts';
 import { orders } from '../src/modules/orders/tables.ts';
@@ -287,6 +288,22 @@ describe('the combination rule, and who pays', () => {
     expect(oc).toMatchObject({ discountCents: 400, sellerDiscountCents: 0, platformDiscountCents: 400 });
     // The commission on what each shop sold for: A $54.00, C $40.00 (the platform's coupon does not lower it).
     expect([oa.platformFeeCents, oc.platformFeeCents]).toEqual([135, 100]);
+
+    // The invoice and the buyer's order say who gave what (the shop's part, the marketplace's).
+    const pdf = await t.app.inject({
+      method: 'GET',
+      url: `/orders/${encodeURIComponent(oa.id)}/invoice`,
+      headers: { authorization: `Bearer ${b.token}` },
+    });
+    expect(pdf.statusCode).toBe(200);
+    const { text } = await extractText(Uint8Array.from(pdf.rawPayload), { mergePages: true });
+    const flat = text.replace(/[\s\u00a0\u202f]+/g, ' ');
+    expect(flat).toMatch(/Discount from the shop -\$6\.00 Marketplace coupon -\$5\.40/);
+    expect((await t.api.as(b).get(`/orders/${oa.id}`)).body).toMatchObject({
+      discountCents: 1140,
+      sellerDiscountCents: 600,
+      platformDiscountCents: 540,
+    });
 
     // The ledger pays each seller for the platform's share: pending = total + promotion - fee - tax.
     for (const o of [oa, oc]) {

@@ -81,6 +81,8 @@ export interface Amounts {
   discountCents: number;
   /** What the discount is made of, each named (a shop's automatic discount, the coupon); absent: one row. */
   discounts?: readonly { label: string; cents: number }[];
+  /** An order's: of the discount, the shop's part (the rest the marketplace's coupon); both shown when both gave. */
+  sellerDiscountCents?: number;
   shippingCostCents: number;
   taxLines: readonly { name: string; ratePercent: number; amountCents: number }[];
   totalCents: number;
@@ -123,7 +125,12 @@ export function amountRows(
     row(t(l, 'web.cart.subtotal'), money(a.subtotalCents)),
     ...(a.discounts?.length
       ? a.discounts.map((d) => row(d.label, `−${money(d.cents)}`))
-      : [a.discountCents ? row(t(l, 'web.cart.discount'), `−${money(a.discountCents)}`) : '']),
+      : a.sellerDiscountCents && a.sellerDiscountCents < a.discountCents
+        ? [
+            row(t(l, 'invoice.discountShop'), `−${money(a.sellerDiscountCents)}`),
+            row(t(l, 'invoice.discountPlatform'), `−${money(a.discountCents - a.sellerDiscountCents)}`),
+          ]
+        : [a.discountCents ? row(t(l, 'web.cart.discount'), `−${money(a.discountCents)}`) : '']),
     row(t(l, 'web.cart.shipping'), money(a.shippingCostCents)),
     ...a.taxLines.map((x) => row(taxLineLabel(l, x.name, x.ratePercent), money(x.amountCents))),
     row(t(l, 'web.cart.total'), money(a.totalCents), 'grand'),

@@ -11,9 +11,9 @@ import type {
 } from '../../contract/acp.ts';
 import { isoSecond } from '../../contract/common.ts';
 import { type Locale, render, t } from '../../contract/i18n.ts';
+import { appliedDiscounts } from '../agent-checkout/discounts.ts';
 import { HOLD_ENDED, problemsOf, type SessionProblem } from '../agent-checkout/problems.ts';
 import type { ShippingChoice } from '../agent-checkout/request.ts';
-import { appliedDiscounts } from '../agent-checkout/discounts.ts';
 import { dayWindow, parcelOptions } from '../agent-checkout/shipping.ts';
 import { effectiveStatus, isHeld, itemIdOf, lineId, orderIdOf } from '../agent-checkout/status.ts';
 import type { SessionRow } from '../agent-checkout/types.ts';
@@ -228,7 +228,10 @@ function discountsOf(
   const list = [
     ...automatic.map((a) => ({
       id: `automatic_${a.sellerId}`,
-      coupon: { id: `automatic_${a.sellerId}`, name: t(locale, 'web.cart.shopDiscount', { shop: a.shopName }) },
+      coupon: {
+        id: `automatic_${a.sellerId}`,
+        name: t(locale, 'web.cart.shopDiscount', { shop: a.shopName }),
+      },
       amount: a.amountCents,
       automatic: true,
       ...order(1),

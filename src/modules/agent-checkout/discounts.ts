@@ -16,7 +16,11 @@ export function appliedDiscounts(checkout: {
 }): AppliedDiscounts {
   const automatic = checkout.parcels
     .filter((p) => (p.automaticDiscountCents ?? 0) > 0)
-    .map((p) => ({ sellerId: p.sellerId, shopName: p.shopName ?? '', amountCents: p.automaticDiscountCents! }));
+    .map((p) => ({
+      sellerId: p.sellerId,
+      shopName: p.shopName ?? '',
+      amountCents: p.automaticDiscountCents!,
+    }));
   const byRule = automatic.reduce((n, a) => n + a.amountCents, 0);
   return {
     automatic,

@@ -55,6 +55,8 @@ export interface Invoice {
   lines: Array<{ name: string; quantity: number; unitPriceCents: number; amountCents: number }>;
   subtotalCents: number;
   discountCents: number;
+  /** Of the discount, the shop's (its automatic discount, its coupon); the rest is the marketplace's coupon. */
+  sellerDiscountCents: number;
   shippingCostCents: number;
   taxLines: TaxLine[];
   totalCents: number;
@@ -139,8 +141,22 @@ export function renderInvoice(invoice: Invoice, now: Date): Promise<Buffer> {
   }
   pen.totals([
     [words('invoice.subtotal'), formatMoney(locale, invoice.subtotalCents)],
-    // A discount reads as an amount taken off (never "-$0.00": Intl writes a minus zero).
-    [words('invoice.discount'), formatMoney(locale, invoice.discountCents ? -invoice.discountCents : 0)],
+    // A discount reads as an amount taken off (never "-$0.00": Intl writes a minus zero); the
+    // shop's and the marketplace's on their own rows when both gave one.
+    ...(invoice.sellerDiscountCents > 0 && invoice.sellerDiscountCents < invoice.discountCents
+      ? ([
+          [words('invoice.discountShop'), formatMoney(locale, -invoice.sellerDiscountCents)],
+          [
+            words('invoice.discountPlatform'),
+            formatMoney(locale, -(invoice.discountCents - invoice.sellerDiscountCents)),
+          ],
+        ] as Array<[string, string]>)
+      : ([
+          [
+            words('invoice.discount'),
+            formatMoney(locale, invoice.discountCents ? -invoice.discountCents : 0),
+          ],
+        ] as Array<[string, string]>)),
     [words('invoice.shipping'), formatMoney(locale, invoice.shippingCostCents)],
     ...invoice.taxLines.map((l): [string, string] => [
       taxLabel(locale, l),

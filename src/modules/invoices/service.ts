@@ -220,6 +220,7 @@ function composeInvoice(
     })),
     subtotalCents: order.subtotalCents,
     discountCents: order.discountCents,
+    sellerDiscountCents: order.sellerDiscountCents,
     shippingCostCents: order.shippingCostCents,
     taxLines,
     totalCents: order.totalAmountCents,

@@ -12,9 +12,9 @@ import {
   type UcpPostalAddress,
   type UcpTotal,
 } from '../../contract/ucp.ts';
+import { appliedDiscounts } from '../agent-checkout/discounts.ts';
 import { HOLD_ENDED, problemsOf, type SessionProblem } from '../agent-checkout/problems.ts';
 import type { SessionAddress, SessionBuyer } from '../agent-checkout/request.ts';
-import { appliedDiscounts } from '../agent-checkout/discounts.ts';
 import { dayWindow, parcelOptions } from '../agent-checkout/shipping.ts';
 import { effectiveStatus, isHeld, itemIdOf, lineId, orderIdOf } from '../agent-checkout/status.ts';
 import type { SessionState } from '../agent-checkout/types.ts';
@@ -203,7 +203,14 @@ export function toUcpCheckout(
           ...order(1),
         })),
         ...(applied?.coupon
-          ? [{ code: applied.coupon.code, title: applied.coupon.code, amount: applied.coupon.amountCents, ...order(2) }]
+          ? [
+              {
+                code: applied.coupon.code,
+                title: applied.coupon.code,
+                amount: applied.coupon.amountCents,
+                ...order(2),
+              },
+            ]
           : []),
       ],
     };

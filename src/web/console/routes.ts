@@ -34,6 +34,7 @@ import { seeOther, signedIn, type View, viewOf, type WebDeps } from '../core.ts'
 import { dashboardBody, PERIODS } from '../dashboard/views.ts';
 import { answerRefusal } from '../form-refusal.ts';
 import { type FormError, readForm, sendHtml } from '../layout.ts';
+import { consoleDiscountPages } from './discount-routes.ts';
 import {
   type Body,
   doneOf,
@@ -91,6 +92,7 @@ export function consolePages(app: FastifyInstance, deps: WebDeps) {
   consoleOrderPages(app, deps);
   consoleImportPages(app, deps);
   consoleShippingPages(app, deps);
+  consoleDiscountPages(app, deps);
   consolePayoutPages(app, deps);
   consoleNotificationPages(app, deps);
 

@@ -20,6 +20,7 @@ const consoleTabs = (v: View) =>
     { href: '/console/returns', label: t(v.p.locale, 'web.console.returns') },
     { href: '/console/shop', label: t(v.p.locale, 'web.console.shop') },
     { href: '/console/shipping', label: t(v.p.locale, 'web.console.shipping') },
+    { href: '/console/discounts', label: t(v.p.locale, 'web.console.discounts') },
     { href: '/console/payouts', label: t(v.p.locale, 'web.console.payouts') },
     { href: '/console/analytics', label: t(v.p.locale, 'web.console.analytics') },
     {

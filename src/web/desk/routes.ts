@@ -6,7 +6,6 @@
 // made it (never in a URL, never again).
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { changeRoleBody, platformTaxProfileBody } from '../../contract/auth.ts';
-import { createCouponBody } from '../../contract/cart.ts';
 import { AppError, notFound } from '../../contract/errors.ts';
 import { t } from '../../contract/i18n.ts';
 import { createPlatformBody } from '../../contract/platforms.ts';
@@ -31,23 +30,13 @@ import {
 import { listPolicies, savePolicy } from '../../modules/policies/service.ts';
 import { listReviewsForModeration, publishReview, rejectReview } from '../../modules/reviews/service.ts';
 import { seeOther, signedIn, type View, viewOf, type WebDeps } from '../core.ts';
+import { readCouponForm } from '../coupon-form.ts';
 import { dashboardBody, PERIODS } from '../dashboard/views.ts';
 import { answerRefusal } from '../form-refusal.ts';
 import { type FormError, readForm, sendHtml } from '../layout.ts';
 import { deskAuditPages } from './audit-routes.ts';
 import { deskCategoryPages } from './category-routes.ts';
-import {
-  centsOf,
-  type Form,
-  filled,
-  numberOf,
-  one,
-  oneOf,
-  pageNumber,
-  queryOf,
-  TAX_FIELDS,
-  type TaxForm,
-} from './form.ts';
+import { type Form, filled, one, oneOf, pageNumber, queryOf, TAX_FIELDS, type TaxForm } from './form.ts';
 import { deskMoneyPages } from './money-routes.ts';
 import { type Issued, platformsView, policiesView, taxView } from './platform-views.ts';
 import { deskReturnPages } from './return-routes.ts';
@@ -269,17 +258,7 @@ export function deskPages(app: FastifyInstance, deps: WebDeps) {
     const b = req.body;
     let code: string;
     try {
-      const input = readForm(createCouponBody, {
-        code: one(b.code),
-        discountPercent: numberOf(b.discountPercent),
-        discountCents: centsOf(b.discountAmount),
-        minSubtotalCents: centsOf(b.minSubtotal),
-        expirationDate: filled(b.expirationDate),
-        maxRedemptions: numberOf(b.maxRedemptions),
-        maxRedemptionsPerCustomer: numberOf(b.maxRedemptionsPerCustomer),
-        terms: filled(b.terms),
-      });
-      code = (await createCoupon(req.ctx, input)).code;
+      code = (await createCoupon(req.ctx, readCouponForm(b))).code;
     } catch (err) {
       return answerRefusal(req, reply, s, err, (v, error) => couponsPage(req, v, { error, form: b }));
     }

@@ -3,11 +3,12 @@
 // platform's own settings (tax profile, agent platforms, policies) are in platform-views.ts.
 import { html } from 'ghtml';
 import { PROVINCES, ROLES } from '../../contract/common.ts';
-import { formatDate, formatMoney, formatNumber, type Locale, t } from '../../contract/i18n.ts';
+import { formatDate, formatNumber, t } from '../../contract/i18n.ts';
 import type { UserRow } from '../../modules/auth/users.ts';
 import type { findCoupon, listCoupons } from '../../modules/coupons/service.ts';
 import type { listReviewsForModeration } from '../../modules/reviews/service.ts';
 import type { View } from '../core.ts';
+import { couponDiscountText, couponFields } from '../coupon-form.ts';
 import {
   actionButton,
   badge,
@@ -22,7 +23,6 @@ import {
   provinceName,
   selectField,
   tabs,
-  textArea,
 } from '../layout.ts';
 import { type Form, one } from './form.ts';
 
@@ -202,11 +202,6 @@ function userCard(v: View, { user, hasShop, shop }: FoundUser, o: { error?: Form
 type Coupon = NonNullable<Awaited<ReturnType<typeof findCoupon>>>;
 type RecentCoupon = Awaited<ReturnType<typeof listCoupons>>[number];
 
-const discount = (l: Locale, c: { discountPercent: number | null; discountCents: number | null }) =>
-  c.discountPercent !== null
-    ? t(l, 'web.desk.coupons.percentOff', { n: c.discountPercent })
-    : t(l, 'web.desk.coupons.amountOff', { amount: formatMoney(l, c.discountCents ?? 0) });
-
 /** /desk/coupons: find one by code (what it gives, its limits, how often used), create one, the recent ones. */
 export function couponsView(
   v: View,
@@ -221,8 +216,6 @@ export function couponsView(
   },
 ) {
   const l = v.p.locale;
-  const f = o.form ?? {};
-  const value = (name: string) => one(f[name]) ?? '';
   const e = o.error;
   const findForm = html`<form method="get" action="/desk/coupons" class="row card">!${field({
     name: 'lookup',
@@ -238,19 +231,10 @@ export function couponsView(
       ? couponCard(v, o.found.coupon, o.found.used)
       : html`<div class="card"><p role="status">${t(l, 'web.desk.coupons.notFound', { code: o.lookup })}</p></div>`;
   const createForm = html`<form method="post" action="/desk/coupons" class="card" novalidate>!${csrfField(v)}<h2>${t(l, 'web.desk.coupons.create')}</h2>!${formAlert(e)}
-!${field({ name: 'code', label: t(l, 'web.desk.coupons.code'), value: value('code'), required: true, hint: t(l, 'web.desk.coupons.codeHint'), autocomplete: 'off', error: e, attrs: ' maxlength="40"' })}
-<fieldset><legend>${t(l, 'web.desk.coupons.discount')}</legend><p class="hint">${t(l, 'web.desk.coupons.discountHint')}</p><div class="row">
-!${field({ name: 'discountPercent', label: t(l, 'web.desk.coupons.percent'), type: 'number', value: value('discountPercent'), error: e, attrs: ' min="0" max="100" step="any" inputmode="decimal"' })}
-!${field({ name: 'discountAmount', label: t(l, 'web.desk.coupons.amount'), type: 'number', value: value('discountAmount'), error: e, problemField: 'discountCents', attrs: ' min="0" step="0.01" inputmode="decimal"' })}
-</div></fieldset>
-!${field({ name: 'minSubtotal', label: t(l, 'web.desk.coupons.minimum'), type: 'number', value: value('minSubtotal'), error: e, problemField: 'minSubtotalCents', attrs: ' min="0" step="0.01" inputmode="decimal"' })}
-!${field({ name: 'expirationDate', label: t(l, 'web.desk.coupons.expires'), type: 'date', value: value('expirationDate'), error: e })}
-<div class="row">!${field({ name: 'maxRedemptions', label: t(l, 'web.desk.coupons.maxRedemptions'), type: 'number', value: value('maxRedemptions'), error: e, attrs: ' min="1" step="1" inputmode="numeric"' })}
-!${field({ name: 'maxRedemptionsPerCustomer', label: t(l, 'web.desk.coupons.maxPerCustomer'), type: 'number', value: value('maxRedemptionsPerCustomer'), error: e, attrs: ' min="1" step="1" inputmode="numeric"' })}</div>
-!${textArea({ name: 'terms', label: t(l, 'web.desk.coupons.terms'), value: value('terms'), error: e, attrs: ' maxlength="1000"' })}
+!${couponFields(l, o.form, e)}
 <button type="submit">${t(l, 'web.desk.coupons.submit')}</button></form>`;
   const row = (c: RecentCoupon) =>
-    html`<tr><td><a href="/desk/coupons?lookup=${encodeURIComponent(c.code)}">${c.code}</a></td><td>${discount(l, c)}</td><td>${c.expirationDate ? dateText(v, c.expirationDate) : t(l, 'web.desk.coupons.noEnd')}</td><td class="num">${formatNumber(l, c.redemptions)}</td></tr>`;
+    html`<tr><td><a href="/desk/coupons?lookup=${encodeURIComponent(c.code)}">${c.code}</a></td><td>${couponDiscountText(l, c)}</td><td>${c.expirationDate ? dateText(v, c.expirationDate) : t(l, 'web.desk.coupons.noEnd')}</td><td class="num">${formatNumber(l, c.redemptions)}</td></tr>`;
   const list = o.recent.length
     ? html`<h2>${t(l, 'web.desk.coupons.recent')}</h2><div class="table-wrap" tabindex="0"><table><thead><tr><th scope="col">${t(l, 'web.desk.coupons.code')}</th><th scope="col">${t(l, 'web.desk.coupons.discount')}</th><th scope="col">${t(l, 'web.desk.coupons.expiresShort')}</th><th scope="col" class="num">${t(l, 'web.desk.coupons.redemptions')}</th></tr></thead><tbody>!${o.recent.map(row)}</tbody></table></div>`
     : '';
@@ -271,7 +255,7 @@ function couponCard(v: View, c: Coupon, used: number) {
   });
   const terms = c.terms ? html`<dt>${t(l, 'web.desk.coupons.termsShort')}</dt><dd>${c.terms}</dd>` : '';
   return html`<section class="card" aria-labelledby="coupon-h"><h2 id="coupon-h">${c.code}</h2><dl class="specs">
-<dt>${t(l, 'web.desk.coupons.discount')}</dt><dd>${discount(l, c)}</dd>
+<dt>${t(l, 'web.desk.coupons.discount')}</dt><dd>${couponDiscountText(l, c)}</dd>
 <dt>${t(l, 'web.desk.coupons.minimumShort')}</dt><dd>${moneyText(v, c.minSubtotalCents)}</dd>
 <dt>${t(l, 'web.desk.coupons.expiresShort')}</dt><dd>${c.expiresOn ? dateText(v, c.expiresOn) : t(l, 'web.desk.coupons.noEnd')}</dd>
 <dt>${t(l, 'web.desk.coupons.limits')}</dt><dd>${limits}</dd>
