@@ -100,7 +100,7 @@ describe('/console/discounts', () => {
     const page = await fr.get('/console/discounts');
     expect(page.html).toContain('<html lang="fr-CA"');
     expect(textOf(page.html)).toContain('Rabais automatique');
-    expect(textOf(page.html)).toContain('Vos coupons');
+    expect(textOf(page.html)).toContain('Vos codes promo');
 
     const b = new Browser(t.app);
     await b.signIn(await buyer(t.api));

@@ -91,7 +91,8 @@ td.num, th.num { text-align: right; white-space: nowrap; }
 .order-number { white-space: nowrap; }
 .table-wrap { position: relative; overflow-x: auto; border: 1px solid var(--line); border-radius: 12px; margin-bottom: 16px; }
 .totals { max-width: 360px; margin-left: auto; }
-.totals div { display: flex; justify-content: space-between; padding: 3px 0; }
+.totals div { display: flex; justify-content: space-between; gap: 12px; padding: 3px 0; }
+.totals div > span:last-child { white-space: nowrap; }
 .totals .grand { font-weight: 700; border-top: 1px solid var(--line); margin-top: 4px; padding-top: 6px; }
 .badge { display: inline-block; padding: 2px 8px; border-radius: 999px; background: #e8e6df; font-size: .82rem; }
 .badge.paid, .badge.confirmed, .badge.delivered, .badge.approved, .badge.published, .badge.active { background: var(--ok-bg); color: var(--ok); }
