@@ -42,8 +42,8 @@ async function allPages(boss: SignedIn, query: string, limit: number) {
   throw new Error('more than 50 pages');
 }
 
-/** A paid order of `s`'s product `productId` bought by `b`, shipped to `address`. */
-async function orderOf(s: SignedIn, productId: string, b: SignedIn, address = QC_ADDRESS) {
+/** A paid order of the product `productId` bought by `b`, shipped to `address`. */
+async function orderOf(productId: string, b: SignedIn, address = QC_ADDRESS) {
   await addToCart(t.api, b, productId, 1);
   const session = await openCheckout(t.api, b, address);
   const [orderId] = await payOk(t.api, session.sessionId);
@@ -82,7 +82,7 @@ describe('GET /admin/orders', () => {
     expectInvalid(await get('?before=2026-000001'), [
       { field: 'before', message: 'must be the nextBefore of the previous page' },
     ]);
-    expectInvalid(await get('?shop=nobody'), [{ field: 'shop', message: "must be a user's ID (users:…)" }]);
+    expectInvalid(await get('?shop=nobody'), [{ field: 'shop', message: 'must be a user’s ID (users:…)' }]);
     expectInvalid(await get(`?q=${'a'.repeat(321)}`), [
       { field: 'q', message: 'must be at most 320 characters' },
     ]);
@@ -96,7 +96,7 @@ describe('GET /admin/orders', () => {
     const p = await product(t.api, s, { priceCents: 1500, stockQuantity: 50 });
     const b1 = await buyer(t.api, 'lists.alpha');
     const b2 = await buyer(t.api, 'lists.beta');
-    const inQc = await orderOf(s, p.id, b1);
+    const inQc = await orderOf(p.id, b1);
     const inOn = (await paidOrder(t, { seller: s, product: p, buyer: b2 })).orderId;
     const shipped = (await paidOrder(t, { seller: s, product: p, buyer: b2 })).orderId;
     await ship(t, s, shipped);

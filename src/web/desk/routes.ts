@@ -4,7 +4,7 @@
 // Each handler reads its form, calls the services the API's routes call, and chooses the answer;
 // the markup is in the views. A platform's new key is shown once, on the answer to the form that
 // made it (never in a URL, never again).
-import type { FastifyInstance, FastifyRequest } from 'fastify';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { changeRoleBody, platformTaxProfileBody } from '../../contract/auth.ts';
 import { createCouponBody } from '../../contract/cart.ts';
 import { AppError, notFound } from '../../contract/errors.ts';
@@ -12,6 +12,7 @@ import { t } from '../../contract/i18n.ts';
 import { createPlatformBody } from '../../contract/platforms.ts';
 import { POLICY_KINDS, type PolicyKind, savePolicyBody } from '../../contract/policies.ts';
 import { adminReviewsQuery } from '../../contract/reviews.ts';
+import { adminUser } from '../../modules/admin-lists/service.ts';
 import { platformDashboard } from '../../modules/analytics/service.ts';
 import {
   getPlatformTaxProfile,
@@ -49,8 +50,10 @@ import {
   type TaxForm,
 } from './form.ts';
 import { deskMoneyPages } from './money-routes.ts';
+import { deskOrderPages } from './order-routes.ts';
 import { type Issued, platformsView, policiesView, taxView } from './platform-views.ts';
 import { deskReturnPages } from './return-routes.ts';
+import { userHistory, usersListPage } from './user-list-routes.ts';
 import {
   couponsView,
   deskPage,
@@ -71,6 +74,7 @@ export function deskPages(app: FastifyInstance, deps: WebDeps) {
   deskReturnPages(app, deps);
   deskAuditPages(app, deps);
   deskCategoryPages(app, deps);
+  deskOrderPages(app, deps);
 
   // ---- analytics ---------------------------------------------------------------------------
 
@@ -168,16 +172,24 @@ export function deskPages(app: FastifyInstance, deps: WebDeps) {
     if (!user) return usersView(v, o);
     const hasShop = (await profileOf(req.ctx, user.id)).seller !== null;
     const shop = hasShop ? (await shopNames(req.ctx, [user.id])).get(user.id) : undefined;
-    return usersView(v, { ...o, found: { user, hasShop, ...(shop === undefined ? {} : { shop }) } });
+    const history = userHistory(v, await adminUser(req.ctx, user.id));
+    return usersView(v, { ...o, history, found: { user, hasShop, ...(shop === undefined ? {} : { shop }) } });
   };
 
-  app.get('/desk/users', pageRoute, async (req, reply) => {
+  // The list, or (`?user=`, or /desk/users/<id>) one user's card and history.
+  app.get<{ Params: { userId?: string } }>('/desk/users', pageRoute, (req, reply) => userPage(req, reply));
+  app.get<{ Params: { userId?: string } }>('/desk/users/:userId', pageRoute, (req, reply) =>
+    userPage(req, reply),
+  );
+  const userPage = async (req: FastifyRequest<{ Params: { userId?: string } }>, reply: FastifyReply) => {
     signedIn(req, ADMINS);
+    const id = req.params.userId ?? filled(queryOf(req, 'user'));
+    if (id === undefined) return usersListPage(req, reply, s);
     const v = viewOf(req, reply, s);
     return sendHtml(
       reply,
       await usersPage(req, v, {
-        id: filled(queryOf(req, 'user')),
+        id,
         done:
           queryOf(req, 'done') === 'role'
             ? t(v.p.locale, 'web.desk.users.changed')
@@ -188,7 +200,7 @@ export function deskPages(app: FastifyInstance, deps: WebDeps) {
               : undefined,
       }),
     );
-  });
+  };
 
   app.post<{ Params: { userId: string }; Body: Form }>(
     '/desk/users/:userId/role',
