@@ -18,9 +18,15 @@ import {
 } from '../../contract/desk.ts';
 import { forbidden, notFound } from '../../contract/errors.ts';
 import { actionsOn } from '../audit/service.ts';
-import { type AdminUserListRow, adminUserRows, shopOfUser, userIdsByEmailPrefix } from '../auth/queries.ts';
+import {
+  type AdminUserListRow,
+  adminUserRows,
+  readInIndexOrder,
+  shopOfUser,
+  userIdsByEmailPrefix,
+} from '../auth/queries.ts';
 import { findUser } from '../auth/users.ts';
-import { caller, type RequestContext } from '../context.ts';
+import { caller, inTransaction, type RequestContext } from '../context.ts';
 import {
   type AdminOrderFilters,
   type AdminOrderListRow,
@@ -103,14 +109,23 @@ export async function adminOrder(ctx: RequestContext, orderId: string): Promise<
   const found = isRecordId('orders', orderId) ? await orderWithShipment(ctx.db, orderId) : undefined;
   if (!found) throw notFound('error.orders.notFound', { id: orderId });
   const { row, items, label } = found;
-  const [buyer, shop, payment, refunds, returns] = await Promise.all([
+  // One round trip for everything the order names; the admins' actions on its returns (rare) after.
+  const [buyer, shop, payment, refunds, returns, onOrder] = await Promise.all([
     findUser(ctx, row.buyerId),
     shopOfUser(ctx.db, row.sellerId),
     paymentEventsOf(ctx.db, row.paymentIntentId),
     refundsOfOrder(ctx.db, row.id),
     returnsOfOrder(ctx.db, row.id),
+    actionsOn(ctx, [row.id], 100),
   ]);
-  const actions = await actionsOn(ctx, [row.id, ...returns.map((r) => r.id)], 100);
+  const onReturns = returns.length
+    ? await actionsOn(
+        ctx,
+        returns.map((r) => r.id),
+        100,
+      )
+    : [];
+  const actions = [...onOrder, ...onReturns];
   const history: HistoryEntry[] = [];
   const add = (
     at: Date | null | undefined,
@@ -121,11 +136,11 @@ export async function adminOrder(ctx: RequestContext, orderId: string): Promise<
     if (at) history.push({ at: toUnix(at), event, detail, ref });
   };
   add(row.createdAt, 'order.placed', row.number);
+  for (const e of payment) add(e.receivedAt, 'payment.event', e.type, e.eventId);
   add(row.confirmedAt, 'order.confirmed', null);
   add(row.shippedAt, 'order.shipped', [row.carrier, row.trackingNumber].filter(Boolean).join(' ') || null);
   add(row.deliveredAt, 'order.delivered', null);
   add(row.cancelledAt, 'order.cancelled', row.cancelReason);
-  for (const e of payment) add(e.receivedAt, 'payment.event', e.type, e.eventId);
   if (label?.boughtAt) add(label.boughtAt, 'label.bought', [label.service, label.trackingPin].join(' '));
   for (const r of refunds) {
     add(r.createdAt, 'refund.requested', String(r.amountCents), r.id);
@@ -222,12 +237,16 @@ const userRowOf = (r: AdminUserListRow): AdminUserRow => ({
 export async function adminUsers(ctx: RequestContext, q: AdminUsersQuery) {
   adminOnly(ctx);
   const search = q.q?.toLowerCase();
-  const rows = await adminUserRows(ctx.db, {
+  const filters = {
     limit: q.limit + 1,
     before: q.before,
     role: q.role,
     suspended: q.suspended,
     ...(search ? (search.includes('@') ? { email: search } : { name: search }) : {}),
+  };
+  const rows = await inTransaction(ctx, async (tx) => {
+    if (search && !search.includes('@')) await readInIndexOrder(tx.db);
+    return adminUserRows(tx.db, filters);
   });
   const page = rows.slice(0, q.limit);
   return {
@@ -247,16 +266,15 @@ export async function adminUser(ctx: RequestContext, userId: string): Promise<Ad
   adminOnly(ctx);
   const user = isRecordId('users', userId) ? await findUser(ctx, userId) : undefined;
   if (!user) throw notFound('error.auth.userNotFound', { id: userId });
-  const [shop, bought, returns, reviews, actions] = await Promise.all([
+  // One round trip: a buyer's sales are an index probe finding none.
+  const [shop, bought, sold, returns, reviews, actions] = await Promise.all([
     shopOfUser(ctx.db, user.id),
     ordersOfParty(ctx.db, { buyerId: user.id }, HISTORY_COUNT_MAX, HISTORY_RECENT),
+    ordersOfParty(ctx.db, { sellerId: user.id }, HISTORY_COUNT_MAX, HISTORY_RECENT),
     returnsOfBuyer(ctx.db, user.id, HISTORY_COUNT_MAX, HISTORY_RECENT),
     reviewsOfBuyer(ctx.db, user.id, HISTORY_COUNT_MAX, HISTORY_RECENT),
     actionsOn(ctx, [user.id], HISTORY_RECENT),
   ]);
-  const sold = shop
-    ? await ordersOfParty(ctx.db, { sellerId: user.id }, HISTORY_COUNT_MAX, HISTORY_RECENT)
-    : undefined;
   return {
     user: {
       id: user.id,
@@ -270,7 +288,7 @@ export async function adminUser(ctx: RequestContext, userId: string): Promise<Ad
     },
     shop: shop ? { ...shop, createdAt: toUnix(shop.createdAt) } : null,
     orders: counted(bought, orderRowOf),
-    sales: sold ? counted(sold, orderRowOf) : null,
+    sales: shop ? counted(sold, orderRowOf) : null,
     returns: counted(returns, (r) => ({
       id: r.id,
       orderId: r.orderId,

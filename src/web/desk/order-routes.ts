@@ -13,7 +13,7 @@ import {
   type HistoryEntry,
   ORDER_SEARCH_BUYERS,
 } from '../../contract/desk.ts';
-import { formatNumber, type Locale, t } from '../../contract/i18n.ts';
+import { formatDate, formatNumber, type Locale, t } from '../../contract/i18n.ts';
 import { ORDER_STATUSES } from '../../contract/orders.ts';
 import { adminOrder, adminOrders } from '../../modules/admin-lists/service.ts';
 import { empty, table, th } from '../console/views.ts';
@@ -21,7 +21,6 @@ import { signedIn, type View, viewOf, type WebDeps } from '../core.ts';
 import { answerRefusal } from '../form-refusal.ts';
 import {
   badge,
-  dateText,
   type FormError,
   field,
   formAlert,
@@ -84,6 +83,9 @@ const ordersHref = (filters: Filters, more: Record<string, string> = {}) => {
   return p.size ? `/desk/orders?${p}` : '/desk/orders';
 };
 
+/** The day (in Toronto, the marketplace's calendar) of a moment in Unix seconds. */
+const dayText = (v: View, at: number) => formatDate(v.p.locale, new Date(at * 1000), 'America/Toronto');
+
 const cell = (label: string, content: string, num = false) =>
   html`<td!${num ? html` class="num"` : ''} data-label="${label}">!${content}</td>`;
 
@@ -129,7 +131,7 @@ function ordersView(
 <button type="submit" class="secondary">${t(l, 'web.desk.show')}</button></form>`;
   const rows = o.orders.map(
     (r) =>
-      html`<tr>!${cell(t(l, 'web.orders.order'), html`<a href="/desk/orders/${encodeURIComponent(r.id)}">${r.number}</a>`)}!${cell(t(l, 'web.orders.date'), html`${dateText(v, r.createdAt)}`)}!${cell(t(l, 'web.desk.orders.buyer'), html`<a href="/desk/users/${encodeURIComponent(r.buyerId)}">${r.buyerEmail}</a>`)}!${cell(t(l, 'web.desk.orders.shop'), html`<a href="${ordersHref({ shop: r.sellerId })}">${r.shopName ?? r.sellerId}</a>`)}!${cell(t(l, 'web.desk.orders.province'), html`${r.province ? provinceName(l, r.province) : ''}`)}!${cell(t(l, 'web.orders.status'), badge(l, r.status, 'web.order.status', { status: r.status }))}!${cell(t(l, 'web.orders.total'), html`${moneyText(v, r.totalAmountCents)}`, true)}</tr>`,
+      html`<tr>!${cell(t(l, 'web.orders.order'), html`<a href="/desk/orders/${encodeURIComponent(r.id)}">${r.number}</a>`)}!${cell(t(l, 'web.orders.date'), html`${dayText(v, r.createdAt)}`)}!${cell(t(l, 'web.desk.orders.buyer'), html`<a href="/desk/users/${encodeURIComponent(r.buyerId)}">${r.buyerEmail}</a>`)}!${cell(t(l, 'web.desk.orders.shop'), html`<a href="${ordersHref({ shop: r.sellerId })}">${r.shopName ?? r.sellerId}</a>`)}!${cell(t(l, 'web.desk.orders.province'), html`${r.province ? provinceName(l, r.province) : ''}`)}!${cell(t(l, 'web.orders.status'), badge(l, r.status, 'web.order.status', { status: r.status }))}!${cell(t(l, 'web.orders.total'), html`${moneyText(v, r.totalAmountCents)}`, true)}</tr>`,
   );
   const list = rows.length
     ? table(
@@ -163,11 +165,18 @@ function ordersView(
   );
 }
 
+/** The formatters of momentText, one per language (building one costs more than using it). */
+const MOMENTS = new Map<Locale, Intl.DateTimeFormat>();
+
 /** A moment to the minute in Toronto, in the page's language. */
-const momentText = (l: Locale, at: number) =>
-  new Intl.DateTimeFormat(l, { dateStyle: 'medium', timeStyle: 'short', timeZone: 'America/Toronto' }).format(
-    new Date(at * 1000),
-  );
+const momentText = (l: Locale, at: number) => {
+  let f = MOMENTS.get(l);
+  if (!f) {
+    f = new Intl.DateTimeFormat(l, { dateStyle: 'medium', timeStyle: 'short', timeZone: 'America/Toronto' });
+    MOMENTS.set(l, f);
+  }
+  return f.format(new Date(at * 1000));
+};
 
 /** What an entry of the history says besides its name: amounts in dollars, the rest as recorded. */
 const detailOf = (v: View, h: HistoryEntry) => {

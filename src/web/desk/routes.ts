@@ -14,12 +14,7 @@ import { POLICY_KINDS, type PolicyKind, savePolicyBody } from '../../contract/po
 import { adminReviewsQuery } from '../../contract/reviews.ts';
 import { adminUser } from '../../modules/admin-lists/service.ts';
 import { platformDashboard } from '../../modules/analytics/service.ts';
-import {
-  getPlatformTaxProfile,
-  profileOf,
-  putPlatformTaxProfile,
-  shopNames,
-} from '../../modules/auth/sellers.ts';
+import { getPlatformTaxProfile, putPlatformTaxProfile } from '../../modules/auth/sellers.ts';
 import { findUserByIdOrEmail } from '../../modules/auth/users.ts';
 import { listItemsByIds } from '../../modules/catalog/service.ts';
 import { couponUses, createCoupon, findCoupon, listCoupons } from '../../modules/coupons/service.ts';
@@ -170,10 +165,10 @@ export function deskPages(app: FastifyInstance, deps: WebDeps) {
   ) => {
     const user = o.id ? await findUserByIdOrEmail(req.ctx, o.id) : undefined;
     if (!user) return usersView(v, o);
-    const hasShop = (await profileOf(req.ctx, user.id)).seller !== null;
-    const shop = hasShop ? (await shopNames(req.ctx, [user.id])).get(user.id) : undefined;
-    const history = userHistory(v, await adminUser(req.ctx, user.id));
-    return usersView(v, { ...o, history, found: { user, hasShop, ...(shop === undefined ? {} : { shop }) } });
+    const answer = await adminUser(req.ctx, user.id);
+    const history = userHistory(v, answer);
+    const found = { user, hasShop: answer.shop !== null, ...(answer.shop ? { shop: answer.shop.name } : {}) };
+    return usersView(v, { ...o, history, found });
   };
 
   // The list, or (`?user=`, or /desk/users/<id>) one user's card and history.

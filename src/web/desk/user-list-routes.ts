@@ -12,14 +12,13 @@ import {
   type AdminUserRow,
   adminUsersQuery,
 } from '../../contract/desk.ts';
-import { t } from '../../contract/i18n.ts';
+import { formatDate, t } from '../../contract/i18n.ts';
 import { adminUsers } from '../../modules/admin-lists/service.ts';
 import { empty, table, th } from '../console/views.ts';
 import { seeOther, type View, viewOf, type WebSettings } from '../core.ts';
 import { answerRefusal } from '../form-refusal.ts';
 import {
   badge,
-  dateText,
   type FormError,
   field,
   formAlert,
@@ -41,6 +40,9 @@ const usersHref = (filters: Filters, more: Record<string, string> = {}) => {
   );
   return p.size ? `/desk/users?${p}` : '/desk/users';
 };
+
+/** The day (in Toronto, the marketplace's calendar) of a moment in Unix seconds. */
+const dayText = (v: View, at: number) => formatDate(v.p.locale, new Date(at * 1000), 'America/Toronto');
 
 const cell = (label: string, content: string, num = false) =>
   html`<td!${num ? html` class="num"` : ''} data-label="${label}">!${content}</td>`;
@@ -108,7 +110,7 @@ function usersListView(
 <button type="submit" class="secondary">${t(l, 'web.desk.show')}</button></form>`;
   const rows = o.users.map(
     (u) =>
-      html`<tr>!${cell(t(l, 'web.desk.users.name'), html`<a href="/desk/users/${encodeURIComponent(u.id)}">${u.name}</a>`)}!${cell(t(l, 'web.desk.users.email'), html`${u.email}`)}!${cell(t(l, 'web.desk.users.role'), html`${t(l, 'web.desk.users.roleName', { role: u.role })}`)}!${cell(t(l, 'web.desk.users.joined'), html`${dateText(v, u.createdAt)}`)}!${cell(t(l, 'web.desk.users.account'), u.suspendedAt ? badge(l, 'cancelled', 'web.desk.users.suspendedBadge') : '')}</tr>`,
+      html`<tr>!${cell(t(l, 'web.desk.users.name'), html`<a href="/desk/users/${encodeURIComponent(u.id)}">${u.name}</a>`)}!${cell(t(l, 'web.desk.users.email'), html`${u.email}`)}!${cell(t(l, 'web.desk.users.role'), html`${t(l, 'web.desk.users.roleName', { role: u.role })}`)}!${cell(t(l, 'web.desk.users.joined'), html`${dayText(v, u.createdAt)}`)}!${cell(t(l, 'web.desk.users.account'), u.suspendedAt ? badge(l, 'cancelled', 'web.desk.users.suspendedBadge') : '')}</tr>`,
   );
   const list = rows.length
     ? table(
@@ -145,7 +147,7 @@ function ordersTable(v: View, rows: AdminOrderRow[], caption: string, other: 'bu
     ],
     rows.map(
       (r) =>
-        html`<tr>!${cell(t(l, 'web.orders.order'), html`<a href="/desk/orders/${encodeURIComponent(r.id)}">${r.number}</a>`)}!${cell(t(l, 'web.orders.date'), html`${dateText(v, r.createdAt)}`)}!${cell(who, other === 'buyer' ? html`<a href="/desk/users/${encodeURIComponent(r.buyerId)}">${r.buyerEmail}</a>` : html`${r.shopName ?? r.sellerId}`)}!${cell(t(l, 'web.orders.status'), badge(l, r.status, 'web.order.status', { status: r.status }))}!${cell(t(l, 'web.orders.total'), html`${moneyText(v, r.totalAmountCents)}`, true)}</tr>`,
+        html`<tr>!${cell(t(l, 'web.orders.order'), html`<a href="/desk/orders/${encodeURIComponent(r.id)}">${r.number}</a>`)}!${cell(t(l, 'web.orders.date'), html`${dayText(v, r.createdAt)}`)}!${cell(who, other === 'buyer' ? html`<a href="/desk/users/${encodeURIComponent(r.buyerId)}">${r.buyerEmail}</a>` : html`${r.shopName ?? r.sellerId}`)}!${cell(t(l, 'web.orders.status'), badge(l, r.status, 'web.order.status', { status: r.status }))}!${cell(t(l, 'web.orders.total'), html`${moneyText(v, r.totalAmountCents)}`, true)}</tr>`,
     ),
     caption,
     true,
@@ -165,8 +167,8 @@ export function userHistory(v: View, a: AdminUserAnswer): string {
   const sold = a.sales
     ? html`<section class="card" aria-labelledby="sold-h">!${heading('sold-h', 'sales', a.sales)}!${a.sales.recent.length ? ordersTable(v, a.sales.recent, t(l, 'web.desk.user.salesCaption'), 'buyer') : none}<p><a href="/desk/orders?shop=${encodeURIComponent(a.user.id)}">${t(l, 'web.desk.user.allSales')}</a>!${a.shop ? html` · <a href="/shops/${encodeURIComponent(a.shop.slug)}">${t(l, 'web.desk.user.shopPage')}</a>` : ''}</p></section>`
     : '';
-  const returns = html`<section class="card" aria-labelledby="returns-h">!${heading('returns-h', 'returns', a.returns)}!${a.returns.recent.length ? html`<ul>!${a.returns.recent.map((r) => html`<li>${dateText(v, r.createdAt)} · <a href="/desk/orders/${encodeURIComponent(r.orderId)}">${t(l, 'web.desk.user.returnOf')}</a> · ${t(l, 'web.return.reasonName', { reason: r.reason })} · ${t(l, 'web.return.status', { status: r.status })}</li>`)}</ul>` : none}</section>`;
-  const reviews = html`<section class="card" aria-labelledby="reviews-h">!${heading('reviews-h', 'reviews', a.reviews)}!${a.reviews.recent.length ? html`<ul>!${a.reviews.recent.map((r) => html`<li>${dateText(v, r.createdAt)} · <a href="/shop/products/${encodeURIComponent(r.productId)}">${t(l, 'web.search.stars', { n: r.rating })}!${r.title ? html` · ${r.title}` : ''}</a> · ${t(l, 'web.desk.reviews.status', { status: r.status })}</li>`)}</ul>` : none}</section>`;
-  const actions = html`<section class="card" aria-labelledby="actions-h"><h2 id="actions-h">${t(l, 'web.desk.user.actions')}</h2>!${a.adminActions.length ? html`<ul>!${a.adminActions.map((x) => html`<li>${dateText(v, x.createdAt)} · <a href="/desk/audit?action=${encodeURIComponent(x.action)}">${x.action}</a> · ${x.actorEmail}</li>`)}</ul>` : none}</section>`;
+  const returns = html`<section class="card" aria-labelledby="returns-h">!${heading('returns-h', 'returns', a.returns)}!${a.returns.recent.length ? html`<ul>!${a.returns.recent.map((r) => html`<li>${dayText(v, r.createdAt)} · <a href="/desk/orders/${encodeURIComponent(r.orderId)}">${t(l, 'web.desk.user.returnOf')}</a> · ${t(l, 'web.return.reasonName', { reason: r.reason })} · ${t(l, 'web.return.status', { status: r.status })}</li>`)}</ul>` : none}</section>`;
+  const reviews = html`<section class="card" aria-labelledby="reviews-h">!${heading('reviews-h', 'reviews', a.reviews)}!${a.reviews.recent.length ? html`<ul>!${a.reviews.recent.map((r) => html`<li>${dayText(v, r.createdAt)} · <a href="/shop/products/${encodeURIComponent(r.productId)}">${t(l, 'web.search.stars', { n: r.rating })}!${r.title ? html` · ${r.title}` : ''}</a> · ${t(l, 'web.desk.reviews.status', { status: r.status })}</li>`)}</ul>` : none}</section>`;
+  const actions = html`<section class="card" aria-labelledby="actions-h"><h2 id="actions-h">${t(l, 'web.desk.user.actions')}</h2>!${a.adminActions.length ? html`<ul>!${a.adminActions.map((x) => html`<li>${dayText(v, x.createdAt)} · <a href="/desk/audit?action=${encodeURIComponent(x.action)}">${x.action}</a> · ${x.actorEmail}</li>`)}</ul>` : none}</section>`;
   return html`!${sold}!${bought}!${returns}!${reviews}!${actions}`;
 }
