@@ -28,7 +28,7 @@ import {
   sendHtml,
 } from '../layout.ts';
 import { filled } from './form.ts';
-import { deskPage } from './views.ts';
+import { deskPage, findUserForm } from './views.ts';
 
 const PAGE = 50;
 const KEPT = ['q', 'role', 'suspended'] as const;
@@ -129,7 +129,7 @@ function usersListView(
   return deskPage(
     v,
     title,
-    html`<p class="hint">${t(l, 'web.desk.users.intro')}</p>!${form}!${list}!${pager}`,
+    html`!${findUserForm(v)}<p class="hint">${t(l, 'web.desk.users.intro')}</p>!${form}!${list}!${pager}`,
   );
 }
 

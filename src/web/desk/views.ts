@@ -136,6 +136,18 @@ export interface FoundUser {
   shop?: string;
 }
 
+/** The form that opens one user's page by their exact email or ID (`/desk/users?user=`). */
+export const findUserForm = (v: View, id?: string) =>
+  html`<form method="get" action="/desk/users" class="row card">!${field({
+    name: 'user',
+    label: t(v.p.locale, 'web.desk.users.id'),
+    value: id ?? '',
+    required: true,
+    hint: t(v.p.locale, 'web.desk.users.idHint'),
+    autocomplete: 'off',
+    attrs: ' maxlength="320"',
+  })}<button type="submit" class="secondary">${t(v.p.locale, 'web.desk.find')}</button></form>`;
+
 /**
  * /desk/users?user=<id or email> and /desk/users/<id>: find a user by id or email; the one found,
  * the forms that change their role and suspend them, and their history (user-list-routes.ts).
@@ -145,15 +157,7 @@ export function usersView(
   o: { id?: string; found?: FoundUser; history?: string; done?: string; error?: FormError; form?: Form },
 ) {
   const l = v.p.locale;
-  const findForm = html`<form method="get" action="/desk/users" class="row card">!${field({
-    name: 'user',
-    label: t(l, 'web.desk.users.id'),
-    value: o.id ?? '',
-    required: true,
-    hint: t(l, 'web.desk.users.idHint'),
-    autocomplete: 'off',
-    attrs: ' maxlength="320"',
-  })}<button type="submit" class="secondary">${t(l, 'web.desk.find')}</button></form>`;
+  const findForm = findUserForm(v, o.id);
   const found = o.found
     ? html`!${userCard(v, o.found, o)}!${o.history ?? ''}`
     : o.id
