@@ -1,6 +1,6 @@
 // Wire schemas of the admins' lists of orders and users, and of an order's and a user's history
 // (docs/api.md "Orders and users for admins"). Every parameter is bounded; a search answers only
-// what an index answers (docs/decisions.md "Desk lists").
+// what an index answers (docs/decisions.md "Issue 43: desk lists").
 import { z } from 'zod';
 import { isoDate } from './analytics.ts';
 import { intParam } from './catalog.ts';

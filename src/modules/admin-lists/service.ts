@@ -1,6 +1,6 @@
 // The admins' lists of orders and users, and an order's and a user's history (docs/api.md
 // "Orders and users for admins"): what the desk's pages and GET /admin/orders, /admin/users show.
-// Only searches an index answers are offered (docs/decisions.md "Desk lists"): an order's number
+// Only searches an index answers are offered (docs/decisions.md "Issue 43: desk lists"): an order's number
 // or id, an email's beginning, a name's beginning; each filter is an index's equality or range.
 import { isRecordId, toUnix } from '../../contract/common.ts';
 import {
