@@ -29,6 +29,7 @@ import { createJobRunner, type JobRunner } from './jobs/runner.ts';
 import { injectExchange, mcpHttpRoutes } from './mcp/http.ts';
 import { ucpMcpRoutes } from './mcp/ucp.ts';
 import { acpPlugin } from './modules/acp/plugin.ts';
+import { adminListRoutes } from './modules/admin-lists/routes.ts';
 import { agentCheckoutCleanupJob } from './modules/agent-checkout/cleanup.ts';
 import { outboxJob } from './modules/agent-checkout/outbox.ts';
 import { analyticsRoutes } from './modules/analytics/routes.ts';
@@ -292,6 +293,7 @@ export async function buildApp(opts: AppOptions): Promise<FastifyInstance> {
   await app.register(reconcileRoutes(payoutDeps));
   await app.register(notificationRoutes);
   await app.register(auditRoutes);
+  await app.register(adminListRoutes);
   await app.register(shopRoutes({ publicBaseUrl: config.publicBaseUrl }));
   await app.register(conversationRoutes({ publicBaseUrl: config.publicBaseUrl }));
   const invoices = createInvoiceRenderer(

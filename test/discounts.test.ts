@@ -91,6 +91,17 @@ describe("a shop's coupons", () => {
     refused(await t.api.as(s).post('/sellers/me/coupons', { code: 'X1', discountPercent: 10 }), 'code');
   });
 
+  it('two shops taking one code at once: one has it, the other is refused', async () => {
+    const [x, y] = await Promise.all([seller(t.api, 'ON'), seller(t.api, 'QC')]);
+    const code = `RACE${uniqueWord()}`.toUpperCase();
+    const answers = await Promise.all(
+      [x, y].map((s) => t.api.as(s).post('/sellers/me/coupons', { code, discountPercent: 5 })),
+    );
+    expect(answers.map((a) => a.status).sort()).toEqual([201, 409]);
+    const owner = answers.find((a) => a.status === 201)!.body.sellerId;
+    expect([x.id, y.id]).toContain(owner);
+  });
+
   it("takes off its shop's items only, its minimum counted on them; refused without them", async () => {
     const a = await seller(t.api, 'ON');
     const other = await seller(t.api, 'ON');

@@ -8,7 +8,7 @@ export type AnalyticsPeriod = (typeof ANALYTICS_PERIODS)[number];
 /** The longest window a query may ask for, in days (about three years). */
 export const MAX_WINDOW_DAYS = 1096;
 
-const isoDate = z
+export const isoDate = z
   .string()
   .regex(/^\d{4}-\d{2}-\d{2}$/, { message: 'validation.isoDate', abort: true })
   .refine((d) => {

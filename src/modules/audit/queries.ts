@@ -1,5 +1,5 @@
 // The audit log's writes and reads.
-import { and, desc, eq, lt, type SQL } from 'drizzle-orm';
+import { and, desc, eq, inArray, lt, type SQL, sql } from 'drizzle-orm';
 import type { Db } from '../../db/index.ts';
 import { adminActions } from './tables.ts';
 
@@ -17,12 +17,15 @@ export function adminActionsPage(
     before?: number | undefined;
     action?: string | undefined;
     subject?: string | undefined;
+    /** Any of these subjects (an order and its returns). */
+    subjects?: string[] | undefined;
   },
 ): Promise<AdminActionRow[]> {
   const where: SQL[] = [];
   if (q.before !== undefined) where.push(lt(adminActions.id, q.before));
   if (q.action) where.push(eq(adminActions.action, q.action));
   if (q.subject) where.push(eq(adminActions.subject, q.subject));
+  if (q.subjects) where.push(q.subjects.length ? inArray(adminActions.subject, q.subjects) : sql`false`);
   return db
     .select()
     .from(adminActions)

@@ -90,3 +90,8 @@ export async function auditCsv(
     },
   );
 }
+
+/** The newest `limit` records on any of `subjects` (an order and its returns, a user), newest first. */
+export async function actionsOn(ctx: RequestContext, subjects: string[], limit: number) {
+  return (await adminActionsPage(ctx.db, { limit, subjects })).map(answerOf);
+}

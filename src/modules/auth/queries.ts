@@ -1,11 +1,11 @@
 // The account statements every request or purchase runs, built once and named (parsed once per
 // connection on PostgreSQL); the rest of the module's SQL is the query builder's, in its services.
-import { and, eq, gt, sql } from 'drizzle-orm';
+import { and, eq, gt, type SQL, sql } from 'drizzle-orm';
 import type { Db } from '../../db/index.ts';
-import { ph, query } from '../../db/sql.ts';
+import { ph, query, rowsOf } from '../../db/sql.ts';
 import { cartItems } from '../cart/tables.ts';
 import { unreadCountSql } from '../notifications/queries.ts';
-import { users, webSessions } from './tables.ts';
+import { sellerProfiles, users, webSessions } from './tables.ts';
 
 /**
  * A guest's account, unless the email has one; an unverified buyer's with a password loses it (named:
@@ -88,3 +88,107 @@ const userOfSession = query('web_session_user', (db, name) =>
 
 /** The person a session's id hash names, while the session stands at `now`. */
 export const userOfWebSession = (db: Db, idHash: string, now: Date) => userOfSession(db, { idHash, now });
+
+// ---- the desk's list of users (GET /admin/users) ---------------------------------------------
+
+/** A row of the admins' list of users: times in Unix seconds. */
+export interface AdminUserListRow {
+  id: string;
+  email: string;
+  name: string;
+  role: 'buyer' | 'seller' | 'admin';
+  email_verified: boolean;
+  locale: string | null;
+  created_at: number;
+  suspended_at: number | null;
+}
+
+/** The largest code point: a prefix's range ends just before it (byte order, collation "C"). */
+const LAST = '\u{10FFFF}';
+
+/**
+ * A page of users after `before`: with `email` (a beginning, lower case) in email order, with
+ * `name` (a beginning, lower case) in name order, else newest first. Each order is an index's
+ * (users_email_c_idx, users_name_c_idx, users_created_idx and its role and suspended kin), and a
+ * beginning is a range of it: nothing is sorted.
+ */
+export async function adminUserRows(
+  db: Db,
+  f: {
+    limit: number;
+    before?: string | undefined;
+    email?: string | undefined;
+    name?: string | undefined;
+    role?: string | undefined;
+    suspended?: boolean | undefined;
+  },
+): Promise<AdminUserListRow[]> {
+  const where: SQL[] = [];
+  if (f.role) where.push(sql`u.role = ${f.role}`);
+  if (f.suspended === true) where.push(sql`u.suspended_at is not null`);
+  if (f.suspended === false) where.push(sql`u.suspended_at is null`);
+  const key =
+    f.email !== undefined
+      ? sql`(u.email collate "C")`
+      : f.name !== undefined
+        ? sql`(lower(u.name) collate "C")`
+        : undefined;
+  const keyOf = (alias: string) =>
+    f.email !== undefined
+      ? sql.raw(`(${alias}.email collate "C")`)
+      : sql.raw(`(lower(${alias}.name) collate "C")`);
+  const prefix = f.email ?? f.name;
+  if (key && prefix !== undefined) {
+    where.push(sql`${key} >= ${prefix} and ${key} < ${prefix + LAST}`);
+    if (f.before) {
+      where.push(
+        sql`(${key}, u.id) > ((select ${keyOf('c')} from users c where c.id = ${f.before}), ${f.before})`,
+      );
+    }
+  } else if (f.before) {
+    where.push(
+      sql`(u.created_at, u.id) < ((select c.created_at from users c where c.id = ${f.before}), ${f.before})`,
+    );
+  }
+  const order = key ? sql`order by ${key}, u.id` : sql`order by u.created_at desc, u.id desc`;
+  return rowsOf<AdminUserListRow>(
+    db,
+    sql`select u.id, u.email, u.name, u.role, u.email_verified, u.locale,
+      floor(extract(epoch from u.created_at))::int as created_at,
+      floor(extract(epoch from u.suspended_at))::int as suspended_at
+    from users u ${where.length ? sql`where ${sql.join(where, sql` and `)}` : sql``} ${order} limit ${f.limit}`,
+  );
+}
+
+/**
+ * Makes the transaction's statements read a range in its index's order instead of collecting the
+ * range and sorting it: a name's beginning shared by many (misjudged by the planner's statistics
+ * of the index) would otherwise read and sort every match for a page of 50.
+ */
+export async function readInIndexOrder(tx: Db): Promise<void> {
+  await tx.execute(sql`set local enable_bitmapscan = off`);
+}
+
+/** The ids of the first `limit` accounts (by email) whose email begins with `prefix` (lower case). */
+export async function userIdsByEmailPrefix(db: Db, prefix: string, limit: number): Promise<string[]> {
+  const rows = await rowsOf<{ id: string }>(
+    db,
+    sql`select u.id from users u where (u.email collate "C") >= ${prefix} and (u.email collate "C") < ${prefix + LAST}
+      order by (u.email collate "C"), u.id limit ${limit}`,
+  );
+  return rows.map((r) => r.id);
+}
+
+/** A seller's shop as the desk shows it; none for a user without one. */
+export async function shopOfUser(db: Db, userId: string) {
+  const [row] = await db
+    .select({
+      name: sellerProfiles.shopName,
+      slug: sellerProfiles.slug,
+      province: sellerProfiles.province,
+      createdAt: sellerProfiles.createdAt,
+    })
+    .from(sellerProfiles)
+    .where(eq(sellerProfiles.userId, userId));
+  return row;
+}

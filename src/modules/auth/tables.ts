@@ -35,6 +35,13 @@ export const users = pgTable(
   (t) => [
     check('users_role_check', sql`${t.role} in ('buyer', 'seller', 'admin')`),
     check('users_locale_check', sql`${t.locale} is null or ${t.locale} in ('en-CA', 'fr-CA')`),
+    // The desk's list (GET /admin/users): newest first, of a role, the suspended; an email's or a
+    // name's beginning in byte order (collation "C": a prefix is a range of the index).
+    index('users_created_idx').on(t.createdAt, t.id),
+    index('users_role_created_idx').on(t.role, t.createdAt, t.id),
+    index('users_suspended_created_idx').on(t.createdAt, t.id).where(sql`${t.suspendedAt} is not null`),
+    index('users_email_c_idx').on(sql`(${t.email} collate "C")`, t.id),
+    index('users_name_c_idx').on(sql`(lower(${t.name}) collate "C")`, t.id),
   ],
 );
 

@@ -3,10 +3,10 @@
 import { asc, desc, eq, getTableColumns, inArray, type SQL, sql } from 'drizzle-orm';
 import type { Province } from '../../contract/common.ts';
 import type { Db } from '../../db/index.ts';
-import { insertInto, ph, query } from '../../db/sql.ts';
+import { insertInto, ph, query, rowsOf } from '../../db/sql.ts';
 import type { MailNames } from '../auth/sellers.ts';
 import type { RequestContext } from '../context.ts';
-import { orderItems, orders } from './tables.ts';
+import { orderItems, orderLabels, orders, orderTracking } from './tables.ts';
 
 export type MailItem = { name: string; quantity: number; unitPriceCents: number; position: number };
 
@@ -188,4 +188,137 @@ export async function moneyOfOrders(
     .from(orders)
     .where(where)
     .orderBy(asc(orders.createdAt), asc(orders.id));
+}
+
+// ---- the desk's list and an order's history (GET /admin/orders, /admin/orders/:id) ----------
+
+/** A row of the admins' list of orders: times in Unix seconds. */
+export interface AdminOrderListRow {
+  id: string;
+  number: string;
+  status: OrderRow['status'];
+  buyer_id: string;
+  buyer_email: string;
+  seller_id: string;
+  shop_name: string | null;
+  province: string;
+  total_amount_cents: number;
+  refunded_cents: number;
+  item_count: number;
+  created_at: number;
+}
+
+type OrderRow = typeof orders.$inferSelect;
+
+/** The filters of the admins' list, resolved: instants, not days; buyers' ids, not an email. */
+export interface AdminOrderFilters {
+  limit: number;
+  /** The order after which the page starts (newest first). */
+  before?: string | undefined;
+  status?: string | undefined;
+  province?: string | undefined;
+  sellerId?: string | undefined;
+  /** Placed at or after. */
+  from?: Date | undefined;
+  /** Placed before. */
+  until?: Date | undefined;
+  /** Exactly this order (its number or its id). */
+  number?: string | undefined;
+  id?: string | undefined;
+  /** Bought by one of these (at most ORDER_SEARCH_BUYERS): each one's newest, merged. */
+  buyerIds?: string[] | undefined;
+}
+
+/**
+ * A page of orders, newest first (created_at, id), after `before`. Each filter is an equality or
+ * a range on an index that ends with (created_at, id) (tables.ts), so the page is read in index
+ * order and never sorted; with buyers, each buyer's newest are read from orders_buyer_created_idx
+ * and only those (at most limit per buyer) are sorted. The buyer's email and the shop's name are
+ * read for the page's rows only.
+ */
+export async function adminOrderRows(db: Db, f: AdminOrderFilters): Promise<AdminOrderListRow[]> {
+  const where: SQL[] = [];
+  // The expression is the one of orders_province_*_idx: the index answers it.
+  if (f.province) where.push(sql`(${orders.shippingAddress}->>'province') = ${f.province}`);
+  if (f.status) where.push(sql`${orders.status} = ${f.status}`);
+  if (f.sellerId) where.push(sql`${orders.sellerId} = ${f.sellerId}`);
+  if (f.from) where.push(sql`${orders.createdAt} >= ${f.from.toISOString()}::timestamptz`);
+  if (f.until) where.push(sql`${orders.createdAt} < ${f.until.toISOString()}::timestamptz`);
+  if (f.number) where.push(sql`${orders.number} = ${f.number}`);
+  if (f.id) where.push(sql`${orders.id} = ${f.id}`);
+  if (f.before) {
+    where.push(
+      sql`(${orders.createdAt}, ${orders.id}) < ((select c.created_at from orders c where c.id = ${f.before}), ${f.before})`,
+    );
+  }
+  const columns = sql`${orders.id}, ${orders.number}, ${orders.status}, ${orders.buyerId}, ${orders.sellerId},
+    ${orders.shippingAddress}, ${orders.totalAmountCents}, ${orders.refundedCents}, ${orders.itemCount}, ${orders.createdAt}`;
+  const newest = sql`order by ${orders.createdAt} desc, ${orders.id} desc limit ${f.limit}`;
+  const page = f.buyerIds
+    ? sql`select o.* from unnest(array[${sql.join(
+        f.buyerIds.map((id) => sql`${id}`),
+        sql`, `,
+      )}]::text[]) b(id)
+        cross join lateral (select ${columns} from ${orders}
+          where ${sql.join([sql`${orders.buyerId} = b.id`, ...where], sql` and `)} ${newest}) o
+        order by o.created_at desc, o.id desc limit ${f.limit}`
+    : sql`select ${columns} from ${orders} ${where.length ? sql`where ${sql.join(where, sql` and `)}` : sql``} ${newest}`;
+  if (f.buyerIds?.length === 0) return [];
+  return rowsOf<AdminOrderListRow>(
+    db,
+    sql`select o.id, o.number, o.status, o.buyer_id, u.email as buyer_email, o.seller_id,
+      sp.shop_name, coalesce(o.shipping_address->>'province', '') as province,
+      o.total_amount_cents, o.refunded_cents, o.item_count,
+      floor(extract(epoch from o.created_at))::int as created_at
+    from (${page}) o
+    join users u on u.id = o.buyer_id
+    left join seller_profiles sp on sp.user_id = o.seller_id
+    order by o.created_at desc, o.id desc`,
+  );
+}
+
+/** An order, its items, its label and its tracking: what its page shows of the order itself. */
+export async function orderWithShipment(db: Db, orderId: string) {
+  const [row] = await db.select().from(orders).where(eq(orders.id, orderId));
+  if (!row) return undefined;
+  const [items, [label], [tracking]] = await Promise.all([
+    db.select().from(orderItems).where(eq(orderItems.orderId, orderId)),
+    db
+      .select({
+        state: orderLabels.state,
+        service: orderLabels.service,
+        trackingPin: orderLabels.trackingPin,
+        sandbox: orderLabels.sandbox,
+        boughtAt: orderLabels.boughtAt,
+      })
+      .from(orderLabels)
+      .where(eq(orderLabels.orderId, orderId)),
+    db
+      .select({ lastEvent: orderTracking.lastEvent, lastCheckedAt: orderTracking.lastCheckedAt })
+      .from(orderTracking)
+      .where(eq(orderTracking.orderId, orderId)),
+  ]);
+  return { row, items, label, tracking };
+}
+
+/** How many orders a buyer (or a seller) has, counted up to `max` + 1, and their newest `recent`. */
+export async function ordersOfParty(
+  db: Db,
+  party: { buyerId: string } | { sellerId: string },
+  max: number,
+  recent: number,
+): Promise<{ count: number; rows: AdminOrderListRow[] }> {
+  const column = 'buyerId' in party ? orders.buyerId : orders.sellerId;
+  const id = 'buyerId' in party ? party.buyerId : party.sellerId;
+  const [counted, rows] = await Promise.all([
+    rowsOf<{ n: number }>(
+      db,
+      sql`select count(*)::int as n from (select 1 from ${orders} where ${column} = ${id} limit ${max + 1}) x`,
+    ),
+    adminOrderRows(db, {
+      limit: recent,
+      ...('buyerId' in party ? { buyerIds: [party.buyerId] } : { sellerId: party.sellerId }),
+    }),
+  ]);
+  return { count: counted[0]?.n ?? 0, rows };
 }

@@ -72,7 +72,8 @@ export function soldItems(items: ItemRow[]) {
     }));
 }
 
-function toDetail(row: OrderRow, items: ItemRow[]): Detail {
+/** An order as its detail answers it (without the invoice's link, which the caller adds). */
+export function toDetail(row: OrderRow, items: ItemRow[]): Detail {
   return {
     id: row.id,
     buyerId: row.buyerId,

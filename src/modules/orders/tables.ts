@@ -93,6 +93,24 @@ export const orders = pgTable(
     index('orders_seller_created_idx').on(t.sellerId, t.createdAt, t.id),
     index('orders_payment_intent_idx').on(t.paymentIntentId),
     index('orders_pending_created_idx').on(t.createdAt).where(sql`${t.status} = 'pending'`),
+    // The desk's list (GET /admin/orders), newest first: unfiltered, by status, by province, by
+    // province and status, by shop and status or province (the shop alone: orders_seller_created_idx).
+    index('orders_created_idx').on(t.createdAt, t.id),
+    index('orders_status_created_idx').on(t.status, t.createdAt, t.id),
+    index('orders_province_created_idx').on(sql`(${t.shippingAddress}->>'province')`, t.createdAt, t.id),
+    index('orders_province_status_created_idx').on(
+      sql`(${t.shippingAddress}->>'province')`,
+      t.status,
+      t.createdAt,
+      t.id,
+    ),
+    index('orders_seller_status_created_idx').on(t.sellerId, t.status, t.createdAt, t.id),
+    index('orders_seller_province_created_idx').on(
+      t.sellerId,
+      sql`(${t.shippingAddress}->>'province')`,
+      t.createdAt,
+      t.id,
+    ),
   ],
 );
 

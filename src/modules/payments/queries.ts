@@ -1,9 +1,9 @@
 // The payment events' statements: each event recorded once, by its id (named: every payment
 // writes one), alone or in one round trip with the lock that follows it.
-import { sql } from 'drizzle-orm';
+import { asc, eq, sql } from 'drizzle-orm';
 import type { Db } from '../../db/index.ts';
 import { pipeline, query } from '../../db/sql.ts';
-import { paymentEvents } from './tables.ts';
+import { paymentEvents, refunds } from './tables.ts';
 
 const ph = sql.placeholder;
 /** The event recorded once, by its id (prepared: every payment writes one). */
@@ -46,4 +46,36 @@ export async function recordPaymentEventThen<C extends { db: Db }, T>(
 ): Promise<{ recorded: boolean; next: T | undefined }> {
   const [rows, answer] = await pipeline(ctx, [(c) => recordEvent(c.db, record), next]);
   return { recorded: rows.length > 0, next: answer as T | undefined };
+}
+
+/** A payment's events as received (the desk's history of its orders), oldest first. */
+export function paymentEventsOf(db: Db, paymentIntentId: string) {
+  return db
+    .select({
+      type: paymentEvents.type,
+      eventId: paymentEvents.eventId,
+      receivedAt: paymentEvents.receivedAt,
+    })
+    .from(paymentEvents)
+    .where(eq(paymentEvents.paymentIntentId, paymentIntentId))
+    .orderBy(asc(paymentEvents.receivedAt))
+    .limit(100);
+}
+
+/** An order's refunds, oldest first (refunds_order_idx). */
+export function refundsOfOrder(db: Db, orderId: string) {
+  return db
+    .select({
+      id: refunds.id,
+      amountCents: refunds.amountCents,
+      reason: refunds.reason,
+      status: refunds.status,
+      returnId: refunds.returnId,
+      createdAt: refunds.createdAt,
+      completedAt: refunds.completedAt,
+    })
+    .from(refunds)
+    .where(eq(refunds.orderId, orderId))
+    .orderBy(asc(refunds.createdAt), asc(refunds.id))
+    .limit(100);
 }

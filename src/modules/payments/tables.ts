@@ -21,7 +21,11 @@ export const paymentEvents = pgTable(
     checkoutId: text('checkout_id'),
     receivedAt: timestamp('received_at', { withTimezone: true }).notNull(),
   },
-  (t) => [primaryKey({ columns: [t.provider, t.eventId] })],
+  // The desk's history of an order: its payment's events.
+  (t) => [
+    primaryKey({ columns: [t.provider, t.eventId] }),
+    index('payment_events_intent_idx').on(t.paymentIntentId),
+  ],
 );
 
 export const REFUND_STATUSES = ['requested', 'succeeded', 'failed'] as const;

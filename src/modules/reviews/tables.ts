@@ -30,6 +30,8 @@ export const reviews = pgTable(
     check('reviews_rejected_unpublished', sql`not (${t.published} and ${t.rejectedAt} is not null)`),
     // The admin's lists, newest first; the moderation queue (and its count) from a small index.
     index('reviews_created_idx').on(t.createdAt, t.id),
+    // A buyer's reviews, newest first (the desk's page of a user).
+    index('reviews_buyer_created_idx').on(t.buyerId, t.createdAt, t.id),
     index('reviews_unpublished_idx').on(t.createdAt, t.id).where(sql`not ${t.published}`),
   ],
 );

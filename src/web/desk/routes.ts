@@ -4,20 +4,16 @@
 // Each handler reads its form, calls the services the API's routes call, and chooses the answer;
 // the markup is in the views. A platform's new key is shown once, on the answer to the form that
 // made it (never in a URL, never again).
-import type { FastifyInstance, FastifyRequest } from 'fastify';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { changeRoleBody, platformTaxProfileBody } from '../../contract/auth.ts';
 import { AppError, notFound } from '../../contract/errors.ts';
 import { t } from '../../contract/i18n.ts';
 import { createPlatformBody } from '../../contract/platforms.ts';
 import { POLICY_KINDS, type PolicyKind, savePolicyBody } from '../../contract/policies.ts';
 import { adminReviewsQuery } from '../../contract/reviews.ts';
+import { adminUser } from '../../modules/admin-lists/service.ts';
 import { platformDashboard } from '../../modules/analytics/service.ts';
-import {
-  getPlatformTaxProfile,
-  profileOf,
-  putPlatformTaxProfile,
-  shopNames,
-} from '../../modules/auth/sellers.ts';
+import { getPlatformTaxProfile, putPlatformTaxProfile } from '../../modules/auth/sellers.ts';
 import { findUserByIdOrEmail } from '../../modules/auth/users.ts';
 import { listItemsByIds } from '../../modules/catalog/service.ts';
 import { couponUses, createCoupon, findCoupon, listCoupons } from '../../modules/coupons/service.ts';
@@ -38,8 +34,10 @@ import { deskAuditPages } from './audit-routes.ts';
 import { deskCategoryPages } from './category-routes.ts';
 import { type Form, filled, one, oneOf, pageNumber, queryOf, TAX_FIELDS, type TaxForm } from './form.ts';
 import { deskMoneyPages } from './money-routes.ts';
+import { deskOrderPages } from './order-routes.ts';
 import { type Issued, platformsView, policiesView, taxView } from './platform-views.ts';
 import { deskReturnPages } from './return-routes.ts';
+import { userHistory, usersListPage } from './user-list-routes.ts';
 import {
   couponsView,
   deskPage,
@@ -60,6 +58,7 @@ export function deskPages(app: FastifyInstance, deps: WebDeps) {
   deskReturnPages(app, deps);
   deskAuditPages(app, deps);
   deskCategoryPages(app, deps);
+  deskOrderPages(app, deps);
 
   // ---- analytics ---------------------------------------------------------------------------
 
@@ -155,18 +154,26 @@ export function deskPages(app: FastifyInstance, deps: WebDeps) {
   ) => {
     const user = o.id ? await findUserByIdOrEmail(req.ctx, o.id) : undefined;
     if (!user) return usersView(v, o);
-    const hasShop = (await profileOf(req.ctx, user.id)).seller !== null;
-    const shop = hasShop ? (await shopNames(req.ctx, [user.id])).get(user.id) : undefined;
-    return usersView(v, { ...o, found: { user, hasShop, ...(shop === undefined ? {} : { shop }) } });
+    const answer = await adminUser(req.ctx, user.id);
+    const history = userHistory(v, answer);
+    const found = { user, hasShop: answer.shop !== null, ...(answer.shop ? { shop: answer.shop.name } : {}) };
+    return usersView(v, { ...o, history, found });
   };
 
-  app.get('/desk/users', pageRoute, async (req, reply) => {
+  // The list, or (`?user=`, or /desk/users/<id>) one user's card and history.
+  app.get<{ Params: { userId?: string } }>('/desk/users', pageRoute, (req, reply) => userPage(req, reply));
+  app.get<{ Params: { userId?: string } }>('/desk/users/:userId', pageRoute, (req, reply) =>
+    userPage(req, reply),
+  );
+  const userPage = async (req: FastifyRequest<{ Params: { userId?: string } }>, reply: FastifyReply) => {
     signedIn(req, ADMINS);
+    const id = req.params.userId ?? filled(queryOf(req, 'user'));
+    if (id === undefined) return usersListPage(req, reply, s);
     const v = viewOf(req, reply, s);
     return sendHtml(
       reply,
       await usersPage(req, v, {
-        id: filled(queryOf(req, 'user')),
+        id,
         done:
           queryOf(req, 'done') === 'role'
             ? t(v.p.locale, 'web.desk.users.changed')
@@ -177,7 +184,7 @@ export function deskPages(app: FastifyInstance, deps: WebDeps) {
               : undefined,
       }),
     );
-  });
+  };
 
   app.post<{ Params: { userId: string }; Body: Form }>(
     '/desk/users/:userId/role',

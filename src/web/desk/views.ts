@@ -31,6 +31,7 @@ const deskTabs = (v: View) => {
   return tabs(v, t(l, 'web.desk.sections'), [
     { href: '/desk', label: t(l, 'web.desk.tab.analytics') },
     { href: '/desk/reviews', label: t(l, 'web.desk.tab.reviews') },
+    { href: '/desk/orders', label: t(l, 'web.desk.tab.orders') },
     { href: '/desk/returns', label: t(l, 'web.desk.tab.returns') },
     { href: '/desk/users', label: t(l, 'web.desk.tab.users') },
     { href: '/desk/coupons', label: t(l, 'web.desk.tab.coupons') },
@@ -135,30 +136,44 @@ export interface FoundUser {
   shop?: string;
 }
 
-/** /desk/users: find a user by id or email; the one found, and the form that changes their role. */
-export function usersView(
-  v: View,
-  o: { id?: string; found?: FoundUser; done?: string; error?: FormError; form?: Form },
-) {
-  const l = v.p.locale;
-  const findForm = html`<form method="get" action="/desk/users" class="row card">!${field({
+/** The form that opens one user's page by their exact email or ID (`/desk/users?user=`). */
+export const findUserForm = (v: View, id?: string) =>
+  html`<form method="get" action="/desk/users" class="row card">!${field({
     name: 'user',
-    label: t(l, 'web.desk.users.id'),
-    value: o.id ?? '',
+    label: t(v.p.locale, 'web.desk.users.id'),
+    value: id ?? '',
     required: true,
-    hint: t(l, 'web.desk.users.idHint'),
+    hint: t(v.p.locale, 'web.desk.users.idHint'),
     autocomplete: 'off',
     attrs: ' maxlength="320"',
-  })}<button type="submit" class="secondary">${t(l, 'web.desk.find')}</button></form>`;
+  })}<button type="submit" class="secondary">${t(v.p.locale, 'web.desk.find')}</button></form>`;
+
+/**
+ * /desk/users?user=<id or email> and /desk/users/<id>: find a user by id or email; the one found,
+ * the forms that change their role and suspend them, and their history (user-list-routes.ts).
+ */
+export function usersView(
+  v: View,
+  o: { id?: string; found?: FoundUser; history?: string; done?: string; error?: FormError; form?: Form },
+) {
+  const l = v.p.locale;
+  const findForm = findUserForm(v, o.id);
   const found = o.found
-    ? userCard(v, o.found, o)
+    ? html`!${userCard(v, o.found, o)}!${o.history ?? ''}`
     : o.id
       ? html`<div class="card"><p role="status">${t(l, 'web.desk.users.notFound', { id: o.id })}</p></div>`
       : '';
-  return deskPage(v, t(l, 'web.desk.users.title'), html`!${notice(o.done)}!${findForm}!${found}`);
+  return deskPage(
+    v,
+    t(l, 'web.desk.users.title'),
+    html`<p><a href="/desk/users">${t(l, 'web.desk.users.all')}</a></p>!${notice(o.done)}!${findForm}!${found}`,
+  );
 }
 
-/** A user's facts, then the role form (with a shop's name and province when they have no shop yet). */
+/**
+ * The user's card: their facts, the role form (with a shop's name and province when they have no
+ * shop yet), and the suspend or reinstate button. Its forms post to /desk/users/<id>/<action>.
+ */
 function userCard(v: View, { user, hasShop, shop }: FoundUser, o: { error?: FormError; form?: Form }) {
   const l = v.p.locale;
   const f = o.form ?? {};
