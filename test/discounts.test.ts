@@ -4,6 +4,7 @@
 import { eq } from 'drizzle-orm';
 import { extractText } from 'unpdf';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { checkoutSessions } from '../src/modules/checkout/tables.ts';
 import { ledgerEntries } from '../src/modules/ledger/tables.ts';
 import { orders } from '../src/modules/orders/tables.ts';
 import { ACP_ON, AcpClient, issuePlatform, startReceiver } from './helpers/acp.ts';
@@ -333,6 +334,38 @@ describe('the combination rule, and who pays', () => {
     expect(await inAccount(oa.id, 'platform_promotions')).toBe(0);
     expect(await inAccount(oa.id, 'seller_pending')).toBe(0);
     expect(await inAccount(oa.id, 'platform_commission')).toBe(0);
+    expect(await ledgerProblems(database, t)).toEqual([]);
+  });
+
+  it("a dispute of an order with the platform's coupon: its share taken back, and given again when won", async () => {
+    const a = await seller(t.api, 'ON');
+    const pa = await product(t.api, a, { priceCents: 4000 });
+    const platform = await coupon(t.api, boss, { discountCents: 1000 });
+    const b = await buyer(t.api);
+    await addToCart(t.api, b, pa.id, 1);
+    await t.api.as(b).post('/cart/coupon', { code: platform.code });
+    const session = await openCheckout(t.api, b, ON_ADDRESS);
+    const [id] = await payOk(t.api, session.sessionId);
+    const o = await orderRow(id!);
+    expect(o).toMatchObject({ platformDiscountCents: 1000, sellerDiscountCents: 0, platformFeeCents: 100 });
+    const [row] = await database.db
+      .select()
+      .from(checkoutSessions)
+      .where(eq(checkoutSessions.id, session.sessionId));
+
+    const opened = await t.api.as(boss).post('/sandbox/disputes', { paymentIntentId: row!.paymentIntentId });
+    expect(opened.status).toBe(201);
+    // The whole payment disputed: the promotion comes back to the platform with it.
+    expect(await inAccount(o.id, 'platform_promotions')).toBe(0);
+    expect(await ledgerProblems(database, t)).toEqual([]);
+    const won = await t.api
+      .as(boss)
+      .post(`/sandbox/disputes/${opened.body.disputeId}/close`, { outcome: 'won' });
+    expect(won.status).toBe(200);
+    expect(await inAccount(o.id, 'platform_promotions')).toBe(1000);
+    expect(await inAccount(o.id, 'seller_pending')).toBe(
+      -(o.totalAmountCents + 1000 - o.platformFeeCents - roundHalfUp(o.platformFeeCents * 13, 100)),
+    );
     expect(await ledgerProblems(database, t)).toEqual([]);
   });
 
