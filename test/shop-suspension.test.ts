@@ -19,6 +19,7 @@ import {
   UCP_ON,
   UcpClient,
 } from './helpers/ucp.ts';
+import { Browser, textOf } from './helpers/web.ts';
 
 const { t, database } = useTestApp({
   env: { PUBLIC_BASE_URL: 'https://portage.test' },
@@ -294,6 +295,39 @@ describe('suspending a shop', () => {
         .where(eq(reservations.variantId, p.variants[0].id));
       expect(after).toHaveLength(rows.length);
     }
+  });
+});
+
+describe('the desk’s shops and the console', () => {
+  it('the desk suspends from the shop’s card with a reason and reinstates; the console says the state to its seller', async () => {
+    const s = await seller(t.api);
+    const desk = new Browser(t.app);
+    await desk.signIn(boss);
+    const card = await desk.get(`/desk/shops/${encodeURIComponent(s.id)}`);
+    expect(textOf(card.html)).toContain('Open');
+    const refused = await desk.post(`/desk/shops/${encodeURIComponent(s.id)}/suspend`, { reason: ' ' });
+    expect(refused.status).toBe(400);
+    const done = await desk.post(`/desk/shops/${encodeURIComponent(s.id)}/suspend`, {
+      reason: 'Fake reviews',
+    });
+    expect(textOf(done.html)).toContain(
+      'The shop is suspended: its products have left search and the protocols.',
+    );
+    expect(textOf(done.html)).toContain('Fake reviews');
+    const list = await desk.get('/desk/shops');
+    expect(list.html).toContain(`/desk/shops/${encodeURIComponent(s.id)}`);
+
+    const console = new Browser(t.app);
+    await console.signIn(s);
+    const home = await console.get('/console/products');
+    expect(textOf(home.html)).toContain(
+      'Your shop is suspended: nothing of it is visible or on sale. Reason: Fake reviews.',
+    );
+    const back = await desk.post(`/desk/shops/${encodeURIComponent(s.id)}/reinstate`, {});
+    expect(textOf(back.html)).toContain('The shop is reinstated: its products are on sale again.');
+    expect(textOf((await console.get('/console/products')).html)).not.toContain('Your shop is suspended');
+    // Only admins reach the desk's shops.
+    expect((await console.get('/desk/shops', { follow: false })).status).toBe(403);
   });
 });
 

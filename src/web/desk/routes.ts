@@ -51,6 +51,7 @@ import {
 import { deskMoneyPages } from './money-routes.ts';
 import { type Issued, platformsView, policiesView, taxView } from './platform-views.ts';
 import { deskReturnPages } from './return-routes.ts';
+import { deskShopPages } from './shop-routes.ts';
 import {
   couponsView,
   deskPage,
@@ -71,6 +72,7 @@ export function deskPages(app: FastifyInstance, deps: WebDeps) {
   deskReturnPages(app, deps);
   deskAuditPages(app, deps);
   deskCategoryPages(app, deps);
+  deskShopPages(app, deps);
 
   // ---- analytics ---------------------------------------------------------------------------
 
