@@ -18,15 +18,7 @@ import { mailLocale } from '../mail/locale.ts';
 import { enqueueMail } from '../mail/outbox.ts';
 import { greeting, line, page, type RenderedMail } from '../mail/templates.ts';
 import { type ShopStateRow, shopStateRow, shopsInState, writeShopState } from './queries.ts';
-
-/** Each action: the states it starts from, and the one it leads to. */
-const MOVES: Record<ShopAction, { from: ShopStatus[]; to: ShopStatus }> = {
-  approve: { from: ['pending'], to: 'active' },
-  // A refusal is a suspension of a shop never opened: its reason is told, and reinstating opens it.
-  refuse: { from: ['pending'], to: 'suspended' },
-  suspend: { from: ['active', 'pending'], to: 'suspended' },
-  reinstate: { from: ['suspended'], to: 'active' },
-};
+import { shopMachine } from './states.ts';
 
 /** The shop's state as the API answers it. */
 export function shopState(row: ShopStateRow) {
@@ -59,12 +51,13 @@ export async function moveShop(
   reason: string | null,
 ): Promise<ShopState> {
   if (!isRecordId('users', sellerId)) throw shopNotFound(sellerId);
-  const move = MOVES[action];
+  const move = shopMachine.transitions[action];
   return inTransaction(ctx, async (tx) => {
     const current = await shopStateRow(tx.db, sellerId, true);
     if (!current) throw shopNotFound(sellerId);
-    if (!move.from.includes(current.status)) {
-      throw conflict('error.shops.cannotMove', { action, status: current.status });
+    if (!(move.from as readonly ShopStatus[]).includes(current.status)) {
+      const refused = shopMachine.refusal(action, current.status);
+      throw conflict(refused.key, refused.values);
     }
     const suspended = move.to === 'suspended';
     const next = {
