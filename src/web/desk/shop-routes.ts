@@ -179,7 +179,7 @@ function listView(
   return deskPage(v, t(l, 'web.desk.shops.title'), body);
 }
 
-/** A shop's card: its state, and the forms its state allows. */
+/** A shop's card: its state, and the forms its state allows (a waiting shop is approved or refused). */
 function cardView(v: View, o: { shop: ShopState; error?: FormError; typed?: Form; done?: string }) {
   const l = v.p.locale;
   const x = o.shop;
@@ -198,7 +198,7 @@ function cardView(v: View, o: { shop: ShopState; error?: FormError; typed?: Form
 <button type="submit" class="danger">${label}</button></form>`;
   const forms =
     x.status === 'pending'
-      ? html`<div class="card">!${actionButton(v, { action: `${base}/approve`, label: t(l, 'web.desk.shops.approve') })}</div>!${reasonForm('refuse', t(l, 'web.desk.shops.refuse'))}!${reasonForm('suspend', t(l, 'web.desk.shops.suspend'))}`
+      ? html`<div class="card">!${actionButton(v, { action: `${base}/approve`, label: t(l, 'web.desk.shops.approve') })}</div>!${reasonForm('refuse', t(l, 'web.desk.shops.refuse'))}`
       : x.status === 'active'
         ? reasonForm('suspend', t(l, 'web.desk.shops.suspend'))
         : html`<div class="card">!${actionButton(v, { action: `${base}/reinstate`, label: t(l, 'web.desk.shops.reinstate'), kind: 'secondary' })}</div>`;
