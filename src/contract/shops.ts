@@ -75,7 +75,7 @@ export const shopAnswer = z
   })
   .meta({ id: 'Shop' });
 
-// ---- a shop's state (docs/lifecycles.md "Shops") ---------------------------------------------
+// ---- a shop's state (docs/lifecycles.md "Shop") ---------------------------------------------
 
 export const SHOP_STATUSES = ['active', 'pending', 'suspended'] as const;
 export const shopStatus = z

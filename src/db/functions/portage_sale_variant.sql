@@ -32,5 +32,5 @@ CREATE OR REPLACE FUNCTION portage_sale_variant(variant_id text) RETURNS SETOF j
     JOIN products p ON p.id = v.product_id
     LEFT JOIN LATERAL portage_seller_province(p.seller_id) AS sp(province) ON true
   WHERE v.id = variant_id AND v.status = 'active' AND p.status = 'active'
-    AND p.seller_id NOT IN (SELECT portage_hidden_sellers())
+    AND p.seller_id NOT IN (SELECT h FROM portage_hidden_sellers() h)
 $$;

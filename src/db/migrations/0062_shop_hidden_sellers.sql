@@ -2,11 +2,12 @@
 -- To change one of these functions again, edit its file and run that command: never edit this
 -- migration once it has been applied.
 -- The sellers whose products are not on sale whatever their status: their shop is pending approval
--- or suspended, or their account is suspended (docs/lifecycles.md "Shops"). A few rows, read
+-- or suspended, or their account is suspended (docs/lifecycles.md "Shop"). A few rows, read
 -- through two partial indexes. Every lookup of what is on sale reads it: the search index's
 -- refresh (search/queries.ts), the catalog's listings and details for buyers (catalog/queries.ts,
 -- catalog/service.ts), portage_sale_variant (the cart's and checkout's lines) and the stock's
--- claims (inventory/queries.ts). LANGUAGE sql, STABLE, a set: PostgreSQL inlines it in the caller.
+-- claims (inventory/queries.ts). LANGUAGE sql, STABLE, a set: PostgreSQL inlines it where it is
+-- called in a FROM (`not in (select h from portage_hidden_sellers() h)`), not in a select list.
 CREATE OR REPLACE FUNCTION portage_hidden_sellers() RETURNS SETOF text
   LANGUAGE sql STABLE AS $$
   SELECT user_id FROM seller_profiles WHERE status <> 'active'
@@ -48,5 +49,5 @@ CREATE OR REPLACE FUNCTION portage_sale_variant(variant_id text) RETURNS SETOF j
     JOIN products p ON p.id = v.product_id
     LEFT JOIN LATERAL portage_seller_province(p.seller_id) AS sp(province) ON true
   WHERE v.id = variant_id AND v.status = 'active' AND p.status = 'active'
-    AND p.seller_id NOT IN (SELECT portage_hidden_sellers())
+    AND p.seller_id NOT IN (SELECT h FROM portage_hidden_sellers() h)
 $$;

@@ -71,7 +71,7 @@ export const sellerProfiles = pgTable(
     ratingSum: integer('rating_sum').notNull().default(0),
     rating: real('rating').notNull().default(0),
     createdAt: timestamp('created_at', { withTimezone: true }).notNull().defaultNow(),
-    // Whether the shop's products are on sale (docs/lifecycles.md "Shops"): active; pending an
+    // Whether the shop's products are on sale (docs/lifecycles.md "Shop"): active; pending an
     // admin's approval (SHOP_APPROVAL=on); suspended by an admin, since `suspended_at`, for the
     // `status_reason` its seller reads (also a refusal's reason).
     status: text('status', { enum: SHOP_STATUSES }).notNull().default('active'),

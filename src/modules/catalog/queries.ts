@@ -109,7 +109,7 @@ function listStatements(db: Db, shape: ListShape) {
   const ph = sql.placeholder;
   const status = (s: (typeof PRODUCT_STATUSES)[number]) => sql.raw(`'${s}'`);
   // On sale: active, of a shop that is open (portage_hidden_sellers: a few ids, hashed once).
-  const onSale = sql`${products.status} = ${status('active')} and ${products.sellerId} not in (select portage_hidden_sellers())`;
+  const onSale = sql`${products.status} = ${status('active')} and ${products.sellerId} not in (select h from portage_hidden_sellers() h)`;
   const where = and(
     shape.visibility === 'active' ? onSale : undefined,
     shape.visibility === 'activeOrOwn' ? sql`((${onSale}) or ${products.sellerId} = ${ph('me')})` : undefined,
@@ -228,7 +228,7 @@ const DETAIL_SQL = `select p.id, p.title, p.description, p.price_cents as "price
     p.height_cm as "heightCm", p.depth_cm as "depthCm", p.keywords, p.specifications, p.language, p.translations,
     coalesce(sp.shop_name, u.name) as "sellerName", coalesce(sp.rating, 0) as "sellerRating",
     coalesce(sp.review_count, 0) as "sellerReviewCount",
-    p.seller_id not in (select portage_hidden_sellers()) as "shopOpen",
+    p.seller_id not in (select h from portage_hidden_sellers() h) as "shopOpen",
     (select coalesce(json_agg(x), '[]'::json) from (
        select r.rating, r.title, r.comment, ru.name as author, floor(extract(epoch from r.created_at))::bigint as "dateCreated"
          from reviews r join users ru on ru.id = r.buyer_id
@@ -259,7 +259,7 @@ export async function bumpAllCountVersions(db: Db): Promise<void> {
 
 /** The sellers whose products are not on sale (portage_hidden_sellers): a few ids. */
 export async function hiddenSellerIds(db: Db): Promise<Set<string>> {
-  const rows = await rowsOf<{ id: string }>(db, sql`select portage_hidden_sellers() as id`);
+  const rows = await rowsOf<{ id: string }>(db, sql`select h as id from portage_hidden_sellers() h`);
   return new Set(rows.map((r) => r.id));
 }
 

@@ -1019,7 +1019,7 @@ const onSale = () =>
   and(
     eq(productVariants.status, 'active'),
     eq(products.status, 'active'),
-    sql`${products.sellerId} not in (select portage_hidden_sellers())`,
+    sql`${products.sellerId} not in (select h from portage_hidden_sellers() h)`,
   );
 
 /**

@@ -43,7 +43,7 @@ export async function activeVariantUnits(db: Db, variantIds: string[], now: Date
         inArray(productVariants.id, variantIds),
         eq(productVariants.status, 'active'),
         eq(products.status, 'active'),
-        sql`${products.sellerId} not in (select portage_hidden_sellers())`,
+        sql`${products.sellerId} not in (select h from portage_hidden_sellers() h)`,
       ),
     );
 }
@@ -56,7 +56,7 @@ const claimStatement = statement(
       update ${productVariants} v set reserved_quantity = reserved_quantity + ${ph('quantity')}::int
       where id = ${ph('variantId')} and status = 'active'
         and exists (select 1 from ${products} p where p.id = v.product_id and p.status = 'active'
-          and p.seller_id not in (select portage_hidden_sellers()))
+          and p.seller_id not in (select h from portage_hidden_sellers() h))
         and stock_quantity - reserved_quantity >= ${ph('quantity')}::int
         and (${ph('after')}::int < 0
           or (select count(*) from ${reservations} where checkout_id = ${ph('checkoutId')}) = ${ph('after')}::int)

@@ -47,7 +47,7 @@ export const activeIndexRowsAfter = (db: Db, last: string, limit: number) =>
 export async function hiddenSellers(db: Db): Promise<string[]> {
   const [row] = await rowsOf<{ hidden: string[] }>(
     db,
-    sql`select array(select portage_hidden_sellers()) as hidden`,
+    sql`select array(select h from portage_hidden_sellers() h) as hidden`,
   );
   return row?.hidden ?? [];
 }
@@ -65,7 +65,7 @@ export const productsChangedSince = (db: Db, since: number) =>
     db,
     sql`select n.now, n.hidden, p.id, p.changed, p.active
           from (select (extract(epoch from clock_timestamp()) * 1000000)::float8 as now,
-                       array(select portage_hidden_sellers()) as hidden) n
+                       array(select h from portage_hidden_sellers() h) as hidden) n
           left join lateral (
             select p.id, ${micros(sql`greatest(p.changed_at, vs.changed)`)} as changed, p.status = 'active' as active
               from products p

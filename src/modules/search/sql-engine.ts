@@ -86,7 +86,7 @@ export async function sqlSearch(
   const where = sql.join(
     [
       sql`status = 'active'`,
-      sql`seller_id not in (select portage_hidden_sellers())`,
+      sql`seller_id not in (select h from portage_hidden_sellers() h)`,
       ...(text ? [sql`search_doc @@ ${text}`] : []),
       ...productClauses.map(clauseSql),
     ],

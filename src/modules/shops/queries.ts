@@ -66,7 +66,7 @@ export function saveShopPage(
     });
 }
 
-// ---- a shop's state (docs/lifecycles.md "Shops") ---------------------------------------------
+// ---- a shop's state (docs/lifecycles.md "Shop") ---------------------------------------------
 
 const stateColumns = {
   sellerId: sellerProfiles.userId,
