@@ -393,6 +393,22 @@ describe('approval of new shops (SHOP_APPROVAL=on)', () => {
     );
   });
 
+  it('the SQL search engine (SEARCH_INDEX=sql) leaves a pending shop’s products out too', async () => {
+    await withTestApp(
+      async (app, db) => {
+        const boss2 = await admin(app.api, db);
+        const s = await seller(app.api);
+        const word = uniqueWord();
+        await product(app.api, s, { title: `Spruce ${word} stool` });
+        const b = await buyer(app.api);
+        expect((await app.api.as(b).get(`/search/products?q=${word}`)).body.total).toBe(0);
+        await app.api.as(boss2).post(`/admin/shops/${s.id}/approve`);
+        expect((await app.api.as(b).get(`/search/products?q=${word}`)).body.total).toBe(1);
+      },
+      { env: { SHOP_APPROVAL: 'on', SEARCH_INDEX: 'sql' }, logger: { level: 'error' } },
+    );
+  });
+
   it('off (the default): a new shop is open at once', async () => {
     const s = await seller(t.api);
     expect((await t.api.as(s).get('/sellers/me/shop')).body.status).toBe('active');
