@@ -75,7 +75,7 @@ export const shopAnswer = z
   })
   .meta({ id: 'Shop' });
 
-// ---- a shop's state (docs/lifecycles.md "Shop") ---------------------------------------------
+// ---- a shop's state (docs/lifecycles.md "Shop (`src/modules/shops/states.ts`)") ----
 
 export const SHOP_STATUSES = ['active', 'pending', 'suspended'] as const;
 export const shopStatus = z

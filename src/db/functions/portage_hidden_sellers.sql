@@ -1,5 +1,6 @@
 -- The sellers whose products are not on sale whatever their status: their shop is pending approval
--- or suspended, or their account is suspended (docs/lifecycles.md "Shop"). A few rows, read
+-- or suspended, or their account is suspended
+-- (docs/lifecycles.md "Shop (`src/modules/shops/states.ts`)"). A few rows, read
 -- through two partial indexes. Every lookup of what is on sale reads it: the search index's
 -- refresh (search/queries.ts), the catalog's listings and details for buyers (catalog/queries.ts,
 -- catalog/service.ts), portage_sale_variant (the cart's and checkout's lines) and the stock's

@@ -71,9 +71,10 @@ export const sellerProfiles = pgTable(
     ratingSum: integer('rating_sum').notNull().default(0),
     rating: real('rating').notNull().default(0),
     createdAt: timestamp('created_at', { withTimezone: true }).notNull().defaultNow(),
-    // Whether the shop's products are on sale (docs/lifecycles.md "Shop"): active; pending an
-    // admin's approval (SHOP_APPROVAL=on); suspended by an admin, since `suspended_at`, for the
-    // `status_reason` its seller reads (also a refusal's reason).
+    // Whether the shop's products are on sale: active; pending an admin's approval
+    // (SHOP_APPROVAL=on); suspended by an admin, since `suspended_at`, for the `status_reason` its
+    // seller reads (also a refusal's reason). See
+    // docs/lifecycles.md "Shop (`src/modules/shops/states.ts`)".
     status: text('status', { enum: SHOP_STATUSES }).notNull().default('active'),
     statusReason: text('status_reason'),
     suspendedAt: timestamp('suspended_at', { withTimezone: true }),

@@ -66,7 +66,7 @@ export function saveShopPage(
     });
 }
 
-// ---- a shop's state (docs/lifecycles.md "Shop") ---------------------------------------------
+// ---- a shop's state (docs/lifecycles.md "Shop (`src/modules/shops/states.ts`)") ----
 
 const stateColumns = {
   sellerId: sellerProfiles.userId,

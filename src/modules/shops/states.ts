@@ -1,4 +1,5 @@
-// A shop's state as a machine (docs/lifecycles.md "Shop"): an admin approves or refuses a shop
+// A shop's state as a machine (docs/lifecycles.md "Shop (`src/modules/shops/states.ts`)"):
+// an admin approves or refuses a shop
 // waiting for approval, suspends an open or waiting one, reinstates a suspended one. A refusal is
 // a suspension of a shop never opened: its reason is told, and reinstating opens it.
 import { text } from '../../contract/i18n.ts';

@@ -1,4 +1,5 @@
-// A shop's state (docs/lifecycles.md "Shop"): active, pending an admin's approval
+// A shop's state (docs/lifecycles.md "Shop (`src/modules/shops/states.ts`)"):
+// active, pending an admin's approval
 // (SHOP_APPROVAL=on), or suspended with a reason for its seller. Nothing of a shop that is not
 // active is on sale (portage_hidden_sellers, read by search, the catalog, the cart, checkout's
 // holds and the protocols); its seller still builds the catalog and serves their open orders.
