@@ -316,6 +316,9 @@ describe('the desk’s shops and the console', () => {
     expect(textOf(done.html)).toContain('Fake reviews');
     const list = await desk.get('/desk/shops');
     expect(list.html).toContain(`/desk/shops/${encodeURIComponent(s.id)}`);
+    // The seller's user card links the shop's card.
+    const userCard = await desk.get(`/desk/users?user=${encodeURIComponent(s.id)}`);
+    expect(userCard.html).toContain(`href="/desk/shops/${encodeURIComponent(s.id)}"`);
 
     const console = new Browser(t.app);
     await console.signIn(s);
