@@ -229,6 +229,7 @@ export async function buildApp(opts: AppOptions): Promise<FastifyInstance> {
     authCacheMs: config.authCacheMs,
     emailLinks: { publicBaseUrl: config.publicBaseUrl, nudgeMail: () => jobs?.nudge('mail') },
     agentGrants: { isLive: grantIsLive },
+    shopApproval: config.shopApproval,
   });
   const guard = registerAuthGuard(app, { db: database.db, now, auth, defaultLocale: config.defaultLocale });
   const limits = config.rateLimits

@@ -95,6 +95,8 @@ export interface Config {
   returnWindowDays: number;
   /** A return left pending this many business days after the day it was asked goes to the admins. */
   returnEscalationBusinessDays: number;
+  /** Whether a new shop waits for an admin's approval before anything of it is on sale (SHOP_APPROVAL). */
+  shopApproval: boolean;
   /** Live holds (checkout sessions holding stock) one agent platform may keep at once. */
   platformMaxHolds: number;
   /** The locale of a person with no saved preference and no Accept-Language we speak. */
@@ -180,6 +182,8 @@ export function loadConfig(env: Env = process.env): Config {
   const sessionMaxAgeSeconds = pick('SESSION_MAX_AGE_SECONDS', intIn(60, 365 * 86_400), 30 * 86_400);
   const rateLimits =
     pick('RATE_LIMITS', z.enum(['on', 'off'], { message: 'must be on or off' }), 'on') === 'on';
+  const shopApproval =
+    pick('SHOP_APPROVAL', z.enum(['on', 'off'], { message: 'must be on or off' }), 'off') === 'on';
   const corsRaw = env.CORS_ORIGINS?.trim();
   let corsOrigins: string[] | '*' = '*';
   if (corsRaw !== '*') {
@@ -289,6 +293,7 @@ export function loadConfig(env: Env = process.env): Config {
     refreshWindowSeconds,
     sessionMaxAgeSeconds,
     rateLimits,
+    shopApproval,
     corsOrigins,
     mcpAllowedOrigins: mcpAllowedOrigins.map(normalOrigin),
     viewImageOrigins: viewImageOrigins.map(normalOrigin),

@@ -48,6 +48,7 @@ describe('loadConfig', () => {
       refreshWindowSeconds: 604_800,
       sessionMaxAgeSeconds: 2_592_000,
       rateLimits: true,
+      shopApproval: false,
       corsOrigins: [],
       mcpAllowedOrigins: [],
       viewImageOrigins: [],
@@ -180,6 +181,8 @@ describe('loadConfig', () => {
       authRedirectOrigins: ['https://app.example.ca'],
     });
     expect(loadConfig({ CORS_ORIGINS: '*' }).corsOrigins).toBe('*');
+    expect(loadConfig({ SHOP_APPROVAL: 'on' }).shopApproval).toBe(true);
+    expect(problemsOf({ SHOP_APPROVAL: 'yes' })).toEqual(['SHOP_APPROVAL: must be on or off (got "yes")']);
     expect(
       loadConfig({ MCP_ALLOWED_ORIGINS: 'https://agent.example.com/, http://127.0.0.1:6274' })
         .mcpAllowedOrigins,

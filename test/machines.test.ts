@@ -10,16 +10,22 @@ import { outboxMachine } from '../src/modules/mail/states.ts';
 import { orderMachine } from '../src/modules/orders/states.ts';
 import { refundMachine } from '../src/modules/payments/states.ts';
 import { returnMachine } from '../src/modules/returns/states.ts';
+import { shopMachine } from '../src/modules/shops/states.ts';
 
 const doc = readFileSync(new URL('../docs/lifecycles.md', import.meta.url), 'utf8');
 
 describe('lifecycles', () => {
-  it.each([checkoutMachine, orderMachine, returnMachine, refundMachine, outboxMachine, agentSessionMachine])(
-    'docs/lifecycles.md shows the $name machine as the code defines it',
-    (machine) => {
-      expect(doc).toContain(machine.table());
-    },
-  );
+  it.each([
+    checkoutMachine,
+    orderMachine,
+    returnMachine,
+    refundMachine,
+    outboxMachine,
+    agentSessionMachine,
+    shopMachine,
+  ])('docs/lifecycles.md shows the $name machine as the code defines it', (machine) => {
+    expect(doc).toContain(machine.table());
+  });
 
   it.each([
     [

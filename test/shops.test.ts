@@ -71,6 +71,8 @@ describe('the API', () => {
       province: 'QC',
       logoUrl: 'https://images.example/logo.png',
       texts: TEXTS,
+      status: 'active',
+      statusReason: null,
     });
 
     const en = await t.api.get(`/shop-pages/${slug}`);

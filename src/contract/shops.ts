@@ -1,6 +1,7 @@
 // Wire schemas of shops' pages (docs/api.md "Shops"): what a seller writes of their shop, in
 // each language, and what anyone reads of it.
 import { z } from 'zod';
+import { intParam } from './catalog.ts';
 import { LOCALES } from './i18n.ts';
 
 export const SHOP_DESCRIPTION_MAX = 2000;
@@ -42,6 +43,12 @@ export const myShopAnswer = z.object({
   province: z.string(),
   logoUrl: z.string().nullable(),
   texts: z.object({ 'en-CA': shopLanguageTexts, 'fr-CA': shopLanguageTexts }),
+  status: z
+    .enum(['active', 'pending', 'suspended'])
+    .describe(
+      'active: on sale; pending: waiting for an admin’s approval; suspended: by an admin, for `statusReason`',
+    ),
+  statusReason: z.string().nullable().describe('Why the shop is suspended (or was refused); null otherwise'),
 });
 
 export const shopAnswer = z
@@ -67,3 +74,56 @@ export const shopAnswer = z
       ),
   })
   .meta({ id: 'Shop' });
+
+// ---- a shop's state (docs/lifecycles.md "Shop (`src/modules/shops/states.ts`)") ----
+
+export const SHOP_STATUSES = ['active', 'pending', 'suspended'] as const;
+export const shopStatus = z
+  .enum(SHOP_STATUSES)
+  .describe(
+    'active: on sale; pending: waiting for an admin’s approval; suspended: by an admin, for `reason`',
+  );
+
+/** What an admin does to a shop. */
+export const SHOP_ACTIONS = ['approve', 'refuse', 'suspend', 'reinstate'] as const;
+export type ShopAction = (typeof SHOP_ACTIONS)[number];
+
+export const SHOP_REASON_MAX = 500;
+export const shopReasonBody = z.strictObject({
+  reason: z
+    .string()
+    .trim()
+    .min(1, 'validation.required')
+    .max(SHOP_REASON_MAX, 'validation.atMostCharacters')
+    .describe('Told to the seller (their email, their console): why'),
+});
+
+export const shopSellerParams = z.object({ sellerId: z.string().max(100) });
+
+export const shopStateAnswer = z
+  .object({
+    sellerId: z.string(),
+    shopName: z.string(),
+    slug: z.string(),
+    province: z.string(),
+    status: shopStatus,
+    reason: z.string().nullable().describe('Why it is suspended (or was refused); null otherwise'),
+    suspendedAt: z.number().int().nullable(),
+    createdAt: z.number().int(),
+    seller: z.object({ email: z.string(), name: z.string(), suspended: z.boolean() }),
+  })
+  .meta({ id: 'ShopState' });
+
+export const MAX_SHOPS_PAGE = 100;
+export const shopsQuery = z.object({
+  status: z.enum(['pending', 'suspended']).default('pending'),
+  limit: intParam('limit', 1, MAX_SHOPS_PAGE).default(20),
+  offset: intParam('offset', 0, 10_000).default(0),
+});
+
+export const shopsList = z.object({
+  shops: z.array(shopStateAnswer),
+  total: z.number().int(),
+  limit: z.number().int(),
+  offset: z.number().int(),
+});

@@ -1,4 +1,4 @@
--- A variant on sale (it and its product active) as the JSON object of the catalog's SaleProduct:
+-- A variant on sale (it and its product active, its shop open: portage_hidden_sellers) as the JSON object of the catalog's SaleProduct:
 -- `id` the variant's, `productId` its product's, `title` the name it is sold under ("Canoe
 -- paddle, Cedar / 150 cm"; the product's title alone for a product sold one way), its own price
 -- and image before the product's, its weight and dimensions or else the product's (sellerProvince
@@ -36,4 +36,5 @@ CREATE OR REPLACE FUNCTION portage_sale_variant(variant_id text) RETURNS SETOF j
     JOIN products p ON p.id = v.product_id
     LEFT JOIN LATERAL portage_seller_province(p.seller_id) AS sp(province) ON true
   WHERE v.id = variant_id AND v.status = 'active' AND p.status = 'active'
+    AND p.seller_id NOT IN (SELECT h FROM portage_hidden_sellers() h)
 $$;

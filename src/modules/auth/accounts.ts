@@ -7,6 +7,7 @@ import { type Role, toUnix } from '../../contract/common.ts';
 import { conflict, forbidden, invalid, notFound, problem, unauthenticated } from '../../contract/errors.ts';
 import type { Locale } from '../../contract/i18n.ts';
 import { recordAdminAction } from '../audit/service.ts';
+import { shopVisibilityChanged } from '../catalog/service.ts';
 import { caller, inTransaction, type RequestContext } from '../context.ts';
 import type { EmailLinks } from './email-links.ts';
 import { checkPassword, hashPassword } from './passwords.ts';
@@ -14,7 +15,7 @@ import { sellerProfiles, users, webSessions } from './tables.ts';
 import type { Tokens } from './tokens.ts';
 import { insertUser, publicUser } from './users.ts';
 
-export function createAccounts(tokens: Tokens, links: EmailLinks) {
+export function createAccounts(tokens: Tokens, links: EmailLinks, opts: { shopApproval: boolean }) {
   /**
    * The account an email and password open (the pages' sign-in starts a web session with it);
    * 401 otherwise, with the same answer and the same work for an unknown email and a wrong
@@ -155,9 +156,16 @@ export function createAccounts(tokens: Tokens, links: EmailLinks) {
           .where(and(eq(users.id, me.id), eq(users.role, 'buyer')))
           .returning();
         if (!updated) throw conflict('error.auth.alreadySeller');
+        // With SHOP_APPROVAL=on a new shop waits for an admin; a shop kept from before (a seller
+        // demoted, then a seller again) keeps its state: a suspension is not undone by reopening.
         await tx.db
           .insert(sellerProfiles)
-          .values({ userId: me.id, shopName: input.shopName, province: input.province })
+          .values({
+            userId: me.id,
+            shopName: input.shopName,
+            province: input.province,
+            ...(opts.shopApproval ? { status: 'pending' as const } : {}),
+          })
           .onConflictDoUpdate({
             target: sellerProfiles.userId,
             set: { shopName: input.shopName, province: input.province },
@@ -192,6 +200,8 @@ export function createAccounts(tokens: Tokens, links: EmailLinks) {
           )
           .where(eq(users.id, userId))
           .returning();
+        // A seller's products leave with them (and come back unless their shop is suspended itself).
+        await shopVisibilityChanged(tx);
         await recordAdminAction(tx, {
           action: suspend ? 'user.suspend' : 'user.reinstate',
           subject: userId,

@@ -79,6 +79,13 @@ const userOfSession = query('web_session_user', (db, name) =>
       cartUnits: sql<number>`(select coalesce(sum(${cartItems.quantity}), 0)::int from ${cartItems} where ${cartItems.userId} = ${users.id})`,
       // ...and a seller's unread notifications, up to 100 (the partial index of unread ones).
       unreadNotices: unreadCountSql(users.id, 100),
+      // ...and a seller's shop's state and its reason (the console's banner when not active).
+      shopStatus: sql<
+        string | null
+      >`(select sp.status from ${sellerProfiles} sp where sp.user_id = ${users.id})`,
+      shopReason: sql<
+        string | null
+      >`(select sp.status_reason from ${sellerProfiles} sp where sp.user_id = ${users.id})`,
     })
     .from(webSessions)
     .innerJoin(users, and(eq(users.id, webSessions.userId), eq(users.tokenVersion, webSessions.tokenVersion)))

@@ -14,6 +14,8 @@ export interface AuthDeps extends TokenDeps {
   redirectOrigins: ExternalLoginDeps['redirectOrigins'];
   /** Account emails (verification, password reset); absent on the command line, which sends none. */
   emailLinks?: EmailLinkDeps;
+  /** SHOP_APPROVAL: a shop opened with POST /me/seller waits for an admin's approval. */
+  shopApproval?: boolean;
 }
 
 export type AuthService = ReturnType<typeof createAuthService>;
@@ -27,7 +29,7 @@ export function createAuthService(deps: AuthDeps) {
     logoutAll: tokens.logoutAll,
     /** After a change to what a token's user carries (PATCH /me's locale): this instance reads it afresh. */
     forget: tokens.forget,
-    ...createAccounts(tokens, links),
+    ...createAccounts(tokens, links, { shopApproval: deps.shopApproval ?? false }),
     linkIsLive: links.linkIsLive,
     verifyEmail: links.verifyEmail,
     resendVerification: links.resendVerification,

@@ -10,6 +10,7 @@ import {
   text,
   timestamp,
 } from 'drizzle-orm/pg-core';
+import { SHOP_STATUSES } from '../../contract/shops.ts';
 
 export const users = pgTable(
   'users',
@@ -39,39 +40,64 @@ export const users = pgTable(
     // name's beginning in byte order (collation "C": a prefix is a range of the index).
     index('users_created_idx').on(t.createdAt, t.id),
     index('users_role_created_idx').on(t.role, t.createdAt, t.id),
+    // The few suspended accounts, also read by every lookup of what is on sale (portage_hidden_sellers).
     index('users_suspended_created_idx').on(t.createdAt, t.id).where(sql`${t.suspendedAt} is not null`),
     index('users_email_c_idx').on(sql`(${t.email} collate "C")`, t.id),
     index('users_name_c_idx').on(sql`(lower(${t.name}) collate "C")`, t.id),
   ],
 );
 
-export const sellerProfiles = pgTable('seller_profiles', {
-  userId: text('user_id')
-    .primaryKey()
-    .references(() => users.id, { onDelete: 'cascade' }),
-  shopName: text('shop_name').notNull(),
-  // The shop page's address (/shops/<slug>): made from the shop's name when the shop opens (a
-  // trigger, migration 0053: portage_shop_slug), kept when the name changes.
-  slug: text('slug')
-    .notNull()
-    .unique('seller_profiles_slug')
-    .$defaultFn(() => sql`null`),
-  province: text('province').notNull(),
-  // What the seller's invoices say of the supplier (docs/invoices.md); null until the seller sets it.
-  legalName: text('legal_name'),
-  street: text('street'),
-  city: text('city'),
-  postalCode: text('postal_code'),
-  /** GST/HST registration: a business number + RT0001 ("123456789RT0001"), check digit verified. */
-  gstHstNumber: text('gst_hst_number'),
-  /** QST registration: "1234567890TQ0001", or a non-resident's "NR00001234". */
-  qstNumber: text('qst_number'),
-  // Review aggregates over the seller's products, kept by a trigger on reviews.
-  reviewCount: integer('review_count').notNull().default(0),
-  ratingSum: integer('rating_sum').notNull().default(0),
-  rating: real('rating').notNull().default(0),
-  createdAt: timestamp('created_at', { withTimezone: true }).notNull().defaultNow(),
-});
+export type ShopStatus = (typeof SHOP_STATUSES)[number];
+
+export const sellerProfiles = pgTable(
+  'seller_profiles',
+  {
+    userId: text('user_id')
+      .primaryKey()
+      .references(() => users.id, { onDelete: 'cascade' }),
+    shopName: text('shop_name').notNull(),
+    // The shop page's address (/shops/<slug>): made from the shop's name when the shop opens (a
+    // trigger, migration 0053: portage_shop_slug), kept when the name changes.
+    slug: text('slug')
+      .notNull()
+      .unique('seller_profiles_slug')
+      .$defaultFn(() => sql`null`),
+    province: text('province').notNull(),
+    // What the seller's invoices say of the supplier (docs/invoices.md); null until the seller sets it.
+    legalName: text('legal_name'),
+    street: text('street'),
+    city: text('city'),
+    postalCode: text('postal_code'),
+    /** GST/HST registration: a business number + RT0001 ("123456789RT0001"), check digit verified. */
+    gstHstNumber: text('gst_hst_number'),
+    /** QST registration: "1234567890TQ0001", or a non-resident's "NR00001234". */
+    qstNumber: text('qst_number'),
+    // Review aggregates over the seller's products, kept by a trigger on reviews.
+    reviewCount: integer('review_count').notNull().default(0),
+    ratingSum: integer('rating_sum').notNull().default(0),
+    rating: real('rating').notNull().default(0),
+    createdAt: timestamp('created_at', { withTimezone: true }).notNull().defaultNow(),
+    // Whether the shop's products are on sale: active; pending an admin's approval
+    // (SHOP_APPROVAL=on); suspended by an admin, since `suspended_at`, for the `status_reason` its
+    // seller reads (also a refusal's reason). See
+    // docs/lifecycles.md "Shop (`src/modules/shops/states.ts`)".
+    status: text('status', { enum: SHOP_STATUSES }).notNull().default('active'),
+    statusReason: text('status_reason'),
+    suspendedAt: timestamp('suspended_at', { withTimezone: true }),
+  },
+  (t) => [
+    check('seller_profiles_status_check', sql`${t.status} in ('active', 'pending', 'suspended')`),
+    // A suspension has its time and a reason for the seller; the other states carry neither.
+    check(
+      'seller_profiles_suspension_check',
+      sql`(${t.status} = 'suspended') = (${t.suspendedAt} is not null)
+      and (${t.status} = 'suspended') = (${t.statusReason} is not null)
+      and (${t.statusReason} is null or char_length(${t.statusReason}) between 1 and 500)`,
+    ),
+    // The few shops not active, read by every lookup of what is on sale; the approval queue.
+    index('seller_profiles_not_active_idx').on(t.status, t.createdAt).where(sql`${t.status} <> 'active'`),
+  ],
+);
 
 /** Links an account to a subject at an external identity provider. */
 export const userIdentities = pgTable(

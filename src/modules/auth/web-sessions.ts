@@ -20,6 +20,8 @@ export interface WebUser extends AuthUser {
   cartUnits: number;
   /** A seller's unread notifications, counted up to 100 (the header and the console's tab show them). */
   unreadNotices: number;
+  /** A seller's shop when it is not open (the console says so on every page): its state and reason. */
+  shopClosed?: { status: 'pending' | 'suspended'; reason: string | null };
 }
 
 const hashOf = (id: string) => createHash('sha256').update(id).digest('base64url');
@@ -56,6 +58,9 @@ export async function webSessionUser(ctx: RequestContext, id: string): Promise<W
     emailVerified: row.emailVerified,
     cartUnits: row.cartUnits,
     unreadNotices: row.unreadNotices,
+    ...(row.shopStatus === 'pending' || row.shopStatus === 'suspended'
+      ? { shopClosed: { status: row.shopStatus, reason: row.shopReason } }
+      : {}),
     ...(isLocale(row.locale) ? { locale: row.locale as Locale } : {}),
   };
 }

@@ -108,11 +108,11 @@ export interface ListShape {
 function listStatements(db: Db, shape: ListShape) {
   const ph = sql.placeholder;
   const status = (s: (typeof PRODUCT_STATUSES)[number]) => sql.raw(`'${s}'`);
+  // On sale: active, of a shop that is open (portage_hidden_sellers: a few ids, hashed once).
+  const onSale = sql`${products.status} = ${status('active')} and ${products.sellerId} not in (select h from portage_hidden_sellers() h)`;
   const where = and(
-    shape.visibility === 'active' ? sql`${products.status} = ${status('active')}` : undefined,
-    shape.visibility === 'activeOrOwn'
-      ? sql`(${products.status} = ${status('active')} or ${products.sellerId} = ${ph('me')})`
-      : undefined,
+    shape.visibility === 'active' ? onSale : undefined,
+    shape.visibility === 'activeOrOwn' ? sql`((${onSale}) or ${products.sellerId} = ${ph('me')})` : undefined,
     shape.status
       ? sql`${products.status} = ${status(shape.status)}`
       : sql`${products.status} <> ${status('deleted')}`,
@@ -173,6 +173,8 @@ export function listStatementsFor(db: Db, shape: ListShape): ListStatements {
 
 export interface DetailRow extends ListItemRow {
   sellerName: string;
+  /** Whether the seller's shop is open (active, its account not suspended): else nothing of it is on sale. */
+  shopOpen: boolean;
   sellerRating: number;
   sellerReviewCount: number;
   weightKg: number | null;
@@ -226,6 +228,7 @@ const DETAIL_SQL = `select p.id, p.title, p.description, p.price_cents as "price
     p.height_cm as "heightCm", p.depth_cm as "depthCm", p.keywords, p.specifications, p.language, p.translations,
     coalesce(sp.shop_name, u.name) as "sellerName", coalesce(sp.rating, 0) as "sellerRating",
     coalesce(sp.review_count, 0) as "sellerReviewCount",
+    p.seller_id not in (select h from portage_hidden_sellers() h) as "shopOpen",
     (select coalesce(json_agg(x), '[]'::json) from (
        select r.rating, r.title, r.comment, ru.name as author, floor(extract(epoch from r.created_at))::bigint as "dateCreated"
          from reviews r join users ru on ru.id = r.buyer_id
@@ -244,6 +247,20 @@ const detailStatement = statement<DetailRow>('product_detail', sql.raw(DETAIL_SQ
 export async function productDetailRow(db: Db, id: string): Promise<DetailRow | undefined> {
   const [r] = await detailStatement(db, [id]);
   return r;
+}
+
+/**
+ * Every listing's kept totals stale at once: a shop opening or closing changes who matches many
+ * listings, in any category (as portage_product_count_versions does for a truncate).
+ */
+export async function bumpAllCountVersions(db: Db): Promise<void> {
+  await rowsOf(db, sql`update ${productCountVersions} set version = version + 1`);
+}
+
+/** The sellers whose products are not on sale (portage_hidden_sellers): a few ids. */
+export async function hiddenSellerIds(db: Db): Promise<Set<string>> {
+  const rows = await rowsOf<{ id: string }>(db, sql`select h as id from portage_hidden_sellers() h`);
+  return new Set(rows.map((r) => r.id));
 }
 
 // ---- bulk import ----------------------------------------------------------------------------

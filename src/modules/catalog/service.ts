@@ -36,6 +36,8 @@ import { keepUploadedImages } from '../images/urls.ts';
 import type { ShopDiscount } from '../pricing/quote.ts';
 import type { ShippingProfile } from '../shipping/profile.ts';
 import {
+  bumpAllCountVersions,
+  hiddenSellerIds,
   LIST_ITEM_COLUMNS,
   type ListItemRow,
   listItemRowsByIds,
@@ -354,6 +356,24 @@ export async function listItemsByIds(ctx: RequestContext, ids: string[]): Promis
 }
 
 /**
+ * listItemsByIds, keeping only the products on sale: active, of a shop that is open (the
+ * protocols' lookups by id). Its one more read is the few hidden sellers.
+ */
+export async function onSaleItemsByIds(ctx: RequestContext, ids: string[]): Promise<ListItem[]> {
+  if (ids.length === 0) return [];
+  const [items, hidden] = await Promise.all([listItemsByIds(ctx, ids), hiddenSellerIds(ctx.db)]);
+  return items.filter((p) => p.status === 'active' && !hidden.has(p.sellerId));
+}
+
+/**
+ * A shop opened or closed (its state, or its seller's account suspended): every listing's kept
+ * total is stale, in the caller's transaction. Search learns of it on its next refresh.
+ */
+export function shopVisibilityChanged(ctx: RequestContext): Promise<void> {
+  return bumpAllCountVersions(ctx.db);
+}
+
+/**
  * Totals of GET /products, each remembered with the version of the categories it covers
  * (`productCountVersions` in tables.ts) and answered again only while that version holds:
  * the database bumps it in the same transaction as any change that can change a total, so
@@ -516,7 +536,9 @@ async function loadDetail(
   const shown = optionsIn(r, locale);
   const translatedKeywords = locale !== null && item.language === locale && locale !== r.language;
   const owner = ctx.user?.role === 'admin' || ctx.user?.id === r.sellerId;
-  const active = r.status === 'active';
+  // Of a shop not open, nothing is on sale: its variants are shown unavailable to its seller.
+  const active = r.status === 'active' && r.shopOpen;
+  if (!owner && !active) return undefined;
   return {
     ...item,
     sellerName: r.sellerName,
@@ -995,8 +1017,13 @@ export async function saleVariantsOf(
   return out;
 }
 
-/** A variant on sale: active, of an active product (the query joins both). */
-const onSale = () => and(eq(productVariants.status, 'active'), eq(products.status, 'active'));
+/** A variant on sale: active, of an active product of an open shop (the query joins both). */
+const onSale = () =>
+  and(
+    eq(productVariants.status, 'active'),
+    eq(products.status, 'active'),
+    sql`${products.sellerId} not in (select h from portage_hidden_sellers() h)`,
+  );
 
 /**
  * The products of variants on sale (active, of an active product), by variant id: how a protocol

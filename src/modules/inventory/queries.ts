@@ -23,7 +23,7 @@ function heldUnits(now: Date): SQL<number> {
 }
 
 /**
- * The variants on sale (they and their product active) of `variantIds`, each with its product's
+ * The variants on sale (they and their product active, its shop open) of `variantIds`, each with its product's
  * title, its option values and the units of it free at `now`.
  */
 export async function activeVariantUnits(db: Db, variantIds: string[], now: Date) {
@@ -43,6 +43,7 @@ export async function activeVariantUnits(db: Db, variantIds: string[], now: Date
         inArray(productVariants.id, variantIds),
         eq(productVariants.status, 'active'),
         eq(products.status, 'active'),
+        sql`${products.sellerId} not in (select h from portage_hidden_sellers() h)`,
       ),
     );
 }
@@ -51,9 +52,11 @@ const claimStatement = statement(
   'inventory_claim',
   sql`
     with claimed as (
+      -- The shop's state is read here, with the claim: no hold starts once a suspension committed.
       update ${productVariants} v set reserved_quantity = reserved_quantity + ${ph('quantity')}::int
       where id = ${ph('variantId')} and status = 'active'
-        and (select p.status from ${products} p where p.id = v.product_id) = 'active'
+        and exists (select 1 from ${products} p where p.id = v.product_id and p.status = 'active'
+          and p.seller_id not in (select h from portage_hidden_sellers() h))
         and stock_quantity - reserved_quantity >= ${ph('quantity')}::int
         and (${ph('after')}::int < 0
           or (select count(*) from ${reservations} where checkout_id = ${ph('checkoutId')}) = ${ph('after')}::int)

@@ -83,6 +83,17 @@ export class IndexSearcher {
       q.clauses.filter((c): c is Exclude<Clause, VariantClause> => !isVariantClause(c)),
     );
     const vf = this.variantFilter(q.clauses.filter(isVariantClause));
+    // Closed shops' products (store.hidden): one byte per match, and nothing when none is closed.
+    const { hidden, seller } = this.store;
+    if (hidden) {
+      const { docs } = matches;
+      let w = 0;
+      for (let i = 0; i < matches.n; i++) {
+        const d = docs[i]!;
+        if (hidden[seller[d]!] !== 1) docs[w++] = d;
+      }
+      matches.n = w;
+    }
     if (pass || vf.any) {
       const { docs } = matches;
       let w = 0;

@@ -197,6 +197,30 @@ export class IndexStore {
     };
   }
 
+  /**
+   * Per seller number, 1 when the seller's shop is not open (pending, suspended, or their account
+   * suspended): their entries stay, and queries pass over them. Null when there is none, the
+   * common case, which costs a query nothing.
+   */
+  hidden: Uint8Array | null = null;
+  private hiddenKey = '';
+
+  /** The sellers whose products queries must pass over, as the database lists them now. */
+  setHidden(sellerIds: string[]): void {
+    const key = [...sellerIds].sort().join(',');
+    if (key === this.hiddenKey) return;
+    this.hiddenKey = key;
+    if (sellerIds.length === 0) {
+      this.hidden = null;
+    } else {
+      const ords = sellerIds.map((id) => this.sellers.ord(id));
+      const hidden = new Uint8Array(this.sellers.values.length);
+      for (const o of ords) hidden[o] = 1;
+      this.hidden = hidden;
+    }
+    this.version++;
+  }
+
   /** The changed_at last applied for a product, if it is in the index. */
   changedOf(id: string): number | undefined {
     return this.byId.get(id)?.changed;

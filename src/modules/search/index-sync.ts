@@ -1,6 +1,12 @@
 import type { Db } from '../../db/index.ts';
 import type { IndexRow, IndexStore } from './index-store.ts';
-import { activeIndexRowsAfter, clockMicros, indexRowsByIds, productsChangedSince } from './queries.ts';
+import {
+  activeIndexRowsAfter,
+  clockMicros,
+  hiddenSellers,
+  indexRowsByIds,
+  productsChangedSince,
+} from './queries.ts';
 
 /** Rows re-read on every refresh: changes committed up to this long after they were stamped are still seen. */
 const OVERLAP_MS = 30_000;
@@ -42,6 +48,7 @@ export class IndexSync {
     } finally {
       this.store.endLoad();
     }
+    this.store.setHidden(await hiddenSellers(db));
     this.watermark = start;
   }
 
@@ -89,7 +96,10 @@ export class IndexSync {
       const rows = await indexRowsByIds(db, ids);
       for (const row of rows) this.store.apply(row);
     }
-    if (read[0]) this.watermark = Math.max(this.watermark, read[0].now);
+    if (read[0]) {
+      this.store.setHidden(read[0].hidden);
+      this.watermark = Math.max(this.watermark, read[0].now);
+    }
     this.store.reclaim();
   }
 }

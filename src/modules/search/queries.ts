@@ -43,16 +43,29 @@ export const activeIndexRowsAfter = (db: Db, last: string, limit: number) =>
           where p.status = 'active' and p.id > ${last} order by p.id limit ${limit}`,
   );
 
+/** The sellers whose products are not on sale (portage_hidden_sellers): a few ids. */
+export async function hiddenSellers(db: Db): Promise<string[]> {
+  const [row] = await rowsOf<{ hidden: string[] }>(
+    db,
+    sql`select array(select h from portage_hidden_sellers() h) as hidden`,
+  );
+  return row?.hidden ?? [];
+}
+
 /**
  * The products changed after `since` (Unix seconds), their row or one of their variants, each
  * with its change time and whether it is active; the clock is read before the scan, in the same
- * statement: one row even when nothing changed.
+ * statement: one row even when nothing changed. Each row also carries the sellers whose shops
+ * are not open (`hidden`, a few ids through two partial indexes), read whole every time: a
+ * suspension committed anywhere shows at the next refresh of every instance, with no stamp to
+ * order against other commits.
  */
 export const productsChangedSince = (db: Db, since: number) =>
-  rowsOf<{ now: number; id: string | null; changed: number; active: boolean }>(
+  rowsOf<{ now: number; hidden: string[]; id: string | null; changed: number; active: boolean }>(
     db,
-    sql`select n.now, p.id, p.changed, p.active
-          from (select (extract(epoch from clock_timestamp()) * 1000000)::float8 as now) n
+    sql`select n.now, n.hidden, p.id, p.changed, p.active
+          from (select (extract(epoch from clock_timestamp()) * 1000000)::float8 as now,
+                       array(select h from portage_hidden_sellers() h) as hidden) n
           left join lateral (
             select p.id, ${micros(sql`greatest(p.changed_at, vs.changed)`)} as changed, p.status = 'active' as active
               from products p

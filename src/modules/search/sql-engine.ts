@@ -84,7 +84,12 @@ export async function sqlSearch(
   const productClauses = clauses.filter((c): c is Exclude<Clause, VariantClause> => !isVariantClause(c));
   const variantClauses = clauses.filter(isVariantClause);
   const where = sql.join(
-    [sql`status = 'active'`, ...(text ? [sql`search_doc @@ ${text}`] : []), ...productClauses.map(clauseSql)],
+    [
+      sql`status = 'active'`,
+      sql`seller_id not in (select h from portage_hidden_sellers() h)`,
+      ...(text ? [sql`search_doc @@ ${text}`] : []),
+      ...productClauses.map(clauseSql),
+    ],
     sql` and `,
   );
   const variants = (options: SQL) =>

@@ -48,6 +48,11 @@ async function shopAt(ctx: RequestContext, key: string): Promise<ShopRow> {
  */
 export async function getShop(ctx: RequestContext, key: string, publicBaseUrl: string) {
   const row = await shopAt(ctx, key);
+  // A shop not open (pending, suspended, its seller's account suspended) has no page, as its
+  // products have none: not found, to anyone (its seller sees its state in the console).
+  if (row.status !== 'active' || row.accountSuspended) {
+    throw notFound('error.shops.notFound', { shop: key.slice(0, 100) });
+  }
   const locale = ctx.locale ?? BASE_LOCALE;
   const other = LOCALES.find((l) => l !== locale) as Locale;
   const language = written(row.texts?.[locale]) || !written(row.texts?.[other]) ? locale : other;
@@ -86,6 +91,8 @@ export async function myShop(ctx: RequestContext) {
     province: row.province,
     logoUrl: row.logoUrl,
     texts: { 'en-CA': row.texts?.['en-CA'] ?? EMPTY, 'fr-CA': row.texts?.['fr-CA'] ?? EMPTY },
+    status: row.status,
+    statusReason: row.reason,
   };
 }
 

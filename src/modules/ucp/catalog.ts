@@ -17,7 +17,7 @@ import type {
 } from '../../contract/ucp.ts';
 
 import {
-  listItemsByIds,
+  onSaleItemsByIds,
   productsOfSaleVariants,
   type SaleVariants,
   saleVariantsOf,
@@ -168,7 +168,7 @@ export async function lookupCatalog(ctx: RequestContext, input: UcpCatalogLookup
   // A product's own id names the product, even where one of its variants kept that id.
   const ownerOf = (id: string) => (isRecordId('products', id) ? id : owners.get(id));
   const productIds = [...new Set(known.flatMap((id) => ownerOf(id) ?? []))];
-  const items = (await listItemsByIds(ctx, productIds)).filter((p) => p.status === 'active');
+  const items = await onSaleItemsByIds(ctx, productIds);
   const found = new Set<string>();
   const products = (await ucpProductsOf(ctx, items)).map((product) => {
     const inputs = new Map<string, UcpInputCorrelation[]>();
@@ -215,8 +215,8 @@ export async function productOfCatalog(ctx: RequestContext, input: UcpGetProduct
     ? input.id
     : (await productsOfSaleVariants(ctx, [input.id])).get(input.id);
   if (!productId) return undefined;
-  const [item] = await listItemsByIds(ctx, [productId]);
-  if (item?.status !== 'active') return undefined;
+  const [item] = await onSaleItemsByIds(ctx, [productId]);
+  if (!item) return undefined;
   const sale = (await saleVariantsOf(ctx, [item.id])).get(item.id);
   const product = ucpProductOf(item, sale);
   const variant = productId === input.id ? undefined : sale?.variants.find((v) => v.id === input.id);

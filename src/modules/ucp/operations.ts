@@ -24,7 +24,7 @@ import {
 } from '../agent-checkout/sessions.ts';
 import { itemIdOf } from '../agent-checkout/status.ts';
 import type { AgentCheckoutDeps, Finish, SessionState } from '../agent-checkout/types.ts';
-import { listItemsByIds } from '../catalog/service.ts';
+import { onSaleItemsByIds } from '../catalog/service.ts';
 import type { RequestContext } from '../context.ts';
 import type { Negotiated } from './agent.ts';
 import { type ProductFacts, toUcpCheckout, type UcpAnswerDeps } from './answer.ts';
@@ -186,8 +186,8 @@ async function answer(
   const held = state.checkout?.parcels.flatMap((p) => p.items.map(itemIdOf)) ?? [];
   const missing = state.row.request.items.map((i) => i.id).filter((id) => !held.includes(id));
   if (missing.length > 0) {
-    for (const p of await listItemsByIds(ctx, missing)) {
-      if (p.status !== 'active') continue; // a draft's title is its seller's business
+    // A draft's title, or a closed shop's, is its seller's business.
+    for (const p of await onSaleItemsByIds(ctx, missing)) {
       facts.set(p.id, {
         title: p.title,
         priceCents: p.priceCents,

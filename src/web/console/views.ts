@@ -35,7 +35,23 @@ const consoleTabs = (v: View) =>
 
 /** A console page: its title as the heading, the sections' tabs, what the last form did, the body (HTML). */
 export const consolePage = (v: View, title: string, body: string, done?: string) =>
-  page(v, { title, body: html`<h1>${title}</h1>!${consoleTabs(v)}!${notice(done)}!${body}` });
+  page(v, {
+    title,
+    body: html`<h1>${title}</h1>!${consoleTabs(v)}!${shopState(v)}!${notice(done)}!${body}`,
+  });
+
+/** The seller's shop when it is not open: said on every console page, with the admin's reason. */
+function shopState(v: View): string {
+  const closed = v.user?.shopClosed;
+  if (!closed) return '';
+  const l = v.p.locale;
+  const said =
+    closed.status === 'pending'
+      ? t(l, 'web.console.shopState.pending')
+      : t(l, 'web.console.shopState.suspended', { reason: closed.reason ?? '' });
+  const kind = closed.status === 'suspended' ? 'alert' : 'notice';
+  return html`<p class="${kind}" role="status" data-shop-state="${closed.status}">${said}</p>`;
+}
 
 /** Links to the previous and next pages of a list, keeping its `params`; nothing when it has one page. */
 export function pager(

@@ -37,6 +37,7 @@ import { deskMoneyPages } from './money-routes.ts';
 import { deskOrderPages } from './order-routes.ts';
 import { type Issued, platformsView, policiesView, taxView } from './platform-views.ts';
 import { deskReturnPages } from './return-routes.ts';
+import { deskShopPages } from './shop-routes.ts';
 import { userHistory, usersListPage } from './user-list-routes.ts';
 import {
   couponsView,
@@ -59,6 +60,7 @@ export function deskPages(app: FastifyInstance, deps: WebDeps) {
   deskAuditPages(app, deps);
   deskCategoryPages(app, deps);
   deskOrderPages(app, deps);
+  deskShopPages(app, deps);
 
   // ---- analytics ---------------------------------------------------------------------------
 

@@ -34,6 +34,7 @@ const deskTabs = (v: View) => {
     { href: '/desk/orders', label: t(l, 'web.desk.tab.orders') },
     { href: '/desk/returns', label: t(l, 'web.desk.tab.returns') },
     { href: '/desk/users', label: t(l, 'web.desk.tab.users') },
+    { href: '/desk/shops', label: t(l, 'web.desk.tab.shops') },
     { href: '/desk/coupons', label: t(l, 'web.desk.tab.coupons') },
     { href: '/desk/platforms', label: t(l, 'web.desk.tab.platforms') },
     { href: '/desk/policies', label: t(l, 'web.desk.tab.policies') },
@@ -203,7 +204,7 @@ function userCard(v: View, { user, hasShop, shop }: FoundUser, o: { error?: Form
 <dt>${t(l, 'web.desk.users.email')}</dt><dd>${user.email}</dd>
 <dt>${t(l, 'web.desk.users.emailVerified')}</dt><dd>${t(l, user.emailVerified ? 'web.desk.yes' : 'web.desk.no')}</dd>
 <dt>${t(l, 'web.desk.users.role')}</dt><dd>${t(l, 'web.desk.users.roleName', { role: user.role })}</dd>
-<dt>${t(l, 'web.desk.users.shop')}</dt><dd>${shop === undefined ? t(l, 'web.desk.users.noShop') : shop}</dd>
+<dt>${t(l, 'web.desk.users.shop')}</dt><dd>${shop === undefined ? t(l, 'web.desk.users.noShop') : shop}!${hasShop ? html` <a href="/desk/shops/${encodeURIComponent(user.id)}">${t(l, 'web.desk.users.shopState')}</a>` : ''}</dd>
 </dl></section>
 <form method="post" action="/desk/users/${encodeURIComponent(user.id)}/role" class="card" novalidate>!${csrfField(v)}<h2>${t(l, 'web.desk.users.changeRole')}</h2>!${formAlert(o.error)}
 !${role}
