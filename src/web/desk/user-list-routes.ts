@@ -110,7 +110,7 @@ function usersListView(
 <button type="submit" class="secondary">${t(l, 'web.desk.show')}</button></form>`;
   const rows = o.users.map(
     (u) =>
-      html`<tr>!${cell(t(l, 'web.desk.users.name'), html`<a href="/desk/users/${encodeURIComponent(u.id)}">${u.name}</a>`)}!${cell(t(l, 'web.desk.users.email'), html`${u.email}`)}!${cell(t(l, 'web.desk.users.role'), html`${t(l, 'web.desk.users.roleName', { role: u.role })}`)}!${cell(t(l, 'web.desk.users.joined'), html`${dayText(v, u.createdAt)}`)}!${cell(t(l, 'web.desk.users.account'), u.suspendedAt ? badge(l, 'cancelled', 'web.desk.users.suspendedBadge') : '')}</tr>`,
+      html`<tr>!${cell(t(l, 'web.desk.users.name'), html`<a href="/desk/users/${encodeURIComponent(u.id)}">${u.name}</a>`)}!${cell(t(l, 'web.desk.users.email'), html`${u.email}`)}!${cell(t(l, 'web.desk.users.role'), html`${t(l, 'web.desk.users.roleName', { role: u.role })}`)}!${cell(t(l, 'web.desk.users.joined'), html`${dayText(v, u.createdAt)}`)}!${cell(t(l, 'web.desk.users.account'), u.suspendedAt ? badge(l, 'cancelled', 'web.desk.users.suspendedBadge') : html`${t(l, 'web.desk.users.onlyActive')}`)}</tr>`,
   );
   const list = rows.length
     ? table(
