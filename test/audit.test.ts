@@ -6,7 +6,7 @@ import { sql } from 'drizzle-orm';
 import { describe, expect, it } from 'vitest';
 import { rowsOf } from '../src/db/sql.ts';
 import { admin, buyer, type SignedIn, useTestApp } from './helpers/app.ts';
-import { coupon, expectError, seller } from './helpers/builders.ts';
+import { coupon, expectError, product, seller } from './helpers/builders.ts';
 import { requestedReturn } from './helpers/orders.ts';
 import { Browser, textOf } from './helpers/web.ts';
 
@@ -80,6 +80,22 @@ describe('the audit log', () => {
         before: { status: 'pending' },
         after: expect.objectContaining({ status: 'rejected', note: 'Late' }),
       }),
+    ]);
+  });
+
+  it("records an admin's change and deletion of a seller's product (which fields), not the seller's own", async () => {
+    const boss = await admin(t.api, database);
+    const s = await seller(t.api);
+    const p = await product(t.api, s, { priceCents: 1500 });
+    expect((await t.api.as(s).patch(`/products/${p.id}`, { title: 'Cedar box, oiled' })).status).toBe(200);
+    expect((await log(boss, `?subject=${p.id}`)).actions).toEqual([]);
+    const changed = await t.api.as(boss).patch(`/products/${p.id}`, { title: 'Cedar box', priceCents: 1400 });
+    expect(changed.status, JSON.stringify(changed.body)).toBe(200);
+    expect((await t.api.as(boss).delete(`/products/${p.id}`)).status).toBe(200);
+    const { actions } = await log(boss, `?subject=${p.id}`);
+    expect(actions.map((a) => [a.action, a.before, a.after])).toEqual([
+      ['product.delete', { sellerId: s.id, status: 'active' }, { status: 'deleted' }],
+      ['product.update', { sellerId: s.id, status: 'active' }, { fields: ['title', 'priceCents'] }],
     ]);
   });
 

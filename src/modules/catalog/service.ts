@@ -892,6 +892,17 @@ export async function updateProduct(ctx: RequestContext, id: string, change: Pro
       .where(and(eq(products.id, id), ne(products.status, 'deleted')))
       .returning({ id: products.id });
     if (!updated) throw conflict('error.catalog.productDeleted', { id });
+    // An admin changing a seller's product: which fields, not their values (a description or
+    // translations could outgrow the record's 16 KB).
+    await recordAdminAction(tx, {
+      action: 'product.update',
+      subject: id,
+      before: { sellerId: current.sellerId, status: current.status },
+      after: {
+        fields: Object.keys(change).filter((k) => change[k as keyof ProductChange] !== undefined),
+        ...(change.status !== undefined ? { status: change.status } : {}),
+      },
+    });
     if (change.variants !== undefined) {
       if (change.priceCents !== undefined || change.stockQuantity !== undefined || change.sku !== undefined) {
         throw invalid('error.catalog.priceOnVariants', { id }, [
@@ -908,8 +919,16 @@ export async function updateProduct(ctx: RequestContext, id: string, change: Pro
 
 /** Soft delete: the record stays (orders refer to it); only its status changes, for good. */
 export async function deleteProduct(ctx: RequestContext, id: string): Promise<Detail> {
-  await ownProduct(ctx, id);
-  await ctx.db.update(products).set({ status: 'deleted', updatedAt: ctx.now() }).where(eq(products.id, id));
+  const current = await ownProduct(ctx, id);
+  await inTransaction(ctx, async (tx) => {
+    await tx.db.update(products).set({ status: 'deleted', updatedAt: tx.now() }).where(eq(products.id, id));
+    await recordAdminAction(tx, {
+      action: 'product.delete',
+      subject: id,
+      before: { sellerId: current.sellerId, status: current.status },
+      after: { status: 'deleted' },
+    });
+  });
   return (await loadDetail(ctx, id, ctx.locale ?? null))!;
 }
 
