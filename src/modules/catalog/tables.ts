@@ -75,6 +75,9 @@ export const products = pgTable(
     status: text('status', { enum: PRODUCT_STATUSES }).notNull().default('active'),
     isDigital: boolean('is_digital').notNull().default(false),
     isPerishable: boolean('is_perishable').notNull().default(false),
+    // False: kept out of the agent channels (the product feeds, UCP's catalog, ACP and UCP
+    // checkouts) by its seller or an admin; the store and the API still sell it.
+    agentChannels: boolean('agent_channels').notNull().default(true),
     weightKg: doublePrecision('weight_kg'),
     widthCm: doublePrecision('width_cm'),
     heightCm: doublePrecision('height_cm'),
