@@ -16,7 +16,7 @@ CREATE TABLE "platform_feeds" (
 	"last_full_at" timestamp with time zone,
 	"products_sent" bigint DEFAULT 0 NOT NULL,
 	CONSTRAINT "platform_feeds_platform_id_language_pk" PRIMARY KEY("platform_id","language"),
-	CONSTRAINT "platform_feeds_language_check" CHECK ("platform_feeds"."language" in ('en', 'fr'))
+	CONSTRAINT "platform_feeds_language_check" CHECK ("platform_feeds"."language" in ('en-CA', 'fr-CA'))
 );
 --> statement-breakpoint
 ALTER TABLE "products" ADD COLUMN "agent_channels" boolean DEFAULT true NOT NULL;--> statement-breakpoint

@@ -1,5 +1,15 @@
 import { sql } from 'drizzle-orm';
-import { bigint, check, doublePrecision, integer, pgTable, primaryKey, text, timestamp } from 'drizzle-orm/pg-core';
+import {
+  bigint,
+  check,
+  doublePrecision,
+  integer,
+  pgTable,
+  primaryKey,
+  text,
+  timestamp,
+} from 'drizzle-orm/pg-core';
+import type { Locale } from '../../contract/i18n.ts';
 
 /** Agent platforms buying through ACP and UCP, each with the API key an admin issued. */
 export const platforms = pgTable('platforms', {
@@ -33,7 +43,7 @@ export const platformFeeds = pgTable(
     platformId: text('platform_id')
       .notNull()
       .references(() => platforms.id, { onDelete: 'cascade' }),
-    language: text('language').$type<'en' | 'fr'>().notNull(),
+    language: text('language').$type<Locale>().notNull(),
     /** The feed's id on the platform (POST /feeds); null until created. */
     remoteId: text('remote_id'),
     /** A full snapshot under way: the last product id sent; null when none is. */
@@ -59,6 +69,6 @@ export const platformFeeds = pgTable(
   },
   (t) => [
     primaryKey({ columns: [t.platformId, t.language] }),
-    check('platform_feeds_language_check', sql`${t.language} in ('en', 'fr')`),
+    check('platform_feeds_language_check', sql`${t.language} in ('en-CA', 'fr-CA')`),
   ],
 );

@@ -1,0 +1,126 @@
+// The agent feeds' reads of the catalog (docs/acp.md "Product feeds"): a product with what a feed
+// says of it, by pages of ids (a full snapshot, the file feed) or by ids (changes), and the
+// products changed since a stamp, in stamp order. A page is a few thousand rows: a snapshot of
+// any size is read with flat memory.
+import { type SQL, sql } from 'drizzle-orm';
+import type { CategoryTranslations, ProductOption, ProductTranslations } from '../../contract/catalog.ts';
+import type { Locale } from '../../contract/i18n.ts';
+import type { Db } from '../../db/index.ts';
+import { rowsOf } from '../../db/sql.ts';
+
+/** A product as the feeds read it. `variants` are the ones not deleted, in their order. */
+export interface FeedRow {
+  id: string;
+  seller_id: string;
+  title: string;
+  description: string;
+  language: Locale;
+  translations: ProductTranslations;
+  image_urls: string[];
+  options: ProductOption[];
+  /** Active, offered to agents, its shop open: in the feeds; otherwise sent as discontinued. */
+  eligible: boolean;
+  category: string | null;
+  category_language: Locale | null;
+  category_translations: CategoryTranslations | null;
+  shop_name: string | null;
+  is_digital: boolean;
+  /** [id, sku, option values, price, compare-at price, free units > 0, image URL, barcode, active] */
+  variants: FeedVariantRow[];
+}
+
+export type FeedVariantRow = [
+  string,
+  string,
+  string[],
+  number,
+  number | null,
+  boolean,
+  string | null,
+  string | null,
+  boolean,
+];
+
+// A product's eligibility reads the hidden sellers once per statement (a few ids).
+const FEED_COLUMNS = sql`p.id, p.seller_id, p.title, p.description, p.language, p.translations, p.image_urls,
+  p.options, p.is_digital,
+  (p.status = 'active' and p.agent_channels and p.seller_id <> all(h.ids) and vs.active) as eligible,
+  c.name as category, c.language as category_language, c.translations as category_translations,
+  sp.shop_name, coalesce(vs.variants, '[]') as variants`;
+
+const FEED_FROM = sql`products p
+  cross join (select array(select x from portage_hidden_sellers() x) as ids) h
+  left join categories c on c.id = p.category_id
+  left join seller_profiles sp on sp.user_id = p.seller_id
+  left join lateral (
+    select bool_or(v.status = 'active') as active,
+           json_agg(json_build_array(v.id, v.sku, v.option_values, v.price_cents, v.compare_at_price_cents,
+                                     v.stock_quantity - v.reserved_quantity > 0, v.image_url, v.barcode,
+                                     v.status = 'active') order by v.position, v.id) as variants
+      from product_variants v where v.product_id = p.id and v.status <> 'deleted') vs on true`;
+
+/** Up to `limit` products after id `last` that are in the feeds, by id (a snapshot's page). */
+export const eligibleFeedRowsAfter = (db: Db, last: string, limit: number) =>
+  rowsOf<FeedRow>(
+    db,
+    sql`select * from (select ${FEED_COLUMNS} from ${FEED_FROM}
+          where p.status = 'active' and p.agent_channels and p.id > ${last}
+          order by p.id limit ${limit}) f where f.eligible`,
+  );
+
+/**
+ * eligibleFeedRowsAfter's page bound: the id its page of `limit` candidates ended on (some may
+ * have been left out, their shop closed or no variant active), or undefined at the end.
+ */
+export async function lastCandidateAfter(db: Db, last: string, limit: number): Promise<string | undefined> {
+  const [row] = await rowsOf<{ id: string | null }>(
+    db,
+    sql`select max(id) as id from (select p.id from products p
+          where p.status = 'active' and p.agent_channels and p.id > ${last} order by p.id limit ${limit}) f`,
+  );
+  return row?.id ?? undefined;
+}
+
+/** The products of these ids (comma-separated: one text parameter however many), deleted ones too. */
+export const feedRowsByIds = (db: Db, ids: string[]) =>
+  rowsOf<FeedRow>(
+    db,
+    sql`select ${FEED_COLUMNS} from ${FEED_FROM} where p.id = any(string_to_array(${ids.join(',')}, ','))`,
+  );
+
+/**
+ * Up to `limit` products changed at or after stamp `from` (microseconds, their row's or a
+ * variant's) and before `until`, in stamp order: each with its stamp. A product changed in both
+ * may come twice (sending it twice is harmless).
+ */
+export const productsChangedBetween = (db: Db, from: number, until: number, limit: number) =>
+  rowsOf<{ id: string; at: number }>(
+    db,
+    sql`select id, at from (
+          (select id, ${micros(sql`changed_at`)} as at from products
+            where changed_at >= ${stamp(from)} and changed_at < ${stamp(until)} order by changed_at limit ${limit})
+          union all
+          (select product_id, ${micros(sql`changed_at`)} from product_variants
+            where changed_at >= ${stamp(from)} and changed_at < ${stamp(until)} order by changed_at limit ${limit})
+        ) c order by at, id limit ${limit}`,
+  );
+
+/** The database's clock, microseconds since the epoch, and the sellers whose shops are not open. */
+export async function clockAndHidden(db: Db): Promise<{ now: number; hidden: string[] }> {
+  const [row] = await rowsOf<{ now: number; hidden: string[] }>(
+    db,
+    sql`select ${micros(sql`clock_timestamp()`)} as now, array(select h from portage_hidden_sellers() h) as hidden`,
+  );
+  return row!;
+}
+
+/** The products of these sellers that are active and offered to agents (a shop closed or opened again). */
+export const productIdsOfSellers = (db: Db, sellerIds: string[], after: string, limit: number) =>
+  rowsOf<{ id: string }>(
+    db,
+    sql`select id from products where seller_id = any(string_to_array(${sellerIds.join(',')}, ','))
+          and status = 'active' and agent_channels and id > ${after} order by id limit ${limit}`,
+  );
+
+const micros = (at: SQL) => sql`(extract(epoch from ${at}) * 1000000)::float8`;
+const stamp = (us: number) => sql`to_timestamp(${us / 1e6})`;
