@@ -46,6 +46,7 @@ import { checkoutRoutes } from './modules/checkout/routes.ts';
 import type { Clock } from './modules/context.ts';
 import { conversationRoutes } from './modules/conversations/routes.ts';
 import { couponRoutes } from './modules/coupons/routes.ts';
+import { feedPushJob } from './modules/feeds/push.ts';
 import { imageRoutes } from './modules/images/routes.ts';
 import { imageStoreFor } from './modules/images/store.ts';
 import { inventoryRoutes } from './modules/inventory/routes.ts';
@@ -395,6 +396,7 @@ export async function buildApp(opts: AppOptions): Promise<FastifyInstance> {
       mailJob({ transport: mailTransport, from: config.mail.from }),
       idempotencyCleanupJob(),
       outboxJob({ deliverers: { acp: acp.deliver, ucp: ucp.deliver } }),
+      feedPushJob({ publicBaseUrl: config.publicBaseUrl, development, settleMs: config.feedSettleMs }),
       agentCheckoutCleanupJob(),
       emailTokenCleanupJob(),
       oauthCleanupJob(),

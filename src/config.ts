@@ -95,6 +95,8 @@ export interface Config {
   returnWindowDays: number;
   /** A return left pending this many business days after the day it was asked goes to the admins. */
   returnEscalationBusinessDays: number;
+  /** Changes go to the platforms' Feed APIs once this old by the database's clock (FEED_SETTLE_MS). */
+  feedSettleMs: number;
   /** Whether a new shop waits for an admin's approval before anything of it is on sale (SHOP_APPROVAL). */
   shopApproval: boolean;
   /** Live holds (checkout sessions holding stock) one agent platform may keep at once. */
@@ -259,6 +261,7 @@ export function loadConfig(env: Env = process.env): Config {
   const platformMaxHolds = pick('PLATFORM_MAX_HOLDS', intIn(1, 1_000_000), 1000);
   const returnWindowDays = pick('RETURN_WINDOW_DAYS', intIn(1, 365), 30);
   const returnEscalationBusinessDays = pick('RETURN_ESCALATION_BUSINESS_DAYS', intIn(1, 30), 2);
+  const feedSettleMs = pick('FEED_SETTLE_MS', intIn(0, 600_000), 30_000);
   const defaultLocale = pick(
     'DEFAULT_LOCALE',
     z.enum(LOCALES, { message: `must be one of ${LOCALES.join(', ')}` }),
@@ -308,6 +311,7 @@ export function loadConfig(env: Env = process.env): Config {
     jobs,
     returnWindowDays,
     returnEscalationBusinessDays,
+    feedSettleMs,
     platformMaxHolds,
     defaultLocale,
     invoiceRender,

@@ -165,16 +165,42 @@ function fencedLookup(development: boolean): Lookup {
 
 /**
  * POSTs `body` to a URL a stranger named (a platform's webhook URL, ACP's or the one a UCP
- * profile gives), with the fences of fetchDocument: the address checked, no redirects followed, `timeoutMs`. Answers the
- * status; the answer's body is not read. Rejects with why it could not be sent.
+ * profile gives), with the fences of fetchDocument: the address checked, no redirects followed,
+ * `timeoutMs`. Answers the status; the answer's body is not kept. Rejects with why it could not be sent.
  */
-export function postFenced(
+export async function postFenced(
   target: string,
   headers: Record<string, string>,
   body: string,
   development: boolean,
   timeoutMs: number,
 ): Promise<number> {
+  return (await sendFenced('POST', target, headers, body, development, timeoutMs, 0)).status;
+}
+
+/**
+ * sendFenced's answer: its status and the first `maxBytes` of its body (a longer body is cut
+ * there, `cut` true).
+ */
+export interface FencedAnswer {
+  status: number;
+  body: string;
+  cut: boolean;
+}
+
+/**
+ * Sends `body` with `method` to a URL a stranger named (a platform's Feed API), with postFenced's
+ * fences, keeping at most `maxBytes` of the answer's body.
+ */
+export function sendFenced(
+  method: 'POST' | 'PATCH',
+  target: string,
+  headers: Record<string, string>,
+  body: string,
+  development: boolean,
+  timeoutMs: number,
+  maxBytes: number,
+): Promise<FencedAnswer> {
   const url = new URL(target);
   const host = url.hostname.replace(/^\[|\]$/g, '');
   if (isIP(host) && !development && isPrivateAddress(host)) {
@@ -183,7 +209,7 @@ export function postFenced(
   const client = url.protocol === 'https:' ? https : http;
   return new Promise((resolve, reject) => {
     const req = client.request(url, {
-      method: 'POST',
+      method,
       headers: { ...headers, 'content-length': String(Buffer.byteLength(body)) },
       lookup: fencedLookup(development) as never,
       timeout: timeoutMs,
@@ -191,8 +217,25 @@ export function postFenced(
     });
     const deadline = setTimeout(() => req.destroy(new Error('timeout')), timeoutMs);
     req.on('response', (res) => {
-      res.resume();
-      resolve(res.statusCode ?? 0);
+      const chunks: Buffer[] = [];
+      let size = 0;
+      let cut = false;
+      res.on('data', (chunk: Buffer) => {
+        if (size >= maxBytes) {
+          cut ||= chunk.length > 0;
+          return;
+        }
+        const room = maxBytes - size;
+        if (chunk.length > room) cut = true;
+        chunks.push(chunk.subarray(0, room));
+        size += Math.min(chunk.length, room);
+      });
+      res.on('end', () =>
+        resolve({ status: res.statusCode ?? 0, body: Buffer.concat(chunks).toString('utf8'), cut }),
+      );
+      res.on('error', (err) => reject(err));
+      // After 'end' this is a no-op; before it, the answer was cut off (the deadline, a reset).
+      res.on('close', () => reject(new Error('the answer was cut off')));
     });
     req.on('close', () => clearTimeout(deadline));
     req.on('timeout', () => req.destroy(new Error('timeout')));

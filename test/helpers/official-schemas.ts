@@ -32,12 +32,17 @@ const filesUnder = (dir: string): string[] =>
 
 // ACP: the JSON Schema bundles, and the webhook's OpenAPI (its event is defined nowhere else) with
 // the checkout OpenAPI its `./openapi.agentic_checkout.yaml#/…` reaches.
-for (const file of ['json-schema/schema.agentic_checkout.json', 'json-schema/schema.delegate_payment.json']) {
+for (const file of [
+  'json-schema/schema.agentic_checkout.json',
+  'json-schema/schema.delegate_payment.json',
+  'json-schema/schema.feed.json',
+]) {
   ajv.addSchema(json(path.join(ACP_DIR, file)), ACP_BASE + file);
 }
 for (const file of [
   'openapi/openapi.agentic_checkout.yaml',
   'openapi/openapi.agentic_checkout_webhook.yaml',
+  'openapi/openapi.feed.yaml',
 ]) {
   ajv.addSchema({ ...YAML.parse(readFileSync(path.join(ACP_DIR, file), 'utf8')), $id: ACP_BASE + file });
 }
@@ -114,6 +119,36 @@ export type AcpDefinition = keyof typeof ACP_DEFINITIONS;
 /** What the official ACP schema says of `body` as the answer `kind`. */
 export const acpProblems = (kind: AcpDefinition, body: unknown) =>
   problems(validatorOf(ACP_DEFINITIONS[kind]), body);
+
+/**
+ * What the official ACP Feed API (schema.feed.json, 2026-04-17) says of a request we send a
+ * platform's Feed API: `CreateFeedRequest` or `UpsertProductsRequest`.
+ */
+export const acpFeedProblems = (kind: 'CreateFeedRequest' | 'UpsertProductsRequest', body: unknown) =>
+  problems(validatorOf(`${ACP_BASE}json-schema/schema.feed.json#/$defs/${kind}`), body);
+
+/** What openapi.feed.yaml says of a request body of one of its operations (its schema there). */
+export function acpFeedOperationProblems(operationId: string, body: unknown): string[] {
+  const ref = `${ACP_BASE}openapi/openapi.feed.yaml`;
+  const doc = ajv.getSchema(ref)!.schema as {
+    paths: Record<
+      string,
+      Record<
+        string,
+        { operationId?: string; requestBody?: { content: Record<string, { schema: { $ref: string } }> } }
+      >
+    >;
+  };
+  for (const [p, ops] of Object.entries(doc.paths)) {
+    for (const op of Object.values(ops)) {
+      if (op?.operationId !== operationId) continue;
+      const schemaRef = op.requestBody?.content['application/json']?.schema.$ref;
+      if (!schemaRef) throw new Error(`${operationId} (${p}) has no JSON body`);
+      return problems(validatorOf(absolute(schemaRef, ref)), body);
+    }
+  }
+  throw new Error(`openapi.feed.yaml has no operation ${operationId}`);
+}
 
 /** What the official ACP MCP binding (openrpc.agentic_checkout.json) says of a tool's result. */
 export function acpToolProblems(tool: string, result: unknown): string[] {

@@ -1,16 +1,18 @@
-// HTTP adapter of agent platforms: admins issue, list, rotate and revoke their API keys, and set
-// their UCP profile.
+// HTTP adapter of agent platforms: admins issue, list, rotate and revoke their API keys, set
+// their UCP profile and Feed API, and read how their feeds stand.
 import type { FastifyInstance } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import {
   createPlatformBody,
   issuedPlatform,
   platform,
+  platformFeeds,
   platformList,
   platformParams,
   rotatedKey,
   updatePlatformBody,
 } from '../../contract/platforms.ts';
+import { platformFeedStates } from '../feeds/push.ts';
 import {
   createPlatform,
   listPlatforms,
@@ -71,7 +73,8 @@ export const platformRoutes = (keys: PlatformKeys) => async (fastify: FastifyIns
       config: { auth: ['admin'], limit: 'productWrites' },
       schema: {
         tags: ['admin'],
-        summary: "Set a platform's UCP profile (null takes it away: the platform can no longer use UCP)",
+        summary:
+          "Set a platform's UCP profile or its Feed API (null takes it away: no UCP, no feed); fields left out are kept",
         params: platformParams,
         body: updatePlatformBody,
         response: { 200: platform },
@@ -92,5 +95,19 @@ export const platformRoutes = (keys: PlatformKeys) => async (fastify: FastifyIns
       },
     },
     async (req) => revokePlatform(req.ctx, keys, req.params.id),
+  );
+
+  app.get(
+    '/admin/platforms/:id/feeds',
+    {
+      config: { auth: ['admin'], limit: 'productWrites' },
+      schema: {
+        tags: ['admin'],
+        summary: "The feeds kept on a platform's Feed API, one per language, and how each stands",
+        params: platformParams,
+        response: { 200: platformFeeds },
+      },
+    },
+    async (req) => platformFeedStates(req.ctx, req.params.id),
   );
 };

@@ -16,7 +16,7 @@ import { recordAdminAction } from '../audit/service.ts';
 import { inTransaction, type RequestContext } from '../context.ts';
 import { randomToken, sha256 } from '../secrets.ts';
 import { platformOfKeyHash } from './queries.ts';
-import { platforms } from './tables.ts';
+import { platformFeeds, platforms } from './tables.ts';
 
 type PlatformRow = typeof platforms.$inferSelect;
 type Platform = z.infer<typeof platform>;
@@ -46,6 +46,7 @@ function toPlatform(row: PlatformRow): Platform {
     name: row.name,
     webhookUrl: row.webhookUrl,
     ucpProfileUrl: row.ucpProfileUrl,
+    feedUrl: row.feedUrl,
     createdAt: toUnix(row.createdAt),
     keyRotatedAt: row.keyRotatedAt && toUnix(row.keyRotatedAt),
     revokedAt: row.revokedAt && toUnix(row.revokedAt),
@@ -68,6 +69,8 @@ export async function createPlatform(
         name: input.name,
         webhookUrl: input.webhookUrl,
         ucpProfileUrl: input.ucpProfileUrl ?? null,
+        feedUrl: input.feedUrl ?? null,
+        feedToken: input.feedToken ?? null,
         keyHash: keyHash(apiKey),
         webhookSecret,
         createdAt: ctx.now(),
@@ -131,7 +134,11 @@ export async function isRegisteredProfile(ctx: RequestContext, url: string): Pro
   return row !== undefined;
 }
 
-/** Sets (or, with null, takes away) the UCP profile a platform's UCP requests must name; a revoked one is 409. */
+/**
+ * Sets (or, with null, takes away) the UCP profile a platform's UCP requests must name, or its
+ * Feed API; a revoked one is 409. A feed URL changed or taken away forgets the feeds kept at the
+ * old one: new ones are made at the new URL and sent the whole catalog.
+ */
 export async function updatePlatform(
   ctx: RequestContext,
   keys: PlatformKeys,
@@ -147,16 +154,28 @@ async function update(
   input: z.infer<typeof updatePlatformBody>,
 ): Promise<Platform> {
   if (!isRecordId('platforms', id)) throw noSuchPlatform(id);
+  const [before] = await ctx.db
+    .select({ feedUrl: platforms.feedUrl })
+    .from(platforms)
+    .where(eq(platforms.id, id))
+    .for('update');
   const [row] = await ctx.db
     .update(platforms)
-    .set({ ucpProfileUrl: input.ucpProfileUrl })
+    .set({
+      ...(input.ucpProfileUrl !== undefined ? { ucpProfileUrl: input.ucpProfileUrl } : {}),
+      ...(input.feedUrl !== undefined ? { feedUrl: input.feedUrl, feedToken: input.feedToken ?? null } : {}),
+    })
     .where(and(eq(platforms.id, id), isNull(platforms.revokedAt)))
     .returning();
   if (row) {
+    if (before?.feedUrl !== row.feedUrl) await forgetFeeds(ctx, row.id);
     await recordAdminAction(ctx, {
       action: 'platform.update',
       subject: row.id,
-      after: { ucpProfileUrl: row.ucpProfileUrl },
+      after: {
+        ...(input.ucpProfileUrl !== undefined ? { ucpProfileUrl: row.ucpProfileUrl } : {}),
+        ...(input.feedUrl !== undefined ? { feedUrl: row.feedUrl } : {}),
+      },
     });
     return toPlatform(row);
   }
@@ -265,4 +284,9 @@ export async function platformWebhookTarget(
     .from(platforms)
     .where(and(eq(platforms.id, id), isNull(platforms.revokedAt)));
   return row;
+}
+
+/** Forgets the feeds kept on a platform's Feed API (its URL changed or taken away). */
+async function forgetFeeds(ctx: RequestContext, platformId: string): Promise<void> {
+  await ctx.db.delete(platformFeeds).where(eq(platformFeeds.platformId, platformId));
 }
