@@ -85,6 +85,7 @@ describe('loadConfig', () => {
       jobs: true,
       returnWindowDays: 30,
       returnEscalationBusinessDays: 2,
+      feedSettleMs: 30_000,
       defaultLocale: 'en-CA',
       platformMaxHolds: 1000,
       invoiceRender: { threads: 1, queue: 8 },

@@ -9,7 +9,6 @@ import {
   text,
   timestamp,
 } from 'drizzle-orm/pg-core';
-import type { Locale } from '../../contract/i18n.ts';
 
 /** Agent platforms buying through ACP and UCP, each with the API key an admin issued. */
 export const platforms = pgTable('platforms', {
@@ -43,7 +42,7 @@ export const platformFeeds = pgTable(
     platformId: text('platform_id')
       .notNull()
       .references(() => platforms.id, { onDelete: 'cascade' }),
-    language: text('language').$type<Locale>().notNull(),
+    language: text('language').$type<'en-CA' | 'fr-CA'>().notNull(),
     /** The feed's id on the platform (POST /feeds); null until created. */
     remoteId: text('remote_id'),
     /** A full snapshot under way: the last product id sent; null when none is. */
