@@ -9,6 +9,7 @@ import type { SignedIn } from './helpers/app.ts';
 import { useTestApp } from './helpers/app.ts';
 import { admin, product, seller } from './helpers/builders.ts';
 import { type FeedReceiver, startFeedReceiver } from './helpers/feed-receiver.ts';
+import { Browser, textOf } from './helpers/web.ts';
 
 const { t, database } = useTestApp({ env: { FEED_SETTLE_MS: '0' } });
 
@@ -349,5 +350,47 @@ describe('a platform with a Feed API', () => {
     expect(notAdmin.status).toBe(403);
     const none = await t.api.as(boss).get('/admin/platforms/platforms_nope/feeds');
     expect(none.status).toBe(404);
+  });
+});
+
+describe("the desk's platforms page", () => {
+  it('registers a platform with its Feed API, and shows each feed, in English and French', async () => {
+    boss = await again(boss);
+    const third = await startFeedReceiver('desk-token');
+    try {
+      const desk = new Browser(t.app);
+      await desk.signIn(boss);
+      await desk.get('/desk/platforms');
+      const tokenless = await desk.post('/desk/platforms', {
+        name: 'Spruce Chat',
+        webhookUrl: 'https://chat.example/hooks',
+        feedUrl: third.url,
+        feedToken: '',
+      });
+      expect(tokenless.status).toBe(400);
+      expect(tokenless.html).toMatch(/id="f-feedToken"[^>]*aria-invalid="true"/);
+      expect(textOf(tokenless.html)).toContain('required with feedUrl');
+      const made = await desk.post('/desk/platforms', {
+        name: 'Spruce Chat',
+        webhookUrl: 'https://chat.example/hooks',
+        feedUrl: third.url,
+        feedToken: third.token,
+      });
+      expect(made.status).toBe(201);
+      await push();
+      expect(third.feeds.size).toBe(2);
+      const page = await desk.get('/desk/platforms');
+      expect(page.html).not.toContain(third.token);
+      expect(textOf(page.html)).toMatch(
+        /Product feeds .* Spruce Chat English Sent .* 1 Up to date Spruce Chat Français Sent .* 1 Up to date/,
+      );
+      const fr = new Browser(t.app, { 'accept-language': 'fr-CA' });
+      await fr.signIn(boss);
+      expect(textOf((await fr.get('/desk/platforms')).html)).toMatch(
+        /Flux de produits .* Spruce Chat English Envoyé .* 1 À jour/,
+      );
+    } finally {
+      await third.close();
+    }
   });
 });

@@ -3,8 +3,9 @@
 // the policies' texts. Markup only.
 import { html } from 'ghtml';
 import { PROVINCES } from '../../contract/common.ts';
-import { formatDate, t } from '../../contract/i18n.ts';
+import { formatDate, formatNumber, t } from '../../contract/i18n.ts';
 import { POLICY_KINDS, POLICY_MAX_CHARS, type PolicyKind } from '../../contract/policies.ts';
+import type { feedStates } from '../../modules/feeds/push.ts';
 import type { listPlatforms } from '../../modules/platforms/service.ts';
 import type { Policy } from '../../modules/policies/service.ts';
 import type { View } from '../core.ts';
@@ -25,6 +26,7 @@ import { type Form, one, type TaxForm } from './form.ts';
 import { deskPage } from './views.ts';
 
 type Platform = Awaited<ReturnType<typeof listPlatforms>>[number];
+type FeedState = Awaited<ReturnType<typeof feedStates>>[number];
 
 // ---- the platform's tax profile --------------------------------------------------------------
 
@@ -87,6 +89,8 @@ export function platformsView(
   v: View,
   o: {
     platforms: readonly Platform[];
+    /** The feeds kept on the platforms' Feed APIs, and how each stands. */
+    feeds: readonly FeedState[];
     done?: string;
     error?: FormError;
     /** What was typed into the registration form: its refusal shows there, not on top. */
@@ -121,12 +125,25 @@ export function platformsView(
 !${field({ name: 'name', label: t(l, 'web.desk.platforms.name'), value: one(f.name) ?? '', required: true, error: o.error, autocomplete: 'off', attrs: ' maxlength="100"' })}
 !${field({ name: 'webhookUrl', label: t(l, 'web.desk.platforms.webhookUrl'), type: 'url', value: one(f.webhookUrl) ?? '', required: true, hint: t(l, 'web.desk.platforms.webhookHint'), error: o.error, autocomplete: 'off', attrs: ' maxlength="2000"' })}
 !${field({ name: 'ucpProfileUrl', label: t(l, 'web.desk.platforms.ucpProfileUrl'), type: 'url', value: one(f.ucpProfileUrl) ?? '', error: o.error, autocomplete: 'off', attrs: ' maxlength="2000"' })}
+!${field({ name: 'feedUrl', label: t(l, 'web.desk.platforms.feedUrl'), type: 'url', value: one(f.feedUrl) ?? '', hint: t(l, 'web.desk.platforms.feedHint'), error: o.error, autocomplete: 'off', attrs: ' maxlength="2000"' })}
+!${field({ name: 'feedToken', label: t(l, 'web.desk.platforms.feedToken'), type: 'password', value: '', error: o.error, autocomplete: 'off', attrs: ' maxlength="500"' })}
 <button type="submit">${t(l, 'web.desk.platforms.submit')}</button></form>`;
   return deskPage(
     v,
     t(l, 'web.desk.platforms.title'),
-    html`!${notice(o.done)}!${o.form ? '' : formAlert(o.error)}!${issued}<p>${t(l, 'web.desk.platforms.intro')}</p>!${table}!${createForm}`,
+    html`!${notice(o.done)}!${o.form ? '' : formAlert(o.error)}!${issued}<p>${t(l, 'web.desk.platforms.intro')}</p>!${table}!${feedsTable(v, o.platforms, o.feeds)}!${createForm}`,
   );
+}
+
+/** The feeds on the platforms' Feed APIs: each language's snapshot, sends and failures. */
+function feedsTable(v: View, platforms: readonly Platform[], feeds: readonly FeedState[]) {
+  if (feeds.length === 0) return '';
+  const l = v.p.locale;
+  const names = new Map(platforms.map((p) => [p.id, p.name]));
+  const when = (at: number | null) => (at === null ? t(l, 'web.desk.platforms.never') : dateText(v, at));
+  const row = (f: FeedState) =>
+    html`<tr><th scope="row">${names.get(f.platformId) ?? f.platformId}</th><td>${t(l, `page.language.${f.locale}`)}</td><td>!${badge(l, f.snapshot === 'done' ? 'active' : 'pending', 'web.desk.platforms.snapshot', { state: f.snapshot })}</td><td>${when(f.lastFullAt)}</td><td>${when(f.lastSuccessAt)}</td><td class="num">${formatNumber(l, f.productsSent)}</td><td>${f.failures === 0 ? t(l, 'web.desk.platforms.feedOk') : t(l, 'web.desk.platforms.feedFailing', { n: f.failures, date: dateText(v, f.nextAttemptAt), error: f.lastError ?? '' })}</td></tr>`;
+  return html`<section aria-labelledby="feeds-h"><h2 id="feeds-h">${t(l, 'web.desk.platforms.feeds')}</h2><div class="table-wrap" tabindex="0"><table><thead><tr><th scope="col">${t(l, 'web.desk.platforms.name')}</th><th scope="col">${t(l, 'web.desk.platforms.feedLanguage')}</th><th scope="col">${t(l, 'web.desk.platforms.feedSnapshot')}</th><th scope="col">${t(l, 'web.desk.platforms.feedLastFull')}</th><th scope="col">${t(l, 'web.desk.platforms.feedLastSuccess')}</th><th scope="col">${t(l, 'web.desk.platforms.feedSent')}</th><th scope="col">${t(l, 'web.desk.platforms.feedFailures')}</th></tr></thead><tbody>!${feeds.map(row)}</tbody></table></div></section>`;
 }
 
 // ---- policies ------------------------------------------------------------------------------

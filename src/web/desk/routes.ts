@@ -17,6 +17,7 @@ import { getPlatformTaxProfile, putPlatformTaxProfile } from '../../modules/auth
 import { findUserByIdOrEmail } from '../../modules/auth/users.ts';
 import { listItemsByIds } from '../../modules/catalog/service.ts';
 import { couponUses, createCoupon, findCoupon, listCoupons } from '../../modules/coupons/service.ts';
+import { feedStates } from '../../modules/feeds/push.ts';
 import {
   createPlatform,
   listPlatforms,
@@ -323,7 +324,7 @@ export function deskPages(app: FastifyInstance, deps: WebDeps) {
     req: FastifyRequest,
     v: View,
     o: { done?: string; error?: FormError; form?: Form; issued?: Issued } = {},
-  ) => platformsView(v, { ...o, platforms: await listPlatforms(req.ctx) });
+  ) => platformsView(v, { ...o, platforms: await listPlatforms(req.ctx), feeds: await feedStates(req.ctx) });
 
   app.get('/desk/platforms', pageRoute, async (req, reply) => {
     signedIn(req, ADMINS);
@@ -345,6 +346,8 @@ export function deskPages(app: FastifyInstance, deps: WebDeps) {
           name: one(b.name) ?? '',
           webhookUrl: one(b.webhookUrl)?.trim() ?? '',
           ...(filled(b.ucpProfileUrl) ? { ucpProfileUrl: filled(b.ucpProfileUrl) } : {}),
+          ...(filled(b.feedUrl) ? { feedUrl: filled(b.feedUrl) } : {}),
+          ...(filled(b.feedToken) ? { feedToken: filled(b.feedToken) } : {}),
         }),
       );
       const said = t(v.p.locale, 'web.desk.platforms.issued', { name: made.name });
