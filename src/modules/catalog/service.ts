@@ -558,6 +558,8 @@ async function loadDetail(
     optionsLanguage: shown.language,
     sourceLanguage: r.language,
     translations: r.translations,
+    // A seller's choice of channels is theirs and the admins' to read (docs/decisions.md).
+    ...(owner ? { agentChannels: r.agentChannels } : {}),
   };
 }
 
@@ -726,6 +728,7 @@ export function newProductRow(
     heightCm: physical ? (input.dimensions?.height ?? null) : null,
     depthCm: physical ? (input.dimensions?.depth ?? null) : null,
     specifications: {},
+    agentChannels: input.agentChannels,
     createdAt: ctx.now(),
     updatedAt: ctx.now(),
   };
@@ -886,6 +889,7 @@ export async function updateProduct(ctx: RequestContext, id: string, change: Pro
             ? { widthCm: dims?.width ?? null, heightCm: dims?.height ?? null, depthCm: dims?.depth ?? null }
             : {}),
         specifications: change.specifications,
+        agentChannels: change.agentChannels,
         updatedAt: ctx.now(),
       })
       // The status check closes the race with a concurrent DELETE.
