@@ -356,13 +356,22 @@ export async function listItemsByIds(ctx: RequestContext, ids: string[]): Promis
 }
 
 /**
- * listItemsByIds, keeping only the products on sale: active, of a shop that is open (the
- * protocols' lookups by id). Its one more read is the few hidden sellers.
+ * listItemsByIds, keeping only the products on sale to AI agents: active, of a shop that is open,
+ * not kept out of agent channels (the protocols' lookups by id). Its two more reads, together:
+ * the few hidden sellers, and which of `ids` are kept out.
  */
-export async function onSaleItemsByIds(ctx: RequestContext, ids: string[]): Promise<ListItem[]> {
+export async function agentSaleItemsByIds(ctx: RequestContext, ids: string[]): Promise<ListItem[]> {
   if (ids.length === 0) return [];
-  const [items, hidden] = await Promise.all([listItemsByIds(ctx, ids), hiddenSellerIds(ctx.db)]);
-  return items.filter((p) => p.status === 'active' && !hidden.has(p.sellerId));
+  const [items, hidden, kept] = await Promise.all([
+    listItemsByIds(ctx, ids),
+    hiddenSellerIds(ctx.db),
+    ctx.db
+      .select({ id: products.id })
+      .from(products)
+      .where(and(inArray(products.id, ids), eq(products.agentChannels, false))),
+  ]);
+  const out = new Set(kept.map((r) => r.id));
+  return items.filter((p) => p.status === 'active' && !hidden.has(p.sellerId) && !out.has(p.id));
 }
 
 /**
@@ -1040,17 +1049,21 @@ export async function saleVariantsOf(
   return out;
 }
 
-/** A variant on sale: active, of an active product of an open shop (the query joins both). */
+/**
+ * A variant on sale to agents: active, of an active product of an open shop, the product not kept
+ * out of agent channels (the query joins both). Only the protocols' catalog reads it.
+ */
 const onSale = () =>
   and(
     eq(productVariants.status, 'active'),
     eq(products.status, 'active'),
+    eq(products.agentChannels, true),
     sql`${products.sellerId} not in (select h from portage_hidden_sellers() h)`,
   );
 
 /**
- * The products of variants on sale (active, of an active product), by variant id: how a protocol
- * that takes a variant's id finds its product. Ids of no variant on sale are absent.
+ * The products of variants on sale to agents (onSale), by variant id: how a protocol that takes a
+ * variant's id finds its product. Ids of no variant on sale are absent.
  */
 export async function productsOfSaleVariants(
   ctx: RequestContext,

@@ -17,7 +17,7 @@ import type {
 } from '../../contract/ucp.ts';
 
 import {
-  onSaleItemsByIds,
+  agentSaleItemsByIds,
   productsOfSaleVariants,
   type SaleVariants,
   saleVariantsOf,
@@ -135,12 +135,11 @@ export async function searchCatalog(
 ) {
   const limit = Math.min(MAX_LIMIT, input.pagination?.limit ?? DEFAULT_LIMIT);
   const offset = offsetOf(input.pagination?.cursor);
-  const found = await engine.search(ctx, {
-    q: (input.query ?? '').slice(0, 200),
-    filters: filtersOf(input),
-    limit,
-    offset,
-  });
+  const found = await engine.search(
+    ctx,
+    { q: (input.query ?? '').slice(0, 200), filters: filtersOf(input), limit, offset },
+    { agents: true },
+  );
   const next = offset + found.results.length;
   const more = next < found.total && next <= MAX_OFFSET;
   return {
@@ -168,7 +167,7 @@ export async function lookupCatalog(ctx: RequestContext, input: UcpCatalogLookup
   // A product's own id names the product, even where one of its variants kept that id.
   const ownerOf = (id: string) => (isRecordId('products', id) ? id : owners.get(id));
   const productIds = [...new Set(known.flatMap((id) => ownerOf(id) ?? []))];
-  const items = await onSaleItemsByIds(ctx, productIds);
+  const items = await agentSaleItemsByIds(ctx, productIds);
   const found = new Set<string>();
   const products = (await ucpProductsOf(ctx, items)).map((product) => {
     const inputs = new Map<string, UcpInputCorrelation[]>();
@@ -215,7 +214,7 @@ export async function productOfCatalog(ctx: RequestContext, input: UcpGetProduct
     ? input.id
     : (await productsOfSaleVariants(ctx, [input.id])).get(input.id);
   if (!productId) return undefined;
-  const [item] = await onSaleItemsByIds(ctx, [productId]);
+  const [item] = await agentSaleItemsByIds(ctx, [productId]);
   if (!item) return undefined;
   const sale = (await saleVariantsOf(ctx, [item.id])).get(item.id);
   const product = ucpProductOf(item, sale);
