@@ -1002,12 +1002,15 @@ export interface SaleVariants {
 }
 
 /**
- * The active variants of active products, by product, in the seller's order: one read for a page
- * of products (a search's, a lookup's). Products with none on sale are left out.
+ * The variants on sale to agents (onSale) by product, in the seller's order: one read for a page
+ * of products (a search's, a lookup's). Products with none are left out. The options' names and
+ * values, and so the variants' titles, in `locale` when the product's translation there names
+ * them (optionsIn), else as written.
  */
 export async function saleVariantsOf(
   ctx: RequestContext,
   productIds: string[],
+  locale: Locale | null = ctx.locale ?? null,
 ): Promise<Map<string, SaleVariants>> {
   const out = new Map<string, SaleVariants>();
   if (productIds.length === 0) return out;
@@ -1015,6 +1018,8 @@ export async function saleVariantsOf(
     .select({
       productId: productVariants.productId,
       options: products.options,
+      language: products.language,
+      translations: products.translations,
       id: productVariants.id,
       sku: productVariants.sku,
       optionValues: productVariants.optionValues,
@@ -1031,14 +1036,15 @@ export async function saleVariantsOf(
   for (const r of rows) {
     let entry = out.get(r.productId);
     if (!entry) {
-      entry = { options: r.options, variants: [] };
+      entry = { options: optionsIn(r, locale).options, variants: [] };
       out.set(r.productId, entry);
     }
+    const values = shownValues(r.optionValues, r.options, entry.options);
     entry.variants.push({
       id: r.id,
       sku: r.sku,
-      title: variantTitle(r.optionValues),
-      optionValues: r.optionValues,
+      title: variantTitle(values),
+      optionValues: values,
       priceCents: r.priceCents,
       compareAtPriceCents: r.compareAtPriceCents,
       imageUrl: r.imageUrl,

@@ -1,12 +1,13 @@
 // UCP's catalog capabilities (docs/ucp.md "Catalog"): search, lookup and one product, over the
 // same search engine and catalog reads as GET /search/products and GET /products/:id. A Portage
 // product is a UCP product, its variants on sale UCP's variants (each id the item.id a checkout
-// takes; a product sold one way has one, of the product's id); prices in CAD cents; only active
-// products are shown.
+// takes; a product sold one way has one, of the product's id); prices in CAD cents; only products
+// on sale to agents are shown (active, of an open shop, not kept out of agent channels). Text is
+// in the language of the request's context.language, else of Accept-Language (catalogContext).
 import type { z } from 'zod';
 import type { productListItem } from '../../contract/catalog.ts';
 import { isRecordId } from '../../contract/common.ts';
-import { BASE_LOCALE, t, text } from '../../contract/i18n.ts';
+import { BASE_LOCALE, negotiateLocale, t, text } from '../../contract/i18n.ts';
 import type {
   UcpCatalogLookupRequest,
   UcpCatalogSearchRequest,
@@ -36,6 +37,20 @@ const MAX_OFFSET = 10_000;
 export const MAX_LOOKUP_IDS = 50;
 
 const cad = (amount: number) => ({ amount, currency: 'CAD' });
+
+/**
+ * The request's context for a catalog operation, in the language its `context.language` (BCP 47)
+ * names: any French (fr, fr-CA) is French, any English English; another or none leaves the
+ * request's (Accept-Language, else the default). types/context.json: when provided, it overrides
+ * Accept-Language. Titles, descriptions, option names and values and messages follow it.
+ */
+export function catalogContext(
+  ctx: RequestContext,
+  input: { context?: { language?: string } | undefined },
+): RequestContext {
+  const asked = negotiateLocale(input.context?.language);
+  return asked ? { ...ctx, locale: asked } : ctx;
+}
 const isHttp = (u: string) => /^https?:\/\//.test(u);
 
 /**
