@@ -75,8 +75,11 @@ describe('the flag', () => {
     const on = await t.api.as(shop).patch(`/products/${p.id}`, { agentChannels: true });
     expect(on.body.agentChannels).toBe(true);
     expect(
-      (await t.api.as(shop).post('/products', { title: 'x', priceCents: 100, weight: 1, agentChannels: 'no' }))
-        .status,
+      (
+        await t.api
+          .as(shop)
+          .post('/products', { title: 'x', priceCents: 100, weight: 1, agentChannels: 'no' })
+      ).status,
     ).toBe(400);
   });
 
