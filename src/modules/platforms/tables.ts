@@ -1,5 +1,14 @@
 import { sql } from 'drizzle-orm';
-import { bigint, check, doublePrecision, integer, pgTable, primaryKey, text, timestamp } from 'drizzle-orm/pg-core';
+import {
+  bigint,
+  check,
+  doublePrecision,
+  integer,
+  pgTable,
+  primaryKey,
+  text,
+  timestamp,
+} from 'drizzle-orm/pg-core';
 
 /** Agent platforms buying through ACP and UCP, each with the API key an admin issued. */
 export const platforms = pgTable('platforms', {
