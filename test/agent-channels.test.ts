@@ -5,6 +5,7 @@
 // (test/helpers/acp.ts, ucp.ts, official-schemas.ts).
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ucpCatalogLookupResponse, ucpCatalogSearchResponse } from '../src/contract/ucp.ts';
+import { createSearch } from '../src/modules/search/service.ts';
 import { ACP_ON, AcpClient, issuePlatform } from './helpers/acp.ts';
 import type { SignedIn } from './helpers/app.ts';
 import { useTestApp } from './helpers/app.ts';
@@ -106,6 +107,21 @@ describe('the flag', () => {
   });
 });
 
+describe('the OpenAPI document', () => {
+  it('has agentChannels on create, change and the detail (optional there)', async () => {
+    const doc = (await t.api.get('/openapi.json')).body;
+    const bodyOf = (method: 'post' | 'patch', path: string) =>
+      doc.paths[path][method].requestBody.content['application/json'].schema;
+    for (const body of [bodyOf('post', '/products'), bodyOf('patch', '/products/{productId}')]) {
+      expect(body.properties.agentChannels).toMatchObject({ type: 'boolean' });
+    }
+    expect(bodyOf('post', '/products').properties.agentChannels.default).toBe(true);
+    const product = doc.components.schemas.Product;
+    expect(product.properties.agentChannels).toMatchObject({ type: 'boolean' });
+    expect(product.required).not.toContain('agentChannels');
+  });
+});
+
 describe('the UCP catalog', () => {
   it('search leaves a product kept out of agent channels out; GET /search/products still finds it', async () => {
     const { word, kept, offered } = await pair();
@@ -119,6 +135,17 @@ describe('the UCP catalog', () => {
     expect((await t.api.as(shop).patch(`/products/${kept.id}`, { agentChannels: true })).status).toBe(200);
     const again = ucpCatalogSearchResponse.parse((await catalog('search', { query: word })).body);
     expect(again.products.map((p) => p.id).sort()).toEqual([kept.id, offered.id].sort());
+  });
+
+  it('the SQL engine leaves it out of an agents’ search too (SEARCH_INDEX=sql)', async () => {
+    const { word, kept, offered } = await pair();
+    const sql = createSearch({ index: undefined });
+    const ctx = { db: database.db, now: () => t.clock.now(), log: t.app.log };
+    const q = { q: word, limit: 20, offset: 0 };
+    const forAgents = await sql.search(ctx, q, { agents: true });
+    expect([forAgents.results.map((r) => r.id), forAgents.total]).toEqual([[offered.id], 1]);
+    const forAll = await sql.search(ctx, q);
+    expect(forAll.results.map((r) => r.id).sort()).toEqual([kept.id, offered.id].sort());
   });
 
   it('lookup and get product answer it as not found, as an inactive product', async () => {
