@@ -179,14 +179,17 @@ describe('POST /products', () => {
       optionsLanguage: 'en-CA',
       sourceLanguage: 'en-CA',
       translations: {},
+      // Its seller's (and admins') alone: offered to AI agents by default.
+      agentChannels: true,
     });
     expect(Math.abs(res.body.dateCreated - t.clock.now().getTime() / 1000)).toBeLessThan(5);
 
-    // The detail answers the same.
+    // The detail answers the same, the seller's choice of channels aside.
     const b = await buyer(t.api);
     const got = await t.api.as(b).get(`/products/${res.body.id}`);
     expect(got.status).toBe(200);
-    expect(got.body).toEqual(res.body);
+    const { agentChannels: _, ...forBuyers } = res.body;
+    expect(got.body).toEqual(forBuyers);
 
     const [row] = await database.db.select().from(products).where(eq(products.id, res.body.id));
     expect(row).toMatchObject({ sellerId: s.id, status: 'active', priceCents: 1899, weightKg: 1.5 });
@@ -416,10 +419,17 @@ describe('visibility', () => {
   it('an active product is visible to everyone', async () => {
     const owner = await seller(t.api);
     const p = await product(t.api, owner);
-    for (const who of [owner, await seller(t.api), await buyer(t.api), root]) {
+    // The seller's choice of agent channels is theirs and the admins' to read.
+    const { agentChannels: _, ...forOthers } = p;
+    for (const [who, seen] of [
+      [owner, p],
+      [await seller(t.api), forOthers],
+      [await buyer(t.api), forOthers],
+      [root, p],
+    ] as const) {
       const res = await t.api.as(who).get(`/products/${p.id}`);
       expect(res.status).toBe(200);
-      expect(res.body).toEqual(p);
+      expect(res.body).toEqual(seen);
     }
   });
 
@@ -509,7 +519,8 @@ describe('PATCH /products/:id', () => {
       variants: [{ ...p.variants[0], priceCents: 1250 }],
     });
     const b = await buyer(t.api);
-    expect((await t.api.as(b).get(`/products/${p.id}`)).body).toEqual(res.body);
+    const { agentChannels: _, ...forBuyers } = res.body;
+    expect((await t.api.as(b).get(`/products/${p.id}`)).body).toEqual(forBuyers);
   });
 
   it('moves a product between draft, active and inactive', async () => {

@@ -821,8 +821,8 @@ describe('the catalog', () => {
     product: 'get_product',
   };
   /** A catalog operation's answer, also as the official REST binding defines it when 200. */
-  const post = async (path: string, body: unknown) => {
-    const res = await t.api.post(`/ucp/v1/catalog/${path}`, body, ucp.headers({}, false));
+  const post = async (path: string, body: unknown, headers: Record<string, string> = {}) => {
+    const res = await t.api.post(`/ucp/v1/catalog/${path}`, body, ucp.headers(headers, false));
     if (res.status === 200) expectOfficial(ucpRestProblems(operations[path]!, 200, res.body), res.body);
     return res;
   };
@@ -987,5 +987,105 @@ describe('the catalog', () => {
         { type: 'info', code: 'not_found', content: `Not found: ${gone}` },
       ]);
     }
+  });
+  it('answers in the language context.language names (fr, fr-CA: French; en: English), else Accept-Language’s: titles, descriptions, options', async () => {
+    const word = `mitt${Date.now().toString(36)}`;
+    const made = await t.api.as(shop).post('/products', {
+      title: `Wool mittens ${word}`,
+      description: 'Warm and soft',
+      language: 'en-CA',
+      weight: 0.2,
+      options: [{ name: 'Size', values: ['Small', 'Large'] }],
+      variants: [
+        { options: { Size: 'Small' }, priceCents: 2400, stockQuantity: 4 },
+        { options: { Size: 'Large' }, priceCents: 2600, stockQuantity: 4 },
+      ],
+      translations: {
+        'fr-CA': {
+          title: `Mitaines de laine ${word}`,
+          description: 'Chaudes et douces',
+          options: [{ name: 'Taille', values: ['Petite', 'Grande'] }],
+        },
+      },
+    });
+    expect(made.status, JSON.stringify(made.body)).toBe(201);
+    const p = made.body as { id: string; variants: Array<{ id: string }> };
+    const [small, large] = p.variants as [{ id: string }, { id: string }];
+    // Each language's text, and its variants' titles and option names and values.
+    const text = (title: string, plain: string, name: string, values: [string, string]) => ({
+      product: {
+        title,
+        description: { plain },
+        options: [{ name, values: values.map((label) => ({ label })) }],
+      },
+      variants: [small.id, large.id].map((id, n) => ({
+        id,
+        title: values[n]!,
+        options: [{ name, label: values[n]! }],
+      })),
+    });
+    const english = text(`Wool mittens ${word}`, 'Warm and soft', 'Size', ['Small', 'Large']);
+    const french = text(`Mitaines de laine ${word}`, 'Chaudes et douces', 'Taille', ['Petite', 'Grande']);
+    const FR = { 'accept-language': 'fr-CA' };
+    // [context.language, Accept-Language, the language answered]
+    const cases = [
+      ['fr', {}, french],
+      ['fr-CA', {}, french],
+      [undefined, {}, english],
+      ['en', FR, english],
+      ['de-DE', FR, french],
+      [undefined, FR, french],
+    ] as const;
+    for (const [language, headers, want] of cases) {
+      const context = language ? { context: { language } } : {};
+      const at = `${language} ${JSON.stringify(headers)}`;
+      const found = ucpCatalogSearchResponse.parse(
+        (await post('search', { query: word, ...context }, headers)).body,
+      );
+      expect(found.products, at).toEqual([
+        expect.objectContaining({
+          ...want.product,
+          variants: want.variants.map((v) => expect.objectContaining(v)),
+        }),
+      ]);
+      const looked = ucpCatalogLookupResponse.parse(
+        (await post('lookup', { ids: [small.id, large.id], ...context }, headers)).body,
+      );
+      expect(looked.products, at).toEqual([
+        expect.objectContaining({
+          ...want.product,
+          variants: want.variants.map((v) =>
+            expect.objectContaining({ ...v, inputs: [{ id: v.id, match: 'exact' }] }),
+          ),
+        }),
+      ]);
+      const one = ucpGetProductResponse.parse(
+        (await post('product', { id: p.id, ...context }, headers)).body,
+      );
+      const { name, values } = want.product.options[0]!;
+      expect(one.product, at).toMatchObject({
+        title: want.product.title,
+        description: want.product.description,
+        selected: [{ name, label: values[0]!.label }],
+        options: [{ name, values: values.map((v) => ({ ...v, exists: true, available: true })) }],
+      });
+      expect(one.product.variants, at).toEqual(want.variants.map((v) => expect.objectContaining(v)));
+    }
+    // Selections name the options as the answer did: in French, in French.
+    const picked = ucpGetProductResponse.parse(
+      (
+        await post('product', {
+          id: p.id,
+          context: { language: 'fr' },
+          selected: [{ name: 'Taille', label: 'Grande' }],
+        })
+      ).body,
+    );
+    expect(picked.product.selected).toEqual([{ name: 'Taille', label: 'Grande' }]);
+    // A product not found is said in the context's language.
+    const none = await post('product', { id: 'products:nope', context: { language: 'fr-CA' } });
+    expect(none.body.messages).toEqual([
+      expect.objectContaining({ code: 'not_found', content: expect.stringContaining('introuvable') }),
+    ]);
   });
 });

@@ -148,6 +148,43 @@ describe('the console’s catalogue', () => {
     expect((await t.api.as(s).get(`/products/${id}`)).body.status).toBe('deleted');
   });
 
+  it('offers a product to AI agents with one box: ticked when new, its choice saved and shown again, in English and French', async () => {
+    const s = await seller(t.api);
+    const b = await signedInBrowser(s);
+    const box = (html: string) => /<input[^>]*name="agentChannels"[^>]*>/.exec(html)?.[0] ?? '';
+    const fresh = await b.get('/console/products/new');
+    expect(textOf(fresh.html)).toContain('Offer to AI agents (feeds, ACP, UCP)');
+    expect(box(fresh.html)).toContain('checked');
+    const title = `${uniqueWord()} kept paddle`;
+    // Unticked: the box sends nothing, the hidden field beside it says it was there.
+    const made = await b.post('/console/products/new', { ...PRODUCT_FORM, title, agentChannelsShown: '1' });
+    expect(made.url).toBe('/console/products?done=created');
+    const listed = await t.api.as(s).get(`/products?sellerId=${enc(s.id)}`);
+    const id: string = listed.body.products[0].id;
+    expect((await t.api.as(s).get(`/products/${id}`)).body.agentChannels).toBe(false);
+    const edit = await b.get(`/console/products/${enc(id)}`);
+    expect(box(edit.html)).not.toContain('checked');
+
+    const offered = await b.post(`/console/products/${enc(id)}`, {
+      ...PRODUCT_FORM,
+      title,
+      agentChannelsShown: '1',
+      agentChannels: 'on',
+    });
+    expect(offered.url).toBe(`/console/products/${enc(id)}?done=saved`);
+    expect(box(offered.html)).toContain('checked');
+    expect((await t.api.as(s).get(`/products/${id}`)).body.agentChannels).toBe(true);
+    // Unticked again, then a post without the box (an old page): it stays out.
+    await b.post(`/console/products/${enc(id)}`, { ...PRODUCT_FORM, title, agentChannelsShown: '1' });
+    expect((await t.api.as(s).get(`/products/${id}`)).body.agentChannels).toBe(false);
+    await b.post(`/console/products/${enc(id)}`, { ...PRODUCT_FORM, title });
+    expect((await t.api.as(s).get(`/products/${id}`)).body.agentChannels).toBe(false);
+
+    const french = await b.get(`/console/products/${enc(id)}?lang=fr-CA`);
+    expect(textOf(french.html)).toContain('Proposer aux agents IA (flux, ACP, UCP)');
+    expect(box(french.html)).not.toContain('checked');
+  });
+
   it('reads prices and weights as French writes them, in French', async () => {
     const s = await seller(t.api);
     const b = await signedInBrowser(s);

@@ -138,6 +138,11 @@ const productFields = {
   dimensions: dimensions.nullable(),
   keywords,
   specifications,
+  agentChannels: z
+    .boolean()
+    .describe(
+      'Offered to AI agents: the product feeds, the UCP catalog and ACP and UCP checkouts (false keeps it out of them; the store, the cart and the MCP tools still sell it)',
+    ),
 };
 
 // ---- options and variants ---------------------------------------------------------------
@@ -255,6 +260,7 @@ export const createProductBody = z.object({
   language: productFields.language.default('en-CA'),
   translations: productTranslations.default({}),
   specifications: specifications.default({}),
+  agentChannels: productFields.agentChannels.default(true),
   status: productStatus
     .extract(['draft', 'active'], { message: 'validation.draftOrActive' })
     .default('active'),
@@ -329,6 +335,12 @@ export const productDetail = productListItem
     ),
     sourceLanguage: contentLanguage.describe('The language the seller wrote the product in'),
     translations: productTranslations,
+    agentChannels: z
+      .boolean()
+      .optional()
+      .describe(
+        'Its seller and admins only: offered to AI agents (the feeds, the UCP catalog, ACP and UCP checkouts)',
+      ),
   })
   .meta({ id: 'Product' });
 

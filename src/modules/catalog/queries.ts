@@ -175,6 +175,8 @@ export interface DetailRow extends ListItemRow {
   sellerName: string;
   /** Whether the seller's shop is open (active, its account not suspended): else nothing of it is on sale. */
   shopOpen: boolean;
+  /** Offered to AI agents (products.agent_channels): its seller's and admins' to read. */
+  agentChannels: boolean;
   sellerRating: number;
   sellerReviewCount: number;
   weightKg: number | null;
@@ -226,7 +228,7 @@ const DETAIL_SQL = `select p.id, p.title, p.description, p.price_cents as "price
     floor(extract(epoch from p.created_at))::float8 as "dateCreated", p.is_perishable as "isPerishable", p.is_digital as "isDigital",
     p.rating, p.review_count as "reviewCount", p.weight_kg as "weightKg", p.width_cm as "widthCm",
     p.height_cm as "heightCm", p.depth_cm as "depthCm", p.keywords, p.specifications, p.language, p.translations,
-    coalesce(sp.shop_name, u.name) as "sellerName", coalesce(sp.rating, 0) as "sellerRating",
+    p.agent_channels as "agentChannels", coalesce(sp.shop_name, u.name) as "sellerName", coalesce(sp.rating, 0) as "sellerRating",
     coalesce(sp.review_count, 0) as "sellerReviewCount",
     p.seller_id not in (select h from portage_hidden_sellers() h) as "shopOpen",
     (select coalesce(json_agg(x), '[]'::json) from (

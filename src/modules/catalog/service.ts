@@ -356,13 +356,22 @@ export async function listItemsByIds(ctx: RequestContext, ids: string[]): Promis
 }
 
 /**
- * listItemsByIds, keeping only the products on sale: active, of a shop that is open (the
- * protocols' lookups by id). Its one more read is the few hidden sellers.
+ * listItemsByIds, keeping only the products on sale to AI agents: active, of a shop that is open,
+ * not kept out of agent channels (the protocols' lookups by id). Its two more reads, together:
+ * the few hidden sellers, and which of `ids` are kept out.
  */
-export async function onSaleItemsByIds(ctx: RequestContext, ids: string[]): Promise<ListItem[]> {
+export async function agentSaleItemsByIds(ctx: RequestContext, ids: string[]): Promise<ListItem[]> {
   if (ids.length === 0) return [];
-  const [items, hidden] = await Promise.all([listItemsByIds(ctx, ids), hiddenSellerIds(ctx.db)]);
-  return items.filter((p) => p.status === 'active' && !hidden.has(p.sellerId));
+  const [items, hidden, kept] = await Promise.all([
+    listItemsByIds(ctx, ids),
+    hiddenSellerIds(ctx.db),
+    ctx.db
+      .select({ id: products.id })
+      .from(products)
+      .where(and(inArray(products.id, ids), eq(products.agentChannels, false))),
+  ]);
+  const out = new Set(kept.map((r) => r.id));
+  return items.filter((p) => p.status === 'active' && !hidden.has(p.sellerId) && !out.has(p.id));
 }
 
 /**
@@ -558,6 +567,8 @@ async function loadDetail(
     optionsLanguage: shown.language,
     sourceLanguage: r.language,
     translations: r.translations,
+    // A seller's choice of channels is theirs and the admins' to read (docs/decisions.md).
+    ...(owner ? { agentChannels: r.agentChannels } : {}),
   };
 }
 
@@ -726,6 +737,7 @@ export function newProductRow(
     heightCm: physical ? (input.dimensions?.height ?? null) : null,
     depthCm: physical ? (input.dimensions?.depth ?? null) : null,
     specifications: {},
+    agentChannels: input.agentChannels,
     createdAt: ctx.now(),
     updatedAt: ctx.now(),
   };
@@ -886,6 +898,7 @@ export async function updateProduct(ctx: RequestContext, id: string, change: Pro
             ? { widthCm: dims?.width ?? null, heightCm: dims?.height ?? null, depthCm: dims?.depth ?? null }
             : {}),
         specifications: change.specifications,
+        agentChannels: change.agentChannels,
         updatedAt: ctx.now(),
       })
       // The status check closes the race with a concurrent DELETE.
@@ -989,12 +1002,15 @@ export interface SaleVariants {
 }
 
 /**
- * The active variants of active products, by product, in the seller's order: one read for a page
- * of products (a search's, a lookup's). Products with none on sale are left out.
+ * The variants on sale to agents (onSale) by product, in the seller's order: one read for a page
+ * of products (a search's, a lookup's). Products with none are left out. The options' names and
+ * values, and so the variants' titles, in `locale` when the product's translation there names
+ * them (optionsIn), else as written.
  */
 export async function saleVariantsOf(
   ctx: RequestContext,
   productIds: string[],
+  locale: Locale | null = ctx.locale ?? null,
 ): Promise<Map<string, SaleVariants>> {
   const out = new Map<string, SaleVariants>();
   if (productIds.length === 0) return out;
@@ -1002,6 +1018,8 @@ export async function saleVariantsOf(
     .select({
       productId: productVariants.productId,
       options: products.options,
+      language: products.language,
+      translations: products.translations,
       id: productVariants.id,
       sku: productVariants.sku,
       optionValues: productVariants.optionValues,
@@ -1018,14 +1036,15 @@ export async function saleVariantsOf(
   for (const r of rows) {
     let entry = out.get(r.productId);
     if (!entry) {
-      entry = { options: r.options, variants: [] };
+      entry = { options: optionsIn(r, locale).options, variants: [] };
       out.set(r.productId, entry);
     }
+    const values = shownValues(r.optionValues, r.options, entry.options);
     entry.variants.push({
       id: r.id,
       sku: r.sku,
-      title: variantTitle(r.optionValues),
-      optionValues: r.optionValues,
+      title: variantTitle(values),
+      optionValues: values,
       priceCents: r.priceCents,
       compareAtPriceCents: r.compareAtPriceCents,
       imageUrl: r.imageUrl,
@@ -1036,17 +1055,21 @@ export async function saleVariantsOf(
   return out;
 }
 
-/** A variant on sale: active, of an active product of an open shop (the query joins both). */
+/**
+ * A variant on sale to agents: active, of an active product of an open shop, the product not kept
+ * out of agent channels (the query joins both). Only the protocols' catalog reads it.
+ */
 const onSale = () =>
   and(
     eq(productVariants.status, 'active'),
     eq(products.status, 'active'),
+    eq(products.agentChannels, true),
     sql`${products.sellerId} not in (select h from portage_hidden_sellers() h)`,
   );
 
 /**
- * The products of variants on sale (active, of an active product), by variant id: how a protocol
- * that takes a variant's id finds its product. Ids of no variant on sale are absent.
+ * The products of variants on sale to agents (onSale), by variant id: how a protocol that takes a
+ * variant's id finds its product. Ids of no variant on sale are absent.
  */
 export async function productsOfSaleVariants(
   ctx: RequestContext,

@@ -88,11 +88,16 @@ const lockCartOfBuyer = statement(
 
 // `offset 0` keeps the lateral lookup a subquery: flattened, the planner guesses 100 lines and
 // hash-joins every product (a full scan, 7 ms at 1,000 products); kept, each line is one index probe.
+// Given lines are a platform's (ACP, UCP): a product its seller keeps out of agent channels
+// (products.agent_channels false) is not on sale to them, refused as any product not on sale.
+// The cart's lines (the store, the API, the MCP tools) read portage_sale_variant alone.
 const givenLines = statement<{ variantId: string; quantity: number; product: SaleProductRow | null }>(
   'checkout_given_lines',
   sql`select g.line->>'variantId' as "variantId", (g.line->>'quantity')::int as quantity, p.product
     from jsonb_array_elements(${ph('lines')}::jsonb) with ordinality as g(line, n)
-      left join lateral (select s from portage_sale_variant(g.line->>'variantId') as s offset 0) as p(product) on true
+      left join lateral (select s from portage_sale_variant(g.line->>'variantId') as s
+        where exists (select 1 from products a where a.id = s->>'productId' and a.agent_channels)
+        offset 0) as p(product) on true
     order by g.n`,
 );
 

@@ -10,6 +10,8 @@ export interface IndexQuery {
   sort: SortKey;
   limit: number;
   offset: number;
+  /** Only products offered to AI agents (products.agent_channels): the UCP catalog's search. */
+  agents?: boolean;
 }
 
 export interface EngineAnswer {

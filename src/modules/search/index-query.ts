@@ -94,6 +94,17 @@ export class IndexSearcher {
       }
       matches.n = w;
     }
+    // An agents' query (the UCP catalog) passes over the products kept out of agent channels.
+    if (q.agents) {
+      const { docs } = matches;
+      const { agentsOff } = this.store;
+      let w = 0;
+      for (let i = 0; i < matches.n; i++) {
+        const d = docs[i]!;
+        if (agentsOff[d] !== 1) docs[w++] = d;
+      }
+      matches.n = w;
+    }
     if (pass || vf.any) {
       const { docs } = matches;
       let w = 0;

@@ -52,6 +52,8 @@ export interface IndexRow {
   option_names: string[];
   /** Its active variants: price, whether it has free units, option values in the options' order. */
   variants: Array<[number, boolean, string[]]>;
+  /** Offered to AI agents (products.agent_channels); absent: offered. */
+  agent_channels?: boolean;
 }
 
 /** flags: the product's one variant has free units (no block). */
@@ -154,6 +156,8 @@ export class IndexStore {
   /** Per pair, its folded option name. */
   pairName = new Int32Array(256);
   rating = new Float64Array(0);
+  /** 1: kept out of agent channels (products.agent_channels false); agents' queries pass over it. */
+  agentsOff = new Uint8Array(0);
   sold = new Int32Array(0);
   created = new Float64Array(0);
   private termCount = new Int32Array(0);
@@ -258,6 +262,7 @@ export class IndexStore {
       this.summary[ord] = variantKey(this.price[ord]!, (variantFlags & IN_STOCK) !== 0);
     }
     this.rating[ord] = Number(row.rating);
+    this.agentsOff[ord] = row.agent_channels === false ? 1 : 0;
     this.sold[ord] = row.units_sold_30d;
     this.created[ord] = Number(row.created);
     this.byId.set(row.id, { ord, docHash, changed: row.changed });
@@ -509,6 +514,7 @@ export class IndexStore {
     this.maxPrice = grow(this.maxPrice, (n) => new Int32Array(n));
     this.shape = grow(this.shape, (n) => new Int32Array(n));
     this.rating = grow(this.rating, (n) => new Float64Array(n));
+    this.agentsOff = grow(this.agentsOff, (n) => new Uint8Array(n));
     this.sold = grow(this.sold, (n) => new Int32Array(n));
     this.created = grow(this.created, (n) => new Float64Array(n));
     this.termCount = grow(this.termCount, (n) => new Int32Array(n));

@@ -60,7 +60,7 @@ export class MemorySearchIndex {
       this.browsing.clear();
       this.browsingVersion = this.store.version;
     }
-    const key = `${q.sort} ${q.limit} ${q.offset}`;
+    const key = `${q.sort} ${q.limit} ${q.offset} ${q.agents === true}`;
     let answer = this.browsing.get(key);
     if (!answer) {
       answer = this.searcher.search(q);

@@ -24,7 +24,7 @@ const COLUMNS = sql`p.id, p.category_id, p.seller_id, p.price_cents, p.is_digita
   p.units_sold_30d, extract(epoch from p.created_at)::float8 as created, p.status,
   ${micros(sql`greatest(p.changed_at, vs.changed)`)} as changed, p.search_doc::text as doc,
   array(select o->>'name' from jsonb_array_elements(p.options) o) as option_names,
-  coalesce(vs.variants, '[]') as variants`;
+  coalesce(vs.variants, '[]') as variants, p.agent_channels`;
 
 /** The database's clock, in microseconds since the epoch. */
 export async function clockMicros(db: Db): Promise<number> {

@@ -54,14 +54,16 @@ export function createSearch(opts: { index: MemorySearchIndex | undefined }) {
       return index.stats();
     },
 
-    async search(ctx: RequestContext, q: Query): Promise<Answer> {
+    /** `agents`: only the products offered to AI agents (the UCP catalog; docs/ucp.md "Catalog"). */
+    async search(ctx: RequestContext, q: Query, opts: { agents?: boolean } = {}): Promise<Answer> {
       const clauses = parseFilters(q.filters, ctx.locale);
       const words = searchWords(q.q);
       if (q.q.trim() && words.length === 0) return answer(q, emptyAnswer());
       const sort: SortKey = q.sort ?? (words.length ? 'relevance' : 'newest');
-      const page = { clauses, sort, limit: q.limit, offset: q.offset };
+      const agents = opts.agents === true;
+      const page = { clauses, sort, limit: q.limit, offset: q.offset, agents };
       if (!index) {
-        const found = await sqlSearch(ctx, q, clauses, sort);
+        const found = await sqlSearch(ctx, q, clauses, sort, agents);
         return answer(q, found, await listItemsByIds(ctx, found.ids));
       }
       let terms = stems.known(words);

@@ -79,6 +79,8 @@ export async function sqlSearch(
   q: Query,
   clauses: Clause[],
   sort: SortKey,
+  /** Only products offered to AI agents (the UCP catalog's search). */
+  agents = false,
 ): Promise<EngineAnswer> {
   const text = q.q.trim() ? tsQuery(q.q) : null;
   const productClauses = clauses.filter((c): c is Exclude<Clause, VariantClause> => !isVariantClause(c));
@@ -87,6 +89,7 @@ export async function sqlSearch(
     [
       sql`status = 'active'`,
       sql`seller_id not in (select h from portage_hidden_sellers() h)`,
+      ...(agents ? [sql`agent_channels`] : []),
       ...(text ? [sql`search_doc @@ ${text}`] : []),
       ...productClauses.map(clauseSql),
     ],

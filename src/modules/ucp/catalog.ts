@@ -1,12 +1,13 @@
 // UCP's catalog capabilities (docs/ucp.md "Catalog"): search, lookup and one product, over the
 // same search engine and catalog reads as GET /search/products and GET /products/:id. A Portage
 // product is a UCP product, its variants on sale UCP's variants (each id the item.id a checkout
-// takes; a product sold one way has one, of the product's id); prices in CAD cents; only active
-// products are shown.
+// takes; a product sold one way has one, of the product's id); prices in CAD cents; only products
+// on sale to agents are shown (active, of an open shop, not kept out of agent channels). Text is
+// in the language of the request's context.language, else of Accept-Language (catalogContext).
 import type { z } from 'zod';
 import type { productListItem } from '../../contract/catalog.ts';
 import { isRecordId } from '../../contract/common.ts';
-import { BASE_LOCALE, t, text } from '../../contract/i18n.ts';
+import { BASE_LOCALE, negotiateLocale, t, text } from '../../contract/i18n.ts';
 import type {
   UcpCatalogLookupRequest,
   UcpCatalogSearchRequest,
@@ -17,7 +18,7 @@ import type {
 } from '../../contract/ucp.ts';
 
 import {
-  onSaleItemsByIds,
+  agentSaleItemsByIds,
   productsOfSaleVariants,
   type SaleVariants,
   saleVariantsOf,
@@ -36,6 +37,20 @@ const MAX_OFFSET = 10_000;
 export const MAX_LOOKUP_IDS = 50;
 
 const cad = (amount: number) => ({ amount, currency: 'CAD' });
+
+/**
+ * The request's context for a catalog operation, in the language its `context.language` (BCP 47)
+ * names: any French (fr, fr-CA) is French, any English English; another or none leaves the
+ * request's (Accept-Language, else the default). types/context.json: when provided, it overrides
+ * Accept-Language. Titles, descriptions, option names and values and messages follow it.
+ */
+export function catalogContext(
+  ctx: RequestContext,
+  input: { context?: { language?: string } | undefined },
+): RequestContext {
+  const asked = negotiateLocale(input.context?.language);
+  return asked ? { ...ctx, locale: asked } : ctx;
+}
 const isHttp = (u: string) => /^https?:\/\//.test(u);
 
 /**
@@ -135,12 +150,11 @@ export async function searchCatalog(
 ) {
   const limit = Math.min(MAX_LIMIT, input.pagination?.limit ?? DEFAULT_LIMIT);
   const offset = offsetOf(input.pagination?.cursor);
-  const found = await engine.search(ctx, {
-    q: (input.query ?? '').slice(0, 200),
-    filters: filtersOf(input),
-    limit,
-    offset,
-  });
+  const found = await engine.search(
+    ctx,
+    { q: (input.query ?? '').slice(0, 200), filters: filtersOf(input), limit, offset },
+    { agents: true },
+  );
   const next = offset + found.results.length;
   const more = next < found.total && next <= MAX_OFFSET;
   return {
@@ -168,7 +182,7 @@ export async function lookupCatalog(ctx: RequestContext, input: UcpCatalogLookup
   // A product's own id names the product, even where one of its variants kept that id.
   const ownerOf = (id: string) => (isRecordId('products', id) ? id : owners.get(id));
   const productIds = [...new Set(known.flatMap((id) => ownerOf(id) ?? []))];
-  const items = await onSaleItemsByIds(ctx, productIds);
+  const items = await agentSaleItemsByIds(ctx, productIds);
   const found = new Set<string>();
   const products = (await ucpProductsOf(ctx, items)).map((product) => {
     const inputs = new Map<string, UcpInputCorrelation[]>();
@@ -215,7 +229,7 @@ export async function productOfCatalog(ctx: RequestContext, input: UcpGetProduct
     ? input.id
     : (await productsOfSaleVariants(ctx, [input.id])).get(input.id);
   if (!productId) return undefined;
-  const [item] = await onSaleItemsByIds(ctx, [productId]);
+  const [item] = await agentSaleItemsByIds(ctx, [productId]);
   if (!item) return undefined;
   const sale = (await saleVariantsOf(ctx, [item.id])).get(item.id);
   const product = ucpProductOf(item, sale);

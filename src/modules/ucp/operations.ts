@@ -24,7 +24,7 @@ import {
 } from '../agent-checkout/sessions.ts';
 import { itemIdOf } from '../agent-checkout/status.ts';
 import type { AgentCheckoutDeps, Finish, SessionState } from '../agent-checkout/types.ts';
-import { onSaleItemsByIds } from '../catalog/service.ts';
+import { agentSaleItemsByIds } from '../catalog/service.ts';
 import type { RequestContext } from '../context.ts';
 import type { Negotiated } from './agent.ts';
 import { type ProductFacts, toUcpCheckout, type UcpAnswerDeps } from './answer.ts';
@@ -187,7 +187,7 @@ async function answer(
   const missing = state.row.request.items.map((i) => i.id).filter((id) => !held.includes(id));
   if (missing.length > 0) {
     // A draft's title, or a closed shop's, is its seller's business.
-    for (const p of await onSaleItemsByIds(ctx, missing)) {
+    for (const p of await agentSaleItemsByIds(ctx, missing)) {
       facts.set(p.id, {
         title: p.title,
         priceCents: p.priceCents,

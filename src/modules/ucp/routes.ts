@@ -43,7 +43,7 @@ import { isRegisteredProfile, type PlatformKeys } from '../platforms/service.ts'
 import type { SearchEngine } from '../search/service.ts';
 import { capabilitiesFor, type Negotiated, negotiate, type Profiles, profileUrlOf } from './agent.ts';
 import { UcpAuthFailure, ucpCallerOf } from './caller.ts';
-import { lookupCatalog, productOfCatalog, searchCatalog } from './catalog.ts';
+import { catalogContext, lookupCatalog, productOfCatalog, searchCatalog } from './catalog.ts';
 import { UcpFailure, ucpFailureOf } from './errors.ts';
 import type { UcpKeyRing } from './keys.ts';
 import {
@@ -281,7 +281,7 @@ export function ucpRoutes(routeDeps: UcpRouteDeps) {
           if (!c) return incompatible(localeOf(req), CATALOG_SEARCH);
           return {
             ucp: catalogMeta(c, CATALOG_SEARCH),
-            ...(await searchCatalog(req.ctx, routeDeps.search, req.body)),
+            ...(await searchCatalog(catalogContext(req.ctx, req.body), routeDeps.search, req.body)),
           };
         },
       );
@@ -300,7 +300,8 @@ export function ucpRoutes(routeDeps: UcpRouteDeps) {
         async (req) => {
           const c = capableCaller(req, CATALOG_LOOKUP);
           if (!c) return incompatible(localeOf(req), CATALOG_LOOKUP);
-          return { ucp: catalogMeta(c, CATALOG_LOOKUP), ...(await lookupCatalog(req.ctx, req.body)) };
+          const found = await lookupCatalog(catalogContext(req.ctx, req.body), req.body);
+          return { ucp: catalogMeta(c, CATALOG_LOOKUP), ...found };
         },
       );
       app.post(
@@ -318,11 +319,15 @@ export function ucpRoutes(routeDeps: UcpRouteDeps) {
         async (req) => {
           const c = capableCaller(req, CATALOG_LOOKUP);
           if (!c) return incompatible(localeOf(req), CATALOG_LOOKUP);
-          const found = await productOfCatalog(req.ctx, req.body);
+          const ctx = catalogContext(req.ctx, req.body);
+          const found = await productOfCatalog(ctx, req.body);
           if (!found) {
             return businessError(
               'not_found',
-              render(localeOf(req), text('error.catalog.productNotFound', { id: req.body.id.slice(0, 64) })),
+              render(
+                ctx.locale ?? BASE_LOCALE,
+                text('error.catalog.productNotFound', { id: req.body.id.slice(0, 64) }),
+              ),
               capabilitiesFor(c.negotiated, CATALOG_LOOKUP),
             );
           }

@@ -57,6 +57,11 @@ export interface ProductForm {
   categoryId: string;
   isDigital: boolean;
   isPerishable: boolean;
+  /**
+   * Offered to AI agents (feeds, ACP, UCP). Undefined when the post had no `agentChannelsShown`
+   * field (a form without the box): the stored choice stays, a new product is offered.
+   */
+  agentChannels?: boolean;
   imageUrl: string;
   status: string;
 }
@@ -93,6 +98,8 @@ export const formOfBody = (b: Body, fallback: Locale = 'en-CA'): ProductForm => 
   categoryId: one(b.categoryId),
   isDigital: b.isDigital !== undefined,
   isPerishable: b.isPerishable !== undefined,
+  // An unticked box sends nothing: the hidden field beside it says the box was there.
+  agentChannels: b.agentChannelsShown === undefined ? undefined : b.agentChannels !== undefined,
   imageUrl: one(b.imageUrl).trim(),
   status: one(b.status),
 });
@@ -125,6 +132,7 @@ export const formOfProduct = (l: Locale, p: Detail): ProductForm => ({
   categoryId: p.categoryId ?? '',
   isDigital: p.isDigital,
   isPerishable: p.isPerishable,
+  agentChannels: p.agentChannels ?? true,
   imageUrl: sellerImageOf(p) ?? '',
   status: p.status,
 });
@@ -194,6 +202,7 @@ export function productBody(f: ProductForm, current?: Detail) {
     categoryId: f.categoryId || null,
     isDigital: f.isDigital,
     isPerishable: f.isPerishable,
+    ...(f.agentChannels !== undefined ? { agentChannels: f.agentChannels } : {}),
     ...imageChange(f.imageUrl, current),
     ...(f.status ? { status: f.status } : {}),
   };

@@ -161,6 +161,7 @@ export function productFormView(
 <fieldset><legend>${t(l, 'web.console.product.kind')}</legend>
 !${checkbox({ name: 'isDigital', label: t(l, 'web.console.product.isDigital'), checked: f.isDigital })}!${problemOf(error, 'isDigital', 'f-isDigital')}
 !${checkbox({ name: 'isPerishable', label: t(l, 'web.console.product.isPerishable'), checked: f.isPerishable })}!${problemOf(error, 'isPerishable', 'f-isPerishable')}</fieldset>
+<input type="hidden" name="agentChannelsShown" value="1">!${checkbox({ name: 'agentChannels', label: t(l, 'web.console.product.agentChannels'), checked: f.agentChannels !== false })}!${problemOf(error, 'agentChannels', 'f-agentChannels')}
 !${field({ name: 'imageUrl', type: 'url', label: t(l, 'web.console.product.imageUrl'), hint: t(l, 'web.console.product.imageHint'), value: f.imageUrl, error, attrs: ' maxlength="2048"' })}
 !${selectField({ name: 'status', label: t(l, 'web.console.product.status'), value: f.status, error, options: statuses.map((x) => ({ value: x, label: t(l, 'web.console.product.statusName', { status: x }) })) })}
 <button type="submit">${t(l, creating ? 'web.console.product.create' : 'web.console.product.save')}</button></form>
