@@ -3,7 +3,6 @@
 // against the official ACP 2026-04-17 feed schemas by the local receiver that plays the platform.
 import { eq } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { products } from '../src/modules/catalog/tables.ts';
 import { platformFeeds } from '../src/modules/platforms/tables.ts';
 import type { SignedIn } from './helpers/app.ts';
 import { useTestApp } from './helpers/app.ts';
@@ -207,7 +206,7 @@ describe('a platform with a Feed API', () => {
     expect(seen('en-CA', draft.id)!.title).toBe('Draft lamp');
 
     expect((await t.api.as(shop).patch(`/products/${draft.id}`, { status: 'draft' })).status).toBe(200);
-    await database.db.update(products).set({ agentChannels: false }).where(eq(products.id, box.id));
+    expect((await t.api.as(shop).patch(`/products/${box.id}`, { agentChannels: false })).status).toBe(200);
     await push();
     for (const id of [draft.id, box.id]) {
       expect(seen('en-CA', id)!.variants.map((v) => v.availability)).toEqual([
