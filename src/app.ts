@@ -82,6 +82,7 @@ import { shippingRoutes } from './modules/shipping/routes.ts';
 import { sandboxLabels } from './modules/shipping/sandbox-labels.ts';
 import { shopRoutes } from './modules/shops/routes.ts';
 import { subscribeModules } from './modules/subscriptions.ts';
+import { backupRoutes } from './modules/system/backup-routes.ts';
 import { createReadiness } from './modules/system/readiness.ts';
 import { probeRoutes, systemRoutes } from './modules/system/routes.ts';
 import { createProfiles } from './modules/ucp/agent.ts';
@@ -267,6 +268,7 @@ export async function buildApp(opts: AppOptions): Promise<FastifyInstance> {
       }),
     ),
   );
+  await app.register(backupRoutes(database));
 
   const { provider, connect, sandbox } = await createProvider(config.payments, config.publicBaseUrl);
   const invoiceLinks = createInvoiceLinks(keys.derive('invoice-links'), config.publicBaseUrl);
