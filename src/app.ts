@@ -82,7 +82,9 @@ import { shippingRoutes } from './modules/shipping/routes.ts';
 import { sandboxLabels } from './modules/shipping/sandbox-labels.ts';
 import { shopRoutes } from './modules/shops/routes.ts';
 import { subscribeModules } from './modules/subscriptions.ts';
-import { systemRoutes } from './modules/system/routes.ts';
+import { backupRoutes } from './modules/system/backup-routes.ts';
+import { createReadiness } from './modules/system/readiness.ts';
+import { probeRoutes, systemRoutes } from './modules/system/routes.ts';
 import { createProfiles } from './modules/ucp/agent.ts';
 import { developmentUcpKeyPem, loadUcpKeyRing } from './modules/ucp/keys.ts';
 import { ucpPlugin } from './modules/ucp/plugin.ts';
@@ -256,6 +258,17 @@ export async function buildApp(opts: AppOptions): Promise<FastifyInstance> {
     if (loaded) app.log.info({ ...loaded, ms: Date.now() - started }, 'search index loaded');
   });
   await app.register(searchRoutes(search));
+  await app.register(
+    probeRoutes(
+      createReadiness({
+        database,
+        redis: opts.redis,
+        search,
+        log: app.log.child({ component: 'readiness' }),
+      }),
+    ),
+  );
+  await app.register(backupRoutes(database));
 
   const { provider, connect, sandbox } = await createProvider(config.payments, config.publicBaseUrl);
   const invoiceLinks = createInvoiceLinks(keys.derive('invoice-links'), config.publicBaseUrl);

@@ -1,4 +1,5 @@
-// The `portage` command: serve | mcp | migrate | seed | user create | platform create | tax-profile set.
+// The `portage` command: serve | mcp | migrate | seed | user create | platform create | tax-profile set |
+// ledger check | backup | restore.
 // Each command loads only the modules it needs: the tool server none of the service's.
 import { UsageError } from './cli-errors.ts';
 import { ConfigError } from './config.ts';
@@ -26,6 +27,11 @@ Commands:
                              marketplace operator); staging and production need it
   ledger check               check the sellers' ledger: every transaction sums to zero,
                              every balance agrees with its transfers; exit 1 if not
+  backup <file>              copy the embedded database to a new file (a tar.gz), with the
+                             service running (then SERVICE_JWT_TOKEN: an admin's token;
+                             SERVICE_URL if not on HOST:PORT) or stopped
+  restore <file>             put a backup in DATA_DIR's place, the service stopped; the
+                             database it replaces is kept beside it, renamed
 
 Configuration comes from the environment; see the README.`;
 
@@ -59,6 +65,10 @@ async function main(argv: string[]): Promise<void> {
       if (rest[0] !== 'set')
         throw new UsageError(`Unknown command "${['tax-profile', ...rest.slice(0, 1)].join(' ')}"`);
       return (await import('./commands.ts')).setTaxProfileCommand(rest.slice(1));
+    case 'backup':
+      return (await import('./backup-commands.ts')).backupCommand(rest);
+    case 'restore':
+      return (await import('./backup-commands.ts')).restoreCommand(rest);
     case undefined:
     case 'help':
     case '--help':
@@ -79,7 +89,9 @@ main(process.argv.slice(2)).catch((err: unknown) => {
     return;
   } else if (
     err instanceof AppError ||
-    ['DataDirInUseError', 'ToolServerConfigError', 'StartRefusedError'].includes((err as Error)?.name)
+    ['DataDirInUseError', 'ToolServerConfigError', 'StartRefusedError', 'BackupRefusedError'].includes(
+      (err as Error)?.name,
+    )
   ) {
     console.error(`portage: ${(err as Error).message}`);
   } else if ((err as { code?: string }).code === 'EADDRINUSE') {

@@ -33,6 +33,11 @@ export interface Database {
   /** Applies the committed migrations that have not run yet. */
   migrate(): Promise<void>;
   ping(): Promise<boolean>;
+  /**
+   * PGlite only: the whole database as a gzipped tarball (what PGlite's `loadDataDir` opens),
+   * taken between transactions while the service keeps running (docs/operations.md "Backups").
+   */
+  backup?(): Promise<Blob>;
   close(): Promise<void>;
 }
 
@@ -123,8 +128,22 @@ function wrapPglite(client: PGlite, close: () => Promise<void>): Database {
     kind: 'pglite',
     migrate: () => migratePglite(drizzlePglite(client), { migrationsFolder: MIGRATIONS_DIR }),
     ping: () => ping(db),
+    backup: () => dumpBetweenTransactions(client),
     close,
   };
+}
+
+/**
+ * A copy of the data directory as the database has it, with no transaction open: a checkpoint
+ * first (the copy then needs next to no recovery when opened), then the dump under PGlite's
+ * transaction lock, which waits for the transaction in progress to end and holds the next ones
+ * (and, PGlite being one connection, every statement) until the files are read. The files are
+ * then what a clean stop would leave, less the shutdown record: PostgreSQL opens them as after
+ * a crash, replaying whatever the checkpoint did not cover.
+ */
+async function dumpBetweenTransactions(client: PGlite): Promise<Blob> {
+  await client.exec('checkpoint');
+  return await client._runExclusiveTransaction(() => client.dumpDataDir('gzip'));
 }
 
 async function openPostgres(url: string, max: number, queryTimeoutMs: number): Promise<Database> {

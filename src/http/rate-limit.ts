@@ -45,6 +45,8 @@ export const LIMITS = {
    * database read or profile fetch.
    */
   agentRefusals: 30,
+  /** Backups of the embedded database (POST /admin/backup), per admin: each copies the whole database. */
+  backups: 2,
   /** The pages for people (src/web), per address: browsing a storefront reads many pages. */
   pages: 300,
 } as const;

@@ -22,6 +22,7 @@ export type SearchEngine = ReturnType<typeof createSearch>;
 export function createSearch(opts: { index: MemorySearchIndex | undefined }) {
   const { index } = opts;
   const stems = new StemCache();
+  let prepared = !index;
 
   /**
    * With the stems known, the read of the changes goes out first, the answer is computed on
@@ -51,8 +52,12 @@ export function createSearch(opts: { index: MemorySearchIndex | undefined }) {
     async prepare(db: Db) {
       if (!index) return undefined;
       await index.build(db);
+      prepared = true;
       return index.stats();
     },
+
+    /** Whether searches can be answered: the index loaded (always, for the SQL engine). */
+    ready: () => prepared,
 
     /** `agents`: only the products offered to AI agents (the UCP catalog; docs/ucp.md "Catalog"). */
     async search(ctx: RequestContext, q: Query, opts: { agents?: boolean } = {}): Promise<Answer> {

@@ -1,10 +1,11 @@
-// Health and the machine-readable API reference.
+// Health, the load balancer's probes, and the machine-readable API reference.
 import type { FastifyInstance } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import { MCP_SCOPES, SCOPE_DESCRIPTIONS } from '../../contract/scopes.ts';
 import { TOOL_SCOPES, TOOL_SERVER, TOOLS, toolJsonSchemas } from '../../contract/tools.ts';
 import type { Database } from '../../db/index.ts';
+import type { Readiness } from './readiness.ts';
 
 export function systemRoutes(database: Database, publicBaseUrl: string) {
   return async (fastify: FastifyInstance) => {
@@ -72,6 +73,64 @@ export function systemRoutes(database: Database, publicBaseUrl: string) {
 
     app.get('/openapi.json', { config: { auth: 'public' }, schema: { hide: true } }, async () =>
       fastify.swagger(),
+    );
+  };
+}
+
+const checkState = z.enum(['ok', 'failed']);
+const probeAnswer = (status: 'ok' | 'unavailable') =>
+  z.object({
+    status: z.literal(status),
+    checks: z.object({
+      database: checkState,
+      migrations: z.enum(['ok', 'failed', 'unknown']),
+      redis: checkState.optional().describe('Only when the service shares its rate limits through Redis'),
+      search: checkState,
+    }),
+  });
+
+/**
+ * The probes (docs/operations.md "Health checks"): /livez says the process serves, /readyz that
+ * it can do its work. Public and unlimited as /health is; logged at warn and above only (a
+ * probe every few seconds from each load balancer would be most of an info log): readiness
+ * logs its own changes.
+ */
+export function probeRoutes(readiness: Readiness) {
+  return async (fastify: FastifyInstance) => {
+    const app = fastify.withTypeProvider<ZodTypeProvider>();
+
+    app.get(
+      '/livez',
+      {
+        config: { auth: 'public' },
+        logLevel: 'warn',
+        schema: {
+          tags: ['system'],
+          summary: 'Liveness: the process answers (the database is not asked)',
+          response: { 200: z.object({ status: z.literal('ok') }) },
+        },
+      },
+      async (_req, reply) => reply.header('cache-control', 'no-store').send({ status: 'ok' as const }),
+    );
+
+    app.get(
+      '/readyz',
+      {
+        config: { auth: 'public' },
+        logLevel: 'warn',
+        schema: {
+          tags: ['system'],
+          summary:
+            'Readiness: the database, its migrations, Redis and the search index; 503 names what failed',
+          response: { 200: probeAnswer('ok'), 503: probeAnswer('unavailable') },
+        },
+      },
+      async (_req, reply) => {
+        const { ready, checks } = await readiness.check();
+        reply.header('cache-control', 'no-store');
+        if (ready) return reply.send({ status: 'ok' as const, checks });
+        return reply.code(503).send({ status: 'unavailable' as const, checks });
+      },
     );
   };
 }
