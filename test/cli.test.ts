@@ -227,6 +227,7 @@ describe('portage platform create', () => {
         name: 'Maple Chat',
         webhookUrl,
         ucpProfileUrl,
+        feedUrl: null,
         createdAt: expect.any(Number),
         keyRotatedAt: null,
         revokedAt: null,
