@@ -1,4 +1,5 @@
-// The `portage` command: serve | mcp | migrate | seed | user create | platform create | tax-profile set.
+// The `portage` command: serve | mcp | migrate | seed | user create | platform create | tax-profile set |
+// ledger check | feed write.
 // Each command loads only the modules it needs: the tool server none of the service's.
 import { UsageError } from './cli-errors.ts';
 import { ConfigError } from './config.ts';
@@ -26,6 +27,8 @@ Commands:
                              marketplace operator); staging and production need it
   ledger check               check the sellers' ledger: every transaction sums to zero,
                              every balance agrees with its transfers; exit 1 if not
+  feed write                 write the file feed's snapshot now (FEED_DIR), whatever
+                             the last one's age
 
 Configuration comes from the environment; see the README.`;
 
@@ -55,6 +58,10 @@ async function main(argv: string[]): Promise<void> {
       if (rest[0] !== 'check')
         throw new UsageError(`Unknown command "${['ledger', ...rest.slice(0, 1)].join(' ')}"`);
       return (await import('./commands.ts')).ledgerCheckCommand();
+    case 'feed':
+      if (rest[0] !== 'write')
+        throw new UsageError(`Unknown command "${['feed', ...rest.slice(0, 1)].join(' ')}"`);
+      return (await import('./commands.ts')).feedWriteCommand();
     case 'tax-profile':
       if (rest[0] !== 'set')
         throw new UsageError(`Unknown command "${['tax-profile', ...rest.slice(0, 1)].join(' ')}"`);

@@ -124,3 +124,19 @@ export const productIdsOfSellers = (db: Db, sellerIds: string[], after: string, 
 
 const micros = (at: SQL) => sql`(extract(epoch from ${at}) * 1000000)::float8`;
 const stamp = (us: number) => sql`to_timestamp(${us / 1e6})`;
+
+/** How a seller's parcels are priced (docs/shipping.md): none is the platform's rate table. */
+export interface FeedShippingRow {
+  seller_id: string;
+  rates: 'carrier' | 'flat';
+  flat_cents: number | null;
+  free_over_cents: number | null;
+}
+
+/** The shipping profiles of these sellers (comma-separated ids, one text parameter): the file feed's `shipping`. */
+export const shippingOfSellers = (db: Db, sellerIds: string[]) =>
+  rowsOf<FeedShippingRow>(
+    db,
+    sql`select seller_id, rates, flat_cents, free_over_cents from seller_shipping
+          where seller_id = any(string_to_array(${sellerIds.join(',')}, ','))`,
+  );
