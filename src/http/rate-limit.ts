@@ -45,6 +45,8 @@ export const LIMITS = {
    * database read or profile fetch.
    */
   agentRefusals: 30,
+  /** The file feed's downloads (GET /feeds/files/:name), per address: a platform takes 4 files a day. */
+  feedFiles: 30,
   /** The pages for people (src/web), per address: browsing a storefront reads many pages. */
   pages: 300,
 } as const;
