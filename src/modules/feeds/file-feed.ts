@@ -1,37 +1,22 @@
 // The file feed's snapshots (docs/acp.md "File feed"): every product in the feeds, one row per
 // variant on sale, as gzipped JSON Lines and CSV in each language, written to FEED_DIR by one
-// instance at a time. The catalog is read by pages of PAGE products (queries.ts) and each page is
-// written before the next is kept: memory stays flat whatever the catalog's size. Each file is
-// written under a temporary name and renamed when whole; the snapshot's row names its files only
-// after, so a reader never sees half a file; the snapshot before stays for downloads under way.
-import { randomBytes } from 'node:crypto';
-import { once } from 'node:events';
-import { createWriteStream } from 'node:fs';
-import { mkdir, readdir, rename, rm, stat } from 'node:fs/promises';
+// instance at a time. The catalog is read here by pages of PAGE products (queries.ts) and each page
+// is handed to one worker thread per language (file-locale.ts writes its two files) before the
+// next is kept: memory stays flat whatever the catalog's size, and the event loop serving requests
+// only reads. Each file is written under a temporary name and renamed when whole; the snapshot's
+// row names its files only after, so a reader never sees half a file; the snapshot before stays
+// for downloads under way.
+import { mkdir, readdir, rm, stat } from 'node:fs/promises';
 import path from 'node:path';
-import { pipeline } from 'node:stream/promises';
-import { createGzip, type Gzip } from 'node:zlib';
+import { Worker } from 'node:worker_threads';
 import { sql } from 'drizzle-orm';
 import { LOCALES, type Locale } from '../../contract/i18n.ts';
 import { rowsOf } from '../../db/sql.ts';
 import type { Job } from '../../jobs/runner.ts';
 import type { RequestContext } from '../context.ts';
-import { type FeedContext, feedContext, feedProductOf } from './document.ts';
-import {
-  csvHeader,
-  csvLines,
-  type FeedShipping,
-  feedShippingOf,
-  fileFeedRowsOf,
-  jsonLine,
-} from './file-rows.ts';
-import {
-  eligibleFeedRowsAfter,
-  type FeedRow,
-  type FeedShippingRow,
-  lastCandidateAfter,
-  shippingOfSellers,
-} from './queries.ts';
+import type { FeedPage } from './file-locale.ts';
+import type { FileWorkerData, FileWorkerRequest } from './file-worker.ts';
+import { eligibleFeedPageText, lastCandidateAfter } from './queries.ts';
 import type { FeedFileEntry } from './tables.ts';
 
 export interface FileFeedDeps {
@@ -47,11 +32,6 @@ export type FeedFormat = (typeof FORMATS)[number];
 
 /** Products a page reads (about 3 variants each): a few MB of rows at most. */
 export const PAGE = 2_000;
-/**
- * gzip's level: 1 makes files about a third larger than 6 for a third of the time (measured,
- * docs/performance.md "Product feeds"); a platform downloads them once a day.
- */
-const GZIP_LEVEL = 1;
 /** A writer holds its snapshot this long past its last sign of life (renewed every page). */
 const LEASE_SECONDS = 300;
 /** Snapshots kept: the new one, and the one before for downloads begun before it. */
@@ -97,46 +77,62 @@ async function renewLease(ctx: RequestContext, id: string): Promise<boolean> {
   return rows.length > 0;
 }
 
-/** One file being written: gzip into a temporary file, with backpressure. */
-class GzipFile {
-  readonly temporary: string;
-  rows = 0;
-  private readonly gzip: Gzip;
-  private readonly done: Promise<void>;
+/** A language's worker thread (file-worker.ts), asked one thing at a time. */
+class LocaleWorker {
+  private readonly worker: Worker;
+  private waiting: { resolve: (v: WorkerAnswer) => void; reject: (e: Error) => void } | undefined;
+  private failed: Error | undefined;
 
-  constructor(
-    readonly final: string,
-    readonly entry: Omit<FeedFileEntry, 'rows' | 'bytes'>,
-  ) {
-    this.temporary = `${final}.${randomBytes(6).toString('hex')}.tmp`;
-    this.gzip = createGzip({ level: GZIP_LEVEL, memLevel: 9, chunkSize: 64 * 1024 });
-    this.done = pipeline(this.gzip, createWriteStream(this.temporary, { flags: 'wx' }));
-    // A failure is seen at end(); until then a write waits on drain, which a failure never sends.
-    this.done.catch(() => {});
+  constructor(data: FileWorkerData) {
+    this.worker = new Worker(new URL(workerFile()), {
+      workerData: data,
+      // A larger young generation: the rows are short-lived garbage, scavenged far less often.
+      resourceLimits: { maxYoungGenerationSizeMb: 64 },
+    });
+    this.worker.on('message', (answer: WorkerAnswer) => {
+      const waiting = this.waiting;
+      this.waiting = undefined;
+      if (answer.ok) waiting?.resolve(answer);
+      else waiting?.reject(new Error(`feed file worker: ${answer.error}`));
+    });
+    const fail = (err: Error) => {
+      this.failed = err;
+      this.waiting?.reject(err);
+      this.waiting = undefined;
+    };
+    this.worker.on('error', fail);
+    this.worker.on('exit', (code) => fail(new Error(`feed file worker exited (${code})`)));
   }
 
-  /** Writes `text` (a page of lines), waiting while gzip's buffer is full. */
-  async write(text: string, rows: number) {
-    this.rows += rows;
-    if (!text) return;
-    if (!this.gzip.write(text)) await Promise.race([once(this.gzip, 'drain'), this.done]);
+  ask(request: FileWorkerRequest): Promise<WorkerAnswer> {
+    if (this.failed) return Promise.reject(this.failed);
+    return new Promise((resolve, reject) => {
+      this.waiting = { resolve, reject };
+      this.worker.postMessage(request);
+    });
   }
 
-  /** Ends the file and names it: the rename is atomic, a reader sees the whole file or none. */
-  async end(): Promise<FeedFileEntry> {
-    this.gzip.end();
-    await this.done;
-    await rename(this.temporary, this.final);
-    const { size } = await stat(this.final);
-    return { ...this.entry, rows: this.rows, bytes: size };
-  }
-
-  async discard() {
-    this.gzip.destroy();
-    await this.done.catch(() => {});
-    await rm(this.temporary, { force: true });
+  async close() {
+    this.worker.removeAllListeners('exit');
+    await this.worker.terminate();
   }
 }
+
+type WorkerAnswer =
+  | { ok: true; files?: { jsonl: { rows: number; bytes: number }; csv: { rows: number; bytes: number } } }
+  | { ok: false; error: string };
+
+/**
+ * The worker's module: in a build (scripts/build.mjs), the bundle's own feed-file-worker.js beside
+ * the chunk that runs this; from the sources, file-worker.ts through tsx's loader.
+ */
+const workerFile = () =>
+  typeof PORTAGE_BUNDLE !== 'undefined'
+    ? import.meta.resolve('./feed-file-worker.js')
+    : new URL('./file-worker-tsx.mjs', import.meta.url).href;
+
+/** Defined (true) by scripts/build.mjs in the bundle, and nowhere else. */
+declare const PORTAGE_BUNDLE: true | undefined;
 
 export interface WrittenSnapshot {
   id: string;
@@ -158,20 +154,25 @@ export async function writeFeedSnapshot(
   const id = stampOf(ctx.now());
   if (!(await claimSnapshot(ctx, id, deps.fileHours, opts.force ?? false))) return undefined;
   await mkdir(deps.dir, { recursive: true });
-  const files = LOCALES.flatMap((locale) =>
-    FORMATS.map(
-      (format) =>
-        new GzipFile(path.join(deps.dir, fileNameOf(id, locale, format)), {
-          name: fileNameOf(id, locale, format),
-          locale,
-          format,
-        }),
-    ),
+  const pathOf = (locale: Locale, format: FeedFormat) => path.join(deps.dir, fileNameOf(id, locale, format));
+  const workers = LOCALES.map(
+    (locale) =>
+      new LocaleWorker({
+        publicBaseUrl: deps.publicBaseUrl,
+        locale,
+        paths: { jsonl: pathOf(locale, 'jsonl'), csv: pathOf(locale, 'csv') },
+      }),
   );
   try {
-    const products = await writeRows(ctx, deps, id, files, opts.stopping);
+    const products = await readPages(ctx, id, workers, opts.stopping);
     const entries: FeedFileEntry[] = [];
-    for (const file of files) entries.push(await file.end());
+    for (const [n, locale] of LOCALES.entries()) {
+      const { files } = (await workers[n]!.ask({ type: 'end' })) as {
+        files: Record<FeedFormat, { rows: number; bytes: number }>;
+      };
+      for (const format of FORMATS)
+        entries.push({ name: fileNameOf(id, locale, format), locale, format, ...files[format] });
+    }
     await ctx.db.execute(
       sql`update feed_snapshots set written_at = ${ctx.now().toISOString()}, lease_until = null,
             files = ${JSON.stringify(entries)}::jsonb, products = ${products} where id = ${id}`,
@@ -179,37 +180,39 @@ export async function writeFeedSnapshot(
     await deleteOldSnapshots(ctx, deps.dir);
     return { id, products, files: entries, seconds: (performance.now() - started) / 1000 };
   } catch (err) {
-    await Promise.all(files.map((f) => f.discard()));
+    await Promise.all(workers.map((w) => w.ask({ type: 'discard' }).catch(() => {})));
     await ctx.db.execute(sql`delete from feed_snapshots where id = ${id} and written_at is null`);
     throw err;
+  } finally {
+    await Promise.all(workers.map((w) => w.close()));
   }
 }
 
-async function writeRows(
+/**
+ * Reads the catalog page after page and hands each to every language's worker; the next page is
+ * read while the workers write this one, and handed over once they are done with it.
+ */
+async function readPages(
   ctx: RequestContext,
-  deps: FileFeedDeps,
   id: string,
-  files: GzipFile[],
+  workers: LocaleWorker[],
   stopping: AbortSignal | undefined,
 ): Promise<number> {
-  const contexts = LOCALES.map((locale) => feedContext(deps.publicBaseUrl, locale));
-  const byLocale = (locale: Locale, format: FeedFormat) =>
-    files.find((f) => f.entry.locale === locale && f.entry.format === format)!;
-  for (const locale of LOCALES) await byLocale(locale, 'csv').write(csvHeader(), 0);
   let products = 0;
   let renewedAt = performance.now();
-  // The next page is read while this one is written: the database and this process work at once.
   let next = readPage(ctx, '');
+  let writing: Promise<unknown> = Promise.resolve();
   for (;;) {
     const page = await next;
+    await writing;
     if (page.end === undefined) break;
     next = readPage(ctx, page.end);
     // A page's rejection is seen when it is awaited; one left behind when this pass stops is not.
     next.catch(() => {});
     if (stopping?.aborted) throw new Error('the instance is stopping: the snapshot is given up');
-    products += page.rows.length;
-    for (const [n, locale] of LOCALES.entries())
-      await writePage(page, contexts[n]!, locale, byLocale(locale, 'jsonl'), byLocale(locale, 'csv'));
+    products += page.count;
+    const handed: FeedPage = { rows: page.rows, shipping: page.shipping, count: page.count };
+    writing = Promise.all(workers.map((w) => w.ask({ type: 'page', page: handed })));
     if (performance.now() - renewedAt > 30_000) {
       if (!(await renewLease(ctx, id))) throw new Error(`feed snapshot ${id}: its lease was lost`);
       renewedAt = performance.now();
@@ -218,37 +221,17 @@ async function writeRows(
   return products;
 }
 
-interface Page {
-  rows: FeedRow[];
-  shipping: Map<string, FeedShipping>;
+interface Page extends FeedPage {
   /** The last candidate's id: the next page starts after it; undefined at the end. */
   end: string | undefined;
 }
 
 async function readPage(ctx: RequestContext, after: string): Promise<Page> {
-  const [rows, end] = await Promise.all([
-    eligibleFeedRowsAfter(ctx.db, after, PAGE),
+  const [page, end] = await Promise.all([
+    eligibleFeedPageText(ctx.db, after, PAGE),
     lastCandidateAfter(ctx.db, after, PAGE),
   ]);
-  const sellers = [...new Set(rows.map((r) => r.seller_id))];
-  const profiles = new Map<string, FeedShippingRow>();
-  if (sellers.length) for (const p of await shippingOfSellers(ctx.db, sellers)) profiles.set(p.seller_id, p);
-  const shipping = new Map(sellers.map((s) => [s, feedShippingOf(profiles.get(s))]));
-  return { rows, shipping, end };
-}
-
-async function writePage(page: Page, fc: FeedContext, locale: Locale, jsonl: GzipFile, csv: GzipFile) {
-  let lines = '';
-  const all = [];
-  for (const row of page.rows) {
-    const product = feedProductOf(row, fc);
-    const rows = fileFeedRowsOf(product, row.is_digital, page.shipping.get(row.seller_id)!, locale);
-    for (const r of rows) {
-      lines += jsonLine(r);
-      all.push(r);
-    }
-  }
-  await Promise.all([jsonl.write(lines, all.length), csv.write(csvLines(all), all.length)]);
+  return { ...page, end };
 }
 
 /**
