@@ -3,13 +3,16 @@
 // gets the files' signed URLs from GET /acp/feed and downloads them over HTTP. Every JSON line is
 // validated against the documented fields (docs/feed-file.schema.json), the CSV's header is the
 // same list, and the signed URLs refuse what they must.
-import { readdirSync, readFileSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
 import { gunzipSync } from 'node:zlib';
 import { Ajv2020 } from 'ajv/dist/2020.js';
 import { parse } from 'csv-parse/sync';
-import { eq } from 'drizzle-orm';
+import { eq, sql } from 'drizzle-orm';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { products } from '../src/modules/catalog/tables.ts';
+import { writeFeedSnapshot } from '../src/modules/feeds/file-feed.ts';
 import { feedFileUrl } from '../src/modules/feeds/file-links.ts';
 import { FILE_FEED_FIELDS } from '../src/modules/feeds/file-rows.ts';
 import { ACP_VERSION, issuePlatform, type Platform } from './helpers/acp.ts';
@@ -390,6 +393,23 @@ describe('a snapshot', () => {
     expect((await download(res.body.files[0].url)).res.status).toBe(200);
     const unknown = await t.api.as(boss).get('/admin/platforms/platforms:nope/feed-files');
     expect(unknown.status).toBe(404);
+  });
+
+  it('writes the same files in worker threads (a catalog of more than a page) as in this one', async () => {
+    const dir = mkdtempSync(path.join(os.tmpdir(), 'portage-feed-threads-'));
+    const ctx = { db: database.db, now: t.clock.now, log: t.app.log };
+    const deps = { dir, publicBaseUrl: 'http://portage.test', fileHours: 24 };
+    const written = await writeFeedSnapshot(ctx, deps, { force: true, threads: true });
+    for (const f of written!.files) {
+      const mine = gunzipSync(readFileSync(path.join(dir, f.name))).toString('utf8');
+      const served = gunzipSync((await download(fileOf(links, f.locale, f.format).url)).body).toString(
+        'utf8',
+      );
+      expect(mine).toBe(served);
+    }
+    // This snapshot is now the current one: the next test's starts from it.
+    rmSync(dir, { recursive: true, force: true });
+    await database.db.execute(sql`delete from feed_snapshots where id = ${written!.id}`);
   });
 
   it('writes the next snapshot when due, keeping the one before for downloads under way', async () => {

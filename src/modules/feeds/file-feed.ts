@@ -14,7 +14,7 @@ import { LOCALES, type Locale } from '../../contract/i18n.ts';
 import { rowsOf } from '../../db/sql.ts';
 import type { Job } from '../../jobs/runner.ts';
 import type { RequestContext } from '../context.ts';
-import type { FeedPage } from './file-locale.ts';
+import { type FeedPage, type LocaleFiles, localeFiles } from './file-locale.ts';
 import type { FileWorkerData, FileWorkerRequest } from './file-worker.ts';
 import { eligibleFeedPageText, lastCandidateAfter } from './queries.ts';
 import type { FeedFileEntry } from './tables.ts';
@@ -77,8 +77,28 @@ async function renewLease(ctx: RequestContext, id: string): Promise<boolean> {
   return rows.length > 0;
 }
 
+/** Where a language's pages go: its worker thread, or this thread for a catalog of one page. */
+interface LocaleSink extends LocaleFiles {
+  close(): Promise<void>;
+}
+
+async function inProcess(data: FileWorkerData): Promise<LocaleSink> {
+  const files = await localeFiles(data.publicBaseUrl, data.locale, data.paths);
+  return { ...files, close: async () => {} };
+}
+
+/** Whether the catalog has more products in the feeds than a page (a bounded count). */
+async function moreThanOnePage(ctx: RequestContext): Promise<boolean> {
+  const [row] = await rowsOf<{ more: boolean }>(
+    ctx.db,
+    sql`select count(*) > ${PAGE} as more from (select 1 from products
+          where status = 'active' and agent_channels limit ${PAGE + 1}) c`,
+  );
+  return row?.more ?? false;
+}
+
 /** A language's worker thread (file-worker.ts), asked one thing at a time. */
-class LocaleWorker {
+class LocaleWorker implements LocaleSink {
   private readonly worker: Worker;
   private waiting: { resolve: (v: WorkerAnswer) => void; reject: (e: Error) => void } | undefined;
   private failed: Error | undefined;
@@ -104,7 +124,21 @@ class LocaleWorker {
     this.worker.on('exit', (code) => fail(new Error(`feed file worker exited (${code})`)));
   }
 
-  ask(request: FileWorkerRequest): Promise<WorkerAnswer> {
+  async page(page: FeedPage) {
+    await this.ask({ type: 'page', page });
+  }
+
+  async end() {
+    const answer = await this.ask({ type: 'end' });
+    if (!answer.ok || !answer.files) throw new Error('feed file worker: no files at the end');
+    return answer.files;
+  }
+
+  async discard() {
+    await this.ask({ type: 'discard' });
+  }
+
+  private ask(request: FileWorkerRequest): Promise<WorkerAnswer> {
     if (this.failed) return Promise.reject(this.failed);
     return new Promise((resolve, reject) => {
       this.waiting = { resolve, reject };
@@ -148,28 +182,31 @@ export interface WrittenSnapshot {
 export async function writeFeedSnapshot(
   ctx: RequestContext,
   deps: FileFeedDeps,
-  opts: { force?: boolean; stopping?: AbortSignal } = {},
+  /** `threads`: worker threads or not, whatever the catalog's size (tests); decided by its size otherwise. */
+  opts: { force?: boolean; stopping?: AbortSignal; threads?: boolean } = {},
 ): Promise<WrittenSnapshot | undefined> {
   const started = performance.now();
   const id = stampOf(ctx.now());
   if (!(await claimSnapshot(ctx, id, deps.fileHours, opts.force ?? false))) return undefined;
   await mkdir(deps.dir, { recursive: true });
   const pathOf = (locale: Locale, format: FeedFormat) => path.join(deps.dir, fileNameOf(id, locale, format));
-  const workers = LOCALES.map(
-    (locale) =>
-      new LocaleWorker({
+  // A catalog of one page is written here: two threads would take longer to start than it to write.
+  const threads = opts.threads ?? (await moreThanOnePage(ctx));
+  const workers: LocaleSink[] = await Promise.all(
+    LOCALES.map((locale) => {
+      const data = {
         publicBaseUrl: deps.publicBaseUrl,
         locale,
         paths: { jsonl: pathOf(locale, 'jsonl'), csv: pathOf(locale, 'csv') },
-      }),
+      };
+      return threads ? new LocaleWorker(data) : inProcess(data);
+    }),
   );
   try {
     const products = await readPages(ctx, id, workers, opts.stopping);
     const entries: FeedFileEntry[] = [];
     for (const [n, locale] of LOCALES.entries()) {
-      const { files } = (await workers[n]!.ask({ type: 'end' })) as {
-        files: Record<FeedFormat, { rows: number; bytes: number }>;
-      };
+      const files = await workers[n]!.end();
       for (const format of FORMATS)
         entries.push({ name: fileNameOf(id, locale, format), locale, format, ...files[format] });
     }
@@ -180,7 +217,7 @@ export async function writeFeedSnapshot(
     await deleteOldSnapshots(ctx, deps.dir);
     return { id, products, files: entries, seconds: (performance.now() - started) / 1000 };
   } catch (err) {
-    await Promise.all(workers.map((w) => w.ask({ type: 'discard' }).catch(() => {})));
+    await Promise.all(workers.map((w) => w.discard().catch(() => {})));
     await ctx.db.execute(sql`delete from feed_snapshots where id = ${id} and written_at is null`);
     throw err;
   } finally {
@@ -195,7 +232,7 @@ export async function writeFeedSnapshot(
 async function readPages(
   ctx: RequestContext,
   id: string,
-  workers: LocaleWorker[],
+  workers: LocaleSink[],
   stopping: AbortSignal | undefined,
 ): Promise<number> {
   let products = 0;
@@ -212,7 +249,9 @@ async function readPages(
     if (stopping?.aborted) throw new Error('the instance is stopping: the snapshot is given up');
     products += page.count;
     const handed: FeedPage = { rows: page.rows, shipping: page.shipping, count: page.count };
-    writing = Promise.all(workers.map((w) => w.ask({ type: 'page', page: handed })));
+    writing = Promise.all(workers.map((w) => w.page(handed)));
+    // Seen when awaited before the next page; until then a failure must not go unhandled.
+    writing.catch(() => {});
     if (performance.now() - renewedAt > 30_000) {
       if (!(await renewLease(ctx, id))) throw new Error(`feed snapshot ${id}: its lease was lost`);
       renewedAt = performance.now();
