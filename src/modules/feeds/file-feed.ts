@@ -210,10 +210,14 @@ export async function writeFeedSnapshot(
       for (const format of FORMATS)
         entries.push({ name: fileNameOf(id, locale, format), locale, format, ...files[format] });
     }
-    await ctx.db.execute(
+    const named = await rowsOf<{ id: string }>(
+      ctx.db,
       sql`update feed_snapshots set written_at = ${ctx.now().toISOString()}, lease_until = null,
-            files = ${JSON.stringify(entries)}::jsonb, products = ${products} where id = ${id}`,
+            files = ${JSON.stringify(entries)}::jsonb, products = ${products}
+          where id = ${id} and written_at is null returning id`,
     );
+    // Another instance took the lease over after this one stalled past it: its snapshot stands.
+    if (named.length === 0) throw new Error(`feed snapshot ${id}: its lease was lost`);
     await deleteOldSnapshots(ctx, deps.dir);
     return { id, products, files: entries, seconds: (performance.now() - started) / 1000 };
   } catch (err) {
