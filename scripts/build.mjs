@@ -4,7 +4,8 @@
 //   loaded part (the tool server, the service's commands); dependencies stay imports of
 //   node_modules. bin/portage.js runs the build whose fingerprint is that of the sources as
 //   they are, and the sources through tsx otherwise. The invoice renderer's worker thread
-//   runs an entry of its own, invoice-render-worker.js (src/modules/invoices/renderer.ts).
+//   runs an entry of its own, invoice-render-worker.js (src/modules/invoices/renderer.ts), and so
+//   does the file feed's, feed-file-worker.js (src/modules/feeds/file-feed.ts).
 // - pglite-initdb/<PGlite version>/: an empty database made by PGlite and closed, that a
 //   new data directory starts from instead of running initdb (src/db/index.ts).
 // See docs/startup.md.
@@ -39,6 +40,7 @@ export async function build() {
       [
         { in: 'src/cli.ts', out: 'cli' },
         { in: 'src/modules/invoices/render-worker.ts', out: 'invoice-render-worker' },
+        { in: 'src/modules/feeds/file-worker.ts', out: 'feed-file-worker' },
       ],
       tmp,
       outdir,

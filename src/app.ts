@@ -46,6 +46,8 @@ import { checkoutRoutes } from './modules/checkout/routes.ts';
 import type { Clock } from './modules/context.ts';
 import { conversationRoutes } from './modules/conversations/routes.ts';
 import { couponRoutes } from './modules/coupons/routes.ts';
+import { feedFileJob } from './modules/feeds/file-feed.ts';
+import { fileFeedRoutes } from './modules/feeds/file-routes.ts';
 import { feedPushJob } from './modules/feeds/push.ts';
 import { imageRoutes } from './modules/images/routes.ts';
 import { imageStoreFor } from './modules/images/store.ts';
@@ -320,7 +322,14 @@ export async function buildApp(opts: AppOptions): Promise<FastifyInstance> {
   await app.register(invoiceRoutes(invoiceLinks, invoices));
   const development = config.appEnv === 'development';
   // The agent checkout's two protocol skins; each gives the outbox its deliverer.
-  const acp = await acpPlugin(app, { ...commerce, sandbox, auth, platforms, limits, development });
+  // The file feed (docs/acp.md "File feed"): its links, signed under a key of their own.
+  const feedLinks = {
+    secret: keys.derive('feed-files'),
+    publicBaseUrl: config.publicBaseUrl,
+    dir: config.feeds.dir,
+  };
+  await app.register(fileFeedRoutes(feedLinks));
+  const acp = await acpPlugin(app, { ...commerce, sandbox, auth, platforms, limits, development, feedLinks });
   const ucp = await ucpPlugin(app, {
     ...commerce,
     sandbox,
@@ -414,6 +423,11 @@ export async function buildApp(opts: AppOptions): Promise<FastifyInstance> {
       emailTokenCleanupJob(),
       oauthCleanupJob(),
       webSessionCleanupJob(),
+      feedFileJob({
+        dir: config.feeds.dir,
+        publicBaseUrl: config.publicBaseUrl,
+        fileHours: config.feeds.fileHours,
+      }),
     ],
     {
       db: database.db,

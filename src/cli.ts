@@ -1,5 +1,5 @@
 // The `portage` command: serve | mcp | migrate | seed | user create | platform create | tax-profile set |
-// ledger check | backup | restore.
+// ledger check | backup | restore | feed write.
 // Each command loads only the modules it needs: the tool server none of the service's.
 import { UsageError } from './cli-errors.ts';
 import { ConfigError } from './config.ts';
@@ -32,6 +32,8 @@ Commands:
                              SERVICE_URL if not on HOST:PORT) or stopped
   restore <file>             put a backup in DATA_DIR's place, the service stopped; the
                              database it replaces is kept beside it, renamed
+  feed write                 write the file feed's snapshot now (FEED_DIR), whatever
+                             the last one's age
 
 Configuration comes from the environment; see the README.`;
 
@@ -61,6 +63,10 @@ async function main(argv: string[]): Promise<void> {
       if (rest[0] !== 'check')
         throw new UsageError(`Unknown command "${['ledger', ...rest.slice(0, 1)].join(' ')}"`);
       return (await import('./commands.ts')).ledgerCheckCommand();
+    case 'feed':
+      if (rest[0] !== 'write')
+        throw new UsageError(`Unknown command "${['feed', ...rest.slice(0, 1)].join(' ')}"`);
+      return (await import('./commands.ts')).feedWriteCommand();
     case 'tax-profile':
       if (rest[0] !== 'set')
         throw new UsageError(`Unknown command "${['tax-profile', ...rest.slice(0, 1)].join(' ')}"`);

@@ -16,6 +16,7 @@ import { seedCatalog } from './db/seed.ts';
 import { connectRedis } from './http/redis.ts';
 import { platformTaxProfileReady, putPlatformTaxProfile } from './modules/auth/sellers.ts';
 import { createAuthService } from './modules/auth/service.ts';
+import { writeFeedSnapshot } from './modules/feeds/file-feed.ts';
 import { imageStoreFor } from './modules/images/store.ts';
 import { checkLedger } from './modules/ledger/queries.ts';
 import { createPlatform } from './modules/platforms/service.ts';
@@ -310,5 +311,29 @@ export async function ledgerCheckCommand() {
       console.log(
         'The ledger balances: every transaction sums to zero and every balance agrees with its records.',
       );
+  });
+}
+
+/**
+ * `feed write`: a file feed snapshot now, whatever the last one's age (docs/acp.md "File feed");
+ * refused while another instance is writing one.
+ */
+export async function feedWriteCommand() {
+  const config = loadConfig();
+  await withDatabase(config, async (database) => {
+    const written = await writeFeedSnapshot(
+      cliContext(database),
+      { dir: config.feeds.dir, publicBaseUrl: config.publicBaseUrl, fileHours: config.feeds.fileHours },
+      { force: true },
+    );
+    if (!written) {
+      console.error('portage: another instance is writing a feed snapshot; try again when it is done');
+      process.exitCode = 1;
+      return;
+    }
+    for (const f of written.files) console.log(`${f.name}\t${f.rows} rows\t${f.bytes} bytes`);
+    console.log(
+      `Feed snapshot ${written.id}: ${written.products} products in ${written.seconds.toFixed(1)} s (${config.feeds.dir}).`,
+    );
   });
 }

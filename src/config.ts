@@ -109,6 +109,14 @@ export interface Config {
   imageBucket: BucketSettings | undefined;
   /** The carrier rating parcels, and how long a checkout waits for it (docs/shipping.md). */
   shipping: ShippingConfig;
+  /** The file feed (docs/acp.md "File feed"): where its snapshots are written, and how often. */
+  feeds: FeedsConfig;
+}
+export interface FeedsConfig {
+  /** FEED_DIR: shared storage when several instances run the jobs or serve the files. */
+  dir: string;
+  /** FEED_FILE_HOURS: a snapshot is written when the last is older than this. */
+  fileHours: number;
 }
 export interface MailConfig {
   /** SMTP server URL (smtp:// or smtps://); undefined writes .eml files under $DATA_DIR/mail/. */
@@ -275,6 +283,10 @@ export function loadConfig(env: Env = process.env): Config {
 
   const imageBucket = imageBucketOf(env, problems);
   const shipping = shippingConfig(env, pick, problems, deployed);
+  const feeds: FeedsConfig = {
+    dir: path.resolve(pick('FEED_DIR', z.string().min(1), path.join(dataDir, 'feeds'))),
+    fileHours: pick('FEED_FILE_HOURS', intIn(1, 168), 24),
+  };
 
   if (problems.length) throw new ConfigError(problems);
   return {
@@ -316,6 +328,7 @@ export function loadConfig(env: Env = process.env): Config {
     defaultLocale,
     invoiceRender,
     shipping,
+    feeds,
   };
 }
 

@@ -35,6 +35,7 @@ describe('loadConfig', () => {
       port: 3000,
       host: '127.0.0.1',
       dataDir: path.resolve('./data'),
+      feeds: { dir: path.resolve('./data/feeds'), fileHours: 24 },
       databaseUrl: undefined,
       databasePoolSize: 20,
       redisUrl: undefined,

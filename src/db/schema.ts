@@ -11,6 +11,7 @@ export * from '../modules/catalog/tables.ts';
 export * from '../modules/checkout/tables.ts';
 export * from '../modules/conversations/tables.ts';
 export * from '../modules/coupons/tables.ts';
+export * from '../modules/feeds/tables.ts';
 export * from '../modules/images/tables.ts';
 export * from '../modules/inventory/tables.ts';
 export * from '../modules/invoices/tables.ts';

@@ -47,6 +47,8 @@ export const LIMITS = {
   agentRefusals: 30,
   /** Backups of the embedded database (POST /admin/backup), per admin: each copies the whole database. */
   backups: 2,
+  /** The file feed's downloads (GET /feeds/files/:name), per address: a platform takes 4 files a day. */
+  feedFiles: 30,
   /** The pages for people (src/web), per address: browsing a storefront reads many pages. */
   pages: 300,
 } as const;

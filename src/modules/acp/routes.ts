@@ -18,6 +18,7 @@ import {
   acpUpdateSessionRequest,
 } from '../../contract/acp.ts';
 import { AppError, wordsOf } from '../../contract/errors.ts';
+import { feedFiles } from '../../contract/feeds.ts';
 import { BASE_LOCALE, LOCALES, type Locale, render, type Text, text } from '../../contract/i18n.ts';
 import { bearerToken } from '../../http/auth.ts';
 import { unavailableOr } from '../../http/errors.ts';
@@ -29,6 +30,7 @@ import { offeredHandlers } from '../agent-checkout/handlers.ts';
 import { AgentCheckoutRefusal, frameworkWords } from '../agent-checkout/problems.ts';
 import type { AgentCheckoutDeps } from '../agent-checkout/types.ts';
 import type { AuthService } from '../auth/service.ts';
+import { type FeedLinkDeps, feedFileLinks } from '../feeds/file-links.ts';
 import type { PlatformKeys } from '../platforms/service.ts';
 import { ACP_SUPPORTED_VERSIONS, ACP_VERSION } from './answer.ts';
 import { acpCallerOf } from './caller.ts';
@@ -49,6 +51,8 @@ export type AcpRouteDeps = Omit<AgentCheckoutDeps, 'handlers'> & {
   platforms: PlatformKeys;
   /** Counting outside the routes' own limits (refusals, a person's holds); none with RATE_LIMITS=off. */
   limits?: Limits;
+  /** The file feed's links (GET /acp/feed); the route is not served without them. */
+  feedLinks?: FeedLinkDeps;
 };
 
 const sessionParams = z.object({ checkout_session_id: z.string().min(1).max(100) });
@@ -216,6 +220,21 @@ export function acpRoutes(routeDeps: AcpRouteDeps) {
             await cancelAcpSession(req.ctx, deps, callerOf(req), req.params.checkout_session_id),
           ),
       );
+      const { feedLinks } = routeDeps;
+      if (feedLinks) {
+        app.get(
+          '/acp/feed',
+          {
+            config: GET,
+            schema: {
+              tags,
+              summary: "The file feed: the current snapshot's files at signed URLs (a platform's key only)",
+              response: { 200: feedFiles },
+            },
+          },
+          async (req) => feedFileLinks(req.ctx, feedLinks, platformIdOf(req)),
+        );
+      }
       if (deps.sandbox) {
         app.post(
           '/agentic_commerce/delegate_payment',
@@ -252,6 +271,18 @@ function requestedLocale(req: FastifyRequest): string | undefined {
   const first = req.headers['accept-language']?.split(',')[0]?.split(';')[0]?.trim();
   // A language tag is short: what is kept with the session is bounded as the body's locale is.
   return first && first.length <= 35 && /^[A-Za-z]{2,3}(-[A-Za-z0-9]{2,8})*$/.test(first) ? first : undefined;
+}
+
+/** The calling platform; an agent's token is refused (403): the feed is the platforms'. */
+function platformIdOf(req: FastifyRequest): string {
+  const who = callerOf(req);
+  if (!('platform' in who))
+    throw new AcpFailure(
+      403,
+      { type: 'invalid_request', code: 'forbidden' },
+      text('feeds.error.platformsOnly'),
+    );
+  return who.platform.id;
 }
 
 const rateLimitedFailure = (seconds: number, max: number) =>

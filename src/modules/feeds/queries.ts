@@ -124,3 +124,35 @@ export const productIdsOfSellers = (db: Db, sellerIds: string[], after: string, 
 
 const micros = (at: SQL) => sql`(extract(epoch from ${at}) * 1000000)::float8`;
 const stamp = (us: number) => sql`to_timestamp(${us / 1e6})`;
+
+/** How a seller's parcels are priced (docs/shipping.md): none is the platform's rate table. */
+export interface FeedShippingRow {
+  seller_id: string;
+  rates: 'carrier' | 'flat';
+  flat_cents: number | null;
+  free_over_cents: number | null;
+}
+
+/**
+ * eligibleFeedRowsAfter's page as JSON text (an array of FeedRow), with its sellers' shipping
+ * profiles (an array of FeedShippingRow): the file feed hands the text to its worker threads,
+ * which parse it themselves, so the reading thread neither parses nor copies a row's objects.
+ */
+export async function eligibleFeedPageText(
+  db: Db,
+  last: string,
+  limit: number,
+): Promise<{ rows: string; shipping: string; count: number }> {
+  const [page] = await rowsOf<{ rows: string; shipping: string; count: number }>(
+    db,
+    sql`with f as (select * from (select ${FEED_COLUMNS} from ${FEED_FROM}
+          where p.status = 'active' and p.agent_channels and p.id > ${last}
+          order by p.id limit ${limit}) f where f.eligible)
+        select (select coalesce(json_agg(f order by f.id), '[]')::text from f) as rows,
+               (select count(*)::int from f) as count,
+               (select coalesce(json_agg(json_build_object('seller_id', s.seller_id, 'rates', s.rates,
+                         'flat_cents', s.flat_cents, 'free_over_cents', s.free_over_cents)), '[]')::text
+                  from seller_shipping s where s.seller_id in (select seller_id from f)) as shipping`,
+  );
+  return page!;
+}
