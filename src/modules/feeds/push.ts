@@ -260,8 +260,10 @@ async function changes(
       (r) => r.at > feed.changedUs || (r.at === feed.changedUs && r.id > feed.changedId),
     );
     if (fresh.length === 0) return;
-    const ids = [...new Set(fresh.map((r) => r.id))];
-    await upsert(deps, feed, await feedRowsByIds(ctx.db, ids), fc, sent);
+    // A product is sent at its latest change: an earlier one of the same product (its row, then
+    // a variant) is passed over, the scan reaching the latest later, in this pass or the next.
+    const ids = [...new Set(fresh.filter((r) => r.at >= r.latest).map((r) => r.id))];
+    if (ids.length > 0) await upsert(deps, feed, await feedRowsByIds(ctx.db, ids), fc, sent);
     const last = fresh[fresh.length - 1]!;
     feed.changedUs = last.at;
     feed.changedId = last.id;

@@ -89,20 +89,24 @@ export const feedRowsByIds = (db: Db, ids: string[]) =>
   );
 
 /**
- * Up to `limit` products changed at or after stamp `from` (microseconds, their row's or a
- * variant's) and before `until`, in stamp order: each with its stamp. A product changed in both
- * may come twice (sending it twice is harmless).
+ * Up to `limit` changes at or after stamp `from` (microseconds) and before `until`, in stamp
+ * order: a product's row or one of its variants changed, with the change's stamp (`at`) and the
+ * product's latest (`latest`, its row's and its variants' greatest). A product changed in its row
+ * and a variant comes once per change; the caller sends it at its latest only.
  */
 export const productsChangedBetween = (db: Db, from: number, until: number, limit: number) =>
-  rowsOf<{ id: string; at: number }>(
+  rowsOf<{ id: string; at: number; latest: number }>(
     db,
-    sql`select id, at from (
-          (select id, ${micros(sql`changed_at`)} as at from products
-            where changed_at >= ${stamp(from)} and changed_at < ${stamp(until)} order by changed_at limit ${limit})
-          union all
-          (select product_id, ${micros(sql`changed_at`)} from product_variants
-            where changed_at >= ${stamp(from)} and changed_at < ${stamp(until)} order by changed_at limit ${limit})
-        ) c order by at, id limit ${limit}`,
+    sql`select c.id, ${micros(sql`c.changed_at`)} as at, ${micros(sql`greatest(p.changed_at, (select max(v.changed_at) from product_variants v where v.product_id = c.id))`)} as latest
+          from (
+            (select id, changed_at from products
+              where changed_at >= ${stamp(from)} and changed_at < ${stamp(until)} order by changed_at limit ${limit})
+            union all
+            (select product_id, changed_at from product_variants
+              where changed_at >= ${stamp(from)} and changed_at < ${stamp(until)} order by changed_at limit ${limit})
+          ) c
+          join products p on p.id = c.id
+         order by c.changed_at, c.id limit ${limit}`,
   );
 
 /** The database's clock, microseconds since the epoch, and the sellers whose shops are not open. */
