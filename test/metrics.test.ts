@@ -1,10 +1,13 @@
 // GET /metrics (docs/operations.md "Metrics"): off without METRICS_TOKEN, its bearer only, and the
 // counters and gauges read back from the exposition text after real purchases, refunds, refusals
 // and job passes.
+import { Counter, Registry } from 'prom-client';
 import { describe, expect, it } from 'vitest';
+import type { Database } from '../src/db/index.ts';
 import { createJobRunner } from '../src/jobs/runner.ts';
 import { inTransaction } from '../src/modules/context.ts';
 import { publish, subscribeCommitted } from '../src/modules/events.ts';
+import { registerDatabaseMetrics } from '../src/modules/system/metrics.ts';
 import { testApp, uniqueEmail, useTestApp } from './helpers/app.ts';
 import { openCheckout } from './helpers/checkout.ts';
 import { cancelledOrder, filledCart, paidOrder } from './helpers/orders.ts';
@@ -235,5 +238,24 @@ describe('events heard after commit', () => {
     } finally {
       unsubscribe();
     }
+  });
+});
+
+describe('the database metrics', () => {
+  it('leave out what a failed read would say, and answer the rest of the scrape', async () => {
+    const registry = new Registry();
+    const warned: string[] = [];
+    const log = { ...t.app.log, warn: (obj: { metric: string }) => warned.push(obj.metric) };
+    // A handle no statement can run on: every read fails.
+    const broken = { db: {}, kind: 'pglite' } as unknown as Database;
+    registerDatabaseMetrics(registry, { database: broken, now: () => new Date(), log: log as never });
+    new Counter({ name: 'portage_still_here_total', help: 'answered', registers: [registry] }).inc();
+    const samples = parse(await registry.metrics());
+    expect(samples.map((s) => s.name)).toEqual(['portage_still_here_total']);
+    expect(warned.sort()).toEqual([
+      'portage_holds',
+      'portage_outbox_depth',
+      'portage_outbox_oldest_age_seconds',
+    ]);
   });
 });

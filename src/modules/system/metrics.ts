@@ -2,15 +2,11 @@
 // depth and oldest age, the live holds, the PostgreSQL pool (docs/operations.md "Metrics").
 // One small read each, one at a time (a scrape arriving while a read runs shares it), given up
 // after a second; a read that fails leaves its metric out of that scrape, never the scrape.
-import { sql } from 'drizzle-orm';
 import type { FastifyBaseLogger } from 'fastify';
 import { Gauge, type Registry } from 'prom-client';
 import type { Database } from '../../db/index.ts';
-import { rowsOf } from '../../db/sql.ts';
-import { webhookDeliveries } from '../agent-checkout/tables.ts';
 import type { Clock } from '../context.ts';
-import { reservations } from '../inventory/tables.ts';
-import { outbox as mailOutbox } from '../mail/tables.ts';
+import { type Backlogs, liveHolds, outboxBacklogs } from './queries.ts';
 
 const READ_TIMEOUT_MS = 1_000;
 
@@ -39,11 +35,12 @@ class ScrapedGauge extends Gauge<string> {
   }
 
   override async get() {
-    this.reading ??= withTimeout(this.read()).finally(() => {
+    // A read that hangs stays the one read: later scrapes wait on it (1 s each), none starts another.
+    this.reading ??= this.read().finally(() => {
       this.reading = undefined;
     });
     try {
-      const samples = await this.reading;
+      const samples = await withTimeout(this.reading);
       this.reset();
       for (const s of samples) this.set(s.labels, s.value);
       return await super.get();
@@ -62,40 +59,19 @@ function withTimeout<T>(p: Promise<T>): Promise<T> {
   return Promise.race([p, late]).finally(() => clearTimeout(timer));
 }
 
-type Backlog = { depth: number; age: number | null };
-
 export function registerDatabaseMetrics(
   registry: Registry,
   deps: { database: Database; now: Clock; log: FastifyBaseLogger },
 ) {
   const { database, now, log } = deps;
   const db = database.db;
-  const at = () => now().toISOString();
 
-  // Both outboxes in one statement: what waits to go out (not sent, not given up).
-  let backlog: Promise<{ mail: Backlog; webhooks: Backlog }> | undefined;
+  // Both outboxes in one read, shared by their two gauges.
+  let backlog: Promise<Backlogs> | undefined;
   const readBacklog = () => {
-    backlog ??= rowsOf<{ outbox: 'mail' | 'webhooks'; depth: number; age: number | null }>(
-      db,
-      sql`select 'mail' as outbox, count(*)::int as depth,
-                 extract(epoch from (${at()}::timestamptz - min(${mailOutbox.createdAt})))::float8 as age
-            from ${mailOutbox} where ${mailOutbox.status} = 'pending'
-          union all
-          select 'webhooks', count(*)::int,
-                 extract(epoch from (${at()}::timestamptz - min(${webhookDeliveries.createdAt})))::float8
-            from ${webhookDeliveries}
-           where ${webhookDeliveries.deliveredAt} is null and ${webhookDeliveries.abandonedAt} is null`,
-    )
-      .then((rows) => {
-        const of = (name: string): Backlog => {
-          const row = rows.find((r) => r.outbox === name);
-          return { depth: Number(row?.depth ?? 0), age: row?.age == null ? null : Number(row.age) };
-        };
-        return { mail: of('mail'), webhooks: of('webhooks') };
-      })
-      .finally(() => {
-        backlog = undefined;
-      });
+    backlog ??= outboxBacklogs(db, now()).finally(() => {
+      backlog = undefined;
+    });
     return backlog;
   };
   const outboxes = ['mail', 'webhooks'] as const;
@@ -132,13 +108,7 @@ export function registerDatabaseMetrics(
       registry,
     },
     async () => {
-      const [row] = await rowsOf<{ holds: number }>(
-        db,
-        sql`select count(distinct ${reservations.checkoutId})::int as holds from ${reservations}
-             where ${reservations.releasedAt} is null and ${reservations.committedAt} is null
-               and ${reservations.expiresAt} > ${at()}::timestamptz`,
-      );
-      return [{ labels: {}, value: Number(row?.holds ?? 0) }];
+      return [{ labels: {}, value: await liveHolds(db, now()) }];
     },
     log,
   );
