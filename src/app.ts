@@ -19,6 +19,7 @@ import {
 } from './http/errors.ts';
 import { idempotency, idempotencyCleanupJob } from './http/idempotency.ts';
 import { refuseUnsafeInput } from './http/input.ts';
+import { countRefusal, createMetrics, registerMetrics } from './http/metrics.ts';
 import { dropSentinels, openApiTransform } from './http/openapi.ts';
 import { registerRateLimits } from './http/rate-limit.ts';
 import { registerRouteDefaults } from './http/route-defaults.ts';
@@ -46,6 +47,7 @@ import { checkoutRoutes } from './modules/checkout/routes.ts';
 import type { Clock } from './modules/context.ts';
 import { conversationRoutes } from './modules/conversations/routes.ts';
 import { couponRoutes } from './modules/coupons/routes.ts';
+import { subscribeCommitted } from './modules/events.ts';
 import { feedFileJob } from './modules/feeds/file-feed.ts';
 import { fileFeedRoutes } from './modules/feeds/file-routes.ts';
 import { feedPushJob } from './modules/feeds/push.ts';
@@ -85,6 +87,7 @@ import { sandboxLabels } from './modules/shipping/sandbox-labels.ts';
 import { shopRoutes } from './modules/shops/routes.ts';
 import { subscribeModules } from './modules/subscriptions.ts';
 import { backupRoutes } from './modules/system/backup-routes.ts';
+import { registerDatabaseMetrics } from './modules/system/metrics.ts';
 import { createReadiness } from './modules/system/readiness.ts';
 import { probeRoutes, systemRoutes } from './modules/system/routes.ts';
 import { createProfiles } from './modules/ucp/agent.ts';
@@ -152,6 +155,16 @@ export async function buildApp(opts: AppOptions): Promise<FastifyInstance> {
       return typeof given === 'string' && /^[A-Za-z0-9._-]{1,64}$/.test(given) ? given : randomUUID();
     },
   });
+  // Metrics of this app alone (docs/operations.md "Metrics"): every request timed; /metrics with METRICS_TOKEN.
+  const metrics = createMetrics();
+  app.decorate('metrics', metrics);
+  registerMetrics(app, metrics, config.metricsToken);
+  registerDatabaseMetrics(metrics.registry, { database, now, log: app.log.child({ component: 'metrics' }) });
+  // Counted once the purchase or refund committed: a rolled-back one never counts.
+  const unsubscribeMetrics = [
+    subscribeCommitted('checkout.completed', (event) => metrics.orders.inc(event.orderIds.length)),
+    subscribeCommitted('refund.succeeded', () => metrics.refunds.inc()),
+  ];
   app.setValidatorCompiler(validatorCompiler);
   app.setSerializerCompiler(serializerCompiler);
   registerErrorHandling(app);
@@ -238,7 +251,11 @@ export async function buildApp(opts: AppOptions): Promise<FastifyInstance> {
   });
   const guard = registerAuthGuard(app, { db: database.db, now, auth, defaultLocale: config.defaultLocale });
   const limits = config.rateLimits
-    ? await registerRateLimits(app, { redis: opts.redis, nameSpace: opts.rateLimitNamespace })
+    ? await registerRateLimits(app, {
+        redis: opts.redis,
+        nameSpace: opts.rateLimitNamespace,
+        onRefused: countRefusal(metrics),
+      })
     : undefined;
 
   await app.register(systemRoutes(database, config.publicBaseUrl));
@@ -434,6 +451,10 @@ export async function buildApp(opts: AppOptions): Promise<FastifyInstance> {
       now,
       log: app.log.child({ component: 'jobs' }),
       defaultLocale: config.defaultLocale,
+      observe: (job, outcome) => {
+        metrics.jobRuns.inc({ job, outcome });
+        if (outcome === 'ok') metrics.jobLastSuccess.set({ job }, Date.now() / 1000);
+      },
     },
   );
   app.decorate('jobs', jobs);
@@ -443,6 +464,7 @@ export async function buildApp(opts: AppOptions): Promise<FastifyInstance> {
     });
   }
   app.addHook('onClose', async () => {
+    for (const unsubscribe of unsubscribeMetrics) unsubscribe();
     await jobs?.stop();
     mailTransport.close();
     await invoices.close();

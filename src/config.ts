@@ -111,6 +111,8 @@ export interface Config {
   shipping: ShippingConfig;
   /** The file feed (docs/acp.md "File feed"): where its snapshots are written, and how often. */
   feeds: FeedsConfig;
+  /** The bearer token of GET /metrics (METRICS_TOKEN); undefined: no /metrics route. */
+  metricsToken: string | undefined;
 }
 export interface FeedsConfig {
   /** FEED_DIR: shared storage when several instances run the jobs or serve the files. */
@@ -148,7 +150,7 @@ export function loadConfig(env: Env = process.env): Config {
     const r = schema.safeParse(raw);
     if (r.success) return r.data;
     // URLs may hold credentials: never echo them.
-    const shown = /URL|KEY|SECRET/.test(name) ? '' : ` (got "${truncate(raw)}")`;
+    const shown = /URL|KEY|SECRET|_TOKEN$/.test(name) ? '' : ` (got "${truncate(raw)}")`;
     problems.push(`${name}: ${r.error.issues[0]?.message ?? 'invalid'}${shown}`);
     return fallback;
   };
@@ -288,8 +290,16 @@ export function loadConfig(env: Env = process.env): Config {
     fileHours: pick('FEED_FILE_HOURS', intIn(1, 168), 24),
   };
 
+  // A bearer secret a scraper sends on every scrape: long enough that guessing is hopeless.
+  const metricsToken = pick<string | undefined>(
+    'METRICS_TOKEN',
+    z.string().min(32, 'must be at least 32 characters'),
+    undefined,
+  );
+
   if (problems.length) throw new ConfigError(problems);
   return {
+    metricsToken,
     imageBucket,
     appEnv,
     port,

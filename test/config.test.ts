@@ -271,6 +271,15 @@ describe('loadConfig', () => {
     expect(problems.join()).not.toContain('has space');
   });
 
+  it('takes METRICS_TOKEN of 32 characters or more, and never echoes a shorter one', () => {
+    expect(loadConfig({}).metricsToken).toBeUndefined();
+    const token = 'a'.repeat(32);
+    expect(loadConfig({ METRICS_TOKEN: token }).metricsToken).toBe(token);
+    expect(problemsOf({ METRICS_TOKEN: 'short-secret' })).toEqual([
+      'METRICS_TOKEN: must be at least 32 characters',
+    ]);
+  });
+
   it('refuses numbers out of range', () => {
     expect(problemsOf({ PORT: '65536', ACCESS_TOKEN_TTL_SECONDS: '0', DATABASE_POOL_SIZE: '0' })).toEqual([
       'PORT: must be between 0 and 65535 (got "65536")',

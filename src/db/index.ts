@@ -38,6 +38,8 @@ export interface Database {
    * taken between transactions while the service keeps running (docs/operations.md "Backups").
    */
   backup?(): Promise<Blob>;
+  /** PostgreSQL only: the pool's connections now (metrics); the embedded database has no pool. */
+  poolStats?(): { total: number; idle: number; waiting: number };
   close(): Promise<void>;
 }
 
@@ -187,6 +189,7 @@ async function openPostgres(url: string, max: number, queryTimeoutMs: number): P
       }
     },
     ping: () => ping(db),
+    poolStats: () => ({ total: pool.totalCount, idle: pool.idleCount, waiting: pool.waitingCount }),
     close: () => pool.end(),
   };
 }

@@ -110,7 +110,7 @@ export interface Limits {
 
 export async function registerRateLimits(
   app: FastifyInstance,
-  opts: { redis?: Redis; nameSpace?: string },
+  opts: { redis?: Redis; nameSpace?: string; onRefused?: (group: LimitGroup) => void },
 ): Promise<Limits> {
   const counters = countersOf(opts.redis, opts.nameSpace ?? 'portage-rl:');
   // Routes name a group in config.limit; this turns it into the plugin's per-route settings
@@ -135,8 +135,11 @@ export async function registerRateLimits(
       }
     },
     keyGenerator: (req) => req.ctx?.user?.id ?? req.ctx?.principal ?? req.ip,
-    errorResponseBuilder: (_req, ctx) =>
-      rateLimited('error.http.rateLimited', { seconds: Math.ceil(ctx.ttl / 1000), max: ctx.max }),
+    errorResponseBuilder: (req, ctx) => {
+      const group = req.routeOptions.config.limit;
+      if (group) opts.onRefused?.(group);
+      return rateLimited('error.http.rateLimited', { seconds: Math.ceil(ctx.ttl / 1000), max: ctx.max });
+    },
   });
   // The plugin's key is the caller's then the group's name: the same counter as the group's routes.
   const count =
@@ -145,12 +148,12 @@ export async function registerRateLimits(
       new Promise((resolve) =>
         counters[method](
           `${key}${group}`,
-          (_err, res) =>
-            resolve(
-              res && res.current > LIMITS[group] - (method === 'read' ? 1 : 0)
-                ? Math.max(1, Math.ceil(res.ttl / 1000))
-                : undefined,
-            ),
+          (_err, res) => {
+            const over = res && res.current > LIMITS[group] - (method === 'read' ? 1 : 0);
+            // `spent` is asked only to refuse: a wait it answers is a 429.
+            if (over && method === 'read') opts.onRefused?.(group);
+            resolve(over ? Math.max(1, Math.ceil(res.ttl / 1000)) : undefined);
+          },
           WINDOW_MS,
           LIMITS[group],
         ),

@@ -4,6 +4,7 @@ import type { RouteScope } from '../contract/scopes.ts';
 import type { JobRunner } from '../jobs/runner.ts';
 import type { RequestContext } from '../modules/context.ts';
 import type { InvoiceRenderer } from '../modules/invoices/renderer.ts';
+import type { Metrics } from './metrics.ts';
 import type { LimitGroup } from './rate-limit.ts';
 
 /** A route's Idempotency-Key options (src/http/idempotency.ts). */
@@ -34,6 +35,8 @@ declare module 'fastify' {
     jobs: JobRunner;
     /** This instance's invoice renderer (worker threads); tests count and hold its renders. */
     invoices: InvoiceRenderer;
+    /** This instance's metrics (src/http/metrics.ts); /metrics serves its registry. */
+    metrics: Metrics;
   }
   interface FastifyRequest {
     ctx: RequestContext;

@@ -30,9 +30,12 @@ export interface JobRunner {
   stop(): Promise<void>;
 }
 
+/** Told how each pass ended (metrics): `ok` when it ran through, `failed` when it threw. */
+export type JobObserver = (job: string, outcome: 'ok' | 'failed') => void;
+
 export function createJobRunner(
   jobs: Job[],
-  deps: { db: Db; now: Clock; log: FastifyBaseLogger; defaultLocale?: Locale },
+  deps: { db: Db; now: Clock; log: FastifyBaseLogger; defaultLocale?: Locale; observe?: JobObserver },
 ): JobRunner {
   const ctx = (): RequestContext => ({
     db: deps.db,
@@ -47,8 +50,11 @@ export function createJobRunner(
 
   const pass = async (job: Job): Promise<number> => {
     try {
-      return await job.run(ctx(), stopping.signal);
+      const handled = await job.run(ctx(), stopping.signal);
+      deps.observe?.(job.name, 'ok');
+      return handled;
     } catch (err) {
+      deps.observe?.(job.name, 'failed');
       if (isDatabaseUnavailable(err)) {
         deps.log.warn(
           { job: job.name },

@@ -73,5 +73,29 @@ export async function inTransaction<T>(
   fn: (tx: RequestContext) => Promise<T>,
 ): Promise<T> {
   if (ctx.inTransaction) return fn(ctx);
-  return transactionWith(ctx.db, ctx.transactions, (tx) => fn({ ...ctx, db: tx, inTransaction: true }));
+  let opened: Db | undefined;
+  const done = await transactionWith(ctx.db, ctx.transactions, (tx) => {
+    opened = tx;
+    return fn({ ...ctx, db: tx, inTransaction: true });
+  });
+  const calls = opened && committedCalls.get(opened);
+  if (calls) {
+    committedCalls.delete(opened as Db);
+    for (const call of calls) call();
+  }
+  return done;
+}
+
+/** Calls to make once a transaction commits, by its handle; a rolled-back one's are dropped with it. */
+const committedCalls = new WeakMap<Db, Array<() => void>>();
+
+/**
+ * Calls `fn` once ctx's transaction has committed (never if it rolls back): for what must count
+ * a change only once it is true, such as a metric. `fn` must not throw.
+ */
+export function afterCommit(ctx: RequestContext, fn: () => void): void {
+  if (!ctx.inTransaction) throw new Error('afterCommit outside a transaction');
+  const calls = committedCalls.get(ctx.db);
+  if (calls) calls.push(fn);
+  else committedCalls.set(ctx.db, [fn]);
 }

@@ -5,7 +5,7 @@
 // agents as signed webhooks, so an event carries ids and states, never a person's details.
 // Who subscribes to what is one list: subscriptions.ts.
 import type { OrderStatus } from '../contract/orders.ts';
-import type { RequestContext } from './context.ts';
+import { afterCommit, type RequestContext } from './context.ts';
 import type { InvoiceLinks } from './invoices/links.ts';
 
 export type DomainEvent =
@@ -95,6 +95,24 @@ export function subscribe<T extends EventType>(type: T, handler: Handler<T>): vo
   inTransactionHandlers.set(type, set);
 }
 
+type CommittedHandler = (event: DomainEvent) => void;
+const committedHandlers = new Map<EventType, Set<CommittedHandler>>();
+
+/**
+ * Calls `handler` once the transaction that published a `type` event has committed, outside it
+ * (nothing it does can roll the change back; it must not throw): a counter of orders counts each
+ * order once, never one a rolled-back transaction made. Answers the unsubscription.
+ */
+export function subscribeCommitted<T extends EventType>(
+  type: T,
+  handler: (event: EventOf<T>) => void,
+): () => void {
+  const set = committedHandlers.get(type) ?? new Set();
+  set.add(handler as CommittedHandler);
+  committedHandlers.set(type, set);
+  return () => set.delete(handler as CommittedHandler);
+}
+
 /** Events published while a transaction's subscribers run, to deliver after the current one. */
 const delivering = new WeakMap<object, Array<{ event: DomainEvent; links: Links }>>();
 
@@ -105,6 +123,12 @@ const delivering = new WeakMap<object, Array<{ event: DomainEvent; links: Links 
  */
 export async function publish(ctx: RequestContext, event: DomainEvent, links: Links = {}): Promise<void> {
   if (!ctx.inTransaction) throw new Error(`publish(${event.type}) outside a transaction`);
+  const committed = committedHandlers.get(event.type);
+  if (committed?.size) {
+    afterCommit(ctx, () => {
+      for (const handler of committed) handler(event);
+    });
+  }
   const queued = delivering.get(ctx.db);
   if (queued) {
     queued.push({ event, links });

@@ -1,9 +1,13 @@
-// The statements of the idempotency_keys table (src/http/idempotency.ts decides when each runs).
+// The statements of the idempotency_keys table (src/http/idempotency.ts decides when each runs),
+// and the metrics' reads at scrape time (metrics.ts).
 // The ones every keyed request runs are named: parsed once per connection.
 import { and, eq, isNull, lte, or, sql } from 'drizzle-orm';
 import type { Ahead } from '../../db/batching-client.ts';
 import type { Db } from '../../db/index.ts';
-import { ph, statement } from '../../db/sql.ts';
+import { ph, rowsOf, statement } from '../../db/sql.ts';
+import { webhookDeliveries } from '../agent-checkout/tables.ts';
+import { reservations } from '../inventory/tables.ts';
+import { outbox as mailOutbox } from '../mail/tables.ts';
 import { idempotencyKeys as t } from './tables.ts';
 
 /** A request's hold on a key: who, which key, which request, since when, until when. */
@@ -127,4 +131,40 @@ export async function deleteExpiredKeys(db: Db, now: Date, batch: number): Promi
     .where(sql`(${t.userId}, ${t.key}) in (${expired})`)
     .returning({ key: t.key });
   return deleted.length;
+}
+
+/** What waits in an outbox: how many, and the oldest's age in seconds (null when none waits). */
+export type Backlog = { depth: number; age: number | null };
+export type Backlogs = { mail: Backlog; webhooks: Backlog };
+
+/** Both outboxes' backlogs in one statement: mail pending; platform webhooks neither delivered nor given up. */
+export async function outboxBacklogs(db: Db, at: Date): Promise<Backlogs> {
+  const now = at.toISOString();
+  const rows = await rowsOf<{ outbox: 'mail' | 'webhooks'; depth: number; age: number | null }>(
+    db,
+    sql`select 'mail' as outbox, count(*)::int as depth,
+               extract(epoch from (${now}::timestamptz - min(${mailOutbox.createdAt})))::float8 as age
+          from ${mailOutbox} where ${mailOutbox.status} = 'pending'
+        union all
+        select 'webhooks', count(*)::int,
+               extract(epoch from (${now}::timestamptz - min(${webhookDeliveries.createdAt})))::float8
+          from ${webhookDeliveries}
+         where ${webhookDeliveries.deliveredAt} is null and ${webhookDeliveries.abandonedAt} is null`,
+  );
+  const of = (name: 'mail' | 'webhooks'): Backlog => {
+    const row = rows.find((r) => r.outbox === name);
+    return { depth: Number(row?.depth ?? 0), age: row?.age == null ? null : Number(row.age) };
+  };
+  return { mail: of('mail'), webhooks: of('webhooks') };
+}
+
+/** Checkout sessions holding stock at `at`: a live reservation not past its expiry. */
+export async function liveHolds(db: Db, at: Date): Promise<number> {
+  const [row] = await rowsOf<{ holds: number }>(
+    db,
+    sql`select count(distinct ${reservations.checkoutId})::int as holds from ${reservations}
+         where ${reservations.releasedAt} is null and ${reservations.committedAt} is null
+           and ${reservations.expiresAt} > ${at.toISOString()}::timestamptz`,
+  );
+  return Number(row?.holds ?? 0);
 }
