@@ -11,12 +11,20 @@ import path from 'node:path';
 import { Worker } from 'node:worker_threads';
 import { sql } from 'drizzle-orm';
 import { LOCALES, type Locale } from '../../contract/i18n.ts';
-import { rowsOf } from '../../db/sql.ts';
 import type { Job } from '../../jobs/runner.ts';
 import type { RequestContext } from '../context.ts';
 import { type FeedPage, type LocaleFiles, localeFiles } from './file-locale.ts';
 import type { FileWorkerData, FileWorkerRequest } from './file-worker.ts';
-import { eligibleFeedPageText, lastCandidateAfter } from './queries.ts';
+import {
+  eligibleFeedPageText,
+  extendSnapshotLease,
+  insertSnapshotClaim,
+  keepNewestSnapshots,
+  lastCandidateAfter,
+  markSnapshotWritten,
+  newestSnapshot,
+  offeredProductsExceed,
+} from './queries.ts';
 import type { FeedFileEntry } from './tables.ts';
 
 export interface FileFeedDeps {
@@ -53,28 +61,18 @@ const TEMPORARY = /^products-\d{8}T\d{9}Z-(en-CA|fr-CA)\.(jsonl|csv)\.gz\.[0-9a-
  * is being written (a unique index): two instances claiming at once, one wins.
  */
 async function claimSnapshot(ctx: RequestContext, id: string, hours: number, force: boolean) {
-  await ctx.db.execute(
-    sql`delete from feed_snapshots where written_at is null and lease_until < ${ctx.now().toISOString()}`,
-  );
-  const rows = await rowsOf<{ id: string }>(
-    ctx.db,
-    sql`insert into feed_snapshots (id, started_at, lease_until)
-          select ${id}, ${ctx.now().toISOString()}, ${new Date(ctx.now().getTime() + LEASE_SECONDS * 1000).toISOString()}
-          where ${force} or not exists (select 1 from feed_snapshots
-                  where written_at > ${new Date(ctx.now().getTime() - hours * 3_600_000).toISOString()})
-          on conflict do nothing returning id`,
-  );
-  return rows.length > 0;
+  const now = ctx.now();
+  return insertSnapshotClaim(ctx.db, {
+    id,
+    now,
+    leaseUntil: new Date(now.getTime() + LEASE_SECONDS * 1000),
+    writtenAfter: force ? undefined : new Date(now.getTime() - hours * 3_600_000),
+  });
 }
 
 /** Renews the lease; false when it was lost (taken over after a pause longer than the lease). */
 async function renewLease(ctx: RequestContext, id: string): Promise<boolean> {
-  const rows = await rowsOf<{ id: string }>(
-    ctx.db,
-    sql`update feed_snapshots set lease_until = ${new Date(ctx.now().getTime() + LEASE_SECONDS * 1000).toISOString()}
-          where id = ${id} and written_at is null returning id`,
-  );
-  return rows.length > 0;
+  return extendSnapshotLease(ctx.db, id, new Date(ctx.now().getTime() + LEASE_SECONDS * 1000));
 }
 
 /** Where a language's pages go: its worker thread, or this thread for a catalog of one page. */
@@ -89,12 +87,7 @@ async function inProcess(data: FileWorkerData): Promise<LocaleSink> {
 
 /** Whether the catalog has more products in the feeds than a page (a bounded count). */
 async function moreThanOnePage(ctx: RequestContext): Promise<boolean> {
-  const [row] = await rowsOf<{ more: boolean }>(
-    ctx.db,
-    sql`select count(*) > ${PAGE} as more from (select 1 from products
-          where status = 'active' and agent_channels limit ${PAGE + 1}) c`,
-  );
-  return row?.more ?? false;
+  return offeredProductsExceed(ctx.db, PAGE);
 }
 
 /** A language's worker thread (file-worker.ts), asked one thing at a time. */
@@ -211,14 +204,9 @@ export async function writeFeedSnapshot(
       for (const format of FORMATS)
         entries.push({ name: fileNameOf(id, locale, format), locale, format, ...files[format] });
     }
-    const named = await rowsOf<{ id: string }>(
-      ctx.db,
-      sql`update feed_snapshots set written_at = ${ctx.now().toISOString()}, lease_until = null,
-            files = ${JSON.stringify(entries)}::jsonb, products = ${products}
-          where id = ${id} and written_at is null returning id`,
-    );
+    const named = await markSnapshotWritten(ctx.db, { id, at: ctx.now(), files: entries, products });
     // Another instance took the lease over after this one stalled past it: its snapshot stands.
-    if (named.length === 0) throw new Error(`feed snapshot ${id}: its lease was lost`);
+    if (!named) throw new Error(`feed snapshot ${id}: its lease was lost`);
     await deleteOldSnapshots(ctx, deps.dir);
     return { id, products, files: entries, seconds: (performance.now() - started) / 1000 };
   } catch (err) {
@@ -283,15 +271,7 @@ async function readPage(ctx: RequestContext, after: string): Promise<Page> {
  * files of writers that died (temporary ones over a day old: a live writer's are younger).
  */
 async function deleteOldSnapshots(ctx: RequestContext, dir: string) {
-  const kept = await rowsOf<{ id: string }>(
-    ctx.db,
-    sql`select id from feed_snapshots where written_at is not null order by written_at desc, id desc limit ${KEPT}`,
-  );
-  const keep = new Set(kept.map((k) => k.id));
-  await ctx.db.execute(
-    sql`delete from feed_snapshots where written_at is not null
-          and id <> all(string_to_array(${[...keep].join(',')}, ','))`,
-  );
+  const keep = new Set(await keepNewestSnapshots(ctx.db, KEPT));
   const dayAgo = Date.now() - 86_400_000;
   for (const name of await readdir(dir)) {
     const snapshot = /^products-(\d{8}T\d{9}Z)-/.exec(name)?.[1];
@@ -308,12 +288,7 @@ async function deleteOldSnapshots(ctx: RequestContext, dir: string) {
 export async function currentSnapshot(
   ctx: RequestContext,
 ): Promise<{ id: string; writtenAt: Date; files: FeedFileEntry[] } | undefined> {
-  const [row] = await rowsOf<{ id: string; written_at: string | Date; files: FeedFileEntry[] }>(
-    ctx.db,
-    sql`select id, written_at, files from feed_snapshots where written_at is not null
-          order by written_at desc, id desc limit 1`,
-  );
-  return row ? { id: row.id, writtenAt: new Date(row.written_at), files: row.files } : undefined;
+  return newestSnapshot(ctx.db);
 }
 
 /**

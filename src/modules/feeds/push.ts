@@ -11,15 +11,17 @@ import { isRecordId, toUnix } from '../../contract/common.ts';
 import { notFound } from '../../contract/errors.ts';
 import type { Locale } from '../../contract/i18n.ts';
 import type { platformFeeds as platformFeedsAnswer } from '../../contract/platforms.ts';
-import { rowsOf } from '../../db/sql.ts';
 import { sendFenced } from '../../http/outbound.ts';
 import type { Job } from '../../jobs/runner.ts';
 import type { RequestContext } from '../context.ts';
 import { platformFeeds, platforms } from '../platforms/tables.ts';
 import { type FeedContext, type FeedProduct, feedContext, feedProductOf } from './document.ts';
 import {
+  addMissingFeeds,
+  claimDueFeeds,
   clockAndHidden,
   eligibleFeedRowsAfter,
+  type Feed,
   type FeedRow,
   feedRowsByIds,
   lastCandidateAfter,
@@ -67,20 +69,13 @@ export function feedPushJob(deps: FeedPushDeps): Job {
   };
 }
 
-type Feed = typeof platformFeeds.$inferSelect & { feedUrl: string; feedToken: string | null };
-
 /** One pass: the feeds due, each as far as its budget of requests goes. Answers the most requests one feed made. */
 export async function pushFeeds(
   ctx: RequestContext,
   deps: FeedPushDeps,
   stopping?: AbortSignal,
 ): Promise<number> {
-  await ctx.db.execute(
-    sql`insert into ${platformFeeds} (platform_id, language)
-          select p.id, l from ${platforms} p cross join unnest(array['en-CA', 'fr-CA']) l
-           where p.feed_url is not null and p.revoked_at is null
-        on conflict do nothing`,
-  );
+  await addMissingFeeds(ctx.db);
   const claimed = await claimFeeds(ctx);
   let most = 0;
   for (const feed of claimed) {
@@ -95,23 +90,7 @@ export async function pushFeeds(
 
 function claimFeeds(ctx: RequestContext): Promise<Feed[]> {
   const now = ctx.now();
-  const f = platformFeeds;
-  return rowsOf<Feed>(
-    ctx.db,
-    sql`with picked as (
-          select f.platform_id, f.language from ${f} f join ${platforms} p on p.id = f.platform_id
-           where p.feed_url is not null and p.revoked_at is null
-             and f.next_attempt_at <= ${now.toISOString()}::timestamptz
-             and (f.lease_until is null or f.lease_until <= ${now.toISOString()}::timestamptz)
-           order by f.next_attempt_at limit ${FEEDS_PER_PASS} for update of f skip locked)
-        update ${f} set lease_until = ${new Date(now.getTime() + LEASE_MS).toISOString()}::timestamptz
-          from picked, ${platforms} p
-         where ${f.platformId} = picked.platform_id and ${f.language} = picked.language and p.id = picked.platform_id
-        returning ${f.platformId} as "platformId", ${f.language} as language, ${f.remoteId} as "remoteId",
-          ${f.fullCursor} as "fullCursor", ${f.fullFrom} as "fullFrom", ${f.fullDueAt} as "fullDueAt",
-          ${f.changedUs} as "changedUs", ${f.changedId} as "changedId", ${f.hidden} as hidden,
-          ${f.failures} as failures, p.feed_url as "feedUrl", p.feed_token as "feedToken"`,
-  ).then((rows) => rows.map((r) => ({ ...r, fullDueAt: new Date(r.fullDueAt) })));
+  return claimDueFeeds(ctx.db, now, new Date(now.getTime() + LEASE_MS), FEEDS_PER_PASS);
 }
 
 type FeedChange = {

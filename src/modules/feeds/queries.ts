@@ -7,6 +7,8 @@ import type { CategoryTranslations, ProductOption, ProductTranslations } from '.
 import type { Locale } from '../../contract/i18n.ts';
 import type { Db } from '../../db/index.ts';
 import { rowsOf } from '../../db/sql.ts';
+import { platformFeeds, platforms } from '../platforms/tables.ts';
+import type { FeedFileEntry } from './tables.ts';
 
 /** A product as the feeds read it. `variants` are the ones not deleted, in their order. */
 export interface FeedRow {
@@ -159,4 +161,128 @@ export async function eligibleFeedPageText(
                   from seller_shipping s where s.seller_id in (select seller_id from f)) as shipping`,
   );
   return page!;
+}
+
+// ---- the file feed's snapshots (feed_snapshots: file-feed.ts) ----------------------------------
+
+/**
+ * Claims snapshot `id`: a writer gone past its lease is forgotten first; none being written (a
+ * unique index: two instances claiming at once, one wins) and, with `writtenAfter`, none written
+ * since then. Answers whether this one claimed it.
+ */
+export async function insertSnapshotClaim(
+  db: Db,
+  c: { id: string; now: Date; leaseUntil: Date; writtenAfter: Date | undefined },
+): Promise<boolean> {
+  await db.execute(
+    sql`delete from feed_snapshots where written_at is null and lease_until < ${c.now.toISOString()}`,
+  );
+  const rows = await rowsOf<{ id: string }>(
+    db,
+    sql`insert into feed_snapshots (id, started_at, lease_until)
+          select ${c.id}, ${c.now.toISOString()}, ${c.leaseUntil.toISOString()}
+          where ${c.writtenAfter === undefined} or not exists (select 1 from feed_snapshots
+                  where written_at > ${(c.writtenAfter ?? c.now).toISOString()})
+          on conflict do nothing returning id`,
+  );
+  return rows.length > 0;
+}
+
+/** Extends a snapshot's lease; false when it was lost (taken over, or written). */
+export async function extendSnapshotLease(db: Db, id: string, until: Date): Promise<boolean> {
+  const rows = await rowsOf<{ id: string }>(
+    db,
+    sql`update feed_snapshots set lease_until = ${until.toISOString()}
+          where id = ${id} and written_at is null returning id`,
+  );
+  return rows.length > 0;
+}
+
+/** Whether more than `n` products are active and offered to agents (a bounded count). */
+export async function offeredProductsExceed(db: Db, n: number): Promise<boolean> {
+  const [row] = await rowsOf<{ more: boolean }>(
+    db,
+    sql`select count(*) > ${n} as more from (select 1 from products
+          where status = 'active' and agent_channels limit ${n + 1}) c`,
+  );
+  return row?.more ?? false;
+}
+
+/** Names a snapshot's files once they are whole; false when its lease was lost meanwhile. */
+export async function markSnapshotWritten(
+  db: Db,
+  w: { id: string; at: Date; files: FeedFileEntry[]; products: number },
+): Promise<boolean> {
+  const rows = await rowsOf<{ id: string }>(
+    db,
+    sql`update feed_snapshots set written_at = ${w.at.toISOString()}, lease_until = null,
+          files = ${JSON.stringify(w.files)}::jsonb, products = ${w.products}
+        where id = ${w.id} and written_at is null returning id`,
+  );
+  return rows.length > 0;
+}
+
+/** Keeps the newest `kept` snapshots written, deletes the others' rows; answers the kept ids. */
+export async function keepNewestSnapshots(db: Db, kept: number): Promise<string[]> {
+  const rows = await rowsOf<{ id: string }>(
+    db,
+    sql`select id from feed_snapshots where written_at is not null order by written_at desc, id desc limit ${kept}`,
+  );
+  const ids = rows.map((r) => r.id);
+  await db.execute(
+    sql`delete from feed_snapshots where written_at is not null
+          and id <> all(string_to_array(${ids.join(',')}, ','))`,
+  );
+  return ids;
+}
+
+/** The last snapshot written, with its files; undefined before the first. */
+export async function newestSnapshot(
+  db: Db,
+): Promise<{ id: string; writtenAt: Date; files: FeedFileEntry[] } | undefined> {
+  const [row] = await rowsOf<{ id: string; written_at: string | Date; files: FeedFileEntry[] }>(
+    db,
+    sql`select id, written_at, files from feed_snapshots where written_at is not null
+          order by written_at desc, id desc limit 1`,
+  );
+  return row ? { id: row.id, writtenAt: new Date(row.written_at), files: row.files } : undefined;
+}
+
+// ---- the Feed API pushes' state (platform_feeds: push.ts) -------------------------------------
+
+/** A feed a pass claimed: its state, and its platform's Feed API. */
+export type Feed = typeof platformFeeds.$inferSelect & { feedUrl: string; feedToken: string | null };
+
+/** Gives every live platform with a Feed API its two feeds' rows (the ones it lacks). */
+export async function addMissingFeeds(db: Db): Promise<void> {
+  await db.execute(
+    sql`insert into ${platformFeeds} (platform_id, language)
+          select p.id, l from ${platforms} p cross join unnest(array['en-CA', 'fr-CA']) l
+           where p.feed_url is not null and p.revoked_at is null
+        on conflict do nothing`,
+  );
+}
+
+/**
+ * Claims up to `limit` feeds due at `now` (their next attempt come, no live lease, their platform
+ * live with a Feed API) until `leaseUntil`: skipped if another instance holds them.
+ */
+export function claimDueFeeds(db: Db, now: Date, leaseUntil: Date, limit: number): Promise<Feed[]> {
+  const f = platformFeeds;
+  return rowsOf<Feed>(
+    db,
+    sql`with picked as (
+          select f.platform_id, f.language from ${f} f join ${platforms} p on p.id = f.platform_id
+           where p.feed_url is not null and p.revoked_at is null
+             and f.next_attempt_at <= ${now.toISOString()}::timestamptz
+             and (f.lease_until is null or f.lease_until <= ${now.toISOString()}::timestamptz)
+           order by f.next_attempt_at limit ${limit} for update of f skip locked)
+        update ${f} set lease_until = ${leaseUntil.toISOString()}::timestamptz
+          from picked, ${platforms} p
+         where ${f.platformId} = picked.platform_id and ${f.language} = picked.language and p.id = picked.platform_id
+        returning ${f.platformId} as "platformId", ${f.language} as language, ${f.remoteId} as "remoteId",
+          ${f.fullCursor} as "fullCursor", ${f.fullFrom} as "fullFrom", ${f.fullDueAt} as "fullDueAt",
+          ${f.changedUs} as "changedUs", ${f.changedId} as "changedId", ${f.hidden} as hidden,
+          ${f.failures} as failures, p.feed_url as "feedUrl", p.feed_token as "feedToken"`,
+  ).then((rows) => rows.map((r) => ({ ...r, fullDueAt: new Date(r.fullDueAt) })));
 }

@@ -1,5 +1,5 @@
 // The statements of the idempotency_keys table (src/http/idempotency.ts decides when each runs),
-// and the metrics' reads at scrape time (metrics.ts).
+// the metrics' reads at scrape time (metrics.ts), and the readiness check's read of the migrations.
 // The ones every keyed request runs are named: parsed once per connection.
 import { and, eq, isNull, lte, or, sql } from 'drizzle-orm';
 import type { Ahead } from '../../db/batching-client.ts';
@@ -167,4 +167,13 @@ export async function liveHolds(db: Db, at: Date): Promise<number> {
            and ${reservations.expiresAt} > ${at.toISOString()}::timestamptz`,
   );
   return Number(row?.holds ?? 0);
+}
+
+/** When the newest migration applied was made (drizzle's `created_at`, the journal's `when`); 0 for none. */
+export async function newestAppliedMigration(db: Db): Promise<number> {
+  const [row] = await rowsOf<{ newest: number | null }>(
+    db,
+    sql`select max(created_at)::float8 as newest from drizzle.__drizzle_migrations`,
+  );
+  return Number(row?.newest ?? 0);
 }

@@ -4,11 +4,10 @@
 // message, a host name) goes to the log, once when the state changes, never to the caller.
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
-import { sql } from 'drizzle-orm';
 import type { FastifyBaseLogger } from 'fastify';
 import type { Redis } from 'ioredis';
 import { type Database, MIGRATIONS_DIR } from '../../db/index.ts';
-import { rowsOf } from '../../db/sql.ts';
+import { newestAppliedMigration } from './queries.ts';
 
 export type CheckState = 'ok' | 'failed';
 
@@ -52,14 +51,9 @@ export function createReadiness(deps: {
   // one connection, not one per probe until the driver gives up (60 s).
   let reading: Promise<number> | undefined;
   const newestApplied = () => {
-    reading ??= rowsOf<{ newest: number | null }>(
-      deps.database.db,
-      sql`select max(created_at)::float8 as newest from drizzle.__drizzle_migrations`,
-    )
-      .then(([row]) => Number(row?.newest ?? 0))
-      .finally(() => {
-        reading = undefined;
-      });
+    reading ??= newestAppliedMigration(deps.database.db).finally(() => {
+      reading = undefined;
+    });
     return reading;
   };
   let lastFailed = '';
