@@ -8,6 +8,7 @@ import { jsonSchemaTransformObject, serializerCompiler, validatorCompiler } from
 import type { Redis } from 'ioredis';
 import type { Config } from './config.ts';
 import type { Database } from './db/index.ts';
+import { observeTransactions } from './db/transactions.ts';
 import { registerAuthGuard } from './http/auth.ts';
 import { registerContentLanguage } from './http/content-language.ts';
 import { registerDocs } from './http/docs.ts';
@@ -24,6 +25,7 @@ import { dropSentinels, openApiTransform } from './http/openapi.ts';
 import { registerRateLimits } from './http/rate-limit.ts';
 import { registerRouteDefaults } from './http/route-defaults.ts';
 import { registerSecurityHeaders } from './http/security-headers.ts';
+import { registerTracing, tracingLogController } from './http/tracing.ts';
 import './http/types.ts';
 import { commerceJobs, payoutJobs } from './jobs/index.ts';
 import { createJobRunner, type JobRunner } from './jobs/runner.ts';
@@ -93,6 +95,7 @@ import { probeRoutes, systemRoutes } from './modules/system/routes.ts';
 import { createProfiles } from './modules/ucp/agent.ts';
 import { developmentUcpKeyPem, loadUcpKeyRing } from './modules/ucp/keys.ts';
 import { ucpPlugin } from './modules/ucp/plugin.ts';
+import { traceFields, tracingOn } from './telemetry/tracing.ts';
 import { webRoutes } from './web/routes.ts';
 
 export const BODY_LIMIT = 1024 * 1024;
@@ -134,6 +137,7 @@ export async function buildApp(opts: AppOptions): Promise<FastifyInstance> {
   const requestMs = opts.timeouts?.requestMs ?? 30_000;
   const app = Fastify({
     logger: opts.logger ?? loggerOptions(config.logLevel),
+    logController: tracingLogController(),
     bodyLimit: BODY_LIMIT,
     // Requests that stall are cut (docs/decisions.md "Security"): the whole
     // request within 30 s, its headers within 10 s; idle keep-alive connections after 72 s.
@@ -155,6 +159,7 @@ export async function buildApp(opts: AppOptions): Promise<FastifyInstance> {
       return typeof given === 'string' && /^[A-Za-z0-9._-]{1,64}$/.test(given) ? given : randomUUID();
     },
   });
+  await registerTracing(app);
   // Metrics of this app alone (docs/operations.md "Metrics"): every request timed; /metrics with METRICS_TOKEN.
   const metrics = createMetrics();
   app.decorate('metrics', metrics);
@@ -164,6 +169,9 @@ export async function buildApp(opts: AppOptions): Promise<FastifyInstance> {
   const unsubscribeMetrics = [
     subscribeCommitted('checkout.completed', (event) => metrics.orders.inc(event.orderIds.length)),
     subscribeCommitted('refund.succeeded', () => metrics.refunds.inc()),
+    observeTransactions((ms, committed) =>
+      metrics.transactionDuration.observe({ outcome: committed ? 'committed' : 'rolled_back' }, ms / 1000),
+    ),
   ];
   app.setValidatorCompiler(validatorCompiler);
   app.setSerializerCompiler(serializerCompiler);
@@ -452,8 +460,8 @@ export async function buildApp(opts: AppOptions): Promise<FastifyInstance> {
       log: app.log.child({ component: 'jobs' }),
       defaultLocale: config.defaultLocale,
       observe: (job, outcome) => {
-        metrics.jobRuns.inc({ job, outcome });
-        if (outcome === 'ok') metrics.jobLastSuccess.set({ job }, Date.now() / 1000);
+        metrics.jobRuns.inc({ name: job, outcome });
+        if (outcome === 'ok') metrics.jobLastSuccess.set({ name: job }, Date.now() / 1000);
       },
     },
   );
@@ -499,6 +507,8 @@ const REDACTED_QUERY = /([?&](?:code|state|token|id_token|access_token)=)[^&]*/g
 export function loggerOptions(level: string): FastifyServerOptions['logger'] {
   return {
     level,
+    // The trace's ids on every line written inside a span (docs/operations.md "Traces").
+    ...(tracingOn() ? { mixin: traceFields } : {}),
     redact: {
       paths: [
         'req.headers.authorization',

@@ -4,6 +4,7 @@
 import { UsageError } from './cli-errors.ts';
 import { ConfigError } from './config.ts';
 import { AppError } from './contract/errors.ts';
+import { startTracing } from './telemetry/tracing.ts';
 
 const USAGE = `Usage: portage <command>
 
@@ -41,11 +42,14 @@ async function main(argv: string[]): Promise<void> {
   const [command, ...rest] = argv;
   switch (command) {
     case 'serve':
+      // Before the service's modules load: the instrumentations must see the drivers load.
+      await startTracing('portage');
       return (await import('./commands.ts')).serve();
     case 'migrate':
       return (await import('./commands.ts')).migrate();
     case 'mcp': {
       // Loaded only here: the tool server needs none of the service's modules.
+      await startTracing('portage-mcp');
       const { runToolServer } = await import('./mcp/server.ts');
       return runToolServer();
     }

@@ -20,6 +20,7 @@ import { writeFeedSnapshot } from './modules/feeds/file-feed.ts';
 import { imageStoreFor } from './modules/images/store.ts';
 import { checkLedger } from './modules/ledger/queries.ts';
 import { createPlatform } from './modules/platforms/service.ts';
+import { stopTracing } from './telemetry/tracing.ts';
 
 /** Log levels at which the start line is logged as info. */
 const VERBOSE = ['info', 'debug', 'trace'];
@@ -85,6 +86,7 @@ export async function serve() {
     await app.close();
     await database.close();
     await redis?.quit().catch(() => {});
+    await stopTracing();
     clearTimeout(timer);
     process.exit(0);
   };

@@ -160,9 +160,9 @@ describe('GET /metrics', () => {
     const sent = await scrape();
     expect(sampleOf(sent, 'portage_outbox_depth', { outbox: 'mail' })).toBe(0);
     expect(sampleOf(sent, 'portage_outbox_oldest_age_seconds', { outbox: 'mail' })).toBe(0);
-    const runs = (s: typeof sent) => sampleOf(s, 'portage_job_runs_total', { job: 'mail', outcome: 'ok' });
+    const runs = (s: typeof sent) => sampleOf(s, 'portage_job_runs_total', { name: 'mail', outcome: 'ok' });
     expect(runs(sent) - runs(queued)).toBe(1);
-    expect(sampleOf(sent, 'portage_job_last_success_timestamp_seconds', { job: 'mail' })).toBeGreaterThan(
+    expect(sampleOf(sent, 'portage_job_last_success_timestamp_seconds', { name: 'mail' })).toBeGreaterThan(
       Date.now() / 1000 - 60,
     );
   });

@@ -20,6 +20,7 @@ import { drizzle as drizzlePglite } from 'drizzle-orm/pglite';
 import { migrate as migratePglite } from 'drizzle-orm/pglite/migrator';
 import { DEFAULT_POOL_SIZE } from '../config.ts';
 import { batchingClientClass } from './batching-client.ts';
+import { pgliteWithSpans } from './pglite-spans.ts';
 /**
  * Drizzle without its relational schema: nothing uses `db.query.*`, and with a schema every
  * transaction built a query builder for each of the ~40 tables (about 1% of the service's time
@@ -124,7 +125,7 @@ function initdbTemplateDir(): string {
 }
 
 function wrapPglite(client: PGlite, close: () => Promise<void>): Database {
-  const db = drizzlePglite(client) as unknown as Db;
+  const db = drizzlePglite(pgliteWithSpans(client)) as unknown as Db;
   return {
     db,
     kind: 'pglite',
@@ -149,8 +150,9 @@ async function dumpBetweenTransactions(client: PGlite): Promise<Blob> {
 }
 
 async function openPostgres(url: string, max: number, queryTimeoutMs: number): Promise<Database> {
-  const [{ default: pgDriver }, { drizzle: drizzleNodePg }, { migrate: migrateNodePg }] = await Promise.all([
-    import('pg'),
+  // Required, not imported: OpenTelemetry's pg instrumentation sees a require (src/telemetry/tracing.ts).
+  const pgDriver = createRequire(import.meta.url)('pg') as typeof import('pg');
+  const [{ drizzle: drizzleNodePg }, { migrate: migrateNodePg }] = await Promise.all([
     import('drizzle-orm/node-postgres'),
     import('drizzle-orm/node-postgres/migrator'),
   ]);

@@ -13,8 +13,9 @@ export interface Metrics {
   orders: Counter;
   refunds: Counter;
   rateLimitRefusals: Counter<'group'>;
-  jobRuns: Counter<'job' | 'outcome'>;
-  jobLastSuccess: Gauge<'job'>;
+  jobRuns: Counter<'name' | 'outcome'>;
+  jobLastSuccess: Gauge<'name'>;
+  transactionDuration: Histogram<'outcome'>;
 }
 
 export function createMetrics(): Metrics {
@@ -48,13 +49,21 @@ export function createMetrics(): Metrics {
     jobRuns: new Counter({
       name: 'portage_job_runs_total',
       help: "Background jobs' passes, by how they ended",
-      labelNames: ['job', 'outcome'] as const,
+      // Not `job`: Prometheus gives that label to the scrape's job.
+      labelNames: ['name', 'outcome'] as const,
+      registers,
+    }),
+    transactionDuration: new Histogram({
+      name: 'portage_db_transaction_duration_seconds',
+      help: 'Time from a database transaction begun to its commit or rollback, by how it ended',
+      labelNames: ['outcome'] as const,
+      buckets: [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5],
       registers,
     }),
     jobLastSuccess: new Gauge({
       name: 'portage_job_last_success_timestamp_seconds',
       help: "Unix time of a job's last pass that ran through on this instance",
-      labelNames: ['job'] as const,
+      labelNames: ['name'] as const,
       registers,
     }),
   };

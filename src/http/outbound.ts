@@ -9,6 +9,7 @@ import http from 'node:http';
 import https from 'node:https';
 import { isIP } from 'node:net';
 import ipaddr from 'ipaddr.js';
+import { inClientSpan } from '../telemetry/tracing.ts';
 
 const DOCUMENT_TIMEOUT_MS = 5000;
 const DOCUMENT_MAX_BYTES = 64 * 1024;
@@ -207,6 +208,24 @@ export function sendFenced(
     return Promise.reject(new Error('the URL is at a private address, which is refused'));
   }
   const client = url.protocol === 'https:' ? https : http;
+  return inClientSpan(method, url, (trace) =>
+    send(client, url, { method, headers: { ...headers, ...trace }, body, development, timeoutMs, maxBytes }),
+  );
+}
+
+function send(
+  client: typeof http | typeof https,
+  url: URL,
+  o: {
+    method: string;
+    headers: Record<string, string>;
+    body: string;
+    development: boolean;
+    timeoutMs: number;
+    maxBytes: number;
+  },
+): Promise<FencedAnswer> {
+  const { method, headers, body, development, timeoutMs, maxBytes } = o;
   return new Promise((resolve, reject) => {
     const req = client.request(url, {
       method,

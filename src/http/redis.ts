@@ -4,6 +4,7 @@
 // server that accepts and never answers, and a reconnect at most half a second apart, so that
 // the counters are shared again within a second of the server's return (rate-limit.ts falls back
 // to local counters meanwhile). Loaded only when configured, like the PostgreSQL driver.
+import { createRequire } from 'node:module';
 import type { Redis, RedisOptions } from 'ioredis';
 
 export const REDIS_OPTIONS: RedisOptions = {
@@ -20,7 +21,8 @@ export const REDIS_OPTIONS: RedisOptions = {
  * commands that meet them.
  */
 export async function connectRedis(url: string): Promise<Redis> {
-  const { Redis } = await import('ioredis');
+  // Required, not imported: OpenTelemetry's ioredis instrumentation sees a require (src/telemetry/tracing.ts).
+  const { Redis } = createRequire(import.meta.url)('ioredis') as typeof import('ioredis');
   const redis = new Redis(url, REDIS_OPTIONS);
   redis.on('error', () => {});
   await new Promise<void>((resolve) => {

@@ -6,6 +6,7 @@ import type { Locale } from '../contract/i18n.ts';
 import { isDatabaseUnavailable } from '../db/errors.ts';
 import type { Db } from '../db/index.ts';
 import type { Clock, RequestContext } from '../modules/context.ts';
+import { inRootSpan } from '../telemetry/tracing.ts';
 
 export interface Job {
   name: string;
@@ -50,7 +51,13 @@ export function createJobRunner(
 
   const pass = async (job: Job): Promise<number> => {
     try {
-      const handled = await job.run(ctx(), stopping.signal);
+      // Each pass the root of a trace of its own, with what it handled: a collector can drop the
+      // idle ones (docs/operations.md "Traces").
+      const handled = await inRootSpan(
+        `job ${job.name}`,
+        () => job.run(ctx(), stopping.signal),
+        (n) => ({ 'portage.job.handled': n }),
+      );
       deps.observe?.(job.name, 'ok');
       return handled;
     } catch (err) {

@@ -28,6 +28,7 @@ import { type AgentScope, roleCanGrant } from '../contract/scopes.ts';
 import { TOOL_SCOPES } from '../contract/tools.ts';
 import { VOUCHER_HEADER } from '../http/auth.ts';
 import { localeOf } from '../http/errors.ts';
+import { injectTrace } from '../telemetry/tracing.ts';
 
 /** The scope of every tool /mcp serves: Portage's and the ACP binding's. */
 const SCOPES: Record<string, AgentScope> = { ...TOOL_SCOPES, ...ACP_TOOL_SCOPES };
@@ -284,6 +285,8 @@ export function injectExchange(
 ): Exchange {
   return async (url, init) => {
     const headers = { ...init.headers };
+    // The tool call's span goes on with the request it makes, as over the network.
+    injectTrace(headers);
     if (outer) headers['x-request-id'] = outer.id;
     if (outer?.voucher) headers[VOUCHER_HEADER] = outer.voucher;
     const { pathname, search } = new URL(url);

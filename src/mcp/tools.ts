@@ -68,6 +68,7 @@ import {
   type Tool,
   toolJsonSchemas,
 } from '../contract/tools.ts';
+import { inSpanFrom, SERVER_SPAN } from '../telemetry/tracing.ts';
 import {
   readViewResource,
   renderView,
@@ -334,7 +335,24 @@ export function createToolServer(client: PortageClient, options: ToolServerOptio
     throw new ProtocolError(ACP_ERROR_CODE, body.message, body);
   };
 
-  server.setRequestHandler('tools/call', async (request, ctx): Promise<CallToolResult> => {
+  // A call is a span, a child of the caller's `traceparent` in `_meta` when it sends one
+  // (docs/operations.md "Traces"); the API calls it makes carry it on.
+  server.setRequestHandler('tools/call', (request, ctx) => {
+    const name = request.params.name;
+    return inSpanFrom(
+      request.params._meta,
+      `tools/call ${byName.has(name) || acpByName.has(name) ? name : 'unknown'}`,
+      () => callTool(request, ctx),
+      {
+        kind: SERVER_SPAN,
+        attributes: { 'mcp.method.name': 'tools/call', 'gen_ai.tool.name': name.slice(0, 100) },
+      },
+    );
+  });
+  const callTool = async (
+    request: { params: { name: string; arguments?: unknown } },
+    ctx: Context,
+  ): Promise<CallToolResult> => {
     const acpTool = acpByName.get(request.params.name);
     if (acpTool) return callAcp(acpTool, request.params.arguments);
     const tool = byName.get(request.params.name);
@@ -369,6 +387,6 @@ export function createToolServer(client: PortageClient, options: ToolServerOptio
       logError(mask(`portage mcp: ${tool.name} failed: ${(err as Error)?.stack ?? err}\n`));
       return failure({ error: t(localeNow(), 'tool.internal'), code: 'INTERNAL_ERROR', statusCode: 500 });
     }
-  });
+  };
   return server;
 }

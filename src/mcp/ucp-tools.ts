@@ -6,6 +6,7 @@ import { inputProblems, wordProblems } from '../contract/errors.ts';
 import { t } from '../contract/i18n.ts';
 import { TOOL_SERVER } from '../contract/tools.ts';
 import { UCP_TOOLS, type UcpTool } from '../contract/ucp-tools.ts';
+import { inSpanFrom, SERVER_SPAN } from '../telemetry/tracing.ts';
 import { listed, success } from './tools.ts';
 
 const DISCOVERY = new Set([
@@ -79,7 +80,14 @@ export function createUcpToolServer(client: PortageClient, logError: (message: s
       );
     }
     try {
-      return success(await CALLS[tool.operation](client, parsed.data as Args));
+      // A span, a child of the caller's `traceparent` in `_meta` (docs/operations.md "Traces").
+      const answer = await inSpanFrom(
+        request.params._meta,
+        `tools/call ${tool.name}`,
+        () => CALLS[tool.operation](client, parsed.data as Args),
+        { kind: SERVER_SPAN, attributes: { 'mcp.method.name': 'tools/call', 'gen_ai.tool.name': tool.name } },
+      );
+      return success(answer);
     } catch (err) {
       if (err instanceof UcpApiError) throw new ProtocolError(rpcCode(err), err.body.content, err.body);
       logError(mask(`ucp mcp: ${tool.name} failed: ${(err as Error)?.stack ?? err}\n`));

@@ -24,6 +24,8 @@ export interface Service {
   base: string;
   /** Whether the process is still running. */
   alive(): boolean;
+  /** What it has written on stdout so far. */
+  output(): string;
 }
 
 /** Starts `portage serve` with `env` (over a minimal environment); resolves once /health answers 200. */
@@ -43,6 +45,10 @@ export async function startService(env: Record<string, string>): Promise<Service
       stdio: ['ignore', 'pipe', 'pipe'],
     });
     const done = finished(child);
+    let written = '';
+    child.stdout?.on('data', (s: string) => {
+      written += s;
+    });
     let exited = false;
     void done.then(() => {
       exited = true;
@@ -55,7 +61,7 @@ export async function startService(env: Record<string, string>): Promise<Service
       const ok = await fetch(`${base}/health`)
         .then((r) => r.ok)
         .catch(() => false);
-      if (ok) return { child, done, base, alive };
+      if (ok) return { child, done, base, alive, output: () => written };
       if (Date.now() > deadline) {
         child.kill('SIGKILL');
         throw new Error('the service did not answer /health in time');

@@ -7,6 +7,7 @@
 // across the network call.
 
 import type { Job } from '../../jobs/runner.ts';
+import { currentTraceparent, inSpanFrom, PRODUCER_SPAN } from '../../telemetry/tracing.ts';
 import { holderOfPaidCheckout } from '../checkout/service.ts';
 import type { RequestContext } from '../context.ts';
 import type { DomainEvent, EventOf } from '../events.ts';
@@ -133,6 +134,7 @@ async function queueOrderEvent(
     body,
     nextAttemptAt: now,
     createdAt: now,
+    traceparent: currentTraceparent(),
   });
 }
 
@@ -170,9 +172,20 @@ export function outboxJob(opts: {
       });
       await Promise.all(
         claimed.map((row) => {
-          const deliverer = opts.deliverers[protocolOf(row.sessionId)];
-          return deliver(ctx, row, () =>
-            deliverer ? deliverer(ctx, row) : Promise.resolve('no deliverer for its protocol'),
+          const protocol = protocolOf(row.sessionId);
+          const deliverer = opts.deliverers[protocol];
+          // The delivery continues the trace of the change that wrote the row (its purchase, say).
+          return inSpanFrom(
+            { traceparent: row.traceparent },
+            `webhook ${protocol}`,
+            () =>
+              deliver(ctx, row, () =>
+                deliverer ? deliverer(ctx, row) : Promise.resolve('no deliverer for its protocol'),
+              ),
+            {
+              kind: PRODUCER_SPAN,
+              attributes: { 'portage.event.id': row.eventId, 'portage.attempt': row.attempts },
+            },
           );
         }),
       );

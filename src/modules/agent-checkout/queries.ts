@@ -245,6 +245,7 @@ export interface Claimed {
   webhookSecret: string;
   ucpProfileUrl: string | null;
   revoked: boolean;
+  traceparent: string | null;
 }
 
 /**
@@ -276,7 +277,7 @@ export function claimDueDeliveries(
       returning ${d.id} as id, ${d.eventId} as "eventId", ${d.sessionId} as "sessionId", ${d.body} as body,
         ${d.attempts} as attempts, ${d.createdAt} as "createdAt", p.webhook_url as "webhookUrl",
         p.webhook_secret as "webhookSecret", p.ucp_profile_url as "ucpProfileUrl",
-        (p.revoked_at is not null) as revoked`,
+        (p.revoked_at is not null) as revoked, ${d.traceparent} as traceparent`,
   );
 }
 

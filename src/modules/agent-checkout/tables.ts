@@ -94,6 +94,11 @@ export const webhookDeliveries = pgTable(
     deliveredAt: timestamp('delivered_at', { withTimezone: true }),
     /** Set when a day of retries passed without an answer: no more tries. */
     abandonedAt: timestamp('abandoned_at', { withTimezone: true }),
+    /**
+     * The W3C `traceparent` of the change that wrote the row, when tracing is on: its delivery
+     * continues that trace (docs/operations.md "Traces"). 55 characters.
+     */
+    traceparent: text('traceparent'),
   },
   (t) => [
     index('acp_webhook_deliveries_pending_idx')

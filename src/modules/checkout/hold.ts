@@ -9,6 +9,7 @@ import type { z } from 'zod';
 import { type createCheckoutBody, PAYMENT_METHODS } from '../../contract/checkout.ts';
 import { newId, type Province } from '../../contract/common.ts';
 import { AppError, conflict } from '../../contract/errors.ts';
+import { inChildSpan } from '../../telemetry/tracing.ts';
 import { caller, inTransaction, type RequestContext } from '../context.ts';
 import { type PaymentProvider, ProviderError } from '../payments/provider.ts';
 import type { CarrierRates } from '../shipping/rates.ts';
@@ -80,21 +81,20 @@ export async function holdCheckout(
   const held = await inTransaction(ctx, async (tx) => {
     const now = tx.now();
     // Read lines and what the holds depend on, in one round trip.
-    const start = await readCheckoutStart(tx, {
-      buyerId: me.id,
-      source,
-      now,
-      coolSince: new Date(now.getTime() - HOLD_COOLDOWN_SECONDS * 1000),
-    });
+    const start = await inChildSpan('checkout.read', () =>
+      readCheckoutStart(tx, {
+        buyerId: me.id,
+        source,
+        now,
+        coolSince: new Date(now.getTime() - HOLD_COOLDOWN_SECONDS * 1000),
+      }),
+    );
     const lines = checkLines(start.lines);
     checkHolds(lines, start);
     const code = request.coupon ?? start.lines.couponCode;
-    const discount = await lockCoupon(tx, {
-      buyerId: me.id,
-      code,
-      named: request.coupon !== undefined,
-      items: lines,
-    });
+    const discount = await inChildSpan('checkout.coupon', () =>
+      lockCoupon(tx, { buyerId: me.id, code, named: request.coupon !== undefined, items: lines }),
+    );
     const address = storedAddress(request);
     const choices = new Map((request.shipping_choices ?? []).map((c) => [c.seller_id, c.option_id]));
     const rated = deps.rates ? ratesLookup(deps.rates, request.ratesFetched ?? false) : undefined;
@@ -144,22 +144,24 @@ export async function holdCheckout(
         source.kind === 'given' ? source.heldFor.until.getTime() : Number.POSITIVE_INFINITY,
       ),
     );
-    await reserveLines(tx, id, lines, expiresAt);
-    const row = await persistSession(tx, {
-      id,
-      buyerId: me.id,
-      source,
-      fingerprint,
-      address,
-      couponCode: discount ? (code ?? null) : null,
-      priced,
-      images: new Map(lines.map((l) => [l.variantId, l.imageUrls[0] ?? null])),
-      provider: deps.provider.name,
-      // The sandbox's session is ours: written with the row, no call after the commit.
-      local: source.kind === 'cart' ? deps.provider.localSession?.({ checkoutId: id }) : undefined,
-      expiresAt,
-      now,
-    });
+    await inChildSpan('checkout.reserve', () => reserveLines(tx, id, lines, expiresAt));
+    const row = await inChildSpan('checkout.persist', () =>
+      persistSession(tx, {
+        id,
+        buyerId: me.id,
+        source,
+        fingerprint,
+        address,
+        couponCode: discount ? (code ?? null) : null,
+        priced,
+        images: new Map(lines.map((l) => [l.variantId, l.imageUrls[0] ?? null])),
+        provider: deps.provider.name,
+        // The sandbox's session is ours: written with the row, no call after the commit.
+        local: source.kind === 'cart' ? deps.provider.localSession?.({ checkoutId: id }) : undefined,
+        expiresAt,
+        now,
+      }),
+    );
     return { row, created: true, superseded: start.open };
   });
 
@@ -168,7 +170,8 @@ export async function holdCheckout(
   if (source.kind === 'given') return { row: held.row, created: held.created, superseded };
   await endProviderSessions(ctx, deps, superseded);
   if (!held.created || held.row.sessionUrl) return { row: held.row, created: held.created, superseded: [] };
-  return { row: await openAtProvider(ctx, deps, held.row), created: true, superseded: [] };
+  const opened = await inChildSpan('checkout.provider', () => openAtProvider(ctx, deps, held.row));
+  return { row: opened, created: true, superseded: [] };
 }
 
 function storedAddress(request: HoldRequest): StoredAddress {

@@ -4,6 +4,7 @@
 
 import { AppError, conflict, invalid, notFound } from '../../contract/errors.ts';
 import { text } from '../../contract/i18n.ts';
+import { inChildSpan } from '../../telemetry/tracing.ts';
 import { checkoutIdOfProviderSession, expireCheckout, lockSessionForPayment } from '../checkout/service.ts';
 import { inTransaction, type RequestContext } from '../context.ts';
 import { type OrdersDeps, orderIdsOfCheckout } from '../orders/service.ts';
@@ -73,11 +74,15 @@ async function afterCommit(
   return answer;
 }
 
+/** A payment event applied, a step of a purchase's trace of its own (docs/operations.md "Traces"). */
+const applyPaymentEvent: typeof applyEvent = (tx, deps, event, locked) =>
+  inChildSpan(`payment ${event.kind}`, () => applyEvent(tx, deps, event, locked));
+
 /**
  * Records an event and does what it causes, in the caller's transaction. A payment's session
  * is locked with the event's record, unless the caller locked it already (the sandbox's pay).
  */
-async function applyPaymentEvent(
+async function applyEvent(
   tx: RequestContext,
   deps: OrdersDeps & { providerName: string },
   event: PaymentEvent,

@@ -1,0 +1,1 @@
+ALTER TABLE "acp_webhook_deliveries" ADD COLUMN "traceparent" text;
