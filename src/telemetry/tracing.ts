@@ -70,7 +70,8 @@ export async function startTracing(
     instrumentations: [
       fastify,
       // Statements and Redis commands outside any request or job (a pool's idle probe) are noise.
-      new PgInstrumentation({ requireParentSpan: true }),
+      // A wait for a pool connection shows in its transaction's span and in the pool's metrics.
+      new PgInstrumentation({ requireParentSpan: true, ignoreConnectSpans: true }),
       // A command's name only: its keys name who is counted (an address, a user).
       new IORedisInstrumentation({ requireParentSpan: true, dbStatementSerializer: (command) => command }),
       new UndiciInstrumentation(),
