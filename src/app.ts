@@ -503,6 +503,8 @@ function trustProxyOption(trust: Config['trustProxy']): FastifyServerOptions['tr
 }
 
 const REDACTED_QUERY = /([?&](?:code|state|token|id_token|access_token)=)[^&]*/g;
+/** A path that is itself a credential: an invoice's signed link (GET /invoices/:token). */
+const REDACTED_PATH = /^(\/invoices\/)[^/?]+/;
 
 export function loggerOptions(level: string): FastifyServerOptions['logger'] {
   return {
@@ -523,7 +525,7 @@ export function loggerOptions(level: string): FastifyServerOptions['logger'] {
     serializers: {
       req: (req) => ({
         method: req.method,
-        url: req.url?.replace(REDACTED_QUERY, '$1[redacted]'),
+        url: req.url?.replace(REDACTED_QUERY, '$1[redacted]').replace(REDACTED_PATH, '$1[redacted]'),
         remoteAddress: req.ip,
       }),
     },

@@ -259,10 +259,10 @@ describe('traces exported over OTLP', () => {
     }
   });
 
-  it("keeps a URL's query, which may carry a credential, out of every span", async () => {
+  it("keeps a URL's query and an invoice link's token, which are credentials, out of every span and line", async () => {
     const traceId = randomBytes(16).toString('hex');
     const secret = `token-${randomBytes(8).toString('hex')}`;
-    for (const url of [`/llms.txt?token=${secret}`, `/no/such/page?code=${secret}`]) {
+    for (const url of [`/llms.txt?token=${secret}`, `/no/such/page?code=${secret}`, `/invoices/${secret}`]) {
       await fetch(`${service.base}${url}`, {
         headers: { traceparent: `00-${traceId}-${randomBytes(8).toString('hex')}-01` },
       });
@@ -273,7 +273,12 @@ describe('traces exported over OTLP', () => {
       (s) => s.traceId === traceId && s.attributes['url.path'] === '/no/such/page',
     );
     expect(missing.attributes['http.response.status_code']).toBe(404);
+    const invoice = await otlp.waitFor((s) => s.traceId === traceId && s.name === 'GET /invoices/:token');
+    expect(invoice.attributes['url.path']).toBe('/invoices/:token');
     expect(JSON.stringify(otlp.spans)).not.toContain(secret);
+    // Nor in the log: the invoice's link is written redacted.
+    expect(service.output()).toContain('"url":"/invoices/[redacted]"');
+    expect(service.output()).not.toContain(secret);
     // Spans are named by routes and steps, never by a function's source.
     for (const s of otlp.spans) expect(s.name).not.toMatch(/[(){}]/);
     // Traces only: the SDK exports no metrics and no logs of its own.

@@ -61,8 +61,9 @@ export async function startTracing(
     instrumentHandler: false,
     requestHook: (span, request) => {
       span.updateName(`${request.method} ${request.routeOptions.url ?? ''}`.trim());
-      // The path without its query, which may carry a credential (a signed link's, OAuth's code).
-      span.setAttribute('url.path', request.url.split('?')[0]!);
+      // The route's pattern, not the path: a path may carry a credential (an invoice's signed
+      // link), as a query may (OAuth's code); an unrouted path without its query.
+      span.setAttribute('url.path', request.routeOptions.url ?? request.url.split('?')[0]!);
     },
   });
   const sdk = new NodeSDK({
