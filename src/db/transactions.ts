@@ -37,7 +37,6 @@ export async function transactionWith<T>(
   hooks: TransactionHooks | undefined,
   fn: (tx: Db) => Promise<T>,
 ): Promise<T> {
-  if (observers.size === 0) return inChildSpan('db.transaction', () => transactionRun(db, hooks, fn));
   const started = performance.now();
   let committed = false;
   try {

@@ -111,12 +111,6 @@ function run<T>(span: Span, fn: () => Promise<T>, after?: (value: T) => Attribut
   );
 }
 
-/** Runs `fn` in a span of its own, a child of the current one. */
-export function inSpan<T>(name: string, fn: () => Promise<T>, attributes?: Attributes): Promise<T> {
-  if (!api) return fn();
-  return tracer(api).startActiveSpan(name, { attributes }, (span) => run(span, fn));
-}
-
 /**
  * Runs `fn` in a span of its own only inside another (a statement, a transaction): outside every
  * request and job (a start's migrations, a pool's probe) such spans would each be a trace of noise.
@@ -174,7 +168,7 @@ export function inClientSpan<T extends { status: number }>(
 }
 
 /** What a trace's context is carried in: W3C Trace Context's two fields. */
-export interface TraceCarrier {
+interface TraceCarrier {
   traceparent?: string;
   tracestate?: string;
 }
